@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { OPERATOR_TOKEN_FILE } from '../services/operator-auth.js';
+import { SERVER_INFO_FILE } from '../server/start-server.js';
+
+export interface ClientOptions {
+  url?: string;
+  token?: string;
+  dataDir: string;
+}
+
+/** An error the API answered with; the CLI prints its message and field. */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    const error = (body as { error?: { message?: string; field?: string } } | null)?.error;
+    super(error ? `${error.message}${error.field ? ` (field: ${error.field})` : ''}` : `HTTP ${status}`);
+  }
+}
+
+/** A small JSON client for the CLI: finds the server and token through the data directory. */
+export class ApiClient {
+  private constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  static async connect(options: ClientOptions): Promise<ApiClient> {
+    const url =
+      options.url ??
+      process.env.CONTROL_CENTER_URL ??
+      (await readFile(join(options.dataDir, SERVER_INFO_FILE), 'utf8').then(
+        (text) => (JSON.parse(text) as { url: string }).url,
+        () => null,
+      ));
+    if (!url) throw new Error(`no running server found in ${options.dataDir}; start one with 'control-center serve' or pass --url`);
+    const token =
+      options.token ??
+      process.env.CONTROL_CENTER_TOKEN ??
+      (await readFile(join(options.dataDir, OPERATOR_TOKEN_FILE), 'utf8').then(
+        (text) => text.trim(),
+        () => null,
+      ));
+    if (!token) throw new Error(`no operator token: pass --token or set CONTROL_CENTER_TOKEN`);
+    return new ApiClient(url.replace(/\/$/, ''), token);
+  }
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    const parsed: unknown = text ? JSON.parse(text) : null;
+    if (!response.ok) throw new ApiRequestError(response.status, parsed);
+    return parsed as T;
+  }
+}

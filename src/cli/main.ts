@@ -1,0 +1,146 @@
+import { Command, InvalidArgumentError } from 'commander';
+import type { Agent } from '../schemas/agent.js';
+import type { Workspace } from '../schemas/workspace.js';
+import { startServer } from '../server/start-server.js';
+import { ApiClient } from './api-client.js';
+import { defaultDataDir, defaultPort } from './defaults.js';
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('must be a port number 0–65535 (0 picks a free one)');
+  return port;
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+const program = new Command()
+  .name('control-center')
+  .description('Control Center: a self-hosted control plane for teams of AI coding agents')
+  .option('--data-dir <dir>', 'data root (registry, workspaces, operator token)', defaultDataDir())
+  .option('--url <url>', 'server URL for client commands (default: from <data-dir>/server.json)')
+  .option('--token <token>', 'operator token for client commands (default: <data-dir>/operator-token)');
+
+program
+  .command('serve')
+  .description('start the server with its embedded database on localhost')
+  .option('--port <port>', 'port to listen on (0 = pick a free one)', parsePort, defaultPort())
+  .option('--host <host>', 'interface to listen on', '127.0.0.1')
+  .option('--data-dir <dir>', 'data root (overrides the global option)')
+  .option('--no-default-workspace', 'do not create a "Default" workspace when none exists')
+  .option('--log-level <level>', 'pino log level', 'warn')
+  .action(async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string }) => {
+    const dataRoot = options.dataDir ?? (program.opts() as { dataDir: string }).dataDir;
+    const startedAt = performance.now();
+    const running = await startServer({
+      dataRoot,
+      host: options.host,
+      port: options.port,
+      logLevel: options.logLevel,
+      ensureDefaultWorkspace: options.defaultWorkspace,
+      log: (message, error) => console.error(message, error ?? ''),
+    });
+    const tokenFile = running.app.auth.tokenFile;
+    console.log(`Control Center listening on ${running.url} (started in ${Math.round(performance.now() - startedAt)} ms)`);
+    console.log(`Data directory: ${dataRoot}`);
+    console.log(`${running.tokenCreated ? 'Created an operator token' : 'Operator token'} in ${tokenFile} (mode 0600). Use it as:`);
+    console.log(`  curl -H "Authorization: Bearer $(cat ${tokenFile})" ${running.url}/api/workspaces`);
+    const shutdown = () => {
+      void running.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+  });
+
+async function client(): Promise<ApiClient> {
+  const options = program.opts() as { dataDir: string; url?: string; token?: string };
+  return ApiClient.connect({ dataDir: options.dataDir, ...(options.url ? { url: options.url } : {}), ...(options.token ? { token: options.token } : {}) });
+}
+
+/** A workspace by id or name; with none given, the only workspace there is. */
+async function resolveWorkspace(api: ApiClient, idOrName?: string): Promise<Workspace> {
+  const { workspaces } = await api.request<{ workspaces: Workspace[] }>('GET', '/api/workspaces');
+  if (!idOrName) {
+    if (workspaces.length === 1) return workspaces[0]!;
+    throw new Error(`pass --workspace <id|name>: there are ${workspaces.length} workspaces`);
+  }
+  const found = workspaces.find((workspace) => workspace.id === idOrName || workspace.name.toLowerCase() === idOrName.toLowerCase());
+  if (!found) throw new Error(`no workspace '${idOrName}'`);
+  return found;
+}
+
+async function resolveAgent(api: ApiClient, workspace: Workspace, idOrName: string): Promise<Agent> {
+  const { agents } = await api.request<{ agents: Agent[] }>('GET', `/api/workspaces/${workspace.id}/agents`);
+  const found = agents.find((agent) => agent.id === idOrName || agent.name === idOrName);
+  if (!found) throw new Error(`no agent '${idOrName}' in workspace '${workspace.name}'`);
+  return found;
+}
+
+const workspace = program.command('workspace').description('manage workspaces');
+workspace
+  .command('list')
+  .action(async () => print((await (await client()).request<{ workspaces: Workspace[] }>('GET', '/api/workspaces')).workspaces));
+workspace
+  .command('create <name>')
+  .action(async (name: string) => print(await (await client()).request('POST', '/api/workspaces', { name })));
+workspace
+  .command('delete <idOrName>')
+  .requiredOption('--confirm <name>', "the workspace's name, to confirm")
+  .action(async (idOrName: string, options: { confirm: string }) => {
+    const api = await client();
+    const target = await resolveWorkspace(api, idOrName);
+    await api.request('DELETE', `/api/workspaces/${target.id}`, { confirmName: options.confirm });
+    console.log(`deleted workspace ${target.name} (${target.id})`);
+  });
+
+/** Parses `key=value` pairs for `agent create|set`; numbers, null and JSON arrays are recognised. */
+function parseFields(pairs: string[]): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const separator = pair.indexOf('=');
+    if (separator < 1) throw new InvalidArgumentError(`expected key=value, got '${pair}'`);
+    const key = pair.slice(0, separator);
+    const raw = pair.slice(separator + 1);
+    if (raw === 'null') fields[key] = null;
+    else if (key === 'skills') fields[key] = raw.startsWith('[') ? JSON.parse(raw) : raw.split(',').map((skill) => skill.trim()).filter(Boolean);
+    else if (['contextSize', 'silenceTimeoutMinutes'].includes(key) && /^\d+$/.test(raw)) fields[key] = Number(raw);
+    else fields[key] = raw;
+  }
+  return fields;
+}
+
+const agent = program.command('agent').description('manage agents').option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
+const workspaceOption = () => (agent.opts() as { workspace?: string }).workspace;
+agent.command('list').action(async () => {
+  const api = await client();
+  const target = await resolveWorkspace(api, workspaceOption());
+  const { agents } = await api.request<{ agents: Agent[] }>('GET', `/api/workspaces/${target.id}/agents`);
+  for (const item of agents) console.log(`${item.id}  ${item.name.padEnd(16)} ${item.state.padEnd(9)} ${item.title}`);
+});
+agent
+  .command('create [fields...]')
+  .description('create an agent; fields as key=value (name=…, title=…, skills=a,b, reportsTo=<id>)')
+  .action(async (pairs: string[]) => {
+    const api = await client();
+    const target = await resolveWorkspace(api, workspaceOption());
+    print(await api.request('POST', `/api/workspaces/${target.id}/agents`, parseFields(pairs)));
+  });
+agent.command('show <idOrName>').action(async (idOrName: string) => {
+  const api = await client();
+  print(await resolveAgent(api, await resolveWorkspace(api, workspaceOption()), idOrName));
+});
+agent
+  .command('set <idOrName> <fields...>')
+  .description('update fields, as key=value (null clears a field)')
+  .action(async (idOrName: string, pairs: string[]) => {
+    const api = await client();
+    const target = await resolveWorkspace(api, workspaceOption());
+    const found = await resolveAgent(api, target, idOrName);
+    print(await api.request('PATCH', `/api/workspaces/${target.id}/agents/${found.id}`, parseFields(pairs)));
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

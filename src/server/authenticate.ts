@@ -1,0 +1,43 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiError } from '../schemas/common.js';
+import type { OperatorAuth, Principal } from '../services/operator-auth.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** Paths anyone may read: the OpenAPI document and the liveness probe. */
+const PUBLIC_PATHS = new Set(['/openapi.json', '/healthz']);
+
+/**
+ * Every `/api` and `/mcp` request needs `Authorization: Bearer <token>`. EventSource cannot set
+ * headers, so the SSE route also accepts `?token=`. Failures get 401 and run no handler.
+ */
+export function createAuthenticateHook(auth: OperatorAuth) {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    request.principal = null;
+    const path = request.url.split('?')[0] ?? '';
+    if (PUBLIC_PATHS.has(path) || !(path.startsWith('/api') || path.startsWith('/mcp'))) return;
+    const header = request.headers.authorization;
+    let token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : null;
+    if (!token && path.endsWith('/events')) {
+      const query = request.query as Record<string, unknown> | undefined;
+      token = typeof query?.token === 'string' ? query.token : null;
+    }
+    const principal = token ? auth.authenticate(token) : null;
+    if (!principal) {
+      const body: ApiError = {
+        error: {
+          code: 'unauthorized',
+          message: token ? 'invalid bearer token' : 'missing bearer token: send Authorization: Bearer <operator token>',
+          field: 'authorization',
+        },
+      };
+      await reply.code(401).send(body);
+      return;
+    }
+    request.principal = principal;
+  };
+}

@@ -1,0 +1,59 @@
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ControlCenter } from '../services/control-center.js';
+import { createAuthenticateHook } from './authenticate.js';
+import { handleError } from './error-handler.js';
+import { agentRoutes } from './routes/agent-routes.js';
+import { eventRoutes } from './routes/event-routes.js';
+import { workspaceRoutes } from './routes/workspace-routes.js';
+
+export interface BuildServerOptions {
+  /** pino log level; `silent` in tests. */
+  logLevel?: string;
+}
+
+/** The HTTP API: thin routes (parse → call a service → serialize) over the composition root. */
+export async function buildServer(app: ControlCenter, options: BuildServerOptions = {}): Promise<FastifyInstance> {
+  const server = Fastify({
+    logger: { level: options.logLevel ?? 'info' },
+    // SSE streams never end on their own; closing the server must not wait for them.
+    forceCloseConnections: true,
+    bodyLimit: 5 * 1024 * 1024,
+  }).withTypeProvider<ZodTypeProvider>();
+  server.setValidatorCompiler(validatorCompiler);
+  server.setSerializerCompiler(serializerCompiler);
+  server.setErrorHandler(handleError);
+  server.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` } }),
+  );
+  // DELETE with a JSON body is allowed; a DELETE without one should not fail on an empty body.
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      const error = Object.assign(new Error('request body is not valid JSON'), { statusCode: 400 });
+      done(error, undefined);
+    }
+  });
+
+  await server.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'Control Center API', version: '0.1.0', description: 'Control plane for teams of AI coding agents.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  server.addHook('onRequest', createAuthenticateHook(app.auth));
+  server.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+  server.get('/openapi.json', { schema: { hide: true } }, async () => server.swagger());
+
+  await server.register(workspaceRoutes(app));
+  await server.register(agentRoutes(app));
+  await server.register(eventRoutes(app));
+  return server;
+}

@@ -1,0 +1,53 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ControlCenter } from '../../services/control-center.js';
+import type { WorkspaceEvent } from '../../services/event-bus.js';
+import { WorkspaceParams } from './workspace-routes.js';
+
+/** How often an idle stream sends a comment line, so proxies and clients see it is alive. */
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * The live event stream of one workspace (server-sent events). Each event is
+ * `id: <sequence>`, `event: <type>`, `data: <json>`; a client reconnecting with Last-Event-ID
+ * gets the events it missed from the recent buffer.
+ */
+export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
+  return async (server) => {
+    server.get(
+      '/api/workspaces/:workspaceId/events',
+      {
+        schema: {
+          tags: ['events'],
+          params: WorkspaceParams,
+          querystring: z.object({ token: z.string().optional() }),
+          description: 'Server-sent events: agent.created/updated/deleted, run.created/updated, workspace.* …',
+        },
+      },
+      async (request, reply) => {
+        await app.workspaces.get(request.params.workspaceId);
+        const lastEventId = Number(request.headers['last-event-id']);
+        reply.hijack();
+        const response = reply.raw;
+        response.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache, no-transform',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+        });
+        response.write(': connected\n\n');
+        const send = (event: WorkspaceEvent) => {
+          response.write(`id: ${event.sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        };
+        const unsubscribe = app.events.subscribe(request.params.workspaceId, send, Number.isFinite(lastEventId) ? lastEventId : undefined);
+        const heartbeat = setInterval(() => response.write(': heartbeat\n\n'), HEARTBEAT_MS);
+        const close = () => {
+          clearInterval(heartbeat);
+          unsubscribe();
+        };
+        request.raw.on('close', close);
+        response.on('error', close);
+      },
+    );
+  };
+}

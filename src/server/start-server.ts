@@ -1,0 +1,60 @@
+import { writeFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { ControlCenter, type ControlCenterOptions } from '../services/control-center.js';
+import { buildServer } from './build-server.js';
+
+export interface StartServerOptions extends ControlCenterOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  logLevel?: string;
+  /** Create a workspace named "Default" when none exists (the README's first-run experience). */
+  ensureDefaultWorkspace?: boolean;
+}
+
+export interface RunningServer {
+  app: ControlCenter;
+  server: FastifyInstance;
+  url: string;
+  port: number;
+  tokenCreated: boolean;
+  close(): Promise<void>;
+}
+
+/** File in the data root that tells the CLI where the running server listens. */
+export const SERVER_INFO_FILE = 'server.json';
+
+/** Opens the data root, recovers from a crash, and listens on 127.0.0.1 by default. */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const app = await ControlCenter.open(options);
+  const { created: tokenCreated } = await app.auth.initialize();
+  await app.recover();
+  if (options.ensureDefaultWorkspace && (await app.workspaces.list()).length === 0) {
+    const workspace = await app.workspaces.create('Default');
+    void app.seeding.seedInBackground(workspace.id);
+  }
+  const server = await buildServer(app, options.logLevel === undefined ? {} : { logLevel: options.logLevel });
+  const host = options.host ?? '127.0.0.1';
+  await server.listen({ host, port: options.port ?? 4317 });
+  const address = server.server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 4317);
+  const url = `http://${host}:${port}`;
+  const infoFile = join(options.dataRoot, SERVER_INFO_FILE);
+  await writeFile(infoFile, `${JSON.stringify({ url, pid: process.pid }, null, 2)}\n`);
+  let closed = false;
+  return {
+    app,
+    server,
+    url,
+    port,
+    tokenCreated,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await server.close();
+      await app.close();
+      await rm(infoFile, { force: true });
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+/**
+ * Applies versioned, in-code migrations (names sort in order: `0001_…`). Runs on every open; a
+ * migration that fails leaves the database at the last good version and stops the start-up.
+ */
+export async function runMigrations(db: Kysely<unknown>, migrations: Record<string, Migration>): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,90 @@
+/** A parsed server-sent event. */
+export interface ReceivedEvent {
+  id: string | null;
+  event: string;
+  data: any;
+}
+
+/** Reads a real SSE stream over HTTP and collects its events, with a wait helper for tests. */
+export class SseClient {
+  readonly events: ReceivedEvent[] = [];
+  private readonly controller = new AbortController();
+  private waiters: Array<() => void> = [];
+
+  private constructor() {}
+
+  static async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+    const client = new SseClient();
+    const response = await fetch(url, { headers, signal: client.controller.signal });
+    if (response.status !== 200 || !response.body) throw new Error(`SSE open failed: HTTP ${response.status}`);
+    void client.pump(response.body);
+    return client;
+  }
+
+  /** Resolves with the first event (already received or future) that matches, or rejects after `timeoutMs`. */
+  async waitFor(predicate: (event: ReceivedEvent) => boolean, timeoutMs = 5_000): Promise<ReceivedEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.events.find(predicate);
+      if (found) return found;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new Error(`timed out waiting for an event; got: ${this.events.map((event) => event.event).join(', ')}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, remaining);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+
+  private async pump(body: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of body) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let boundary = buffer.indexOf('\n\n');
+        while (boundary >= 0) {
+          this.parse(buffer.slice(0, boundary));
+          buffer = buffer.slice(boundary + 2);
+          boundary = buffer.indexOf('\n\n');
+        }
+      }
+    } catch {
+      // aborted by close()
+    }
+  }
+
+  private parse(block: string): void {
+    let id: string | null = null;
+    let event = 'message';
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) continue;
+      const separator = line.indexOf(':');
+      const field = separator < 0 ? line : line.slice(0, separator);
+      const value = separator < 0 ? '' : line.slice(separator + 1).replace(/^ /, '');
+      if (field === 'id') id = value;
+      else if (field === 'event') event = value;
+      else if (field === 'data') data.push(value);
+    }
+    if (data.length === 0) return;
+    const text = data.join('\n');
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // plain-text data stays a string
+    }
+    this.events.push({ id, event, data: parsed });
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+}
