@@ -1,0 +1,328 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  RawMessageStreamEvent,
+  TextBlockParam,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages.js';
+import type { DoneEvent, ModelEvent, ModelMessage, ModelRequest, ModelTraits, StreamFn } from './model-types.js';
+import { failureDone, watchdogDone } from './provider-failure.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, StreamWatchdog } from './stream-watchdog.js';
+
+export interface AnthropicProviderOptions {
+  apiKey: string;
+  /** Without `/v1` (the SDK appends `/v1/messages`), e.g. `https://api.anthropic.com`. */
+  baseUrl?: string;
+  /** No response bytes for this long ends the stream with an error. Default 120 s. */
+  idleTimeoutMs?: number;
+  /** SDK retries before the stream starts (429, 5xx, 529, connection errors). Default 2. */
+  maxRetries?: number;
+  /** Mark the system prompt and the newest message as prompt-cache breakpoints. Default true. */
+  promptCaching?: boolean;
+  /** Model traits (effort style, temperature support); unknown models get {@link DEFAULT_ANTHROPIC_TRAITS}. */
+  traitsFor?: (modelId: string) => ModelTraits | undefined;
+  fetch?: typeof fetch;
+  defaultHeaders?: Record<string, string>;
+}
+
+/** What an Anthropic model id the catalog does not know is assumed to be: a current adaptive-thinking Claude. */
+export const DEFAULT_ANTHROPIC_TRAITS: ModelTraits = {
+  efforts: ['low', 'medium', 'high', 'xhigh', 'max'],
+  effortStyle: 'anthropic-adaptive',
+  supportsTemperature: false,
+};
+
+/**
+ * Thinking budgets for models that take `thinking: {type: 'enabled', budget_tokens}` (Claude 4.5
+ * and earlier). The budget is added on top of the request's `maxTokens`, so the visible answer
+ * keeps the room the caller asked for; the sum is clamped to the model's output limit.
+ */
+export const ANTHROPIC_THINKING_BUDGETS: Readonly<Record<string, number>> = { low: 2_048, medium: 8_192, high: 24_576 };
+
+const PROVIDER_LABEL = 'Anthropic';
+
+type ThinkingParams = Pick<MessageCreateParamsStreaming, 'thinking' | 'output_config' | 'max_tokens'>;
+
+function thinkingParams(request: ModelRequest, traits: ModelTraits): ThinkingParams | string {
+  const { effort } = request;
+  if (effort !== undefined && !traits.efforts.includes(effort)) {
+    return traits.efforts.length === 0
+      ? `model ${request.model} has no effort setting (got effort '${effort}')`
+      : `effort '${effort}' is not valid for model ${request.model}; use one of ${traits.efforts.join(', ')}`;
+  }
+  const clamp = (tokens: number) => (traits.maxOutputTokens ? Math.min(tokens, traits.maxOutputTokens) : tokens);
+  switch (traits.effortStyle) {
+    case 'anthropic-adaptive':
+      // `display: summarized` keeps the progress notes newer models write between tool calls visible.
+      return {
+        max_tokens: clamp(request.maxTokens),
+        thinking: { type: 'adaptive', display: 'summarized' },
+        ...(effort ? { output_config: { effort: effort as 'low' | 'medium' | 'high' | 'xhigh' | 'max' } } : {}),
+      };
+    case 'anthropic-budget': {
+      const requested = effort ? ANTHROPIC_THINKING_BUDGETS[effort] : undefined;
+      if (!requested) return { max_tokens: clamp(request.maxTokens) };
+      const maxTokens = clamp(request.maxTokens + requested);
+      const budget = Math.min(requested, maxTokens - 1);
+      if (budget < 1_024) return { max_tokens: maxTokens };
+      return { max_tokens: maxTokens, thinking: { type: 'enabled', budget_tokens: budget } };
+    }
+    default:
+      return { max_tokens: clamp(request.maxTokens) };
+  }
+}
+
+/** Neutral messages → Messages API turns: consecutive user-side messages merge, tool results first. */
+export function toAnthropicMessages(messages: ModelMessage[]): MessageParam[] {
+  const turns: MessageParam[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      const content: ContentBlockParam[] = [];
+      for (const block of message.content) {
+        if (block.type === 'text') {
+          if (block.text.length > 0) content.push({ type: 'text', text: block.text });
+        } else if (block.type === 'tool_call') {
+          content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+        } else if (block.redactedData !== undefined) {
+          content.push({ type: 'redacted_thinking', data: block.redactedData });
+        } else if (block.signature !== undefined) {
+          // Unsigned reasoning (from another provider) cannot be replayed to Claude.
+          content.push({ type: 'thinking', thinking: block.text, signature: block.signature });
+        }
+      }
+      if (content.length > 0) turns.push({ role: 'assistant', content });
+      continue;
+    }
+    const block: TextBlockParam | ToolResultBlockParam =
+      message.role === 'user'
+        ? { type: 'text', text: message.content }
+        : { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content, ...(message.isError ? { is_error: true } : {}) };
+    if (block.type === 'text' && block.text.length === 0) continue;
+    const last = turns.at(-1);
+    if (last?.role === 'user' && Array.isArray(last.content)) {
+      const firstText = last.content.findIndex((existing) => existing.type !== 'tool_result');
+      // The API wants tool_result blocks before any text in a user turn.
+      if (block.type === 'tool_result' && firstText >= 0) last.content.splice(firstText, 0, block);
+      else last.content.push(block);
+    } else {
+      turns.push({ role: 'user', content: [block] });
+    }
+  }
+  return turns;
+}
+
+function buildParams(request: ModelRequest, traits: ModelTraits, promptCaching: boolean): MessageCreateParamsStreaming | string {
+  const thinking = thinkingParams(request, traits);
+  if (typeof thinking === 'string') return thinking;
+  const messages = toAnthropicMessages(request.messages);
+  if (promptCaching) {
+    const lastContent = messages.at(-1)?.content;
+    const lastBlock = Array.isArray(lastContent) ? lastContent.at(-1) : undefined;
+    if (lastBlock && (lastBlock.type === 'text' || lastBlock.type === 'tool_result' || lastBlock.type === 'tool_use')) {
+      lastBlock.cache_control = { type: 'ephemeral' };
+    }
+  }
+  const tools = request.tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema as { type: 'object'; [key: string]: unknown },
+  }));
+  const system: TextBlockParam[] | undefined = request.system
+    ? [{ type: 'text', text: request.system, ...(promptCaching ? { cache_control: { type: 'ephemeral' as const } } : {}) }]
+    : undefined;
+  if (!system && promptCaching && tools.length > 0) {
+    const lastTool = tools.at(-1) as (typeof tools)[number] & { cache_control?: { type: 'ephemeral' } };
+    lastTool.cache_control = { type: 'ephemeral' };
+  }
+  return {
+    model: request.model,
+    messages,
+    stream: true,
+    ...thinking,
+    ...(system ? { system } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    // Sampling parameters are rejected alongside thinking.
+    ...(request.temperature !== undefined && !thinking.thinking && traits.supportsTemperature ? { temperature: request.temperature } : {}),
+  };
+}
+
+function mapStopReason(reason: string | null | undefined, sawToolCall: boolean): Pick<DoneEvent, 'stopReason' | 'errorMessage'> {
+  switch (reason) {
+    case 'tool_use':
+      return { stopReason: sawToolCall ? 'tool_use' : 'end_turn' };
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return { stopReason: 'max_tokens' };
+    case 'refusal':
+      return { stopReason: 'error', errorMessage: 'Anthropic: the model declined to answer (stop_reason refusal)' };
+    case 'end_turn':
+    case 'stop_sequence':
+    case 'pause_turn':
+      return { stopReason: 'end_turn' };
+    default:
+      return { stopReason: sawToolCall ? 'tool_use' : 'end_turn' };
+  }
+}
+
+interface OpenBlock {
+  kind: 'text' | 'thinking' | 'redacted_thinking' | 'tool_use' | 'other';
+  text: string;
+  signature?: string;
+  id?: string;
+  name?: string;
+}
+
+/**
+ * A {@link StreamFn} over the Anthropic Messages API (streaming). Never throws: HTTP errors,
+ * malformed events, dropped connections, idle timeouts and aborts end in a `done` event.
+ */
+export function createAnthropicStreamFn(options: AnthropicProviderOptions): StreamFn {
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const promptCaching = options.promptCaching ?? true;
+
+  return async function* anthropicStream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    const watchdog = new StreamWatchdog(signal, idleTimeoutMs);
+    const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    let sawUsage = false;
+    const usageEvent = (): ModelEvent[] => (sawUsage ? [{ type: 'usage', ...usage }] : []);
+    try {
+      const params = buildParams(request, options.traitsFor?.(request.model) ?? DEFAULT_ANTHROPIC_TRAITS, promptCaching);
+      if (typeof params === 'string') {
+        yield { type: 'done', stopReason: 'error', errorMessage: `Anthropic request rejected before sending: ${params}` };
+        return;
+      }
+      const early = watchdogDone(PROVIDER_LABEL, watchdog);
+      if (early) {
+        yield early;
+        return;
+      }
+      const client = new Anthropic({
+        apiKey: options.apiKey,
+        baseURL: options.baseUrl ?? 'https://api.anthropic.com',
+        maxRetries: options.maxRetries ?? 2,
+        fetch: watchdog.wrapFetch(options.fetch),
+        logLevel: 'off',
+        ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+      });
+      const stream = await client.messages.create(params, { signal: watchdog.signal });
+
+      const blocks = new Map<number, OpenBlock>();
+      let stopReasonRaw: string | null | undefined;
+      let sawToolCall = false;
+      let sawMessageStop = false;
+      for await (const event of stream as AsyncIterable<RawMessageStreamEvent>) {
+        const out: ModelEvent[] = [];
+        switch (event.type) {
+          case 'message_start': {
+            const start = event.message.usage;
+            usage.inputTokens = start.input_tokens ?? 0;
+            usage.outputTokens = start.output_tokens ?? 0;
+            usage.cacheReadTokens = start.cache_read_input_tokens ?? 0;
+            usage.cacheWriteTokens = start.cache_creation_input_tokens ?? 0;
+            sawUsage = true;
+            break;
+          }
+          case 'content_block_start': {
+            const block = event.content_block;
+            if (block.type === 'text') {
+              blocks.set(event.index, { kind: 'text', text: block.text });
+              if (block.text) out.push({ type: 'text_delta', text: block.text });
+            } else if (block.type === 'thinking') {
+              blocks.set(event.index, { kind: 'thinking', text: block.thinking, signature: block.signature || undefined });
+              if (block.thinking) out.push({ type: 'thinking_delta', text: block.thinking });
+            } else if (block.type === 'redacted_thinking') {
+              blocks.set(event.index, { kind: 'redacted_thinking', text: block.data });
+            } else if (block.type === 'tool_use') {
+              blocks.set(event.index, { kind: 'tool_use', text: '', id: block.id, name: block.name });
+            } else {
+              blocks.set(event.index, { kind: 'other', text: '' });
+            }
+            break;
+          }
+          case 'content_block_delta': {
+            const block = blocks.get(event.index);
+            const delta = event.delta;
+            if (delta.type === 'text_delta') {
+              if (block) block.text += delta.text;
+              out.push({ type: 'text_delta', text: delta.text });
+            } else if (delta.type === 'thinking_delta') {
+              if (block) block.text += delta.thinking;
+              out.push({ type: 'thinking_delta', text: delta.thinking });
+            } else if (delta.type === 'signature_delta') {
+              if (block) block.signature = (block.signature ?? '') + delta.signature;
+            } else if (delta.type === 'input_json_delta') {
+              if (block) block.text += delta.partial_json;
+            }
+            break;
+          }
+          case 'content_block_stop': {
+            const block = blocks.get(event.index);
+            blocks.delete(event.index);
+            if (block?.kind === 'tool_use') {
+              let input: unknown;
+              try {
+                input = block.text.trim() === '' ? {} : JSON.parse(block.text);
+              } catch (error) {
+                yield* usageEvent();
+                yield {
+                  type: 'done',
+                  stopReason: 'error',
+                  errorMessage: `Anthropic sent malformed JSON input for tool call ${block.name} (${block.id}): ${(error as Error).message}`,
+                  retryable: true,
+                };
+                return;
+              }
+              const parsed = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : { value: input };
+              sawToolCall = true;
+              out.push({ type: 'tool_call', id: block.id ?? '', name: block.name ?? '', input: parsed });
+            } else if (block?.kind === 'thinking') {
+              out.push({ type: 'thinking_complete', text: block.text, ...(block.signature ? { signature: block.signature } : {}) });
+            } else if (block?.kind === 'redacted_thinking') {
+              out.push({ type: 'thinking_complete', text: '', redactedData: block.text });
+            }
+            break;
+          }
+          case 'message_delta': {
+            stopReasonRaw = event.delta.stop_reason;
+            const delta = event.usage;
+            if (delta.output_tokens != null) usage.outputTokens = delta.output_tokens;
+            if (delta.input_tokens != null) usage.inputTokens = delta.input_tokens;
+            if (delta.cache_read_input_tokens != null) usage.cacheReadTokens = delta.cache_read_input_tokens;
+            if (delta.cache_creation_input_tokens != null) usage.cacheWriteTokens = delta.cache_creation_input_tokens;
+            sawUsage = true;
+            break;
+          }
+          case 'message_stop':
+            sawMessageStop = true;
+            break;
+        }
+        for (const modelEvent of out) {
+          watchdog.pause();
+          yield modelEvent;
+          watchdog.resume();
+        }
+      }
+      yield* usageEvent();
+      const cutShort = watchdogDone(PROVIDER_LABEL, watchdog);
+      if (cutShort) {
+        yield cutShort;
+      } else if (!sawMessageStop) {
+        yield {
+          type: 'done',
+          stopReason: 'error',
+          errorMessage: 'Anthropic stream ended before message_stop (the connection closed early)',
+          retryable: true,
+        };
+      } else {
+        yield { type: 'done', ...mapStopReason(stopReasonRaw, sawToolCall) };
+      }
+    } catch (error) {
+      yield* usageEvent();
+      yield failureDone(PROVIDER_LABEL, error, watchdog);
+    } finally {
+      watchdog.dispose();
+    }
+  };
+}

@@ -1,0 +1,93 @@
+/** Default idle timeout: a model stream that sends no bytes for this long is declared hung. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+
+export type WatchdogVerdict = 'aborted' | 'idle_timeout' | null;
+
+/**
+ * Guards one model call against hangs and carries the caller's abort (convention 3).
+ *
+ * The idle clock runs only while the provider waits for the network: it is reset by every chunk
+ * of response bytes (the SDK's fetch is wrapped so pings and partial lines count too) and paused
+ * while the consumer holds an event, so a slow consumer is never mistaken for a hung server.
+ */
+export class StreamWatchdog {
+  readonly signal: AbortSignal;
+  private readonly controller = new AbortController();
+  private readonly idleTimeoutMs: number;
+  private timer: NodeJS.Timeout | undefined;
+  private verdictValue: WatchdogVerdict = null;
+  private readonly onCallerAbort: () => void;
+  private disposed = false;
+
+  constructor(
+    private readonly callerSignal: AbortSignal | undefined,
+    idleTimeoutMs: number = DEFAULT_IDLE_TIMEOUT_MS,
+  ) {
+    this.idleTimeoutMs = idleTimeoutMs;
+    this.signal = this.controller.signal;
+    this.onCallerAbort = () => this.trip('aborted');
+    if (callerSignal?.aborted) this.trip('aborted');
+    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+    this.resume();
+  }
+
+  /** Why the call was cut short, if it was. */
+  get verdict(): WatchdogVerdict {
+    return this.verdictValue;
+  }
+
+  get idleTimeout(): number {
+    return this.idleTimeoutMs;
+  }
+
+  /** Bytes arrived: restart the idle clock. */
+  touch(): void {
+    if (this.timer) this.resume();
+  }
+
+  /** Stop the idle clock while the consumer processes an event. */
+  pause(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Restart the idle clock: we are waiting on the network again. */
+  resume(): void {
+    if (this.disposed || this.verdictValue) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.trip('idle_timeout'), this.idleTimeoutMs);
+    this.timer.unref?.();
+  }
+
+  /** A fetch that counts every response chunk as a sign of life. */
+  wrapFetch(baseFetch: typeof fetch = globalThis.fetch): typeof fetch {
+    return async (input, init) => {
+      const response = await baseFetch(input, init);
+      this.touch();
+      if (!response.body) return response;
+      const touch = () => this.touch();
+      const counted = response.body.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            touch();
+            controller.enqueue(chunk);
+          },
+        }),
+      );
+      return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+    };
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.pause();
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  private trip(verdict: Exclude<WatchdogVerdict, null>): void {
+    if (this.verdictValue) return;
+    this.verdictValue = verdict;
+    this.pause();
+    this.controller.abort(new Error(verdict === 'aborted' ? 'aborted by caller' : `no data for ${this.idleTimeoutMs} ms`));
+  }
+}
