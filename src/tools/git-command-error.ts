@@ -1,0 +1,18 @@
+/**
+ * A git command the Control Center ran failed. An infrastructure failure (convention 5), so it is
+ * thrown, with the arguments, exit code and stderr kept for the log.
+ */
+export class GitCommandError extends Error {
+  readonly code = 'git_failed';
+  readonly args: readonly string[];
+  readonly exitCode: number | null;
+  readonly stderr: string;
+
+  constructor(args: readonly string[], exitCode: number | null, stderr: string) {
+    super(`git ${args.join(' ')} failed${exitCode === null ? '' : ` (exit ${exitCode})`}: ${stderr.trim() || 'no message'}`);
+    this.name = 'GitCommandError';
+    this.args = args;
+    this.exitCode = exitCode;
+    this.stderr = stderr;
+  }
+}

@@ -1,0 +1,246 @@
+import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NodeWorktree } from '../../src/tools/node-worktree.js';
+import { PathEscapeError } from '../../src/tools/path-escape-error.js';
+import { readTool } from '../../src/tools/read-tool.js';
+import { writeTool } from '../../src/tools/write-tool.js';
+import { eventually, isAlive, makeContext, makeTempDir } from './tool-test-support.js';
+
+let base: { path: string; cleanup: () => Promise<void> };
+let root: string;
+let outside: string;
+let worktree: NodeWorktree;
+
+beforeEach(async () => {
+  base = await makeTempDir();
+  root = join(base.path, 'worktree');
+  outside = join(base.path, 'outside');
+  await mkdir(join(root, 'sub'), { recursive: true });
+  await mkdir(outside, { recursive: true });
+  await writeFile(join(root, 'a.txt'), 'inside\n');
+  await writeFile(join(root, 'sub', 'b.txt'), 'nested\n');
+  await writeFile(join(outside, 'secret.txt'), 'secret\n');
+  worktree = new NodeWorktree(root);
+});
+
+afterEach(async () => {
+  await base.cleanup();
+});
+
+async function refusal(promise: Promise<unknown>): Promise<PathEscapeError> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(PathEscapeError);
+  return error as PathEscapeError;
+}
+
+async function missing(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => false,
+    () => true,
+  );
+}
+
+describe('NodeWorktree path rules (HAR-7)', () => {
+  it('resolves relative paths, `..` that stays inside, and absolute paths inside the root', async () => {
+    expect(await worktree.resolve('a.txt')).toBe(join(root, 'a.txt'));
+    expect(await worktree.resolve('sub/../a.txt')).toBe(join(root, 'a.txt'));
+    expect(await worktree.resolve('.')).toBe(root);
+    expect(await worktree.resolve(join(root, 'sub', 'b.txt'))).toBe(join(root, 'sub', 'b.txt'));
+    expect(await worktree.readFile(join(root, 'a.txt'))).toBe('inside\n');
+    expect(await worktree.resolve('new/deeper/file.txt')).toBe(join(root, 'new', 'deeper', 'file.txt'));
+  });
+
+  it('refuses `..` that climbs out', async () => {
+    const error = await refusal(worktree.resolve('../outside/secret.txt'));
+    expect(error.code).toBe('path_escape');
+    expect(error.reason).toBe('parentTraversal');
+    expect((await refusal(worktree.resolve('sub/../../outside/secret.txt'))).reason).toBe('parentTraversal');
+    await refusal(worktree.readFile('..'));
+  });
+
+  it('refuses absolute paths outside the root', async () => {
+    const error = await refusal(worktree.readFile(join(outside, 'secret.txt')));
+    expect(error.reason).toBe('absoluteOutside');
+    await refusal(worktree.readFile('/etc/passwd'));
+    // A sibling whose name merely starts with the root's name is still outside.
+    await mkdir(`${root}-sibling`);
+    await refusal(worktree.resolve(`${root}-sibling/x`));
+  });
+
+  it('refuses reading through a symlinked file that points outside', async () => {
+    await symlink(join(outside, 'secret.txt'), join(root, 'leak.txt'));
+    expect((await refusal(worktree.readFile('leak.txt'))).reason).toBe('symlinkOutside');
+  });
+
+  it('refuses a symlinked directory that points outside, for reads, lists and writes of new files', async () => {
+    await symlink(outside, join(root, 'out'));
+    await refusal(worktree.readFile('out/secret.txt'));
+    await refusal(worktree.list('out'));
+    expect((await refusal(worktree.writeFile('out/new.txt', 'x'))).reason).toBe('symlinkOutside');
+    await refusal(worktree.writeFile('out/deeper/new.txt', 'x'));
+    expect(await missing(join(outside, 'new.txt'))).toBe(true);
+    expect(await missing(join(outside, 'deeper'))).toBe(true);
+  });
+
+  it('refuses writing through a dangling symlink whose target would be created outside', async () => {
+    await symlink(join(outside, 'not-yet.txt'), join(root, 'dangling.txt'));
+    expect((await refusal(worktree.writeFile('dangling.txt', 'x'))).reason).toBe('symlinkOutside');
+    expect(await missing(join(outside, 'not-yet.txt'))).toBe(true);
+    // A dangling link in the middle of the path, through a relative target.
+    await symlink('../outside/later', join(root, 'later'));
+    await refusal(worktree.writeFile('later/file.txt', 'x'));
+    expect(await missing(join(outside, 'later'))).toBe(true);
+  });
+
+  it('allows symlinks that stay inside the root', async () => {
+    await symlink(join(root, 'sub'), join(root, 'alias'));
+    await symlink('a.txt', join(root, 'a-link.txt'));
+    expect(await worktree.readFile('alias/b.txt')).toBe('nested\n');
+    expect(await worktree.readFile('a-link.txt')).toBe('inside\n');
+    await worktree.writeFile('alias/c.txt', 'via alias');
+    expect(await readFile(join(root, 'sub', 'c.txt'), 'utf8')).toBe('via alias');
+  });
+
+  it('works when the root itself is reached through a symlink', async () => {
+    const linkedRoot = join(base.path, 'linked-root');
+    await symlink(root, linkedRoot);
+    const linked = new NodeWorktree(linkedRoot);
+    expect(await linked.readFile('a.txt')).toBe('inside\n');
+    expect(await linked.readFile(join(linkedRoot, 'a.txt'))).toBe('inside\n');
+    expect(await linked.readFile(join(root, 'a.txt'))).toBe('inside\n');
+    await refusal(linked.readFile('../outside/secret.txt'));
+  });
+
+  it('refuses a symlink loop and NUL bytes without hanging', async () => {
+    await symlink(join(root, 'loop-b'), join(root, 'loop-a'));
+    await symlink(join(root, 'loop-a'), join(root, 'loop-b'));
+    await expect(worktree.writeFile('loop-a', 'x')).rejects.toMatchObject({ code: 'ELOOP' });
+    expect((await refusal(worktree.resolve('a\0b'))).reason).toBe('invalid');
+  });
+
+  it('writes create parent directories; list marks directories; exists answers', async () => {
+    await worktree.writeFile('made/on/demand.txt', 'hello');
+    expect(await readFile(join(root, 'made', 'on', 'demand.txt'), 'utf8')).toBe('hello');
+    expect(await worktree.list('.')).toEqual(['a.txt', 'made/', 'sub/']);
+    expect(await worktree.exists('made/on/demand.txt')).toBe(true);
+    expect(await worktree.exists('nope.txt')).toBe(false);
+    expect(await worktree.exists('a.txt/child')).toBe(false);
+  });
+
+  it('tools turn a refused path into an isError result the model reads', async () => {
+    await symlink(outside, join(root, 'out'));
+    const context = makeContext(root);
+    const read = await readTool.execute({ path: '../outside/secret.txt' }, context);
+    expect(read.isError).toBe(true);
+    expect(read.content).toMatch(/Refused path/);
+    expect(read.content).not.toContain('secret\n');
+    const write = await writeTool.execute({ path: 'out/planted.txt', content: 'x' }, context);
+    expect(write.isError).toBe(true);
+    expect(write.details).toMatchObject({ code: 'path_escape', reason: 'symlinkOutside' });
+    expect(await missing(join(outside, 'planted.txt'))).toBe(true);
+  });
+});
+
+describe('NodeWorktree.exec', () => {
+  const run = (command: string, options: { timeoutMs?: number; maxOutputBytes?: number; signal?: AbortSignal; env?: Record<string, string> } = {}) =>
+    worktree.exec(command, {
+      timeoutMs: options.timeoutMs ?? 10_000,
+      maxOutputBytes: options.maxOutputBytes ?? 100_000,
+      signal: options.signal ?? new AbortController().signal,
+      ...(options.env ? { env: options.env } : {}),
+    });
+
+  it('runs bash in the worktree root and reports exit code, stdout and stderr', async () => {
+    const result = await run('pwd; cat a.txt; echo oops >&2; exit 3');
+    expect(result.exitCode).toBe(3);
+    expect(result.stdout).toBe(`${root}\ninside\n`);
+    expect(result.stderr).toBe('oops\n');
+    expect(result.timedOut).toBe(false);
+    expect(result.truncated).toBe(false);
+  });
+
+  it('kills the whole process group on timeout, quickly', async () => {
+    const started = Date.now();
+    const result = await run('sleep 100 & echo $! > child.pid; sleep 100', { timeoutMs: 500 });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.timedOut).toBe(true);
+    expect(result.exitCode).toBeNull();
+    const childPid = Number((await readFile(join(root, 'child.pid'), 'utf8')).trim());
+    expect(await eventually(async () => !(await isAlive(childPid)))).toBe(true);
+  });
+
+  it('escalates to SIGKILL when the command ignores SIGTERM', async () => {
+    const grace = new NodeWorktree(root, { killGraceMs: 300 });
+    const started = Date.now();
+    const result = await grace.exec("trap '' TERM; sleep 100 & echo $! > child.pid; while true; do sleep 0.1; done", {
+      timeoutMs: 300,
+      maxOutputBytes: 1_000,
+      signal: new AbortController().signal,
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.timedOut).toBe(true);
+    expect(result.signal).toBe('SIGKILL');
+  });
+
+  it('stops the command when the signal aborts', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    const result = await run('sleep 100', { signal: controller.signal });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.aborted).toBe(true);
+    expect(result.timedOut).toBe(false);
+    expect(result.exitCode).toBeNull();
+  });
+
+  it('does not start a command when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await run('touch should-not-exist', { signal: controller.signal });
+    expect(result.aborted).toBe(true);
+    expect(await missing(join(root, 'should-not-exist'))).toBe(true);
+  });
+
+  it('caps output, keeping the head and marking it truncated', async () => {
+    const result = await run("printf 'HEAD'; head -c 200000 /dev/zero | tr '\\0' a; echo err >&2", { maxOutputBytes: 1_000 });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toHaveLength(1_000);
+    expect(result.stdout.startsWith('HEADaaa')).toBe(true);
+    expect(result.truncated).toBe(true);
+    expect(result.stderr).toBe('err\n');
+  });
+
+  it('stops processes the command leaves behind, and does not wait on one that escaped the group', async () => {
+    const started = Date.now();
+    const result = await run('sleep 100 & echo $! > bg.pid; echo done');
+    expect(result.stdout).toBe('done\n');
+    const backgroundPid = Number((await readFile(join(root, 'bg.pid'), 'utf8')).trim());
+    expect(await eventually(async () => !(await isAlive(backgroundPid)))).toBe(true);
+
+    const escaped = await run('setsid sleep 30 & echo $! > escaped.pid; echo done');
+    expect(escaped.stdout).toBe('done\n');
+    expect(Date.now() - started).toBeLessThan(8_000);
+    const escapedPid = Number((await readFile(join(root, 'escaped.pid'), 'utf8')).trim());
+    try {
+      process.kill(escapedPid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  });
+
+  it('runs with a sanitized environment unless one is given', async () => {
+    process.env.CC_TOOLS_TEST_SECRET = 'hunter2';
+    try {
+      const result = await run('echo "${CC_TOOLS_TEST_SECRET:-unset} $GIT_TERMINAL_PROMPT"; command -v bash >/dev/null && echo has-path');
+      expect(result.stdout).toBe('unset 0\nhas-path\n');
+      const explicit = await run('echo "$ONLY"', { env: { ONLY: 'this', PATH: process.env.PATH ?? '' } });
+      expect(explicit.stdout).toBe('this\n');
+    } finally {
+      delete process.env.CC_TOOLS_TEST_SECRET;
+    }
+  });
+});
