@@ -1,0 +1,123 @@
+import { NO_EFFECT, type ProgramOutcome, type ProgramRule } from '../program-outcome.js';
+import type { ShellWord } from '../shell-words.js';
+import { PACKAGE_MANAGER_RULES } from './package-managers.js';
+
+interface InterpreterSpec {
+  /** Options whose value is code to run (`-c`, `-e`, `--eval`): the code is unknown. */
+  readonly codeOptions: readonly string[];
+  /** Short option letters that may end a bundle and take the code (`perl -ne CODE`). */
+  readonly codeLetters?: string;
+  /** Options that take a separate value that is not code (`-m` handled by the caller, `-W`, `-r`). */
+  readonly valueOptions: readonly string[];
+  /** Option that names a module to run instead of a script (`python -m`). */
+  readonly moduleOption?: string;
+}
+
+/** Options that only print information. */
+const INFORMATION_ONLY: ReadonlySet<string> = new Set(['--version', '-V', '--help', '-h', '-v', '-version']);
+
+/** `python -m MODULE`: package managers keep their own rules; virtualenv creation writes; the rest spawns. */
+function pythonModule(module: ShellWord, rest: readonly ShellWord[], context: Parameters<ProgramRule>[1]): ProgramOutcome {
+  const name = module.value;
+  if (name === null) return { unknownCode: true };
+  if (name === 'pip' || name === 'pip3') return PACKAGE_MANAGER_RULES.pip!(rest, context);
+  if (name === 'venv' || name === 'virtualenv') {
+    const target = rest.find((word) => !(word.value ?? '').startsWith('-'));
+    return { classes: ['processSpawn'], writes: target ? [target] : [] };
+  }
+  if (name === 'http.server' || name === 'SimpleHTTPServer') return { classes: ['processSpawn', 'networkEgress'] };
+  if (name === 'json.tool' || name === 'pydoc' || name === 'site' || name === 'sysconfig' || name === 'platform') return NO_EFFECT;
+  return { classes: ['processSpawn'] };
+}
+
+/**
+ * An interpreter (POL-2): running a script file or module is processSpawn; code given inline (`-c`,
+ * `-e`) or read from stdin (a heredoc, herestring or pipe feeding it, or `-`) is code the classifier
+ * cannot see, so the unknown-code classes apply — this is how `python - <<EOF` stops leaking writes
+ * out of read-only modes.
+ */
+function interpreter(spec: InterpreterSpec): ProgramRule {
+  const valueOptions = new Set(spec.valueOptions);
+  const codeOptions = new Set(spec.codeOptions);
+  return (args, context) => {
+    if (args.length === 1 && INFORMATION_ONLY.has(args[0]!.value ?? '')) return NO_EFFECT;
+    for (let index = 0; index < args.length; index += 1) {
+      const word = args[index]!;
+      const value = word.value;
+      if (value === null) return { classes: ['processSpawn'] };
+      if (value === '-') return { stdinCode: true, classes: ['processSpawn'] };
+      if (value === '--') {
+        return args[index + 1] ? { classes: ['processSpawn'] } : { stdinCode: true, classes: ['processSpawn'] };
+      }
+      if (!value.startsWith('-')) return { classes: ['processSpawn'] };
+      const name = value.includes('=') ? value.slice(0, value.indexOf('=')) : value;
+      if (codeOptions.has(name)) return { unknownCode: true };
+      if (spec.moduleOption && name === spec.moduleOption) {
+        const module = args[index + 1];
+        return module ? pythonModule(module, args.slice(index + 2), context) : { classes: ['processSpawn'] };
+      }
+      if (spec.moduleOption && value.startsWith(spec.moduleOption) && !value.startsWith('--')) {
+        return pythonModule({ value: value.slice(spec.moduleOption.length), raw: word.raw }, args.slice(index + 1), context);
+      }
+      // A bundle such as `-ne` or `-pie` ends with the code letter: the next word is code.
+      if (!value.startsWith('--') && spec.codeLetters && [...value.slice(1)].some((letter) => spec.codeLetters!.includes(letter))) {
+        return { unknownCode: true };
+      }
+      if (valueOptions.has(name) && !value.includes('=')) index += 1;
+    }
+    return { stdinCode: true, classes: ['processSpawn'] };
+  };
+}
+
+const python = interpreter({ codeOptions: ['-c'], codeLetters: 'c', valueOptions: ['-W', '-X', '-Q'], moduleOption: '-m' });
+const node = interpreter({ codeOptions: ['-e', '--eval', '-p', '--print'], codeLetters: 'ep', valueOptions: ['-r', '--require', '--import', '--loader', '--experimental-loader', '--input-type', '--env-file', '-C', '--conditions', '--title', '--inspect-port'] });
+const ruby = interpreter({ codeOptions: ['-e'], codeLetters: 'e', valueOptions: ['-r', '-I', '-C', '-E', '--encoding', '-F'] });
+const perl = interpreter({ codeOptions: ['-e', '-E'], codeLetters: 'eE', valueOptions: ['-M', '-m', '-I', '-x', '-F', '-C'] });
+const php = interpreter({ codeOptions: ['-r', '-B', '-R', '-E', '-F'], codeLetters: 'r', valueOptions: ['-c', '-d', '-z', '-t', '-f', '-S'] });
+const lua = interpreter({ codeOptions: ['-e'], codeLetters: 'e', valueOptions: ['-l'] });
+const generic = interpreter({ codeOptions: ['-e', '--eval', '-c', '--command', '-Command', '-EncodedCommand', '-p', '--print'], valueOptions: ['-r', '--require', '--import', '-File', '-cp', '-classpath', '--class-path', '-jar'] });
+
+/** `deno`: `eval` is unknown code; `install` installs; every other subcommand runs code. */
+const deno: ProgramRule = (args) => {
+  const subcommand = args[0]?.value;
+  if (subcommand === undefined) return { stdinCode: true, classes: ['processSpawn'] };
+  if (subcommand === null) return { unknown: true };
+  if (subcommand === 'eval' || subcommand === 'repl') return { unknownCode: true };
+  if (subcommand === 'install' || subcommand === 'add' || subcommand === 'remove' || subcommand === 'uninstall') return { classes: ['packageInstall', 'networkEgress'] };
+  if (subcommand === '--version' || subcommand === '-V' || subcommand === 'help' || subcommand === '--help' || subcommand === 'info' || subcommand === 'doc') return NO_EFFECT;
+  return { classes: ['processSpawn'] };
+};
+
+/** True for `python`, `python3`, `python3.12`, `pypy3`. */
+export function isPythonName(name: string): boolean {
+  return /^(python|pypy)(\d+(\.\d+)*)?$/.test(name);
+}
+
+/** Rules for language interpreters (shells are handled by the walker, which parses their scripts). */
+export const INTERPRETER_RULES: Readonly<Record<string, ProgramRule>> = {
+  python,
+  node,
+  nodejs: node,
+  tsx: node,
+  'ts-node': node,
+  ruby,
+  irb: () => ({ stdinCode: true, classes: ['processSpawn'] }),
+  perl,
+  php,
+  lua,
+  luajit: lua,
+  Rscript: generic,
+  R: generic,
+  julia: generic,
+  osascript: generic,
+  pwsh: generic,
+  powershell: generic,
+  java: generic,
+  groovy: generic,
+  scala: generic,
+  kotlin: generic,
+  swift: generic,
+  elixir: generic,
+  erl: generic,
+  deno,
+};

@@ -1,0 +1,145 @@
+import { hasOption, parseOptions } from '../option-parser.js';
+import { CURRENT_DIRECTORY, NO_EFFECT, type ProgramRule } from '../program-outcome.js';
+
+const spawns: ProgramRule = () => ({ classes: ['processSpawn'] });
+
+/** A tool that runs project code and, with one of `writeFlags` (or always, when empty and `alwaysWrites`), rewrites files here. */
+function formatter(writeFlags: readonly string[], alwaysWrites = false): ProgramRule {
+  return (args) => {
+    const parsed = parseOptions(args);
+    const writes = alwaysWrites ? !hasOption(parsed, '--check', '--diff', '--dry-run') : writeFlags.some((flag) => hasOption(parsed, flag)) || parsed.positionals.some((word) => writeFlags.includes(word.value ?? ''));
+    return { classes: ['processSpawn'], writes: writes ? [CURRENT_DIRECTORY] : [] };
+  };
+}
+
+const DOCKER_READS: ReadonlySet<string> = new Set(['ps', 'images', 'image', 'inspect', 'logs', 'version', 'info', 'stats', 'top', 'port', 'history', 'diff', 'events', 'help']);
+
+/** Containers are sandboxes: creating, running or changing them is sandboxControl (plus processSpawn). */
+const container: ProgramRule = (args) => {
+  const subcommand = args.find((word) => !(word.value ?? '').startsWith('-'))?.value;
+  if (subcommand === undefined || (subcommand !== null && DOCKER_READS.has(subcommand))) return NO_EFFECT;
+  const egress = subcommand === 'pull' || subcommand === 'push' || subcommand === 'login' || subcommand === 'search';
+  return { classes: ['sandboxControl', 'processSpawn', ...(egress ? (['networkEgress'] as const) : [])] };
+};
+
+/** Sandbox and namespace tools: they change the sandbox and run a command we do not follow. */
+const sandboxTool: ProgramRule = () => ({ classes: ['sandboxControl', 'processSpawn'], unknownCode: true });
+
+/** Service managers: status queries read; anything else starts or stops processes. */
+const serviceManager: ProgramRule = (args) => {
+  const action = args.find((word) => !(word.value ?? '').startsWith('-'))?.value;
+  if (action === 'status' || action === 'list-units' || action === 'is-active' || action === 'is-enabled' || action === 'list' || action === 'show' || action === 'cat' || action === undefined) return NO_EFFECT;
+  return { classes: ['processSpawn'] };
+};
+
+/** The Control Center's own CLI: anything but a listing changes the workspace. */
+const controlCenter: ProgramRule = (args) => {
+  const operands = args.filter((word) => !(word.value ?? '').startsWith('-'));
+  const reads = new Set(['list', 'ls', 'show', 'status', 'get', 'help', 'version']);
+  // `control-center agents list`: the verb may follow a noun.
+  if (operands.length === 0 || operands.slice(0, 2).some((word) => word.value !== null && reads.has(word.value)) || args.some((word) => word.value === '--help' || word.value === '--version')) return NO_EFFECT;
+  return { classes: ['workspaceMutation'] };
+};
+
+/** `crontab -l` reads; every other use installs jobs that spawn processes later. */
+const crontab: ProgramRule = (args) => (args.length === 1 && args[0]!.value === '-l' ? NO_EFFECT : { classes: ['processSpawn', 'fileWriteOutsideWorktree'] });
+
+/** tmux/screen: listing reads; anything else starts or drives terminal sessions. */
+const multiplexer: ProgramRule = (args) => {
+  const subcommand = args[0]?.value;
+  return subcommand === 'ls' || subcommand === 'list-sessions' || subcommand === '-ls' || subcommand === '-list' ? NO_EFFECT : { classes: ['processSpawn'], unknownCode: true };
+};
+
+/** Rules for commands that start, stop or drive processes, build tools, test runners and containers (POL-2: processSpawn, sandboxControl, workspaceMutation). */
+export const PROCESS_COMMAND_RULES: Readonly<Record<string, ProgramRule>> = {
+  kill: spawns,
+  pkill: spawns,
+  killall: spawns,
+  xkill: spawns,
+  make: spawns,
+  gmake: spawns,
+  cmake: spawns,
+  ninja: spawns,
+  bazel: spawns,
+  bazelisk: spawns,
+  buck: spawns,
+  gradle: spawns,
+  gradlew: spawns,
+  mvn: spawns,
+  mvnw: spawns,
+  ant: spawns,
+  meson: spawns,
+  just: spawns,
+  task: spawns,
+  rake: spawns,
+  gcc: spawns,
+  'g++': spawns,
+  cc: spawns,
+  'c++': spawns,
+  clang: spawns,
+  'clang++': spawns,
+  rustc: spawns,
+  javac: spawns,
+  swiftc: spawns,
+  tsc: spawns,
+  esbuild: spawns,
+  vite: spawns,
+  webpack: spawns,
+  rollup: spawns,
+  turbo: spawns,
+  nx: spawns,
+  pytest: spawns,
+  'py.test': spawns,
+  jest: spawns,
+  vitest: spawns,
+  mocha: spawns,
+  playwright: spawns,
+  cypress: spawns,
+  tox: spawns,
+  nox: spawns,
+  phpunit: spawns,
+  rspec: spawns,
+  mypy: spawns,
+  pyright: spawns,
+  flake8: spawns,
+  pylint: spawns,
+  shellcheck: spawns,
+  hadolint: spawns,
+  eslint: formatter(['--fix']),
+  prettier: formatter(['--write', '-w']),
+  biome: formatter(['--write', '--apply', '--fix']),
+  ruff: formatter(['--fix', 'format']),
+  black: formatter([], true),
+  isort: formatter([], true),
+  autopep8: formatter(['-i', '--in-place']),
+  gofmt: formatter(['-w']),
+  goimports: formatter(['-w']),
+  rustfmt: formatter([], true),
+  'clang-format': formatter(['-i']),
+  rubocop: formatter(['-a', '-A', '--autocorrect', '--autocorrect-all']),
+  stylelint: formatter(['--fix']),
+  terraform: (args) => (args[0]?.value === 'fmt' || args[0]?.value === 'init' ? { classes: ['processSpawn'], writes: [CURRENT_DIRECTORY] } : { classes: ['processSpawn', 'networkEgress'], unknownCode: true }),
+  docker: container,
+  podman: container,
+  nerdctl: container,
+  'docker-compose': container,
+  bwrap: sandboxTool,
+  firejail: sandboxTool,
+  nsjail: sandboxTool,
+  unshare: sandboxTool,
+  nsenter: sandboxTool,
+  chroot: sandboxTool,
+  'systemd-run': sandboxTool,
+  'sandbox-exec': sandboxTool,
+  systemctl: serviceManager,
+  service: serviceManager,
+  launchctl: serviceManager,
+  open: spawns,
+  'xdg-open': spawns,
+  at: spawns,
+  batch: spawns,
+  crontab,
+  tmux: multiplexer,
+  screen: multiplexer,
+  'control-center': controlCenter,
+};

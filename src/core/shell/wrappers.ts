@@ -1,0 +1,172 @@
+import type { EffectClass } from '../effect-classes.js';
+import { hasOption, optionValues, parseOptions, type OptionSpec, type ParsedOptions } from './option-parser.js';
+import { NO_EFFECT, type ProgramOutcome } from './program-outcome.js';
+import { dynamicWord, type ShellWord } from './shell-words.js';
+
+/**
+ * One wrapper peeled off a command line: `sudo rm x` runs `rm x`. Command-prefix rules are matched
+ * against the command after every wrapper is removed, so `timeout 5 git push` meets a `git push` rule.
+ */
+export interface UnwrapStep {
+  /** The wrapped command's argv (empty when the wrapper runs nothing, e.g. bare `env`). */
+  readonly inner: readonly ShellWord[];
+  /** What the wrapper does when it wraps nothing (bare `env` prints secrets; `sudo -i` opens a shell). */
+  readonly alone?: ProgramOutcome;
+  /** Classes the wrapper adds on top of the wrapped command (`setsid` detaches a process). */
+  readonly classes?: readonly EffectClass[];
+  /** Files the wrapper itself writes (`time -o FILE`, `strace -o FILE`). */
+  readonly writes?: readonly ShellWord[];
+  /** The wrapper changes the directory the command runs in (`env -C DIR`, `sudo -D DIR`). */
+  readonly changeDirectory?: ShellWord;
+  /** The wrapper runs shell source rather than an argv (`watch "cmd"`, `su -c "cmd"`, `env -S "cmd"`). */
+  readonly script?: ShellWord;
+  /** The wrapped command receives arguments from stdin (`xargs`): they are unknown at classification. */
+  readonly dynamicArguments?: { readonly replace: string | null };
+}
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+function split(args: readonly ShellWord[], spec: OptionSpec, assignments = false): { parsed: ParsedOptions; inner: ShellWord[] } {
+  const parsed = parseOptions(args, { ...spec, stopAtPositional: true });
+  let index = parsed.restIndex;
+  if (assignments) {
+    while (index < args.length && ASSIGNMENT.test(args[index]!.value ?? args[index]!.raw)) index += 1;
+  }
+  return { parsed, inner: args.slice(index) };
+}
+
+type Unwrapper = (args: readonly ShellWord[]) => UnwrapStep;
+
+const plain: Unwrapper = (args) => ({ inner: args });
+
+const env: Unwrapper = (args) => {
+  const { parsed, inner } = split(args, { short: 'uCSP', long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'] }, true);
+  const directory = optionValues(parsed, '-C', '--chdir')[0];
+  const script = optionValues(parsed, '-S', '--split-string')[0];
+  return {
+    inner,
+    alone: { classes: ['secretAccess'] },
+    ...(directory ? { changeDirectory: directory } : {}),
+    ...(script ? { script } : {}),
+  };
+};
+
+const sudo: Unwrapper = (args) => {
+  const { parsed, inner } = split(
+    args,
+    { short: 'ughpCDrtUTR', long: ['user', 'group', 'host', 'prompt', 'close-from', 'chdir', 'role', 'type', 'other-user', 'command-timeout', 'chroot'] },
+    true,
+  );
+  if (hasOption(parsed, '-e', '--edit')) return { inner: [], alone: { writes: inner } };
+  const directory = optionValues(parsed, '-D', '--chdir')[0];
+  const shell = hasOption(parsed, '-i', '--login', '-s', '--shell');
+  return {
+    inner,
+    // An interactive root shell runs whatever it is given later: unknown code.
+    alone: shell ? { unknownCode: true } : NO_EFFECT,
+    ...(hasOption(parsed, '-b', '--background') ? { classes: ['processSpawn'] as const } : {}),
+    ...(directory ? { changeDirectory: directory } : {}),
+  };
+};
+
+const doas: Unwrapper = (args) => {
+  const { parsed, inner } = split(args, { short: 'uC' });
+  return { inner, alone: hasOption(parsed, '-s') ? { unknownCode: true } : NO_EFFECT };
+};
+
+const timeout: Unwrapper = (args) => {
+  const { inner } = split(args, { short: 'sk', long: ['signal', 'kill-after'] });
+  return { inner: inner.slice(1) };
+};
+
+/** xargs: `-i`/`-l`/`-e` take only attached values, so they are flags here; `-I R` sets the replace string. */
+const xargs: Unwrapper = (args) => {
+  const { parsed, inner } = split(args, {
+    short: 'ILnPsdEa',
+    long: ['max-lines', 'max-args', 'max-procs', 'max-chars', 'delimiter', 'eof', 'arg-file', 'process-slot-var'],
+  });
+  const explicit = optionValues(parsed, '-I', '--replace')[0];
+  const replace = explicit ? explicit.value : hasOption(parsed, '-i') ? '{}' : null;
+  // xargs with no command runs echo.
+  return { inner, alone: NO_EFFECT, dynamicArguments: { replace } };
+};
+
+const command: Unwrapper = (args) => {
+  const { parsed, inner } = split(args, {});
+  if (hasOption(parsed, '-v', '-V')) return { inner: [], alone: NO_EFFECT };
+  return { inner };
+};
+
+const time: Unwrapper = (args) => {
+  const { parsed, inner } = split(args, { short: 'of', long: ['output', 'format'] });
+  const output = optionValues(parsed, '-o', '--output');
+  return { inner, ...(output.length > 0 ? { writes: output } : {}) };
+};
+
+function withOptions(spec: OptionSpec, classes?: readonly EffectClass[]): Unwrapper {
+  return (args) => ({ inner: split(args, spec).inner, ...(classes ? { classes } : {}) });
+}
+
+/** watch runs its arguments through `sh -c` unless `-x` is given. */
+const watch: Unwrapper = (args) => {
+  const { parsed, inner } = split(args, { short: 'nq', long: ['interval', 'equexit'] });
+  if (hasOption(parsed, '-x', '--exec') || inner.length === 0) return { inner };
+  const joined = inner.every((word) => word.value !== null) ? inner.map((word) => word.value).join(' ') : null;
+  return { inner: [], script: joined === null ? dynamicWord(inner.map((word) => word.raw).join(' ')) : { value: joined, raw: joined } };
+};
+
+/** `su -c CMD` runs CMD through a shell; plain `su` opens a shell reading stdin. */
+const su: Unwrapper = (args) => {
+  const parsed = parseOptions(args, { short: 'csgG', long: ['command', 'shell', 'group', 'supp-group', 'session-command'] });
+  const script = optionValues(parsed, '-c', '--command', '--session-command')[0];
+  if (script) return { inner: [], script };
+  return { inner: [], alone: { unknownCode: true } };
+};
+
+/** `flock FILE CMD…` or `flock FILE -c CMD`: the lock file is created if missing. */
+const flock: Unwrapper = (args) => {
+  const parsed = parseOptions(args, { short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'] });
+  const script = optionValues(parsed, '-c', '--command')[0];
+  const [lockFile, ...inner] = parsed.positionals;
+  const writes = lockFile && !/^\d+$/.test(lockFile.value ?? '') ? [lockFile] : [];
+  return script ? { inner: [], script, writes } : { inner, writes };
+};
+
+const trace: Unwrapper = (args) => {
+  const { parsed, inner } = split(args, { short: 'oepsuEIbPSXaU', long: ['output', 'trace', 'attach', 'string-limit', 'user', 'env'] });
+  const output = optionValues(parsed, '-o', '--output');
+  return { inner, classes: ['processSpawn'], ...(output.length > 0 ? { writes: output } : {}) };
+};
+
+/** Every wrapper the classifier sees through (POL-2), by program name. */
+export const WRAPPERS: Readonly<Record<string, Unwrapper>> = {
+  env,
+  sudo,
+  doas,
+  nice: withOptions({ short: 'n', long: ['adjustment'] }),
+  renice: withOptions({ short: 'ngpu', long: ['priority'] }, ['processSpawn']),
+  nohup: plain,
+  timeout,
+  gtimeout: timeout,
+  xargs,
+  command,
+  builtin: plain,
+  exec: withOptions({ short: 'a' }),
+  time,
+  stdbuf: withOptions({ short: 'ioe', long: ['input', 'output', 'error'] }),
+  ionice: withOptions({ short: 'cnpPu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'] }),
+  setsid: withOptions({}, ['processSpawn']),
+  unbuffer: plain,
+  chronic: plain,
+  caffeinate: withOptions({ short: 'tw' }),
+  taskset: (args) => {
+    // `taskset [-c] MASK CMD…`: the first positional is the mask or CPU list.
+    const { parsed, inner } = split(args, {});
+    return { inner: hasOption(parsed, '-p', '--pid') ? [] : inner.slice(1) };
+  },
+  watch,
+  su,
+  flock,
+  strace: trace,
+  ltrace: trace,
+};

@@ -1,0 +1,31 @@
+import type { ToolDescriptor } from '../../src/core/index.js';
+
+/** A realistic registry: what the built-in harness and the MCP server expose. */
+export const SAMPLE_REGISTRY: readonly ToolDescriptor[] = [
+  { name: 'read_file', description: 'Read a file', tier: 'read', effects: [], writesWorktree: false, group: 'files' },
+  { name: 'search_code', description: 'Search the code index', tier: 'read', effects: [], writesWorktree: false, group: 'files' },
+  { name: 'web_fetch', description: 'Fetch a URL', tier: 'read', effects: ['networkEgress'], writesWorktree: false, group: 'research' },
+  { name: 'memory_search', description: 'Search memory', tier: 'read', effects: [], writesWorktree: false, group: 'research' },
+  { name: 'ask_user', description: 'Ask the user', tier: 'read', effects: [], writesWorktree: false },
+  { name: 'submit_plan', description: 'Submit a plan', tier: 'write', effects: [], writesWorktree: false, recordsOnly: true },
+  { name: 'propose_orchestration', description: 'Propose an orchestration', tier: 'write', effects: [], writesWorktree: false, recordsOnly: true },
+  { name: 'exit_plan_mode', description: 'Ask to leave plan mode', tier: 'read', effects: [], writesWorktree: false },
+  { name: 'write_file', description: 'Write a file', tier: 'write', effects: [], writesWorktree: true, group: 'files' },
+  { name: 'edit_file', description: 'Edit a file', tier: 'write', effects: [], writesWorktree: true, group: 'files' },
+  { name: 'delete_file', description: 'Delete a file', tier: 'write', effects: ['fileDelete'], writesWorktree: true, group: 'files' },
+  { name: 'bash', description: 'Run a shell command', tier: 'execute', effects: ['processSpawn'], writesWorktree: true },
+  { name: 'git_commit', description: 'Commit', tier: 'write', effects: ['gitCommit'], writesWorktree: true, group: 'git' },
+  { name: 'git_push', description: 'Push', tier: 'execute', effects: ['gitPush', 'networkEgress'], writesWorktree: false, group: 'git' },
+  { name: 'create_pr', description: 'Open a pull request', tier: 'execute', effects: ['prCreate', 'networkEgress'], writesWorktree: false, group: 'git' },
+  { name: 'add_review_node', description: 'Record a finding', tier: 'write', effects: [], writesWorktree: false, recordsOnly: true, group: 'review' },
+  { name: 'finalize_review', description: 'Publish the verdict', tier: 'write', effects: [], writesWorktree: false, recordsOnly: true, group: 'review' },
+  { name: 'create_ticket', description: 'Create a ticket', tier: 'write', effects: [], writesWorktree: false, recordsOnly: true, group: 'tickets' },
+  { name: 'update_ticket', description: 'Update a ticket', tier: 'write', effects: [], writesWorktree: false, recordsOnly: true, group: 'tickets' },
+  { name: 'comment_ticket', description: 'Comment on a ticket', tier: 'write', effects: [], writesWorktree: false, recordsOnly: true, group: 'tickets' },
+  { name: 'send_message', description: 'Send a message', tier: 'write', effects: [], writesWorktree: false, recordsOnly: true, group: 'comms' },
+  { name: 'delegate_task', description: 'Delegate', tier: 'write', effects: [], writesWorktree: false, recordsOnly: true, group: 'comms' },
+  { name: 'hire_agent', description: 'Add an agent', tier: 'execute', effects: ['workspaceMutation'], writesWorktree: false },
+  { name: 'sync_linear', description: 'Push tickets to Linear', tier: 'write', effects: ['vendorSyncWrite', 'networkEgress'], writesWorktree: false },
+  { name: 'read_secret', description: 'Read a secret', tier: 'read', effects: ['secretAccess'], writesWorktree: false },
+  { name: 'install_package', description: 'Install a package', tier: 'execute', effects: ['packageInstall', 'networkEgress'], writesWorktree: true },
+];
