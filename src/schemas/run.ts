@@ -22,5 +22,13 @@ export const Run = z.object({
   createdAt: IsoTime,
   startedAt: IsoTime.nullable(),
   endedAt: IsoTime.nullable(),
+  /** The mode and autonomy the run started with; a turn keeps them to its end (MODE-2, RLY-9). */
+  mode: z.string().nullable(),
+  autonomy: z.string().nullable(),
+  model: z.string().nullable(),
+  depth: z.number(),
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cacheReadTokens: z.number(), cacheWriteTokens: z.number() }),
+  costUsd: z.number(),
+  sandbox: z.string().nullable(),
 });
 export type Run = z.infer<typeof Run>;

@@ -6,6 +6,10 @@ import { createAuthenticateHook } from './authenticate.js';
 import { handleError } from './error-handler.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
+import { conversationRoutes } from './routes/conversation-routes.js';
+import { policyRoutes } from './routes/policy-routes.js';
+import { runRoutes } from './routes/run-routes.js';
+import { spaceRoutes } from './routes/space-routes.js';
 import { workspaceRoutes } from './routes/workspace-routes.js';
 
 export interface BuildServerOptions {
@@ -54,6 +58,10 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
 
   await server.register(workspaceRoutes(app));
   await server.register(agentRoutes(app));
+  await server.register(spaceRoutes(app));
+  await server.register(conversationRoutes(app));
+  await server.register(runRoutes(app));
+  await server.register(policyRoutes(app));
   await server.register(eventRoutes(app));
   return server;
 }

@@ -1,9 +1,12 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import { parse as parseYaml } from 'yaml';
 import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
 import { newId, nowIso } from '../ids.js';
 import type { Agent, CreateAgentBody, UpdateAgentBody } from '../schemas/agent.js';
 import type { AgentTable, WorkspaceSchema } from '../store/workspace-schema.js';
-import { AgentDirectory, type AgentDirectoryContent, type PendingDirectoryChange } from './agent-directory.js';
+import { AgentDirectory, skillDirectoryName, type AgentDirectoryContent, type PendingDirectoryChange } from './agent-directory.js';
 import type { EventBus } from './event-bus.js';
 import type { FileOperations } from './file-operations.js';
 import type { RunService } from './run-service.js';
@@ -165,6 +168,30 @@ export class AgentService {
     }
     await (pending as PendingDirectoryChange | null)?.commit();
     this.events.publish(workspaceId, 'agent.deleted', { id: agentId });
+  }
+
+  /**
+   * SKL-1/SKL-2: the agent's skill names with the description from each linked skill's SKILL.md
+   * frontmatter (null when the skill is not installed or has no description).
+   */
+  async skillDescriptions(workspaceId: string, agent: Agent): Promise<Array<{ name: string; description: string | null }>> {
+    const handle = await this.workspaces.handle(workspaceId);
+    return Promise.all(
+      agent.skills.map(async (name) => {
+        const text = await readFile(join(handle.dir, 'skills', skillDirectoryName(name), 'SKILL.md'), 'utf8').catch(() => null);
+        const frontmatter = text ? /^---\n([\s\S]*?)\n---/.exec(text)?.[1] : undefined;
+        let description: string | null = null;
+        if (frontmatter) {
+          try {
+            const parsed = parseYaml(frontmatter) as { description?: unknown } | null;
+            description = typeof parsed?.description === 'string' ? parsed.description : null;
+          } catch {
+            description = null;
+          }
+        }
+        return { name, description };
+      }),
+    );
   }
 
   /** Rewrites an agent's directory from its row (re-seeding, WS-2). */

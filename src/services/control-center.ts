@@ -1,11 +1,23 @@
+import { loadShellParser } from '../core/shell/shell-parser.js';
+import { ConflictError, NotFoundError } from '../errors/index.js';
 import { RegistryStore } from '../store/registry-store.js';
+import { ActiveRuns } from './active-runs.js';
 import { AgentService, type EffortValidator } from './agent-service.js';
+import { ApprovalService } from './approval-service.js';
 import { EventBus } from './event-bus.js';
 import { nodeFileOperations, type FileOperations } from './file-operations.js';
+import { MessageService } from './message-service.js';
 import { OperatorAuth } from './operator-auth.js';
+import { PolicyService } from './policy-service.js';
+import { PresenceService } from './presence-service.js';
+import { QuestionService } from './question-service.js';
+import { RunExecutor } from './run-executor.js';
 import { RunService } from './run-service.js';
 import { SeedingService } from './seeding-service.js';
-import { validateEffortGeneric } from './validate-effort.js';
+import { SettingsService } from './settings-service.js';
+import { SpaceService } from './space-service.js';
+import { TurnService } from './turn-service.js';
+import { validateAgentEffort } from './validate-effort.js';
 import { WorkspaceService } from './workspace-service.js';
 
 export interface ControlCenterOptions {
@@ -14,47 +26,124 @@ export interface ControlCenterOptions {
   files?: FileOperations;
   validateEffort?: EffortValidator;
   log?: (message: string, error?: unknown) => void;
+  /** Where model keys and base URLs are read when workspace settings do not set them. */
+  env?: Record<string, string | undefined>;
+  /** Length of one "minute" of silenceTimeoutMinutes in ms (60 000; tests shorten it). */
+  minuteMs?: number;
+  /** Output-token cap per model call. */
+  maxTokens?: number;
+  /** A model stream silent this long fails the run (default 120 s). */
+  modelIdleTimeoutMs?: number;
+  /** SDK retries before a stream starts (default 2). */
+  modelMaxRetries?: number;
 }
 
 /** The composition root: every service of one data root, wired once. */
 export class ControlCenter {
+  readonly events = new EventBus();
+  readonly activeRuns = new ActiveRuns();
+  readonly auth: OperatorAuth;
+  readonly workspaces: WorkspaceService;
+  readonly runs: RunService;
+  readonly agents: AgentService;
+  readonly seeding: SeedingService;
+  readonly spaces: SpaceService;
+  readonly settings: SettingsService;
+  readonly messages: MessageService;
+  readonly approvals: ApprovalService;
+  readonly questions: QuestionService;
+  readonly presence: PresenceService;
+  readonly policy: PolicyService;
+  readonly executor: RunExecutor;
+  readonly turns: TurnService;
+
   private constructor(
     readonly dataRoot: string,
     readonly registry: RegistryStore,
-    readonly events: EventBus,
-    readonly auth: OperatorAuth,
-    readonly workspaces: WorkspaceService,
-    readonly runs: RunService,
-    readonly agents: AgentService,
-    readonly seeding: SeedingService,
-  ) {}
-
-  static async open(options: ControlCenterOptions): Promise<ControlCenter> {
+    options: ControlCenterOptions,
+  ) {
     const files = options.files ?? nodeFileOperations;
     const log = options.log ?? (() => undefined);
+    this.auth = new OperatorAuth(registry, dataRoot);
+    this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
+    this.runs = new RunService(this.events);
+    this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort);
+    this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, log);
+    this.spaces = new SpaceService(this.workspaces, this.events);
+    this.settings = new SettingsService(this.workspaces, this.events);
+    this.messages = new MessageService(this.workspaces, this.events);
+    this.approvals = new ApprovalService(this.workspaces, this.events);
+    this.questions = new QuestionService(this.events);
+    this.presence = new PresenceService(this.events);
+    this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
+    this.executor = new RunExecutor(
+      this.workspaces,
+      this.agents,
+      this.runs,
+      this.activeRuns,
+      this.events,
+      this.messages,
+      this.approvals,
+      this.questions,
+      this.policy,
+      this.presence,
+      this.settings,
+      {
+        minuteMs: options.minuteMs ?? 60_000,
+        env: options.env ?? process.env,
+        maxTokens: options.maxTokens ?? 16_000,
+        ...(options.modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.modelIdleTimeoutMs } : {}),
+        ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
+      },
+    );
+    this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
+  }
+
+  static async open(options: ControlCenterOptions): Promise<ControlCenter> {
+    // The shell grammar loads once (wasm); every classification after that is synchronous.
+    await loadShellParser();
     const registry = await RegistryStore.open(options.dataRoot);
-    const events = new EventBus();
-    const auth = new OperatorAuth(registry, options.dataRoot);
-    const workspaces = new WorkspaceService(registry, options.dataRoot, events);
-    const runs = new RunService(events);
-    const agents = new AgentService(workspaces, runs, events, files, options.validateEffort ?? validateEffortGeneric);
-    const seeding = new SeedingService(workspaces, agents, events, files, log);
-    return new ControlCenter(options.dataRoot, registry, events, auth, workspaces, runs, agents, seeding);
+    return new ControlCenter(options.dataRoot, registry, options);
   }
 
   /**
-   * Start-up duties: runs left in progress by a crash become dead (AG-5), and a seeding that a crash
-   * interrupted is finished. Seeding itself runs on creation, not on every start (WS-2).
+   * Start-up duties: runs left in progress by a crash become dead (AG-5), their tool-call gates
+   * expire (durable approvals stay), and a seeding that a crash interrupted is finished. Seeding itself
+   * runs on creation, not on every start (WS-2).
    */
   async recover(): Promise<void> {
     for (const workspace of await this.workspaces.list()) {
       const handle = await this.workspaces.handle(workspace.id);
       await this.runs.markOrphansDead(workspace.id, handle.database.db);
+      await this.approvals.expireNonDurable(workspace.id);
       if (workspace.seeding === 'pending') void this.seeding.seedInBackground(workspace.id);
     }
   }
 
+  /** Cancel, pause or resume a run in progress on the built-in harness (HAR-5). */
+  runControl(workspaceId: string, runId: string, action: 'cancel' | 'pause' | 'resume'): void {
+    const run = this.activeRuns.get(runId);
+    if (!run || run.workspaceId !== workspaceId) {
+      throw new NotFoundError('run in progress', runId, 'runId');
+    }
+    if (action === 'cancel') {
+      this.executor.cancel(runId);
+    } else if (action === 'pause') {
+      if (run.paused) throw new ConflictError('runId', `run ${runId} is already paused`);
+      run.paused = true;
+      this.events.publish(workspaceId, 'run.paused', { runId });
+    } else {
+      if (!run.paused) throw new ConflictError('runId', `run ${runId} is not paused`);
+      this.activeRuns.resume(runId);
+      this.events.publish(workspaceId, 'run.resumed', { runId });
+    }
+  }
+
+  /** Stops every run in progress (marking them cancelled) and closes the databases. */
   async close(): Promise<void> {
+    const inProgress = this.activeRuns.all();
+    for (const run of inProgress) this.executor.cancel(run.runId);
+    await Promise.all(inProgress.map((run) => run.finished));
     await this.seeding.settle();
     await this.workspaces.closeAll();
     await this.registry.close();

@@ -12,6 +12,11 @@ export interface RecordRunInput {
   conversationId?: string | null;
   parentRunId?: string | null;
   state?: RunState;
+  mode?: string | null;
+  autonomy?: string | null;
+  model?: string | null;
+  depth?: number;
+  sandbox?: string | null;
 }
 
 export interface UpdateRunInput {
@@ -19,6 +24,10 @@ export interface UpdateRunInput {
   liveness?: RunLiveness;
   error?: string | null;
   deliverableFailed?: boolean;
+  usage?: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number };
+  costUsd?: number;
+  model?: string | null;
+  sandbox?: string | null;
 }
 
 const FINISHED: ReadonlySet<RunState> = new Set(['completed', 'failed', 'cancelled']);
@@ -37,6 +46,18 @@ export function toRun(row: Selectable<RunTable>): Run {
     createdAt: row.created_at,
     startedAt: row.started_at,
     endedAt: row.ended_at,
+    mode: row.mode,
+    autonomy: row.autonomy,
+    model: row.model,
+    depth: row.depth ?? 0,
+    usage: {
+      inputTokens: row.input_tokens ?? 0,
+      outputTokens: row.output_tokens ?? 0,
+      cacheReadTokens: row.cache_read_tokens ?? 0,
+      cacheWriteTokens: row.cache_write_tokens ?? 0,
+    },
+    costUsd: row.cost_usd ?? 0,
+    sandbox: row.sandbox,
   };
 }
 
@@ -60,6 +81,16 @@ export class RunService {
       created_at: now,
       started_at: state === 'running' ? now : null,
       ended_at: FINISHED.has(state) ? now : null,
+      mode: input.mode ?? null,
+      autonomy: input.autonomy ?? null,
+      model: input.model ?? null,
+      depth: input.depth ?? 0,
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      cost_usd: 0,
+      sandbox: input.sandbox ?? null,
     };
     await db.insertInto('runs').values(row).execute();
     const run = toRun(row);
@@ -79,6 +110,15 @@ export class RunService {
     if (change.liveness) patch.liveness = change.liveness;
     if (change.error !== undefined) patch.error = change.error;
     if (change.deliverableFailed !== undefined) patch.deliverable_failed = change.deliverableFailed ? 1 : 0;
+    if (change.usage) {
+      patch.input_tokens = change.usage.inputTokens;
+      patch.output_tokens = change.usage.outputTokens;
+      patch.cache_read_tokens = change.usage.cacheReadTokens ?? 0;
+      patch.cache_write_tokens = change.usage.cacheWriteTokens ?? 0;
+    }
+    if (change.costUsd !== undefined) patch.cost_usd = change.costUsd;
+    if (change.model !== undefined) patch.model = change.model;
+    if (change.sandbox !== undefined) patch.sandbox = change.sandbox;
     await db.updateTable('runs').set(patch).where('id', '=', runId).execute();
     const run = toRun({ ...current, ...patch });
     this.events.publish(workspaceId, 'run.updated', run);

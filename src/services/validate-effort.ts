@@ -1,11 +1,9 @@
-/**
- * AG-1: `effort` comes from the chosen model's own vocabulary. Until a model catalog says
- * otherwise, the generic reasoning-effort words are accepted.
- */
-export const GENERIC_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+import { validateEffort } from '../llm/model-catalog.js';
 
-export function validateEffortGeneric(_modelId: string | null, _adapterId: string | null, effort: string): string | null {
-  return (GENERIC_EFFORTS as readonly string[]).includes(effort)
-    ? null
-    : `must be one of ${GENERIC_EFFORTS.join(', ')} for this model`;
+/**
+ * AG-1: `effort` comes from the chosen model's own vocabulary. An agent without a model runs on the
+ * default Anthropic model (AG-6), so its effort is checked against that model's words.
+ */
+export function validateAgentEffort(modelId: string | null, _adapterId: string | null, effort: string): string | null {
+  return validateEffort({ modelId }, effort);
 }

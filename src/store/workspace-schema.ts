@@ -3,6 +3,14 @@ export interface WorkspaceSchema {
   workspace_meta: WorkspaceMetaTable;
   agents: AgentTable;
   runs: RunTable;
+  spaces: SpaceTable;
+  conversations: ConversationTable;
+  policy_rules: PolicyRuleTable;
+  messages: MessageTable;
+  run_events: RunEventTable;
+  tool_calls: ToolCallTable;
+  approvals: ApprovalTable;
+  workspace_settings: WorkspaceSettingTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -43,4 +51,119 @@ export interface RunTable {
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
+  mode: string | null;
+  autonomy: string | null;
+  model: string | null;
+  /** Delegation/subagent depth: 0 for a top-level run. */
+  depth: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_tokens: number | null;
+  cache_write_tokens: number | null;
+  cost_usd: number | null;
+  /** Which sandbox backend wrapped the run (or the SBX-2 fallback), for adapters that use one. */
+  sandbox: string | null;
+}
+
+export interface SpaceTable {
+  id: string;
+  name: string;
+  /** `room` for ordinary spaces, `pullRequest` for PR review spaces (created in review, MODE-6). */
+  kind: string;
+  mode: string;
+  autonomy: string;
+  default_agent_id: string | null;
+  repo_path: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConversationTable {
+  id: string;
+  space_id: string;
+  /** Set on branches; a branch shares its space's mode like any conversation (MODE-1). */
+  parent_conversation_id: string | null;
+  branched_from_message_id: string | null;
+  title: string;
+  goal: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PolicyRuleTable {
+  id: string;
+  scope: string;
+  /** The space, agent or workspace id the rule belongs to. */
+  scope_id: string;
+  /** `class`, `command` or `fingerprint`. */
+  match_kind: string;
+  match_value: string;
+  decision: string;
+  note: string | null;
+  created_at: string;
+}
+
+export interface MessageTable {
+  id: string;
+  conversation_id: string;
+  run_id: string | null;
+  /** `user`, `assistant`, or `system` (visible lines such as the PLAN-6 failure line). */
+  role: string;
+  /** `operator`, `agent` or `system`. */
+  author_kind: string;
+  author_id: string | null;
+  mode: string | null;
+  picker: string | null;
+  content: string;
+  created_at: string;
+}
+
+export interface RunEventTable {
+  run_id: string;
+  sequence: number;
+  type: string;
+  data: string;
+  at: string;
+}
+
+export interface ToolCallTable {
+  id: string;
+  run_id: string;
+  name: string;
+  input: string;
+  output: string | null;
+  is_error: number | null;
+  executed: number;
+  decision: string | null;
+  /** JSON `{scope, ruleId}` of the policy decision (every decision says who decided). */
+  decided_by: string | null;
+  classes: string | null;
+  started_at: string;
+  ended_at: string | null;
+}
+
+export interface ApprovalTable {
+  id: string;
+  /** `tool`, `plan_exit`, `plan`, `orchestration`, `question` … */
+  kind: string;
+  /** `pending`, `approved`, `rejected`, `expired`. */
+  status: string;
+  /** 1 for approvals that survive restarts (POL-7); tool-call gates are not durable. */
+  durable: number;
+  run_id: string | null;
+  agent_id: string | null;
+  space_id: string | null;
+  conversation_id: string | null;
+  title: string;
+  request: string;
+  decided_by: string | null;
+  reason: string | null;
+  remember: number;
+  created_at: string;
+  decided_at: string | null;
+}
+
+export interface WorkspaceSettingTable {
+  key: string;
+  value: string;
 }

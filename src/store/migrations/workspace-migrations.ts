@@ -1,4 +1,4 @@
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 
 /** Per-workspace migrations. Never edit a shipped one: add the next number. */
 export const workspaceMigrations: Record<string, Migration> = {
@@ -45,6 +45,131 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
       await db.schema.createIndex('runs_by_agent').on('runs').columns(['agent_id', 'created_at']).execute();
       await db.schema.createIndex('runs_by_state').on('runs').column('state').execute();
+    },
+  },
+  '0002_spaces_conversations_policy_rules': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('spaces')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('kind', 'text', (column) => column.notNull())
+        // MODE-1: one mode column per space, shared by every conversation in it.
+        .addColumn('mode', 'text', (column) => column.notNull().check(sql`mode in ('chat', 'review', 'plan', 'orchestrate')`))
+        .addColumn('autonomy', 'text', (column) =>
+          column.notNull().check(sql`autonomy in ('proposeOnly', 'askFirst', 'actWithApproval', 'actFreely')`),
+        )
+        .addColumn('default_agent_id', 'text')
+        .addColumn('repo_path', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('conversations')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('space_id', 'text', (column) => column.notNull().references('spaces.id').onDelete('cascade'))
+        .addColumn('parent_conversation_id', 'text', (column) => column.references('conversations.id'))
+        .addColumn('branched_from_message_id', 'text')
+        .addColumn('title', 'text', (column) => column.notNull())
+        .addColumn('goal', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('conversations_by_space').on('conversations').columns(['space_id', 'created_at']).execute();
+      await db.schema
+        .createTable('policy_rules')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('scope', 'text', (column) => column.notNull().check(sql`scope in ('space', 'agent', 'workspace')`))
+        .addColumn('scope_id', 'text', (column) => column.notNull())
+        .addColumn('match_kind', 'text', (column) => column.notNull())
+        .addColumn('match_value', 'text', (column) => column.notNull())
+        .addColumn('decision', 'text', (column) => column.notNull().check(sql`decision in ('allow', 'ask', 'deny')`))
+        .addColumn('note', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('policy_rules_by_scope').on('policy_rules').columns(['scope', 'scope_id']).execute();
+    },
+  },
+  '0003_messages_run_logs_approvals_settings': {
+    async up(db: Kysely<unknown>) {
+      for (const [column, type] of [
+        ['mode', 'text'],
+        ['autonomy', 'text'],
+        ['model', 'text'],
+        ['depth', 'integer'],
+        ['input_tokens', 'integer'],
+        ['output_tokens', 'integer'],
+        ['cache_read_tokens', 'integer'],
+        ['cache_write_tokens', 'integer'],
+        ['cost_usd', 'real'],
+        ['sandbox', 'text'],
+      ] as const) {
+        await db.schema.alterTable('runs').addColumn(column, type).execute();
+      }
+      await db.schema
+        .createTable('messages')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('conversation_id', 'text', (column) => column.notNull().references('conversations.id').onDelete('cascade'))
+        .addColumn('run_id', 'text')
+        .addColumn('role', 'text', (column) => column.notNull())
+        .addColumn('author_kind', 'text', (column) => column.notNull())
+        .addColumn('author_id', 'text')
+        // RLY-1: the mode selected when the message was sent.
+        .addColumn('mode', 'text')
+        .addColumn('picker', 'text')
+        .addColumn('content', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('messages_by_conversation').on('messages').columns(['conversation_id', 'created_at']).execute();
+      await db.schema
+        .createTable('run_events')
+        .addColumn('run_id', 'text', (column) => column.notNull())
+        .addColumn('sequence', 'integer', (column) => column.notNull())
+        .addColumn('type', 'text', (column) => column.notNull())
+        .addColumn('data', 'text', (column) => column.notNull())
+        .addColumn('at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('run_events_pk', ['run_id', 'sequence'])
+        .execute();
+      await db.schema
+        .createTable('tool_calls')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('run_id', 'text', (column) => column.notNull())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('input', 'text', (column) => column.notNull())
+        .addColumn('output', 'text')
+        .addColumn('is_error', 'integer')
+        .addColumn('executed', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('decision', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('classes', 'text')
+        .addColumn('started_at', 'text', (column) => column.notNull())
+        .addColumn('ended_at', 'text')
+        .execute();
+      await db.schema.createIndex('tool_calls_by_run').on('tool_calls').columns(['run_id', 'started_at']).execute();
+      await db.schema
+        .createTable('approvals')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('durable', 'integer', (column) => column.notNull())
+        .addColumn('run_id', 'text')
+        .addColumn('agent_id', 'text')
+        .addColumn('space_id', 'text')
+        .addColumn('conversation_id', 'text')
+        .addColumn('title', 'text', (column) => column.notNull())
+        .addColumn('request', 'text', (column) => column.notNull())
+        .addColumn('decided_by', 'text')
+        .addColumn('reason', 'text')
+        .addColumn('remember', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('decided_at', 'text')
+        .execute();
+      await db.schema.createIndex('approvals_by_status').on('approvals').columns(['status', 'created_at']).execute();
+      await db.schema
+        .createTable('workspace_settings')
+        .addColumn('key', 'text', (column) => column.primaryKey())
+        .addColumn('value', 'text', (column) => column.notNull())
+        .execute();
     },
   },
 };

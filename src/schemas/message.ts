@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { PickerValue } from './space.js';
+import { IsoTime } from './common.js';
+import { Run } from './run.js';
+import { Space } from './space.js';
+
+export const Message = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  runId: z.string().nullable(),
+  role: z.enum(['user', 'assistant', 'system']),
+  authorKind: z.enum(['operator', 'agent', 'system']),
+  authorId: z.string().nullable(),
+  /** RLY-1: the mode in force when the message was sent. */
+  mode: z.string().nullable(),
+  picker: z.string().nullable(),
+  content: z.string(),
+  createdAt: IsoTime,
+});
+export type Message = z.infer<typeof Message>;
+
+export const PostMessageBody = z.strictObject({
+  text: z.string().max(200_000),
+  agentId: z.string().min(1).optional(),
+  /** Applies a picker value to the space before the message is sent (RLY-1). */
+  picker: PickerValue.optional(),
+});
+export type PostMessageBody = z.infer<typeof PostMessageBody>;
+
+export const PostMessageResponse = z.object({
+  message: Message.nullable(),
+  run: Run.nullable(),
+  space: Space,
+});
+export type PostMessageResponse = z.infer<typeof PostMessageResponse>;

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { EFFECT_CLASSES } from '../core/effect-classes.js';
+import { IsoTime } from './common.js';
+import { AutonomySchema, ModeSchema } from './space.js';
+
+export const EffectClassSchema = z.enum(EFFECT_CLASSES);
+export const DecisionSchema = z.enum(['allow', 'ask', 'deny']);
+export const RuleScope = z.enum(['space', 'agent', 'workspace']);
+
+export const RuleMatch = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('class'), effectClass: EffectClassSchema }),
+  z.strictObject({ kind: z.literal('command'), prefix: z.string().trim().min(1, 'must not be empty').max(500) }),
+  z.strictObject({ kind: z.literal('fingerprint'), fingerprint: z.string().min(1).max(200) }),
+]);
+export type RuleMatch = z.infer<typeof RuleMatch>;
+
+/** A policy rule (POL-3): at a scope, for an effect class, a command prefix or a remembered action. */
+export const PolicyRule = z.object({
+  id: z.string(),
+  scope: RuleScope,
+  scopeId: z.string(),
+  match: RuleMatch,
+  decision: DecisionSchema,
+  note: z.string().nullable(),
+  createdAt: IsoTime,
+});
+export type PolicyRule = z.infer<typeof PolicyRule>;
+
+export const CreateRuleBody = z.strictObject({
+  scope: RuleScope,
+  /** The space or agent id; omitted for workspace scope (the workspace itself). */
+  scopeId: z.string().min(1).optional(),
+  match: RuleMatch,
+  decision: DecisionSchema,
+  note: z.string().max(500).optional(),
+});
+export type CreateRuleBody = z.infer<typeof CreateRuleBody>;
+
+export const ProbeBody = z
+  .strictObject({
+    spaceId: z.string().min(1).optional(),
+    agentId: z.string().min(1).optional(),
+    mode: ModeSchema.optional(),
+    autonomy: AutonomySchema.optional(),
+    command: z.string().min(1).max(100_000).optional(),
+    action: z
+      .strictObject({
+        classes: z.array(EffectClassSchema).max(13),
+        summary: z.string().max(2_000).default(''),
+        tier: z.enum(['read', 'write', 'execute']).optional(),
+        writesWorktree: z.boolean().optional(),
+        toolName: z.string().optional(),
+      })
+      .optional(),
+  })
+  .refine((body) => (body.command === undefined) !== (body.action === undefined), {
+    message: 'give exactly one of command or action',
+    path: ['command'],
+  });
+export type ProbeBody = z.infer<typeof ProbeBody>;
+
+export const ProbeResult = z.object({
+  decision: DecisionSchema,
+  classes: z.array(z.string()),
+  decidedBy: z.object({ scope: z.string(), ruleId: z.string().nullable() }),
+  explanation: z.string(),
+  mode: ModeSchema,
+  autonomy: AutonomySchema,
+  classification: z.unknown().optional(),
+});
+export type ProbeResult = z.infer<typeof ProbeResult>;

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { PROVIDER_IDS } from '../llm/model-catalog.js';
+
+const ProviderMap = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(PROVIDER_IDS), value);
+
+/** Workspace settings as stored. API keys are write-only: reads show only whether each is set. */
+export const WorkspaceSettings = z.object({
+  apiKeys: ProviderMap(z.string()).default({}),
+  baseUrls: ProviderMap(z.url()).default({}),
+  /** Default for agents without their own `silenceTimeoutMinutes` (AG-5). */
+  defaultSilenceTimeoutMinutes: z.number().int().min(1).max(240).default(10),
+  /** POL-8: how deep `delegate_task` / subagents may nest. */
+  delegationDepth: z.number().int().min(1).max(10).default(3),
+  /** How long a gated call waits for an operator before it is denied (POL-4). */
+  approvalTimeoutSeconds: z.number().int().min(5).max(86_400).default(600),
+  /** How long an `ask_user` question waits before the agent is told nobody answered (RLY-4). */
+  questionTimeoutSeconds: z.number().int().min(5).max(86_400).default(900),
+  /** Plan execution: nodes running at once (PLAN-8). */
+  maxConcurrentRuns: z.number().int().min(1).max(32).default(4),
+});
+export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;
+
+export const WorkspaceSettingsView = WorkspaceSettings.omit({ apiKeys: true }).extend({
+  apiKeys: ProviderMap(z.literal('set')),
+});
+export type WorkspaceSettingsView = z.infer<typeof WorkspaceSettingsView>;
+
+/** A partial update; an API key set to null is removed. */
+export const UpdateWorkspaceSettingsBody = z.strictObject({
+  apiKeys: ProviderMap(z.string().min(1).nullable()).optional(),
+  baseUrls: ProviderMap(z.url().nullable()).optional(),
+  defaultSilenceTimeoutMinutes: z.number().int().min(1).max(240).optional(),
+  delegationDepth: z.number().int().min(1).max(10).optional(),
+  approvalTimeoutSeconds: z.number().int().min(5).max(86_400).optional(),
+  questionTimeoutSeconds: z.number().int().min(5).max(86_400).optional(),
+  maxConcurrentRuns: z.number().int().min(1).max(32).optional(),
+});
+export type UpdateWorkspaceSettingsBody = z.infer<typeof UpdateWorkspaceSettingsBody>;

@@ -1,0 +1,181 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { NotFoundError, ConflictError } from '../../errors/index.js';
+import { Approval, ApprovalStatus, DecideApprovalBody } from '../../schemas/approval.js';
+import { ApiError } from '../../schemas/common.js';
+import { Run } from '../../schemas/run.js';
+import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schemas/settings.js';
+import type { ControlCenter } from '../../services/control-center.js';
+import { RunLog } from '../../services/run-log.js';
+import { toRun } from '../../services/run-service.js';
+import { WorkspaceParams } from './workspace-routes.js';
+
+const RunParams = WorkspaceParams.extend({ runId: z.string().min(1) });
+const ToolCall = z.object({
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+  output: z.string().nullable(),
+  isError: z.boolean().nullable(),
+  executed: z.boolean(),
+  decision: z.string().nullable(),
+  decidedBy: z.object({ scope: z.string(), ruleId: z.string().nullable() }).nullable(),
+  classes: z.array(z.string()),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+});
+const RunDetail = z.object({
+  run: Run,
+  toolCalls: z.array(ToolCall),
+  events: z.array(z.object({ sequence: z.number(), type: z.string(), data: z.unknown(), at: z.string() })),
+});
+const Question = z.object({
+  id: z.string(),
+  runId: z.string(),
+  agentId: z.string(),
+  conversationId: z.string(),
+  questions: z.array(z.object({ question: z.string(), options: z.array(z.string()).optional() })),
+  status: z.string(),
+  answers: z.array(z.string()).nullable(),
+  createdAt: z.string(),
+});
+const Presence = z.object({ agentId: z.string(), status: z.string(), runId: z.string().nullable(), since: z.string() });
+
+/** Run logs and run control (HAR-5, HAR-6), approvals (POL-7), questions (PLAN-4), presence (AG-4), settings. */
+export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
+  return async (server) => {
+    server.get(
+      '/api/workspaces/:workspaceId/runs',
+      {
+        schema: {
+          tags: ['runs'],
+          params: WorkspaceParams,
+          querystring: z.strictObject({ conversationId: z.string().optional(), agentId: z.string().optional(), limit: z.coerce.number().int().min(1).max(500).optional() }),
+          response: { 200: z.object({ runs: z.array(Run) }), 404: ApiError },
+        },
+      },
+      async (request) => {
+        const { database } = await app.workspaces.handle(request.params.workspaceId);
+        let query = database.db.selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(request.query.limit ?? 100);
+        if (request.query.conversationId) query = query.where('conversation_id', '=', request.query.conversationId);
+        if (request.query.agentId) query = query.where('agent_id', '=', request.query.agentId);
+        return { runs: (await query.execute()).map(toRun) };
+      },
+    );
+    server.get(
+      '/api/workspaces/:workspaceId/runs/:runId',
+      { schema: { tags: ['runs'], params: RunParams, response: { 200: RunDetail, 404: ApiError } } },
+      async (request) => {
+        const { database } = await app.workspaces.handle(request.params.workspaceId);
+        const row = await database.db.selectFrom('runs').selectAll().where('id', '=', request.params.runId).executeTakeFirst();
+        if (!row) throw new NotFoundError('run', request.params.runId, 'runId');
+        return {
+          run: toRun(row),
+          toolCalls: await RunLog.toolCalls(database.db, row.id),
+          events: await RunLog.events(database.db, row.id),
+        };
+      },
+    );
+    for (const action of ['cancel', 'pause', 'resume'] as const) {
+      server.post(
+        `/api/workspaces/:workspaceId/runs/:runId/${action}`,
+        { schema: { tags: ['runs'], params: RunParams, response: { 200: z.object({ ok: z.literal(true) }), 404: ApiError, 409: ApiError } } },
+        async (request) => {
+          app.runControl(request.params.workspaceId, request.params.runId, action);
+          return { ok: true as const };
+        },
+      );
+    }
+    server.post(
+      '/api/workspaces/:workspaceId/runs/:runId/steer',
+      {
+        schema: {
+          tags: ['runs'],
+          params: RunParams,
+          body: z.strictObject({ text: z.string().trim().min(1, 'must not be empty').max(50_000) }),
+          response: { 200: z.object({ ok: z.literal(true) }), 400: ApiError, 404: ApiError, 409: ApiError },
+        },
+      },
+      async (request) => {
+        const run = app.activeRuns.get(request.params.runId);
+        if (!run || run.workspaceId !== request.params.workspaceId) {
+          throw new ConflictError('runId', `run ${request.params.runId} is not in progress on the built-in harness; only running turns can be steered (HAR-5)`);
+        }
+        run.steering.push(request.body.text);
+        app.events.publish(request.params.workspaceId, 'run.steered', { runId: run.runId, text: request.body.text });
+        return { ok: true as const };
+      },
+    );
+
+    server.get(
+      '/api/workspaces/:workspaceId/approvals',
+      {
+        schema: {
+          tags: ['approvals'],
+          params: WorkspaceParams,
+          querystring: z.strictObject({ status: ApprovalStatus.optional(), conversationId: z.string().optional() }),
+          response: { 200: z.object({ approvals: z.array(Approval) }), 404: ApiError },
+        },
+      },
+      async (request) => ({
+        approvals: await app.approvals.list(request.params.workspaceId, {
+          ...(request.query.status ? { status: request.query.status } : {}),
+          ...(request.query.conversationId ? { conversationId: request.query.conversationId } : {}),
+        }),
+      }),
+    );
+    server.post(
+      '/api/workspaces/:workspaceId/approvals/:approvalId/decision',
+      {
+        schema: {
+          tags: ['approvals'],
+          params: WorkspaceParams.extend({ approvalId: z.string().min(1) }),
+          body: DecideApprovalBody,
+          response: { 200: Approval, 400: ApiError, 404: ApiError, 409: ApiError },
+        },
+      },
+      async (request) => app.approvals.decide(request.params.workspaceId, request.params.approvalId, request.body, request.principal!),
+    );
+
+    server.get(
+      '/api/workspaces/:workspaceId/questions',
+      { schema: { tags: ['questions'], params: WorkspaceParams, response: { 200: z.object({ questions: z.array(Question) }), 404: ApiError } } },
+      async (request) => {
+        await app.workspaces.get(request.params.workspaceId);
+        return { questions: app.questions.list(request.params.workspaceId) };
+      },
+    );
+    server.post(
+      '/api/workspaces/:workspaceId/questions/:questionId/answer',
+      {
+        schema: {
+          tags: ['questions'],
+          params: WorkspaceParams.extend({ questionId: z.string().min(1) }),
+          body: z.strictObject({ answers: z.array(z.string().max(20_000)).min(1).max(3) }),
+          response: { 200: Question, 400: ApiError, 404: ApiError, 409: ApiError },
+        },
+      },
+      async (request) => app.questions.answer(request.params.workspaceId, request.params.questionId, request.body.answers),
+    );
+
+    server.get(
+      '/api/workspaces/:workspaceId/presence',
+      { schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: z.object({ presence: z.array(Presence) }), 404: ApiError } } },
+      async (request) => {
+        await app.workspaces.get(request.params.workspaceId);
+        return { presence: app.presence.list(request.params.workspaceId) };
+      },
+    );
+
+    server.get(
+      '/api/workspaces/:workspaceId/settings',
+      { schema: { tags: ['workspaces'], params: WorkspaceParams, response: { 200: WorkspaceSettingsView, 404: ApiError } } },
+      async (request) => app.settings.view(request.params.workspaceId),
+    );
+    server.patch(
+      '/api/workspaces/:workspaceId/settings',
+      { schema: { tags: ['workspaces'], params: WorkspaceParams, body: UpdateWorkspaceSettingsBody, response: { 200: WorkspaceSettingsView, 400: ApiError, 404: ApiError } } },
+      async (request) => app.settings.update(request.params.workspaceId, request.body),
+    );
+  };
+}
