@@ -427,7 +427,7 @@ function classifyArgv(argv: readonly ShellWord[], shell: ShellState, walk: Walk,
   }
   outcome ??= { unknown: true };
 
-  const draft = newDraft(words);
+  const draft = newDraft(outcome.ruleArgs && words[0] ? [words[0], ...outcome.ruleArgs] : words);
   // `/usr/bin/git push` is `git push` for rule matching: a path must not dodge a `git push` rule.
   const program = words[0] ? programName(words[0]) : undefined;
   if (program && draft.argv[0] !== program) draft.argv[0] = program;

@@ -30,6 +30,11 @@ export interface ProgramOutcome {
   readonly changeDirectory?: ShellWord | null;
   /** `popd`: the directory stack pops. */
   readonly popDirectory?: boolean;
+  /**
+   * The arguments command-prefix rules match, when the program has options that may stand before
+   * its subcommand (`git -C repo push` is matched as `git push`). Defaults to the arguments as written.
+   */
+  readonly ruleArgs?: readonly ShellWord[];
 }
 
 /** What a rule may know about the invocation beyond its arguments. */

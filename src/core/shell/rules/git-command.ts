@@ -87,8 +87,15 @@ function isDryRun(parsed: ParsedOptions): boolean {
  * `--work-tree`, else here). Global options are skipped wherever they appear before the subcommand;
  * `-c` settings that run programs and unknown subcommands (aliases) are unknown code.
  */
-export const gitRule: ProgramRule = (args) => {
-  const { repo, subcommand, args: rest, runsCode } = parseGlobals(args);
+export const gitRule: ProgramRule = (args, context) => {
+  const invocation = parseGlobals(args);
+  const outcome = classifyGit(invocation, context);
+  // Rules match `git push …` whatever global options stand before the subcommand (`git -C x push`).
+  return invocation.subcommand ? { ...outcome, ruleArgs: [invocation.subcommand, ...invocation.args] } : outcome;
+};
+
+function classifyGit(invocation: GitInvocation, _context: Parameters<ProgramRule>[1]): ProgramOutcome {
+  const { repo, subcommand, args: rest, runsCode } = invocation;
   if (runsCode) return { unknownCode: true, writes: repo };
   if (!subcommand) return NO_EFFECT;
   const name = subcommand.value;
@@ -220,4 +227,4 @@ export const gitRule: ProgramRule = (args) => {
   if (WRITE_SUBCOMMANDS.has(name)) return outcome([], true, repo);
   // Anything else is an alias or an external `git-foo` program: unknown code.
   return { unknown: true };
-};
+}
