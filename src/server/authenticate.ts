@@ -1,11 +1,21 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../schemas/common.js';
-import type { OperatorAuth, Principal } from '../services/operator-auth.js';
+import type { OperatorAuth, OperatorPrincipal, Principal } from '../services/operator-auth.js';
+import type { RunTokens } from '../services/run-tokens.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
   }
+}
+
+/** Paths a run-scoped agent token may call (everything else under /api is for operators only). */
+const AGENT_PATHS = ['/mcp', '/api/hooks/', '/api/git-push/'];
+
+/** The operator behind a request; routes for operators only call this (the hook already ensured it). */
+export function operatorOf(principal: Principal | null): OperatorPrincipal {
+  if (principal?.kind !== 'operator') throw new Error('operator route reached without an operator principal');
+  return principal;
 }
 
 /** Paths anyone may read: the OpenAPI document and the liveness probe. */
@@ -15,7 +25,7 @@ const PUBLIC_PATHS = new Set(['/openapi.json', '/healthz']);
  * Every `/api` and `/mcp` request needs `Authorization: Bearer <token>`. EventSource cannot set
  * headers, so the SSE route also accepts `?token=`. Failures get 401 and run no handler.
  */
-export function createAuthenticateHook(auth: OperatorAuth) {
+export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.principal = null;
     const path = request.url.split('?')[0] ?? '';
@@ -26,7 +36,8 @@ export function createAuthenticateHook(auth: OperatorAuth) {
       const query = request.query as Record<string, unknown> | undefined;
       token = typeof query?.token === 'string' ? query.token : null;
     }
-    const principal = token ? auth.authenticate(token) : null;
+    const agentAllowed = AGENT_PATHS.some((prefix) => path === prefix || path.startsWith(prefix));
+    const principal: Principal | null = token ? (auth.authenticate(token) ?? (agentAllowed ? runTokens.authenticate(token) : null)) : null;
     if (!principal) {
       const body: ApiError = {
         error: {

@@ -4,9 +4,11 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { ControlCenter } from '../services/control-center.js';
 import { createAuthenticateHook } from './authenticate.js';
 import { handleError } from './error-handler.js';
+import { registerMcpServer } from './mcp-server.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
+import { planRoutes } from './routes/plan-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { runRoutes } from './routes/run-routes.js';
 import { spaceRoutes } from './routes/space-routes.js';
@@ -52,7 +54,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
     transform: jsonSchemaTransform,
   });
 
-  server.addHook('onRequest', createAuthenticateHook(app.auth));
+  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens));
   server.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   server.get('/openapi.json', { schema: { hide: true } }, async () => server.swagger());
 
@@ -62,6 +64,8 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(conversationRoutes(app));
   await server.register(runRoutes(app));
   await server.register(policyRoutes(app));
+  await server.register(planRoutes(app));
   await server.register(eventRoutes(app));
+  registerMcpServer(server, app);
   return server;
 }

@@ -4,7 +4,7 @@ import { newId, nowIso } from '../ids.js';
 import type { Approval, ApprovalStatus } from '../schemas/approval.js';
 import type { ApprovalTable, WorkspaceSchema } from '../store/workspace-schema.js';
 import type { EventBus } from './event-bus.js';
-import type { Principal } from './operator-auth.js';
+import type { OperatorPrincipal } from './operator-auth.js';
 import type { WorkspaceService } from './workspace-service.js';
 
 export interface ApprovalRequest {
@@ -136,7 +136,7 @@ export class ApprovalService {
     workspaceId: string,
     approvalId: string,
     decision: { decision: 'approve' | 'reject'; reason?: string | undefined; remember?: boolean | undefined },
-    principal: Principal,
+    principal: OperatorPrincipal,
   ): Promise<Approval> {
     const db = await this.db(workspaceId);
     const current = await this.get(workspaceId, approvalId);
@@ -161,6 +161,17 @@ export class ApprovalService {
     for (const listener of this.decidedListeners) await listener(workspaceId, approval);
     this.waiters.get(approvalId)?.({ status, reason: approval.reason, remember: approval.remember, approval });
     return approval;
+  }
+
+  /** Marks a durable approval as used up (a plan-exit approval switches the space once). */
+  async markConsumed(workspaceId: string, approvalId: string): Promise<void> {
+    const approval = await this.get(workspaceId, approvalId);
+    const db = await this.db(workspaceId);
+    await db
+      .updateTable('approvals')
+      .set({ request: JSON.stringify({ ...approval.request, consumedAt: nowIso() }) })
+      .where('id', '=', approvalId)
+      .execute();
   }
 
   /** On start: gates of runs that died with the process expire; durable approvals stay pending (POL-7). */

@@ -8,11 +8,14 @@ import { EventBus } from './event-bus.js';
 import { nodeFileOperations, type FileOperations } from './file-operations.js';
 import { MessageService } from './message-service.js';
 import { OperatorAuth } from './operator-auth.js';
+import { PlanService } from './plan-service.js';
+import { planModeTools } from './plan-mode-tools.js';
 import { PolicyService } from './policy-service.js';
 import { PresenceService } from './presence-service.js';
 import { QuestionService } from './question-service.js';
 import { RunExecutor } from './run-executor.js';
 import { RunService } from './run-service.js';
+import { RunTokens } from './run-tokens.js';
 import { SeedingService } from './seeding-service.js';
 import { SettingsService } from './settings-service.js';
 import { SpaceService } from './space-service.js';
@@ -42,6 +45,7 @@ export interface ControlCenterOptions {
 export class ControlCenter {
   readonly events = new EventBus();
   readonly activeRuns = new ActiveRuns();
+  readonly runTokens = new RunTokens();
   readonly auth: OperatorAuth;
   readonly workspaces: WorkspaceService;
   readonly runs: RunService;
@@ -56,6 +60,7 @@ export class ControlCenter {
   readonly policy: PolicyService;
   readonly executor: RunExecutor;
   readonly turns: TurnService;
+  readonly plans: PlanService;
 
   private constructor(
     readonly dataRoot: string,
@@ -88,6 +93,7 @@ export class ControlCenter {
       this.policy,
       this.presence,
       this.settings,
+      this.runTokens,
       {
         minuteMs: options.minuteMs ?? 60_000,
         env: options.env ?? process.env,
@@ -97,6 +103,18 @@ export class ControlCenter {
       },
     );
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
+    this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.messages, this.executor, this.settings, this.events);
+    this.executor.registerModeTools(
+      planModeTools({
+        workspaces: this.workspaces,
+        plans: this.plans,
+        approvals: this.approvals,
+        spaces: this.spaces,
+        agents: this.agents,
+        settings: this.settings,
+        executor: () => this.executor,
+      }),
+    );
   }
 
   static async open(options: ControlCenterOptions): Promise<ControlCenter> {
@@ -116,6 +134,7 @@ export class ControlCenter {
       const handle = await this.workspaces.handle(workspace.id);
       await this.runs.markOrphansDead(workspace.id, handle.database.db);
       await this.approvals.expireNonDurable(workspace.id);
+      await this.plans.resumeExecutions(workspace.id);
       if (workspace.seeding === 'pending') void this.seeding.seedInBackground(workspace.id);
     }
   }
@@ -141,6 +160,7 @@ export class ControlCenter {
 
   /** Stops every run in progress (marking them cancelled) and closes the databases. */
   async close(): Promise<void> {
+    this.plans.suspend();
     const inProgress = this.activeRuns.all();
     for (const run of inProgress) this.executor.cancel(run.runId);
     await Promise.all(inProgress.map((run) => run.finished));

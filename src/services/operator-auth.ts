@@ -4,12 +4,16 @@ import { join } from 'node:path';
 import { newId, nowIso } from '../ids.js';
 import type { RegistryStore } from '../store/registry-store.js';
 
-/** Who is calling the API. Later issues add run-scoped agent principals. */
+import type { AgentPrincipal } from './run-tokens.js';
+
+/** An operator: a person with the operator token. Only operators decide approvals. */
 export interface OperatorPrincipal {
   kind: 'operator';
   operatorId: string;
 }
-export type Principal = OperatorPrincipal;
+
+/** Who is calling: an operator, or an agent run holding its run-scoped token. */
+export type Principal = OperatorPrincipal | AgentPrincipal;
 
 export const OPERATOR_TOKEN_FILE = 'operator-token';
 
@@ -58,7 +62,7 @@ export class OperatorAuth {
   }
 
   /** The principal a bearer token stands for, or null. Compares hashes in constant time. */
-  authenticate(token: string): Principal | null {
+  authenticate(token: string): OperatorPrincipal | null {
     const hash = hashToken(token);
     for (const [storedHash, operatorId] of this.operatorsByHash) {
       if (timingSafeEqual(Buffer.from(storedHash), Buffer.from(hash))) return { kind: 'operator', operatorId };

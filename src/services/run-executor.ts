@@ -1,10 +1,14 @@
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { join, resolve as resolvePath, sep } from 'node:path';
+import type { AgentTransport, TransportAction, TransportGateResult, TransportResult } from '../adapters/agent-transport.js';
 import { buildCapabilityPreamble } from '../core/capability-preamble.js';
 import { getCapabilityProfile } from '../core/capability-profiles.js';
 import { buildCompletionContract } from '../core/completion-contract.js';
 import type { AutonomyLevel, Mode } from '../core/modes.js';
+import type { ToolDescriptor } from '../core/tool-descriptor.js';
 import { buildToolSurface } from '../core/tool-surface.js';
 import { DomainError } from '../errors/index.js';
+import { nowIso } from '../ids.js';
 import type { AgentEvent } from '../harness/agent-events.js';
 import { runAgentLoop } from '../harness/agent-loop.js';
 import { assembleSystemPrompt } from '../harness/assemble-system-prompt.js';
@@ -27,6 +31,7 @@ import type { PresenceService } from './presence-service.js';
 import type { QuestionService } from './question-service.js';
 import { RunLog } from './run-log.js';
 import type { RunService } from './run-service.js';
+import type { RunTokens } from './run-tokens.js';
 import type { SettingsService } from './settings-service.js';
 import type { WorkspaceService } from './workspace-service.js';
 
@@ -52,6 +57,8 @@ export interface StartRunInput {
   /** The parent's agent, whose policy also applies to a child (its denies are a ceiling). */
   parentAgentId?: string | null;
   repoPath?: string | null;
+  /** Set when the run executes one step of an approved plan (PLAN-8). */
+  planStep?: { planId: string; key: string };
   /** Called with the final result when the run has ended and been recorded. */
   onFinished?: (run: Run, finalText: string) => void | Promise<void>;
 }
@@ -67,6 +74,15 @@ export interface RunExecutorOptions {
 
 const MAX_REMINDERS = 2;
 
+/** Built-in tools an external runner has its own version of; they are not served over MCP. */
+const NATIVE_EQUIVALENTS = new Set(['read', 'list', 'glob', 'grep', 'write', 'edit', 'bash', 'task', 'todo']);
+
+interface ExternalRun {
+  tools: Map<string, Tool>;
+  executeTool(call: ToolCallBlock, signal: AbortSignal): Promise<ToolResult>;
+  emit(event: AgentEvent): void;
+}
+
 /**
  * Runs agents on the built-in harness (HAR-1..7): builds the mode's tool surface, prompt and model
  * from the capability profile, gates every call through the policy engine and approvals, writes the
@@ -74,6 +90,10 @@ const MAX_REMINDERS = 2;
  */
 export class RunExecutor {
   private readonly modeTools: ModeToolProvider[] = [];
+  private readonly transports = new Map<string, AgentTransport>();
+  /** Runs on external transports: their product tools, callable over MCP with the run's token. */
+  private readonly externalRuns = new Map<string, ExternalRun>();
+  private serverUrl = '';
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -87,11 +107,40 @@ export class RunExecutor {
     private readonly policy: PolicyService,
     private readonly presence: PresenceService,
     private readonly settings: SettingsService,
+    private readonly runTokens: RunTokens,
     private readonly options: RunExecutorOptions,
   ) {}
 
   registerModeTools(provider: ModeToolProvider): void {
     this.modeTools.push(provider);
+  }
+
+  /** Makes an external runner available for agents whose `adapterId` is its id (ADP-1). */
+  registerTransport(transport: AgentTransport): void {
+    this.transports.set(transport.id, transport);
+  }
+
+  /** The server's own base URL, once it listens (external runners call back into it). */
+  setServerUrl(url: string): void {
+    this.serverUrl = url;
+  }
+
+  /** Product tools an external run may call over MCP, already narrowed to its mode's surface. */
+  externalTools(runId: string): Tool[] {
+    return [...(this.externalRuns.get(runId)?.tools.values() ?? [])];
+  }
+
+  /** Calls one product tool for an external run, through the same gate as the built-in harness. */
+  async callExternalTool(runId: string, name: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {
+    const run = this.externalRuns.get(runId);
+    if (!run) return fail(`run ${runId} is not in progress`);
+    if (!run.tools.has(name)) return fail(`There is no tool named "${name}" here.`);
+    const call: ToolCallBlock = { type: 'tool_call', id: `mcp_${randomUUID()}`, name, input: (input ?? {}) as Record<string, unknown> };
+    run.emit({ type: 'tool_call_start', call });
+    const started = performance.now();
+    const result = await run.executeTool(call, signal);
+    run.emit({ type: 'tool_call_end', call, result, executed: true, durationMs: performance.now() - started });
+    return result;
   }
 
   /** Records the run (queued) and starts it in the background; resolves with the queued run. */
@@ -135,8 +184,6 @@ export class RunExecutor {
     const log = new RunLog(db, queued.id);
     const settings = await this.settings.get(workspaceId);
     const signal = activeRun.controller.signal;
-    const publish = (event: AgentEvent) =>
-      this.events.publish(workspaceId, 'run.event', { runId: queued.id, conversationId: input.conversationId, agentId: agent.id, event });
     const setLiveness = (liveness: Run['liveness']) => void this.runs.update(workspaceId, db, queued.id, { liveness }).catch(() => undefined);
     const silenceMinutes = agent.silenceTimeoutMinutes ?? settings.defaultSilenceTimeoutMinutes;
     const watchdog = new LivenessWatchdog(
@@ -150,9 +197,35 @@ export class RunExecutor {
     const persist = (work: () => Promise<void>) => {
       persisted = persisted.then(work).catch(() => undefined);
     };
+    const executedCalls = new Set<string>();
+    const emit = (event: AgentEvent) => {
+      watchdog.touch();
+      this.events.publish(workspaceId, 'run.event', { runId: queued.id, conversationId: input.conversationId, agentId: agent.id, event });
+      if (event.type === 'looping_detected') setLiveness('looping');
+      if (event.type === 'looping_cleared') setLiveness('ok');
+      persist(() => this.persistEvent(log, event, executedCalls));
+      if (event.type === 'assistant_message') {
+        const text = event.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+        if (text.trim()) finalText = text;
+      }
+    };
+    const systemLine = async (content: string) => {
+      if (!input.conversationId) return;
+      await this.messages.append(workspaceId, {
+        conversationId: input.conversationId,
+        runId: queued.id,
+        role: 'system',
+        authorKind: 'system',
+        authorId: null,
+        mode: input.mode,
+        picker: null,
+        content,
+      });
+    };
 
     const finish = async (state: Run['state'], error: string | null, extra: { deliverableFailed?: boolean; usage?: Run['usage']; costUsd?: number } = {}) => {
       watchdog.stop();
+      this.externalRuns.delete(queued.id);
       await persisted;
       const run = await this.runs.update(workspaceId, db, queued.id, {
         state,
@@ -163,6 +236,23 @@ export class RunExecutor {
         ...(extra.costUsd !== undefined ? { costUsd: extra.costUsd } : {}),
       });
       await log.event('run_end', { state, error, deliverableFailed: extra.deliverableFailed ?? false });
+      if (input.conversationId && finalText.trim()) {
+        await this.messages.append(workspaceId, {
+          conversationId: input.conversationId,
+          runId: queued.id,
+          role: 'assistant',
+          authorKind: 'agent',
+          authorId: agent.id,
+          mode: input.mode,
+          picker: null,
+          content: finalText,
+        });
+      }
+      if (extra.deliverableFailed) {
+        const contract = buildCompletionContract(getCapabilityProfile(input.mode));
+        if (contract) await systemLine(contract.failureLine);
+      }
+      if (state === 'failed') await systemLine(`Run failed: ${error ?? 'unknown error'}`);
       this.presence.set(workspaceId, agent.id, state === 'completed' ? 'done' : 'idle', queued.id);
       await input.onFinished?.(run, finalText);
       return run;
@@ -170,32 +260,23 @@ export class RunExecutor {
 
     try {
       const profile = getCapabilityProfile(input.mode);
-      let model: ResolvedModel;
-      try {
-        model = resolveModel({
-          modelId: agent.modelId,
-          settings: { apiKeys: settings.apiKeys, baseUrls: settings.baseUrls },
-          env: this.options.env,
-          ...(this.options.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.options.idleTimeoutMs } : {}),
-          ...(this.options.maxRetries !== undefined ? { maxRetries: this.options.maxRetries } : {}),
-        });
-      } catch (error) {
-        const message = error instanceof DomainError ? error.message : String(error);
-        if (input.conversationId) {
-          await this.messages.append(workspaceId, {
-            conversationId: input.conversationId,
-            runId: queued.id,
-            role: 'system',
-            authorKind: 'system',
-            authorId: null,
-            mode: input.mode,
-            picker: null,
-            content: `Run failed: ${message}`,
+      const transport = agent.adapterId ? this.transports.get(agent.adapterId) : undefined;
+      if (agent.adapterId && !transport) return await finish('failed', `adapter '${agent.adapterId}' is not available on this server`);
+      let model: ResolvedModel | null = null;
+      if (!transport) {
+        try {
+          model = resolveModel({
+            modelId: agent.modelId,
+            settings: { apiKeys: settings.apiKeys, baseUrls: settings.baseUrls },
+            env: this.options.env,
+            ...(this.options.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.options.idleTimeoutMs } : {}),
+            ...(this.options.maxRetries !== undefined ? { maxRetries: this.options.maxRetries } : {}),
           });
+        } catch (error) {
+          return await finish('failed', error instanceof DomainError ? error.message : String(error));
         }
-        return await finish('failed', message);
       }
-      await this.runs.update(workspaceId, db, queued.id, { state: 'running', model: model.model.id });
+      await this.runs.update(workspaceId, db, queued.id, { state: 'running', model: model?.model.id ?? agent.modelId });
       this.presence.set(workspaceId, agent.id, 'thinking', queued.id);
 
       const worktreeInfo = await ensureWorktree({
@@ -231,7 +312,7 @@ export class RunExecutor {
         environment: `Your working directory is the conversation's worktree. Paths are relative to it; paths that leave it are refused.`,
       });
       const contract = input.surfaceCeiling ? null : buildCompletionContract(profile);
-      await log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model: model.model.id, tools: [...surfacedNames] });
+      await log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model: model?.model.id ?? agent.modelId, adapter: agent.adapterId, tools: [...surfacedNames] });
 
       const runState = new Map<string, unknown>();
       const toolContext = (callSignal: AbortSignal): ToolContext => ({
@@ -261,9 +342,10 @@ export class RunExecutor {
         runSubagent: (request, subSignal) => this.runSubagent(input, queued.id, surfacedNames, request, subSignal),
       });
 
-      const executedCalls = new Set<string>();
+      /** The one chokepoint for product tools: input validation, policy, approval gate, execution. */
       const executeTool = async (call: ToolCallBlock, callSignal: AbortSignal): Promise<ToolResult> => {
-        const tool = toolsByName.get(call.name)!;
+        const tool = toolsByName.get(call.name);
+        if (!tool) return fail(`There is no tool named "${call.name}" here.`);
         const parsed = parseToolInput(tool, call.input);
         if (!parsed.ok) return parsed.result;
         const verdict = await this.policy.decideToolCall(
@@ -286,10 +368,33 @@ export class RunExecutor {
         }
       };
 
+      if (transport) {
+        const outcome = await this.runOnTransport(transport, {
+          input,
+          runId: queued.id,
+          worktreePath: worktree.root,
+          system,
+          surfaced,
+          toolsByName,
+          executeTool,
+          emit,
+          signal,
+          watchdog,
+          setLiveness,
+          workspaceDir: handle.dir,
+        });
+        if (!finalText && outcome.finalText) finalText = outcome.finalText;
+        return await finish(outcome.outcome, outcome.error, {
+          deliverableFailed: outcome.deliverableFailed,
+          usage: { ...outcome.usage, cacheReadTokens: outcome.usage.cacheReadTokens ?? 0, cacheWriteTokens: outcome.usage.cacheWriteTokens ?? 0 },
+          costUsd: outcome.costUsd ?? 0,
+        });
+      }
+
       const messages: ModelMessage[] = [...(input.history ?? []), { role: 'user', content: input.prompt }];
       const result = await runAgentLoop({
-        streamFn: model.streamFn,
-        model: model.model.id,
+        streamFn: model!.streamFn,
+        model: model!.model.id,
         system,
         maxTokens: this.options.maxTokens,
         ...(agent.effort ? { effort: agent.effort } : {}),
@@ -300,17 +405,7 @@ export class RunExecutor {
         drainSteering: () => activeRun.steering.splice(0),
         waitWhilePaused: (waitSignal) => this.active.waitWhilePaused(queued.id, waitSignal),
         signal,
-        emit: (event) => {
-          watchdog.touch();
-          publish(event);
-          if (event.type === 'looping_detected') setLiveness('looping');
-          if (event.type === 'looping_cleared') setLiveness('ok');
-          persist(() => this.persistEvent(log, event, executedCalls));
-          if (event.type === 'assistant_message') {
-            const text = event.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-            if (text.trim()) finalText = text;
-          }
-        },
+        emit,
       });
       const usage = {
         inputTokens: result.usage.inputTokens,
@@ -318,48 +413,117 @@ export class RunExecutor {
         cacheReadTokens: result.usage.cacheReadTokens ?? 0,
         cacheWriteTokens: result.usage.cacheWriteTokens ?? 0,
       };
-      const costUsd = computeCost(result.usage, model.pricing);
-      if (input.conversationId && finalText.trim()) {
-        await this.messages.append(workspaceId, {
-          conversationId: input.conversationId,
-          runId: queued.id,
-          role: 'assistant',
-          authorKind: 'agent',
-          authorId: agent.id,
-          mode: input.mode,
-          picker: null,
-          content: finalText,
-        });
-      }
-      if (result.deliverableFailed && contract && input.conversationId) {
-        await this.messages.append(workspaceId, {
-          conversationId: input.conversationId,
-          runId: queued.id,
-          role: 'system',
-          authorKind: 'system',
-          authorId: null,
-          mode: input.mode,
-          picker: null,
-          content: contract.failureLine,
-        });
-      }
       const state = result.outcome === 'completed' ? 'completed' : result.outcome === 'cancelled' ? 'cancelled' : 'failed';
-      if (state === 'failed' && input.conversationId) {
-        await this.messages.append(workspaceId, {
-          conversationId: input.conversationId,
-          runId: queued.id,
-          role: 'system',
-          authorKind: 'system',
-          authorId: null,
-          mode: input.mode,
-          picker: null,
-          content: `Run failed: ${result.error ?? 'unknown error'}`,
-        });
-      }
-      return await finish(state, result.error, { deliverableFailed: result.deliverableFailed, usage, costUsd });
+      return await finish(state, result.error, { deliverableFailed: result.deliverableFailed, usage, costUsd: computeCost(result.usage, model!.pricing) });
     } catch (error) {
       return await finish('failed', `internal error: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** Runs a turn on an external transport with the same surface, prompt, gate and run log (ADP-1). */
+  private async runOnTransport(
+    transport: AgentTransport,
+    context: {
+      input: StartRunInput;
+      runId: string;
+      worktreePath: string;
+      system: string;
+      surfaced: ToolDescriptor[];
+      toolsByName: Map<string, Tool>;
+      executeTool: (call: ToolCallBlock, signal: AbortSignal) => Promise<ToolResult>;
+      emit: (event: AgentEvent) => void;
+      signal: AbortSignal;
+      watchdog: LivenessWatchdog;
+      setLiveness: (liveness: Run['liveness']) => void;
+      workspaceDir: string;
+    },
+  ): Promise<TransportResult> {
+    const { input, runId } = context;
+    const { workspaceId, agent } = input;
+    const db = (await this.workspaces.handle(workspaceId)).database.db;
+    // The runner has its own file and shell tools; the MCP server offers only the product's tools.
+    const productTools = new Map([...context.toolsByName].filter(([name]) => !NATIVE_EQUIVALENTS.has(name)));
+    this.externalRuns.set(runId, { tools: productTools, executeTool: context.executeTool, emit: context.emit });
+    const token = this.runTokens.issue({ workspaceId, runId, agentId: agent.id });
+    const session = input.conversationId
+      ? await db
+          .selectFrom('transport_sessions')
+          .select('session_id')
+          .where('conversation_id', '=', input.conversationId)
+          .where('agent_id', '=', agent.id)
+          .where('adapter_id', '=', transport.id)
+          .executeTakeFirst()
+      : undefined;
+    try {
+      return await transport.run({
+        workspaceId,
+        runId,
+        agent,
+        spaceId: input.spaceId,
+        conversationId: input.conversationId,
+        mode: input.mode,
+        autonomy: input.autonomy,
+        prompt: input.prompt,
+        history: input.history ?? [],
+        worktreePath: context.worktreePath,
+        systemPrompt: context.system,
+        surfacedTools: context.surfaced.filter((tool) => productTools.has(tool.name)),
+        mcp: { url: `${this.serverUrl}/mcp`, token },
+        serverUrl: this.serverUrl,
+        env: this.options.env,
+        workspaceDir: context.workspaceDir,
+        signal: context.signal,
+        emit: context.emit,
+        gate: (action, gateSignal) => this.gateTransportAction(input, runId, context, action, gateSignal),
+        setSandbox: (description) => void this.runs.update(workspaceId, db, runId, { sandbox: description }).catch(() => undefined),
+        previousSessionId: session?.session_id ?? null,
+        saveSessionId: async (sessionId) => {
+          if (!input.conversationId) return;
+          await db
+            .insertInto('transport_sessions')
+            .values({ conversation_id: input.conversationId, agent_id: agent.id, adapter_id: transport.id, session_id: sessionId, updated_at: nowIso() })
+            .onConflict((conflict) => conflict.columns(['conversation_id', 'agent_id', 'adapter_id']).doUpdateSet({ session_id: sessionId, updated_at: nowIso() }))
+            .execute();
+        },
+      });
+    } finally {
+      this.runTokens.revoke(runId);
+    }
+  }
+
+  /** A hook's report of a native action, decided and gated like a built-in call (POL-1). */
+  private async gateTransportAction(
+    input: StartRunInput,
+    runId: string,
+    context: { worktreePath: string; watchdog: LivenessWatchdog; setLiveness: (liveness: Run['liveness']) => void },
+    action: TransportAction,
+    signal: AbortSignal,
+  ): Promise<TransportGateResult> {
+    const policyContext = { mode: input.mode, autonomy: input.autonomy, spaceId: input.spaceId, agentId: input.agent.id, worktreeRoot: context.worktreePath };
+    let verdict: PolicyVerdict;
+    if (action.kind === 'command') {
+      verdict = await this.policy.decideCommand(input.workspaceId, policyContext, action.command, action.toolName);
+    } else {
+      const absolute = resolvePath(context.worktreePath, action.path);
+      const inside = absolute === context.worktreePath || absolute.startsWith(`${context.worktreePath}${sep}`);
+      const descriptor: ToolDescriptor = {
+        name: action.toolName,
+        description: 'native file write',
+        tier: 'write',
+        effects: inside ? [] : ['fileWriteOutsideWorktree'],
+        writesWorktree: inside,
+      };
+      verdict = await this.policy.decideToolCall(input.workspaceId, policyContext, descriptor, { path: action.path });
+    }
+    const call: ToolCallBlock = { type: 'tool_call', id: `hook_${randomUUID()}`, name: action.toolName, input: action.kind === 'command' ? { command: action.command } : { path: action.path } };
+    const denied = await this.gate(verdict, { workspaceId: input.workspaceId, input, runId, call, watchdog: context.watchdog, setLiveness: context.setLiveness, signal });
+    return {
+      allow: denied === null,
+      decision: verdict.decision,
+      reason: denied?.content ?? `Allowed (decided by ${verdict.decidedBy.scope}${verdict.decidedBy.ruleId ? ` rule ${verdict.decidedBy.ruleId}` : ''}).`,
+      decidedBy: verdict.decidedBy,
+      classes: verdict.classes,
+    };
   }
 
   /**

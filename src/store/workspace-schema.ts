@@ -11,6 +11,10 @@ export interface WorkspaceSchema {
   tool_calls: ToolCallTable;
   approvals: ApprovalTable;
   workspace_settings: WorkspaceSettingTable;
+  plans: PlanTable;
+  plan_nodes: PlanNodeTable;
+  tickets: TicketTable;
+  transport_sessions: TransportSessionTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -166,4 +170,64 @@ export interface ApprovalTable {
 export interface WorkspaceSettingTable {
   key: string;
   value: string;
+}
+
+export interface PlanTable {
+  id: string;
+  conversation_id: string;
+  space_id: string | null;
+  /** The agent that wrote the plan; it also executes it (PLAN-8). */
+  agent_id: string;
+  run_id: string | null;
+  /** 1, 2, … per conversation: a resubmission makes a new version. */
+  version: number;
+  goal: string;
+  /** proposed, approved, rejected, superseded, executing, completed, failed, cancelled. */
+  status: string;
+  /** JSON of the submitted graph. */
+  submission: string;
+  /** JSON array of validation violations (empty for a valid plan). */
+  errors: string;
+  /** JSON of the compiled blueprint, set on approval. */
+  blueprint: string | null;
+  decided_by: string | null;
+  reason: string | null;
+  created_at: string;
+  decided_at: string | null;
+  updated_at: string;
+}
+
+export interface PlanNodeTable {
+  plan_id: string;
+  key: string;
+  ticket_id: string;
+  /** pending, ready, running, done, failed, cancelled, blocked. */
+  state: string;
+  run_id: string | null;
+  assignee_agent_id: string | null;
+  attempts: number;
+  error: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+}
+
+export interface TicketTable {
+  id: string;
+  plan_id: string | null;
+  node_key: string | null;
+  title: string;
+  description: string;
+  status: string;
+  depends_on: string;
+  assignee_agent_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TransportSessionTable {
+  conversation_id: string;
+  agent_id: string;
+  adapter_id: string;
+  session_id: string;
+  updated_at: string;
 }

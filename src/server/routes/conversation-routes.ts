@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../../schemas/common.js';
 import { Message, PostMessageBody, PostMessageResponse } from '../../schemas/message.js';
 import type { ControlCenter } from '../../services/control-center.js';
+import { operatorOf } from '../authenticate.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const ConversationParams = WorkspaceParams.extend({ conversationId: z.string().min(1) });
@@ -29,8 +30,8 @@ export function conversationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const principal = request.principal!;
-        const result = await app.turns.post(request.params.workspaceId, request.params.conversationId, request.body, principal.operatorId);
+        const operator = operatorOf(request.principal);
+        const result = await app.turns.post(request.params.workspaceId, request.params.conversationId, request.body, operator.operatorId);
         return reply.code(202).send(result);
       },
     );

@@ -6,6 +6,7 @@ import { ApiError } from '../../schemas/common.js';
 import { Run } from '../../schemas/run.js';
 import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schemas/settings.js';
 import type { ControlCenter } from '../../services/control-center.js';
+import { operatorOf } from '../authenticate.js';
 import { RunLog } from '../../services/run-log.js';
 import { toRun } from '../../services/run-service.js';
 import { WorkspaceParams } from './workspace-routes.js';
@@ -134,7 +135,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
           response: { 200: Approval, 400: ApiError, 404: ApiError, 409: ApiError },
         },
       },
-      async (request) => app.approvals.decide(request.params.workspaceId, request.params.approvalId, request.body, request.principal!),
+      async (request) => app.approvals.decide(request.params.workspaceId, request.params.approvalId, request.body, operatorOf(request.principal)),
     );
 
     server.get(

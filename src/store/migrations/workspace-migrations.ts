@@ -172,4 +172,64 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0004_plans_tickets_sessions': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('plans')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('conversation_id', 'text', (column) => column.notNull())
+        .addColumn('space_id', 'text')
+        .addColumn('agent_id', 'text', (column) => column.notNull())
+        .addColumn('run_id', 'text')
+        .addColumn('version', 'integer', (column) => column.notNull())
+        .addColumn('goal', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('submission', 'text', (column) => column.notNull())
+        .addColumn('errors', 'text', (column) => column.notNull().defaultTo('[]'))
+        .addColumn('blueprint', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('reason', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('decided_at', 'text')
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('plans_by_conversation').on('plans').columns(['conversation_id', 'version']).execute();
+      await db.schema
+        .createTable('plan_nodes')
+        .addColumn('plan_id', 'text', (column) => column.notNull().references('plans.id').onDelete('cascade'))
+        .addColumn('key', 'text', (column) => column.notNull())
+        .addColumn('ticket_id', 'text', (column) => column.notNull())
+        .addColumn('state', 'text', (column) => column.notNull())
+        .addColumn('run_id', 'text')
+        .addColumn('assignee_agent_id', 'text')
+        .addColumn('attempts', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('error', 'text')
+        .addColumn('started_at', 'text')
+        .addColumn('ended_at', 'text')
+        .addPrimaryKeyConstraint('plan_nodes_pk', ['plan_id', 'key'])
+        .execute();
+      await db.schema
+        .createTable('tickets')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('plan_id', 'text')
+        .addColumn('node_key', 'text')
+        .addColumn('title', 'text', (column) => column.notNull())
+        .addColumn('description', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('depends_on', 'text', (column) => column.notNull().defaultTo('[]'))
+        .addColumn('assignee_agent_id', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('transport_sessions')
+        .addColumn('conversation_id', 'text', (column) => column.notNull())
+        .addColumn('agent_id', 'text', (column) => column.notNull())
+        .addColumn('adapter_id', 'text', (column) => column.notNull())
+        .addColumn('session_id', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('transport_sessions_pk', ['conversation_id', 'agent_id', 'adapter_id'])
+        .execute();
+    },
+  },
 };

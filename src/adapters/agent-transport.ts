@@ -1,0 +1,74 @@
+import type { AutonomyLevel, Mode } from '../core/modes.js';
+import type { DecidedBy } from '../core/policy/policy-decision.js';
+import type { ToolDescriptor } from '../core/tool-descriptor.js';
+import type { AgentEvent } from '../harness/agent-events.js';
+import type { ModelMessage, ModelUsage } from '../llm/model-types.js';
+import type { Agent } from '../schemas/agent.js';
+
+/** An action an external runner is about to take, as its hook reports it (ADP-3, POL-1). */
+export type TransportAction =
+  | { kind: 'command'; command: string; toolName: string }
+  | { kind: 'fileWrite'; path: string; toolName: string };
+
+/** The policy engine's and the operator's answer for one transport action (after any approval wait). */
+export interface TransportGateResult {
+  allow: boolean;
+  decision: 'allow' | 'ask' | 'deny';
+  reason: string;
+  decidedBy: DecidedBy;
+  classes: readonly string[];
+}
+
+/** Everything a transport needs to run one turn; the run executor builds it. */
+export interface TransportRunContext {
+  workspaceId: string;
+  runId: string;
+  agent: Agent;
+  spaceId: string | null;
+  conversationId: string | null;
+  /** Fixed at turn start (MODE-2). */
+  mode: Mode;
+  autonomy: AutonomyLevel;
+  prompt: string;
+  history: ModelMessage[];
+  /** Absolute path of the conversation's worktree. */
+  worktreePath: string;
+  /** The assembled system prompt (persona, Agent instructions, Skills, mode block). */
+  systemPrompt: string;
+  /** The mode's surface of product tools (what the MCP server offers this run). */
+  surfacedTools: ToolDescriptor[];
+  /** Where the run's MCP tools are served, with a run-scoped token. */
+  mcp: { url: string; token: string };
+  /** Base URL of this server (hooks and the push proxy call back into it). */
+  serverUrl: string;
+  /** Environment for provider keys/base URLs (the scripted model server in tests). */
+  env: Record<string, string | undefined>;
+  /** Data directory of the workspace (for per-run scratch files: hook scripts, settings). */
+  workspaceDir: string;
+  signal: AbortSignal;
+  emit(event: AgentEvent): void;
+  /** Applies the same policy + approval gate the built-in harness uses (fail closed). */
+  gate(action: TransportAction, signal: AbortSignal): Promise<TransportGateResult>;
+  /** Records which sandbox wrapped the run (`bubblewrap`, `seatbelt`, `none: sanitized env`). */
+  setSandbox(description: string): void;
+  /** Session id kept per conversation so the next turn can resume it. */
+  previousSessionId: string | null;
+  saveSessionId(sessionId: string): Promise<void>;
+}
+
+export interface TransportResult {
+  outcome: 'completed' | 'failed' | 'cancelled';
+  error: string | null;
+  /** The mode's output verb was never delivered (only where the transport can observe it). */
+  deliverableFailed: boolean;
+  usage: ModelUsage;
+  /** Cost as the runner reported it, when it does. */
+  costUsd: number | null;
+  finalText: string;
+}
+
+/** A way to run agents other than the built-in harness (ADP-1). */
+export interface AgentTransport {
+  readonly id: string;
+  run(context: TransportRunContext): Promise<TransportResult>;
+}

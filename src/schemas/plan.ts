@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { IsoTime } from './common.js';
+
+export const PlanStatus = z.enum(['proposed', 'approved', 'rejected', 'superseded', 'executing', 'completed', 'failed', 'cancelled']);
+export type PlanStatus = z.infer<typeof PlanStatus>;
+
+export const PlanNodeView = z.object({
+  key: z.string(),
+  title: z.string(),
+  description: z.string(),
+  dependsOn: z.array(z.string()),
+  /** pending, ready, running, done, failed, cancelled, blocked (PLAN-8). */
+  state: z.string(),
+  ticketId: z.string().nullable(),
+  runId: z.string().nullable(),
+  assigneeAgentId: z.string().nullable(),
+  error: z.string().nullable(),
+  level: z.number().nullable(),
+});
+
+/** A plan as the conversation row and Plan Studio show it (PLAN-3, PLAN-8). */
+export const Plan = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  spaceId: z.string().nullable(),
+  agentId: z.string(),
+  runId: z.string().nullable(),
+  version: z.number(),
+  goal: z.string(),
+  status: PlanStatus,
+  stepCount: z.number(),
+  nodes: z.array(PlanNodeView),
+  edges: z.array(z.object({ from: z.string(), to: z.string() })),
+  errors: z.array(z.object({ code: z.string(), message: z.string(), field: z.string(), nodeKey: z.string().optional() })),
+  progress: z.object({ settled: z.number(), total: z.number() }),
+  costEstimate: z.object({
+    perNode: z.array(z.object({ key: z.string(), inputTokens: z.number(), outputTokens: z.number(), usd: z.number().nullable() })),
+    total: z.object({ inputTokens: z.number(), outputTokens: z.number(), usd: z.number().nullable() }),
+    basis: z.enum(['history', 'default']),
+    currency: z.literal('USD'),
+  }),
+  decidedBy: z.string().nullable(),
+  reason: z.string().nullable(),
+  createdAt: IsoTime,
+  decidedAt: IsoTime.nullable(),
+  updatedAt: IsoTime,
+});
+export type Plan = z.infer<typeof Plan>;
+
+export const RejectPlanBody = z.strictObject({ reason: z.string().max(10_000).optional() });
