@@ -158,3 +158,26 @@ describe('provider failures end the run with a clear error (HAR-2)', () => {
     expect(fixture.model.requests).toHaveLength(0);
   });
 });
+
+describe('OpenAI-compatible providers run the same harness (HAR-2)', () => {
+  it('an agent on an OpenAI model and one on a local Ollama model both run tools through Chat Completions', async () => {
+    fixture = await startHarnessFixture();
+    const engineer = fixture.agents.engineer!;
+    await fixture.server.api('PATCH', `/api/workspaces/${fixture.workspaceId}/agents/${engineer.id}`, { modelId: 'gpt-5.4', effort: 'high' });
+    seedFile('notes.md', 'remember the milk');
+    fixture.model.script(reply().tool('read', { path: 'notes.md' }).usage({ input: 50, output: 5 }), reply().text('It says to remember the milk.').usage({ input: 70, output: 9 }));
+    const runId = await fixture.send('@engineer what do the notes say?');
+    const detail = await fixture.waitForRun(runId);
+    expect(detail.run).toMatchObject({ state: 'completed', model: 'gpt-5.4', usage: { inputTokens: 120, outputTokens: 14 } });
+    expect(fixture.model.requests.map((request) => request.protocol)).toEqual(['openai', 'openai']);
+    expect(fixture.model.requests[0]!.body!.reasoning_effort).toBe('high');
+    expect(fixture.model.requests[1]!.lastToolResult!.content).toContain('remember the milk');
+
+    const qa = fixture.agents.qa!;
+    await fixture.server.api('PATCH', `/api/workspaces/${fixture.workspaceId}/agents/${qa.id}`, { modelId: 'ollama/qwen3-coder' });
+    fixture.model.script(reply().text('local answer'));
+    const local = await fixture.waitForRun(await fixture.send('@qa hello'));
+    expect(local.run).toMatchObject({ state: 'completed', costUsd: 0 });
+    expect(fixture.model.requests.at(-1)!.model).toBe('qwen3-coder');
+  });
+});
