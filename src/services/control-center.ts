@@ -21,6 +21,7 @@ import { SettingsService } from './settings-service.js';
 import { SpaceService } from './space-service.js';
 import { TurnService } from './turn-service.js';
 import { validateAgentEffort } from './validate-effort.js';
+import { wakeOnDecision } from './wake-on-decision.js';
 import { WorkspaceService } from './workspace-service.js';
 
 export interface ControlCenterOptions {
@@ -104,6 +105,7 @@ export class ControlCenter {
     );
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.messages, this.executor, this.settings, this.events);
+    this.approvals.onDecided(wakeOnDecision({ agents: this.agents, spaces: this.spaces, messages: this.messages, executor: this.executor }));
     this.executor.registerModeTools(
       planModeTools({
         workspaces: this.workspaces,

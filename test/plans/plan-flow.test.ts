@@ -141,16 +141,22 @@ describe('exit_plan_mode (PLAN-9)', () => {
     expect(approvals).toHaveLength(1);
     expect((await api('GET', `/spaces/${fixture.spaceId}`)).body.mode).toBe('plan');
 
-    await api('POST', `/approvals/${approvals[0].id}/decision`, { decision: 'reject', reason: 'not yet' });
+    // A rejection wakes the agent with the reason (POL-7); its next call opens a new request.
     fixture.model.script(reply().tool('exit_plan_mode', {}), reply().tool('submit_plan', VALID_PLAN), reply().text('asked again'));
-    const second = await fixture.waitForRun(await fixture.send('try again'));
+    await api('POST', `/approvals/${approvals[0].id}/decision`, { decision: 'reject', reason: 'not yet' });
+    const woken = await fixture.operator!.waitFor((event) => event.event === 'run.created' && event.data.data.id !== first.run.id);
+    const second = await fixture.waitForRun(woken.data.data.id);
+    expect(fixture.model.requests[4]!.lastUserText).toContain('rejected your request to leave plan mode: not yet');
     expect(second.toolCalls[0].output).toMatch(/^pending: opened plan-exit request .* \(the previous request was rejected: not yet\)/);
     approvals = (await api('GET', '/approvals?status=pending')).body.approvals.filter((approval: any) => approval.kind === 'plan_exit');
     expect(approvals).toHaveLength(1);
 
+    // An approval wakes it too; its next call switches the space to chat.
+    fixture.model.script(reply().tool('exit_plan_mode', {}), reply().text('switched'));
     await api('POST', `/approvals/${approvals[0].id}/decision`, { decision: 'approve' });
-    fixture.model.script(reply().tool('exit_plan_mode', {}), reply().tool('submit_plan', VALID_PLAN), reply().text('switched'));
-    const third = await fixture.waitForRun(await fixture.send('now'));
+    const third = await fixture.waitForRun(
+      (await fixture.operator!.waitFor((event) => event.event === 'run.created' && ![first.run.id, second.run.id].includes(event.data.data.id))).data.data.id,
+    );
     expect(third.toolCalls[0].output).toMatch(/^approved/);
     expect((await api('GET', `/spaces/${fixture.spaceId}`)).body.mode).toBe('chat');
   });
