@@ -5,6 +5,7 @@ import type { ControlCenter } from '../services/control-center.js';
 import { createAuthenticateHook } from './authenticate.js';
 import { handleError } from './error-handler.js';
 import { registerMcpServer } from './mcp-server.js';
+import { DEFAULT_WEB_DIST_DIR, registerWebApp } from './web-app.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
@@ -17,6 +18,8 @@ import { workspaceRoutes } from './routes/workspace-routes.js';
 export interface BuildServerOptions {
   /** pino log level; `silent` in tests. */
   logLevel?: string;
+  /** web/dist to serve; null turns the UI off. */
+  webDistDir?: string | null;
 }
 
 /** The HTTP API: thin routes (parse → call a service → serialize) over the composition root. */
@@ -67,5 +70,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(planRoutes(app));
   await server.register(eventRoutes(app));
   registerMcpServer(server, app);
+  // Last: the web app's catch-all never shadows /api, /mcp, /openapi.json or /healthz.
+  if (options.webDistDir !== null) await registerWebApp(server, options.webDistDir ?? DEFAULT_WEB_DIST_DIR);
   return server;
 }

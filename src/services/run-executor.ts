@@ -5,6 +5,7 @@ import { buildCapabilityPreamble } from '../core/capability-preamble.js';
 import { getCapabilityProfile } from '../core/capability-profiles.js';
 import { buildCompletionContract } from '../core/completion-contract.js';
 import type { AutonomyLevel, Mode } from '../core/modes.js';
+import { spaceModeToPicker } from '../core/picker.js';
 import type { ToolDescriptor } from '../core/tool-descriptor.js';
 import { buildToolSurface } from '../core/tool-surface.js';
 import { DomainError } from '../errors/index.js';
@@ -244,7 +245,7 @@ export class RunExecutor {
           authorKind: 'agent',
           authorId: agent.id,
           mode: input.mode,
-          picker: null,
+          picker: spaceModeToPicker(input.mode, input.autonomy),
           content: finalText,
         });
       }

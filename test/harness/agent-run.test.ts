@@ -48,7 +48,7 @@ describe('built-in harness runs (HAR-1, HAR-3, HAR-6)', () => {
     const messages = (await fixture.server.api('GET', `/api/workspaces/${fixture.workspaceId}/conversations/${fixture.conversationId}/messages`)).body.messages;
     expect(messages.map((message: any) => [message.role, message.mode, message.picker])).toEqual([
       ['user', 'chat', 'Agent'],
-      ['assistant', 'chat', null],
+      ['assistant', 'chat', 'Agent'],
     ]);
     expect(messages[1].content).toBe('Done: the greeting now says hello control center.');
     const types = detail.events.map((event: any) => event.type);

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from './support/browser.js';
+import { signIn, startAppServer } from './support/app-server.js';
+import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
+
+// Serves web/dist from the real server until build-server.ts registers the web app itself (no-op after).
+
+let server: TestServer;
+let model: ScriptedModelServer;
+let ui: TestBrowser;
+let ws: string;
+
+const spacesPath = () => `/api/workspaces/${ws}/spaces`;
+const pathname = (page: Page) => new URL(page.url()).pathname;
+const picker = (page: Page) => page.getByTestId('mode-picker');
+
+async function spaceNamed(name: string): Promise<any> {
+  const spaces = (await server.api('GET', spacesPath())).body.spaces;
+  return spaces.find((space: any) => space.name === name);
+}
+
+/** Creates a space through the sidebar form, then a conversation from the space page. */
+async function createSpaceAndConversation(page: Page, name: string, kind: 'Room' | 'Pull request (review)' = 'Room'): Promise<string> {
+  await page.getByRole('button', { name: 'New space' }).click();
+  await page.getByLabel('Space name').fill(name);
+  await page.getByLabel('Space kind').selectOption({ label: kind });
+  await page.getByRole('button', { name: 'Create space' }).click();
+  await expect.poll(() => pathname(page)).toMatch(new RegExp(`^/w/${ws}/s/sp_`));
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await expect.poll(() => pathname(page)).toMatch(new RegExp(`^/w/${ws}/c/cv_`));
+  await page.getByTestId('composer-input').waitFor();
+  return pathname(page).split('/').pop()!;
+}
+
+beforeAll(async () => {
+  server = await startAppServer();
+  ws = (await createSeededWorkspace(server, 'Acme')).id;
+  model = await startScriptedModelServer();
+  // Every agent runs on the default Anthropic model: point it at the scripted model server.
+  const settings = await server.api('PATCH', `/api/workspaces/${ws}/settings`, { apiKeys: { anthropic: 'scripted-key' }, baseUrls: { anthropic: model.url } });
+  if (settings.status !== 200) throw new Error(`settings: ${JSON.stringify(settings.body)}`);
+  ui = await launchBrowser();
+  await signIn(ui.page, server);
+}, 300_000);
+
+afterAll(async () => {
+  await ui?.close();
+  await server?.dispose();
+  await model?.close();
+});
+
+describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, RLY-1/2)', () => {
+  it('creates a space and a conversation; a fresh browser starts in Agent, picker at the left of the toolbar', async () => {
+    const { page } = ui;
+    await page.getByRole('link', { name: 'Conversations' }).click();
+    await createSpaceAndConversation(page, 'General');
+    expect(await picker(page).inputValue()).toBe('Agent');
+    const options = await picker(page).locator('option').allTextContents();
+    expect(options).toEqual(['Agent', 'Ask', 'Autopilot', 'Plan', 'Orchestrate']);
+    // Left end of the composer's toolbar.
+    const toolbar = (await page.getByRole('toolbar', { name: 'Composer' }).boundingBox())!;
+    const pickerBox = (await picker(page).boundingBox())!;
+    expect(pickerBox.x - toolbar.x).toBeLessThan(4);
+    await page.getByText('No messages yet').waitFor();
+    await ui.screenshot('conversation-new');
+  });
+
+  it('the picker persists on the conversation (reload shows the same mode)', async () => {
+    const { page } = ui;
+    const patched = page.waitForResponse((response) => response.request().method() === 'PATCH' && response.url().includes('/spaces/'));
+    await picker(page).selectOption('Plan');
+    expect((await patched).status()).toBe(200);
+    expect((await spaceNamed('General'))).toMatchObject({ mode: 'plan', picker: 'Plan' });
+    await page.reload();
+    await picker(page).waitFor();
+    await expect.poll(() => picker(page).inputValue()).toBe('Plan');
+    await ui.screenshot('picker-after-reload');
+  });
+
+  it('a new conversation starts with the mode last chosen in this browser', async () => {
+    const { page } = ui;
+    await createSpaceAndConversation(page, 'Second');
+    await expect.poll(() => picker(page).inputValue()).toBe('Plan');
+    await expect.poll(async () => (await spaceNamed('Second')).picker).toBe('Plan');
+  });
+
+  it('Shift+Tab in the composer cycles the picker and persists each step', async () => {
+    const { page } = ui;
+    await page.getByTestId('composer-input').focus();
+    await page.keyboard.press('Shift+Tab');
+    await expect.poll(() => picker(page).inputValue()).toBe('Orchestrate');
+    await page.keyboard.press('Shift+Tab');
+    await expect.poll(() => picker(page).inputValue()).toBe('Agent');
+    await page.keyboard.press('Shift+Tab');
+    await expect.poll(() => picker(page).inputValue()).toBe('Ask');
+    await expect.poll(async () => (await spaceNamed('Second'))).toMatchObject({ mode: 'chat', autonomy: 'askFirst', picker: 'Ask' });
+    // Focus stayed in the composer (Shift+Tab did not move it).
+    expect(await page.evaluate('document.activeElement?.getAttribute("data-testid")')).toBe('composer-input');
+    expect(await page.evaluate('localStorage.getItem("cc.lastPicker")')).toBe('Ask');
+    await ui.screenshot('picker-shift-tab');
+  });
+
+  it('a review space shows its mode read-only and offers no picker', async () => {
+    const { page } = ui;
+    await createSpaceAndConversation(page, 'PR #7', 'Pull request (review)');
+    await page.getByTestId('mode-readonly').waitFor();
+    expect(await page.getByTestId('mode-readonly').textContent()).toContain('Review');
+    expect(await picker(page).count()).toBe(0);
+    await page.getByTestId('composer-input').focus();
+    await page.keyboard.press('Shift+Tab');
+    expect(await spaceNamed('PR #7')).toMatchObject({ mode: 'review', picker: null });
+    await ui.screenshot('review-space-read-only');
+  });
+
+  it('branches a conversation; the branch is nested under its parent in the sidebar', async () => {
+    const { page } = ui;
+    const general = await spaceNamed('General');
+    const conversations = (await server.api('GET', `${spacesPath()}/${general.id}/conversations`)).body.conversations;
+    await page.goto(`${server.url}/w/${ws}/c/${conversations[0].id}`);
+    await page.getByRole('button', { name: 'Branch', exact: true }).click();
+    await expect.poll(() => pathname(page)).not.toBe(`/w/${ws}/c/${conversations[0].id}`);
+    const branchId = pathname(page).split('/').pop()!;
+    const branch = (await server.api('GET', `/api/workspaces/${ws}/conversations/${branchId}`)).body;
+    expect(branch).toMatchObject({ parentConversationId: conversations[0].id, spaceId: general.id });
+    await page.locator('.conversation-list.nested .conversation-link.active').waitFor();
+    await ui.screenshot('conversation-branch');
+  });
+
+  it('sends with Enter; the message records its mode; the reply streams live and lands as a message', async () => {
+    const { page } = ui;
+    await createSpaceAndConversation(page, 'Chat');
+    await picker(page).selectOption('Autopilot');
+    await expect.poll(async () => (await spaceNamed('Chat')).picker).toBe('Autopilot');
+    const answer = 'Hello from the scripted model. This reply arrives in small pieces so the stream can be watched.';
+    model.script(reply().text(answer).chunkSize(4).slow(40));
+    const input = page.getByTestId('composer-input');
+    await input.fill('first line');
+    await input.press('Shift+Enter');
+    await input.pressSequentially('second line');
+    expect(await input.inputValue()).toBe('first line\nsecond line');
+    await input.press('Enter');
+    const userMessage = page.locator('[data-testid="message"].message-user');
+    await userMessage.waitFor();
+    expect(await userMessage.locator('.message-body').textContent()).toBe('first line\nsecond line');
+    expect(await userMessage.getByTestId('message-mode').textContent()).toBe('Autopilot');
+    expect(await input.inputValue()).toBe('');
+
+    // Streaming: part of the text is on screen before the whole reply is.
+    const live = page.getByTestId('live-turn');
+    await live.waitFor();
+    await expect.poll(async () => ((await live.getByTestId('turn-text').textContent().catch(() => '')) ?? '').length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const partial = (await live.getByTestId('turn-text').textContent().catch(() => '')) ?? '';
+    expect(partial.length).toBeLessThan(answer.length);
+    await page.getByTestId('next-turn-note').waitFor();
+    await ui.screenshot('turn-streaming');
+
+    const agentMessage = page.locator('[data-testid="message"].message-assistant');
+    await agentMessage.waitFor({ timeout: 15_000 });
+    expect(await agentMessage.locator('.message-body').textContent()).toBe(answer);
+    await expect.poll(() => live.count()).toBe(0);
+    expect(await page.getByTestId('next-turn-note').count()).toBe(0);
+    await ui.screenshot('turn-finished');
+  });
+
+  it('bare /plan arms Plan mode and posts nothing', async () => {
+    const { page } = ui;
+    const before = await page.locator('[data-testid="message"]').count();
+    const input = page.getByTestId('composer-input');
+    await input.fill('/plan');
+    await input.press('Enter');
+    await expect.poll(() => picker(page).inputValue()).toBe('Plan');
+    expect((await spaceNamed('Chat')).picker).toBe('Plan');
+    await page.getByRole('status').filter({ hasText: 'Plan mode armed' }).waitFor();
+    expect(await page.locator('[data-testid="message"]').count()).toBe(before);
+    expect(await input.inputValue()).toBe('');
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * Plan Studio against the plan JSON (src/schemas/plan.ts), with the plan routes answered inside the browser
+ * (page.route). It covers what a live backend can hardly produce on demand — a plan with validation
+ * errors (Approve disabled, errors listed) — and the exact requests the UI sends: approve, stop,
+ * cancel a node. The live flow against the real backend is in plan-flow.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Route } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from './support/browser.js';
+import { signIn, startAppServer } from './support/app-server.js';
+import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
+
+// Serves web/dist from the real server until build-server.ts registers the web app itself (no-op after).
+
+let server: TestServer;
+let ui: TestBrowser;
+let ws: string;
+let conversationId: string;
+
+const node = (key: string, title: string, dependsOn: string[], state = 'pending') => ({
+  key,
+  title,
+  description: `${title}: the details.`,
+  dependsOn,
+  state,
+  ticketId: null,
+  runId: null,
+  assigneeAgentId: null,
+  error: null,
+  level: null,
+});
+
+const cost = (entries: Array<[string, number]>) => ({
+  perNode: entries.map(([key, usd]) => ({ key, inputTokens: 12_000, outputTokens: 3_000, usd })),
+  total: { inputTokens: 12_000 * entries.length, outputTokens: 3_000 * entries.length, usd: entries.reduce((sum, [, usd]) => sum + usd, 0) },
+  basis: 'default',
+  currency: 'USD',
+});
+
+const base = () => ({ spaceId: null, agentId: 'ag_x', runId: null, decidedBy: null, reason: null, decidedAt: null, updatedAt: '2026-01-01T00:02:00.000Z' });
+
+function invalidPlan() {
+  const nodes = [node('one', 'First step', []), node('two', 'Second step', ['ghost'])];
+  return {
+    ...base(),
+    id: 'plan_invalid',
+    conversationId,
+    goal: 'A plan with a dangling dependency',
+    status: 'proposed',
+    version: 1,
+    stepCount: nodes.length,
+    nodes,
+    edges: [{ from: 'one', to: 'two' }],
+    errors: [{ code: 'dangling_dependency', message: 'depends on "ghost", which does not exist', field: 'nodes.1.dependsOn', nodeKey: 'two' }],
+    progress: { settled: 0, total: 2 },
+    costEstimate: cost([['one', 0.01], ['two', 0.02]]),
+    createdAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+let validState: 'proposed' | 'executing' = 'proposed';
+function validPlan() {
+  const running = validState === 'executing';
+  const nodes = [
+    node('research', 'Read the exporter', [], running ? 'done' : 'pending'),
+    node('build', 'Add the button', ['research'], running ? 'running' : 'pending'),
+    node('verify', 'Verify the file', ['build']),
+  ];
+  return {
+    ...base(),
+    id: 'plan_valid',
+    conversationId,
+    goal: 'Ship the export button',
+    status: validState,
+    version: 2,
+    stepCount: nodes.length,
+    nodes,
+    edges: [{ from: 'research', to: 'build' }, { from: 'build', to: 'verify' }],
+    errors: [],
+    progress: { settled: running ? 1 : 0, total: 3 },
+    costEstimate: cost([['research', 0.012], ['build', 0.03], ['verify', 0.008]]),
+    createdAt: '2026-01-01T00:01:00.000Z',
+  };
+}
+
+const posted: string[] = [];
+
+async function answerPlans(route: Route) {
+  const request = route.request();
+  const url = new URL(request.url());
+  const json = (body: unknown) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
+  if (request.method() === 'POST') {
+    posted.push(`${url.pathname.replace(/^.*\/plans\//, '')}`);
+    if (url.pathname.endsWith('/plan_valid/approve')) validState = 'executing';
+    return json(validPlan());
+  }
+  if (url.pathname.endsWith('/plans')) return json({ plans: [invalidPlan(), validPlan()] });
+  if (url.pathname.endsWith('/plan_invalid')) return json(invalidPlan());
+  if (url.pathname.endsWith('/plan_valid')) return json(validPlan());
+  return route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: { code: 'not_found', message: 'no such plan' } }) });
+}
+
+beforeAll(async () => {
+  server = await startAppServer();
+  ws = (await createSeededWorkspace(server, 'Acme')).id;
+  const space = (await server.api('POST', `/api/workspaces/${ws}/spaces`, { name: 'Feature' })).body;
+  conversationId = (await server.api('POST', `/api/workspaces/${ws}/spaces/${space.id}/conversations`, { title: 'Export' })).body.id;
+  ui = await launchBrowser();
+  await ui.page.route(/\/api\/workspaces\/[^/]+\/plans(\/|\?|$)/, answerPlans);
+  await signIn(ui.page, server);
+}, 300_000);
+
+afterAll(async () => {
+  await ui?.close();
+  await server?.dispose();
+});
+
+describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON', () => {
+  it('plan rows show goal, status and step count; an invalid plan cannot be approved and lists its errors', async () => {
+    const { page } = ui;
+    await page.goto(`${server.url}/w/${ws}/c/${conversationId}`);
+    const rows = page.getByTestId('plan-row');
+    await expect.poll(() => rows.count()).toBe(2);
+    const invalidRow = rows.filter({ hasText: 'dangling dependency' });
+    expect(await invalidRow.textContent()).toContain('2 steps');
+    expect(await invalidRow.getByRole('button', { name: 'Approve and run' }).isDisabled()).toBe(true);
+    await invalidRow.getByRole('button', { name: 'Open' }).click();
+    const studio = page.getByTestId('plan-studio');
+    await studio.waitFor();
+    expect(new URL(page.url()).searchParams.get('plan')).toBe('plan_invalid');
+    expect(await studio.getByRole('button', { name: 'Approve plan' }).isDisabled()).toBe(true);
+    expect(await studio.getByTestId('plan-errors').textContent()).toContain('two: depends on "ghost"');
+    await expect.poll(() => studio.getByTestId('plan-node').count()).toBe(2);
+    await ui.screenshot('plan-studio-invalid');
+  });
+
+  it('lays the graph out left to right, inspects a node, shows the cost, approves, follows progress, stops and cancels', async () => {
+    const { page } = ui;
+    await page.goto(`${server.url}/w/${ws}/c/${conversationId}?plan=plan_valid`);
+    const studio = page.getByTestId('plan-studio');
+    await expect.poll(() => studio.getByTestId('plan-node').count()).toBe(3);
+    const x = async (key: string) => (await studio.locator(`[data-node-key="${key}"]`).boundingBox())!.x;
+    expect(await x('research')).toBeLessThan(await x('build'));
+    expect(await x('build')).toBeLessThan(await x('verify'));
+    expect(await studio.getByTestId('cost-estimate').textContent()).toContain('$0.05');
+    await studio.locator('[data-node-key="build"]').click();
+    const inspector = studio.getByTestId('node-inspector');
+    expect(await inspector.textContent()).toContain('Add the button: the details.');
+    expect(await inspector.textContent()).toContain('research');
+    expect(await inspector.textContent()).toContain('$0.03');
+    await ui.screenshot('plan-studio-valid');
+
+    await studio.getByRole('button', { name: 'Approve plan' }).click();
+    await expect.poll(() => posted).toContain('plan_valid/approve');
+    await expect.poll(() => studio.getByTestId('plan-progress').textContent()).toContain('1/3');
+    await expect.poll(() => studio.locator('[data-node-key="research"]').getAttribute('data-state')).toBe('done');
+    expect(await studio.locator('[data-node-key="build"]').getAttribute('data-state')).toBe('running');
+    expect(await studio.getByRole('button', { name: 'Approve plan' }).count()).toBe(0);
+
+    await studio.locator('[data-node-key="build"]').click();
+    await studio.getByRole('button', { name: 'Cancel this step' }).click();
+    await expect.poll(() => posted).toContain('plan_valid/nodes/build/cancel');
+    await studio.getByTestId('plan-progress').getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => posted).toContain('plan_valid/cancel');
+    await ui.screenshot('plan-studio-running');
+
+    // The side panel's Tasks row: the goal with settled/total (PLAN-8).
+    await page.getByRole('tab', { name: 'Conversation' }).click();
+    await expect.poll(() => page.getByTestId('goal-progress').textContent()).toBe('1/3');
+    expect(await page.getByTestId('goal-row').textContent()).toContain('Ship the export button');
+  });
+
+  it('keyboard: the steps list selects nodes without a mouse', async () => {
+    const { page } = ui;
+    await page.goto(`${server.url}/w/${ws}/c/${conversationId}?plan=plan_valid`);
+    const studio = page.getByTestId('plan-studio');
+    await studio.getByRole('button', { name: /Verify the file/ }).focus();
+    await page.keyboard.press('Enter');
+    expect(await studio.getByTestId('node-inspector').textContent()).toContain('Verify the file: the details.');
+  });
+});

@@ -1,0 +1,66 @@
+/** src/server/web-app.ts: the app is served without shadowing /api, /mcp, /openapi.json, /healthz. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startAppServer } from './support/app-server.js';
+import { WEB_DIST_DIR } from './support/ensure-web-build.js';
+import type { TestServer } from '../support/test-server.js';
+
+// Serves web/dist from the real server until build-server.ts registers the web app itself (no-op after).
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startAppServer();
+}, 300_000);
+
+afterAll(async () => {
+  await server?.dispose();
+});
+
+describe('serving the web app (§13)', () => {
+  it('answers / and client routes with index.html, without auth, never cached', async () => {
+    for (const path of ['/', '/w/ws_1/c/cv_2', '/w/ws_1/settings/agents/ag_3?x=1']) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/html');
+      expect(response.headers.get('cache-control')).toBe('no-cache');
+      expect(await response.text()).toContain('<div id="root"></div>');
+    }
+  });
+
+  it('serves hashed assets with a long cache; a missing asset is a 404, not the app', async () => {
+    const assets = await readdir(join(WEB_DIST_DIR, 'assets'));
+    const script = assets.find((name) => name.endsWith('.js'))!;
+    const response = await fetch(`${server.url}/assets/${script}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('javascript');
+    expect(response.headers.get('cache-control')).toContain('immutable');
+    const missing = await fetch(`${server.url}/assets/nope-123.js`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as any).error.code).toBe('not_found');
+  });
+
+  it('does not shadow /api, /mcp, /openapi.json or /healthz', async () => {
+    const unknownApi = await fetch(`${server.url}/api/no-such-route`, { headers: { authorization: `Bearer ${server.token}` } });
+    expect(unknownApi.status).toBe(404);
+    expect(unknownApi.headers.get('content-type')).toContain('application/json');
+    expect(((await unknownApi.json()) as any).error.code).toBe('not_found');
+    const unauthenticated = await fetch(`${server.url}/api/workspaces`);
+    expect(unauthenticated.status).toBe(401);
+    const mcp = await fetch(`${server.url}/mcp/whatever`, { headers: { authorization: `Bearer ${server.token}` } });
+    expect(mcp.headers.get('content-type') ?? '').not.toContain('text/html');
+    expect((await fetch(`${server.url}/healthz`)).headers.get('content-type')).toContain('application/json');
+    const openapi = await fetch(`${server.url}/openapi.json`);
+    expect(openapi.headers.get('content-type')).toContain('application/json');
+    const document = (await openapi.json()) as any;
+    expect(Object.keys(document.paths)).not.toContain('/*');
+    expect(Object.keys(document.paths)).not.toContain('/');
+  });
+
+  it('refuses paths that climb out of the dist directory', async () => {
+    const response = await fetch(`${server.url}/..%2f..%2fpackage.json`);
+    const text = await response.text();
+    expect(text).not.toContain('"name": "control-center"');
+  });
+});

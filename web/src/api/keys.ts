@@ -1,0 +1,26 @@
+/** TanStack Query keys. Everything of one workspace lives under `['ws', id]`, so it can be dropped at once. */
+export const keys = {
+  workspaces: ['workspaces'] as const,
+  modes: ['modes'] as const,
+  honesty: ['honesty-matrix'] as const,
+  workspace: (ws: string) => ['ws', ws] as const,
+  agents: (ws: string) => ['ws', ws, 'agents'] as const,
+  settings: (ws: string) => ['ws', ws, 'settings'] as const,
+  spaces: (ws: string) => ['ws', ws, 'spaces'] as const,
+  space: (ws: string, spaceId: string) => ['ws', ws, 'space', spaceId] as const,
+  conversations: (ws: string, spaceId: string) => ['ws', ws, 'conversations', spaceId] as const,
+  allConversations: (ws: string) => ['ws', ws, 'conversations'] as const,
+  conversation: (ws: string, conversationId: string) => ['ws', ws, 'conversation', conversationId] as const,
+  messages: (ws: string, conversationId: string) => ['ws', ws, 'messages', conversationId] as const,
+  runs: (ws: string, conversationId: string) => ['ws', ws, 'runs', conversationId] as const,
+  allRuns: (ws: string) => ['ws', ws, 'runs'] as const,
+  run: (ws: string, runId: string) => ['ws', ws, 'run', runId] as const,
+  /** Client-only: the AgentEvents of a run received over SSE, folded (see live-run.ts). */
+  liveRun: (ws: string, runId: string) => ['ws', ws, 'live', runId] as const,
+  approvals: (ws: string) => ['ws', ws, 'approvals'] as const,
+  questions: (ws: string) => ['ws', ws, 'questions'] as const,
+  presence: (ws: string) => ['ws', ws, 'presence'] as const,
+  plans: (ws: string, conversationId: string) => ['ws', ws, 'plans', conversationId] as const,
+  allPlans: (ws: string) => ['ws', ws, 'plans'] as const,
+  plan: (ws: string, planId: string) => ['ws', ws, 'plan', planId] as const,
+};

@@ -1,0 +1,145 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { openWorkspaceStream, type StreamStatus } from '../api/events';
+import { usePendingApprovals, useWorkspaces } from '../api/hooks';
+import { AgentsPage } from '../pages/AgentsPage';
+import { ConversationsPage } from '../pages/ConversationsPage';
+import { GeneralSettingsPage } from '../pages/GeneralSettingsPage';
+import { HonestyPage } from '../pages/HonestyPage';
+import { InboxPage } from '../pages/InboxPage';
+import { OrgChartPage } from '../pages/OrgChartPage';
+import { ErrorBoundary } from '../ui/ErrorBoundary';
+import { Link } from '../ui/link';
+import { Empty, ErrorState, Loading } from '../ui/states';
+import { match, navigate, paths, useLocation } from './router';
+import { WorkspaceSwitcher } from './WorkspaceSwitcher';
+
+/** Which section a path belongs to, and its parameters. */
+function route(path: string) {
+  const tries: Array<[string, string]> = [
+    ['conversation', '/w/:ws/c/:conversationId'],
+    ['space', '/w/:ws/s/:spaceId'],
+    ['inbox', '/w/:ws/inbox'],
+    ['agents', '/w/:ws/settings/agents'],
+    ['agent', '/w/:ws/settings/agents/:agentId'],
+    ['general', '/w/:ws/settings/general'],
+    ['settings', '/w/:ws/settings'],
+    ['org', '/w/:ws/org'],
+    ['honesty', '/w/:ws/honesty'],
+    ['home', '/w/:ws'],
+  ];
+  for (const [name, pattern] of tries) {
+    const params = match(pattern, path);
+    if (params) return { name, params };
+  }
+  return { name: 'root', params: {} as Record<string, string> };
+}
+
+export function Shell({ token, onSignOut }: { token: string; onSignOut: () => void }) {
+  const location = useLocation();
+  const workspaces = useWorkspaces();
+  const current = route(location.path);
+  const ws = current.params.ws ?? null;
+  const list = workspaces.data?.workspaces;
+  const known = ws !== null && (list?.some((workspace) => workspace.id === ws) ?? false);
+
+  // `/` and unknown workspaces go to the first workspace.
+  useEffect(() => {
+    if (!list || list.length === 0) return;
+    if (!ws || !known) navigate(paths.home(list[0]!.id), { replace: true });
+  }, [list, ws, known]);
+
+  if (workspaces.isPending) return <Loading label="Loading workspaces…" />;
+  if (workspaces.isError) return <ErrorState error={workspaces.error} what="workspaces" retry={() => void workspaces.refetch()} />;
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <span className="brand">Control Center</span>
+        <WorkspaceSwitcher current={known ? ws : null} />
+        {known && ws ? <MainNav ws={ws} section={current.name} /> : <span className="spacer" />}
+        {known && ws ? <LiveStatus ws={ws} token={token} /> : null}
+        <button type="button" className="btn btn-ghost btn-small" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <div className="app-body">
+        {list && list.length === 0 ? (
+          <main className="page">
+            <Empty title="No workspaces yet">Create one with the workspace menu above.</Empty>
+          </main>
+        ) : known && ws ? (
+          <ErrorBoundary key={location.path} what="this page">
+            <Section ws={ws} name={current.name} params={current.params} search={location.search} />
+          </ErrorBoundary>
+        ) : (
+          <Loading />
+        )}
+      </div>
+    </div>
+  );
+}
+
+function Section({ ws, name, params, search }: { ws: string; name: string; params: Record<string, string>; search: URLSearchParams }) {
+  switch (name) {
+    case 'conversation':
+      return <ConversationsPage key={ws} ws={ws} conversationId={params.conversationId ?? null} spaceId={null} planId={search.get('plan')} />;
+    case 'space':
+      return <ConversationsPage key={ws} ws={ws} conversationId={null} spaceId={params.spaceId ?? null} planId={null} />;
+    case 'inbox':
+      return <InboxPage key={ws} ws={ws} />;
+    case 'agents':
+    case 'settings':
+      return <AgentsPage key={ws} ws={ws} agentId={null} />;
+    case 'agent':
+      return <AgentsPage key={ws} ws={ws} agentId={params.agentId ?? null} />;
+    case 'general':
+      return <GeneralSettingsPage key={ws} ws={ws} />;
+    case 'org':
+      return <OrgChartPage key={ws} ws={ws} />;
+    case 'honesty':
+      return <HonestyPage />;
+    default:
+      return <ConversationsPage key={ws} ws={ws} conversationId={null} spaceId={null} planId={null} />;
+  }
+}
+
+function MainNav({ ws, section }: { ws: string; section: string }) {
+  const approvals = usePendingApprovals(ws);
+  const pending = approvals.data?.approvals.length ?? 0;
+  const items: Array<{ to: string; label: string; active: boolean; count?: number }> = [
+    { to: paths.home(ws), label: 'Conversations', active: ['home', 'space', 'conversation', 'root'].includes(section) },
+    { to: paths.inbox(ws), label: 'Inbox', active: section === 'inbox', count: pending },
+    { to: paths.org(ws), label: 'Org chart', active: section === 'org' },
+    { to: paths.honesty(ws), label: 'Honesty matrix', active: section === 'honesty' },
+    { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'settings'].includes(section) },
+  ];
+  return (
+    <nav className="mainnav" aria-label="Main">
+      {items.map((item) => (
+        <Link key={item.label} to={item.to} className={item.active ? 'active' : undefined} aria-current={item.active ? 'page' : undefined}>
+          {item.label}
+          {item.count ? (
+            <span className="count" aria-label={`${item.count} pending`}>
+              {item.count}
+            </span>
+          ) : null}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** Opens the workspace's one EventSource and shows whether it is connected. */
+function LiveStatus({ ws, token }: { ws: string; token: string }) {
+  const client = useQueryClient();
+  const [status, setStatus] = useState<StreamStatus>('connecting');
+  useEffect(() => openWorkspaceStream(client, ws, token, setStatus), [client, ws, token]);
+  const label = status === 'open' ? 'Live' : status === 'connecting' ? 'Connecting…' : 'Reconnecting…';
+  return (
+    <span className={`live live-${status}`} data-testid="live-status" title="Live updates (server-sent events)">
+      <span className="presence-dot" aria-hidden="true" />
+      {label}
+    </span>
+  );
+}

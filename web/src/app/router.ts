@@ -1,0 +1,65 @@
+import { useSyncExternalStore } from 'react';
+
+/**
+ * A tiny history router: the server answers every non-API path with index.html
+ * (src/server/web-app.ts), so plain paths work on reload.
+ */
+const subscribers = new Set<() => void>();
+
+function notify() {
+  for (const subscriber of subscribers) subscriber();
+}
+
+window.addEventListener('popstate', notify);
+
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  if (to === window.location.pathname + window.location.search) return;
+  if (options.replace) window.history.replaceState(null, '', to);
+  else window.history.pushState(null, '', to);
+  notify();
+}
+
+function subscribe(callback: () => void) {
+  subscribers.add(callback);
+  return () => subscribers.delete(callback);
+}
+
+const snapshot = () => window.location.pathname + window.location.search;
+
+export interface Location {
+  path: string;
+  search: URLSearchParams;
+}
+
+export function useLocation(): Location {
+  const href = useSyncExternalStore(subscribe, snapshot);
+  const [path = '/', query = ''] = href.split('?');
+  return { path, search: new URLSearchParams(query) };
+}
+
+/** `/w/:ws/c/:cv` against `/w/ws_1/c/cv_2` → `{ws: 'ws_1', cv: 'cv_2'}`, or null. */
+export function match(pattern: string, path: string): Record<string, string> | null {
+  const patternParts = pattern.split('/').filter(Boolean);
+  const pathParts = path.split('/').filter(Boolean);
+  if (patternParts.length !== pathParts.length) return null;
+  const params: Record<string, string> = {};
+  for (let index = 0; index < patternParts.length; index += 1) {
+    const expected = patternParts[index]!;
+    const actual = pathParts[index]!;
+    if (expected.startsWith(':')) params[expected.slice(1)] = decodeURIComponent(actual);
+    else if (expected !== actual) return null;
+  }
+  return params;
+}
+
+/** Workspace-scoped paths. */
+export const paths = {
+  home: (ws: string) => `/w/${ws}`,
+  space: (ws: string, spaceId: string) => `/w/${ws}/s/${spaceId}`,
+  conversation: (ws: string, conversationId: string, planId?: string) => `/w/${ws}/c/${conversationId}${planId ? `?plan=${planId}` : ''}`,
+  inbox: (ws: string) => `/w/${ws}/inbox`,
+  agents: (ws: string, agentId?: string) => `/w/${ws}/settings/agents${agentId ? `/${agentId}` : ''}`,
+  general: (ws: string) => `/w/${ws}/settings/general`,
+  org: (ws: string) => `/w/${ws}/org`,
+  honesty: (ws: string) => `/w/${ws}/honesty`,
+};

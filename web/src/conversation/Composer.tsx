@@ -1,0 +1,168 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useRef, useState, type KeyboardEvent } from 'react';
+import { api, ApiError, errorMessage } from '../api/client';
+import { useSendMessage } from '../api/hooks';
+import { keys } from '../api/keys';
+import type { PickerValue, Space } from '../api/types';
+import { isPickerValue, nextPicker, PICKER_HINTS, PICKER_VALUES, rememberPicker, spaceModeLabel } from '../app/picker';
+import { paths } from '../app/router';
+import { Link } from '../ui/link';
+import { FieldError } from '../ui/states';
+
+const SLASH_HINTS = [
+  { command: '/plan', hint: 'arm Plan mode, send nothing' },
+  { command: '/plan <request>', hint: 'arm Plan mode and send the request' },
+  { command: '/skill:<name>', hint: "load a skill's instructions for this turn" },
+];
+
+/**
+ * The composer (MODE-4, RLY-1/2): mode picker at the left end of the toolbar, Shift+Tab cycles it,
+ * Enter sends, Shift+Enter is a newline. `/plan` is sent as typed; the server handles it.
+ */
+export function Composer({ ws, space, conversationId, turnRunning }: { ws: string; space: Space; conversationId: string; turnRunning: boolean }) {
+  const client = useQueryClient();
+  const send = useSendMessage(ws, conversationId);
+  const choiceSequence = useRef(0);
+  const [pickerError, setPickerError] = useState<unknown>(null);
+  const [text, setText] = useState('');
+  const [notice, setNotice] = useState<string | null>(null);
+  const textareaRef = useRef<HTMLTextAreaElement>(null);
+  const pickerRef = useRef<HTMLSelectElement>(null);
+  const isReview = space.mode === 'review';
+
+  const choose = async (value: PickerValue) => {
+    if (isReview) return;
+    rememberPicker(value);
+    if (value === space.picker) return;
+    // Optimistic: the picker shows the choice at once; the PATCH persists it on the space. Only the
+    // newest choice's answer is applied, so fast Shift+Tab presses cannot end on a stale value.
+    const mine = ++choiceSequence.current;
+    const previous = space;
+    client.setQueryData<Space>(keys.space(ws, space.id), { ...space, picker: value });
+    setPickerError(null);
+    try {
+      const updated = await api.patch<Space>(`/api/workspaces/${ws}/spaces/${space.id}`, { picker: value });
+      if (mine !== choiceSequence.current) return;
+      client.setQueryData(keys.space(ws, updated.id), updated);
+      client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: old.spaces.map((entry) => (entry.id === updated.id ? updated : entry)) } : old));
+    } catch (error) {
+      if (mine !== choiceSequence.current) return;
+      client.setQueryData(keys.space(ws, space.id), previous);
+      setPickerError(error);
+    }
+  };
+
+  const submit = () => {
+    const value = text.trim();
+    if (!value || send.isPending) return;
+    setNotice(null);
+    send.mutate(
+      { text: value },
+      {
+        onSuccess: (result) => {
+          setText('');
+          if (!result.message && /^\/plan\s*$/.test(value)) setNotice('Plan mode armed: your next message is planned first.');
+          if (result.space?.picker && isPickerValue(result.space.picker)) rememberPicker(result.space.picker);
+        },
+      },
+    );
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    const inComposer = event.target === textareaRef.current || event.target === pickerRef.current;
+    if (event.key === 'Tab' && event.shiftKey && inComposer) {
+      event.preventDefault();
+      if (!isReview) void choose(nextPicker(space.picker));
+      return;
+    }
+    if (event.target === textareaRef.current && event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      submit();
+    }
+  };
+
+  const sendError = send.error;
+  const noModel = sendError instanceof ApiError && sendError.status === 503;
+  const showSlash = text.startsWith('/') && !text.includes(' ') && text.length < 12;
+
+  return (
+    <div className="composer" onKeyDown={onKeyDown}>
+      <div className="composer-toolbar" role="toolbar" aria-label="Composer">
+        {isReview ? (
+          <span className="mode-readonly" data-testid="mode-readonly" title="Review mode is set by pull-request spaces and pipelines; it cannot be picked (MODE-6).">
+            Mode: Review · read-only
+          </span>
+        ) : (
+          <label className="mode-picker">
+            <span className="sr-only">Mode</span>
+            <select
+              ref={pickerRef}
+              aria-label="Mode"
+              data-testid="mode-picker"
+              value={space.picker ?? ''}
+              title={space.picker ? PICKER_HINTS[space.picker] : undefined}
+              onChange={(event) => {
+                if (isPickerValue(event.target.value)) void choose(event.target.value);
+              }}
+            >
+              {space.picker === null ? (
+                <option value="" disabled>
+                  {spaceModeLabel(space)}
+                </option>
+              ) : null}
+              {PICKER_VALUES.map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {!isReview && !turnRunning ? <span className="muted small mode-hint">{space.picker ? PICKER_HINTS[space.picker] : ''}</span> : null}
+        <span className="spacer" />
+        {turnRunning && !isReview ? (
+          <span className="small next-turn" data-testid="next-turn-note">
+            A turn is running: a mode change applies from the next turn.
+          </span>
+        ) : null}
+        <span className="muted small keys-hint">{isReview ? '' : 'Shift+Tab mode · '}Enter send · Shift+Enter newline</span>
+      </div>
+      {showSlash ? (
+        <ul className="slash-hints" aria-label="Commands">
+          {SLASH_HINTS.map((hint) => (
+            <li key={hint.command}>
+              <code>{hint.command}</code> <span className="muted">{hint.hint}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <textarea
+        ref={textareaRef}
+        aria-label="Message"
+        data-testid="composer-input"
+        rows={3}
+        placeholder={isReview ? 'Message the reviewers…' : 'Message the agent — @name addresses one, /plan plans first'}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+      />
+      <div className="composer-footer">
+        {notice ? (
+          <span className="small notice-inline" role="status">
+            {notice}
+          </span>
+        ) : null}
+        {sendError ? (
+          <span className="small">
+            <FieldError message={errorMessage(sendError)} />
+            {noModel ? <Link to={paths.general(ws)}>Configure a model key</Link> : null}
+          </span>
+        ) : null}
+        {pickerError ? <FieldError message={`Mode not saved: ${errorMessage(pickerError)}`} /> : null}
+        <span className="spacer" />
+        <button type="button" className="btn btn-primary" onClick={submit} disabled={!text.trim() || send.isPending}>
+          {send.isPending ? 'Sending…' : 'Send'}
+        </button>
+      </div>
+    </div>
+  );
+}

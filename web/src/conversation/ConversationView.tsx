@@ -1,0 +1,192 @@
+import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
+import { errorMessage, isMissingRoute } from '../api/client';
+import { onWorkspaceEvent } from '../api/events';
+import { useAgents, useBranchConversation, useMessages, usePendingApprovals, usePendingQuestions, usePlans, useRuns, useSpace } from '../api/hooks';
+import type { Agent, Conversation, Message, Plan, Run } from '../api/types';
+import { navigate, paths } from '../app/router';
+import { ApprovalCard } from '../ui/ApprovalCard';
+import { ErrorBoundary } from '../ui/ErrorBoundary';
+import { QuestionCard } from '../ui/QuestionCard';
+import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
+import { Composer } from './Composer';
+import { MessageItem } from './MessageItem';
+import { PlanRow } from './PlanRow';
+import { isActive, LiveTurn, RunOutcome } from './RunBlocks';
+import { SidePanel } from './SidePanel';
+
+/** Plan Studio carries the graph libraries (elkjs is large): loaded when first opened. */
+const PlanStudio = lazy(() => import('./PlanStudio').then((module) => ({ default: module.PlanStudio })));
+
+/** PLAN-3: a plan that arrives within this window while its conversation is on screen opens Plan Studio. */
+const AUTO_OPEN_WINDOW_MS = 30_000;
+
+type TimelineEntry = { kind: 'message'; at: string; message: Message } | { kind: 'plan'; at: string; plan: Plan } | { kind: 'outcome'; at: string; run: Run };
+
+export function ConversationView({ ws, conversation, planId }: { ws: string; conversation: Conversation; planId: string | null }) {
+  const space = useSpace(ws, conversation.spaceId);
+  const messages = useMessages(ws, conversation.id);
+  const runs = useRuns(ws, conversation.id);
+  const plans = usePlans(ws, conversation.id);
+  const agents = useAgents(ws);
+  const approvals = usePendingApprovals(ws);
+  const questions = usePendingQuestions(ws);
+  const branch = useBranchConversation(ws);
+
+  const openPlan = (id: string | null) => navigate(paths.conversation(ws, conversation.id, id ?? undefined));
+
+  // PLAN-3: open Plan Studio by itself when a plan for this conversation arrives while it is on screen.
+  useEffect(
+    () =>
+      onWorkspaceEvent((event) => {
+        if (event.type !== 'plan.submitted') return;
+        const data = event.data as { id?: string; conversationId?: string | null; plan?: { id?: string; conversationId?: string | null }; createdAt?: string } | null;
+        const plan = data?.plan ?? data;
+        if (!plan?.id || plan.conversationId !== conversation.id) return;
+        const arrived = Date.parse(event.at);
+        if (Number.isFinite(arrived) && Date.now() - arrived > AUTO_OPEN_WINDOW_MS) return;
+        if (document.visibilityState === 'hidden') return;
+        navigate(paths.conversation(ws, conversation.id, plan.id), { replace: true });
+      }),
+    [ws, conversation.id],
+  );
+
+  const agentList: Agent[] = agents.data?.agents ?? [];
+  const agentById = useMemo(() => new Map(agentList.map((agent) => [agent.id, agent])), [agentList]);
+  const runList = runs.data?.runs ?? [];
+  const activeRuns = runList.filter(isActive);
+  const planList = plans.data?.plans ?? [];
+
+  const timeline = useMemo(() => {
+    const activeRunIds = new Set(runList.filter(isActive).map((run) => run.id));
+    const entries: TimelineEntry[] = [];
+    for (const message of messages.data?.messages ?? []) {
+      // While its turn runs, an agent's reply is shown streaming in the live block instead.
+      if (message.role === 'assistant' && message.runId && activeRunIds.has(message.runId)) continue;
+      entries.push({ kind: 'message', at: message.createdAt, message });
+    }
+    for (const plan of planList) entries.push({ kind: 'plan', at: plan.createdAt ?? plan.updatedAt ?? '', plan });
+    for (const run of runList) if (!isActive(run) && (run.state !== 'completed' || run.deliverableFailed)) entries.push({ kind: 'outcome', at: run.endedAt ?? run.createdAt, run });
+    return entries.sort((a, b) => a.at.localeCompare(b.at));
+  }, [messages.data, planList, runList]);
+
+  const pendingApprovals = (approvals.data?.approvals ?? []).filter((approval) => approval.status === 'pending' && approval.conversationId === conversation.id);
+  const pendingQuestions = (questions.data?.questions ?? []).filter((question) => question.conversationId === conversation.id && question.status === 'pending');
+
+  const scroller = useRef<HTMLDivElement>(null);
+  const lastSize = useRef(0);
+  const size = timeline.length + activeRuns.length + pendingApprovals.length + pendingQuestions.length;
+  useEffect(() => {
+    const element = scroller.current;
+    if (element && size !== lastSize.current) element.scrollTop = element.scrollHeight;
+    lastSize.current = size;
+  });
+
+  const branchHere = async (fromMessageId?: string) => {
+    try {
+      const created = await branch.mutateAsync({ conversationId: conversation.id, ...(fromMessageId ? { fromMessageId } : {}) });
+      navigate(paths.conversation(ws, created.id));
+    } catch {
+      // shown in the header
+    }
+  };
+
+  const showStudio = planId !== null;
+
+  return (
+    <div className="conversation-layout">
+      <main className="conversation-main" aria-label="Conversation">
+        <header className="conversation-header">
+          <div className="conversation-title">
+            <h2>{conversation.title}</h2>
+            <span className="muted small">
+              {space.data ? <>in {space.data.name}</> : null}
+              {conversation.parentConversationId ? (
+                <>
+                  {' '}
+                  · branch of <a href={paths.conversation(ws, conversation.parentConversationId)} onClick={(event) => { event.preventDefault(); navigate(paths.conversation(ws, conversation.parentConversationId!)); }}>its parent</a>
+                </>
+              ) : null}
+            </span>
+          </div>
+          {showStudio || planList.length > 0 ? (
+            <div className="tabs" role="tablist" aria-label="Views">
+              <button type="button" role="tab" aria-selected={!showStudio} className={`tab${!showStudio ? ' active' : ''}`} onClick={() => openPlan(null)}>
+                Conversation
+              </button>
+              <button
+                type="button"
+                role="tab"
+                aria-selected={showStudio}
+                className={`tab${showStudio ? ' active' : ''}`}
+                onClick={() => openPlan(planId ?? planList[planList.length - 1]?.id ?? null)}
+              >
+                Plan Studio
+              </button>
+            </div>
+          ) : null}
+          <button type="button" className="btn btn-small" onClick={() => void branchHere()} disabled={branch.isPending}>
+            Branch
+          </button>
+        </header>
+        {branch.isError ? <FieldError message={errorMessage(branch.error)} /> : null}
+        {showStudio ? (
+          <ErrorBoundary key={planId} what="Plan Studio">
+            <Suspense fallback={<Loading label="Opening Plan Studio…" />}>
+              <PlanStudio ws={ws} planId={planId} agents={agentList} onClose={() => openPlan(null)} />
+            </Suspense>
+          </ErrorBoundary>
+        ) : (
+          <>
+            <div className="timeline" ref={scroller} data-testid="timeline">
+              {messages.isPending ? (
+                <Loading label="Loading messages…" />
+              ) : messages.isError ? (
+                <ErrorState error={messages.error} what={isMissingRoute(messages.error) ? 'Messages' : 'messages'} retry={() => void messages.refetch()} />
+              ) : timeline.length === 0 && activeRuns.length === 0 ? (
+                <Empty title="No messages yet">Write below. The space's default agent (or the CEO) answers; start with @name to address another.</Empty>
+              ) : null}
+              {timeline.map((entry) =>
+                entry.kind === 'message' ? (
+                  <MessageItem
+                    key={entry.message.id}
+                    ws={ws}
+                    message={entry.message}
+                    agent={entry.message.authorId ? agentById.get(entry.message.authorId) : undefined}
+                    run={entry.message.runId ? runList.find((run) => run.id === entry.message.runId) : undefined}
+                    onBranch={() => void branchHere(entry.message.id)}
+                  />
+                ) : entry.kind === 'plan' ? (
+                  <PlanRow key={entry.plan.id} ws={ws} plan={entry.plan} onOpen={() => openPlan(entry.plan.id)} />
+                ) : (
+                  <RunOutcome key={`outcome-${entry.run.id}`} run={entry.run} agent={agentById.get(entry.run.agentId)} />
+                ),
+              )}
+              {activeRuns.map((run) => (
+                <LiveTurn key={run.id} ws={ws} run={run} agent={agentById.get(run.agentId)} />
+              ))}
+              {pendingQuestions.map((question) => (
+                <QuestionCard key={question.id} ws={ws} question={question} />
+              ))}
+              {pendingApprovals.map((approval) => (
+                <ApprovalCard key={approval.id} ws={ws} approval={approval} agents={agentList} showLinks={false} />
+              ))}
+            </div>
+            {space.data ? (
+              <Composer ws={ws} space={space.data} conversationId={conversation.id} turnRunning={activeRuns.length > 0} />
+            ) : space.isError ? (
+              <ErrorState error={space.error} what="the space" />
+            ) : (
+              <Loading />
+            )}
+          </>
+        )}
+      </main>
+      {/* Plan Studio shows the same progress itself and needs the width for its graph. */}
+      {showStudio ? null : (
+        <ErrorBoundary what="the side panel">
+          <SidePanel ws={ws} conversation={conversation} plans={planList} runs={runList} agents={agentList} onOpenPlan={(id) => openPlan(id)} />
+        </ErrorBoundary>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+import { useState } from 'react';
+import type { Agent, Message, Run } from '../api/types';
+import { modeLabelFor } from '../app/picker';
+import { RunActivity } from './RunBlocks';
+
+/**
+ * RLY-1: every message shows the mode (picker value) it was sent in. An agent's reply carries no
+ * picker of its own: its run's (mode, autonomy) — fixed for the whole turn — says it.
+ */
+function sentInLabel(message: Message, run: Run | undefined): string | null {
+  if (message.picker) return message.picker;
+  if (run && run.mode === message.mode) return modeLabelFor(run.mode, run.autonomy);
+  return modeLabelFor(message.mode, message.mode === 'chat' ? 'unknown' : null);
+}
+
+export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string; message: Message; agent: Agent | undefined; run: Run | undefined; onBranch: () => void }) {
+  const [showRun, setShowRun] = useState(false);
+  const author = message.authorKind === 'operator' ? 'You' : message.authorKind === 'agent' ? (agent?.name ?? 'agent') : 'System';
+  const label = sentInLabel(message, run);
+  return (
+    <article className={`message message-${message.role} author-${message.authorKind}`} data-testid="message" data-message-id={message.id}>
+      <header className="message-header">
+        <strong>{author}</strong>
+        {label ? (
+          <span className="mode-chip" title="Mode this message was sent in" data-testid="message-mode">
+            {label}
+          </span>
+        ) : null}
+        <time className="muted small" dateTime={message.createdAt}>
+          {new Date(message.createdAt).toLocaleTimeString()}
+        </time>
+        <span className="spacer" />
+        {message.runId && message.role === 'assistant' ? (
+          <button type="button" className="btn btn-ghost btn-small" aria-expanded={showRun} onClick={() => setShowRun((value) => !value)}>
+            {showRun ? 'Hide run' : 'Run details'}
+          </button>
+        ) : null}
+        <button type="button" className="btn btn-ghost btn-small message-branch" onClick={onBranch} title="Start a branch from this message">
+          Branch from here
+        </button>
+      </header>
+      <div className="message-body">{message.content}</div>
+      {showRun && message.runId ? <RunActivity ws={ws} runId={message.runId} replyText={message.content} /> : null}
+    </article>
+  );
+}

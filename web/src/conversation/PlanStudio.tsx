@@ -1,0 +1,291 @@
+import { Background, Controls, Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import { useEffect, useMemo, useState } from 'react';
+import { errorMessage } from '../api/client';
+import { usePlan, usePlanAction } from '../api/hooks';
+import type { Agent, Plan, PlanNode } from '../api/types';
+import { Badge } from '../ui/badges';
+import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
+import {
+  basisLabel,
+  CANCELLABLE_NODE_STATES,
+  formatCost,
+  formatTokens,
+  isAwaitingApproval,
+  nodeCost,
+  nodeTokens,
+  planErrorText,
+  planProgress,
+  planStatusTone,
+  stepCount,
+  totalCost,
+} from './plan-view';
+import { layoutPlan, NODE_HEIGHT, NODE_WIDTH, type PositionedNode } from './plan-layout';
+
+type PlanNodeData = { node: PlanNode; selected: boolean };
+type PlanFlowNode = Node<PlanNodeData, 'planNode'>;
+
+function PlanNodeView({ data }: NodeProps<PlanFlowNode>) {
+  const state = data.node.state ?? 'pending';
+  return (
+    <div className={`plan-node state-${state}${data.selected ? ' selected' : ''}`} data-testid="plan-node" data-node-key={data.node.key} data-state={state} style={{ width: NODE_WIDTH, height: NODE_HEIGHT }}>
+      <Handle type="target" position={Position.Left} isConnectable={false} />
+      <div className="plan-node-title" title={data.node.title}>
+        {data.node.title}
+      </div>
+      <div className="plan-node-meta">
+        <code>{data.node.key}</code>
+        <span className={`node-state node-state-${state}`}>{state}</span>
+      </div>
+      <Handle type="source" position={Position.Right} isConnectable={false} />
+    </div>
+  );
+}
+
+const nodeTypes = { planNode: PlanNodeView };
+
+/** Plan Studio (PLAN-3, PLAN-7, PLAN-8): the graph, a node inspector, the cost estimate, decisions, live states. */
+export function PlanStudio({ ws, planId, agents, onClose }: { ws: string; planId: string | null; agents: Agent[]; onClose: () => void }) {
+  const plan = usePlan(ws, planId);
+  if (!planId) return <Empty title="No plan selected" />;
+  if (plan.isPending) return <Loading label="Loading the plan…" />;
+  if (plan.isError) return <ErrorState error={plan.error} what="the plan" retry={() => void plan.refetch()} />;
+  return <PlanStudioBody key={plan.data.id} ws={ws} plan={plan.data} agents={agents} onClose={onClose} />;
+}
+
+function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan; agents: Agent[]; onClose: () => void }) {
+  const action = usePlanAction(ws);
+  const [positions, setPositions] = useState<Map<string, PositionedNode> | null>(null);
+  const [layoutError, setLayoutError] = useState<string | null>(null);
+  const [selectedKey, setSelectedKey] = useState<string | null>(null);
+  const [rejecting, setRejecting] = useState(false);
+  const [reason, setReason] = useState('');
+
+  // The shape of the graph decides the layout; node states changing do not re-run it.
+  const shape = JSON.stringify(plan.nodes.map((node) => [node.key, node.dependsOn]));
+  useEffect(() => {
+    let cancelled = false;
+    layoutPlan(plan.nodes)
+      .then((result) => {
+        if (!cancelled) setPositions(result);
+      })
+      .catch((error: unknown) => {
+        if (!cancelled) setLayoutError(errorMessage(error));
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [shape]);
+
+  const currency = plan.costEstimate?.currency ?? 'USD';
+  const flowNodes: PlanFlowNode[] = useMemo(
+    () =>
+      plan.nodes
+        .filter((node) => positions?.has(node.key))
+        .map((node) => {
+          const position = positions!.get(node.key)!;
+          return {
+            id: node.key,
+            type: 'planNode' as const,
+            position: { x: position.x, y: position.y },
+            data: { node, selected: node.key === selectedKey },
+            draggable: false,
+            connectable: false,
+          };
+        }),
+    [plan, positions, selectedKey],
+  );
+  const keys = new Set(plan.nodes.map((node) => node.key));
+  const flowEdges: Edge[] = plan.nodes.flatMap((node) =>
+    node.dependsOn
+      .filter((dependency) => keys.has(dependency))
+      .map((dependency) => ({
+        id: `${dependency}->${node.key}`,
+        source: dependency,
+        target: node.key,
+        animated: node.state === 'running',
+        className: `edge-${node.state ?? 'pending'}`,
+      })),
+  );
+
+  const invalid = plan.errors.length > 0;
+  const awaiting = isAwaitingApproval(plan);
+  const selected = plan.nodes.find((node) => node.key === selectedKey) ?? null;
+  const execution = planProgress(plan);
+  const executing = execution?.active ?? false;
+  const total = totalCost(plan.costEstimate);
+  const selectedTokens = selected ? nodeTokens(plan.costEstimate, selected.key) : null;
+  const author = agents.find((agent) => agent.id === plan.agentId);
+
+  return (
+    <section className="plan-studio" aria-label="Plan Studio" data-testid="plan-studio">
+      <header className="plan-studio-header">
+        <div className="plan-studio-goal">
+          <h3>{plan.goal}</h3>
+          <div className="inline small">
+            <Badge tone={planStatusTone(plan.status)}>{plan.status}</Badge>
+            <span className="muted">version {plan.version}</span>
+            <span className="muted">{stepCount(plan)} steps</span>
+            {author ? <span className="muted">by {author.name}</span> : null}
+          </div>
+        </div>
+        <div className="plan-studio-actions">
+          {execution ? (
+            <div className="inline small" data-testid="plan-progress">
+              <span>
+                {execution.settled}/{execution.total} settled
+              </span>
+              <span className="muted">{execution.state}</span>
+              {executing ? (
+                <button type="button" className="btn btn-danger btn-small" onClick={() => action.mutate({ planId: plan.id, action: 'cancel' })} disabled={action.isPending}>
+                  Stop
+                </button>
+              ) : null}
+            </div>
+          ) : null}
+          {awaiting ? (
+            rejecting ? (
+              <form
+                className="inline"
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  action.mutate({ planId: plan.id, action: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) });
+                }}
+              >
+                <input aria-label="Reason for rejecting the plan" placeholder="What should change?" value={reason} autoFocus onChange={(event) => setReason(event.target.value)} />
+                <button type="submit" className="btn btn-danger btn-small" disabled={action.isPending}>
+                  Reject plan
+                </button>
+                <button type="button" className="btn btn-ghost btn-small" onClick={() => setRejecting(false)}>
+                  Cancel
+                </button>
+              </form>
+            ) : (
+              <>
+                <button
+                  type="button"
+                  className="btn btn-primary btn-small"
+                  disabled={invalid || action.isPending}
+                  onClick={() => action.mutate({ planId: plan.id, action: 'approve' })}
+                  aria-describedby={invalid ? 'plan-errors' : undefined}
+                >
+                  Approve plan
+                </button>
+                <button type="button" className="btn btn-small" onClick={() => setRejecting(true)}>
+                  Reject…
+                </button>
+              </>
+            )
+          ) : null}
+          <button type="button" className="btn btn-ghost btn-small" onClick={onClose}>
+            Back to conversation
+          </button>
+        </div>
+      </header>
+      {action.isError ? <FieldError message={errorMessage(action.error)} /> : null}
+      {invalid ? (
+        <div className="plan-errors" id="plan-errors" role="alert" data-testid="plan-errors">
+          <strong>This plan cannot be approved until these are fixed:</strong>
+          <ul>
+            {plan.errors.map((error, index) => (
+              <li key={index}>{planErrorText(error)}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <div className="plan-studio-body">
+        <div className="plan-graph" data-testid="plan-graph">
+          {layoutError ? (
+            <ErrorState error={new Error(layoutError)} what="the graph layout" />
+          ) : !positions ? (
+            <Loading label="Laying out the graph…" />
+          ) : plan.nodes.length === 0 ? (
+            <Empty title="This plan has no steps" />
+          ) : (
+            <ReactFlow
+              nodes={flowNodes}
+              edges={flowEdges}
+              nodeTypes={nodeTypes}
+              fitView
+              fitViewOptions={{ padding: 0.12, maxZoom: 1.1 }}
+              nodesDraggable={false}
+              nodesConnectable={false}
+              elementsSelectable
+              onNodeClick={(_event, node) => setSelectedKey(node.id)}
+              onPaneClick={() => setSelectedKey(null)}
+              proOptions={{ hideAttribution: true }}
+              minZoom={0.2}
+            >
+              <Background gap={16} size={1} />
+              <Controls showInteractive={false} />
+            </ReactFlow>
+          )}
+        </div>
+        <aside className="plan-inspector" aria-label="Node inspector">
+          <h4>Steps</h4>
+          <ol className="plan-step-list">
+            {plan.nodes.map((node) => (
+              <li key={node.key}>
+                <button type="button" className={`step-button${node.key === selectedKey ? ' active' : ''}`} onClick={() => setSelectedKey(node.key)} aria-pressed={node.key === selectedKey}>
+                  <span className={`node-state-dot node-state-${node.state ?? 'pending'}`} aria-hidden="true" />
+                  <span className="step-title">{node.title}</span>
+                  <span className="muted small">{node.state ?? 'pending'}</span>
+                </button>
+              </li>
+            ))}
+          </ol>
+          {selected ? (
+            <div className="inspector" data-testid="node-inspector">
+              <h4>{selected.title}</h4>
+              <dl>
+                <dt>Key</dt>
+                <dd>
+                  <code>{selected.key}</code>
+                </dd>
+                <dt>State</dt>
+                <dd>{selected.state ?? 'pending'}</dd>
+                <dt>Depends on</dt>
+                <dd>{selected.dependsOn.length ? selected.dependsOn.join(', ') : 'nothing'}</dd>
+                <dt>Estimated cost</dt>
+                <dd>
+                  {formatCost(nodeCost(plan.costEstimate, selected.key), currency)}
+                  {selectedTokens ? <span className="muted"> · {formatTokens(selectedTokens.inputTokens)} in / {formatTokens(selectedTokens.outputTokens)} out</span> : null}
+                </dd>
+                {selected.error ? (
+                  <>
+                    <dt>Error</dt>
+                    <dd className="field-error">{selected.error}</dd>
+                  </>
+                ) : null}
+              </dl>
+              <p className="inspector-description">{selected.description || <span className="muted">No description.</span>}</p>
+              {execution && CANCELLABLE_NODE_STATES.has(selected.state ?? 'pending') ? (
+                <button type="button" className="btn btn-danger btn-small" onClick={() => action.mutate({ planId: plan.id, action: 'cancelNode', nodeKey: selected.key })} disabled={action.isPending}>
+                  Cancel this step
+                </button>
+              ) : null}
+            </div>
+          ) : (
+            <div className="muted small">Select a step to inspect it.</div>
+          )}
+          <div className="cost" data-testid="cost-estimate">
+            <h4>Cost estimate</h4>
+            {plan.costEstimate ? (
+              <>
+                <div className="cost-total">{formatCost(total.amount, currency)}</div>
+                {total.inputTokens !== null ? (
+                  <div className="small">
+                    {formatTokens(total.inputTokens)} tokens in / {formatTokens(total.outputTokens)} out
+                  </div>
+                ) : null}
+                <div className="muted small">{basisLabel(plan.costEstimate.basis)}</div>
+              </>
+            ) : (
+              <div className="muted small">No estimate.</div>
+            )}
+          </div>
+        </aside>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,71 @@
+import { useRunAction, useRunDetail, useLiveRun } from '../api/hooks';
+import { foldRunEvents, type TurnItem } from '../api/live-run';
+import type { Agent, Run } from '../api/types';
+import { modeLabelFor } from '../app/picker';
+import { Badge } from '../ui/badges';
+import { TurnItems } from './TurnItems';
+
+const isActive = (run: Run) => run.state === 'running' || run.state === 'queued';
+
+function itemsFromToolCalls(detail: ReturnType<typeof useRunDetail>['data']): TurnItem[] {
+  return (detail?.toolCalls ?? []).map((call, index) => ({
+    kind: 'tool' as const,
+    id: index + 1,
+    callId: call.id,
+    name: call.name,
+    input: call.input,
+    output: call.output === null || call.output === undefined ? null : typeof call.output === 'string' ? call.output : JSON.stringify(call.output, null, 2),
+    isError: call.isError ?? false,
+    executed: call.executed,
+    done: Boolean(call.endedAt) || call.output !== null,
+  }));
+}
+
+/** The running turn, streamed from `run.event` (or from the run log when the stream started mid-turn). */
+export function LiveTurn({ ws, run, agent }: { ws: string; run: Run; agent: Agent | undefined }) {
+  const live = useLiveRun(ws, run.id);
+  const useLive = live.fromStart && live.eventCount > 0;
+  const detail = useRunDetail(ws, run.id, { enabled: !useLive, poll: !useLive });
+  const items = useLive ? live.items : detail.data ? (detail.data.events.length ? foldRunEvents(detail.data.events).items : itemsFromToolCalls(detail.data)) : live.items;
+  const action = useRunAction(ws);
+  return (
+    <article className="message message-assistant live-turn" data-testid="live-turn" aria-live="polite" aria-busy="true">
+      <header className="message-header">
+        <strong>{agent?.name ?? 'agent'}</strong>
+        <Badge tone="info">{run.state === 'queued' ? 'queued' : 'running'}</Badge>
+        {run.liveness !== 'ok' ? <Badge tone="warn">{run.liveness}</Badge> : null}
+        {run.mode ? <span className="mode-chip" title="The mode this turn started in; it keeps it to the end">{modeLabelFor(run.mode, run.autonomy)}</span> : null}
+        <span className="spacer" />
+        <button type="button" className="btn btn-ghost btn-small" onClick={() => action.mutate({ runId: run.id, action: 'cancel' })} disabled={action.isPending}>
+          Stop
+        </button>
+      </header>
+      {items.length === 0 ? <div className="muted small">Thinking…</div> : <TurnItems items={items} streaming waiting={run.liveness === 'blocked'} />}
+    </article>
+  );
+}
+
+/** A finished run's tool calls and notes, folded under its reply (loaded on demand). */
+export function RunActivity({ ws, runId, replyText }: { ws: string; runId: string; replyText: string }) {
+  const detail = useRunDetail(ws, runId);
+  if (detail.isPending) return <div className="muted small">Loading the run…</div>;
+  if (detail.isError) return <div className="muted small">Run details are not available.</div>;
+  const folded = detail.data.events.length ? foldRunEvents(detail.data.events).items : itemsFromToolCalls(detail.data);
+  // The reply itself is the message above; everything else the turn did is shown here.
+  const last = folded[folded.length - 1];
+  const items = last && last.kind === 'text' && last.text.trim() === replyText.trim() ? folded.slice(0, -1) : folded;
+  if (items.length === 0) return <div className="muted small">Nothing else happened in this turn.</div>;
+  return <TurnItems items={items} streaming={false} />;
+}
+
+/** A line for a run that ended badly or without its deliverable. */
+export function RunOutcome({ run, agent }: { run: Run; agent: Agent | undefined }) {
+  if (isActive(run)) return null;
+  const who = agent?.name ?? 'The agent';
+  if (run.state === 'failed') return <div className="run-outcome outcome-bad">{who}'s turn failed{run.error ? `: ${run.error}` : ''}</div>;
+  if (run.state === 'cancelled') return <div className="run-outcome outcome-warn">{who}'s turn was cancelled</div>;
+  if (run.deliverableFailed) return <div className="run-outcome outcome-warn">{who}'s turn ended without its deliverable</div>;
+  return null;
+}
+
+export { isActive };

@@ -1,0 +1,97 @@
+import type { CostEstimate, Plan } from '../api/types';
+
+/** Statuses after which a plan no longer waits for the operator's decision. */
+const DECIDED = new Set(['approved', 'rejected', 'superseded', 'executing', 'running', 'completed', 'done', 'succeeded', 'failed', 'cancelled']);
+/** Statuses of a plan whose execution is under way. */
+const EXECUTING = new Set(['approved', 'executing', 'running']);
+/** Node states a step can still be cancelled from. */
+export const CANCELLABLE_NODE_STATES = new Set(['pending', 'ready', 'queued', 'running', 'blocked']);
+
+/** True while the plan waits for the operator's decision (`proposed`). */
+export function isAwaitingApproval(plan: Plan): boolean {
+  return !DECIDED.has(plan.status);
+}
+
+export function planErrorText(error: Plan['errors'][number]): string {
+  if (typeof error === 'string') return error;
+  return error.nodeKey && !error.message.includes(error.nodeKey) ? `${error.nodeKey}: ${error.message}` : error.message;
+}
+
+export function planStatusTone(status: string): 'neutral' | 'info' | 'ok' | 'warn' | 'bad' {
+  if (['approved', 'running', 'executing'].includes(status)) return 'info';
+  if (['completed', 'done', 'succeeded'].includes(status)) return 'ok';
+  if (['rejected', 'failed'].includes(status)) return 'bad';
+  if (['cancelled', 'superseded'].includes(status)) return 'neutral';
+  return 'warn';
+}
+
+export interface PlanProgress {
+  settled: number;
+  total: number;
+  state: string;
+  /** True while steps are still running (a Stop button makes sense). */
+  active: boolean;
+}
+
+/** Execution progress once the plan was approved; null before (a proposal has no progress). */
+export function planProgress(plan: Plan): PlanProgress | null {
+  if (plan.execution) {
+    const state = plan.execution.state;
+    return { ...plan.execution, active: !['done', 'completed', 'failed', 'cancelled', 'succeeded'].includes(state) };
+  }
+  if (!plan.progress || isAwaitingApproval(plan) || plan.status === 'rejected' || plan.status === 'superseded') return null;
+  return { settled: plan.progress.settled, total: plan.progress.total, state: plan.status, active: EXECUTING.has(plan.status) };
+}
+
+export function stepCount(plan: Plan): number {
+  return plan.stepCount ?? plan.nodes.length;
+}
+
+/** A node's estimated cost in the estimate's currency, or null (unknown price). */
+export function nodeCost(estimate: CostEstimate | null, key: string): number | null {
+  if (!estimate) return null;
+  const perNode = estimate.perNode;
+  if (Array.isArray(perNode)) {
+    const entry = perNode.find((item) => item.key === key);
+    if (!entry) return null;
+    return entry.usd ?? entry.cost ?? entry.amount ?? null;
+  }
+  const value = perNode?.[key];
+  return typeof value === 'number' ? value : null;
+}
+
+export function nodeTokens(estimate: CostEstimate | null, key: string): { inputTokens: number; outputTokens: number } | null {
+  if (!estimate || !Array.isArray(estimate.perNode)) return null;
+  const entry = estimate.perNode.find((item) => item.key === key);
+  return entry && typeof entry.inputTokens === 'number' && typeof entry.outputTokens === 'number' ? { inputTokens: entry.inputTokens, outputTokens: entry.outputTokens } : null;
+}
+
+export function totalCost(estimate: CostEstimate | null): { amount: number | null; inputTokens: number | null; outputTokens: number | null } {
+  if (!estimate) return { amount: null, inputTokens: null, outputTokens: null };
+  const total = estimate.total;
+  if (typeof total === 'number') return { amount: total, inputTokens: null, outputTokens: null };
+  return { amount: total?.usd ?? null, inputTokens: total?.inputTokens ?? null, outputTokens: total?.outputTokens ?? null };
+}
+
+export function formatCost(value: number | null, currency: string): string {
+  if (value === null || !Number.isFinite(value)) return 'unknown';
+  try {
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency || 'USD', maximumFractionDigits: value < 1 ? 4 : 2 }).format(value);
+  } catch {
+    return `${value.toFixed(4)} ${currency}`;
+  }
+}
+
+export function formatTokens(count: number | null): string {
+  if (count === null) return '?';
+  return count >= 10_000 ? `${Math.round(count / 1000)}k` : String(count);
+}
+
+const BASIS_LABELS: Record<string, string> = {
+  history: 'Estimated from this workspace\'s earlier runs',
+  default: 'Default estimate per step (no run history yet)',
+};
+
+export function basisLabel(basis: string): string {
+  return BASIS_LABELS[basis] ?? basis;
+}

@@ -1,0 +1,191 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { ApiError, errorMessage } from '../api/client';
+import { useSettings, useUpdateSettings } from '../api/hooks';
+import type { SettingsView } from '../api/types';
+import { ErrorState, FieldError, Loading } from '../ui/states';
+import { SettingsNav } from './SettingsNav';
+
+/** The providers of the built-in harness (HAR-2), as the settings route names them. */
+const PROVIDERS: Array<{ id: string; label: string; keyless?: boolean }> = [
+  { id: 'anthropic', label: 'Anthropic' },
+  { id: 'openai', label: 'OpenAI' },
+  { id: 'deepseek', label: 'DeepSeek' },
+  { id: 'xai', label: 'xAI (Grok)' },
+  { id: 'ollama', label: 'Ollama (local)', keyless: true },
+  { id: 'openai-compatible', label: 'OpenAI-compatible server' },
+];
+
+const NUMBERS: Array<{ key: keyof SettingsView; label: string; hint: string }> = [
+  { key: 'defaultSilenceTimeoutMinutes', label: 'Default silence timeout (minutes)', hint: 'For agents without their own; 1–240.' },
+  { key: 'approvalTimeoutSeconds', label: 'Approval timeout (seconds)', hint: 'A gated call waits this long for an operator, then is denied.' },
+  { key: 'questionTimeoutSeconds', label: 'Question timeout (seconds)', hint: 'How long ask_user waits before the agent is told nobody answered.' },
+  { key: 'delegationDepth', label: 'Delegation depth', hint: 'How deep delegate_task and subagents may nest (1–10).' },
+  { key: 'maxConcurrentRuns', label: 'Concurrent plan steps', hint: 'Plan nodes running at once (1–32).' },
+];
+
+function isKnownField(field: string): boolean {
+  return NUMBERS.some(({ key }) => key === field) || /^(apiKeys|baseUrls)\.[\w-]+$/.test(field);
+}
+
+/** Settings → Workspace → General: model keys (write-only) and base URLs, timeouts, limits. */
+export function GeneralSettingsPage({ ws }: { ws: string }) {
+  const settings = useSettings(ws);
+  return (
+    <div className="page-with-subnav">
+      <SettingsNav ws={ws} active="general" />
+      <main className="page narrow">
+        <h2>General</h2>
+        {settings.isPending ? (
+          <Loading label="Loading settings…" />
+        ) : settings.isError ? (
+          <ErrorState error={settings.error} what="Workspace settings" retry={() => void settings.refetch()} />
+        ) : (
+          <SettingsForm ws={ws} settings={settings.data} />
+        )}
+      </main>
+    </div>
+  );
+}
+
+function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) {
+  const update = useUpdateSettings(ws);
+  const [keys, setKeys] = useState<Record<string, string>>({});
+  const [removeKeys, setRemoveKeys] = useState<Set<string>>(new Set());
+  const [urls, setUrls] = useState<Record<string, string>>(() => ({ ...(settings.baseUrls as Record<string, string>) }));
+  const [numbers, setNumbers] = useState<Record<string, string>>(() => Object.fromEntries(NUMBERS.map(({ key }) => [key, String(settings[key] ?? '')])));
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+
+  useEffect(() => {
+    setUrls({ ...(settings.baseUrls as Record<string, string>) });
+    setNumbers(Object.fromEntries(NUMBERS.map(({ key }) => [key, String(settings[key] ?? '')])));
+  }, [settings]);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const apiKeys: Record<string, string | null> = {};
+    for (const [provider, value] of Object.entries(keys)) if (value.trim()) apiKeys[provider] = value.trim();
+    for (const provider of removeKeys) apiKeys[provider] = null;
+    const baseUrls: Record<string, string | null> = {};
+    for (const { id } of PROVIDERS) {
+      const next = (urls[id] ?? '').trim();
+      const before = (settings.baseUrls[id] ?? '').trim();
+      if (next !== before) baseUrls[id] = next === '' ? null : next;
+    }
+    const patch: Record<string, unknown> = {};
+    if (Object.keys(apiKeys).length) patch.apiKeys = apiKeys;
+    if (Object.keys(baseUrls).length) patch.baseUrls = baseUrls;
+    for (const { key } of NUMBERS) {
+      const raw = numbers[key] ?? '';
+      if (raw !== String(settings[key] ?? '')) patch[key] = raw.trim() === '' ? null : Number(raw);
+    }
+    setError(null);
+    setSaved(false);
+    if (Object.keys(patch).length === 0) return;
+    try {
+      await update.mutateAsync(patch);
+      setKeys({});
+      setRemoveKeys(new Set());
+      setSaved(true);
+    } catch (caught) {
+      setError(caught);
+    }
+  };
+
+  const fieldError = (field: string) => (error instanceof ApiError ? error.messageFor(field) : null);
+
+  return (
+    <form className="editor" onSubmit={submit} noValidate aria-label="Workspace settings">
+      <h3>Model providers</h3>
+      <p className="muted small">Keys are write-only: the server only says whether one is set.</p>
+      <table className="table">
+        <thead>
+          <tr>
+            <th>Provider</th>
+            <th>API key</th>
+            <th>Base URL</th>
+          </tr>
+        </thead>
+        <tbody>
+          {PROVIDERS.map((provider) => {
+            const isSet = settings.apiKeys[provider.id] === 'set' && !removeKeys.has(provider.id);
+            return (
+              <tr key={provider.id}>
+                <td>{provider.label}</td>
+                <td>
+                  <div className="inline">
+                    <input
+                      type="password"
+                      autoComplete="off"
+                      aria-label={`${provider.label} API key`}
+                      placeholder={isSet ? '•••••• set — type to replace' : provider.keyless ? 'not needed' : 'not set'}
+                      value={keys[provider.id] ?? ''}
+                      onChange={(event) => setKeys((current) => ({ ...current, [provider.id]: event.target.value }))}
+                    />
+                    {settings.apiKeys[provider.id] === 'set' ? (
+                      <button
+                        type="button"
+                        className="btn btn-ghost btn-small"
+                        onClick={() =>
+                          setRemoveKeys((current) => {
+                            const next = new Set(current);
+                            if (next.has(provider.id)) next.delete(provider.id);
+                            else next.add(provider.id);
+                            return next;
+                          })
+                        }
+                      >
+                        {removeKeys.has(provider.id) ? 'Keep' : 'Remove'}
+                      </button>
+                    ) : null}
+                  </div>
+                  <FieldError message={fieldError(`apiKeys.${provider.id}`)} />
+                </td>
+                <td>
+                  <input
+                    type="url"
+                    aria-label={`${provider.label} base URL`}
+                    placeholder="default"
+                    value={urls[provider.id] ?? ''}
+                    onChange={(event) => setUrls((current) => ({ ...current, [provider.id]: event.target.value }))}
+                  />
+                  <FieldError message={fieldError(`baseUrls.${provider.id}`)} />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <h3>Timeouts and limits</h3>
+      <div className="grid-2">
+        {NUMBERS.map(({ key, label, hint }) => (
+          <div className="field" key={key}>
+            <label className="field-label" htmlFor={`settings-${key}`}>
+              {label}
+            </label>
+            <input
+              id={`settings-${key}`}
+              type="number"
+              value={numbers[key] ?? ''}
+              onChange={(event) => setNumbers((current) => ({ ...current, [key]: event.target.value }))}
+              aria-invalid={fieldError(key) ? true : undefined}
+            />
+            <div className="field-hint">{hint}</div>
+            <FieldError message={fieldError(key)} />
+          </div>
+        ))}
+      </div>
+      {error && !(error instanceof ApiError && error.field && isKnownField(error.field)) ? <div className="form-error" role="alert">{errorMessage(error)}</div> : null}
+      <div className="editor-actions">
+        {saved ? (
+          <span className="muted small" role="status">
+            Saved
+          </span>
+        ) : null}
+        <button type="submit" className="btn btn-primary" disabled={update.isPending}>
+          {update.isPending ? 'Saving…' : 'Save settings'}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,61 @@
+import { useHonestyMatrix } from '../api/hooks';
+import type { HonestyRow } from '../api/types';
+import { Empty, ErrorState, Loading } from '../ui/states';
+
+const LEVEL_LABELS: Record<HonestyRow['level'], string> = { enforced: 'Enforced', partial: 'Partial', none: 'Not enforced' };
+
+/** ADP-1: per adapter (and mode), what the Control Center can enforce — shown exactly as the server states it. */
+export function HonestyPage() {
+  const matrix = useHonestyMatrix();
+  return (
+    <main className="page">
+      <h2>Honesty matrix</h2>
+      <p className="muted small">
+        What each transport lets the Control Center enforce. Rows come from the server; nothing here is claimed by the UI itself.
+      </p>
+      {matrix.isPending ? (
+        <Loading label="Loading the matrix…" />
+      ) : matrix.isError ? (
+        <ErrorState error={matrix.error} what="The honesty matrix" retry={() => void matrix.refetch()} />
+      ) : !matrix.data?.adapters?.length ? (
+        <Empty title="No adapters reported">The server returned an empty matrix.</Empty>
+      ) : (
+        <div className="honesty" data-testid="honesty-matrix">
+          {matrix.data.adapters.map((adapter) => (
+            <section key={adapter.id} className="card" aria-labelledby={`adapter-${adapter.id}`}>
+              <h3 id={`adapter-${adapter.id}`}>
+                {adapter.label} <span className="muted small">{adapter.id}</span>
+              </h3>
+              {adapter.rows.length === 0 ? (
+                <Empty title="No rows" />
+              ) : (
+                <table className="table">
+                  <thead>
+                    <tr>
+                      <th>Capability</th>
+                      <th>Mode</th>
+                      <th>Level</th>
+                      <th>Detail</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {adapter.rows.map((row, index) => (
+                      <tr key={`${row.capability}-${row.mode ?? ''}-${index}`}>
+                        <td>{row.capability}</td>
+                        <td>{row.mode ?? <span className="muted">all</span>}</td>
+                        <td>
+                          <span className={`level level-${row.level}`}>{LEVEL_LABELS[row.level] ?? row.level}</span>
+                        </td>
+                        <td className="small">{row.detail}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </section>
+          ))}
+        </div>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,17 @@
+import { paths } from '../app/router';
+import { Link } from '../ui/link';
+
+/** Settings → Workspace → (Agents | General). */
+export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' }) {
+  return (
+    <nav className="subnav" aria-label="Workspace settings">
+      <span className="subnav-title">Settings › Workspace</span>
+      <Link to={paths.agents(ws)} className={active === 'agents' ? 'active' : undefined} aria-current={active === 'agents' ? 'page' : undefined}>
+        Agents
+      </Link>
+      <Link to={paths.general(ws)} className={active === 'general' ? 'active' : undefined} aria-current={active === 'general' ? 'page' : undefined}>
+        General
+      </Link>
+    </nav>
+  );
+}

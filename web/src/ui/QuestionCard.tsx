@@ -1,0 +1,72 @@
+import { useState, type FormEvent } from 'react';
+import { errorMessage } from '../api/client';
+import { useAnswerQuestion } from '../api/hooks';
+import type { QuestionSet } from '../api/types';
+import { FieldError } from './states';
+
+const OTHER = '__other__';
+
+/** RLY-4 / PLAN-4: the agent's questions (up to three) as a form; options or free text. */
+export function QuestionCard({ ws, question }: { ws: string; question: QuestionSet }) {
+  const answer = useAnswerQuestion(ws);
+  const [choices, setChoices] = useState<string[]>(() => question.questions.map(() => ''));
+  const [texts, setTexts] = useState<string[]>(() => question.questions.map(() => ''));
+
+  const answers = question.questions.map((item, index) => {
+    const choice = choices[index] ?? '';
+    if (item.options?.length && choice !== OTHER) return choice;
+    return (texts[index] ?? '').trim();
+  });
+  const complete = answers.every((value) => value !== '');
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (complete) answer.mutate({ id: question.id, answers });
+  };
+
+  return (
+    <form className="question" onSubmit={submit} data-testid="question-card" aria-label="Questions from the agent">
+      <header className="question-header">
+        <strong>The agent is asking</strong>
+        <span className="muted small">The run waits for your answer</span>
+      </header>
+      {question.questions.map((item, index) => {
+        const name = `${question.id}-${index}`;
+        const hasOptions = Boolean(item.options?.length);
+        return (
+          <fieldset key={name} className="question-item">
+            <legend>{item.question}</legend>
+            {hasOptions
+              ? [...(item.options ?? []), OTHER].map((option) => (
+                  <label key={option} className="radio">
+                    <input
+                      type="radio"
+                      name={name}
+                      value={option}
+                      checked={choices[index] === option}
+                      onChange={() => setChoices((current) => current.map((value, at) => (at === index ? option : value)))}
+                    />
+                    {option === OTHER ? 'Something else…' : option}
+                  </label>
+                ))
+              : null}
+            {!hasOptions || choices[index] === OTHER ? (
+              <input
+                aria-label={hasOptions ? `Your own answer to: ${item.question}` : `Answer to: ${item.question}`}
+                placeholder="Your answer"
+                value={texts[index] ?? ''}
+                onChange={(event) => setTexts((current) => current.map((value, at) => (at === index ? event.target.value : value)))}
+              />
+            ) : null}
+          </fieldset>
+        );
+      })}
+      <div className="question-actions">
+        <button type="submit" className="btn btn-primary btn-small" disabled={!complete || answer.isPending}>
+          Send answer{question.questions.length > 1 ? 's' : ''}
+        </button>
+      </div>
+      {answer.isError ? <FieldError message={errorMessage(answer.error)} /> : null}
+    </form>
+  );
+}
