@@ -76,7 +76,7 @@ function repeatsEarlierEntry(entries: readonly string[], position: number, seen:
 /**
  * The work behind {@link validatePlanGraph}: see there for the rules and their order. Linear time in
  * steps plus dependency entries; allocation is confined to violations, so a valid plan costs little more
- * than a map of its keys and two typed arrays.
+ * than a map of its keys and a few typed arrays.
  */
 export function inspectPlanGraph(plan: PlanSubmission): PlanGraphInspection {
   const violations: PlanViolation[] = [];
@@ -93,14 +93,23 @@ export function inspectPlanGraph(plan: PlanSubmission): PlanGraphInspection {
 
   // First occurrence of every non-blank key; malformed keys still count, so references to them are not
   // also reported as dangling.
+  // Filled back to front so the first occurrence wins with one hash probe per step; only when the map
+  // comes out smaller than the number of keys (some key is duplicated) is a second pass needed.
   const isFirstOccurrence = new Uint8Array(count);
   let entryCount = 0;
-  for (let index = 0; index < count; index += 1) {
+  let keyCount = 0;
+  for (let index = count - 1; index >= 0; index -= 1) {
     const node = nodes[index]!;
     entryCount += node.dependsOn.length;
-    if (isBlank(node.key) || indexByKey.has(node.key)) continue;
+    if (isBlank(node.key)) continue;
     indexByKey.set(node.key, index);
     isFirstOccurrence[index] = 1;
+    keyCount += 1;
+  }
+  if (indexByKey.size < keyCount) {
+    for (let index = 0; index < count; index += 1) {
+      if (isFirstOccurrence[index] === 1 && indexByKey.get(nodes[index]!.key) !== index) isFirstOccurrence[index] = 0;
+    }
   }
 
   // Dependency edges as compressed sparse rows; `entryOf` maps each edge back to its position in the

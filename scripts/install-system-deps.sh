@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the system packages the tests use, when they are missing (Debian/Ubuntu, as root or via
+# sudo): git (real repositories and worktrees), chromium (browser tests), bubblewrap + socat (the
+# OS sandbox around Claude Code). It also gives git an identity when it has none (tests commit).
+set -euo pipefail
+
+need=()
+command -v git >/dev/null 2>&1 || need+=(git)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v socat >/dev/null 2>&1 || need+=(socat)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  echo "installed: ${need[*]}"
+fi
+
+git config --global user.name >/dev/null 2>&1 || git config --global user.name "Control Center Tests"
+git config --global user.email >/dev/null 2>&1 || git config --global user.email "tests@control-center.invalid"
+git config --global init.defaultBranch >/dev/null 2>&1 || git config --global init.defaultBranch main
+exit 0
