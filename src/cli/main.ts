@@ -46,6 +46,7 @@ program
     console.log(`Data directory: ${dataRoot}`);
     console.log(`${running.tokenCreated ? 'Created an operator token' : 'Operator token'} in ${tokenFile} (mode 0600). Use it as:`);
     console.log(`  curl -H "Authorization: Bearer $(cat ${tokenFile})" ${running.url}/api/workspaces`);
+    console.log(`Web app: open ${running.url} and sign in with that token.`);
     const shutdown = () => {
       void running.close().then(() => process.exit(0));
     };
