@@ -104,8 +104,8 @@ export class ControlCenter {
       },
     );
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
-    this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.messages, this.executor, this.settings, this.events);
-    this.approvals.onDecided(wakeOnDecision({ agents: this.agents, spaces: this.spaces, messages: this.messages, executor: this.executor }));
+    this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
+    this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({
         workspaces: this.workspaces,

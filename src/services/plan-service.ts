@@ -1,6 +1,4 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AutonomyLevel } from '../core/modes.js';
-import { resolveDispatchMode } from '../core/mode-resolution.js';
 import { compilePlan } from '../core/plan/compile-plan.js';
 import { estimatePlanCost } from '../core/plan/estimate-plan-cost.js';
 import type { PlanBlueprint } from '../core/plan/plan-blueprint.js';
@@ -16,11 +14,11 @@ import type { Run } from '../schemas/run.js';
 import type { PlanNodeTable, PlanTable, WorkspaceSchema } from '../store/workspace-schema.js';
 import type { AgentService } from './agent-service.js';
 import type { EventBus } from './event-bus.js';
-import type { MessageService } from './message-service.js';
 import type { OperatorPrincipal } from './operator-auth.js';
 import type { RunExecutor } from './run-executor.js';
 import type { SettingsService } from './settings-service.js';
 import type { SpaceService } from './space-service.js';
+import type { TurnService } from './turn-service.js';
 import type { WorkspaceService } from './workspace-service.js';
 
 export interface SubmitPlanInput {
@@ -54,7 +52,7 @@ export class PlanService {
     private readonly workspaces: WorkspaceService,
     private readonly spaces: SpaceService,
     private readonly agents: AgentService,
-    private readonly messages: MessageService,
+    private readonly turns: TurnService,
     private readonly executor: RunExecutor,
     private readonly settings: SettingsService,
     private readonly events: EventBus,
@@ -192,18 +190,7 @@ export class PlanService {
     const agent = await this.agents.get(workspaceId, row.agent_id).catch(() => null);
     if (agent) {
       const text = `The operator rejected your plan (version ${row.version})${reason ? `: ${reason}` : '.'} Revise the plan and submit it again, or explain why it should stand.`;
-      await this.messages.append(workspaceId, { conversationId: row.conversation_id, runId: null, role: 'user', authorKind: 'system', authorId: null, mode: null, picker: null, content: text });
-      const space = row.space_id ? await this.spaces.findSpace(workspaceId, row.space_id) : null;
-      await this.executor.start({
-        workspaceId,
-        agent,
-        spaceId: row.space_id,
-        conversationId: row.conversation_id,
-        mode: resolveDispatchMode(space ? { mode: space.mode } : null),
-        autonomy: (space?.autonomy as AutonomyLevel | undefined) ?? 'actWithApproval',
-        prompt: text,
-        repoPath: space?.repoPath ?? null,
-      });
+      await this.turns.startSystemTurn(workspaceId, { agent, conversationId: row.conversation_id, spaceId: row.space_id, text });
     }
     return plan;
   }
@@ -305,7 +292,6 @@ export class PlanService {
     const db = await this.db(workspaceId);
     const ticket = blueprint.tickets.find((candidate) => candidate.key === key)!;
     const agent = await this.agents.get(workspaceId, agentId);
-    const space = plan.space_id ? await this.spaces.findSpace(workspaceId, plan.space_id) : null;
     const done = blueprint.tickets.filter((candidate) => ticket.dependsOn.includes(candidate.key));
     const prompt = [
       `Plan goal: ${blueprint.goal}`,
@@ -316,17 +302,12 @@ export class PlanService {
     ]
       .filter(Boolean)
       .join('\n\n');
-    await this.messages.append(workspaceId, { conversationId: plan.conversation_id, runId: null, role: 'user', authorKind: 'system', authorId: null, mode: space?.mode ?? 'chat', picker: space?.picker ?? null, content: prompt });
     const node = await db.selectFrom('plan_nodes').select('attempts').where('plan_id', '=', plan.id).where('key', '=', key).executeTakeFirstOrThrow();
-    const { run } = await this.executor.start({
-      workspaceId,
+    const run = await this.turns.startSystemTurn(workspaceId, {
       agent,
-      spaceId: plan.space_id,
       conversationId: plan.conversation_id,
-      mode: resolveDispatchMode(space ? { mode: space.mode } : null),
-      autonomy: (space?.autonomy as AutonomyLevel | undefined) ?? 'actWithApproval',
-      prompt,
-      repoPath: space?.repoPath ?? null,
+      spaceId: plan.space_id,
+      text: prompt,
       planStep: { planId: plan.id, key },
       onFinished: (finished) => this.onNodeRunFinished(workspaceId, plan.id, key, finished),
     });

@@ -97,27 +97,6 @@ export class SpaceService {
     return space;
   }
 
-  /** Creates a space as a pipeline step does: review allowed, mode already resolved (MODE-5). */
-  async createForPipeline(workspaceId: string, name: string, mode: Mode, autonomy: AutonomyLevel = DEFAULT_AUTONOMY): Promise<Space> {
-    const db = await this.db(workspaceId);
-    const now = nowIso();
-    const row: SpaceTable = {
-      id: newId('sp'),
-      name,
-      kind: 'room',
-      mode,
-      autonomy,
-      default_agent_id: null,
-      repo_path: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await db.insertInto('spaces').values(row).execute();
-    const space = toSpace(workspaceId, row);
-    this.events.publish(workspaceId, 'space.created', space);
-    return space;
-  }
-
   /** Persists mode/autonomy changes (MODE-4) and emits `space.modeChanged` so open composers follow. */
   async update(workspaceId: string, spaceId: string, change: UpdateSpaceBody): Promise<Space> {
     const db = await this.db(workspaceId);

@@ -1,5 +1,5 @@
 import { resolveDispatchMode } from '../core/mode-resolution.js';
-import type { AutonomyLevel } from '../core/modes.js';
+import { DEFAULT_AUTONOMY, type AutonomyLevel } from '../core/modes.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import type { ModelMessage } from '../llm/model-types.js';
 import type { Agent } from '../schemas/agent.js';
@@ -7,7 +7,8 @@ import type { PostMessageBody, PostMessageResponse } from '../schemas/message.js
 import type { AgentService } from './agent-service.js';
 import type { MessageService } from './message-service.js';
 import { parseComposerText, parseMention } from './parse-slash-command.js';
-import type { RunExecutor } from './run-executor.js';
+import type { Run } from '../schemas/run.js';
+import type { RunExecutor, StartRunInput } from './run-executor.js';
 import type { SpaceService } from './space-service.js';
 
 /** How many earlier messages of a conversation are replayed to the model as history. */
@@ -69,6 +70,42 @@ export class TurnService {
     return { message, run, space };
   }
 
+  /**
+   * A turn the Control Center itself starts (a plan step, a rejected plan, a decided plan exit): the
+   * text is posted to the conversation as a system-authored message, then the agent runs it in the
+   * mode the space has now (MODE-2).
+   */
+  async startSystemTurn(
+    workspaceId: string,
+    request: { agent: Agent; conversationId: string; spaceId: string | null; text: string } & Pick<StartRunInput, 'planStep' | 'onFinished'>,
+  ): Promise<Run> {
+    const space = request.spaceId ? await this.spaces.findSpace(workspaceId, request.spaceId) : null;
+    await this.messages.append(workspaceId, {
+      conversationId: request.conversationId,
+      runId: null,
+      role: 'user',
+      authorKind: 'system',
+      authorId: null,
+      mode: space?.mode ?? null,
+      picker: space?.picker ?? null,
+      content: request.text,
+    });
+    const { run } = await this.executor.start({
+      workspaceId,
+      agent: request.agent,
+      spaceId: request.spaceId,
+      conversationId: request.conversationId,
+      mode: resolveDispatchMode(space ? { mode: space.mode } : null),
+      autonomy: (space?.autonomy as AutonomyLevel | undefined) ?? DEFAULT_AUTONOMY,
+      prompt: request.text,
+      history: await this.history(workspaceId, request.conversationId, true),
+      repoPath: space?.repoPath ?? null,
+      ...(request.planStep ? { planStep: request.planStep } : {}),
+      ...(request.onFinished ? { onFinished: request.onFinished } : {}),
+    });
+    return run;
+  }
+
   private async addressedAgent(workspaceId: string, mentioned: string | null, agentId: string | null, defaultAgentId: string | null): Promise<Agent> {
     if (mentioned) {
       const agent = await this.agents.findByName(workspaceId, mentioned);
@@ -83,9 +120,13 @@ export class TurnService {
     return first;
   }
 
-  /** The conversation so far as model messages: operator text and agents' final answers. */
-  private async history(workspaceId: string, conversationId: string): Promise<ModelMessage[]> {
-    const messages = (await this.messages.list(workspaceId, conversationId)).filter((message) => message.role !== 'system').slice(-HISTORY_MESSAGES);
+  /**
+   * The conversation so far as model messages: operator text and agents' final answers.
+   * `excludingLast` leaves out the newest message (it is the prompt being sent).
+   */
+  private async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
+    const all = (await this.messages.list(workspaceId, conversationId)).filter((message) => message.role !== 'system');
+    const messages = (excludingLast ? all.slice(0, -1) : all).slice(-HISTORY_MESSAGES);
     const history: ModelMessage[] = [];
     for (const message of messages) {
       const role = message.role === 'user' ? 'user' : 'assistant';

@@ -1,45 +1,21 @@
-import type { AutonomyLevel } from '../core/modes.js';
-import { resolveDispatchMode } from '../core/mode-resolution.js';
 import type { Approval } from '../schemas/approval.js';
 import type { AgentService } from './agent-service.js';
-import type { MessageService } from './message-service.js';
-import type { RunExecutor } from './run-executor.js';
-import type { SpaceService } from './space-service.js';
+import type { TurnService } from './turn-service.js';
 
 /**
  * POL-7: a decision on a durable approval (a plan exit) wakes the agent that asked, in its
  * conversation, with the outcome and the operator's reason. Tool-call gates need no wake-up: the
  * waiting call itself receives the answer.
  */
-export function wakeOnDecision(services: { agents: AgentService; spaces: SpaceService; messages: MessageService; executor: RunExecutor }) {
+export function wakeOnDecision(services: { agents: AgentService; turns: TurnService }) {
   return async (workspaceId: string, approval: Approval): Promise<void> => {
     if (approval.kind !== 'plan_exit' || !approval.agentId || !approval.conversationId) return;
     const agent = await services.agents.get(workspaceId, approval.agentId).catch(() => null);
     if (!agent) return;
-    const space = approval.spaceId ? await services.spaces.findSpace(workspaceId, approval.spaceId) : null;
     const text =
       approval.status === 'approved'
         ? 'The operator approved your request to leave plan mode. Call exit_plan_mode once more to switch the space to agent mode, then continue.'
         : `The operator rejected your request to leave plan mode${approval.reason ? `: ${approval.reason}` : '.'} Stay in plan mode; revise the plan, or ask again later with a revised plan.`;
-    await services.messages.append(workspaceId, {
-      conversationId: approval.conversationId,
-      runId: null,
-      role: 'user',
-      authorKind: 'system',
-      authorId: null,
-      mode: space?.mode ?? null,
-      picker: space?.picker ?? null,
-      content: text,
-    });
-    await services.executor.start({
-      workspaceId,
-      agent,
-      spaceId: approval.spaceId,
-      conversationId: approval.conversationId,
-      mode: resolveDispatchMode(space ? { mode: space.mode } : null),
-      autonomy: (space?.autonomy as AutonomyLevel | undefined) ?? 'actWithApproval',
-      prompt: text,
-      repoPath: space?.repoPath ?? null,
-    });
+    await services.turns.startSystemTurn(workspaceId, { agent, conversationId: approval.conversationId, spaceId: approval.spaceId, text });
   };
 }
