@@ -18,7 +18,9 @@ export type AgentEvent =
   | { type: 'reminder_injected'; text: string; attempt: number }
   | { type: 'output_verb_delivered'; toolName: string }
   | { type: 'looping_detected'; toolName: string; repeats: number }
-  | { type: 'looping_cleared' };
+  | { type: 'looping_cleared' }
+  /** An external runner's output could not be understood (a malformed stream line, …). */
+  | { type: 'protocol_error'; source: string; message: string; line?: string };
 
 /** How a loop ended. `completed` may still carry `deliverableFailed` (PLAN-6: the state stays completed). */
 export interface AgentLoopResult {

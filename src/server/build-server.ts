@@ -9,6 +9,9 @@ import { DEFAULT_WEB_DIST_DIR, registerWebApp } from './web-app.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
+import { gitPushRoutes } from './routes/git-push-routes.js';
+import { honestyRoutes } from './routes/honesty-routes.js';
+import { hookRoutes } from './routes/hook-routes.js';
 import { planRoutes } from './routes/plan-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { runRoutes } from './routes/run-routes.js';
@@ -68,6 +71,9 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(runRoutes(app));
   await server.register(policyRoutes(app));
   await server.register(planRoutes(app));
+  await server.register(hookRoutes(app));
+  await server.register(gitPushRoutes(app));
+  await server.register(honestyRoutes(app));
   await server.register(eventRoutes(app));
   registerMcpServer(server, app);
   // Last: the web app's catch-all never shadows /api, /mcp, /openapi.json or /healthz.

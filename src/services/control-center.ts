@@ -1,3 +1,4 @@
+import { ClaudeCodeTransport } from '../adapters/claude-code/claude-code-transport.js';
 import { loadShellParser } from '../core/shell/shell-parser.js';
 import { ConflictError, NotFoundError } from '../errors/index.js';
 import { RegistryStore } from '../store/registry-store.js';
@@ -105,6 +106,8 @@ export class ControlCenter {
     );
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
+    // The data root holds the operator token: the sandbox must never show it to an external runner.
+    this.executor.registerTransport(new ClaudeCodeTransport({ hiddenPaths: [dataRoot] }));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({

@@ -303,14 +303,19 @@ export class RunExecutor {
       const surfacedNames = new Set(surfaced.map((tool) => tool.name));
       const toolsByName = new Map(withinDepth.filter((tool) => surfacedNames.has(tool.name)).map((tool) => [tool.name, tool]));
       const skills = await this.agents.skillDescriptions(workspaceId, agent);
+      // CAP-7: the mode block names exactly the tools this runner gets from us. An external runner
+      // brings its own file and shell tools, so its block names only the product's tools.
+      const promptTools = transport ? surfaced.filter((tool) => !NATIVE_EQUIVALENTS.has(tool.name)) : surfaced;
       const system = assembleSystemPrompt({
         agentName: agent.name,
         title: agent.title,
         persona: agent.persona,
         systemPrompt: agent.systemPrompt,
         skills,
-        modeBlock: buildCapabilityPreamble(profile, surfaced),
-        environment: `Your working directory is the conversation's worktree. Paths are relative to it; paths that leave it are refused.`,
+        modeBlock: buildCapabilityPreamble(profile, promptTools),
+        environment: transport
+          ? `Your working directory is the conversation's worktree. Your own file and shell tools are checked by the Control Center before they run; the Control Center's tools come from its MCP server.`
+          : `Your working directory is the conversation's worktree. Paths are relative to it; paths that leave it are refused.`,
       });
       const contract = input.surfaceCeiling ? null : buildCompletionContract(profile);
       await log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model: model?.model.id ?? agent.modelId, adapter: agent.adapterId, tools: [...surfacedNames] });
@@ -379,6 +384,7 @@ export class RunExecutor {
           toolsByName,
           executeTool,
           emit,
+          executedCalls,
           signal,
           watchdog,
           setLiveness,
@@ -433,6 +439,7 @@ export class RunExecutor {
       toolsByName: Map<string, Tool>;
       executeTool: (call: ToolCallBlock, signal: AbortSignal) => Promise<ToolResult>;
       emit: (event: AgentEvent) => void;
+      executedCalls: Set<string>;
       signal: AbortSignal;
       watchdog: LivenessWatchdog;
       setLiveness: (liveness: Run['liveness']) => void;
@@ -474,7 +481,11 @@ export class RunExecutor {
         env: this.options.env,
         workspaceDir: context.workspaceDir,
         signal: context.signal,
-        emit: context.emit,
+        emit: (event) => {
+          // The runner executes its own native tools; it reports which calls ran.
+          if (event.type === 'tool_call_end' && event.executed) context.executedCalls.add(event.call.id);
+          context.emit(event);
+        },
         gate: (action, gateSignal) => this.gateTransportAction(input, runId, context, action, gateSignal),
         setSandbox: (description) => void this.runs.update(workspaceId, db, runId, { sandbox: description }).catch(() => undefined),
         previousSessionId: session?.session_id ?? null,

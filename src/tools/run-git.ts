@@ -33,8 +33,17 @@ export interface GitOutput {
 export function runGit(args: readonly string[], options: RunGitOptions): Promise<GitOutput> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of REPOSITORY_VARIABLES) delete env[name];
-  Object.assign(env, { GIT_TERMINAL_PROMPT: '0' }, options.env);
-  const fullArgs = ['-c', 'core.hooksPath=/dev/null', ...args];
+  Object.assign(env, { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, options.env);
+  // Agents can write the worktree (and, through it, config the repository reads): nothing git does
+  // here may run a program they chose — no hooks, no fsmonitor, no pager, no external diff.
+  const fullArgs = [
+    '-c', 'core.hooksPath=/dev/null',
+    '-c', 'core.fsmonitor=false',
+    '-c', 'core.pager=cat',
+    '-c', 'diff.external=',
+    '--no-pager',
+    ...args,
+  ];
   return new Promise((resolve, reject) => {
     execFile('git', fullArgs, { cwd: options.cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error) {

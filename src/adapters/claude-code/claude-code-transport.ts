@@ -1,0 +1,388 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { getCapabilityProfile } from '../../core/capability-profiles.js';
+import { buildCompletionContract } from '../../core/completion-contract.js';
+import type { AgentEvent } from '../../harness/agent-events.js';
+import type { ModelUsage } from '../../llm/model-types.js';
+import { runnerEnvironment } from '../../sandbox/runner-environment.js';
+import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/sandbox-spec.js';
+import { selectSandbox } from '../../sandbox/select-sandbox.js';
+import { discoverPushRemotes, gitPushEnvironment } from '../../services/git-push-proxy.js';
+import { tryGit } from '../../tools/run-git.js';
+import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
+import { claudeCodeArgs, mcpToolName, userMessageLine } from './claude-code-args.js';
+import { resolveClaudePath } from './claude-binary.js';
+import { hookSettings, writeHookFiles } from './hook-script.js';
+import { hookSessions as defaultHookSessions, type HookSession, type HookSessions } from './hook-sessions.js';
+import { NdjsonFramer, type MalformedLine } from './ndjson-framer.js';
+import { signalProcessTree } from './process-tree.js';
+import { ClaudeStreamTranslator } from './stream-translator.js';
+
+/** The transport id agents name in `adapterId`. */
+export const CLAUDE_CODE_ADAPTER_ID = 'claude-code';
+
+/** Reminders before a run that never delivered its output verb is flagged (the built-in harness's number). */
+const DEFAULT_MAX_REMINDERS = 2;
+
+export interface ClaudeCodeTransportOptions {
+  /** The `claude` binary (default: `$CONTROL_CENTER_CLAUDE_PATH`, else the npm package's). */
+  claudePath?: string;
+  /** The registry the hook route and the push proxy read (default: the process-wide one). */
+  hookSessions?: HookSessions;
+  /**
+   * `auto`: bubblewrap/Seatbelt when the host has a working one (probed once), else the SBX-2
+   * fallback; `none`: always the fallback; or a backend to use.
+   */
+  sandbox?: 'auto' | 'none' | SandboxBackend;
+  /** Paths the sandboxed runner must not see (pass the data root: operator token, databases). */
+  hiddenPaths?: string[];
+  /** Also hide the server user's home directory (~/.ssh, ~/.aws, the operator's own Claude login). Default true. */
+  hideHome?: boolean;
+  /** Claude Code's hook timeout; the hook script denies 15 s before it (default 3600 s, covers approval waits). */
+  hookTimeoutSeconds?: number;
+  maxReminders?: number;
+  /** SIGTERM → SIGKILL grace when a run is cancelled (default 2 s). */
+  killGraceMs?: number;
+  /** Where diagnostics go (stderr lines, protocol errors). */
+  log?: (message: string, detail?: unknown) => void;
+}
+
+
+function emptyUsage(): Required<ModelUsage> {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+function loopbackPort(url: string | undefined): { port: number } | { remote: string } | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    const host = parsed.hostname.replace(/^\[|\]$/g, '');
+    if (host === '127.0.0.1' || host === 'localhost' || host === '::1') {
+      return { port: Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) };
+    }
+    return { remote: parsed.host };
+  } catch {
+    return null;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Claude Code keeps a session as `<config>/projects/<project>/<id>.jsonl`. */
+async function sessionExists(configDir: string, sessionId: string): Promise<boolean> {
+  const projects = join(configDir, 'projects');
+  const entries = await readdir(projects).catch(() => [] as string[]);
+  for (const entry of entries) if (await exists(join(projects, entry, `${sessionId}.jsonl`))) return true;
+  return false;
+}
+
+function safeSegment(value: string): string {
+  return value.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/**
+ * Runs agents on the Claude Code CLI (ADP-3): `claude -p` with stream-json in and out, in the
+ * conversation's worktree, wrapped in the host's OS sandbox (SBX-1) or the SBX-2 fallback. Its Bash
+ * commands and native file writes go through a PreToolUse hook to the run's gate; its product tools
+ * come from the Control Center's MCP server; pushes go through the push proxy. What this can and
+ * cannot enforce is in `src/adapters/honesty-matrix.ts` (ADP-1).
+ */
+export class ClaudeCodeTransport implements AgentTransport {
+  readonly id = CLAUDE_CODE_ADAPTER_ID;
+  private readonly sessions: HookSessions;
+  private sandboxChoice: Promise<{ backend: SandboxBackend | null; detail: string }> | null = null;
+
+  constructor(private readonly options: ClaudeCodeTransportOptions = {}) {
+    this.sessions = options.hookSessions ?? defaultHookSessions;
+  }
+
+  /** The backend runs will use, or why none (probed once per transport). */
+  sandboxBackend(): Promise<{ backend: SandboxBackend | null; detail: string }> {
+    if (!this.sandboxChoice) {
+      const choice = this.options.sandbox ?? 'auto';
+      this.sandboxChoice =
+        choice === 'none'
+          ? Promise.resolve({ backend: null, detail: 'disabled by configuration' })
+          : choice === 'auto'
+            ? selectSandbox()
+            : Promise.resolve({ backend: choice, detail: choice.id });
+    }
+    return this.sandboxChoice;
+  }
+
+  async run(context: TransportRunContext): Promise<TransportResult> {
+    const log = this.options.log ?? (() => undefined);
+    const emit = (event: AgentEvent) => context.emit(event);
+    const protocolError = (message: string, line?: string) => {
+      log(`claude-code: ${message}`, line);
+      context.emit({ type: 'protocol_error', source: 'claude-code', message, ...(line !== undefined ? { line } : {}) });
+    };
+    if (context.signal.aborted) return { outcome: 'cancelled', error: null, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
+
+    const profile = getCapabilityProfile(context.mode);
+    const readOnly = profile.worktree === 'readOnly';
+    const surfaced = context.surfacedTools.map((tool) => tool.name);
+    const contract = buildCompletionContract(profile);
+    const verb = contract && surfaced.includes(contract.outputVerb) ? contract.outputVerb : null;
+
+    const root = join(context.workspaceDir, 'claude-code');
+    const runDir = join(root, 'runs', safeSegment(context.runId));
+    const home = join(runDir, 'home');
+    const hookDir = join(runDir, 'hook');
+    const configDir = join(root, 'sessions', safeSegment(`${context.conversationId ?? context.runId}-${context.agent.id}`));
+    const pushStagingDir = join(root, 'push-staging');
+    await Promise.all([home, hookDir, configDir, pushStagingDir].map((directory) => mkdir(directory, { recursive: true, mode: 0o700 })));
+
+    const hookTimeoutSeconds = this.options.hookTimeoutSeconds ?? 3600;
+    const hook = await writeHookFiles(hookDir, { serverUrl: context.serverUrl, token: context.mcp.token, timeoutSeconds: hookTimeoutSeconds });
+    const remotes = await discoverPushRemotes(context.worktreePath);
+    const runEnded = new AbortController();
+    const session: HookSession = {
+      token: context.mcp.token,
+      workspaceId: context.workspaceId,
+      runId: context.runId,
+      mode: context.mode,
+      worktreePath: context.worktreePath,
+      gate: (action, signal) => context.gate(action, signal),
+      signal: AbortSignal.any([runEnded.signal, context.signal]),
+      pushRemotes: new Map(remotes.map((remote) => [remote.id, remote])),
+      pushStagingDir,
+      decisions: [],
+    };
+    const unregister = this.sessions.register(session);
+    let launch: SandboxLaunch | null = null;
+    try {
+      const claudePath = this.options.claudePath ?? resolveClaudePath(context.env);
+      const resume = context.previousSessionId && (await sessionExists(configDir, context.previousSessionId)) ? context.previousSessionId : null;
+      const appendSystemPrompt = [
+        context.systemPrompt,
+        surfaced.length > 0
+          ? `The Control Center's tools named above are served to you over MCP: call each as \`${mcpToolName('<name>')}\` (for example \`${mcpToolName(surfaced[0]!)}\`).`
+          : '',
+      ]
+        .filter((part) => part.trim())
+        .join('\n\n');
+      const args = claudeCodeArgs({
+        mode: context.mode,
+        settings: hookSettings(hook.command, hookTimeoutSeconds),
+        mcp: context.mcp,
+        surfacedTools: surfaced,
+        appendSystemPrompt,
+        model: context.agent.modelId,
+        effort: context.agent.effort,
+        resumeSessionId: resume,
+      });
+      const env = runnerEnvironment({
+        source: context.env,
+        home,
+        extra: {
+          CLAUDE_CONFIG_DIR: configDir,
+          ...gitPushEnvironment(context.serverUrl, context.mcp.token, remotes),
+          // Claude Code refuses --dangerously-skip-permissions as root unless it is told it is sandboxed.
+          ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+        },
+      });
+
+      const { backend, detail } = await this.sandboxBackend();
+      if (backend) {
+        launch = await backend.prepare(await this.sandboxSpec({ context, claudePath, args, readOnly, home, runDir, hookDir, configDir, env }));
+        context.setSandbox(launch.description);
+      } else {
+        context.setSandbox(`none: ${detail}; fallback (SBX-2): sanitized environment (PATH, locale, private HOME, provider variables only), pushes through the push proxy, conversation worktree as cwd`);
+      }
+      const command = launch?.command ?? claudePath;
+      const commandArgs = launch?.args ?? args;
+      return await this.execute({ context, command, commandArgs, env, verb, contract, session, emit, protocolError, log });
+    } finally {
+      runEnded.abort();
+      unregister();
+      await launch?.dispose().catch((error: unknown) => log('claude-code: sandbox cleanup failed', error));
+      await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  private async sandboxSpec(input: {
+    context: TransportRunContext;
+    claudePath: string;
+    args: string[];
+    readOnly: boolean;
+    home: string;
+    runDir: string;
+    hookDir: string;
+    configDir: string;
+    env: Record<string, string>;
+  }): Promise<SandboxSpec> {
+    const { context, readOnly } = input;
+    const common = await tryGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: context.worktreePath });
+    const gitCommonDir = common?.stdout.trim() || null;
+    const ports: number[] = [];
+    const remote: string[] = [];
+    for (const url of [context.serverUrl, context.mcp.url, input.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com']) {
+      const target = loopbackPort(url);
+      if (target && 'port' in target) ports.push(target.port);
+      else if (target) remote.push(target.remote);
+    }
+    const claudeReal = await realpath(input.claudePath).catch(() => input.claudePath);
+    const exposed = [dirname(claudeReal), dirname(process.execPath)].filter((path) => path.startsWith('/'));
+    const hidden = [context.workspaceDir, ...(this.options.hiddenPaths ?? [])];
+    if (this.options.hideHome !== false) hidden.push(homedir());
+    return {
+      command: input.claudePath,
+      args: input.args,
+      cwd: context.worktreePath,
+      writable: [input.configDir, ...(readOnly ? [] : [context.worktreePath, ...(gitCommonDir ? [gitCommonDir] : [])])],
+      // The repository's config and hooks stay read-only even in chat: the server runs git on this
+      // repository later, outside the sandbox, and config (core.fsmonitor, filters, hooks) runs programs.
+      readOnly: [
+        input.hookDir,
+        ...exposed,
+        ...(readOnly ? [context.worktreePath, ...(gitCommonDir ? [gitCommonDir] : [])] : gitCommonDir ? [join(gitCommonDir, 'config'), join(gitCommonDir, 'hooks')] : []),
+      ],
+      hidden,
+      privateTmp: ['/tmp', input.home],
+      network:
+        remote.length === 0
+          ? { kind: 'loopback', ports }
+          : { kind: 'host', reason: `the run needs ${[...new Set(remote)].join(', ')}, which is not on loopback` },
+    };
+  }
+
+  private async execute(input: {
+    context: TransportRunContext;
+    command: string;
+    commandArgs: string[];
+    env: Record<string, string>;
+    verb: string | null;
+    contract: ReturnType<typeof buildCompletionContract>;
+    session: HookSession;
+    emit: (event: AgentEvent) => void;
+    protocolError: (message: string, line?: string) => void;
+    log: (message: string, detail?: unknown) => void;
+  }): Promise<TransportResult> {
+    const { context, verb, contract, session, emit, protocolError, log } = input;
+    const hookDecision = (toolUseId: string) => {
+      const record = session.decisions.find((decision) => decision.toolUseId === toolUseId);
+      return record ? { allow: record.allow, decision: record.result.decision, decidedBy: record.result.decidedBy, classes: record.result.classes } : null;
+    };
+    const translator = new ClaudeStreamTranslator({ outputVerb: verb, hookDecision });
+    const usage = emptyUsage();
+    let costUsd: number | null = null;
+    let lastResult: ClaudeStreamTranslator['result'] = null;
+    let reminders = 0;
+    let sessionSaved: string | null = null;
+    let cancelled = false;
+    const maxReminders = this.options.maxReminders ?? DEFAULT_MAX_REMINDERS;
+
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(input.command, input.commandArgs, { cwd: context.worktreePath, env: input.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch (error) {
+      return { outcome: 'failed', error: `cannot start ${input.command}: ${error instanceof Error ? error.message : String(error)}`, deliverableFailed: false, usage, costUsd: null, finalText: '' };
+    }
+    // Cancel (HAR-5 for this transport): the CLI, its group, and every command it started (each Bash
+    // command runs in a process group of its own). With bubblewrap the pid namespace ends them anyway.
+    let tree: number[] = [];
+    let killTimer: NodeJS.Timeout | null = null;
+    const onAbort = () => {
+      cancelled = true;
+      if (child.pid === undefined) return;
+      const pid = child.pid;
+      void signalProcessTree(pid, 'SIGTERM').then((found) => {
+        tree = found;
+        killTimer = setTimeout(() => void signalProcessTree(pid, 'SIGKILL', tree), this.options.killGraceMs ?? 2_000);
+      });
+    };
+    context.signal.addEventListener('abort', onAbort, { once: true });
+
+    const stderrTail: string[] = [];
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderrTail.push(chunk);
+      while (stderrTail.join('').length > 8_000) stderrTail.shift();
+      log('claude-code stderr', chunk);
+    });
+    child.stdin.on('error', (error) => log('claude-code: stdin closed', error));
+
+    const handleMessage = (message: Record<string, unknown>) => {
+      for (const event of translator.translate(message)) emit(event);
+      if (message.type === 'system' && message.subtype === 'init' && translator.init) {
+        const server = translator.init.mcpServers.find((entry) => entry.name === 'control-center');
+        if (server && server.status !== 'connected') protocolError(`the Control Center MCP server is ${server.status} in Claude Code: its product tools are unavailable this turn`);
+        const sessionId = translator.init.sessionId;
+        if (sessionId && sessionId !== sessionSaved) {
+          sessionSaved = sessionId;
+          void context.saveSessionId(sessionId).catch((error: unknown) => log('claude-code: saving the session id failed', error));
+        }
+      }
+      if (message.type === 'result' && translator.result) {
+        lastResult = translator.result;
+        usage.inputTokens += lastResult.usage.inputTokens;
+        usage.outputTokens += lastResult.usage.outputTokens;
+        usage.cacheReadTokens += lastResult.usage.cacheReadTokens ?? 0;
+        usage.cacheWriteTokens += lastResult.usage.cacheWriteTokens ?? 0;
+        // total_cost_usd is cumulative over the process (verified): keep the newest.
+        if (lastResult.costUsd !== null) costUsd = lastResult.costUsd;
+        const canRemind = contract && verb && !translator.verbDelivered && !lastResult.isError && !cancelled && reminders < maxReminders;
+        if (canRemind) {
+          reminders += 1;
+          const text = `${contract.reminder}\n\n(In this runner the tool is called \`${mcpToolName(verb)}\`.)`;
+          emit({ type: 'reminder_injected', text, attempt: reminders });
+          child.stdin.write(userMessageLine(text));
+        } else {
+          child.stdin.end();
+        }
+      }
+    };
+    const framer = new NdjsonFramer(handleMessage, (malformed: MalformedLine) => protocolError(`malformed stream-json line: ${malformed.error}`, malformed.line));
+    child.stdout.on('data', (chunk: Buffer) => framer.push(chunk));
+
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }>((resolve) => {
+      child.on('error', (error) => resolve({ code: null, signal: null, error }));
+      child.on('close', (code, signal) => resolve({ code, signal, error: null }));
+    });
+    child.stdin.write(userMessageLine(context.prompt));
+    const ended = await exit;
+    framer.end();
+    context.signal.removeEventListener('abort', onAbort);
+    if (killTimer) clearTimeout(killTimer);
+    // Whatever is left of a cancelled run's tree goes now; after a normal exit the CLI's own group
+    // goes too (its direct leftovers). Orphans re-parented away are beyond reach without a sandbox.
+    if (child.pid !== undefined) await signalProcessTree(child.pid, 'SIGKILL', cancelled ? tree : []);
+
+    for (const call of translator.unfinishedCalls()) {
+      emit({
+        type: 'tool_call_end',
+        call,
+        result: { content: 'The runner ended before this call reported a result.', isError: true, details: { observedIn: 'claude-code' } },
+        executed: false,
+        durationMs: 0,
+      });
+    }
+    const result = lastResult as ClaudeStreamTranslator['result'];
+    const finalText = result?.text || translator.lastText;
+    if (cancelled) return { outcome: 'cancelled', error: null, deliverableFailed: false, usage, costUsd, finalText };
+    if (ended.error) return { outcome: 'failed', error: `cannot run ${input.command}: ${ended.error.message}`, deliverableFailed: false, usage, costUsd, finalText };
+    if (!result) {
+      const stderr = stderrTail.join('').trim();
+      return {
+        outcome: 'failed',
+        error: `Claude Code ended without a result (exit ${ended.code ?? ended.signal})${stderr ? `: ${stderr.slice(-1_000)}` : ''}`,
+        deliverableFailed: false,
+        usage,
+        costUsd,
+        finalText,
+      };
+    }
+    if (result.isError || result.subtype !== 'success') {
+      return { outcome: 'failed', error: `Claude Code reported ${result.subtype}: ${result.text || 'no detail'}`.trim(), deliverableFailed: false, usage, costUsd, finalText };
+    }
+    return { outcome: 'completed', error: null, deliverableFailed: Boolean(contract && !translator.verbDelivered), usage, costUsd, finalText };
+  }
+}

@@ -1,0 +1,312 @@
+import type { Mode } from '../core/modes.js';
+
+/** How much of a capability the Control Center really enforces on a transport (ADP-1). */
+export type EnforcementLevel = 'enforced' | 'partial' | 'none';
+
+/** The questions ADP-1 asks of every transport. */
+export const HONESTY_CAPABILITIES = {
+  toolSurface: 'filters the tool surface',
+  shellCommands: 'intercepts shell commands',
+  fileWrites: 'intercepts native file writes',
+  reads: 'intercepts native reads',
+  productTools: 'intercepts product (MCP) tools',
+  pushes: 'intercepts git pushes',
+  completionContract: 'observes the completion contract',
+  nativeTools: 'sees the runner’s native tools',
+  sandbox: 'sandboxes in-process tools',
+  modes: 'how the mode is passed',
+} as const;
+
+export type HonestyCapability = keyof typeof HONESTY_CAPABILITIES;
+
+/** Which sandbox the host gives a Claude Code run (the sandbox row depends on it). */
+export type HostSandbox = 'bubblewrap' | 'seatbelt' | 'none';
+
+/** One cell: a capability (per mode or per host where it differs), its level, why, and the test that shows it. */
+export interface HonestyRow {
+  /** Stable key of the capability. */
+  key: HonestyCapability;
+  /** The capability in words (with the host for the host-dependent sandbox rows), as the UI shows it. */
+  capability: string;
+  mode?: Mode;
+  /** For the sandbox row: the host situation the row describes. */
+  host?: HostSandbox;
+  level: EnforcementLevel;
+  detail: string;
+  /** `<test file> > <describe> > <it>`: the test that demonstrates this cell (checked by a test). */
+  testedBy: string;
+}
+
+export interface AdapterHonesty {
+  id: string;
+  label: string;
+  rows: HonestyRow[];
+}
+
+export interface HonestyMatrix {
+  adapters: AdapterHonesty[];
+}
+
+type RowInput = Omit<HonestyRow, 'key' | 'capability'> & { capability: HonestyCapability };
+
+function row(input: RowInput): HonestyRow {
+  const words = HONESTY_CAPABILITIES[input.capability];
+  return { ...input, key: input.capability, capability: input.host ? `${words} (host: ${input.host})` : words };
+}
+
+const GATING = 'test/adapters/claude-code-gating.test.ts';
+const HOOK = 'test/adapters/claude-code-hook.test.ts';
+const SANDBOX = 'test/adapters/claude-code-sandbox.test.ts';
+const PUSH = 'test/adapters/git-push-proxy.test.ts';
+const ARGS = 'test/adapters/claude-code-args.test.ts';
+
+const PLAN_E2E = `${GATING} > Claude Code transport in plan mode (ADP-3)`;
+const CHAT_E2E = `${GATING} > Claude Code transport in chat mode (ADP-3)`;
+
+/** The built-in harness (ADP-2): every call of every tool passes the one chokepoint. */
+function builtinRows(): HonestyRow[] {
+  const runs = 'test/harness/agent-run.test.ts > built-in harness runs (HAR-1, HAR-3, HAR-6)';
+  const approvals = 'test/harness/approvals-and-control.test.ts > approvals (POL-4, POL-7)';
+  return [
+    row({
+      capability: 'toolSurface',
+      level: 'enforced',
+      detail: 'The surface is built from the mode’s profile; a tool off the surface is invisible to the model and refused if called (HAR-3).',
+      testedBy: `${runs} > a tool that is not on the surface is invisible: calling it returns an error and nothing runs (HAR-3)`,
+    }),
+    row({
+      capability: 'shellCommands',
+      level: 'enforced',
+      detail: 'Every bash call is classified per subcommand and decided by the policy engine before it runs; ask waits for the operator, fail closed.',
+      testedBy: `${approvals} > ask → approve: the call waits for the operator, then runs; the rule that asked is recorded`,
+    }),
+    row({
+      capability: 'fileWrites',
+      level: 'enforced',
+      detail: 'write/edit are the harness’s own tools: gated like every call, and paths that leave the worktree are refused (HAR-7).',
+      testedBy: `${runs} > paths that leave the worktree are refused (HAR-7)`,
+    }),
+    row({
+      capability: 'reads',
+      level: 'enforced',
+      detail: 'read/list/glob/grep are the harness’s own tools: every call passes the chokepoint, and reads outside the worktree are refused.',
+      testedBy: 'test/tools/node-worktree.test.ts > NodeWorktree path rules (HAR-7) > refuses reading through a symlinked file that points outside',
+    }),
+    row({
+      capability: 'productTools',
+      level: 'enforced',
+      detail: 'Product tools run in-process through the same chokepoint (policy, approval, pinned verbs).',
+      testedBy: `${runs} > a multi-step run reads, edits and runs a command, then answers; everything is in the run log`,
+    }),
+    row({
+      capability: 'pushes',
+      level: 'partial',
+      detail:
+        '`git push` in a command line is classified gitPush and decided (default ask). A push made inside a script the classifier cannot read (`./deploy.sh`) is not seen: the push proxy is wired into Claude Code runs only.',
+      testedBy: `${approvals} > an unanswered approval times out and is denied`,
+    }),
+    row({
+      capability: 'completionContract',
+      level: 'enforced',
+      detail: 'A run in a mode with an output verb that ends without it is reminded, then flagged deliverableFailed; the state stays completed (HAR-4, PLAN-6).',
+      testedBy: 'test/plans/plan-flow.test.ts > plan mode end to end (PLAN-1..8, MODE-4) > a plan-mode run that ends without submit_plan is reminded, then flagged; its state stays completed (PLAN-5, PLAN-6)',
+    }),
+    row({
+      capability: 'nativeTools',
+      level: 'enforced',
+      detail: 'There are no native tools: every tool is the harness’s own and every call is in the run log.',
+      testedBy: `${runs} > a multi-step run reads, edits and runs a command, then answers; everything is in the run log`,
+    }),
+    row({
+      capability: 'sandbox',
+      level: 'partial',
+      detail:
+        'No OS sandbox wraps the built-in tools: they run in the server process. Every call is gated first, file tools refuse paths outside the worktree, and bash runs in the worktree with a sanitized environment.',
+      testedBy: 'test/tools/node-worktree.test.ts > NodeWorktree.exec > runs with a sanitized environment unless one is given',
+    }),
+    row({
+      capability: 'modes',
+      level: 'enforced',
+      detail: 'The mode is structural: the surface, the action guard (mode floor), the prompt and the completion contract are all projections of the mode’s profile (CAP-2).',
+      testedBy: 'test/tools/builtin-tools.test.ts > builtin tool registry > surfaces only read tools in plan mode and everything in chat (HAR-3)',
+    }),
+  ];
+}
+
+function claudeSandboxRows(): HonestyRow[] {
+  return [
+    row({
+      capability: 'sandbox',
+      host: 'bubblewrap',
+      level: 'enforced',
+      detail:
+        'Linux with bwrap and socat: the CLI and everything it starts run in bubblewrap with capabilities dropped: the rest of the filesystem read-only, the data root (operator token, databases) and the server user’s home hidden, private /tmp and HOME, the worktree writable in chat and read-only in read-only modes, and a network namespace whose only exits are relayed loopback ports (model endpoint, Control Center). It bounds; it does not gate (SBX-3).',
+      testedBy: `${SANDBOX} > bubblewrap sandbox (SBX-1) > inside bubblewrap a write outside the worktree fails at the OS level`,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'seatbelt',
+      level: 'partial',
+      detail: 'macOS: a Seatbelt profile is generated (writes limited to the worktree and per-run directories, loopback-only network). Only its text is tested: no macOS host runs these tests.',
+      testedBy: `${SANDBOX} > Seatbelt profile (SBX-1, macOS) > generates a profile that denies writes outside the writable paths and limits the network to loopback ports`,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'none',
+      level: 'none',
+      detail:
+        'No backend (Windows, Linux without working bwrap/socat): the SBX-2 fallback — sanitized environment, provider variables only, private HOME, pushes through the proxy — and `none: …` in the run log. Nothing bounds what a native tool reads or writes.',
+      testedBy: `${SANDBOX} > SBX-2 fallback > without a backend the run records none: and runs with a sanitized environment`,
+    }),
+  ];
+}
+
+/** Claude Code (ADP-3): what the hook, the MCP server, the push proxy and the sandbox really cover. */
+function claudeCodeRows(): HonestyRow[] {
+  return [
+    row({
+      capability: 'toolSurface',
+      mode: 'chat',
+      level: 'partial',
+      detail: 'Product tools: the MCP server offers only the mode’s surface. Native tools are not filtered in chat (EnterWorktree/ExitWorktree aside: the Control Center owns worktrees).',
+      testedBy: `${ARGS} > claudeCodeArgs (ADP-3) > chat passes the skip flag and never plan mode, and removes only the worktree tools`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({
+        capability: 'toolSurface',
+        mode,
+        level: 'partial',
+        detail:
+          'Write, Edit, MultiEdit and NotebookEdit are removed (`--disallowedTools`); only the surfaced MCP tools are allowed (CAP-8: a tool missing from the allowlist is refused whether or not the server has it). Bash, Read, Grep, Glob, WebFetch, WebSearch, Agent and other natives stay on the surface.',
+        testedBy:
+          mode === 'plan'
+            ? `${PLAN_E2E} > a scripted Write is refused, leaves no file, and Write is not offered to the model`
+            : `${ARGS} > claudeCodeArgs (ADP-3) > every read-only mode passes --permission-mode plan, removes the mutating natives and never passes the skip flag`,
+      }),
+    ),
+    row({
+      capability: 'shellCommands',
+      mode: 'chat',
+      level: 'enforced',
+      detail:
+        'A PreToolUse hook sends every Bash command line (subagents’ too) to the run’s gate: policy engine, operator approval on ask, fail closed — a hook that cannot reach the server, errs or runs out of time denies (exit 2), because Claude Code runs the tool on any other hook failure.',
+      testedBy: `${CHAT_E2E} > an ask rule holds a Bash command until the operator approves it`,
+    }),
+    row({
+      capability: 'shellCommands',
+      mode: 'plan',
+      level: 'enforced',
+      detail: 'Same hook; the plan mode floor denies every world-changing class, and the deny names the deciding rule.',
+      testedBy: `${PLAN_E2E} > a scripted Bash rm -rf is denied by the hook, naming the deciding rule`,
+    }),
+    row({
+      capability: 'shellCommands',
+      level: 'enforced',
+      detail: 'The hook fails closed when the Control Center is unreachable, answers an error, or does not answer in time.',
+      testedBy: `${HOOK} > the transport driven directly with a hand-built run context > with the Control Center unreachable, the real CLI refuses the Bash command (the hook fails closed)`,
+    }),
+    row({
+      capability: 'fileWrites',
+      mode: 'chat',
+      level: 'enforced',
+      detail: 'Write, Edit, MultiEdit and NotebookEdit report their path to the hook before they run; the gate decides inside-worktree writes and fileWriteOutsideWorktree like built-in writes.',
+      testedBy: `${CHAT_E2E} > a native Write outside the worktree is denied through the hook by a fileWriteOutsideWorktree rule`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({
+        capability: 'fileWrites',
+        mode,
+        level: 'enforced',
+        detail: 'The write tools are removed; Bash writes are denied by the mode floor through the hook; with bubblewrap the worktree is also mounted read-only (CAP-5).',
+        testedBy:
+          mode === 'plan'
+            ? `${PLAN_E2E} > a scripted Write is refused, leaves no file, and Write is not offered to the model`
+            : `${SANDBOX} > bubblewrap sandbox mounts and network (SBX-1, SBX-3) > a read-only mode mounts the worktree read-only`,
+      }),
+    ),
+    row({
+      capability: 'reads',
+      level: 'none',
+      detail: 'Read, Grep, Glob, WebFetch and WebSearch run inside the CLI without asking the Control Center. Only the sandbox bounds what they can read (the data root and the server user’s home are hidden).',
+      testedBy: `${PLAN_E2E} > a native Read is observed as a tool call but never reaches the hook`,
+    }),
+    row({
+      capability: 'productTools',
+      level: 'enforced',
+      detail: 'submit_plan, ask_user and the other product tools are served by the Control Center’s MCP server with the run token; each call passes the built-in chokepoint (policy, approval, pinned verbs).',
+      testedBy: `${PLAN_E2E} > submit_plan over the Control Center MCP server stores a plan`,
+    }),
+    row({
+      capability: 'pushes',
+      level: 'enforced',
+      detail:
+        'The runner’s git config (environment, not the repository) routes every push to a configured remote through the push proxy, which decides the push as a `git push <remote> <refs>` command line before git receives it and forwards it to the real remote only when allowed. A push to an ad-hoc URL or a remote with an explicit pushurl skips the proxy; without a sandbox nothing else stops it.',
+      testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
+    }),
+    row({
+      capability: 'completionContract',
+      mode: 'plan',
+      level: 'enforced',
+      detail: 'The stream shows whether the output verb’s MCP call succeeded; if the turn ends without it, a reminder is sent as the next stream-json user message (twice at most), then the run is flagged deliverableFailed.',
+      testedBy: `${PLAN_E2E} > a plan run that ends without submit_plan is reminded, then flagged deliverableFailed`,
+    }),
+    row({
+      capability: 'completionContract',
+      mode: 'orchestrate',
+      level: 'enforced',
+      detail: 'Same mechanism, projected from the profile: propose_orchestration is the verb.',
+      testedBy: 'test/adapters/stream-translator.test.ts > ClaudeStreamTranslator > reports the output verb only when its MCP call succeeded',
+    }),
+    row({
+      capability: 'nativeTools',
+      level: 'partial',
+      detail: 'Every native call and result appears in the run log (tool_call_start/end, from the stream, subagents included) — after the fact. Only Bash and the write tools are decided before they run.',
+      testedBy: `${PLAN_E2E} > a native Read is observed as a tool call but never reaches the hook`,
+    }),
+    ...claudeSandboxRows(),
+    row({
+      capability: 'modes',
+      mode: 'chat',
+      level: 'enforced',
+      detail: 'Chat restricts nothing beyond policy: `--dangerously-skip-permissions` (the CLI asks nobody); the hook, the MCP server and the proxy apply the rules.',
+      testedBy: `${ARGS} > claudeCodeArgs (ADP-3) > chat passes the skip flag and never plan mode, and removes only the worktree tools`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({
+        capability: 'modes',
+        mode,
+        level: 'partial',
+        detail:
+          '`--permission-mode plan` without the skip flag (in 2.1.197 the skip flag overrides plan mode, and a hook allow overrides its write refusal, so neither is ever combined with it). The CLI’s plan mode is advisory; the mode holds through the removed write tools, the hook’s policy decisions and the read-only mount.',
+        testedBy: `${ARGS} > claudeCodeArgs (ADP-3) > every read-only mode passes --permission-mode plan, removes the mutating natives and never passes the skip flag`,
+      }),
+    ),
+  ];
+}
+
+/** The honesty matrix (ADP-1) as data: served by `GET /api/honesty-matrix`, shown in docs/honesty-matrix.md. */
+export function honestyMatrix(): HonestyMatrix {
+  return {
+    adapters: [
+      { id: 'builtin', label: 'Built-in harness', rows: builtinRows() },
+      { id: 'claude-code', label: 'Claude Code CLI', rows: claudeCodeRows() },
+    ],
+  };
+}
+
+const LEVEL_MARK: Readonly<Record<EnforcementLevel, string>> = { enforced: '✅ enforced', partial: '🟡 partial', none: '❌ none' };
+
+/** The matrix as Markdown tables (one per adapter), embedded verbatim in docs/honesty-matrix.md. */
+export function renderHonestyMatrixMarkdown(matrix: HonestyMatrix = honestyMatrix()): string {
+  const escape = (text: string) => text.replace(/\|/g, '\\|');
+  return matrix.adapters
+    .map((adapter) => {
+      const lines = [`### ${adapter.label} (\`${adapter.id}\`)`, '', '| capability | where | level | detail | tested by |', '|---|---|---|---|---|'];
+      for (const row of adapter.rows) {
+        const where = row.mode ?? 'all modes';
+        lines.push(`| ${row.capability} | ${where} | ${LEVEL_MARK[row.level]} | ${escape(row.detail)} | \`${escape(row.testedBy)}\` |`);
+      }
+      return lines.join('\n');
+    })
+    .join('\n\n');
+}

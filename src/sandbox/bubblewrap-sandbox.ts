@@ -1,0 +1,190 @@
+import { execFile } from 'node:child_process';
+import { mkdir, realpath, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { startLoopbackRelays } from './loopback-relay.js';
+import type { SandboxBackend, SandboxLaunch, SandboxSpec } from './sandbox-spec.js';
+
+const execFileAsync = promisify(execFile);
+
+/** Where the relay sockets appear inside the sandbox (on its private /tmp). */
+export const SANDBOX_RELAY_DIR = '/tmp/.cc-net';
+
+/** Steps of 10 ms the sandbox's init waits for its socat listeners before giving up (5 s). */
+const RELAY_WAIT_STEPS = 500;
+
+/** Exit status of the sandbox's init when a relay listener never came up. */
+export const RELAY_FAILED_EXIT = 97;
+
+interface MountOp {
+  kind: 'tmpfs' | 'bind' | 'ro-bind';
+  path: string;
+}
+
+function depth(path: string): number {
+  return path.split('/').filter(Boolean).length;
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The init script that runs first inside a loopback-only sandbox: one socat per allowed port,
+ * listening on 127.0.0.1 and relaying to the host through a bind-mounted unix socket; it waits until
+ * every listener is up (read from /proc/net/tcp, so no connection is opened), then execs the runner.
+ */
+export function relayInitScript(ports: readonly number[]): string {
+  const unique = [...new Set(ports)];
+  const lines = ['set -e'];
+  for (const port of unique) {
+    lines.push(`socat TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_RELAY_DIR}/${port}.sock &`);
+  }
+  lines.push('waited=0');
+  for (const port of unique) {
+    const hex = port.toString(16).toUpperCase().padStart(4, '0');
+    lines.push(
+      `until grep -q '0100007F:${hex} 00000000:0000 0A' /proc/net/tcp; do waited=$((waited+1)); ` +
+        `if [ "$waited" -gt ${RELAY_WAIT_STEPS} ]; then echo 'sandbox: the loopback relay for port ${port} did not start' >&2; exit ${RELAY_FAILED_EXIT}; fi; sleep 0.01; done`,
+    );
+  }
+  lines.push('exec "$@"');
+  return lines.join('\n');
+}
+
+/**
+ * The bubblewrap argument list for a spec (pure; paths are taken as given). Mount order matters:
+ * every mount is applied parent-first (by path depth; tmpfs before binds at equal depth, read-only
+ * binds after writable ones), so a hidden directory's re-exposed children stay visible, and hidden
+ * directories are remounted read-only last (non-recursively: the binds inside keep their own flags).
+ *
+ * `--cap-drop ALL` matters when the server runs as root: without it the sandboxed process keeps its
+ * capabilities and can simply `mount -o remount,rw /` (verified with bubblewrap 0.8.0).
+ */
+export function bubblewrapArguments(spec: SandboxSpec, relaySocketPath?: (port: number) => string): string[] {
+  const args = ['--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+  if (spec.network.kind === 'loopback') args.push('--unshare-net');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  const ops: MountOp[] = [];
+  const tmpfs = new Set(['/tmp', ...spec.privateTmp, ...spec.hidden]);
+  for (const path of tmpfs) ops.push({ kind: 'tmpfs', path });
+  for (const path of spec.writable) ops.push({ kind: 'bind', path });
+  for (const path of spec.readOnly) ops.push({ kind: 'ro-bind', path });
+  const rank = { tmpfs: 0, bind: 1, 'ro-bind': 2 } as const;
+  ops.sort((a, b) => depth(a.path) - depth(b.path) || rank[a.kind] - rank[b.kind]);
+  for (const op of ops) {
+    if (op.kind === 'tmpfs') args.push('--tmpfs', op.path);
+    else args.push(op.kind === 'bind' ? '--bind' : '--ro-bind', op.path, op.path);
+  }
+  if (spec.network.kind === 'loopback') {
+    if (!relaySocketPath) throw new Error('a loopback-only sandbox needs the host relay sockets');
+    for (const port of new Set(spec.network.ports)) args.push('--ro-bind', relaySocketPath(port), `${SANDBOX_RELAY_DIR}/${port}.sock`);
+  }
+  for (const path of spec.hidden) args.push('--remount-ro', path);
+  args.push('--chdir', spec.cwd, '--');
+  if (spec.network.kind === 'loopback') {
+    args.push('sh', '-c', relayInitScript(spec.network.ports), 'cc-sandbox-init', spec.command, ...spec.args);
+  } else {
+    args.push(spec.command, ...spec.args);
+  }
+  return args;
+}
+
+/** One line for the run log: what the sandbox allows. */
+export function describeBubblewrap(spec: SandboxSpec): string {
+  const network =
+    spec.network.kind === 'loopback'
+      ? `network: loopback ports ${[...new Set(spec.network.ports)].join(', ') || 'none'} only`
+      : `network: host namespace (${spec.network.reason})`;
+  const worktree = spec.writable.includes(spec.cwd) ? 'worktree writable' : 'worktree read-only';
+  return `bubblewrap: ${worktree}; rest of the filesystem read-only; ${spec.hidden.length} hidden path(s); private /tmp and HOME; ${network}`;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function realOrSelf(path: string): Promise<string> {
+  return realpath(path).catch(() => path);
+}
+
+/** Resolves symlinks (bubblewrap mounts the real path) and drops paths that do not exist. */
+async function normalize(spec: SandboxSpec): Promise<SandboxSpec> {
+  const resolveAll = async (paths: string[], create: boolean) => {
+    const resolved: string[] = [];
+    for (const path of paths) {
+      if (create) await mkdir(path, { recursive: true });
+      if (await exists(path)) resolved.push(await realOrSelf(path));
+    }
+    return [...new Set(resolved)];
+  };
+  return {
+    ...spec,
+    cwd: await realOrSelf(spec.cwd),
+    writable: await resolveAll(spec.writable, true),
+    readOnly: await resolveAll(spec.readOnly, false),
+    hidden: await resolveAll(spec.hidden, false),
+    privateTmp: await Promise.all(spec.privateTmp.map(realOrSelf)),
+  };
+}
+
+export interface BubblewrapProbe {
+  available: boolean;
+  /** Why it is not available (for the `none: …` sandbox line), or the versions found. */
+  detail: string;
+}
+
+let probed: Promise<BubblewrapProbe> | null = null;
+
+/**
+ * Checks once per process that `bwrap` and `socat` exist and that a loopback-only, capability-free
+ * sandbox actually starts here (containers often forbid the namespaces bubblewrap needs).
+ */
+export function probeBubblewrap(options: { bwrap?: string; refresh?: boolean } = {}): Promise<BubblewrapProbe> {
+  if (probed && !options.refresh) return probed;
+  const bwrap = options.bwrap ?? 'bwrap';
+  probed = (async (): Promise<BubblewrapProbe> => {
+    if (process.platform !== 'linux') return { available: false, detail: `bubblewrap is Linux-only (this host is ${process.platform})` };
+    try {
+      const { stdout } = await execFileAsync(bwrap, ['--version'], { timeout: 5_000 });
+      const version = stdout.trim();
+      await execFileAsync(
+        bwrap,
+        ['--die-with-parent', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', 'socat', '-V'],
+        { timeout: 10_000 },
+      );
+      return { available: true, detail: version };
+    } catch (error) {
+      const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+      return { available: false, detail: `bubblewrap/socat unusable: ${message}` };
+    }
+  })();
+  return probed;
+}
+
+/** The Linux backend (SBX-1): bubblewrap, with socat relays for loopback-only networking. */
+export class BubblewrapSandbox implements SandboxBackend {
+  readonly id = 'bubblewrap' as const;
+
+  constructor(private readonly bwrap = 'bwrap') {}
+
+  async prepare(input: SandboxSpec): Promise<SandboxLaunch> {
+    const spec = await normalize(input);
+    const relays = spec.network.kind === 'loopback' ? await startLoopbackRelays(spec.network.ports) : null;
+    return {
+      command: this.bwrap,
+      args: bubblewrapArguments(spec, relays ? (port) => relays.socketPath(port) : undefined),
+      description: describeBubblewrap(spec),
+      dispose: async () => {
+        await relays?.close();
+      },
+    };
+  }
+}
+
+/** For logs and docs: the command line as a shell would show it. */
+export function formatCommandLine(command: string, args: readonly string[]): string {
+  return [command, ...args].map((part) => (/^[\w./=:,@%+-]+$/.test(part) ? part : shellQuote(part))).join(' ');
+}

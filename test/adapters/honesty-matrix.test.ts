@@ -1,0 +1,82 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HONESTY_CAPABILITIES, honestyMatrix } from '../../src/adapters/honesty-matrix.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from './support/claude-code-fixture.js';
+
+const root = join(import.meta.dirname, '..', '..');
+
+/** `file > describe > it` → where a test with exactly these titles is declared, or why not. */
+function locate(testedBy: string): string | null {
+  const [file, describeTitle, ...rest] = testedBy.split(' > ');
+  const itTitle = rest.join(' > ');
+  if (!file || !describeTitle || !itTitle) return `malformed: ${testedBy}`;
+  const path = join(root, file);
+  if (!existsSync(path)) return `no file ${file}`;
+  const text = readFileSync(path, 'utf8');
+  const declared = (title: string, from = 0) => Math.min(...["'", '"', '`'].map((quote) => text.indexOf(`${quote}${title}${quote}`, from)).map((index) => (index === -1 ? Infinity : index)));
+  const describeAt = declared(describeTitle);
+  if (describeAt === Infinity) return `no describe '${describeTitle}' in ${file}`;
+  const itAt = declared(itTitle, describeAt);
+  if (itAt === Infinity) return `no test '${itTitle}' after describe '${describeTitle}' in ${file}`;
+  const nextDescribe = text.slice(describeAt + describeTitle.length).search(/\bdescribe(\.\w+(\([^)]*\))?)?\(/);
+  if (nextDescribe !== -1 && itAt > describeAt + describeTitle.length + nextDescribe) return `'${itTitle}' is not inside describe '${describeTitle}' in ${file}`;
+  const before = text.slice(Math.max(0, itAt - 40), itAt);
+  if (!/\b(it|test)(\.\w+(\([^)]*\))?)?\(\s*$/.test(before)) return `'${itTitle}' in ${file} is not a test declaration`;
+  return null;
+}
+
+let fixture: ClaudeCodeFixture | null = null;
+afterEach(async () => {
+  await fixture?.dispose();
+  fixture = null;
+});
+
+describe('honesty matrix (ADP-1)', () => {
+  it('every cell names a test that exists (claiming coverage without a test is a defect)', () => {
+    const problems = honestyMatrix().adapters.flatMap((adapter) => adapter.rows.map((row) => locate(row.testedBy)).filter((problem): problem is string => problem !== null));
+    expect(problems).toEqual([]);
+  });
+
+  it('covers every capability for both adapters, with a level and a detail', () => {
+    for (const adapter of honestyMatrix().adapters) {
+      const covered = new Set(adapter.rows.map((row) => row.key));
+      for (const capability of Object.keys(HONESTY_CAPABILITIES)) expect(covered.has(capability as keyof typeof HONESTY_CAPABILITIES)).toBe(true);
+      for (const row of adapter.rows) {
+        expect(['enforced', 'partial', 'none']).toContain(row.level);
+        expect(row.detail.length).toBeGreaterThan(20);
+      }
+    }
+  });
+
+  it('does not claim that Claude Code intercepts its native reads', () => {
+    const claude = honestyMatrix().adapters.find((adapter) => adapter.id === 'claude-code')!;
+    expect(claude.rows.find((row) => row.key === 'reads')?.level).toBe('none');
+    expect(claude.rows.find((row) => row.key === 'nativeTools')?.level).toBe('partial');
+    expect(claude.rows.filter((row) => row.key === 'sandbox').map((row) => [row.host, row.level])).toEqual([
+      ['bubblewrap', 'enforced'],
+      ['seatbelt', 'partial'],
+      ['none', 'none'],
+    ]);
+  });
+
+  it('GET /api/honesty-matrix serves the matrix and which sandbox row applies on this host', async () => {
+    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none' } });
+    const response = await fixture.api('GET', '/api/honesty-matrix');
+    expect(response.status).toBe(200);
+    expect(response.body.adapters.map((adapter: any) => adapter.id)).toEqual(['builtin', 'claude-code']);
+    expect(response.body.adapters[1].rows[0]).toEqual(expect.objectContaining({ key: 'toolSurface', capability: 'filters the tool surface', mode: 'chat', level: 'partial', testedBy: expect.stringContaining('test/adapters/') }));
+    expect(['bubblewrap', 'seatbelt', 'none']).toContain(response.body.host.sandbox);
+    const unauthenticated = await fetch(`${fixture.url}/api/honesty-matrix`);
+    expect(unauthenticated.status).toBe(401);
+  });
+});
+
+describe('docs/honesty-matrix.md', () => {
+  it('embeds the tables generated from the data, unchanged', async () => {
+    const { renderHonestyMatrixMarkdown } = await import('../../src/adapters/honesty-matrix.js');
+    const doc = readFileSync(join(root, 'docs', 'honesty-matrix.md'), 'utf8');
+    const embedded = doc.split('<!-- honesty-matrix:begin')[1]!.split('\n').slice(1).join('\n').split('<!-- honesty-matrix:end -->')[0]!.trim();
+    expect(embedded).toBe(renderHonestyMatrixMarkdown().trim());
+  });
+});
