@@ -238,9 +238,9 @@ function claudeCodeRows(): HonestyRow[] {
     }),
     row({
       capability: 'pushes',
-      level: 'enforced',
+      level: 'partial',
       detail:
-        'The runner’s git config (environment, not the repository) routes every push to a configured remote through the push proxy, which decides the push as a `git push <remote> <refs>` command line before git receives it and forwards it to the real remote only when allowed. A push to an ad-hoc URL or a remote with an explicit pushurl skips the proxy; without a sandbox nothing else stops it.',
+        'A `git push` typed in Bash is decided by the hook. The runner’s git config (environment, not the repository) also routes every push to a configured remote through the push proxy, which decides it as a `git push <remote> <refs>` command line before git receives it and forwards it to the real remote only when allowed — so pushes from scripts are caught too. A script that pushes to an ad-hoc URL or a remote with an explicit pushurl skips both; without a sandbox nothing else stops it.',
       testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
     }),
     row({
