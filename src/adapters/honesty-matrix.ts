@@ -19,7 +19,7 @@ export const HONESTY_CAPABILITIES = {
 
 export type HonestyCapability = keyof typeof HONESTY_CAPABILITIES;
 
-/** Which sandbox the host gives a Claude Code run (the sandbox row depends on it). */
+/** Which sandbox the host gives a run (the sandbox rows, and the built-in harness's push rows, depend on it). */
 export type HostSandbox = 'bubblewrap' | 'seatbelt' | 'none';
 
 /** One cell: a capability (per mode or per host where it differs), its level, why, and the test that shows it. */
@@ -29,7 +29,7 @@ export interface HonestyRow {
   /** The capability in words (with the host for the host-dependent sandbox rows), as the UI shows it. */
   capability: string;
   mode?: Mode;
-  /** For the sandbox row: the host situation the row describes. */
+  /** For host-dependent rows (sandbox; the built-in harness's pushes): the host situation the row describes. */
   host?: HostSandbox;
   level: EnforcementLevel;
   detail: string;
@@ -62,6 +62,68 @@ const ARGS = 'test/adapters/claude-code-args.test.ts';
 
 const PLAN_E2E = `${GATING} > Claude Code transport in plan mode (ADP-3)`;
 const CHAT_E2E = `${GATING} > Claude Code transport in chat mode (ADP-3)`;
+
+const BUILTIN_SANDBOX = 'test/harness/builtin-sandbox.test.ts';
+const BUILTIN_PUSH = `${BUILTIN_SANDBOX} > built-in bash pushes through the push proxy (POL-6)`;
+const SEATBELT_TEXT = `${SANDBOX} > Seatbelt profile (SBX-1, macOS) > generates a profile that denies writes outside the writable paths and limits the network to loopback ports`;
+
+/** The built-in `bash` runs each command in the host's OS sandbox, the Claude Code backend (SBX-1). */
+function builtinSandboxRows(): HonestyRow[] {
+  return [
+    row({
+      capability: 'sandbox',
+      host: 'bubblewrap',
+      level: 'enforced',
+      detail:
+        'Linux with bwrap and socat: every bash command runs in bubblewrap with capabilities dropped: the rest of the filesystem read-only, the workspace, the data root (operator token, databases) and the server user’s home hidden, a private /tmp (HOME), the worktree writable in chat and read-only in read-only modes (its repository too, config and hooks always read-only), and the host network by default (egress is decided per command by the policy engine, CAP-4; `--shell-network loopback` gives a namespace whose only exit is the push proxy’s relayed port). The file tools run in the server process and refuse paths outside the worktree (HAR-7). The run log’s sandbox line says which applied. It bounds; it does not gate (SBX-3).',
+      testedBy: `${BUILTIN_SANDBOX} > built-in bash in bubblewrap (SBX-1) > a write outside the worktree fails at the OS level even when the policy allows it; the operator token is unreadable`,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'seatbelt',
+      level: 'partial',
+      detail: 'macOS: each bash command runs under a Seatbelt profile generated from the same spec (writes limited to the worktree and /tmp, loopback-only network). Only the profile’s text is tested: no macOS host runs these tests.',
+      testedBy: SEATBELT_TEXT,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'none',
+      level: 'partial',
+      detail:
+        'No backend (Windows, Linux without working bwrap/socat): bash runs in the server’s user, in the worktree, with a sanitized environment, and the run log says `none: …`. Every call is still gated first and the file tools refuse paths outside the worktree, but nothing bounds what an approved command reads or writes.',
+      testedBy: `${BUILTIN_PUSH} > without a sandbox backend the run records none: and pushes still go through the proxy (SBX-2)`,
+    }),
+  ];
+}
+
+/** Pushes from the built-in `bash`: the command line is decided, and git itself goes through the push proxy (POL-6). */
+function builtinPushRows(): HonestyRow[] {
+  const routing =
+    'A `git push` typed in a command line is classified gitPush and decided before it runs. Every bash command’s git config (environment, not the repository) also routes pushes to the worktree’s remotes through the push proxy with a run-scoped token, which decides the real ref updates as `git push <remote> <refs>` (ask → approval, fail closed) before the remote receives anything — so a push inside a script is caught.';
+  return [
+    row({
+      capability: 'pushes',
+      host: 'bubblewrap',
+      level: 'partial',
+      detail: `${routing} In bubblewrap the command cannot write the remotes’ paths. With the default host network (egress is decided per command by policy), a script that pushes over the network to an ad-hoc URL or a remote with an explicit pushurl is not stopped; with \`--shell-network loopback\` it has no exit but the proxy.`,
+      testedBy: `${BUILTIN_PUSH} > a push inside a script is held for approval and reaches the bare remote only once approved`,
+    }),
+    row({
+      capability: 'pushes',
+      host: 'seatbelt',
+      level: 'partial',
+      detail: `${routing} The Seatbelt profile limits the network to loopback, but only its text is tested.`,
+      testedBy: SEATBELT_TEXT,
+    }),
+    row({
+      capability: 'pushes',
+      host: 'none',
+      level: 'partial',
+      detail: `${routing} Without a sandbox nothing stops a script that pushes to an ad-hoc URL, to a remote with an explicit pushurl, or with the git environment unset.`,
+      testedBy: `${BUILTIN_PUSH} > without a sandbox backend the run records none: and pushes still go through the proxy (SBX-2)`,
+    }),
+  ];
+}
 
 /** The built-in harness (ADP-2): every call of every tool passes the one chokepoint. */
 function builtinRows(): HonestyRow[] {
@@ -98,13 +160,7 @@ function builtinRows(): HonestyRow[] {
       detail: 'Product tools run in-process through the same chokepoint (policy, approval, pinned verbs).',
       testedBy: `${runs} > a multi-step run reads, edits and runs a command, then answers; everything is in the run log`,
     }),
-    row({
-      capability: 'pushes',
-      level: 'partial',
-      detail:
-        '`git push` in a command line is classified gitPush and decided (default ask). A push made inside a script the classifier cannot read (`./deploy.sh`) is not seen: the push proxy is wired into Claude Code runs only.',
-      testedBy: `${approvals} > an unanswered approval times out and is denied`,
-    }),
+    ...builtinPushRows(),
     row({
       capability: 'completionContract',
       level: 'enforced',
@@ -117,13 +173,7 @@ function builtinRows(): HonestyRow[] {
       detail: 'There are no native tools: every tool is the harness’s own and every call is in the run log.',
       testedBy: `${runs} > a multi-step run reads, edits and runs a command, then answers; everything is in the run log`,
     }),
-    row({
-      capability: 'sandbox',
-      level: 'partial',
-      detail:
-        'No OS sandbox wraps the built-in tools: they run in the server process. Every call is gated first, file tools refuse paths outside the worktree, and bash runs in the worktree with a sanitized environment.',
-      testedBy: 'test/tools/node-worktree.test.ts > NodeWorktree.exec > runs with a sanitized environment unless one is given',
-    }),
+    ...builtinSandboxRows(),
     row({
       capability: 'modes',
       level: 'enforced',

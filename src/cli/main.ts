@@ -30,7 +30,11 @@ program
   .option('--data-dir <dir>', 'data root (overrides the global option)')
   .option('--no-default-workspace', 'do not create a "Default" workspace when none exists')
   .option('--log-level <level>', 'pino log level', 'warn')
-  .action(async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string }) => {
+  .option('--shell-network <mode>', 'network of the built-in bash sandbox: host (egress decided by policy) or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host')
+  .action(async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; shellNetwork: string }) => {
+    if (options.shellNetwork !== 'host' && options.shellNetwork !== 'loopback') {
+      throw new InvalidArgumentError(`--shell-network must be host or loopback, not '${options.shellNetwork}'`);
+    }
     const dataRoot = options.dataDir ?? (program.opts() as { dataDir: string }).dataDir;
     const startedAt = performance.now();
     const running = await startServer({
@@ -39,6 +43,7 @@ program
       port: options.port,
       logLevel: options.logLevel,
       ensureDefaultWorkspace: options.defaultWorkspace,
+      builtinShellNetwork: options.shellNetwork,
       log: (message, error) => console.error(message, error ?? ''),
     });
     const tokenFile = running.app.auth.tokenFile;

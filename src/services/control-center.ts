@@ -1,6 +1,8 @@
 import { ClaudeCodeTransport } from '../adapters/claude-code/claude-code-transport.js';
 import { loadShellParser } from '../core/shell/shell-parser.js';
 import { ConflictError, NotFoundError } from '../errors/index.js';
+import { CommandSandbox } from '../sandbox/command-sandbox.js';
+import type { SandboxBackend } from '../sandbox/sandbox-spec.js';
 import { RegistryStore } from '../store/registry-store.js';
 import { ActiveRuns } from './active-runs.js';
 import { AgentService, type EffortValidator } from './agent-service.js';
@@ -41,6 +43,10 @@ export interface ControlCenterOptions {
   modelIdleTimeoutMs?: number;
   /** SDK retries before a stream starts (default 2). */
   modelMaxRetries?: number;
+  /** The OS sandbox for the built-in harness's bash: the host's backend (`auto`, default) or none. */
+  builtinSandbox?: 'auto' | 'none' | SandboxBackend;
+  /** Network of the built-in bash sandbox: `host` (default; egress decided by policy) or `loopback`. */
+  builtinShellNetwork?: 'host' | 'loopback';
 }
 
 /** The composition root: every service of one data root, wired once. */
@@ -102,6 +108,12 @@ export class ControlCenter {
         maxTokens: options.maxTokens ?? 16_000,
         ...(options.modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.modelIdleTimeoutMs } : {}),
         ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
+        // Built-in bash commands must not see the data root (operator token, databases) either.
+        commandSandbox: new CommandSandbox({
+          sandbox: options.builtinSandbox ?? 'auto',
+          hiddenPaths: [dataRoot],
+          network: options.builtinShellNetwork ?? 'host',
+        }),
       },
     );
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);

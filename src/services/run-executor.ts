@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve as resolvePath, sep } from 'node:path';
 import type { AgentTransport, TransportAction, TransportGateResult, TransportResult } from '../adapters/agent-transport.js';
+import { hookSessions as defaultHookSessions, type HookSessions } from '../adapters/claude-code/hook-sessions.js';
 import { buildCapabilityPreamble } from '../core/capability-preamble.js';
 import { getCapabilityProfile } from '../core/capability-profiles.js';
+import { worktreeState } from '../core/worktree-state.js';
 import { buildCompletionContract } from '../core/completion-contract.js';
 import type { AutonomyLevel, Mode } from '../core/modes.js';
 import { spaceModeToPicker } from '../core/picker.js';
@@ -17,14 +19,17 @@ import { computeCost, resolveModel, type ResolvedModel } from '../llm/model-cata
 import type { ModelMessage, ToolCallBlock } from '../llm/model-types.js';
 import type { Agent } from '../schemas/agent.js';
 import type { Run } from '../schemas/run.js';
+import { CommandSandbox } from '../sandbox/command-sandbox.js';
 import { builtinTools, parseToolInput, toModelTool, toolDescriptors } from '../tools/builtin-tools.js';
 import { fail, type Tool, type ToolContext, type ToolResult } from '../tools/define-tool.js';
-import { ensureWorktree } from '../tools/git-worktrees.js';
-import { NodeWorktree } from '../tools/node-worktree.js';
+import { ensureWorktree, type ConversationWorktree } from '../tools/git-worktrees.js';
+import { NodeWorktree, type NodeWorktreeOptions } from '../tools/node-worktree.js';
+import { sanitizedEnv } from '../tools/sanitized-env.js';
 import type { ActiveRun, ActiveRuns } from './active-runs.js';
 import type { AgentService } from './agent-service.js';
 import type { ApprovalService } from './approval-service.js';
 import type { EventBus } from './event-bus.js';
+import { discoverPushRemotes, gitPushEnvironment } from './git-push-proxy.js';
 import { LivenessWatchdog } from './liveness-watchdog.js';
 import type { MessageService } from './message-service.js';
 import type { PolicyService, PolicyVerdict } from './policy-service.js';
@@ -71,6 +76,10 @@ export interface RunExecutorOptions {
   maxTokens: number;
   idleTimeoutMs?: number;
   maxRetries?: number;
+  /** The OS sandbox for the built-in `bash` (default: the host's backend, probed once). */
+  commandSandbox?: CommandSandbox;
+  /** Where built-in runs register with the push proxy (default: the process-wide registry). */
+  hookSessions?: HookSessions;
 }
 
 const MAX_REMINDERS = 2;
@@ -95,6 +104,8 @@ export class RunExecutor {
   /** Runs on external transports: their product tools, callable over MCP with the run's token. */
   private readonly externalRuns = new Map<string, ExternalRun>();
   private serverUrl = '';
+  private readonly commandSandbox: CommandSandbox;
+  private readonly hookSessions: HookSessions;
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -110,7 +121,10 @@ export class RunExecutor {
     private readonly settings: SettingsService,
     private readonly runTokens: RunTokens,
     private readonly options: RunExecutorOptions,
-  ) {}
+  ) {
+    this.commandSandbox = options.commandSandbox ?? new CommandSandbox();
+    this.hookSessions = options.hookSessions ?? defaultHookSessions;
+  }
 
   registerModeTools(provider: ModeToolProvider): void {
     this.modeTools.push(provider);
@@ -224,8 +238,10 @@ export class RunExecutor {
       });
     };
 
+    let releaseShell: (() => void) | null = null;
     const finish = async (state: Run['state'], error: string | null, extra: { deliverableFailed?: boolean; usage?: Run['usage']; costUsd?: number } = {}) => {
       watchdog.stop();
+      releaseShell?.();
       this.externalRuns.delete(queued.id);
       await persisted;
       const run = await this.runs.update(workspaceId, db, queued.id, {
@@ -285,7 +301,6 @@ export class RunExecutor {
         worktreesDir: join(handle.dir, 'worktrees'),
         conversationId: input.conversationId ?? queued.id,
       });
-      const worktree = new NodeWorktree(worktreeInfo.path);
 
       // The registry: built-in tools plus the mode's own verbs; one-shot runs have no ask_user (PLAN-4).
       const registry = [
@@ -302,6 +317,20 @@ export class RunExecutor {
       if (input.surfaceCeiling) surfaced = surfaced.filter((tool) => input.surfaceCeiling!.has(tool.name) && tool.name !== profile.outputVerb);
       const surfacedNames = new Set(surfaced.map((tool) => tool.name));
       const toolsByName = new Map(withinDepth.filter((tool) => surfacedNames.has(tool.name)).map((tool) => [tool.name, tool]));
+      let worktreeOptions: NodeWorktreeOptions = {};
+      if (!transport) {
+        const shell = await this.builtinShell(input, queued.id, worktreeInfo, {
+          readOnly: worktreeState(profile) === 'readOnly',
+          pushes: toolsByName.has('bash'),
+          workspaceDir: handle.dir,
+          signal,
+          gate: (action, gateSignal) => this.gateTransportAction(input, queued.id, { worktreePath: worktreeInfo.path, watchdog, setLiveness }, action, gateSignal),
+        });
+        releaseShell = shell.release;
+        worktreeOptions = shell.options;
+        await this.runs.update(workspaceId, db, queued.id, { sandbox: shell.sandbox });
+      }
+      const worktree = new NodeWorktree(worktreeInfo.path, worktreeOptions);
       const skills = await this.agents.skillDescriptions(workspaceId, agent);
       // CAP-7: the mode block names exactly the tools this runner gets from us. An external runner
       // brings its own file and shell tools, so its block names only the product's tools.
@@ -427,6 +456,65 @@ export class RunExecutor {
     }
   }
 
+  /**
+   * How the built-in `bash` runs (SBX-1, POL-6): inside the host's OS sandbox when it has one, with
+   * the worktree mounted as the mode says; and with git configured (in its environment) to send every
+   * push to the worktree's remotes through the push proxy, authenticated with a run-scoped token, so a
+   * push made inside a script is decided by the gitPush rules before it reaches the remote.
+   * `release` revokes the token and ends the proxy's session.
+   */
+  private async builtinShell(
+    input: StartRunInput,
+    runId: string,
+    worktree: ConversationWorktree,
+    context: { readOnly: boolean; pushes: boolean; workspaceDir: string; signal: AbortSignal; gate: (action: TransportAction, signal: AbortSignal) => Promise<TransportGateResult> },
+  ): Promise<{ options: NodeWorktreeOptions; sandbox: string; release: () => void }> {
+    const remotes = context.pushes && worktree.kind === 'git' && this.serverUrl ? await discoverPushRemotes(worktree.path) : [];
+    let pushEnv: Record<string, string> = {};
+    const releases: Array<() => void> = [];
+    const release = () => {
+      for (const step of releases.splice(0)) step();
+    };
+    try {
+      if (remotes.length > 0) {
+        const token = this.runTokens.issue({ workspaceId: input.workspaceId, runId, agentId: input.agent.id });
+        releases.push(() => this.runTokens.revoke(runId));
+        const runEnded = new AbortController();
+        releases.push(() => runEnded.abort());
+        releases.push(
+          this.hookSessions.register({
+            token,
+            workspaceId: input.workspaceId,
+            runId,
+            mode: input.mode,
+            worktreePath: worktree.path,
+            gate: context.gate,
+            signal: AbortSignal.any([runEnded.signal, context.signal]),
+            pushRemotes: new Map(remotes.map((remote) => [remote.id, remote])),
+            pushStagingDir: join(context.workspaceDir, 'push-staging'),
+            decisions: [],
+            pushOnly: true,
+          }),
+        );
+        pushEnv = gitPushEnvironment(this.serverUrl, token, remotes);
+      }
+      const sandbox = await this.commandSandbox.forRun({
+        worktreePath: worktree.path,
+        readOnly: context.readOnly,
+        git: worktree.kind === 'git',
+        workspaceDir: context.workspaceDir,
+        reach: remotes.length > 0 ? [this.serverUrl] : [],
+      });
+      const options: NodeWorktreeOptions = { defaultEnv: sanitizedEnv(process.env, { ...sandbox.env, ...pushEnv }) };
+      if (sandbox.wrapCommand) options.wrapCommand = sandbox.wrapCommand;
+      const pushes = remotes.length > 0 ? `; pushes to ${[...new Set(remotes.map((remote) => remote.name))].join(', ')} through the push proxy` : '';
+      return { options, sandbox: `${sandbox.description}${pushes}`, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
   /** Runs a turn on an external transport with the same surface, prompt, gate and run log (ADP-1). */
   private async runOnTransport(
     transport: AgentTransport,
@@ -511,7 +599,14 @@ export class RunExecutor {
     action: TransportAction,
     signal: AbortSignal,
   ): Promise<TransportGateResult> {
-    const policyContext = { mode: input.mode, autonomy: input.autonomy, spaceId: input.spaceId, agentId: input.agent.id, worktreeRoot: context.worktreePath };
+    const policyContext = {
+      mode: input.mode,
+      autonomy: input.autonomy,
+      spaceId: input.spaceId,
+      agentId: input.agent.id,
+      parentAgentId: input.parentAgentId ?? null,
+      worktreeRoot: context.worktreePath,
+    };
     let verdict: PolicyVerdict;
     if (action.kind === 'command') {
       verdict = await this.policy.decideCommand(input.workspaceId, policyContext, action.command, action.toolName);

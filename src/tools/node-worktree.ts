@@ -6,11 +6,27 @@ import { PathEscapeError } from './path-escape-error.js';
 import { sanitizedEnv } from './sanitized-env.js';
 import type { ExecResult, WorktreeOperations } from './worktree-operations.js';
 
+/** What to spawn instead of a command's own argv, and what to clean up once it ended. */
+export interface WrappedCommand {
+  command: string;
+  args: string[];
+  dispose(): Promise<void>;
+}
+
+/**
+ * Turns the argv of one command (`['bash', '-c', line]`) into the argv that actually runs, for
+ * example the same command inside an OS sandbox (`src/sandbox/command-sandbox.ts`). A wrapper that
+ * throws means the command does not run.
+ */
+export type CommandWrapper = (argv: string[]) => Promise<WrappedCommand>;
+
 export interface NodeWorktreeOptions {
   /** Time between SIGTERM and SIGKILL when a command is stopped (timeout or abort). Default 2 s. */
   killGraceMs?: number;
   /** Environment for `exec` calls that pass none. Default: {@link sanitizedEnv} of the server's environment. */
   defaultEnv?: Record<string, string>;
+  /** How `exec` starts its command. Default: `bash -c` as it is. */
+  wrapCommand?: CommandWrapper;
 }
 
 const DEFAULT_KILL_GRACE_MS = 2_000;
@@ -101,18 +117,21 @@ class CappedBuffer {
  *
  * Commands run under `bash -c` in their own process group, so a timeout or an abort stops the whole
  * tree of processes the command started, and so does the end of the command: a tool call leaves no
- * process behind.
+ * process behind. A `wrapCommand` option starts the same `bash -c` inside something else (the run
+ * executor passes the host's OS sandbox); the path rules above do not change with it.
  */
 export class NodeWorktree implements WorktreeOperations {
   readonly root: string;
   private realRootPromise: Promise<string> | undefined;
   private readonly killGraceMs: number;
   private readonly defaultEnv: Record<string, string> | undefined;
+  private readonly wrapCommand: CommandWrapper | undefined;
 
   constructor(root: string, options: NodeWorktreeOptions = {}) {
     this.root = resolvePath(root);
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.defaultEnv = options.defaultEnv;
+    this.wrapCommand = options.wrapCommand;
   }
 
   /** The root with its own symlinks resolved (a worktree under a symlinked temp dir is still one tree). */
@@ -173,12 +192,26 @@ export class NodeWorktree implements WorktreeOperations {
     options: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal; env?: Record<string, string> },
   ): Promise<ExecResult> {
     const cwd = await this.realRoot();
-    const stdout = new CappedBuffer(options.maxOutputBytes);
-    const stderr = new CappedBuffer(options.maxOutputBytes);
     if (options.signal.aborted) {
       return { exitCode: null, signal: null, stdout: '', stderr: '', timedOut: false, truncated: false, aborted: true };
     }
-    const child = spawn('bash', ['-c', command], {
+    const argv = ['bash', '-c', command];
+    const launch = this.wrapCommand ? await this.wrapCommand(argv) : { command: argv[0]!, args: argv.slice(1), dispose: async () => undefined };
+    try {
+      return await this.spawnAndWait(launch, cwd, options);
+    } finally {
+      await launch.dispose().catch(() => undefined);
+    }
+  }
+
+  private async spawnAndWait(
+    launch: WrappedCommand,
+    cwd: string,
+    options: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal; env?: Record<string, string> },
+  ): Promise<ExecResult> {
+    const stdout = new CappedBuffer(options.maxOutputBytes);
+    const stderr = new CappedBuffer(options.maxOutputBytes);
+    const child = spawn(launch.command, launch.args, {
       cwd,
       env: options.env ?? this.defaultEnv ?? sanitizedEnv(),
       detached: true,

@@ -232,6 +232,24 @@ describe('NodeWorktree.exec', () => {
     }
   });
 
+  it('starts the command through wrapCommand, in the root, and disposes the wrapper when it ended', async () => {
+    const seen: string[][] = [];
+    let disposed = 0;
+    const wrapped = new NodeWorktree(root, {
+      wrapCommand: async (argv) => {
+        seen.push(argv);
+        return { command: 'env', args: ['WRAPPED=yes', ...argv], dispose: async () => void (disposed += 1) };
+      },
+    });
+    const result = await wrapped.exec('echo "$WRAPPED"; pwd', { timeoutMs: 10_000, maxOutputBytes: 10_000, signal: new AbortController().signal });
+    expect(seen).toEqual([['bash', '-c', 'echo "$WRAPPED"; pwd']]);
+    expect(result.stdout).toBe(`yes\n${root}\n`);
+    expect(disposed).toBe(1);
+    const refusing = new NodeWorktree(root, { wrapCommand: async () => Promise.reject(new Error('sandbox unavailable')) });
+    await expect(refusing.exec('touch ran.txt', { timeoutMs: 10_000, maxOutputBytes: 10_000, signal: new AbortController().signal })).rejects.toThrow('sandbox unavailable');
+    expect(await missing(join(root, 'ran.txt'))).toBe(true);
+  });
+
   it('runs with a sanitized environment unless one is given', async () => {
     process.env.CC_TOOLS_TEST_SECRET = 'hunter2';
     try {

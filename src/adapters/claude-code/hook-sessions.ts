@@ -43,6 +43,11 @@ export interface HookSession {
   /** Directory where the push proxy keeps its staging repositories for this workspace. */
   pushStagingDir: string;
   decisions: HookDecisionRecord[];
+  /**
+   * Registered for the push proxy only (a built-in harness run, whose bash pushes through the proxy):
+   * the hook route does not serve it.
+   */
+  pushOnly?: boolean;
 }
 
 /**

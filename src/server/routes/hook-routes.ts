@@ -55,7 +55,7 @@ export function hookRoutes(_app: ControlCenter, sessions: HookSessions = hookSes
           return reply.code(401).send({ error: { code: 'unauthorized', message: 'missing bearer token: send the run token', field: 'authorization' } });
         }
         const session = sessions.get(token);
-        if (!session) {
+        if (!session || session.pushOnly) {
           return reply.code(404).send({ error: { code: 'not_found', message: 'no Claude Code run in progress for this token', field: 'authorization' } });
         }
         const input = request.body as PreToolUseInput;
