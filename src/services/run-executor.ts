@@ -38,6 +38,7 @@ import type { QuestionService } from './question-service.js';
 import { RunLog } from './run-log.js';
 import type { RunService } from './run-service.js';
 import type { RunTokens } from './run-tokens.js';
+import { ToolCallGate } from './tool-call-gate.js';
 import type { SettingsService } from './settings-service.js';
 import type { WorkspaceService } from './workspace-service.js';
 
@@ -106,6 +107,7 @@ export class RunExecutor {
   private serverUrl = '';
   private readonly commandSandbox: CommandSandbox;
   private readonly hookSessions: HookSessions;
+  private readonly toolCallGate: ToolCallGate;
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -124,6 +126,7 @@ export class RunExecutor {
   ) {
     this.commandSandbox = options.commandSandbox ?? new CommandSandbox();
     this.hookSessions = options.hookSessions ?? defaultHookSessions;
+    this.toolCallGate = new ToolCallGate(events, approvals, policy, presence, settings);
   }
 
   registerModeTools(provider: ModeToolProvider): void {
@@ -390,7 +393,7 @@ export class RunExecutor {
           parsed.input,
         );
         persist(() => log.toolCallDecided(call.id, verdict));
-        const gated = await this.gate(verdict, { workspaceId, input, runId: queued.id, call, watchdog, setLiveness, signal: callSignal });
+        const gated = await this.toolCallGate.apply(verdict, { workspaceId, agent: input.agent, spaceId: input.spaceId, conversationId: input.conversationId, runId: queued.id, call, watchdog, setLiveness, signal: callSignal });
         if (gated) return gated;
         executedCalls.add(call.id);
         this.presence.set(workspaceId, agent.id, 'executing', queued.id);
@@ -623,7 +626,7 @@ export class RunExecutor {
       verdict = await this.policy.decideToolCall(input.workspaceId, policyContext, descriptor, { path: action.path });
     }
     const call: ToolCallBlock = { type: 'tool_call', id: `hook_${randomUUID()}`, name: action.toolName, input: action.kind === 'command' ? { command: action.command } : { path: action.path } };
-    const denied = await this.gate(verdict, { workspaceId: input.workspaceId, input, runId, call, watchdog: context.watchdog, setLiveness: context.setLiveness, signal });
+    const denied = await this.toolCallGate.apply(verdict, { workspaceId: input.workspaceId, agent: input.agent, spaceId: input.spaceId, conversationId: input.conversationId, runId, call, watchdog: context.watchdog, setLiveness: context.setLiveness, signal });
     return {
       allow: denied === null,
       decision: verdict.decision,
@@ -631,69 +634,6 @@ export class RunExecutor {
       decidedBy: verdict.decidedBy,
       classes: verdict.classes,
     };
-  }
-
-  /**
-   * Applies a policy verdict (POL-4, POL-7): deny → an error result naming the deciding rule; ask →
-   * fail closed when no operator is connected, else an approval the call waits on. Returns null when
-   * the call may run.
-   */
-  private async gate(
-    verdict: PolicyVerdict,
-    context: {
-      workspaceId: string;
-      input: StartRunInput;
-      runId: string;
-      call: ToolCallBlock;
-      watchdog: LivenessWatchdog;
-      setLiveness: (liveness: Run['liveness']) => void;
-      signal: AbortSignal;
-    },
-  ): Promise<ToolResult | null> {
-    const { workspaceId, input, runId, call } = context;
-    const rule = `${verdict.decidedBy.scope}${verdict.decidedBy.ruleId ? ` rule ${verdict.decidedBy.ruleId}` : ''}`;
-    if (verdict.decision === 'allow') return null;
-    if (verdict.decision === 'deny') {
-      return fail(`Denied by policy (decided by ${rule}): ${verdict.explanation}`, { decidedBy: verdict.decidedBy, classes: verdict.classes });
-    }
-    if (this.events.subscriberCount(workspaceId) === 0) {
-      return fail(
-        `Denied: this call needs an operator's approval (${verdict.classes.join(', ') || 'gated'}; decided by ${rule}) and no operator is connected to approve it (fail closed, POL-4).`,
-        { decidedBy: verdict.decidedBy, classes: verdict.classes },
-      );
-    }
-    const settings = await this.settings.get(workspaceId);
-    this.presence.set(workspaceId, input.agent.id, 'blocked', runId);
-    context.setLiveness('blocked');
-    context.watchdog.suspend();
-    try {
-      const outcome = await this.approvals.requestAndWait(
-        workspaceId,
-        {
-          kind: 'tool',
-          durable: false,
-          runId,
-          agentId: input.agent.id,
-          spaceId: input.spaceId,
-          conversationId: input.conversationId,
-          title: `${input.agent.name} wants to run ${call.name}: ${verdict.summary}`,
-          request: { toolName: call.name, input: call.input, classes: verdict.classes, summary: verdict.summary, decidedBy: verdict.decidedBy, fingerprint: verdict.fingerprint },
-        },
-        { timeoutMs: settings.approvalTimeoutSeconds * 1000, signal: context.signal },
-      );
-      if (outcome.status === 'approved') {
-        if (outcome.remember) await this.policy.rememberChoice(workspaceId, verdict, 'allow');
-        return null;
-      }
-      if (outcome.status === 'rejected') {
-        if (outcome.remember) await this.policy.rememberChoice(workspaceId, verdict, 'deny');
-        return fail(`The operator rejected this call${outcome.reason ? `: ${outcome.reason}` : '.'}`, { approvalId: outcome.approval.id });
-      }
-      return fail(`Denied: ${outcome.reason ?? 'no decision'} (an unanswered approval is never a yes, POL-4).`, { approvalId: outcome.approval.id });
-    } finally {
-      context.watchdog.resume();
-      context.setLiveness('ok');
-    }
   }
 
   /** HAR-5: a child run whose surface is the parent's or narrower; it reports back as the tool result. */
