@@ -82,7 +82,7 @@ function builtinSandboxRows(): HonestyRow[] {
       capability: 'sandbox',
       host: 'seatbelt',
       level: 'partial',
-      detail: 'macOS: each bash command runs under a Seatbelt profile generated from the same spec (writes limited to the worktree and /tmp, loopback-only network). Only the profile’s text is tested: no macOS host runs these tests.',
+      detail: 'macOS: each bash command runs under a Seatbelt profile generated from the same spec (writes limited to the worktree and /tmp; network as `--shell-network` says). Only the profile’s text is tested: no macOS host runs these tests.',
       testedBy: SEATBELT_TEXT,
     }),
     row({
@@ -112,7 +112,7 @@ function builtinPushRows(): HonestyRow[] {
       capability: 'pushes',
       host: 'seatbelt',
       level: 'partial',
-      detail: `${routing} The Seatbelt profile limits the network to loopback, but only its text is tested.`,
+      detail: `${routing} With the default host network a script can push to an ad-hoc URL; with \`--shell-network loopback\` the Seatbelt profile limits the network to loopback, but only its text is tested.`,
       testedBy: SEATBELT_TEXT,
     }),
     row({

@@ -232,19 +232,9 @@ export class AgentService {
     const manager = row.reports_to
       ? await db.selectFrom('agents').select('name').where('id', '=', row.reports_to).executeTakeFirst()
       : undefined;
-    return {
-      name: row.name,
-      title: row.title,
-      persona: row.persona,
-      systemPrompt: row.system_prompt,
-      skills: JSON.parse(row.skills) as string[],
-      adapterId: row.adapter_id,
-      modelId: row.model_id,
-      effort: row.effort,
-      contextSize: row.context_size,
-      silenceTimeoutMinutes: row.silence_timeout_minutes,
-      reportsToName: manager?.name ?? null,
-    };
+    // The files show what the API shows, minus bookkeeping, with the manager by name.
+    const { id: _id, workspaceId: _workspaceId, state: _state, createdAt: _createdAt, updatedAt: _updatedAt, reportsTo: _reportsTo, ...content } = toAgent(row, 'neverRun');
+    return { ...content, reportsToName: manager?.name ?? null };
   }
 
   /** The rules that need the database: unique name, manager in this workspace, no reporting cycle, effort. */

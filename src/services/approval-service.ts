@@ -116,11 +116,13 @@ export class ApprovalService {
     });
   }
 
-  async list(workspaceId: string, filter: { status?: ApprovalStatus; conversationId?: string } = {}): Promise<Approval[]> {
+  async list(workspaceId: string, filter: { status?: ApprovalStatus; conversationId?: string; kind?: string; spaceId?: string } = {}): Promise<Approval[]> {
     const db = await this.db(workspaceId);
     let query = db.selectFrom('approvals').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(500);
     if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.conversationId) query = query.where('conversation_id', '=', filter.conversationId);
+    if (filter.kind) query = query.where('kind', '=', filter.kind);
+    if (filter.spaceId) query = query.where('space_id', '=', filter.spaceId);
     return (await query.execute()).map(toApproval);
   }
 

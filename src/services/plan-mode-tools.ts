@@ -80,9 +80,7 @@ export function planModeTools(services: {
           group: 'plans',
           async execute(input) {
             if (!spaceId) return fail('exit_plan_mode needs a space; this run has none.');
-            const existing = (await services.approvals.list(workspaceId, {})).filter(
-              (approval) => approval.kind === 'plan_exit' && approval.spaceId === spaceId && !approval.request.consumedAt,
-            );
+            const existing = (await services.approvals.list(workspaceId, { kind: 'plan_exit', spaceId })).filter((approval) => !approval.request.consumedAt);
             const latest = existing[0];
             if (latest?.status === 'pending') {
               return ok(`pending: the plan-exit request ${latest.id} is still waiting for the operator. Plan mode stays on; do not call this again until it is decided.`, {
@@ -149,21 +147,7 @@ export function planModeTools(services: {
           const cancel = () => services.executor().cancel(run.id);
           context.signal.addEventListener('abort', cancel, { once: true });
           try {
-            let report = '';
-            const ended = await finished;
-            const handle = await services.workspaces.handle(workspaceId);
-            const last = await handle.database.db
-              .selectFrom('run_events')
-              .select('data')
-              .where('run_id', '=', run.id)
-              .where('type', '=', 'assistant_message')
-              .orderBy('sequence', 'desc')
-              .limit(1)
-              .executeTakeFirst();
-            if (last) {
-              const event = JSON.parse(last.data) as { message: { content: Array<{ type: string; text?: string }> } };
-              report = event.message.content.flatMap((block) => (block.type === 'text' && block.text ? [block.text] : [])).join('');
-            }
+            const { run: ended, finalText: report } = await finished;
             if (ended.state !== 'completed') return fail(`${target.name}'s run ${run.id} ${ended.state}: ${ended.error ?? 'no report'}`, { runId: run.id });
             return ok(`${target.name} reports:\n${report || '(no report)'}`, { runId: run.id });
           } finally {

@@ -42,6 +42,12 @@ import { ToolCallGate } from './tool-call-gate.js';
 import type { SettingsService } from './settings-service.js';
 import type { WorkspaceService } from './workspace-service.js';
 
+/** How a run ended: its final row and the last text the agent wrote (its answer or report). */
+export interface RunOutcome {
+  run: Run;
+  finalText: string;
+}
+
 /** Extra tools a mode brings (plan verbs, review verbs…), registered by the services that own them. */
 export type ModeToolProvider = (context: { workspaceId: string; runId: string; agent: Agent; spaceId: string | null; conversationId: string | null; mode: Mode }) => Tool[];
 
@@ -162,7 +168,7 @@ export class RunExecutor {
   }
 
   /** Records the run (queued) and starts it in the background; resolves with the queued run. */
-  async start(input: StartRunInput): Promise<{ run: Run; finished: Promise<Run> }> {
+  async start(input: StartRunInput): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
     const handle = await this.workspaces.handle(input.workspaceId);
     const run = await this.runs.record(input.workspaceId, handle.database.db, {
       agentId: input.agent.id,
@@ -195,7 +201,7 @@ export class RunExecutor {
     return { run, finished };
   }
 
-  private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun): Promise<Run> {
+  private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun): Promise<RunOutcome> {
     const { workspaceId, agent } = input;
     const handle = await this.workspaces.handle(workspaceId);
     const db = handle.database.db;
@@ -275,7 +281,7 @@ export class RunExecutor {
       if (state === 'failed') await systemLine(`Run failed: ${error ?? 'unknown error'}`);
       this.presence.set(workspaceId, agent.id, state === 'completed' ? 'done' : 'idle', queued.id);
       await input.onFinished?.(run, finalText);
-      return run;
+      return { run, finalText };
     };
 
     try {
@@ -666,20 +672,11 @@ export class RunExecutor {
     });
     const abortChild = () => this.cancel(run.id);
     signal.addEventListener('abort', abortChild, { once: true });
-    let finalText = '';
-    const unsubscribe = this.events.subscribe(parent.workspaceId, (event) => {
-      const data = event.data as { runId?: string; event?: AgentEvent };
-      if (event.type === 'run.event' && data.runId === run.id && data.event?.type === 'assistant_message') {
-        const text = data.event.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
-        if (text.trim()) finalText = text;
-      }
-    });
     try {
-      const ended = await finished;
+      const { run: ended, finalText } = await finished;
       if (ended.state !== 'completed') return fail(`Subagent run ${run.id} ${ended.state}: ${ended.error ?? ''}`.trim(), { runId: run.id });
       return { content: finalText || '(the subagent finished without a report)', isError: false, details: { runId: run.id } };
     } finally {
-      unsubscribe();
       signal.removeEventListener('abort', abortChild);
     }
   }

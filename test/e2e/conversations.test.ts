@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from './support/browser.js';
-import { signIn, startAppServer } from './support/app-server.js';
-import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
-import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
-
-// Serves web/dist from the real server until build-server.ts registers the web app itself (no-op after).
+import type { TestBrowser } from './support/browser.js';
+import { startLiveAppSuite, type LiveAppSuite } from './support/app-server.js';
+import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import type { TestServer } from '../support/test-server.js';
 
 let server: TestServer;
 let model: ScriptedModelServer;
@@ -34,21 +32,14 @@ async function createSpaceAndConversation(page: Page, name: string, kind: 'Room'
   return pathname(page).split('/').pop()!;
 }
 
+let suite: LiveAppSuite | undefined;
 beforeAll(async () => {
-  server = await startAppServer();
-  ws = (await createSeededWorkspace(server, 'Acme')).id;
-  model = await startScriptedModelServer();
-  // Every agent runs on the default Anthropic model: point it at the scripted model server.
-  const settings = await server.api('PATCH', `/api/workspaces/${ws}/settings`, { apiKeys: { anthropic: 'scripted-key' }, baseUrls: { anthropic: model.url } });
-  if (settings.status !== 200) throw new Error(`settings: ${JSON.stringify(settings.body)}`);
-  ui = await launchBrowser();
-  await signIn(ui.page, server);
+  suite = await startLiveAppSuite();
+  ({ server, model, ui, workspaceId: ws } = suite);
 }, 300_000);
 
 afterAll(async () => {
-  await ui?.close();
-  await server?.dispose();
-  await model?.close();
+  await suite?.close();
 });
 
 describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, RLY-1/2)', () => {

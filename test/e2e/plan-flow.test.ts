@@ -5,12 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from './support/browser.js';
-import { signIn, startAppServer } from './support/app-server.js';
-import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
-import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
-
-// Serves web/dist from the real server until build-server.ts registers the web app itself (no-op after).
+import type { TestBrowser } from './support/browser.js';
+import { startLiveAppSuite, type LiveAppSuite } from './support/app-server.js';
+import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import type { TestServer } from '../support/test-server.js';
 
 let server: TestServer;
 let model: ScriptedModelServer;
@@ -42,20 +40,14 @@ function toolResultsSeen(): string {
   return JSON.stringify(model.requests.map((request) => request.toolResults));
 }
 
+let suite: LiveAppSuite | undefined;
 beforeAll(async () => {
-  server = await startAppServer();
-  ws = (await createSeededWorkspace(server, 'Acme')).id;
-  model = await startScriptedModelServer();
-  const settings = await server.api('PATCH', `/api/workspaces/${ws}/settings`, { apiKeys: { anthropic: 'scripted-key' }, baseUrls: { anthropic: model.url } });
-  if (settings.status !== 200) throw new Error(`settings: ${JSON.stringify(settings.body)}`);
-  ui = await launchBrowser();
-  await signIn(ui.page, server);
+  suite = await startLiveAppSuite();
+  ({ server, model, ui, workspaceId: ws } = suite);
 }, 300_000);
 
 afterAll(async () => {
-  await ui?.close();
-  await server?.dispose();
-  await model?.close();
+  await suite?.close();
 });
 
 describe('web app: approvals, questions and plans with a live turn (POL-7, PLAN-3..8)', () => {

@@ -10,7 +10,6 @@ import { launchBrowser, type TestBrowser } from './support/browser.js';
 import { signIn, startAppServer } from './support/app-server.js';
 import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
 
-// Serves web/dist from the real server until build-server.ts registers the web app itself (no-op after).
 
 let server: TestServer;
 let ui: TestBrowser;

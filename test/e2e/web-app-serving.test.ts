@@ -6,7 +6,6 @@ import { startAppServer } from './support/app-server.js';
 import { WEB_DIST_DIR } from './support/ensure-web-build.js';
 import type { TestServer } from '../support/test-server.js';
 
-// Serves web/dist from the real server until build-server.ts registers the web app itself (no-op after).
 
 let server: TestServer;
 

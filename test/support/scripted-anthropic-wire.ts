@@ -1,13 +1,8 @@
 import type { ReplySpec, ScriptedHttpError, ScriptedRequest, ScriptedToolResult } from './scripted-reply.js';
-import { chunkJson, chunkText, type RenderedReply, scriptedIds, stopReasonOf, usageOf } from './scripted-wire-helpers.js';
+import { asArray, chunkJson, chunkText, type Json, type RenderedReply, scriptedIds, stopReasonOf, usageOf } from './scripted-wire-helpers.js';
 
 /** The Anthropic Messages API wire format: request views, SSE streams, JSON bodies and errors. */
 
-type Json = Record<string, unknown>;
-
-function asArray(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
 
 function blockText(content: unknown): string {
   if (typeof content === 'string') return content;

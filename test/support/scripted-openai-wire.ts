@@ -1,13 +1,8 @@
 import type { ReplySpec, ScriptedHttpError, ScriptedRequest, ScriptedStopReason, ScriptedToolResult } from './scripted-reply.js';
-import { chunkJson, chunkText, type RenderedReply, scriptedIds, stopReasonOf, usageOf } from './scripted-wire-helpers.js';
+import { asArray, chunkJson, chunkText, type Json, type RenderedReply, scriptedIds, stopReasonOf, usageOf } from './scripted-wire-helpers.js';
 
 /** The OpenAI Chat Completions wire format: request views, `data:` chunk streams, JSON bodies and errors. */
 
-type Json = Record<string, unknown>;
-
-function asArray(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
 
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;

@@ -11,6 +11,14 @@ function base62(length: number): string {
 }
 
 /** Ids shaped like the real services' (`msg_01…`, `toolu_01…`, `req_011C…`, `chatcmpl-…`, `call_…`). */
+/** A parsed JSON object of a request or reply body. */
+export type Json = Record<string, unknown>;
+
+/** The value when it is an array, else an empty one (request bodies are untrusted). */
+export function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
 export const scriptedIds = {
   message: () => `msg_01${base62(22)}`,
   toolUse: () => `toolu_01${base62(22)}`,

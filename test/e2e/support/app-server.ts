@@ -1,5 +1,7 @@
 import type { Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../../support/test-server.js';
+import { startScriptedModelServer, type ScriptedModelServer } from '../../support/scripted-model-server.js';
+import { createSeededWorkspace, startTestServer, type TestServer } from '../../support/test-server.js';
+import { launchBrowser, type TestBrowser } from './browser.js';
 import { ensureWebBuild } from './ensure-web-build.js';
 
 /** Builds web/dist if needed and starts the real server (startTestServer) that serves it. */
@@ -23,7 +25,33 @@ export async function signIn(page: Page, server: TestServer): Promise<void> {
   await page.locator('.topbar').waitFor();
 }
 
-/** Waits until background seeding has created the five agents of a workspace. */
-export async function waitForSeed(server: TestServer): Promise<void> {
-  await server.running.app.seeding.settle();
+/** A signed-in browser on the real server, with a seeded workspace whose agents talk to the scripted model. */
+export interface LiveAppSuite {
+  server: TestServer;
+  workspaceId: string;
+  model: ScriptedModelServer;
+  ui: TestBrowser;
+  close(): Promise<void>;
+}
+
+export async function startLiveAppSuite(workspaceName = 'Acme'): Promise<LiveAppSuite> {
+  const server = await startAppServer();
+  const workspaceId = (await createSeededWorkspace(server, workspaceName)).id;
+  const model = await startScriptedModelServer();
+  // Every agent runs on the default Anthropic model: point it at the scripted model server.
+  const settings = await server.api('PATCH', `/api/workspaces/${workspaceId}/settings`, { apiKeys: { anthropic: 'scripted-key' }, baseUrls: { anthropic: model.url } });
+  if (settings.status !== 200) throw new Error(`settings: ${JSON.stringify(settings.body)}`);
+  const ui = await launchBrowser();
+  await signIn(ui.page, server);
+  return {
+    server,
+    workspaceId,
+    model,
+    ui,
+    async close() {
+      await ui.close();
+      await server.dispose();
+      await model.close();
+    },
+  };
 }

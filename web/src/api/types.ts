@@ -225,10 +225,7 @@ export interface PlanError {
   nodeKey?: string;
 }
 
-/**
- * A plan (src/schemas/plan.ts). docs/api.md names progress `execution {settled, total, state}`; the
- * server sends `progress {settled, total}` with the plan's `status`: both are read (plan-view.ts).
- */
+/** A plan as `src/schemas/plan.ts` sends it: progress is `progress {settled, total}` with `status`. */
 export interface Plan {
   id: string;
   conversationId: string | null;
@@ -243,7 +240,6 @@ export interface Plan {
   errors: Array<string | PlanError>;
   costEstimate: CostEstimate | null;
   progress?: { settled: number; total: number } | null;
-  execution?: { settled: number; total: number; state: string } | null;
   reason?: string | null;
   createdAt?: string;
   updatedAt?: string;

@@ -79,7 +79,7 @@ export function SidePanel({ ws, conversation, plans, runs, agents, onOpenPlan }:
       <section aria-labelledby="presence-title">
         <h3 id="presence-title">Presence</h3>
         {presence.isError ? (
-          <div className="muted small">Presence is not available on this server yet.</div>
+          <div className="muted small">Presence could not be loaded.</div>
         ) : (
           <ul className="presence-list">
             {agents.map((agent) => (

@@ -35,10 +35,6 @@ export interface PlanProgress {
 
 /** Execution progress once the plan was approved; null before (a proposal has no progress). */
 export function planProgress(plan: Plan): PlanProgress | null {
-  if (plan.execution) {
-    const state = plan.execution.state;
-    return { ...plan.execution, active: !['done', 'completed', 'failed', 'cancelled', 'succeeded'].includes(state) };
-  }
   if (!plan.progress || isAwaitingApproval(plan) || plan.status === 'rejected' || plan.status === 'superseded') return null;
   return { settled: plan.progress.settled, total: plan.progress.total, state: plan.status, active: EXECUTING.has(plan.status) };
 }

@@ -39,7 +39,7 @@ export function AgentsPage({ ws, agentId }: { ws: string; agentId: string | null
             </button>
           </div>
           {create.isError ? <FieldError message={errorMessage(create.error)} /> : null}
-          {presence.isError ? <div className="muted small pad">Presence is not available on this server yet.</div> : null}
+          {presence.isError ? <div className="muted small pad">Presence could not be loaded.</div> : null}
           {agents.isPending ? (
             <Loading label="Loading agents…" />
           ) : agents.isError ? (
