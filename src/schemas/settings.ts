@@ -29,7 +29,7 @@ export type WorkspaceSettingsView = z.infer<typeof WorkspaceSettingsView>;
 /** A partial update; an API key set to null is removed. */
 export const UpdateWorkspaceSettingsBody = z.strictObject({
   apiKeys: ProviderMap(z.string().min(1).nullable()).optional(),
-  /** http(s) only; stored values are read leniently so an old row never locks a workspace's settings. */
+  /** http(s) only. Stored values are parsed leniently so an old row never locks a workspace's settings; the settings service drops non-http(s) ones on read. */
   baseUrls: ProviderMap(HttpUrl.nullable()).optional(),
   defaultSilenceTimeoutMinutes: z.number().int().min(1).max(240).optional(),
   delegationDepth: z.number().int().min(1).max(10).optional(),

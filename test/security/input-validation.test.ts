@@ -186,6 +186,19 @@ describe('model base URLs are http(s) only', () => {
     expect((await server.api('GET', ws('/settings'))).body).toEqual(before);
   });
 
+  it('a non-http base URL stored before the rule existed is ignored on read', async () => {
+    const { database } = await server.running.app.workspaces.handle(workspaceId);
+    const stored = { baseUrls: { anthropic: 'file:///etc/passwd', openai: 'https://ok.example/v1' } };
+    await database.db
+      .insertInto('workspace_settings')
+      .values({ key: 'settings', value: JSON.stringify(stored) })
+      .onConflict((conflict) => conflict.column('key').doUpdateSet({ value: JSON.stringify(stored) }))
+      .execute();
+    const settings = await server.running.app.settings.get(workspaceId);
+    expect(settings.baseUrls).toEqual({ openai: 'https://ok.example/v1' });
+    expect((await server.api('GET', ws('/settings'))).body.baseUrls).toEqual({ openai: 'https://ok.example/v1' });
+  });
+
   it('accepts http and https', async () => {
     const response = await server.api('PATCH', ws('/settings'), { baseUrls: { ollama: 'http://127.0.0.1:11434', openai: 'https://api.example.com/v1' } });
     expect(response.status).toBe(200);
