@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoTime, Slug } from './common.js';
+import { IsoTime, Slug, withoutControlCharacters } from './common.js';
 
 /** Derived on every read from the newest run logs; never stored (AG-3). */
 export const AgentState = z.enum(['neverRun', 'running', 'failed', 'blocked', 'idle']);
@@ -20,7 +20,7 @@ export const SilenceTimeoutMinutes = z.number().int('must be a whole number').mi
 /** Every AG-1 field an operator can set. */
 const agentFields = {
   name: Slug,
-  title: z.string().max(200),
+  title: withoutControlCharacters(z.string().max(200)),
   persona: z.string().max(20_000),
   systemPrompt: z.string().max(50_000).nullable(),
   skills: z.array(SkillName).max(100),

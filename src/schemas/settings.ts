@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PROVIDER_IDS } from '../llm/model-catalog.js';
+import { HttpUrl } from './common.js';
 
 const ProviderMap = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(PROVIDER_IDS), value);
 
@@ -28,7 +29,8 @@ export type WorkspaceSettingsView = z.infer<typeof WorkspaceSettingsView>;
 /** A partial update; an API key set to null is removed. */
 export const UpdateWorkspaceSettingsBody = z.strictObject({
   apiKeys: ProviderMap(z.string().min(1).nullable()).optional(),
-  baseUrls: ProviderMap(z.url().nullable()).optional(),
+  /** http(s) only. Stored values are parsed leniently so an old row never locks a workspace's settings; the settings service drops non-http(s) ones on read. */
+  baseUrls: ProviderMap(HttpUrl.nullable()).optional(),
   defaultSilenceTimeoutMinutes: z.number().int().min(1).max(240).optional(),
   delegationDepth: z.number().int().min(1).max(10).optional(),
   approvalTimeoutSeconds: z.number().int().min(5).max(86_400).optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AUTONOMY_LEVELS, MODES } from '../core/modes.js';
 import { PICKER_VALUES } from '../core/picker.js';
-import { IsoTime } from './common.js';
+import { DisplayName, IsoTime, RepoPathInput } from './common.js';
 
 export const ModeSchema = z.enum(MODES);
 export const AutonomySchema = z.enum(AUTONOMY_LEVELS);
@@ -28,7 +28,8 @@ export const Space = z.object({
 });
 export type Space = z.infer<typeof Space>;
 
-const SpaceName = z.string().trim().min(1, 'must not be empty').max(200);
+const SpaceName = DisplayName(200);
+const ConversationTitle = DisplayName(200);
 
 export const CreateSpaceBody = z.strictObject({
   name: SpaceName,
@@ -36,7 +37,8 @@ export const CreateSpaceBody = z.strictObject({
   autonomy: AutonomySchema.optional(),
   kind: SpaceKind.optional(),
   defaultAgentId: z.string().nullable().optional(),
-  repoPath: z.string().min(1).nullable().optional(),
+  /** Must name the top of an existing git repository (checked by the space service). */
+  repoPath: RepoPathInput.nullable().optional(),
 });
 export type CreateSpaceBody = z.infer<typeof CreateSpaceBody>;
 
@@ -64,11 +66,11 @@ export const Conversation = z.object({
 });
 export type Conversation = z.infer<typeof Conversation>;
 
-export const CreateConversationBody = z.strictObject({ title: z.string().trim().min(1).max(200).optional() });
+export const CreateConversationBody = z.strictObject({ title: ConversationTitle.optional() });
 export type CreateConversationBody = z.infer<typeof CreateConversationBody>;
 
 export const BranchConversationBody = z.strictObject({
-  title: z.string().trim().min(1).max(200).optional(),
+  title: ConversationTitle.optional(),
   fromMessageId: z.string().min(1).optional(),
 });
 export type BranchConversationBody = z.infer<typeof BranchConversationBody>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { IsoTime } from './common.js';
+import { DisplayName, IsoTime } from './common.js';
 
-export const WorkspaceName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+export const WorkspaceName = DisplayName(100);
 
 /** A workspace as the API returns it. */
 export const Workspace = z.object({

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../schemas/common.js';
 import type { OperatorAuth, OperatorPrincipal, Principal } from '../services/operator-auth.js';
 import type { RunTokens } from '../services/run-tokens.js';
+import { accessOf } from './route-access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,40 +10,55 @@ declare module 'fastify' {
   }
 }
 
-/** Paths a run-scoped agent token may call (everything else under /api is for operators only). */
-const AGENT_PATHS = ['/mcp', '/api/hooks/', '/api/git-push/'];
-
 /** The operator behind a request; routes for operators only call this (the hook already ensured it). */
 export function operatorOf(principal: Principal | null): OperatorPrincipal {
   if (principal?.kind !== 'operator') throw new Error('operator route reached without an operator principal');
   return principal;
 }
 
-/** Paths anyone may read: the OpenAPI document and the liveness probe. */
-const PUBLIC_PATHS = new Set(['/openapi.json', '/healthz']);
+function bearerOf(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string' || !header.startsWith('Bearer ')) return null;
+  const token = header.slice('Bearer '.length).trim();
+  return token === '' ? null : token;
+}
 
 /**
- * Every `/api` and `/mcp` request needs `Authorization: Bearer <token>`. EventSource cannot set
- * headers, so the SSE route also accepts `?token=`. Failures get 401 and run no handler.
+ * SEC-1, authentication by default. Runs as an `onRequest` hook, i.e. after the router has matched
+ * the request, and decides on the matched route's declared access (`config.access`, see
+ * route-access.ts) — never on the raw URL, which the router decodes and a prefix check would read
+ * differently (`/%61pi/...` once reached every route without a token). A route that declares nothing
+ * is operator-only. Unmatched requests go to the 404 handler, which answers the same JSON 404 to
+ * everyone and touches no data. Failures get 401 with `{error:{code,message,field}}` and run no handler.
  */
 export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.principal = null;
-    const path = request.url.split('?')[0] ?? '';
-    if (PUBLIC_PATHS.has(path) || !(path.startsWith('/api') || path.startsWith('/mcp'))) return;
-    const header = request.headers.authorization;
-    let token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : null;
-    if (!token && path.endsWith('/events')) {
+    if (request.is404) return;
+    const config = request.routeOptions.config;
+    const access = accessOf(config);
+    if (access === 'public') return;
+    let token = bearerOf(request);
+    if (!token && config.tokenInQuery === true) {
       const query = request.query as Record<string, unknown> | undefined;
-      token = typeof query?.token === 'string' ? query.token : null;
+      token = typeof query?.token === 'string' && query.token !== '' ? query.token : null;
     }
-    const agentAllowed = AGENT_PATHS.some((prefix) => path === prefix || path.startsWith(prefix));
-    const principal: Principal | null = token ? (auth.authenticate(token) ?? (agentAllowed ? runTokens.authenticate(token) : null)) : null;
+    let principal: Principal | null = null;
+    if (token) {
+      if (access === 'operator' || access === 'operatorOrAgent') principal = auth.authenticate(token);
+      if (!principal && (access === 'agent' || access === 'operatorOrAgent')) principal = runTokens.authenticate(token);
+    }
     if (!principal) {
       const body: ApiError = {
         error: {
           code: 'unauthorized',
-          message: token ? 'invalid bearer token' : 'missing bearer token: send Authorization: Bearer <operator token>',
+          message: !token
+            ? 'missing bearer token: send Authorization: Bearer <token>'
+            : access === 'agent'
+              ? 'this route takes a run token'
+              : access === 'operator'
+                ? 'invalid bearer token: this route takes the operator token'
+                : 'invalid bearer token',
           field: 'authorization',
         },
       };

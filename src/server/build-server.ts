@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ControlCenter } from '../services/control-center.js';
 import { createAuthenticateHook } from './authenticate.js';
+import { trackRouteAccess } from './route-access.js';
 import { handleError } from './error-handler.js';
 import { registerMcpServer } from './mcp-server.js';
 import { DEFAULT_WEB_DIST_DIR, registerWebApp } from './web-app.js';
@@ -36,6 +37,8 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   server.setValidatorCompiler(validatorCompiler);
   server.setSerializerCompiler(serializerCompiler);
   server.setErrorHandler(handleError);
+  // SEC-1: before any route exists, so every route's declared access is checked and recorded.
+  trackRouteAccess(server);
   server.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` } }),
   );
@@ -61,8 +64,9 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   });
 
   server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens));
-  server.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
-  server.get('/openapi.json', { schema: { hide: true } }, async () => server.swagger());
+  // The public list (SEC-1): these two, and the web app's static handler. Everything else needs a principal.
+  server.get('/healthz', { schema: { hide: true }, config: { access: 'public' } }, async () => ({ ok: true }));
+  server.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => server.swagger());
 
   await server.register(workspaceRoutes(app));
   await server.register(agentRoutes(app));

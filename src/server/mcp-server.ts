@@ -98,11 +98,13 @@ export function registerMcpServer(server: FastifyInstance, app: ControlCenter): 
     await mcp.connect(transport);
     await transport.handleRequest(request.raw, reply.raw, request.body);
   };
-  server.post('/mcp', { schema: { hide: true } }, handle);
-  server.get('/mcp', { schema: { hide: true } }, async (_request, reply) =>
+  // SEC-1: a run token (the agent's tools) or the operator token (the approval tools).
+  const config = { access: 'operatorOrAgent' } as const;
+  server.post('/mcp', { schema: { hide: true }, config }, handle);
+  server.get('/mcp', { schema: { hide: true }, config }, async (_request, reply) =>
     reply.code(405).send({ error: { code: 'method_not_allowed', message: 'this MCP server is stateless: POST JSON-RPC requests to /mcp' } }),
   );
-  server.delete('/mcp', { schema: { hide: true } }, async (_request, reply) =>
+  server.delete('/mcp', { schema: { hide: true }, config }, async (_request, reply) =>
     reply.code(405).send({ error: { code: 'method_not_allowed', message: 'this MCP server keeps no sessions' } }),
   );
 }

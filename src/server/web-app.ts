@@ -7,13 +7,52 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 /** Where `npx vite build --config web/vite.config.ts` writes the app (relative to the package root). */
 export const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
-/** Paths the web app must never answer: the API, MCP, the OpenAPI document and the liveness probe. */
-const RESERVED_PREFIXES = ['/api', '/mcp'];
-const RESERVED_PATHS = new Set(['/openapi.json', '/healthz']);
+/** First path segments the web app must never answer: the API, MCP, the OpenAPI document and the liveness probe. */
+const RESERVED_SEGMENTS = new Set(['api', 'mcp', 'openapi.json', 'healthz']);
 
-function isReserved(path: string): boolean {
-  if (RESERVED_PATHS.has(path)) return true;
-  return RESERVED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+/** How many rounds of percent-decoding a path gets before it is refused as too deeply encoded. */
+const MAX_DECODE_ROUNDS = 4;
+
+/** The first segment that names something, as a lenient server (or a proxy in front) would read it. */
+function firstSegment(path: string): string {
+  const segment = path.split('/').find((part) => part !== '' && part !== '.' && part !== '..') ?? '';
+  // `;` starts a matrix parameter some servers strip (`/api;x/...` is `/api/...` there).
+  return (segment.split(';')[0] ?? '').toLowerCase();
+}
+
+/** The path with `.`/`..` segments resolved, empty segments dropped and `;` parameters removed. */
+function resolvedPath(path: string): string {
+  const out: string[] = [];
+  for (const part of path.split('/')) {
+    const segment = part.split(';')[0] ?? '';
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') out.pop();
+    else out.push(segment);
+  }
+  return `/${out.join('/')}`;
+}
+
+/**
+ * SEC-1: whether a request path is, under any reading, a variant of `/api`, `/mcp`, `/openapi.json`
+ * or `/healthz` — percent-encoded (once or many times), with another letter case, dot segments,
+ * duplicate slashes, backslashes or `;` parameters. Such a path never gets the web app: it falls
+ * through to the JSON 404, so nothing the public catch-all serves can stand in for an API answer.
+ * A path that does not decode cleanly is treated as reserved too.
+ */
+export function isReservedPath(rawPath: string): boolean {
+  let path = rawPath;
+  for (let round = 0; ; round += 1) {
+    const unified = path.replace(/\\/g, '/');
+    if (unified.includes('\0')) return true;
+    if (RESERVED_SEGMENTS.has(firstSegment(unified)) || RESERVED_SEGMENTS.has(firstSegment(resolvedPath(unified)))) return true;
+    if (!unified.includes('%')) return false;
+    if (round === MAX_DECODE_ROUNDS) return true;
+    try {
+      path = decodeURIComponent(unified);
+    } catch {
+      return true;
+    }
+  }
 }
 
 /**
@@ -29,15 +68,9 @@ export async function registerWebApp(server: FastifyInstance, distDir: string = 
   await server.register(fastifyStatic, { root, serve: false, wildcard: false });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const rawPath = (request.url.split('?')[0] ?? '/').replace(/\/{2,}/g, '/');
-    if (isReserved(rawPath)) return reply.callNotFound();
-    let path: string;
-    try {
-      path = decodeURIComponent(rawPath);
-    } catch {
-      return reply.callNotFound();
-    }
-    if (isReserved(path)) return reply.callNotFound();
+    const rawPath = request.url.split('?')[0] ?? '/';
+    if (isReservedPath(rawPath)) return reply.callNotFound();
+    const path = decodeURIComponent(rawPath);
     const indexFile = join(root, 'index.html');
     if (!existsSync(indexFile)) {
       return reply
@@ -57,6 +90,8 @@ export async function registerWebApp(server: FastifyInstance, distDir: string = 
     return reply.header('cache-control', 'no-cache').sendFile('index.html', root, { maxAge: 0, cacheControl: false });
   };
 
-  server.get('/', { schema: { hide: true } }, handler);
-  server.get('/*', { schema: { hide: true } }, handler);
+  // SEC-1: the one public catch-all; isReservedPath keeps it off every variant of the API's paths.
+  const config = { access: 'public' } as const;
+  server.get('/', { schema: { hide: true }, config }, handler);
+  server.get('/*', { schema: { hide: true }, config }, handler);
 }

@@ -1,3 +1,4 @@
+import { HttpUrl } from '../schemas/common.js';
 import { WorkspaceSettings, type UpdateWorkspaceSettingsBody, type WorkspaceSettingsView } from '../schemas/settings.js';
 import type { EventBus } from './event-bus.js';
 import type { WorkspaceService } from './workspace-service.js';
@@ -24,7 +25,10 @@ export class SettingsService {
   async get(workspaceId: string): Promise<WorkspaceSettings> {
     const { database } = await this.workspaces.handle(workspaceId);
     const row = await database.db.selectFrom('workspace_settings').select('value').where('key', '=', SETTINGS_KEY).executeTakeFirst();
-    return WorkspaceSettings.parse(row ? JSON.parse(row.value) : {});
+    const settings = WorkspaceSettings.parse(row ? JSON.parse(row.value) : {});
+    // A base URL stored before they were limited to http(s) is ignored, never handed to a model client.
+    settings.baseUrls = Object.fromEntries(Object.entries(settings.baseUrls).filter(([, url]) => HttpUrl.safeParse(url).success));
+    return settings;
   }
 
   async view(workspaceId: string): Promise<WorkspaceSettingsView> {

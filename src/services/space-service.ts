@@ -14,6 +14,7 @@ import type {
 } from '../schemas/space.js';
 import type { ConversationTable, SpaceTable, WorkspaceSchema } from '../store/workspace-schema.js';
 import type { EventBus } from './event-bus.js';
+import { assertRepositoryPath } from './repository-path-check.js';
 import type { WorkspaceService } from './workspace-service.js';
 
 function toSpace(workspaceId: string, row: Selectable<SpaceTable>): Space {
@@ -79,6 +80,7 @@ export class SpaceService {
       throw new ValidationError('mode', 'review is not user-selectable: only pull-request spaces and pipeline steps open review spaces (MODE-6)');
     }
     if (input.defaultAgentId) await this.assertAgent(db, input.defaultAgentId, 'defaultAgentId');
+    if (input.repoPath) await assertRepositoryPath(input.repoPath);
     const now = nowIso();
     const row: SpaceTable = {
       id: newId('sp'),

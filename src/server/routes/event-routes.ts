@@ -17,6 +17,8 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/events',
       {
+        // SEC-1: EventSource cannot send headers, so this one route also takes `?token=`.
+        config: { tokenInQuery: true },
         schema: {
           tags: ['events'],
           params: WorkspaceParams,

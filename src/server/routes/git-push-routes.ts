@@ -22,11 +22,13 @@ export function gitPushRoutes(_app: ControlCenter, proxy: GitPushProxy = new Git
       for (const [name, value] of Object.entries(response.headers)) void reply.header(name, value);
       return reply.send(response.body);
     };
+    // SEC-1: the proxy is for a run's git only; the operator pushes to the remote directly.
+    const config = { access: 'agent' } as const;
     const unauthorized = { status: 401, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ error: { code: 'unauthorized', message: 'missing bearer token', field: 'authorization' } })) };
 
     server.get(
       `${GIT_PUSH_PATH}/:remoteId/info/refs`,
-      { schema: { hide: true, params: RemoteParams, querystring: z.object({ service: z.string().optional() }) } },
+      { config, schema: { hide: true, params: RemoteParams, querystring: z.object({ service: z.string().optional() }) } },
       async (request, reply) => {
         const token = bearerToken(request.headers.authorization);
         if (!token) return send(reply, unauthorized);
@@ -35,7 +37,7 @@ export function gitPushRoutes(_app: ControlCenter, proxy: GitPushProxy = new Git
     );
     server.post(
       `${GIT_PUSH_PATH}/:remoteId/git-receive-pack`,
-      { schema: { hide: true, params: RemoteParams }, bodyLimit: 2 * 1024 * 1024 * 1024 - 1 },
+      { config, schema: { hide: true, params: RemoteParams }, bodyLimit: 2 * 1024 * 1024 * 1024 - 1 },
       async (request, reply) => {
         const token = bearerToken(request.headers.authorization);
         if (!token) return send(reply, unauthorized);
@@ -52,7 +54,7 @@ export function gitPushRoutes(_app: ControlCenter, proxy: GitPushProxy = new Git
         );
       },
     );
-    server.post(`${GIT_PUSH_PATH}/:remoteId/git-upload-pack`, { schema: { hide: true, params: RemoteParams } }, async (_request, reply) =>
+    server.post(`${GIT_PUSH_PATH}/:remoteId/git-upload-pack`, { config, schema: { hide: true, params: RemoteParams } }, async (_request, reply) =>
       reply.code(403).send({ error: { code: 'forbidden', message: 'the push proxy serves pushes only; fetch from the remote directly' } }),
     );
   };

@@ -42,6 +42,8 @@ export function hookRoutes(_app: ControlCenter, sessions: HookSessions = hookSes
     server.post(
       PRE_TOOL_USE_PATH,
       {
+        // SEC-1: only a run token reaches the hook; the operator has no Claude Code session here.
+        config: { access: 'agent' },
         schema: {
           tags: ['adapters'],
           summary: 'Claude Code PreToolUse hook: decide a native Bash command or file write',

@@ -1,0 +1,69 @@
+import type { FastifyInstance, RouteOptions } from 'fastify';
+
+/**
+ * Who may call a route, declared on the route itself (`config: { access }`), never derived from its
+ * path (SEC-1):
+ * - `public`: anyone, no token (the web app's static files, `/openapi.json`, `/healthz`);
+ * - `operator`: the operator token only — the default, so a route that declares nothing is closed;
+ * - `agent`: a run-scoped agent token only (the Claude Code hook, the git push proxy);
+ * - `operatorOrAgent`: either (`/mcp`: agents see their run's tools, operators the approval tools).
+ */
+export const ROUTE_ACCESS = ['public', 'operator', 'agent', 'operatorOrAgent'] as const;
+export type RouteAccess = (typeof ROUTE_ACCESS)[number];
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** SEC-1: the principals this route accepts; absent means `operator`. */
+    access?: RouteAccess;
+    /**
+     * SEC-1: the route also takes its token from `?token=` (EventSource cannot send headers). Only the
+     * workspace event stream declares it; every other route reads the Authorization header only.
+     */
+    tokenInQuery?: boolean;
+  }
+}
+
+/** One registered route as the router knows it. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  access: RouteAccess;
+  tokenInQuery: boolean;
+}
+
+const tables = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** The access a route config declares; undeclared routes are operator-only (authentication by default). */
+export function accessOf(config: { access?: unknown } | undefined): RouteAccess {
+  const access = config?.access;
+  return (ROUTE_ACCESS as readonly unknown[]).includes(access) ? (access as RouteAccess) : 'operator';
+}
+
+/**
+ * Watches every route as it is registered (call before registering any): refuses a config whose
+ * access is not one of {@link ROUTE_ACCESS} (a typo must not silently fall back to anything) or that
+ * takes a query token on a route that is not an authenticated GET, and records the route table so
+ * tests can walk every route the router really has (SEC-1).
+ */
+export function trackRouteAccess(server: FastifyInstance): void {
+  const table: RegisteredRoute[] = [];
+  tables.set(server, table);
+  server.addHook('onRoute', (route: RouteOptions) => {
+    const config = (route.config ?? {}) as { access?: unknown; tokenInQuery?: unknown };
+    if (config.access !== undefined && !(ROUTE_ACCESS as readonly unknown[]).includes(config.access)) {
+      throw new Error(`route ${route.url}: unknown access ${JSON.stringify(config.access)} (one of ${ROUTE_ACCESS.join(', ')})`);
+    }
+    const access = accessOf(config);
+    const tokenInQuery = config.tokenInQuery === true;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (tokenInQuery && (access === 'public' || methods.some((method) => method !== 'GET' && method !== 'HEAD'))) {
+      throw new Error(`route ${route.url}: tokenInQuery is for authenticated GET streams only`);
+    }
+    for (const method of methods) table.push({ method, url: route.url, access, tokenInQuery });
+  });
+}
+
+/** Every route registered on `server` since {@link trackRouteAccess}, HEAD twins included. */
+export function registeredRoutes(server: FastifyInstance): readonly RegisteredRoute[] {
+  return tables.get(server) ?? [];
+}

@@ -1,0 +1,237 @@
+/**
+ * SEC-1, authentication by default: every route the router really has (collected from Fastify's
+ * onRoute, never hand-listed) is walked with encoded, double-encoded, case-changed, dot-segment,
+ * duplicate-slash, trailing-slash and `;`-parameter spellings of its path, reads and writes, without
+ * a token and with an agent's run token. Every answer must be 401 or 404 with an error body and no
+ * data, and an authenticated read afterwards must show that nothing changed.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registeredRoutes, type RegisteredRoute } from '../../src/server/route-access.js';
+import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
+import { JOINERS, PREFIXES, SUFFIXES, pathVariants, spell, type SegmentSpelling } from './support/path-variants.js';
+import { rawRequest, type RawResponse } from './support/raw-request.js';
+
+const SECRET = 'Secret-Marker';
+const REMOTE_ID = '0123456789abcdef';
+
+let server: TestServer;
+let ids: Record<string, string>;
+let agentToken: string;
+let routes: RegisteredRoute[];
+let before: string;
+
+/** A concrete path for a route pattern, with the ids of real records filled in. */
+function fill(url: string): string {
+  return url.replace(/:([A-Za-z]+)/g, (_match, name: string) => {
+    const value = ids[name];
+    if (!value) throw new Error(`no id for :${name} in ${url}`);
+    return value;
+  });
+}
+
+/** A body that would do damage if the route ran: valid for the route where we know its schema. */
+function bodyFor(method: string, url: string): unknown {
+  if (method === 'GET' || method === 'HEAD') return undefined;
+  const bodies: Record<string, unknown> = {
+    'POST /api/workspaces': { name: 'Pwned' },
+    'PATCH /api/workspaces/:workspaceId': { name: 'Pwned' },
+    'DELETE /api/workspaces/:workspaceId': { confirmName: `${SECRET} workspace` },
+    'POST /api/workspaces/:workspaceId/agents': { name: 'pwned' },
+    'PATCH /api/workspaces/:workspaceId/agents/:agentId': { title: 'Pwned' },
+    'POST /api/workspaces/:workspaceId/spaces': { name: 'Pwned' },
+    'PATCH /api/workspaces/:workspaceId/spaces/:spaceId': { name: 'Pwned', mode: 'agent' },
+    'POST /api/workspaces/:workspaceId/spaces/:spaceId/conversations': { title: 'Pwned' },
+    'POST /api/workspaces/:workspaceId/conversations/:conversationId/branches': { title: 'Pwned' },
+    'POST /api/workspaces/:workspaceId/conversations/:conversationId/messages': { text: 'pwned' },
+    'POST /api/workspaces/:workspaceId/policy/rules': { scope: 'workspace', match: { kind: 'class', effectClass: 'gitPush' }, decision: 'allow' },
+    'PATCH /api/workspaces/:workspaceId/settings': { delegationDepth: 9, baseUrls: { anthropic: 'http://evil.example' } },
+    'POST /api/workspaces/:workspaceId/runs/:runId/steer': { text: 'pwned' },
+    'POST /api/workspaces/:workspaceId/questions/:questionId/answer': { answers: ['pwned'] },
+    'POST /api/workspaces/:workspaceId/approvals/:approvalId/decision': { decision: 'approve', remember: true },
+    'POST /mcp': { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+  };
+  return bodies[`${method} ${url}`] ?? {};
+}
+
+/** Everything an operator can read, as one string: compared before and after the walk. */
+async function snapshot(): Promise<string> {
+  const reads = routes.filter(
+    (route) => route.method === 'GET' && route.access === 'operator' && route.url.startsWith('/api/') && !route.url.endsWith('/events') && !route.url.startsWith('/api/git-push/'),
+  );
+  const parts: string[] = [];
+  for (const route of reads) {
+    const response = await server.api('GET', fill(route.url));
+    parts.push(`${route.url} ${response.status} ${JSON.stringify(response.body)}`);
+  }
+  return parts.sort().join('\n');
+}
+
+/** 401 or 404, with the error body and nothing else: no record, no name, no stream. */
+function expectRefused(response: RawResponse, label: string): void {
+  expect([401, 404], `${label} → ${response.status} ${response.body.slice(0, 200)}`).toContain(response.status);
+  expect(response.streaming, `${label} streamed`).toBe(false);
+  expect(response.body, label).not.toContain(SECRET);
+  expect(response.body, label).not.toContain(server.token);
+  if (response.body === '') return; // HEAD
+  expect(response.contentType, label).toContain('application/json');
+  const body = JSON.parse(response.body) as Record<string, unknown>;
+  expect(Object.keys(body), label).toEqual(['error']);
+  expect(['unauthorized', 'not_found'], label).toContain((body.error as { code: string }).code);
+}
+
+async function walk(requests: Array<{ method: string; path: string; body: unknown }>, headers: Record<string, string>): Promise<void> {
+  const queue = [...requests];
+  const failures: string[] = [];
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const label = `${next.method} ${next.path}`;
+      const response = await rawRequest(server.url, next.method, next.path, { headers, body: next.body });
+      try {
+        expectRefused(response, label);
+      } catch (error) {
+        failures.push((error as Error).message.split('\n')[0]!);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, worker));
+  expect(failures.slice(0, 20), `${failures.length} of ${requests.length} requests were not refused`).toEqual([]);
+}
+
+/** The explicit public list (SEC-1). A route marked public that is not here is still walked, and fails. */
+const PUBLIC_URLS = new Set(['/', '/*', '/healthz', '/openapi.json']);
+
+function protectedRoutes(accepting: (route: RegisteredRoute) => boolean): RegisteredRoute[] {
+  return routes.filter((route) => !PUBLIC_URLS.has(route.url) && accepting(route));
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  routes = [...registeredRoutes(server.running.server)];
+  const workspace = await createSeededWorkspace(server, `${SECRET} workspace`);
+  const agents = (await server.api('GET', `/api/workspaces/${workspace.id}/agents`)).body.agents as Array<{ id: string }>;
+  const space = (await server.api('POST', `/api/workspaces/${workspace.id}/spaces`, { name: `${SECRET} space` })).body;
+  const conversation = (await server.api('POST', `/api/workspaces/${workspace.id}/spaces/${space.id}/conversations`, { title: `${SECRET} chat` })).body;
+  const rule = (
+    await server.api('POST', `/api/workspaces/${workspace.id}/policy/rules`, { scope: 'workspace', match: { kind: 'class', effectClass: 'gitPush' }, decision: 'deny', note: SECRET })
+  ).body;
+  ids = {
+    workspaceId: workspace.id,
+    agentId: agents[0]!.id,
+    spaceId: space.id,
+    conversationId: conversation.id,
+    ruleId: rule.id,
+    // Runs, plans, approvals and questions need a model turn; well-formed ids that a lookup would 404.
+    runId: 'run_0000000000',
+    planId: 'pl_0000000000',
+    approvalId: 'ap_0000000000',
+    questionId: 'q_0000000000',
+    key: 'n1',
+    remoteId: REMOTE_ID,
+  };
+  for (const id of [workspace.id, space.id, conversation.id, rule.id]) expect(id).toBeTruthy();
+  agentToken = server.running.app.runTokens.issue({ workspaceId: workspace.id, runId: 'run_attacker', agentId: agents[0]!.id });
+  before = await snapshot();
+}, 120_000);
+
+afterAll(async () => {
+  await server?.dispose();
+});
+
+describe('the route table (SEC-1)', () => {
+  it('is collected from the router, and only the web app, /openapi.json and /healthz are public', () => {
+    expect(routes.length).toBeGreaterThan(40);
+    const publicRoutes = routes.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.url}`);
+    expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /healthz', 'GET /openapi.json', 'HEAD /', 'HEAD /*', 'HEAD /healthz', 'HEAD /openapi.json']);
+    const agentRoutes = routes.filter((route) => route.access === 'agent' || route.access === 'operatorOrAgent').map((route) => route.url);
+    for (const url of agentRoutes) expect(url.startsWith('/mcp') || url.startsWith('/api/hooks/') || url.startsWith('/api/git-push/')).toBe(true);
+    expect(routes.filter((route) => route.tokenInQuery).map((route) => route.url)).toEqual(['/api/workspaces/:workspaceId/events', '/api/workspaces/:workspaceId/events']);
+  });
+
+  it('every non-public route answers 401 to its plain path without a token', async () => {
+    await walk(
+      protectedRoutes(() => true).map((route) => ({ method: route.method, path: fill(route.url), body: bodyFor(route.method, route.url) })),
+      {},
+    );
+    for (const route of protectedRoutes(() => true).filter((r) => r.method !== 'HEAD')) {
+      const response = await rawRequest(server.url, route.method, fill(route.url), { body: bodyFor(route.method, route.url) });
+      expect(response.status, `${route.method} ${route.url}`).toBe(401);
+    }
+  });
+});
+
+describe('no spelling of a path gets past authentication (SEC-1)', () => {
+  it('without a token: every route × every systematic spelling is refused', async () => {
+    const requests = protectedRoutes(() => true).flatMap((route) =>
+      pathVariants(fill(route.url)).map((path) => ({ method: route.method, path, body: bodyFor(route.method, route.url) })),
+    );
+    expect(requests.length).toBeGreaterThan(1_000);
+    await walk(requests, {});
+  }, 300_000);
+
+  it('an agent run token never reaches an operator route, under any spelling', async () => {
+    const operatorOnly = protectedRoutes((route) => route.access === 'operator');
+    const requests = operatorOnly.flatMap((route) =>
+      [fill(route.url), ...pathVariants(fill(route.url))].map((path) => ({ method: route.method, path, body: bodyFor(route.method, route.url) })),
+    );
+    await walk(requests, { authorization: `Bearer ${agentToken}` });
+    // The SSE route's query token is no way around it either.
+    await walk([{ method: 'GET', path: `/api/workspaces/${ids.workspaceId}/events?token=${agentToken}`, body: undefined }], {});
+  }, 300_000);
+
+  it('the SSE query token is honoured on the events route only', async () => {
+    const requests = protectedRoutes((route) => route.access === 'operator' && !route.tokenInQuery && route.method === 'GET').map((route) => ({
+      method: 'GET',
+      path: `${fill(route.url)}?token=${server.token}`,
+      body: undefined,
+    }));
+    await walk(requests, {});
+  });
+
+  it('routes for run tokens refuse the operator token (their principals are declared, not implied)', async () => {
+    const agentOnly = protectedRoutes((route) => route.access === 'agent' && route.method !== 'HEAD');
+    expect(agentOnly.length).toBeGreaterThan(0);
+    for (const route of agentOnly) {
+      const response = await rawRequest(server.url, route.method, fill(route.url), { headers: { authorization: `Bearer ${server.token}` }, body: bodyFor(route.method, route.url) });
+      expect(response.status, `${route.method} ${route.url}`).toBe(401);
+    }
+  });
+
+  it('property: any route × any combination of spellings is refused', async () => {
+    const candidates = protectedRoutes(() => true);
+    const segmentSpelling: fc.Arbitrary<SegmentSpelling> = fc.oneof(
+      fc.constant({ kind: 'same' } as const),
+      fc.record({ kind: fc.constant('encode' as const), at: fc.nat(20), upperHex: fc.boolean() }),
+      fc.record({ kind: fc.constant('doubleEncode' as const), at: fc.nat(20) }),
+      fc.constant({ kind: 'encodeAll' } as const),
+      fc.constant({ kind: 'upper' } as const),
+      fc.constant({ kind: 'capitalize' } as const),
+      fc.constant({ kind: 'matrix' } as const),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat(candidates.length - 1),
+        fc.array(segmentSpelling, { minLength: 8, maxLength: 8 }),
+        fc.constantFrom(...PREFIXES),
+        fc.constantFrom(...JOINERS),
+        fc.nat(8),
+        fc.constantFrom(...SUFFIXES),
+        fc.boolean(),
+        async (index, segments, prefix, joiner, joinAt, suffix, asAgent) => {
+          const route = candidates[index]!;
+          const path = spell(fill(route.url), { prefix, segments, joiner, joinAt, suffix });
+          const headers: Record<string, string> = asAgent && route.access === 'operator' ? { authorization: `Bearer ${agentToken}` } : {};
+          const response = await rawRequest(server.url, route.method, path, { headers, body: bodyFor(route.method, route.url) });
+          expectRefused(response, `${route.method} ${path}`);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  }, 300_000);
+
+  it('nothing changed: every operator read answers as before the walk', async () => {
+    expect(await snapshot()).toBe(before);
+    const workspaces = (await server.api('GET', '/api/workspaces')).body.workspaces as Array<{ name: string }>;
+    expect(workspaces.map((workspace) => workspace.name)).toEqual([`${SECRET} workspace`]);
+  });
+});
