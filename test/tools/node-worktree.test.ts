@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NodeWorktree } from '../../src/tools/node-worktree.js';
@@ -44,7 +44,20 @@ async function missing(path: string): Promise<boolean> {
   );
 }
 
-describe('NodeWorktree path rules (HAR-7)', () => {
+/**
+ * The same path rules hold for the descriptor-pinned resolution (SEC-4, the default on Linux) and for
+ * the checked-path fallback used where `/proc/self/fd` is missing.
+ */
+const FILE_ACCESS_MODES = [
+  ['NodeWorktree path rules (HAR-7)', 'confined'],
+  ['NodeWorktree path rules, checked-path fallback (HAR-7)', 'checkedPaths'],
+] as const;
+
+for (const [title, fileAccess] of FILE_ACCESS_MODES) describe(title, () => {
+  beforeEach(() => {
+    worktree = new NodeWorktree(root, { fileAccess });
+  });
+
   it('resolves relative paths, `..` that stays inside, and absolute paths inside the root', async () => {
     expect(await worktree.resolve('a.txt')).toBe(join(root, 'a.txt'));
     expect(await worktree.resolve('sub/../a.txt')).toBe(join(root, 'a.txt'));
@@ -108,7 +121,7 @@ describe('NodeWorktree path rules (HAR-7)', () => {
   it('works when the root itself is reached through a symlink', async () => {
     const linkedRoot = join(base.path, 'linked-root');
     await symlink(root, linkedRoot);
-    const linked = new NodeWorktree(linkedRoot);
+    const linked = new NodeWorktree(linkedRoot, { fileAccess });
     expect(await linked.readFile('a.txt')).toBe('inside\n');
     expect(await linked.readFile(join(linkedRoot, 'a.txt'))).toBe('inside\n');
     expect(await linked.readFile(join(root, 'a.txt'))).toBe('inside\n');
@@ -133,7 +146,7 @@ describe('NodeWorktree path rules (HAR-7)', () => {
 
   it('tools turn a refused path into an isError result the model reads', async () => {
     await symlink(outside, join(root, 'out'));
-    const context = makeContext(root);
+    const context = makeContext(root, {}, { fileAccess });
     const read = await readTool.execute({ path: '../outside/secret.txt' }, context);
     expect(read.isError).toBe(true);
     expect(read.content).toMatch(/Refused path/);
@@ -142,6 +155,46 @@ describe('NodeWorktree path rules (HAR-7)', () => {
     expect(write.isError).toBe(true);
     expect(write.details).toMatchObject({ code: 'path_escape', reason: 'symlinkOutside' });
     expect(await missing(join(outside, 'planted.txt'))).toBe(true);
+  });
+  it('walks files depth first in name order, skipping .git and node_modules, not entering symlinked directories', async () => {
+    await mkdir(join(root, '.git'));
+    await writeFile(join(root, '.git', 'HEAD'), 'x');
+    await mkdir(join(root, 'node_modules', 'dep'), { recursive: true });
+    await writeFile(join(root, 'node_modules', 'dep', 'i.js'), 'x');
+    await mkdir(join(root, 'sub', 'deep'));
+    await writeFile(join(root, 'sub', 'deep', 'c.txt'), 'deep\n');
+    await writeFile(join(root, 'z.txt'), 'last\n');
+    await symlink(outside, join(root, 'out'));
+    await symlink('a.txt', join(root, 'a-link.txt'));
+    const seen: Array<[string, string | null]> = [];
+    for await (const file of worktree.walk('.')) seen.push([file.path, file.relativePath === 'out' ? null : await file.readText()]);
+    expect(seen).toEqual([
+      ['a-link.txt', 'inside\n'],
+      ['a.txt', 'inside\n'],
+      ['out', null],
+      ['z.txt', 'last\n'],
+      ['sub/b.txt', 'nested\n'],
+      ['sub/deep/c.txt', 'deep\n'],
+    ]);
+    const below: string[] = [];
+    for await (const file of worktree.walk('sub')) below.push(`${file.path}|${file.relativePath}`);
+    expect(below).toEqual(['sub/b.txt|b.txt', 'sub/deep/c.txt|deep/c.txt']);
+  });
+
+  it('keeps an existing file\'s mode on write and refuses a file without the write bit', async () => {
+    await writeFile(join(root, 'run.sh'), 'echo 1\n', { mode: 0o755 });
+    await chmod(join(root, 'run.sh'), 0o755);
+    await worktree.writeFile('run.sh', 'echo 2\n');
+    expect((await stat(join(root, 'run.sh'))).mode & 0o777).toBe(0o755);
+    expect(await readFile(join(root, 'run.sh'), 'utf8')).toBe('echo 2\n');
+    if (fileAccess === 'confined') {
+      // Checked by mode bits, so it holds for a server running as root too (an in-place open would not refuse).
+      await chmod(join(root, 'a.txt'), 0o444);
+      await expect(worktree.writeFile('a.txt', 'changed')).rejects.toMatchObject({ code: 'EACCES' });
+      expect(await readFile(join(root, 'a.txt'), 'utf8')).toBe('inside\n');
+    }
+    // No temporary file is left behind by either write.
+    expect((await worktree.list('.')).filter((name) => name.includes('cc-write'))).toEqual([]);
   });
 });
 
