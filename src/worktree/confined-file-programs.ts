@@ -6,7 +6,7 @@ import { errnoError, errorCode } from './errno-error.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
-/** Smallest read per call; a file is read in one call when its size is known and larger. */
+/** Smallest buffer added when a file grows while it is read. */
 const READ_CHUNK_BYTES = 64 * 1024;
 
 /**
@@ -20,18 +20,21 @@ export function* readOpenedFile(fd: number, requestedPath: string, maxBytes?: nu
     if (entry.isDirectory()) throw errnoError('EISDIR', 'illegal operation on a directory', requestedPath);
     if (!entry.isFile()) throw errnoError('ENOTREG', 'not a regular file', requestedPath);
     if (maxBytes !== undefined && entry.size > maxBytes) return null;
-    const chunks: Buffer[] = [];
+    // One byte more than the size: a regular file's read comes back short only at its end, so a
+    // file that did not change is read in one call.
+    let buffer = Buffer.allocUnsafe(entry.size + 1);
     let total = 0;
     for (;;) {
-      // The size can change while we read; read until the end, within the cap.
-      const length = Math.max(READ_CHUNK_BYTES, entry.size - total + 1);
-      const chunk = (yield { op: 'read', fd, length }) as Buffer;
-      if (chunk.length === 0) break;
-      chunks.push(chunk);
-      total += chunk.length;
+      const bytes = (yield { op: 'read', fd, buffer, offset: total }) as number;
+      total += bytes;
       if (maxBytes !== undefined && total > maxBytes) return null;
+      if (bytes === 0 || total < buffer.length) break;
+      // It grew while we read: make room and go on until the end.
+      const larger = Buffer.allocUnsafe(Math.max(buffer.length * 2, READ_CHUNK_BYTES));
+      buffer.copy(larger, 0, 0, total);
+      buffer = larger;
     }
-    return Buffer.concat(chunks, total);
+    return buffer.subarray(0, total);
   } finally {
     yield { op: 'close', fd };
   }

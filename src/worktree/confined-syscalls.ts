@@ -44,8 +44,8 @@ export type Syscall =
   | { op: 'rename'; from: string; to: string }
   | { op: 'unlink'; path: string }
   | { op: 'fchmod'; fd: number; mode: number }
-  /** Reads up to `length` bytes at the current position; resolves to the bytes read. */
-  | { op: 'read'; fd: number; length: number }
+  /** Reads into `buffer` at `offset`, up to its end, from the current file position; resolves to the byte count. */
+  | { op: 'read'; fd: number; buffer: Buffer; offset: number }
   /** Writes the whole buffer. */
   | { op: 'write'; fd: number; data: Buffer };
 
@@ -91,11 +91,8 @@ function performSync(call: Syscall): unknown {
       return unlinkSync(call.path);
     case 'fchmod':
       return fchmodSync(call.fd, call.mode);
-    case 'read': {
-      const buffer = Buffer.allocUnsafe(call.length);
-      const bytes = readSync(call.fd, buffer, 0, call.length, null);
-      return buffer.subarray(0, bytes);
-    }
+    case 'read':
+      return readSync(call.fd, call.buffer, call.offset, call.buffer.length - call.offset, null);
     case 'write': {
       let offset = 0;
       while (offset < call.data.length) offset += writeSync(call.fd, call.data, offset, call.data.length - offset);
@@ -129,11 +126,8 @@ export async function performAsync(call: Syscall): Promise<unknown> {
       return unlink(call.path);
     case 'fchmod':
       return fchmodAsync(call.fd, call.mode);
-    case 'read': {
-      const buffer = Buffer.allocUnsafe(call.length);
-      const { bytesRead } = await readAsync(call.fd, buffer, 0, call.length, null);
-      return buffer.subarray(0, bytesRead);
-    }
+    case 'read':
+      return (await readAsync(call.fd, call.buffer, call.offset, call.buffer.length - call.offset, null)).bytesRead;
     case 'write': {
       let offset = 0;
       while (offset < call.data.length) offset += (await writeAsync(call.fd, call.data, offset, call.data.length - offset)).bytesWritten;
@@ -164,6 +158,13 @@ export async function runAsync<T>(program: SyscallProgram<T>): Promise<T> {
   while (!step.done) {
     let result: unknown;
     let failure: { error: unknown } | undefined;
+    if (step.value.op === 'close') {
+      // Nothing waits on a close: the program never uses the descriptor again, and each awaited
+      // round trip through the thread pool is what a resolution costs.
+      closeCallback(step.value.fd, () => undefined);
+      step = program.next(undefined);
+      continue;
+    }
     try {
       result = await performAsync(step.value);
     } catch (error) {
