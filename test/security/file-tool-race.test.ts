@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolContext, ToolResult } from '../../src/tools/define-tool.js';
 import { editTool } from '../../src/tools/edit-tool.js';
@@ -244,6 +245,34 @@ describe('symlinks the resolver meets are confined to the root (SEC-4)', () => {
     expect(result.isError).toBe(false);
     expect(readFileSync(linked, 'utf8')).toBe('outside content\n');
     expect(readFileSync(join(root, 'dir', 'hard.txt'), 'utf8')).toBe('new\n');
+  });
+});
+
+describe('any path through any mix of links stays inside (SEC-4, property)', () => {
+  it('read, list and write never return or touch the outside, whatever segments and links the path combines', async () => {
+    symlinkSync('..', join(root, 'dir', 'up'));
+    symlinkSync('../..', join(root, 'dir', 'up2'));
+    symlinkSync(outside, join(root, 'dir', 'abs-out'));
+    symlinkSync('/proc/self/root', join(root, 'dir', 'host'));
+    symlinkSync('sub', join(root, 'dir', 'down'));
+    symlinkSync(join(root, 'dir'), join(root, 'abs-in'));
+    symlinkSync('loop', join(root, 'loop'));
+    const before = snapshot(outside);
+    const segment = fc.constantFrom('dir', 'sub', 'file.txt', 'up', 'up2', 'abs-out', 'host', 'down', 'abs-in', 'loop', '..', '.', 'outside', 'tmp', 'secret-entry.txt');
+    await fc.assert(
+      fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 7 }), fc.boolean(), async (segments, absolute) => {
+        const path = (absolute ? `${root}/` : '') + segments.join('/');
+        const read = await readTool.execute({ path }, context);
+        expect(read.content).not.toContain(SECRET);
+        const list = await listTool.execute({ path }, context);
+        // The outside's own entry name (the error text may echo the requested path, which can contain it).
+        expect((list.details as { entries?: string[] } | undefined)?.entries ?? []).not.toContain('secret-entry.txt');
+        await writeTool.execute({ path: `${path}/planted.txt`, content: 'x' }, context);
+        expect(existsSync(join(outside, 'planted.txt')) || existsSync(join(outside, 'sub', 'planted.txt'))).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+    expect(snapshot(outside)).toEqual(before);
   });
 });
 
