@@ -10,6 +10,7 @@ const ERRNO_TEXT: Readonly<Record<string, (path: string) => string>> = {
   ELOOP: (path) => `${path}: too many levels of symbolic links.`,
   ENAMETOOLONG: (path) => `${path}: the name is too long.`,
   EEXIST: (path) => `${path}: already exists.`,
+  ENOTREG: (path) => `${path} is not a regular file (a pipe, socket or device); file tools only work on regular files.`,
 };
 
 /**

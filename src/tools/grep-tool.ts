@@ -1,4 +1,3 @@
-import { posix } from 'node:path';
 import { z } from 'zod';
 import { defineTool, fail, ok } from './define-tool.js';
 import { fileErrorResult } from './file-error-result.js';
@@ -47,9 +46,8 @@ export const grepTool = defineTool({
     let filesSearched = 0;
     let limited = false;
 
-    const searchFile = async (path: string): Promise<void> => {
-      const content = await context.worktree.readFile(path);
-      if (content.length > MAX_GREP_FILE_BYTES || content.includes('\0')) return;
+    const searchText = (path: string, content: string | null): void => {
+      if (content === null || content.includes('\0')) return;
       filesSearched += 1;
       const lines = content.split('\n');
       for (let index = 0; index < lines.length; index += 1) {
@@ -73,17 +71,22 @@ export const grepTool = defineTool({
         isFile = true;
       }
       if (isFile) {
-        await searchFile(start);
+        const content = await context.worktree.readFile(start);
+        searchText(start, Buffer.byteLength(content, 'utf8') > MAX_GREP_FILE_BYTES ? null : content);
       } else {
+        // The walk holds each directory open and reads its files through it (SEC-4).
         for await (const file of walkFiles(context.worktree, start, context.signal)) {
           if (limited) break;
           if (!include(file.relativePath)) continue;
+          let content: string | null;
           try {
-            await searchFile(start === '.' ? file.relativePath : posix.join(start, file.relativePath));
+            content = await file.readText(MAX_GREP_FILE_BYTES);
           } catch (error) {
-            // A symlink listed in the tree that leads outside, or a file that vanished: skip it, keep searching.
+            // A symlink listed in the tree that leads outside, a pipe, or a file that vanished: skip it, keep searching.
             if (errorCode(error) === undefined) throw error;
+            continue;
           }
+          searchText(file.path, content);
         }
       }
     } catch (error) {

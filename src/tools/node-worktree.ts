@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve as resolvePath, sep } from 'node:path';
-import { PathEscapeError } from './path-escape-error.js';
+import { realpath } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { CheckedPathFiles } from '../worktree/checked-path-files.js';
+import { ConfinedFiles } from '../worktree/confined-files.js';
+import { procFdSupported } from '../worktree/proc-fd-support.js';
+import type { WalkedFile } from '../worktree/walked-file.js';
+import type { WorktreeFiles } from '../worktree/worktree-files.js';
 import { sanitizedEnv } from './sanitized-env.js';
 import type { ExecResult, WorktreeOperations } from './worktree-operations.js';
 
@@ -27,59 +30,17 @@ export interface NodeWorktreeOptions {
   defaultEnv?: Record<string, string>;
   /** How `exec` starts its command. Default: `bash -c` as it is. */
   wrapCommand?: CommandWrapper;
+  /**
+   * How file paths are resolved: `confined` (descriptor-pinned, SEC-4; needs `/proc/self/fd`) or
+   * `checkedPaths` (check, then open by name; raceable — the fallback where `/proc` is missing, and
+   * what tests use to cover that fallback). Default: `confined` wherever it is supported.
+   */
+  fileAccess?: 'confined' | 'checkedPaths';
 }
 
 const DEFAULT_KILL_GRACE_MS = 2_000;
 /** How long to wait for the output pipes to close once the shell itself has exited. */
 const PIPE_DRAIN_MS = 1_000;
-/** Symlink hops allowed while resolving one path (Linux's own limit is 40). */
-const MAX_SYMLINK_HOPS = 40;
-
-/** True when `child` is `parent` or below it. Works for a root of `/` too. */
-function isInside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
-function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
-}
-
-function symlinkLoop(path: string): NodeJS.ErrnoException {
-  const error: NodeJS.ErrnoException = new Error(`ELOOP: too many symbolic links encountered, '${path}'`);
-  error.code = 'ELOOP';
-  error.path = path;
-  return error;
-}
-
-/**
- * The real path of `path`, also for paths that do not exist yet: the longest existing prefix is
- * resolved with `realpath` (following every symlink in it) and the missing tail is appended. A dangling
- * symlink is followed by hand, because writing through it would create its target wherever it points.
- */
-async function realpathAllowingMissing(path: string, hops = 0): Promise<string> {
-  if (hops > MAX_SYMLINK_HOPS) throw symlinkLoop(path);
-  let current = path;
-  const tail: string[] = [];
-  for (;;) {
-    try {
-      return join(await realpath(current), ...tail);
-    } catch (error) {
-      const code = errorCode(error);
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-    }
-    const entry = await lstat(current).catch(() => null);
-    if (entry?.isSymbolicLink()) {
-      const target = resolvePath(dirname(current), await readlink(current));
-      return realpathAllowingMissing(join(target, ...tail), hops + 1);
-    }
-    const parent = dirname(current);
-    if (parent === current) return join(current, ...tail);
-    tail.unshift(basename(current));
-    current = parent;
-  }
-}
-
 /** Keeps the first `limit` bytes of a stream and counts what it drops. */
 class CappedBuffer {
   private readonly chunks: Buffer[] = [];
@@ -109,11 +70,13 @@ class CappedBuffer {
 /**
  * The real {@link WorktreeOperations} over a directory on this machine (HAR-7).
  *
- * Path rule: a path is resolved against the root (an absolute path is taken as is), normalized, and
- * refused with {@link PathEscapeError} when it lands outside the root. It is then resolved with
- * `realpath` on its longest existing prefix, so a symlink anywhere in it that leads outside is refused
- * too — also for a file that does not exist yet, which is what a write creates. The checked real path
- * is the one that is opened, and writes open the last component with `O_NOFOLLOW`.
+ * Path rule: a path is resolved against the root (an absolute path under the root is accepted),
+ * folded lexically, and refused with `PathEscapeError` when it lands outside the root. File access
+ * then goes through {@link ConfinedFiles} (SEC-4): every lookup is pinned to a directory descriptor
+ * already held, symlinks are followed only while they stay under the root, writes replace the file
+ * through a temporary file in the held parent, and walks descend by descriptor — a concurrent swap of
+ * a directory and a symlink cannot carry a read or a write outside. Where `/proc/self/fd` is missing
+ * (macOS) it falls back to {@link CheckedPathFiles}: check the real path, then open it (raceable).
  *
  * Commands run under `bash -c` in their own process group, so a timeout or an abort stops the whole
  * tree of processes the command started, and so does the end of the command: a tool call leaves no
@@ -123,6 +86,7 @@ class CappedBuffer {
 export class NodeWorktree implements WorktreeOperations {
   readonly root: string;
   private realRootPromise: Promise<string> | undefined;
+  private readonly files: WorktreeFiles;
   private readonly killGraceMs: number;
   private readonly defaultEnv: Record<string, string> | undefined;
   private readonly wrapCommand: CommandWrapper | undefined;
@@ -132,6 +96,8 @@ export class NodeWorktree implements WorktreeOperations {
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.defaultEnv = options.defaultEnv;
     this.wrapCommand = options.wrapCommand;
+    const confined = (options.fileAccess ?? 'confined') === 'confined' && procFdSupported();
+    this.files = confined ? new ConfinedFiles(this.root) : new CheckedPathFiles(this.root);
   }
 
   /** The root with its own symlinks resolved (a worktree under a symlinked temp dir is still one tree). */
@@ -140,51 +106,28 @@ export class NodeWorktree implements WorktreeOperations {
     return this.realRootPromise;
   }
 
-  async resolve(path: string): Promise<string> {
-    if (typeof path !== 'string' || path.includes('\0')) throw new PathEscapeError(String(path), 'invalid');
-    const realRoot = await this.realRoot();
-    const absolute = isAbsolute(path) ? resolvePath(path) : resolvePath(this.root, path);
-    if (!isInside(this.root, absolute) && !isInside(realRoot, absolute)) {
-      throw new PathEscapeError(path, isAbsolute(path) ? 'absoluteOutside' : 'parentTraversal');
-    }
-    const real = await realpathAllowingMissing(absolute);
-    if (!isInside(realRoot, real)) throw new PathEscapeError(path, 'symlinkOutside');
-    return real;
+  resolve(path: string): Promise<string> {
+    return this.files.resolve(path);
   }
 
-  async readFile(path: string): Promise<string> {
-    return readFile(await this.resolve(path), 'utf8');
+  readFile(path: string): Promise<string> {
+    return this.files.readFile(path);
   }
 
-  async writeFile(path: string, content: string): Promise<void> {
-    const target = await this.resolve(path);
-    await mkdir(dirname(target), { recursive: true });
-    // O_NOFOLLOW: if a symlink appeared at the last component since resolve(), fail rather than follow it.
-    const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o666);
-    try {
-      await handle.writeFile(content, 'utf8');
-    } finally {
-      await handle.close();
-    }
+  writeFile(path: string, content: string): Promise<void> {
+    return this.files.writeFile(path, content);
   }
 
-  async list(path: string): Promise<string[]> {
-    const entries = await readdir(await this.resolve(path), { withFileTypes: true });
-    return entries
-      .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  list(path: string): Promise<string[]> {
+    return this.files.list(path);
   }
 
-  async exists(path: string): Promise<boolean> {
-    const target = await this.resolve(path);
-    try {
-      await stat(target);
-      return true;
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-      throw error;
-    }
+  exists(path: string): Promise<boolean> {
+    return this.files.exists(path);
+  }
+
+  walk(start: string, signal?: AbortSignal): AsyncIterable<WalkedFile> {
+    return this.files.walk(start, signal);
   }
 
   async exec(

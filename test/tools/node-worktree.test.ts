@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NodeWorktree } from '../../src/tools/node-worktree.js';
@@ -44,8 +44,22 @@ async function missing(path: string): Promise<boolean> {
   );
 }
 
+/**
+ * The same path rules hold for the descriptor-pinned resolution (SEC-4, the default on Linux) and for
+ * the checked-path fallback used where `/proc/self/fd` is missing.
+ */
+const FILE_ACCESS_MODES = ['confined', 'checkedPaths'] as const;
+let fileAccess: (typeof FILE_ACCESS_MODES)[number] = 'confined';
+
+/** Each case below runs once per mode (both runs share the title, which the honesty matrix cites). */
+function use(mode: (typeof FILE_ACCESS_MODES)[number]): void {
+  fileAccess = mode;
+  worktree = new NodeWorktree(root, { fileAccess });
+}
+
 describe('NodeWorktree path rules (HAR-7)', () => {
-  it('resolves relative paths, `..` that stays inside, and absolute paths inside the root', async () => {
+  it.each(FILE_ACCESS_MODES)('resolves relative paths, `..` that stays inside, and absolute paths inside the root', async (mode) => {
+    use(mode);
     expect(await worktree.resolve('a.txt')).toBe(join(root, 'a.txt'));
     expect(await worktree.resolve('sub/../a.txt')).toBe(join(root, 'a.txt'));
     expect(await worktree.resolve('.')).toBe(root);
@@ -54,7 +68,8 @@ describe('NodeWorktree path rules (HAR-7)', () => {
     expect(await worktree.resolve('new/deeper/file.txt')).toBe(join(root, 'new', 'deeper', 'file.txt'));
   });
 
-  it('refuses `..` that climbs out', async () => {
+  it.each(FILE_ACCESS_MODES)('refuses `..` that climbs out', async (mode) => {
+    use(mode);
     const error = await refusal(worktree.resolve('../outside/secret.txt'));
     expect(error.code).toBe('path_escape');
     expect(error.reason).toBe('parentTraversal');
@@ -62,7 +77,8 @@ describe('NodeWorktree path rules (HAR-7)', () => {
     await refusal(worktree.readFile('..'));
   });
 
-  it('refuses absolute paths outside the root', async () => {
+  it.each(FILE_ACCESS_MODES)('refuses absolute paths outside the root', async (mode) => {
+    use(mode);
     const error = await refusal(worktree.readFile(join(outside, 'secret.txt')));
     expect(error.reason).toBe('absoluteOutside');
     await refusal(worktree.readFile('/etc/passwd'));
@@ -71,12 +87,14 @@ describe('NodeWorktree path rules (HAR-7)', () => {
     await refusal(worktree.resolve(`${root}-sibling/x`));
   });
 
-  it('refuses reading through a symlinked file that points outside', async () => {
+  it.each(FILE_ACCESS_MODES)('refuses reading through a symlinked file that points outside', async (mode) => {
+    use(mode);
     await symlink(join(outside, 'secret.txt'), join(root, 'leak.txt'));
     expect((await refusal(worktree.readFile('leak.txt'))).reason).toBe('symlinkOutside');
   });
 
-  it('refuses a symlinked directory that points outside, for reads, lists and writes of new files', async () => {
+  it.each(FILE_ACCESS_MODES)('refuses a symlinked directory that points outside, for reads, lists and writes of new files', async (mode) => {
+    use(mode);
     await symlink(outside, join(root, 'out'));
     await refusal(worktree.readFile('out/secret.txt'));
     await refusal(worktree.list('out'));
@@ -86,7 +104,8 @@ describe('NodeWorktree path rules (HAR-7)', () => {
     expect(await missing(join(outside, 'deeper'))).toBe(true);
   });
 
-  it('refuses writing through a dangling symlink whose target would be created outside', async () => {
+  it.each(FILE_ACCESS_MODES)('refuses writing through a dangling symlink whose target would be created outside', async (mode) => {
+    use(mode);
     await symlink(join(outside, 'not-yet.txt'), join(root, 'dangling.txt'));
     expect((await refusal(worktree.writeFile('dangling.txt', 'x'))).reason).toBe('symlinkOutside');
     expect(await missing(join(outside, 'not-yet.txt'))).toBe(true);
@@ -96,7 +115,8 @@ describe('NodeWorktree path rules (HAR-7)', () => {
     expect(await missing(join(outside, 'later'))).toBe(true);
   });
 
-  it('allows symlinks that stay inside the root', async () => {
+  it.each(FILE_ACCESS_MODES)('allows symlinks that stay inside the root', async (mode) => {
+    use(mode);
     await symlink(join(root, 'sub'), join(root, 'alias'));
     await symlink('a.txt', join(root, 'a-link.txt'));
     expect(await worktree.readFile('alias/b.txt')).toBe('nested\n');
@@ -105,24 +125,27 @@ describe('NodeWorktree path rules (HAR-7)', () => {
     expect(await readFile(join(root, 'sub', 'c.txt'), 'utf8')).toBe('via alias');
   });
 
-  it('works when the root itself is reached through a symlink', async () => {
+  it.each(FILE_ACCESS_MODES)('works when the root itself is reached through a symlink', async (mode) => {
+    use(mode);
     const linkedRoot = join(base.path, 'linked-root');
     await symlink(root, linkedRoot);
-    const linked = new NodeWorktree(linkedRoot);
+    const linked = new NodeWorktree(linkedRoot, { fileAccess });
     expect(await linked.readFile('a.txt')).toBe('inside\n');
     expect(await linked.readFile(join(linkedRoot, 'a.txt'))).toBe('inside\n');
     expect(await linked.readFile(join(root, 'a.txt'))).toBe('inside\n');
     await refusal(linked.readFile('../outside/secret.txt'));
   });
 
-  it('refuses a symlink loop and NUL bytes without hanging', async () => {
+  it.each(FILE_ACCESS_MODES)('refuses a symlink loop and NUL bytes without hanging', async (mode) => {
+    use(mode);
     await symlink(join(root, 'loop-b'), join(root, 'loop-a'));
     await symlink(join(root, 'loop-a'), join(root, 'loop-b'));
     await expect(worktree.writeFile('loop-a', 'x')).rejects.toMatchObject({ code: 'ELOOP' });
     expect((await refusal(worktree.resolve('a\0b'))).reason).toBe('invalid');
   });
 
-  it('writes create parent directories; list marks directories; exists answers', async () => {
+  it.each(FILE_ACCESS_MODES)('writes create parent directories; list marks directories; exists answers', async (mode) => {
+    use(mode);
     await worktree.writeFile('made/on/demand.txt', 'hello');
     expect(await readFile(join(root, 'made', 'on', 'demand.txt'), 'utf8')).toBe('hello');
     expect(await worktree.list('.')).toEqual(['a.txt', 'made/', 'sub/']);
@@ -131,9 +154,10 @@ describe('NodeWorktree path rules (HAR-7)', () => {
     expect(await worktree.exists('a.txt/child')).toBe(false);
   });
 
-  it('tools turn a refused path into an isError result the model reads', async () => {
+  it.each(FILE_ACCESS_MODES)('tools turn a refused path into an isError result the model reads', async (mode) => {
+    use(mode);
     await symlink(outside, join(root, 'out'));
-    const context = makeContext(root);
+    const context = makeContext(root, {}, { fileAccess });
     const read = await readTool.execute({ path: '../outside/secret.txt' }, context);
     expect(read.isError).toBe(true);
     expect(read.content).toMatch(/Refused path/);
@@ -142,6 +166,48 @@ describe('NodeWorktree path rules (HAR-7)', () => {
     expect(write.isError).toBe(true);
     expect(write.details).toMatchObject({ code: 'path_escape', reason: 'symlinkOutside' });
     expect(await missing(join(outside, 'planted.txt'))).toBe(true);
+  });
+  it.each(FILE_ACCESS_MODES)('walks files depth first in name order, skipping .git and node_modules, not entering symlinked directories', async (mode) => {
+    use(mode);
+    await mkdir(join(root, '.git'));
+    await writeFile(join(root, '.git', 'HEAD'), 'x');
+    await mkdir(join(root, 'node_modules', 'dep'), { recursive: true });
+    await writeFile(join(root, 'node_modules', 'dep', 'i.js'), 'x');
+    await mkdir(join(root, 'sub', 'deep'));
+    await writeFile(join(root, 'sub', 'deep', 'c.txt'), 'deep\n');
+    await writeFile(join(root, 'z.txt'), 'last\n');
+    await symlink(outside, join(root, 'out'));
+    await symlink('a.txt', join(root, 'a-link.txt'));
+    const seen: Array<[string, string | null]> = [];
+    for await (const file of worktree.walk('.')) seen.push([file.path, file.relativePath === 'out' ? null : await file.readText()]);
+    expect(seen).toEqual([
+      ['a-link.txt', 'inside\n'],
+      ['a.txt', 'inside\n'],
+      ['out', null],
+      ['z.txt', 'last\n'],
+      ['sub/b.txt', 'nested\n'],
+      ['sub/deep/c.txt', 'deep\n'],
+    ]);
+    const below: string[] = [];
+    for await (const file of worktree.walk('sub')) below.push(`${file.path}|${file.relativePath}`);
+    expect(below).toEqual(['sub/b.txt|b.txt', 'sub/deep/c.txt|deep/c.txt']);
+  });
+
+  it.each(FILE_ACCESS_MODES)('keeps an existing file\'s mode on write and refuses a file without the write bit', async (mode) => {
+    use(mode);
+    await writeFile(join(root, 'run.sh'), 'echo 1\n', { mode: 0o755 });
+    await chmod(join(root, 'run.sh'), 0o755);
+    await worktree.writeFile('run.sh', 'echo 2\n');
+    expect((await stat(join(root, 'run.sh'))).mode & 0o777).toBe(0o755);
+    expect(await readFile(join(root, 'run.sh'), 'utf8')).toBe('echo 2\n');
+    if (fileAccess === 'confined') {
+      // Checked by mode bits, so it holds for a server running as root too (an in-place open would not refuse).
+      await chmod(join(root, 'a.txt'), 0o444);
+      await expect(worktree.writeFile('a.txt', 'changed')).rejects.toMatchObject({ code: 'EACCES' });
+      expect(await readFile(join(root, 'a.txt'), 'utf8')).toBe('inside\n');
+    }
+    // No temporary file is left behind by either write.
+    expect((await worktree.list('.')).filter((name) => name.includes('cc-write'))).toEqual([]);
   });
 });
 
