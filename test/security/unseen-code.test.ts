@@ -17,6 +17,7 @@ import {
 } from '../../src/core/index.js';
 import { UNKNOWN_CODE_CLASSES } from '../../src/core/shell/classify-command.js';
 import { worktreeFileReader } from '../../src/services/worktree-file-reader.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../adapters/support/claude-code-fixture.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
@@ -145,6 +146,15 @@ describe('SEC-5: shell scripts are read from the worktree and classified like ty
     const result = classify(worktree, command);
     expectUnseen(result, command);
     expect(decide(worktree, command, [DENY_DELETES])).toBe('deny');
+  });
+
+  it('SEC-5: a push inside a readable script is a gitPush the policy sees, with its own argv for command rules', () => {
+    const root = makeWorktree({ 'ship.sh': 'git commit --allow-empty -m x\ngit push origin HEAD:main\n' });
+    const result = classify(root, 'chmod +x ship.sh && ./ship.sh');
+    expect(result.classes).toContain('gitPush');
+    expect(result.subcommands.map((subcommand) => subcommand.argv.join(' '))).toContain('git push origin HEAD:main');
+    const denyPush: PolicyRule = { id: 'no-push', scope: 'workspace', scopeId: 'ws_1', match: { kind: 'command', prefix: 'git push' } as RuleMatch, decision: 'deny' };
+    expect(decide(root, 'sh ship.sh', [denyPush])).toBe('deny');
   });
 
   it('SEC-5: without a worktree reader every script is unseen code', () => {
@@ -375,4 +385,36 @@ describe('SEC-5 end to end: the built-in harness with the scripted model', () =>
     expect(existsSync(join(root, 'victim.txt'))).toBe(true);
     expect(existsSync(join(root, 'out.txt'))).toBe(true);
   });
+});
+
+describe('SEC-5 end to end: Claude Code through its PreToolUse hook', () => {
+  let fixture: ClaudeCodeFixture | null = null;
+  afterEach(async () => {
+    await fixture?.dispose();
+    fixture = null;
+  });
+
+  it('SEC-5: under a fileDelete deny the hook denies `sh d.sh` and `python3 d.py`; a benign script runs', async () => {
+    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none' } });
+    const f = fixture;
+    const rule = await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'workspace', match: { kind: 'class', effectClass: 'fileDelete' }, decision: 'deny' });
+    expect(rule.status).toBe(201);
+    f.model.script(
+      reply().tool('Bash', { command: `printf 'keep me' > victim.txt && printf '${DELETING_SCRIPT.replace(/\n/g, '\\n')}' > d.sh && printf 'import os\\nos.remove("victim.txt")\\n' > d.py && printf 'echo hello > out.txt\\n' > ok.sh` }),
+      reply().tool('Bash', { command: 'sh d.sh' }),
+      reply().tool('Bash', { command: 'python3 d.py' }),
+      reply().tool('Bash', { command: 'bash ok.sh' }),
+      reply().text('done'),
+    );
+    const detail = await f.waitForRun(await f.send('clean up'), 60_000);
+    expect(detail.run.state).toBe('completed');
+    const bash = f.decisions.filter((entry) => entry.source === 'hook' && entry.toolName === 'Bash').map((entry) => [(entry.action as { command: string }).command, entry.allow]);
+    expect(bash.slice(1)).toEqual([
+      ['sh d.sh', false],
+      ['python3 d.py', false],
+      ['bash ok.sh', true],
+    ]);
+    expect(existsSync(join(f.worktreePath(), 'victim.txt'))).toBe(true);
+    expect(existsSync(join(f.worktreePath(), 'out.txt'))).toBe(true);
+  }, 120_000);
 });
