@@ -182,6 +182,9 @@ describe('SEC-5: interpreters on files or stdin are unseen code', () => {
     'find . -name "*.sh" -exec sh {} \\;',
     'npx some-tool',
     'sh -c "$(cat d.sh)"',
+    'node -r ./x.js',
+    'npm --prefix sub test',
+    'LD_PRELOAD=./evil.so ls',
   ])('SEC-5: %s gets the unknown-code classes and is denied under a fileDelete deny', (command) => {
     expectUnseen(classify(worktree, command), command);
     expect(decide(worktree, command, [DENY_DELETES])).toBe('deny');

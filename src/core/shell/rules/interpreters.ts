@@ -77,9 +77,10 @@ function interpreter(spec: InterpreterSpec): ProgramRule {
 }
 
 const python = interpreter({ codeOptions: ['-c'], codeLetters: 'c', valueOptions: ['-W', '-X', '-Q'], moduleOption: '-m' });
-const node = interpreter({ codeOptions: ['-e', '--eval', '-p', '--print'], codeLetters: 'ep', valueOptions: ['-r', '--require', '--import', '--loader', '--experimental-loader', '--input-type', '--env-file', '-C', '--conditions', '--title', '--inspect-port'] });
-const ruby = interpreter({ codeOptions: ['-e'], codeLetters: 'e', valueOptions: ['-r', '-I', '-C', '-E', '--encoding', '-F'] });
-const perl = interpreter({ codeOptions: ['-e', '-E'], codeLetters: 'eE', valueOptions: ['-M', '-m', '-I', '-x', '-F', '-C'] });
+// Preloaded modules (`node -r ./x.js`, `ruby -r ./x`, `perl -M…`) are code files too (SEC-5).
+const node = interpreter({ codeOptions: ['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader'], codeLetters: 'epr', valueOptions: ['--input-type', '--env-file', '-C', '--conditions', '--title', '--inspect-port'] });
+const ruby = interpreter({ codeOptions: ['-e', '-r'], codeLetters: 'er', valueOptions: ['-I', '-C', '-E', '--encoding', '-F'] });
+const perl = interpreter({ codeOptions: ['-e', '-E', '-M', '-m'], codeLetters: 'eEMm', valueOptions: ['-I', '-x', '-F', '-C'] });
 const php = interpreter({ codeOptions: ['-r', '-B', '-R', '-E', '-F'], codeLetters: 'r', valueOptions: ['-c', '-d', '-z', '-t', '-f', '-S'] });
 const lua = interpreter({ codeOptions: ['-e'], codeLetters: 'e', valueOptions: ['-l'] });
 const generic = interpreter({ codeOptions: ['-e', '--eval', '-c', '--command', '-Command', '-EncodedCommand', '-p', '--print'], valueOptions: ['-r', '--require', '--import', '-File', '-cp', '-classpath', '--class-path', '-jar'] });

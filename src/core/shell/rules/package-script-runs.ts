@@ -83,10 +83,16 @@ export function packageScriptRun(manager: Manager, args: readonly ShellWord[], o
   };
 }
 
-/** Whether the invocation, whatever its options, runs a script (so an unknown option makes it unseen code). */
+/**
+ * Whether the invocation may run a script, whatever its options (an option's value is not told from
+ * the subcommand here: `npm --prefix sub test`), so an option that may change how it runs makes it
+ * unseen code.
+ */
 function firstPositionalRuns(manager: Manager, args: readonly ShellWord[], from: number, ownSubcommands: ReadonlySet<string>): boolean {
-  const positional = args.slice(from).find((word) => word.value === null || !word.value.startsWith('-'));
-  if (!positional || positional.value === null) return false;
-  const value = positional.value;
-  return RUN_SUBCOMMANDS.has(value) || Object.hasOwn(NAMED_SCRIPTS[manager], value) || RUNS_UNSEEN[manager].includes(value) || (manager !== 'npm' && !ownSubcommands.has(value));
+  return args.slice(from).some((word) => {
+    const value = word.value;
+    if (value === null) return true;
+    if (value.startsWith('-')) return false;
+    return RUN_SUBCOMMANDS.has(value) || Object.hasOwn(NAMED_SCRIPTS[manager], value) || RUNS_UNSEEN[manager].includes(value) || (manager !== 'npm' && !ownSubcommands.has(value));
+  });
 }
