@@ -51,14 +51,14 @@ export function worktreeFileReader(worktreeRoot: string): WorktreeFiles {
         if (!isInside(readlinkSync(`/proc/self/fd/${fd}`), root)) return null;
         const stat = fstatSync(fd);
         if (!stat.isFile() || stat.size > WORKTREE_FILE_SIZE_CAP) return null;
-        const buffer = Buffer.alloc(WORKTREE_FILE_SIZE_CAP + 1);
+        // Sized from fstat; one spare byte notices a file that grew past the cap while being read.
+        const buffer = Buffer.allocUnsafe(Math.min(stat.size, WORKTREE_FILE_SIZE_CAP) + 1);
         let length = 0;
         for (;;) {
           const count = readSync(fd, buffer, length, buffer.length - length, null);
           if (count === 0) break;
           length += count;
-          // The file grew past the cap while being read.
-          if (length > WORKTREE_FILE_SIZE_CAP) return null;
+          if (length === buffer.length) return null;
         }
         return buffer.subarray(0, length).toString('utf8');
       } catch {
