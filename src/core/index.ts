@@ -58,6 +58,7 @@ export {
   type ClassifyOptions,
 } from './shell/classify-command.js';
 export { isSecretPath, isSecretVariable } from './shell/path-location.js';
+export { WORKTREE_FILE_SIZE_CAP, MAX_FILES_PER_CLASSIFICATION, type WorktreeFiles } from './shell/worktree-files.js';
 export { RULE_SCOPES, tokenizeCommandPrefix, validatePolicyRule, type PolicyRule, type RuleMatch, type RuleScope } from './policy/policy-rule.js';
 export { InvalidPolicyRuleError } from './policy/invalid-policy-rule-error.js';
 export { compilePolicy, type CompiledPolicy } from './policy/compile-policy.js';

@@ -17,6 +17,7 @@ import { newId, nowIso } from '../ids.js';
 import type { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../schemas/policy.js';
 import type { PolicyRuleTable, WorkspaceSchema } from '../store/workspace-schema.js';
 import type { AgentService } from './agent-service.js';
+import { worktreeFileReader } from './worktree-file-reader.js';
 import type { EventBus } from './event-bus.js';
 import type { SpaceService } from './space-service.js';
 import type { WorkspaceService } from './workspace-service.js';
@@ -173,7 +174,8 @@ export class PolicyService {
 
   /** Decides a shell command line (the built-in bash tool, Claude Code's Bash hook). */
   async decideCommand(workspaceId: string, context: ToolCallContext, command: string, toolName = 'bash', tier: ToolDescriptor['tier'] = 'execute'): Promise<PolicyVerdict> {
-    const classification = classifyShellCommand(command, context.worktreeRoot ? { worktreeRoot: context.worktreeRoot } : {});
+    // SEC-5: scripts, Makefiles and package.json scripts the command runs are read from the worktree.
+    const classification = classifyShellCommand(command, context.worktreeRoot ? { worktreeRoot: context.worktreeRoot, files: worktreeFileReader(context.worktreeRoot) } : {});
     const fingerprint = fingerprintAction(classification.classes, classification.summary);
     const verdict = await this.decide(workspaceId, context, shellAction(classification, toolName, tier, fingerprint), classification.summary, fingerprint);
     return { ...verdict, classification };

@@ -76,13 +76,16 @@ describe('git push proxy (POL-6)', () => {
     fixture = await startClaudeCodeFixture({ mode: 'chat', repo: true, transport: { sandbox: 'auto' } });
     const f = fixture;
     const before = remoteRef(f.remotePath!, 'refs/heads/main');
+    // SEC-5: a shell script the classifier can read is classified (its push would ask at the hook);
+    // this one has an `env -S` shebang it does not read, so it is unseen code the operator allowed by prefix.
+    await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'workspace', match: { kind: 'command', prefix: './ship.sh' }, decision: 'allow' });
     f.model.script(
-      reply().tool('Write', { file_path: join(f.worktreePath(), 'ship.sh'), content: `git ${IDENTITY.join(' ')} commit --allow-empty -q -m sneaky\ngit push origin HEAD:refs/heads/main\n` }),
-      reply().tool('Bash', { command: 'sh ship.sh' }),
+      reply().tool('Write', { file_path: join(f.worktreePath(), 'ship.sh'), content: `#!/usr/bin/env -S sh\ngit ${IDENTITY.join(' ')} commit --allow-empty -q -m sneaky\ngit push origin HEAD:refs/heads/main\n` }),
+      reply().tool('Bash', { command: 'chmod +x ship.sh && ./ship.sh' }),
       reply().text('Tried.'),
     );
     const runId = await f.send('ship it');
-    // The hook saw only `sh ship.sh` (processSpawn, allowed); the proxy saw the push.
+    // The hook saw only `./ship.sh` (unseen code, allowed by the operator's prefix rule); the proxy saw the push.
     const [approval] = await pendingApprovals(f, 1);
     expect(approval.title).toMatch(/git push origin main/);
     await decide(f, approval.id, 'reject', 'not on main');
@@ -93,7 +96,7 @@ describe('git push proxy (POL-6)', () => {
     expect(result).toMatch(/remote rejected|pre-receive hook declined/);
     expect(result).toMatch(/not on main/);
     expect(f.decisions.find((entry) => entry.toolName === 'Bash')?.result.decision).toBe('allow');
-  });
+  }, 90_000);
 });
 
 describe('git push proxy decisions (POL-1, POL-3)', () => {

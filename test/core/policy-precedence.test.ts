@@ -71,13 +71,13 @@ describe('policy precedence (POL-3)', () => {
   it.each(SCOPES)('POL-3: any %s rule beats the built-in default, both directions', (scope) => {
     expect(decide([rule(scope, cls('gitPush'), 'allow', 'r')], shell('git push')).decidedBy).toEqual({ scope, ruleId: 'r' });
     expect(decide([rule(scope, cls('gitPush'), 'allow')], shell('git push')).decision).toBe('allow');
-    expect(decide([rule(scope, cls('processSpawn'), 'deny')], shell('make')).decision).toBe('deny');
+    expect(decide([rule(scope, cls('processSpawn'), 'deny')], shell('vitest run')).decision).toBe('deny');
   });
 
   it('POL-2/POL-3: with no rules the built-in defaults decide', () => {
     const push = decide([], shell('git push'));
     expect(push).toMatchObject({ decision: 'ask', decidedBy: { scope: 'default', ruleId: null }, askedClasses: ['gitPush'] });
-    expect(decide([], shell('make')).decision).toBe('allow');
+    expect(decide([], shell('vitest run')).decision).toBe('allow');
     expect(decide([], shell('rm -rf build')).decision).toBe('ask');
   });
 
@@ -115,7 +115,7 @@ describe('policy precedence (POL-3)', () => {
   });
 
   it('POL-3: ties in one scope combine most-restrictively', () => {
-    const tie = decide([rule('workspace', cls('processSpawn'), 'allow'), rule('workspace', cls('processSpawn'), 'deny', 'strict'), rule('workspace', cls('processSpawn'), 'ask')], shell('make'));
+    const tie = decide([rule('workspace', cls('processSpawn'), 'allow'), rule('workspace', cls('processSpawn'), 'deny', 'strict'), rule('workspace', cls('processSpawn'), 'ask')], shell('vitest run'));
     expect(tie).toMatchObject({ decision: 'deny', decidedBy: { scope: 'workspace', ruleId: 'strict' } });
     const prefixTie = decide([rule('space', cmd('make  test'), 'ask'), rule('space', cmd('make test'), 'allow')], shell('make test'));
     expect(prefixTie.decision).toBe('ask');
@@ -198,13 +198,13 @@ describe('autonomy dial × rules (POL-5)', () => {
 
   it('POL-5: a hard deny survives every dial setting, mode denies included', () => {
     for (const autonomy of AUTONOMY_LEVELS) {
-      expect(decide([rule('space', cls('processSpawn'), 'deny')], shell('make'), { autonomy }).decision).toBe('deny');
+      expect(decide([rule('space', cls('processSpawn'), 'deny')], shell('vitest run'), { autonomy }).decision).toBe('deny');
       expect(decide([], shell('rm x'), { autonomy, mode: 'plan' }).decidedBy.scope).toBe('mode');
     }
   });
 
   it('POL-5: askFirst asks for every call above read level and lists its classes', () => {
-    const result = decide([], shell('make'), { autonomy: 'askFirst' });
+    const result = decide([], shell('vitest run'), { autonomy: 'askFirst' });
     expect(result).toMatchObject({ decision: 'ask', askedClasses: ['processSpawn'] });
   });
 });

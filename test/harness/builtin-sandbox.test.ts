@@ -43,12 +43,18 @@ async function nextApproval(): Promise<any> {
   return event.data.data;
 }
 
-/** A chat space whose repository has a local bare remote `origin`, and a script in the worktree that commits and pushes. */
+/**
+ * A chat space whose repository has a local bare remote `origin`, and a script in the worktree that
+ * commits and pushes. The script's `env -S` shebang is one the classifier does not read (SEC-5: it is
+ * unseen code), and the operator allows `./push.sh` by command prefix, so the push inside it is
+ * decided by the push proxy alone.
+ */
 async function startWithRepo(server: Record<string, unknown> = {}): Promise<{ remotePath: string }> {
   const { repoPath, remotePath } = await makeRepoWithRemote(await scratchDir());
   fixture = await startHarnessFixture({ space: { repoPath }, server });
+  expect((await api('POST', '/policy/rules', { scope: 'workspace', match: { kind: 'command', prefix: './push.sh' }, decision: 'allow' })).status).toBe(201);
   fixture.model.script(
-    reply().tool('write', { path: 'push.sh', content: '#!/bin/sh\nset -e\ngit -c user.name=Agent -c user.email=agent@example.com commit --allow-empty -q -m "from a script"\ngit push origin HEAD:main\n' }),
+    reply().tool('write', { path: 'push.sh', content: '#!/usr/bin/env -S sh -e\ngit -c user.name=Agent -c user.email=agent@example.com commit --allow-empty -q -m "from a script"\ngit push origin HEAD:main\n' }),
     reply().tool('bash', { command: 'chmod +x push.sh && ./push.sh' }),
     reply().text('done'),
   );
@@ -146,7 +152,7 @@ describe('built-in bash pushes through the push proxy (POL-6)', () => {
     expect(detail.run.state).toBe('completed');
     expect(detail.run.sandbox).toMatch(/pushes to origin through the push proxy$/);
     if (probe.available) expect(detail.run.sandbox).toMatch(/^bubblewrap: worktree writable;.*network: host namespace.*pushes to origin through the push proxy/);
-    // The script itself was allowed (the classifier cannot read it); the proxy decided the push.
+    // The script itself was allowed (unseen code, covered by the operator's `./push.sh` prefix rule); the proxy decided the push.
     expect(detail.toolCalls[1]).toMatchObject({ name: 'bash', decision: 'allow', executed: true, isError: false });
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: worktree(), encoding: 'utf8' }).trim();
     expect(remoteMain(remotePath)).toBe(head);

@@ -1,11 +1,15 @@
 import { canonicalEffectClasses, type EffectClass } from '../effect-classes.js';
 import { lookupProgramRule } from './command-rules.js';
-import { changeDirectory, isSecretPath, isSecretVariable, locatePath, WORKTREE_ROOT_CWD, type PathLocation, type ShellCwd } from './path-location.js';
-import type { ProgramOutcome } from './program-outcome.js';
+import { isCodeInjectingVariable } from './code-injecting-variables.js';
+import { makeRecipes } from './makefile-recipes.js';
+import { npmrcIsHarmless, packageScriptLines } from './package-scripts.js';
+import { changeDirectory, isSecretPath, isSecretVariable, locatePath, worktreeRelativePath, WORKTREE_ROOT_CWD, type PathLocation, type ShellCwd } from './path-location.js';
+import type { CodeFile, ProgramOutcome } from './program-outcome.js';
 import { shellRule } from './rules/shell-builtins.js';
 import { parseShell } from './shell-parser.js';
 import { dynamicWord, wordFromNode, type ShellWord } from './shell-words.js';
 import { copySyntaxTree, type SyntaxNode as Node } from './syntax-tree.js';
+import { MAX_FILES_PER_CLASSIFICATION, type WorktreeFiles } from './worktree-files.js';
 import { WRAPPERS } from './wrappers.js';
 
 /** One simple command found in a command line, after wrappers are peeled off. */
@@ -36,6 +40,12 @@ export interface ShellClassification {
 export interface ClassifyOptions {
   /** Absolute path of the worktree, so absolute paths below it count as inside (HAR-7). */
   readonly worktreeRoot?: string;
+  /**
+   * Read-only access to the worktree's files, so code a command runs from a file — a shell script,
+   * Makefile recipes, `package.json` scripts — is read and classified instead of assumed (SEC-5).
+   * Without it every such command gets the unknown-code classes.
+   */
+  readonly files?: WorktreeFiles;
 }
 
 /**
@@ -90,6 +100,9 @@ interface Walk {
   readonly drafts: Draft[];
   readonly functions: Set<string>;
   readonly worktreeRoot: string | undefined;
+  readonly files: WorktreeFiles | undefined;
+  /** Files read so far, capped at {@link MAX_FILES_PER_CLASSIFICATION}. */
+  filesRead: number;
   depth: number;
   parseError: boolean;
 }
@@ -285,6 +298,12 @@ function walkStatement(node: Node, shell: ShellState, walk: Walk, io: Io): void 
     case 'test_command': {
       const sink = { secret: false };
       for (let index = 0; index < node.namedChildCount; index += 1) walkNested(node.namedChild(index)!, shell, walk, sink);
+      if (node.type !== 'test_command' && node.type !== 'unset_command' && setsCodeInjectingVariable(node)) {
+        // `export BASH_ENV=./x.sh; bash ok.sh`: every later program may run code nobody sees (SEC-5).
+        const draft = newDraft([{ value: node.text, raw: node.text }]);
+        markUnknownCode(draft);
+        walk.drafts.push(draft);
+      }
       if (io.redirects.some((redirect) => redirect.kind === 'write') || sink.secret || io.background) emitRedirectsOnly(shell, walk, io, sink);
       return;
     }
@@ -342,6 +361,7 @@ function walkCommand(node: Node, shell: ShellState, walk: Walk, io: Io): void {
   const redirects: Redirect[] = [];
   const deferred: Node[] = [];
   const words: ShellWord[] = [];
+  let injects = false;
   for (let index = 0; index < node.childCount; index += 1) {
     const child = node.child(index)!;
     if (!child.isNamed) continue;
@@ -356,14 +376,30 @@ function walkCommand(node: Node, shell: ShellState, walk: Walk, io: Io): void {
     } else if (child.type === 'variable_assignment') {
       // `FOO=$(…) cmd`, `TOKEN=$GITHUB_TOKEN cmd`: the prefix belongs to this command.
       for (let part = 0; part < child.namedChildCount; part += 1) walkNested(child.namedChild(part)!, shell, walk, sink);
+      if (setsCodeInjectingVariable(child)) injects = true;
     } else {
       walkNested(child, shell, walk, sink);
     }
   }
   const combined: Io = { ...io, redirects: [...io.redirects, ...redirects] };
   if (words.length === 0) emitRedirectsOnly(shell, walk, combined, sink);
-  else classifyArgv(words, shell, walk, combined, sink.secret);
+  else classifyArgv(words, shell, walk, combined, sink.secret, injects);
   walkDeferred(deferred, shell, walk, io);
+}
+
+/** True when an assignment (or `export`/`declare` of one) sets a variable that injects code (SEC-5). */
+function setsCodeInjectingVariable(node: Node): boolean {
+  if (node.type === 'variable_assignment') {
+    const name = node.childForFieldName('name');
+    return name !== null && isCodeInjectingVariable(name.text);
+  }
+  // Assignments inside `export A=b` are walked as statements of their own; `export PATH` names one.
+  if (node.type !== 'declaration_command') return false;
+  for (let index = 0; index < node.namedChildCount; index += 1) {
+    const child = node.namedChild(index)!;
+    if (child.type === 'variable_name' && isCodeInjectingVariable(child.text)) return true;
+  }
+  return false;
 }
 
 /** The program a command word names: a bare name, the basename of an absolute path, or `null` for a relative path. */
@@ -381,13 +417,14 @@ function withDynamicArguments(argv: readonly ShellWord[], replace: string | null
 }
 
 /** Classifies one simple command: peels wrappers, applies the program's rule, redirections and background. */
-function classifyArgv(argv: readonly ShellWord[], shell: ShellState, walk: Walk, io: Io, secret: boolean): void {
+function classifyArgv(argv: readonly ShellWord[], shell: ShellState, walk: Walk, io: Io, secret: boolean, injects = false): void {
   let words: readonly ShellWord[] = argv;
   let commandCwd = shell.cwd;
   const wrapperWrites: ShellWord[] = [];
   const wrapperClasses: EffectClass[] = [];
   let outcome: ProgramOutcome | undefined;
   let isShell = false;
+  let ruleName: string | undefined;
 
   for (let round = 0; round < MAX_WRAPPERS && outcome === undefined; round += 1) {
     const name = programName(words[0]!);
@@ -396,8 +433,8 @@ function classifyArgv(argv: readonly ShellWord[], shell: ShellState, walk: Walk,
       break;
     }
     if (name === null) {
-      // `./build.sh`, `bin/tool`: a program from the worktree, i.e. a script.
-      outcome = { classes: ['processSpawn'] };
+      // `./build.sh`, `bin/tool`: a program from the worktree, read when it is a shell script (SEC-5).
+      outcome = { classes: ['processSpawn'], codeFile: { kind: 'shellFile', path: words[0]!, how: 'exec' } };
       break;
     }
     if (walk.functions.has(name)) {
@@ -408,10 +445,12 @@ function classifyArgv(argv: readonly ShellWord[], shell: ShellState, walk: Walk,
     if (!unwrap) {
       const rule = lookupProgramRule(name);
       isShell = rule === shellRule;
+      ruleName = name;
       outcome = rule ? rule(words.slice(1), { stdinFed: io.stdinFed || io.redirects.some((redirect) => redirect.kind !== 'write') }) : { unknown: true };
       break;
     }
     const step = unwrap(words.slice(1));
+    if (step.injectsCode) injects = true;
     if (step.classes) wrapperClasses.push(...step.classes);
     if (step.writes) wrapperWrites.push(...step.writes);
     if (step.changeDirectory) commandCwd = changeDirectory(commandCwd, step.changeDirectory, walk.worktreeRoot);
@@ -435,7 +474,7 @@ function classifyArgv(argv: readonly ShellWord[], shell: ShellState, walk: Walk,
   const firstDraft = walk.drafts.length - 1;
   for (const effectClass of [...wrapperClasses, ...(outcome.classes ?? [])]) draft.classes.add(effectClass);
   for (const target of [...wrapperWrites, ...(outcome.writes ?? [])]) addLocation(draft, locatePath(target, commandCwd, walk.worktreeRoot));
-  if (outcome.unknown || outcome.unknownCode) markUnknownCode(draft);
+  if (outcome.unknown || outcome.unknownCode || injects) markUnknownCode(draft);
 
   const stdinSources = io.redirects.filter((redirect) => redirect.kind !== 'write');
   const stdinFed = io.stdinFed || stdinSources.length > 0;
@@ -449,6 +488,7 @@ function classifyArgv(argv: readonly ShellWord[], shell: ShellState, walk: Walk,
     }
   }
   if (outcome.script) runScript(outcome.script, commandCwd, walk);
+  if (outcome.codeFile && !runCodeFile(outcome.codeFile, draft, ruleName, commandCwd === shell.cwd ? shell : { cwd: commandCwd, directoryStack: [] }, walk)) markUnknownCode(draft);
   for (const nested of outcome.nested ?? []) {
     if (nested.argv.length > 0) classifyArgv(nested.argv, { cwd: commandCwd, directoryStack: [] }, walk, NO_IO, false);
   }
@@ -465,8 +505,11 @@ function classifyArgv(argv: readonly ShellWord[], shell: ShellState, walk: Walk,
   }
 }
 
-/** Parses shell source run by a command (`sh -c`, `eval`, a heredoc fed to a shell) and walks it in a child shell. */
-function runScript(source: ShellWord, cwd: ShellCwd, walk: Walk): void {
+/**
+ * Parses shell source run by a command (`sh -c`, `eval`, a heredoc fed to a shell, a script file) and
+ * walks it in a child shell starting in `cwd` — or in `shell` itself for `source`.
+ */
+function runScript(source: ShellWord, cwd: ShellCwd, walk: Walk, shell?: ShellState): void {
   if (source.value === null || walk.depth >= MAX_SCRIPT_DEPTH) {
     const draft = newDraft([source]);
     markUnknownCode(draft);
@@ -486,8 +529,98 @@ function runScript(source: ShellWord, cwd: ShellCwd, walk: Walk): void {
   }
   if (copied.hasError) walk.parseError = true;
   walk.depth += 1;
-  walkGroup(copied.root, { cwd, directoryStack: [] }, walk, NO_IO);
+  walkGroup(copied.root, shell ?? { cwd, directoryStack: [] }, walk, NO_IO);
   walk.depth -= 1;
+}
+
+/** Shells whose scripts tree-sitter-bash reads faithfully enough to classify (not fish, csh, …). */
+const READABLE_SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'ksh', 'mksh', 'ash', 'zsh', 'yash', 'rbash']);
+
+/** A first line the kernel runs with such a shell (or none: the calling shell runs the file itself). */
+const SHELL_SHEBANG = /^#!\s*(?:\/usr)?(?:\/local)?\/bin\/(?:env\s+)?(sh|bash|dash|ksh|mksh|ash|zsh|yash)(?:\s+-[euxv]+)*\s*$/;
+
+/** Reads a worktree file for the classifier, counting it against the per-classification cap. */
+function readFile(relative: string, walk: Walk): string | null {
+  if (!walk.files || walk.filesRead >= MAX_FILES_PER_CLASSIFICATION) return null;
+  walk.filesRead += 1;
+  const text = walk.files.read(relative);
+  // A NUL byte means a binary, not a script: the kernel would run it as a program.
+  return text === null || text.includes('\0') ? null : text;
+}
+
+function inDirectory(cwd: ShellCwd & { kind: 'inside' }, name: string): string {
+  return [...cwd.segments, name].join('/');
+}
+
+/**
+ * Reads the code a command runs from a worktree file and walks it as shell (SEC-5): a shell script,
+ * the recipe lines make would run, the `package.json` scripts a package manager would run. Returns
+ * false when the code cannot be read or understood — the caller then applies the unknown-code
+ * classes. Every read is relative to the worktree and goes through the injected reader, which
+ * refuses anything resolving outside it; nesting is bounded by {@link MAX_SCRIPT_DEPTH} and the
+ * number of files by {@link MAX_FILES_PER_CLASSIFICATION}.
+ */
+function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, shell: ShellState, walk: Walk): boolean {
+  if (!walk.files || walk.depth >= MAX_SCRIPT_DEPTH) return false;
+  const cwd = shell.cwd;
+  const walkLines = (lines: readonly string[], directory: ShellCwd): void => {
+    walk.depth += 1;
+    for (const line of lines) runScript({ value: line, raw: line }, directory, walk);
+    walk.depth -= 1;
+  };
+  switch (code.kind) {
+    case 'shellFile': {
+      if (code.how === 'shell' && (program === undefined || !READABLE_SHELLS.has(program))) return false;
+      const relative = worktreeRelativePath(code.path, cwd, walk.worktreeRoot);
+      if (relative === null || relative === '') return false;
+      const text = readFile(relative, walk);
+      if (text === null) return false;
+      if (code.how === 'exec' && text.startsWith('#!') && !SHELL_SHEBANG.test(text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n')))) return false;
+      if (code.how === 'source') runScript({ value: text, raw: relative }, cwd, walk, shell);
+      else runScript({ value: text, raw: relative }, cwd, walk);
+      return true;
+    }
+    case 'make': {
+      const directory = code.directory ? changeDirectory(cwd, code.directory, walk.worktreeRoot) : cwd;
+      if (directory.kind !== 'inside' || code.makefile?.value === '-') return false;
+      let text: string | null = null;
+      if (code.makefile) {
+        const relative = worktreeRelativePath(code.makefile, directory, walk.worktreeRoot);
+        text = relative === null ? null : readFile(relative, walk);
+      } else {
+        // GNU make's lookup order; the first that exists is the one make reads.
+        const found = ['GNUmakefile', 'makefile', 'Makefile'].map((name) => inDirectory(directory, name)).find((relative) => walk.files!.exists(relative));
+        text = found === undefined ? null : readFile(found, walk);
+      }
+      if (text === null) return false;
+      const recipes = makeRecipes(text, code.targets.map((target) => target.value ?? ''));
+      if (!recipes) return false;
+      // A target without an explicit rule may be remade by a built-in implicit rule (a compile here).
+      if (recipes.implicit) {
+        draft.classes.add('processSpawn');
+        draft.writesWorktree = true;
+      }
+      walkLines(recipes.lines, directory);
+      return true;
+    }
+    case 'packageScript': {
+      if (cwd.kind !== 'inside' || code.script.value === null || code.extraArgs.some((word) => word.value === null)) return false;
+      // Project configs that change how every script runs (`script-shell`, `node-options`, yarn plugins, bun preloads).
+      const npmrc = inDirectory(cwd, '.npmrc');
+      if (walk.files.exists(npmrc)) {
+        const text = readFile(npmrc, walk);
+        if (text === null || !npmrcIsHarmless(text)) return false;
+      }
+      const configs = code.manager === 'yarn' ? ['.yarnrc', '.yarnrc.yml'] : code.manager === 'bun' ? ['bunfig.toml'] : [];
+      if (configs.some((name) => walk.files!.exists(inDirectory(cwd, name)))) return false;
+      const manifest = readFile(inDirectory(cwd, 'package.json'), walk);
+      if (manifest === null) return false;
+      const lines = packageScriptLines(manifest, code.script.value, code.prePost, code.extraArgs.map((word) => word.value!));
+      if (!lines) return false;
+      walkLines(lines, cwd);
+      return true;
+    }
+  }
 }
 
 /**
@@ -496,10 +629,19 @@ function runScript(source: ShellWord, cwd: ShellCwd, walk: Walk): void {
  * substitution, `sh -c`/`eval` nesting, wrappers (`env`, `sudo`, `timeout`, `xargs`, …), heredocs and
  * herestrings feeding interpreters, redirections — and each program is classified by its rule. Unknown
  * programs and unparsable input get the most restrictive classes and `unknown: true`, never "read".
+ *
+ * Code run from somewhere the command line does not show (SEC-5) is unknown code too — an
+ * interpreter on a file or stdin (`python3 d.py`, `cat x | sh`, `node -e "$(cat x)"`), `npx`, build
+ * and task runners (`gradle`, `just`, `ninja`, …) — except what `options.files` lets the classifier
+ * read and understand: a shell script in the worktree (`bash d.sh`, `./d.sh` with a shell shebang or
+ * none, `source ./d.sh`) is parsed and walked like typed shell; `make [targets]` walks the recipe
+ * lines of a statically readable Makefile; `npm run <name>` / `npm test` / `yarn <name>` / `pnpm run`
+ * / `bun run` walk that `package.json` script (with its pre/post scripts). Anything else in those
+ * files, or a file that cannot be read inside the worktree, gets the unknown-code classes.
  * Requires {@link loadShellParser} to have resolved.
  */
 export function classifyShellCommand(command: string, options: ClassifyOptions = {}): ShellClassification {
-  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, depth: 0, parseError: false };
+  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, depth: 0, parseError: false };
   const summary = command.replace(/\s+/g, ' ').trim();
   const tree = parseShell(command);
   if (!tree) {

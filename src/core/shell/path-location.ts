@@ -63,6 +63,20 @@ export function locatePath(word: ShellWord, cwd: ShellCwd, worktreeRoot?: string
   return resolveSegments(cwd.segments, path) ? 'inside' : 'outside';
 }
 
+/**
+ * The worktree-relative path (`a/b/c`) a command names, when it is statically known to be inside the
+ * worktree; `null` otherwise (outside, run-time value, a glob the shell would expand, unknown current
+ * directory, `{}` standing for what `find -exec` finds, or a `..` segment: the kernel resolves `link/../x` physically, not lexically). Used to
+ * decide which file the classifier may read (SEC-5). The root itself is `''`.
+ */
+export function worktreeRelativePath(word: ShellWord, cwd: ShellCwd, worktreeRoot?: string): string | null {
+  const path = word.value;
+  if (path === null || path === '' || path.startsWith('~') || path.includes('\0') || /[*?[]/.test(path) || path.includes('{}') || path.split('/').includes('..')) return null;
+  if (path.startsWith('/')) return segmentsBelowRoot(path, worktreeRoot)?.join('/') ?? null;
+  if (cwd.kind !== 'inside') return null;
+  return resolveSegments(cwd.segments, path)?.join('/') ?? null;
+}
+
 /** The current directory after `cd target` (no target: the home directory, outside). */
 export function changeDirectory(cwd: ShellCwd, target: ShellWord | undefined, worktreeRoot?: string): ShellCwd {
   if (!target) return { kind: 'outside' };

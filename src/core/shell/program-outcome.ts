@@ -22,6 +22,8 @@ export interface ProgramOutcome {
   readonly stdinCode?: boolean;
   /** The program or its subcommand is not recognised: the most restrictive reading applies. */
   readonly unknown?: boolean;
+  /** Code this program runs from a file (SEC-5): read and walked when possible, unseen code otherwise. */
+  readonly codeFile?: CodeFile;
   /** Commands this program runs. */
   readonly nested?: readonly NestedCommand[];
   /** Shell source this program runs (`sh -c`, `eval`, `su -c`, `trap`): parsed and walked. */
@@ -36,6 +38,28 @@ export interface ProgramOutcome {
    */
   readonly ruleArgs?: readonly ShellWord[];
 }
+
+/**
+ * Code a program runs from a file the classifier may be able to read (SEC-5). The walker reads it
+ * through the injected `WorktreeFiles`; when it cannot (no reader, outside the worktree, missing,
+ * too big, not understood) the unknown-code classes apply instead.
+ * - `shellFile`: a shell runs the file (`bash d.sh`, `source d.sh`); `exec`: the kernel runs it
+ *   (`./d.sh`), so only a shell shebang (or none) makes it readable.
+ * - `make`: make runs recipes of a Makefile.
+ * - `packageScript`: a package manager runs `package.json` scripts (`npm test`, `yarn build`).
+ */
+export type CodeFile =
+  | { readonly kind: 'shellFile'; readonly path: ShellWord; readonly how: 'shell' | 'source' | 'exec' }
+  | { readonly kind: 'make'; readonly makefile: ShellWord | null; readonly directory: ShellWord | null; readonly targets: readonly ShellWord[] }
+  | {
+      readonly kind: 'packageScript';
+      readonly manager: 'npm' | 'yarn' | 'pnpm' | 'bun';
+      readonly script: ShellWord;
+      /** Extra arguments npm appends to the script's command line (`npm test -- --watch`). */
+      readonly extraArgs: readonly ShellWord[];
+      /** Whether `pre<name>`/`post<name>` scripts run too. */
+      readonly prePost: boolean;
+    };
 
 /** What a rule may know about the invocation beyond its arguments. */
 export interface ProgramContext {

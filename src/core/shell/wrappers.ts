@@ -1,6 +1,7 @@
 import type { EffectClass } from '../effect-classes.js';
 import { hasOption, optionValues, parseOptions, type OptionSpec, type ParsedOptions } from './option-parser.js';
 import { NO_EFFECT, type ProgramOutcome } from './program-outcome.js';
+import { isCodeInjectingVariable } from './code-injecting-variables.js';
 import { dynamicWord, type ShellWord } from './shell-words.js';
 
 /**
@@ -20,19 +21,26 @@ export interface UnwrapStep {
   readonly changeDirectory?: ShellWord;
   /** The wrapper runs shell source rather than an argv (`watch "cmd"`, `su -c "cmd"`, `env -S "cmd"`). */
   readonly script?: ShellWord;
+  /** The wrapper sets a variable that makes the command run unseen code (`env BASH_ENV=x bash y`, SEC-5). */
+  readonly injectsCode?: boolean;
   /** The wrapped command receives arguments from stdin (`xargs`): they are unknown at classification. */
   readonly dynamicArguments?: { readonly replace: string | null };
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
-function split(args: readonly ShellWord[], spec: OptionSpec, assignments = false): { parsed: ParsedOptions; inner: ShellWord[] } {
+function split(args: readonly ShellWord[], spec: OptionSpec, assignments = false): { parsed: ParsedOptions; inner: ShellWord[]; injectsCode: boolean } {
   const parsed = parseOptions(args, { ...spec, stopAtPositional: true });
   let index = parsed.restIndex;
+  let injectsCode = false;
   if (assignments) {
-    while (index < args.length && ASSIGNMENT.test(args[index]!.value ?? args[index]!.raw)) index += 1;
+    while (index < args.length && ASSIGNMENT.test(args[index]!.value ?? args[index]!.raw)) {
+      const text = args[index]!.value ?? args[index]!.raw;
+      if (isCodeInjectingVariable(text.slice(0, text.indexOf('=')))) injectsCode = true;
+      index += 1;
+    }
   }
-  return { parsed, inner: args.slice(index) };
+  return { parsed, inner: args.slice(index), injectsCode };
 }
 
 type Unwrapper = (args: readonly ShellWord[]) => UnwrapStep;
@@ -40,11 +48,12 @@ type Unwrapper = (args: readonly ShellWord[]) => UnwrapStep;
 const plain: Unwrapper = (args) => ({ inner: args });
 
 const env: Unwrapper = (args) => {
-  const { parsed, inner } = split(args, { short: 'uCSP', long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'] }, true);
+  const { parsed, inner, injectsCode } = split(args, { short: 'uCSP', long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'] }, true);
   const directory = optionValues(parsed, '-C', '--chdir')[0];
   const script = optionValues(parsed, '-S', '--split-string')[0];
   return {
     inner,
+    injectsCode,
     alone: { classes: ['secretAccess'] },
     ...(directory ? { changeDirectory: directory } : {}),
     ...(script ? { script } : {}),
@@ -52,7 +61,7 @@ const env: Unwrapper = (args) => {
 };
 
 const sudo: Unwrapper = (args) => {
-  const { parsed, inner } = split(
+  const { parsed, inner, injectsCode } = split(
     args,
     { short: 'ughpCDrtUTR', long: ['user', 'group', 'host', 'prompt', 'close-from', 'chdir', 'role', 'type', 'other-user', 'command-timeout', 'chroot'] },
     true,
@@ -62,6 +71,7 @@ const sudo: Unwrapper = (args) => {
   const shell = hasOption(parsed, '-i', '--login', '-s', '--shell');
   return {
     inner,
+    injectsCode,
     // An interactive root shell runs whatever it is given later: unknown code.
     alone: shell ? { unknownCode: true } : NO_EFFECT,
     ...(hasOption(parsed, '-b', '--background') ? { classes: ['processSpawn'] as const } : {}),

@@ -16,6 +16,9 @@ interface InterpreterSpec {
 /** Options that only print information. */
 const INFORMATION_ONLY: ReadonlySet<string> = new Set(['--version', '-V', '--help', '-h', '-v', '-version']);
 
+/** Well-known tool modules run with `python -m`, classified like the tools themselves. */
+const TOOL_MODULES: ReadonlySet<string> = new Set(['pytest', 'unittest', 'mypy', 'pyright', 'flake8', 'pylint', 'doctest', 'compileall', 'py_compile', 'timeit', 'cProfile']);
+
 /** `python -m MODULE`: package managers keep their own rules; virtualenv creation writes; the rest spawns. */
 function pythonModule(module: ShellWord, rest: readonly ShellWord[], context: Parameters<ProgramRule>[1]): ProgramOutcome {
   const name = module.value;
@@ -27,14 +30,18 @@ function pythonModule(module: ShellWord, rest: readonly ShellWord[], context: Pa
   }
   if (name === 'http.server' || name === 'SimpleHTTPServer') return { classes: ['processSpawn', 'networkEgress'] };
   if (name === 'json.tool' || name === 'pydoc' || name === 'site' || name === 'sysconfig' || name === 'platform') return NO_EFFECT;
-  return { classes: ['processSpawn'] };
+  // Test runners and linters keep their own rules (they run project code as their known function,
+  // like `vitest`); any other module may be one the agent wrote: code the classifier cannot see (SEC-5).
+  if (TOOL_MODULES.has(name)) return { classes: ['processSpawn'] };
+  return { unknownCode: true };
 }
 
 /**
- * An interpreter (POL-2): running a script file or module is processSpawn; code given inline (`-c`,
- * `-e`) or read from stdin (a heredoc, herestring or pipe feeding it, or `-`) is code the classifier
- * cannot see, so the unknown-code classes apply — this is how `python - <<EOF` stops leaking writes
- * out of read-only modes.
+ * An interpreter (POL-2, SEC-5): code given inline (`-c`, `-e`), read from stdin (a heredoc,
+ * herestring or pipe feeding it, or `-`) or from a script file (`python3 d.py`, `node x.js`) is code
+ * the classifier cannot see, so the unknown-code classes apply — this is how `python - <<EOF` stops
+ * leaking writes out of read-only modes and `python3 d.py` with `os.remove` stops passing a
+ * fileDelete deny. Script files of these languages are not parsed: there is no sound cheap reading.
  */
 function interpreter(spec: InterpreterSpec): ProgramRule {
   const valueOptions = new Set(spec.valueOptions);
@@ -44,17 +51,17 @@ function interpreter(spec: InterpreterSpec): ProgramRule {
     for (let index = 0; index < args.length; index += 1) {
       const word = args[index]!;
       const value = word.value;
-      if (value === null) return { classes: ['processSpawn'] };
+      if (value === null) return { unknownCode: true };
       if (value === '-') return { stdinCode: true, classes: ['processSpawn'] };
       if (value === '--') {
-        return args[index + 1] ? { classes: ['processSpawn'] } : { stdinCode: true, classes: ['processSpawn'] };
+        return args[index + 1] ? { unknownCode: true } : { stdinCode: true, classes: ['processSpawn'] };
       }
-      if (!value.startsWith('-')) return { classes: ['processSpawn'] };
+      if (!value.startsWith('-')) return { unknownCode: true };
       const name = value.includes('=') ? value.slice(0, value.indexOf('=')) : value;
       if (codeOptions.has(name)) return { unknownCode: true };
       if (spec.moduleOption && name === spec.moduleOption) {
         const module = args[index + 1];
-        return module ? pythonModule(module, args.slice(index + 2), context) : { classes: ['processSpawn'] };
+        return module ? pythonModule(module, args.slice(index + 2), context) : { unknownCode: true };
       }
       if (spec.moduleOption && value.startsWith(spec.moduleOption) && !value.startsWith('--')) {
         return pythonModule({ value: value.slice(spec.moduleOption.length), raw: word.raw }, args.slice(index + 1), context);
@@ -70,14 +77,15 @@ function interpreter(spec: InterpreterSpec): ProgramRule {
 }
 
 const python = interpreter({ codeOptions: ['-c'], codeLetters: 'c', valueOptions: ['-W', '-X', '-Q'], moduleOption: '-m' });
-const node = interpreter({ codeOptions: ['-e', '--eval', '-p', '--print'], codeLetters: 'ep', valueOptions: ['-r', '--require', '--import', '--loader', '--experimental-loader', '--input-type', '--env-file', '-C', '--conditions', '--title', '--inspect-port'] });
-const ruby = interpreter({ codeOptions: ['-e'], codeLetters: 'e', valueOptions: ['-r', '-I', '-C', '-E', '--encoding', '-F'] });
-const perl = interpreter({ codeOptions: ['-e', '-E'], codeLetters: 'eE', valueOptions: ['-M', '-m', '-I', '-x', '-F', '-C'] });
+// Preloaded modules (`node -r ./x.js`, `ruby -r ./x`, `perl -M…`) are code files too (SEC-5).
+const node = interpreter({ codeOptions: ['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader'], codeLetters: 'epr', valueOptions: ['--input-type', '--env-file', '-C', '--conditions', '--title', '--inspect-port'] });
+const ruby = interpreter({ codeOptions: ['-e', '-r'], codeLetters: 'er', valueOptions: ['-I', '-C', '-E', '--encoding', '-F'] });
+const perl = interpreter({ codeOptions: ['-e', '-E', '-M', '-m'], codeLetters: 'eEMm', valueOptions: ['-I', '-x', '-F', '-C'] });
 const php = interpreter({ codeOptions: ['-r', '-B', '-R', '-E', '-F'], codeLetters: 'r', valueOptions: ['-c', '-d', '-z', '-t', '-f', '-S'] });
 const lua = interpreter({ codeOptions: ['-e'], codeLetters: 'e', valueOptions: ['-l'] });
 const generic = interpreter({ codeOptions: ['-e', '--eval', '-c', '--command', '-Command', '-EncodedCommand', '-p', '--print'], valueOptions: ['-r', '--require', '--import', '-File', '-cp', '-classpath', '--class-path', '-jar'] });
 
-/** `deno`: `eval` is unknown code; `install` installs; every other subcommand runs code. */
+/** `deno`: `eval`, `run` and the rest run code the classifier cannot see; `install` installs; `test` is a test runner. */
 const deno: ProgramRule = (args) => {
   const subcommand = args[0]?.value;
   if (subcommand === undefined) return { stdinCode: true, classes: ['processSpawn'] };
@@ -85,7 +93,8 @@ const deno: ProgramRule = (args) => {
   if (subcommand === 'eval' || subcommand === 'repl') return { unknownCode: true };
   if (subcommand === 'install' || subcommand === 'add' || subcommand === 'remove' || subcommand === 'uninstall') return { classes: ['packageInstall', 'networkEgress'] };
   if (subcommand === '--version' || subcommand === '-V' || subcommand === 'help' || subcommand === '--help' || subcommand === 'info' || subcommand === 'doc') return NO_EFFECT;
-  return { classes: ['processSpawn'] };
+  if (subcommand === 'test' || subcommand === 'check' || subcommand === 'lint' || subcommand === 'fmt' || subcommand === 'bench') return { classes: ['processSpawn'] };
+  return { unknownCode: true };
 };
 
 /** True for `python`, `python3`, `python3.12`, `pypy3`. */

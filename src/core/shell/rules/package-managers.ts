@@ -1,6 +1,7 @@
 import { hasOption, parseOptions } from '../option-parser.js';
 import { CURRENT_DIRECTORY, NO_EFFECT, type ProgramOutcome, type ProgramRule } from '../program-outcome.js';
 import type { ShellWord } from '../shell-words.js';
+import { packageScriptRun } from './package-script-runs.js';
 
 const OUTSIDE: ShellWord = { value: '~', raw: '~' };
 
@@ -68,6 +69,18 @@ function manager(spec: ManagerSpec): ProgramRule {
   };
 }
 
+/**
+ * A package manager whose script runs (`npm test`, `yarn build`) are classified by the script's command
+ * line in `package.json` (SEC-5), and whose other subcommands follow its table.
+ */
+function withScripts(name: 'npm' | 'yarn' | 'pnpm' | 'bun', spec: ManagerSpec): ProgramRule {
+  const rule = manager(spec);
+  const own = new Set([...Object.keys(spec.actions).filter((subcommand) => spec.actions[subcommand] !== 'run'), ...(spec.systemSubcommands ?? [])]);
+  // bun's own test runner and bundler: `bun test` is not `bun run test`.
+  if (name === 'bun') for (const subcommand of ['test', 'build', 'init']) own.add(subcommand);
+  return (args, context) => packageScriptRun(name, args, own) ?? rule(args, context);
+}
+
 const NPM_INSTALL = ['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isntal', 'isntall', 'add', 'ci', 'clean-install', 'update', 'up', 'upgrade', 'uninstall', 'un', 'remove', 'rm', 'r', 'unlink', 'link', 'ln', 'dedupe', 'ddp', 'prune', 'rebuild', 'rb', 'install-test', 'it', 'install-ci-test', 'cit', 'init', 'create', 'innit', 'audit'];
 const NPM_RUN = ['run', 'run-script', 'rum', 'urn', 'test', 't', 'tst', 'start', 'stop', 'restart', 'exec', 'x'];
 const NPM_EGRESS = ['view', 'info', 'show', 'v', 'outdated', 'search', 's', 'se', 'find', 'ping', 'whoami', 'doctor', 'repo', 'docs', 'bugs', 'home'];
@@ -82,7 +95,7 @@ function table(entries: Readonly<Record<Action, readonly string[]>>): Record<str
   return result;
 }
 
-const npm = manager({
+const npmSpec: ManagerSpec = {
   actions: table({ install: NPM_INSTALL, run: NPM_RUN, egress: NPM_EGRESS, publish: NPM_PUBLISH, read: NPM_READ, delete: [] }),
   otherwise: 'unknown',
   bare: 'read',
@@ -90,9 +103,10 @@ const npm = manager({
   globalFlags: ['-g', '--global', '--location'],
   short: 'wC',
   long: ['workspace', 'prefix', 'registry', 'userconfig', 'cache', 'loglevel', 'location', 'tag', 'otp'],
-});
+};
+const npm = withScripts('npm', npmSpec);
 
-const pnpm = manager({
+const pnpmSpec: ManagerSpec = {
   actions: table({
     install: ['install', 'i', 'add', 'update', 'up', 'upgrade', 'remove', 'rm', 'uninstall', 'un', 'link', 'ln', 'unlink', 'import', 'rebuild', 'rb', 'prune', 'fetch', 'install-test', 'it', 'dedupe', 'patch-commit', 'audit'],
     run: ['run', 'test', 't', 'start', 'exec', 'dlx', 'create', 'node'],
@@ -107,9 +121,10 @@ const pnpm = manager({
   globalFlags: ['-g', '--global'],
   short: 'CF',
   long: ['dir', 'filter', 'workspace-dir', 'reporter', 'registry'],
-});
+};
+const pnpm = withScripts('pnpm', pnpmSpec);
 
-const yarn = manager({
+const yarnSpec: ManagerSpec = {
   actions: table({
     install: ['install', 'add', 'remove', 'upgrade', 'up', 'dedupe', 'link', 'unlink', 'import', 'upgrade-interactive', 'audit'],
     run: ['run', 'test', 'start', 'exec', 'dlx', 'node', 'create'],
@@ -123,9 +138,10 @@ const yarn = manager({
   installsInto: 'project',
   systemSubcommands: ['global'],
   long: ['cwd', 'registry'],
-});
+};
+const yarn = withScripts('yarn', yarnSpec);
 
-const bun = manager({
+const bunSpec: ManagerSpec = {
   actions: table({
     install: ['install', 'i', 'add', 'a', 'remove', 'rm', 'update', 'link', 'unlink', 'pm', 'audit'],
     run: ['run', 'test', 'x', 'create', 'build', 'exec', 'init', 'repl'],
@@ -139,7 +155,8 @@ const bun = manager({
   installsInto: 'project',
   globalFlags: ['-g', '--global'],
   long: ['cwd'],
-});
+};
+const bun = withScripts('bun', bunSpec);
 
 const pip = manager({
   actions: table({ install: ['install', 'uninstall', 'download', 'wheel'], run: [], egress: ['search', 'index'], publish: [], read: ['list', 'show', 'freeze', 'check', 'help', 'config', 'debug', 'inspect', 'hash', 'cache'], delete: [] }),
@@ -250,8 +267,8 @@ const uv: ProgramRule = (args, context) => {
 const pipx = systemManager(['install', 'uninstall', 'upgrade', 'upgrade-all', 'inject', 'reinstall', 'uninject'], ['list', 'environment', 'help']);
 const conda = systemManager(['install', 'create', 'remove', 'uninstall', 'update', 'upgrade'], ['list', 'info', 'search', 'config', 'env', 'help']);
 
-/** `npx`, `pnpx`, `bunx`, `uvx`: run a package's binary (processSpawn). */
-const runsPackage: ProgramRule = () => ({ classes: ['processSpawn'] });
+/** `npx`, `pnpx`, `bunx`, `uvx`: run a package's binary, local or fetched — code the classifier cannot see (SEC-5). */
+const runsPackage: ProgramRule = (args) => (args.length === 1 && (args[0]!.value === '--version' || args[0]!.value === '--help') ? NO_EFFECT : { classes: ['processSpawn'], unknownCode: true });
 
 /** Rules for package managers (POL-2: install/add/ci → packageInstall). */
 export const PACKAGE_MANAGER_RULES: Readonly<Record<string, ProgramRule>> = {

@@ -1,7 +1,18 @@
 import { hasOption, parseOptions } from '../option-parser.js';
 import { CURRENT_DIRECTORY, NO_EFFECT, type ProgramRule } from '../program-outcome.js';
+import { makeRule } from './make-command.js';
 
 const spawns: ProgramRule = () => ({ classes: ['processSpawn'] });
+
+const INFORMATION_ONLY: ReadonlySet<string> = new Set(['--version', '-v', '-V', '--help', '-h', 'version', 'help']);
+
+/**
+ * Build and task runners whose steps are defined by project files the classifier does not read
+ * (`justfile`, `Taskfile.yml`, `Rakefile`, `build.xml`, `build.ninja`, `build.gradle`, `pom.xml`,
+ * `CMakeLists.txt`, `BUILD`, `tox.ini`, `noxfile.py`, turbo/nx pipelines): what they run is code the
+ * classifier cannot see (SEC-5). `make` is the exception that is read (see `makeRule`).
+ */
+const projectRunner: ProgramRule = (args) => (args.length === 1 && INFORMATION_ONLY.has(args[0]!.value ?? '') ? NO_EFFECT : { classes: ['processSpawn'], unknownCode: true });
 
 /** A tool that runs project code and, with one of `writeFlags` (or always, when empty and `alwaysWrites`), rewrites files here. */
 function formatter(writeFlags: readonly string[], alwaysWrites = false): ProgramRule {
@@ -56,22 +67,22 @@ export const PROCESS_COMMAND_RULES: Readonly<Record<string, ProgramRule>> = {
   pkill: spawns,
   killall: spawns,
   xkill: spawns,
-  make: spawns,
-  gmake: spawns,
-  cmake: spawns,
-  ninja: spawns,
-  bazel: spawns,
-  bazelisk: spawns,
-  buck: spawns,
-  gradle: spawns,
-  gradlew: spawns,
-  mvn: spawns,
-  mvnw: spawns,
-  ant: spawns,
-  meson: spawns,
-  just: spawns,
-  task: spawns,
-  rake: spawns,
+  make: makeRule,
+  gmake: makeRule,
+  cmake: projectRunner,
+  ninja: projectRunner,
+  bazel: projectRunner,
+  bazelisk: projectRunner,
+  buck: projectRunner,
+  gradle: projectRunner,
+  gradlew: projectRunner,
+  mvn: projectRunner,
+  mvnw: projectRunner,
+  ant: projectRunner,
+  meson: projectRunner,
+  just: projectRunner,
+  task: projectRunner,
+  rake: projectRunner,
   gcc: spawns,
   'g++': spawns,
   cc: spawns,
@@ -86,8 +97,8 @@ export const PROCESS_COMMAND_RULES: Readonly<Record<string, ProgramRule>> = {
   vite: spawns,
   webpack: spawns,
   rollup: spawns,
-  turbo: spawns,
-  nx: spawns,
+  turbo: projectRunner,
+  nx: projectRunner,
   pytest: spawns,
   'py.test': spawns,
   jest: spawns,
@@ -95,8 +106,8 @@ export const PROCESS_COMMAND_RULES: Readonly<Record<string, ProgramRule>> = {
   mocha: spawns,
   playwright: spawns,
   cypress: spawns,
-  tox: spawns,
-  nox: spawns,
+  tox: projectRunner,
+  nox: projectRunner,
   phpunit: spawns,
   rspec: spawns,
   mypy: spawns,

@@ -1,0 +1,26 @@
+/**
+ * Environment variables that make a program run code the command line does not show (SEC-5):
+ * `BASH_ENV=./x.sh bash ok.sh` sources x.sh first, `NODE_OPTIONS=--require ./x.js npm test` loads x.js
+ * into every node, `LD_PRELOAD` loads a library into every program, `PATH=./bin:$PATH ls` may run a
+ * worktree file named `ls`, `MAKEFLAGS` can point make at another Makefile, `GIT_PAGER` / `EDITOR`
+ * are commands. Setting one for a command (a prefix assignment, `env`, `export`) makes that command
+ * unknown code.
+ *
+ * `PATH` is deliberately not here: a PATH reaching into the worktree (`.venv/bin`, `node_modules/.bin`)
+ * is the same known limit as a test runner running project code — programs are classified by name.
+ */
+const NAMES: ReadonlySet<string> = new Set([
+  'BASH_ENV', 'ENV', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'IFS', 'CDPATH', 'GLOBIGNORE',
+  'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'DYLD_INSERT_LIBRARIES', 'DYLD_LIBRARY_PATH',
+  'NODE_OPTIONS', 'NODE_PATH', 'PYTHONPATH', 'PYTHONSTARTUP', 'PYTHONHOME', 'PYTHONINSPECT', 'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'RUBYOPT', 'RUBYLIB',
+  'MAKEFLAGS', 'MAKEFILES', 'GNUMAKEFLAGS', 'MFLAGS', 'SHELL',
+  'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_EXEC_PATH', 'GIT_EXTERNAL_DIFF', 'GIT_PAGER', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_ASKPASS', 'GIT_CONFIG_PARAMETERS', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM', 'GIT_DIR', 'GIT_WORK_TREE',
+  'PAGER', 'MANPAGER', 'LESSOPEN', 'LESSCLOSE', 'EDITOR', 'VISUAL', 'SSH_ASKPASS', 'SUDO_ASKPASS',
+]);
+
+const PREFIXES: readonly string[] = ['npm_config_', 'NPM_CONFIG_', 'YARN_', 'PNPM_', 'BUN_', 'GIT_CONFIG_'];
+
+/** True for a variable whose value a program runs or loads as code (see above). */
+export function isCodeInjectingVariable(name: string): boolean {
+  return NAMES.has(name) || PREFIXES.some((prefix) => name.startsWith(prefix));
+}
