@@ -10,7 +10,7 @@ declare module 'fastify' {
 }
 
 /** Paths a run-scoped agent token may call (everything else under /api is for operators only). */
-const AGENT_PATHS = ['/mcp', '/api/hooks/', '/api/git-push/'];
+const AGENT_PATHS = ['/mcp', '/api/hooks/', '/api/git-push/', '/api/model-proxy/'];
 
 /** The operator behind a request; routes for operators only call this (the hook already ensured it). */
 export function operatorOf(principal: Principal | null): OperatorPrincipal {
@@ -37,6 +37,9 @@ export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens)
       token = typeof query?.token === 'string' ? query.token : null;
     }
     const agentAllowed = AGENT_PATHS.some((prefix) => path === prefix || path.startsWith(prefix));
+    // SEC-6: Anthropic SDKs (Claude Code) send their API key, here the run token, as x-api-key.
+    const apiKey = request.headers['x-api-key'];
+    if (!token && agentAllowed && path.startsWith('/api/model-proxy/') && typeof apiKey === 'string') token = apiKey.trim() || null;
     const principal: Principal | null = token ? (auth.authenticate(token) ?? (agentAllowed ? runTokens.authenticate(token) : null)) : null;
     if (!principal) {
       const body: ApiError = {

@@ -127,7 +127,7 @@ describe('hook decisions (ADP-3)', () => {
 
 describe('hook route (ADP-3)', () => {
   it('answers 401 without a token and 404 when no Claude Code run uses the token', async () => {
-    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     const post = (authorization?: string) =>
       fetch(`${f.url}/api/hooks/pre-tool-use`, { method: 'POST', headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) }, body: HOOK_INPUT });
@@ -141,7 +141,7 @@ describe('hook route (ADP-3)', () => {
   });
 
   it('asks the run’s gate, records the decision, and fails closed when the gate throws or the input is malformed', async () => {
-    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     const token = f.app.runTokens.issue({ workspaceId: f.workspaceId, runId: 'run_route', agentId: f.agentId });
     let calls = 0;
@@ -202,7 +202,7 @@ describe('the transport driven directly with a hand-built run context', () => {
     let gateCalls = 0;
     let sandbox = '';
     try {
-      const result = await new ClaudeCodeTransport({ sandbox: 'none' }).run({
+      const result = await new ClaudeCodeTransport({ sandbox: 'none', allowUnsandboxed: true }).run({
         workspaceId: 'ws_direct',
         runId: 'run_direct',
         agent: {
