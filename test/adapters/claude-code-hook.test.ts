@@ -195,8 +195,22 @@ describe('the transport driven directly with a hand-built run context', () => {
     scratch.push(dir);
     const worktreePath = join(dir, 'worktree');
     mkdirSync(worktreePath);
-    const dead = await stubServer(() => undefined);
-    servers.pop()!.close();
+    // SEC-6: the CLI reaches its model only through the Control Center's model proxy. This stand-in
+    // relays that path to the scripted model and drops every other connection (hook, MCP): the
+    // Control Center is unreachable for everything but the model.
+    const { createServer, request: httpRequest } = await import('node:http');
+    const relay = createServer((incoming, outgoing) => {
+      const prefix = '/api/model-proxy/anthropic';
+      if (!incoming.url?.startsWith(`${prefix}/`)) return void incoming.socket.destroy();
+      const upstream = httpRequest(`${model.url}${incoming.url.slice(prefix.length)}`, { method: incoming.method, headers: incoming.headers }, (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      });
+      incoming.pipe(upstream);
+    });
+    servers.push(relay);
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const dead = `http://127.0.0.1:${(relay.address() as { port: number }).port}`;
     model.script(reply().tool('Bash', { command: 'touch pwned.txt' }), reply().text('done'));
     const events: any[] = [];
     let gateCalls = 0;
