@@ -553,7 +553,6 @@ export class RunExecutor {
     const productTools = new Map([...context.toolsByName].filter(([name]) => !NATIVE_EQUIVALENTS.has(name)));
     this.externalRuns.set(runId, { tools: productTools, executeTool: context.executeTool, emit: context.emit });
     const token = this.runTokens.issue({ workspaceId, runId, agentId: agent.id });
-    this.options.modelBroker?.open(runId, workspaceId);
     const session = input.conversationId
       ? await db
           .selectFrom('transport_sessions')
@@ -564,6 +563,7 @@ export class RunExecutor {
           .executeTakeFirst()
       : undefined;
     try {
+      this.options.modelBroker?.open(runId, workspaceId);
       const result = await transport.run({
         workspaceId,
         runId,
