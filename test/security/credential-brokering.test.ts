@@ -153,6 +153,24 @@ describe('unsandboxed Claude Code needs the operator opt-in (SEC-6)', () => {
     expect(messages.some((message: any) => message.role === 'system' && /allow-unsandboxed-runners/.test(message.content))).toBe(true);
   });
 
+  it('the server option reaches the Claude Code transport, off by default', async () => {
+    const { ControlCenter } = await import('../../src/services/control-center.js');
+    const { makeDataRoot } = await import('../support/test-server.js');
+    const { rm } = await import('node:fs/promises');
+    for (const [option, expected] of [[undefined, false], [false, false], [true, true]] as const) {
+      const dataRoot = await makeDataRoot();
+      const app = await ControlCenter.open({ dataRoot, env: {}, ...(option === undefined ? {} : { allowUnsandboxedRunners: option }) });
+      try {
+        // Reads the registered transport's options: the wiring from serve's flag to the transport.
+        const transport = (app.executor as unknown as { transports: Map<string, { options: { allowUnsandboxed?: boolean } }> }).transports.get('claude-code');
+        expect(transport?.options.allowUnsandboxed ?? false).toBe(expected);
+      } finally {
+        await app.close();
+        await rm(dataRoot, { recursive: true, force: true });
+      }
+    }
+  });
+
   it('with the opt-in it starts, and the run log says it is unsandboxed by the operator', async () => {
     fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
