@@ -58,6 +58,7 @@ const GATING = 'test/adapters/claude-code-gating.test.ts';
 const HOOK = 'test/adapters/claude-code-hook.test.ts';
 const SANDBOX = 'test/adapters/claude-code-sandbox.test.ts';
 const PUSH = 'test/adapters/git-push-proxy.test.ts';
+const CREDENTIALS = 'test/security/credential-brokering.test.ts';
 const ARGS = 'test/adapters/claude-code-args.test.ts';
 
 const PLAN_E2E = `${GATING} > Claude Code transport in plan mode (ADP-3)`;
@@ -190,7 +191,7 @@ function claudeSandboxRows(): HonestyRow[] {
       host: 'bubblewrap',
       level: 'enforced',
       detail:
-        'Linux with bwrap and socat: the CLI and everything it starts run in bubblewrap with capabilities dropped: the rest of the filesystem read-only, the data root (operator token, databases) and the server user’s home hidden, private /tmp and HOME, the worktree writable in chat and read-only in read-only modes, and a network namespace whose only exits are relayed loopback ports (model endpoint, Control Center). It bounds; it does not gate (SBX-3).',
+        'Linux with bwrap and socat: the CLI and everything it starts run in bubblewrap with capabilities dropped: the rest of the filesystem read-only, the data root (operator token, databases) and the server user’s home hidden, private /tmp and HOME, the worktree writable in chat and read-only in read-only modes, and a network namespace whose only exits are relayed loopback ports (the Control Center: MCP, hooks, push proxy and the model proxy, which adds the real model key; SEC-6). It bounds; it does not gate (SBX-3).',
       testedBy: `${SANDBOX} > bubblewrap sandbox (SBX-1) > inside bubblewrap a write outside the worktree fails at the OS level`,
     }),
     row({
@@ -205,8 +206,8 @@ function claudeSandboxRows(): HonestyRow[] {
       host: 'none',
       level: 'none',
       detail:
-        'No backend (Windows, Linux without working bwrap/socat): the SBX-2 fallback — sanitized environment, provider variables only, private HOME, pushes through the proxy — and `none: …` in the run log. Nothing bounds what a native tool reads or writes.',
-      testedBy: `${SANDBOX} > SBX-2 fallback > without a backend the run records none: and runs with a sanitized environment`,
+        'No backend (Windows, Linux without working bwrap/socat): Claude Code does not start (the run fails saying why) unless the operator started the server with `--allow-unsandboxed-runners` (SEC-6). With that opt-in: the SBX-2 fallback — sanitized environment with no real credential (the model is reached through the model proxy with the run token), private HOME, pushes through the proxy — and `none: …` in the run log. Nothing bounds what a native tool reads or writes: it runs as the server’s user and can read the operator token.',
+      testedBy: `${CREDENTIALS} > unsandboxed Claude Code needs the operator opt-in (SEC-6) > without a sandbox and without the opt-in the run fails with the reason and never starts the CLI`,
     }),
   ];
 }

@@ -31,7 +31,12 @@ program
   .option('--no-default-workspace', 'do not create a "Default" workspace when none exists')
   .option('--log-level <level>', 'pino log level', 'warn')
   .option('--shell-network <mode>', 'network of the built-in bash sandbox: host (egress decided by policy) or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host')
-  .action(async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; shellNetwork: string }) => {
+  .option(
+    '--allow-unsandboxed-runners',
+    'let Claude Code run without an OS sandbox when the host has none (it then runs as this user and could read the operator token; SEC-6)',
+    ['1', 'true', 'yes'].includes((process.env.CONTROL_CENTER_ALLOW_UNSANDBOXED_RUNNERS ?? '').toLowerCase()),
+  )
+  .action(async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; shellNetwork: string; allowUnsandboxedRunners: boolean }) => {
     if (options.shellNetwork !== 'host' && options.shellNetwork !== 'loopback') {
       throw new InvalidArgumentError(`--shell-network must be host or loopback, not '${options.shellNetwork}'`);
     }
@@ -44,6 +49,7 @@ program
       logLevel: options.logLevel,
       ensureDefaultWorkspace: options.defaultWorkspace,
       builtinShellNetwork: options.shellNetwork,
+      allowUnsandboxedRunners: options.allowUnsandboxedRunners,
       log: (message, error) => console.error(message, error ?? ''),
     });
     const tokenFile = running.app.auth.tokenFile;
@@ -52,6 +58,7 @@ program
     console.log(`${running.tokenCreated ? 'Created an operator token' : 'Operator token'} in ${tokenFile} (mode 0600). Use it as:`);
     console.log(`  curl -H "Authorization: Bearer $(cat ${tokenFile})" ${running.url}/api/workspaces`);
     console.log(`Web app: open ${running.url} and sign in with that token.`);
+    if (options.allowUnsandboxedRunners) console.log('Unsandboxed runners allowed: on a host without an OS sandbox, Claude Code runs as this user (SEC-6).');
     const shutdown = () => {
       void running.close().then(() => process.exit(0));
     };

@@ -367,6 +367,47 @@ function setting(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
+/** Where a provider is reached and with which key, once settings and environment are read. */
+export interface ProviderEndpoint {
+  baseUrl: string;
+  /** Undefined for providers that take no key (and have none configured). */
+  apiKey: string | undefined;
+}
+
+/**
+ * The base URL and API key of a provider: workspace settings first, then the environment, then the
+ * provider's default URL. Throws {@link ModelNotConfiguredError} naming what to set. The model broker
+ * (SEC-6) uses this too, so runners and the built-in harness reach the same upstream with the same key.
+ */
+export function resolveProviderEndpoint(
+  provider: ProviderInfo,
+  settings: ModelSettings,
+  env: Record<string, string | undefined>,
+  modelId?: string,
+): ProviderEndpoint {
+  const forModel = modelId ? { modelId } : {};
+  const baseUrl = setting(settings.baseUrls?.[provider.id]) ?? setting(env[provider.baseUrlEnvVar]) ?? provider.defaultBaseUrl;
+  if (!baseUrl) {
+    throw new ModelNotConfiguredError(
+      `${provider.label} has no base URL. Set the ${provider.baseUrlEnvVar} environment variable (for example http://127.0.0.1:8000/v1), or set baseUrls.${provider.id} in the workspace settings.`,
+      { reason: 'missing_base_url', providerId: provider.id, ...forModel, envVar: provider.baseUrlEnvVar, settingKey: `baseUrls.${provider.id}` },
+    );
+  }
+  const apiKey = setting(settings.apiKeys?.[provider.id]) ?? (provider.apiKeyEnvVar ? setting(env[provider.apiKeyEnvVar]) : undefined);
+  if (!apiKey && provider.apiKeyRequired) {
+    throw new ModelNotConfiguredError(
+      `No API key for ${provider.label}${modelId ? ` (model ${modelId})` : ''}. Set the ${provider.apiKeyEnvVar} environment variable, or add the key under apiKeys.${provider.id} in the workspace settings.`,
+      { reason: 'missing_api_key', providerId: provider.id, ...forModel, envVar: provider.apiKeyEnvVar ?? undefined, settingKey: `apiKeys.${provider.id}` },
+    );
+  }
+  return { baseUrl, apiKey };
+}
+
+/** The price of a model: a workspace override (`provider/model` or bare model id), else the catalog's. */
+export function modelPricing(provider: ProviderInfo, model: ModelInfo, settings: ModelSettings): ModelPricing | null {
+  return settings.pricing?.[`${provider.id}/${model.id}`] ?? settings.pricing?.[model.id] ?? model.pricing;
+}
+
 /**
  * HAR-2: turns an agent's provider/model choice plus workspace settings and environment into a
  * ready {@link StreamFn}. Throws {@link ModelNotConfiguredError} naming the env var or setting to
@@ -376,21 +417,8 @@ export function resolveModel(options: ResolveModelOptions = {}): ResolvedModel {
   const env = options.env ?? process.env;
   const settings = options.settings ?? {};
   const { provider, model } = lookupModel(options);
-  const baseUrl = setting(settings.baseUrls?.[provider.id]) ?? setting(env[provider.baseUrlEnvVar]) ?? provider.defaultBaseUrl;
-  if (!baseUrl) {
-    throw new ModelNotConfiguredError(
-      `${provider.label} has no base URL. Set the ${provider.baseUrlEnvVar} environment variable (for example http://127.0.0.1:8000/v1), or set baseUrls.${provider.id} in the workspace settings.`,
-      { reason: 'missing_base_url', providerId: provider.id, modelId: model.id, envVar: provider.baseUrlEnvVar, settingKey: `baseUrls.${provider.id}` },
-    );
-  }
-  const apiKey = setting(settings.apiKeys?.[provider.id]) ?? (provider.apiKeyEnvVar ? setting(env[provider.apiKeyEnvVar]) : undefined);
-  if (!apiKey && provider.apiKeyRequired) {
-    throw new ModelNotConfiguredError(
-      `No API key for ${provider.label} (model ${model.id}). Set the ${provider.apiKeyEnvVar} environment variable, or add the key under apiKeys.${provider.id} in the workspace settings.`,
-      { reason: 'missing_api_key', providerId: provider.id, modelId: model.id, envVar: provider.apiKeyEnvVar ?? undefined, settingKey: `apiKeys.${provider.id}` },
-    );
-  }
-  const pricing = settings.pricing?.[`${provider.id}/${model.id}`] ?? settings.pricing?.[model.id] ?? model.pricing;
+  const { baseUrl, apiKey } = resolveProviderEndpoint(provider, settings, env, model.id);
+  const pricing = modelPricing(provider, model, settings);
   const traitsFor = (modelId: string): ModelTraits | undefined => {
     const found = findModel(provider.id, modelId);
     return found.known || provider.id === 'anthropic' ? found : undefined;

@@ -3,5 +3,5 @@ export { BubblewrapSandbox, bubblewrapArguments, describeBubblewrap, probeBubble
 export { CommandSandbox, type CommandSandboxOptions, type RunSandbox, type RunSandboxInput } from './command-sandbox.js';
 export { SeatbeltSandbox, seatbeltProfile } from './seatbelt-profile.js';
 export { startLoopbackRelays, type LoopbackRelays } from './loopback-relay.js';
-export { ANTHROPIC_PROVIDER_VARIABLES, CLAUDE_OFFLINE_VARIABLES, runnerEnvironment, type RunnerEnvironmentInput } from './runner-environment.js';
+export { ANTHROPIC_MODEL_VARIABLES, CLAUDE_OFFLINE_VARIABLES, runnerEnvironment, type RunnerEnvironmentInput } from './runner-environment.js';
 export { selectSandbox, type SandboxSelection } from './select-sandbox.js';

@@ -1,14 +1,10 @@
-import { sanitizedEnv } from '../tools/sanitized-env.js';
+import { isCredentialVariable, sanitizedEnv } from '../tools/sanitized-env.js';
 
 /**
- * Provider variables a Claude Code runner may receive (SBX-2 "brokered credentials"): only the ones
- * the run needs to reach its model, chosen here, never the server's whole environment.
+ * Model choices a Claude Code runner may inherit from the server: names of models, never keys or
+ * endpoints (SEC-6: the key and the base URL are the broker's).
  */
-export const ANTHROPIC_PROVIDER_VARIABLES: readonly string[] = [
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'ANTHROPIC_BASE_URL',
-  'ANTHROPIC_CUSTOM_HEADERS',
+export const ANTHROPIC_MODEL_VARIABLES: readonly string[] = [
   'ANTHROPIC_MODEL',
   'ANTHROPIC_SMALL_FAST_MODEL',
   'ANTHROPIC_DEFAULT_OPUS_MODEL',
@@ -19,7 +15,8 @@ export const ANTHROPIC_PROVIDER_VARIABLES: readonly string[] = [
 /**
  * Keeps Claude Code offline apart from its model endpoint: no telemetry, error reporting, auto-update
  * or other "nonessential" traffic. With these set, the installed CLI (2.1.197) sends, per turn, only
- * model requests to `ANTHROPIC_BASE_URL` plus one `HEAD /` to the same origin at start-up.
+ * model requests to `ANTHROPIC_BASE_URL` plus one `HEAD` of that base URL at start-up (without a key;
+ * the model proxy answers it 401, which the CLI ignores).
  */
 export const CLAUDE_OFFLINE_VARIABLES: Readonly<Record<string, string>> = {
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -31,29 +28,36 @@ export const CLAUDE_OFFLINE_VARIABLES: Readonly<Record<string, string>> = {
 };
 
 export interface RunnerEnvironmentInput {
-  /** Where PATH, locale and provider variables are read (the server's environment, or the test's). */
+  /** Where PATH, locale and model choices are read (the server's environment, or the test's). */
   source: Record<string, string | undefined>;
   /** The runner's private HOME. */
   home: string;
-  /** Provider variables to copy from `source` when set. */
-  providerVariables?: readonly string[];
+  /**
+   * SEC-6: how the runner reaches its model: the server's model proxy and the run-scoped token
+   * (for Claude Code `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY`). Never a real key.
+   */
+  brokered: Record<string, string>;
+  /** Non-secret variables to copy from `source` when set (default: the Anthropic model choices). */
+  passThrough?: readonly string[];
   /** Added last (the runner's own settings: config dir, push proxy, sandbox flags). */
   extra?: Record<string, string>;
 }
 
 /**
- * The environment a runner process starts with (SBX-2): the harmless allowlist of the built-in shell
- * tool (PATH, locale, TZ, TERM… — no tokens, no server configuration), a private HOME, the provider
- * variables the run needs, the offline switches, then `extra`.
+ * The environment a runner process starts with (SBX-2, SEC-6): the harmless allowlist of the built-in
+ * shell tool (PATH, locale, TZ, TERM… — no tokens, no server configuration), a private HOME, the
+ * model choices, the offline switches, `extra`, and last the brokered endpoint and run token, so no
+ * real credential variable survives even if a caller passed one through `extra` or `passThrough`.
  */
 export function runnerEnvironment(input: RunnerEnvironmentInput): Record<string, string> {
   const defined = Object.fromEntries(Object.entries(input.source).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const base = sanitizedEnv(defined, {});
   delete base.CI;
-  const provider: Record<string, string> = {};
-  for (const name of input.providerVariables ?? ANTHROPIC_PROVIDER_VARIABLES) {
+  const passed: Record<string, string> = {};
+  for (const name of input.passThrough ?? ANTHROPIC_MODEL_VARIABLES) {
     const value = input.source[name];
-    if (value !== undefined && value !== '') provider[name] = value;
+    if (value !== undefined && value !== '' && !isCredentialVariable(name)) passed[name] = value;
   }
-  return { ...base, HOME: input.home, TMPDIR: '/tmp', ...provider, ...CLAUDE_OFFLINE_VARIABLES, ...(input.extra ?? {}) };
+  const extra = Object.fromEntries(Object.entries(input.extra ?? {}).filter(([name]) => !isCredentialVariable(name)));
+  return { ...base, HOME: input.home, TMPDIR: '/tmp', ...passed, ...CLAUDE_OFFLINE_VARIABLES, ...extra, ...input.brokered };
 }

@@ -43,6 +43,9 @@ export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens)
       const query = request.query as Record<string, unknown> | undefined;
       token = typeof query?.token === 'string' && query.token !== '' ? query.token : null;
     }
+    // SEC-6: Anthropic SDKs (Claude Code) send their API key — here the run token — as x-api-key.
+    const apiKey = request.headers['x-api-key'];
+    if (!token && config.apiKeyHeader === true && typeof apiKey === 'string') token = apiKey.trim() || null;
     let principal: Principal | null = null;
     if (token) {
       if (access === 'operator' || access === 'operatorOrAgent') principal = auth.authenticate(token);

@@ -13,6 +13,7 @@ import { conversationRoutes } from './routes/conversation-routes.js';
 import { gitPushRoutes } from './routes/git-push-routes.js';
 import { honestyRoutes } from './routes/honesty-routes.js';
 import { hookRoutes } from './routes/hook-routes.js';
+import { modelProxyRoutes } from './routes/model-proxy-routes.js';
 import { planRoutes } from './routes/plan-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { runRoutes } from './routes/run-routes.js';
@@ -77,6 +78,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(planRoutes(app));
   await server.register(hookRoutes(app));
   await server.register(gitPushRoutes(app));
+  await server.register(modelProxyRoutes(app));
   await server.register(honestyRoutes(app));
   await server.register(eventRoutes(app));
   registerMcpServer(server, app);

@@ -20,6 +20,11 @@ declare module 'fastify' {
      * workspace event stream declares it; every other route reads the Authorization header only.
      */
     tokenInQuery?: boolean;
+    /**
+     * SEC-6: the route also takes its token from `x-api-key`, which is how Anthropic SDKs send their
+     * key. Only the model proxy declares it (its callers hold a run token as their "API key").
+     */
+    apiKeyHeader?: boolean;
   }
 }
 

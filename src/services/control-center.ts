@@ -10,6 +10,7 @@ import { ApprovalService } from './approval-service.js';
 import { EventBus } from './event-bus.js';
 import { nodeFileOperations, type FileOperations } from './file-operations.js';
 import { MessageService } from './message-service.js';
+import { ModelBroker } from './model-broker.js';
 import { OperatorAuth } from './operator-auth.js';
 import { PlanService } from './plan-service.js';
 import { planModeTools } from './plan-mode-tools.js';
@@ -47,6 +48,11 @@ export interface ControlCenterOptions {
   builtinSandbox?: 'auto' | 'none' | SandboxBackend;
   /** Network of the built-in bash sandbox: `host` (default; egress decided by policy) or `loopback`. */
   builtinShellNetwork?: 'host' | 'loopback';
+  /**
+   * SEC-6: let external runners (Claude Code) start on a host without a working OS sandbox. Off by
+   * default: unsandboxed, such a runner runs as the server's user and could read the operator token.
+   */
+  allowUnsandboxedRunners?: boolean;
 }
 
 /** The composition root: every service of one data root, wired once. */
@@ -69,6 +75,7 @@ export class ControlCenter {
   readonly executor: RunExecutor;
   readonly turns: TurnService;
   readonly plans: PlanService;
+  readonly modelBroker: ModelBroker;
 
   private constructor(
     readonly dataRoot: string,
@@ -89,6 +96,7 @@ export class ControlCenter {
     this.questions = new QuestionService(this.events);
     this.presence = new PresenceService(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
+    this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });
     this.executor = new RunExecutor(
       this.workspaces,
       this.agents,
@@ -108,6 +116,7 @@ export class ControlCenter {
         maxTokens: options.maxTokens ?? 16_000,
         ...(options.modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.modelIdleTimeoutMs } : {}),
         ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
+        modelBroker: this.modelBroker,
         // Built-in bash commands must not see the data root (operator token, databases) either.
         commandSandbox: new CommandSandbox({
           sandbox: options.builtinSandbox ?? 'auto',
@@ -119,7 +128,7 @@ export class ControlCenter {
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
     // The data root holds the operator token: the sandbox must never show it to an external runner.
-    this.executor.registerTransport(new ClaudeCodeTransport({ hiddenPaths: [dataRoot] }));
+    this.executor.registerTransport(new ClaudeCodeTransport({ hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({

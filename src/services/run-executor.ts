@@ -25,6 +25,7 @@ import { fail, type Tool, type ToolContext, type ToolResult } from '../tools/def
 import { ensureWorktree, type ConversationWorktree } from '../tools/git-worktrees.js';
 import { NodeWorktree, type NodeWorktreeOptions } from '../tools/node-worktree.js';
 import { sanitizedEnv } from '../tools/sanitized-env.js';
+import type { ModelBroker } from './model-broker.js';
 import type { ActiveRun, ActiveRuns } from './active-runs.js';
 import type { AgentService } from './agent-service.js';
 import type { ApprovalService } from './approval-service.js';
@@ -87,6 +88,8 @@ export interface RunExecutorOptions {
   commandSandbox?: CommandSandbox;
   /** Where built-in runs register with the push proxy (default: the process-wide registry). */
   hookSessions?: HookSessions;
+  /** The loopback model endpoint external runners call with their run token (SEC-6); it meters their usage. */
+  modelBroker?: ModelBroker;
 }
 
 const MAX_REMINDERS = 2;
@@ -560,7 +563,8 @@ export class RunExecutor {
           .executeTakeFirst()
       : undefined;
     try {
-      return await transport.run({
+      this.options.modelBroker?.open(runId, workspaceId);
+      const result = await transport.run({
         workspaceId,
         runId,
         agent,
@@ -595,8 +599,15 @@ export class RunExecutor {
             .execute();
         },
       });
+      // SEC-6: the tokens the broker measured are exact (every model response passed through it), so
+      // they replace what the runner reported about itself; so does the cost, unless a model the
+      // catalog cannot price answered (then the runner's own figure, if it gave one, is kept).
+      const metered = this.options.modelBroker?.close(runId);
+      if (!metered) return result;
+      return { ...result, usage: metered.usage, costUsd: metered.priced ? metered.costUsd : (result.costUsd ?? metered.costUsd) };
     } finally {
       this.runTokens.revoke(runId);
+      this.options.modelBroker?.close(runId);
     }
   }
 

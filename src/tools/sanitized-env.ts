@@ -1,3 +1,5 @@
+import { PROVIDERS } from '../llm/model-catalog.js';
+
 /**
  * Variables a shell command inherits from the server. Everything else — API keys, tokens, the
  * server's own configuration — is dropped, so a command the model writes cannot read the operator's
@@ -16,14 +18,62 @@ const NON_INTERACTIVE: Readonly<Record<string, string>> = {
   CI: '1',
 };
 
+/** Forge, cloud and registry credentials that are never passed on, whatever else allows it. */
+const OTHER_CREDENTIAL_VARIABLES: readonly string[] = [
+  'GH_TOKEN',
+  'GITHUB_TOKEN',
+  'GH_ENTERPRISE_TOKEN',
+  'GITHUB_ENTERPRISE_TOKEN',
+  'GITLAB_TOKEN',
+  'GL_TOKEN',
+  'CI_JOB_TOKEN',
+  'BITBUCKET_TOKEN',
+  'GIT_ASKPASS',
+  'SSH_AUTH_SOCK',
+  'NPM_TOKEN',
+  'NODE_AUTH_TOKEN',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'AZURE_OPENAI_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'MISTRAL_API_KEY',
+  'GROQ_API_KEY',
+  'OPENROUTER_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'ANTHROPIC_CUSTOM_HEADERS',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'CONTROL_CENTER_TOKEN',
+];
+
+/**
+ * SEC-6: every variable that names a real credential: each provider's key variable in the model
+ * catalog (and its base URL: where the real key is sent is the server's business), plus forge, cloud
+ * and registry tokens. No runner environment and no shell command ever receives one of these from
+ * the server; a runner gets run-scoped tokens for the server's loopback endpoints instead.
+ */
+export const CREDENTIAL_VARIABLES: ReadonlySet<string> = new Set([
+  ...Object.values(PROVIDERS).flatMap((provider) => [provider.baseUrlEnvVar, ...(provider.apiKeyEnvVar ? [provider.apiKeyEnvVar] : [])]),
+  ...OTHER_CREDENTIAL_VARIABLES,
+]);
+
+/** SEC-6: true for a name that holds (or is shaped like) a secret: the list above, `*_API_KEY`, `*_TOKEN`, `*PASSWORD`, `*SECRET*`. */
+export function isCredentialVariable(name: string): boolean {
+  const upper = name.toUpperCase();
+  return CREDENTIAL_VARIABLES.has(upper) || /(_API_KEY|_TOKEN|PASSWORD|PASSWD)$/.test(upper) || upper.includes('SECRET');
+}
+
 /**
  * The environment a tool's shell command runs with: an allowlist of harmless variables from `source`
  * (by default the server's own environment), the non-interactive settings, then `extra` on top.
+ * Nothing from `source` that {@link isCredentialVariable} names passes, even if the allowlist grew.
  */
 export function sanitizedEnv(source: NodeJS.ProcessEnv = process.env, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
-    if (value === undefined) continue;
+    if (value === undefined || isCredentialVariable(name)) continue;
     if (INHERITED_VARIABLES.includes(name) || INHERITED_PREFIXES.some((prefix) => name.startsWith(prefix))) env[name] = value;
   }
   return { ...env, ...NON_INTERACTIVE, ...extra };

@@ -36,7 +36,7 @@ async function nextPendingApproval(f: ClaudeCodeFixture, timeoutMs = 30_000): Pr
 
 describe('Claude Code transport in plan mode (ADP-3)', () => {
   it('a scripted Write is refused, leaves no file, and Write is not offered to the model', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'plan', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'plan', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     const target = join(f.worktreePath(), 'plan-write.txt');
     f.model.script(reply().tool('Write', { file_path: target, content: 'should not exist' }), reply().text('I could not write.'));
@@ -56,7 +56,7 @@ describe('Claude Code transport in plan mode (ADP-3)', () => {
   });
 
   it('a scripted Bash rm -rf is denied by the hook, naming the deciding rule', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'plan', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'plan', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     mkdirSync(join(f.worktreePath(), 'x'), { recursive: true });
     writeFileSync(join(f.worktreePath(), 'x', 'keep.txt'), 'precious');
@@ -75,7 +75,7 @@ describe('Claude Code transport in plan mode (ADP-3)', () => {
   });
 
   it('submit_plan over the Control Center MCP server stores a plan', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'plan', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'plan', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     f.model.script(
       reply().tool('mcp__control-center__submit_plan', {
@@ -102,7 +102,7 @@ describe('Claude Code transport in plan mode (ADP-3)', () => {
   });
 
   it('a plan run that ends without submit_plan is reminded, then flagged deliverableFailed', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'plan', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'plan', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     f.model.script(reply().text('Here are my thoughts, no tool call.'), reply().text('Still no plan.'), reply().text('Really no plan.'));
     const detail = await f.waitForRun(await f.send('think about it'));
@@ -120,7 +120,7 @@ describe('Claude Code transport in plan mode (ADP-3)', () => {
   });
 
   it('a native Read is observed as a tool call but never reaches the hook', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'plan', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'plan', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     mkdirSync(f.worktreePath(), { recursive: true });
     writeFileSync(join(f.worktreePath(), 'notes.md'), 'secret sauce\n');
@@ -136,7 +136,7 @@ describe('Claude Code transport in plan mode (ADP-3)', () => {
 
 describe('Claude Code transport in chat mode (ADP-3)', () => {
   it('an ask rule holds a Bash command until the operator approves it', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     const rule = await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'workspace', match: { kind: 'command', prefix: 'touch approved.txt' }, decision: 'ask' });
     expect(rule.status).toBe(201);
@@ -158,7 +158,7 @@ describe('Claude Code transport in chat mode (ADP-3)', () => {
   });
 
   it('a rejected ask leaves the command unexecuted and tells the model why', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'workspace', match: { kind: 'command', prefix: 'touch rejected.txt' }, decision: 'ask' });
     f.model.script(reply().tool('Bash', { command: 'touch rejected.txt' }), reply().text('Understood.'));
@@ -172,7 +172,7 @@ describe('Claude Code transport in chat mode (ADP-3)', () => {
   });
 
   it('a native Write outside the worktree is denied through the hook by a fileWriteOutsideWorktree rule', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     const rule = await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'workspace', match: { kind: 'class', effectClass: 'fileWriteOutsideWorktree' }, decision: 'deny' });
     const inside = join(f.worktreePath(), 'inside.txt');
@@ -196,7 +196,7 @@ describe('Claude Code transport in chat mode (ADP-3)', () => {
   });
 
   it('a worktree .claude/settings.json cannot switch the hook off', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'workspace', match: { kind: 'class', effectClass: 'fileDelete' }, decision: 'deny' });
     mkdirSync(join(f.worktreePath(), '.claude'), { recursive: true });
@@ -210,7 +210,7 @@ describe('Claude Code transport in chat mode (ADP-3)', () => {
   });
 
   it('streams text, records usage and cost, and resumes the Claude Code session on the next turn', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     f.model.script(reply().text('The magic number is 42.').usage({ input: 1200, output: 30 }));
     const first = await f.waitForRun(await f.send('remember 42'));
@@ -229,13 +229,11 @@ describe('Claude Code transport in chat mode (ADP-3)', () => {
     const second = await f.waitForRun(await f.send('what was the number?'));
     expect(second.run.state).toBe('completed');
     // What the installed CLI sends (2.1.197, nonessential traffic off): one streamed model request per
-    // model call, to /v1/messages?beta=true, and one HEAD / per process — no title, token-count or
-    // telemetry requests.
+    // model call, to /v1/messages?beta=true, and one HEAD of its base URL per process — no title,
+    // token-count or telemetry requests. SEC-6: that base URL is the server's model proxy, which
+    // answers the HEAD itself, so only model requests reach the model server.
     expect(modelRequests(f).map((request) => request.path)).toEqual(['/v1/messages?beta=true', '/v1/messages?beta=true']);
-    expect(f.model.unknownRequests).toEqual([
-      { method: 'HEAD', path: '/' },
-      { method: 'HEAD', path: '/' },
-    ]);
+    expect(f.model.unknownRequests).toEqual([]);
     const resumed = modelRequests(f).at(-1)!;
     const history = JSON.stringify(resumed.body?.messages);
     expect(history).toContain('The magic number is 42.');
@@ -243,7 +241,7 @@ describe('Claude Code transport in chat mode (ADP-3)', () => {
   });
 
   it('cancelling a run kills the Claude Code process group, commands included', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     const marker = `sleep 321.${process.pid}`;
     f.model.script(reply().tool('Bash', { command: marker, timeout: 600000 }), reply().text('slept'));

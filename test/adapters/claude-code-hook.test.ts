@@ -127,7 +127,7 @@ describe('hook decisions (ADP-3)', () => {
 
 describe('hook route (ADP-3)', () => {
   it('answers 401 without a token and 404 when no Claude Code run uses the token', async () => {
-    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     const post = (authorization?: string) =>
       fetch(`${f.url}/api/hooks/pre-tool-use`, { method: 'POST', headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) }, body: HOOK_INPUT });
@@ -141,7 +141,7 @@ describe('hook route (ADP-3)', () => {
   });
 
   it('asks the run’s gate, records the decision, and fails closed when the gate throws or the input is malformed', async () => {
-    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     const token = f.app.runTokens.issue({ workspaceId: f.workspaceId, runId: 'run_route', agentId: f.agentId });
     let calls = 0;
@@ -195,14 +195,28 @@ describe('the transport driven directly with a hand-built run context', () => {
     scratch.push(dir);
     const worktreePath = join(dir, 'worktree');
     mkdirSync(worktreePath);
-    const dead = await stubServer(() => undefined);
-    servers.pop()!.close();
+    // SEC-6: the CLI reaches its model only through the Control Center's model proxy. This stand-in
+    // relays that path to the scripted model and drops every other connection (hook, MCP): the
+    // Control Center is unreachable for everything but the model.
+    const { createServer, request: httpRequest } = await import('node:http');
+    const relay = createServer((incoming, outgoing) => {
+      const prefix = '/api/model-proxy/anthropic';
+      if (!incoming.url?.startsWith(`${prefix}/`)) return void incoming.socket.destroy();
+      const upstream = httpRequest(`${model.url}${incoming.url.slice(prefix.length)}`, { method: incoming.method, headers: incoming.headers }, (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      });
+      incoming.pipe(upstream);
+    });
+    servers.push(relay);
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const dead = `http://127.0.0.1:${(relay.address() as { port: number }).port}`;
     model.script(reply().tool('Bash', { command: 'touch pwned.txt' }), reply().text('done'));
     const events: any[] = [];
     let gateCalls = 0;
     let sandbox = '';
     try {
-      const result = await new ClaudeCodeTransport({ sandbox: 'none' }).run({
+      const result = await new ClaudeCodeTransport({ sandbox: 'none', allowUnsandboxed: true }).run({
         workspaceId: 'ws_direct',
         runId: 'run_direct',
         agent: {

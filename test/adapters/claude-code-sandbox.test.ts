@@ -186,26 +186,30 @@ describe.skipIf(!probe.available)('bubblewrap sandbox mounts and network (SBX-1,
 
 describe('SBX-2 fallback', () => {
   it('without a backend the run records none: and runs with a sanitized environment', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none' }, env: { OPERATOR_SECRET_TOKEN: 'do-not-leak', AWS_SECRET_ACCESS_KEY: 'nope' } });
+    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true }, env: { OPERATOR_SECRET_TOKEN: 'do-not-leak', AWS_SECRET_ACCESS_KEY: 'nope' } });
     const f = fixture;
     f.model.script(reply().tool('Bash', { command: 'env | sort' }), reply().text('listed'));
     const detail = await f.waitForRun(await f.send('show env'));
-    expect(detail.run.sandbox).toMatch(/^none: disabled by configuration; fallback \(SBX-2\): sanitized environment/);
+    expect(detail.run.sandbox).toMatch(/^none: disabled by configuration; unsandboxed by operator opt-in \(--allow-unsandboxed-runners\), fallback \(SBX-2\): sanitized environment/);
     const listed = f.model.requests.filter((request) => request.path.startsWith('/v1/messages'))[1]!.lastToolResult!.content;
     expect(listed).not.toContain('do-not-leak');
     expect(listed).not.toContain('AWS_SECRET_ACCESS_KEY');
-    expect(listed).toContain(`ANTHROPIC_BASE_URL=${f.model.anthropicBaseUrl}`);
+    // SEC-6: the model is reached through the server's broker, never the upstream directly.
+    expect(listed).toContain(`ANTHROPIC_BASE_URL=${f.url}/api/model-proxy/anthropic`);
+    expect(listed).not.toContain(f.model.providerEnv.ANTHROPIC_API_KEY);
     expect(listed).toMatch(/HOME=.*claude-code\/runs\/run_[^/]+\/home/);
     expect(listed).toContain('CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1');
   });
 
-  it('the runner environment keeps PATH, locale and the provider variables only', () => {
+  it('the runner environment keeps PATH, locale and the brokered model variables only', () => {
     const env = runnerEnvironment({
       source: { PATH: '/bin', LANG: 'C.UTF-8', LC_ALL: 'C', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://127.0.0.1:1', GITHUB_TOKEN: 'g', OPENAI_API_KEY: 'o', HOME: '/root' },
       home: '/run/home',
+      brokered: { ANTHROPIC_API_KEY: 'cca_run', ANTHROPIC_BASE_URL: 'http://127.0.0.1:2/api/model-proxy/anthropic' },
       extra: { CLAUDE_CONFIG_DIR: '/cfg' },
     });
-    expect(env).toMatchObject({ PATH: '/bin', LANG: 'C.UTF-8', LC_ALL: 'C', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://127.0.0.1:1', HOME: '/run/home', CLAUDE_CONFIG_DIR: '/cfg' });
+    // SEC-6: the real key and upstream of the server's environment are replaced by the broker's.
+    expect(env).toMatchObject({ PATH: '/bin', LANG: 'C.UTF-8', LC_ALL: 'C', ANTHROPIC_API_KEY: 'cca_run', ANTHROPIC_BASE_URL: 'http://127.0.0.1:2/api/model-proxy/anthropic', HOME: '/run/home', CLAUDE_CONFIG_DIR: '/cfg' });
     expect(env.GITHUB_TOKEN).toBeUndefined();
     expect(env.OPENAI_API_KEY).toBeUndefined();
     expect(env.DISABLE_AUTOUPDATER).toBe('1');

@@ -101,7 +101,7 @@ describe('git push proxy (POL-6)', () => {
 
 describe('git push proxy decisions (POL-1, POL-3)', () => {
   it('command-prefix rules decide proxied pushes like typed ones, without asking', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     const allow = await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'workspace', match: { kind: 'command', prefix: 'git push origin feature' }, decision: 'allow' });
     const deny = await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'workspace', match: { kind: 'command', prefix: 'git push origin main' }, decision: 'deny' });

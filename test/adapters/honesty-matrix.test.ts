@@ -61,7 +61,7 @@ describe('honesty matrix (ADP-1)', () => {
   });
 
   it('GET /api/honesty-matrix serves the matrix and which sandbox row applies on this host', async () => {
-    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none', allowUnsandboxed: true } });
     const response = await fixture.api('GET', '/api/honesty-matrix');
     expect(response.status).toBe(200);
     expect(response.body.adapters.map((adapter: any) => adapter.id)).toEqual(['builtin', 'claude-code']);

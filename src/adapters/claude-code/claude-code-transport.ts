@@ -10,6 +10,7 @@ import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/sandbox-spec.js';
 import { selectSandbox } from '../../sandbox/select-sandbox.js';
 import { discoverPushRemotes, gitPushEnvironment } from '../../services/git-push-proxy.js';
+import { modelProxyBaseUrl } from '../../services/model-broker.js';
 import { tryGit } from '../../tools/run-git.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { claudeCodeArgs, mcpToolName, userMessageLine } from './claude-code-args.js';
@@ -36,6 +37,12 @@ export interface ClaudeCodeTransportOptions {
    * fallback; `none`: always the fallback; or a backend to use.
    */
   sandbox?: 'auto' | 'none' | SandboxBackend;
+  /**
+   * SEC-6: start the CLI even when no OS sandbox wraps it (`sandbox: 'none'`, or `auto` on a host
+   * without one). Off by default: unsandboxed, the CLI runs as the server's user and could read the
+   * operator token. The operator opts in with `serve --allow-unsandboxed-runners`.
+   */
+  allowUnsandboxed?: boolean;
   /** Paths the sandboxed runner must not see (pass the data root: operator token, databases). */
   hiddenPaths?: string[];
   /** Also hide the server user's home directory (~/.ssh, ~/.aws, the operator's own Claude login). Default true. */
@@ -182,6 +189,9 @@ export class ClaudeCodeTransport implements AgentTransport {
       const env = runnerEnvironment({
         source: context.env,
         home,
+        // SEC-6: the model is reached through the server's broker with the run token; the real key
+        // and upstream stay in the server.
+        brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'anthropic'), ANTHROPIC_API_KEY: context.mcp.token },
         extra: {
           CLAUDE_CONFIG_DIR: configDir,
           ...gitPushEnvironment(context.serverUrl, context.mcp.token, remotes),
@@ -194,8 +204,14 @@ export class ClaudeCodeTransport implements AgentTransport {
       if (backend) {
         launch = await backend.prepare(await this.sandboxSpec({ context, claudePath, args, readOnly, home, runDir, hookDir, configDir, env }));
         context.setSandbox(launch.description);
+      } else if (!this.options.allowUnsandboxed) {
+        const reason = `Claude Code needs an OS sandbox and this server has none (${detail}); without one it would run as the server's user and could read the operator token. Install bubblewrap (Linux) or use macOS, or start the server with --allow-unsandboxed-runners (CONTROL_CENTER_ALLOW_UNSANDBOXED_RUNNERS=1) to accept that risk (SEC-6).`;
+        context.setSandbox(`none: ${detail}; refused: unsandboxed runners are not allowed on this server`);
+        return { outcome: 'failed', error: reason, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
       } else {
-        context.setSandbox(`none: ${detail}; fallback (SBX-2): sanitized environment (PATH, locale, private HOME, provider variables only), pushes through the push proxy, conversation worktree as cwd`);
+        context.setSandbox(
+          `none: ${detail}; unsandboxed by operator opt-in (--allow-unsandboxed-runners), fallback (SBX-2): sanitized environment (PATH, locale, private HOME, brokered model endpoint and run token only), pushes through the push proxy, conversation worktree as cwd`,
+        );
       }
       const command = launch?.command ?? claudePath;
       const commandArgs = launch?.args ?? args;

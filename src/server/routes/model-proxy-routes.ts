@@ -1,0 +1,51 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { ForbiddenError, UnauthorizedError } from '../../errors/index.js';
+import { MODEL_PROXY_PATH } from '../../services/model-broker.js';
+import type { ControlCenter } from '../../services/control-center.js';
+
+/** Model requests carry whole conversations (and images): far above the API's 5 MB default. */
+const MODEL_PROXY_BODY_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * `/api/model-proxy/<provider>/…` (SEC-6): the loopback model endpoint external runners call with
+ * their run token (as `x-api-key` or `Authorization: Bearer`, whichever their SDK sends) instead of
+ * the real key. Agent-only: an operator token is refused (403), no token, an unknown or a revoked run
+ * token gets 401 from the authentication hook. Bodies pass through as bytes, answers stream back as
+ * they arrive; see `ModelBroker` for what is forwarded and metered.
+ */
+export function modelProxyRoutes(app: ControlCenter): FastifyPluginAsync {
+  return async (server) => {
+    // Raw bytes in, whatever the content type: the broker forwards them untouched.
+    server.removeAllContentTypeParsers();
+    server.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MODEL_PROXY_BODY_LIMIT }, (_request, body, done) => done(null, body));
+
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const principal = request.principal;
+      if (!principal) throw new UnauthorizedError('missing run token: send it as x-api-key or Authorization: Bearer', 'authorization');
+      if (principal.kind !== 'agent') throw new ForbiddenError('the model proxy serves run tokens only, not operator tokens', 'authorization');
+      const params = request.params as { provider: string; '*'?: string };
+      const rest = params['*'] ?? '';
+      const hungUp = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) hungUp.abort();
+      });
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+      const answer = await app.modelBroker.forward({
+        principal,
+        provider: params.provider,
+        method: request.method,
+        path: rest ? `/${rest}` : '',
+        query,
+        headers: request.headers,
+        body: Buffer.isBuffer(request.body) ? request.body : undefined,
+        signal: hungUp.signal,
+      });
+      return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    };
+    // SEC-1/SEC-6: run tokens only, also as `x-api-key` (how Anthropic SDKs send their key).
+    const config = { access: 'agent', apiKeyHeader: true } as const;
+    for (const url of [`${MODEL_PROXY_PATH}/:provider`, `${MODEL_PROXY_PATH}/:provider/*`]) {
+      server.route({ method: ['GET', 'HEAD', 'POST'], url, exposeHeadRoute: false, config, schema: { hide: true }, handler });
+    }
+  };
+}
