@@ -106,9 +106,10 @@ describe('Claude Code reaches its model only through the broker (SEC-6)', () => 
     // No token, a made-up token.
     expect((await proxy(f, {})).status).toBe(401);
     expect((await proxy(f, { 'x-api-key': 'cca_made_up' })).status).toBe(401);
-    // The operator token is for the API, not for spending model credit as an agent.
+    // The operator token is for the API, not for spending model credit as an agent: the route
+    // accepts run tokens only (SEC-1 access `agent`), so the operator's token is not a principal here.
     const operator = await proxy(f, { authorization: `Bearer ${f.token}` });
-    expect(operator.status).toBe(403);
+    expect(operator.status).toBe(401);
     expect(JSON.parse(operator.text).error.field).toBe('authorization');
     // A live run token of a run that is not on a transport (say a built-in run's push token).
     const other = f.app.runTokens.issue({ workspaceId: f.workspaceId, runId: 'run_not_brokered', agentId: f.agentId });

@@ -128,6 +128,7 @@ beforeAll(async () => {
     questionId: 'q_0000000000',
     key: 'n1',
     remoteId: REMOTE_ID,
+    provider: 'anthropic',
   };
   for (const id of [workspace.id, space.id, conversation.id, rule.id]) expect(id).toBeTruthy();
   agentToken = server.running.app.runTokens.issue({ workspaceId: workspace.id, runId: 'run_attacker', agentId: agents[0]!.id });
@@ -144,7 +145,7 @@ describe('the route table (SEC-1)', () => {
     const publicRoutes = routes.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.url}`);
     expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /healthz', 'GET /openapi.json', 'HEAD /', 'HEAD /*', 'HEAD /healthz', 'HEAD /openapi.json']);
     const agentRoutes = routes.filter((route) => route.access === 'agent' || route.access === 'operatorOrAgent').map((route) => route.url);
-    for (const url of agentRoutes) expect(url.startsWith('/mcp') || url.startsWith('/api/hooks/') || url.startsWith('/api/git-push/')).toBe(true);
+    for (const url of agentRoutes) expect(url.startsWith('/mcp') || url.startsWith('/api/hooks/') || url.startsWith('/api/git-push/') || url.startsWith('/api/model-proxy/')).toBe(true);
     expect(routes.filter((route) => route.tokenInQuery).map((route) => route.url)).toEqual(['/api/workspaces/:workspaceId/events', '/api/workspaces/:workspaceId/events']);
   });
 
