@@ -5,6 +5,7 @@ import type { ControlCenter } from '../services/control-center.js';
 import { createAuthenticateHook } from './authenticate.js';
 import { handleError } from './error-handler.js';
 import { registerMcpServer } from './mcp-server.js';
+import { recordRouteResponses } from './route-response-schemas.js';
 import { DEFAULT_WEB_DIST_DIR, registerWebApp } from './web-app.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
@@ -36,6 +37,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   server.setValidatorCompiler(validatorCompiler);
   server.setSerializerCompiler(serializerCompiler);
   server.setErrorHandler(handleError);
+  recordRouteResponses(server);
   server.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` } }),
   );
