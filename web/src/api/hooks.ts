@@ -11,7 +11,7 @@ import type {
   Message,
   Plan,
   Presence,
-  QuestionSet,
+  Question,
   Run,
   RunDetail,
   SettingsView,
@@ -103,7 +103,7 @@ export function usePendingApprovals(ws: string) {
 export function usePendingQuestions(ws: string) {
   return useQuery({
     queryKey: keys.questions(ws),
-    queryFn: () => api.get<{ questions: QuestionSet[] }>(`${w(ws)}/questions?status=pending`),
+    queryFn: () => api.get<{ questions: Question[] }>(`${w(ws)}/questions?status=pending`),
     retry: false,
   });
 }
@@ -283,9 +283,9 @@ export function useDecideApproval(ws: string) {
 export function useAnswerQuestion(ws: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, answers }: { id: string; answers: string[] }) => api.post<QuestionSet>(`${w(ws)}/questions/${id}/answer`, { answers }),
+    mutationFn: ({ id, answers }: { id: string; answers: string[] }) => api.post<Question>(`${w(ws)}/questions/${id}/answer`, { answers }),
     onSuccess: (_result, variables) => {
-      client.setQueryData<{ questions: QuestionSet[] }>(keys.questions(ws), (old) =>
+      client.setQueryData<{ questions: Question[] }>(keys.questions(ws), (old) =>
         old ? { questions: old.questions.filter((entry) => entry.id !== variables.id) } : old,
       );
       void client.invalidateQueries({ queryKey: keys.questions(ws) });
