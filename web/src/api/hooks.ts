@@ -10,6 +10,8 @@ import type {
   HonestyMatrix,
   Message,
   Plan,
+  PostMessageBody,
+  PostMessageResponse,
   Presence,
   Question,
   Run,
@@ -233,17 +235,11 @@ export function useBranchConversation(ws: string) {
   });
 }
 
-export interface SendMessageResult {
-  message: Message | null;
-  run: Run | null;
-  space: Space | null;
-}
-
 export function useSendMessage(ws: string, conversationId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { text: string; agentId?: string; picker?: string }) =>
-      api.post<SendMessageResult>(`${w(ws)}/conversations/${conversationId}/messages`, body),
+    mutationFn: (body: PostMessageBody) =>
+      api.post<PostMessageResponse>(`${w(ws)}/conversations/${conversationId}/messages`, body),
     onSuccess: (result) => {
       if (result.message) {
         const message = result.message;
@@ -257,11 +253,9 @@ export function useSendMessage(ws: string, conversationId: string) {
           old ? { runs: old.runs.some((entry) => entry.id === run.id) ? old.runs : [...old.runs, run] } : old,
         );
       }
-      if (result.space) {
-        const space = result.space;
-        client.setQueryData(keys.space(ws, space.id), space);
-        client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: old.spaces.map((entry) => (entry.id === space.id ? space : entry)) } : old));
-      }
+      const space = result.space;
+      client.setQueryData(keys.space(ws, space.id), space);
+      client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: old.spaces.map((entry) => (entry.id === space.id ? space : entry)) } : old));
     },
   });
 }
