@@ -11,6 +11,11 @@ export default defineConfig({
   root: webRoot,
   base: '/',
   plugins: [react()],
+  resolve: {
+    // The server's schema types (type-only) and its pure-data core lists (modes, picker, event types);
+    // lint keeps the web from importing anything else from src/ (eslint.config.js).
+    alias: { '@server': fileURLToPath(new URL('../src', import.meta.url)) },
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -2,10 +2,9 @@ import { createAnthropicStreamFn, DEFAULT_ANTHROPIC_TRAITS } from './anthropic-p
 import { ModelNotConfiguredError } from './model-not-configured-error.js';
 import type { ModelTraits, ModelUsage, StreamFn } from './model-types.js';
 import { createOpenAIStreamFn } from './openai-provider.js';
+import { PROVIDER_IDS, type ProviderId } from './provider-ids.js';
 
-/** HAR-2: the providers the built-in harness can call. */
-export const PROVIDER_IDS = ['anthropic', 'openai', 'deepseek', 'xai', 'ollama', 'openai-compatible'] as const;
-export type ProviderId = (typeof PROVIDER_IDS)[number];
+export { PROVIDER_IDS, type ProviderId };
 
 export type WireProtocol = 'anthropic-messages' | 'openai-chat-completions';
 

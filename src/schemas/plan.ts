@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLAN_NODE_STATES } from '../core/plan/plan-progress.js';
 import { IsoTime } from './common.js';
 
 export const PlanStatus = z.enum(['proposed', 'approved', 'rejected', 'superseded', 'executing', 'completed', 'failed', 'cancelled']);
@@ -10,13 +11,27 @@ export const PlanNodeView = z.object({
   description: z.string(),
   dependsOn: z.array(z.string()),
   /** pending, ready, running, done, failed, cancelled, blocked (PLAN-8). */
-  state: z.string(),
+  state: z.enum(PLAN_NODE_STATES),
   ticketId: z.string().nullable(),
   runId: z.string().nullable(),
   assigneeAgentId: z.string().nullable(),
   error: z.string().nullable(),
   level: z.number().nullable(),
 });
+export type PlanNodeView = z.infer<typeof PlanNodeView>;
+
+/** A plan's validation error (PLAN-2): a stable code, a message, the field at fault and the step it names. */
+export const PlanError = z.object({ code: z.string(), message: z.string(), field: z.string(), nodeKey: z.string().optional() });
+export type PlanError = z.infer<typeof PlanError>;
+
+/** The cost estimate of a plan (PLAN-3): tokens per step and in total, US dollars when the price is known. */
+export const PlanCostEstimate = z.object({
+  perNode: z.array(z.object({ key: z.string(), inputTokens: z.number(), outputTokens: z.number(), usd: z.number().nullable() })),
+  total: z.object({ inputTokens: z.number(), outputTokens: z.number(), usd: z.number().nullable() }),
+  basis: z.enum(['history', 'default']),
+  currency: z.literal('USD'),
+});
+export type PlanCostEstimate = z.infer<typeof PlanCostEstimate>;
 
 /** A plan as the conversation row and Plan Studio show it (PLAN-3, PLAN-8). */
 export const Plan = z.object({
@@ -31,14 +46,9 @@ export const Plan = z.object({
   stepCount: z.number(),
   nodes: z.array(PlanNodeView),
   edges: z.array(z.object({ from: z.string(), to: z.string() })),
-  errors: z.array(z.object({ code: z.string(), message: z.string(), field: z.string(), nodeKey: z.string().optional() })),
+  errors: z.array(PlanError),
   progress: z.object({ settled: z.number(), total: z.number() }),
-  costEstimate: z.object({
-    perNode: z.array(z.object({ key: z.string(), inputTokens: z.number(), outputTokens: z.number(), usd: z.number().nullable() })),
-    total: z.object({ inputTokens: z.number(), outputTokens: z.number(), usd: z.number().nullable() }),
-    basis: z.enum(['history', 'default']),
-    currency: z.literal('USD'),
-  }),
+  costEstimate: PlanCostEstimate,
   decidedBy: z.string().nullable(),
   reason: z.string().nullable(),
   createdAt: IsoTime,
@@ -48,3 +58,4 @@ export const Plan = z.object({
 export type Plan = z.infer<typeof Plan>;
 
 export const RejectPlanBody = z.strictObject({ reason: z.string().max(10_000).optional() });
+export type RejectPlanBody = z.infer<typeof RejectPlanBody>;

@@ -59,10 +59,14 @@ export const ProbeBody = z
   });
 export type ProbeBody = z.infer<typeof ProbeBody>;
 
+/** Which scope's rule (or default) decided an action (POL-3); shown beside probes and tool calls. */
+export const DecidedBy = z.object({ scope: z.string(), ruleId: z.string().nullable() });
+export type DecidedBy = z.infer<typeof DecidedBy>;
+
 export const ProbeResult = z.object({
   decision: DecisionSchema,
   classes: z.array(z.string()),
-  decidedBy: z.object({ scope: z.string(), ruleId: z.string().nullable() }),
+  decidedBy: DecidedBy,
   explanation: z.string(),
   mode: ModeSchema,
   autonomy: AutonomySchema,

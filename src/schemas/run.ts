@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoTime } from './common.js';
+import { DecidedBy } from './policy.js';
 
 /** Run lifecycle (HAR-6). `queued` and `succeeded`-like endings exist on runs, never on agents (AG-3). */
 export const RunState = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
@@ -32,3 +33,34 @@ export const Run = z.object({
   sandbox: z.string().nullable(),
 });
 export type Run = z.infer<typeof Run>;
+
+/** One tool call of a run log (HAR-6) with the policy decision that let it run or stopped it. */
+export const ToolCallRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+  output: z.string().nullable(),
+  isError: z.boolean().nullable(),
+  executed: z.boolean(),
+  decision: z.string().nullable(),
+  decidedBy: DecidedBy.nullable(),
+  classes: z.array(z.string()),
+  startedAt: IsoTime,
+  endedAt: IsoTime.nullable(),
+});
+export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
+
+/** One stored run-log event (HAR-6): an AgentEvent's type with its data. */
+export const RunEventRecord = z.object({ sequence: z.number(), type: z.string(), data: z.unknown(), at: IsoTime });
+export type RunEventRecord = z.infer<typeof RunEventRecord>;
+
+/** `GET /runs/:runId`: the run with its durable log. */
+export const RunDetail = z.object({ run: Run, toolCalls: z.array(ToolCallRecord), events: z.array(RunEventRecord) });
+export type RunDetail = z.infer<typeof RunDetail>;
+
+export const SteerRunBody = z.strictObject({ text: z.string().trim().min(1, 'must not be empty').max(50_000) });
+export type SteerRunBody = z.infer<typeof SteerRunBody>;
+
+/** The answer of a run control (cancel, pause, resume, steer). */
+export const RunControlResponse = z.object({ ok: z.literal(true) });
+export type RunControlResponse = z.infer<typeof RunControlResponse>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROVIDER_IDS } from '../llm/model-catalog.js';
+import { PROVIDER_IDS } from '../llm/provider-ids.js';
 import { HttpUrl } from './common.js';
 
 const ProviderMap = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(PROVIDER_IDS), value);

@@ -6,6 +6,7 @@ import { createAuthenticateHook } from './authenticate.js';
 import { trackRouteAccess } from './route-access.js';
 import { handleError } from './error-handler.js';
 import { registerMcpServer } from './mcp-server.js';
+import { recordRouteResponses } from './route-response-schemas.js';
 import { DEFAULT_WEB_DIST_DIR, registerWebApp } from './web-app.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
@@ -40,6 +41,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   server.setErrorHandler(handleError);
   // SEC-1: before any route exists, so every route's declared access is checked and recorded.
   trackRouteAccess(server);
+  recordRouteResponses(server);
   server.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` } }),
   );

@@ -1,14 +1,8 @@
 import { nowIso } from '../ids.js';
+import type { WorkspaceEvent, WorkspaceEventPayloads, WorkspaceEventType } from '../schemas/events.js';
 
-/** One live event of a workspace, as sent on its SSE stream. */
-export interface WorkspaceEvent {
-  /** Monotonic per server process; the SSE `id:` so a reconnecting client can resume. */
-  sequence: number;
-  workspaceId: string;
-  type: string;
-  at: string;
-  data: unknown;
-}
+/** One live event of a workspace, as sent on its SSE stream (its types live in src/schemas/events.ts). */
+export type { WorkspaceEvent };
 
 type Listener = (event: WorkspaceEvent) => void;
 
@@ -24,9 +18,11 @@ export class EventBus {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly recent = new Map<string, WorkspaceEvent[]>();
 
-  publish(workspaceId: string, type: string, data: unknown): WorkspaceEvent {
+  /** Publishes one event; the payload must match its type's schema in src/schemas/events.ts (checked by the compiler). */
+  publish<T extends WorkspaceEventType>(workspaceId: string, type: T, data: WorkspaceEventPayloads[T]): WorkspaceEvent {
     this.sequence += 1;
-    const event: WorkspaceEvent = { sequence: this.sequence, workspaceId, type, at: nowIso(), data };
+    // The compiler cannot correlate `type` and `data` through the generic; the signature already did.
+    const event = { sequence: this.sequence, workspaceId, type, at: nowIso(), data } as WorkspaceEvent;
     let buffer = this.recent.get(workspaceId);
     if (!buffer) {
       buffer = [];

@@ -370,7 +370,7 @@ export class PlanService {
         title: node.title,
         description: node.description,
         dependsOn: [...new Set(node.dependsOn)],
-        state: stored?.state ?? 'pending',
+        state: (stored?.state ?? 'pending') as PlanNodeState,
         ticketId: stored?.ticket_id ?? null,
         runId: stored?.run_id ?? null,
         assigneeAgentId: stored?.assignee_agent_id ?? null,

@@ -1,27 +1,9 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../ids.js';
 import type { WorkspaceSchema } from '../store/workspace-schema.js';
+import type { ToolCallRecord, RunEventRecord } from '../schemas/run.js';
 
-export interface ToolCallRecord {
-  id: string;
-  name: string;
-  input: unknown;
-  output: string | null;
-  isError: boolean | null;
-  executed: boolean;
-  decision: string | null;
-  decidedBy: { scope: string; ruleId: string | null } | null;
-  classes: string[];
-  startedAt: string;
-  endedAt: string | null;
-}
-
-export interface RunEventRecord {
-  sequence: number;
-  type: string;
-  data: unknown;
-  at: string;
-}
+export type { ToolCallRecord, RunEventRecord };
 
 /**
  * The durable part of a run log (HAR-6): the events worth keeping and every tool call with its input,

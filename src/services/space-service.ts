@@ -137,7 +137,7 @@ export class SpaceService {
         mode: space.mode,
         autonomy: space.autonomy,
         picker: space.picker,
-        previous: { mode: current.mode, autonomy: current.autonomy },
+        previous: { mode: current.mode as Mode, autonomy: current.autonomy as AutonomyLevel },
       });
     }
     this.events.publish(workspaceId, 'space.updated', space);

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { WorkspaceEvent } from '../../src/schemas/events.js';
+
 /** A parsed server-sent event. */
 export interface ReceivedEvent {
   id: string | null;
@@ -8,6 +11,8 @@ export interface ReceivedEvent {
 /** Reads a real SSE stream over HTTP and collects its events, with a wait helper for tests. */
 export class SseClient {
   readonly events: ReceivedEvent[] = [];
+  /** Events that broke the contract of src/schemas/events.ts; `waitFor` fails on the first one. */
+  readonly contractViolations: string[] = [];
   private readonly controller = new AbortController();
   private waiters: Array<() => void> = [];
 
@@ -25,6 +30,7 @@ export class SseClient {
   async waitFor(predicate: (event: ReceivedEvent) => boolean, timeoutMs = 5_000): Promise<ReceivedEvent> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      if (this.contractViolations.length > 0) throw new Error(this.contractViolations[0]);
       const found = this.events.find(predicate);
       if (found) return found;
       const remaining = deadline - Date.now();
@@ -82,9 +88,24 @@ export class SseClient {
     } catch {
       // plain-text data stays a string
     }
+    this.checkContract(event, parsed);
     this.events.push({ id, event, data: parsed });
     const waiters = this.waiters;
     this.waiters = [];
     for (const wake of waiters) wake();
+  }
+
+  /**
+   * Workspace events (those with a `sequence` envelope) must parse with the schema of their type and
+   * carry that type as the SSE event name, so a payload drifting from src/schemas/events.ts fails tests.
+   */
+  private checkContract(name: string, data: unknown): void {
+    if (typeof data !== 'object' || data === null || !('sequence' in data)) return;
+    const result = WorkspaceEvent.safeParse(data);
+    if (!result.success) {
+      this.contractViolations.push(`event contract: ${name} does not match src/schemas/events.ts\n${z.prettifyError(result.error)}\nevent: ${JSON.stringify(data).slice(0, 2_000)}`);
+    } else if (result.data.type !== name) {
+      this.contractViolations.push(`event contract: SSE event name ${name} differs from its data type ${result.data.type}`);
+    }
   }
 }

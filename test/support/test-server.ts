@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
+import { checkResponseContract } from './response-contract.js';
 import { startServer, type RunningServer, type StartServerOptions } from '../../src/server/start-server.js';
 
 export interface ApiResponse<T = any> {
@@ -41,7 +42,10 @@ export async function startTestServer(options: Partial<StartServerOptions> & { d
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
+    const parsed = text ? JSON.parse(text) : null;
+    // Every answer must match the schema its route declares (src/schemas/*): drift fails the test here.
+    checkResponseContract(running.server, method, path, response.status, parsed);
+    return { status: response.status, body: parsed };
   };
   return {
     running,

@@ -6,6 +6,7 @@ import { buildGuardPreset } from '../../core/guard-preset.js';
 import { MODES, AUTONOMY_LEVELS, AUTONOMY_LABELS } from '../../core/modes.js';
 import { PICKER_VALUES, pickerToSpaceMode } from '../../core/picker.js';
 import { ApiError } from '../../schemas/common.js';
+import { ModesCatalog } from '../../schemas/modes-catalog.js';
 import { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../../schemas/policy.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { WorkspaceParams } from './workspace-routes.js';
@@ -13,7 +14,7 @@ import { WorkspaceParams } from './workspace-routes.js';
 /** Modes and their profiles for the UI (CAP-1), policy rules CRUD and the probe (POL-3). */
 export function policyRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
-    server.get('/api/modes', { schema: { tags: ['policy'] } }, async () => ({
+    server.get('/api/modes', { schema: { tags: ['policy'], response: { 200: ModesCatalog } } }, async () => ({
       modes: MODES.map((mode) => {
         const profile = CAPABILITY_PROFILES[mode];
         return {

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { NotFoundError, ConflictError } from '../../errors/index.js';
 import { Approval, ApprovalStatus, DecideApprovalBody } from '../../schemas/approval.js';
 import { ApiError } from '../../schemas/common.js';
-import { Run } from '../../schemas/run.js';
+import { Presence } from '../../schemas/presence.js';
+import { AnswerQuestionBody, Question } from '../../schemas/question.js';
+import { Run, RunControlResponse, RunDetail, SteerRunBody } from '../../schemas/run.js';
 import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schemas/settings.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
@@ -12,36 +14,6 @@ import { toRun } from '../../services/run-service.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const RunParams = WorkspaceParams.extend({ runId: z.string().min(1) });
-const ToolCall = z.object({
-  id: z.string(),
-  name: z.string(),
-  input: z.unknown(),
-  output: z.string().nullable(),
-  isError: z.boolean().nullable(),
-  executed: z.boolean(),
-  decision: z.string().nullable(),
-  decidedBy: z.object({ scope: z.string(), ruleId: z.string().nullable() }).nullable(),
-  classes: z.array(z.string()),
-  startedAt: z.string(),
-  endedAt: z.string().nullable(),
-});
-const RunDetail = z.object({
-  run: Run,
-  toolCalls: z.array(ToolCall),
-  events: z.array(z.object({ sequence: z.number(), type: z.string(), data: z.unknown(), at: z.string() })),
-});
-const Question = z.object({
-  id: z.string(),
-  runId: z.string(),
-  agentId: z.string(),
-  conversationId: z.string(),
-  questions: z.array(z.object({ question: z.string(), options: z.array(z.string()).optional() })),
-  status: z.string(),
-  answers: z.array(z.string()).nullable(),
-  createdAt: z.string(),
-});
-const Presence = z.object({ agentId: z.string(), status: z.string(), runId: z.string().nullable(), since: z.string() });
-
 /** Run logs and run control (HAR-5, HAR-6), approvals (POL-7), questions (PLAN-4), presence (AG-4), settings. */
 export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
@@ -80,7 +52,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     for (const action of ['cancel', 'pause', 'resume'] as const) {
       server.post(
         `/api/workspaces/:workspaceId/runs/:runId/${action}`,
-        { schema: { tags: ['runs'], params: RunParams, response: { 200: z.object({ ok: z.literal(true) }), 404: ApiError, 409: ApiError } } },
+        { schema: { tags: ['runs'], params: RunParams, response: { 200: RunControlResponse, 404: ApiError, 409: ApiError } } },
         async (request) => {
           app.runControl(request.params.workspaceId, request.params.runId, action);
           return { ok: true as const };
@@ -93,8 +65,8 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         schema: {
           tags: ['runs'],
           params: RunParams,
-          body: z.strictObject({ text: z.string().trim().min(1, 'must not be empty').max(50_000) }),
-          response: { 200: z.object({ ok: z.literal(true) }), 400: ApiError, 404: ApiError, 409: ApiError },
+          body: SteerRunBody,
+          response: { 200: RunControlResponse, 400: ApiError, 404: ApiError, 409: ApiError },
         },
       },
       async (request) => {
@@ -152,7 +124,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         schema: {
           tags: ['questions'],
           params: WorkspaceParams.extend({ questionId: z.string().min(1) }),
-          body: z.strictObject({ answers: z.array(z.string().max(20_000)).min(1).max(3) }),
+          body: AnswerQuestionBody,
           response: { 200: Question, 400: ApiError, 404: ApiError, 409: ApiError },
         },
       },

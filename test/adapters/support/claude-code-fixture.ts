@@ -9,6 +9,7 @@ import { buildServer } from '../../../src/server/build-server.js';
 import { ControlCenter } from '../../../src/services/control-center.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../support/scripted-model-server.js';
 import { SseClient } from '../../support/sse-client.js';
+import { checkResponseContract } from '../../support/response-contract.js';
 
 /**
  * A real Control Center (the lead's composition root, HTTP API, `/mcp`, run executor) with this
@@ -90,7 +91,9 @@ export async function startClaudeCodeFixture(options: ClaudeCodeFixtureOptions =
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
+    const parsed = text ? JSON.parse(text) : null;
+    checkResponseContract(server, method, path, response.status, parsed);
+    return { status: response.status, body: parsed };
   };
   const decisions: HookDecisionRecord[] = [];
   const workspaceIdRef = { current: '' };

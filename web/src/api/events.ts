@@ -1,43 +1,15 @@
 import type { QueryClient } from '@tanstack/react-query';
+import { WORKSPACE_EVENT_TYPES } from '@server/schemas/event-types';
 import { keys } from './keys';
 import { EMPTY_LIVE_RUN, foldAgentEvent, type LiveRun } from './live-run';
-import type { Agent, AgentEvent, Approval, Conversation, Message, Plan, Presence, Run, Space, WorkspaceEvent } from './types';
+import type { Agent, Approval, Conversation, Message, Presence, Run, Space, WorkspaceEvent } from './types';
 
-/** Every event type docs/api.md lists. EventSource only delivers named events to named listeners. */
-export const EVENT_TYPES = [
-  'workspace.created',
-  'workspace.updated',
-  'workspace.deleted',
-  'workspace.seeded',
-  'workspace.seedingFailed',
-  'agent.created',
-  'agent.updated',
-  'agent.deleted',
-  'space.created',
-  'space.updated',
-  'space.modeChanged',
-  'conversation.created',
-  'conversation.updated',
-  'message.created',
-  'run.created',
-  'run.updated',
-  'run.event',
-  'run.paused',
-  'run.resumed',
-  'run.steered',
-  'approval.requested',
-  'approval.decided',
-  'question.asked',
-  'question.answered',
-  'question.expired',
-  'question.cancelled',
-  'presence.updated',
-  'plan.submitted',
-  'plan.approved',
-  'plan.rejected',
-  'plan.updated',
-  'settings.updated',
-] as const;
+/**
+ * Every event type the server publishes (src/schemas/event-types.ts, pure data shared with the
+ * server). EventSource only delivers named events to listeners of that name, so the stream subscribes
+ * to each of them.
+ */
+export const EVENT_TYPES = WORKSPACE_EVENT_TYPES;
 
 type Listener = (event: WorkspaceEvent) => void;
 const listeners = new Set<Listener>();
@@ -57,13 +29,11 @@ function upsertById<T extends { id: string }>(list: T[] | undefined, item: T): T
   return next;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-/** Applies one workspace event to the query caches. Anything not understood is refetched instead. */
+/**
+ * Applies one workspace event to the query caches. Payloads are typed by the server's event schemas
+ * (src/schemas/events.ts); the server's tests check every published event against them.
+ */
 export function applyWorkspaceEvent(client: QueryClient, ws: string, event: WorkspaceEvent): void {
-  const data = event.data;
   switch (event.type) {
     case 'workspace.created':
     case 'workspace.updated':
@@ -74,86 +44,80 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
       if (event.type === 'workspace.seeded') void client.invalidateQueries({ queryKey: keys.agents(ws) });
       break;
     case 'agent.created':
-    case 'agent.updated':
-      if (isObject(data) && typeof data.id === 'string') {
-        const agent = data as unknown as Agent;
-        client.setQueryData<{ agents: Agent[] }>(keys.agents(ws), (old) => (old ? { agents: upsertById(old.agents, agent) ?? [] } : old));
-      } else void client.invalidateQueries({ queryKey: keys.agents(ws) });
+    case 'agent.updated': {
+      const agent = event.data;
+      client.setQueryData<{ agents: Agent[] }>(keys.agents(ws), (old) => (old ? { agents: upsertById(old.agents, agent) ?? [] } : old));
       break;
-    case 'agent.deleted':
-      if (isObject(data) && typeof data.id === 'string') {
-        const id = data.id;
-        client.setQueryData<{ agents: Agent[] }>(keys.agents(ws), (old) => (old ? { agents: old.agents.filter((agent) => agent.id !== id) } : old));
-      }
+    }
+    case 'agent.deleted': {
+      const { id } = event.data;
+      client.setQueryData<{ agents: Agent[] }>(keys.agents(ws), (old) => (old ? { agents: old.agents.filter((agent) => agent.id !== id) } : old));
       break;
+    }
     case 'space.created':
-    case 'space.updated':
-      if (isObject(data) && typeof data.id === 'string') {
-        const space = data as unknown as Space;
-        client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: upsertById(old.spaces, space) ?? [] } : old));
-        client.setQueryData(keys.space(ws, space.id), space);
-        // Conversations inherit the space's mode on every read (MODE-1).
-        void client.invalidateQueries({ queryKey: keys.allConversations(ws) });
-      } else void client.invalidateQueries({ queryKey: keys.spaces(ws) });
+    case 'space.updated': {
+      const space = event.data;
+      client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: upsertById(old.spaces, space) ?? [] } : old));
+      client.setQueryData(keys.space(ws, space.id), space);
+      // Conversations inherit the space's mode on every read (MODE-1).
+      void client.invalidateQueries({ queryKey: keys.allConversations(ws) });
       break;
+    }
     case 'space.modeChanged':
-      if (isObject(data) && typeof data.spaceId === 'string') void client.invalidateQueries({ queryKey: keys.space(ws, data.spaceId) });
+      void client.invalidateQueries({ queryKey: keys.space(ws, event.data.spaceId) });
       break;
     case 'conversation.created':
-    case 'conversation.updated':
-      if (isObject(data) && typeof data.id === 'string') {
-        const conversation = data as unknown as Conversation;
-        client.setQueryData<{ conversations: Conversation[] }>(keys.conversations(ws, conversation.spaceId), (old) =>
-          old ? { conversations: upsertById(old.conversations, conversation) ?? [] } : old,
-        );
-        client.setQueryData(keys.conversation(ws, conversation.id), conversation);
-      }
+    case 'conversation.updated': {
+      const conversation = event.data;
+      client.setQueryData<{ conversations: Conversation[] }>(keys.conversations(ws, conversation.spaceId), (old) =>
+        old ? { conversations: upsertById(old.conversations, conversation) ?? [] } : old,
+      );
+      client.setQueryData(keys.conversation(ws, conversation.id), conversation);
       break;
+    }
     case 'message.created': {
-      const message = (isObject(data) && isObject(data.message) ? data.message : data) as Message | null;
-      if (message && typeof message.id === 'string' && typeof message.conversationId === 'string') {
-        client.setQueryData<{ messages: Message[] }>(keys.messages(ws, message.conversationId), (old) =>
-          old ? { messages: upsertById(old.messages, message) ?? [] } : old,
-        );
-      }
+      const message = event.data;
+      client.setQueryData<{ messages: Message[] }>(keys.messages(ws, message.conversationId), (old) =>
+        old ? { messages: upsertById(old.messages, message) ?? [] } : old,
+      );
       break;
     }
     case 'run.created':
-    case 'run.updated':
-      if (isObject(data) && typeof data.id === 'string') {
-        const run = data as unknown as Run;
-        if (run.conversationId) client.setQueryData<{ runs: Run[] }>(keys.runs(ws, run.conversationId), (old) => (old ? { runs: upsertById(old.runs, run) ?? [] } : old));
-        void client.invalidateQueries({ queryKey: keys.run(ws, run.id) });
-        if (event.type === 'run.created') client.setQueryData<LiveRun>(keys.liveRun(ws, run.id), (old) => old ?? { ...EMPTY_LIVE_RUN, fromStart: true });
-        if (run.state !== 'running' && run.state !== 'queued' && run.conversationId) {
-          // A finished turn may have posted messages and changed plans, goals, the space's mode.
-          void client.invalidateQueries({ queryKey: keys.messages(ws, run.conversationId) });
-          void client.invalidateQueries({ queryKey: keys.conversation(ws, run.conversationId) });
-        }
+    case 'run.updated': {
+      const run = event.data;
+      if (run.conversationId) client.setQueryData<{ runs: Run[] }>(keys.runs(ws, run.conversationId), (old) => (old ? { runs: upsertById(old.runs, run) ?? [] } : old));
+      void client.invalidateQueries({ queryKey: keys.run(ws, run.id) });
+      if (event.type === 'run.created') client.setQueryData<LiveRun>(keys.liveRun(ws, run.id), (old) => old ?? { ...EMPTY_LIVE_RUN, fromStart: true });
+      if (run.state !== 'running' && run.state !== 'queued' && run.conversationId) {
+        // A finished turn may have posted messages and changed plans, goals, the space's mode.
+        void client.invalidateQueries({ queryKey: keys.messages(ws, run.conversationId) });
+        void client.invalidateQueries({ queryKey: keys.conversation(ws, run.conversationId) });
       }
       void client.invalidateQueries({ queryKey: keys.agents(ws) });
       break;
-    case 'run.event':
-      if (isObject(data) && typeof data.runId === 'string' && isObject(data.event)) {
-        const agentEvent = data.event as AgentEvent;
-        client.setQueryData<LiveRun>(keys.liveRun(ws, data.runId), (old) => foldAgentEvent(old ?? EMPTY_LIVE_RUN, agentEvent));
-      }
+    }
+    case 'run.event': {
+      const { runId, event: agentEvent } = event.data;
+      client.setQueryData<LiveRun>(keys.liveRun(ws, runId), (old) => foldAgentEvent(old ?? EMPTY_LIVE_RUN, agentEvent));
       break;
+    }
     case 'approval.requested':
-    case 'approval.decided':
-      if (isObject(data) && typeof data.id === 'string') {
-        const approval = data as unknown as Approval;
-        client.setQueryData<{ approvals: Approval[] }>(keys.approvals(ws), (old) => {
-          if (!old) return old;
-          const rest = old.approvals.filter((entry) => entry.id !== approval.id);
-          return { approvals: approval.status === 'pending' ? [...rest, approval] : rest };
-        });
-      }
+    case 'approval.decided': {
+      const approval = event.data;
+      client.setQueryData<{ approvals: Approval[] }>(keys.approvals(ws), (old) => {
+        if (!old) return old;
+        const rest = old.approvals.filter((entry) => entry.id !== approval.id);
+        return { approvals: approval.status === 'pending' ? [...rest, approval] : rest };
+      });
       void client.invalidateQueries({ queryKey: keys.approvals(ws) });
       break;
+    }
     case 'run.paused':
     case 'run.resumed':
-      if (isObject(data) && typeof data.runId === 'string') void client.invalidateQueries({ queryKey: keys.run(ws, data.runId) });
+      void client.invalidateQueries({ queryKey: keys.run(ws, event.data.runId) });
+      break;
+    case 'run.steered':
+      // The text reaches the turn as a `steering_injected` run event, shown from there.
       break;
     case 'question.asked':
     case 'question.answered':
@@ -162,16 +126,10 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
       void client.invalidateQueries({ queryKey: keys.questions(ws) });
       break;
     case 'presence.updated': {
-      const entries: Presence[] = Array.isArray(data)
-        ? (data as Presence[])
-        : isObject(data) && Array.isArray(data.presence)
-          ? (data.presence as Presence[])
-          : isObject(data) && typeof data.agentId === 'string'
-            ? [data as unknown as Presence]
-            : [];
+      const entry: Presence = event.data;
       client.setQueryData<{ presence: Presence[] }>(keys.presence(ws), (old) => {
-        const map = new Map((old?.presence ?? []).map((entry) => [entry.agentId, entry]));
-        for (const entry of entries) map.set(entry.agentId, entry);
+        const map = new Map((old?.presence ?? []).map((existing) => [existing.agentId, existing]));
+        map.set(entry.agentId, entry);
         return { presence: [...map.values()] };
       });
       break;
@@ -180,18 +138,24 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'plan.approved':
     case 'plan.rejected':
     case 'plan.updated': {
-      const plan = (isObject(data) && isObject(data.plan) ? data.plan : data) as Plan | null;
-      if (plan && typeof plan.id === 'string' && Array.isArray(plan.nodes)) client.setQueryData(keys.plan(ws, plan.id), plan);
-      else if (plan && typeof plan.id === 'string') void client.invalidateQueries({ queryKey: keys.plan(ws, plan.id) });
+      const plan = event.data;
+      client.setQueryData(keys.plan(ws, plan.id), plan);
       void client.invalidateQueries({ queryKey: keys.allPlans(ws) });
-      if (plan?.conversationId) void client.invalidateQueries({ queryKey: keys.conversation(ws, plan.conversationId) });
+      void client.invalidateQueries({ queryKey: keys.conversation(ws, plan.conversationId) });
       break;
     }
     case 'settings.updated':
-      if (isObject(data)) client.setQueryData(keys.settings(ws), data);
+      client.setQueryData(keys.settings(ws), event.data);
       break;
-    default:
+    case 'policy.ruleCreated':
+    case 'policy.ruleDeleted':
+      void client.invalidateQueries({ queryKey: keys.policyRules(ws) });
       break;
+    default: {
+      // Every event type is handled above: a new type in src/schemas/event-types.ts fails here.
+      const unhandled: never = event;
+      return unhandled;
+    }
   }
 }
 

@@ -10,8 +10,10 @@ import type {
   HonestyMatrix,
   Message,
   Plan,
+  PostMessageBody,
+  PostMessageResponse,
   Presence,
-  QuestionSet,
+  Question,
   Run,
   RunDetail,
   SettingsView,
@@ -103,7 +105,7 @@ export function usePendingApprovals(ws: string) {
 export function usePendingQuestions(ws: string) {
   return useQuery({
     queryKey: keys.questions(ws),
-    queryFn: () => api.get<{ questions: QuestionSet[] }>(`${w(ws)}/questions?status=pending`),
+    queryFn: () => api.get<{ questions: Question[] }>(`${w(ws)}/questions?status=pending`),
     retry: false,
   });
 }
@@ -233,17 +235,11 @@ export function useBranchConversation(ws: string) {
   });
 }
 
-export interface SendMessageResult {
-  message: Message | null;
-  run: Run | null;
-  space: Space | null;
-}
-
 export function useSendMessage(ws: string, conversationId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { text: string; agentId?: string; picker?: string }) =>
-      api.post<SendMessageResult>(`${w(ws)}/conversations/${conversationId}/messages`, body),
+    mutationFn: (body: PostMessageBody) =>
+      api.post<PostMessageResponse>(`${w(ws)}/conversations/${conversationId}/messages`, body),
     onSuccess: (result) => {
       if (result.message) {
         const message = result.message;
@@ -257,11 +253,9 @@ export function useSendMessage(ws: string, conversationId: string) {
           old ? { runs: old.runs.some((entry) => entry.id === run.id) ? old.runs : [...old.runs, run] } : old,
         );
       }
-      if (result.space) {
-        const space = result.space;
-        client.setQueryData(keys.space(ws, space.id), space);
-        client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: old.spaces.map((entry) => (entry.id === space.id ? space : entry)) } : old));
-      }
+      const space = result.space;
+      client.setQueryData(keys.space(ws, space.id), space);
+      client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: old.spaces.map((entry) => (entry.id === space.id ? space : entry)) } : old));
     },
   });
 }
@@ -283,9 +277,9 @@ export function useDecideApproval(ws: string) {
 export function useAnswerQuestion(ws: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, answers }: { id: string; answers: string[] }) => api.post<QuestionSet>(`${w(ws)}/questions/${id}/answer`, { answers }),
+    mutationFn: ({ id, answers }: { id: string; answers: string[] }) => api.post<Question>(`${w(ws)}/questions/${id}/answer`, { answers }),
     onSuccess: (_result, variables) => {
-      client.setQueryData<{ questions: QuestionSet[] }>(keys.questions(ws), (old) =>
+      client.setQueryData<{ questions: Question[] }>(keys.questions(ws), (old) =>
         old ? { questions: old.questions.filter((entry) => entry.id !== variables.id) } : old,
       );
       void client.invalidateQueries({ queryKey: keys.questions(ws) });

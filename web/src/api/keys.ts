@@ -23,4 +23,5 @@ export const keys = {
   plans: (ws: string, conversationId: string) => ['ws', ws, 'plans', conversationId] as const,
   allPlans: (ws: string) => ['ws', ws, 'plans'] as const,
   plan: (ws: string, planId: string) => ['ws', ws, 'plan', planId] as const,
+  policyRules: (ws: string) => ['ws', ws, 'policy-rules'] as const,
 };

@@ -28,16 +28,18 @@ export interface LiveRun {
 
 export const EMPTY_LIVE_RUN: LiveRun = { items: [], eventCount: 0, fromStart: false, sawDelta: false };
 
-function messageText(event: AgentEvent): string {
-  const message = event.message as { content?: Array<{ type?: string; text?: string }> } | undefined;
-  return (message?.content ?? []).flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('');
+function messageText(event: Extract<AgentEvent, { type: 'assistant_message' }>): string {
+  return event.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
 }
 
-/** A stored run event may carry the AgentEvent as its data, or its fields with the type beside them. */
+/**
+ * A stored run event's data is the AgentEvent the executor persisted (src/services/run-executor.ts);
+ * kinds this web app does not know fall through the fold's default branch.
+ */
 export function agentEventOf(record: RunEventRecord): AgentEvent {
   const data = record.data;
   if (data && typeof data === 'object' && typeof (data as { type?: unknown }).type === 'string') return data as AgentEvent;
-  return { ...(data && typeof data === 'object' ? (data as Record<string, unknown>) : {}), type: record.type };
+  return { ...(data && typeof data === 'object' ? (data as Record<string, unknown>) : {}), type: record.type } as AgentEvent;
 }
 
 function stringify(value: unknown): string {

@@ -1,7 +1,13 @@
-import type { Autonomy, Mode, PickerValue, Space } from '../api/types';
+import { AUTONOMY_LABELS, DEFAULT_AUTONOMY, isAutonomyLevel, isMode, MODE_LABELS } from '@server/core/modes';
+import { nextPickerValue, PICKER_VALUES, spaceModeToPicker } from '@server/core/picker';
+import type { PickerValue, Space } from '../api/types';
 
-/** The composer's picker values in display order (§0, RLY-1). Review is never offered (MODE-6). */
-export const PICKER_VALUES: readonly PickerValue[] = ['Agent', 'Ask', 'Autopilot', 'Plan', 'Orchestrate'];
+/*
+ * The picker values, their (mode, autonomy) mapping and the mode labels exist once, in src/core/picker.ts
+ * and src/core/modes.ts (§0, MODE-3). Those two files are pure data and functions with no imports
+ * besides each other's types, so the web bundles them as they are (lint allows only such files).
+ */
+export { AUTONOMY_LABELS, MODE_LABELS, PICKER_VALUES };
 
 export const PICKER_HINTS: Record<PickerValue, string> = {
   Agent: 'Acts; gated actions ask for approval',
@@ -11,20 +17,9 @@ export const PICKER_HINTS: Record<PickerValue, string> = {
   Orchestrate: 'Proposes a plan for a whole team',
 };
 
-/** `chat` is shown as "Agent", never "Chat" (MODE-3). */
-export const MODE_LABELS: Record<Mode, string> = { chat: 'Agent', review: 'Review', plan: 'Plan', orchestrate: 'Orchestrate' };
-
-export const AUTONOMY_LABELS: Record<Autonomy, string> = {
-  proposeOnly: 'Propose only',
-  askFirst: 'Ask first',
-  actWithApproval: 'Act with approval',
-  actFreely: 'Act freely',
-};
-
-/** Shift+Tab (MODE-4): the next value, cycling. */
+/** Shift+Tab (MODE-4): the next value, cycling; the first one when none is shown. */
 export function nextPicker(value: PickerValue | null): PickerValue {
-  const index = value ? PICKER_VALUES.indexOf(value) : -1;
-  return PICKER_VALUES[(index + 1) % PICKER_VALUES.length]!;
+  return value ? nextPickerValue(value) : PICKER_VALUES[0];
 }
 
 export function isPickerValue(value: unknown): value is PickerValue {
@@ -59,23 +54,19 @@ export function spaceModeLabel(space: Pick<Space, 'mode' | 'autonomy' | 'picker'
 }
 
 /**
- * The picker value a (mode, autonomy) pair shows as (§0), or null when none fits (review; chat with
- * proposeOnly). Mirrors src/core/picker.ts.
+ * The picker value a message's or run's recorded (mode, autonomy) shows as (§0, the core mapping), or
+ * null when none fits (review; chat with proposeOnly). No recorded autonomy reads as the dial's default.
  */
 export function pickerFor(mode: string | null | undefined, autonomy: string | null | undefined): PickerValue | null {
-  if (mode === 'plan') return 'Plan';
-  if (mode === 'orchestrate') return 'Orchestrate';
-  if (mode !== 'chat') return null;
-  if (autonomy === 'askFirst') return 'Ask';
-  if (autonomy === 'actFreely') return 'Autopilot';
-  if (autonomy === 'actWithApproval' || autonomy === null || autonomy === undefined) return 'Agent';
-  return null;
+  if (!isMode(mode)) return null;
+  if (autonomy === null || autonomy === undefined) return spaceModeToPicker(mode, DEFAULT_AUTONOMY);
+  return isAutonomyLevel(autonomy) ? spaceModeToPicker(mode, autonomy) : null;
 }
 
 /** How a message's or run's mode reads: the picker value when there is one, else the mode's label. */
 export function modeLabelFor(mode: string | null | undefined, autonomy: string | null | undefined): string | null {
   const picker = pickerFor(mode, autonomy);
   if (picker) return picker;
-  if (mode && mode in MODE_LABELS) return MODE_LABELS[mode as Mode];
+  if (isMode(mode)) return MODE_LABELS[mode];
   return mode ?? null;
 }

@@ -39,9 +39,8 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
     () =>
       onWorkspaceEvent((event) => {
         if (event.type !== 'plan.submitted') return;
-        const data = event.data as { id?: string; conversationId?: string | null; plan?: { id?: string; conversationId?: string | null }; createdAt?: string } | null;
-        const plan = data?.plan ?? data;
-        if (!plan?.id || plan.conversationId !== conversation.id) return;
+        const plan = event.data;
+        if (plan.conversationId !== conversation.id) return;
         const arrived = Date.parse(event.at);
         if (Number.isFinite(arrived) && Date.now() - arrived > AUTO_OPEN_WINDOW_MS) return;
         if (document.visibilityState === 'hidden') return;

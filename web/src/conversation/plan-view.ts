@@ -13,7 +13,6 @@ export function isAwaitingApproval(plan: Plan): boolean {
 }
 
 export function planErrorText(error: Plan['errors'][number]): string {
-  if (typeof error === 'string') return error;
   return error.nodeKey && !error.message.includes(error.nodeKey) ? `${error.nodeKey}: ${error.message}` : error.message;
 }
 
@@ -43,30 +42,19 @@ export function stepCount(plan: Plan): number {
   return plan.stepCount ?? plan.nodes.length;
 }
 
-/** A node's estimated cost in the estimate's currency, or null (unknown price). */
+/** A node's estimated cost in US dollars, or null (unknown price). */
 export function nodeCost(estimate: CostEstimate | null, key: string): number | null {
-  if (!estimate) return null;
-  const perNode = estimate.perNode;
-  if (Array.isArray(perNode)) {
-    const entry = perNode.find((item) => item.key === key);
-    if (!entry) return null;
-    return entry.usd ?? entry.cost ?? entry.amount ?? null;
-  }
-  const value = perNode?.[key];
-  return typeof value === 'number' ? value : null;
+  return estimate?.perNode.find((item) => item.key === key)?.usd ?? null;
 }
 
 export function nodeTokens(estimate: CostEstimate | null, key: string): { inputTokens: number; outputTokens: number } | null {
-  if (!estimate || !Array.isArray(estimate.perNode)) return null;
-  const entry = estimate.perNode.find((item) => item.key === key);
-  return entry && typeof entry.inputTokens === 'number' && typeof entry.outputTokens === 'number' ? { inputTokens: entry.inputTokens, outputTokens: entry.outputTokens } : null;
+  const entry = estimate?.perNode.find((item) => item.key === key);
+  return entry ? { inputTokens: entry.inputTokens, outputTokens: entry.outputTokens } : null;
 }
 
 export function totalCost(estimate: CostEstimate | null): { amount: number | null; inputTokens: number | null; outputTokens: number | null } {
   if (!estimate) return { amount: null, inputTokens: null, outputTokens: null };
-  const total = estimate.total;
-  if (typeof total === 'number') return { amount: total, inputTokens: null, outputTokens: null };
-  return { amount: total?.usd ?? null, inputTokens: total?.inputTokens ?? null, outputTokens: total?.outputTokens ?? null };
+  return { amount: estimate.total.usd, inputTokens: estimate.total.inputTokens, outputTokens: estimate.total.outputTokens };
 }
 
 export function formatCost(value: number | null, currency: string): string {

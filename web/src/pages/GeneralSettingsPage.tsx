@@ -1,12 +1,12 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../api/client';
 import { useSettings, useUpdateSettings } from '../api/hooks';
-import type { SettingsView } from '../api/types';
+import type { ProviderId, SettingsView } from '../api/types';
 import { ErrorState, FieldError, Loading } from '../ui/states';
 import { SettingsNav } from './SettingsNav';
 
 /** The providers of the built-in harness (HAR-2), as the settings route names them. */
-const PROVIDERS: Array<{ id: string; label: string; keyless?: boolean }> = [
+const PROVIDERS: Array<{ id: ProviderId; label: string; keyless?: boolean }> = [
   { id: 'anthropic', label: 'Anthropic' },
   { id: 'openai', label: 'OpenAI' },
   { id: 'deepseek', label: 'DeepSeek' },

@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../api/client';
 import { useAnswerQuestion } from '../api/hooks';
-import type { QuestionSet } from '../api/types';
+import type { Question } from '../api/types';
 import { FieldError } from './states';
 
 const OTHER = '__other__';
 
 /** RLY-4 / PLAN-4: the agent's questions (up to three) as a form; options or free text. */
-export function QuestionCard({ ws, question }: { ws: string; question: QuestionSet }) {
+export function QuestionCard({ ws, question }: { ws: string; question: Question }) {
   const answer = useAnswerQuestion(ws);
   const [choices, setChoices] = useState<string[]>(() => question.questions.map(() => ''));
   const [texts, setTexts] = useState<string[]>(() => question.questions.map(() => ''));
