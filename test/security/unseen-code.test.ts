@@ -398,7 +398,7 @@ describe('SEC-5 end to end: Claude Code through its PreToolUse hook', () => {
   });
 
   it('SEC-5: under a fileDelete deny the hook denies `sh d.sh` and `python3 d.py`; a benign script runs', async () => {
-    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none' } });
+    fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     const rule = await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'workspace', match: { kind: 'class', effectClass: 'fileDelete' }, decision: 'deny' });
     expect(rule.status).toBe(201);
