@@ -110,8 +110,6 @@ const PATTERNED: ReadonlyArray<{ pattern: RegExp; overrides: (name: string, midd
   { pattern: /^filter\.(.+)\.(?:clean|smudge|process)$/i, overrides: (name, middle) => [[name, ''], [`filter.${middle}.required`, 'false']] },
   { pattern: /^diff\.(.+)\.(?:textconv|command)$/i, overrides: (name) => [[name, '']] },
   { pattern: /^merge\.(.+)\.driver$/i, overrides: (name) => [[name, '']] },
-  { pattern: /^remote\.(.+)\.uploadpack$/i, overrides: (name) => [[name, 'git-upload-pack']] },
-  { pattern: /^remote\.(.+)\.receivepack$/i, overrides: (name) => [[name, 'git-receive-pack']] },
   { pattern: /^remote\.(.+)\.vcs$/i, overrides: (name) => [[name, '']] },
   { pattern: /^gpg\.(.+)\.program$/i, overrides: (name) => [[name, 'false']] },
   { pattern: /^gpg\.program$/i, overrides: (name) => [[name, 'false']] },
@@ -130,6 +128,57 @@ export function patternedOverrides(names: readonly string[]): Array<[string, str
     }
   }
   return [...out];
+}
+
+/**
+ * `remote.<name>.uploadpack` and `.receivepack` cannot be overridden by config: git warns "more than
+ * one uploadpack given" and uses the FIRST value, the repository's (git 2.39). The subcommands that
+ * start them therefore get the program pinned on their command line, which outranks the config.
+ */
+const PINNED_PROGRAMS: Readonly<Record<string, string>> = {
+  fetch: '--upload-pack=git-upload-pack',
+  pull: '--upload-pack=git-upload-pack',
+  'ls-remote': '--upload-pack=git-upload-pack',
+  clone: '--upload-pack=git-upload-pack',
+  push: '--receive-pack=git-receive-pack',
+};
+
+/** `args` with the transport program pinned right after the subcommand, where it has one. */
+export function pinTransportPrograms(args: readonly string[]): string[] {
+  const pinned = args[0] === undefined ? undefined : PINNED_PROGRAMS[args[0]];
+  return pinned ? [args[0]!, pinned, ...args.slice(1)] : [...args];
+}
+
+/**
+ * Subcommands (with their first argument where it matters) that never start a program named under
+ * an agent-chosen config key — no filters, diff or merge drivers, credential helpers or transports —
+ * so `runGit` may skip listing the config for them (one git process less; `rev-parse` runs often).
+ * Only commands that never read the index or the work tree are here: even `write-tree` re-hashes a
+ * racily clean file through its clean filter (seen in this suite).
+ */
+const NO_PATTERNED_PROGRAMS: ReadonlySet<string> = new Set([
+  'rev-parse',
+  'config',
+  'for-each-ref',
+  'show-ref',
+  'update-ref',
+  'symbolic-ref',
+  'commit-tree',
+  'merge-base',
+  'ls-tree',
+  'init',
+  'remote',
+  'remote get-url',
+  'worktree list',
+  'worktree prune',
+]);
+
+/** Whether `args` may start a program named by a patterned config key (see {@link patternedOverrides}). */
+export function mayRunConfiguredPrograms(args: readonly string[]): boolean {
+  const [subcommand, first] = args;
+  if (subcommand === undefined) return true;
+  if (subcommand === 'remote' || subcommand === 'worktree') return !NO_PATTERNED_PROGRAMS.has(first === undefined ? subcommand : `${subcommand} ${first}`);
+  return !NO_PATTERNED_PROGRAMS.has(subcommand);
 }
 
 /** Config entries as `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` variables. */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { GitCommandError } from './git-command-error.js';
-import { configEnvironment, hardenedGitArgs, hardenedGitEnvironment, patternedOverrides, type GitRepositoryTrust } from './git-hardening.js';
+import { configEnvironment, hardenedGitArgs, hardenedGitEnvironment, mayRunConfiguredPrograms, patternedOverrides, pinTransportPrograms, type GitRepositoryTrust } from './git-hardening.js';
 import { assertGitOperand } from './git-operand.js';
 
 export type { GitRepositoryTrust } from './git-hardening.js';
@@ -41,11 +41,13 @@ function execGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, r
 /**
  * Runs git the way the Control Center's own bookkeeping needs it (SEC-2): `execFile` (no shell), an
  * explicit `cwd`, no inherited `GIT_*` variables, no terminal prompts, outside values only as
- * operands after `--end-of-options`, transports limited by `GIT_ALLOW_PROTOCOL`, and every config key
- * that names a program overridden (`git-hardening.ts`). For an agent-writable repository (the
+ * operands after `--end-of-options`, transports limited by `GIT_ALLOW_PROTOCOL`, every config key
+ * that names a program overridden, and the upload/receive-pack program pinned on the command line of
+ * the subcommands that start one (`git-hardening.ts`). For an agent-writable repository (the
  * default) the effective config is listed first and each program-naming key with an agent-chosen
  * name (`filter.<x>.clean`, `diff.<x>.textconv`, …) is switched off for the command: an agent that
  * writes the config (or points `.git` at a config of its own) cannot make the server run a program.
+ * Subcommands that never start such programs (`rev-parse`, `for-each-ref`, …) skip the listing.
  *
  * Known limit: the listing and the command are two processes; a config key added between them by a
  * process still running in the sandbox is not overridden. Conversation checkouts whose git metadata
@@ -60,7 +62,7 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
   const base = hardenedGitEnvironment(process.env, trust);
   const prefix = hardenedGitArgs(trust);
   let overrides: Array<[string, string]> = [];
-  if (trust === 'agentWritable') {
+  if (trust === 'agentWritable' && mayRunConfiguredPrograms(args)) {
     const listed = await execGit([...prefix, 'config', '--list', '--name-only', '-z'], options.cwd, base, ['config', '--list', '--name-only']).catch((error: unknown) => {
       // Outside a repository (or with no config at all) there is nothing to override; any other
       // failure is fatal, because the command would run with an unknown config.
@@ -70,7 +72,7 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
     overrides = patternedOverrides(listed.stdout.split('\0').filter(Boolean));
   }
   const env = { ...base, ...options.env, ...configEnvironment(overrides) };
-  const fullArgs = [...prefix, ...args, ...(operands.length > 0 ? ['--end-of-options', ...operands] : [])];
+  const fullArgs = [...prefix, ...pinTransportPrograms(args), ...(operands.length > 0 ? ['--end-of-options', ...operands] : [])];
   return execGit(fullArgs, options.cwd, env, [...args, ...operands]);
 }
 
