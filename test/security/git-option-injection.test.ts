@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hookSessions, type HookSession, type PushRemote } from '../../src/adapters/claude-code/hook-sessions.js';
 import * as pushProxy from '../../src/services/git-push-proxy.js';
-import { checkpointWorktree, ensureWorktree } from '../../src/tools/git-worktrees.js';
+import { checkpointWorktree, ensureWorktree, listCheckpoints, removeWorktree } from '../../src/tools/git-worktrees.js';
 import * as remoteUrl from '../../src/tools/git-remote-url.js';
 import { runGit, tryGit } from '../../src/tools/run-git.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
@@ -399,6 +399,19 @@ describe('property: option-shaped strings into every git-running function never 
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('checkpoint and listing functions refuse them as a conversation id', async () => {
+    const { repo } = makeRepo('prop-checkpoint');
+    await fc.assert(
+      fc.asyncProperty(optionShaped, async (value) => {
+        await expect(checkpointWorktree(repo, value)).rejects.toMatchObject({ code: 'validation_failed', field: 'conversationId' });
+        await expect(listCheckpoints(repo, value)).rejects.toMatchObject({ code: 'validation_failed', field: 'conversationId' });
+        await expect(removeWorktree({ repoPath: repo, worktreesDir: join(root, 'none'), conversationId: value })).rejects.toMatchObject({ code: 'validation_failed' });
+      }),
+      { numRuns: 30 },
+    );
+    expect(marks()).toEqual([]);
   });
 
   it('ensureWorktree refuses them as a base ref or a conversation id', async () => {
