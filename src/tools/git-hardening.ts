@@ -7,9 +7,11 @@
  * key set here wins over the repository's. Three kinds of keys name programs:
  * - fixed names (`core.fsmonitor`, `core.hooksPath`, `core.sshCommand`, …): overridden on every call;
  * - names with an agent-chosen middle part (`filter.<driver>.clean`, `diff.<driver>.textconv`,
- *   `remote.<name>.uploadpack`, …): found by listing the effective config just before the command
+ *   `credential.<url>.helper`, …): found by listing the effective config just before the command
  *   and overridden one by one (through `GIT_CONFIG_KEY_n`, which, unlike `-c`, does not split a
  *   subsection containing `=`);
+ * - `remote.<name>.uploadpack|receivepack`, where git keeps the FIRST value: pinned on the command
+ *   line of fetch, pull, ls-remote, clone and push instead;
  * - transports: `GIT_ALLOW_PROTOCOL` limits them and, unlike `protocol.allow`, it overrides a
  *   repository's `protocol.ext.allow=always` (verified with git 2.39).
  * `url.<base>.insteadOf` cannot be neutralized this way (it is multi-valued and an empty prefix
@@ -95,10 +97,15 @@ export function hardenedGitEnvironment(source: NodeJS.ProcessEnv, trust: GitRepo
     GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS[trust].join(':'),
     GIT_PROTOCOL_FROM_USER: '0',
     GIT_TERMINAL_PROMPT: '0',
-    GIT_CONFIG_NOSYSTEM: '1',
   });
-  // An empty GIT_ASKPASS outranks core.askPass and SSH_ASKPASS: git then never runs an askpass program.
-  if (trust === 'agentWritable') env.GIT_ASKPASS = '';
+  if (trust === 'agentWritable') {
+    // Nothing from the host's system config is needed for local bookkeeping. A server-owned
+    // repository keeps it: the administrator's transport setup (credential helpers, CA files)
+    // applies to forwarded pushes, as it did before.
+    env.GIT_CONFIG_NOSYSTEM = '1';
+    // An empty GIT_ASKPASS outranks core.askPass and SSH_ASKPASS: git then never runs an askpass program.
+    env.GIT_ASKPASS = '';
+  }
   return env;
 }
 
