@@ -302,6 +302,10 @@ export class GitPushProxy {
     if (!session) return jsonResponse(404, 'not_found', 'no run in progress for this token uses the push proxy');
     const remote = session.pushRemotes.get(id);
     if (!remote) return jsonResponse(404, 'not_found', `remote ${id} is not a remote of this run's worktree`);
+    if (!REMOTE_NAME.test(remote.name)) {
+      // The name is part of the command line the policy decides on: it must not smuggle words into it.
+      return jsonResponse(400, 'validation_failed', `push refused: remote name ${JSON.stringify(remote.name.slice(0, 100))} is not a plain remote name`, 'remote.name');
+    }
     const check = checkRemoteUrl(remote.forwardUrl, session.worktreePath);
     if (!check.ok || check.forwardUrl !== remote.forwardUrl) {
       const reason = check.ok ? 'is not an absolute location' : check.reason;

@@ -161,6 +161,19 @@ describe('the push proxy never hands a recorded remote URL to git as an option (
     }
   });
 
+  it('a recorded remote name that would add words to the decided command line is refused', async () => {
+    const { repo, remote: real } = makeRepo('name-words');
+    const remote = { ...recorded(real), name: 'origin feature --delete main' };
+    const { token, release } = register(repo, [remote]);
+    try {
+      const answer = await advertise(token, remote.id);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'validation_failed', field: 'remote.name' });
+    } finally {
+      release();
+    }
+  });
+
   it('a URL with a newline cannot forge lines of the staging config', async () => {
     const { repo, remote: real } = makeRepo('newline');
     const remote = recorded(`${real}\n[core]\n\tfsmonitor = ${touch('config')}`);
