@@ -1,22 +1,23 @@
 import { execFile } from 'node:child_process';
 import { GitCommandError } from './git-command-error.js';
+import { configEnvironment, hardenedGitArgs, hardenedGitEnvironment, mayRunConfiguredPrograms, patternedOverrides, pinTransportPrograms, type GitRepositoryTrust } from './git-hardening.js';
+import { assertGitOperand } from './git-operand.js';
 
-/** Variables that would point git at another repository or index than the one `cwd` names. */
-const REPOSITORY_VARIABLES = [
-  'GIT_DIR',
-  'GIT_WORK_TREE',
-  'GIT_INDEX_FILE',
-  'GIT_COMMON_DIR',
-  'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_NAMESPACE',
-  'GIT_PREFIX',
-];
+export type { GitRepositoryTrust } from './git-hardening.js';
 
 export interface RunGitOptions {
   cwd: string;
-  /** Added to the environment (for example `GIT_INDEX_FILE` for a temporary index). */
+  /** Added to the environment (for example `GIT_INDEX_FILE` for a temporary index). Never `GIT_CONFIG_*`. */
   env?: Record<string, string>;
+  /**
+   * Values that come from outside the server's own code — refs, paths, URLs, names read from a
+   * repository (SEC-2). They are appended after `--end-of-options`, so git never reads one as an
+   * option, and each is refused beforehand if it starts with `-` or holds a control character.
+   * `args` then holds only the server's literal subcommand and options.
+   */
+  operands?: readonly string[];
+  /** Whose config the repository at `cwd` holds (default `agentWritable`); see {@link GitRepositoryTrust}. */
+  trust?: GitRepositoryTrust;
 }
 
 export interface GitOutput {
@@ -24,36 +25,55 @@ export interface GitOutput {
   stderr: string;
 }
 
-/**
- * Runs git the way the Control Center's own bookkeeping needs it: `execFile` (no shell), an explicit
- * `cwd`, no inherited repository variables, no terminal prompts, and hooks switched off. Hooks live in
- * the repository, which agents can write; running them here would execute agent-written code in the
- * server, outside every sandbox.
- */
-export function runGit(args: readonly string[], options: RunGitOptions): Promise<GitOutput> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of REPOSITORY_VARIABLES) delete env[name];
-  Object.assign(env, { GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, options.env);
-  // Agents can write the worktree (and, through it, config the repository reads): nothing git does
-  // here may run a program they chose — no hooks, no fsmonitor, no pager, no external diff.
-  const fullArgs = [
-    '-c', 'core.hooksPath=/dev/null',
-    '-c', 'core.fsmonitor=false',
-    '-c', 'core.pager=cat',
-    '-c', 'diff.external=',
-    '--no-pager',
-    ...args,
-  ];
+function execGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, reported: readonly string[]): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
-    execFile('git', fullArgs, { cwd: options.cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile('git', args, { cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error) {
         const exitCode = typeof error.code === 'number' ? error.code : null;
-        reject(new GitCommandError(args, exitCode, stderr || error.message));
+        reject(new GitCommandError(reported, exitCode, stderr || error.message));
         return;
       }
       resolve({ stdout, stderr });
     });
   });
+}
+
+/**
+ * Runs git the way the Control Center's own bookkeeping needs it (SEC-2): `execFile` (no shell), an
+ * explicit `cwd`, no inherited `GIT_*` variables, no terminal prompts, outside values only as
+ * operands after `--end-of-options`, transports limited by `GIT_ALLOW_PROTOCOL`, every config key
+ * that names a program overridden, and the upload/receive-pack program pinned on the command line of
+ * the subcommands that start one (`git-hardening.ts`). For an agent-writable repository (the
+ * default) the effective config is listed first and each program-naming key with an agent-chosen
+ * name (`filter.<x>.clean`, `diff.<x>.textconv`, …) is switched off for the command: an agent that
+ * writes the config (or points `.git` at a config of its own) cannot make the server run a program.
+ * Subcommands that never start such programs (`rev-parse`, `for-each-ref`, …) skip the listing.
+ *
+ * Known limit: the listing and the command are two processes; a config key added between them by a
+ * process still running in the sandbox is not overridden. Conversation checkouts whose git metadata
+ * the server alone records (SEC-3) are what makes that window irrelevant.
+ */
+export async function runGit(args: readonly string[], options: RunGitOptions): Promise<GitOutput> {
+  const trust = options.trust ?? 'agentWritable';
+  const operands = (options.operands ?? []).map((operand, index) => assertGitOperand(operand, `git operand ${index + 1}`));
+  for (const name of Object.keys(options.env ?? {})) {
+    if (name.startsWith('GIT_CONFIG')) throw new Error(`runGit: ${name} cannot be passed in env; config overrides are runGit's own`);
+  }
+  const base = hardenedGitEnvironment(process.env, trust);
+  const prefix = hardenedGitArgs(trust);
+  let overrides: Array<[string, string]> = [];
+  if (trust === 'agentWritable' && mayRunConfiguredPrograms(args)) {
+    const listed = await execGit([...prefix, 'config', '--list', '--name-only', '-z'], options.cwd, base, ['config', '--list', '--name-only']).catch((error: unknown) => {
+      // Outside a repository (or with no config at all) there is nothing to override; any other
+      // failure is fatal, because the command would run with an unknown config.
+      if (error instanceof GitCommandError && error.exitCode === 1) return { stdout: '', stderr: '' };
+      throw error;
+    });
+    overrides = patternedOverrides(listed.stdout.split('\0').filter(Boolean));
+  }
+  const env = { ...base, ...options.env, ...configEnvironment(overrides) };
+  const fullArgs = [...prefix, ...pinTransportPrograms(args), ...(operands.length > 0 ? ['--end-of-options', ...operands] : [])];
+  return execGit(fullArgs, options.cwd, env, [...args, ...operands]);
 }
 
 /** Like {@link runGit} but returns `null` instead of throwing when git exits non-zero (for `--verify` probes). */

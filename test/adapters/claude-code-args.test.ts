@@ -10,7 +10,10 @@ const base = {
   appendSystemPrompt: 'You are the coder.',
 };
 
+/** The value of `name`, given as `name value` or glued as `name=value`. */
 function flag(args: string[], name: string): string | undefined {
+  const glued = args.find((arg) => arg.startsWith(`${name}=`));
+  if (glued !== undefined) return glued.slice(name.length + 1);
   const index = args.indexOf(name);
   return index === -1 ? undefined : args[index + 1];
 }

@@ -71,10 +71,13 @@ export function claudeCodeArgs(input: ClaudeCodeArgsInput): string[] {
     if (input.surfacedTools.length > 0) args.push('--allowedTools', input.surfacedTools.map(mcpToolName).join(','));
   }
   args.push('--disallowedTools', disallowed.join(','));
-  if (input.appendSystemPrompt.trim()) args.push('--append-system-prompt', input.appendSystemPrompt);
-  if (input.model) args.push('--model', input.model.replace(/^anthropic\//, ''));
+  // Values that come from agent definitions, conversation text or a stored session id are glued to
+  // their flag (`--flag=value`), so none can be read as an option whatever the CLI's parser does
+  // with a separate argument starting with `-` (SEC-2).
+  if (input.appendSystemPrompt.trim()) args.push(`--append-system-prompt=${input.appendSystemPrompt}`);
+  if (input.model) args.push(`--model=${input.model.replace(/^anthropic\//, '')}`);
   if (input.effort && EFFORTS.has(input.effort)) args.push('--effort', input.effort);
-  if (input.resumeSessionId) args.push('--resume', input.resumeSessionId);
+  if (input.resumeSessionId) args.push(`--resume=${input.resumeSessionId}`);
   return args;
 }
 
