@@ -1,0 +1,42 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GitCommandError } from '../tools/git-command-error.js';
+import { runGit, tryGit } from '../tools/run-git.js';
+import type { CheckoutRunner } from './checkout-runner.js';
+
+/** Where a ref of a checkout ended up in the user's repository, or why it did not. */
+export type RefSyncResult = { synced: true; ref: string; sha: string } | { synced: false; ref: string; reason: string };
+
+/**
+ * Brings one ref of a conversation's checkout into the user's repository under the same name, with a
+ * fixed refspec (SEC-3): `git bundle create - <ref>` runs where the checkout's config can only affect
+ * a sandbox ({@link CheckoutRunner}), the bundle lands in a server-owned temporary file, and the
+ * server's hardened git fetches exactly `<ref>:<ref>` from it into the user's repository, checking
+ * every object (`transfer.fsckObjects`). The caller names the ref and only ever names refs in a
+ * namespace the server owns (`refs/heads/cc/<conversation>`, `refs/cc-checkpoints/<conversation>/…`);
+ * no other ref of the user's repository moves here. `force` lets the conversation's branch follow a
+ * rewritten history (an amend); checkpoints are never overwritten.
+ */
+export async function syncCheckoutRef(repoPath: string, runner: CheckoutRunner, ref: string, options: { force: boolean }): Promise<RefSyncResult> {
+  const bundle = await runner(['git', 'bundle', 'create', '--quiet', '-', ref]);
+  if (bundle.exitCode !== 0 || bundle.stdout.length === 0) {
+    return { synced: false, ref, reason: `git bundle create in the checkout failed: ${bundle.stderr.trim().slice(0, 500) || `exit ${bundle.exitCode}`}` };
+  }
+  const scratch = await mkdtemp(join(tmpdir(), 'cc-sync-'));
+  try {
+    const file = join(scratch, 'checkout.bundle');
+    await writeFile(file, bundle.stdout, { mode: 0o600 });
+    const refspec = `${options.force ? '+' : ''}${ref}:${ref}`;
+    try {
+      await runGit(['-c', 'transfer.fsckObjects=true', '-c', 'protocol.file.allow=always', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', file, refspec], { cwd: repoPath });
+    } catch (error) {
+      if (error instanceof GitCommandError) return { synced: false, ref, reason: `fetching ${ref} into ${repoPath} failed: ${error.message.slice(0, 500)}` };
+      throw error;
+    }
+    const sha = (await tryGit(['rev-parse', '--verify', '--quiet', ref], { cwd: repoPath }))?.stdout.trim() ?? '';
+    return { synced: true, ref, sha };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
