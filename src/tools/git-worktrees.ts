@@ -199,6 +199,24 @@ async function cloneCheckout(record: CheckoutRecord, directory: string, start: s
 }
 
 /**
+ * A conversation folder made by an earlier version of the server — a `git worktree add` of the user's
+ * repository, which the user's repository itself lists — is moved to `.archive/` (nothing in it is
+ * lost) and unregistered, so its branch `cc/<id>`, already in the user's repository, becomes the
+ * start of the new checkout. Returns false when the folder is not such a worktree.
+ */
+async function retireLegacyWorktree(repoPath: string, worktreesDir: string, directory: string, conversationId: string): Promise<boolean> {
+  const listed = await tryGit(['worktree', 'list', '--porcelain'], { cwd: repoPath });
+  const real = await realpath(directory).catch(() => directory);
+  const registered = listed?.stdout.split('\n').some((line) => line === `worktree ${directory}` || line === `worktree ${real}`) ?? false;
+  if (!registered) return false;
+  const archiveDir = join(worktreesDir, ARCHIVE_DIR_NAME);
+  await mkdir(archiveDir, { recursive: true });
+  await rename(directory, join(archiveDir, `${conversationId}-legacy-${compactTimestamp(new Date())}`));
+  await runGit(['worktree', 'prune'], { cwd: repoPath });
+  return true;
+}
+
+/**
  * Gives a conversation its own checkout (HAR-7, SEC-3): a clone of the space's repository in
  * `worktreesDir/<conversationId>` whose git metadata (refs, config, hooks, index) is its own, so
  * nothing the agent does in it — `git update-ref`, a `.git` file pointing elsewhere, a rewritten
@@ -225,10 +243,12 @@ export async function ensureWorktree(options: EnsureWorktreeOptions): Promise<Co
       await cloneCheckout(existing, directory, (await syncedBranch(existing.repoPath, existing.branch)) ?? existing.baseSha);
       return { path: directory, kind: 'git', branch: existing.branch, created: true, checkout: existing };
     }
-    if ((await pathExists(directory)) && (await readdir(directory)).length > 0) {
-      throw new ConflictError('conversationId', `${directory} exists and is not a checkout this server made; refusing to reuse it`);
-    }
     const repoPath = resolvePath(options.repoPath);
+    if ((await pathExists(directory)) && (await readdir(directory)).length > 0) {
+      if (!(await retireLegacyWorktree(repoPath, options.worktreesDir, directory, options.conversationId))) {
+        throw new ConflictError('conversationId', `${directory} exists and is not a checkout this server made; refusing to reuse it`);
+      }
+    }
     const source = await describeSource(repoPath);
     const branch = `${WORKTREE_BRANCH_PREFIX}${options.conversationId}`;
     const baseSha = (await syncedBranch(repoPath, branch)) ?? (await resolveBase(repoPath, options.baseRef));

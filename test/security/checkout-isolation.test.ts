@@ -147,7 +147,7 @@ describe.skipIf(!probe.available)('checkout isolation on Claude Code (SEC-3)', (
   const results = (f: ClaudeCodeFixture) => f.model.requests.filter((request) => request.path.startsWith('/v1/messages')).map((request) => request.lastToolResult?.content ?? '');
 
   it("moves neither the user's main nor a repository a .git file points at; the agent's commit appears as cc/<conversation>", async () => {
-    claude = await startClaudeCodeFixture({ mode: 'chat', repo: true, transport: { sandbox: 'auto' } });
+    claude = await startClaudeCodeFixture({ mode: 'chat', autonomy: 'actFreely', repo: true, transport: { sandbox: 'auto' } });
     const f = claude;
     const repoPath = f.repoPath!;
     const outside = makeOutsideRepository(await scratchDir());

@@ -142,6 +142,22 @@ describe('ensureWorktree (HAR-7, SEC-3)', () => {
     expect(git(repo, 'log', '-1', '--format=%s', 'cc/conv_sync')).toBe('agent commit');
   });
 
+  it("retires a worktree an earlier version made in the user's repository: archived, unregistered, its branch continued", async () => {
+    const legacy = join(worktreesDir, 'legacy');
+    git(repo, 'worktree', 'add', '--quiet', '-b', 'cc/legacy', legacy);
+    await writeFile(join(legacy, 'old.txt'), 'committed before the upgrade\n');
+    git(legacy, 'add', 'old.txt');
+    git(legacy, 'commit', '--quiet', '-m', 'legacy work');
+    await writeFile(join(legacy, 'pending.txt'), 'uncommitted\n');
+    const created = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'legacy' });
+    expect(created.created).toBe(true);
+    expect(await readFile(join(created.path, 'old.txt'), 'utf8')).toBe('committed before the upgrade\n');
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('legacy');
+    const [archived] = await readdir(join(worktreesDir, '.archive'));
+    expect(archived).toMatch(/^legacy-legacy-/);
+    expect(await readFile(join(worktreesDir, '.archive', archived!, 'pending.txt'), 'utf8')).toBe('uncommitted\n');
+  });
+
   it('refuses to take over a non-empty folder that is not its worktree', async () => {
     await mkdir(join(worktreesDir, 'taken'), { recursive: true });
     await writeFile(join(worktreesDir, 'taken', 'keep.txt'), 'mine');
