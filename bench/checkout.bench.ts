@@ -3,12 +3,16 @@
  * shared objects (`git clone --shared --no-checkout`, remotes copied, branch checked out, recorded).
  * The peer in the same run is the old design's `git worktree add -b` of the same repository, so the
  * ratio shows what the isolation costs. Medians over several rounds; each round uses a fresh id.
+ * Also the time to bring one new commit of a checkout into the user's repository after a run (a
+ * bundle made inside the host's sandbox, fetched with a fixed refspec), which every run that could
+ * write pays once at its end.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureWorktree, memoryCheckoutRecords } from '../src/tools/git-worktrees.js';
+import { CommandSandbox } from '../src/sandbox/command-sandbox.js';
+import { ensureWorktree, memoryCheckoutRecords, syncWorktreeBranch, type CheckoutRecord } from '../src/tools/git-worktrees.js';
 import { median, type BenchFigure } from './figure.js';
 
 const FILES = 10_000;
@@ -45,12 +49,27 @@ export default async function checkoutBenchmark(): Promise<BenchFigure[]> {
       git(repo, 'worktree', 'add', '--quiet', '-b', `old/bench_${round}`, join(root, 'old', `bench_${round}`), 'main');
       worktree.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
+    const record = (await records.get('bench_0')) as CheckoutRecord;
+    const sandbox = new CommandSandbox({ sandbox: 'auto' });
+    const runner = sandbox.checkoutRunner({ worktreePath: join(worktreesDir, 'bench_0'), sharedObjectsDir: record.sourceObjectsDir, workspaceDir: worktreesDir });
+    const sync: number[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      writeFileSync(join(worktreesDir, 'bench_0', `agent-${round}.txt`), `round ${round}\n`);
+      git(join(worktreesDir, 'bench_0'), 'add', '-A');
+      git(join(worktreesDir, 'bench_0'), 'commit', '--quiet', '-m', `agent round ${round}`);
+      const start = process.hrtime.bigint();
+      const result = await syncWorktreeBranch(record, runner);
+      if (!result.synced) throw new Error(result.reason);
+      sync.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+    const backend = (await sandbox.backend()).backend?.id ?? 'none';
     const cloneMs = median(clone);
     const worktreeMs = median(worktree);
     return [
       { metric: 'checkout_create_10k_files_median', value: cloneMs, unit: 'ms' },
       { metric: 'peer_git_worktree_add_10k_files_median', value: worktreeMs, unit: 'ms' },
       { metric: 'checkout_vs_worktree_ratio', value: cloneMs / worktreeMs, unit: 'x' },
+      { metric: `sync_one_commit_median_${backend}`, value: median(sync), unit: 'ms' },
     ];
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -7,10 +7,10 @@
  * two commands to make `/etc` writable or the data root readable.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeBubblewrap } from '../../src/sandbox/bubblewrap-sandbox.js';
 import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from '../adapters/support/claude-code-fixture.js';
@@ -125,21 +125,26 @@ describe.skipIf(!probe.available)('checkout isolation on the built-in harness (S
     expect(readFileSync(join(repoPath, '.git', 'config'), 'utf8')).toBe(configBefore);
   });
 
-  it('a symlink swapped between two commands makes neither /etc writable nor the data root readable', async () => {
+  // The old design bound the realpath of `git rev-parse --git-common-dir` writable, re-resolving it
+  // before every command: a `.git` naming a real git dir in the worktree, then a parent of that dir
+  // swapped for a symlink once the run's mounts were decided, bound any path the agent chose.
+  it('a symlink swapped between two commands does not make /etc writable', async () => {
     await startHarness();
-    const dataRoot = harness!.server.dataRoot;
-    // Turn 1: the checkout's `.git` now names a git dir inside the worktree (`fake`), a real directory.
-    await bashTurn('rm -rf .git && git init -q --bare fake && printf "gitdir: %s/fake\\n" "$PWD" > .git && git rev-parse --git-dir');
-    // Turn 2: once the run's mounts are decided, `fake` becomes a symlink to /etc.
-    const etc = await bashTurn('mv fake fake.real && ln -s /etc fake', `touch ${ESCAPE_MARKER} 2>&1; echo tried`, 'rm fake && mv fake.real fake');
+    await bashTurn('rm -rf .git && mkdir sw && git init -q --bare sw/etc && printf "gitdir: %s/sw/etc\\n" "$PWD" > .git && git rev-parse --git-dir');
+    const etc = await bashTurn('mv sw sw.real && ln -s / sw', `touch ${ESCAPE_MARKER} 2>&1; echo tried`);
     expect(etc[1]).toContain('tried');
     expect(existsSync(ESCAPE_MARKER)).toBe(false);
-    // Turn 3: the same with the data root (operator token, databases).
-    const data = await bashTurn('mv fake fake.real && ln -s ' + dataRoot + ' fake', `cat ${join(dataRoot, 'operator-token')} 2>&1; ls ${dataRoot} 2>&1; echo tried`);
+  });
+
+  it('a symlink swapped between two commands does not make the data root (operator token) readable', async () => {
+    await startHarness();
+    const dataRoot = harness!.server.dataRoot;
+    const name = basename(dataRoot);
+    await bashTurn(`rm -rf .git && mkdir sw && git init -q --bare sw/${name} && printf "gitdir: %s/sw/${name}\\n" "$PWD" > .git && git rev-parse --git-dir`);
+    const data = await bashTurn(`mv sw sw.real && ln -s ${dirname(dataRoot)} sw`, `cat ${join(dataRoot, 'operator-token')} 2>&1; echo tried`);
     expect(data[1]).toContain('tried');
     expect(data[1]).not.toContain(harness!.server.token);
     expect(data[1]).toMatch(/operator-token: No such file or directory/);
-    expect(readdirSync(dataRoot)).toContain('operator-token');
   });
 });
 
