@@ -12,8 +12,8 @@ export type RefSyncResult = { synced: true; ref: string; sha: string } | { synce
  * Brings one ref of a conversation's checkout into the user's repository under the same name, with a
  * fixed refspec (SEC-3): `git bundle create - <ref>` runs where the checkout's config can only affect
  * a sandbox ({@link CheckoutRunner}), the bundle lands in a server-owned temporary file, and the
- * server's hardened git fetches exactly `<ref>:<ref>` from it into the user's repository, checking
- * every object (`transfer.fsckObjects`). The caller names the ref and only ever names refs in a
+ * server's hardened git fetches exactly `<ref>:<ref>` from it into the user's repository (git checks
+ * that the bundle's objects are complete and hash to their names). The caller names the ref and only ever names refs in a
  * namespace the server owns (`refs/heads/cc/<conversation>`, `refs/cc-checkpoints/<conversation>/…`);
  * no other ref of the user's repository moves here. `force` lets the conversation's branch follow a
  * rewritten history (an amend); checkpoints are never overwritten.
@@ -29,7 +29,7 @@ export async function syncCheckoutRef(repoPath: string, runner: CheckoutRunner, 
     await writeFile(file, bundle.stdout, { mode: 0o600 });
     const refspec = `${options.force ? '+' : ''}${ref}:${ref}`;
     try {
-      await runGit(['-c', 'transfer.fsckObjects=true', '-c', 'protocol.file.allow=always', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', file, refspec], { cwd: repoPath });
+      await runGit(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', file, refspec], { cwd: repoPath });
     } catch (error) {
       if (error instanceof GitCommandError) return { synced: false, ref, reason: `fetching ${ref} into ${repoPath} failed: ${error.message.slice(0, 500)}` };
       throw error;

@@ -179,7 +179,7 @@ export function checkoutPushRemotes(record: CheckoutRecord): PushRemote[] {
  * git in it here reads only config the server wrote.
  */
 async function cloneCheckout(record: CheckoutRecord, directory: string, start: string): Promise<void> {
-  await runGit(['-c', 'protocol.file.allow=always', 'clone', '--quiet', '--shared', '--no-checkout', '--template=', '--', record.sourceGitDir, directory], { cwd: resolvePath(directory, '..') });
+  await runGit(['clone', '--quiet', '--shared', '--no-checkout', '--template=', '--', record.sourceGitDir, directory], { cwd: resolvePath(directory, '..') });
   try {
     await runGit(['remote', 'remove', 'origin'], { cwd: directory });
     // One URL per name: an explicit pushurl would make git ignore the push proxy's pushInsteadOf.
