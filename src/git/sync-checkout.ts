@@ -18,8 +18,27 @@ export type RefSyncResult = { synced: true; ref: string; sha: string } | { synce
  * no other ref of the user's repository moves here. `force` lets the conversation's branch follow a
  * rewritten history (an amend); checkpoints are never overwritten.
  */
-export async function syncCheckoutRef(repoPath: string, runner: CheckoutRunner, ref: string, options: { force: boolean }): Promise<RefSyncResult> {
-  const bundle = await runner(['git', 'bundle', 'create', '--quiet', '-', ref]);
+export async function syncCheckoutRef(repoPath: string, runner: CheckoutRunner, ref: string, options: { force: boolean; exclude?: readonly string[] }): Promise<RefSyncResult> {
+  // Commits the user's repository already has (the base, the last synced tip) keep the bundle to the
+  // new work; when that fails (an empty bundle: nothing new, or a branch reset onto one of them) the
+  // whole history is bundled instead.
+  const known = (options.exclude ?? []).filter((sha) => /^[0-9a-f]{40,64}$/.test(sha));
+  if (known.length > 0) {
+    const small = await bundleAndFetch(repoPath, runner, ref, options.force, known);
+    if (small.synced) return small;
+    // Nothing new: the tip is a commit the user's repository has, so only the ref may need to move.
+    const tip = (await runner(['git', 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).stdout.toString('utf8').trim();
+    if (known.includes(tip)) {
+      const current = (await tryGit(['rev-parse', '--verify', '--quiet', ref], { cwd: repoPath }))?.stdout.trim();
+      if (current !== tip && (options.force || !current)) await runGit(['update-ref', ref, tip], { cwd: repoPath });
+      if (current === tip || options.force || !current) return { synced: true, ref, sha: tip };
+    }
+  }
+  return bundleAndFetch(repoPath, runner, ref, options.force, []);
+}
+
+async function bundleAndFetch(repoPath: string, runner: CheckoutRunner, ref: string, force: boolean, known: readonly string[]): Promise<RefSyncResult> {
+  const bundle = await runner(['git', 'bundle', 'create', '--quiet', '-', ref, ...known.map((sha) => `^${sha}`)]);
   if (bundle.exitCode !== 0 || bundle.stdout.length === 0) {
     return { synced: false, ref, reason: `git bundle create in the checkout failed: ${bundle.stderr.trim().slice(0, 500) || `exit ${bundle.exitCode}`}` };
   }
@@ -27,7 +46,7 @@ export async function syncCheckoutRef(repoPath: string, runner: CheckoutRunner, 
   try {
     const file = join(scratch, 'checkout.bundle');
     await writeFile(file, bundle.stdout, { mode: 0o600 });
-    const refspec = `${options.force ? '+' : ''}${ref}:${ref}`;
+    const refspec = `${force ? '+' : ''}${ref}:${ref}`;
     try {
       await runGit(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', file, refspec], { cwd: repoPath });
     } catch (error) {

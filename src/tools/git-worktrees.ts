@@ -276,7 +276,17 @@ export async function ensureWorktree(options: EnsureWorktreeOptions): Promise<Co
  * pushing, and no other ref of the user's repository moves. See {@link syncCheckoutRef}.
  */
 export async function syncWorktreeBranch(record: CheckoutRecord, runner: CheckoutRunner): Promise<RefSyncResult> {
-  return syncCheckoutRef(record.repoPath, runner, `refs/heads/${record.branch}`, { force: true });
+  return syncCheckoutRef(record.repoPath, runner, `refs/heads/${record.branch}`, { force: true, exclude: await knownCommits(record) });
+}
+
+/** Commits of the checkout the user's repository already has (its synced branch, the base): left out of bundles. */
+async function knownCommits(record: CheckoutRecord): Promise<string[]> {
+  const known: string[] = [];
+  for (const candidate of [`refs/heads/${record.branch}`, record.baseSha]) {
+    const sha = (await tryGit(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`], { cwd: record.repoPath }))?.stdout.trim();
+    if (sha && !known.includes(sha)) known.push(sha);
+  }
+  return known;
 }
 
 /** Shell run inside the checkout's sandbox: commits its whole state on a scratch index, prints the ref made. */
@@ -315,7 +325,7 @@ export async function checkpointWorktree(record: CheckoutRecord, runner: Checkou
   const expected = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(-\\d{1,2})?$`);
   if (made.exitCode !== 0 || !expected.test(ref)) throw new ConflictError('conversationId', `checkpoint of ${record.conversationId} failed: ${made.stderr.trim().slice(0, 500) || `exit ${made.exitCode}`}`);
   // A checkpoint ref is never overwritten, in the checkout or in the user's repository.
-  const synced = await syncCheckoutRef(record.repoPath, runner, ref, { force: false });
+  const synced = await syncCheckoutRef(record.repoPath, runner, ref, { force: false, exclude: await knownCommits(record) });
   if (!synced.synced) throw new ConflictError('conversationId', `checkpoint ${ref} could not be brought into ${record.repoPath}: ${synced.reason}`);
   return ref;
 }

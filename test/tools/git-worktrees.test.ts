@@ -127,6 +127,8 @@ describe('ensureWorktree (HAR-7, SEC-3)', () => {
   it('brings the conversation branch into the user\'s repository as cc/<conversationId>, and nothing else', async () => {
     const created = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'conv_sync' });
     const mainBefore = git(repo, 'rev-parse', 'main');
+    // Nothing new yet: the branch appears at its base.
+    expect(await syncWorktreeBranch(created.checkout!, runnerFor(created.checkout!))).toEqual({ synced: true, ref: 'refs/heads/cc/conv_sync', sha: mainBefore });
     await writeFile(join(created.path, 'agent.txt'), 'agent work\n');
     git(created.path, 'add', 'agent.txt');
     git(created.path, 'commit', '--quiet', '-m', 'agent commit');
@@ -135,6 +137,13 @@ describe('ensureWorktree (HAR-7, SEC-3)', () => {
     expect(synced).toEqual({ synced: true, ref: 'refs/heads/cc/conv_sync', sha: git(created.path, 'rev-parse', 'HEAD') });
     expect(git(repo, 'log', '-1', '--format=%s', 'cc/conv_sync')).toBe('agent commit');
     expect(git(repo, 'rev-parse', 'main')).toBe(mainBefore);
+    // Reset onto its base (a commit the user's repository has): the branch follows without a bundle of new objects.
+    git(created.path, 'reset', '--quiet', '--hard', mainBefore);
+    expect(await syncWorktreeBranch(created.checkout!, runnerFor(created.checkout!))).toMatchObject({ synced: true, sha: mainBefore });
+    expect(git(repo, 'rev-parse', 'cc/conv_sync')).toBe(mainBefore);
+    git(created.path, 'reset', '--quiet', '--hard', 'HEAD@{1}');
+    expect(await syncWorktreeBranch(created.checkout!, runnerFor(created.checkout!))).toMatchObject({ synced: true });
+    expect(git(repo, 'log', '-1', '--format=%s', 'cc/conv_sync')).toBe('agent commit');
     // A deleted branch is reported, not thrown.
     git(created.path, 'checkout', '--quiet', '--detach');
     git(created.path, 'branch', '-D', 'cc/conv_sync');
