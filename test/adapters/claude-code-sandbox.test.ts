@@ -155,7 +155,7 @@ describe.skipIf(!probe.available)('bubblewrap sandbox mounts and network (SBX-1,
     const marker = `/tmp/cc-pwned-${process.pid}`;
     f.model.script(
       reply().tool('Bash', { command: 'git -c user.name=a -c user.email=a@a commit --allow-empty -q -m "sandboxed commit" && git log -1 --format=%s' }),
-      reply().tool('Bash', { command: `git config core.fsmonitor "touch ${marker}" && echo "#!/bin/sh" > "$(git rev-parse --git-common-dir)/hooks/post-checkout" && echo tampered` }),
+      reply().tool('Bash', { command: `git config core.fsmonitor "touch ${marker}" && mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/post-checkout && echo tampered` }),
       reply().text('done'),
     );
     await f.waitForRun(await f.send('commit, then tamper'));
