@@ -4,6 +4,7 @@ import type { ToolDescriptor } from '../core/tool-descriptor.js';
 import type { AgentEvent } from '../harness/agent-events.js';
 import type { ModelMessage, ModelUsage } from '../llm/model-types.js';
 import type { Agent } from '../schemas/agent.js';
+import type { PushRemote } from './claude-code/hook-sessions.js';
 
 /** An action an external runner is about to take, as its hook reports it (ADP-3, POL-1). */
 export type TransportAction =
@@ -33,6 +34,13 @@ export interface TransportRunContext {
   history: ModelMessage[];
   /** Absolute path of the conversation's worktree. */
   worktreePath: string;
+  /**
+   * What the server recorded when it made the checkout (SEC-3): the source repository's object
+   * directory the checkout shares (mounted read-only) and the remotes pushes may go to. Sandbox
+   * mounts and push targets come from here only, never from files inside the worktree. Absent for a
+   * plain folder.
+   */
+  checkout?: { sharedObjectsDir: string | null; pushRemotes: PushRemote[] };
   /** The assembled system prompt (persona, Agent instructions, Skills, mode block). */
   systemPrompt: string;
   /** The mode's surface of product tools (what the MCP server offers this run). */

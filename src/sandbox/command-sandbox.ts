@@ -1,7 +1,11 @@
+import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import type { CheckoutCommandResult, CheckoutRunner } from '../git/checkout-runner.js';
 import type { CommandWrapper } from '../tools/node-worktree.js';
+import { configEnvironment, hardenedConfig, hardenedGitEnvironment, patternedOverrides } from '../tools/git-hardening.js';
 import { tryGit } from '../tools/run-git.js';
+import { sanitizedEnv } from '../tools/sanitized-env.js';
 import type { SandboxBackend, SandboxSpec } from './sandbox-spec.js';
 import { selectSandbox, type SandboxSelection } from './select-sandbox.js';
 
@@ -29,8 +33,12 @@ export interface RunSandboxInput {
   worktreePath: string;
   /** The mode's worktree state (CAP-5): read-only modes get a read-only mount, the second copy of the rule. */
   readOnly: boolean;
-  /** True for a git worktree: its repository's common dir (objects, refs) is mounted with it. */
-  git: boolean;
+  /**
+   * The source repository's object directory that the checkout's alternates name, as the server
+   * recorded it when it made the checkout (SEC-3); mounted read-only. Null for a plain folder. Never
+   * computed from files inside the worktree: the agent can rewrite those.
+   */
+  sharedObjectsDir: string | null;
   /** The workspace's directory (databases, other conversations' worktrees): hidden. */
   workspaceDir: string;
   /** URLs the commands must reach (the push proxy). Loopback ones are relayed; nothing else is reachable. */
@@ -61,9 +69,9 @@ function loopbackPort(url: string): number | null {
 /**
  * The OS sandbox for the built-in harness's shell commands (SBX-1 for the built-in `bash`): the
  * backend the Claude Code transport uses, applied to each command instead of to a whole runner
- * process. The spec is projected from the mode like every other layer (CAP-2): the worktree (and its
- * git common dir, config and hooks excepted) writable in chat and read-only in read-only modes, the
- * rest of the filesystem read-only, the workspace, the data root and the server user's home hidden,
+ * process. The spec is projected from the mode like every other layer (CAP-2): the conversation's own
+ * checkout (a clone whose `.git` is its own) writable in chat and read-only in read-only modes, the
+ * source repository's shared objects read-only (SEC-3), the rest of the filesystem read-only, the workspace, the data root and the server user's home hidden,
  * a private /tmp, no capabilities, and the host network (or, with `network: 'loopback'`, a namespace
  * whose only exits are the loopback ports the run needs).
  */
@@ -96,7 +104,7 @@ export class CommandSandbox {
         env: {},
       };
     }
-    const spec = await this.spec(input);
+    const spec = this.spec(input);
     // Prepared once up front: it names the sandbox for the run log and fails early if it cannot start.
     const probe = await backend.prepare({ ...spec, command: 'true', args: [] });
     await probe.dispose();
@@ -107,9 +115,13 @@ export class CommandSandbox {
     };
   }
 
-  private async spec(input: RunSandboxInput): Promise<Omit<SandboxSpec, 'command' | 'args'>> {
-    const common = input.git ? await tryGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: input.worktreePath }) : null;
-    const gitCommonDir = common?.stdout.trim() || null;
+  /**
+   * The mounts of a run (SEC-3): the checkout (its own `.git` included) writable in chat and read-only
+   * in read-only modes, the shared object directory read-only always, from the server's record only.
+   * Nothing is read from the worktree to decide a mount: a `.git` file or symlink the agent wrote can
+   * only point git at paths the sandbox already shows as they are (read-only or hidden).
+   */
+  private spec(input: RunSandboxInput): Omit<SandboxSpec, 'command' | 'args'> {
     const ports: number[] = [];
     const remote: string[] = [];
     for (const url of input.reach) {
@@ -117,19 +129,12 @@ export class CommandSandbox {
       if (port !== null) ports.push(port);
       else remote.push(url);
     }
-    const hidden = [input.workspaceDir, ...(this.options.hiddenPaths ?? [])];
-    if (this.options.hideHome !== false) hidden.push(homedir());
-    const repository = gitCommonDir ? [gitCommonDir] : [];
+    const shared = input.sharedObjectsDir ? [input.sharedObjectsDir] : [];
     return {
       cwd: input.worktreePath,
-      writable: input.readOnly ? [] : [input.worktreePath, ...repository],
-      // As for Claude Code: the repository's config and hooks stay read-only even in chat, because
-      // the server runs git there later, outside the sandbox, and config can name programs to run.
-      readOnly: [
-        dirname(process.execPath),
-        ...(input.readOnly ? [input.worktreePath, ...repository] : gitCommonDir ? [join(gitCommonDir, 'config'), join(gitCommonDir, 'hooks')] : []),
-      ],
-      hidden,
+      writable: input.readOnly ? [] : [input.worktreePath],
+      readOnly: [dirname(process.execPath), ...shared, ...(input.readOnly ? [input.worktreePath] : [])],
+      hidden: this.hiddenPaths(input.workspaceDir),
       privateTmp: ['/tmp'],
       network:
         (this.options.network ?? 'host') === 'host'
@@ -139,4 +144,83 @@ export class CommandSandbox {
             : { kind: 'host', reason: `the run needs ${remote.join(', ')}, which is not on loopback` },
     };
   }
+
+  private hiddenPaths(workspaceDir: string): string[] {
+    const hidden = [workspaceDir, ...(this.options.hiddenPaths ?? [])];
+    if (this.options.hideHome !== false) hidden.push(homedir());
+    return hidden;
+  }
+
+  /**
+   * Where the server runs git in a conversation's checkout (SEC-2, SEC-3): inside the same backend as
+   * the agent's commands, with the checkout writable, the shared objects read-only, no network and
+   * nothing else of the data directory visible, so whatever the agent wrote into the checkout's
+   * config or hooks runs, at worst, where the agent could already run anything. Without a backend
+   * (SBX-2) the command runs on the host with system config off and hooks and fsmonitor overridden;
+   * the agent's own commands run unsandboxed there too, so this grants it nothing new.
+   */
+  checkoutRunner(input: { worktreePath: string; sharedObjectsDir: string | null; workspaceDir: string }): CheckoutRunner {
+    return async (argv, extraEnv = {}) => {
+      const { backend } = await this.backend();
+      // SEC-2: the checkout's config is the agent's. Every program-naming key git reads under a fixed
+      // name is overridden, and without a sandbox (the command then runs on the host) so are the
+      // filters and drivers the config names, listed first as runGit does.
+      const patterned = backend ? [] : await programKeysOf(input.worktreePath);
+      const env = sanitizedEnv(process.env, {
+        ...hardenedGitEnvironment({}, 'agentWritable'),
+        HOME: '/tmp',
+        // Git must not walk up out of the checkout when its `.git` is gone or replaced.
+        GIT_CEILING_DIRECTORIES: dirname(input.worktreePath),
+        ...configEnvironment([...hardenedConfig('agentWritable'), ...patterned, ['safe.directory', input.worktreePath]]),
+        ...extraEnv,
+      });
+      if (!backend) return runToEnd(argv[0]!, argv.slice(1), input.worktreePath, { ...env, TMPDIR: process.env.TMPDIR ?? '/tmp', HOME: process.env.HOME ?? '/tmp' });
+      const launch = await backend.prepare({
+        command: argv[0]!,
+        args: argv.slice(1),
+        cwd: input.worktreePath,
+        writable: [input.worktreePath],
+        readOnly: input.sharedObjectsDir ? [input.sharedObjectsDir] : [],
+        hidden: this.hiddenPaths(input.workspaceDir),
+        privateTmp: ['/tmp'],
+        network: { kind: 'loopback', ports: [] },
+      });
+      try {
+        return await runToEnd(launch.command, launch.args, input.worktreePath, env);
+      } finally {
+        await launch.dispose();
+      }
+    };
+  }
+}
+
+/** Longest a server-side command in a checkout may take (a bundle of a large history, a checkpoint). */
+const CHECKOUT_COMMAND_TIMEOUT_MS = 10 * 60_000;
+
+function runToEnd(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CheckoutCommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), CHECKOUT_COMMAND_TIMEOUT_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8'), exitCode: code });
+    });
+  });
+}
+
+/**
+ * Overrides for the filters and drivers a checkout's config names (`filter.<x>.clean` …), read by the
+ * server's hardened git; an unreadable config yields none, and the command then fails on its own.
+ */
+async function programKeysOf(worktreePath: string): Promise<Array<[string, string]>> {
+  const listed = await tryGit(['config', '--list', '--name-only', '-z'], { cwd: worktreePath }).catch(() => null);
+  return listed ? patternedOverrides(listed.stdout.split('\0').filter(Boolean)) : [];
 }

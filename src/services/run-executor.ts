@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve as resolvePath, sep } from 'node:path';
-import type { AgentTransport, TransportAction, TransportGateResult, TransportResult } from '../adapters/agent-transport.js';
+import type { AgentTransport, TransportAction, TransportGateResult, TransportResult, TransportRunContext } from '../adapters/agent-transport.js';
 import { hookSessions as defaultHookSessions, type HookSessions } from '../adapters/claude-code/hook-sessions.js';
 import { buildCapabilityPreamble } from '../core/capability-preamble.js';
 import { getCapabilityProfile } from '../core/capability-profiles.js';
@@ -22,15 +22,16 @@ import type { Run } from '../schemas/run.js';
 import { CommandSandbox } from '../sandbox/command-sandbox.js';
 import { builtinTools, parseToolInput, toModelTool, toolDescriptors } from '../tools/builtin-tools.js';
 import { fail, type Tool, type ToolContext, type ToolResult } from '../tools/define-tool.js';
-import { ensureWorktree, type ConversationWorktree } from '../tools/git-worktrees.js';
+import { checkoutPushRemotes, type ConversationWorktree } from '../tools/git-worktrees.js';
 import { NodeWorktree, type NodeWorktreeOptions } from '../tools/node-worktree.js';
 import { sanitizedEnv } from '../tools/sanitized-env.js';
 import type { ModelBroker } from './model-broker.js';
 import type { ActiveRun, ActiveRuns } from './active-runs.js';
 import type { AgentService } from './agent-service.js';
 import type { ApprovalService } from './approval-service.js';
+import { CheckoutService } from './checkout-service.js';
 import type { EventBus } from './event-bus.js';
-import { discoverPushRemotes, gitPushEnvironment } from './git-push-proxy.js';
+import { gitPushEnvironment } from './git-push-proxy.js';
 import { LivenessWatchdog } from './liveness-watchdog.js';
 import type { MessageService } from './message-service.js';
 import type { PolicyService, PolicyVerdict } from './policy-service.js';
@@ -71,6 +72,12 @@ export interface StartRunInput {
   /** The parent's agent, whose policy also applies to a child (its denies are a ceiling). */
   parentAgentId?: string | null;
   repoPath?: string | null;
+  /**
+   * The checkout the run works in (SEC-7): a subagent's or a delegate's is its parent's, so a child
+   * run never makes a branch or a checkout of its own. Default: the parent run's checkout when
+   * `parentRunId` names a run in progress, else the conversation's, else the run's own.
+   */
+  checkoutKey?: string;
   /** Set when the run executes one step of an approved plan (PLAN-8). */
   planStep?: { planId: string; key: string };
   /** Called with the final result when the run has ended and been recorded. */
@@ -117,6 +124,10 @@ export class RunExecutor {
   private readonly commandSandbox: CommandSandbox;
   private readonly hookSessions: HookSessions;
   private readonly toolCallGate: ToolCallGate;
+  /** The conversations' checkouts: made, recorded, mounted and synced back (HAR-7, SEC-3). */
+  readonly checkouts: CheckoutService;
+  /** Checkout key of each run in progress, so its child runs share it (SEC-7). */
+  private readonly checkoutKeys = new Map<string, string>();
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -136,6 +147,7 @@ export class RunExecutor {
     this.commandSandbox = options.commandSandbox ?? new CommandSandbox();
     this.hookSessions = options.hookSessions ?? defaultHookSessions;
     this.toolCallGate = new ToolCallGate(events, approvals, policy, presence, settings);
+    this.checkouts = new CheckoutService(workspaces, this.commandSandbox);
   }
 
   registerModeTools(provider: ModeToolProvider): void {
@@ -251,11 +263,21 @@ export class RunExecutor {
     };
 
     let releaseShell: (() => void) | null = null;
+    const checkoutKey = input.checkoutKey ?? (input.parentRunId ? this.checkoutKeys.get(input.parentRunId) : undefined) ?? input.conversationId ?? queued.id;
+    this.checkoutKeys.set(queued.id, checkoutKey);
+    let syncCheckout = false;
     const finish = async (state: Run['state'], error: string | null, extra: { deliverableFailed?: boolean; usage?: Run['usage']; costUsd?: number } = {}) => {
       watchdog.stop();
       releaseShell?.();
       this.externalRuns.delete(queued.id);
+      this.checkoutKeys.delete(queued.id);
       await persisted;
+      // SEC-3: the agent's commits show up in the user's repository as cc/<conversation>, brought over
+      // by the server after every top-level run that could write (child runs share the parent's checkout).
+      if (syncCheckout) {
+        const synced = await this.checkouts.sync(workspaceId, checkoutKey).catch((syncError: unknown) => ({ synced: false, ref: '', reason: String(syncError) }));
+        if (synced) await log.event('checkout_synced', synced).catch(() => undefined);
+      }
       const run = await this.runs.update(workspaceId, db, queued.id, {
         state,
         error,
@@ -308,11 +330,8 @@ export class RunExecutor {
       await this.runs.update(workspaceId, db, queued.id, { state: 'running', model: model?.model.id ?? agent.modelId });
       this.presence.set(workspaceId, agent.id, 'thinking', queued.id);
 
-      const worktreeInfo = await ensureWorktree({
-        repoPath: input.repoPath ?? null,
-        worktreesDir: join(handle.dir, 'worktrees'),
-        conversationId: input.conversationId ?? queued.id,
-      });
+      const worktreeInfo = await this.checkouts.ensure(workspaceId, checkoutKey, input.repoPath ?? null);
+      syncCheckout = worktreeInfo.kind === 'git' && worktreeState(profile) !== 'readOnly' && !input.parentRunId;
 
       // The registry: built-in tools plus the mode's own verbs; one-shot runs have no ask_user (PLAN-4).
       const registry = [
@@ -420,6 +439,7 @@ export class RunExecutor {
           input,
           runId: queued.id,
           worktreePath: worktree.root,
+          checkout: worktreeInfo.checkout ? { sharedObjectsDir: worktreeInfo.checkout.sourceObjectsDir, pushRemotes: checkoutPushRemotes(worktreeInfo.checkout) } : undefined,
           system,
           surfaced,
           toolsByName,
@@ -481,7 +501,8 @@ export class RunExecutor {
     worktree: ConversationWorktree,
     context: { readOnly: boolean; pushes: boolean; workspaceDir: string; signal: AbortSignal; gate: (action: TransportAction, signal: AbortSignal) => Promise<TransportGateResult> },
   ): Promise<{ options: NodeWorktreeOptions; sandbox: string; release: () => void }> {
-    const remotes = context.pushes && worktree.kind === 'git' && this.serverUrl ? await discoverPushRemotes(worktree.path) : [];
+    // SEC-2, SEC-3: the remotes recorded from the user's repository when the checkout was made.
+    const remotes = context.pushes && worktree.checkout && this.serverUrl ? checkoutPushRemotes(worktree.checkout) : [];
     let pushEnv: Record<string, string> = {};
     const releases: Array<() => void> = [];
     const release = () => {
@@ -513,7 +534,7 @@ export class RunExecutor {
       const sandbox = await this.commandSandbox.forRun({
         worktreePath: worktree.path,
         readOnly: context.readOnly,
-        git: worktree.kind === 'git',
+        sharedObjectsDir: worktree.checkout?.sourceObjectsDir ?? null,
         workspaceDir: context.workspaceDir,
         reach: remotes.length > 0 ? [this.serverUrl] : [],
       });
@@ -534,6 +555,7 @@ export class RunExecutor {
       input: StartRunInput;
       runId: string;
       worktreePath: string;
+      checkout: TransportRunContext['checkout'];
       system: string;
       surfaced: ToolDescriptor[];
       toolsByName: Map<string, Tool>;
@@ -575,6 +597,7 @@ export class RunExecutor {
         prompt: input.prompt,
         history: input.history ?? [],
         worktreePath: context.worktreePath,
+        ...(context.checkout ? { checkout: context.checkout } : {}),
         systemPrompt: context.system,
         surfacedTools: context.surfaced.filter((tool) => productTools.has(tool.name)),
         mcp: { url: `${this.serverUrl}/mcp`, token },
@@ -680,6 +703,8 @@ export class RunExecutor {
       surfaceCeiling: parentSurface,
       parentAgentId: parent.agent.id,
       repoPath: parent.repoPath ?? null,
+      // SEC-7: the parent's checkout (read-only in read-only modes), never one per subagent call.
+      ...(this.checkoutKeys.has(parentRunId) ? { checkoutKey: this.checkoutKeys.get(parentRunId)! } : {}),
     });
     const abortChild = () => this.cancel(run.id);
     signal.addEventListener('abort', abortChild, { once: true });

@@ -15,6 +15,7 @@ export interface WorkspaceSchema {
   plan_nodes: PlanNodeTable;
   tickets: TicketTable;
   transport_sessions: TransportSessionTable;
+  checkouts: CheckoutTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -230,4 +231,21 @@ export interface TransportSessionTable {
   adapter_id: string;
   session_id: string;
   updated_at: string;
+}
+
+/**
+ * What the server recorded when it made a conversation's checkout (SEC-3): sandbox mounts and push
+ * targets come from these rows only, never from files inside the checkout.
+ */
+export interface CheckoutTable {
+  /** The conversation id, or a one-shot run's id when it has no conversation. */
+  conversation_id: string;
+  repo_path: string;
+  source_git_dir: string;
+  source_objects_dir: string;
+  branch: string;
+  base_sha: string;
+  /** JSON array of the source repository's push remotes ({ id, name, url, forwardUrl }). */
+  remotes_json: string;
+  created_at: string;
 }

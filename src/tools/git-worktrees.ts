@@ -1,53 +1,95 @@
-import { copyFile, mkdir, mkdtemp, readdir, realpath, rename, rm, rmdir, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, realpath, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve as resolvePath } from 'node:path';
+import type { PushRemote } from '../adapters/claude-code/hook-sessions.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { ValidationError } from '../errors/validation-error.js';
-import { GitCommandError } from './git-command-error.js';
+import { SERVER_GIT_IDENTITY, type CheckoutRunner } from '../git/checkout-runner.js';
+import { syncCheckoutRef, type RefSyncResult } from '../git/sync-checkout.js';
+import { discoverPushRemotes } from '../services/git-push-proxy.js';
 import { runGit, tryGit } from './run-git.js';
 
-/** Branch prefix of conversation worktrees: `cc/<conversationId>`. */
+/** Branch prefix of conversation checkouts: `cc/<conversationId>`, in the checkout and in the user's repository. */
 export const WORKTREE_BRANCH_PREFIX = 'cc/';
 /** Ref namespace of checkpoints: `refs/cc-checkpoints/<conversationId>/<timestamp>`. */
 export const CHECKPOINT_REF_PREFIX = 'refs/cc-checkpoints/';
 /** Folder inside `worktreesDir` where removed plain (non-git) folders are kept. */
 export const ARCHIVE_DIR_NAME = '.archive';
 
-/** Identity of checkpoint commits, so they work in a repository with no `user.name` configured. */
-const CHECKPOINT_IDENTITY: Readonly<Record<string, string>> = {
-  GIT_AUTHOR_NAME: 'Control Center',
-  GIT_AUTHOR_EMAIL: 'control-center@localhost',
-  GIT_COMMITTER_NAME: 'Control Center',
-  GIT_COMMITTER_EMAIL: 'control-center@localhost',
-};
-
 const CONVERSATION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/**
+ * What the server knew and decided when it made a conversation's checkout (SEC-3). Recorded once, in
+ * the workspace's database; every sandbox mount and every push target comes from here, never from
+ * files inside the checkout, which the agent can rewrite.
+ */
+export interface CheckoutRecord {
+  /** The checkout's key: the conversation id, or a one-shot run's own id when it has no conversation. */
+  conversationId: string;
+  /** The user's repository as configured on the space (absolute). */
+  repoPath: string;
+  /** Its common git directory (absolute, real path). */
+  sourceGitDir: string;
+  /** Its object directory: the checkout's alternates name it; sandboxes mount it read-only. */
+  sourceObjectsDir: string;
+  /** `cc/<conversationId>`. */
+  branch: string;
+  /** The commit the branch started from. */
+  baseSha: string;
+  /** The source repository's push remotes when the checkout was made: the only targets the push proxy forwards to. */
+  remotes: PushRemote[];
+  createdAt: string;
+}
+
+/** Where checkout records are kept (the workspace database in the server; a map in tests). */
+export interface CheckoutRecords {
+  get(conversationId: string): Promise<CheckoutRecord | null>;
+  put(record: CheckoutRecord): Promise<void>;
+}
+
+/** Records kept in memory (tests, tools used outside a workspace). */
+export function memoryCheckoutRecords(): CheckoutRecords {
+  const records = new Map<string, CheckoutRecord>();
+  return {
+    get: async (conversationId) => records.get(conversationId) ?? null,
+    put: async (record) => {
+      records.set(record.conversationId, record);
+    },
+  };
+}
 
 export interface EnsureWorktreeOptions {
   /** The space's repository; `null`/absent for a space without one (a plain folder is made). */
   repoPath?: string | null;
-  /** Directory holding one worktree per conversation. */
+  /** Directory holding one checkout per conversation. */
   worktreesDir: string;
   /** Names the folder and the branch; letters, digits, `_` and `-` only. */
   conversationId: string;
   /** What a new branch starts from (default `HEAD` of the repository). Ignored when the branch exists. */
   baseRef?: string;
+  /** The server's records of checkouts it made (required for a repository). */
+  records?: CheckoutRecords;
 }
 
 export interface ConversationWorktree {
-  /** Absolute path of the worktree (the tools' root). */
+  /** Absolute path of the checkout (the tools' root). */
   path: string;
   kind: 'git' | 'folder';
-  /** `cc/<conversationId>` for a git worktree, `null` for a folder. */
+  /** `cc/<conversationId>` for a git checkout, `null` for a folder. */
   branch: string | null;
-  /** False when an existing worktree was reused. */
+  /** False when an existing checkout was reused. */
   created: boolean;
+  /** The server's record of a git checkout (null for a folder). */
+  checkout: CheckoutRecord | null;
 }
 
 export interface RemoveWorktreeOptions {
   repoPath?: string | null;
   worktreesDir: string;
   conversationId: string;
+  /** The server's records (required for a repository). */
+  records?: CheckoutRecords;
+  /** Runs git inside the checkout where its config can only affect a sandbox (required for a repository). */
+  runner?: CheckoutRunner;
   /** Clock for the checkpoint/archive name (tests). */
   now?: Date;
 }
@@ -56,7 +98,7 @@ export interface RemovedWorktree {
   path: string;
   /** False when there was nothing to remove. */
   removed: boolean;
-  /** The ref holding the uncommitted state, when there was any (git worktrees). */
+  /** The ref (in the user's repository) holding the uncommitted state, when there was any. */
   checkpointRef: string | null;
   /** Where a non-empty plain folder was moved instead of being deleted. */
   archivedPath: string | null;
@@ -77,10 +119,6 @@ async function pathExists(path: string): Promise<boolean> {
   }
 }
 
-async function realOrSelf(path: string): Promise<string> {
-  return realpath(path).catch(() => resolvePath(path));
-}
-
 /** `20250102T030405678Z`: sortable, and legal in a ref name (no `:`). */
 function compactTimestamp(date: Date): string {
   return date.toISOString().replace(/[-:.]/g, '');
@@ -88,7 +126,7 @@ function compactTimestamp(date: Date): string {
 
 /** Serializes work per key inside this process, so two calls for one conversation cannot race. */
 const inFlight = new Map<string, Promise<unknown>>();
-async function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
+export async function serializedCheckoutWork<T>(key: string, work: () => Promise<T>): Promise<T> {
   const previous = inFlight.get(key) ?? Promise.resolve();
   const next = previous.catch(() => undefined).then(work);
   inFlight.set(key, next);
@@ -97,26 +135,6 @@ async function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
   } finally {
     if (inFlight.get(key) === next) inFlight.delete(key);
   }
-}
-
-/** Real paths of the worktrees git knows for `repoPath`, with whether their folder is gone ("prunable"). */
-async function registeredWorktrees(repoPath: string): Promise<{ path: string; prunable: boolean }[]> {
-  const { stdout } = await runGit(['worktree', 'list', '--porcelain'], { cwd: repoPath });
-  const worktrees: { path: string; prunable: boolean }[] = [];
-  for (const block of stdout.split('\n\n')) {
-    const lines = block.split('\n');
-    const head = lines.find((line) => line.startsWith('worktree '));
-    if (!head) continue;
-    const path = head.slice('worktree '.length);
-    worktrees.push({ path: await realOrSelf(path), prunable: lines.some((line) => line.startsWith('prunable')) || !(await pathExists(path)) });
-  }
-  return worktrees;
-}
-
-async function isRegistered(repoPath: string, directory: string): Promise<{ registered: boolean; prunable: boolean }> {
-  const real = await realOrSelf(directory);
-  const match = (await registeredWorktrees(repoPath)).find((worktree) => worktree.path === real || worktree.path === directory);
-  return { registered: match !== undefined, prunable: match?.prunable ?? false };
 }
 
 async function resolveBase(repoPath: string, baseRef: string | undefined): Promise<string> {
@@ -129,92 +147,197 @@ async function resolveBase(repoPath: string, baseRef: string | undefined): Promi
   return verified.stdout.trim();
 }
 
+/** The user's repository's git dir and object dir, read from the repository itself (the user's, not the agent's). */
+async function describeSource(repoPath: string): Promise<{ gitDir: string; objectsDir: string }> {
+  const described = await tryGit(['rev-parse', '--path-format=absolute', '--git-common-dir', '--git-path', 'objects'], { cwd: repoPath });
+  const [gitDir, objectsDir] = described?.stdout.split('\n').map((line) => line.trim()) ?? [];
+  if (!gitDir || !objectsDir) throw new ValidationError('repoPath', `${repoPath} is not a git repository`);
+  return { gitDir: await realpath(gitDir), objectsDir: await realpath(objectsDir) };
+}
+
+/** The conversation's synced branch in the user's repository, when an earlier checkout left one. */
+async function syncedBranch(repoPath: string, branch: string): Promise<string | null> {
+  return (await tryGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: repoPath }))?.stdout.trim() || null;
+}
+
 /**
- * Gives a conversation its own worktree (HAR-7): `git worktree add -b cc/<conversationId> <dir> <base>`
- * inside `worktreesDir`, or a reuse of the one already there. When the branch survives from an earlier
- * worktree of the same conversation, the new worktree checks it out again (its commits are the
- * conversation's work). A space without a repository gets a plain folder. Git hooks never run.
+ * The recorded remotes as the checkout spells them: local paths made absolute (a relative URL would
+ * mean another place from the checkout), so the push proxy's `pushInsteadOf` matches what git sees.
+ * Only the first URL of each name is written into the checkout.
+ */
+export function checkoutPushRemotes(record: CheckoutRecord): PushRemote[] {
+  const first = new Map<string, PushRemote>();
+  for (const remote of record.remotes) if (!first.has(remote.name)) first.set(remote.name, { ...remote, url: remote.forwardUrl });
+  return [...first.values()];
+}
+
+/**
+ * Makes the checkout folder: `git clone --shared --no-checkout` of the source's git dir (its objects
+ * reached through alternates, never hard-linked: a hard-linked object file could be rewritten through
+ * the link by the same user), the source's push remotes instead of `origin → source`, and the branch
+ * `cc/<id>` checked out at `start`. The folder is the server's own until this returns, so running
+ * git in it here reads only config the server wrote.
+ */
+async function cloneCheckout(record: CheckoutRecord, directory: string, start: string): Promise<void> {
+  await runGit(['clone', '--quiet', '--shared', '--no-checkout', '--template=', '--', record.sourceGitDir, directory], { cwd: resolvePath(directory, '..') });
+  try {
+    await runGit(['remote', 'remove', 'origin'], { cwd: directory });
+    // One URL per name: an explicit pushurl would make git ignore the push proxy's pushInsteadOf.
+    const urls = new Map<string, string[]>();
+    for (const remote of checkoutPushRemotes(record)) urls.set(remote.name, [...(urls.get(remote.name) ?? []), remote.url]);
+    for (const [name, list] of urls) {
+      // Git itself refuses such names; a newline would end the config line.
+      if (/[\n\0]/.test(name) || name === '') continue;
+      await runGit(['config', '--', `remote.${name}.url`, list[0]!], { cwd: directory });
+      await runGit(['config', '--', `remote.${name}.fetch`, `+refs/heads/*:refs/remotes/${name}/*`], { cwd: directory });
+    }
+    await runGit(['checkout', '--quiet', '--no-track', '-B', record.branch, start], { cwd: directory });
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * A conversation folder made by an earlier version of the server — a `git worktree add` of the user's
+ * repository, which the user's repository itself lists — is moved to `.archive/` (nothing in it is
+ * lost) and unregistered, so its branch `cc/<id>`, already in the user's repository, becomes the
+ * start of the new checkout. Returns false when the folder is not such a worktree.
+ */
+async function retireLegacyWorktree(repoPath: string, worktreesDir: string, directory: string, conversationId: string): Promise<boolean> {
+  const listed = await tryGit(['worktree', 'list', '--porcelain'], { cwd: repoPath });
+  const real = await realpath(directory).catch(() => directory);
+  const registered = listed?.stdout.split('\n').some((line) => line === `worktree ${directory}` || line === `worktree ${real}`) ?? false;
+  if (!registered) return false;
+  const archiveDir = join(worktreesDir, ARCHIVE_DIR_NAME);
+  await mkdir(archiveDir, { recursive: true });
+  await rename(directory, join(archiveDir, `${conversationId}-legacy-${compactTimestamp(new Date())}`));
+  await runGit(['worktree', 'prune'], { cwd: repoPath });
+  return true;
+}
+
+/**
+ * Gives a conversation its own checkout (HAR-7, SEC-3): a clone of the space's repository in
+ * `worktreesDir/<conversationId>` whose git metadata (refs, config, hooks, index) is its own, so
+ * nothing the agent does in it — `git update-ref`, a `.git` file pointing elsewhere, a rewritten
+ * config — reaches the user's repository. The source's objects are shared read-only. The facts are
+ * recorded ({@link CheckoutRecord}) when the checkout is made and reused afterwards; a checkout whose
+ * folder vanished is made again from its record, on the conversation's synced branch `cc/<id>` of
+ * the user's repository when there is one. A space without a repository gets a plain folder.
  */
 export async function ensureWorktree(options: EnsureWorktreeOptions): Promise<ConversationWorktree> {
   assertConversationId(options.conversationId);
   const directory = resolvePath(options.worktreesDir, options.conversationId);
-  return serialized(directory, async () => {
+  return serializedCheckoutWork(directory, async () => {
     await mkdir(options.worktreesDir, { recursive: true });
     if (!options.repoPath) {
       const existed = await pathExists(directory);
       await mkdir(directory, { recursive: true });
-      return { path: directory, kind: 'folder', branch: null, created: !existed };
+      return { path: directory, kind: 'folder', branch: null, created: !existed, checkout: null };
+    }
+    const records = options.records;
+    if (!records) throw new Error('ensureWorktree needs checkout records for a repository');
+    const existing = await records.get(options.conversationId);
+    if (existing) {
+      if (await pathExists(directory)) return { path: directory, kind: 'git', branch: existing.branch, created: false, checkout: existing };
+      await cloneCheckout(existing, directory, (await syncedBranch(existing.repoPath, existing.branch)) ?? existing.baseSha);
+      return { path: directory, kind: 'git', branch: existing.branch, created: true, checkout: existing };
     }
     const repoPath = resolvePath(options.repoPath);
-    const branch = `${WORKTREE_BRANCH_PREFIX}${options.conversationId}`;
-    const state = await isRegistered(repoPath, directory);
-    if (state.registered && !state.prunable) return { path: directory, kind: 'git', branch, created: false };
-    if (state.registered) await runGit(['worktree', 'prune'], { cwd: repoPath });
-    if (await pathExists(directory)) {
-      // `git worktree add` accepts an empty folder; anything else there is not ours to overwrite.
-      if ((await readdir(directory)).length > 0) {
-        throw new ConflictError('conversationId', `${directory} exists and is not a worktree of ${repoPath}; refusing to reuse it`);
+    if ((await pathExists(directory)) && (await readdir(directory)).length > 0) {
+      if (!(await retireLegacyWorktree(repoPath, options.worktreesDir, directory, options.conversationId))) {
+        throw new ConflictError('conversationId', `${directory} exists and is not a checkout this server made; refusing to reuse it`);
       }
     }
-    const branchExists = await tryGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repoPath });
-    if (branchExists) {
-      await runGit(['worktree', 'add', directory, branch], { cwd: repoPath });
-    } else {
-      const base = await resolveBase(repoPath, options.baseRef);
-      await runGit(['worktree', 'add', '-b', branch, directory, base], { cwd: repoPath });
-    }
-    return { path: directory, kind: 'git', branch, created: true };
+    const source = await describeSource(repoPath);
+    const branch = `${WORKTREE_BRANCH_PREFIX}${options.conversationId}`;
+    const baseSha = (await syncedBranch(repoPath, branch)) ?? (await resolveBase(repoPath, options.baseRef));
+    const record: CheckoutRecord = {
+      conversationId: options.conversationId,
+      repoPath,
+      sourceGitDir: source.gitDir,
+      sourceObjectsDir: source.objectsDir,
+      branch,
+      baseSha,
+      // Read from the user's repository, never from the checkout (SEC-2): the push proxy's targets.
+      remotes: await discoverPushRemotes(repoPath),
+      createdAt: new Date().toISOString(),
+    };
+    if (await pathExists(directory)) await rmdir(directory);
+    await cloneCheckout(record, directory, baseSha);
+    await records.put(record);
+    return { path: directory, kind: 'git', branch, created: true, checkout: record };
   });
 }
 
-/** Absolute path of a git-internal file of the worktree at `cwd` (its index, for example). */
-async function gitPath(cwd: string, name: string): Promise<string> {
-  const { stdout } = await runGit(['rev-parse', '--path-format=absolute', '--git-path', name], { cwd });
-  return stdout.trim();
+/**
+ * Brings the conversation's branch of its checkout into the user's repository as
+ * `refs/heads/cc/<conversationId>` (SEC-3): the agent's commits show up there without anyone
+ * pushing, and no other ref of the user's repository moves. See {@link syncCheckoutRef}.
+ */
+export async function syncWorktreeBranch(record: CheckoutRecord, runner: CheckoutRunner): Promise<RefSyncResult> {
+  return syncCheckoutRef(record.repoPath, runner, `refs/heads/${record.branch}`, { force: true, exclude: await knownCommits(record) });
 }
+
+/** Commits of the checkout the user's repository already has (its synced branch, the base): left out of bundles. */
+async function knownCommits(record: CheckoutRecord): Promise<string[]> {
+  const known: string[] = [];
+  for (const candidate of [`refs/heads/${record.branch}`, record.baseSha]) {
+    const sha = (await tryGit(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`], { cwd: record.repoPath }))?.stdout.trim();
+    if (sha && !known.includes(sha)) known.push(sha);
+  }
+  return known;
+}
+
+/** Shell run inside the checkout's sandbox: commits its whole state on a scratch index, prints the ref made. */
+const CHECKPOINT_SCRIPT = `set -e
+real=$(git rev-parse --path-format=absolute --git-path index)
+head=$(git rev-parse --verify --quiet HEAD || true)
+branch=$(git symbolic-ref --quiet --short HEAD || echo '(detached)')
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export GIT_INDEX_FILE="$scratch/index"
+if [ -f "$real" ]; then cp "$real" "$GIT_INDEX_FILE"; elif [ -n "$head" ]; then git read-tree "$head"; fi
+git add --all -- .
+tree=$(git write-tree)
+message=$(printf 'Checkpoint of conversation %s before its checkout was removed\\n\\nBranch: %s\\nAt: %s\\n' "$2" "$branch" "$3")
+if [ -n "$head" ]; then commit=$(git commit-tree "$tree" -p "$head" -m "$message"); else commit=$(git commit-tree "$tree" -m "$message"); fi
+ref="$1"; n=0
+until git update-ref -m 'cc checkpoint' "$ref" "$commit" '' 2>/dev/null; do
+  n=$((n+1)); if [ "$n" -ge 100 ]; then echo 'no free checkpoint ref name' >&2; exit 3; fi
+  ref="$1-$n"
+done
+printf '%s\\n' "$ref"
+`;
 
 /**
- * Commits the complete state of a worktree — tracked changes, deletions and untracked files, not
- * ignored ones — to `refs/cc-checkpoints/<conversationId>/<timestamp>` and returns the ref. Works on a
- * temporary copy of the index, so neither the branch, nor the real index, nor the files move.
+ * Commits the complete state of a checkout — tracked changes, deletions and untracked files, not
+ * ignored ones — to `refs/cc-checkpoints/<conversationId>/<timestamp>` and brings that ref into the
+ * user's repository (HAR-7). The commit is made inside the checkout's sandbox on a scratch index, so
+ * neither the branch, nor the real index, nor the files move, and no config the agent wrote runs in
+ * the server. Returns the ref; throws when it could not be made or brought over.
  */
-export async function checkpointWorktree(worktreePath: string, conversationId: string, now: Date = new Date()): Promise<string> {
-  assertConversationId(conversationId);
-  const scratch = await mkdtemp(join(tmpdir(), 'cc-checkpoint-'));
-  try {
-    const indexFile = join(scratch, 'index');
-    const env = { GIT_INDEX_FILE: indexFile };
-    const head = (await tryGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd: worktreePath }))?.stdout.trim() || null;
-    const realIndex = await gitPath(worktreePath, 'index');
-    // Starting from a copy of the real index keeps git's stat cache, so only changed files are re-hashed.
-    if (await pathExists(realIndex)) await copyFile(realIndex, indexFile);
-    else if (head) await runGit(['read-tree', head], { cwd: worktreePath, env });
-    await runGit(['add', '--all', '--', '.'], { cwd: worktreePath, env });
-    const tree = (await runGit(['write-tree'], { cwd: worktreePath, env })).stdout.trim();
-    const branch = (await tryGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: worktreePath }))?.stdout.trim() || '(detached)';
-    const message = `Checkpoint of conversation ${conversationId} before its worktree was removed\n\nBranch: ${branch}\nAt: ${now.toISOString()}\n`;
-    const commitArgs = ['commit-tree', tree, ...(head ? ['-p', head] : []), '-m', message];
-    const commit = (await runGit(commitArgs, { cwd: worktreePath, env: CHECKPOINT_IDENTITY })).stdout.trim();
-    const base = `${CHECKPOINT_REF_PREFIX}${conversationId}/${compactTimestamp(now)}`;
-    for (let attempt = 0; attempt < 100; attempt += 1) {
-      const ref = attempt === 0 ? base : `${base}-${attempt}`;
-      // The empty old value makes update-ref fail if the ref exists: a checkpoint is never overwritten.
-      const created = await tryGit(['update-ref', '-m', 'cc checkpoint', ref, commit, ''], { cwd: worktreePath });
-      if (created) return ref;
-    }
-    throw new GitCommandError(['update-ref', base], null, 'could not find a free checkpoint ref name');
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+export async function checkpointWorktree(record: CheckoutRecord, runner: CheckoutRunner, now: Date = new Date()): Promise<string> {
+  assertConversationId(record.conversationId);
+  const base = `${CHECKPOINT_REF_PREFIX}${record.conversationId}/${compactTimestamp(now)}`;
+  const made = await runner(['sh', '-c', CHECKPOINT_SCRIPT, 'cc-checkpoint', base, record.conversationId, now.toISOString()], SERVER_GIT_IDENTITY);
+  const ref = made.stdout.toString('utf8').trim();
+  const expected = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(-\\d{1,2})?$`);
+  if (made.exitCode !== 0 || !expected.test(ref)) throw new ConflictError('conversationId', `checkpoint of ${record.conversationId} failed: ${made.stderr.trim().slice(0, 500) || `exit ${made.exitCode}`}`);
+  // A checkpoint ref is never overwritten, in the checkout or in the user's repository.
+  const synced = await syncCheckoutRef(record.repoPath, runner, ref, { force: false, exclude: await knownCommits(record) });
+  if (!synced.synced) throw new ConflictError('conversationId', `checkpoint ${ref} could not be brought into ${record.repoPath}: ${synced.reason}`);
+  return ref;
 }
 
-/** True when the worktree has tracked changes or untracked (not ignored) files. */
-export async function hasUncommittedChanges(worktreePath: string): Promise<boolean> {
-  const { stdout } = await runGit(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: worktreePath });
-  return stdout.length > 0;
+/** True when the checkout has tracked changes or untracked (not ignored) files (git runs in its sandbox). */
+export async function hasUncommittedChanges(runner: CheckoutRunner): Promise<boolean> {
+  const status = await runner(['git', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none']);
+  // Unreadable state counts as changes: the caller then checkpoints rather than risk losing work.
+  return status.exitCode !== 0 || status.stdout.length > 0;
 }
 
-/** Checkpoint refs of a conversation, oldest first. */
+/** Checkpoint refs of a conversation in the user's repository, oldest first. */
 export async function listCheckpoints(repoPath: string, conversationId: string): Promise<string[]> {
   assertConversationId(conversationId);
   const { stdout } = await runGit(['for-each-ref', '--format=%(refname)', `${CHECKPOINT_REF_PREFIX}${conversationId}/`], { cwd: repoPath });
@@ -225,17 +348,19 @@ export async function listCheckpoints(repoPath: string, conversationId: string):
 }
 
 /**
- * Removes a conversation's worktree without ever losing work (HAR-7): when it has uncommitted changes
- * or untracked files, they are first committed to a checkpoint ref ({@link checkpointWorktree}), and
- * only then is the worktree removed. The branch `cc/<conversationId>` is kept, with its commits. Files
- * matched by `.gitignore` are not checkpointed (build output, dependencies). A plain folder that is not
- * empty is moved to `<worktreesDir>/.archive/` instead of being deleted.
+ * Removes a conversation's checkout without ever losing work (HAR-7): its branch is first brought
+ * into the user's repository as `cc/<conversationId>`; uncommitted changes or untracked files (or a
+ * branch that could not be brought over) are committed to a checkpoint ref that is brought over too
+ * ({@link checkpointWorktree}); only then is the folder deleted. The record stays, so the next run
+ * of the conversation gets a new checkout on its synced branch. Files matched by `.gitignore` are not
+ * checkpointed (build output, dependencies). A plain folder that is not empty is moved to
+ * `<worktreesDir>/.archive/` instead of being deleted.
  */
 export async function removeWorktree(options: RemoveWorktreeOptions): Promise<RemovedWorktree> {
   assertConversationId(options.conversationId);
   const directory = resolvePath(options.worktreesDir, options.conversationId);
   const now = options.now ?? new Date();
-  return serialized(directory, async () => {
+  return serializedCheckoutWork(directory, async () => {
     const nothing: RemovedWorktree = { path: directory, removed: false, checkpointRef: null, archivedPath: null };
     if (!options.repoPath) {
       if (!(await pathExists(directory))) return nothing;
@@ -249,19 +374,19 @@ export async function removeWorktree(options: RemoveWorktreeOptions): Promise<Re
       await rename(directory, archivedPath);
       return { ...nothing, removed: true, archivedPath };
     }
-    const repoPath = resolvePath(options.repoPath);
-    const state = await isRegistered(repoPath, directory);
-    if (!state.registered || state.prunable) {
-      if (state.prunable) await runGit(['worktree', 'prune'], { cwd: repoPath });
-      if (await pathExists(directory)) {
-        throw new ConflictError('conversationId', `${directory} is not a worktree of ${repoPath}; refusing to delete it`);
-      }
+    const record = options.records ? await options.records.get(options.conversationId) : null;
+    if (!record) {
+      if (await pathExists(directory)) throw new ConflictError('conversationId', `${directory} is not a checkout this server made; refusing to delete it`);
       return nothing;
     }
-    const checkpointRef = (await hasUncommittedChanges(directory)) ? await checkpointWorktree(directory, options.conversationId, now) : null;
-    // --force: the changes are safe in the checkpoint, and git would otherwise refuse a dirty worktree.
-    await runGit(['worktree', 'remove', '--force', directory], { cwd: repoPath });
-    await runGit(['worktree', 'prune'], { cwd: repoPath });
+    if (!(await pathExists(directory))) return nothing;
+    if (!options.runner) throw new Error('removeWorktree needs a checkout runner for a git checkout');
+    const runner = options.runner;
+    const branch = await syncWorktreeBranch(record, runner);
+    const dirty = await hasUncommittedChanges(runner);
+    const checkpointRef = dirty || !branch.synced ? await checkpointWorktree(record, runner, now) : null;
+    // Node's rm unlinks symlinks instead of following them: nothing outside the folder is touched.
+    await rm(directory, { recursive: true, force: true });
     return { ...nothing, removed: true, checkpointRef };
   });
 }

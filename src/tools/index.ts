@@ -21,11 +21,16 @@ export {
   checkpointWorktree,
   hasUncommittedChanges,
   listCheckpoints,
+  memoryCheckoutRecords,
+  syncWorktreeBranch,
+  checkoutPushRemotes,
   CHECKPOINT_REF_PREFIX,
   WORKTREE_BRANCH_PREFIX,
   type ConversationWorktree,
   type EnsureWorktreeOptions,
   type RemoveWorktreeOptions,
   type RemovedWorktree,
+  type CheckoutRecord,
+  type CheckoutRecords,
 } from './git-worktrees.js';
 export { GitCommandError } from './git-command-error.js';

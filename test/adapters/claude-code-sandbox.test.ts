@@ -149,22 +149,26 @@ describe.skipIf(!probe.available)('bubblewrap sandbox mounts and network (SBX-1,
     expect(existsSync('/etc/cc-sandbox-escape')).toBe(false);
   });
 
-  it('in chat, commits work but the repository config and hooks stay read-only', async () => {
+  it("in chat, commits work; the checkout's config and hooks are the agent's, the user's repository's stay untouched (SEC-3)", async () => {
     fixture = await startClaudeCodeFixture({ mode: 'chat', repo: true, transport: { sandbox: 'auto' } });
     const f = fixture;
+    const marker = `/tmp/cc-pwned-${process.pid}`;
     f.model.script(
       reply().tool('Bash', { command: 'git -c user.name=a -c user.email=a@a commit --allow-empty -q -m "sandboxed commit" && git log -1 --format=%s' }),
-      reply().tool('Bash', { command: 'git config core.fsmonitor "touch /tmp/pwned"; echo "#!/bin/sh" > "$(git rev-parse --git-common-dir)/hooks/post-checkout"' }),
+      reply().tool('Bash', { command: `git config core.fsmonitor "touch ${marker}" && mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/post-checkout && echo tampered` }),
       reply().text('done'),
     );
     await f.waitForRun(await f.send('commit, then tamper'));
     const results = f.model.requests.filter((request) => request.path.startsWith('/v1/messages')).slice(1, 3).map((request) => request.lastToolResult?.content ?? '');
     expect(results[0]).toContain('sandboxed commit');
-    expect(results[1]).toMatch(/Read-only file system|could not lock config file/);
+    // The checkout is a clone whose `.git` is its own: tampering with it reaches nothing else.
+    expect(results[1]).toContain('tampered');
     const { execFileSync } = await import('node:child_process');
+    // The server brought the commit over (running git for that inside the sandbox, not on the host).
     expect(execFileSync('git', ['log', '-1', '--format=%s', `cc/${f.conversationId}`], { cwd: f.repoPath!, encoding: 'utf8' }).trim()).toBe('sandboxed commit');
     expect(() => execFileSync('git', ['config', 'core.fsmonitor'], { cwd: f.repoPath!, encoding: 'utf8' })).toThrow();
     expect(existsSync(join(f.repoPath!, '.git', 'hooks', 'post-checkout'))).toBe(false);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('MCP and hook calls reach the Control Center through the relay; a plan run mounts the worktree read-only', async () => {

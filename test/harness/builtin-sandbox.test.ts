@@ -112,7 +112,7 @@ describe.skipIf(!probe.available)('built-in bash in bubblewrap (SBX-1)', () => {
     writeFileSync(join(path, 'file.txt'), 'original');
     const sandbox = new CommandSandbox({ sandbox: 'auto' });
     const exec = async (readOnly: boolean, command: string) => {
-      const run = await sandbox.forRun({ worktreePath: path, readOnly, git: false, workspaceDir, reach: [] });
+      const run = await sandbox.forRun({ worktreePath: path, readOnly, sharedObjectsDir: null, workspaceDir, reach: [] });
       const tree = new NodeWorktree(path, { wrapCommand: run.wrapCommand!, defaultEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...run.env } });
       return { description: run.description, result: await tree.exec(command, { timeoutMs: 10_000, maxOutputBytes: 10_000, signal: new AbortController().signal }) };
     };

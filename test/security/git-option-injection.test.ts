@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hookSessions, type HookSession, type PushRemote } from '../../src/adapters/claude-code/hook-sessions.js';
 import * as pushProxy from '../../src/services/git-push-proxy.js';
-import { checkpointWorktree, ensureWorktree, listCheckpoints, removeWorktree } from '../../src/tools/git-worktrees.js';
+import { CommandSandbox } from '../../src/sandbox/command-sandbox.js';
+import { checkpointWorktree, ensureWorktree, listCheckpoints, memoryCheckoutRecords, removeWorktree, type CheckoutRecord } from '../../src/tools/git-worktrees.js';
 import * as remoteUrl from '../../src/tools/git-remote-url.js';
 import { runGit, tryGit } from '../../src/tools/run-git.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
@@ -37,6 +38,26 @@ function marks(): string[] {
 }
 
 /** A repository with one commit and a bare remote `origin` it has pushed `main` to. */
+/**
+ * Checkpoints `checkout` as the server does without an OS sandbox (SBX-2: the checkout runner then
+ * runs git on the host), bringing the ref into a fresh user repository.
+ */
+function checkpointOnHost(checkout: string, conversationId: string): Promise<string> {
+  const { repo: user } = makeRepo('user');
+  const record: CheckoutRecord = {
+    conversationId,
+    repoPath: user,
+    sourceGitDir: join(user, '.git'),
+    sourceObjectsDir: join(user, '.git', 'objects'),
+    branch: `cc/${conversationId}`,
+    baseSha: '0'.repeat(40),
+    remotes: [],
+    createdAt: new Date().toISOString(),
+  };
+  const runner = new CommandSandbox({ sandbox: 'none' }).checkoutRunner({ worktreePath: checkout, sharedObjectsDir: null, workspaceDir: join(root, 'no-workspace') });
+  return checkpointWorktree(record, runner);
+}
+
 function makeRepo(name: string): { repo: string; remote: string } {
   const dir = join(root, `${name}-${runCounter++}`);
   const remote = join(dir, 'remote.git');
@@ -322,7 +343,7 @@ describe('server-run git ignores programs named by config an agent wrote (SEC-2)
     ['core.fsmonitor', (repo) => setConfig(repo, 'core.fsmonitor', touch('fsmonitor'))],
   ])('checkpointing a worktree: %s', async (_label, configure) => {
     const repo = filtered(configure);
-    const ref = await checkpointWorktree(repo, 'conv_sec2');
+    const ref = await checkpointOnHost(repo, 'conv_sec2');
     expect(ref).toMatch(/^refs\/cc-checkpoints\/conv_sec2\//);
     expect(marks()).toEqual([]);
   });
@@ -334,7 +355,7 @@ describe('server-run git ignores programs named by config an agent wrote (SEC-2)
     git(repo, 'add', '.gitattributes', 'a.txt');
     git(repo, 'commit', '--quiet', '-m', 'attributes');
     setConfig(repo, 'filter.evil.smudge', `${touch('smudge')}; cat`);
-    const created = await ensureWorktree({ repoPath: repo, worktreesDir: join(root, `worktrees-${runCounter++}`), conversationId: 'conv_smudge' });
+    const created = await ensureWorktree({ repoPath: repo, worktreesDir: join(root, `worktrees-${runCounter++}`), conversationId: 'conv_smudge', records: memoryCheckoutRecords() });
     expect(created.kind).toBe('git');
     expect(marks()).toEqual([]);
   });
@@ -418,7 +439,7 @@ describe('property: option-shaped strings into every git-running function never 
     const { repo } = makeRepo('prop-checkpoint');
     await fc.assert(
       fc.asyncProperty(optionShaped, async (value) => {
-        await expect(checkpointWorktree(repo, value)).rejects.toMatchObject({ code: 'validation_failed', field: 'conversationId' });
+        await expect(checkpointOnHost(repo, value)).rejects.toMatchObject({ code: 'validation_failed', field: 'conversationId' });
         await expect(listCheckpoints(repo, value)).rejects.toMatchObject({ code: 'validation_failed', field: 'conversationId' });
         await expect(removeWorktree({ repoPath: repo, worktreesDir: join(root, 'none'), conversationId: value })).rejects.toMatchObject({ code: 'validation_failed' });
       }),
@@ -432,8 +453,8 @@ describe('property: option-shaped strings into every git-running function never 
     const worktreesDir = join(root, `prop-worktrees-${runCounter++}`);
     await fc.assert(
       fc.asyncProperty(optionShaped, async (value) => {
-        await expect(ensureWorktree({ repoPath: repo, worktreesDir, conversationId: `c${runCounter++}`, baseRef: value })).rejects.toMatchObject({ code: 'validation_failed', field: 'baseRef' });
-        await expect(ensureWorktree({ repoPath: repo, worktreesDir, conversationId: value })).rejects.toMatchObject({ code: 'validation_failed', field: 'conversationId' });
+        await expect(ensureWorktree({ repoPath: repo, worktreesDir, conversationId: `c${runCounter++}`, baseRef: value, records: memoryCheckoutRecords() })).rejects.toMatchObject({ code: 'validation_failed', field: 'baseRef' });
+        await expect(ensureWorktree({ repoPath: repo, worktreesDir, conversationId: value, records: memoryCheckoutRecords() })).rejects.toMatchObject({ code: 'validation_failed', field: 'conversationId' });
       }),
       { numRuns: 15 },
     );

@@ -4,7 +4,20 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/errors/conflict-error.js';
 import { ValidationError } from '../../src/errors/validation-error.js';
-import { checkpointWorktree, ensureWorktree, listCheckpoints, removeWorktree } from '../../src/tools/git-worktrees.js';
+import type { CheckoutRunner } from '../../src/git/checkout-runner.js';
+import { CommandSandbox } from '../../src/sandbox/command-sandbox.js';
+import {
+  checkpointWorktree,
+  ensureWorktree as ensureWithRecords,
+  listCheckpoints,
+  memoryCheckoutRecords,
+  removeWorktree as removeWithRecords,
+  syncWorktreeBranch,
+  type CheckoutRecord,
+  type CheckoutRecords,
+  type EnsureWorktreeOptions,
+  type RemoveWorktreeOptions,
+} from '../../src/tools/git-worktrees.js';
 import { makeTempDir } from './tool-test-support.js';
 
 const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false'];
@@ -28,11 +41,25 @@ let base: { path: string; cleanup: () => Promise<void> };
 let repo: string;
 let worktreesDir: string;
 let firstCommit: string;
+let records: CheckoutRecords;
+/** Git in a checkout runs in the host's sandbox when it has one (the same path the server takes). */
+const sandbox = new CommandSandbox({ sandbox: 'auto' });
+
+function runnerFor(record: CheckoutRecord): CheckoutRunner {
+  return sandbox.checkoutRunner({ worktreePath: join(worktreesDir, record.conversationId), sharedObjectsDir: record.sourceObjectsDir, workspaceDir: worktreesDir });
+}
+
+const ensureWorktree = (options: EnsureWorktreeOptions) => ensureWithRecords({ records, ...options });
+async function removeWorktree(options: RemoveWorktreeOptions) {
+  const record = await records.get(options.conversationId);
+  return removeWithRecords({ records, ...(record ? { runner: runnerFor(record) } : {}), ...options });
+}
 
 beforeEach(async () => {
   base = await makeTempDir('cc-git-');
   repo = join(base.path, 'repo');
   worktreesDir = join(base.path, 'worktrees');
+  records = memoryCheckoutRecords();
   await mkdir(repo);
   git(repo, 'init', '--quiet', '--initial-branch=main');
   await writeFile(join(repo, 'a.txt'), 'original\n');
@@ -49,13 +76,22 @@ afterEach(async () => {
   await base.cleanup();
 });
 
-describe('ensureWorktree (HAR-7)', () => {
-  it('creates a worktree on branch cc/<conversationId> from HEAD, and reuses it', async () => {
+describe('ensureWorktree (HAR-7, SEC-3)', () => {
+  it('creates a checkout of its own on branch cc/<conversationId> from HEAD, records it, and reuses it', async () => {
+    const refsBefore = git(repo, 'for-each-ref');
     const created = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'conv_1' });
-    expect(created).toEqual({ path: join(worktreesDir, 'conv_1'), kind: 'git', branch: 'cc/conv_1', created: true });
+    expect(created).toMatchObject({ path: join(worktreesDir, 'conv_1'), kind: 'git', branch: 'cc/conv_1', created: true });
+    expect(created.checkout).toMatchObject({ conversationId: 'conv_1', repoPath: repo, branch: 'cc/conv_1', baseSha: git(repo, 'rev-parse', 'main'), remotes: [] });
+    expect(await records.get('conv_1')).toEqual(created.checkout);
     expect(await readFile(join(created.path, 'a.txt'), 'utf8')).toBe('second version\n');
-    expect(git(repo, 'rev-parse', 'cc/conv_1')).toBe(git(repo, 'rev-parse', 'main'));
+    expect(git(created.path, 'rev-parse', 'HEAD')).toBe(git(repo, 'rev-parse', 'main'));
     expect(git(created.path, 'symbolic-ref', '--short', 'HEAD')).toBe('cc/conv_1');
+    // The checkout's git metadata is its own; the source's objects are shared, not copied.
+    expect(git(created.path, 'rev-parse', '--path-format=absolute', '--git-common-dir')).toBe(join(created.path, '.git'));
+    expect((await readFile(join(created.path, '.git', 'objects', 'info', 'alternates'), 'utf8')).trim()).toBe(created.checkout!.sourceObjectsDir);
+    // Making it changed nothing in the user's repository: no branch, no registered worktree.
+    expect(git(repo, 'for-each-ref')).toBe(refsBefore);
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('conv_1');
 
     await writeFile(join(created.path, 'work.txt'), 'in progress');
     const reused = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'conv_1' });
@@ -78,6 +114,59 @@ describe('ensureWorktree (HAR-7)', () => {
     });
   });
 
+  it('copies the source repository\'s remotes into the checkout and records them', async () => {
+    const remote = join(base.path, 'remote.git');
+    git(base.path, 'init', '--quiet', '--bare', remote);
+    git(repo, 'remote', 'add', 'origin', remote);
+    const created = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'conv_remotes' });
+    expect(created.checkout!.remotes.map((entry) => [entry.name, entry.forwardUrl])).toEqual([['origin', remote]]);
+    expect(git(created.path, 'remote', 'get-url', 'origin')).toBe(remote);
+    expect(git(created.path, 'remote')).toBe('origin');
+  });
+
+  it('brings the conversation branch into the user\'s repository as cc/<conversationId>, and nothing else', async () => {
+    const created = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'conv_sync' });
+    const mainBefore = git(repo, 'rev-parse', 'main');
+    // Nothing new yet: the branch appears at its base.
+    expect(await syncWorktreeBranch(created.checkout!, runnerFor(created.checkout!))).toEqual({ synced: true, ref: 'refs/heads/cc/conv_sync', sha: mainBefore });
+    await writeFile(join(created.path, 'agent.txt'), 'agent work\n');
+    git(created.path, 'add', 'agent.txt');
+    git(created.path, 'commit', '--quiet', '-m', 'agent commit');
+    git(created.path, 'update-ref', 'refs/heads/main', git(created.path, 'rev-parse', 'HEAD'));
+    const synced = await syncWorktreeBranch(created.checkout!, runnerFor(created.checkout!));
+    expect(synced).toEqual({ synced: true, ref: 'refs/heads/cc/conv_sync', sha: git(created.path, 'rev-parse', 'HEAD') });
+    expect(git(repo, 'log', '-1', '--format=%s', 'cc/conv_sync')).toBe('agent commit');
+    expect(git(repo, 'rev-parse', 'main')).toBe(mainBefore);
+    // Reset onto its base (a commit the user's repository has): the branch follows without a bundle of new objects.
+    git(created.path, 'reset', '--quiet', '--hard', mainBefore);
+    expect(await syncWorktreeBranch(created.checkout!, runnerFor(created.checkout!))).toMatchObject({ synced: true, sha: mainBefore });
+    expect(git(repo, 'rev-parse', 'cc/conv_sync')).toBe(mainBefore);
+    git(created.path, 'reset', '--quiet', '--hard', 'HEAD@{1}');
+    expect(await syncWorktreeBranch(created.checkout!, runnerFor(created.checkout!))).toMatchObject({ synced: true });
+    expect(git(repo, 'log', '-1', '--format=%s', 'cc/conv_sync')).toBe('agent commit');
+    // A deleted branch is reported, not thrown.
+    git(created.path, 'checkout', '--quiet', '--detach');
+    git(created.path, 'branch', '-D', 'cc/conv_sync');
+    expect(await syncWorktreeBranch(created.checkout!, runnerFor(created.checkout!))).toMatchObject({ synced: false });
+    expect(git(repo, 'log', '-1', '--format=%s', 'cc/conv_sync')).toBe('agent commit');
+  });
+
+  it("retires a worktree an earlier version made in the user's repository: archived, unregistered, its branch continued", async () => {
+    const legacy = join(worktreesDir, 'legacy');
+    git(repo, 'worktree', 'add', '--quiet', '-b', 'cc/legacy', legacy);
+    await writeFile(join(legacy, 'old.txt'), 'committed before the upgrade\n');
+    git(legacy, 'add', 'old.txt');
+    git(legacy, 'commit', '--quiet', '-m', 'legacy work');
+    await writeFile(join(legacy, 'pending.txt'), 'uncommitted\n');
+    const created = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'legacy' });
+    expect(created.created).toBe(true);
+    expect(await readFile(join(created.path, 'old.txt'), 'utf8')).toBe('committed before the upgrade\n');
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('legacy');
+    const [archived] = await readdir(join(worktreesDir, '.archive'));
+    expect(archived).toMatch(/^legacy-legacy-/);
+    expect(await readFile(join(worktreesDir, '.archive', archived!, 'pending.txt'), 'utf8')).toBe('uncommitted\n');
+  });
+
   it('refuses to take over a non-empty folder that is not its worktree', async () => {
     await mkdir(join(worktreesDir, 'taken'), { recursive: true });
     await writeFile(join(worktreesDir, 'taken', 'keep.txt'), 'mine');
@@ -87,7 +176,7 @@ describe('ensureWorktree (HAR-7)', () => {
 
   it('gives a space without a repository a plain folder', async () => {
     const folder = await ensureWorktree({ repoPath: null, worktreesDir, conversationId: 'plain' });
-    expect(folder).toEqual({ path: join(worktreesDir, 'plain'), kind: 'folder', branch: null, created: true });
+    expect(folder).toEqual({ path: join(worktreesDir, 'plain'), kind: 'folder', branch: null, created: true, checkout: null });
     expect((await stat(folder.path)).isDirectory()).toBe(true);
     expect((await ensureWorktree({ worktreesDir, conversationId: 'plain' })).created).toBe(false);
   });
@@ -95,11 +184,12 @@ describe('ensureWorktree (HAR-7)', () => {
   it('serializes concurrent calls for one conversation', async () => {
     const results = await Promise.all([1, 2, 3].map(() => ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'racy' })));
     expect(results.filter((result) => result.created)).toHaveLength(1);
+    expect(results.map((result) => result.checkout)).toEqual([results[0]!.checkout, results[0]!.checkout, results[0]!.checkout]);
   });
 });
 
 describe('removeWorktree never loses work', () => {
-  it('checkpoints uncommitted and untracked changes to a ref before removing, without moving the branch', async () => {
+  it('checkpoints uncommitted and untracked changes to a ref in the user\'s repository before removing, without moving the branch', async () => {
     const worktree = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'conv_2' });
     await writeFile(join(worktree.path, 'a.txt'), 'edited but not committed\n');
     await mkdir(join(worktree.path, 'notes'));
@@ -108,7 +198,7 @@ describe('removeWorktree never loses work', () => {
     git(worktree.path, 'add', 'staged.txt');
     await unlink(join(worktree.path, 'b.txt'));
     await writeFile(join(worktree.path, 'debug.log'), 'ignored\n');
-    const branchBefore = git(repo, 'rev-parse', 'cc/conv_2');
+    const branchBefore = git(worktree.path, 'rev-parse', 'cc/conv_2');
 
     const now = new Date('2025-03-04T05:06:07.089Z');
     const removed = await removeWorktree({ repoPath: repo, worktreesDir, conversationId: 'conv_2', now });
@@ -124,10 +214,10 @@ describe('removeWorktree never loses work', () => {
     expect(files).not.toContain('debug.log');
     expect(git(repo, 'rev-parse', `${ref}^`)).toBe(branchBefore);
 
+    // The branch was brought over as it was (the checkpoint is a ref of its own, not a commit on it).
     expect(git(repo, 'rev-parse', 'cc/conv_2')).toBe(branchBefore);
     expect(git(repo, 'rev-parse', 'main')).toBe(branchBefore);
     expect(await exists(worktree.path)).toBe(false);
-    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('conv_2');
     expect(await listCheckpoints(repo, 'conv_2')).toEqual([ref]);
     // The main checkout was not touched either.
     expect(git(repo, 'status', '--porcelain')).toBe('');
@@ -151,10 +241,11 @@ describe('removeWorktree never loses work', () => {
     const worktree = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'conv_4' });
     await writeFile(join(worktree.path, 'x.txt'), 'one');
     const now = new Date('2025-01-01T00:00:00.000Z');
-    const first = await checkpointWorktree(worktree.path, 'conv_4', now);
+    const runner = runnerFor(worktree.checkout!);
+    const first = await checkpointWorktree(worktree.checkout!, runner, now);
     const statusBefore = git(worktree.path, 'status', '--porcelain');
     await writeFile(join(worktree.path, 'x.txt'), 'two');
-    const second = await checkpointWorktree(worktree.path, 'conv_4', now);
+    const second = await checkpointWorktree(worktree.checkout!, runner, now);
     expect(first).not.toBe(second);
     expect(git(repo, 'show', `${first}:x.txt`)).toBe('one');
     expect(git(repo, 'show', `${second}:x.txt`)).toBe('two');
@@ -171,11 +262,25 @@ describe('removeWorktree never loses work', () => {
     expect(await exists(join(worktreesDir, 'stranger', 'precious.txt'))).toBe(true);
   });
 
-  it('prunes a worktree whose folder vanished', async () => {
+  it('makes a checkout whose folder vanished again from its record', async () => {
     const worktree = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'gone' });
     await rm(worktree.path, { recursive: true, force: true });
     expect((await removeWorktree({ repoPath: repo, worktreesDir, conversationId: 'gone' })).removed).toBe(false);
-    expect((await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'gone' })).created).toBe(true);
+    const again = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'gone' });
+    expect(again).toMatchObject({ created: true, checkout: worktree.checkout });
+    expect(git(again.path, 'symbolic-ref', '--short', 'HEAD')).toBe('cc/gone');
+  });
+
+  it('a commit whose branch the agent deleted is still kept, in a checkpoint', async () => {
+    const worktree = await ensureWorktree({ repoPath: repo, worktreesDir, conversationId: 'orphan' });
+    await writeFile(join(worktree.path, 'lost.txt'), 'would be lost\n');
+    git(worktree.path, 'add', 'lost.txt');
+    git(worktree.path, 'commit', '--quiet', '-m', 'detached work');
+    git(worktree.path, 'checkout', '--quiet', '--detach');
+    git(worktree.path, 'branch', '-D', 'cc/orphan');
+    const removed = await removeWorktree({ repoPath: repo, worktreesDir, conversationId: 'orphan' });
+    expect(removed.checkpointRef).toMatch(/^refs\/cc-checkpoints\/orphan\//);
+    expect(git(repo, 'show', `${removed.checkpointRef}:lost.txt`)).toBe('would be lost');
   });
 
   it('archives a non-empty plain folder instead of deleting it', async () => {

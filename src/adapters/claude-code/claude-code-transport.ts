@@ -9,9 +9,8 @@ import type { ModelUsage } from '../../llm/model-types.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/sandbox-spec.js';
 import { selectSandbox } from '../../sandbox/select-sandbox.js';
-import { discoverPushRemotes, gitPushEnvironment } from '../../services/git-push-proxy.js';
+import { gitPushEnvironment } from '../../services/git-push-proxy.js';
 import { modelProxyBaseUrl } from '../../services/model-broker.js';
-import { tryGit } from '../../tools/run-git.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { claudeCodeArgs, mcpToolName, userMessageLine } from './claude-code-args.js';
 import { resolveClaudePath } from './claude-binary.js';
@@ -149,7 +148,8 @@ export class ClaudeCodeTransport implements AgentTransport {
 
     const hookTimeoutSeconds = this.options.hookTimeoutSeconds ?? 3600;
     const hook = await writeHookFiles(hookDir, { serverUrl: context.serverUrl, token: context.mcp.token, timeoutSeconds: hookTimeoutSeconds });
-    const remotes = await discoverPushRemotes(context.worktreePath);
+    // SEC-2, SEC-3: the remotes the server recorded from the user's repository, not the worktree's config.
+    const remotes = context.checkout?.pushRemotes ?? [];
     const runEnded = new AbortController();
     const session: HookSession = {
       token: context.mcp.token,
@@ -236,8 +236,7 @@ export class ClaudeCodeTransport implements AgentTransport {
     env: Record<string, string>;
   }): Promise<SandboxSpec> {
     const { context, readOnly } = input;
-    const common = await tryGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: context.worktreePath });
-    const gitCommonDir = common?.stdout.trim() || null;
+    const shared = context.checkout?.sharedObjectsDir ? [context.checkout.sharedObjectsDir] : [];
     const ports: number[] = [];
     const remote: string[] = [];
     for (const url of [context.serverUrl, context.mcp.url, input.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com']) {
@@ -253,14 +252,11 @@ export class ClaudeCodeTransport implements AgentTransport {
       command: input.claudePath,
       args: input.args,
       cwd: context.worktreePath,
-      writable: [input.configDir, ...(readOnly ? [] : [context.worktreePath, ...(gitCommonDir ? [gitCommonDir] : [])])],
-      // The repository's config and hooks stay read-only even in chat: the server runs git on this
-      // repository later, outside the sandbox, and config (core.fsmonitor, filters, hooks) runs programs.
-      readOnly: [
-        input.hookDir,
-        ...exposed,
-        ...(readOnly ? [context.worktreePath, ...(gitCommonDir ? [gitCommonDir] : [])] : gitCommonDir ? [join(gitCommonDir, 'config'), join(gitCommonDir, 'hooks')] : []),
-      ],
+      // SEC-3: the checkout (a clone whose `.git` is its own) is the only writable repository; the
+      // shared objects of the user's repository are read-only; both come from the server's record,
+      // never from `git rev-parse` in the worktree, whose `.git` the agent can point anywhere.
+      writable: [input.configDir, ...(readOnly ? [] : [context.worktreePath])],
+      readOnly: [input.hookDir, ...exposed, ...shared, ...(readOnly ? [context.worktreePath] : [])],
       hidden,
       privateTmp: ['/tmp', input.home],
       network:

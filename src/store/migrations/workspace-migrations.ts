@@ -232,4 +232,20 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0005_checkouts': {
+    async up(db: Kysely<unknown>) {
+      // SEC-3: the facts of each conversation's checkout, recorded once when the server makes it.
+      await db.schema
+        .createTable('checkouts')
+        .addColumn('conversation_id', 'text', (column) => column.primaryKey())
+        .addColumn('repo_path', 'text', (column) => column.notNull())
+        .addColumn('source_git_dir', 'text', (column) => column.notNull())
+        .addColumn('source_objects_dir', 'text', (column) => column.notNull())
+        .addColumn('branch', 'text', (column) => column.notNull())
+        .addColumn('base_sha', 'text', (column) => column.notNull())
+        .addColumn('remotes_json', 'text', (column) => column.notNull().defaultTo('[]'))
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+    },
+  },
 };

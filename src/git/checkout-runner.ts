@@ -1,0 +1,24 @@
+/** What one command run in a conversation's checkout produced. */
+export interface CheckoutCommandResult {
+  /** Raw bytes: a `git bundle create -` writes binary to stdout. */
+  stdout: Buffer;
+  stderr: string;
+  /** Exit status; `null` when the process was killed by a signal. */
+  exitCode: number | null;
+}
+
+/**
+ * Runs a command (git, or `sh -c` around a few git commands) with the conversation's checkout as its
+ * working directory, in a place where the checkout's own git config and hooks can affect nothing but
+ * that place (SEC-2, SEC-3): the OS sandbox when the host has one. The checkout's `.git` is the
+ * agent's to edit, so the server never runs git there in its own process.
+ */
+export type CheckoutRunner = (argv: readonly string[], env?: Record<string, string>) => Promise<CheckoutCommandResult>;
+
+/** Identity of commits the server makes in a checkout (checkpoints), so no `user.name` is needed. */
+export const SERVER_GIT_IDENTITY: Readonly<Record<string, string>> = {
+  GIT_AUTHOR_NAME: 'Control Center',
+  GIT_AUTHOR_EMAIL: 'control-center@localhost',
+  GIT_COMMITTER_NAME: 'Control Center',
+  GIT_COMMITTER_EMAIL: 'control-center@localhost',
+};
