@@ -76,7 +76,7 @@ function builtinSandboxRows(): HonestyRow[] {
       host: 'bubblewrap',
       level: 'enforced',
       detail:
-        'Linux with bwrap and socat: every bash command runs in bubblewrap with capabilities dropped: the rest of the filesystem read-only, the workspace, the data root (operator token, databases) and the server user’s home hidden, a private /tmp (HOME), the worktree writable in chat and read-only in read-only modes (its repository too, config and hooks always read-only), and the host network by default (egress is decided per command by the policy engine, CAP-4; `--shell-network loopback` gives a namespace whose only exit is the push proxy’s relayed port). The file tools run in the server process and refuse paths outside the worktree (HAR-7). The run log’s sandbox line says which applied. It bounds; it does not gate (SBX-3).',
+        'Linux with bwrap and socat: every bash command runs in bubblewrap with capabilities dropped: the rest of the filesystem read-only, the workspace, the data root (operator token, databases) and the server user’s home hidden, a private /tmp (HOME), the conversation’s own checkout (a clone whose `.git` is its own) writable in chat and read-only in read-only modes, `.git` included, the user’s repository visible only as its read-only object store, mounts computed from the server’s checkout record and never from files in the worktree (SEC-3), and the host network by default (egress is decided per command by the policy engine, CAP-4; `--shell-network loopback` gives a namespace whose only exit is the push proxy’s relayed port). The file tools run in the server process and resolve every path through held directory descriptors, so a swapped symlink cannot race them out of the worktree (HAR-7, SEC-4). The run log’s sandbox line says which applied. It bounds; it does not gate (SBX-3).',
       testedBy: `${BUILTIN_SANDBOX} > built-in bash in bubblewrap (SBX-1) > a write outside the worktree fails at the OS level even when the policy allows it; the operator token is unreadable`,
     }),
     row({
@@ -191,7 +191,7 @@ function claudeSandboxRows(): HonestyRow[] {
       host: 'bubblewrap',
       level: 'enforced',
       detail:
-        'Linux with bwrap and socat: the CLI and everything it starts run in bubblewrap with capabilities dropped: the rest of the filesystem read-only, the data root (operator token, databases) and the server user’s home hidden, private /tmp and HOME, the worktree writable in chat and read-only in read-only modes, and a network namespace whose only exits are relayed loopback ports (the Control Center: MCP, hooks, push proxy and the model proxy, which adds the real model key; SEC-6). It bounds; it does not gate (SBX-3).',
+        'Linux with bwrap and socat: the CLI and everything it starts run in bubblewrap with capabilities dropped: the rest of the filesystem read-only, the data root (operator token, databases) and the server user’s home hidden, private /tmp and HOME, the conversation’s own checkout (a clone whose `.git` is its own) writable in chat and read-only in read-only modes, `.git` included, with mounts computed from the server’s checkout record, never from files in the worktree (SEC-3), and a network namespace whose only exits are relayed loopback ports (the Control Center: MCP, hooks, push proxy and the model proxy, which adds the real model key; SEC-6). It bounds; it does not gate (SBX-3).',
       testedBy: `${SANDBOX} > bubblewrap sandbox (SBX-1) > inside bubblewrap a write outside the worktree fails at the OS level`,
     }),
     row({
