@@ -1,6 +1,7 @@
 import { canonicalEffectClasses, type EffectClass } from '../effect-classes.js';
 import { lookupProgramRule } from './command-rules.js';
 import { isCodeInjectingVariable } from './code-injecting-variables.js';
+import { gitMetadataRunsPrograms } from './git-metadata.js';
 import { makeRecipes } from './makefile-recipes.js';
 import { npmrcIsHarmless, packageScriptLines } from './package-scripts.js';
 import { changeDirectory, isSecretPath, isSecretVariable, locatePath, worktreeRelativePath, WORKTREE_ROOT_CWD, type PathLocation, type ShellCwd } from './path-location.js';
@@ -298,7 +299,7 @@ function walkStatement(node: Node, shell: ShellState, walk: Walk, io: Io): void 
     case 'test_command': {
       const sink = { secret: false };
       for (let index = 0; index < node.namedChildCount; index += 1) walkNested(node.namedChild(index)!, shell, walk, sink);
-      if (node.type !== 'test_command' && node.type !== 'unset_command' && setsCodeInjectingVariable(node)) {
+      if (node.type !== 'test_command' && (node.type === 'unset_command' ? unsetsGitVariable(node) : setsCodeInjectingVariable(node))) {
         // `export BASH_ENV=./x.sh; bash ok.sh`: every later program may run code nobody sees (SEC-5).
         const draft = newDraft([{ value: node.text, raw: node.text }]);
         markUnknownCode(draft);
@@ -385,6 +386,22 @@ function walkCommand(node: Node, shell: ShellState, walk: Walk, io: Io): void {
   if (words.length === 0) emitRedirectsOnly(shell, walk, combined, sink);
   else classifyArgv(words, shell, walk, combined, sink.secret, injects);
   walkDeferred(deferred, shell, walk, io);
+}
+
+/**
+ * True when `unset` drops a `GIT_*` variable (SEC-5): the sandbox's environment switches repository
+ * hooks and config programs off through `GIT_CONFIG_COUNT`, so unsetting it lets them run again.
+ */
+function unsetsGitVariable(node: Node): boolean {
+  for (let index = 0; index < node.namedChildCount; index += 1) {
+    const child = node.namedChild(index)!;
+    if (child.type === 'variable_name' || child.type === 'word') {
+      if (child.text.startsWith('GIT_')) return true;
+    } else if (child.type !== 'comment') {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** True when an assignment (or `export`/`declare` of one) sets a variable that injects code (SEC-5). */
@@ -561,8 +578,19 @@ function inDirectory(cwd: ShellCwd & { kind: 'inside' }, name: string): string {
  * number of files by {@link MAX_FILES_PER_CLASSIFICATION}.
  */
 function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, shell: ShellState, walk: Walk): boolean {
-  if (!walk.files || walk.depth >= MAX_SCRIPT_DEPTH) return false;
   const cwd = shell.cwd;
+  if (code.kind === 'gitMetadata') {
+    // Without a reader git keeps the classes of its command line. Acceptable only because every real
+    // call site (PolicyService.decideCommand, for both runners) passes one, and the sandbox's git
+    // environment switches the fixed-name program keys off anyway; the probe and the corpus pass none.
+    if (!walk.files) return true;
+    if (walk.filesRead >= MAX_FILES_PER_CLASSIFICATION) return false;
+    walk.filesRead += 1;
+    let directory = cwd;
+    for (const target of code.directories) directory = changeDirectory(directory, target, walk.worktreeRoot);
+    return directory.kind === 'inside' && !gitMetadataRunsPrograms(walk.files, directory.segments, code.hooks);
+  }
+  if (!walk.files || walk.depth >= MAX_SCRIPT_DEPTH) return false;
   const walkLines = (lines: readonly string[], directory: ShellCwd): void => {
     walk.depth += 1;
     for (const line of lines) runScript({ value: line, raw: line }, directory, walk);
