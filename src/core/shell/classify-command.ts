@@ -584,11 +584,11 @@ function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, 
     // call site (PolicyService.decideCommand, for both runners) passes one, and the sandbox's git
     // environment switches the fixed-name program keys off anyway; the probe and the corpus pass none.
     if (!walk.files) return true;
-    if (walk.filesRead >= MAX_FILES_PER_CLASSIFICATION) return false;
+    if (code.elsewhere || walk.filesRead >= MAX_FILES_PER_CLASSIFICATION) return false;
     walk.filesRead += 1;
     let directory = cwd;
     for (const target of code.directories) directory = changeDirectory(directory, target, walk.worktreeRoot);
-    return directory.kind === 'inside' && !gitMetadataRunsPrograms(walk.files, directory.segments, code.hooks);
+    return directory.kind === 'inside' && !gitMetadataRunsPrograms(walk.files, directory.segments);
   }
   if (!walk.files || walk.depth >= MAX_SCRIPT_DEPTH) return false;
   const walkLines = (lines: readonly string[], directory: ShellCwd): void => {

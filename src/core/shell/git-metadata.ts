@@ -96,9 +96,8 @@ export function gitConfigNamesPrograms(text: string): boolean {
  * a `.git` file (a gitdir pointer elsewhere), no `.git` inside the worktree, an unreadable or
  * not plainly understood config, a config naming a program, `config.worktree` or `commondir`
  * (config or a git dir the classifier does not read), or any hook → true.
- * `hooks` false skips the hook check (the command runs none).
  */
-export function gitMetadataRunsPrograms(files: WorktreeFiles, segments: readonly string[], hooks = true): boolean {
+export function gitMetadataRunsPrograms(files: WorktreeFiles, segments: readonly string[]): boolean {
   for (let depth = segments.length; depth >= 0; depth -= 1) {
     const gitPath = [...segments.slice(0, depth), '.git'].join('/');
     if (!files.exists(gitPath)) continue;
@@ -107,7 +106,7 @@ export function gitMetadataRunsPrograms(files: WorktreeFiles, segments: readonly
     const config = files.read(`${gitPath}/config`);
     if (config === null || gitConfigNamesPrograms(config)) return true;
     if (files.exists(`${gitPath}/config.worktree`) || files.exists(`${gitPath}/commondir`)) return true;
-    return hooks && GIT_HOOK_NAMES.some((name) => files.exists(`${gitPath}/hooks/${name}`));
+    return GIT_HOOK_NAMES.some((name) => files.exists(`${gitPath}/hooks/${name}`));
   }
   return true;
 }

@@ -63,10 +63,10 @@ export type CodeFile =
     }
   /**
    * git in the repository found from the current directory after `git -C <dirs>`: it may run hooks
-   * and programs named by the repository's config, read through the reader (SEC-5). `hooks` is false
-   * for a subcommand that runs none.
+   * and programs named by the repository's config, read through the reader (SEC-5). `elsewhere`:
+   * `--git-dir`/`--work-tree` name metadata the reader does not look at.
    */
-  | { readonly kind: 'gitMetadata'; readonly directories: readonly ShellWord[]; readonly hooks: boolean };
+  | { readonly kind: 'gitMetadata'; readonly directories: readonly ShellWord[]; readonly elsewhere: boolean };
 
 /** What a rule may know about the invocation beyond its arguments. */
 export interface ProgramContext {

@@ -33,13 +33,14 @@ const COMMIT_SUBCOMMANDS: ReadonlySet<string> = new Set(['commit', 'merge', 'che
 /**
  * Read-only plumbing that starts no program named by repository metadata (no hooks, filters, drivers,
  * pagers on a pipe): classified by its command line alone. Every other subcommand may run hooks or
- * config-named programs, so the repository's metadata is read for it (SEC-5). `update-ref` and
+ * config-named programs, so the repository's metadata is read for it (SEC-5). `init` copies hooks
+ * only from a template the environment names (`GIT_TEMPLATE_DIR` is code-injecting). `update-ref` and
  * `symbolic-ref` are not here: they run the `reference-transaction` hook.
  */
 const RUNS_NO_CONFIGURED_PROGRAMS: ReadonlySet<string> = new Set([
   'rev-parse', 'ls-files', 'ls-tree', 'rev-list', 'for-each-ref', 'show-ref', 'merge-base', 'name-rev', 'var', 'version',
   'check-ref-format', 'check-ignore', 'count-objects', 'column', 'stripspace', 'config', 'cherry', 'get-tar-commit-id',
-  'show-branch', 'mktag', 'mktree', 'describe',
+  'show-branch', 'mktag', 'mktree', 'describe', 'init',
 ]);
 
 /** Whether `git <subcommand> <args>` may run a program named by the repository's hooks or config. */
@@ -133,8 +134,7 @@ export const gitRule: ProgramRule = (args, context) => {
 function withConfiguredPrograms(invocation: GitInvocation, outcome: ProgramOutcome): ProgramOutcome {
   const name = invocation.subcommand?.value;
   if (name === undefined || name === null || outcome.unknown || outcome.unknownCode || !mayRunConfiguredPrograms(name, invocation.args)) return outcome;
-  if (invocation.elsewhere) return { ...outcome, unknownCode: true };
-  return { ...outcome, codeFile: { kind: 'gitMetadata', directories: invocation.directories, hooks: true } };
+  return { ...outcome, codeFile: { kind: 'gitMetadata', directories: invocation.directories, elsewhere: invocation.elsewhere } };
 }
 
 function classifyGit(invocation: GitInvocation, _context: Parameters<ProgramRule>[1]): ProgramOutcome {
