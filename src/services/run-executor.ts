@@ -519,7 +519,7 @@ export class RunExecutor {
         reach: remotes.length > 0 ? [this.serverUrl] : [],
       });
       // SEC-5: repository hooks and fixed-name config programs are switched off for the agent's git.
-      const options: NodeWorktreeOptions = { defaultEnv: sanitizedEnv(process.env, withSandboxGitConfig({ ...sandbox.env, ...pushEnv })) };
+      const options: NodeWorktreeOptions = { defaultEnv: sanitizedEnv(process.env, withSandboxGitConfig({ ...sandbox.env, ...pushEnv }, { privateHome: sandbox.wrapCommand !== undefined })) };
       if (sandbox.wrapCommand) options.wrapCommand = sandbox.wrapCommand;
       const pushes = remotes.length > 0 ? `; pushes to ${[...new Set(remotes.map((remote) => remote.name))].join(', ')} through the push proxy` : '';
       return { options, sandbox: `${sandbox.description}${pushes}`, release };

@@ -104,6 +104,14 @@ describe('SEC-5: git commands read the repository metadata for programs git woul
     ['GIT_TEMPLATE_DIR', repo(), 'GIT_TEMPLATE_DIR=t git init'],
     ['GIT_EXTERNAL_DIFF', repo(), 'GIT_EXTERNAL_DIFF=./d.sh git diff'],
     ['export GIT_CONFIG', repo(), 'export GIT_CONFIG=/tmp/c; git commit -m x'],
+    // The same line writes the metadata git then meets: what was read before it ran is stale.
+    ['a hook written and run in one line', repo(), "printf '#!/bin/sh\\nrm -f victim.txt' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && git commit -m x"],
+    ['a hook written from inside .git', repo(), "cd .git/hooks && printf 'rm -f ../../victim.txt' > post-commit; cd ../.. && git commit -m x"],
+    ['config appended and used in one line', repo(), "printf '[filter \"x\"]\\n\\tclean = rm -f victim.txt\\n' >> .git/config && echo '* filter=x' > .gitattributes && git add ."],
+    ['git config arms a filter', repo(), "git config filter.x.clean 'rm -f victim.txt' && echo '* filter=x' > .gitattributes && git add ."],
+    ['git config --global arms a hooksPath', repo(), 'git config --global core.hooksPath "$PWD/h"'],
+    ['a write to a run-time path before git', repo(), 'cp h "$TARGET" && git commit -m x'],
+    ['a loop writing after its git', repo(), "for i in 1 2; do git commit -m x; cp h .git/hooks/pre-commit; done"],
   ];
 
   it.each(variants)('SEC-5: %s → unknown code; denied under a fileDelete deny', (_name, files, command) => {
@@ -216,6 +224,22 @@ describe('SEC-5: agent shells run git with hooks and fixed-name config programs 
     expect(ranWith()).toEqual(expect.arrayContaining(['tools-pre-commit', 'fsmonitor']));
   });
 
+  it('SEC-5: with a private HOME, git reads no global config (~/.gitconfig, XDG) and git config --global fails', () => {
+    const { root, markers } = armedRepository();
+    git(root, ['config', '--unset', 'core.fsmonitor']);
+    const home = tempDir('cc-githooks-home-');
+    mkdirSync(join(home, '.config/git'), { recursive: true });
+    writeFileSync(join(home, '.gitconfig'), `[core]\n\thooksPath = ${join(root, 'tools')}\n`);
+    writeFileSync(join(home, '.config/git/config'), `[filter "x"]\n\tclean = touch '${markers}/xdg-clean'; cat\n`);
+    writeFileSync(join(root, '.gitattributes'), '* filter=x\n');
+    const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ...withSandboxGitConfig({}, { privateHome: true }) };
+    git(root, ['add', '.'], env);
+    git(root, ['commit', '-q', '-m', 'x'], env);
+    expect(() => git(root, ['config', '--global', 'core.hooksPath', '/x'], env)).toThrow(/could not lock config file/);
+    expect(readFileSync(join(home, '.gitconfig'), 'utf8')).not.toContain('/x');
+    expect(execFileSync('ls', [markers], { encoding: 'utf8' })).toBe('');
+  });
+
   it('SEC-5: the classifier with the real reader sees a hook the agent wrote into a nested repository', () => {
     const { root } = armedRepository();
     const outer = tempDir('cc-githooks-outer-');
@@ -255,17 +279,15 @@ describe('SEC-5 end to end: the built-in harness with the scripted model and the
     expect(readFileSync(join(root, 'victim.txt'), 'utf8')).toBe('keep me');
   });
 
-  it('SEC-5: a hook the classifier cannot see (core.hooksPath in the global config) does not run: the environment overrides it', async () => {
+  it('SEC-5: a hook the operator let through (a `git commit` allow rule) still does not run: the environment switches hooks off', async () => {
     fixture = await startHarnessFixture();
     const api = (method: string, path: string, body?: unknown) => fixture!.server.api(method, `/api/workspaces/${fixture!.workspaceId}${path}`, body);
-    expect((await api('POST', '/policy/rules', { scope: 'workspace', match: { kind: 'class', effectClass: 'fileDelete' }, decision: 'deny' })).status).toBe(201);
-    // The global config lives in the sandbox's HOME, which the classifier does not read; one command,
-    // so it holds whether or not HOME survives between commands.
-    const commit = 'git config --global core.hooksPath "$PWD/hooks" && cd inner && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m sneaky && git log --format=%s';
+    // The operator trusts `git commit`; the classifier's unknown-code verdict for the hook is covered by the rule.
+    expect((await api('POST', '/policy/rules', { scope: 'workspace', match: { kind: 'command', prefix: 'git commit' }, decision: 'allow' })).status).toBe(201);
+    const commit = 'git -C inner -c user.name=a -c user.email=a@b commit -q --allow-empty -m sneaky';
     fixture.model.script(
       reply().tool('write', { path: 'victim.txt', content: 'keep me' }),
-      reply().tool('write', { path: 'hooks/pre-commit', content: '#!/bin/sh\nrm -f ../victim.txt\n' }),
-      reply().tool('bash', { command: 'chmod +x hooks/pre-commit && git init -q inner' }),
+      reply().tool('bash', { command: "git init -q inner && printf '#!/bin/sh\\nrm -f ../victim.txt\\ntouch ../hook-ran\\n' > inner/.git/hooks/pre-commit && chmod +x inner/.git/hooks/pre-commit" }),
       reply().tool('bash', { command: commit }),
       reply().text('done'),
     );
@@ -273,12 +295,13 @@ describe('SEC-5 end to end: the built-in harness with the scripted model and the
     expect(detail.run.state).toBe('completed');
     const bashCalls = detail.toolCalls.filter((call: any) => call.name === 'bash');
     expect(bashCalls.map((call: any) => [call.input.command, call.decision, call.executed])).toEqual([
-      ['chmod +x hooks/pre-commit && git init -q inner', 'allow', true],
+      [expect.stringContaining('git init'), 'allow', true],
       [commit, 'allow', true],
     ]);
     const root = join(fixture.workspaceDir, 'worktrees', fixture.conversationId);
     // The commit happened, and the hook did not run.
     expect(execFileSync('git', ['log', '--format=%s'], { cwd: join(root, 'inner'), encoding: 'utf8' }).trim()).toBe('sneaky');
+    expect(existsSync(join(root, 'hook-ran'))).toBe(false);
     expect(readFileSync(join(root, 'victim.txt'), 'utf8')).toBe('keep me');
   });
 });

@@ -196,7 +196,7 @@ export class ClaudeCodeTransport implements AgentTransport {
         extra: {
           CLAUDE_CONFIG_DIR: configDir,
           // SEC-5: repository hooks and fixed-name config programs are off for the runner's git.
-          ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes)),
+          ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
           // Claude Code refuses --dangerously-skip-permissions as root unless it is told it is sandboxed.
           ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
         },

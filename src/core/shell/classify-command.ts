@@ -104,6 +104,13 @@ interface Walk {
   readonly files: WorktreeFiles | undefined;
   /** Files read so far, capped at {@link MAX_FILES_PER_CLASSIFICATION}. */
   filesRead: number;
+  /** git commands whose repository metadata read clean (SEC-5). */
+  readonly gitChecked: Draft[];
+  /**
+   * Something in this command line writes into a `.git` directory, or somewhere not statically
+   * known: metadata read before the line runs may not be what its git commands meet (SEC-5).
+   */
+  gitMetadataWritten: boolean;
   depth: number;
   parseError: boolean;
 }
@@ -350,8 +357,19 @@ function emitRedirectsOnly(shell: ShellState, walk: Walk, io: Io, sink: { secret
   if (draft.classes.size > 0 || draft.writesWorktree) walk.drafts.push(draft);
 }
 
+/** Notes a write that may change git metadata: inside a `.git` directory, or at a path not statically known. */
+function noteGitMetadataWrite(target: ShellWord, cwd: ShellCwd, walk: Walk): void {
+  const location = locatePath(target, cwd, walk.worktreeRoot);
+  if (location === 'unknown') walk.gitMetadataWritten = true;
+  else if (location === 'inside') {
+    const relative = worktreeRelativePath(target, cwd, walk.worktreeRoot);
+    if (relative === null || relative.split('/').includes('.git')) walk.gitMetadataWritten = true;
+  }
+}
+
 function applyRedirects(draft: Draft, shell: ShellState, walk: Walk, io: Io): void {
   for (const redirect of io.redirects) {
+    if (redirect.kind === 'write') noteGitMetadataWrite(redirect.target, shell.cwd, walk);
     if (redirect.kind === 'write') addLocation(draft, locatePath(redirect.target, shell.cwd, walk.worktreeRoot));
     else if (redirect.kind === 'read' && redirect.target.value !== null && isSecretPath(redirect.target.value)) draft.classes.add('secretAccess');
   }
@@ -490,7 +508,10 @@ function classifyArgv(argv: readonly ShellWord[], shell: ShellState, walk: Walk,
   walk.drafts.push(draft);
   const firstDraft = walk.drafts.length - 1;
   for (const effectClass of [...wrapperClasses, ...(outcome.classes ?? [])]) draft.classes.add(effectClass);
-  for (const target of [...wrapperWrites, ...(outcome.writes ?? [])]) addLocation(draft, locatePath(target, commandCwd, walk.worktreeRoot));
+  for (const target of [...wrapperWrites, ...(outcome.writes ?? [])]) {
+    noteGitMetadataWrite(target, commandCwd, walk);
+    addLocation(draft, locatePath(target, commandCwd, walk.worktreeRoot));
+  }
   if (outcome.unknown || outcome.unknownCode || injects) markUnknownCode(draft);
 
   const stdinSources = io.redirects.filter((redirect) => redirect.kind !== 'write');
@@ -588,7 +609,10 @@ function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, 
     walk.filesRead += 1;
     let directory = cwd;
     for (const target of code.directories) directory = changeDirectory(directory, target, walk.worktreeRoot);
-    return directory.kind === 'inside' && !gitMetadataRunsPrograms(walk.files, directory.segments);
+    if (directory.kind !== 'inside' || gitMetadataRunsPrograms(walk.files, directory.segments)) return false;
+    // Clean now; see the end of classifyShellCommand for a line that changes the metadata itself.
+    walk.gitChecked.push(draft);
+    return true;
   }
   if (!walk.files || walk.depth >= MAX_SCRIPT_DEPTH) return false;
   const walkLines = (lines: readonly string[], directory: ShellCwd): void => {
@@ -669,7 +693,7 @@ function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, 
  * Requires {@link loadShellParser} to have resolved.
  */
 export function classifyShellCommand(command: string, options: ClassifyOptions = {}): ShellClassification {
-  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, depth: 0, parseError: false };
+  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, gitChecked: [], gitMetadataWritten: false, depth: 0, parseError: false };
   const summary = command.replace(/\s+/g, ' ').trim();
   const tree = parseShell(command);
   if (!tree) {
@@ -684,6 +708,9 @@ export function classifyShellCommand(command: string, options: ClassifyOptions =
     if (copied.hasError) walk.parseError = true;
     walkGroup(copied.root, { cwd: WORKTREE_ROOT_CWD, directoryStack: [] }, walk, NO_IO);
   }
+  // `printf … > .git/hooks/pre-commit && git commit`: the metadata read above is not what git will
+  // meet, whatever the order of the commands in the line (loops run again).
+  if (walk.gitMetadataWritten) for (const draft of walk.gitChecked) markUnknownCode(draft);
   if (walk.parseError) {
     const draft = newDraft([{ value: summary, raw: summary }]);
     markUnknownCode(draft);

@@ -217,11 +217,15 @@ function classifyGit(invocation: GitInvocation, _context: Parameters<ProgramRule
       const parsed = parseOptions(rest, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
       const reads = hasOption(parsed, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '-l', '--list', '--get-color', '--get-colorbool') || (parsed.positionals.length === 1 && !hasOption(parsed, '--unset', '--unset-all', '--remove-section', '--rename-section', '-e', '--edit'));
       if (reads || parsed.positionals[0]?.value === 'get' || parsed.positionals[0]?.value === 'list') return NO_EFFECT;
-      if (hasOption(parsed, '--global', '--system')) return { writes: [{ value: '~/.gitconfig', raw: '~/.gitconfig' }] };
-      const file = parsed.values.get('--file') ?? parsed.values.get('-f');
-      if (file) return { writes: file };
       const key = parsed.positionals.find((word) => word.value !== 'set');
-      return { ...outcome([], true, repo), ...(key && (key.value === null || CODE_RUNNING_CONFIG.test(key.value)) ? { classes: ['processSpawn'] } : {}) };
+      const value = key ? parsed.positionals[parsed.positionals.indexOf(key) + 1] : undefined;
+      // SEC-5: setting a key that names a program arms code a later git command runs unseen.
+      const arms = key !== undefined && (key.value === null || CODE_RUNNING_CONFIG.test(key.value) || gitConfigKeyNamesProgram(key.value, value ? value.value : null));
+      const armed = arms ? { unknownCode: true } : {};
+      if (hasOption(parsed, '--global', '--system')) return { writes: [{ value: '~/.gitconfig', raw: '~/.gitconfig' }], ...armed };
+      const file = parsed.values.get('--file') ?? parsed.values.get('-f');
+      if (file) return { writes: file, ...armed };
+      return { ...outcome([], true, repo), ...armed };
     }
     case 'apply':
       return hasOption(parsed, '--check', '--stat', '--numstat', '--summary') && !hasOption(parsed, '--apply') ? NO_EFFECT : outcome([], true, repo);
