@@ -110,6 +110,7 @@ describe('SEC-5: git commands read the repository metadata for programs git woul
     ['config appended and used in one line', repo(), "printf '[filter \"x\"]\\n\\tclean = rm -f victim.txt\\n' >> .git/config && echo '* filter=x' > .gitattributes && git add ."],
     ['git config arms a filter', repo(), "git config filter.x.clean 'rm -f victim.txt' && echo '* filter=x' > .gitattributes && git add ."],
     ['git config --global arms a hooksPath', repo(), 'git config --global core.hooksPath "$PWD/h"'],
+    ['git config -C arms, git uses it', repo(), "git -C src config core.fsmonitor 'rm -f victim.txt' && git -C src status"],
     ['a write to a run-time path before git', repo(), 'cp h "$TARGET" && git commit -m x'],
     ['a loop writing after its git', repo(), "for i in 1 2; do git commit -m x; cp h .git/hooks/pre-commit; done"],
   ];
@@ -117,6 +118,12 @@ describe('SEC-5: git commands read the repository metadata for programs git woul
   it.each(variants)('SEC-5: %s → unknown code; denied under a fileDelete deny', (_name, files, command) => {
     expectUnseen(classify(files, command), command);
     expect(denied(files, command), command).toBe('deny');
+  });
+
+  it('SEC-5: git config arming a program alone is a process spawn; the next command reads what it armed', () => {
+    expect(classify(repo(), "git config core.fsmonitor 'touch x' && echo tampered")).toMatchObject({ unknown: false });
+    expect(classify(repo(), "git config core.fsmonitor 'touch x' && echo tampered").classes).toContain('processSpawn');
+    expect(classify(repo(), 'git config user.email a@b && git commit -m x')).toMatchObject({ classes: ['gitCommit'], unknown: false });
   });
 
   it('SEC-5: read-only plumbing stays as it is even with a hook present', () => {

@@ -13,6 +13,9 @@ const GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--na
  */
 const CODE_RUNNING_CONFIG = /^(alias\.|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\.|diff\.[^.]*\.?(external|textconv|command)|filter\.|credential\.|sequence\.editor|gpg\.|merge\.[^.]*\.driver|difftool\.|mergetool\.|uploadpack\.|receivepack\.|protocol\.|include\.|includeif\.)/i;
 
+/** The repository's config file as a written path: a write below `.git` (SEC-5, see classify-command). */
+const GIT_CONFIG_FILE: ShellWord = { value: '.git/config', raw: '.git/config' };
+
 /** Read-only git subcommands: no effect. */
 const READ_SUBCOMMANDS: ReadonlySet<string> = new Set([
   'status', 'log', 'diff', 'show', 'blame', 'annotate', 'shortlog', 'describe', 'rev-parse', 'rev-list', 'ls-files', 'ls-tree',
@@ -221,11 +224,13 @@ function classifyGit(invocation: GitInvocation, _context: Parameters<ProgramRule
       const value = key ? parsed.positionals[parsed.positionals.indexOf(key) + 1] : undefined;
       // SEC-5: setting a key that names a program arms code a later git command runs unseen.
       const arms = key !== undefined && (key.value === null || CODE_RUNNING_CONFIG.test(key.value) || gitConfigKeyNamesProgram(key.value, value ? value.value : null));
-      const armed = arms ? { unknownCode: true } : {};
-      if (hasOption(parsed, '--global', '--system')) return { writes: [{ value: '~/.gitconfig', raw: '~/.gitconfig' }], ...armed };
+      // The global config is outside the worktree, where no later classification can read it.
+      if (hasOption(parsed, '--global', '--system')) return { writes: [{ value: '~/.gitconfig', raw: '~/.gitconfig' }], ...(arms ? { unknownCode: true } : {}) };
       const file = parsed.values.get('--file') ?? parsed.values.get('-f');
-      if (file) return { writes: file, ...armed };
-      return { ...outcome([], true, repo), ...armed };
+      if (file) return { writes: file, ...(arms ? { classes: ['processSpawn'] } : {}) };
+      // The repository's config: later commands read it, and git commands later in the same line are
+      // unseen code (the `.git/config` write marks the line as changing git metadata).
+      return arms ? { classes: ['processSpawn'], writes: [...repo, GIT_CONFIG_FILE] } : outcome([], true, repo);
     }
     case 'apply':
       return hasOption(parsed, '--check', '--stat', '--numstat', '--summary') && !hasOption(parsed, '--apply') ? NO_EFFECT : outcome([], true, repo);
