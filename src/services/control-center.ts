@@ -117,6 +117,7 @@ export class ControlCenter {
         ...(options.modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.modelIdleTimeoutMs } : {}),
         ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
         modelBroker: this.modelBroker,
+        ...(options.log ? { log: options.log } : {}),
         // Built-in bash commands must not see the data root (operator token, databases) either.
         commandSandbox: new CommandSandbox({
           sandbox: options.builtinSandbox ?? 'auto',

@@ -98,6 +98,8 @@ export interface RunExecutorOptions {
   hookSessions?: HookSessions;
   /** The loopback model endpoint external runners call with their run token (SEC-6); it meters their usage. */
   modelBroker?: ModelBroker;
+  /** Where failures that must not go unnoticed are reported (lost run-log writes, run-row updates). Default: stderr. */
+  log?: (message: string, error?: unknown) => void;
 }
 
 const MAX_REMINDERS = 2;
@@ -129,6 +131,7 @@ export class RunExecutor {
   readonly checkouts: CheckoutService;
   /** Checkout key of each run in progress, so its child runs share it (SEC-7). */
   private readonly checkoutKeys = new Map<string, string>();
+  private readonly log: (message: string, error?: unknown) => void;
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -145,6 +148,7 @@ export class RunExecutor {
     private readonly runTokens: RunTokens,
     private readonly options: RunExecutorOptions,
   ) {
+    this.log = options.log ?? ((message, error) => console.error(message, error ?? ''));
     this.commandSandbox = options.commandSandbox ?? new CommandSandbox();
     this.hookSessions = options.hookSessions ?? defaultHookSessions;
     this.toolCallGate = new ToolCallGate(events, approvals, policy, presence, settings);
@@ -221,10 +225,23 @@ export class RunExecutor {
     const { workspaceId, agent } = input;
     const handle = await this.workspaces.handle(workspaceId);
     const db = handle.database.db;
-    const log = new RunLog(db, queued.id);
+    // HAR-6: a run-log write that cannot be stored is reported, never dropped silently: it is logged,
+    // the run's error says its log is incomplete at once, and a run that would have completed ends
+    // failed instead (a run whose log has holes must not look complete and healthy).
+    let lostLogWrites = 0;
+    let firstLostLogWrite = '';
+    const logIncomplete = () => `run log incomplete: ${lostLogWrites} write(s) could not be stored (first: ${firstLostLogWrite})`;
+    const log = new RunLog(handle.database, queued.id, (error, what) => {
+      lostLogWrites += 1;
+      this.log(`run ${queued.id}: run-log write failed (${what})`, error);
+      if (lostLogWrites > 1) return;
+      firstLostLogWrite = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+      this.runs.update(workspaceId, db, queued.id, { error: logIncomplete() }).catch((updateError: unknown) => this.log(`run ${queued.id}: could not mark the run's log incomplete`, updateError));
+    });
     const settings = await this.settings.get(workspaceId);
     const signal = activeRun.controller.signal;
-    const setLiveness = (liveness: Run['liveness']) => void this.runs.update(workspaceId, db, queued.id, { liveness }).catch(() => undefined);
+    const setLiveness = (liveness: Run['liveness']) =>
+      void this.runs.update(workspaceId, db, queued.id, { liveness }).catch((error: unknown) => this.log(`run ${queued.id}: could not record liveness ${liveness}`, error));
     const silenceMinutes = agent.silenceTimeoutMinutes ?? settings.defaultSilenceTimeoutMinutes;
     const watchdog = new LivenessWatchdog(
       silenceMinutes * this.options.minuteMs,
@@ -232,18 +249,15 @@ export class RunExecutor {
       () => setLiveness('ok'),
     );
     let finalText = '';
-    // Run-log writes happen in event order, one at a time, and are all done before the run ends.
-    let persisted: Promise<void> = Promise.resolve();
-    const persist = (work: () => Promise<void>) => {
-      persisted = persisted.then(work).catch(() => undefined);
-    };
+    // Run-log writes are queued in event order and written in one transaction per event-loop turn;
+    // `finish` flushes them before the run's end is recorded.
     const executedCalls = new Set<string>();
     const emit = (event: AgentEvent) => {
       watchdog.touch();
       this.events.publish(workspaceId, 'run.event', { runId: queued.id, conversationId: input.conversationId, agentId: agent.id, event });
       if (event.type === 'looping_detected') setLiveness('looping');
       if (event.type === 'looping_cleared') setLiveness('ok');
-      persist(() => this.persistEvent(log, event, executedCalls));
+      this.persistEvent(log, event, executedCalls);
       if (event.type === 'assistant_message') {
         const text = event.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
         if (text.trim()) finalText = text;
@@ -272,12 +286,20 @@ export class RunExecutor {
       releaseShell?.();
       this.externalRuns.delete(queued.id);
       this.checkoutKeys.delete(queued.id);
-      await persisted;
       // SEC-3: the agent's commits show up in the user's repository as cc/<conversation>, brought over
       // by the server after every top-level run that could write (child runs share the parent's checkout).
       if (syncCheckout) {
         const synced = await this.checkouts.sync(workspaceId, checkoutKey).catch((syncError: unknown) => ({ synced: false, ref: '', reason: String(syncError) }));
-        if (synced) await log.event('checkout_synced', synced).catch(() => undefined);
+        if (synced) log.event('checkout_synced', synced);
+      }
+      // The log's end is written before the run's row says it ended, so a finished run's log is whole
+      // or the run says it is not (HAR-6).
+      log.flush();
+      log.event('run_end', { state, error, deliverableFailed: extra.deliverableFailed ?? false });
+      log.flush();
+      if (lostLogWrites > 0) {
+        error = error ? `${error}; ${logIncomplete()}` : logIncomplete();
+        if (state === 'completed') state = 'failed';
       }
       const run = await this.runs.update(workspaceId, db, queued.id, {
         state,
@@ -287,7 +309,6 @@ export class RunExecutor {
         ...(extra.usage ? { usage: extra.usage } : {}),
         ...(extra.costUsd !== undefined ? { costUsd: extra.costUsd } : {}),
       });
-      await log.event('run_end', { state, error, deliverableFailed: extra.deliverableFailed ?? false });
       if (input.conversationId && finalText.trim()) {
         await this.messages.append(workspaceId, {
           conversationId: input.conversationId,
@@ -379,7 +400,7 @@ export class RunExecutor {
           : `Your working directory is the conversation's worktree. Paths are relative to it; paths that leave it are refused.`,
       });
       const contract = input.surfaceCeiling ? null : buildCompletionContract(profile);
-      await log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model: model?.model.id ?? agent.modelId, adapter: agent.adapterId, tools: [...surfacedNames] });
+      log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model: model?.model.id ?? agent.modelId, adapter: agent.adapterId, tools: [...surfacedNames] });
 
       const runState = new Map<string, unknown>();
       const toolContext = (callSignal: AbortSignal): ToolContext => ({
@@ -421,7 +442,7 @@ export class RunExecutor {
           tool,
           parsed.input,
         );
-        persist(() => log.toolCallDecided(call.id, verdict));
+        log.toolCallDecided(call.id, verdict);
         const gated = await this.toolCallGate.apply(verdict, { workspaceId, agent: input.agent, spaceId: input.spaceId, conversationId: input.conversationId, runId: queued.id, call, watchdog, setLiveness, signal: callSignal });
         if (gated) return gated;
         executedCalls.add(call.id);
@@ -613,7 +634,8 @@ export class RunExecutor {
           context.emit(event);
         },
         gate: (action, gateSignal) => this.gateTransportAction(input, runId, context, action, gateSignal),
-        setSandbox: (description) => void this.runs.update(workspaceId, db, runId, { sandbox: description }).catch(() => undefined),
+        setSandbox: (description) =>
+          void this.runs.update(workspaceId, db, runId, { sandbox: description }).catch((error: unknown) => this.log(`run ${runId}: could not record its sandbox`, error)),
         previousSessionId: session?.session_id ?? null,
         saveSessionId: async (sessionId) => {
           if (!input.conversationId) return;
@@ -728,10 +750,10 @@ export class RunExecutor {
   }
 
   /** Stores an event in the run log; tool calls get a row with their input, decision and output. */
-  private async persistEvent(log: RunLog, event: AgentEvent, executedCalls: ReadonlySet<string>): Promise<void> {
+  private persistEvent(log: RunLog, event: AgentEvent, executedCalls: ReadonlySet<string>): void {
     if (event.type === 'text_delta' || event.type === 'thinking_delta') return;
-    if (event.type === 'tool_call_start') await log.toolCallStarted(event.call);
-    if (event.type === 'tool_call_end') await log.toolCallEnded(event.call.id, event.result, executedCalls.has(event.call.id));
-    await log.event(event.type, event);
+    if (event.type === 'tool_call_start') log.toolCallStarted(event.call);
+    if (event.type === 'tool_call_end') log.toolCallEnded(event.call.id, event.result, executedCalls.has(event.call.id));
+    log.event(event.type, event);
   }
 }

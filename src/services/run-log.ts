@@ -1,56 +1,64 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../ids.js';
+import type { RunLogWriter } from '../store/run-log-writer.js';
 import type { WorkspaceSchema } from '../store/workspace-schema.js';
 import type { ToolCallRecord, RunEventRecord } from '../schemas/run.js';
 
 export type { ToolCallRecord, RunEventRecord };
 
+/** Where a run log's lost writes are reported: the run that owns the log decides what it means for the run. */
+export type RunLogFailureHandler = (error: unknown, what: string) => void;
+
+/** The parts of a workspace database a run log uses: Kysely for reads, the batched writer for writes. */
+export interface RunLogDatabase {
+  db: Kysely<WorkspaceSchema>;
+  runLog: RunLogWriter;
+}
+
 /**
  * The durable part of a run log (HAR-6): the events worth keeping and every tool call with its input,
  * output and the policy decision that let it run (or stopped it). Text deltas are not stored one by
  * one: the finished assistant message is.
+ *
+ * Writes are queued on the database's `RunLogWriter` (one transaction per event-loop turn) and never
+ * fail the caller: a write that cannot be stored goes to `onFailure`, so the run can say its log is
+ * incomplete instead of looking healthy. `flush()` writes what is queued now.
  */
 export class RunLog {
   private sequence = 0;
 
   constructor(
-    private readonly db: Kysely<WorkspaceSchema>,
+    private readonly database: RunLogDatabase,
     readonly runId: string,
+    private readonly onFailure: RunLogFailureHandler,
   ) {}
 
-  async event(type: string, data: unknown): Promise<void> {
+  event(type: string, data: unknown): void {
     this.sequence += 1;
-    await this.db
-      .insertInto('run_events')
-      .values({ run_id: this.runId, sequence: this.sequence, type, data: JSON.stringify(data), at: nowIso() })
-      .execute();
+    this.database.runLog.appendEvent(this.runId, this.sequence, type, JSON.stringify(data), nowIso(), this.onFailure);
   }
 
-  async toolCallStarted(call: { id: string; name: string; input: unknown }): Promise<void> {
-    await this.db
-      .insertInto('tool_calls')
-      .values({ id: `${this.runId}:${call.id}`, run_id: this.runId, name: call.name, input: JSON.stringify(call.input), executed: 0, started_at: nowIso(), output: null, is_error: null, decision: null, decided_by: null, classes: null, ended_at: null })
-      .onConflict((conflict) => conflict.column('id').doNothing())
-      .execute();
+  toolCallStarted(call: { id: string; name: string; input: unknown }): void {
+    this.database.runLog.toolCallStarted(this.runId, call.id, call.name, JSON.stringify(call.input), nowIso(), this.onFailure);
   }
 
-  async toolCallDecided(callId: string, decision: { decision: string; decidedBy: { scope: string; ruleId: string | null }; classes: readonly string[] }): Promise<void> {
-    await this.db
-      .updateTable('tool_calls')
-      .set({ decision: decision.decision, decided_by: JSON.stringify(decision.decidedBy), classes: JSON.stringify(decision.classes) })
-      .where('id', '=', `${this.runId}:${callId}`)
-      .execute();
+  toolCallDecided(callId: string, decision: { decision: string; decidedBy: { scope: string; ruleId: string | null }; classes: readonly string[] }): void {
+    this.database.runLog.toolCallDecided(this.runId, callId, decision.decision, JSON.stringify(decision.decidedBy), JSON.stringify(decision.classes), this.onFailure);
   }
 
-  async toolCallEnded(callId: string, result: { content: string; isError: boolean }, executed: boolean): Promise<void> {
-    await this.db
-      .updateTable('tool_calls')
-      .set({ output: result.content, is_error: result.isError ? 1 : 0, executed: executed ? 1 : 0, ended_at: nowIso() })
-      .where('id', '=', `${this.runId}:${callId}`)
-      .execute();
+  toolCallEnded(callId: string, result: { content: string; isError: boolean }, executed: boolean): void {
+    this.database.runLog.toolCallEnded(this.runId, callId, result.content, result.isError, executed, nowIso(), this.onFailure);
   }
 
-  static async toolCalls(db: Kysely<WorkspaceSchema>, runId: string): Promise<ToolCallRecord[]> {
+  /** Writes every queued row of this database now; failures reach their runs' handlers before it returns. */
+  flush(): void {
+    this.database.runLog.flush();
+  }
+
+  static async toolCalls(database: RunLogDatabase, runId: string): Promise<ToolCallRecord[]> {
+    // Queued rows first: a reader right after an event must see it.
+    database.runLog.flush();
+    const { db } = database;
     const rows = await db.selectFrom('tool_calls').selectAll().where('run_id', '=', runId).orderBy('started_at').orderBy('id').execute();
     return rows.map((row) => ({
       id: row.id.slice(runId.length + 1),
@@ -67,7 +75,9 @@ export class RunLog {
     }));
   }
 
-  static async events(db: Kysely<WorkspaceSchema>, runId: string): Promise<RunEventRecord[]> {
+  static async events(database: RunLogDatabase, runId: string): Promise<RunEventRecord[]> {
+    database.runLog.flush();
+    const { db } = database;
     const rows = await db.selectFrom('run_events').selectAll().where('run_id', '=', runId).orderBy('sequence').execute();
     return rows.map((row) => ({ sequence: row.sequence, type: row.type, data: JSON.parse(row.data) as unknown, at: row.at }));
   }

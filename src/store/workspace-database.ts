@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { workspaceMigrations } from './migrations/workspace-migrations.js';
 import { openSqlite } from './open-sqlite.js';
+import { RunLogWriter } from './run-log-writer.js';
 import { runMigrations } from './run-migrations.js';
 import type { WorkspaceSchema } from './workspace-schema.js';
 
@@ -14,11 +15,16 @@ export const WORKSPACE_DB_FILE = 'workspace.sqlite';
  * under another id, so rows can never be written into a neighbour's file by a mix-up of paths.
  */
 export class WorkspaceDatabase {
+  /** The run logs' batched writer, bound to this handle (its statements are prepared on it). */
+  readonly runLog: RunLogWriter;
+
   private constructor(
     readonly workspaceId: string,
     readonly db: Kysely<WorkspaceSchema>,
     private readonly raw: Database.Database,
-  ) {}
+  ) {
+    this.runLog = new RunLogWriter(raw);
+  }
 
   static async open(workspaceId: string, dataDir: string): Promise<WorkspaceDatabase> {
     const { db, raw } = openSqlite<WorkspaceSchema>(join(dataDir, WORKSPACE_DB_FILE));
@@ -38,6 +44,8 @@ export class WorkspaceDatabase {
   }
 
   async close(): Promise<void> {
+    // Rows queued in this turn are written before the handle goes away (or reported as lost).
+    this.runLog.flush();
     await this.db.destroy();
     if (this.raw.open) this.raw.close();
   }

@@ -40,9 +40,20 @@ export function toolDescriptors(tools: readonly Tool[]): ToolDescriptor[] {
  * providers want a bare object schema.
  */
 export function toModelTool(tool: Tool): ModelTool {
-  const { $schema: _schema, ...inputSchema } = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
+  let inputSchema = inputSchemas.get(tool.parameters);
+  if (!inputSchema) {
+    const { $schema: _schema, ...converted } = z.toJSONSchema(tool.parameters, { io: 'input' }) as Record<string, unknown>;
+    inputSchema = converted;
+    inputSchemas.set(tool.parameters, inputSchema);
+  }
   return { name: tool.name, description: tool.description, inputSchema };
 }
+
+/**
+ * JSON schemas already converted, by zod schema: a tool's schema is a constant, so it is converted
+ * once, not on every run (the conversion was a measurable part of a tool turn's CPU).
+ */
+const inputSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 export type ParsedToolInput<Input> = { ok: true; input: Input } | { ok: false; result: ToolResult };
 

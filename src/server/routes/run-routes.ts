@@ -44,8 +44,8 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         if (!row) throw new NotFoundError('run', request.params.runId, 'runId');
         return {
           run: toRun(row),
-          toolCalls: await RunLog.toolCalls(database.db, row.id),
-          events: await RunLog.events(database.db, row.id),
+          toolCalls: await RunLog.toolCalls(database, row.id),
+          events: await RunLog.events(database, row.id),
         };
       },
     );

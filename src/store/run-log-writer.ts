@@ -1,0 +1,104 @@
+import type Database from 'better-sqlite3';
+
+/** One row change of a run log, with the run it belongs to and who to tell when it cannot be written. */
+interface PendingWrite {
+  runId: string;
+  /** What the write was, for the failure report ("event tool_call_end", "tool call c1 ended"). */
+  what: string;
+  apply: () => void;
+  onError: (error: unknown, what: string) => void;
+}
+
+/** The hot run-log statements, prepared once per database handle (HAR-6). */
+interface RunLogStatements {
+  insertEvent: Database.Statement<[string, number, string, string, string]>;
+  insertToolCall: Database.Statement<[string, string, string, string, string]>;
+  decideToolCall: Database.Statement<[string, string, string, string]>;
+  endToolCall: Database.Statement<[string | null, number, number, string, string]>;
+}
+
+/**
+ * Writes run-log rows (events and tool calls) for one workspace database. The writes of one
+ * event-loop turn are queued and flushed together in one transaction on the next turn (a tool turn
+ * makes a handful of them), with statements prepared once instead of built and prepared per call.
+ * Order is kept: rows are applied in the order they were queued. Readers call `flush()` first, so
+ * a run log read back right after an event always holds it.
+ *
+ * A write that fails is never dropped silently (HAR-6): when the batch's transaction fails, each of
+ * its writes is retried on its own, so only the ones that really cannot be written are lost, and each
+ * of those is reported to the run that queued it.
+ */
+export class RunLogWriter {
+  private statements: RunLogStatements | null = null;
+  private pending: PendingWrite[] = [];
+  private scheduled: NodeJS.Immediate | null = null;
+
+  constructor(private readonly raw: Database.Database) {}
+
+  appendEvent(runId: string, sequence: number, type: string, data: string, at: string, onError: PendingWrite['onError']): void {
+    this.enqueue(runId, `event ${type}`, onError, (statements) => statements.insertEvent.run(runId, sequence, type, data, at));
+  }
+
+  toolCallStarted(runId: string, callId: string, name: string, input: string, at: string, onError: PendingWrite['onError']): void {
+    this.enqueue(runId, `tool call ${callId} started`, onError, (statements) => statements.insertToolCall.run(`${runId}:${callId}`, runId, name, input, at));
+  }
+
+  toolCallDecided(runId: string, callId: string, decision: string, decidedBy: string, classes: string, onError: PendingWrite['onError']): void {
+    this.enqueue(runId, `tool call ${callId} decided`, onError, (statements) => statements.decideToolCall.run(decision, decidedBy, classes, `${runId}:${callId}`));
+  }
+
+  toolCallEnded(runId: string, callId: string, output: string | null, isError: boolean, executed: boolean, at: string, onError: PendingWrite['onError']): void {
+    this.enqueue(runId, `tool call ${callId} ended`, onError, (statements) =>
+      statements.endToolCall.run(output, isError ? 1 : 0, executed ? 1 : 0, at, `${runId}:${callId}`),
+    );
+  }
+
+  /** Writes everything queued so far, now (synchronously). Failures go to each write's `onError`. */
+  flush(): void {
+    if (this.scheduled) {
+      clearImmediate(this.scheduled);
+      this.scheduled = null;
+    }
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    if (!this.raw.open) {
+      for (const write of batch) write.onError(new Error('the workspace database is closed'), write.what);
+      return;
+    }
+    try {
+      this.raw.transaction(() => {
+        for (const write of batch) write.apply();
+      })();
+    } catch {
+      // One bad write must not cost the others their rows: retry each on its own, report the failures.
+      for (const write of batch) {
+        try {
+          write.apply();
+        } catch (error) {
+          write.onError(error, write.what);
+        }
+      }
+    }
+  }
+
+  private enqueue(runId: string, what: string, onError: PendingWrite['onError'], write: (statements: RunLogStatements) => unknown): void {
+    this.pending.push({ runId, what, onError, apply: () => write(this.prepared()) });
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = null;
+      this.flush();
+    });
+  }
+
+  private prepared(): RunLogStatements {
+    this.statements ??= {
+      insertEvent: this.raw.prepare('INSERT INTO run_events (run_id, sequence, type, data, at) VALUES (?, ?, ?, ?, ?)'),
+      insertToolCall: this.raw.prepare(
+        'INSERT INTO tool_calls (id, run_id, name, input, executed, started_at) VALUES (?, ?, ?, ?, 0, ?) ON CONFLICT (id) DO NOTHING',
+      ),
+      decideToolCall: this.raw.prepare('UPDATE tool_calls SET decision = ?, decided_by = ?, classes = ? WHERE id = ?'),
+      endToolCall: this.raw.prepare('UPDATE tool_calls SET output = ?, is_error = ?, executed = ?, ended_at = ? WHERE id = ?'),
+    };
+    return this.statements;
+  }
+}
