@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { missingControl } from '../../adapters/transport-capabilities.js';
 import { NotFoundError, ConflictError } from '../../errors/index.js';
 import { Approval, ApprovalStatus, DecideApprovalBody } from '../../schemas/approval.js';
 import { ApiError } from '../../schemas/common.js';
@@ -72,8 +73,10 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       async (request) => {
         const run = app.activeRuns.get(request.params.runId);
         if (!run || run.workspaceId !== request.params.workspaceId) {
-          throw new ConflictError('runId', `run ${request.params.runId} is not in progress on the built-in harness; only running turns can be steered (HAR-5)`);
+          throw new ConflictError('runId', `run ${request.params.runId} is not in progress; only running turns can be steered (HAR-5)`);
         }
+        const missing = missingControl(run.transport, 'steer');
+        if (missing) throw new ConflictError('runId', `run ${run.runId}: ${missing}`);
         run.steering.push(request.body.text);
         app.events.publish(request.params.workspaceId, 'run.steered', { runId: run.runId, text: request.body.text });
         return { ok: true as const };
