@@ -74,6 +74,11 @@ describe('honesty matrix (ADP-1)', () => {
     expect(response.body.adapters.map((adapter: any) => adapter.id)).toEqual(['builtin', 'claude-code']);
     expect(response.body.adapters[1].rows[0]).toEqual(expect.objectContaining({ key: 'toolSurface', capability: 'filters the tool surface', mode: 'chat', level: 'partial', testedBy: expect.stringContaining('test/adapters/') }));
     expect(['bubblewrap', 'seatbelt', 'none']).toContain(response.body.host.sandbox);
+    // What each transport declares, the same records the run routes and the matrix check read.
+    expect(response.body.transports.map((declared: any) => [declared.adapterId, declared.steer, declared.pauseResume, declared.completionContract])).toEqual([
+      ['builtin', true, true, ['plan']],
+      ['claude-code', false, false, ['plan']],
+    ]);
     const unauthenticated = await fetch(`${fixture.url}/api/honesty-matrix`);
     expect(unauthenticated.status).toBe(401);
   });
