@@ -5,6 +5,7 @@ import type { AgentEvent } from '../harness/agent-events.js';
 import type { ModelMessage, ModelUsage } from '../llm/model-types.js';
 import type { Agent } from '../schemas/agent.js';
 import type { PushRemote } from './claude-code/hook-sessions.js';
+import type { TransportCapabilities } from './transport-capabilities.js';
 
 /** An action an external runner is about to take, as its hook reports it (ADP-3, POL-1). */
 export type TransportAction =
@@ -78,5 +79,7 @@ export interface TransportResult {
 /** A way to run agents other than the built-in harness (ADP-1). */
 export interface AgentTransport {
   readonly id: string;
+  /** What the transport supports; routes refuse the controls it lacks (409) and the honesty matrix may not claim more. */
+  readonly capabilities: TransportCapabilities;
   run(context: TransportRunContext): Promise<TransportResult>;
 }

@@ -1,4 +1,6 @@
-import type { Mode } from '../core/modes.js';
+import { getCapabilityProfile } from '../core/capability-profiles.js';
+import { MODES, type Mode } from '../core/modes.js';
+import type { TransportCapabilities } from './transport-capabilities.js';
 
 /** How much of a capability the Control Center really enforces on a transport (ADP-1). */
 export type EnforcementLevel = 'enforced' | 'partial' | 'none';
@@ -60,6 +62,11 @@ const SANDBOX = 'test/adapters/claude-code-sandbox.test.ts';
 const PUSH = 'test/adapters/git-push-proxy.test.ts';
 const CREDENTIALS = 'test/security/credential-brokering.test.ts';
 const ARGS = 'test/adapters/claude-code-args.test.ts';
+
+const MATRIX_TEST = 'test/adapters/honesty-matrix.test.ts';
+const VERB_CHECK = `${MATRIX_TEST} > honesty matrix against the transports’ declarations (ADP-1) > a declared completion contract names an output verb some tool implements`;
+const ORCHESTRATE_VERB_MISSING =
+  'Not observed: orchestrate’s output verb propose_orchestration (ORC-1) is declared by the mode’s profile but implemented by no tool yet. A contract applies only when its verb is on the run’s surface, so an orchestrate run is neither reminded nor flagged deliverableFailed, and the transport does not declare this contract.';
 
 const PLAN_E2E = `${GATING} > Claude Code transport in plan mode (ADP-3)`;
 const CHAT_E2E = `${GATING} > Claude Code transport in chat mode (ADP-3)`;
@@ -164,9 +171,17 @@ function builtinRows(): HonestyRow[] {
     ...builtinPushRows(),
     row({
       capability: 'completionContract',
+      mode: 'plan',
       level: 'enforced',
-      detail: 'A run in a mode with an output verb that ends without it is reminded, then flagged deliverableFailed; the state stays completed (HAR-4, PLAN-6).',
+      detail: 'A plan run that ends without submit_plan is reminded, then flagged deliverableFailed; the state stays completed (HAR-4, PLAN-6).',
       testedBy: 'test/plans/plan-flow.test.ts > plan mode end to end (PLAN-1..8, MODE-4) > a plan-mode run that ends without submit_plan is reminded, then flagged; its state stays completed (PLAN-5, PLAN-6)',
+    }),
+    row({
+      capability: 'completionContract',
+      mode: 'orchestrate',
+      level: 'none',
+      detail: ORCHESTRATE_VERB_MISSING,
+      testedBy: VERB_CHECK,
     }),
     row({
       capability: 'nativeTools',
@@ -304,9 +319,9 @@ function claudeCodeRows(): HonestyRow[] {
     row({
       capability: 'completionContract',
       mode: 'orchestrate',
-      level: 'enforced',
-      detail: 'Same mechanism, projected from the profile: propose_orchestration is the verb.',
-      testedBy: 'test/adapters/stream-translator.test.ts > ClaudeStreamTranslator > reports the output verb only when its MCP call succeeded',
+      level: 'none',
+      detail: ORCHESTRATE_VERB_MISSING,
+      testedBy: VERB_CHECK,
     }),
     row({
       capability: 'nativeTools',
@@ -360,4 +375,41 @@ export function renderHonestyMatrixMarkdown(matrix: HonestyMatrix = honestyMatri
       return lines.join('\n');
     })
     .join('\n\n');
+}
+
+/**
+ * Whether a transport's declaration backs an `enforced` claim for `row` (ADP-1): a gate the
+ * transport declares, a completion contract it declares for the row's mode (every mode with an
+ * output verb when the row names none), no native tools for "sees the native tools", the sandbox,
+ * and a structural mode for "how the mode is passed".
+ */
+function declares(capabilities: TransportCapabilities, row: HonestyRow): boolean {
+  const modes = row.mode ? [row.mode] : MODES;
+  switch (row.key) {
+    case 'completionContract':
+      return modes.filter((mode) => getCapabilityProfile(mode).outputVerb !== null).every((mode) => capabilities.completionContract.includes(mode));
+    case 'nativeTools':
+      return !capabilities.nativeTools;
+    case 'sandbox':
+      return capabilities.sandbox;
+    case 'modes':
+      return modes.every((mode) => capabilities.structuralModes.includes(mode));
+    default:
+      return capabilities.gates[row.key];
+  }
+}
+
+/**
+ * Every claim the matrix makes beyond what the transports declare: an adapter without a declaration,
+ * or an `enforced` row its transport's declaration does not back. Empty when the matrix is honest.
+ */
+export function undeclaredClaims(declarations: readonly TransportCapabilities[], matrix: HonestyMatrix = honestyMatrix()): string[] {
+  const byId = new Map(declarations.map((declaration) => [declaration.adapterId, declaration]));
+  return matrix.adapters.flatMap((adapter) => {
+    const declared = byId.get(adapter.id);
+    if (!declared) return [`${adapter.id}: no transport declares its capabilities`];
+    return adapter.rows
+      .filter((row) => row.level === 'enforced' && !declares(declared, row))
+      .map((row) => `${adapter.id}: '${row.capability}'${row.mode ? ` in ${row.mode}` : ''} is marked enforced but the transport does not declare it`);
+  });
 }

@@ -19,9 +19,36 @@ export const HonestyRow = z.object({
 });
 export type HonestyRow = z.infer<typeof HonestyRow>;
 
-/** `GET /api/honesty-matrix`: per adapter its rows, and which sandbox this host gives Claude Code runs. */
+/** What one transport declares it supports (src/adapters/transport-capabilities.ts, ADP-1). */
+export const TransportCapabilities = z.object({
+  adapterId: z.string(),
+  label: z.string(),
+  steer: z.boolean(),
+  pauseResume: z.boolean(),
+  cancel: z.boolean(),
+  subagents: z.enum(['childRuns', 'inRunner']),
+  nativeTools: z.boolean(),
+  gates: z.object({
+    toolSurface: z.boolean(),
+    shellCommands: z.boolean(),
+    fileWrites: z.boolean(),
+    reads: z.boolean(),
+    productTools: z.boolean(),
+    pushes: z.boolean(),
+  }),
+  completionContract: z.array(ModeSchema),
+  structuralModes: z.array(ModeSchema),
+  sandbox: z.boolean(),
+});
+export type TransportCapabilities = z.infer<typeof TransportCapabilities>;
+
+/**
+ * `GET /api/honesty-matrix`: per adapter its rows, the declarations of the transports this server
+ * runs (the rows are checked against them), and which sandbox this host gives Claude Code runs.
+ */
 export const HonestyMatrix = z.object({
   adapters: z.array(z.object({ id: z.string(), label: z.string(), rows: z.array(HonestyRow) })),
+  transports: z.array(TransportCapabilities),
   host: z.object({ sandbox: HostSandbox, detail: z.string() }),
 });
 export type HonestyMatrix = z.infer<typeof HonestyMatrix>;

@@ -64,3 +64,24 @@ export type SteerRunBody = z.infer<typeof SteerRunBody>;
 /** The answer of a run control (cancel, pause, resume, steer). */
 export const RunControlResponse = z.object({ ok: z.literal(true) });
 export type RunControlResponse = z.infer<typeof RunControlResponse>;
+
+/**
+ * One run of a conversation's run tree: a turn, or a subagent (`task`) or delegate (`delegate_task`)
+ * run under the run that started it (HAR-5, POL-8), with its own children nested.
+ */
+export const RunTreeNode = Run.extend({
+  /** The agent's name, or null when the agent has since been deleted. */
+  agentName: z.string().nullable(),
+  get children(): z.ZodArray<typeof RunTreeNode> {
+    return z.array(RunTreeNode);
+  },
+});
+export type RunTreeNode = z.infer<typeof RunTreeNode>;
+
+/** `GET …/conversations/:conversationId/run-tree`: the conversation's turns, oldest first, each with its child runs. */
+export const ConversationRunTree = z.object({ conversationId: z.string(), runs: z.array(RunTreeNode) });
+export type ConversationRunTree = z.infer<typeof ConversationRunTree>;
+
+/** `GET …/runs/:runId/tree`: one run with every run it started, nested. */
+export const RunSubtree = z.object({ run: RunTreeNode });
+export type RunSubtree = z.infer<typeof RunSubtree>;

@@ -1,9 +1,13 @@
+import type { TransportCapabilities } from '../adapters/transport-capabilities.js';
+
 /** In-memory control of runs in progress on the built-in harness (HAR-5): cancel, pause, steer. */
 export interface ActiveRun {
   runId: string;
   workspaceId: string;
   agentId: string;
   conversationId: string | null;
+  /** What the run's transport supports: the control routes refuse what it does not declare (409). */
+  transport: TransportCapabilities;
   controller: AbortController;
   paused: boolean;
   steering: string[];

@@ -1,4 +1,5 @@
 import { ClaudeCodeTransport } from '../adapters/claude-code/claude-code-transport.js';
+import { missingControl } from '../adapters/transport-capabilities.js';
 import { loadShellParser } from '../core/shell/shell-parser.js';
 import { ConflictError, NotFoundError } from '../errors/index.js';
 import { CommandSandbox } from '../sandbox/command-sandbox.js';
@@ -172,6 +173,9 @@ export class ControlCenter {
     if (!run || run.workspaceId !== workspaceId) {
       throw new NotFoundError('run in progress', runId, 'runId');
     }
+    // ADP-1: a control the run's transport does not declare is refused with the reason, never a silent 200.
+    const missing = missingControl(run.transport, action);
+    if (missing) throw new ConflictError('runId', `run ${runId}: ${missing}`);
     if (action === 'cancel') {
       this.executor.cancel(runId);
     } else if (action === 'pause') {

@@ -43,7 +43,7 @@ export function planModeTools(services: {
   settings: SettingsService;
   executor: () => RunExecutor;
 }): ModeToolProvider {
-  return ({ workspaceId, runId, agent, spaceId, conversationId, mode }) => {
+  return ({ workspaceId, runId, agent, spaceId, conversationId, treeConversationId, mode }) => {
     const tools: Tool[] = [];
     if (mode === 'plan') {
       tools.push(
@@ -135,7 +135,8 @@ export function planModeTools(services: {
             workspaceId,
             agent: target,
             spaceId,
-            conversationId: null,
+            // The delegate joins the conversation's run tree under this run (it reports back here only).
+            conversationId: treeConversationId,
             mode,
             autonomy: (space?.autonomy as AutonomyLevel | undefined) ?? 'actWithApproval',
             prompt: `${agent.name} delegated this task to you:\n\n${input.task}\n\nEnd with a short report of what you did.`,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join, resolve as resolvePath, sep } from 'node:path';
 import type { AgentTransport, TransportAction, TransportGateResult, TransportResult, TransportRunContext } from '../adapters/agent-transport.js';
+import { BUILTIN_CAPABILITIES } from '../adapters/builtin/builtin-capabilities.js';
+import { unavailableCapabilities, type TransportCapabilities } from '../adapters/transport-capabilities.js';
 import { hookSessions as defaultHookSessions, type HookSessions } from '../adapters/claude-code/hook-sessions.js';
 import { buildCapabilityPreamble } from '../core/capability-preamble.js';
 import { getCapabilityProfile } from '../core/capability-profiles.js';
@@ -52,7 +54,17 @@ export interface RunOutcome {
 }
 
 /** Extra tools a mode brings (plan verbs, review verbs…), registered by the services that own them. */
-export type ModeToolProvider = (context: { workspaceId: string; runId: string; agent: Agent; spaceId: string | null; conversationId: string | null; mode: Mode }) => Tool[];
+export type ModeToolProvider = (context: {
+  workspaceId: string;
+  runId: string;
+  agent: Agent;
+  spaceId: string | null;
+  /** The conversation the run speaks in (posts, plans, questions); null for a child run, which reports to its parent. */
+  conversationId: string | null;
+  /** The conversation whose run tree the run belongs to (a child run's too); its own children join it. */
+  treeConversationId: string | null;
+  mode: Mode;
+}) => Tool[];
 
 /** What one built-in harness run needs to start. */
 export interface StartRunInput {
@@ -60,6 +72,11 @@ export interface StartRunInput {
   agent: Agent;
   /** The space's id, or null for a one-shot run (MODE-2 → chat). */
   spaceId: string | null;
+  /**
+   * The conversation whose run tree the run belongs to. A top-level run speaks in it (messages,
+   * questions, plans, the runner's session); a child run (`parentRunId` set) is only listed in its
+   * tree and reports back to its parent as a tool result.
+   */
   conversationId: string | null;
   /** The mode and autonomy fixed at turn start; the turn keeps them (MODE-2, RLY-9). */
   mode: Mode;
@@ -103,6 +120,11 @@ export interface RunExecutorOptions {
 }
 
 const MAX_REMINDERS = 2;
+
+/** The conversation a run speaks in: its own for a top-level run, none for a child run (it reports to its parent). */
+function speaksIn(input: Pick<StartRunInput, 'conversationId' | 'parentRunId'>): string | null {
+  return input.parentRunId ? null : input.conversationId;
+}
 
 /** Built-in tools an external runner has its own version of; they are not served over MCP. */
 const NATIVE_EQUIVALENTS = new Set(['read', 'list', 'glob', 'grep', 'write', 'edit', 'bash', 'task', 'todo']);
@@ -164,6 +186,26 @@ export class RunExecutor {
     this.transports.set(transport.id, transport);
   }
 
+  /** What the transport an agent runs on declares (the built-in harness when it names no adapter). */
+  capabilitiesFor(agent: Pick<Agent, 'adapterId'>): TransportCapabilities {
+    if (!agent.adapterId) return BUILTIN_CAPABILITIES;
+    return this.transports.get(agent.adapterId)?.capabilities ?? unavailableCapabilities(agent.adapterId);
+  }
+
+  /** Every transport's declaration, the built-in harness first (the honesty matrix is checked against them). */
+  transportCapabilities(): TransportCapabilities[] {
+    return [BUILTIN_CAPABILITIES, ...[...this.transports.values()].map((transport) => transport.capabilities)];
+  }
+
+  /**
+   * The names of the tools a run in `mode` can be given before surface filtering: the built-in tools
+   * and every mode-tool provider's. Lets a test check that a declared output verb really exists.
+   */
+  toolNamesFor(mode: Mode): string[] {
+    const placeholder = { workspaceId: '', runId: '', agent: {} as Agent, spaceId: null, conversationId: null, treeConversationId: null, mode };
+    return [...builtinTools(), ...this.modeTools.flatMap((provider) => provider(placeholder))].map((tool) => tool.name);
+  }
+
   /** The server's own base URL, once it listens (external runners call back into it). */
   setServerUrl(url: string): void {
     this.serverUrl = url;
@@ -207,6 +249,7 @@ export class RunExecutor {
       workspaceId: input.workspaceId,
       agentId: input.agent.id,
       conversationId: input.conversationId,
+      transport: this.capabilitiesFor(input.agent),
       controller: new AbortController(),
       paused: false,
       steering: [],
@@ -223,6 +266,9 @@ export class RunExecutor {
 
   private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun): Promise<RunOutcome> {
     const { workspaceId, agent } = input;
+    // A child run belongs to the conversation's run tree but speaks only to its parent: it posts no
+    // messages, asks no questions, submits no plans and keeps no runner session there.
+    const ownConversationId = speaksIn(input);
     const handle = await this.workspaces.handle(workspaceId);
     const db = handle.database.db;
     // HAR-6: a run-log write that cannot be stored is reported, never dropped silently: it is logged,
@@ -264,9 +310,9 @@ export class RunExecutor {
       }
     };
     const systemLine = async (content: string) => {
-      if (!input.conversationId) return;
+      if (!ownConversationId) return;
       await this.messages.append(workspaceId, {
-        conversationId: input.conversationId,
+        conversationId: ownConversationId,
         runId: queued.id,
         role: 'system',
         authorKind: 'system',
@@ -309,9 +355,9 @@ export class RunExecutor {
         ...(extra.usage ? { usage: extra.usage } : {}),
         ...(extra.costUsd !== undefined ? { costUsd: extra.costUsd } : {}),
       });
-      if (input.conversationId && finalText.trim()) {
+      if (ownConversationId && finalText.trim()) {
         await this.messages.append(workspaceId, {
-          conversationId: input.conversationId,
+          conversationId: ownConversationId,
           runId: queued.id,
           role: 'assistant',
           authorKind: 'agent',
@@ -359,9 +405,9 @@ export class RunExecutor {
       const registry = [
         ...builtinTools(),
         ...this.modeTools.flatMap((provider) =>
-          provider({ workspaceId, runId: queued.id, agent, spaceId: input.spaceId, conversationId: input.conversationId, mode: input.mode }),
+          provider({ workspaceId, runId: queued.id, agent, spaceId: input.spaceId, conversationId: ownConversationId, treeConversationId: input.conversationId, mode: input.mode }),
         ),
-      ].filter((tool) => input.conversationId !== null || tool.name !== 'ask_user');
+      ].filter((tool) => ownConversationId !== null || tool.name !== 'ask_user');
       const depth = input.depth ?? 0;
       const withinDepth = registry.filter((tool) => tool.name !== 'task' || depth + 1 < settings.delegationDepth);
       let surfaced = buildToolSurface(profile, toolDescriptors(withinDepth));
@@ -399,7 +445,10 @@ export class RunExecutor {
           ? `Your working directory is the conversation's worktree. Your own file and shell tools are checked by the Control Center before they run; the Control Center's tools come from its MCP server.`
           : `Your working directory is the conversation's worktree. Paths are relative to it; paths that leave it are refused.`,
       });
-      const contract = input.surfaceCeiling ? null : buildCompletionContract(profile);
+      // HAR-4: a contract only where its verb is on the surface; a verb no tool implements (orchestrate's
+      // propose_orchestration today) could never be met, so the run is neither reminded nor flagged.
+      const declared = input.surfaceCeiling ? null : buildCompletionContract(profile);
+      const contract = declared && toolsByName.has(declared.outputVerb) ? declared : null;
       log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model: model?.model.id ?? agent.modelId, adapter: agent.adapterId, tools: [...surfacedNames] });
 
       const runState = new Map<string, unknown>();
@@ -408,7 +457,7 @@ export class RunExecutor {
         signal: callSignal,
         runId: queued.id,
         runState,
-        ...(input.conversationId
+        ...(ownConversationId
           ? {
               askUser: async (questions, questionSignal) => {
                 this.presence.set(workspaceId, agent.id, 'blocked', queued.id);
@@ -416,7 +465,7 @@ export class RunExecutor {
                 watchdog.suspend();
                 try {
                   return await this.questions.ask(
-                    { workspaceId, runId: queued.id, agentId: agent.id, conversationId: input.conversationId!, questions },
+                    { workspaceId, runId: queued.id, agentId: agent.id, conversationId: ownConversationId, questions },
                     { timeoutMs: settings.questionTimeoutSeconds * 1000, signal: questionSignal },
                   );
                 } finally {
@@ -598,11 +647,13 @@ export class RunExecutor {
     const productTools = new Map([...context.toolsByName].filter(([name]) => !NATIVE_EQUIVALENTS.has(name)));
     this.externalRuns.set(runId, { tools: productTools, executeTool: context.executeTool, emit: context.emit });
     const token = this.runTokens.issue({ workspaceId, runId, agentId: agent.id });
-    const session = input.conversationId
+    // A child run never resumes or overwrites the conversation's runner session (it is its parent's).
+    const conversationId = speaksIn(input);
+    const session = conversationId
       ? await db
           .selectFrom('transport_sessions')
           .select('session_id')
-          .where('conversation_id', '=', input.conversationId)
+          .where('conversation_id', '=', conversationId)
           .where('agent_id', '=', agent.id)
           .where('adapter_id', '=', transport.id)
           .executeTakeFirst()
@@ -614,7 +665,7 @@ export class RunExecutor {
         runId,
         agent,
         spaceId: input.spaceId,
-        conversationId: input.conversationId,
+        conversationId,
         mode: input.mode,
         autonomy: input.autonomy,
         prompt: input.prompt,
@@ -638,10 +689,10 @@ export class RunExecutor {
           void this.runs.update(workspaceId, db, runId, { sandbox: description }).catch((error: unknown) => this.log(`run ${runId}: could not record its sandbox`, error)),
         previousSessionId: session?.session_id ?? null,
         saveSessionId: async (sessionId) => {
-          if (!input.conversationId) return;
+          if (!conversationId) return;
           await db
             .insertInto('transport_sessions')
-            .values({ conversation_id: input.conversationId, agent_id: agent.id, adapter_id: transport.id, session_id: sessionId, updated_at: nowIso() })
+            .values({ conversation_id: conversationId, agent_id: agent.id, adapter_id: transport.id, session_id: sessionId, updated_at: nowIso() })
             .onConflict((conflict) => conflict.columns(['conversation_id', 'agent_id', 'adapter_id']).doUpdateSet({ session_id: sessionId, updated_at: nowIso() }))
             .execute();
         },
@@ -718,7 +769,8 @@ export class RunExecutor {
       workspaceId: parent.workspaceId,
       agent,
       spaceId: parent.spaceId,
-      conversationId: null,
+      // The child joins the conversation's run tree under its parent (it still reports only to the parent).
+      conversationId: parent.conversationId,
       mode: parent.mode,
       autonomy: parent.autonomy,
       prompt: request.prompt,

@@ -1,7 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HONESTY_CAPABILITIES, honestyMatrix } from '../../src/adapters/honesty-matrix.js';
+import { BUILTIN_CAPABILITIES } from '../../src/adapters/builtin/builtin-capabilities.js';
+import { CLAUDE_CODE_CAPABILITIES } from '../../src/adapters/claude-code/claude-code-capabilities.js';
+import { HONESTY_CAPABILITIES, honestyMatrix, undeclaredClaims } from '../../src/adapters/honesty-matrix.js';
+import { getCapabilityProfile } from '../../src/core/capability-profiles.js';
+import { MODES } from '../../src/core/modes.js';
+import { ControlCenter } from '../../src/services/control-center.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from './support/claude-code-fixture.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -67,8 +74,66 @@ describe('honesty matrix (ADP-1)', () => {
     expect(response.body.adapters.map((adapter: any) => adapter.id)).toEqual(['builtin', 'claude-code']);
     expect(response.body.adapters[1].rows[0]).toEqual(expect.objectContaining({ key: 'toolSurface', capability: 'filters the tool surface', mode: 'chat', level: 'partial', testedBy: expect.stringContaining('test/adapters/') }));
     expect(['bubblewrap', 'seatbelt', 'none']).toContain(response.body.host.sandbox);
+    // What each transport declares, the same records the run routes and the matrix check read.
+    expect(response.body.transports.map((declared: any) => [declared.adapterId, declared.steer, declared.pauseResume, declared.completionContract])).toEqual([
+      ['builtin', true, true, ['plan']],
+      ['claude-code', false, false, ['plan']],
+    ]);
     const unauthenticated = await fetch(`${fixture.url}/api/honesty-matrix`);
     expect(unauthenticated.status).toBe(401);
+  });
+});
+
+describe('honesty matrix against the transports’ declarations (ADP-1)', () => {
+  it('every enforced row maps to a capability its transport declares', () => {
+    expect(undeclaredClaims([BUILTIN_CAPABILITIES, CLAUDE_CODE_CAPABILITIES])).toEqual([]);
+  });
+
+  it('catches a row that claims more than the declaration (the old Claude Code orchestrate contract, a hooked read)', () => {
+    const claude = honestyMatrix().adapters.find((adapter) => adapter.id === 'claude-code')!;
+    const overclaiming = {
+      adapters: [
+        {
+          ...claude,
+          rows: [
+            { ...claude.rows.find((row) => row.key === 'completionContract' && row.mode === 'orchestrate')!, level: 'enforced' as const },
+            { ...claude.rows.find((row) => row.key === 'reads')!, level: 'enforced' as const },
+            { ...claude.rows.find((row) => row.key === 'nativeTools')!, level: 'enforced' as const },
+          ],
+        },
+        { id: 'mystery', label: 'Mystery', rows: [] },
+      ],
+    };
+    const problems = undeclaredClaims([BUILTIN_CAPABILITIES, CLAUDE_CODE_CAPABILITIES], overclaiming);
+    expect(problems).toHaveLength(4);
+    expect(problems.join('\n')).toMatch(/claude-code: 'observes the completion contract' in orchestrate is marked enforced/);
+    expect(problems.join('\n')).toMatch(/mystery: no transport declares/);
+  });
+
+  it('a declared completion contract names an output verb some tool implements', async () => {
+    const dataRoot = await mkdtemp(join(tmpdir(), 'cc-matrix-'));
+    const app = await ControlCenter.open({ dataRoot, env: {} });
+    try {
+      // The server's registry is where the declarations come from: one per registered transport.
+      expect(app.executor.transportCapabilities().map((declared) => declared.adapterId)).toEqual(['builtin', 'claude-code']);
+      for (const declared of app.executor.transportCapabilities()) {
+        for (const mode of MODES) {
+          const verb = getCapabilityProfile(mode).outputVerb;
+          const implemented = verb !== null && app.executor.toolNamesFor(mode).includes(verb);
+          expect({ transport: declared.adapterId, mode, verb, declared: declared.completionContract.includes(mode) }).toEqual({
+            transport: declared.adapterId,
+            mode,
+            verb,
+            declared: implemented,
+          });
+        }
+      }
+      const claude = honestyMatrix().adapters.find((adapter) => adapter.id === 'claude-code')!;
+      expect(claude.rows.find((row) => row.key === 'completionContract' && row.mode === 'orchestrate')?.level).toBe('none');
+    } finally {
+      await app.close();
+      await rm(dataRoot, { recursive: true, force: true });
+    }
   });
 });
 

@@ -15,6 +15,7 @@ import { modelProxyBaseUrl } from '../../services/model-broker.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { claudeCodeArgs, mcpToolName, userMessageLine } from './claude-code-args.js';
 import { resolveClaudePath } from './claude-binary.js';
+import { CLAUDE_CODE_ADAPTER_ID, CLAUDE_CODE_CAPABILITIES } from './claude-code-capabilities.js';
 import { hookSettings, writeHookFiles } from './hook-script.js';
 import { hookSessions as defaultHookSessions, type HookSession, type HookSessions } from './hook-sessions.js';
 import { NdjsonFramer, type MalformedLine } from './ndjson-framer.js';
@@ -22,7 +23,7 @@ import { signalProcessTree } from './process-tree.js';
 import { ClaudeStreamTranslator } from './stream-translator.js';
 
 /** The transport id agents name in `adapterId`. */
-export const CLAUDE_CODE_ADAPTER_ID = 'claude-code';
+export { CLAUDE_CODE_ADAPTER_ID } from './claude-code-capabilities.js';
 
 /** Reminders before a run that never delivered its output verb is flagged (the built-in harness's number). */
 const DEFAULT_MAX_REMINDERS = 2;
@@ -103,6 +104,7 @@ function safeSegment(value: string): string {
  */
 export class ClaudeCodeTransport implements AgentTransport {
   readonly id = CLAUDE_CODE_ADAPTER_ID;
+  readonly capabilities = CLAUDE_CODE_CAPABILITIES;
   private readonly sessions: HookSessions;
   private sandboxChoice: Promise<{ backend: SandboxBackend | null; detail: string }> | null = null;
 

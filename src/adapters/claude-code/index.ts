@@ -6,3 +6,4 @@ export { hookOutput, hookDeny, transportActionOf, HOOKED_TOOLS, HOOK_MATCHER, ty
 export { HOOK_SCRIPT, hookSettings, writeHookFiles, PRE_TOOL_USE_PATH } from './hook-script.js';
 export { NdjsonFramer, type MalformedLine } from './ndjson-framer.js';
 export { ClaudeStreamTranslator, toModelUsage, type ClaudeResultSummary, type ClaudeInitSummary } from './stream-translator.js';
+export { CLAUDE_CODE_CAPABILITIES } from './claude-code-capabilities.js';

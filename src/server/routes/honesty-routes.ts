@@ -7,9 +7,9 @@ import type { ControlCenter } from '../../services/control-center.js';
 /**
  * `GET /api/honesty-matrix` (ADP-1): per adapter, per capability (and per mode or host where it
  * differs), what the Control Center really enforces, and the test that shows it. `host` says which
- * sandbox row applies to Claude Code runs on this server.
+ * sandbox row applies to Claude Code runs on this server; `transports` is what each transport declares.
  */
-export function honestyRoutes(_app: ControlCenter): FastifyPluginAsyncZod {
+export function honestyRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
     server.get(
       '/api/honesty-matrix',
@@ -17,7 +17,7 @@ export function honestyRoutes(_app: ControlCenter): FastifyPluginAsyncZod {
       async () => {
         const selection = await selectSandbox();
         const sandbox: 'bubblewrap' | 'seatbelt' | 'none' = selection.backend?.id ?? 'none';
-        return { ...honestyMatrix(), host: { sandbox, detail: selection.detail } };
+        return { ...honestyMatrix(), transports: app.executor.transportCapabilities().map((declared) => ({ ...declared, gates: { ...declared.gates }, completionContract: [...declared.completionContract], structuralModes: [...declared.structuralModes] })), host: { sandbox, detail: selection.detail } };
       },
     );
   };

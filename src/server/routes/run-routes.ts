@@ -1,16 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { missingControl } from '../../adapters/transport-capabilities.js';
 import { NotFoundError, ConflictError } from '../../errors/index.js';
 import { Approval, ApprovalStatus, DecideApprovalBody } from '../../schemas/approval.js';
 import { ApiError } from '../../schemas/common.js';
 import { Presence } from '../../schemas/presence.js';
 import { AnswerQuestionBody, Question } from '../../schemas/question.js';
-import { Run, RunControlResponse, RunDetail, SteerRunBody } from '../../schemas/run.js';
+import { ConversationRunTree, Run, RunControlResponse, RunDetail, RunSubtree, SteerRunBody } from '../../schemas/run.js';
 import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schemas/settings.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
 import { RunLog } from '../../services/run-log.js';
 import { toRun } from '../../services/run-service.js';
+import { conversationRunTree, runSubtree } from '../../services/run-tree.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const RunParams = WorkspaceParams.extend({ runId: z.string().min(1) });
@@ -23,7 +25,13 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         schema: {
           tags: ['runs'],
           params: WorkspaceParams,
-          querystring: z.strictObject({ conversationId: z.string().optional(), agentId: z.string().optional(), limit: z.coerce.number().int().min(1).max(500).optional() }),
+          querystring: z.strictObject({
+            conversationId: z.string().optional(),
+            agentId: z.string().optional(),
+            /** `true`: only turns (runs without a parent); subagent and delegate runs are in the run tree. */
+            topLevel: z.enum(['true', 'false']).optional(),
+            limit: z.coerce.number().int().min(1).max(500).optional(),
+          }),
           response: { 200: z.object({ runs: z.array(Run) }), 404: ApiError },
         },
       },
@@ -32,7 +40,33 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         let query = database.db.selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(request.query.limit ?? 100);
         if (request.query.conversationId) query = query.where('conversation_id', '=', request.query.conversationId);
         if (request.query.agentId) query = query.where('agent_id', '=', request.query.agentId);
+        if (request.query.topLevel === 'true') query = query.where('parent_run_id', 'is', null);
         return { runs: (await query.execute()).map(toRun) };
+      },
+    );
+    server.get(
+      '/api/workspaces/:workspaceId/conversations/:conversationId/run-tree',
+      {
+        schema: {
+          tags: ['runs'],
+          params: WorkspaceParams.extend({ conversationId: z.string().min(1) }),
+          response: { 200: ConversationRunTree, 404: ApiError },
+        },
+      },
+      async (request) => {
+        await app.spaces.getConversation(request.params.workspaceId, request.params.conversationId);
+        const { database } = await app.workspaces.handle(request.params.workspaceId);
+        return { conversationId: request.params.conversationId, runs: await conversationRunTree(database.db, request.params.conversationId) };
+      },
+    );
+    server.get(
+      '/api/workspaces/:workspaceId/runs/:runId/tree',
+      { schema: { tags: ['runs'], params: RunParams, response: { 200: RunSubtree, 404: ApiError } } },
+      async (request) => {
+        const { database } = await app.workspaces.handle(request.params.workspaceId);
+        const run = await runSubtree(database.db, request.params.runId);
+        if (!run) throw new NotFoundError('run', request.params.runId, 'runId');
+        return { run };
       },
     );
     server.get(
@@ -72,8 +106,10 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       async (request) => {
         const run = app.activeRuns.get(request.params.runId);
         if (!run || run.workspaceId !== request.params.workspaceId) {
-          throw new ConflictError('runId', `run ${request.params.runId} is not in progress on the built-in harness; only running turns can be steered (HAR-5)`);
+          throw new ConflictError('runId', `run ${request.params.runId} is not in progress; only running turns can be steered (HAR-5)`);
         }
+        const missing = missingControl(run.transport, 'steer');
+        if (missing) throw new ConflictError('runId', `run ${run.runId}: ${missing}`);
         run.steering.push(request.body.text);
         app.events.publish(request.params.workspaceId, 'run.steered', { runId: run.runId, text: request.body.text });
         return { ok: true as const };

@@ -85,7 +85,8 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'run.created':
     case 'run.updated': {
       const run = event.data;
-      if (run.conversationId) client.setQueryData<{ runs: Run[] }>(keys.runs(ws, run.conversationId), (old) => (old ? { runs: upsertById(old.runs, run) ?? [] } : old));
+      // Only turns are listed per conversation; a child run (subagent, delegate) stays in its parent's tree.
+      if (run.conversationId && run.parentRunId === null) client.setQueryData<{ runs: Run[] }>(keys.runs(ws, run.conversationId), (old) => (old ? { runs: upsertById(old.runs, run) ?? [] } : old));
       void client.invalidateQueries({ queryKey: keys.run(ws, run.id) });
       if (event.type === 'run.created') client.setQueryData<LiveRun>(keys.liveRun(ws, run.id), (old) => old ?? { ...EMPTY_LIVE_RUN, fromStart: true });
       if (run.state !== 'running' && run.state !== 'queued' && run.conversationId) {

@@ -70,7 +70,8 @@ export function useRuns(ws: string, conversationId: string) {
   return useQuery({
     queryKey: keys.runs(ws, conversationId),
     queryFn: async () => {
-      const result = await api.get<{ runs: Run[] }>(`${w(ws)}/runs?conversationId=${encodeURIComponent(conversationId)}`);
+      // The conversation's turns only: subagent and delegate runs share its id but belong under their parent (run tree).
+      const result = await api.get<{ runs: Run[] }>(`${w(ws)}/runs?conversationId=${encodeURIComponent(conversationId)}&topLevel=true`);
       // The server lists newest first; the UI reads oldest → newest.
       return { runs: [...result.runs].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)) };
     },

@@ -51,7 +51,8 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
 
   const agentList: Agent[] = agents.data?.agents ?? [];
   const agentById = useMemo(() => new Map(agentList.map((agent) => [agent.id, agent])), [agentList]);
-  const runList = runs.data?.runs ?? [];
+  // Turns only: child runs (subagents, delegates) carry the conversation's id but are not turns of their own.
+  const runList = useMemo(() => (runs.data?.runs ?? []).filter((run) => run.parentRunId === null), [runs.data]);
   const activeRuns = runList.filter(isActive);
   const planList = plans.data?.plans ?? [];
 

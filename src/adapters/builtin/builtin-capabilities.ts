@@ -1,0 +1,26 @@
+import type { TransportCapabilities } from '../transport-capabilities.js';
+
+/** The adapter id of the built-in harness (agents with `adapterId: null` run on it). */
+export const BUILTIN_ADAPTER_ID = 'builtin';
+
+/**
+ * The built-in harness (ADP-2) declared like any transport: every tool is its own and passes the
+ * one chokepoint, subagents are child runs, steering and pause act before the next model call.
+ * The completion contract is observed in plan mode only: orchestrate's output verb
+ * `propose_orchestration` is declared by the profile (ORC-1) but no tool implements it yet, so a
+ * contract there could never be met and is not claimed.
+ */
+export const BUILTIN_CAPABILITIES: TransportCapabilities = {
+  adapterId: BUILTIN_ADAPTER_ID,
+  label: 'Built-in harness',
+  steer: true,
+  pauseResume: true,
+  cancel: true,
+  subagents: 'childRuns',
+  nativeTools: false,
+  // Pushes from a script depend on the host (sandbox, network): decided, but not on every host.
+  gates: { toolSurface: true, shellCommands: true, fileWrites: true, reads: true, productTools: true, pushes: false },
+  completionContract: ['plan'],
+  structuralModes: ['chat', 'review', 'plan', 'orchestrate'],
+  sandbox: true,
+};

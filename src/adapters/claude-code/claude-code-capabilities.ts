@@ -1,0 +1,25 @@
+import type { TransportCapabilities } from '../transport-capabilities.js';
+
+/** The `adapterId` of agents that run on the Claude Code CLI. */
+export const CLAUDE_CODE_ADAPTER_ID = 'claude-code';
+
+/**
+ * What the Claude Code transport supports (ADP-3). `claude -p` takes the turn's input at start and
+ * only reminders after it, so the Control Center cannot steer or pause it mid-turn (cancel kills
+ * the process tree). Its `Agent` tool runs subagents inside the CLI; its native reads are not
+ * hooked. The completion contract is observed where the output verb exists (plan: `submit_plan`
+ * over MCP); orchestrate's `propose_orchestration` is implemented nowhere, so it is not claimed.
+ */
+export const CLAUDE_CODE_CAPABILITIES: TransportCapabilities = {
+  adapterId: CLAUDE_CODE_ADAPTER_ID,
+  label: 'Claude Code CLI',
+  steer: false,
+  pauseResume: false,
+  cancel: true,
+  subagents: 'inRunner',
+  nativeTools: true,
+  gates: { toolSurface: false, shellCommands: true, fileWrites: true, reads: false, productTools: true, pushes: false },
+  completionContract: ['plan'],
+  structuralModes: ['chat'],
+  sandbox: true,
+};

@@ -1,0 +1,78 @@
+import type { Mode } from '../core/modes.js';
+
+/**
+ * What a transport declares it supports (ADP-1), the one source the run routes, the web and the
+ * honesty matrix read. A route refuses a control the run's transport does not declare (409 with the
+ * reason) instead of answering 200 and doing nothing; the matrix may not claim `enforced` for
+ * anything declared `false` here (test/adapters/honesty-matrix.test.ts checks it).
+ */
+export interface TransportCapabilities {
+  /** The agent's `adapterId` this declaration belongs to (`builtin` for the built-in harness). */
+  readonly adapterId: string;
+  readonly label: string;
+  /** `POST …/runs/:runId/steer`: text injected into the running turn before its next model call (HAR-5). */
+  readonly steer: boolean;
+  /** `POST …/runs/:runId/pause` and `…/resume`: the turn holds before its next model call (HAR-5). */
+  readonly pauseResume: boolean;
+  /** `POST …/runs/:runId/cancel`: the turn ends `cancelled` (every transport must honour it). */
+  readonly cancel: boolean;
+  /**
+   * How subagents run: `childRuns` — each is a run of its own in the conversation's run tree, gated
+   * like its parent (HAR-5); `inRunner` — inside the runner's process, seen only as tool calls in the
+   * parent's log. Delegation (`delegate_task`, a product tool) makes child runs on every transport.
+   */
+  readonly subagents: 'childRuns' | 'inRunner';
+  /** The runner brings tools of its own, which the Control Center sees only as far as its hooks reach. */
+  readonly nativeTools: boolean;
+  /** What is decided by the policy engine before it runs, on every call, in every mode. */
+  readonly gates: {
+    /** The model sees exactly the mode's surface; nothing else can be called. */
+    readonly toolSurface: boolean;
+    readonly shellCommands: boolean;
+    readonly fileWrites: boolean;
+    readonly reads: boolean;
+    readonly productTools: boolean;
+    /** Every push, including one made inside a script, whatever the host. */
+    readonly pushes: boolean;
+  };
+  /** Modes whose completion contract is observed: the output verb exists and the transport sees it delivered (HAR-4). */
+  readonly completionContract: readonly Mode[];
+  /** Modes the runner is held to structurally (surface, guard, prompt, contract), not by advisory flags. */
+  readonly structuralModes: readonly Mode[];
+  /** On a host with a sandbox backend, the run's processes are bounded by it (SBX-1). */
+  readonly sandbox: boolean;
+}
+
+/** The run controls a route can ask for, and the capability each one needs. */
+export type RunControl = 'steer' | 'pause' | 'resume' | 'cancel';
+
+const CONTROL_NEEDS: Readonly<Record<RunControl, { flag: 'steer' | 'pauseResume' | 'cancel'; words: string }>> = {
+  steer: { flag: 'steer', words: 'steering a running turn' },
+  pause: { flag: 'pauseResume', words: 'pausing a running turn' },
+  resume: { flag: 'pauseResume', words: 'resuming a paused turn' },
+  cancel: { flag: 'cancel', words: 'cancelling a running turn' },
+};
+
+/** Why the transport cannot do `control`, naming the transport and the missing capability; null when it can. */
+export function missingControl(capabilities: TransportCapabilities, control: RunControl): string | null {
+  const need = CONTROL_NEEDS[control];
+  if (capabilities[need.flag]) return null;
+  return `${capabilities.label} (\`${capabilities.adapterId}\`) does not support ${need.words}: its transport does not declare the \`${need.flag}\` capability`;
+}
+
+/** The declaration for an agent whose adapter is not registered on this server: it supports nothing (its runs fail at once). */
+export function unavailableCapabilities(adapterId: string): TransportCapabilities {
+  return {
+    adapterId,
+    label: `unavailable adapter '${adapterId}'`,
+    steer: false,
+    pauseResume: false,
+    cancel: true,
+    subagents: 'inRunner',
+    nativeTools: true,
+    gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: false, pushes: false },
+    completionContract: [],
+    structuralModes: [],
+    sandbox: false,
+  };
+}
