@@ -153,7 +153,7 @@ function builtinRows(): HonestyRow[] {
       capability: 'reads',
       level: 'enforced',
       detail: 'read/list/glob/grep are the harness’s own tools: every call passes the chokepoint, and reads outside the worktree are refused.',
-      testedBy: 'test/tools/node-worktree.test.ts > NodeWorktree path rules (HAR-7) > refuses reading through a symlinked file that points outside',
+      testedBy: 'test/worktree/node-worktree.test.ts > NodeWorktree path rules (HAR-7) > refuses reading through a symlinked file that points outside',
     }),
     row({
       capability: 'productTools',

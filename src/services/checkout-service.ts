@@ -14,7 +14,7 @@ import {
   type CheckoutRecords,
   type ConversationWorktree,
   type RemovedWorktree,
-} from '../tools/git-worktrees.js';
+} from '../git/git-worktrees.js';
 import type { WorkspaceService } from './workspace-service.js';
 
 /** The workspace database's `checkouts` table as {@link CheckoutRecords}. */

@@ -1,8 +1,8 @@
 export { defineTool, ok, fail, type Tool, type ToolContext, type ToolDefinition, type ToolResult, type UserQuestion } from './define-tool.js';
-export type { ExecResult, WorktreeOperations } from './worktree-operations.js';
-export { NodeWorktree, type NodeWorktreeOptions } from './node-worktree.js';
-export { PathEscapeError, type PathEscapeReason } from './path-escape-error.js';
-export { sanitizedEnv } from './sanitized-env.js';
+export type { ExecResult, WorktreeOperations } from '../worktree/worktree-operations.js';
+export { NodeWorktree, type NodeWorktreeOptions } from '../worktree/node-worktree.js';
+export { PathEscapeError, type PathEscapeReason } from '../worktree/path-escape-error.js';
+export { sanitizedEnv } from '../sandbox/sanitized-env.js';
 export { builtinTools, toolDescriptors, toModelTool, parseToolInput, type ParsedToolInput } from './builtin-tools.js';
 export { readTool } from './read-tool.js';
 export { listTool } from './list-tool.js';
@@ -14,7 +14,7 @@ export { bashTool, BASH_EFFECTS } from './bash-tool.js';
 export { todoTool, currentTodos, TODO_STATE_KEY, type TodoItem } from './todo-tool.js';
 export { askUserTool } from './ask-user-tool.js';
 export { taskTool } from './task-tool.js';
-export { globMatcher, globToRegExp, globBase } from './glob-pattern.js';
+export { globMatcher, globToRegExp, globBase } from '../worktree/glob-pattern.js';
 export {
   ensureWorktree,
   removeWorktree,
@@ -32,5 +32,5 @@ export {
   type RemovedWorktree,
   type CheckoutRecord,
   type CheckoutRecords,
-} from './git-worktrees.js';
-export { GitCommandError } from './git-command-error.js';
+} from '../git/git-worktrees.js';
+export { GitCommandError } from '../git/git-command-error.js';

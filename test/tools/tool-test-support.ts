@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolContext } from '../../src/tools/define-tool.js';
-import { NodeWorktree, type NodeWorktreeOptions } from '../../src/tools/node-worktree.js';
+import { NodeWorktree, type NodeWorktreeOptions } from '../../src/worktree/node-worktree.js';
 
 /** A fresh real temp directory; `cleanup` removes it. */
 export async function makeTempDir(prefix = 'cc-tools-'): Promise<{ path: string; cleanup: () => Promise<void> }> {

@@ -17,8 +17,8 @@ import {
   type CheckoutRecords,
   type EnsureWorktreeOptions,
   type RemoveWorktreeOptions,
-} from '../../src/tools/git-worktrees.js';
-import { makeTempDir } from './tool-test-support.js';
+} from '../../src/git/git-worktrees.js';
+import { makeTempDir } from '../tools/tool-test-support.js';
 
 const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false'];
 

@@ -1,4 +1,4 @@
-import type { WalkedFile } from '../worktree/walked-file.js';
+import type { WalkedFile } from './walked-file.js';
 
 /**
  * File and process access inside one conversation's worktree (HAR-7). Every path is resolved

@@ -1,7 +1,7 @@
-import type { WalkedFile } from '../worktree/walked-file.js';
+import type { WalkedFile } from './walked-file.js';
 import type { WorktreeOperations } from './worktree-operations.js';
 
-export { SKIPPED_DIRECTORIES, type WalkedFile } from '../worktree/walked-file.js';
+export { SKIPPED_DIRECTORIES, type WalkedFile } from './walked-file.js';
 
 /**
  * Every file below `start`, depth first in name order, `.git` and `node_modules` skipped; symlinks

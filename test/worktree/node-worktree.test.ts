@@ -1,11 +1,11 @@
 import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NodeWorktree } from '../../src/tools/node-worktree.js';
-import { PathEscapeError } from '../../src/tools/path-escape-error.js';
+import { NodeWorktree } from '../../src/worktree/node-worktree.js';
+import { PathEscapeError } from '../../src/worktree/path-escape-error.js';
 import { readTool } from '../../src/tools/read-tool.js';
 import { writeTool } from '../../src/tools/write-tool.js';
-import { eventually, isAlive, makeContext, makeTempDir } from './tool-test-support.js';
+import { eventually, isAlive, makeContext, makeTempDir } from '../tools/tool-test-support.js';
 
 let base: { path: string; cleanup: () => Promise<void> };
 let root: string;

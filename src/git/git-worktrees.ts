@@ -3,9 +3,9 @@ import { join, resolve as resolvePath } from 'node:path';
 import type { PushRemote } from '../adapters/claude-code/hook-sessions.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { ValidationError } from '../errors/validation-error.js';
-import { SERVER_GIT_IDENTITY, type CheckoutRunner } from '../git/checkout-runner.js';
-import { syncCheckoutRef, type RefSyncResult } from '../git/sync-checkout.js';
-import { discoverPushRemotes } from '../services/git-push-proxy.js';
+import { SERVER_GIT_IDENTITY, type CheckoutRunner } from './checkout-runner.js';
+import { syncCheckoutRef, type RefSyncResult } from './sync-checkout.js';
+import { discoverPushRemotes } from './git-push-proxy.js';
 import { runGit, tryGit } from './run-git.js';
 
 /** Branch prefix of conversation checkouts: `cc/<conversationId>`, in the checkout and in the user's repository. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRemoteUrl } from '../../src/tools/git-remote-url.js';
+import { checkRemoteUrl } from '../../src/git/git-remote-url.js';
 
 describe('checkRemoteUrl (SEC-2)', () => {
   it.each([

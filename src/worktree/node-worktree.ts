@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import { CheckedPathFiles } from '../worktree/checked-path-files.js';
-import { ConfinedFiles } from '../worktree/confined-files.js';
-import { procFdSupported } from '../worktree/proc-fd-support.js';
-import type { WalkedFile } from '../worktree/walked-file.js';
-import type { WorktreeFiles } from '../worktree/worktree-files.js';
-import { sanitizedEnv } from './sanitized-env.js';
+import { CheckedPathFiles } from './checked-path-files.js';
+import { ConfinedFiles } from './confined-files.js';
+import { procFdSupported } from './proc-fd-support.js';
+import type { WalkedFile } from './walked-file.js';
+import type { WorktreeFiles } from './worktree-files.js';
+import { sanitizedEnv } from '../sandbox/sanitized-env.js';
 import type { ExecResult, WorktreeOperations } from './worktree-operations.js';
 
 /** What to spawn instead of a command's own argv, and what to clean up once it ended. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { globBase, globMatcher } from '../../src/tools/glob-pattern.js';
+import { globBase, globMatcher } from '../../src/worktree/glob-pattern.js';
 
 describe('glob matcher', () => {
   const cases: [pattern: string, path: string, expected: boolean][] = [

@@ -6,10 +6,10 @@ import { gunzipSync } from 'node:zlib';
 import type { TransportGateResult } from '../adapters/agent-transport.js';
 import { hookSessions as defaultSessions, type HookSession, type HookSessions, type PushRemote } from '../adapters/claude-code/hook-sessions.js';
 import { nowIso } from '../ids.js';
-import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from '../tools/git-hardening.js';
-import { gitOperandProblem } from '../tools/git-operand.js';
-import { checkRemoteUrl } from '../tools/git-remote-url.js';
-import { runGit, tryGit } from '../tools/run-git.js';
+import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
+import { gitOperandProblem } from './git-operand.js';
+import { checkRemoteUrl } from './git-remote-url.js';
+import { runGit, tryGit } from './run-git.js';
 
 /** Path prefix of the proxy on the Control Center (the route is `git-push-routes.ts`). */
 export const GIT_PUSH_PATH = '/api/git-push';
