@@ -2,15 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { parse as parseYaml } from 'yaml';
-import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
-import { newId, nowIso } from '../ids.js';
-import type { Agent, CreateAgentBody, UpdateAgentBody } from '../schemas/agent.js';
-import type { AgentTable, WorkspaceSchema } from '../store/workspace-schema.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
+import { newId, nowIso } from '../../ids.js';
+import type { Agent, CreateAgentBody, UpdateAgentBody } from '../../schemas/agent.js';
+import type { AgentTable, WorkspaceSchema } from '../../store/workspace-schema.js';
 import { AgentDirectory, skillDirectoryName, type AgentDirectoryContent, type PendingDirectoryChange } from './agent-directory.js';
-import type { EventBus } from './event-bus.js';
-import type { FileOperations } from './file-operations.js';
-import type { RunService } from './run-service.js';
-import type { WorkspaceHandle, WorkspaceService } from './workspace-service.js';
+import type { EventBus } from '../event-bus.js';
+import type { FileOperations } from '../file-operations.js';
+import type { RunService } from '../runs/run-service.js';
+import type { WorkspaceHandle, WorkspaceService } from '../workspaces/workspace-service.js';
 
 /** Checks an agent's `effort` against its model's own vocabulary (AG-1); returns a problem or null. */
 export type EffortValidator = (modelId: string | null, adapterId: string | null, effort: string) => string | null;

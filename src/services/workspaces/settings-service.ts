@@ -1,6 +1,6 @@
-import { HttpUrl } from '../schemas/common.js';
-import { WorkspaceSettings, type UpdateWorkspaceSettingsBody, type WorkspaceSettingsView } from '../schemas/settings.js';
-import type { EventBus } from './event-bus.js';
+import { HttpUrl } from '../../schemas/common.js';
+import { WorkspaceSettings, type UpdateWorkspaceSettingsBody, type WorkspaceSettingsView } from '../../schemas/settings.js';
+import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from './workspace-service.js';
 
 const SETTINGS_KEY = 'settings';

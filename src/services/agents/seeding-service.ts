@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { AgentService } from './agent-service.js';
-import type { EventBus } from './event-bus.js';
-import type { FileOperations } from './file-operations.js';
+import type { EventBus } from '../event-bus.js';
+import type { FileOperations } from '../file-operations.js';
 import { BUILT_IN_SKILLS, SEED_CEO, SEED_SPECIALISTS, type SeedAgent } from './seed-agents.js';
-import type { WorkspaceService } from './workspace-service.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
 /**
  * WS-2: seeds the CEO and the four specialists, idempotently. Existing rows are kept as the

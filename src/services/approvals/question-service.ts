@@ -1,7 +1,7 @@
-import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
-import { newId, nowIso } from '../ids.js';
-import type { UserQuestion } from '../tools/define-tool.js';
-import type { EventBus } from './event-bus.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
+import { newId, nowIso } from '../../ids.js';
+import type { UserQuestion } from '../../tools/define-tool.js';
+import type { EventBus } from '../event-bus.js';
 
 /** RLY-4: what the agent is told when nobody answered a question card in time. */
 export const NO_RESPONSE_LINE = '[No user response before timeout — continue according to the current relay mode.]';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { FileOperations } from './file-operations.js';
+import type { FileOperations } from '../file-operations.js';
 
 /** What an agent's directory is made from: its row, plus its manager's name for readability. */
 export interface AgentDirectoryContent {

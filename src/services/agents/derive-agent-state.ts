@@ -1,5 +1,5 @@
-import type { AgentState } from '../schemas/agent.js';
-import type { RunLiveness, RunState } from '../schemas/run.js';
+import type { AgentState } from '../../schemas/agent.js';
+import type { RunLiveness, RunState } from '../../schemas/run.js';
 
 /** The facts about an agent's runs that its state is derived from. */
 export interface RunFacts {

@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { checkDelegation } from '../core/delegation-guard.js';
-import type { AutonomyLevel } from '../core/modes.js';
-import { formatPlanViolations } from '../core/plan/format-plan-violations.js';
-import { fail, ok, defineTool, type Tool } from '../tools/define-tool.js';
-import type { AgentService } from './agent-service.js';
-import type { ApprovalService } from './approval-service.js';
+import { checkDelegation } from '../../core/delegation-guard.js';
+import type { AutonomyLevel } from '../../core/modes.js';
+import { formatPlanViolations } from '../../core/plan/format-plan-violations.js';
+import { fail, ok, defineTool, type Tool } from '../../tools/define-tool.js';
+import type { AgentService } from '../agents/agent-service.js';
+import type { ApprovalService } from '../approvals/approval-service.js';
 import type { PlanService } from './plan-service.js';
-import type { ModeToolProvider, RunExecutor } from './run-executor.js';
-import type { SettingsService } from './settings-service.js';
-import type { SpaceService } from './space-service.js';
-import type { WorkspaceService } from './workspace-service.js';
+import type { ModeToolProvider, RunExecutor } from '../runs/run-executor.js';
+import type { SettingsService } from '../workspaces/settings-service.js';
+import type { SpaceService } from '../spaces/space-service.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
 const PlanNodeInput = z.object({
   key: z.string().describe('Short unique key of the step, e.g. "schema" or "api-1".'),

@@ -1,4 +1,4 @@
-import { validateEffort } from '../llm/model-catalog.js';
+import { validateEffort } from '../../llm/model-catalog.js';
 
 /**
  * AG-1: `effort` comes from the chosen model's own vocabulary. An agent without a model runs on the

@@ -1,6 +1,6 @@
-import type { Approval } from '../schemas/approval.js';
-import type { AgentService } from './agent-service.js';
-import type { TurnService } from './turn-service.js';
+import type { Approval } from '../../schemas/approval.js';
+import type { AgentService } from '../agents/agent-service.js';
+import type { TurnService } from '../runs/turn-service.js';
 
 /**
  * POL-7: a decision on a durable approval (a plan exit) wakes the agent that asked, in its

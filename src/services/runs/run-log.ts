@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { nowIso } from '../ids.js';
-import type { WorkspaceSchema } from '../store/workspace-schema.js';
-import type { ToolCallRecord, RunEventRecord } from '../schemas/run.js';
+import { nowIso } from '../../ids.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { ToolCallRecord, RunEventRecord } from '../../schemas/run.js';
 
 export type { ToolCallRecord, RunEventRecord };
 

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import type { PushRemote } from '../adapters/claude-code/hook-sessions.js';
-import type { CheckoutRunner } from '../git/checkout-runner.js';
-import type { RefSyncResult } from '../git/sync-checkout.js';
-import type { CommandSandbox } from '../sandbox/command-sandbox.js';
-import type { WorkspaceSchema } from '../store/workspace-schema.js';
+import type { PushRemote } from '../../adapters/claude-code/hook-sessions.js';
+import type { CheckoutRunner } from '../../git/checkout-runner.js';
+import type { RefSyncResult } from '../../git/sync-checkout.js';
+import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import {
   ensureWorktree,
   removeWorktree,
@@ -14,7 +14,7 @@ import {
   type CheckoutRecords,
   type ConversationWorktree,
   type RemovedWorktree,
-} from '../git/git-worktrees.js';
+} from '../../git/git-worktrees.js';
 import type { WorkspaceService } from './workspace-service.js';
 
 /** The workspace database's `checkouts` table as {@link CheckoutRecords}. */

@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
-import { ValidationError } from '../errors/index.js';
-import { tryGit } from '../git/run-git.js';
+import { ValidationError } from '../../errors/index.js';
+import { tryGit } from '../../git/run-git.js';
 
 /**
  * Refuses a space's `repoPath` unless it is the top-level directory of an existing git repository

@@ -1,11 +1,11 @@
 import type { Kysely, Selectable } from 'kysely';
-import { ConflictError, NotFoundError } from '../errors/index.js';
-import { newId, nowIso } from '../ids.js';
-import type { Approval, ApprovalStatus } from '../schemas/approval.js';
-import type { ApprovalTable, WorkspaceSchema } from '../store/workspace-schema.js';
-import type { EventBus } from './event-bus.js';
-import type { OperatorPrincipal } from './operator-auth.js';
-import type { WorkspaceService } from './workspace-service.js';
+import { ConflictError, NotFoundError } from '../../errors/index.js';
+import { newId, nowIso } from '../../ids.js';
+import type { Approval, ApprovalStatus } from '../../schemas/approval.js';
+import type { ApprovalTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { EventBus } from '../event-bus.js';
+import type { OperatorPrincipal } from '../operator-auth.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
 export interface ApprovalRequest {
   kind: string;

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import { DEFAULT_AUTONOMY, type AutonomyLevel, type Mode } from '../core/modes.js';
-import { pickerToSpaceMode, spaceModeToPicker } from '../core/picker.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
-import { newId, nowIso } from '../ids.js';
+import { DEFAULT_AUTONOMY, type AutonomyLevel, type Mode } from '../../core/modes.js';
+import { pickerToSpaceMode, spaceModeToPicker } from '../../core/picker.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
+import { newId, nowIso } from '../../ids.js';
 import type {
   BranchConversationBody,
   Conversation,
@@ -11,11 +11,11 @@ import type {
   Space,
   SpaceKind,
   UpdateSpaceBody,
-} from '../schemas/space.js';
-import type { ConversationTable, SpaceTable, WorkspaceSchema } from '../store/workspace-schema.js';
-import type { EventBus } from './event-bus.js';
-import { assertRepositoryPath } from './repository-path-check.js';
-import type { WorkspaceService } from './workspace-service.js';
+} from '../../schemas/space.js';
+import type { ConversationTable, SpaceTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { EventBus } from '../event-bus.js';
+import { assertRepositoryPath } from '../workspaces/repository-path-check.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
 function toSpace(workspaceId: string, row: Selectable<SpaceTable>): Space {
   const mode = row.mode as Mode;

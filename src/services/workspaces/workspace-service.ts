@@ -1,13 +1,13 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Selectable } from 'kysely';
-import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
-import { newId, nowIso } from '../ids.js';
-import type { Workspace } from '../schemas/workspace.js';
-import type { RegistryStore } from '../store/registry-store.js';
-import type { WorkspaceTable } from '../store/registry-schema.js';
-import { WorkspaceDatabase } from '../store/workspace-database.js';
-import type { EventBus } from './event-bus.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
+import { newId, nowIso } from '../../ids.js';
+import type { Workspace } from '../../schemas/workspace.js';
+import type { RegistryStore } from '../../store/registry-store.js';
+import type { WorkspaceTable } from '../../store/registry-schema.js';
+import { WorkspaceDatabase } from '../../store/workspace-database.js';
+import type { EventBus } from '../event-bus.js';
 
 /** An open workspace: its registry row, its own database, its data directory. */
 export interface WorkspaceHandle {

@@ -1,26 +1,26 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Decision } from '../core/decisions.js';
-import { mostRestrictive } from '../core/decisions.js';
-import type { EffectClass } from '../core/effect-classes.js';
-import { resolveDispatchMode } from '../core/mode-resolution.js';
-import { DEFAULT_AUTONOMY, type AutonomyLevel, type Mode } from '../core/modes.js';
-import { compilePolicy, type CompiledPolicy } from '../core/policy/compile-policy.js';
-import { decideAction } from '../core/policy/decide-action.js';
-import { shellAction, toolAction, type PolicyAction } from '../core/policy/policy-action.js';
-import type { DecidedBy, PolicyDecision } from '../core/policy/policy-decision.js';
-import type { PolicyRule as CorePolicyRule, RuleMatch } from '../core/policy/policy-rule.js';
-import { fingerprintAction, rememberChoiceRule } from '../core/policy/remembered-choice.js';
-import { classifyShellCommand, type ShellClassification } from '../core/shell/classify-command.js';
-import type { ToolDescriptor } from '../core/tool-descriptor.js';
-import { NotFoundError, ValidationError } from '../errors/index.js';
-import { newId, nowIso } from '../ids.js';
-import type { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../schemas/policy.js';
-import type { PolicyRuleTable, WorkspaceSchema } from '../store/workspace-schema.js';
-import type { AgentService } from './agent-service.js';
-import { worktreeFileReader } from './worktree-file-reader.js';
-import type { EventBus } from './event-bus.js';
-import type { SpaceService } from './space-service.js';
-import type { WorkspaceService } from './workspace-service.js';
+import type { Decision } from '../../core/decisions.js';
+import { mostRestrictive } from '../../core/decisions.js';
+import type { EffectClass } from '../../core/effect-classes.js';
+import { resolveDispatchMode } from '../../core/mode-resolution.js';
+import { DEFAULT_AUTONOMY, type AutonomyLevel, type Mode } from '../../core/modes.js';
+import { compilePolicy, type CompiledPolicy } from '../../core/policy/compile-policy.js';
+import { decideAction } from '../../core/policy/decide-action.js';
+import { shellAction, toolAction, type PolicyAction } from '../../core/policy/policy-action.js';
+import type { DecidedBy, PolicyDecision } from '../../core/policy/policy-decision.js';
+import type { PolicyRule as CorePolicyRule, RuleMatch } from '../../core/policy/policy-rule.js';
+import { fingerprintAction, rememberChoiceRule } from '../../core/policy/remembered-choice.js';
+import { classifyShellCommand, type ShellClassification } from '../../core/shell/classify-command.js';
+import type { ToolDescriptor } from '../../core/tool-descriptor.js';
+import { NotFoundError, ValidationError } from '../../errors/index.js';
+import { newId, nowIso } from '../../ids.js';
+import type { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../../schemas/policy.js';
+import type { PolicyRuleTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { AgentService } from '../agents/agent-service.js';
+import { worktreeFileReader } from '../worktree-file-reader.js';
+import type { EventBus } from '../event-bus.js';
+import type { SpaceService } from '../spaces/space-service.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
 /** Where a tool call happens, as the chokepoints know it. */
 export interface ToolCallContext {

@@ -1,10 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
-import { newId, nowIso } from '../ids.js';
-import type { AgentState } from '../schemas/agent.js';
-import type { Run, RunLiveness, RunState } from '../schemas/run.js';
-import type { RunTable, WorkspaceSchema } from '../store/workspace-schema.js';
-import { deriveAgentState } from './derive-agent-state.js';
-import type { EventBus } from './event-bus.js';
+import { newId, nowIso } from '../../ids.js';
+import type { AgentState } from '../../schemas/agent.js';
+import type { Run, RunLiveness, RunState } from '../../schemas/run.js';
+import type { RunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import { deriveAgentState } from '../agents/derive-agent-state.js';
+import type { EventBus } from '../event-bus.js';
 
 export interface RecordRunInput {
   agentId: string;

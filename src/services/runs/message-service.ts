@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
-import { newId, nowIso } from '../ids.js';
-import type { Message } from '../schemas/message.js';
-import type { MessageTable } from '../store/workspace-schema.js';
-import type { EventBus } from './event-bus.js';
-import type { WorkspaceService } from './workspace-service.js';
+import { newId, nowIso } from '../../ids.js';
+import type { Message } from '../../schemas/message.js';
+import type { MessageTable } from '../../store/workspace-schema.js';
+import type { EventBus } from '../event-bus.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
 export type NewMessage = Omit<Message, 'id' | 'createdAt'>;
 

@@ -1,13 +1,13 @@
-import type { ToolCallBlock } from '../llm/model-types.js';
-import type { Agent } from '../schemas/agent.js';
-import type { Run } from '../schemas/run.js';
-import { fail, type ToolResult } from '../tools/define-tool.js';
-import type { ApprovalService } from './approval-service.js';
-import type { EventBus } from './event-bus.js';
+import type { ToolCallBlock } from '../../llm/model-types.js';
+import type { Agent } from '../../schemas/agent.js';
+import type { Run } from '../../schemas/run.js';
+import { fail, type ToolResult } from '../../tools/define-tool.js';
+import type { ApprovalService } from '../approvals/approval-service.js';
+import type { EventBus } from '../event-bus.js';
 import type { LivenessWatchdog } from './liveness-watchdog.js';
-import type { PolicyService, PolicyVerdict } from './policy-service.js';
-import type { PresenceService } from './presence-service.js';
-import type { SettingsService } from './settings-service.js';
+import type { PolicyService, PolicyVerdict } from '../approvals/policy-service.js';
+import type { PresenceService } from '../agents/presence-service.js';
+import type { SettingsService } from '../workspaces/settings-service.js';
 
 /** Where the call being gated comes from. */
 export interface GateContext {

@@ -1,15 +1,15 @@
-import { resolveDispatchMode } from '../core/mode-resolution.js';
-import { DEFAULT_AUTONOMY, type AutonomyLevel } from '../core/modes.js';
-import { NotFoundError, ValidationError } from '../errors/index.js';
-import type { ModelMessage } from '../llm/model-types.js';
-import type { Agent } from '../schemas/agent.js';
-import type { PostMessageBody, PostMessageResponse } from '../schemas/message.js';
-import type { AgentService } from './agent-service.js';
+import { resolveDispatchMode } from '../../core/mode-resolution.js';
+import { DEFAULT_AUTONOMY, type AutonomyLevel } from '../../core/modes.js';
+import { NotFoundError, ValidationError } from '../../errors/index.js';
+import type { ModelMessage } from '../../llm/model-types.js';
+import type { Agent } from '../../schemas/agent.js';
+import type { PostMessageBody, PostMessageResponse } from '../../schemas/message.js';
+import type { AgentService } from '../agents/agent-service.js';
 import type { MessageService } from './message-service.js';
 import { parseComposerText, parseMention } from './parse-slash-command.js';
-import type { Run } from '../schemas/run.js';
+import type { Run } from '../../schemas/run.js';
 import type { RunExecutor, StartRunInput } from './run-executor.js';
-import type { SpaceService } from './space-service.js';
+import type { SpaceService } from '../spaces/space-service.js';
 
 /** How many earlier messages of a conversation are replayed to the model as history. */
 const HISTORY_MESSAGES = 50;

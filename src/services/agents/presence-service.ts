@@ -1,5 +1,5 @@
-import { nowIso } from '../ids.js';
-import type { EventBus } from './event-bus.js';
+import { nowIso } from '../../ids.js';
+import type { EventBus } from '../event-bus.js';
 
 /** AG-4: a coarse live picture of each agent, synthesized from run events. */
 export type PresenceStatus = 'idle' | 'thinking' | 'executing' | 'blocked' | 'done';
