@@ -166,7 +166,7 @@ function builtinRows(): HonestyRow[] {
       capability: 'completionContract',
       level: 'enforced',
       detail: 'A run in a mode with an output verb that ends without it is reminded, then flagged deliverableFailed; the state stays completed (HAR-4, PLAN-6).',
-      testedBy: 'test/plans/plan-flow.test.ts > plan mode end to end (PLAN-1..8, MODE-4) > a plan-mode run that ends without submit_plan is reminded, then flagged; its state stays completed (PLAN-5, PLAN-6)',
+      testedBy: 'test/services/plans/plan-flow.test.ts > plan mode end to end (PLAN-1..8, MODE-4) > a plan-mode run that ends without submit_plan is reminded, then flagged; its state stays completed (PLAN-5, PLAN-6)',
     }),
     row({
       capability: 'nativeTools',

@@ -18,7 +18,7 @@ import {
   type EnsureWorktreeOptions,
   type RemoveWorktreeOptions,
 } from '../../src/git/git-worktrees.js';
-import { makeTempDir } from '../tools/tool-test-support.js';
+import { makeTempDir } from '../support/tool-test-support.js';
 
 const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false'];
 

@@ -5,7 +5,7 @@ import { NodeWorktree } from '../../src/worktree/node-worktree.js';
 import { PathEscapeError } from '../../src/worktree/path-escape-error.js';
 import { readTool } from '../../src/tools/read-tool.js';
 import { writeTool } from '../../src/tools/write-tool.js';
-import { eventually, isAlive, makeContext, makeTempDir } from '../tools/tool-test-support.js';
+import { eventually, isAlive, makeContext, makeTempDir } from '../support/tool-test-support.js';
 
 let base: { path: string; cleanup: () => Promise<void> };
 let root: string;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { PlanNodeInput, PlanSubmission } from '../../../src/core/plan/index.js';
+import type { PlanNodeInput, PlanSubmission } from '../../src/core/plan/index.js';
 
 /** A step with a title and description derived from its key. */
 export function step(key: string, dependsOn: string[] = [], overrides: Partial<PlanNodeInput> = {}): PlanNodeInput {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
-import { reply } from '../support/scripted-reply.js';
-import type { ScriptedRequest } from '../support/scripted-reply.js';
+import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
+import { reply } from '../../support/scripted-reply.js';
+import type { ScriptedRequest } from '../../support/scripted-reply.js';
 
 let fixture: HarnessFixture;
 afterEach(async () => {

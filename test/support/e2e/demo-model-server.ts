@@ -1,7 +1,7 @@
 /**
  * A scripted model for demonstrating the web app without a real model key:
  *
- *   npx tsx test/e2e/support/demo-model-server.ts
+ *   npx tsx test/support/e2e/demo-model-server.ts
  *
  * It prints a URL; in the app, Settings → Workspace → General, set the Anthropic API key to any
  * text and the Anthropic base URL to that URL. Then, in a conversation:
@@ -10,7 +10,7 @@
  * - a message with "ask me" makes the agent ask two questions (a question card);
  * - in Plan mode (or with `/plan <request>`) the agent submits a four-step plan (Plan Studio).
  */
-import { reply, startScriptedModelServer, type ScriptedRequest, type ScriptedReply } from '../../support/scripted-model-server.js';
+import { reply, startScriptedModelServer, type ScriptedRequest, type ScriptedReply } from '../scripted-model-server.js';
 
 function demoReply(request: ScriptedRequest): ScriptedReply {
   const text = request.lastUserText ?? '';

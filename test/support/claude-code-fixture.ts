@@ -3,13 +3,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { ClaudeCodeTransport, type ClaudeCodeTransportOptions } from '../../../src/adapters/claude-code/claude-code-transport.js';
-import { hookSessions, type HookDecisionRecord } from '../../../src/adapters/claude-code/hook-sessions.js';
-import { buildServer } from '../../../src/server/build-server.js';
-import { ControlCenter } from '../../../src/services/control-center.js';
-import { startScriptedModelServer, type ScriptedModelServer } from '../../support/scripted-model-server.js';
-import { SseClient } from '../../support/sse-client.js';
-import { checkResponseContract } from '../../support/response-contract.js';
+import { ClaudeCodeTransport, type ClaudeCodeTransportOptions } from '../../src/adapters/claude-code/claude-code-transport.js';
+import { hookSessions, type HookDecisionRecord } from '../../src/adapters/claude-code/hook-sessions.js';
+import { buildServer } from '../../src/server/build-server.js';
+import { ControlCenter } from '../../src/services/control-center.js';
+import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.js';
+import { SseClient } from './sse-client.js';
+import { checkResponseContract } from './response-contract.js';
 
 /**
  * A real Control Center (the lead's composition root, HTTP API, `/mcp`, run executor) with this

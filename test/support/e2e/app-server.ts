@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
-import { startScriptedModelServer, type ScriptedModelServer } from '../../support/scripted-model-server.js';
-import { createSeededWorkspace, startTestServer, type TestServer } from '../../support/test-server.js';
+import { startScriptedModelServer, type ScriptedModelServer } from '../scripted-model-server.js';
+import { createSeededWorkspace, startTestServer, type TestServer } from '../test-server.js';
 import { launchBrowser, type TestBrowser } from './browser.js';
 import { ensureWebBuild } from './ensure-web-build.js';
 

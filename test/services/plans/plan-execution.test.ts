@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
-import { startScriptedModelServer } from '../support/scripted-model-server.js';
-import { reply, type ScriptedRequest } from '../support/scripted-reply.js';
-import { makeDataRoot, startTestServer, type TestServer } from '../support/test-server.js';
+import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
+import { startScriptedModelServer } from '../../support/scripted-model-server.js';
+import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
+import { makeDataRoot, startTestServer, type TestServer } from '../../support/test-server.js';
 
 let fixture: HarnessFixture | null = null;
 afterEach(async () => {
