@@ -279,14 +279,15 @@ export async function syncWorktreeBranch(record: CheckoutRecord, runner: Checkou
   return syncCheckoutRef(record.repoPath, runner, `refs/heads/${record.branch}`, { force: true, exclude: await knownCommits(record) });
 }
 
-/** Commits of the checkout the user's repository already has (its synced branch, the base): left out of bundles. */
+/**
+ * Commits of the checkout the user's repository already has — the synced branch's tip first, then the
+ * recorded base — left out of bundles. One git process: the base is a recorded fact, and a base the
+ * user's repository has since lost only makes the small bundle fail over to a whole one.
+ */
 async function knownCommits(record: CheckoutRecord): Promise<string[]> {
-  const known: string[] = [];
-  for (const candidate of [`refs/heads/${record.branch}`, record.baseSha]) {
-    const sha = (await tryGit(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`], { cwd: record.repoPath }))?.stdout.trim();
-    if (sha && !known.includes(sha)) known.push(sha);
-  }
-  return known;
+  const listed = await tryGit(['for-each-ref', '--format=%(objectname)', `refs/heads/${record.branch}`], { cwd: record.repoPath });
+  const tip = listed?.stdout.trim() ?? '';
+  return [...new Set([tip, record.baseSha].filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)))];
 }
 
 /** Shell run inside the checkout's sandbox: commits its whole state on a scratch index, prints the ref made. */

@@ -24,15 +24,19 @@ export async function syncCheckoutRef(repoPath: string, runner: CheckoutRunner, 
   // whole history is bundled instead.
   const known = (options.exclude ?? []).filter((sha) => /^[0-9a-f]{40,64}$/.test(sha));
   if (known.length > 0) {
-    const small = await bundleAndFetch(repoPath, runner, ref, options.force, known);
-    if (small.synced) return small;
-    // Nothing new: the tip is a commit the user's repository has, so only the ref may need to move.
+    // Most runs commit nothing: when the checkout's tip is a commit the user's repository has, only
+    // the ref may need to move, and no bundle is made (one sandboxed git instead of three processes).
     const tip = (await runner(['git', 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).stdout.toString('utf8').trim();
     if (known.includes(tip)) {
-      const current = (await tryGit(['rev-parse', '--verify', '--quiet', ref], { cwd: repoPath }))?.stdout.trim();
-      if (current !== tip && (options.force || !current)) await runGit(['update-ref', ref, tip], { cwd: repoPath });
-      if (current === tip || options.force || !current) return { synced: true, ref, sha: tip };
+      const current = (await tryGit(['for-each-ref', '--format=%(objectname)', ref], { cwd: repoPath }))?.stdout.trim() || null;
+      if (current === tip) return { synced: true, ref, sha: tip };
+      if (options.force || !current) {
+        await runGit(['update-ref', ref, tip], { cwd: repoPath });
+        return { synced: true, ref, sha: tip };
+      }
     }
+    const small = await bundleAndFetch(repoPath, runner, ref, options.force, known);
+    if (small.synced) return small;
   }
   return bundleAndFetch(repoPath, runner, ref, options.force, []);
 }

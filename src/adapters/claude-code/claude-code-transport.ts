@@ -7,6 +7,7 @@ import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { AgentEvent } from '../../harness/agent-events.js';
 import type { ModelUsage } from '../../llm/model-types.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
+import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
 import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/sandbox-spec.js';
 import { selectSandbox } from '../../sandbox/select-sandbox.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -194,7 +195,8 @@ export class ClaudeCodeTransport implements AgentTransport {
         brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'anthropic'), ANTHROPIC_API_KEY: context.mcp.token },
         extra: {
           CLAUDE_CONFIG_DIR: configDir,
-          ...gitPushEnvironment(context.serverUrl, context.mcp.token, remotes),
+          // SEC-5: repository hooks and fixed-name config programs are off for the runner's git.
+          ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
           // Claude Code refuses --dangerously-skip-permissions as root unless it is told it is sandboxed.
           ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
         },

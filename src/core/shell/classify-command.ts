@@ -1,6 +1,7 @@
 import { canonicalEffectClasses, type EffectClass } from '../effect-classes.js';
 import { lookupProgramRule } from './command-rules.js';
 import { isCodeInjectingVariable } from './code-injecting-variables.js';
+import { gitMetadataRunsPrograms } from './git-metadata.js';
 import { makeRecipes } from './makefile-recipes.js';
 import { npmrcIsHarmless, packageScriptLines } from './package-scripts.js';
 import { changeDirectory, isSecretPath, isSecretVariable, locatePath, worktreeRelativePath, WORKTREE_ROOT_CWD, type PathLocation, type ShellCwd } from './path-location.js';
@@ -103,6 +104,13 @@ interface Walk {
   readonly files: WorktreeFiles | undefined;
   /** Files read so far, capped at {@link MAX_FILES_PER_CLASSIFICATION}. */
   filesRead: number;
+  /** git commands whose repository metadata read clean (SEC-5). */
+  readonly gitChecked: Draft[];
+  /**
+   * Something in this command line writes into a `.git` directory, or somewhere not statically
+   * known: metadata read before the line runs may not be what its git commands meet (SEC-5).
+   */
+  gitMetadataWritten: boolean;
   depth: number;
   parseError: boolean;
 }
@@ -298,7 +306,7 @@ function walkStatement(node: Node, shell: ShellState, walk: Walk, io: Io): void 
     case 'test_command': {
       const sink = { secret: false };
       for (let index = 0; index < node.namedChildCount; index += 1) walkNested(node.namedChild(index)!, shell, walk, sink);
-      if (node.type !== 'test_command' && node.type !== 'unset_command' && setsCodeInjectingVariable(node)) {
+      if (node.type !== 'test_command' && (node.type === 'unset_command' ? unsetsGitVariable(node) : setsCodeInjectingVariable(node))) {
         // `export BASH_ENV=./x.sh; bash ok.sh`: every later program may run code nobody sees (SEC-5).
         const draft = newDraft([{ value: node.text, raw: node.text }]);
         markUnknownCode(draft);
@@ -349,8 +357,19 @@ function emitRedirectsOnly(shell: ShellState, walk: Walk, io: Io, sink: { secret
   if (draft.classes.size > 0 || draft.writesWorktree) walk.drafts.push(draft);
 }
 
+/** Notes a write that may change git metadata: inside a `.git` directory, or at a path not statically known. */
+function noteGitMetadataWrite(target: ShellWord, cwd: ShellCwd, walk: Walk): void {
+  const location = locatePath(target, cwd, walk.worktreeRoot);
+  if (location === 'unknown') walk.gitMetadataWritten = true;
+  else if (location === 'inside') {
+    const relative = worktreeRelativePath(target, cwd, walk.worktreeRoot);
+    if (relative === null || relative.split('/').includes('.git')) walk.gitMetadataWritten = true;
+  }
+}
+
 function applyRedirects(draft: Draft, shell: ShellState, walk: Walk, io: Io): void {
   for (const redirect of io.redirects) {
+    if (redirect.kind === 'write') noteGitMetadataWrite(redirect.target, shell.cwd, walk);
     if (redirect.kind === 'write') addLocation(draft, locatePath(redirect.target, shell.cwd, walk.worktreeRoot));
     else if (redirect.kind === 'read' && redirect.target.value !== null && isSecretPath(redirect.target.value)) draft.classes.add('secretAccess');
   }
@@ -385,6 +404,22 @@ function walkCommand(node: Node, shell: ShellState, walk: Walk, io: Io): void {
   if (words.length === 0) emitRedirectsOnly(shell, walk, combined, sink);
   else classifyArgv(words, shell, walk, combined, sink.secret, injects);
   walkDeferred(deferred, shell, walk, io);
+}
+
+/**
+ * True when `unset` drops a `GIT_*` variable (SEC-5): the sandbox's environment switches repository
+ * hooks and config programs off through `GIT_CONFIG_COUNT`, so unsetting it lets them run again.
+ */
+function unsetsGitVariable(node: Node): boolean {
+  for (let index = 0; index < node.namedChildCount; index += 1) {
+    const child = node.namedChild(index)!;
+    if (child.type === 'variable_name' || child.type === 'word') {
+      if (child.text.startsWith('GIT_')) return true;
+    } else if (child.type !== 'comment') {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** True when an assignment (or `export`/`declare` of one) sets a variable that injects code (SEC-5). */
@@ -473,7 +508,10 @@ function classifyArgv(argv: readonly ShellWord[], shell: ShellState, walk: Walk,
   walk.drafts.push(draft);
   const firstDraft = walk.drafts.length - 1;
   for (const effectClass of [...wrapperClasses, ...(outcome.classes ?? [])]) draft.classes.add(effectClass);
-  for (const target of [...wrapperWrites, ...(outcome.writes ?? [])]) addLocation(draft, locatePath(target, commandCwd, walk.worktreeRoot));
+  for (const target of [...wrapperWrites, ...(outcome.writes ?? [])]) {
+    noteGitMetadataWrite(target, commandCwd, walk);
+    addLocation(draft, locatePath(target, commandCwd, walk.worktreeRoot));
+  }
   if (outcome.unknown || outcome.unknownCode || injects) markUnknownCode(draft);
 
   const stdinSources = io.redirects.filter((redirect) => redirect.kind !== 'write');
@@ -561,8 +599,22 @@ function inDirectory(cwd: ShellCwd & { kind: 'inside' }, name: string): string {
  * number of files by {@link MAX_FILES_PER_CLASSIFICATION}.
  */
 function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, shell: ShellState, walk: Walk): boolean {
-  if (!walk.files || walk.depth >= MAX_SCRIPT_DEPTH) return false;
   const cwd = shell.cwd;
+  if (code.kind === 'gitMetadata') {
+    // Without a reader git keeps the classes of its command line. Acceptable only because every real
+    // call site (PolicyService.decideCommand, for both runners) passes one, and the sandbox's git
+    // environment switches the fixed-name program keys off anyway; the probe and the corpus pass none.
+    if (!walk.files) return true;
+    if (code.elsewhere || walk.filesRead >= MAX_FILES_PER_CLASSIFICATION) return false;
+    walk.filesRead += 1;
+    let directory = cwd;
+    for (const target of code.directories) directory = changeDirectory(directory, target, walk.worktreeRoot);
+    if (directory.kind !== 'inside' || gitMetadataRunsPrograms(walk.files, directory.segments)) return false;
+    // Clean now; see the end of classifyShellCommand for a line that changes the metadata itself.
+    walk.gitChecked.push(draft);
+    return true;
+  }
+  if (!walk.files || walk.depth >= MAX_SCRIPT_DEPTH) return false;
   const walkLines = (lines: readonly string[], directory: ShellCwd): void => {
     walk.depth += 1;
     for (const line of lines) runScript({ value: line, raw: line }, directory, walk);
@@ -641,7 +693,7 @@ function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, 
  * Requires {@link loadShellParser} to have resolved.
  */
 export function classifyShellCommand(command: string, options: ClassifyOptions = {}): ShellClassification {
-  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, depth: 0, parseError: false };
+  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, gitChecked: [], gitMetadataWritten: false, depth: 0, parseError: false };
   const summary = command.replace(/\s+/g, ' ').trim();
   const tree = parseShell(command);
   if (!tree) {
@@ -656,6 +708,9 @@ export function classifyShellCommand(command: string, options: ClassifyOptions =
     if (copied.hasError) walk.parseError = true;
     walkGroup(copied.root, { cwd: WORKTREE_ROOT_CWD, directoryStack: [] }, walk, NO_IO);
   }
+  // `printf … > .git/hooks/pre-commit && git commit`: the metadata read above is not what git will
+  // meet, whatever the order of the commands in the line (loops run again).
+  if (walk.gitMetadataWritten) for (const draft of walk.gitChecked) markUnknownCode(draft);
   if (walk.parseError) {
     const draft = newDraft([{ value: summary, raw: summary }]);
     markUnknownCode(draft);

@@ -47,6 +47,7 @@ export interface ProgramOutcome {
  *   (`./d.sh`), so only a shell shebang (or none) makes it readable.
  * - `make`: make runs recipes of a Makefile.
  * - `packageScript`: a package manager runs `package.json` scripts (`npm test`, `yarn build`).
+ * - `gitMetadata`: git runs hooks and config-named programs of the repository it finds.
  */
 export type CodeFile =
   | { readonly kind: 'shellFile'; readonly path: ShellWord; readonly how: 'shell' | 'source' | 'exec' }
@@ -59,7 +60,13 @@ export type CodeFile =
       readonly extraArgs: readonly ShellWord[];
       /** Whether `pre<name>`/`post<name>` scripts run too. */
       readonly prePost: boolean;
-    };
+    }
+  /**
+   * git in the repository found from the current directory after `git -C <dirs>`: it may run hooks
+   * and programs named by the repository's config, read through the reader (SEC-5). `elsewhere`:
+   * `--git-dir`/`--work-tree` name metadata the reader does not look at.
+   */
+  | { readonly kind: 'gitMetadata'; readonly directories: readonly ShellWord[]; readonly elsewhere: boolean };
 
 /** What a rule may know about the invocation beyond its arguments. */
 export interface ProgramContext {

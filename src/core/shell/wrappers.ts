@@ -51,9 +51,13 @@ const env: Unwrapper = (args) => {
   const { parsed, inner, injectsCode } = split(args, { short: 'uCSP', long: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'] }, true);
   const directory = optionValues(parsed, '-C', '--chdir')[0];
   const script = optionValues(parsed, '-S', '--split-string')[0];
+  // SEC-5: dropping the sandbox's git settings (`env -u GIT_CONFIG_COUNT git commit`, `env -i git …`)
+  // lets repository hooks and config programs run again.
+  const unsetsGit = optionValues(parsed, '-u', '--unset').some((word) => word.value === null || word.value.startsWith('GIT_'));
+  const clearsForGit = hasOption(parsed, '-i', '--ignore-environment', '-') && inner.some((word) => word.value === null || word.value === 'git' || word.value.endsWith('/git'));
   return {
     inner,
-    injectsCode,
+    injectsCode: injectsCode || unsetsGit || clearsForGit,
     alone: { classes: ['secretAccess'] },
     ...(directory ? { changeDirectory: directory } : {}),
     ...(script ? { script } : {}),

@@ -20,6 +20,7 @@ import type { ModelMessage, ToolCallBlock } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
 import type { Run } from '../../schemas/run.js';
 import { CommandSandbox } from '../../sandbox/command-sandbox.js';
+import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
 import { builtinTools, parseToolInput, toModelTool, toolDescriptors } from '../../tools/builtin-tools.js';
 import { fail, type Tool, type ToolContext, type ToolResult } from '../../tools/define-tool.js';
 import { checkoutPushRemotes, type ConversationWorktree } from '../../git/git-worktrees.js';
@@ -538,7 +539,8 @@ export class RunExecutor {
         workspaceDir: context.workspaceDir,
         reach: remotes.length > 0 ? [this.serverUrl] : [],
       });
-      const options: NodeWorktreeOptions = { defaultEnv: sanitizedEnv(process.env, { ...sandbox.env, ...pushEnv }) };
+      // SEC-5: repository hooks and fixed-name config programs are switched off for the agent's git.
+      const options: NodeWorktreeOptions = { defaultEnv: sanitizedEnv(process.env, withSandboxGitConfig({ ...sandbox.env, ...pushEnv }, { privateHome: sandbox.wrapCommand !== undefined })) };
       if (sandbox.wrapCommand) options.wrapCommand = sandbox.wrapCommand;
       const pushes = remotes.length > 0 ? `; pushes to ${[...new Set(remotes.map((remote) => remote.name))].join(', ')} through the push proxy` : '';
       return { options, sandbox: `${sandbox.description}${pushes}`, release };

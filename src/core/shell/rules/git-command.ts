@@ -1,4 +1,5 @@
 import type { EffectClass } from '../../effect-classes.js';
+import { gitConfigKeyNamesProgram } from '../git-metadata.js';
 import { hasOption, parseOptions, type ParsedOptions } from '../option-parser.js';
 import { CURRENT_DIRECTORY, NO_EFFECT, type ProgramOutcome, type ProgramRule } from '../program-outcome.js';
 import type { ShellWord } from '../shell-words.js';
@@ -11,6 +12,9 @@ const GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--na
  * commands, aliases, hooks, filters, helpers): a `git -c core.pager='rm -rf x' log` runs that code.
  */
 const CODE_RUNNING_CONFIG = /^(alias\.|core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\.|diff\.[^.]*\.?(external|textconv|command)|filter\.|credential\.|sequence\.editor|gpg\.|merge\.[^.]*\.driver|difftool\.|mergetool\.|uploadpack\.|receivepack\.|protocol\.|include\.|includeif\.)/i;
+
+/** The repository's config file as a written path: a write below `.git` (SEC-5, see classify-command). */
+const GIT_CONFIG_FILE: ShellWord = { value: '.git/config', raw: '.git/config' };
 
 /** Read-only git subcommands: no effect. */
 const READ_SUBCOMMANDS: ReadonlySet<string> = new Set([
@@ -29,9 +33,32 @@ const WRITE_SUBCOMMANDS: ReadonlySet<string> = new Set([
 /** Subcommands that create commits. */
 const COMMIT_SUBCOMMANDS: ReadonlySet<string> = new Set(['commit', 'merge', 'cherry-pick', 'revert', 'rebase', 'am', 'commit-tree', 'filter-branch', 'filter-repo']);
 
+/**
+ * Read-only plumbing that starts no program named by repository metadata (no hooks, filters, drivers,
+ * pagers on a pipe): classified by its command line alone. Every other subcommand may run hooks or
+ * config-named programs, so the repository's metadata is read for it (SEC-5). `init` copies hooks
+ * only from a template the environment names (`GIT_TEMPLATE_DIR` is code-injecting). `update-ref` and
+ * `symbolic-ref` are not here: they run the `reference-transaction` hook.
+ */
+const RUNS_NO_CONFIGURED_PROGRAMS: ReadonlySet<string> = new Set([
+  'rev-parse', 'ls-files', 'ls-tree', 'rev-list', 'for-each-ref', 'show-ref', 'merge-base', 'name-rev', 'var', 'version',
+  'check-ref-format', 'check-ignore', 'count-objects', 'column', 'stripspace', 'config', 'cherry', 'get-tar-commit-id',
+  'show-branch', 'mktag', 'mktree', 'describe', 'init',
+]);
+
+/** Whether `git <subcommand> <args>` may run a program named by the repository's hooks or config. */
+function mayRunConfiguredPrograms(subcommand: string, args: readonly ShellWord[]): boolean {
+  if (subcommand === 'cat-file') return args.some((word) => word.value === null || word.value === '--textconv' || word.value === '--filters');
+  return !RUNS_NO_CONFIGURED_PROGRAMS.has(subcommand);
+}
+
 interface GitInvocation {
   /** Where the repository is (`-C`, `--git-dir`, `--work-tree`), as words to locate; `.` by default. */
   readonly repo: ShellWord[];
+  /** `-C` directories in order: git starts there and finds the repository going up. */
+  readonly directories: ShellWord[];
+  /** `--git-dir` or `--work-tree`: the metadata is not the one found from the directory. */
+  readonly elsewhere: boolean;
   readonly subcommand: ShellWord | undefined;
   readonly args: readonly ShellWord[];
   /** A `-c` setting runs code, or an option was not understood. */
@@ -41,12 +68,14 @@ interface GitInvocation {
 /** Splits git's global options (`-C path`, `-c k=v`, `--git-dir=…`, `--no-pager`, …) from the subcommand. */
 function parseGlobals(args: readonly ShellWord[]): GitInvocation {
   const repo: ShellWord[] = [];
+  const directories: ShellWord[] = [];
+  let elsewhere = false;
   let runsCode = false;
   let index = 0;
   for (; index < args.length; index += 1) {
     const word = args[index]!;
     const value = word.value;
-    if (value === null) return { repo: [word], subcommand: undefined, args: [], runsCode: true };
+    if (value === null) return { repo: [word], directories, elsewhere: true, subcommand: undefined, args: [], runsCode: true };
     if (!value.startsWith('-')) break;
     const equals = value.indexOf('=');
     const name = value.startsWith('--') && equals !== -1 ? value.slice(0, equals) : value;
@@ -54,14 +83,19 @@ function parseGlobals(args: readonly ShellWord[]): GitInvocation {
     const optionValue = attached ?? (GLOBAL_WITH_VALUE.has(name) ? args[(index += 1)] : undefined);
     if (name === '-C' || name === '--git-dir' || name === '--work-tree') {
       if (optionValue) repo.push(optionValue);
+      if (name === '-C' && optionValue) directories.push(optionValue);
+      else elsewhere = true;
     } else if (name === '-c' || name === '--config-env') {
       const setting = optionValue?.value ?? null;
-      if (setting === null || CODE_RUNNING_CONFIG.test(setting)) runsCode = true;
+      const equals = setting?.indexOf('=') ?? -1;
+      const key = setting === null ? null : equals === -1 ? setting : setting.slice(0, equals);
+      const configured = setting === null || equals === -1 || name === '--config-env' ? null : setting.slice(equals + 1);
+      if (key === null || CODE_RUNNING_CONFIG.test(key) || gitConfigKeyNamesProgram(key, configured)) runsCode = true;
     } else if (name === '--exec-path' && attached) {
       runsCode = true;
     }
   }
-  return { repo: repo.length > 0 ? repo : [CURRENT_DIRECTORY], subcommand: args[index], args: args.slice(index + 1), runsCode };
+  return { repo: repo.length > 0 ? repo : [CURRENT_DIRECTORY], directories, elsewhere, subcommand: args[index], args: args.slice(index + 1), runsCode };
 }
 
 function outcome(classes: EffectClass[], writesRepo: boolean, repo: ShellWord[], extraWrites: readonly ShellWord[] = []): ProgramOutcome {
@@ -89,10 +123,22 @@ function isDryRun(parsed: ParsedOptions): boolean {
  */
 export const gitRule: ProgramRule = (args, context) => {
   const invocation = parseGlobals(args);
-  const outcome = classifyGit(invocation, context);
+  const outcome = withConfiguredPrograms(invocation, classifyGit(invocation, context));
   // Rules match `git push …` whatever global options stand before the subcommand (`git -C x push`).
   return invocation.subcommand ? { ...outcome, ruleArgs: [invocation.subcommand, ...invocation.args] } : outcome;
 };
+
+/**
+ * SEC-5: a subcommand that may run hooks or config-named programs (`git commit` running an
+ * agent-written `.git/hooks/pre-commit`, `git add` a clean filter, `git diff` a textconv, `git
+ * status` an fsmonitor) reads the repository's metadata; when it names any program, or the metadata
+ * is somewhere else (`--git-dir`, `--work-tree`), the unknown-code classes apply on top.
+ */
+function withConfiguredPrograms(invocation: GitInvocation, outcome: ProgramOutcome): ProgramOutcome {
+  const name = invocation.subcommand?.value;
+  if (name === undefined || name === null || outcome.unknown || outcome.unknownCode || !mayRunConfiguredPrograms(name, invocation.args)) return outcome;
+  return { ...outcome, codeFile: { kind: 'gitMetadata', directories: invocation.directories, elsewhere: invocation.elsewhere } };
+}
 
 function classifyGit(invocation: GitInvocation, _context: Parameters<ProgramRule>[1]): ProgramOutcome {
   const { repo, subcommand, args: rest, runsCode } = invocation;
@@ -174,11 +220,17 @@ function classifyGit(invocation: GitInvocation, _context: Parameters<ProgramRule
       const parsed = parseOptions(rest, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
       const reads = hasOption(parsed, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '-l', '--list', '--get-color', '--get-colorbool') || (parsed.positionals.length === 1 && !hasOption(parsed, '--unset', '--unset-all', '--remove-section', '--rename-section', '-e', '--edit'));
       if (reads || parsed.positionals[0]?.value === 'get' || parsed.positionals[0]?.value === 'list') return NO_EFFECT;
-      if (hasOption(parsed, '--global', '--system')) return { writes: [{ value: '~/.gitconfig', raw: '~/.gitconfig' }] };
-      const file = parsed.values.get('--file') ?? parsed.values.get('-f');
-      if (file) return { writes: file };
       const key = parsed.positionals.find((word) => word.value !== 'set');
-      return { ...outcome([], true, repo), ...(key && (key.value === null || CODE_RUNNING_CONFIG.test(key.value)) ? { classes: ['processSpawn'] } : {}) };
+      const value = key ? parsed.positionals[parsed.positionals.indexOf(key) + 1] : undefined;
+      // SEC-5: setting a key that names a program arms code a later git command runs unseen.
+      const arms = key !== undefined && (key.value === null || CODE_RUNNING_CONFIG.test(key.value) || gitConfigKeyNamesProgram(key.value, value ? value.value : null));
+      // The global config is outside the worktree, where no later classification can read it.
+      if (hasOption(parsed, '--global', '--system')) return { writes: [{ value: '~/.gitconfig', raw: '~/.gitconfig' }], ...(arms ? { unknownCode: true } : {}) };
+      const file = parsed.values.get('--file') ?? parsed.values.get('-f');
+      if (file) return { writes: file, ...(arms ? { classes: ['processSpawn'] } : {}) };
+      // The repository's config: later commands read it, and git commands later in the same line are
+      // unseen code (the `.git/config` write marks the line as changing git metadata).
+      return arms ? { classes: ['processSpawn'], writes: [...repo, GIT_CONFIG_FILE] } : outcome([], true, repo);
     }
     case 'apply':
       return hasOption(parsed, '--check', '--stat', '--numstat', '--summary') && !hasOption(parsed, '--apply') ? NO_EFFECT : outcome([], true, repo);
