@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandSandbox } from '../src/sandbox/command-sandbox.js';
-import { ensureWorktree, memoryCheckoutRecords, syncWorktreeBranch, type CheckoutRecord } from '../src/tools/git-worktrees.js';
+import { ensureWorktree, memoryCheckoutRecords, syncWorktreeBranch, type CheckoutRecord } from '../src/git/git-worktrees.js';
 import { median, type BenchFigure } from './figure.js';
 
 const FILES = 10_000;

@@ -21,8 +21,8 @@ import { hookSessions } from '../src/adapters/claude-code/hook-sessions.js';
 import { NdjsonFramer } from '../src/adapters/claude-code/ndjson-framer.js';
 import { ClaudeStreamTranslator } from '../src/adapters/claude-code/stream-translator.js';
 import { probeBubblewrap } from '../src/sandbox/bubblewrap-sandbox.js';
-import { startClaudeCodeFixture } from '../test/adapters/support/claude-code-fixture.js';
-import { startStandInMcpServer } from '../test/adapters/support/stand-in-mcp-server.js';
+import { startClaudeCodeFixture } from '../test/support/claude-code-fixture.js';
+import { startStandInMcpServer } from '../test/support/stand-in-mcp-server.js';
 import { reply, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { median, type BenchFigure } from './figure.js';
 

@@ -13,7 +13,7 @@ import { globTool } from '../src/tools/glob-tool.js';
 import { grepTool } from '../src/tools/grep-tool.js';
 import { readTool } from '../src/tools/read-tool.js';
 import { writeTool } from '../src/tools/write-tool.js';
-import { NodeWorktree } from '../src/tools/node-worktree.js';
+import { NodeWorktree } from '../src/worktree/node-worktree.js';
 import { median, type BenchFigure } from './figure.js';
 
 const TOP = 15;

@@ -160,7 +160,7 @@ function builtinRows(): HonestyRow[] {
       capability: 'reads',
       level: 'enforced',
       detail: 'read/list/glob/grep are the harness’s own tools: every call passes the chokepoint, and reads outside the worktree are refused.',
-      testedBy: 'test/tools/node-worktree.test.ts > NodeWorktree path rules (HAR-7) > refuses reading through a symlinked file that points outside',
+      testedBy: 'test/worktree/node-worktree.test.ts > NodeWorktree path rules (HAR-7) > refuses reading through a symlinked file that points outside',
     }),
     row({
       capability: 'productTools',
@@ -174,7 +174,7 @@ function builtinRows(): HonestyRow[] {
       mode: 'plan',
       level: 'enforced',
       detail: 'A plan run that ends without submit_plan is reminded, then flagged deliverableFailed; the state stays completed (HAR-4, PLAN-6).',
-      testedBy: 'test/plans/plan-flow.test.ts > plan mode end to end (PLAN-1..8, MODE-4) > a plan-mode run that ends without submit_plan is reminded, then flagged; its state stays completed (PLAN-5, PLAN-6)',
+      testedBy: 'test/services/plans/plan-flow.test.ts > plan mode end to end (PLAN-1..8, MODE-4) > a plan-mode run that ends without submit_plan is reminded, then flagged; its state stays completed (PLAN-5, PLAN-6)',
     }),
     row({
       capability: 'completionContract',

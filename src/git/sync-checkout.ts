@@ -1,8 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GitCommandError } from '../tools/git-command-error.js';
-import { runGit, tryGit } from '../tools/run-git.js';
+import { GitCommandError } from './git-command-error.js';
+import { runGit, tryGit } from './run-git.js';
 import type { CheckoutRunner } from './checkout-runner.js';
 
 /** Where a ref of a checkout ended up in the user's repository, or why it did not. */

@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import type { CheckoutCommandResult, CheckoutRunner } from '../git/checkout-runner.js';
-import type { CommandWrapper } from '../tools/node-worktree.js';
-import { configEnvironment, hardenedConfig, hardenedGitEnvironment, patternedOverrides } from '../tools/git-hardening.js';
-import { tryGit } from '../tools/run-git.js';
-import { sanitizedEnv } from '../tools/sanitized-env.js';
+import type { CommandWrapper } from '../worktree/node-worktree.js';
+import { configEnvironment, hardenedConfig, hardenedGitEnvironment, patternedOverrides } from '../git/git-hardening.js';
+import { tryGit } from '../git/run-git.js';
+import { sanitizedEnv } from './sanitized-env.js';
 import type { SandboxBackend, SandboxSpec } from './sandbox-spec.js';
 import { selectSandbox, type SandboxSelection } from './select-sandbox.js';
 

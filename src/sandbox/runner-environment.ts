@@ -1,4 +1,4 @@
-import { isCredentialVariable, sanitizedEnv } from '../tools/sanitized-env.js';
+import { isCredentialVariable, sanitizedEnv } from './sanitized-env.js';
 
 /**
  * Model choices a Claude Code runner may inherit from the server: names of models, never keys or

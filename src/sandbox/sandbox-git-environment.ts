@@ -1,4 +1,4 @@
-import { configEnvironment, hardenedConfig } from '../tools/git-hardening.js';
+import { configEnvironment, hardenedConfig } from '../git/git-hardening.js';
 
 /**
  * Git settings every agent shell command starts with (SEC-5, defence in depth): the fixed-name config

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../schemas/common.js';
 import type { OperatorAuth, OperatorPrincipal, Principal } from '../services/operator-auth.js';
-import type { RunTokens } from '../services/run-tokens.js';
+import type { RunTokens } from '../services/runs/run-tokens.js';
 import { accessOf } from './route-access.js';
 
 declare module 'fastify' {

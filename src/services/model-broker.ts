@@ -5,15 +5,7 @@ import { ForbiddenError, NotFoundError } from '../errors/index.js';
 import { computeCost, findModel, modelPricing, PROVIDER_IDS, PROVIDERS, resolveProviderEndpoint, type ModelSettings, type ProviderId, type ProviderInfo } from '../llm/model-catalog.js';
 import type { ModelUsage } from '../llm/model-types.js';
 import { WireUsageMeter, type MeteredWire } from '../llm/wire-usage-meter.js';
-import type { AgentPrincipal } from './run-tokens.js';
-
-/** Where runners reach the broker: `<server>/api/model-proxy/<provider>`. */
-export const MODEL_PROXY_PATH = '/api/model-proxy';
-
-/** The base URL a runner is given for a provider (its SDK appends `/v1/messages`, `/chat/completions`, …). */
-export function modelProxyBaseUrl(serverUrl: string, provider: ProviderId): string {
-  return `${serverUrl.replace(/\/$/, '')}${MODEL_PROXY_PATH}/${provider}`;
-}
+import type { AgentPrincipal } from './runs/run-tokens.js';
 
 /** Token counts and cost the broker measured for one run (SEC-6: exact per-run cost for external runners). */
 export interface MeteredRunUsage {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { newId, nowIso } from '../ids.js';
 import type { RegistryStore } from '../store/registry-store.js';
 
-import type { AgentPrincipal } from './run-tokens.js';
+import type { AgentPrincipal } from './runs/run-tokens.js';
 
 /** An operator: a person with the operator token. Only operators decide approvals. */
 export interface OperatorPrincipal {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { EffectClass } from '../core/effect-classes.js';
 import type { ToolDescriptor, ToolTier } from '../core/tool-descriptor.js';
-import type { WorktreeOperations } from './worktree-operations.js';
+import type { WorktreeOperations } from '../worktree/worktree-operations.js';
 
 /** What a tool gives back to the model. Failures are data (`isError`), never exceptions (convention 5). */
 export interface ToolResult {

@@ -1,5 +1,5 @@
 import { fail, type ToolResult } from './define-tool.js';
-import { PathEscapeError } from './path-escape-error.js';
+import { PathEscapeError } from '../worktree/path-escape-error.js';
 
 const ERRNO_TEXT: Readonly<Record<string, (path: string) => string>> = {
   ENOENT: (path) => `${path}: no such file or directory.`,

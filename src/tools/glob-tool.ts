@@ -2,8 +2,8 @@ import { posix } from 'node:path';
 import { z } from 'zod';
 import { defineTool, ok } from './define-tool.js';
 import { fileErrorResult } from './file-error-result.js';
-import { globBase, globMatcher } from './glob-pattern.js';
-import { walkFiles } from './walk-worktree.js';
+import { globBase, globMatcher } from '../worktree/glob-pattern.js';
+import { walkFiles } from '../worktree/walk-worktree.js';
 
 export const DEFAULT_GLOB_MAX_RESULTS = 1_000;
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineTool, fail, ok } from './define-tool.js';
 import { fileErrorResult } from './file-error-result.js';
-import { globMatcher } from './glob-pattern.js';
-import { walkFiles } from './walk-worktree.js';
+import { globMatcher } from '../worktree/glob-pattern.js';
+import { walkFiles } from '../worktree/walk-worktree.js';
 
 export const DEFAULT_GREP_MAX_RESULTS = 100;
 /** Matching lines are cut to this length in the output. */

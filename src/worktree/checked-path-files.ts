@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, posix, resolve as resolvePath } from 'node:path';
-import { PathEscapeError } from '../tools/path-escape-error.js';
+import { PathEscapeError } from './path-escape-error.js';
 import { compareNames } from './confined-file-programs.js';
 import { MAX_SYMLINK_HOPS } from './confined-resolve.js';
 import { errnoError, errorCode } from './errno-error.js';

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { PathEscapeError } from '../tools/path-escape-error.js';
+import { PathEscapeError } from './path-escape-error.js';
 import { fdPath, type Stats, type SyscallProgram } from './confined-syscalls.js';
 import { errnoError, errorCode } from './errno-error.js';
 

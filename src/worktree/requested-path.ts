@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve as resolvePath, sep } from 'node:path';
-import { PathEscapeError } from '../tools/path-escape-error.js';
+import { PathEscapeError } from './path-escape-error.js';
 
 /** True when `child` is `parent` or below it. Works for a root of `/` too. */
 export function isInside(parent: string, child: string): boolean {

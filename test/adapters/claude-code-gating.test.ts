@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reply } from '../support/scripted-model-server.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from './support/claude-code-fixture.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 
 /**
  * The Claude Code transport end to end: the real `claude` binary, the lead's run executor, `/mcp`

@@ -8,7 +8,7 @@ import type { TransportGateResult } from '../../src/adapters/agent-transport.js'
 import { hookOutput, transportActionOf } from '../../src/adapters/claude-code/hook-decision.js';
 import { writeHookFiles } from '../../src/adapters/claude-code/hook-script.js';
 import { hookSessions, type HookSession } from '../../src/adapters/claude-code/hook-sessions.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from './support/claude-code-fixture.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 
 const scratch: string[] = [];
 const servers: Server[] = [];

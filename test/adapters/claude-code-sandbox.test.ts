@@ -10,7 +10,7 @@ import { runnerEnvironment } from '../../src/sandbox/runner-environment.js';
 import type { SandboxSpec } from '../../src/sandbox/sandbox-spec.js';
 import { seatbeltProfile } from '../../src/sandbox/seatbelt-profile.js';
 import { reply } from '../support/scripted-model-server.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from './support/claude-code-fixture.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 
 const execFileAsync = promisify(execFile);
 const probe = await probeBubblewrap();

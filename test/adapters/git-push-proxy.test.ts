@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TransportAction, TransportGateResult } from '../../src/adapters/agent-transport.js';
 import { hookSessions, type HookSession } from '../../src/adapters/claude-code/hook-sessions.js';
-import { discoverPushRemotes, gitPushEnvironment, parseReceivePackCommands, pushCommandLine } from '../../src/services/git-push-proxy.js';
+import { discoverPushRemotes, gitPushEnvironment, parseReceivePackCommands, pushCommandLine } from '../../src/git/git-push-proxy.js';
 import { reply } from '../support/scripted-model-server.js';
-import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from './support/claude-code-fixture.js';
+import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 
 let fixture: ClaudeCodeFixture | null = null;
 afterEach(async () => {

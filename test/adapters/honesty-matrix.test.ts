@@ -9,7 +9,7 @@ import { HONESTY_CAPABILITIES, honestyMatrix, undeclaredClaims } from '../../src
 import { getCapabilityProfile } from '../../src/core/capability-profiles.js';
 import { MODES } from '../../src/core/modes.js';
 import { ControlCenter } from '../../src/services/control-center.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from './support/claude-code-fixture.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 
 const root = join(import.meta.dirname, '..', '..');
 

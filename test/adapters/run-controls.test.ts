@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from './support/claude-code-fixture.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 
 /**
  * ADP-1, HAR-5: a run's transport declares which controls it supports; a control it lacks is refused

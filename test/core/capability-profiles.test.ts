@@ -13,7 +13,7 @@ import {
   validateToolRegistry,
   worktreeState,
 } from '../../src/core/index.js';
-import { SAMPLE_REGISTRY } from './sample-registry.js';
+import { SAMPLE_REGISTRY } from '../support/sample-registry.js';
 
 const surfaceNames = (mode: (typeof MODES)[number]): string[] => buildToolSurface(getCapabilityProfile(mode), SAMPLE_REGISTRY).map((tool) => tool.name);
 

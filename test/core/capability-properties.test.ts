@@ -23,7 +23,7 @@ import {
   type SurfaceRules,
   type ToolDescriptor,
 } from '../../src/core/index.js';
-import { SAMPLE_REGISTRY } from './sample-registry.js';
+import { SAMPLE_REGISTRY } from '../support/sample-registry.js';
 
 const NAMES = [...new Set([...SAMPLE_REGISTRY.map((tool) => tool.name), ...REVIEW_ALLOWLIST, ...ALL_PINNED_TOOLS, 'tool_a', 'tool_b', 'tool_c', 'mcp__x__y'])];
 const WORLD_CHANGING = new Set<EffectClass>(WORLD_CHANGING_EFFECT_CLASSES);

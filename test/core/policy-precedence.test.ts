@@ -20,7 +20,7 @@ import {
   type RuleMatch,
   type RuleScope,
 } from '../../src/core/index.js';
-import { SAMPLE_REGISTRY } from './sample-registry.js';
+import { SAMPLE_REGISTRY } from '../support/sample-registry.js';
 
 const CONTEXT: PolicyContext = { mode: 'chat', autonomy: 'actWithApproval', workspaceId: 'ws_1', spaceId: 'sp_1', agentId: 'ag_1' };
 const SCOPE_IDS: Record<RuleScope, string> = { space: 'sp_1', agent: 'ag_1', workspace: 'ws_1' };

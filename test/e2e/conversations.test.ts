@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { TestBrowser } from './support/browser.js';
-import { startLiveAppSuite, type LiveAppSuite } from './support/app-server.js';
+import type { TestBrowser } from '../support/e2e/browser.js';
+import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import type { TestServer } from '../support/test-server.js';
 

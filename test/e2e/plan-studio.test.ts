@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Route } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from './support/browser.js';
-import { signIn, startAppServer } from './support/app-server.js';
+import { launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
+import { signIn, startAppServer } from '../support/e2e/app-server.js';
 import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
 
 

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startAppServer } from './support/app-server.js';
-import { WEB_DIST_DIR } from './support/ensure-web-build.js';
+import { startAppServer } from '../support/e2e/app-server.js';
+import { WEB_DIST_DIR } from '../support/e2e/ensure-web-build.js';
 import type { TestServer } from '../support/test-server.js';
 
 

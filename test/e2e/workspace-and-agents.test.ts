@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestBrowser } from './support/browser.js';
-import { launchBrowser } from './support/browser.js';
-import { startAppServer } from './support/app-server.js';
+import type { TestBrowser } from '../support/e2e/browser.js';
+import { launchBrowser } from '../support/e2e/browser.js';
+import { startAppServer } from '../support/e2e/app-server.js';
 import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
 
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NO_RESPONSE_LINE } from '../../src/services/question-service.js';
+import { NO_RESPONSE_LINE } from '../../src/services/approvals/question-service.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 

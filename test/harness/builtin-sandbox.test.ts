@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hookSessions } from '../../src/adapters/claude-code/hook-sessions.js';
 import { probeBubblewrap } from '../../src/sandbox/bubblewrap-sandbox.js';
 import { CommandSandbox } from '../../src/sandbox/command-sandbox.js';
-import { NodeWorktree } from '../../src/tools/node-worktree.js';
-import { makeRepoWithRemote } from '../adapters/support/claude-code-fixture.js';
+import { NodeWorktree } from '../../src/worktree/node-worktree.js';
+import { makeRepoWithRemote } from '../support/claude-code-fixture.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 

@@ -3,7 +3,7 @@ import { createAnthropicStreamFn, type AnthropicProviderOptions } from '../../sr
 import { findModel } from '../../src/llm/model-catalog.js';
 import type { ModelMessage } from '../../src/llm/model-types.js';
 import { reply, type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
-import { expectSingleDoneLast, modelRequest, readTool, runStream } from './stream-helpers.js';
+import { expectSingleDoneLast, modelRequest, readTool, runStream } from '../support/stream-helpers.js';
 
 let server: ScriptedModelServer;
 

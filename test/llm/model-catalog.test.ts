@@ -11,7 +11,7 @@ import {
 } from '../../src/llm/model-catalog.js';
 import { ModelNotConfiguredError } from '../../src/llm/model-not-configured-error.js';
 import { reply, type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
-import { modelRequest, runStream } from './stream-helpers.js';
+import { modelRequest, runStream } from '../support/stream-helpers.js';
 
 function catchError(run: () => unknown): ModelNotConfiguredError {
   try {

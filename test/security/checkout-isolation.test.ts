@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeBubblewrap } from '../../src/sandbox/bubblewrap-sandbox.js';
-import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from '../adapters/support/claude-code-fixture.js';
+import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { computeCost, PROVIDERS } from '../../src/llm/model-catalog.js';
 import { probeBubblewrap } from '../../src/sandbox/bubblewrap-sandbox.js';
 import { runnerEnvironment } from '../../src/sandbox/runner-environment.js';
-import { CREDENTIAL_VARIABLES, sanitizedEnv } from '../../src/tools/sanitized-env.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../adapters/support/claude-code-fixture.js';
+import { CREDENTIAL_VARIABLES, sanitizedEnv } from '../../src/sandbox/sanitized-env.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply, type ScriptedRequest } from '../support/scripted-model-server.js';
 

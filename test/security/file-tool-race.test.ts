@@ -13,7 +13,7 @@ import { writeTool } from '../../src/tools/write-tool.js';
 import { readConfinedFile, readConfinedFileSync } from '../../src/worktree/read-confined-file.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
-import { makeContext, makeTempDir } from '../tools/tool-test-support.js';
+import { makeContext, makeTempDir } from '../support/tool-test-support.js';
 
 /**
  * SEC-4: the built-in file tools cannot be raced out of the worktree. A second process swaps a

@@ -9,7 +9,7 @@ import { UNKNOWN_CODE_CLASSES } from '../../src/core/shell/classify-command.js';
 import { gitConfigEntries, gitConfigNamesPrograms } from '../../src/core/shell/git-metadata.js';
 import type { WorktreeFiles } from '../../src/core/shell/worktree-files.js';
 import { SANDBOX_GIT_CONFIG, withSandboxGitConfig } from '../../src/sandbox/sandbox-git-environment.js';
-import { gitPushEnvironment } from '../../src/services/git-push-proxy.js';
+import { gitPushEnvironment } from '../../src/git/git-push-proxy.js';
 import { worktreeFileReader } from '../../src/services/worktree-file-reader.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';

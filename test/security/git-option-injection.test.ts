@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hookSessions, type HookSession, type PushRemote } from '../../src/adapters/claude-code/hook-sessions.js';
-import * as pushProxy from '../../src/services/git-push-proxy.js';
+import * as pushProxy from '../../src/git/git-push-proxy.js';
 import { CommandSandbox } from '../../src/sandbox/command-sandbox.js';
-import { checkpointWorktree, ensureWorktree, listCheckpoints, memoryCheckoutRecords, removeWorktree, type CheckoutRecord } from '../../src/tools/git-worktrees.js';
-import * as remoteUrl from '../../src/tools/git-remote-url.js';
-import { runGit, tryGit } from '../../src/tools/run-git.js';
+import { checkpointWorktree, ensureWorktree, listCheckpoints, memoryCheckoutRecords, removeWorktree, type CheckoutRecord } from '../../src/git/git-worktrees.js';
+import * as remoteUrl from '../../src/git/git-remote-url.js';
+import { runGit, tryGit } from '../../src/git/run-git.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**

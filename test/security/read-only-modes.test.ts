@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeBubblewrap } from '../../src/sandbox/bubblewrap-sandbox.js';
 import { CommandSandbox } from '../../src/sandbox/command-sandbox.js';
-import { ensureWorktree, memoryCheckoutRecords } from '../../src/tools/git-worktrees.js';
-import { NodeWorktree } from '../../src/tools/node-worktree.js';
-import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from '../adapters/support/claude-code-fixture.js';
+import { ensureWorktree, memoryCheckoutRecords } from '../../src/git/git-worktrees.js';
+import { NodeWorktree } from '../../src/worktree/node-worktree.js';
+import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 

@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registeredRoutes, type RegisteredRoute } from '../../src/server/route-access.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
-import { JOINERS, PREFIXES, SUFFIXES, pathVariants, spell, type SegmentSpelling } from './support/path-variants.js';
-import { rawRequest, type RawResponse } from './support/raw-request.js';
+import { JOINERS, PREFIXES, SUFFIXES, pathVariants, spell, type SegmentSpelling } from '../support/path-variants.js';
+import { rawRequest, type RawResponse } from '../support/raw-request.js';
 
 const SECRET = 'Secret-Marker';
 const REMOTE_ID = '0123456789abcdef';

@@ -17,7 +17,7 @@ import {
 } from '../../src/core/index.js';
 import { UNKNOWN_CODE_CLASSES } from '../../src/core/shell/classify-command.js';
 import { worktreeFileReader } from '../../src/services/worktree-file-reader.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../adapters/support/claude-code-fixture.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveAgentState } from '../../src/services/derive-agent-state.js';
+import { deriveAgentState } from '../../src/services/agents/derive-agent-state.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;

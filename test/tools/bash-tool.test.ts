@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BASH_EFFECTS, BASH_MAX_OUTPUT_BYTES, bashTool } from '../../src/tools/bash-tool.js';
 import { EFFECT_CLASSES } from '../../src/core/effect-classes.js';
-import { makeContext, makeTempDir } from './tool-test-support.js';
+import { makeContext, makeTempDir } from '../support/tool-test-support.js';
 
 let dir: { path: string; cleanup: () => Promise<void> };
 

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { askUserTool } from '../../src/tools/ask-user-tool.js';
 import { taskTool } from '../../src/tools/task-tool.js';
 import { TODO_STATE_KEY, todoTool } from '../../src/tools/todo-tool.js';
-import { makeContext } from './tool-test-support.js';
+import { makeContext } from '../support/tool-test-support.js';
 
 describe('ask_user', () => {
   it('asks through context.askUser and returns the answers', async () => {

@@ -8,7 +8,7 @@ import { grepTool } from '../../src/tools/grep-tool.js';
 import { listTool } from '../../src/tools/list-tool.js';
 import { readTool } from '../../src/tools/read-tool.js';
 import { writeTool } from '../../src/tools/write-tool.js';
-import { makeContext, makeTempDir } from './tool-test-support.js';
+import { makeContext, makeTempDir } from '../support/tool-test-support.js';
 
 let base: { path: string; cleanup: () => Promise<void> };
 let root: string;

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearerToken } from '../../adapters/claude-code/hook-sessions.js';
 import type { ControlCenter } from '../../services/control-center.js';
-import { GIT_PUSH_PATH, GitPushProxy, type ProxyResponse } from '../../services/git-push-proxy.js';
+import { GIT_PUSH_PATH, GitPushProxy, type ProxyResponse } from '../../git/git-push-proxy.js';
 
 const RemoteParams = z.object({ remoteId: z.string().regex(/^[0-9a-f]{16}$/) });
 

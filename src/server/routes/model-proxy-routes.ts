@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../../errors/index.js';
-import { MODEL_PROXY_PATH } from '../../services/model-broker.js';
+import { MODEL_PROXY_PATH } from '../../llm/model-proxy-url.js';
 import type { ControlCenter } from '../../services/control-center.js';
 
 /** Model requests carry whole conversations (and images): far above the API's 5 MB default. */

@@ -10,9 +10,9 @@ import { ConversationRunTree, Run, RunControlResponse, RunDetail, RunSubtree, St
 import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schemas/settings.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
-import { RunLog } from '../../services/run-log.js';
-import { toRun } from '../../services/run-service.js';
-import { conversationRunTree, runSubtree } from '../../services/run-tree.js';
+import { RunLog } from '../../services/runs/run-log.js';
+import { toRun } from '../../services/runs/run-service.js';
+import { conversationRunTree, runSubtree } from '../../services/runs/run-tree.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const RunParams = WorkspaceParams.extend({ runId: z.string().min(1) });

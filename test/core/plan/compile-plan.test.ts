@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidPlanError, compilePlan } from '../../../src/core/plan/index.js';
-import { plan, step } from './plan-fixtures.js';
+import { plan, step } from '../../support/plan-fixtures.js';
 
 describe('compilePlan (PLAN-7)', () => {
   it('compiles a diamond into ordered tickets, edges, levels, roots and leaves', () => {

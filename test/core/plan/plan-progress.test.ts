@@ -10,7 +10,7 @@ import {
   settledCount,
   type PlanNodeState,
 } from '../../../src/core/plan/index.js';
-import { plan, step } from './plan-fixtures.js';
+import { plan, step } from '../../support/plan-fixtures.js';
 
 //   design ─┬─ code ── test ─┬─ ship
 //           └─ docs ─────────┘

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidPlanError, compilePlan, validatePlanGraph, type PlanBlueprint, type PlanSubmission } from '../../../src/core/plan/index.js';
-import { ancestors, dagPlan, dagShape, plan, shuffle, step } from './plan-fixtures.js';
+import { ancestors, dagPlan, dagShape, plan, shuffle, step } from '../../support/plan-fixtures.js';
 
 const RUNS = { numRuns: 200 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PLAN_KEY_MAX_LENGTH, formatPlanViolations, validatePlanGraph, type PlanViolation } from '../../../src/core/plan/index.js';
-import { plan, step } from './plan-fixtures.js';
+import { plan, step } from '../../support/plan-fixtures.js';
 
 function codes(violations: readonly PlanViolation[]): string[] {
   return violations.map((violation) => violation.code);

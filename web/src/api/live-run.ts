@@ -33,7 +33,7 @@ function messageText(event: Extract<AgentEvent, { type: 'assistant_message' }>):
 }
 
 /**
- * A stored run event's data is the AgentEvent the executor persisted (src/services/run-executor.ts);
+ * A stored run event's data is the AgentEvent the executor persisted (src/services/runs/run-executor.ts);
  * kinds this web app does not know fall through the fold's default branch.
  */
 export function agentEventOf(record: RunEventRecord): AgentEvent {

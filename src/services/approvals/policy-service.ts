@@ -1,0 +1,252 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Decision } from '../../core/decisions.js';
+import { mostRestrictive } from '../../core/decisions.js';
+import type { EffectClass } from '../../core/effect-classes.js';
+import { resolveDispatchMode } from '../../core/mode-resolution.js';
+import { DEFAULT_AUTONOMY, type AutonomyLevel, type Mode } from '../../core/modes.js';
+import { compilePolicy, type CompiledPolicy } from '../../core/policy/compile-policy.js';
+import { decideAction } from '../../core/policy/decide-action.js';
+import { shellAction, toolAction, type PolicyAction } from '../../core/policy/policy-action.js';
+import type { DecidedBy, PolicyDecision } from '../../core/policy/policy-decision.js';
+import type { PolicyRule as CorePolicyRule, RuleMatch } from '../../core/policy/policy-rule.js';
+import { fingerprintAction, rememberChoiceRule } from '../../core/policy/remembered-choice.js';
+import { classifyShellCommand, type ShellClassification } from '../../core/shell/classify-command.js';
+import type { ToolDescriptor } from '../../core/tool-descriptor.js';
+import { NotFoundError, ValidationError } from '../../errors/index.js';
+import { newId, nowIso } from '../../ids.js';
+import type { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../../schemas/policy.js';
+import type { PolicyRuleTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { AgentService } from '../agents/agent-service.js';
+import { worktreeFileReader } from '../worktree-file-reader.js';
+import type { EventBus } from '../event-bus.js';
+import type { SpaceService } from '../spaces/space-service.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
+
+/** Where a tool call happens, as the chokepoints know it. */
+export interface ToolCallContext {
+  mode: Mode;
+  autonomy: AutonomyLevel;
+  spaceId: string | null;
+  agentId: string | null;
+  /** A subagent's parent: its rules apply too, so the parent's denies are a ceiling (HAR-5). */
+  parentAgentId?: string | null;
+  worktreeRoot?: string;
+}
+
+/** A policy decision plus what the gate needs to show it and remember it. */
+export interface PolicyVerdict {
+  decision: Decision;
+  classes: readonly EffectClass[];
+  decidedBy: DecidedBy;
+  explanation: string;
+  /** What the approval card shows (the command line, or the tool and its input). */
+  summary: string;
+  fingerprint: string;
+  classification?: ShellClassification;
+}
+
+/** Tools whose input is a shell command line, classified per subcommand (POL-2). */
+const SHELL_TOOLS = new Set(['bash']);
+
+function matchValue(match: RuleMatch): string {
+  return match.kind === 'class' ? match.effectClass : match.kind === 'command' ? match.prefix : match.fingerprint;
+}
+
+function toRule(row: Selectable<PolicyRuleTable>): PolicyRule {
+  const match: RuleMatch =
+    row.match_kind === 'class'
+      ? { kind: 'class', effectClass: row.match_value as EffectClass }
+      : row.match_kind === 'command'
+        ? { kind: 'command', prefix: row.match_value }
+        : { kind: 'fingerprint', fingerprint: row.match_value };
+  return {
+    id: row.id,
+    scope: row.scope as PolicyRule['scope'],
+    scopeId: row.scope_id,
+    match,
+    decision: row.decision as Decision,
+    note: row.note,
+    createdAt: row.created_at,
+  };
+}
+
+/** Summary of a non-shell tool call for approvals and fingerprints: stable key order. */
+function toolCallSummary(toolName: string, input: unknown): string {
+  const json = JSON.stringify(input, (_key, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : value,
+  );
+  return `${toolName} ${json && json.length > 500 ? `${json.slice(0, 500)}…` : json}`;
+}
+
+/**
+ * The one policy engine every chokepoint consults (POL-1): rules stored per workspace, compiled once
+ * per change into an index, and decided through the pure core (`decideAction`).
+ */
+export class PolicyService {
+  private readonly compiled = new Map<string, CompiledPolicy>();
+
+  constructor(
+    private readonly workspaces: WorkspaceService,
+    private readonly spaces: SpaceService,
+    private readonly agents: AgentService,
+    private readonly events: EventBus,
+  ) {}
+
+  async listRules(workspaceId: string): Promise<PolicyRule[]> {
+    const db = await this.db(workspaceId);
+    const rows = await db.selectFrom('policy_rules').selectAll().orderBy('created_at').orderBy('id').execute();
+    return rows.map(toRule);
+  }
+
+  async createRule(workspaceId: string, body: CreateRuleBody): Promise<PolicyRule> {
+    const db = await this.db(workspaceId);
+    let scopeId = body.scopeId;
+    if (body.scope === 'workspace') {
+      if (scopeId !== undefined && scopeId !== workspaceId) throw new ValidationError('scopeId', 'a workspace rule belongs to this workspace: omit scopeId');
+      scopeId = workspaceId;
+    } else if (!scopeId) {
+      throw new ValidationError('scopeId', `a ${body.scope} rule needs the ${body.scope} id`);
+    } else if (body.scope === 'space') {
+      if (!(await this.spaces.findSpace(workspaceId, scopeId))) throw new NotFoundError('space', scopeId, 'scopeId');
+    } else {
+      await this.agents.get(workspaceId, scopeId).catch(() => {
+        throw new NotFoundError('agent', scopeId!, 'scopeId');
+      });
+    }
+    const row: PolicyRuleTable = {
+      id: newId('rule'),
+      scope: body.scope,
+      scope_id: scopeId,
+      match_kind: body.match.kind,
+      match_value: matchValue(body.match),
+      decision: body.decision,
+      note: body.note ?? null,
+      created_at: nowIso(),
+    };
+    await db.insertInto('policy_rules').values(row).execute();
+    this.compiled.delete(workspaceId);
+    const rule = toRule(row);
+    this.events.publish(workspaceId, 'policy.ruleCreated', rule);
+    return rule;
+  }
+
+  async deleteRule(workspaceId: string, ruleId: string): Promise<void> {
+    const db = await this.db(workspaceId);
+    const result = await db.deleteFrom('policy_rules').where('id', '=', ruleId).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw new NotFoundError('rule', ruleId, 'ruleId');
+    this.compiled.delete(workspaceId);
+    this.events.publish(workspaceId, 'policy.ruleDeleted', { id: ruleId });
+  }
+
+  /** "Remember this choice" (POL-3): a workspace rule against the action's fingerprint; repeats replace. */
+  async rememberChoice(workspaceId: string, verdict: PolicyVerdict, decision: Decision): Promise<void> {
+    const core = rememberChoiceRule({ workspaceId, classes: verdict.classes, summary: verdict.summary, decision });
+    const db = await this.db(workspaceId);
+    await db.deleteFrom('policy_rules').where('scope', '=', 'workspace').where('match_kind', '=', 'fingerprint').where('match_value', '=', verdict.fingerprint).execute();
+    await db
+      .insertInto('policy_rules')
+      .values({
+        id: newId('rule'),
+        scope: 'workspace',
+        scope_id: workspaceId,
+        match_kind: 'fingerprint',
+        match_value: verdict.fingerprint,
+        decision: core.decision,
+        note: `remembered: ${verdict.summary.slice(0, 200)}`,
+        created_at: nowIso(),
+      })
+      .execute();
+    this.compiled.delete(workspaceId);
+  }
+
+  /** Decides one tool call at the built-in harness's chokepoint (HAR-3). */
+  async decideToolCall(workspaceId: string, context: ToolCallContext, tool: ToolDescriptor, input: unknown): Promise<PolicyVerdict> {
+    if (SHELL_TOOLS.has(tool.name)) {
+      const command = (input as { command?: unknown }).command;
+      return this.decideCommand(workspaceId, context, typeof command === 'string' ? command : '', tool.name, tool.tier);
+    }
+    const summary = toolCallSummary(tool.name, input);
+    const fingerprint = fingerprintAction(tool.effects, summary);
+    return this.decide(workspaceId, context, toolAction(tool, fingerprint), summary, fingerprint);
+  }
+
+  /** Decides a shell command line (the built-in bash tool, Claude Code's Bash hook). */
+  async decideCommand(workspaceId: string, context: ToolCallContext, command: string, toolName = 'bash', tier: ToolDescriptor['tier'] = 'execute'): Promise<PolicyVerdict> {
+    // SEC-5: scripts, Makefiles, package.json scripts and git metadata the command runs are read from
+    // the worktree. The push proxy's line describes ref updates the server received, not a program
+    // run in the worktree (the agent's own `git push` was classified with its hooks already).
+    const readsWorktree = context.worktreeRoot !== undefined && toolName !== 'git-push-proxy';
+    const classification = classifyShellCommand(command, readsWorktree ? { worktreeRoot: context.worktreeRoot, files: worktreeFileReader(context.worktreeRoot!) } : {});
+    const fingerprint = fingerprintAction(classification.classes, classification.summary);
+    const verdict = await this.decide(workspaceId, context, shellAction(classification, toolName, tier, fingerprint), classification.summary, fingerprint);
+    return { ...verdict, classification };
+  }
+
+  /** POST /policy/probe: what would happen, and who would decide, without doing anything. */
+  async probe(workspaceId: string, body: ProbeBody): Promise<ProbeResult> {
+    let mode: Mode = 'chat';
+    let autonomy: AutonomyLevel = DEFAULT_AUTONOMY;
+    if (body.spaceId) {
+      // MODE-2: a space absent from this workspace's file resolves to chat.
+      const space = await this.spaces.findSpace(workspaceId, body.spaceId);
+      mode = resolveDispatchMode(space ? { mode: space.mode } : null);
+      autonomy = (space?.autonomy as AutonomyLevel | undefined) ?? DEFAULT_AUTONOMY;
+    }
+    if (body.agentId) await this.agents.get(workspaceId, body.agentId);
+    if (body.mode) mode = body.mode;
+    if (body.autonomy) autonomy = body.autonomy;
+    const context: ToolCallContext = { mode, autonomy, spaceId: body.spaceId ?? null, agentId: body.agentId ?? null };
+    let verdict: PolicyVerdict;
+    if (body.command !== undefined) {
+      verdict = await this.decideCommand(workspaceId, context, body.command);
+    } else {
+      const action = body.action!;
+      const fingerprint = fingerprintAction(action.classes, action.summary);
+      const tier = action.tier ?? (action.classes.length > 0 || action.writesWorktree ? 'execute' : 'read');
+      verdict = await this.decide(
+        workspaceId,
+        context,
+        { classes: action.classes, writesWorktree: action.writesWorktree ?? false, tier, fingerprint, ...(action.toolName ? { toolName: action.toolName } : {}) },
+        action.summary,
+        fingerprint,
+      );
+    }
+    return {
+      decision: verdict.decision,
+      classes: [...verdict.classes],
+      decidedBy: verdict.decidedBy,
+      explanation: verdict.explanation,
+      mode,
+      autonomy,
+      ...(verdict.classification ? { classification: verdict.classification } : {}),
+    };
+  }
+
+  private async decide(workspaceId: string, context: ToolCallContext, action: PolicyAction, summary: string, fingerprint: string): Promise<PolicyVerdict> {
+    const policy = await this.compiledFor(workspaceId);
+    const base = { mode: context.mode, autonomy: context.autonomy, workspaceId, ...(context.spaceId ? { spaceId: context.spaceId } : {}) };
+    let decision: PolicyDecision = decideAction(policy, action, { ...base, ...(context.agentId ? { agentId: context.agentId } : {}) });
+    if (context.parentAgentId && context.parentAgentId !== context.agentId) {
+      const parent = decideAction(policy, action, { ...base, agentId: context.parentAgentId });
+      if (mostRestrictive(decision.decision, parent.decision) !== decision.decision) decision = parent;
+    }
+    return { decision: decision.decision, classes: decision.classes, decidedBy: decision.decidedBy, explanation: decision.reason, summary, fingerprint };
+  }
+
+  private async compiledFor(workspaceId: string): Promise<CompiledPolicy> {
+    let policy = this.compiled.get(workspaceId);
+    if (!policy) {
+      const rules = await this.listRules(workspaceId);
+      const core: CorePolicyRule[] = rules.map((rule) => ({ id: rule.id, scope: rule.scope, scopeId: rule.scopeId, match: rule.match, decision: rule.decision }));
+      policy = compilePolicy(core);
+      this.compiled.set(workspaceId, policy);
+    }
+    return policy;
+  }
+
+  private async db(workspaceId: string): Promise<Kysely<WorkspaceSchema>> {
+    return (await this.workspaces.handle(workspaceId)).database.db;
+  }
+}

@@ -1,0 +1,84 @@
+import type { Kysely } from 'kysely';
+import { nowIso } from '../../ids.js';
+import type { RunLogWriter } from '../../store/run-log-writer.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { ToolCallRecord, RunEventRecord } from '../../schemas/run.js';
+
+export type { ToolCallRecord, RunEventRecord };
+
+/** Where a run log's lost writes are reported: the run that owns the log decides what it means for the run. */
+export type RunLogFailureHandler = (error: unknown, what: string) => void;
+
+/** The parts of a workspace database a run log uses: Kysely for reads, the batched writer for writes. */
+export interface RunLogDatabase {
+  db: Kysely<WorkspaceSchema>;
+  runLog: RunLogWriter;
+}
+
+/**
+ * The durable part of a run log (HAR-6): the events worth keeping and every tool call with its input,
+ * output and the policy decision that let it run (or stopped it). Text deltas are not stored one by
+ * one: the finished assistant message is.
+ *
+ * Writes are queued on the database's `RunLogWriter` (one transaction per event-loop turn) and never
+ * fail the caller: a write that cannot be stored goes to `onFailure`, so the run can say its log is
+ * incomplete instead of looking healthy. `flush()` writes what is queued now.
+ */
+export class RunLog {
+  private sequence = 0;
+
+  constructor(
+    private readonly database: RunLogDatabase,
+    readonly runId: string,
+    private readonly onFailure: RunLogFailureHandler,
+  ) {}
+
+  event(type: string, data: unknown): void {
+    this.sequence += 1;
+    this.database.runLog.appendEvent(this.runId, this.sequence, type, JSON.stringify(data), nowIso(), this.onFailure);
+  }
+
+  toolCallStarted(call: { id: string; name: string; input: unknown }): void {
+    this.database.runLog.toolCallStarted(this.runId, call.id, call.name, JSON.stringify(call.input), nowIso(), this.onFailure);
+  }
+
+  toolCallDecided(callId: string, decision: { decision: string; decidedBy: { scope: string; ruleId: string | null }; classes: readonly string[] }): void {
+    this.database.runLog.toolCallDecided(this.runId, callId, decision.decision, JSON.stringify(decision.decidedBy), JSON.stringify(decision.classes), this.onFailure);
+  }
+
+  toolCallEnded(callId: string, result: { content: string; isError: boolean }, executed: boolean): void {
+    this.database.runLog.toolCallEnded(this.runId, callId, result.content, result.isError, executed, nowIso(), this.onFailure);
+  }
+
+  /** Writes every queued row of this database now; failures reach their runs' handlers before it returns. */
+  flush(): void {
+    this.database.runLog.flush();
+  }
+
+  static async toolCalls(database: RunLogDatabase, runId: string): Promise<ToolCallRecord[]> {
+    // Queued rows first: a reader right after an event must see it.
+    database.runLog.flush();
+    const { db } = database;
+    const rows = await db.selectFrom('tool_calls').selectAll().where('run_id', '=', runId).orderBy('started_at').orderBy('id').execute();
+    return rows.map((row) => ({
+      id: row.id.slice(runId.length + 1),
+      name: row.name,
+      input: JSON.parse(row.input) as unknown,
+      output: row.output,
+      isError: row.is_error === null ? null : row.is_error === 1,
+      executed: row.executed === 1,
+      decision: row.decision,
+      decidedBy: row.decided_by ? (JSON.parse(row.decided_by) as ToolCallRecord['decidedBy']) : null,
+      classes: row.classes ? (JSON.parse(row.classes) as string[]) : [],
+      startedAt: row.started_at,
+      endedAt: row.ended_at,
+    }));
+  }
+
+  static async events(database: RunLogDatabase, runId: string): Promise<RunEventRecord[]> {
+    database.runLog.flush();
+    const { db } = database;
+    const rows = await db.selectFrom('run_events').selectAll().where('run_id', '=', runId).orderBy('sequence').execute();
+    return rows.map((row) => ({ sequence: row.sequence, type: row.type, data: JSON.parse(row.data) as unknown, at: row.at }));
+  }
+}

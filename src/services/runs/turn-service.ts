@@ -1,0 +1,149 @@
+import { resolveDispatchMode } from '../../core/mode-resolution.js';
+import { DEFAULT_AUTONOMY, type AutonomyLevel } from '../../core/modes.js';
+import { NotFoundError, ValidationError } from '../../errors/index.js';
+import type { ModelMessage } from '../../llm/model-types.js';
+import type { Agent } from '../../schemas/agent.js';
+import type { PostMessageBody, PostMessageResponse } from '../../schemas/message.js';
+import type { AgentService } from '../agents/agent-service.js';
+import type { MessageService } from './message-service.js';
+import { parseComposerText, parseMention } from './parse-slash-command.js';
+import type { Run } from '../../schemas/run.js';
+import type { RunExecutor, StartRunInput } from './run-executor.js';
+import type { SpaceService } from '../spaces/space-service.js';
+
+/** How many earlier messages of a conversation are replayed to the model as history. */
+const HISTORY_MESSAGES = 50;
+
+/**
+ * Posting a message to a conversation (MODE-2, MODE-4, RLY-1): applies the picker, handles `/plan`,
+ * records the message with the mode it was sent in, and starts a turn for the addressed agent in the
+ * mode the space has at that moment.
+ */
+export class TurnService {
+  constructor(
+    private readonly spaces: SpaceService,
+    private readonly agents: AgentService,
+    private readonly messages: MessageService,
+    private readonly executor: RunExecutor,
+  ) {}
+
+  async post(workspaceId: string, conversationId: string, body: PostMessageBody, operatorId: string): Promise<PostMessageResponse> {
+    const conversation = await this.spaces.getConversation(workspaceId, conversationId);
+    let space = await this.spaces.get(workspaceId, conversation.spaceId);
+    if (body.picker !== undefined && body.picker !== space.picker) {
+      space = await this.spaces.update(workspaceId, space.id, { picker: body.picker });
+    }
+    const parsed = parseComposerText(body.text);
+    if (parsed.armPlan && space.mode !== 'plan') {
+      space = await this.spaces.update(workspaceId, space.id, { picker: 'Plan' });
+    }
+    if (!parsed.text.trim()) {
+      if (parsed.armPlan) return { message: null, run: null, space };
+      throw new ValidationError('text', 'must not be empty');
+    }
+    const mention = parseMention(parsed.text);
+    const agent = await this.addressedAgent(workspaceId, mention.agentName, body.agentId ?? null, space.defaultAgentId);
+    const history = await this.history(workspaceId, conversationId);
+    const message = await this.messages.append(workspaceId, {
+      conversationId,
+      runId: null,
+      role: 'user',
+      authorKind: 'operator',
+      authorId: operatorId,
+      mode: space.mode,
+      picker: space.picker,
+      content: parsed.text,
+    });
+    // MODE-2: the dispatcher reads the space's mode now; the turn keeps it to its end.
+    const mode = resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId);
+    const { run } = await this.executor.start({
+      workspaceId,
+      agent,
+      spaceId: space.id,
+      conversationId,
+      mode,
+      autonomy: space.autonomy as AutonomyLevel,
+      prompt: parsed.text,
+      history,
+      repoPath: space.repoPath,
+    });
+    return { message, run, space };
+  }
+
+  /**
+   * A turn the Control Center itself starts (a plan step, a rejected plan, a decided plan exit): the
+   * text is posted to the conversation as a system-authored message, then the agent runs it in the
+   * mode the space has now (MODE-2).
+   */
+  async startSystemTurn(
+    workspaceId: string,
+    request: { agent: Agent; conversationId: string; spaceId: string | null; text: string } & Pick<StartRunInput, 'planStep' | 'onFinished'>,
+  ): Promise<Run> {
+    const space = request.spaceId ? await this.spaces.findSpace(workspaceId, request.spaceId) : null;
+    await this.messages.append(workspaceId, {
+      conversationId: request.conversationId,
+      runId: null,
+      role: 'user',
+      authorKind: 'system',
+      authorId: null,
+      mode: space?.mode ?? null,
+      picker: space?.picker ?? null,
+      content: request.text,
+    });
+    const { run } = await this.executor.start({
+      workspaceId,
+      agent: request.agent,
+      spaceId: request.spaceId,
+      conversationId: request.conversationId,
+      mode: resolveDispatchMode(space ? { mode: space.mode } : null),
+      autonomy: (space?.autonomy as AutonomyLevel | undefined) ?? DEFAULT_AUTONOMY,
+      prompt: request.text,
+      history: await this.history(workspaceId, request.conversationId, true),
+      repoPath: space?.repoPath ?? null,
+      ...(request.planStep ? { planStep: request.planStep } : {}),
+      ...(request.onFinished ? { onFinished: request.onFinished } : {}),
+    });
+    return run;
+  }
+
+  private async addressedAgent(workspaceId: string, mentioned: string | null, agentId: string | null, defaultAgentId: string | null): Promise<Agent> {
+    if (mentioned) {
+      const agent = await this.agents.findByName(workspaceId, mentioned);
+      if (agent) return agent;
+    }
+    if (agentId) return this.agents.get(workspaceId, agentId);
+    if (defaultAgentId) return this.agents.get(workspaceId, defaultAgentId);
+    const ceo = await this.agents.findByName(workspaceId, 'ceo');
+    if (ceo) return ceo;
+    const [first] = await this.agents.list(workspaceId);
+    if (!first) throw new NotFoundError('agent', '(any)', 'agentId');
+    return first;
+  }
+
+  /**
+   * The conversation so far as model messages: operator text and agents' final answers.
+   * `excludingLast` leaves out the newest message (it is the prompt being sent).
+   */
+  private async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
+    const all = (await this.messages.list(workspaceId, conversationId)).filter((message) => message.role !== 'system');
+    const messages = (excludingLast ? all.slice(0, -1) : all).slice(-HISTORY_MESSAGES);
+    const history: ModelMessage[] = [];
+    for (const message of messages) {
+      const role = message.role === 'user' ? 'user' : 'assistant';
+      const last = history.at(-1);
+      // Providers want alternating roles: merge neighbours of the same role.
+      if (last && last.role === role) {
+        if (last.role === 'user') last.content += `\n\n${message.content}`;
+        else if (last.role === 'assistant') last.content.push({ type: 'text', text: message.content });
+      } else if (role === 'user') {
+        history.push({ role: 'user', content: message.content });
+      } else {
+        history.push({ role: 'assistant', content: [{ type: 'text', text: message.content }] });
+      }
+    }
+    // The new message follows as a user message, so history must not end with one.
+    if (history.at(-1)?.role === 'user') history.push({ role: 'assistant', content: [{ type: 'text', text: '(no answer)' }] });
+    if (history[0]?.role === 'assistant') history.unshift({ role: 'user', content: '(conversation start)' });
+    return history;
+  }
+}

@@ -1,0 +1,64 @@
+import { HttpUrl } from '../../schemas/common.js';
+import { WorkspaceSettings, type UpdateWorkspaceSettingsBody, type WorkspaceSettingsView } from '../../schemas/settings.js';
+import type { EventBus } from '../event-bus.js';
+import type { WorkspaceService } from './workspace-service.js';
+
+const SETTINGS_KEY = 'settings';
+
+function mergeNullable(current: Record<string, string | undefined>, change: Record<string, string | null | undefined> | undefined) {
+  const next: Record<string, string> = {};
+  for (const [key, value] of Object.entries(current)) if (value !== undefined) next[key] = value;
+  for (const [key, value] of Object.entries(change ?? {})) {
+    if (value === null) delete next[key];
+    else if (value !== undefined) next[key] = value;
+  }
+  return next;
+}
+
+/** Per-workspace settings: model keys and base URLs (HAR-2), timeouts, delegation depth, concurrency. */
+export class SettingsService {
+  constructor(
+    private readonly workspaces: WorkspaceService,
+    private readonly events: EventBus,
+  ) {}
+
+  async get(workspaceId: string): Promise<WorkspaceSettings> {
+    const { database } = await this.workspaces.handle(workspaceId);
+    const row = await database.db.selectFrom('workspace_settings').select('value').where('key', '=', SETTINGS_KEY).executeTakeFirst();
+    const settings = WorkspaceSettings.parse(row ? JSON.parse(row.value) : {});
+    // A base URL stored before they were limited to http(s) is ignored, never handed to a model client.
+    settings.baseUrls = Object.fromEntries(Object.entries(settings.baseUrls).filter(([, url]) => HttpUrl.safeParse(url).success));
+    return settings;
+  }
+
+  async view(workspaceId: string): Promise<WorkspaceSettingsView> {
+    return this.toView(await this.get(workspaceId));
+  }
+
+  async update(workspaceId: string, change: UpdateWorkspaceSettingsBody): Promise<WorkspaceSettingsView> {
+    const current = await this.get(workspaceId);
+    const { apiKeys, baseUrls, ...scalars } = change;
+    const next = WorkspaceSettings.parse({
+      ...current,
+      ...Object.fromEntries(Object.entries(scalars).filter(([, value]) => value !== undefined)),
+      apiKeys: mergeNullable(current.apiKeys, apiKeys),
+      baseUrls: mergeNullable(current.baseUrls, baseUrls),
+    });
+    const { database } = await this.workspaces.handle(workspaceId);
+    await database.db
+      .insertInto('workspace_settings')
+      .values({ key: SETTINGS_KEY, value: JSON.stringify(next) })
+      .onConflict((conflict) => conflict.column('key').doUpdateSet({ value: JSON.stringify(next) }))
+      .execute();
+    const view = this.toView(next);
+    this.events.publish(workspaceId, 'settings.updated', view);
+    return view;
+  }
+
+  private toView(settings: WorkspaceSettings): WorkspaceSettingsView {
+    return {
+      ...settings,
+      apiKeys: Object.fromEntries(Object.keys(settings.apiKeys).map((provider) => [provider, 'set' as const])),
+    };
+  }
+}

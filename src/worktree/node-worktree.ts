@@ -1,0 +1,230 @@
+import { spawn } from 'node:child_process';
+import { realpath } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { CheckedPathFiles } from './checked-path-files.js';
+import { ConfinedFiles } from './confined-files.js';
+import { procFdSupported } from './proc-fd-support.js';
+import type { WalkedFile } from './walked-file.js';
+import type { WorktreeFiles } from './worktree-files.js';
+import { sanitizedEnv } from '../sandbox/sanitized-env.js';
+import type { ExecResult, WorktreeOperations } from './worktree-operations.js';
+
+/** What to spawn instead of a command's own argv, and what to clean up once it ended. */
+export interface WrappedCommand {
+  command: string;
+  args: string[];
+  dispose(): Promise<void>;
+}
+
+/**
+ * Turns the argv of one command (`['bash', '-c', line]`) into the argv that actually runs, for
+ * example the same command inside an OS sandbox (`src/sandbox/command-sandbox.ts`). A wrapper that
+ * throws means the command does not run.
+ */
+export type CommandWrapper = (argv: string[]) => Promise<WrappedCommand>;
+
+export interface NodeWorktreeOptions {
+  /** Time between SIGTERM and SIGKILL when a command is stopped (timeout or abort). Default 2 s. */
+  killGraceMs?: number;
+  /** Environment for `exec` calls that pass none. Default: {@link sanitizedEnv} of the server's environment. */
+  defaultEnv?: Record<string, string>;
+  /** How `exec` starts its command. Default: `bash -c` as it is. */
+  wrapCommand?: CommandWrapper;
+  /**
+   * How file paths are resolved: `confined` (descriptor-pinned, SEC-4; needs `/proc/self/fd`) or
+   * `checkedPaths` (check, then open by name; raceable — the fallback where `/proc` is missing, and
+   * what tests use to cover that fallback). Default: `confined` wherever it is supported.
+   */
+  fileAccess?: 'confined' | 'checkedPaths';
+}
+
+const DEFAULT_KILL_GRACE_MS = 2_000;
+/** How long to wait for the output pipes to close once the shell itself has exited. */
+const PIPE_DRAIN_MS = 1_000;
+/** Keeps the first `limit` bytes of a stream and counts what it drops. */
+class CappedBuffer {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  truncated = false;
+
+  constructor(private readonly limit: number) {}
+
+  push(chunk: Buffer): void {
+    const room = this.limit - this.kept;
+    if (room <= 0) {
+      if (chunk.length > 0) this.truncated = true;
+      return;
+    }
+    const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (piece.length < chunk.length) this.truncated = true;
+    this.chunks.push(piece);
+    this.kept += piece.length;
+  }
+
+  text(): string {
+    // A cut in the middle of a multi-byte character becomes U+FFFD; that is fine for a model to read.
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/**
+ * The real {@link WorktreeOperations} over a directory on this machine (HAR-7).
+ *
+ * Path rule: a path is resolved against the root (an absolute path under the root is accepted),
+ * folded lexically, and refused with `PathEscapeError` when it lands outside the root. File access
+ * then goes through {@link ConfinedFiles} (SEC-4): every lookup is pinned to a directory descriptor
+ * already held, symlinks are followed only while they stay under the root, writes replace the file
+ * through a temporary file in the held parent, and walks descend by descriptor — a concurrent swap of
+ * a directory and a symlink cannot carry a read or a write outside. Where `/proc/self/fd` is missing
+ * (macOS) it falls back to {@link CheckedPathFiles}: check the real path, then open it (raceable).
+ *
+ * Commands run under `bash -c` in their own process group, so a timeout or an abort stops the whole
+ * tree of processes the command started, and so does the end of the command: a tool call leaves no
+ * process behind. A `wrapCommand` option starts the same `bash -c` inside something else (the run
+ * executor passes the host's OS sandbox); the path rules above do not change with it.
+ */
+export class NodeWorktree implements WorktreeOperations {
+  readonly root: string;
+  private realRootPromise: Promise<string> | undefined;
+  private readonly files: WorktreeFiles;
+  private readonly killGraceMs: number;
+  private readonly defaultEnv: Record<string, string> | undefined;
+  private readonly wrapCommand: CommandWrapper | undefined;
+
+  constructor(root: string, options: NodeWorktreeOptions = {}) {
+    this.root = resolvePath(root);
+    this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.defaultEnv = options.defaultEnv;
+    this.wrapCommand = options.wrapCommand;
+    const confined = (options.fileAccess ?? 'confined') === 'confined' && procFdSupported();
+    this.files = confined ? new ConfinedFiles(this.root) : new CheckedPathFiles(this.root);
+  }
+
+  /** The root with its own symlinks resolved (a worktree under a symlinked temp dir is still one tree). */
+  realRoot(): Promise<string> {
+    this.realRootPromise ??= realpath(this.root);
+    return this.realRootPromise;
+  }
+
+  resolve(path: string): Promise<string> {
+    return this.files.resolve(path);
+  }
+
+  readFile(path: string): Promise<string> {
+    return this.files.readFile(path);
+  }
+
+  writeFile(path: string, content: string): Promise<void> {
+    return this.files.writeFile(path, content);
+  }
+
+  list(path: string): Promise<string[]> {
+    return this.files.list(path);
+  }
+
+  exists(path: string): Promise<boolean> {
+    return this.files.exists(path);
+  }
+
+  walk(start: string, signal?: AbortSignal): AsyncIterable<WalkedFile> {
+    return this.files.walk(start, signal);
+  }
+
+  async exec(
+    command: string,
+    options: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal; env?: Record<string, string> },
+  ): Promise<ExecResult> {
+    const cwd = await this.realRoot();
+    if (options.signal.aborted) {
+      return { exitCode: null, signal: null, stdout: '', stderr: '', timedOut: false, truncated: false, aborted: true };
+    }
+    const argv = ['bash', '-c', command];
+    const launch = this.wrapCommand ? await this.wrapCommand(argv) : { command: argv[0]!, args: argv.slice(1), dispose: async () => undefined };
+    try {
+      return await this.spawnAndWait(launch, cwd, options);
+    } finally {
+      await launch.dispose().catch(() => undefined);
+    }
+  }
+
+  private async spawnAndWait(
+    launch: WrappedCommand,
+    cwd: string,
+    options: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal; env?: Record<string, string> },
+  ): Promise<ExecResult> {
+    const stdout = new CappedBuffer(options.maxOutputBytes);
+    const stderr = new CappedBuffer(options.maxOutputBytes);
+    const child = spawn(launch.command, launch.args, {
+      cwd,
+      env: options.env ?? this.defaultEnv ?? sanitizedEnv(),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+
+    let timedOut = false;
+    let aborted = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const killGroup = (signal: NodeJS.Signals): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    };
+    const stop = (): void => {
+      if (killTimer) return;
+      killGroup('SIGTERM');
+      killTimer = setTimeout(() => killGroup('SIGKILL'), this.killGraceMs);
+      killTimer.unref();
+    };
+    const timeoutTimer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, options.timeoutMs);
+    const onAbort = (): void => {
+      aborted = true;
+      stop();
+    };
+    options.signal.addEventListener('abort', onAbort, { once: true });
+
+    try {
+      const { exitCode, signal } = await new Promise<{ exitCode: number | null; signal: string | null }>((resolveExit, rejectExit) => {
+        let exited: { exitCode: number | null; signal: string | null } | undefined;
+        let drainTimer: NodeJS.Timeout | undefined;
+        child.once('error', rejectExit);
+        child.once('exit', (code, signalName) => {
+          exited = { exitCode: code, signal: signalName };
+          // Whatever the command left running in its group goes with it; that also closes the pipes.
+          killGroup('SIGKILL');
+          // A process that left the group (setsid) may still hold the pipes; do not wait for it forever.
+          drainTimer = setTimeout(() => {
+            child.stdout.destroy();
+            child.stderr.destroy();
+            resolveExit(exited ?? { exitCode: code, signal: signalName });
+          }, PIPE_DRAIN_MS);
+          drainTimer.unref();
+        });
+        child.once('close', (code, signalName) => {
+          if (drainTimer) clearTimeout(drainTimer);
+          resolveExit(exited ?? { exitCode: code, signal: signalName });
+        });
+      });
+      return {
+        exitCode,
+        signal,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        timedOut,
+        truncated: stdout.truncated || stderr.truncated,
+        aborted,
+      };
+    } finally {
+      clearTimeout(timeoutTimer);
+      if (killTimer) clearTimeout(killTimer);
+      options.signal.removeEventListener('abort', onAbort);
+    }
+  }
+}
