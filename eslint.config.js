@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 /** Every top-level folder of src/ (plus the root-level ids.ts), for the layer rules below. */
 const SOURCE_FOLDERS = ['adapters', 'cli', 'core', 'errors', 'git', 'harness', 'ids', 'llm', 'sandbox', 'schemas', 'server', 'services', 'store', 'tools', 'worktree'];
@@ -85,6 +86,17 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // The rules of hooks, exhaustive effect/memo dependencies as errors, and the React Compiler checks of
+    // the plugin's recommended set (set-state-in-effect, refs, purity …): web/src is clean against all of them.
+    files: ['web/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.flat.recommended.rules,
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
     },
   },
   // The layer rules use ESLint's own `no-restricted-imports`, which also stops `import type`: a layer

@@ -49,12 +49,13 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
     [ws, conversation.id],
   );
 
-  const agentList: Agent[] = agents.data?.agents ?? [];
+  // Memoized so an absent list is one stable empty array, not a new one each render for the memos below.
+  const agentList: Agent[] = useMemo(() => agents.data?.agents ?? [], [agents.data]);
   const agentById = useMemo(() => new Map(agentList.map((agent) => [agent.id, agent])), [agentList]);
   // Turns only: child runs (subagents, delegates) carry the conversation's id but are not turns of their own.
   const runList = useMemo(() => (runs.data?.runs ?? []).filter((run) => run.parentRunId === null), [runs.data]);
   const activeRuns = runList.filter(isActive);
-  const planList = plans.data?.plans ?? [];
+  const planList = useMemo(() => plans.data?.plans ?? [], [plans.data]);
 
   const timeline = useMemo(() => {
     const activeRunIds = new Set(runList.filter(isActive).map((run) => run.id));

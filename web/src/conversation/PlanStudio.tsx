@@ -61,11 +61,13 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState('');
 
-  // The shape of the graph decides the layout; node states changing do not re-run it.
-  const shape = JSON.stringify(plan.nodes.map((node) => [node.key, node.dependsOn]));
+  // The shape of the graph decides the layout; node states changing do not re-run it. The effect lays
+  // out the graph decoded from `shape` itself, so it depends on nothing but the shape.
+  const shape = JSON.stringify(plan.nodes.map((node): [string, string[]] => [node.key, node.dependsOn]));
   useEffect(() => {
     let cancelled = false;
-    layoutPlan(plan.nodes)
+    const graph = (JSON.parse(shape) as [string, string[]][]).map(([key, dependsOn]) => ({ key, dependsOn }));
+    layoutPlan(graph)
       .then((result) => {
         if (!cancelled) setPositions(result);
       })

@@ -6,6 +6,9 @@ export const NODE_HEIGHT = 64;
 
 const elk = new ELK();
 
+/** The part of a plan node the layout reads: the graph's shape, not the node's state. */
+export type PlanGraphNode = Pick<PlanNode, 'key' | 'dependsOn'>;
+
 export interface PositionedNode {
   key: string;
   x: number;
@@ -16,7 +19,7 @@ export interface PositionedNode {
  * Lays the plan graph out with ELK's layered algorithm, left → right. Dependencies on keys that do
  * not exist (an invalid plan) are left out of the layout; the errors list names them.
  */
-export async function layoutPlan(nodes: PlanNode[]): Promise<Map<string, PositionedNode>> {
+export async function layoutPlan(nodes: PlanGraphNode[]): Promise<Map<string, PositionedNode>> {
   const keysPresent = new Set(nodes.map((node) => node.key));
   const seenKeys = new Set<string>();
   const unique = nodes.filter((node) => (seenKeys.has(node.key) ? false : (seenKeys.add(node.key), true)));

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, errorMessage } from '../api/client';
 import { useDeleteAgent, useUpdateAgent } from '../api/hooks';
 import type { Agent, AgentPatch } from '../api/types';
@@ -87,13 +87,17 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
   const dirty = dirtyFields.length > 0;
 
   // Someone else (the CLI, another tab) changed the agent: take it over when nothing is being edited.
-  useEffect(() => {
+  // Adjusted while rendering (React's pattern for state that follows a prop) rather than in an effect,
+  // so the stale draft is never committed to the screen first.
+  const [seenUpdatedAt, setSeenUpdatedAt] = useState(agent.updatedAt);
+  if (agent.updatedAt !== seenUpdatedAt) {
+    setSeenUpdatedAt(agent.updatedAt);
     if (!dirty) {
       const next = toDraft(agent);
       setDraft(next);
       setBaseline(next);
     }
-  }, [agent.updatedAt]);
+  }
 
   const set = <K extends keyof Draft>(field: K, value: Draft[K]) => {
     setDraft((current) => ({ ...current, [field]: value }));

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../api/client';
 import { useSettings, useUpdateSettings } from '../api/hooks';
 import type { ProviderId, SettingsView } from '../api/types';
@@ -56,10 +56,14 @@ function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) 
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
 
-  useEffect(() => {
+  // Fresh settings from the server (after a save or a refetch) replace the form's values. Adjusted while
+  // rendering (React's pattern for state that follows a prop) rather than in an effect.
+  const [seenSettings, setSeenSettings] = useState(settings);
+  if (settings !== seenSettings) {
+    setSeenSettings(settings);
     setUrls({ ...(settings.baseUrls as Record<string, string>) });
     setNumbers(Object.fromEntries(NUMBERS.map(({ key }) => [key, String(settings[key] ?? '')])));
-  }, [settings]);
+  }
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
