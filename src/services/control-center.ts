@@ -1,5 +1,6 @@
 import { ClaudeCodeTransport } from '../adapters/claude-code/claude-code-transport.js';
 import { missingControl } from '../adapters/transport-capabilities.js';
+import { HookSessions } from '../core/hook-sessions.js';
 import { loadShellParser } from '../core/shell/shell-parser.js';
 import { ConflictError, NotFoundError } from '../errors/index.js';
 import { CommandSandbox } from '../sandbox/command-sandbox.js';
@@ -61,6 +62,11 @@ export class ControlCenter {
   readonly events = new EventBus();
   readonly activeRuns = new ActiveRuns();
   readonly runTokens = new RunTokens();
+  /**
+   * The one registry of run sessions (ADP-3, POL-6): the run executor and the Claude Code transport
+   * register into it, the hook route and the push proxy look bearer tokens up in it.
+   */
+  readonly hookSessions = new HookSessions();
   readonly auth: OperatorAuth;
   readonly workspaces: WorkspaceService;
   readonly runs: RunService;
@@ -118,6 +124,7 @@ export class ControlCenter {
         ...(options.modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.modelIdleTimeoutMs } : {}),
         ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
         modelBroker: this.modelBroker,
+        hookSessions: this.hookSessions,
         ...(options.log ? { log: options.log } : {}),
         // Built-in bash commands must not see the data root (operator token, databases) either.
         commandSandbox: new CommandSandbox({
@@ -130,7 +137,7 @@ export class ControlCenter {
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
     // The data root holds the operator token: the sandbox must never show it to an external runner.
-    this.executor.registerTransport(new ClaudeCodeTransport({ hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
+    this.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({

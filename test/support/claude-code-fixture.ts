@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ClaudeCodeTransport, type ClaudeCodeTransportOptions } from '../../src/adapters/claude-code/claude-code-transport.js';
-import { hookSessions, type HookDecisionRecord } from '../../src/adapters/claude-code/hook-sessions.js';
+import type { HookDecisionRecord } from '../../src/core/hook-sessions.js';
 import { buildServer } from '../../src/server/build-server.js';
 import { ControlCenter } from '../../src/services/control-center.js';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.js';
@@ -51,7 +51,7 @@ export interface ClaudeCodeFixtureOptions {
   /** Give the space a git repository with a local bare remote `origin`. */
   repo?: boolean;
   operatorConnected?: boolean;
-  transport?: ClaudeCodeTransportOptions;
+  transport?: Omit<ClaudeCodeTransportOptions, 'hookSessions'>;
   /** Extra variables in the server's environment (what the runner must NOT inherit, for example). */
   env?: Record<string, string>;
 }
@@ -82,7 +82,7 @@ export async function startClaudeCodeFixture(options: ClaudeCodeFixtureOptions =
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   app.executor.setServerUrl(url);
   // Replaces the default registration when a test needs other transport options.
-  app.executor.registerTransport(new ClaudeCodeTransport({ hiddenPaths: [dataRoot], ...options.transport }));
+  app.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], ...options.transport }));
   const token = (await readFile(join(dataRoot, 'operator-token'), 'utf8')).trim();
   const api = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${url}${path}`, {
@@ -98,7 +98,7 @@ export async function startClaudeCodeFixture(options: ClaudeCodeFixtureOptions =
   const decisions: HookDecisionRecord[] = [];
   const workspaceIdRef = { current: '' };
   // Sessions end with their run; keep what they decided for assertions.
-  const stopRecording = hookSessions.onSessionEnded((session) => {
+  const stopRecording = app.hookSessions.onSessionEnded((session) => {
     if (session.workspaceId === workspaceIdRef.current) decisions.push(...session.decisions);
   });
 

@@ -3,7 +3,7 @@ import { join, resolve as resolvePath, sep } from 'node:path';
 import type { AgentTransport, TransportAction, TransportGateResult, TransportResult, TransportRunContext } from '../../adapters/agent-transport.js';
 import { BUILTIN_CAPABILITIES } from '../../adapters/builtin/builtin-capabilities.js';
 import { unavailableCapabilities, type TransportCapabilities } from '../../adapters/transport-capabilities.js';
-import { hookSessions as defaultHookSessions, type HookSessions } from '../../adapters/claude-code/hook-sessions.js';
+import type { HookSessions } from '../../core/hook-sessions.js';
 import { buildCapabilityPreamble } from '../../core/capability-preamble.js';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { worktreeState } from '../../core/worktree-state.js';
@@ -111,8 +111,8 @@ export interface RunExecutorOptions {
   maxRetries?: number;
   /** The OS sandbox for the built-in `bash` (default: the host's backend, probed once). */
   commandSandbox?: CommandSandbox;
-  /** Where built-in runs register with the push proxy (default: the process-wide registry). */
-  hookSessions?: HookSessions;
+  /** Where built-in runs register with the push proxy: the composition root's one registry. */
+  hookSessions: HookSessions;
   /** The loopback model endpoint external runners call with their run token (SEC-6); it meters their usage. */
   modelBroker?: ModelBroker;
   /** Where failures that must not go unnoticed are reported (lost run-log writes, run-row updates). Default: stderr. */
@@ -172,7 +172,7 @@ export class RunExecutor {
   ) {
     this.log = options.log ?? ((message, error) => console.error(message, error ?? ''));
     this.commandSandbox = options.commandSandbox ?? new CommandSandbox();
-    this.hookSessions = options.hookSessions ?? defaultHookSessions;
+    this.hookSessions = options.hookSessions;
     this.toolCallGate = new ToolCallGate(events, approvals, policy, presence, settings);
     this.checkouts = new CheckoutService(workspaces, this.commandSandbox);
   }
