@@ -1,3 +1,4 @@
+import { pino, type Logger } from 'pino';
 import { ClaudeCodeTransport } from '../adapters/claude-code/claude-code-transport.js';
 import { missingControl } from '../adapters/transport-capabilities.js';
 import { HookSessions } from '../core/hook-sessions.js';
@@ -35,7 +36,11 @@ export interface ControlCenterOptions {
   /** Swapped in tests to inject file-system failures (AG-2). */
   files?: FileOperations;
   validateEffort?: EffortValidator;
-  log?: (message: string, error?: unknown) => void;
+  /**
+   * The process's one logger, created at start (`startServer`) and shared with Fastify. Default: errors
+   * only, to stdout (what a bare `ControlCenter.open` in a script or test wants).
+   */
+  logger?: Logger;
   /** Where model keys and base URLs are read when workspace settings do not set them. */
   env?: Record<string, string | undefined>;
   /** Length of one "minute" of silenceTimeoutMinutes in ms (60 000; tests shorten it). */
@@ -83,6 +88,8 @@ export class ControlCenter {
   readonly turns: TurnService;
   readonly plans: PlanService;
   readonly modelBroker: ModelBroker;
+  /** The one logger every service and the HTTP server write to. */
+  readonly logger: Logger;
 
   private constructor(
     readonly dataRoot: string,
@@ -90,12 +97,12 @@ export class ControlCenter {
     options: ControlCenterOptions,
   ) {
     const files = options.files ?? nodeFileOperations;
-    const log = options.log ?? (() => undefined);
+    this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
     this.runs = new RunService(this.events);
     this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort);
-    this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, log);
+    this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, this.logger);
     this.spaces = new SpaceService(this.workspaces, this.events);
     this.settings = new SettingsService(this.workspaces, this.events);
     this.messages = new MessageService(this.workspaces, this.events);
@@ -125,7 +132,7 @@ export class ControlCenter {
         ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
         modelBroker: this.modelBroker,
         hookSessions: this.hookSessions,
-        ...(options.log ? { log: options.log } : {}),
+        logger: this.logger,
         // Built-in bash commands must not see the data root (operator token, databases) either.
         commandSandbox: new CommandSandbox({
           sandbox: options.builtinSandbox ?? 'auto',

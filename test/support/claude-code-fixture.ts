@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -74,9 +75,9 @@ export async function makeRepoWithRemote(root: string): Promise<{ repoPath: stri
 export async function startClaudeCodeFixture(options: ClaudeCodeFixtureOptions = {}): Promise<ClaudeCodeFixture> {
   const model = await startScriptedModelServer();
   const dataRoot = await mkdtemp(join(tmpdir(), 'cc-adapter-'));
-  const app = await ControlCenter.open({ dataRoot, env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...model.providerEnv, ...options.env }, modelMaxRetries: 0 });
+  const app = await ControlCenter.open({ dataRoot, env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...model.providerEnv, ...options.env }, modelMaxRetries: 0, logger: pino({ level: 'silent' }) });
   await app.auth.initialize();
-  const server = await buildServer(app, { logLevel: 'silent' });
+  const server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });
   const address = server.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
