@@ -38,8 +38,8 @@ const LAYERS = [
   },
   {
     files: ['src/git/**/*.ts', 'src/worktree/**/*.ts'],
-    forbidden: ['tools', 'services', 'server', 'store', 'cli', 'harness'],
-    message: 'git/ and worktree/ are infrastructure below tools and services: they never import tools, services, server, store, harness or the CLI',
+    forbidden: ['tools', 'services', 'server', 'store', 'cli', 'harness', 'adapters'],
+    message: 'git/ and worktree/ are infrastructure below tools, services and adapters: they never import tools, services, server, store, harness, adapters or the CLI',
   },
   {
     files: ['src/llm/**/*.ts', 'src/store/**/*.ts', 'src/errors/**/*.ts', 'src/schemas/**/*.ts'],

@@ -17,7 +17,6 @@ import type { TransportRunContext } from '../src/adapters/agent-transport.js';
 import { ClaudeCodeTransport } from '../src/adapters/claude-code/claude-code-transport.js';
 import { resolveClaudePath } from '../src/adapters/claude-code/claude-binary.js';
 import { writeHookFiles } from '../src/adapters/claude-code/hook-script.js';
-import { hookSessions } from '../src/adapters/claude-code/hook-sessions.js';
 import { NdjsonFramer } from '../src/adapters/claude-code/ndjson-framer.js';
 import { ClaudeStreamTranslator } from '../src/adapters/claude-code/stream-translator.js';
 import { probeBubblewrap } from '../src/sandbox/bubblewrap-sandbox.js';
@@ -123,7 +122,7 @@ export default async function claudeCodeBench(): Promise<BenchFigure[]> {
         saveSessionId: async () => undefined,
       };
       const started = performance.now();
-      const result = await new ClaudeCodeTransport({ sandbox, hiddenPaths: [fixture.dataRoot] }).run(context);
+      const result = await new ClaudeCodeTransport({ hookSessions: fixture.app.hookSessions, sandbox, hiddenPaths: [fixture.dataRoot] }).run(context);
       const wallMs = performance.now() - started;
       fixture.app.runTokens.revoke(runId);
       if (result.outcome !== 'completed') throw new Error(`bench turn failed: ${result.error}`);
@@ -158,7 +157,7 @@ export default async function claudeCodeBench(): Promise<BenchFigure[]> {
     // The hook round trip on its own: the generated script against the real route, allow decision.
     const runId = 'run_bench_hook';
     const token = fixture.app.runTokens.issue({ workspaceId: fixture.workspaceId, runId, agentId: fixture.agentId });
-    const unregister = hookSessions.register({
+    const unregister = fixture.app.hookSessions.register({
       token,
       workspaceId: fixture.workspaceId,
       runId,

@@ -1,25 +1,13 @@
 import type { AutonomyLevel, Mode } from '../core/modes.js';
-import type { DecidedBy } from '../core/policy/policy-decision.js';
 import type { ToolDescriptor } from '../core/tool-descriptor.js';
 import type { AgentEvent } from '../harness/agent-events.js';
 import type { ModelMessage, ModelUsage } from '../llm/model-types.js';
 import type { Agent } from '../schemas/agent.js';
-import type { PushRemote } from './claude-code/hook-sessions.js';
+import type { PushRemote } from '../core/hook-sessions.js';
+import type { TransportAction, TransportGateResult } from '../core/transport-gate.js';
 import type { TransportCapabilities } from './transport-capabilities.js';
 
-/** An action an external runner is about to take, as its hook reports it (ADP-3, POL-1). */
-export type TransportAction =
-  | { kind: 'command'; command: string; toolName: string }
-  | { kind: 'fileWrite'; path: string; toolName: string };
-
-/** The policy engine's and the operator's answer for one transport action (after any approval wait). */
-export interface TransportGateResult {
-  allow: boolean;
-  decision: 'allow' | 'ask' | 'deny';
-  reason: string;
-  decidedBy: DecidedBy;
-  classes: readonly string[];
-}
+export type { TransportAction, TransportGateResult } from '../core/transport-gate.js';
 
 /** Everything a transport needs to run one turn; the run executor builds it. */
 export interface TransportRunContext {

@@ -50,7 +50,6 @@ program
       ensureDefaultWorkspace: options.defaultWorkspace,
       builtinShellNetwork: options.shellNetwork,
       allowUnsandboxedRunners: options.allowUnsandboxedRunners,
-      log: (message, error) => console.error(message, error ?? ''),
     });
     const tokenFile = running.app.auth.tokenFile;
     console.log(`Control Center listening on ${running.url} (started in ${Math.round(performance.now() - startedAt)} ms)`);

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { TransportGateResult } from '../adapters/agent-transport.js';
-import { hookSessions as defaultSessions, type HookSession, type HookSessions, type PushRemote } from '../adapters/claude-code/hook-sessions.js';
+import type { HookSession, HookSessions, PushRemote } from '../core/hook-sessions.js';
+import type { TransportGateResult } from '../core/transport-gate.js';
 import { nowIso } from '../ids.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
 import { gitOperandProblem } from './git-operand.js';
@@ -231,7 +231,7 @@ export class GitPushProxy {
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(
-    private readonly sessions: HookSessions = defaultSessions,
+    private readonly sessions: HookSessions,
     private readonly options: { git?: string; env?: Record<string, string | undefined> } = {},
   ) {}
 

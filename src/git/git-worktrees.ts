@@ -1,6 +1,6 @@
 import { mkdir, readdir, realpath, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve as resolvePath } from 'node:path';
-import type { PushRemote } from '../adapters/claude-code/hook-sessions.js';
+import type { PushRemote } from '../core/hook-sessions.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { SERVER_GIT_IDENTITY, type CheckoutRunner } from './checkout-runner.js';

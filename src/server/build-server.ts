@@ -1,5 +1,5 @@
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ControlCenter } from '../services/control-center.js';
 import { createAuthenticateHook } from './authenticate.js';
@@ -22,16 +22,17 @@ import { spaceRoutes } from './routes/space-routes.js';
 import { workspaceRoutes } from './routes/workspace-routes.js';
 
 export interface BuildServerOptions {
-  /** pino log level; `silent` in tests. */
-  logLevel?: string;
   /** web/dist to serve; null turns the UI off. */
   webDistDir?: string | null;
 }
 
 /** The HTTP API: thin routes (parse → call a service → serialize) over the composition root. */
 export async function buildServer(app: ControlCenter, options: BuildServerOptions = {}): Promise<FastifyInstance> {
+  // The composition root's logger (created at start): requests and services log to the same place.
+  // Typed as Fastify's base logger so the instance keeps the default logger type every plugin expects.
+  const logger: FastifyBaseLogger = app.logger;
   const server = Fastify({
-    logger: { level: options.logLevel ?? 'info' },
+    loggerInstance: logger,
     // SSE streams never end on their own; closing the server must not wait for them.
     forceCloseConnections: true,
     bodyLimit: 5 * 1024 * 1024,

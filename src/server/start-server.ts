@@ -1,6 +1,7 @@
 import { writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import { ControlCenter, type ControlCenterOptions } from '../services/control-center.js';
 import { buildServer } from './build-server.js';
 
@@ -8,6 +9,7 @@ export interface StartServerOptions extends ControlCenterOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
+  /** Level of the logger created here when `logger` is not given (`silent` in tests). */
   logLevel?: string;
   /** Create a workspace named "Default" when none exists (the README's first-run experience). */
   ensureDefaultWorkspace?: boolean;
@@ -27,14 +29,16 @@ export const SERVER_INFO_FILE = 'server.json';
 
 /** Opens the data root, recovers from a crash, and listens on 127.0.0.1 by default. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
-  const app = await ControlCenter.open(options);
+  // One logger for the process, created first: the services and Fastify both write to it.
+  const logger = options.logger ?? pino({ level: options.logLevel ?? 'info' });
+  const app = await ControlCenter.open({ ...options, logger });
   const { created: tokenCreated } = await app.auth.initialize();
   await app.recover();
   if (options.ensureDefaultWorkspace && (await app.workspaces.list()).length === 0) {
     const workspace = await app.workspaces.create('Default');
     void app.seeding.seedInBackground(workspace.id);
   }
-  const server = await buildServer(app, options.logLevel === undefined ? {} : { logLevel: options.logLevel });
+  const server = await buildServer(app);
   const host = options.host ?? '127.0.0.1';
   await server.listen({ host, port: options.port ?? 4317 });
   const address = server.server.address();

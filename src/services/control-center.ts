@@ -1,5 +1,7 @@
+import { pino, type Logger } from 'pino';
 import { ClaudeCodeTransport } from '../adapters/claude-code/claude-code-transport.js';
 import { missingControl } from '../adapters/transport-capabilities.js';
+import { HookSessions } from '../core/hook-sessions.js';
 import { loadShellParser } from '../core/shell/shell-parser.js';
 import { ConflictError, NotFoundError } from '../errors/index.js';
 import { CommandSandbox } from '../sandbox/command-sandbox.js';
@@ -34,7 +36,11 @@ export interface ControlCenterOptions {
   /** Swapped in tests to inject file-system failures (AG-2). */
   files?: FileOperations;
   validateEffort?: EffortValidator;
-  log?: (message: string, error?: unknown) => void;
+  /**
+   * The process's one logger, created at start (`startServer`) and shared with Fastify. Default: errors
+   * only, to stdout (what a bare `ControlCenter.open` in a script or test wants).
+   */
+  logger?: Logger;
   /** Where model keys and base URLs are read when workspace settings do not set them. */
   env?: Record<string, string | undefined>;
   /** Length of one "minute" of silenceTimeoutMinutes in ms (60 000; tests shorten it). */
@@ -61,6 +67,11 @@ export class ControlCenter {
   readonly events = new EventBus();
   readonly activeRuns = new ActiveRuns();
   readonly runTokens = new RunTokens();
+  /**
+   * The one registry of run sessions (ADP-3, POL-6): the run executor and the Claude Code transport
+   * register into it, the hook route and the push proxy look bearer tokens up in it.
+   */
+  readonly hookSessions = new HookSessions();
   readonly auth: OperatorAuth;
   readonly workspaces: WorkspaceService;
   readonly runs: RunService;
@@ -77,6 +88,8 @@ export class ControlCenter {
   readonly turns: TurnService;
   readonly plans: PlanService;
   readonly modelBroker: ModelBroker;
+  /** The one logger every service and the HTTP server write to. */
+  readonly logger: Logger;
 
   private constructor(
     readonly dataRoot: string,
@@ -84,12 +97,12 @@ export class ControlCenter {
     options: ControlCenterOptions,
   ) {
     const files = options.files ?? nodeFileOperations;
-    const log = options.log ?? (() => undefined);
+    this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
     this.runs = new RunService(this.events);
     this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort);
-    this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, log);
+    this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, this.logger);
     this.spaces = new SpaceService(this.workspaces, this.events);
     this.settings = new SettingsService(this.workspaces, this.events);
     this.messages = new MessageService(this.workspaces, this.events);
@@ -118,7 +131,8 @@ export class ControlCenter {
         ...(options.modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.modelIdleTimeoutMs } : {}),
         ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
         modelBroker: this.modelBroker,
-        ...(options.log ? { log: options.log } : {}),
+        hookSessions: this.hookSessions,
+        logger: this.logger,
         // Built-in bash commands must not see the data root (operator token, databases) either.
         commandSandbox: new CommandSandbox({
           sandbox: options.builtinSandbox ?? 'auto',
@@ -130,7 +144,7 @@ export class ControlCenter {
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
     // The data root holds the operator token: the sandbox must never show it to an external runner.
-    this.executor.registerTransport(new ClaudeCodeTransport({ hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
+    this.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TransportGateResult } from '../../src/adapters/agent-transport.js';
 import { hookOutput, transportActionOf } from '../../src/adapters/claude-code/hook-decision.js';
 import { writeHookFiles } from '../../src/adapters/claude-code/hook-script.js';
-import { hookSessions, type HookSession } from '../../src/adapters/claude-code/hook-sessions.js';
+import { HookSessions, type HookSession } from '../../src/core/hook-sessions.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 
 const scratch: string[] = [];
@@ -161,7 +161,7 @@ describe('hook route (ADP-3)', () => {
       pushStagingDir: '/nonexistent',
       decisions: [],
     };
-    const unregister = hookSessions.register(session);
+    const unregister = f.app.hookSessions.register(session);
     try {
       const post = async (body: unknown) => {
         const response = await fetch(`${f.url}/api/hooks/pre-tool-use`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
@@ -216,7 +216,7 @@ describe('the transport driven directly with a hand-built run context', () => {
     let gateCalls = 0;
     let sandbox = '';
     try {
-      const result = await new ClaudeCodeTransport({ sandbox: 'none', allowUnsandboxed: true }).run({
+      const result = await new ClaudeCodeTransport({ hookSessions: new HookSessions(), sandbox: 'none', allowUnsandboxed: true }).run({
         workspaceId: 'ws_direct',
         runId: 'run_direct',
         agent: {

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TransportAction, TransportGateResult } from '../../src/adapters/agent-transport.js';
-import { hookSessions, type HookSession } from '../../src/adapters/claude-code/hook-sessions.js';
+import type { HookSession } from '../../src/core/hook-sessions.js';
 import { discoverPushRemotes, gitPushEnvironment, parseReceivePackCommands, pushCommandLine } from '../../src/git/git-push-proxy.js';
 import { reply } from '../support/scripted-model-server.js';
 import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
@@ -126,7 +126,7 @@ describe('git push proxy decisions (POL-1, POL-3)', () => {
       pushStagingDir: join(f.dataRoot, 'staging'),
       decisions: [],
     };
-    const unregister = hookSessions.register(session);
+    const unregister = f.app.hookSessions.register(session);
     try {
       const env = { ...process.env, ...gitPushEnvironment(f.url, token, remotes) };
       const push = (refspec: string) =>

@@ -4,7 +4,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hookSessions } from '../../src/adapters/claude-code/hook-sessions.js';
 import { probeBubblewrap } from '../../src/sandbox/bubblewrap-sandbox.js';
 import { CommandSandbox } from '../../src/sandbox/command-sandbox.js';
 import { NodeWorktree } from '../../src/worktree/node-worktree.js';
@@ -139,7 +138,7 @@ describe('built-in bash pushes through the push proxy (POL-6)', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(remoteMain(remotePath)).toBe(before);
     // The run token in bash's environment serves the push proxy only, not the Claude Code hook route.
-    const session = hookSessions.forRun(runId)!;
+    const session = fixture!.server.running.app.hookSessions.forRun(runId)!;
     expect(session.pushOnly).toBe(true);
     const hook = await fetch(`${fixture!.server.url}/api/hooks/pre-tool-use`, {
       method: 'POST',
@@ -158,7 +157,7 @@ describe('built-in bash pushes through the push proxy (POL-6)', () => {
     expect(remoteMain(remotePath)).toBe(head);
     expect(execFileSync('git', ['log', '-1', '--format=%s', 'main'], { cwd: remotePath, encoding: 'utf8' }).trim()).toBe('from a script');
     // The run-scoped token and the proxy's session ended with the run.
-    expect(hookSessions.forRun(runId)).toBeNull();
+    expect(fixture!.server.running.app.hookSessions.forRun(runId)).toBeNull();
     expect(fixture!.server.running.app.runTokens.authenticate(session.token)).toBeNull();
   });
 

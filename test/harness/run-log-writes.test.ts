@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WORKSPACE_DB_FILE } from '../../src/store/workspace-database.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
@@ -16,7 +17,18 @@ let logged: Array<{ message: string; error: string }>;
 async function start(): Promise<void> {
   logged = [];
   fixture = await startHarnessFixture({
-    server: { log: (message: string, error?: unknown) => logged.push({ message, error: error instanceof Error ? error.message : String(error) }) },
+    server: {
+      // The server's one logger, writing its JSON lines here: each error entry carries its message and error.
+      logger: pino(
+        { level: 'error' },
+        {
+          write: (line: string) => {
+            const entry = JSON.parse(line) as { msg: string; err?: { message?: string } };
+            logged.push({ message: entry.msg, error: entry.err?.message ?? String(entry.err) });
+          },
+        },
+      ),
+    },
   });
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { hookSessions, type HookSession, type PushRemote } from '../../src/adapters/claude-code/hook-sessions.js';
+import type { HookSession, PushRemote } from '../../src/core/hook-sessions.js';
 import * as pushProxy from '../../src/git/git-push-proxy.js';
 import { CommandSandbox } from '../../src/sandbox/command-sandbox.js';
 import { checkpointWorktree, ensureWorktree, listCheckpoints, memoryCheckoutRecords, removeWorktree, type CheckoutRecord } from '../../src/git/git-worktrees.js';
@@ -94,7 +94,7 @@ function register(repo: string, remotes: PushRemote[]): { token: string; session
     pushStagingDir: join(root, 'staging'),
     decisions: [],
   };
-  const unregister = hookSessions.register(session);
+  const unregister = server.running.app.hookSessions.register(session);
   return {
     token,
     session,

@@ -1,10 +1,11 @@
+import { pino } from 'pino';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ClaudeCodeTransport, type ClaudeCodeTransportOptions } from '../../src/adapters/claude-code/claude-code-transport.js';
-import { hookSessions, type HookDecisionRecord } from '../../src/adapters/claude-code/hook-sessions.js';
+import type { HookDecisionRecord } from '../../src/core/hook-sessions.js';
 import { buildServer } from '../../src/server/build-server.js';
 import { ControlCenter } from '../../src/services/control-center.js';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.js';
@@ -51,7 +52,7 @@ export interface ClaudeCodeFixtureOptions {
   /** Give the space a git repository with a local bare remote `origin`. */
   repo?: boolean;
   operatorConnected?: boolean;
-  transport?: ClaudeCodeTransportOptions;
+  transport?: Omit<ClaudeCodeTransportOptions, 'hookSessions'>;
   /** Extra variables in the server's environment (what the runner must NOT inherit, for example). */
   env?: Record<string, string>;
 }
@@ -74,15 +75,15 @@ export async function makeRepoWithRemote(root: string): Promise<{ repoPath: stri
 export async function startClaudeCodeFixture(options: ClaudeCodeFixtureOptions = {}): Promise<ClaudeCodeFixture> {
   const model = await startScriptedModelServer();
   const dataRoot = await mkdtemp(join(tmpdir(), 'cc-adapter-'));
-  const app = await ControlCenter.open({ dataRoot, env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...model.providerEnv, ...options.env }, modelMaxRetries: 0 });
+  const app = await ControlCenter.open({ dataRoot, env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...model.providerEnv, ...options.env }, modelMaxRetries: 0, logger: pino({ level: 'silent' }) });
   await app.auth.initialize();
-  const server = await buildServer(app, { logLevel: 'silent' });
+  const server = await buildServer(app);
   await server.listen({ host: '127.0.0.1', port: 0 });
   const address = server.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   app.executor.setServerUrl(url);
   // Replaces the default registration when a test needs other transport options.
-  app.executor.registerTransport(new ClaudeCodeTransport({ hiddenPaths: [dataRoot], ...options.transport }));
+  app.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], ...options.transport }));
   const token = (await readFile(join(dataRoot, 'operator-token'), 'utf8')).trim();
   const api = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${url}${path}`, {
@@ -98,7 +99,7 @@ export async function startClaudeCodeFixture(options: ClaudeCodeFixtureOptions =
   const decisions: HookDecisionRecord[] = [];
   const workspaceIdRef = { current: '' };
   // Sessions end with their run; keep what they decided for assertions.
-  const stopRecording = hookSessions.onSessionEnded((session) => {
+  const stopRecording = app.hookSessions.onSessionEnded((session) => {
     if (session.workspaceId === workspaceIdRef.current) decisions.push(...session.decisions);
   });
 

@@ -17,7 +17,7 @@ import { claudeCodeArgs, mcpToolName, userMessageLine } from './claude-code-args
 import { resolveClaudePath } from './claude-binary.js';
 import { CLAUDE_CODE_ADAPTER_ID, CLAUDE_CODE_CAPABILITIES } from './claude-code-capabilities.js';
 import { hookSettings, writeHookFiles } from './hook-script.js';
-import { hookSessions as defaultHookSessions, type HookSession, type HookSessions } from './hook-sessions.js';
+import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { NdjsonFramer, type MalformedLine } from './ndjson-framer.js';
 import { signalProcessTree } from './process-tree.js';
 import { ClaudeStreamTranslator } from './stream-translator.js';
@@ -31,8 +31,8 @@ const DEFAULT_MAX_REMINDERS = 2;
 export interface ClaudeCodeTransportOptions {
   /** The `claude` binary (default: `$CONTROL_CENTER_CLAUDE_PATH`, else the npm package's). */
   claudePath?: string;
-  /** The registry the hook route and the push proxy read (default: the process-wide one). */
-  hookSessions?: HookSessions;
+  /** The registry the hook route and the push proxy read: the composition root's one registry. */
+  hookSessions: HookSessions;
   /**
    * `auto`: bubblewrap/Seatbelt when the host has a working one (probed once), else the SBX-2
    * fallback; `none`: always the fallback; or a backend to use.
@@ -108,8 +108,8 @@ export class ClaudeCodeTransport implements AgentTransport {
   private readonly sessions: HookSessions;
   private sandboxChoice: Promise<{ backend: SandboxBackend | null; detail: string }> | null = null;
 
-  constructor(private readonly options: ClaudeCodeTransportOptions = {}) {
-    this.sessions = options.hookSessions ?? defaultHookSessions;
+  constructor(private readonly options: ClaudeCodeTransportOptions) {
+    this.sessions = options.hookSessions;
   }
 
   /** The backend runs will use, or why none (probed once per transport). */

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { bearerToken } from '../../adapters/claude-code/hook-sessions.js';
+import { bearerToken } from '../bearer-token.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { GIT_PUSH_PATH, GitPushProxy, type ProxyResponse } from '../../git/git-push-proxy.js';
 
@@ -12,7 +12,7 @@ const RemoteParams = z.object({ remoteId: z.string().regex(/^[0-9a-f]{16}$/) });
  * `POST /api/git-push/<remote>/git-receive-pack`, authenticated with the run's bearer token (sent by
  * git through `http.extraHeader`). Fetches are not served: only pushes are routed here.
  */
-export function gitPushRoutes(_app: ControlCenter, proxy: GitPushProxy = new GitPushProxy()): FastifyPluginAsyncZod {
+export function gitPushRoutes(app: ControlCenter, proxy: GitPushProxy = new GitPushProxy(app.hookSessions)): FastifyPluginAsyncZod {
   return async (server) => {
     for (const type of ['application/x-git-receive-pack-request', 'application/x-git-upload-pack-request']) {
       server.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: 2 * 1024 * 1024 * 1024 - 1 }, (_request, body, done) => done(null, body));

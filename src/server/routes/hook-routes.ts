@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { TransportGateResult } from '../../adapters/agent-transport.js';
 import { hookDeny, hookOutput, transportActionOf, type PreToolUseInput } from '../../adapters/claude-code/hook-decision.js';
 import { PRE_TOOL_USE_PATH } from '../../adapters/claude-code/hook-script.js';
-import { bearerToken, hookSessions, type HookSessions } from '../../adapters/claude-code/hook-sessions.js';
+import type { HookSessions } from '../../core/hook-sessions.js';
+import { bearerToken } from '../bearer-token.js';
 import { nowIso } from '../../ids.js';
 import { ApiError } from '../../schemas/common.js';
 import type { ControlCenter } from '../../services/control-center.js';
@@ -37,7 +38,7 @@ const PreToolUseAnswer = z.object({
  * when the rule says ask, fail closed — and answers with the hook JSON Claude Code understands. Every
  * decision is recorded on the session with the deciding scope and rule.
  */
-export function hookRoutes(_app: ControlCenter, sessions: HookSessions = hookSessions): FastifyPluginAsyncZod {
+export function hookRoutes(app: ControlCenter, sessions: HookSessions = app.hookSessions): FastifyPluginAsyncZod {
   return async (server) => {
     server.post(
       PRE_TOOL_USE_PATH,

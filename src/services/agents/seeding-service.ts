@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { AgentService } from './agent-service.js';
@@ -18,7 +19,7 @@ export class SeedingService {
     private readonly agents: AgentService,
     private readonly events: EventBus,
     private readonly files: FileOperations,
-    private readonly log: (message: string, error?: unknown) => void,
+    private readonly logger: Logger,
   ) {}
 
   /** Starts seeding in the background; a second call while one runs joins it. */
@@ -28,7 +29,7 @@ export class SeedingService {
       pending = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => this.seed(workspaceId))
         .catch((error: unknown) => {
-          this.log(`seeding workspace ${workspaceId} failed; it will be retried on the next start`, error);
+          this.logger.warn({ err: error, workspaceId }, 'seeding the workspace failed; it will be retried on the next start');
           this.events.publish(workspaceId, 'workspace.seedingFailed', { id: workspaceId, error: String(error) });
         })
         .finally(() => this.inFlight.delete(workspaceId));

@@ -1,9 +1,10 @@
+import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { join, resolve as resolvePath, sep } from 'node:path';
 import type { AgentTransport, TransportAction, TransportGateResult, TransportResult, TransportRunContext } from '../../adapters/agent-transport.js';
 import { BUILTIN_CAPABILITIES } from '../../adapters/builtin/builtin-capabilities.js';
 import { unavailableCapabilities, type TransportCapabilities } from '../../adapters/transport-capabilities.js';
-import { hookSessions as defaultHookSessions, type HookSessions } from '../../adapters/claude-code/hook-sessions.js';
+import type { HookSessions } from '../../core/hook-sessions.js';
 import { buildCapabilityPreamble } from '../../core/capability-preamble.js';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { worktreeState } from '../../core/worktree-state.js';
@@ -111,12 +112,12 @@ export interface RunExecutorOptions {
   maxRetries?: number;
   /** The OS sandbox for the built-in `bash` (default: the host's backend, probed once). */
   commandSandbox?: CommandSandbox;
-  /** Where built-in runs register with the push proxy (default: the process-wide registry). */
-  hookSessions?: HookSessions;
+  /** Where built-in runs register with the push proxy: the composition root's one registry. */
+  hookSessions: HookSessions;
   /** The loopback model endpoint external runners call with their run token (SEC-6); it meters their usage. */
   modelBroker?: ModelBroker;
-  /** Where failures that must not go unnoticed are reported (lost run-log writes, run-row updates). Default: stderr. */
-  log?: (message: string, error?: unknown) => void;
+  /** The process's one logger: failures that must not go unnoticed (lost run-log writes, run-row updates) go to it at error level. */
+  logger: Logger;
 }
 
 const MAX_REMINDERS = 2;
@@ -153,7 +154,7 @@ export class RunExecutor {
   readonly checkouts: CheckoutService;
   /** Checkout key of each run in progress, so its child runs share it (SEC-7). */
   private readonly checkoutKeys = new Map<string, string>();
-  private readonly log: (message: string, error?: unknown) => void;
+  private readonly logger: Logger;
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -170,11 +171,16 @@ export class RunExecutor {
     private readonly runTokens: RunTokens,
     private readonly options: RunExecutorOptions,
   ) {
-    this.log = options.log ?? ((message, error) => console.error(message, error ?? ''));
+    this.logger = options.logger;
     this.commandSandbox = options.commandSandbox ?? new CommandSandbox();
-    this.hookSessions = options.hookSessions ?? defaultHookSessions;
+    this.hookSessions = options.hookSessions;
     this.toolCallGate = new ToolCallGate(events, approvals, policy, presence, settings);
     this.checkouts = new CheckoutService(workspaces, this.commandSandbox);
+  }
+
+  /** Reports a failure with its error object (serialized by the logger, stack included). */
+  private logError(message: string, error: unknown): void {
+    this.logger.error({ err: error }, message);
   }
 
   registerModeTools(provider: ModeToolProvider): void {
@@ -279,15 +285,15 @@ export class RunExecutor {
     const logIncomplete = () => `run log incomplete: ${lostLogWrites} write(s) could not be stored (first: ${firstLostLogWrite})`;
     const log = new RunLog(handle.database, queued.id, (error, what) => {
       lostLogWrites += 1;
-      this.log(`run ${queued.id}: run-log write failed (${what})`, error);
+      this.logError(`run ${queued.id}: run-log write failed (${what})`, error);
       if (lostLogWrites > 1) return;
       firstLostLogWrite = `${what}: ${error instanceof Error ? error.message : String(error)}`;
-      this.runs.update(workspaceId, db, queued.id, { error: logIncomplete() }).catch((updateError: unknown) => this.log(`run ${queued.id}: could not mark the run's log incomplete`, updateError));
+      this.runs.update(workspaceId, db, queued.id, { error: logIncomplete() }).catch((updateError: unknown) => this.logError(`run ${queued.id}: could not mark the run's log incomplete`, updateError));
     });
     const settings = await this.settings.get(workspaceId);
     const signal = activeRun.controller.signal;
     const setLiveness = (liveness: Run['liveness']) =>
-      void this.runs.update(workspaceId, db, queued.id, { liveness }).catch((error: unknown) => this.log(`run ${queued.id}: could not record liveness ${liveness}`, error));
+      void this.runs.update(workspaceId, db, queued.id, { liveness }).catch((error: unknown) => this.logError(`run ${queued.id}: could not record liveness ${liveness}`, error));
     const silenceMinutes = agent.silenceTimeoutMinutes ?? settings.defaultSilenceTimeoutMinutes;
     const watchdog = new LivenessWatchdog(
       silenceMinutes * this.options.minuteMs,
@@ -686,7 +692,7 @@ export class RunExecutor {
         },
         gate: (action, gateSignal) => this.gateTransportAction(input, runId, context, action, gateSignal),
         setSandbox: (description) =>
-          void this.runs.update(workspaceId, db, runId, { sandbox: description }).catch((error: unknown) => this.log(`run ${runId}: could not record its sandbox`, error)),
+          void this.runs.update(workspaceId, db, runId, { sandbox: description }).catch((error: unknown) => this.logError(`run ${runId}: could not record its sandbox`, error)),
         previousSessionId: session?.session_id ?? null,
         saveSessionId: async (sessionId) => {
           if (!conversationId) return;

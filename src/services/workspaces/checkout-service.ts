@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import type { PushRemote } from '../../adapters/claude-code/hook-sessions.js';
+import type { PushRemote } from '../../core/hook-sessions.js';
 import type { CheckoutRunner } from '../../git/checkout-runner.js';
 import type { RefSyncResult } from '../../git/sync-checkout.js';
 import type { CommandSandbox } from '../../sandbox/command-sandbox.js';

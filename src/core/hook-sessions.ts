@@ -1,5 +1,5 @@
-import type { Mode } from '../../core/modes.js';
-import type { TransportAction, TransportGateResult } from '../agent-transport.js';
+import type { Mode } from './modes.js';
+import type { TransportAction, TransportGateResult } from './transport-gate.js';
 
 /** One decision a chokepoint of a Claude Code run made (hook or push proxy), for the run and for tests. */
 export interface HookDecisionRecord {
@@ -52,8 +52,11 @@ export interface HookSession {
 
 /**
  * The in-memory registry from run token to the run's gate (ADP-3, POL-6). The Claude Code transport
- * registers a session for exactly the duration of a run; the hook route and the push proxy look the
- * bearer token up here. Nothing is persisted: a restart ends every run and every session with it.
+ * (and the run executor, for a built-in run's push-only session) registers a session for exactly the
+ * duration of a run; the hook route and the push proxy look the bearer token up here. Nothing is
+ * persisted: a restart ends every run and every session with it. There is no module-level instance:
+ * the composition root (`ControlCenter`) creates one and hands it to every user, so two servers in one
+ * process never see each other's sessions.
  */
 export class HookSessions {
   private readonly byToken = new Map<string, HookSession>();
@@ -88,14 +91,4 @@ export class HookSessions {
   get size(): number {
     return this.byToken.size;
   }
-}
-
-/** The process-wide registry shared by the transport, the hook route and the push proxy by default. */
-export const hookSessions = new HookSessions();
-
-/** `Authorization: Bearer <token>` → token, or null. */
-export function bearerToken(header: string | undefined): string | null {
-  if (!header?.startsWith('Bearer ')) return null;
-  const token = header.slice('Bearer '.length).trim();
-  return token || null;
 }
