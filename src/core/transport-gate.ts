@@ -13,3 +13,21 @@ export interface TransportGateResult {
   decidedBy: DecidedBy;
   classes: readonly string[];
 }
+
+/**
+ * Asks `gate` and turns any failure into a deny (fail closed, POL-4): the hook route and the push
+ * proxy never let an action through because the gate itself broke.
+ */
+export async function gateFailingClosed(gate: () => Promise<TransportGateResult>, classes: readonly string[]): Promise<TransportGateResult> {
+  try {
+    return await gate();
+  } catch (error) {
+    return {
+      allow: false,
+      decision: 'deny',
+      reason: `the gate failed: ${error instanceof Error ? error.message : String(error)} (fail closed)`,
+      decidedBy: { scope: 'default', ruleId: null },
+      classes,
+    };
+  }
+}

@@ -4,7 +4,7 @@ import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { HookSession, HookSessions, PushRemote } from '../core/hook-sessions.js';
-import type { TransportGateResult } from '../core/transport-gate.js';
+import { gateFailingClosed } from '../core/transport-gate.js';
 import { nowIso } from '../ids.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
 import { gitOperandProblem } from './git-operand.js';
@@ -261,18 +261,7 @@ export class GitPushProxy {
     const command = pushCommandLine(remote.name, updates);
     const action = { kind: 'command' as const, command, toolName: 'git-push-proxy' };
     const gateSignal = AbortSignal.any([signal, session.signal]);
-    let result: TransportGateResult;
-    try {
-      result = await session.gate(action, gateSignal);
-    } catch (error) {
-      result = {
-        allow: false,
-        decision: 'deny',
-        reason: `the gate failed: ${error instanceof Error ? error.message : String(error)} (fail closed)`,
-        decidedBy: { scope: 'default', ruleId: null },
-        classes: ['gitPush'],
-      };
-    }
+    const result = await gateFailingClosed(() => session.gate(action, gateSignal), ['gitPush']);
     session.decisions.push({ source: 'push', toolUseId: null, toolName: 'git-push-proxy', action, allow: result.allow, result, at: nowIso() });
     const decidedBy = `${result.decidedBy.scope}${result.decidedBy.ruleId ? ` rule ${result.decidedBy.ruleId}` : ''}`;
     return this.serialized(stagingPath, async () => {

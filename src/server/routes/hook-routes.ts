@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { TransportGateResult } from '../../adapters/agent-transport.js';
+import { gateFailingClosed } from '../../core/transport-gate.js';
 import { hookDeny, hookOutput, transportActionOf, type PreToolUseInput } from '../../adapters/claude-code/hook-decision.js';
 import { PRE_TOOL_USE_PATH } from '../../adapters/claude-code/hook-script.js';
 import type { HookSessions } from '../../core/hook-sessions.js';
@@ -70,18 +70,7 @@ export function hookRoutes(app: ControlCenter, sessions: HookSessions = app.hook
         reply.raw.on('close', () => {
           if (!reply.raw.writableFinished) controller.abort();
         });
-        let result: TransportGateResult;
-        try {
-          result = await session.gate(action, AbortSignal.any([controller.signal, session.signal]));
-        } catch (error) {
-          result = {
-            allow: false,
-            decision: 'deny',
-            reason: `the gate failed: ${error instanceof Error ? error.message : String(error)} (fail closed)`,
-            decidedBy: { scope: 'default', ruleId: null },
-            classes: [],
-          };
-        }
+        const result = await gateFailingClosed(() => session.gate(action, AbortSignal.any([controller.signal, session.signal])), []);
         session.decisions.push({ source: 'hook', toolUseId: input.tool_use_id ?? null, toolName: action.toolName, action, allow: result.allow, result, at: nowIso() });
         return hookOutput(result, session.mode);
       },

@@ -165,10 +165,7 @@ export class SpaceService {
       created_at: now,
       updated_at: now,
     };
-    await db.insertInto('conversations').values(row).execute();
-    const conversation = toConversation(row, space.mode as Mode);
-    this.events.publish(workspaceId, 'conversation.created', conversation);
-    return conversation;
+    return this.insertConversation(db, workspaceId, row, space.mode as Mode);
   }
 
   /** A branch is a conversation in the same space; it inherits the space's mode like any other. */
@@ -187,8 +184,13 @@ export class SpaceService {
       created_at: now,
       updated_at: now,
     };
+    return this.insertConversation(db, workspaceId, row, space.mode as Mode);
+  }
+
+  /** Stores a new conversation (or branch) and announces it; it takes the space's mode (MODE-1). */
+  private async insertConversation(db: Kysely<WorkspaceSchema>, workspaceId: string, row: ConversationTable, mode: Mode): Promise<Conversation> {
     await db.insertInto('conversations').values(row).execute();
-    const conversation = toConversation(row, space.mode as Mode);
+    const conversation = toConversation(row, mode);
     this.events.publish(workspaceId, 'conversation.created', conversation);
     return conversation;
   }
