@@ -1,3 +1,5 @@
+import type { RunLiveness, RunState } from '../schemas/run.js';
+
 /** Tables of one workspace's own database file (WS-1: its rows never land in another's file). */
 export interface WorkspaceSchema {
   workspace_meta: WorkspaceMetaTable;
@@ -48,8 +50,8 @@ export interface RunTable {
   space_id: string | null;
   conversation_id: string | null;
   parent_run_id: string | null;
-  state: string;
-  liveness: string;
+  state: RunState;
+  liveness: RunLiveness;
   /** 1 when the run ended without its mode's output verb (PLAN-6); state stays `completed`. */
   deliverable_failed: number;
   error: string | null;

@@ -11,8 +11,8 @@ import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schema
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
 import { RunLog } from '../../services/runs/run-log.js';
-import { toRun } from '../../services/runs/run-service.js';
 import { conversationRunTree, runSubtree } from '../../services/runs/run-tree.js';
+import { findRun, listRuns } from '../../store/repositories/run-repository.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const RunParams = WorkspaceParams.extend({ runId: z.string().min(1) });
@@ -37,11 +37,8 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { database } = await app.workspaces.handle(request.params.workspaceId);
-        let query = database.db.selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(request.query.limit ?? 100);
-        if (request.query.conversationId) query = query.where('conversation_id', '=', request.query.conversationId);
-        if (request.query.agentId) query = query.where('agent_id', '=', request.query.agentId);
-        if (request.query.topLevel === 'true') query = query.where('parent_run_id', 'is', null);
-        return { runs: (await query.execute()).map(toRun) };
+        const { conversationId, agentId, topLevel, limit } = request.query;
+        return { runs: await listRuns(database.db, { conversationId, agentId, topLevel: topLevel === 'true', limit: limit ?? 100 }) };
       },
     );
     server.get(
@@ -74,12 +71,12 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { schema: { tags: ['runs'], params: RunParams, response: { 200: RunDetail, 404: ApiError } } },
       async (request) => {
         const { database } = await app.workspaces.handle(request.params.workspaceId);
-        const row = await database.db.selectFrom('runs').selectAll().where('id', '=', request.params.runId).executeTakeFirst();
-        if (!row) throw new NotFoundError('run', request.params.runId, 'runId');
+        const run = await findRun(database.db, request.params.runId);
+        if (!run) throw new NotFoundError('run', request.params.runId, 'runId');
         return {
-          run: toRun(row),
-          toolCalls: await RunLog.toolCalls(database, row.id),
-          events: await RunLog.events(database, row.id),
+          run,
+          toolCalls: await RunLog.toolCalls(database, run.id),
+          events: await RunLog.events(database, run.id),
         };
       },
     );

@@ -1,8 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../../ids.js';
 import type { AgentState } from '../../schemas/agent.js';
 import type { Run, RunLiveness, RunState } from '../../schemas/run.js';
-import type { RunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import { findRun, insertRun, listRuns, newestRunStates, unfinishedRunIds, updateRun, type RunChange } from '../../store/repositories/run-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { deriveAgentState } from '../agents/derive-agent-state.js';
 import type { EventBus } from '../event-bus.js';
 
@@ -32,34 +33,8 @@ export interface UpdateRunInput {
 
 const FINISHED: ReadonlySet<RunState> = new Set(['completed', 'failed', 'cancelled']);
 
-export function toRun(row: Selectable<RunTable>): Run {
-  return {
-    id: row.id,
-    agentId: row.agent_id,
-    spaceId: row.space_id,
-    conversationId: row.conversation_id,
-    parentRunId: row.parent_run_id,
-    state: row.state as RunState,
-    liveness: row.liveness as RunLiveness,
-    deliverableFailed: row.deliverable_failed === 1,
-    error: row.error,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    endedAt: row.ended_at,
-    mode: row.mode,
-    autonomy: row.autonomy,
-    model: row.model,
-    depth: row.depth ?? 0,
-    usage: {
-      inputTokens: row.input_tokens ?? 0,
-      outputTokens: row.output_tokens ?? 0,
-      cacheReadTokens: row.cache_read_tokens ?? 0,
-      cacheWriteTokens: row.cache_write_tokens ?? 0,
-    },
-    costUsd: row.cost_usd ?? 0,
-    sandbox: row.sandbox,
-  };
-}
+/** Kept here too: routes and transports map rows through the run repository's one mapper. */
+export { toRun } from '../../store/repositories/run-repository.js';
 
 /** Records run logs (HAR-6) and derives agent state from them (AG-3). */
 export class RunService {
@@ -68,111 +43,77 @@ export class RunService {
   async record(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput): Promise<Run> {
     const now = nowIso();
     const state = input.state ?? 'queued';
-    const row: RunTable = {
+    const run: Run = {
       id: newId('run'),
-      agent_id: input.agentId,
-      space_id: input.spaceId ?? null,
-      conversation_id: input.conversationId ?? null,
-      parent_run_id: input.parentRunId ?? null,
+      agentId: input.agentId,
+      spaceId: input.spaceId ?? null,
+      conversationId: input.conversationId ?? null,
+      parentRunId: input.parentRunId ?? null,
       state,
       liveness: 'ok',
-      deliverable_failed: 0,
+      deliverableFailed: false,
       error: null,
-      created_at: now,
-      started_at: state === 'running' ? now : null,
-      ended_at: FINISHED.has(state) ? now : null,
+      createdAt: now,
+      startedAt: state === 'running' ? now : null,
+      endedAt: FINISHED.has(state) ? now : null,
       mode: input.mode ?? null,
       autonomy: input.autonomy ?? null,
       model: input.model ?? null,
       depth: input.depth ?? 0,
-      input_tokens: 0,
-      output_tokens: 0,
-      cache_read_tokens: 0,
-      cache_write_tokens: 0,
-      cost_usd: 0,
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      costUsd: 0,
       sandbox: input.sandbox ?? null,
     };
-    await db.insertInto('runs').values(row).execute();
-    const run = toRun(row);
+    await insertRun(db, run);
     this.events.publish(workspaceId, 'run.created', run);
     return run;
   }
 
   async update(workspaceId: string, db: Kysely<WorkspaceSchema>, runId: string, change: UpdateRunInput): Promise<Run> {
-    const current = await db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+    const current = await findRun(db, runId);
+    if (!current) throw new Error(`run ${runId} does not exist`);
     const now = nowIso();
-    const patch: Partial<RunTable> = {};
+    const patch: RunChange = {};
     if (change.state) {
       patch.state = change.state;
-      if (change.state === 'running' && !current.started_at) patch.started_at = now;
-      if (FINISHED.has(change.state) && !current.ended_at) patch.ended_at = now;
+      if (change.state === 'running' && !current.startedAt) patch.startedAt = now;
+      if (FINISHED.has(change.state) && !current.endedAt) patch.endedAt = now;
     }
     if (change.liveness) patch.liveness = change.liveness;
     if (change.error !== undefined) patch.error = change.error;
-    if (change.deliverableFailed !== undefined) patch.deliverable_failed = change.deliverableFailed ? 1 : 0;
+    if (change.deliverableFailed !== undefined) patch.deliverableFailed = change.deliverableFailed;
     if (change.usage) {
-      patch.input_tokens = change.usage.inputTokens;
-      patch.output_tokens = change.usage.outputTokens;
-      patch.cache_read_tokens = change.usage.cacheReadTokens ?? 0;
-      patch.cache_write_tokens = change.usage.cacheWriteTokens ?? 0;
+      patch.usage = {
+        inputTokens: change.usage.inputTokens,
+        outputTokens: change.usage.outputTokens,
+        cacheReadTokens: change.usage.cacheReadTokens ?? 0,
+        cacheWriteTokens: change.usage.cacheWriteTokens ?? 0,
+      };
     }
-    if (change.costUsd !== undefined) patch.cost_usd = change.costUsd;
+    if (change.costUsd !== undefined) patch.costUsd = change.costUsd;
     if (change.model !== undefined) patch.model = change.model;
     if (change.sandbox !== undefined) patch.sandbox = change.sandbox;
-    await db.updateTable('runs').set(patch).where('id', '=', runId).execute();
-    const run = toRun({ ...current, ...patch });
+    await updateRun(db, runId, patch);
+    const run: Run = { ...current, ...patch };
     this.events.publish(workspaceId, 'run.updated', run);
     return run;
   }
 
   async listForAgent(db: Kysely<WorkspaceSchema>, agentId: string, limit = 50): Promise<Run[]> {
-    const rows = await db
-      .selectFrom('runs')
-      .selectAll()
-      .where('agent_id', '=', agentId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map(toRun);
+    return listRuns(db, { agentId, limit });
   }
 
   /** AG-3 for many agents at once: two indexed queries, whatever the number of agents. */
   async deriveStates(db: Kysely<WorkspaceSchema>, agentIds: string[]): Promise<Map<string, AgentState>> {
     const states = new Map<string, AgentState>();
     if (agentIds.length === 0) return states;
-    const newestRows = await db
-      .selectFrom('runs as r')
-      .select(['r.agent_id', 'r.state', 'r.liveness'])
-      .where('r.agent_id', 'in', agentIds)
-      .where(({ eb, selectFrom }) =>
-        eb(
-          'r.id',
-          '=',
-          selectFrom('runs as newest')
-            .select('newest.id')
-            .whereRef('newest.agent_id', '=', 'r.agent_id')
-            .orderBy('newest.created_at', 'desc')
-            .orderBy('newest.id', 'desc')
-            .limit(1),
-        ),
-      )
-      .execute();
-    const runningRows = await db
-      .selectFrom('runs')
-      .select('agent_id')
-      .distinct()
-      .where('agent_id', 'in', agentIds)
-      .where('state', '=', 'running')
-      .execute();
-    const running = new Set(runningRows.map((row) => row.agent_id));
-    const newestByAgent = new Map(newestRows.map((row) => [row.agent_id, row]));
+    const { newest: newestByAgent, running } = await newestRunStates(db, agentIds);
     for (const agentId of agentIds) {
       const newest = newestByAgent.get(agentId);
       states.set(
         agentId,
         deriveAgentState({
-          newest: newest ? { state: newest.state as RunState, liveness: newest.liveness as RunLiveness } : null,
+          newest: newest ?? null,
           anyRunning: running.has(agentId),
         }),
       );
@@ -182,9 +123,9 @@ export class RunService {
 
   /** On start: runs left `running`/`queued` by a crash are marked failed with liveness `dead` (AG-5). */
   async markOrphansDead(workspaceId: string, db: Kysely<WorkspaceSchema>): Promise<number> {
-    const orphans = await db.selectFrom('runs').select('id').where('state', 'in', ['running', 'queued']).execute();
-    for (const orphan of orphans) {
-      await this.update(workspaceId, db, orphan.id, {
+    const orphans = await unfinishedRunIds(db);
+    for (const orphanId of orphans) {
+      await this.update(workspaceId, db, orphanId, {
         state: 'failed',
         liveness: 'dead',
         error: 'the server stopped while this run was in progress',

@@ -1,7 +1,8 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { RunTreeNode } from '../../schemas/run.js';
-import type { RunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
-import { toRun } from './run-service.js';
+import type { Kysely } from 'kysely';
+import type { Run, RunTreeNode } from '../../schemas/run.js';
+import { agentNames } from '../../store/repositories/agent-repository.js';
+import { childRuns, findRun, runsInConversation } from '../../store/repositories/run-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 
 /** Child runs are capped by the delegation depth; this bounds the walk even if the data were cyclic. */
 const MAX_LEVELS = 64;
@@ -10,32 +11,30 @@ const MAX_LEVELS = 64;
  * Loads `seeds` and every run below them by `parent_run_id` (a child made before children carried
  * their conversation's id has none, so the walk follows parents rather than the conversation).
  */
-async function withDescendants(db: Kysely<WorkspaceSchema>, seeds: Selectable<RunTable>[]): Promise<Map<string, Selectable<RunTable>>> {
-  const rows = new Map(seeds.map((row) => [row.id, row]));
-  let frontier = seeds.map((row) => row.id);
+async function withDescendants(db: Kysely<WorkspaceSchema>, seeds: Run[]): Promise<Map<string, Run>> {
+  const runs = new Map(seeds.map((run) => [run.id, run]));
+  let frontier = seeds.map((run) => run.id);
   for (let level = 0; frontier.length > 0 && level < MAX_LEVELS; level += 1) {
-    const children = await db.selectFrom('runs').selectAll().where('parent_run_id', 'in', frontier).execute();
+    const children = await childRuns(db, frontier);
     frontier = [];
     for (const child of children) {
-      if (rows.has(child.id)) continue;
-      rows.set(child.id, child);
+      if (runs.has(child.id)) continue;
+      runs.set(child.id, child);
       frontier.push(child.id);
     }
   }
-  return rows;
+  return runs;
 }
 
-/** Nests the rows under their parents, oldest first at every level; runs whose parent is not among them are roots. */
-async function nest(db: Kysely<WorkspaceSchema>, rows: Map<string, Selectable<RunTable>>): Promise<RunTreeNode[]> {
-  const agentIds = [...new Set([...rows.values()].map((row) => row.agent_id))];
-  const agents = agentIds.length > 0 ? await db.selectFrom('agents').select(['id', 'name']).where('id', 'in', agentIds).execute() : [];
-  const names = new Map(agents.map((agent) => [agent.id, agent.name]));
-  const ordered = [...rows.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-  const nodes = new Map<string, RunTreeNode>(ordered.map((row) => [row.id, { ...toRun(row), agentName: names.get(row.agent_id) ?? null, children: [] }]));
+/** Nests the runs under their parents, oldest first at every level; runs whose parent is not among them are roots. */
+async function nest(db: Kysely<WorkspaceSchema>, runs: Map<string, Run>): Promise<RunTreeNode[]> {
+  const names = await agentNames(db, [...new Set([...runs.values()].map((run) => run.agentId))]);
+  const ordered = [...runs.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  const nodes = new Map<string, RunTreeNode>(ordered.map((run) => [run.id, { ...run, agentName: names.get(run.agentId) ?? null, children: [] }]));
   const roots: RunTreeNode[] = [];
-  for (const row of ordered) {
-    const node = nodes.get(row.id)!;
-    const parent = row.parent_run_id ? nodes.get(row.parent_run_id) : undefined;
+  for (const run of ordered) {
+    const node = nodes.get(run.id)!;
+    const parent = run.parentRunId ? nodes.get(run.parentRunId) : undefined;
     if (parent) parent.children.push(node);
     else roots.push(node);
   }
@@ -47,16 +46,15 @@ async function nest(db: Kysely<WorkspaceSchema>, rows: Map<string, Selectable<Ru
  * with the subagent and delegate runs it started nested below it.
  */
 export async function conversationRunTree(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<RunTreeNode[]> {
-  const inConversation = await db.selectFrom('runs').selectAll().where('conversation_id', '=', conversationId).execute();
-  const rows = await withDescendants(db, inConversation);
+  const runs = await withDescendants(db, await runsInConversation(db, conversationId));
   // A child whose parent is in the tree hangs under it; a turn is a run with no parent at all.
-  return (await nest(db, rows)).filter((root) => root.parentRunId === null);
+  return (await nest(db, runs)).filter((root) => root.parentRunId === null);
 }
 
 /** One run with every run below it, or null when there is no such run. */
 export async function runSubtree(db: Kysely<WorkspaceSchema>, runId: string): Promise<RunTreeNode | null> {
-  const root = await db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  const root = await findRun(db, runId);
   if (!root) return null;
-  const rows = await withDescendants(db, [root]);
-  return (await nest(db, rows)).find((node) => node.id === runId) ?? null;
+  const runs = await withDescendants(db, [root]);
+  return (await nest(db, runs)).find((node) => node.id === runId) ?? null;
 }

@@ -1,0 +1,185 @@
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import { RunLiveness, RunState, type Run } from '../../schemas/run.js';
+import type { RunTable, WorkspaceSchema } from '../workspace-schema.js';
+import { enumColumn } from './column-parsers.js';
+
+const parseState = enumColumn('runs', 'state', RunState.options);
+const parseLiveness = enumColumn('runs', 'liveness', RunLiveness.options);
+
+/** The one mapper from a `runs` row (HAR-6). Counters absent on old rows read as zero. */
+export function toRun(row: Selectable<RunTable>): Run {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    spaceId: row.space_id,
+    conversationId: row.conversation_id,
+    parentRunId: row.parent_run_id,
+    state: parseState(row.state, row.id),
+    liveness: parseLiveness(row.liveness, row.id),
+    deliverableFailed: row.deliverable_failed === 1,
+    error: row.error,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    mode: row.mode,
+    autonomy: row.autonomy,
+    model: row.model,
+    depth: row.depth ?? 0,
+    usage: {
+      inputTokens: row.input_tokens ?? 0,
+      outputTokens: row.output_tokens ?? 0,
+      cacheReadTokens: row.cache_read_tokens ?? 0,
+      cacheWriteTokens: row.cache_write_tokens ?? 0,
+    },
+    costUsd: row.cost_usd ?? 0,
+    sandbox: row.sandbox,
+  };
+}
+
+/** The row of a run, for writing it back (the inverse of {@link toRun}). */
+function toRunRow(run: Run): RunTable {
+  return {
+    id: run.id,
+    agent_id: run.agentId,
+    space_id: run.spaceId,
+    conversation_id: run.conversationId,
+    parent_run_id: run.parentRunId,
+    state: run.state,
+    liveness: run.liveness,
+    deliverable_failed: run.deliverableFailed ? 1 : 0,
+    error: run.error,
+    created_at: run.createdAt,
+    started_at: run.startedAt,
+    ended_at: run.endedAt,
+    mode: run.mode,
+    autonomy: run.autonomy,
+    model: run.model,
+    depth: run.depth,
+    input_tokens: run.usage.inputTokens,
+    output_tokens: run.usage.outputTokens,
+    cache_read_tokens: run.usage.cacheReadTokens,
+    cache_write_tokens: run.usage.cacheWriteTokens,
+    cost_usd: run.costUsd,
+    sandbox: run.sandbox,
+  };
+}
+
+/** The columns of a run a change may touch (everything but id, owner and creation time). */
+export type RunChange = Partial<Omit<Run, 'id' | 'agentId' | 'spaceId' | 'conversationId' | 'parentRunId' | 'createdAt' | 'depth'>>;
+
+function toRunPatch(change: RunChange): Updateable<RunTable> {
+  const patch: Updateable<RunTable> = {};
+  if (change.state !== undefined) patch.state = change.state;
+  if (change.liveness !== undefined) patch.liveness = change.liveness;
+  if (change.deliverableFailed !== undefined) patch.deliverable_failed = change.deliverableFailed ? 1 : 0;
+  if (change.error !== undefined) patch.error = change.error;
+  if (change.startedAt !== undefined) patch.started_at = change.startedAt;
+  if (change.endedAt !== undefined) patch.ended_at = change.endedAt;
+  if (change.mode !== undefined) patch.mode = change.mode;
+  if (change.autonomy !== undefined) patch.autonomy = change.autonomy;
+  if (change.model !== undefined) patch.model = change.model;
+  if (change.usage !== undefined) {
+    patch.input_tokens = change.usage.inputTokens;
+    patch.output_tokens = change.usage.outputTokens;
+    patch.cache_read_tokens = change.usage.cacheReadTokens;
+    patch.cache_write_tokens = change.usage.cacheWriteTokens;
+  }
+  if (change.costUsd !== undefined) patch.cost_usd = change.costUsd;
+  if (change.sandbox !== undefined) patch.sandbox = change.sandbox;
+  return patch;
+}
+
+export async function insertRun(db: Kysely<WorkspaceSchema>, run: Run): Promise<void> {
+  await db.insertInto('runs').values(toRunRow(run)).execute();
+}
+
+/** Writes the changed columns only (a concurrent change to another column is kept). */
+export async function updateRun(db: Kysely<WorkspaceSchema>, runId: string, change: RunChange): Promise<void> {
+  const patch = toRunPatch(change);
+  if (Object.keys(patch).length === 0) return;
+  await db.updateTable('runs').set(patch).where('id', '=', runId).execute();
+}
+
+export async function findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<Run | null> {
+  const row = await db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  return row ? toRun(row) : null;
+}
+
+export interface RunFilter {
+  conversationId?: string | undefined;
+  agentId?: string | undefined;
+  /** Only turns: runs without a parent. */
+  topLevel?: boolean | undefined;
+  limit: number;
+}
+
+/** Runs, newest first. */
+export async function listRuns(db: Kysely<WorkspaceSchema>, filter: RunFilter): Promise<Run[]> {
+  let query = db.selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit);
+  if (filter.conversationId) query = query.where('conversation_id', '=', filter.conversationId);
+  if (filter.agentId) query = query.where('agent_id', '=', filter.agentId);
+  if (filter.topLevel) query = query.where('parent_run_id', 'is', null);
+  return (await query.execute()).map(toRun);
+}
+
+/** Every run recorded in a conversation, in no particular order. */
+export async function runsInConversation(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<Run[]> {
+  return (await db.selectFrom('runs').selectAll().where('conversation_id', '=', conversationId).execute()).map(toRun);
+}
+
+/** The runs whose parent is one of `parentIds` (one level of a run tree). */
+export async function childRuns(db: Kysely<WorkspaceSchema>, parentIds: readonly string[]): Promise<Run[]> {
+  if (parentIds.length === 0) return [];
+  return (await db.selectFrom('runs').selectAll().where('parent_run_id', 'in', [...parentIds]).execute()).map(toRun);
+}
+
+/** Ids of runs still queued or running (all of them, or one agent's). */
+export async function unfinishedRunIds(db: Kysely<WorkspaceSchema>, agentId?: string): Promise<string[]> {
+  let query = db.selectFrom('runs').select('id').where('state', 'in', ['queued', 'running']);
+  if (agentId !== undefined) query = query.where('agent_id', '=', agentId);
+  return (await query.execute()).map((row) => row.id);
+}
+
+/**
+ * AG-3 input for many agents at once, in two indexed queries whatever their number: each agent's
+ * newest run (state and liveness), and which of them have a run in progress.
+ */
+export async function newestRunStates(
+  db: Kysely<WorkspaceSchema>,
+  agentIds: readonly string[],
+): Promise<{ newest: Map<string, Pick<Run, 'state' | 'liveness'>>; running: Set<string> }> {
+  if (agentIds.length === 0) return { newest: new Map(), running: new Set() };
+  const ids = [...agentIds];
+  const newestRows = await db
+    .selectFrom('runs as r')
+    .select(['r.id', 'r.agent_id', 'r.state', 'r.liveness'])
+    .where('r.agent_id', 'in', ids)
+    .where(({ eb, selectFrom }) =>
+      eb(
+        'r.id',
+        '=',
+        selectFrom('runs as newest')
+          .select('newest.id')
+          .whereRef('newest.agent_id', '=', 'r.agent_id')
+          .orderBy('newest.created_at', 'desc')
+          .orderBy('newest.id', 'desc')
+          .limit(1),
+      ),
+    )
+    .execute();
+  const runningRows = await db.selectFrom('runs').select('agent_id').distinct().where('agent_id', 'in', ids).where('state', '=', 'running').execute();
+  return {
+    newest: new Map(newestRows.map((row) => [row.agent_id, { state: parseState(row.state, row.id), liveness: parseLiveness(row.liveness, row.id) }])),
+    running: new Set(runningRows.map((row) => row.agent_id)),
+  };
+}
+
+/** How many runs are queued or running (a workspace is not deleted under them). */
+export async function countUnfinishedRuns(db: Kysely<WorkspaceSchema>): Promise<number> {
+  const row = await db
+    .selectFrom('runs')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('state', 'in', ['queued', 'running'])
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
