@@ -1,11 +1,25 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { parse as parseYaml } from 'yaml';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { Agent, CreateAgentBody, UpdateAgentBody } from '../../schemas/agent.js';
-import type { AgentTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import {
+  agentIdByName,
+  agentManagerId,
+  agentNameById,
+  agentNamesStartingWith,
+  deleteAgent,
+  findAgent,
+  findAgentByName,
+  insertAgent,
+  listAgents,
+  updateAgent,
+  type AgentRecord,
+} from '../../store/repositories/agent-repository.js';
+import { unfinishedRunIds } from '../../store/repositories/run-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { AgentDirectory, skillDirectoryName, type AgentDirectoryContent, type PendingDirectoryChange } from './agent-directory.js';
 import type { EventBus } from '../event-bus.js';
 import type { FileOperations } from '../file-operations.js';
@@ -15,8 +29,7 @@ import type { WorkspaceHandle, WorkspaceService } from '../workspaces/workspace-
 /** Checks an agent's `effort` against its model's own vocabulary (AG-1); returns a problem or null. */
 export type EffortValidator = (modelId: string | null, adapterId: string | null, effort: string) => string | null;
 
-type AgentRow = Selectable<AgentTable>;
-type Database = Kysely<WorkspaceSchema> | Transaction<WorkspaceSchema>;
+type Database = Kysely<WorkspaceSchema>;
 
 /** De-duplicates skill names case-insensitively, keeping the first spelling (SKL-1). */
 export function normalizeSkills(skills: readonly string[]): string[] {
@@ -30,27 +43,6 @@ export function normalizeSkills(skills: readonly string[]): string[] {
     }
   }
   return result;
-}
-
-function toAgent(row: AgentRow, state: Agent['state']): Agent {
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    name: row.name,
-    title: row.title,
-    persona: row.persona,
-    systemPrompt: row.system_prompt,
-    skills: JSON.parse(row.skills) as string[],
-    adapterId: row.adapter_id,
-    modelId: row.model_id,
-    effort: row.effort,
-    contextSize: row.context_size,
-    silenceTimeoutMinutes: row.silence_timeout_minutes,
-    reportsTo: row.reports_to,
-    state,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
 }
 
 /**
@@ -69,82 +61,79 @@ export class AgentService {
 
   async list(workspaceId: string): Promise<Agent[]> {
     const { database } = await this.workspaces.handle(workspaceId);
-    const rows = await database.db.selectFrom('agents').selectAll().orderBy('created_at').orderBy('id').execute();
-    const states = await this.runs.deriveStates(database.db, rows.map((row) => row.id));
-    return rows.map((row) => toAgent(row, states.get(row.id) ?? 'neverRun'));
+    const records = await listAgents(database.db);
+    const states = await this.runs.deriveStates(database.db, records.map((record) => record.id));
+    return records.map((record) => ({ ...record, state: states.get(record.id) ?? 'neverRun' }));
   }
 
   async get(workspaceId: string, agentId: string): Promise<Agent> {
     const { database } = await this.workspaces.handle(workspaceId);
-    const row = await this.findRow(database.db, agentId);
-    return this.withState(database.db, row);
+    return this.withState(database.db, await this.findRecord(database.db, agentId));
   }
 
   /** Looks an agent up by id or by name (the target of @mentions). */
   async findByName(workspaceId: string, name: string): Promise<Agent | null> {
     const { database } = await this.workspaces.handle(workspaceId);
-    const row = await database.db.selectFrom('agents').selectAll().where('name', '=', name).executeTakeFirst();
-    return row ? this.withState(database.db, row) : null;
+    const record = await findAgentByName(database.db, name);
+    return record ? this.withState(database.db, record) : null;
   }
 
   /** Creates an agent; every field may be omitted, as "New agent" in settings does (a blank agent). */
   async create(workspaceId: string, input: CreateAgentBody): Promise<Agent> {
     const handle = await this.workspaces.handle(workspaceId);
-    const row = await this.inTransactionWithDirectory(handle, async (trx) => {
+    const record = await this.inTransactionWithDirectory(handle, async (trx) => {
       const now = nowIso();
       const name = input.name ?? (await this.nextFreeName(trx));
-      const row: AgentRow = {
+      const record: AgentRecord = {
         id: newId('ag'),
-        workspace_id: workspaceId,
+        workspaceId,
         name,
         title: input.title ?? '',
         persona: input.persona ?? '',
-        system_prompt: input.systemPrompt ?? null,
-        skills: JSON.stringify(normalizeSkills(input.skills ?? [])),
-        adapter_id: input.adapterId ?? null,
-        model_id: input.modelId ?? null,
+        systemPrompt: input.systemPrompt ?? null,
+        skills: normalizeSkills(input.skills ?? []),
+        adapterId: input.adapterId ?? null,
+        modelId: input.modelId ?? null,
         effort: input.effort ?? null,
-        context_size: input.contextSize ?? null,
-        silence_timeout_minutes: input.silenceTimeoutMinutes ?? null,
-        reports_to: input.reportsTo ?? null,
-        created_at: now,
-        updated_at: now,
+        contextSize: input.contextSize ?? null,
+        silenceTimeoutMinutes: input.silenceTimeoutMinutes ?? null,
+        reportsTo: input.reportsTo ?? null,
+        createdAt: now,
+        updatedAt: now,
       };
-      await this.validate(trx, row, null);
-      await trx.insertInto('agents').values(row).execute();
-      return { row, previousName: null };
+      await this.validate(trx, record, null);
+      await insertAgent(trx, record);
+      return { record, previousName: null };
     });
-    const agent = await this.withState(handle.database.db, row);
+    const agent = await this.withState(handle.database.db, record);
     this.events.publish(workspaceId, 'agent.created', agent);
     return agent;
   }
 
   async update(workspaceId: string, agentId: string, change: UpdateAgentBody): Promise<Agent> {
     const handle = await this.workspaces.handle(workspaceId);
-    const row = await this.inTransactionWithDirectory(handle, async (trx) => {
-      const current = await this.findRow(trx, agentId);
-      const next: AgentRow = {
+    const record = await this.inTransactionWithDirectory(handle, async (trx) => {
+      const current = await this.findRecord(trx, agentId);
+      const next: AgentRecord = {
         ...current,
         name: change.name ?? current.name,
         title: change.title ?? current.title,
         persona: change.persona ?? current.persona,
-        system_prompt: change.systemPrompt !== undefined ? change.systemPrompt : current.system_prompt,
-        skills: change.skills ? JSON.stringify(normalizeSkills(change.skills)) : current.skills,
-        adapter_id: change.adapterId !== undefined ? change.adapterId : current.adapter_id,
-        model_id: change.modelId !== undefined ? change.modelId : current.model_id,
+        systemPrompt: change.systemPrompt !== undefined ? change.systemPrompt : current.systemPrompt,
+        skills: change.skills ? normalizeSkills(change.skills) : current.skills,
+        adapterId: change.adapterId !== undefined ? change.adapterId : current.adapterId,
+        modelId: change.modelId !== undefined ? change.modelId : current.modelId,
         effort: change.effort !== undefined ? change.effort : current.effort,
-        context_size: change.contextSize !== undefined ? change.contextSize : current.context_size,
-        silence_timeout_minutes:
-          change.silenceTimeoutMinutes !== undefined ? change.silenceTimeoutMinutes : current.silence_timeout_minutes,
-        reports_to: change.reportsTo !== undefined ? change.reportsTo : current.reports_to,
-        updated_at: nowIso(),
+        contextSize: change.contextSize !== undefined ? change.contextSize : current.contextSize,
+        silenceTimeoutMinutes: change.silenceTimeoutMinutes !== undefined ? change.silenceTimeoutMinutes : current.silenceTimeoutMinutes,
+        reportsTo: change.reportsTo !== undefined ? change.reportsTo : current.reportsTo,
+        updatedAt: nowIso(),
       };
       await this.validate(trx, next, current.id);
-      const { id: _id, workspace_id: _workspaceId, created_at: _createdAt, ...columns } = next;
-      await trx.updateTable('agents').set(columns).where('id', '=', agentId).execute();
-      return { row: next, previousName: current.name };
+      await updateAgent(trx, next);
+      return { record: next, previousName: current.name };
     });
-    const agent = await this.withState(handle.database.db, row);
+    const agent = await this.withState(handle.database.db, record);
     this.events.publish(workspaceId, 'agent.updated', agent);
     return agent;
   }
@@ -153,20 +142,21 @@ export class AgentService {
   async delete(workspaceId: string, agentId: string): Promise<void> {
     const handle = await this.workspaces.handle(workspaceId);
     const directory = new AgentDirectory(this.files, handle.dir);
-    let pending: PendingDirectoryChange | null = null;
+    // A holder, not a `let`: TypeScript does not see the assignment inside the callback.
+    const staged: { change: PendingDirectoryChange | null } = { change: null };
     try {
       await handle.database.db.transaction().execute(async (trx) => {
-        const current = await this.findRow(trx, agentId);
-        const active = await trx.selectFrom('runs').select('id').where('agent_id', '=', agentId).where('state', 'in', ['queued', 'running']).executeTakeFirst();
-        if (active) throw new ConflictError('agentId', `agent '${current.name}' has a run in progress (${active.id}); stop it first`);
-        await trx.deleteFrom('agents').where('id', '=', agentId).execute();
-        pending = await directory.remove(current.name);
+        const current = await this.findRecord(trx, agentId);
+        const [active] = await unfinishedRunIds(trx, agentId);
+        if (active) throw new ConflictError('agentId', `agent '${current.name}' has a run in progress (${active}); stop it first`);
+        await deleteAgent(trx, agentId);
+        staged.change = await directory.remove(current.name);
       });
     } catch (error) {
-      await (pending as PendingDirectoryChange | null)?.rollback();
+      await staged.change?.rollback();
       throw error;
     }
-    await (pending as PendingDirectoryChange | null)?.commit();
+    await staged.change?.commit();
     this.events.publish(workspaceId, 'agent.deleted', { id: agentId });
   }
 
@@ -198,8 +188,8 @@ export class AgentService {
   async rewriteDirectory(workspaceId: string, agentId: string): Promise<void> {
     const handle = await this.workspaces.handle(workspaceId);
     await this.inTransactionWithDirectory(handle, async (trx) => {
-      const row = await this.findRow(trx, agentId);
-      return { row, previousName: row.name };
+      const record = await this.findRecord(trx, agentId);
+      return { record, previousName: record.name };
     });
   }
 
@@ -209,81 +199,75 @@ export class AgentService {
    */
   private async inTransactionWithDirectory(
     handle: WorkspaceHandle,
-    work: (trx: Transaction<WorkspaceSchema>) => Promise<{ row: AgentRow; previousName: string | null }>,
-  ): Promise<AgentRow> {
+    work: (trx: Transaction<WorkspaceSchema>) => Promise<{ record: AgentRecord; previousName: string | null }>,
+  ): Promise<AgentRecord> {
     const directory = new AgentDirectory(this.files, handle.dir);
-    let pending: PendingDirectoryChange | null = null;
-    let result: AgentRow;
+    // A holder, not a `let`: TypeScript does not see the assignment inside the callback.
+    const staged: { change: PendingDirectoryChange | null } = { change: null };
+    let result: AgentRecord;
     try {
       result = await handle.database.db.transaction().execute(async (trx) => {
-        const { row, previousName } = await work(trx);
-        pending = await directory.write(await this.directoryContent(trx, row), previousName);
-        return row;
+        const { record, previousName } = await work(trx);
+        staged.change = await directory.write(await this.directoryContent(trx, record), previousName);
+        return record;
       });
     } catch (error) {
-      await (pending as PendingDirectoryChange | null)?.rollback();
+      await staged.change?.rollback();
       throw error;
     }
-    await (pending as PendingDirectoryChange | null)?.commit();
+    await staged.change?.commit();
     return result;
   }
 
-  private async directoryContent(db: Database, row: AgentRow): Promise<AgentDirectoryContent> {
-    const manager = row.reports_to
-      ? await db.selectFrom('agents').select('name').where('id', '=', row.reports_to).executeTakeFirst()
-      : undefined;
+  private async directoryContent(db: Database, record: AgentRecord): Promise<AgentDirectoryContent> {
+    const managerName = record.reportsTo ? await agentNameById(db, record.reportsTo) : null;
     // The files show what the API shows, minus bookkeeping, with the manager by name.
-    const { id: _id, workspaceId: _workspaceId, state: _state, createdAt: _createdAt, updatedAt: _updatedAt, reportsTo: _reportsTo, ...content } = toAgent(row, 'neverRun');
-    return { ...content, reportsToName: manager?.name ?? null };
+    const { id: _id, workspaceId: _workspaceId, createdAt: _createdAt, updatedAt: _updatedAt, reportsTo: _reportsTo, ...content } = record;
+    return { ...content, reportsToName: managerName };
   }
 
   /** The rules that need the database: unique name, manager in this workspace, no reporting cycle, effort. */
-  private async validate(db: Database, row: AgentRow, existingId: string | null): Promise<void> {
-    const clash = await db.selectFrom('agents').select('id').where('name', '=', row.name).executeTakeFirst();
-    if (clash && clash.id !== existingId) throw new ConflictError('name', `an agent named '${row.name}' already exists in this workspace`);
-    if (row.reports_to) {
-      if (row.reports_to === row.id) throw new ValidationError('reportsTo', 'an agent cannot report to itself');
-      let cursor: string | null = row.reports_to;
+  private async validate(db: Database, record: AgentRecord, existingId: string | null): Promise<void> {
+    const clash = await agentIdByName(db, record.name);
+    if (clash && clash !== existingId) throw new ConflictError('name', `an agent named '${record.name}' already exists in this workspace`);
+    if (record.reportsTo) {
+      if (record.reportsTo === record.id) throw new ValidationError('reportsTo', 'an agent cannot report to itself');
+      let cursor: string | null = record.reportsTo;
       const visited = new Set<string>();
       while (cursor) {
-        if (cursor === row.id) throw new ValidationError('reportsTo', 'this manager would create a reporting cycle');
+        if (cursor === record.id) throw new ValidationError('reportsTo', 'this manager would create a reporting cycle');
         if (visited.has(cursor)) break;
         visited.add(cursor);
-        const manager: { reports_to: string | null } | undefined = await db
-          .selectFrom('agents')
-          .select('reports_to')
-          .where('id', '=', cursor)
-          .executeTakeFirst();
-        if (!manager) {
-          if (cursor === row.reports_to) throw new NotFoundError('agent', row.reports_to, 'reportsTo');
+        const next: string | null | undefined = await agentManagerId(db, cursor);
+        if (next === undefined) {
+          if (cursor === record.reportsTo) throw new NotFoundError('agent', record.reportsTo, 'reportsTo');
           break;
         }
-        cursor = manager.reports_to;
+        cursor = next;
       }
     }
-    if (row.effort !== null) {
-      const problem = this.validateEffort(row.model_id, row.adapter_id, row.effort);
+    if (record.effort !== null) {
+      const problem = this.validateEffort(record.modelId, record.adapterId, record.effort);
       if (problem) throw new ValidationError('effort', problem);
     }
   }
 
   private async nextFreeName(db: Database): Promise<string> {
-    const rows = await db.selectFrom('agents').select('name').where('name', 'like', 'new-agent%').execute();
-    const taken = new Set(rows.map((row) => row.name));
+    const taken = new Set(await agentNamesStartingWith(db, 'new-agent'));
     for (let index = 1; ; index += 1) {
       const candidate = index === 1 ? 'new-agent' : `new-agent-${index}`;
       if (!taken.has(candidate)) return candidate;
     }
   }
 
-  private async findRow(db: Database, agentId: string): Promise<AgentRow> {
-    const row = await db.selectFrom('agents').selectAll().where('id', '=', agentId).executeTakeFirst();
-    if (!row) throw new NotFoundError('agent', agentId, 'agentId');
-    return row;
+  private async findRecord(db: Database, agentId: string): Promise<AgentRecord> {
+    const record = await findAgent(db, agentId);
+    if (!record) throw new NotFoundError('agent', agentId, 'agentId');
+    return record;
   }
 
-  private async withState(db: Kysely<WorkspaceSchema>, row: AgentRow): Promise<Agent> {
-    const states = await this.runs.deriveStates(db, [row.id]);
-    return toAgent(row, states.get(row.id) ?? 'neverRun');
+  private async withState(db: Kysely<WorkspaceSchema>, record: AgentRecord): Promise<Agent> {
+    const states = await this.runs.deriveStates(db, [record.id]);
+    return { ...record, state: states.get(record.id) ?? 'neverRun' };
   }
 }
