@@ -1,4 +1,6 @@
+import type { AutonomyLevel, Mode } from '../core/modes.js';
 import type { RunLiveness, RunState } from '../schemas/run.js';
+import type { SpaceKind } from '../schemas/space.js';
 
 /** Tables of one workspace's own database file (WS-1: its rows never land in another's file). */
 export interface WorkspaceSchema {
@@ -76,9 +78,9 @@ export interface SpaceTable {
   id: string;
   name: string;
   /** `room` for ordinary spaces, `pullRequest` for PR review spaces (created in review, MODE-6). */
-  kind: string;
-  mode: string;
-  autonomy: string;
+  kind: SpaceKind;
+  mode: Mode;
+  autonomy: AutonomyLevel;
   default_agent_id: string | null;
   repo_path: string | null;
   created_at: string;

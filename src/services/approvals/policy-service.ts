@@ -192,7 +192,7 @@ export class PolicyService {
       // MODE-2: a space absent from this workspace's file resolves to chat.
       const space = await this.spaces.findSpace(workspaceId, body.spaceId);
       mode = resolveDispatchMode(space ? { mode: space.mode } : null);
-      autonomy = (space?.autonomy as AutonomyLevel | undefined) ?? DEFAULT_AUTONOMY;
+      autonomy = space?.autonomy ?? DEFAULT_AUTONOMY;
     }
     if (body.agentId) await this.agents.get(workspaceId, body.agentId);
     if (body.mode) mode = body.mode;

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { checkDelegation } from '../../core/delegation-guard.js';
-import type { AutonomyLevel } from '../../core/modes.js';
 import { formatPlanViolations } from '../../core/plan/format-plan-violations.js';
 import { fail, ok, defineTool, type Tool } from '../../tools/define-tool.js';
 import type { AgentService } from '../agents/agent-service.js';
@@ -138,7 +137,7 @@ export function planModeTools(services: {
             // The delegate joins the conversation's run tree under this run (it reports back here only).
             conversationId: treeConversationId,
             mode,
-            autonomy: (space?.autonomy as AutonomyLevel | undefined) ?? 'actWithApproval',
+            autonomy: space?.autonomy ?? 'actWithApproval',
             prompt: `${agent.name} delegated this task to you:\n\n${input.task}\n\nEnd with a short report of what you did.`,
             parentRunId: runId,
             depth: verdict.depth,

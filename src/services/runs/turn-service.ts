@@ -1,5 +1,5 @@
 import { resolveDispatchMode } from '../../core/mode-resolution.js';
-import { DEFAULT_AUTONOMY, type AutonomyLevel } from '../../core/modes.js';
+import { DEFAULT_AUTONOMY } from '../../core/modes.js';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import type { ModelMessage } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
@@ -62,7 +62,7 @@ export class TurnService {
       spaceId: space.id,
       conversationId,
       mode,
-      autonomy: space.autonomy as AutonomyLevel,
+      autonomy: space.autonomy,
       prompt: parsed.text,
       history,
       repoPath: space.repoPath,
@@ -96,7 +96,7 @@ export class TurnService {
       spaceId: request.spaceId,
       conversationId: request.conversationId,
       mode: resolveDispatchMode(space ? { mode: space.mode } : null),
-      autonomy: (space?.autonomy as AutonomyLevel | undefined) ?? DEFAULT_AUTONOMY,
+      autonomy: space?.autonomy ?? DEFAULT_AUTONOMY,
       prompt: request.text,
       history: await this.history(workspaceId, request.conversationId, true),
       repoPath: space?.repoPath ?? null,

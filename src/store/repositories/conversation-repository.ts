@@ -1,0 +1,51 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Conversation } from '../../schemas/space.js';
+import type { ConversationTable, WorkspaceSchema } from '../workspace-schema.js';
+
+/** A conversation as stored: its mode is its space's (MODE-1), read from there by the service. */
+export type ConversationRecord = Omit<Conversation, 'mode'>;
+
+/** The one mapper from a `conversations` row. */
+export function toConversationRecord(row: Selectable<ConversationTable>): ConversationRecord {
+  return {
+    id: row.id,
+    spaceId: row.space_id,
+    parentConversationId: row.parent_conversation_id,
+    branchedFromMessageId: row.branched_from_message_id,
+    title: row.title,
+    goal: row.goal,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function findConversation(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<ConversationRecord | null> {
+  const row = await db.selectFrom('conversations').selectAll().where('id', '=', conversationId).executeTakeFirst();
+  return row ? toConversationRecord(row) : null;
+}
+
+/** A space's conversations and branches, oldest first. */
+export async function listConversations(db: Kysely<WorkspaceSchema>, spaceId: string): Promise<ConversationRecord[]> {
+  const rows = await db.selectFrom('conversations').selectAll().where('space_id', '=', spaceId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(toConversationRecord);
+}
+
+export async function insertConversation(db: Kysely<WorkspaceSchema>, conversation: ConversationRecord): Promise<void> {
+  await db
+    .insertInto('conversations')
+    .values({
+      id: conversation.id,
+      space_id: conversation.spaceId,
+      parent_conversation_id: conversation.parentConversationId,
+      branched_from_message_id: conversation.branchedFromMessageId,
+      title: conversation.title,
+      goal: conversation.goal,
+      created_at: conversation.createdAt,
+      updated_at: conversation.updatedAt,
+    })
+    .execute();
+}
+
+export async function setConversationGoal(db: Kysely<WorkspaceSchema>, conversationId: string, goal: string | null, updatedAt: string): Promise<void> {
+  await db.updateTable('conversations').set({ goal, updated_at: updatedAt }).where('id', '=', conversationId).execute();
+}

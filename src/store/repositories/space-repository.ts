@@ -1,0 +1,68 @@
+import type { Kysely, Selectable } from 'kysely';
+import { AUTONOMY_LEVELS, MODES } from '../../core/modes.js';
+import { spaceModeToPicker } from '../../core/picker.js';
+import { SpaceKind, type Space } from '../../schemas/space.js';
+import type { SpaceTable, WorkspaceSchema } from '../workspace-schema.js';
+import { enumColumn } from './column-parsers.js';
+
+const parseKind = enumColumn('spaces', 'kind', SpaceKind.options);
+const parseMode = enumColumn('spaces', 'mode', MODES);
+const parseAutonomy = enumColumn('spaces', 'autonomy', AUTONOMY_LEVELS);
+
+/**
+ * The one mapper from a `spaces` row (MODE-1): the mode lives here only. Rows carry no workspace id
+ * (the file is the workspace's own), so the caller names it.
+ */
+export function toSpace(row: Selectable<SpaceTable>, workspaceId: string): Space {
+  const mode = parseMode(row.mode, row.id);
+  const autonomy = parseAutonomy(row.autonomy, row.id);
+  return {
+    id: row.id,
+    workspaceId,
+    name: row.name,
+    kind: parseKind(row.kind, row.id),
+    mode,
+    autonomy,
+    picker: spaceModeToPicker(mode, autonomy),
+    defaultAgentId: row.default_agent_id,
+    repoPath: row.repo_path,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function listSpaces(db: Kysely<WorkspaceSchema>, workspaceId: string): Promise<Space[]> {
+  const rows = await db.selectFrom('spaces').selectAll().orderBy('created_at').orderBy('id').execute();
+  return rows.map((row) => toSpace(row, workspaceId));
+}
+
+export async function findSpace(db: Kysely<WorkspaceSchema>, workspaceId: string, spaceId: string): Promise<Space | null> {
+  const row = await db.selectFrom('spaces').selectAll().where('id', '=', spaceId).executeTakeFirst();
+  return row ? toSpace(row, workspaceId) : null;
+}
+
+export async function insertSpace(db: Kysely<WorkspaceSchema>, space: Space): Promise<void> {
+  await db
+    .insertInto('spaces')
+    .values({
+      id: space.id,
+      name: space.name,
+      kind: space.kind,
+      mode: space.mode,
+      autonomy: space.autonomy,
+      default_agent_id: space.defaultAgentId,
+      repo_path: space.repoPath,
+      created_at: space.createdAt,
+      updated_at: space.updatedAt,
+    })
+    .execute();
+}
+
+/** Writes what a space update may change (MODE-4): name, mode, autonomy, default agent. */
+export async function updateSpace(db: Kysely<WorkspaceSchema>, space: Space): Promise<void> {
+  await db
+    .updateTable('spaces')
+    .set({ name: space.name, mode: space.mode, autonomy: space.autonomy, default_agent_id: space.defaultAgentId, updated_at: space.updatedAt })
+    .where('id', '=', space.id)
+    .execute();
+}
