@@ -1,0 +1,47 @@
+import type { Kysely, Selectable } from 'kysely';
+import { Message } from '../../schemas/message.js';
+import type { MessageTable, WorkspaceSchema } from '../workspace-schema.js';
+import { enumColumn } from './column-parsers.js';
+
+const parseRole = enumColumn('messages', 'role', Message.shape.role.options);
+const parseAuthorKind = enumColumn('messages', 'author_kind', Message.shape.authorKind.options);
+
+/** The one mapper from a `messages` row (RLY-1: the mode and picker in force when it was sent). */
+export function toMessage(row: Selectable<MessageTable>): Message {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    runId: row.run_id,
+    role: parseRole(row.role, row.id),
+    authorKind: parseAuthorKind(row.author_kind, row.id),
+    authorId: row.author_id,
+    mode: row.mode,
+    picker: row.picker,
+    content: row.content,
+    createdAt: row.created_at,
+  };
+}
+
+export async function insertMessage(db: Kysely<WorkspaceSchema>, message: Message): Promise<void> {
+  await db
+    .insertInto('messages')
+    .values({
+      id: message.id,
+      conversation_id: message.conversationId,
+      run_id: message.runId,
+      role: message.role,
+      author_kind: message.authorKind,
+      author_id: message.authorId,
+      mode: message.mode,
+      picker: message.picker,
+      content: message.content,
+      created_at: message.createdAt,
+    })
+    .execute();
+}
+
+/** A conversation's messages, oldest first. */
+export async function listMessages(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<Message[]> {
+  const rows = await db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(toMessage);
+}
