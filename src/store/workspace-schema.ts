@@ -1,4 +1,6 @@
 import type { AutonomyLevel, Mode } from '../core/modes.js';
+import type { ApprovalStatus } from '../schemas/approval.js';
+import type { Message } from '../schemas/message.js';
 import type { RunLiveness, RunState } from '../schemas/run.js';
 import type { SpaceKind } from '../schemas/space.js';
 
@@ -117,9 +119,9 @@ export interface MessageTable {
   conversation_id: string;
   run_id: string | null;
   /** `user`, `assistant`, or `system` (visible lines such as the PLAN-6 failure line). */
-  role: string;
+  role: Message['role'];
   /** `operator`, `agent` or `system`. */
-  author_kind: string;
+  author_kind: Message['authorKind'];
   author_id: string | null;
   mode: string | null;
   picker: string | null;
@@ -156,7 +158,7 @@ export interface ApprovalTable {
   /** `tool`, `plan_exit`, `plan`, `orchestration`, `question` … */
   kind: string;
   /** `pending`, `approved`, `rejected`, `expired`. */
-  status: string;
+  status: ApprovalStatus;
   /** 1 for approvals that survive restarts (POL-7); tool-call gates are not durable. */
   durable: number;
   run_id: string | null;

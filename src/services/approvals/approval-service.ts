@@ -1,8 +1,16 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { Approval, ApprovalStatus } from '../../schemas/approval.js';
-import type { ApprovalTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import {
+  expirePendingNonDurableApprovals,
+  findApproval,
+  insertApproval,
+  listApprovals,
+  setApprovalRequest,
+  settlePendingApproval,
+} from '../../store/repositories/approval-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
@@ -28,26 +36,6 @@ export interface ApprovalOutcome {
 
 type DecidedListener = (workspaceId: string, approval: Approval) => Promise<void> | void;
 
-function toApproval(row: Selectable<ApprovalTable>): Approval {
-  return {
-    id: row.id,
-    kind: row.kind,
-    status: row.status as ApprovalStatus,
-    durable: row.durable === 1,
-    runId: row.run_id,
-    agentId: row.agent_id,
-    spaceId: row.space_id,
-    conversationId: row.conversation_id,
-    title: row.title,
-    request: JSON.parse(row.request) as Record<string, unknown>,
-    decidedBy: row.decided_by,
-    reason: row.reason,
-    remember: row.remember === 1,
-    createdAt: row.created_at,
-    decidedAt: row.decided_at,
-  };
-}
-
 /**
  * Approvals (POL-7): an `ask` becomes a row and an `approval.requested` event; the asking call
  * waits until an operator decides, the wait times out (→ expired, which callers treat as deny,
@@ -69,25 +57,23 @@ export class ApprovalService {
 
   async create(workspaceId: string, input: ApprovalRequest): Promise<Approval> {
     const db = await this.db(workspaceId);
-    const row: ApprovalTable = {
+    const approval = await insertApproval(db, {
       id: newId('apr'),
       kind: input.kind,
       status: 'pending',
-      durable: input.durable ? 1 : 0,
-      run_id: input.runId ?? null,
-      agent_id: input.agentId ?? null,
-      space_id: input.spaceId ?? null,
-      conversation_id: input.conversationId ?? null,
+      durable: input.durable,
+      runId: input.runId ?? null,
+      agentId: input.agentId ?? null,
+      spaceId: input.spaceId ?? null,
+      conversationId: input.conversationId ?? null,
       title: input.title,
-      request: JSON.stringify(input.request),
-      decided_by: null,
+      request: input.request,
+      decidedBy: null,
       reason: null,
-      remember: 0,
-      created_at: nowIso(),
-      decided_at: null,
-    };
-    await db.insertInto('approvals').values(row).execute();
-    const approval = toApproval(row);
+      remember: false,
+      createdAt: nowIso(),
+      decidedAt: null,
+    });
     this.events.publish(workspaceId, 'approval.requested', approval);
     return approval;
   }
@@ -118,19 +104,14 @@ export class ApprovalService {
 
   async list(workspaceId: string, filter: { status?: ApprovalStatus; conversationId?: string; kind?: string; spaceId?: string } = {}): Promise<Approval[]> {
     const db = await this.db(workspaceId);
-    let query = db.selectFrom('approvals').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(500);
-    if (filter.status) query = query.where('status', '=', filter.status);
-    if (filter.conversationId) query = query.where('conversation_id', '=', filter.conversationId);
-    if (filter.kind) query = query.where('kind', '=', filter.kind);
-    if (filter.spaceId) query = query.where('space_id', '=', filter.spaceId);
-    return (await query.execute()).map(toApproval);
+    return listApprovals(db, filter, 500);
   }
 
   async get(workspaceId: string, approvalId: string): Promise<Approval> {
     const db = await this.db(workspaceId);
-    const row = await db.selectFrom('approvals').selectAll().where('id', '=', approvalId).executeTakeFirst();
-    if (!row) throw new NotFoundError('approval', approvalId, 'approvalId');
-    return toApproval(row);
+    const approval = await findApproval(db, approvalId);
+    if (!approval) throw new NotFoundError('approval', approvalId, 'approvalId');
+    return approval;
   }
 
   /** An operator's decision. A decided approval cannot be decided again (409). */
@@ -145,19 +126,14 @@ export class ApprovalService {
     if (current.status !== 'pending') throw new ConflictError('approvalId', `approval ${approvalId} is already ${current.status}`);
     const status = decision.decision === 'approve' ? 'approved' : 'rejected';
     const decidedAt = nowIso();
-    const result = await db
-      .updateTable('approvals')
-      .set({
-        status,
-        decided_by: principal.operatorId,
-        reason: decision.reason ?? null,
-        remember: decision.remember ? 1 : 0,
-        decided_at: decidedAt,
-      })
-      .where('id', '=', approvalId)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw new ConflictError('approvalId', `approval ${approvalId} was decided concurrently`);
+    const settled = await settlePendingApproval(db, approvalId, {
+      status,
+      decidedBy: principal.operatorId,
+      reason: decision.reason ?? null,
+      remember: decision.remember ?? false,
+      decidedAt,
+    });
+    if (!settled) throw new ConflictError('approvalId', `approval ${approvalId} was decided concurrently`);
     const approval = await this.get(workspaceId, approvalId);
     this.events.publish(workspaceId, 'approval.decided', approval);
     for (const listener of this.decidedListeners) await listener(workspaceId, approval);
@@ -169,32 +145,18 @@ export class ApprovalService {
   async markConsumed(workspaceId: string, approvalId: string): Promise<void> {
     const approval = await this.get(workspaceId, approvalId);
     const db = await this.db(workspaceId);
-    await db
-      .updateTable('approvals')
-      .set({ request: JSON.stringify({ ...approval.request, consumedAt: nowIso() }) })
-      .where('id', '=', approvalId)
-      .execute();
+    await setApprovalRequest(db, approvalId, { ...approval.request, consumedAt: nowIso() });
   }
 
   /** On start: gates of runs that died with the process expire; durable approvals stay pending (POL-7). */
   async expireNonDurable(workspaceId: string): Promise<void> {
     const db = await this.db(workspaceId);
-    await db
-      .updateTable('approvals')
-      .set({ status: 'expired', reason: 'the server restarted while this call was waiting', decided_at: nowIso() })
-      .where('status', '=', 'pending')
-      .where('durable', '=', 0)
-      .execute();
+    await expirePendingNonDurableApprovals(db, 'the server restarted while this call was waiting', nowIso());
   }
 
   private async expire(workspaceId: string, approvalId: string, reason: string): Promise<Approval | null> {
     const db = await this.db(workspaceId);
-    await db
-      .updateTable('approvals')
-      .set({ status: 'expired', reason, decided_at: nowIso() })
-      .where('id', '=', approvalId)
-      .where('status', '=', 'pending')
-      .execute();
+    await settlePendingApproval(db, approvalId, { status: 'expired', reason, decidedAt: nowIso() });
     const approval = await this.get(workspaceId, approvalId);
     this.events.publish(workspaceId, 'approval.decided', approval);
     return approval;
