@@ -1,6 +1,8 @@
 import type { AutonomyLevel, Mode } from '../core/modes.js';
+import type { Decision } from '../core/decisions.js';
 import type { ApprovalStatus } from '../schemas/approval.js';
 import type { Message } from '../schemas/message.js';
+import type { PolicyRule } from '../schemas/policy.js';
 import type { RunLiveness, RunState } from '../schemas/run.js';
 import type { SpaceKind } from '../schemas/space.js';
 
@@ -103,13 +105,13 @@ export interface ConversationTable {
 
 export interface PolicyRuleTable {
   id: string;
-  scope: string;
+  scope: PolicyRule['scope'];
   /** The space, agent or workspace id the rule belongs to. */
   scope_id: string;
   /** `class`, `command` or `fingerprint`. */
-  match_kind: string;
+  match_kind: PolicyRule['match']['kind'];
   match_value: string;
-  decision: string;
+  decision: Decision;
   note: string | null;
   created_at: string;
 }

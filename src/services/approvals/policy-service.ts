@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Decision } from '../../core/decisions.js';
 import { mostRestrictive } from '../../core/decisions.js';
 import type { EffectClass } from '../../core/effect-classes.js';
@@ -8,14 +8,15 @@ import { compilePolicy, type CompiledPolicy } from '../../core/policy/compile-po
 import { decideAction } from '../../core/policy/decide-action.js';
 import { shellAction, toolAction, type PolicyAction } from '../../core/policy/policy-action.js';
 import type { DecidedBy, PolicyDecision } from '../../core/policy/policy-decision.js';
-import type { PolicyRule as CorePolicyRule, RuleMatch } from '../../core/policy/policy-rule.js';
+import type { PolicyRule as CorePolicyRule } from '../../core/policy/policy-rule.js';
 import { fingerprintAction, rememberChoiceRule } from '../../core/policy/remembered-choice.js';
 import { classifyShellCommand, type ShellClassification } from '../../core/shell/classify-command.js';
 import type { ToolDescriptor } from '../../core/tool-descriptor.js';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../../schemas/policy.js';
-import type { PolicyRuleTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import { deletePolicyRule, deleteRememberedRules, insertPolicyRule, listPolicyRules } from '../../store/repositories/policy-rule-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { AgentService } from '../agents/agent-service.js';
 import { worktreeFileReader } from '../worktree-file-reader.js';
 import type { EventBus } from '../event-bus.js';
@@ -48,28 +49,6 @@ export interface PolicyVerdict {
 /** Tools whose input is a shell command line, classified per subcommand (POL-2). */
 const SHELL_TOOLS = new Set(['bash']);
 
-function matchValue(match: RuleMatch): string {
-  return match.kind === 'class' ? match.effectClass : match.kind === 'command' ? match.prefix : match.fingerprint;
-}
-
-function toRule(row: Selectable<PolicyRuleTable>): PolicyRule {
-  const match: RuleMatch =
-    row.match_kind === 'class'
-      ? { kind: 'class', effectClass: row.match_value as EffectClass }
-      : row.match_kind === 'command'
-        ? { kind: 'command', prefix: row.match_value }
-        : { kind: 'fingerprint', fingerprint: row.match_value };
-  return {
-    id: row.id,
-    scope: row.scope as PolicyRule['scope'],
-    scopeId: row.scope_id,
-    match,
-    decision: row.decision as Decision,
-    note: row.note,
-    createdAt: row.created_at,
-  };
-}
-
 /** Summary of a non-shell tool call for approvals and fingerprints: stable key order. */
 function toolCallSummary(toolName: string, input: unknown): string {
   const json = JSON.stringify(input, (_key, value: unknown) =>
@@ -96,8 +75,7 @@ export class PolicyService {
 
   async listRules(workspaceId: string): Promise<PolicyRule[]> {
     const db = await this.db(workspaceId);
-    const rows = await db.selectFrom('policy_rules').selectAll().orderBy('created_at').orderBy('id').execute();
-    return rows.map(toRule);
+    return listPolicyRules(db);
   }
 
   async createRule(workspaceId: string, body: CreateRuleBody): Promise<PolicyRule> {
@@ -115,27 +93,24 @@ export class PolicyService {
         throw new NotFoundError('agent', scopeId!, 'scopeId');
       });
     }
-    const row: PolicyRuleTable = {
+    const rule: PolicyRule = {
       id: newId('rule'),
       scope: body.scope,
-      scope_id: scopeId,
-      match_kind: body.match.kind,
-      match_value: matchValue(body.match),
+      scopeId,
+      match: body.match,
       decision: body.decision,
       note: body.note ?? null,
-      created_at: nowIso(),
+      createdAt: nowIso(),
     };
-    await db.insertInto('policy_rules').values(row).execute();
+    await insertPolicyRule(db, rule);
     this.compiled.delete(workspaceId);
-    const rule = toRule(row);
     this.events.publish(workspaceId, 'policy.ruleCreated', rule);
     return rule;
   }
 
   async deleteRule(workspaceId: string, ruleId: string): Promise<void> {
     const db = await this.db(workspaceId);
-    const result = await db.deleteFrom('policy_rules').where('id', '=', ruleId).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw new NotFoundError('rule', ruleId, 'ruleId');
+    if (!(await deletePolicyRule(db, ruleId))) throw new NotFoundError('rule', ruleId, 'ruleId');
     this.compiled.delete(workspaceId);
     this.events.publish(workspaceId, 'policy.ruleDeleted', { id: ruleId });
   }
@@ -144,20 +119,16 @@ export class PolicyService {
   async rememberChoice(workspaceId: string, verdict: PolicyVerdict, decision: Decision): Promise<void> {
     const core = rememberChoiceRule({ workspaceId, classes: verdict.classes, summary: verdict.summary, decision });
     const db = await this.db(workspaceId);
-    await db.deleteFrom('policy_rules').where('scope', '=', 'workspace').where('match_kind', '=', 'fingerprint').where('match_value', '=', verdict.fingerprint).execute();
-    await db
-      .insertInto('policy_rules')
-      .values({
-        id: newId('rule'),
-        scope: 'workspace',
-        scope_id: workspaceId,
-        match_kind: 'fingerprint',
-        match_value: verdict.fingerprint,
-        decision: core.decision,
-        note: `remembered: ${verdict.summary.slice(0, 200)}`,
-        created_at: nowIso(),
-      })
-      .execute();
+    await deleteRememberedRules(db, verdict.fingerprint);
+    await insertPolicyRule(db, {
+      id: newId('rule'),
+      scope: 'workspace',
+      scopeId: workspaceId,
+      match: { kind: 'fingerprint', fingerprint: verdict.fingerprint },
+      decision: core.decision,
+      note: `remembered: ${verdict.summary.slice(0, 200)}`,
+      createdAt: nowIso(),
+    });
     this.compiled.delete(workspaceId);
   }
 
