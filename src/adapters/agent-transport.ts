@@ -5,20 +5,48 @@ import type { ModelMessage, ModelUsage } from '../llm/model-types.js';
 import type { Agent } from '../schemas/agent.js';
 import type { PushRemote } from '../core/hook-sessions.js';
 import type { TransportAction, TransportGateResult } from '../core/transport-gate.js';
+import type { WorkspaceSettings } from '../schemas/settings.js';
+import type { Tool, ToolResult } from '../tools/define-tool.js';
+import type { ToolCallBlock } from '../llm/model-types.js';
+import type { WorktreeOperations } from '../worktree/worktree-operations.js';
 import type { TransportCapabilities } from './transport-capabilities.js';
 
 export type { TransportAction, TransportGateResult } from '../core/transport-gate.js';
 
-/** Everything a transport needs to run one turn; the run executor builds it. */
-export interface TransportRunContext {
+/**
+ * Who a run is and where it speaks: the one shape every stage of the run pipeline, every transport
+ * and every mode-tool provider reads a run's identity from.
+ */
+export interface RunScope {
   workspaceId: string;
   runId: string;
   agent: Agent;
   spaceId: string | null;
+  /** The conversation the run speaks in (posts, plans, questions, runner session); null for a child run, which reports to its parent. */
   conversationId: string | null;
   /** Fixed at turn start (MODE-2). */
   mode: Mode;
   autonomy: AutonomyLevel;
+}
+
+/**
+ * The run's own tools, for a transport that runs the agent loop inside this process (the built-in
+ * harness). Every call goes through `execute`, the one chokepoint: input validation, policy,
+ * approval, then the tool (POL-1, HAR-3).
+ */
+export interface RunToolbox {
+  /** The tools on the run's surface (HAR-3), nothing else. */
+  tools: Tool[];
+  execute(call: ToolCallBlock, signal: AbortSignal): Promise<ToolResult>;
+  /**
+   * The file and shell operations the run's tools act through from now on: the transport's
+   * sandboxed worktree (SBX-1). Until it is called they act on an unsandboxed one at `worktreePath`.
+   */
+  useWorktree(worktree: WorktreeOperations): void;
+}
+
+/** Everything a transport needs to run one turn; the run executor builds it. */
+export interface TransportRunContext extends RunScope {
   prompt: string;
   history: ModelMessage[];
   /** Absolute path of the conversation's worktree. */
@@ -51,6 +79,23 @@ export interface TransportRunContext {
   /** Session id kept per conversation so the next turn can resume it. */
   previousSessionId: string | null;
   saveSessionId(sessionId: string): Promise<void>;
+  /** The run's tools and their chokepoint, given to an in-process transport (`inProcess`) only. */
+  toolbox?: RunToolbox;
+  /** The mode's completion contract when its verb is on the surface (HAR-4); null when there is none. */
+  completion?: { outputVerb: string; reminder: string } | null;
+  /** The workspace's provider keys and base URLs, for a transport that calls the model itself. */
+  providerSettings?: Pick<WorkspaceSettings, 'apiKeys' | 'baseUrls'>;
+  /** Operator text to inject before the next model call (HAR-5), for a transport that declares `steer`. */
+  drainSteering?(): string[];
+  /** Resolves once the run is not paused (HAR-5), for a transport that declares `pauseResume`. */
+  waitWhilePaused?(signal: AbortSignal): Promise<void>;
+}
+
+/** What a transport is asked before a run is marked running (see `AgentTransport.resolveModel`). */
+export interface TransportModelRequest {
+  agent: Agent;
+  providerSettings: Pick<WorkspaceSettings, 'apiKeys' | 'baseUrls'>;
+  env: Record<string, string | undefined>;
 }
 
 export interface TransportResult {
@@ -69,5 +114,18 @@ export interface AgentTransport {
   readonly id: string;
   /** What the transport supports; routes refuse the controls it lacks (409) and the honesty matrix may not claim more. */
   readonly capabilities: TransportCapabilities;
+  /**
+   * True for a transport that runs the agent loop inside this process and calls the run's tools
+   * through `context.toolbox` (the built-in harness). Any other transport is an external runner:
+   * it brings its own file and shell tools, reaches the product's tools over MCP with the run's
+   * token, and its model traffic is metered by the model broker (SEC-6).
+   */
+  readonly inProcess?: boolean;
+  /**
+   * Checked before the run is marked running: the model id the run records, or a thrown error that
+   * fails the run before a checkout is made (a model the built-in harness cannot reach). Without it
+   * the run records the agent's model id.
+   */
+  resolveModel?(request: TransportModelRequest): string;
   run(context: TransportRunContext): Promise<TransportResult>;
 }

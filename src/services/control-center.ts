@@ -1,5 +1,4 @@
 import { pino, type Logger } from 'pino';
-import { ClaudeCodeTransport } from '../adapters/claude-code/claude-code-transport.js';
 import { missingControl } from '../adapters/transport-capabilities.js';
 import { HookSessions } from '../core/hook-sessions.js';
 import { loadShellParser } from '../core/shell/shell-parser.js';
@@ -21,6 +20,7 @@ import { PolicyService } from './approvals/policy-service.js';
 import { PresenceService } from './agents/presence-service.js';
 import { QuestionService } from './approvals/question-service.js';
 import { RunExecutor } from './runs/run-executor.js';
+import { TRANSPORT_FACTORIES, TransportRegistry } from '../adapters/transport-registry.js';
 import { RunService } from './runs/run-service.js';
 import { RunTokens } from './runs/run-tokens.js';
 import { SeedingService } from './agents/seeding-service.js';
@@ -111,40 +111,50 @@ export class ControlCenter {
     this.presence = new PresenceService(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
     this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });
-    this.executor = new RunExecutor(
-      this.workspaces,
-      this.agents,
-      this.runs,
-      this.activeRuns,
-      this.events,
-      this.messages,
-      this.approvals,
-      this.questions,
-      this.policy,
-      this.presence,
-      this.settings,
-      this.runTokens,
-      {
-        minuteMs: options.minuteMs ?? 60_000,
-        env: options.env ?? process.env,
-        maxTokens: options.maxTokens ?? 16_000,
-        ...(options.modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.modelIdleTimeoutMs } : {}),
-        ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
-        modelBroker: this.modelBroker,
-        hookSessions: this.hookSessions,
-        logger: this.logger,
-        // Built-in bash commands must not see the data root (operator token, databases) either.
-        commandSandbox: new CommandSandbox({
-          sandbox: options.builtinSandbox ?? 'auto',
+    // Built-in bash commands must not see the data root (operator token, databases) either.
+    const commandSandbox = new CommandSandbox({
+      sandbox: options.builtinSandbox ?? 'auto',
+      hiddenPaths: [dataRoot],
+      network: options.builtinShellNetwork ?? 'host',
+    });
+    // ADP-1: every transport this server ships, from the registry's one list of factories. The data
+    // root holds the operator token: no sandboxed runner may see it.
+    const transports = new TransportRegistry();
+    for (const create of TRANSPORT_FACTORIES) {
+      transports.register(
+        create({
+          hookSessions: this.hookSessions,
+          commandSandbox,
           hiddenPaths: [dataRoot],
-          network: options.builtinShellNetwork ?? 'host',
+          allowUnsandboxedRunners: options.allowUnsandboxedRunners ?? false,
+          maxTokens: options.maxTokens ?? 16_000,
+          ...(options.modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.modelIdleTimeoutMs } : {}),
+          ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
         }),
-      },
-    );
+      );
+    }
+    this.executor = new RunExecutor({
+      workspaces: this.workspaces,
+      agents: this.agents,
+      runs: this.runs,
+      active: this.activeRuns,
+      events: this.events,
+      messages: this.messages,
+      approvals: this.approvals,
+      questions: this.questions,
+      policy: this.policy,
+      presence: this.presence,
+      settings: this.settings,
+      runTokens: this.runTokens,
+      transports,
+      commandSandbox,
+      minuteMs: options.minuteMs ?? 60_000,
+      env: options.env ?? process.env,
+      modelBroker: this.modelBroker,
+      logger: this.logger,
+    });
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
-    // The data root holds the operator token: the sandbox must never show it to an external runner.
-    this.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({

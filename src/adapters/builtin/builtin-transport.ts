@@ -1,0 +1,152 @@
+import { join } from 'node:path';
+import { getCapabilityProfile } from '../../core/capability-profiles.js';
+import type { HookSessions } from '../../core/hook-sessions.js';
+import { worktreeState } from '../../core/worktree-state.js';
+import { gitPushEnvironment } from '../../git/git-push-proxy.js';
+import { runAgentLoop } from '../../harness/agent-loop.js';
+import { computeCost, resolveModel, type ResolvedModel } from '../../llm/model-catalog.js';
+import type { ModelMessage } from '../../llm/model-types.js';
+import { CommandSandbox } from '../../sandbox/command-sandbox.js';
+import { sanitizedEnv } from '../../sandbox/sanitized-env.js';
+import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
+import { toModelTool } from '../../tools/builtin-tools.js';
+import { NodeWorktree, type NodeWorktreeOptions } from '../../worktree/node-worktree.js';
+import type { AgentTransport, TransportModelRequest, TransportResult, TransportRunContext } from '../agent-transport.js';
+import { BUILTIN_CAPABILITIES } from './builtin-capabilities.js';
+
+/** How many times a run that ends without its output verb is reminded before it is flagged (HAR-4). */
+const MAX_REMINDERS = 2;
+
+export interface BuiltinTransportOptions {
+  /** The OS sandbox for the built-in `bash` (default: the host's backend, probed once). */
+  commandSandbox?: CommandSandbox;
+  /** Where built-in runs register with the push proxy: the composition root's one registry. */
+  hookSessions: HookSessions;
+  maxTokens: number;
+  idleTimeoutMs?: number;
+  maxRetries?: number;
+}
+
+/**
+ * The built-in harness (ADP-2, HAR-1..7) as a transport like any other: the agent loop runs in this
+ * process on the model the agent names, with the run's tools from the toolbox (every call through
+ * the one chokepoint), and `bash` inside the host's OS sandbox with pushes sent through the push
+ * proxy (SBX-1, POL-6).
+ */
+export class BuiltinTransport implements AgentTransport {
+  readonly id = BUILTIN_CAPABILITIES.adapterId;
+  readonly capabilities = BUILTIN_CAPABILITIES;
+  readonly inProcess = true;
+  private readonly commandSandbox: CommandSandbox;
+
+  constructor(private readonly options: BuiltinTransportOptions) {
+    this.commandSandbox = options.commandSandbox ?? new CommandSandbox();
+  }
+
+  /** The model the run calls; a model it cannot reach (unknown, no key) throws and fails the run before it starts. */
+  resolveModel(request: TransportModelRequest): string {
+    return this.model(request).model.id;
+  }
+
+  private model(request: TransportModelRequest): ResolvedModel {
+    return resolveModel({
+      modelId: request.agent.modelId,
+      settings: { apiKeys: request.providerSettings.apiKeys, baseUrls: request.providerSettings.baseUrls },
+      env: request.env,
+      ...(this.options.idleTimeoutMs !== undefined ? { idleTimeoutMs: this.options.idleTimeoutMs } : {}),
+      ...(this.options.maxRetries !== undefined ? { maxRetries: this.options.maxRetries } : {}),
+    });
+  }
+
+  async run(context: TransportRunContext): Promise<TransportResult> {
+    const toolbox = context.toolbox;
+    if (!toolbox) throw new Error('the built-in harness runs only with the run toolbox');
+    const model = this.model({ agent: context.agent, providerSettings: context.providerSettings ?? { apiKeys: {}, baseUrls: {} }, env: context.env });
+    const shell = await this.shell(context, toolbox.tools.some((tool) => tool.name === 'bash'));
+    try {
+      context.setSandbox(shell.sandbox);
+      toolbox.useWorktree(new NodeWorktree(context.worktreePath, shell.options));
+      const messages: ModelMessage[] = [...context.history, { role: 'user', content: context.prompt }];
+      const completion = context.completion ?? null;
+      const result = await runAgentLoop({
+        streamFn: model.streamFn,
+        model: model.model.id,
+        system: context.systemPrompt,
+        maxTokens: this.options.maxTokens,
+        ...(context.agent.effort ? { effort: context.agent.effort } : {}),
+        messages,
+        tools: toolbox.tools.map(toModelTool),
+        executeTool: (call, signal) => toolbox.execute(call, signal),
+        completion: completion ? { outputVerb: completion.outputVerb, reminder: completion.reminder, maxReminders: MAX_REMINDERS } : null,
+        drainSteering: () => context.drainSteering?.() ?? [],
+        waitWhilePaused: (signal) => context.waitWhilePaused?.(signal) ?? Promise.resolve(),
+        signal: context.signal,
+        emit: (event) => context.emit(event),
+      });
+      return {
+        outcome: result.outcome === 'completed' ? 'completed' : result.outcome === 'cancelled' ? 'cancelled' : 'failed',
+        error: result.error,
+        deliverableFailed: result.deliverableFailed,
+        usage: result.usage,
+        costUsd: computeCost(result.usage, model.pricing),
+        finalText: '',
+      };
+    } finally {
+      shell.release();
+    }
+  }
+
+  /**
+   * How the built-in `bash` runs (SBX-1, POL-6): inside the host's OS sandbox when it has one, with
+   * the worktree mounted as the mode says; and with git configured (in its environment) to send every
+   * push to the checkout's remotes through the push proxy, authenticated with the run's token, so a
+   * push made inside a script is decided by the gitPush rules before it reaches the remote.
+   * `release` ends the proxy's session.
+   */
+  private async shell(context: TransportRunContext, bash: boolean): Promise<{ options: NodeWorktreeOptions; sandbox: string; release: () => void }> {
+    // SEC-2, SEC-3: the remotes recorded from the user's repository when the checkout was made.
+    const remotes = bash && context.checkout && context.serverUrl ? context.checkout.pushRemotes : [];
+    let pushEnv: Record<string, string> = {};
+    const releases: Array<() => void> = [];
+    const release = () => {
+      for (const step of releases.splice(0)) step();
+    };
+    try {
+      if (remotes.length > 0) {
+        const runEnded = new AbortController();
+        releases.push(() => runEnded.abort());
+        releases.push(
+          this.options.hookSessions.register({
+            token: context.mcp.token,
+            workspaceId: context.workspaceId,
+            runId: context.runId,
+            mode: context.mode,
+            worktreePath: context.worktreePath,
+            gate: context.gate,
+            signal: AbortSignal.any([runEnded.signal, context.signal]),
+            pushRemotes: new Map(remotes.map((remote) => [remote.id, remote])),
+            pushStagingDir: join(context.workspaceDir, 'push-staging'),
+            decisions: [],
+            pushOnly: true,
+          }),
+        );
+        pushEnv = gitPushEnvironment(context.serverUrl, context.mcp.token, remotes);
+      }
+      const sandbox = await this.commandSandbox.forRun({
+        worktreePath: context.worktreePath,
+        readOnly: worktreeState(getCapabilityProfile(context.mode)) === 'readOnly',
+        sharedObjectsDir: context.checkout?.sharedObjectsDir ?? null,
+        workspaceDir: context.workspaceDir,
+        reach: remotes.length > 0 ? [context.serverUrl] : [],
+      });
+      // SEC-5: repository hooks and fixed-name config programs are switched off for the agent's git.
+      const options: NodeWorktreeOptions = { defaultEnv: sanitizedEnv(process.env, withSandboxGitConfig({ ...sandbox.env, ...pushEnv }, { privateHome: sandbox.wrapCommand !== undefined })) };
+      if (sandbox.wrapCommand) options.wrapCommand = sandbox.wrapCommand;
+      const pushes = remotes.length > 0 ? `; pushes to ${[...new Set(remotes.map((remote) => remote.name))].join(', ')} through the push proxy` : '';
+      return { options, sandbox: `${sandbox.description}${pushes}`, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+}

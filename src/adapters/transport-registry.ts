@@ -1,0 +1,69 @@
+import type { HookSessions } from '../core/hook-sessions.js';
+import type { CommandSandbox } from '../sandbox/command-sandbox.js';
+import type { AgentTransport } from './agent-transport.js';
+import { BUILTIN_ADAPTER_ID } from './builtin/builtin-capabilities.js';
+import { BuiltinTransport } from './builtin/builtin-transport.js';
+import { ClaudeCodeTransport } from './claude-code/claude-code-transport.js';
+import { unavailableCapabilities, type TransportCapabilities } from './transport-capabilities.js';
+
+/** What the composition root hands every transport it builds (server-wide, never per run). */
+export interface TransportDependencies {
+  /** The one registry of run sessions the hook route and the push proxy read (ADP-3, POL-6). */
+  hookSessions: HookSessions;
+  /** The OS sandbox the built-in `bash` runs in (SBX-1). */
+  commandSandbox: CommandSandbox;
+  /** Paths no sandboxed runner may see (the data root: operator token, databases). */
+  hiddenPaths: string[];
+  /** SEC-6: start an external runner even when no OS sandbox wraps it (`serve --allow-unsandboxed-runners`). */
+  allowUnsandboxedRunners: boolean;
+  /** The built-in harness's model-call limits. */
+  maxTokens: number;
+  idleTimeoutMs?: number;
+  maxRetries?: number;
+}
+
+/**
+ * Every transport this server ships, one entry each (ADP-1): adding a provider means one folder
+ * under `src/adapters/<name>/` implementing `AgentTransport` and one line here.
+ */
+export const TRANSPORT_FACTORIES: ReadonlyArray<(deps: TransportDependencies) => AgentTransport> = [
+  (deps) =>
+    new BuiltinTransport({
+      commandSandbox: deps.commandSandbox,
+      hookSessions: deps.hookSessions,
+      maxTokens: deps.maxTokens,
+      ...(deps.idleTimeoutMs !== undefined ? { idleTimeoutMs: deps.idleTimeoutMs } : {}),
+      ...(deps.maxRetries !== undefined ? { maxRetries: deps.maxRetries } : {}),
+    }),
+  (deps) => new ClaudeCodeTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners }),
+];
+
+/**
+ * The transports a run can be given, by the agent's adapter id (ADP-1): an agent naming no adapter
+ * runs on the built-in harness; one naming an adapter this server lacks gets none (its run fails
+ * at once, and its declaration supports nothing).
+ */
+export class TransportRegistry {
+  private readonly byId = new Map<string, AgentTransport>();
+
+  /** Adds a transport, replacing one registered under the same id (tests swap in a configured one). */
+  register(transport: AgentTransport): void {
+    this.byId.set(transport.id, transport);
+  }
+
+  /** The transport an agent runs on, or undefined when its adapter is not registered here. */
+  for(agent: { adapterId: string | null }): AgentTransport | undefined {
+    return this.byId.get(agent.adapterId ?? BUILTIN_ADAPTER_ID);
+  }
+
+  /** What the agent's transport declares (routes refuse what it lacks with 409). */
+  capabilitiesFor(agent: { adapterId: string | null }): TransportCapabilities {
+    return this.for(agent)?.capabilities ?? unavailableCapabilities(agent.adapterId ?? BUILTIN_ADAPTER_ID);
+  }
+
+  /** Every registered transport's declaration, the built-in harness first. */
+  capabilities(): TransportCapabilities[] {
+    const all = [...this.byId.values()].map((transport) => transport.capabilities);
+    return [...all.filter((declared) => declared.adapterId === BUILTIN_ADAPTER_ID), ...all.filter((declared) => declared.adapterId !== BUILTIN_ADAPTER_ID)];
+  }
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { resolve as resolvePath, sep } from 'node:path';
+import type { RunScope, RunToolbox, TransportAction, TransportGateResult } from '../../adapters/agent-transport.js';
+import type { ToolDescriptor } from '../../core/tool-descriptor.js';
+import type { ToolCallBlock } from '../../llm/model-types.js';
+import type { WorkspaceSettings } from '../../schemas/settings.js';
+import { parseToolInput } from '../../tools/builtin-tools.js';
+import { fail, type Tool, type ToolContext, type ToolResult } from '../../tools/define-tool.js';
+import { NodeWorktree } from '../../worktree/node-worktree.js';
+import type { WorktreeOperations } from '../../worktree/worktree-operations.js';
+import type { PresenceService } from '../agents/presence-service.js';
+import type { PolicyService, PolicyVerdict } from '../approvals/policy-service.js';
+import type { QuestionService } from '../approvals/question-service.js';
+import type { RunRecorder } from './record-run.js';
+import type { ToolCallGate } from './tool-call-gate.js';
+
+/** The services the gate stage consults. */
+export interface GateToolCallsDeps {
+  policy: PolicyService;
+  toolCallGate: ToolCallGate;
+  presence: PresenceService;
+  questions: QuestionService;
+}
+
+/** The run whose calls are gated. */
+export interface GatedRun {
+  scope: RunScope;
+  /** The conversation whose run tree the run belongs to: approvals are filed under it. */
+  treeConversationId: string | null;
+  /** The parent's agent, whose policy also applies to a child (its denies are a ceiling). */
+  parentAgentId: string | null;
+  /** The run's tools on its surface (HAR-3). */
+  tools: ReadonlyMap<string, Tool>;
+  worktreePath: string;
+  settings: WorkspaceSettings;
+  recorder: RunRecorder;
+  /** HAR-5: runs a child run for the `task` tool; it reports back as the tool result. */
+  runSubagent: NonNullable<ToolContext['runSubagent']>;
+}
+
+/**
+ * The gate stage of the run pipeline (POL-1, POL-4, HAR-3): the one chokepoint every tool call of a
+ * run passes — the built-in harness's, an external runner's product tools over MCP, and an external
+ * runner's own actions reported by its hooks or the push proxy. Parse the input against the tool's
+ * schema, ask the policy engine, apply the verdict (deny, fail-closed ask, approval), then execute.
+ */
+export class RunToolCalls implements RunToolbox {
+  private worktree: WorktreeOperations;
+  /** Per-run state the tools keep between calls (the todo list…). */
+  private readonly runState = new Map<string, unknown>();
+
+  constructor(
+    private readonly deps: GateToolCallsDeps,
+    private readonly run: GatedRun,
+  ) {
+    this.worktree = new NodeWorktree(run.worktreePath);
+  }
+
+  get tools(): Tool[] {
+    return [...this.run.tools.values()];
+  }
+
+  useWorktree(worktree: WorktreeOperations): void {
+    this.worktree = worktree;
+  }
+
+  private policyContext() {
+    const { scope } = this.run;
+    return { mode: scope.mode, autonomy: scope.autonomy, spaceId: scope.spaceId, agentId: scope.agent.id, parentAgentId: this.run.parentAgentId, worktreeRoot: this.run.worktreePath };
+  }
+
+  private gate(verdict: PolicyVerdict, call: ToolCallBlock, signal: AbortSignal): Promise<ToolResult | null> {
+    const { scope, recorder } = this.run;
+    return this.deps.toolCallGate.apply(verdict, {
+      workspaceId: scope.workspaceId,
+      agent: scope.agent,
+      spaceId: scope.spaceId,
+      conversationId: this.run.treeConversationId,
+      runId: scope.runId,
+      call,
+      watchdog: recorder.watchdog,
+      setLiveness: (liveness) => recorder.setLiveness(liveness),
+      signal,
+    });
+  }
+
+  /** The one chokepoint for product tools: input validation, policy, approval gate, execution. */
+  async execute(call: ToolCallBlock, signal: AbortSignal): Promise<ToolResult> {
+    const { scope, recorder } = this.run;
+    const { workspaceId, agent, runId } = scope;
+    const tool = this.run.tools.get(call.name);
+    if (!tool) return fail(`There is no tool named "${call.name}" here.`);
+    const parsed = parseToolInput(tool, call.input);
+    if (!parsed.ok) return parsed.result;
+    const verdict = await this.deps.policy.decideToolCall(workspaceId, this.policyContext(), tool, parsed.input);
+    recorder.log.toolCallDecided(call.id, verdict);
+    const gated = await this.gate(verdict, call, signal);
+    if (gated) return gated;
+    recorder.executedCalls.add(call.id);
+    this.deps.presence.set(workspaceId, agent.id, 'executing', runId);
+    try {
+      return await tool.execute(parsed.input, this.toolContext(signal));
+    } catch (error) {
+      return fail(`${call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.deps.presence.set(workspaceId, agent.id, 'thinking', runId);
+    }
+  }
+
+  /** A hook's or the push proxy's report of a runner's own action, decided and gated like a built-in call (POL-1). */
+  async gateAction(action: TransportAction, signal: AbortSignal): Promise<TransportGateResult> {
+    const { scope } = this.run;
+    const worktreePath = this.run.worktreePath;
+    let verdict: PolicyVerdict;
+    if (action.kind === 'command') {
+      verdict = await this.deps.policy.decideCommand(scope.workspaceId, this.policyContext(), action.command, action.toolName);
+    } else {
+      const absolute = resolvePath(worktreePath, action.path);
+      const inside = absolute === worktreePath || absolute.startsWith(`${worktreePath}${sep}`);
+      const descriptor: ToolDescriptor = {
+        name: action.toolName,
+        description: 'native file write',
+        tier: 'write',
+        effects: inside ? [] : ['fileWriteOutsideWorktree'],
+        writesWorktree: inside,
+      };
+      verdict = await this.deps.policy.decideToolCall(scope.workspaceId, this.policyContext(), descriptor, { path: action.path });
+    }
+    const call: ToolCallBlock = { type: 'tool_call', id: `hook_${randomUUID()}`, name: action.toolName, input: action.kind === 'command' ? { command: action.command } : { path: action.path } };
+    const denied = await this.gate(verdict, call, signal);
+    return {
+      allow: denied === null,
+      decision: verdict.decision,
+      reason: denied?.content ?? `Allowed (decided by ${verdict.decidedBy.scope}${verdict.decidedBy.ruleId ? ` rule ${verdict.decidedBy.ruleId}` : ''}).`,
+      decidedBy: verdict.decidedBy,
+      classes: verdict.classes,
+    };
+  }
+
+  /** What a tool is handed: the (sandboxed) worktree, the run's state, and the operator and subagent hooks. */
+  private toolContext(signal: AbortSignal): ToolContext {
+    const { scope, recorder, settings } = this.run;
+    const { workspaceId, agent, runId, conversationId } = scope;
+    return {
+      worktree: this.worktree,
+      signal,
+      runId,
+      runState: this.runState,
+      ...(conversationId
+        ? {
+            askUser: async (questions, questionSignal) => {
+              this.deps.presence.set(workspaceId, agent.id, 'blocked', runId);
+              recorder.setLiveness('blocked');
+              recorder.watchdog.suspend();
+              try {
+                return await this.deps.questions.ask({ workspaceId, runId, agentId: agent.id, conversationId, questions }, { timeoutMs: settings.questionTimeoutSeconds * 1000, signal: questionSignal });
+              } finally {
+                recorder.watchdog.resume();
+                recorder.setLiveness('ok');
+                this.deps.presence.set(workspaceId, agent.id, 'executing', runId);
+              }
+            },
+          }
+        : {}),
+      runSubagent: this.run.runSubagent,
+    };
+  }
+}

@@ -1,0 +1,195 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { RunScope } from '../../adapters/agent-transport.js';
+import { getCapabilityProfile } from '../../core/capability-profiles.js';
+import { buildCompletionContract } from '../../core/completion-contract.js';
+import { spaceModeToPicker } from '../../core/picker.js';
+import type { AgentEvent } from '../../harness/agent-events.js';
+import type { Run } from '../../schemas/run.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { PresenceService } from '../agents/presence-service.js';
+import type { EventBus } from '../event-bus.js';
+import { LivenessWatchdog } from './liveness-watchdog.js';
+import type { MessageService } from './message-service.js';
+import { RunLog, type RunLogDatabase } from './run-log.js';
+import type { RunService } from './run-service.js';
+
+/** The services the record stage writes to. */
+export interface RecordRunDeps {
+  runs: RunService;
+  events: EventBus;
+  messages: MessageService;
+  presence: PresenceService;
+  logger: Logger;
+  /** Milliseconds in one "minute" of silenceTimeoutMinutes; shortened only by tests. */
+  minuteMs: number;
+}
+
+/** The run being recorded: its scope, where it is stored and the conversation whose tree it belongs to. */
+export interface RecordedRun {
+  scope: RunScope;
+  /** The conversation whose run tree the run belongs to (a child run's too): its events are published under it. */
+  treeConversationId: string | null;
+  database: RunLogDatabase & { db: Kysely<WorkspaceSchema> };
+  silenceMinutes: number;
+  /** Called with the final result when the run has ended and been recorded. */
+  onFinished?: ((run: Run, finalText: string) => void | Promise<void>) | undefined;
+}
+
+/** What a run ended with, besides its state and error. */
+export interface RunEnding {
+  deliverableFailed?: boolean;
+  usage?: Run['usage'];
+  costUsd?: number;
+}
+
+/**
+ * The record stage of the run pipeline (HAR-6, AG-5): every AgentEvent goes to the event bus (SSE),
+ * the run log and the liveness watchdog; the run's last words are kept; and `finish` writes the
+ * run's typed terminal state once its log is whole (or says it is not).
+ */
+export class RunRecorder {
+  readonly log: RunLog;
+  readonly watchdog: LivenessWatchdog;
+  /** Calls whose tool really ran (the gate let them through, or the runner reported running them). */
+  readonly executedCalls = new Set<string>();
+  /** The last text the agent wrote: its answer or report. */
+  finalText = '';
+  private lostLogWrites = 0;
+  private firstLostLogWrite = '';
+  /** Run-row writes the run's end must not overtake (the sandbox description). */
+  private readonly pendingRowWrites = new Set<Promise<unknown>>();
+  /** Steps run first when the run ends (release the sandbox, sync the checkout…), in order. */
+  private readonly endingSteps: Array<() => void | Promise<void>> = [];
+
+  constructor(
+    private readonly deps: RecordRunDeps,
+    private readonly run: RecordedRun,
+  ) {
+    const { runId } = run.scope;
+    // HAR-6: a run-log write that cannot be stored is reported, never dropped silently: it is logged,
+    // the run's error says its log is incomplete at once, and a run that would have completed ends
+    // failed instead (a run whose log has holes must not look complete and healthy).
+    this.log = new RunLog(run.database, runId, (error, what) => {
+      this.lostLogWrites += 1;
+      this.logError(`run ${runId}: run-log write failed (${what})`, error);
+      if (this.lostLogWrites > 1) return;
+      this.firstLostLogWrite = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+      this.update({ error: this.logIncomplete() }).catch((updateError: unknown) => this.logError(`run ${runId}: could not mark the run's log incomplete`, updateError));
+    });
+    this.watchdog = new LivenessWatchdog(
+      run.silenceMinutes * deps.minuteMs,
+      () => this.setLiveness('stalled'),
+      () => this.setLiveness('ok'),
+    );
+  }
+
+  /** Reports a failure with its error object (serialized by the logger, stack included). */
+  logError(message: string, error: unknown): void {
+    this.deps.logger.error({ err: error }, message);
+  }
+
+  private logIncomplete(): string {
+    return `run log incomplete: ${this.lostLogWrites} write(s) could not be stored (first: ${this.firstLostLogWrite})`;
+  }
+
+  /** Writes part of the run's row. */
+  update(change: Parameters<RunService['update']>[3]): Promise<Run> {
+    return this.deps.runs.update(this.run.scope.workspaceId, this.run.database.db, this.run.scope.runId, change);
+  }
+
+  setLiveness(liveness: Run['liveness']): void {
+    this.update({ liveness }).catch((error: unknown) => this.logError(`run ${this.run.scope.runId}: could not record liveness ${liveness}`, error));
+  }
+
+  /** Records which sandbox wraps the run; the run's end waits for it. */
+  setSandbox(description: string): void {
+    const write = this.update({ sandbox: description })
+      .catch((error: unknown) => this.logError(`run ${this.run.scope.runId}: could not record its sandbox`, error))
+      .finally(() => this.pendingRowWrites.delete(write));
+    this.pendingRowWrites.add(write);
+  }
+
+  /** Adds a step to run when the run ends, before its end is recorded. */
+  onEnding(step: () => void | Promise<void>): void {
+    this.endingSteps.push(step);
+  }
+
+  /** One event of the run: to SSE, the watchdog, the run log; an assistant message's text becomes the final text. */
+  emit(event: AgentEvent): void {
+    const { workspaceId, runId, agent } = this.run.scope;
+    this.watchdog.touch();
+    this.deps.events.publish(workspaceId, 'run.event', { runId, conversationId: this.run.treeConversationId, agentId: agent.id, event });
+    if (event.type === 'looping_detected') this.setLiveness('looping');
+    if (event.type === 'looping_cleared') this.setLiveness('ok');
+    this.persist(event);
+    if (event.type === 'assistant_message') {
+      const text = event.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+      if (text.trim()) this.finalText = text;
+    }
+  }
+
+  /** Stores an event in the run log; tool calls get a row with their input, decision and output. */
+  private persist(event: AgentEvent): void {
+    if (event.type === 'text_delta' || event.type === 'thinking_delta') return;
+    if (event.type === 'tool_call_start') this.log.toolCallStarted(event.call);
+    if (event.type === 'tool_call_end') this.log.toolCallEnded(event.call.id, event.result, this.executedCalls.has(event.call.id));
+    this.log.event(event.type, event);
+  }
+
+  /** A system line in the conversation the run speaks in (none for a child run). */
+  async systemLine(content: string): Promise<void> {
+    const { workspaceId, runId, conversationId, mode } = this.run.scope;
+    if (!conversationId) return;
+    await this.deps.messages.append(workspaceId, { conversationId, runId, role: 'system', authorKind: 'system', authorId: null, mode, picker: null, content });
+  }
+
+  /**
+   * Ends the run: the ending steps, then the log's end, then the row's terminal state, then the
+   * agent's answer and any failure line in its conversation (HAR-4, HAR-6).
+   */
+  async finish(state: Run['state'], error: string | null, extra: RunEnding = {}): Promise<{ run: Run; finalText: string }> {
+    const { workspaceId, runId, agent, conversationId, mode, autonomy } = this.run.scope;
+    this.watchdog.stop();
+    for (const step of this.endingSteps.splice(0)) await step();
+    await Promise.all([...this.pendingRowWrites]);
+    // The log's end is written before the run's row says it ended, so a finished run's log is whole
+    // or the run says it is not (HAR-6).
+    this.log.flush();
+    this.log.event('run_end', { state, error, deliverableFailed: extra.deliverableFailed ?? false });
+    this.log.flush();
+    if (this.lostLogWrites > 0) {
+      error = error ? `${error}; ${this.logIncomplete()}` : this.logIncomplete();
+      if (state === 'completed') state = 'failed';
+    }
+    const run = await this.update({
+      state,
+      error,
+      ...(state === 'failed' ? { liveness: 'failed' as const } : { liveness: 'ok' as const }),
+      ...(extra.deliverableFailed !== undefined ? { deliverableFailed: extra.deliverableFailed } : {}),
+      ...(extra.usage ? { usage: extra.usage } : {}),
+      ...(extra.costUsd !== undefined ? { costUsd: extra.costUsd } : {}),
+    });
+    const finalText = this.finalText;
+    if (conversationId && finalText.trim()) {
+      await this.deps.messages.append(workspaceId, {
+        conversationId,
+        runId,
+        role: 'assistant',
+        authorKind: 'agent',
+        authorId: agent.id,
+        mode,
+        picker: spaceModeToPicker(mode, autonomy),
+        content: finalText,
+      });
+    }
+    if (extra.deliverableFailed) {
+      const contract = buildCompletionContract(getCapabilityProfile(mode));
+      if (contract) await this.systemLine(contract.failureLine);
+    }
+    if (state === 'failed') await this.systemLine(`Run failed: ${error ?? 'unknown error'}`);
+    this.deps.presence.set(workspaceId, agent.id, state === 'completed' ? 'done' : 'idle', runId);
+    await this.run.onFinished?.(run, finalText);
+    return { run, finalText };
+  }
+}
