@@ -398,7 +398,9 @@ export class ReviewService {
           const [gitDir, objectsDir] = objects?.stdout.split('\n').map((line) => line.trim()) ?? [];
           if (!gitDir || !objectsDir) throw new Error(`${review.repo_path} is no longer a git repository`);
           await runGit(['clone', '--quiet', '--shared', '--no-checkout', '--template=', '--', gitDir, directory], { cwd: handle.dir });
-          await runGit(['checkout', '--quiet', '--detach'], { cwd: directory, operands: [review.head_sha] });
+          // The SHA is the server's own record (40 or 64 hex digits), never a caller's string.
+          if (!/^[0-9a-f]{40,64}$/.test(review.head_sha)) throw new Error('the recorded head is not a commit id');
+          await runGit(['checkout', '--quiet', '--detach', review.head_sha], { cwd: directory });
           const runner = this.deps.sandbox.checkoutRunner({ worktreePath: directory, sharedObjectsDir: objectsDir, workspaceDir: handle.dir });
           const ran = await runner(['sh', '-c', gate.command]);
           const output = `${ran.stdout.toString('utf8')}${ran.stderr}`;
