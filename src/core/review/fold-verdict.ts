@@ -47,7 +47,7 @@ function stricter(left: Verdict, right: Verdict): Verdict {
  * - a live P0 whose confidence reaches the threshold → block;
  * - a gated axis that failed → block;
  * - any live P0 or P1 → hold;
- * - a gated axis that could not run, or an agent axis that failed → hold;
+ * - a gated axis that could not run, or an agent axis that failed or was not assessed → hold;
  * - otherwise ship.
  * Dismissed and resolved findings do not count; contested ones still do.
  */
@@ -91,10 +91,10 @@ export function foldVerdict(input: VerdictInput): FoldedVerdict {
       verdict = stricter(verdict, 'hold');
       holdEvidence = Math.max(holdEvidence, 0.5);
       reasons.push(`gate ${axis.axis} could not run${axis.detail ? `: ${axis.detail}` : ''} (missing evidence is not a pass)`);
-    } else if (axis.kind === 'agent' && axis.status === 'fail') {
+    } else if (axis.kind === 'agent' && axis.status !== 'pass') {
       verdict = stricter(verdict, 'hold');
       holdEvidence = Math.max(holdEvidence, 0.5);
-      reasons.push(`axis ${axis.axis} failed${axis.detail ? `: ${axis.detail}` : ''}`);
+      reasons.push(`axis ${axis.axis} ${axis.status === 'fail' ? 'failed' : 'was not assessed'}${axis.detail ? `: ${axis.detail}` : ''}`);
     }
   }
   const confidence = verdict === 'block' ? blockEvidence : verdict === 'hold' ? holdEvidence : 1 - residualDoubt;
