@@ -86,7 +86,13 @@ export function reviewToSarif(review: ExportReview, findings: readonly ExportFin
 
 /** Markdown inline text: no raw HTML, no breaking out of the line (agent text is hostile). */
 function inline(text: string): string {
-  return text.replace(/[\\`*_[\]<>|#]/g, (char) => `\\${char}`).replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|#]/g, (char) => `\\${char}`)
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The review as a Markdown summary: verdict, axes, the delta, and the findings by priority. */
