@@ -84,6 +84,9 @@ export const PROPOSE_ORCHESTRATION_TOOL = 'propose_orchestration';
  */
 export const REVIEW_ALLOWLIST: readonly string[] = [
   'add_review_node',
+  'confirm_review_node',
+  'dismiss_review_node',
+  'resolve_review_node',
   'finalize_review',
   'create_ticket',
   'update_ticket',

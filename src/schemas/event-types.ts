@@ -38,6 +38,13 @@ export const WORKSPACE_EVENT_TYPES = [
   'plan.updated',
   'policy.ruleCreated',
   'policy.ruleDeleted',
+  'review.opened',
+  'review.updated',
+  'review.finding',
+  'review.finalized',
+  'ticket.created',
+  'ticket.updated',
+  'ticket.commented',
 ] as const;
 
 /** One event type of the workspace stream. */

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { Finding, Review } from './review.js';
+import { Ticket, TicketComment } from './ticket.js';
 import type { AgentEvent as HarnessAgentEvent } from '../harness/agent-events.js';
 import { Agent } from './agent.js';
 import { Approval } from './approval.js';
@@ -100,6 +102,13 @@ export const WORKSPACE_EVENT_PAYLOADS = {
   'plan.updated': Plan,
   'policy.ruleCreated': PolicyRule,
   'policy.ruleDeleted': EntityDeleted,
+  'review.opened': Review,
+  'review.updated': Review,
+  'review.finding': Finding,
+  'review.finalized': Review,
+  'ticket.created': Ticket,
+  'ticket.updated': Ticket,
+  'ticket.commented': TicketComment,
 } as const satisfies Record<WorkspaceEventType, z.ZodType>;
 
 /** The payload type of each event type. */

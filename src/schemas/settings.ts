@@ -18,6 +18,10 @@ export const WorkspaceSettings = z.object({
   questionTimeoutSeconds: z.number().int().min(5).max(86_400).default(900),
   /** Plan execution: nodes running at once (PLAN-8). */
   maxConcurrentRuns: z.number().int().min(1).max(32).default(4),
+  /** REV-4: the confidence at which an open P0 blocks. */
+  reviewBlockThreshold: z.number().min(0).max(1).default(0.7),
+  /** Reviewers of one review running at once. */
+  reviewConcurrency: z.number().int().min(1).max(16).default(3),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;
 
@@ -36,5 +40,7 @@ export const UpdateWorkspaceSettingsBody = z.strictObject({
   approvalTimeoutSeconds: z.number().int().min(5).max(86_400).optional(),
   questionTimeoutSeconds: z.number().int().min(5).max(86_400).optional(),
   maxConcurrentRuns: z.number().int().min(1).max(32).optional(),
+  reviewBlockThreshold: z.number().min(0).max(1).optional(),
+  reviewConcurrency: z.number().int().min(1).max(16).optional(),
 });
 export type UpdateWorkspaceSettingsBody = z.infer<typeof UpdateWorkspaceSettingsBody>;

@@ -6,6 +6,9 @@ import { ConflictError, NotFoundError } from '../errors/index.js';
 import { CommandSandbox } from '../sandbox/command-sandbox.js';
 import type { SandboxBackend } from '../sandbox/sandbox-spec.js';
 import { RegistryStore } from '../store/registry-store.js';
+import { ReviewService } from './reviews/review-service.js';
+import { reviewModeTools } from './reviews/review-mode-tools.js';
+import { TicketService } from './tickets/ticket-service.js';
 import { ActiveRuns } from './runs/active-runs.js';
 import { AgentService, type EffortValidator } from './agents/agent-service.js';
 import { ApprovalService } from './approvals/approval-service.js';
@@ -87,6 +90,8 @@ export class ControlCenter {
   readonly executor: RunExecutor;
   readonly turns: TurnService;
   readonly plans: PlanService;
+  readonly reviews: ReviewService;
+  readonly tickets: TicketService;
   readonly modelBroker: ModelBroker;
   /** The one logger every service and the HTTP server write to. */
   readonly logger: Logger;
@@ -167,6 +172,18 @@ export class ControlCenter {
         executor: () => this.executor,
       }),
     );
+    // Review mode (REV-1..5): gates run in their own sandbox, with no network and the data root hidden.
+    this.tickets = new TicketService(this.workspaces, this.events);
+    this.reviews = new ReviewService({
+      workspaces: this.workspaces,
+      spaces: this.spaces,
+      agents: this.agents,
+      settings: this.settings,
+      events: this.events,
+      executor: () => this.executor,
+      sandbox: new CommandSandbox({ sandbox: options.builtinSandbox ?? 'auto', hiddenPaths: [dataRoot], network: 'loopback' }),
+    });
+    this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
   }
 
   static async open(options: ControlCenterOptions): Promise<ControlCenter> {

@@ -24,6 +24,11 @@ export interface WorkspaceSchema {
   tickets: TicketTable;
   transport_sessions: TransportSessionTable;
   checkouts: CheckoutTable;
+  reviews: ReviewTable;
+  review_findings: ReviewFindingTable;
+  review_gates: ReviewGateTable;
+  review_gate_results: ReviewGateResultTable;
+  ticket_comments: TicketCommentTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -231,6 +236,12 @@ export interface TicketTable {
   assignee_agent_id: string | null;
   created_at: string;
   updated_at: string;
+  /** Added by 0006: the project it belongs to, the review/finding it came from, who made it. */
+  project_id?: string | null;
+  review_id?: string | null;
+  finding_id?: string | null;
+  created_by_kind?: string | null;
+  created_by_id?: string | null;
 }
 
 export interface TransportSessionTable {
@@ -255,5 +266,87 @@ export interface CheckoutTable {
   base_sha: string;
   /** JSON array of the source repository's push remotes ({ id, name, url, forwardUrl }). */
   remotes_json: string;
+  created_at: string;
+}
+
+/** A pull-request review (REV-1): one per repository + head ref; a re-review bumps `round`. */
+export interface ReviewTable {
+  id: string;
+  space_id: string;
+  conversation_id: string;
+  repo_path: string;
+  title: string;
+  base_ref: string;
+  head_ref: string;
+  base_sha: string;
+  head_sha: string;
+  merge_base_sha: string;
+  round: number;
+  /** JSON {@link HunkMap}: file → changed head-side line ranges. */
+  hunk_map: string;
+  diff: string;
+  review_md: string | null;
+  /** JSON of the published verdict (REV-5: only once finalized). */
+  verdict_json: string | null;
+  finalized_by: string | null;
+  finalized_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A finding (review node, REV-2). Priority/confidence nullable: REV-3 drops such rows on read. */
+export interface ReviewFindingTable {
+  id: string;
+  review_id: string;
+  round: number;
+  type: string;
+  priority: string | null;
+  confidence: number | null;
+  body: string;
+  anchor_path: string | null;
+  anchor_start: number | null;
+  anchor_end: number | null;
+  axis: string | null;
+  status: string;
+  /** `new`, `stillOpen` or `notVerifiable`: what the latest re-review made of it. */
+  carry: string;
+  author_kind: string;
+  author_id: string;
+  run_id: string | null;
+  /** JSON array of `{kind, id}` principals that confirmed it. */
+  confirmed_by: string;
+  status_reason: string | null;
+  status_by: string | null;
+  resolved_round: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A gated axis: a command configured per repository, run by the server in the sandbox (REV-4). */
+export interface ReviewGateTable {
+  repo_path: string;
+  name: string;
+  command: string;
+  created_at: string;
+}
+
+export interface ReviewGateResultTable {
+  review_id: string;
+  head_sha: string;
+  name: string;
+  command: string;
+  /** `pass`, `fail` or `notRun`. */
+  status: string;
+  exit_code: number | null;
+  output: string;
+  ran_at: string;
+}
+
+export interface TicketCommentTable {
+  id: string;
+  ticket_id: string;
+  author_kind: string;
+  author_id: string;
+  body: string;
   created_at: string;
 }

@@ -248,4 +248,95 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_reviews_findings_tickets': {
+    async up(db: Kysely<unknown>) {
+      // REV-1..5: one review per repository + head ref; re-reviews bump its round in place.
+      await db.schema
+        .createTable('reviews')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('space_id', 'text', (column) => column.notNull())
+        .addColumn('conversation_id', 'text', (column) => column.notNull())
+        .addColumn('repo_path', 'text', (column) => column.notNull())
+        .addColumn('title', 'text', (column) => column.notNull())
+        .addColumn('base_ref', 'text', (column) => column.notNull())
+        .addColumn('head_ref', 'text', (column) => column.notNull())
+        .addColumn('base_sha', 'text', (column) => column.notNull())
+        .addColumn('head_sha', 'text', (column) => column.notNull())
+        .addColumn('merge_base_sha', 'text', (column) => column.notNull())
+        .addColumn('round', 'integer', (column) => column.notNull().defaultTo(1))
+        .addColumn('hunk_map', 'text', (column) => column.notNull())
+        .addColumn('diff', 'text', (column) => column.notNull())
+        .addColumn('review_md', 'text')
+        .addColumn('verdict_json', 'text')
+        .addColumn('finalized_by', 'text')
+        .addColumn('finalized_at', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('reviews_by_repo_head').unique().on('reviews').columns(['repo_path', 'head_ref']).execute();
+      await db.schema.createIndex('reviews_by_space').on('reviews').columns(['space_id']).execute();
+      // Priority and confidence are nullable on purpose: the REV-3 read boundary drops such rows and counts them.
+      await db.schema
+        .createTable('review_findings')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('review_id', 'text', (column) => column.notNull().references('reviews.id').onDelete('cascade'))
+        .addColumn('round', 'integer', (column) => column.notNull())
+        .addColumn('type', 'text', (column) => column.notNull())
+        .addColumn('priority', 'text')
+        .addColumn('confidence', 'real')
+        .addColumn('body', 'text', (column) => column.notNull())
+        .addColumn('anchor_path', 'text')
+        .addColumn('anchor_start', 'integer')
+        .addColumn('anchor_end', 'integer')
+        .addColumn('axis', 'text')
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('carry', 'text', (column) => column.notNull().defaultTo('new'))
+        .addColumn('author_kind', 'text', (column) => column.notNull())
+        .addColumn('author_id', 'text', (column) => column.notNull())
+        .addColumn('run_id', 'text')
+        .addColumn('confirmed_by', 'text', (column) => column.notNull().defaultTo('[]'))
+        .addColumn('status_reason', 'text')
+        .addColumn('status_by', 'text')
+        .addColumn('resolved_round', 'integer')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('review_findings_by_review').on('review_findings').columns(['review_id', 'created_at']).execute();
+      await db.schema
+        .createTable('review_gates')
+        .addColumn('repo_path', 'text', (column) => column.notNull())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('command', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('review_gates_pk', ['repo_path', 'name'])
+        .execute();
+      await db.schema
+        .createTable('review_gate_results')
+        .addColumn('review_id', 'text', (column) => column.notNull().references('reviews.id').onDelete('cascade'))
+        .addColumn('head_sha', 'text', (column) => column.notNull())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('command', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('exit_code', 'integer')
+        .addColumn('output', 'text', (column) => column.notNull())
+        .addColumn('ran_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('review_gate_results_pk', ['review_id', 'head_sha', 'name'])
+        .execute();
+      // Tickets as a service: who made them and what they came from.
+      await db.schema.alterTable('tickets').addColumn('project_id', 'text').execute();
+      await db.schema.alterTable('tickets').addColumn('review_id', 'text').execute();
+      await db.schema.alterTable('tickets').addColumn('finding_id', 'text').execute();
+      await db.schema.alterTable('tickets').addColumn('created_by_kind', 'text').execute();
+      await db.schema.alterTable('tickets').addColumn('created_by_id', 'text').execute();
+      await db.schema
+        .createTable('ticket_comments')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('ticket_id', 'text', (column) => column.notNull().references('tickets.id').onDelete('cascade'))
+        .addColumn('author_kind', 'text', (column) => column.notNull())
+        .addColumn('author_id', 'text', (column) => column.notNull())
+        .addColumn('body', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+    },
+  },
 };

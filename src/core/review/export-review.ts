@@ -1,0 +1,119 @@
+import type { FindingAnchor, FindingPriority, FindingStatus, FindingType, Verdict } from './review-types.js';
+
+/** What the exports need of a review. */
+export interface ExportReview {
+  title: string;
+  repoPath: string;
+  base: string;
+  head: string;
+  baseSha: string;
+  headSha: string;
+  mergeBaseSha: string;
+  round: number;
+}
+
+export interface ExportFinding {
+  id: string;
+  type: FindingType;
+  priority: FindingPriority;
+  confidence: number;
+  body: string;
+  anchor: FindingAnchor | null;
+  axis: string | null;
+  status: FindingStatus;
+  author: { kind: string; id: string };
+}
+
+export interface ExportVerdict {
+  verdict: Verdict;
+  confidence: number;
+  reasons: string[];
+  axes: Array<{ axis: string; kind: string; status: string; detail?: string }>;
+  delta: { summary: string };
+  headline: string | null;
+  note: string | null;
+}
+
+/** SARIF levels by priority: P0/P1 are errors, P2 a warning, P3 a note. */
+const LEVEL: Record<FindingPriority, 'error' | 'warning' | 'note'> = { P0: 'error', P1: 'error', P2: 'warning', P3: 'note' };
+
+/**
+ * The review as a SARIF 2.1.0 log: one run, one rule per finding type, one result per finding with
+ * its head-side region; dismissed and resolved findings carry a suppression or `kind: pass`.
+ */
+export function reviewToSarif(review: ExportReview, findings: readonly ExportFinding[], verdict: ExportVerdict | null): Record<string, unknown> {
+  const types = [...new Set(findings.map((finding) => finding.type))].sort();
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'Control Center review',
+            informationUri: 'https://example.invalid/control-center/review',
+            rules: types.map((type) => ({ id: type, name: type, shortDescription: { text: `Review finding: ${type}` } })),
+          },
+        },
+        versionControlProvenance: [{ repositoryUri: `file://${review.repoPath}`, revisionId: review.headSha, branch: review.head }],
+        properties: { base: review.base, baseSha: review.baseSha, headSha: review.headSha, mergeBaseSha: review.mergeBaseSha, round: review.round, verdict: verdict?.verdict ?? null, verdictConfidence: verdict?.confidence ?? null },
+        results: findings.map((finding) => ({
+          ruleId: finding.type,
+          ruleIndex: types.indexOf(finding.type),
+          level: LEVEL[finding.priority],
+          ...(finding.status === 'resolved' ? { kind: 'pass' } : {}),
+          message: { text: finding.body },
+          ...(finding.anchor
+            ? {
+                locations: [
+                  {
+                    physicalLocation: {
+                      artifactLocation: { uri: finding.anchor.path.split('/').map(encodeURIComponent).join('/') },
+                      region: { startLine: finding.anchor.startLine, endLine: finding.anchor.endLine },
+                    },
+                  },
+                ],
+              }
+            : {}),
+          ...(finding.status === 'dismissed' ? { suppressions: [{ kind: 'external', status: 'accepted' }] } : {}),
+          partialFingerprints: { findingId: finding.id },
+          properties: { id: finding.id, priority: finding.priority, confidence: finding.confidence, status: finding.status, axis: finding.axis, author: `${finding.author.kind}:${finding.author.id}` },
+        })),
+      },
+    ],
+  };
+}
+
+/** Markdown inline text: no raw HTML, no breaking out of the line (agent text is hostile). */
+function inline(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|#]/g, (char) => `\\${char}`)
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The review as a Markdown summary: verdict, axes, the delta, and the findings by priority. */
+export function reviewToMarkdown(review: ExportReview, findings: readonly ExportFinding[], verdict: ExportVerdict | null): string {
+  const lines = [`# Review: ${inline(review.title)}`, '', `- base \`${review.baseSha.slice(0, 12)}\` (${inline(review.base)}), head \`${review.headSha.slice(0, 12)}\` (${inline(review.head)}), merge base \`${review.mergeBaseSha.slice(0, 12)}\``, `- round ${review.round}`];
+  if (verdict) {
+    lines.push('', `## Verdict: ${verdict.verdict.toUpperCase()} (confidence ${verdict.confidence})`);
+    if (verdict.headline) lines.push('', inline(verdict.headline));
+    for (const reason of verdict.reasons) lines.push(`- ${inline(reason)}`);
+    lines.push('', `${verdict.delta.summary}`, '', '| axis | kind | result |', '|---|---|---|');
+    for (const axis of verdict.axes) lines.push(`| ${inline(axis.axis)} | ${axis.kind} | ${axis.status}${axis.detail ? ` — ${inline(axis.detail)}` : ''} |`);
+    if (verdict.note) lines.push('', inline(verdict.note));
+  } else {
+    lines.push('', '## Verdict: not finalized');
+  }
+  lines.push('', '## Findings');
+  if (findings.length === 0) lines.push('', 'None.');
+  const order = [...findings].sort((left, right) => left.priority.localeCompare(right.priority) || right.confidence - left.confidence);
+  for (const finding of order) {
+    const where = finding.anchor ? ` — \`${inline(finding.anchor.path)}:${finding.anchor.startLine}-${finding.anchor.endLine}\`` : '';
+    lines.push(`- **${finding.priority} ${finding.type}** (${finding.status}, confidence ${finding.confidence})${where}: ${inline(finding.body)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { FINDING_PRIORITIES, FINDING_STATUSES, FINDING_TYPES, VERDICTS } from '../core/review/review-types.js';
+import { DisplayName, IsoTime } from './common.js';
+
+export const FindingAnchor = z.strictObject({
+  path: z.string().min(1).max(4096),
+  startLine: z.number().int().min(1),
+  endLine: z.number().int().min(1),
+});
+
+export const Principal = z.object({ kind: z.enum(['agent', 'operator']), id: z.string() });
+
+/** A finding (review node, REV-2) as the API shows it. */
+export const Finding = z.object({
+  id: z.string(),
+  reviewId: z.string(),
+  round: z.number().int(),
+  type: z.enum(FINDING_TYPES),
+  priority: z.enum(FINDING_PRIORITIES),
+  confidence: z.number().min(0).max(1),
+  body: z.string(),
+  anchor: FindingAnchor.nullable(),
+  axis: z.string().nullable(),
+  status: z.enum(FINDING_STATUSES),
+  /** What the latest re-review made of it: `new` this round, `stillOpen` or `notVerifiable` (its lines are gone from the diff). */
+  carry: z.enum(['new', 'stillOpen', 'notVerifiable']),
+  author: Principal,
+  runId: z.string().nullable(),
+  confirmedBy: z.array(Principal),
+  statusReason: z.string().nullable(),
+  statusBy: z.string().nullable(),
+  resolvedRound: z.number().int().nullable(),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+export type Finding = z.infer<typeof Finding>;
+
+export const AxisResult = z.object({
+  axis: z.string(),
+  kind: z.enum(['agent', 'gated']),
+  status: z.enum(['pass', 'fail', 'notRun']),
+  detail: z.string().optional(),
+});
+
+export const GateResult = z.object({
+  name: z.string(),
+  command: z.string(),
+  headSha: z.string(),
+  status: z.enum(['pass', 'fail', 'notRun']),
+  exitCode: z.number().int().nullable(),
+  output: z.string(),
+  ranAt: IsoTime,
+});
+export type GateResult = z.infer<typeof GateResult>;
+
+export const VerdictView = z.object({
+  verdict: z.enum(VERDICTS),
+  confidence: z.number(),
+  reasons: z.array(z.string()),
+  counts: z.object({ open: z.number(), p0: z.number(), p1: z.number(), p2: z.number(), p3: z.number(), gatesFailed: z.number(), gatesNotRun: z.number() }),
+  axes: z.array(AxisResult),
+  threshold: z.number(),
+  /** Findings dropped at the read boundary (REV-3). */
+  dropped: z.number().int(),
+  headline: z.string().nullable(),
+  note: z.string().nullable(),
+  headSha: z.string(),
+  round: z.number().int(),
+  /** `N resolved · N new · N still open`. */
+  delta: z.object({ resolved: z.number().int(), new: z.number().int(), stillOpen: z.number().int(), summary: z.string() }),
+});
+export type VerdictView = z.infer<typeof VerdictView>;
+
+export const Review = z.object({
+  id: z.string(),
+  workspaceId: z.string(),
+  spaceId: z.string(),
+  conversationId: z.string(),
+  repoPath: z.string(),
+  title: z.string(),
+  base: z.string(),
+  head: z.string(),
+  baseSha: z.string(),
+  headSha: z.string(),
+  mergeBaseSha: z.string(),
+  round: z.number().int(),
+  hunkMap: z.record(z.string(), z.array(z.tuple([z.number().int(), z.number().int()]))),
+  filesChanged: z.number().int(),
+  reviewMd: z.string().nullable(),
+  /** The published verdict, null until finalized (REV-5). */
+  verdict: VerdictView.nullable(),
+  finalizedBy: z.string().nullable(),
+  finalizedAt: IsoTime.nullable(),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+export type Review = z.infer<typeof Review>;
+
+export const OpenReviewBody = z.strictObject({
+  repoPath: z.string().min(1).max(4096),
+  base: z.string().min(1).max(1024),
+  head: z.string().min(1).max(1024),
+  title: DisplayName(200).optional(),
+  /** Reviewer agent names to dispatch at once; omit to open without dispatching. */
+  reviewers: z.array(z.string().min(1).max(63)).max(16).optional(),
+});
+export type OpenReviewBody = z.infer<typeof OpenReviewBody>;
+
+export const DispatchReviewBody = z.strictObject({
+  reviewers: z.array(z.string().min(1).max(63)).min(1).max(16).optional(),
+});
+
+export const FindingActionBody = z.strictObject({ reason: z.string().min(1).max(4000).optional() });
+export const ReasonBody = z.strictObject({ reason: z.string().min(1).max(4000) });
+
+export const FinalizeReviewBody = z.strictObject({ headline: z.string().max(300).optional(), note: z.string().max(8000).optional() });
+
+export const ReviewGateConfig = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'must be a short lowercase slug (tests, lint, type-check…)'),
+  command: z.string().min(1).max(2000),
+});
+export const PutReviewGatesBody = z.strictObject({ repoPath: z.string().min(1).max(4096), gates: z.array(ReviewGateConfig).max(20) });
+export const ReviewGates = z.object({ repoPath: z.string(), gates: z.array(z.object({ name: z.string(), command: z.string() })) });

@@ -1,0 +1,103 @@
+import type { Kysely } from 'kysely';
+import { NotFoundError, ValidationError } from '../../errors/index.js';
+import { TICKET_STATUSES, type Ticket, type TicketComment } from '../../schemas/ticket.js';
+import {
+  findTicket,
+  insertTicket,
+  insertTicketComment,
+  listTicketComments,
+  listTickets,
+  updateTicketRow,
+  type NewTicketRow,
+} from '../../store/repositories/ticket-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { EventBus } from '../event-bus.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
+
+export type CreateTicketInput = NewTicketRow;
+
+function assertStatus(status: string | undefined): void {
+  if (status !== undefined && !(TICKET_STATUSES as readonly string[]).includes(status)) {
+    throw new ValidationError('status', `status ${JSON.stringify(status)} must be one of ${TICKET_STATUSES.join(', ')}`);
+  }
+}
+
+function assertText(value: string | undefined, field: string, max: number): void {
+  if (value === undefined) return;
+  if (value.trim() === '') throw new ValidationError(field, `${field} must not be empty`);
+  if (value.length > max) throw new ValidationError(field, `${field} is longer than ${max} characters`);
+}
+
+/**
+ * Creates one ticket in a workspace database (the seam other services use: orchestration, plans,
+ * review). `dependsOn` must name existing tickets; the status defaults to `open`.
+ */
+export async function createTicket(db: Kysely<WorkspaceSchema>, input: CreateTicketInput): Promise<Ticket> {
+  assertText(input.title, 'title', 300);
+  if (input.description.length > 20_000) throw new ValidationError('description', 'description is longer than 20000 characters');
+  assertStatus(input.status);
+  for (const [index, dependency] of (input.dependsOn ?? []).entries()) {
+    if (!(await findTicket(db, dependency))) throw new ValidationError(`dependsOn.${index}`, `dependsOn names no ticket ${JSON.stringify(dependency)}`);
+  }
+  if (input.assigneeAgentId) {
+    const agent = await db.selectFrom('agents').select('id').where('id', '=', input.assigneeAgentId).executeTakeFirst();
+    if (!agent) throw new ValidationError('assigneeAgentId', `no agent ${JSON.stringify(input.assigneeAgentId)} in this workspace`);
+  }
+  return insertTicket(db, input);
+}
+
+/** Tickets as a service (CAP-3's ticket tools and the API): create, update, comment, list. */
+export class TicketService {
+  constructor(
+    private readonly workspaces: WorkspaceService,
+    private readonly events: EventBus,
+  ) {}
+
+  private async db(workspaceId: string): Promise<Kysely<WorkspaceSchema>> {
+    return (await this.workspaces.handle(workspaceId)).database.db;
+  }
+
+  async create(workspaceId: string, input: CreateTicketInput): Promise<Ticket> {
+    const ticket = await createTicket(await this.db(workspaceId), input);
+    this.events.publish(workspaceId, 'ticket.created', ticket);
+    return ticket;
+  }
+
+  async get(workspaceId: string, ticketId: string): Promise<Ticket> {
+    const ticket = await findTicket(await this.db(workspaceId), ticketId);
+    if (!ticket) throw new NotFoundError('ticket', ticketId, 'ticketId');
+    return ticket;
+  }
+
+  async list(workspaceId: string, filter: { reviewId?: string; projectId?: string; status?: string } = {}): Promise<Ticket[]> {
+    return listTickets(await this.db(workspaceId), filter);
+  }
+
+  async update(workspaceId: string, ticketId: string, change: { title?: string; description?: string; status?: string; assigneeAgentId?: string | null }): Promise<Ticket> {
+    const db = await this.db(workspaceId);
+    await this.get(workspaceId, ticketId);
+    assertText(change.title, 'title', 300);
+    assertStatus(change.status);
+    if (change.assigneeAgentId) {
+      const agent = await db.selectFrom('agents').select('id').where('id', '=', change.assigneeAgentId).executeTakeFirst();
+      if (!agent) throw new ValidationError('assigneeAgentId', `no agent ${JSON.stringify(change.assigneeAgentId)} in this workspace`);
+    }
+    await updateTicketRow(db, ticketId, change);
+    const ticket = await this.get(workspaceId, ticketId);
+    this.events.publish(workspaceId, 'ticket.updated', ticket);
+    return ticket;
+  }
+
+  async comment(workspaceId: string, ticketId: string, author: { kind: string; id: string }, body: string): Promise<TicketComment> {
+    await this.get(workspaceId, ticketId);
+    assertText(body, 'body', 20_000);
+    const comment = await insertTicketComment(await this.db(workspaceId), { ticketId, author, body });
+    this.events.publish(workspaceId, 'ticket.commented', comment);
+    return comment;
+  }
+
+  async comments(workspaceId: string, ticketId: string): Promise<TicketComment[]> {
+    await this.get(workspaceId, ticketId);
+    return listTicketComments(await this.db(workspaceId), ticketId);
+  }
+}

@@ -1,0 +1,107 @@
+import type { Kysely, Selectable } from 'kysely';
+import { newId, nowIso } from '../../ids.js';
+import type { Ticket, TicketComment } from '../../schemas/ticket.js';
+import type { TicketCommentTable, TicketTable, WorkspaceSchema } from '../workspace-schema.js';
+
+/** The one mapper from a `tickets` row to the domain object. */
+export function toTicket(row: Selectable<TicketTable>): Ticket {
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    dependsOn: JSON.parse(row.depends_on) as string[],
+    assigneeAgentId: row.assignee_agent_id,
+    planId: row.plan_id,
+    nodeKey: row.node_key,
+    projectId: row.project_id ?? null,
+    reviewId: row.review_id ?? null,
+    findingId: row.finding_id ?? null,
+    createdBy: row.created_by_kind && row.created_by_id ? { kind: row.created_by_kind, id: row.created_by_id } : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toTicketComment(row: Selectable<TicketCommentTable>): TicketComment {
+  return { id: row.id, ticketId: row.ticket_id, author: { kind: row.author_kind, id: row.author_id }, body: row.body, createdAt: row.created_at };
+}
+
+export interface NewTicketRow {
+  title: string;
+  description: string;
+  status?: string;
+  dependsOn?: string[];
+  assigneeAgentId?: string | null;
+  projectId?: string | null;
+  planId?: string | null;
+  nodeKey?: string | null;
+  reviewId?: string | null;
+  findingId?: string | null;
+  createdBy?: { kind: string; id: string } | null;
+}
+
+export async function insertTicket(db: Kysely<WorkspaceSchema>, input: NewTicketRow): Promise<Ticket> {
+  const now = nowIso();
+  const row: TicketTable = {
+    id: newId('tkt'),
+    plan_id: input.planId ?? null,
+    node_key: input.nodeKey ?? null,
+    title: input.title,
+    description: input.description,
+    status: input.status ?? 'open',
+    depends_on: JSON.stringify(input.dependsOn ?? []),
+    assignee_agent_id: input.assigneeAgentId ?? null,
+    project_id: input.projectId ?? null,
+    review_id: input.reviewId ?? null,
+    finding_id: input.findingId ?? null,
+    created_by_kind: input.createdBy?.kind ?? null,
+    created_by_id: input.createdBy?.id ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  await db.insertInto('tickets').values(row).execute();
+  return toTicket(row as Selectable<TicketTable>);
+}
+
+export async function findTicket(db: Kysely<WorkspaceSchema>, ticketId: string): Promise<Ticket | null> {
+  const row = await db.selectFrom('tickets').selectAll().where('id', '=', ticketId).executeTakeFirst();
+  return row ? toTicket(row) : null;
+}
+
+export async function listTickets(db: Kysely<WorkspaceSchema>, filter: { reviewId?: string; projectId?: string; status?: string } = {}): Promise<Ticket[]> {
+  let query = db.selectFrom('tickets').selectAll();
+  if (filter.reviewId) query = query.where('review_id', '=', filter.reviewId);
+  if (filter.projectId) query = query.where('project_id', '=', filter.projectId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  return (await query.orderBy('created_at').orderBy('id').execute()).map(toTicket);
+}
+
+export async function updateTicketRow(
+  db: Kysely<WorkspaceSchema>,
+  ticketId: string,
+  change: { title?: string; description?: string; status?: string; assigneeAgentId?: string | null; dependsOn?: string[] },
+): Promise<void> {
+  await db
+    .updateTable('tickets')
+    .set({
+      ...(change.title !== undefined ? { title: change.title } : {}),
+      ...(change.description !== undefined ? { description: change.description } : {}),
+      ...(change.status !== undefined ? { status: change.status } : {}),
+      ...(change.assigneeAgentId !== undefined ? { assignee_agent_id: change.assigneeAgentId } : {}),
+      ...(change.dependsOn !== undefined ? { depends_on: JSON.stringify(change.dependsOn) } : {}),
+      updated_at: nowIso(),
+    })
+    .where('id', '=', ticketId)
+    .execute();
+}
+
+export async function insertTicketComment(db: Kysely<WorkspaceSchema>, input: { ticketId: string; author: { kind: string; id: string }; body: string }): Promise<TicketComment> {
+  const row: TicketCommentTable = { id: newId('tcm'), ticket_id: input.ticketId, author_kind: input.author.kind, author_id: input.author.id, body: input.body, created_at: nowIso() };
+  await db.insertInto('ticket_comments').values(row).execute();
+  return toTicketComment(row);
+}
+
+export async function listTicketComments(db: Kysely<WorkspaceSchema>, ticketId: string): Promise<TicketComment[]> {
+  return (await db.selectFrom('ticket_comments').selectAll().where('ticket_id', '=', ticketId).orderBy('created_at').orderBy('id').execute()).map(toTicketComment);
+}
