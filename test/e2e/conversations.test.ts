@@ -110,11 +110,16 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     const general = await spaceNamed('General');
     const conversations = (await server.api('GET', `${spacesPath()}/${general.id}/conversations`)).body.conversations;
     await page.goto(`${server.url}/w/${ws}/c/${conversations[0].id}`);
-    await page.getByRole('button', { name: 'Branch', exact: true }).click();
+    // Branch asks for a name first; nothing is created on the first click (issue 17).
+    const before = (await server.api('GET', `${spacesPath()}/${general.id}/conversations`)).body.conversations.length;
+    await page.getByRole('button', { name: 'Branch…', exact: true }).click();
+    expect((await server.api('GET', `${spacesPath()}/${general.id}/conversations`)).body.conversations.length).toBe(before);
+    await page.getByLabel('Branch name').fill('Try another way');
+    await page.getByRole('button', { name: 'Create branch' }).click();
     await expect.poll(() => pathname(page)).not.toBe(`/w/${ws}/c/${conversations[0].id}`);
     const branchId = pathname(page).split('/').pop()!;
     const branch = (await server.api('GET', `/api/workspaces/${ws}/conversations/${branchId}`)).body;
-    expect(branch).toMatchObject({ parentConversationId: conversations[0].id, spaceId: general.id });
+    expect(branch).toMatchObject({ parentConversationId: conversations[0].id, spaceId: general.id, title: 'Try another way' });
     await page.locator('.conversation-list.nested .conversation-link.active').waitFor();
     await ui.screenshot('conversation-branch');
   });

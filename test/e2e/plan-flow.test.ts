@@ -175,14 +175,14 @@ describe('web app: approvals, questions and plans with a live turn (POL-7, PLAN-
     await expect.poll(async () => (await server.api('GET', `/api/workspaces/${ws}/spaces/${spaceId}`)).body.mode, { timeout: 10_000 }).toBe('chat');
     await expect.poll(() => studio.locator('[data-node-key="verify"]').getAttribute('data-state'), { timeout: 60_000 }).toBe('done');
     for (const key of ['research', 'build', 'docs']) expect(await studio.locator(`[data-node-key="${key}"]`).getAttribute('data-state')).toBe('done');
-    await expect.poll(() => studio.getByTestId('plan-progress').textContent()).toContain('4/4');
+    await expect.poll(() => studio.getByTestId('plan-progress').textContent()).toBe('Finished — 4 of 4 steps done');
     await ui.screenshot('plan-studio-done');
 
     await page.getByRole('tab', { name: 'Conversation' }).click();
     const goalRow = page.getByTestId('goal-row');
     await goalRow.waitFor();
     expect(await goalRow.textContent()).toContain(goal);
-    await expect.poll(() => page.getByTestId('goal-progress').textContent()).toBe('4/4');
+    await expect.poll(() => page.getByTestId('goal-progress').textContent()).toBe('Finished — 4 of 4 steps done');
     expect((await server.api('GET', `/api/workspaces/${ws}/conversations/${conversationId}`)).body.goal).toBe(goal);
     await expect.poll(() => page.getByTestId('mode-picker').inputValue()).toBe('Agent');
     await ui.screenshot('plan-executed-goal-row');

@@ -153,7 +153,7 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
 
     await studio.getByRole('button', { name: 'Approve plan' }).click();
     await expect.poll(() => posted).toContain('plan_valid/approve');
-    await expect.poll(() => studio.getByTestId('plan-progress').textContent()).toContain('1/3');
+    await expect.poll(() => studio.getByTestId('plan-progress').textContent()).toBe('Running — 1 of 3 steps done, 1 in progress');
     await expect.poll(() => studio.locator('[data-node-key="research"]').getAttribute('data-state')).toBe('done');
     expect(await studio.locator('[data-node-key="build"]').getAttribute('data-state')).toBe('running');
     expect(await studio.getByRole('button', { name: 'Approve plan' }).count()).toBe(0);
@@ -161,13 +161,16 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     await studio.locator('[data-node-key="build"]').click();
     await studio.getByRole('button', { name: 'Cancel this step' }).click();
     await expect.poll(() => posted).toContain('plan_valid/nodes/build/cancel');
-    await studio.getByTestId('plan-progress').getByRole('button', { name: 'Stop' }).click();
+    // Stop asks first (issue 17: one click used to cancel everything).
+    await studio.getByRole('button', { name: 'Stop…' }).click();
+    expect(posted).not.toContain('plan_valid/cancel');
+    await studio.getByRole('alertdialog', { name: 'Stop the plan?' }).getByRole('button', { name: 'Stop plan' }).click();
     await expect.poll(() => posted).toContain('plan_valid/cancel');
     await ui.screenshot('plan-studio-running');
 
     // The side panel's Tasks row: the goal with settled/total (PLAN-8).
     await page.getByRole('tab', { name: 'Conversation' }).click();
-    await expect.poll(() => page.getByTestId('goal-progress').textContent()).toBe('1/3');
+    await expect.poll(() => page.getByTestId('goal-progress').textContent()).toBe('Running — 1 of 3 steps done, 1 in progress');
     expect(await page.getByTestId('goal-row').textContent()).toContain('Ship the export button');
   });
 

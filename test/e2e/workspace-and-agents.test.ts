@@ -71,7 +71,11 @@ describe('web app: sign-in, workspaces, agents, org chart (§13, AG-1, AG-3)', (
     }
     await ui.screenshot('agents-list');
 
+    // "New agent" asks for a name before anything is saved (issue 17: no junk agent on one click).
     await page.getByRole('button', { name: 'New agent' }).click();
+    expect((await server.api('GET', `/api/workspaces/${acme.id}/agents`)).body.agents).toHaveLength(5);
+    await page.getByLabel('New agent name').fill('draft');
+    await page.getByRole('button', { name: 'Create agent' }).click();
     await expect.poll(() => new URL(page.url()).pathname).toMatch(new RegExp(`^/w/${acme.id}/settings/agents/ag_`));
     const agentId = new URL(page.url()).pathname.split('/').pop()!;
     await expect.poll(() => list.locator('li').count()).toBe(6);
@@ -94,6 +98,8 @@ describe('web app: sign-in, workspaces, agents, org chart (§13, AG-1, AG-3)', (
     const silenceField = page.locator('[data-field="silenceTimeoutMinutes"]');
     await expect.poll(() => silenceField.locator('.field-error').textContent()).toMatch(/240/);
     expect(await page.getByLabel('Silence timeout (minutes)').getAttribute('aria-invalid')).toBe('true');
+    // The failed save puts the cursor in the field at fault.
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('agent-silenceTimeoutMinutes');
     expect(await page.locator('[data-field="title"] .field-error').count()).toBe(0);
     await ui.screenshot('agent-editor-validation-error');
     // Nothing was saved.

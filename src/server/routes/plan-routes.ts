@@ -8,7 +8,7 @@ import { WorkspaceParams } from './workspace-routes.js';
 
 const PlanParams = WorkspaceParams.extend({ planId: z.string().min(1) });
 
-/** Plans (PLAN-3, PLAN-7, PLAN-8): rows, Plan Studio data, approve/reject (operators only), cancel. */
+/** Plans (PLAN-3, PLAN-7, PLAN-8): rows, Plan Studio data, approve/reject (operators only), cancel, resume. */
 export function planRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
     server.get(
@@ -42,6 +42,11 @@ export function planRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       '/api/workspaces/:workspaceId/plans/:planId/cancel',
       { schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError, 409: ApiError } } },
       async (request) => app.plans.cancel(request.params.workspaceId, request.params.planId),
+    );
+    server.post(
+      '/api/workspaces/:workspaceId/plans/:planId/resume',
+      { schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError, 409: ApiError } } },
+      async (request) => app.plans.resume(request.params.workspaceId, request.params.planId),
     );
     server.post(
       '/api/workspaces/:workspaceId/plans/:planId/nodes/:key/cancel',

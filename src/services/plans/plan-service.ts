@@ -214,6 +214,30 @@ export class PlanService {
     return plan;
   }
 
+  /**
+   * PLAN-8: runs a stopped or failed plan again from where it stopped. Finished steps are kept; the
+   * cancelled, failed and blocked ones go back to pending and are scheduled as their dependencies
+   * allow. Refused while a step of it is still winding down (its cancel has not landed yet).
+   */
+  async resume(workspaceId: string, planId: string): Promise<Plan> {
+    const db = await this.db(workspaceId);
+    const row = await this.findRow(db, planId);
+    if (row.status !== 'cancelled' && row.status !== 'failed') throw new ConflictError('planId', `plan ${planId} is ${row.status}; only a stopped or failed plan can be resumed`);
+    const nodes = await db.selectFrom('plan_nodes').select(['key', 'state']).where('plan_id', '=', planId).execute();
+    if (nodes.some((node) => node.state === 'running')) throw new ConflictError('planId', `plan ${planId} still has a step stopping; try again in a moment`);
+    const again = nodes.filter((node) => node.state === 'cancelled' || node.state === 'failed' || node.state === 'blocked').map((node) => node.key);
+    if (again.length === 0) throw new ConflictError('planId', `plan ${planId} has no unfinished step to run again`);
+    const now = nowIso();
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('plans').set({ status: 'executing', updated_at: now }).where('id', '=', planId).execute();
+      await trx.updateTable('plan_nodes').set({ state: 'pending', run_id: null, error: null, started_at: null, ended_at: null }).where('plan_id', '=', planId).where('key', 'in', again).execute();
+      await trx.updateTable('tickets').set({ status: 'open', updated_at: now }).where('plan_id', '=', planId).where('node_key', 'in', again).execute();
+    });
+    this.events.publish(workspaceId, 'plan.updated', await this.get(workspaceId, planId));
+    await this.schedule(workspaceId, planId);
+    return this.get(workspaceId, planId);
+  }
+
   /** Cancels one step; its dependents become blocked (PLAN-8). */
   async cancelNode(workspaceId: string, planId: string, key: string): Promise<Plan> {
     const db = await this.db(workspaceId);

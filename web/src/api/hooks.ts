@@ -55,7 +55,12 @@ export function useConversations(ws: string, spaceId: string) {
 }
 
 export function useConversation(ws: string, conversationId: string) {
-  return useQuery({ queryKey: keys.conversation(ws, conversationId), queryFn: () => api.get<Conversation>(`${w(ws)}/conversations/${conversationId}`) });
+  // A space or home page has no conversation: asking for `…/conversations/` would be a 400 on every visit.
+  return useQuery({
+    queryKey: keys.conversation(ws, conversationId),
+    queryFn: () => api.get<Conversation>(`${w(ws)}/conversations/${encodeURIComponent(conversationId)}`),
+    enabled: conversationId !== '',
+  });
 }
 
 export function useMessages(ws: string, conversationId: string) {
@@ -118,7 +123,25 @@ export function usePresence(ws: string) {
 export function usePlans(ws: string, conversationId: string) {
   return useQuery({
     queryKey: keys.plans(ws, conversationId),
-    queryFn: () => api.get<{ plans: Plan[] }>(`${w(ws)}/plans?conversationId=${encodeURIComponent(conversationId)}`),
+    queryFn: async () => {
+      const result = await api.get<{ plans: Plan[] }>(`${w(ws)}/plans?conversationId=${encodeURIComponent(conversationId)}`);
+      // The server lists newest first; the UI reads oldest → newest, like runs (one order everywhere).
+      return { plans: sortOldestFirst(result.plans) };
+    },
+    retry: false,
+  });
+}
+
+/** Plans oldest → newest, whatever order they arrived in. */
+export function sortOldestFirst(plans: Plan[]): Plan[] {
+  return [...plans].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+/** Every approval of a conversation, decided or not: who approved what and when, shown beside each tool call. */
+export function useConversationApprovals(ws: string, conversationId: string) {
+  return useQuery({
+    queryKey: keys.conversationApprovals(ws, conversationId),
+    queryFn: () => api.get<{ approvals: Approval[] }>(`${w(ws)}/approvals?conversationId=${encodeURIComponent(conversationId)}`),
     retry: false,
   });
 }
@@ -144,7 +167,7 @@ export function useCreateWorkspace() {
 export function useCreateAgent(ws: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => api.post<Agent>(`${w(ws)}/agents`, {}),
+    mutationFn: (body: { name: string; title?: string }) => api.post<Agent>(`${w(ws)}/agents`, body),
     onSuccess: (agent) => {
       client.setQueryData<{ agents: Agent[] }>(keys.agents(ws), (old) =>
         old ? { agents: old.agents.some((entry) => entry.id === agent.id) ? old.agents : [...old.agents, agent] } : old,
@@ -291,7 +314,7 @@ export function useAnswerQuestion(ws: string) {
 export function usePlanAction(ws: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ planId, action, reason, nodeKey }: { planId: string; action: 'approve' | 'reject' | 'cancel' | 'cancelNode'; reason?: string; nodeKey?: string }) => {
+    mutationFn: ({ planId, action, reason, nodeKey }: { planId: string; action: 'approve' | 'reject' | 'cancel' | 'cancelNode' | 'resume'; reason?: string; nodeKey?: string }) => {
       const base = `${w(ws)}/plans/${planId}`;
       if (action === 'cancelNode') return api.post<Plan>(`${base}/nodes/${encodeURIComponent(nodeKey ?? '')}/cancel`);
       if (action === 'reject') return api.post<Plan>(`${base}/reject`, reason ? { reason } : {});

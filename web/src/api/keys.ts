@@ -18,6 +18,8 @@ export const keys = {
   /** Client-only: the AgentEvents of a run received over SSE, folded (see live-run.ts). */
   liveRun: (ws: string, runId: string) => ['ws', ws, 'live', runId] as const,
   approvals: (ws: string) => ['ws', ws, 'approvals'] as const,
+  /** Under `approvals`, so every approval change refreshes it too. */
+  conversationApprovals: (ws: string, conversationId: string) => ['ws', ws, 'approvals', 'conversation', conversationId] as const,
   questions: (ws: string) => ['ws', ws, 'questions'] as const,
   presence: (ws: string) => ['ws', ws, 'presence'] as const,
   plans: (ws: string, conversationId: string) => ['ws', ws, 'plans', conversationId] as const,

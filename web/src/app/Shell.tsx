@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { openWorkspaceStream, type StreamStatus } from '../api/events';
-import { usePendingApprovals, useWorkspaces } from '../api/hooks';
+import { usePendingApprovals, usePendingQuestions, useWorkspaces } from '../api/hooks';
 import { AgentsPage } from '../pages/AgentsPage';
 import { ConversationsPage } from '../pages/ConversationsPage';
 import { GeneralSettingsPage } from '../pages/GeneralSettingsPage';
@@ -106,7 +106,9 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
 
 function MainNav({ ws, section }: { ws: string; section: string }) {
   const approvals = usePendingApprovals(ws);
-  const pending = approvals.data?.approvals.length ?? 0;
+  const questions = usePendingQuestions(ws);
+  // Everything waiting for the operator: approvals and the agents' open questions.
+  const pending = (approvals.data?.approvals.length ?? 0) + (questions.data?.questions.filter((question) => question.status === 'pending').length ?? 0);
   const items: Array<{ to: string; label: string; active: boolean; count?: number }> = [
     { to: paths.home(ws), label: 'Conversations', active: ['home', 'space', 'conversation', 'root'].includes(section) },
     { to: paths.inbox(ws), label: 'Inbox', active: section === 'inbox', count: pending },

@@ -10,10 +10,35 @@ function notify() {
   for (const subscriber of subscribers) subscriber();
 }
 
-window.addEventListener('popstate', notify);
+/**
+ * A page with unsaved edits (the agent editor) registers a guard: it is asked before the app
+ * navigates away, and on Back; returning false stays. The browser's own unload prompt covers reload.
+ */
+let leaveGuard: (() => boolean) | null = null;
+let shownHref = window.location.pathname + window.location.search;
+
+export function setLeaveGuard(guard: () => boolean): () => void {
+  leaveGuard = guard;
+  return () => {
+    if (leaveGuard === guard) leaveGuard = null;
+  };
+}
+
+window.addEventListener('popstate', () => {
+  const next = window.location.pathname + window.location.search;
+  if (leaveGuard && next !== shownHref && !leaveGuard()) {
+    // Stay: put the page that is still shown back on top of the history.
+    window.history.pushState(null, '', shownHref);
+    return;
+  }
+  shownHref = next;
+  notify();
+});
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (to === window.location.pathname + window.location.search) return;
+  if (leaveGuard && !leaveGuard()) return;
+  shownHref = to;
   if (options.replace) window.history.replaceState(null, '', to);
   else window.history.pushState(null, '', to);
   notify();

@@ -1,16 +1,18 @@
-import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
-import { errorMessage, isMissingRoute } from '../api/client';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
+import { isMissingRoute } from '../api/client';
 import { onWorkspaceEvent } from '../api/events';
-import { useAgents, useBranchConversation, useMessages, usePendingApprovals, usePendingQuestions, usePlans, useRuns, useSpace } from '../api/hooks';
+import { useAgents, useMessages, usePendingApprovals, usePendingQuestions, usePlans, useRuns, useSpace } from '../api/hooks';
 import type { Agent, Conversation, Message, Plan, Run } from '../api/types';
 import { navigate, paths } from '../app/router';
 import { ApprovalCard } from '../ui/ApprovalCard';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { QuestionCard } from '../ui/QuestionCard';
-import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
+import { Empty, ErrorState, Loading } from '../ui/states';
+import { BranchForm } from './BranchForm';
 import { Composer } from './Composer';
 import { MessageItem } from './MessageItem';
 import { PlanRow } from './PlanRow';
+import { foldPlanSteps } from './plan-steps';
 import { isActive, LiveTurn, RunOutcome } from './RunBlocks';
 import { SidePanel } from './SidePanel';
 
@@ -30,7 +32,6 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   const agents = useAgents(ws);
   const approvals = usePendingApprovals(ws);
   const questions = usePendingQuestions(ws);
-  const branch = useBranchConversation(ws);
 
   const openPlan = (id: string | null) => navigate(paths.conversation(ws, conversation.id, id ?? undefined));
 
@@ -54,22 +55,29 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   const agentById = useMemo(() => new Map(agentList.map((agent) => [agent.id, agent])), [agentList]);
   // Turns only: child runs (subagents, delegates) carry the conversation's id but are not turns of their own.
   const runList = useMemo(() => (runs.data?.runs ?? []).filter((run) => run.parentRunId === null), [runs.data]);
-  const activeRuns = runList.filter(isActive);
   const planList = useMemo(() => plans.data?.plans ?? [], [plans.data]);
+
+  // PLAN-8: a plan's step prompts, replies and runs are folded under its row, not spread over the conversation.
+  const steps = useMemo(() => foldPlanSteps(planList, messages.data?.messages ?? [], runList), [planList, messages.data, runList]);
 
   const timeline = useMemo(() => {
     const activeRunIds = new Set(runList.filter(isActive).map((run) => run.id));
     const entries: TimelineEntry[] = [];
     for (const message of messages.data?.messages ?? []) {
+      if (steps.foldedMessageIds.has(message.id)) continue;
       // While its turn runs, an agent's reply is shown streaming in the live block instead.
       if (message.role === 'assistant' && message.runId && activeRunIds.has(message.runId)) continue;
       entries.push({ kind: 'message', at: message.createdAt, message });
     }
     for (const plan of planList) entries.push({ kind: 'plan', at: plan.createdAt ?? plan.updatedAt ?? '', plan });
-    for (const run of runList) if (!isActive(run) && (run.state !== 'completed' || run.deliverableFailed)) entries.push({ kind: 'outcome', at: run.endedAt ?? run.createdAt, run });
+    for (const run of runList) {
+      if (steps.stepRunIds.has(run.id)) continue;
+      if (!isActive(run) && (run.state !== 'completed' || run.deliverableFailed)) entries.push({ kind: 'outcome', at: run.endedAt ?? run.createdAt, run });
+    }
     return entries.sort((a, b) => a.at.localeCompare(b.at));
-  }, [messages.data, planList, runList]);
+  }, [messages.data, planList, runList, steps]);
 
+  const activeRuns = runList.filter((run) => isActive(run) && !steps.stepRunIds.has(run.id));
   const pendingApprovals = (approvals.data?.approvals ?? []).filter((approval) => approval.status === 'pending' && approval.conversationId === conversation.id);
   const pendingQuestions = (questions.data?.questions ?? []).filter((question) => question.conversationId === conversation.id && question.status === 'pending');
 
@@ -82,14 +90,8 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
     lastSize.current = size;
   });
 
-  const branchHere = async (fromMessageId?: string) => {
-    try {
-      const created = await branch.mutateAsync({ conversationId: conversation.id, ...(fromMessageId ? { fromMessageId } : {}) });
-      navigate(paths.conversation(ws, created.id));
-    } catch {
-      // shown in the header
-    }
-  };
+  // Branching asks for a name first (BranchForm); `undefined` = closed, null = from the end.
+  const [branchFrom, setBranchFrom] = useState<string | null | undefined>(undefined);
 
   const showStudio = planId !== null;
 
@@ -125,11 +127,11 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
               </button>
             </div>
           ) : null}
-          <button type="button" className="btn btn-small" onClick={() => void branchHere()} disabled={branch.isPending}>
-            Branch
+          <button type="button" className="btn btn-small" onClick={() => setBranchFrom(null)} aria-expanded={branchFrom !== undefined}>
+            Branch…
           </button>
         </header>
-        {branch.isError ? <FieldError message={errorMessage(branch.error)} /> : null}
+        {branchFrom !== undefined ? <BranchForm key={branchFrom ?? 'end'} ws={ws} conversation={conversation} fromMessageId={branchFrom} onClose={() => setBranchFrom(undefined)} /> : null}
         {showStudio ? (
           <ErrorBoundary key={planId} what="Plan Studio">
             <Suspense fallback={<Loading label="Opening Plan Studio…" />}>
@@ -154,10 +156,17 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                     message={entry.message}
                     agent={entry.message.authorId ? agentById.get(entry.message.authorId) : undefined}
                     run={entry.message.runId ? runList.find((run) => run.id === entry.message.runId) : undefined}
-                    onBranch={() => void branchHere(entry.message.id)}
+                    onBranch={() => setBranchFrom(entry.message.id)}
                   />
                 ) : entry.kind === 'plan' ? (
-                  <PlanRow key={entry.plan.id} ws={ws} plan={entry.plan} onOpen={() => openPlan(entry.plan.id)} />
+                  <PlanRow
+                    key={entry.plan.id}
+                    ws={ws}
+                    plan={entry.plan}
+                    steps={steps.byPlan.get(entry.plan.id) ?? []}
+                    agentById={agentById}
+                    onOpen={() => openPlan(entry.plan.id)}
+                  />
                 ) : (
                   <RunOutcome key={`outcome-${entry.run.id}`} run={entry.run} agent={agentById.get(entry.run.agentId)} />
                 ),
@@ -166,7 +175,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                 <LiveTurn key={run.id} ws={ws} run={run} agent={agentById.get(run.agentId)} />
               ))}
               {pendingQuestions.map((question) => (
-                <QuestionCard key={question.id} ws={ws} question={question} />
+                <QuestionCard key={question.id} ws={ws} question={question} agents={agentList} />
               ))}
               {pendingApprovals.map((approval) => (
                 <ApprovalCard key={approval.id} ws={ws} approval={approval} agents={agentList} showLinks={false} />

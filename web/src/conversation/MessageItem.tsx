@@ -1,7 +1,6 @@
-import { useState } from 'react';
 import type { Agent, Message, Run } from '../api/types';
 import { modeLabelFor } from '../app/picker';
-import { RunActivity } from './RunBlocks';
+import { FinishedTurn } from './FinishedTurn';
 
 /**
  * RLY-1: every message shows the mode (picker value) it was sent in. An agent's reply carries no
@@ -14,7 +13,6 @@ function sentInLabel(message: Message, run: Run | undefined): string | null {
 }
 
 export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string; message: Message; agent: Agent | undefined; run: Run | undefined; onBranch: () => void }) {
-  const [showRun, setShowRun] = useState(false);
   const author = message.authorKind === 'operator' ? 'You' : message.authorKind === 'agent' ? (agent?.name ?? 'agent') : 'System';
   const label = sentInLabel(message, run);
   return (
@@ -30,17 +28,15 @@ export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string;
           {new Date(message.createdAt).toLocaleTimeString()}
         </time>
         <span className="spacer" />
-        {message.runId && message.role === 'assistant' ? (
-          <button type="button" className="btn btn-ghost btn-small" aria-expanded={showRun} onClick={() => setShowRun((value) => !value)}>
-            {showRun ? 'Hide run' : 'Run details'}
-          </button>
-        ) : null}
         <button type="button" className="btn btn-ghost btn-small message-branch" onClick={onBranch} title="Start a branch from this message">
           Branch from here
         </button>
       </header>
-      <div className="message-body">{message.content}</div>
-      {showRun && message.runId ? <RunActivity ws={ws} runId={message.runId} replyText={message.content} /> : null}
+      {message.runId && message.role === 'assistant' ? (
+        <FinishedTurn ws={ws} runId={message.runId} conversationId={message.conversationId} replyText={message.content} />
+      ) : (
+        <div className="message-body">{message.content}</div>
+      )}
     </article>
   );
 }

@@ -21,6 +21,7 @@ import {
   totalCost,
 } from './plan-view';
 import { layoutPlan, NODE_HEIGHT, NODE_WIDTH, type PositionedNode } from './plan-layout';
+import { PlanControls } from './PlanControls';
 
 type PlanNodeData = { node: PlanNode; selected: boolean };
 type PlanFlowNode = Node<PlanNodeData, 'planNode'>;
@@ -132,19 +133,7 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
           </div>
         </div>
         <div className="plan-studio-actions">
-          {execution ? (
-            <div className="inline small" data-testid="plan-progress">
-              <span>
-                {execution.settled}/{execution.total} settled
-              </span>
-              <span className="muted">{execution.state}</span>
-              {executing ? (
-                <button type="button" className="btn btn-danger btn-small" onClick={() => action.mutate({ planId: plan.id, action: 'cancel' })} disabled={action.isPending}>
-                  Stop
-                </button>
-              ) : null}
-            </div>
-          ) : null}
+          {execution ? <PlanControls ws={ws} plan={plan} testId="plan-progress" /> : null}
           {awaiting ? (
             rejecting ? (
               <form
@@ -261,7 +250,7 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
                 ) : null}
               </dl>
               <p className="inspector-description">{selected.description || <span className="muted">No description.</span>}</p>
-              {execution && CANCELLABLE_NODE_STATES.has(selected.state ?? 'pending') ? (
+              {executing && CANCELLABLE_NODE_STATES.has(selected.state ?? 'pending') ? (
                 <button type="button" className="btn btn-danger btn-small" onClick={() => action.mutate({ planId: plan.id, action: 'cancelNode', nodeKey: selected.key })} disabled={action.isPending}>
                   Cancel this step
                 </button>

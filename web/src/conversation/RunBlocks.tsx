@@ -1,13 +1,13 @@
 import { useRunAction, useRunDetail, useLiveRun } from '../api/hooks';
 import { foldRunEvents, type TurnItem } from '../api/live-run';
-import type { Agent, Run } from '../api/types';
+import type { Agent, Run, RunDetail } from '../api/types';
 import { modeLabelFor } from '../app/picker';
 import { Badge } from '../ui/badges';
 import { TurnItems } from './TurnItems';
 
 const isActive = (run: Run) => run.state === 'running' || run.state === 'queued';
 
-function itemsFromToolCalls(detail: ReturnType<typeof useRunDetail>['data']): TurnItem[] {
+export function itemsFromToolCalls(detail: RunDetail | undefined): TurnItem[] {
   return (detail?.toolCalls ?? []).map((call, index) => ({
     kind: 'tool' as const,
     id: index + 1,
@@ -43,19 +43,6 @@ export function LiveTurn({ ws, run, agent }: { ws: string; run: Run; agent: Agen
       {items.length === 0 ? <div className="muted small">Thinking…</div> : <TurnItems items={items} streaming waiting={run.liveness === 'blocked'} />}
     </article>
   );
-}
-
-/** A finished run's tool calls and notes, folded under its reply (loaded on demand). */
-export function RunActivity({ ws, runId, replyText }: { ws: string; runId: string; replyText: string }) {
-  const detail = useRunDetail(ws, runId);
-  if (detail.isPending) return <div className="muted small">Loading the run…</div>;
-  if (detail.isError) return <div className="muted small">Run details are not available.</div>;
-  const folded = detail.data.events.length ? foldRunEvents(detail.data.events).items : itemsFromToolCalls(detail.data);
-  // The reply itself is the message above; everything else the turn did is shown here.
-  const last = folded[folded.length - 1];
-  const items = last && last.kind === 'text' && last.text.trim() === replyText.trim() ? folded.slice(0, -1) : folded;
-  if (items.length === 0) return <div className="muted small">Nothing else happened in this turn.</div>;
-  return <TurnItems items={items} streaming={false} />;
 }
 
 /** A line for a run that ended badly or without its deliverable. */

@@ -1,9 +1,10 @@
-import { errorMessage } from '../api/client';
-import { usePlanAction, usePresence } from '../api/hooks';
+import { usePresence } from '../api/hooks';
 import type { Agent, Conversation, Plan, Run } from '../api/types';
 import { modeLabelFor } from '../app/picker';
 import { Badge, PresenceDot } from '../ui/badges';
-import { Empty, FieldError } from '../ui/states';
+import { runStateWord } from '../ui/words';
+import { Empty } from '../ui/states';
+import { PlanControls } from './PlanControls';
 import { planProgress } from './plan-view';
 
 const RUN_TONES: Record<string, 'neutral' | 'info' | 'ok' | 'warn' | 'bad'> = {
@@ -17,40 +18,28 @@ const RUN_TONES: Record<string, 'neutral' | 'info' | 'ok' | 'warn' | 'bad'> = {
 /** The conversation's side panel: Tasks (goal + progress, PLAN-8), runs, presence (AG-4). */
 export function SidePanel({ ws, conversation, plans, runs, agents, onOpenPlan }: { ws: string; conversation: Conversation; plans: Plan[]; runs: Run[]; agents: Agent[]; onOpenPlan: (planId: string) => void }) {
   const presence = usePresence(ws);
-  const action = usePlanAction(ws);
-  const executing = [...plans].reverse().find((plan) => planProgress(plan) !== null) ?? null;
-  const progress = executing ? planProgress(executing) : null;
-  const goal = conversation.goal ?? executing?.goal ?? null;
+  // Plans arrive oldest → newest (usePlans): the Tasks panel follows the newest plan that has started.
+  const current = [...plans].reverse().find((plan) => planProgress(plan) !== null) ?? null;
+  const goal = current?.goal ?? conversation.goal ?? null;
   const agentName = (id: string) => agents.find((agent) => agent.id === id)?.name ?? id;
   return (
     <aside className="side-panel" aria-label="Tasks and runs">
       <section aria-labelledby="tasks-title">
         <h3 id="tasks-title">Tasks</h3>
         {goal ? (
-          <div className="goal-row" data-testid="goal-row">
+          <div className="goal-row" data-testid="goal-row" data-plan-id={current?.id}>
             <div className="goal-text">{goal}</div>
-            {executing && progress ? (
-              <>
-                <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={progress.settled} aria-label="Plan progress">
-                  <div className="progress-bar" style={{ width: `${progress.total ? (100 * progress.settled) / progress.total : 0}%` }} />
-                </div>
-                <div className="inline small">
-                  <span data-testid="goal-progress">
-                    {progress.settled}/{progress.total}
-                  </span>
-                  <span className="muted">{progress.state}</span>
-                  <span className="spacer" />
-                  <button type="button" className="btn btn-ghost btn-small" onClick={() => onOpenPlan(executing.id)}>
+            {current ? (
+              <PlanControls
+                ws={ws}
+                plan={current}
+                testId="goal-progress"
+                extra={
+                  <button type="button" className="btn btn-ghost btn-small" onClick={() => onOpenPlan(current.id)}>
                     Open plan
                   </button>
-                  {progress.active ? (
-                    <button type="button" className="btn btn-danger btn-small" onClick={() => action.mutate({ planId: executing.id, action: 'cancel' })} disabled={action.isPending}>
-                      Stop
-                    </button>
-                  ) : null}
-                </div>
-                {action.isError ? <FieldError message={errorMessage(action.error)} /> : null}
-              </>
+                }
+              />
             ) : (
               <div className="muted small">No plan running.</div>
             )}
@@ -68,7 +57,7 @@ export function SidePanel({ ws, conversation, plans, runs, agents, onOpenPlan }:
             {[...runs].reverse().slice(0, 20).map((run) => (
               <li key={run.id} style={{ paddingLeft: `${Math.min(run.depth, 4) * 12}px` }}>
                 <span>{agentName(run.agentId)}</span>
-                <Badge tone={RUN_TONES[run.state] ?? 'neutral'}>{run.state}</Badge>
+                <Badge tone={RUN_TONES[run.state] ?? 'neutral'}>{runStateWord(run.state)}</Badge>
                 {run.mode ? <span className="muted small">{modeLabelFor(run.mode, run.autonomy)}</span> : null}
                 {run.liveness !== 'ok' ? <Badge tone="warn">{run.liveness}</Badge> : null}
               </li>

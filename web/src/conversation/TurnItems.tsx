@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { TurnItem } from '../api/live-run';
 
 function pretty(value: unknown): string {
@@ -22,7 +23,7 @@ function toolSummary(input: unknown): string {
 }
 
 /** The visible pieces of a turn: streamed text, folded tool calls (input/output), notes. */
-export function TurnItems({ items, streaming, waiting = false }: { items: TurnItem[]; streaming: boolean; waiting?: boolean }) {
+export function TurnItems({ items, streaming, waiting = false, annotate }: { items: TurnItem[]; streaming: boolean; waiting?: boolean; annotate?: (item: TurnItem) => ReactNode }) {
   return (
     <div className="turn-items">
       {items.map((item, index) => {
@@ -45,7 +46,8 @@ export function TurnItems({ items, streaming, waiting = false }: { items: TurnIt
           case 'tool': {
             const status = !item.done ? (waiting ? 'waiting for you' : 'running') : item.isError ? 'error' : item.executed === false ? 'not run' : 'done';
             return (
-              <details key={item.id} className={`tool-call tool-${status.replaceAll(' ', '-')}`} data-testid="tool-call">
+              <div key={item.id} className="tool-call-wrap">
+              <details className={`tool-call tool-${status.replaceAll(' ', '-')}`} data-testid="tool-call">
                 <summary>
                   <code className="tool-name">{item.name}</code>
                   <span className="muted small tool-summary">{toolSummary(item.input)}</span>
@@ -58,6 +60,8 @@ export function TurnItems({ items, streaming, waiting = false }: { items: TurnIt
                   <pre>{item.output ?? (item.done ? '—' : 'waiting…')}</pre>
                 </div>
               </details>
+              {annotate?.(item)}
+              </div>
             );
           }
           case 'note':

@@ -38,6 +38,33 @@ export function planProgress(plan: Plan): PlanProgress | null {
   return { settled: plan.progress.settled, total: plan.progress.total, state: plan.status, active: EXECUTING.has(plan.status) };
 }
 
+/** What a started plan's progress means in words: "Stopped — 2 of 4 steps done", never a stopped plan as "4/4 settled". */
+export function planOutcome(plan: Plan): { done: number; label: string; tone: 'info' | 'ok' | 'warn' | 'bad' } {
+  const total = plan.progress.total;
+  const count = (state: string) => plan.nodes.filter((node) => node.state === state).length;
+  const done = count('done');
+  const of = `${done} of ${total} step${total === 1 ? '' : 's'} done`;
+  switch (plan.status) {
+    case 'completed':
+      return { done, label: `Finished — ${of}`, tone: 'ok' };
+    case 'cancelled':
+      return { done, label: `Stopped — ${of}`, tone: 'warn' };
+    case 'failed': {
+      const failed = count('failed');
+      return { done, label: `Failed — ${of}${failed ? `, ${failed} failed` : ''}`, tone: 'bad' };
+    }
+    default: {
+      const running = count('running');
+      return { done, label: `Running — ${of}${running ? `, ${running} in progress` : ''}`, tone: 'info' };
+    }
+  }
+}
+
+/** A stopped or failed plan can run its unfinished steps again (POST …/plans/:id/resume, PLAN-8). */
+export function canResume(plan: Plan): boolean {
+  return (plan.status === 'cancelled' || plan.status === 'failed') && plan.nodes.some((node) => node.state !== 'done');
+}
+
 export function stepCount(plan: Plan): number {
   return plan.stepCount ?? plan.nodes.length;
 }

@@ -1,8 +1,8 @@
-import { useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, errorMessage } from '../api/client';
 import { useDeleteAgent, useUpdateAgent } from '../api/hooks';
 import type { Agent, AgentPatch } from '../api/types';
-import { navigate, paths } from '../app/router';
+import { navigate, paths, setLeaveGuard } from '../app/router';
 import { AgentStateBadge } from '../ui/badges';
 import { FieldError } from '../ui/states';
 import { TagInput } from '../ui/TagInput';
@@ -99,6 +99,32 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
     }
   }
 
+  // Leaving with unsaved edits asks first: in-app links and Back (router guard), reload and close (beforeunload).
+  const releaseGuard = useRef<() => void>(() => undefined);
+  useEffect(() => {
+    if (!dirty) return undefined;
+    const release = setLeaveGuard(() => window.confirm(`Discard your unsaved changes to ${agent.name}?`));
+    const onUnload = (event: BeforeUnloadEvent) => {
+      event.preventDefault();
+      // Older browsers show the prompt only when returnValue is set.
+      event.returnValue = '';
+    };
+    window.addEventListener('beforeunload', onUnload);
+    releaseGuard.current = () => {
+      release();
+      window.removeEventListener('beforeunload', onUnload);
+    };
+    return releaseGuard.current;
+  }, [dirty, agent.name]);
+
+  // A failed save puts the cursor in the first field the server named, so it can be fixed at once.
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (!(error instanceof ApiError)) return;
+    const field = FIELDS.find((candidate) => error.messageFor(candidate) !== null);
+    if (field) form.current?.querySelector<HTMLElement>(`#agent-${field}`)?.focus();
+  }, [error]);
+
   const set = <K extends keyof Draft>(field: K, value: Draft[K]) => {
     setDraft((current) => ({ ...current, [field]: value }));
     setSaved(false);
@@ -144,7 +170,7 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
   };
 
   return (
-    <form className="editor" onSubmit={submit} noValidate aria-label={`Edit agent ${agent.name}`}>
+    <form className="editor" ref={form} onSubmit={submit} noValidate aria-label={`Edit agent ${agent.name}`}>
       <div className="editor-header">
         <h2>
           {agent.name} <AgentStateBadge state={agent.state} />
@@ -247,6 +273,7 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
               onClick={async () => {
                 try {
                   await remove.mutateAsync(agent.id);
+                  releaseGuard.current();
                   navigate(paths.agents(ws));
                 } catch {
                   // shown below

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { errorMessage } from '../api/client';
 import { useAgents, useCreateAgent, usePresence } from '../api/hooks';
 import type { Agent, Presence } from '../api/types';
@@ -18,12 +18,20 @@ export function AgentsPage({ ws, agentId }: { ws: string; agentId: string | null
   const list = agents.data?.agents ?? [];
   const selected = agentId ? list.find((agent) => agent.id === agentId) : undefined;
 
-  const newAgent = async () => {
+  // "New agent" asks for a name first: nothing is saved until the operator creates it (no junk agents).
+  const [naming, setNaming] = useState(false);
+  const [name, setName] = useState('');
+  const [title, setTitle] = useState('');
+  const newAgent = async (event: FormEvent) => {
+    event.preventDefault();
     try {
-      const agent = await create.mutateAsync();
+      const agent = await create.mutateAsync({ name: name.trim(), ...(title.trim() ? { title: title.trim() } : {}) });
+      setNaming(false);
+      setName('');
+      setTitle('');
       navigate(paths.agents(ws, agent.id));
     } catch {
-      // shown beside the button
+      // shown under the form
     }
   };
 
@@ -34,11 +42,27 @@ export function AgentsPage({ ws, agentId }: { ws: string; agentId: string | null
         <section className="list-pane" aria-label="Agents">
           <div className="pane-header">
             <h2>Agents</h2>
-            <button type="button" className="btn btn-primary btn-small" onClick={() => void newAgent()} disabled={create.isPending}>
-              New agent
-            </button>
+            {naming ? null : (
+              <button type="button" className="btn btn-primary btn-small" onClick={() => setNaming(true)}>
+                New agent
+              </button>
+            )}
           </div>
-          {create.isError ? <FieldError message={errorMessage(create.error)} /> : null}
+          {naming ? (
+            <form className="new-agent-form stack pad" onSubmit={(event) => void newAgent(event)} aria-label="New agent">
+              <input aria-label="New agent name" placeholder="Name (used for @mentions)" value={name} autoFocus onChange={(event) => setName(event.target.value)} />
+              <input aria-label="New agent title" placeholder="Title (optional)" value={title} onChange={(event) => setTitle(event.target.value)} />
+              <div className="inline">
+                <button type="submit" className="btn btn-primary btn-small" disabled={create.isPending || name.trim() === ''}>
+                  Create agent
+                </button>
+                <button type="button" className="btn btn-small" onClick={() => { setNaming(false); create.reset(); }}>
+                  Cancel
+                </button>
+              </div>
+              {create.isError ? <FieldError message={errorMessage(create.error)} /> : null}
+            </form>
+          ) : null}
           {presence.isError ? <div className="muted small pad">Presence could not be loaded.</div> : null}
           {agents.isPending ? (
             <Loading label="Loading agents…" />

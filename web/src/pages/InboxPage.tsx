@@ -38,9 +38,9 @@ export function InboxPage({ ws }: { ws: string }) {
         ) : open.length === 0 ? (
           <Empty title="No open questions" />
         ) : (
-          <div className="stack">
+          <div className="stack" data-testid="inbox-questions">
             {open.map((question) => (
-              <QuestionCard key={question.id} ws={ws} question={question} />
+              <QuestionCard key={question.id} ws={ws} question={question} agents={agents.data?.agents ?? []} showLinks />
             ))}
           </div>
         )}

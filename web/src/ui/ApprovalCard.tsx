@@ -4,10 +4,10 @@ import { useDecideApproval } from '../api/hooks';
 import type { Agent, Approval } from '../api/types';
 import { paths } from '../app/router';
 import { Badge } from './badges';
+import { approvalKindWord, effectWord } from './words';
 import { Link } from './link';
 import { FieldError } from './states';
 
-const KIND_LABELS: Record<string, string> = { tool: 'Tool call', plan_exit: 'Leave plan mode', plan: 'Plan', orchestration: 'Orchestration' };
 
 function summaryOf(approval: Approval): string | null {
   const request = approval.request;
@@ -37,7 +37,7 @@ export function ApprovalCard({ ws, approval, agents, showLinks = true }: { ws: s
   return (
     <article className="approval" data-testid="approval" data-approval-id={approval.id} aria-label={`Approval: ${approval.title}`}>
       <header className="approval-header">
-        <Badge tone="warn">{KIND_LABELS[approval.kind] ?? approval.kind}</Badge>
+        <Badge tone="warn">{approvalKindWord(approval.kind)}</Badge>
         <strong className="approval-title">{approval.title}</strong>
         {agent ? <span className="muted small">by {agent.name}</span> : null}
         <span className="muted small">{new Date(approval.createdAt).toLocaleTimeString()}</span>
@@ -49,7 +49,7 @@ export function ApprovalCard({ ws, approval, agents, showLinks = true }: { ws: s
           {classes.length ? (
             <div className="approval-classes">
               {classes.map((effect) => (
-                <Badge key={effect}>{effect}</Badge>
+                <Badge key={effect}>{effectWord(effect)}</Badge>
               ))}
             </div>
           ) : null}

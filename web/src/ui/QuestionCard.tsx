@@ -1,13 +1,19 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../api/client';
 import { useAnswerQuestion } from '../api/hooks';
-import type { Question } from '../api/types';
+import type { Agent, Question } from '../api/types';
+import { paths } from '../app/router';
+import { Link } from './link';
 import { FieldError } from './states';
 
 const OTHER = '__other__';
 
+function agentName(agents: Agent[] | undefined, agentId: string): string {
+  return agents?.find((agent) => agent.id === agentId)?.name ?? 'The agent';
+}
+
 /** RLY-4 / PLAN-4: the agent's questions (up to three) as a form; options or free text. */
-export function QuestionCard({ ws, question }: { ws: string; question: Question }) {
+export function QuestionCard({ ws, question, agents, showLinks = false }: { ws: string; question: Question; agents?: Agent[]; showLinks?: boolean }) {
   const answer = useAnswerQuestion(ws);
   const [choices, setChoices] = useState<string[]>(() => question.questions.map(() => ''));
   const [texts, setTexts] = useState<string[]>(() => question.questions.map(() => ''));
@@ -27,9 +33,14 @@ export function QuestionCard({ ws, question }: { ws: string; question: Question 
   return (
     <form className="question" onSubmit={submit} data-testid="question-card" aria-label="Questions from the agent">
       <header className="question-header">
-        <strong>The agent is asking</strong>
-        <span className="muted small">The run waits for your answer</span>
+        <strong>{agentName(agents, question.agentId)} is asking</strong>
+        <span className="muted small">The run waits for your answer · {new Date(question.createdAt).toLocaleTimeString()}</span>
       </header>
+      {showLinks ? (
+        <div className="small">
+          <Link to={paths.conversation(ws, question.conversationId)}>Open conversation</Link>
+        </div>
+      ) : null}
       {question.questions.map((item, index) => {
         const name = `${question.id}-${index}`;
         const hasOptions = Boolean(item.options?.length);

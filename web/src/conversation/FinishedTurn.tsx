@@ -1,0 +1,88 @@
+import { useMemo, type ReactNode } from 'react';
+import { useConversationApprovals, useRunDetail } from '../api/hooks';
+import { foldRunEvents, type TurnItem } from '../api/live-run';
+import type { Approval, RunDetail, ToolCallRecord } from '../api/types';
+import { scopeWord } from '../ui/words';
+import { itemsFromToolCalls } from './RunBlocks';
+import { TurnItems } from './TurnItems';
+
+const time = (iso: string) => new Date(iso).toLocaleTimeString();
+
+/** Pairs each tool call of the turn with the approval that asked about it (same run, tool and input; first unused). */
+function approvalsByCall(items: TurnItem[], approvals: Approval[], runId: string): Map<string, Approval> {
+  const candidates = approvals.filter((approval) => approval.runId === runId && approval.kind === 'tool').sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const used = new Set<string>();
+  const result = new Map<string, Approval>();
+  for (const item of items) {
+    if (item.kind !== 'tool') continue;
+    const input = JSON.stringify(item.input ?? null);
+    const match = candidates.find(
+      (approval) => !used.has(approval.id) && approval.request.toolName === item.name && JSON.stringify(approval.request.input ?? null) === input,
+    );
+    if (match) {
+      used.add(match.id);
+      result.set(item.callId, match);
+    }
+  }
+  return result;
+}
+
+/** "Approved by alice at 10:02:11" — who decided a tool call, and when (POL-7, HAR-6). */
+function decisionLine(approval: Approval | undefined, record: ToolCallRecord | undefined): { text: string; tone: string; title?: string } | null {
+  if (approval) {
+    // Operators have ids, not names, on this server (one token per operator): say "an operator", id on hover.
+    const who = 'an operator';
+    const at = approval.decidedAt ? ` at ${time(approval.decidedAt)}` : '';
+    switch (approval.status) {
+      case 'approved':
+        return { text: `Approved by ${who}${at}${approval.remember ? ' (remembered for next time)' : ''}`, tone: 'ok', ...(approval.decidedBy ? { title: approval.decidedBy } : {}) };
+      case 'rejected':
+        return { text: `Rejected by ${who}${at}${approval.reason ? `: ${approval.reason}` : ''}`, tone: 'bad', ...(approval.decidedBy ? { title: approval.decidedBy } : {}) };
+      case 'expired':
+        return { text: `Nobody answered in time (asked at ${time(approval.createdAt)})`, tone: 'warn' };
+      default:
+        return { text: `Waiting for approval since ${time(approval.createdAt)}`, tone: 'warn' };
+    }
+  }
+  if (record?.decidedBy && record.decision && !(record.decision === 'allow' && record.decidedBy.scope === 'default')) {
+    const verb = record.decision === 'deny' ? 'Denied' : record.decision === 'allow' ? 'Allowed' : 'Asked';
+    return { text: `${verb} by ${scopeWord(record.decidedBy.scope)}`, tone: record.decision === 'deny' ? 'bad' : 'neutral' };
+  }
+  return null;
+}
+
+/** A finished turn's visible pieces from its run log, in order; the reply text itself excluded when it is the last piece. */
+export function finishedItems(detail: RunDetail, replyText: string): { items: TurnItem[]; replyIncluded: boolean } {
+  const folded = detail.events.length ? foldRunEvents(detail.events).items : itemsFromToolCalls(detail);
+  const last = folded[folded.length - 1];
+  if (last && last.kind === 'text' && last.text.trim() === replyText.trim()) return { items: folded.slice(0, -1), replyIncluded: true };
+  return { items: folded, replyIncluded: false };
+}
+
+/**
+ * A finished turn (HAR-6): everything the agent wrote and every tool call, inline and in the order
+ * they happened, each tool call with who approved it and when; the final reply last. While the run
+ * log loads (or if it cannot be read) the reply alone is shown.
+ */
+export function FinishedTurn({ ws, runId, conversationId, replyText }: { ws: string; runId: string; conversationId: string; replyText: string }) {
+  const detail = useRunDetail(ws, runId);
+  const approvals = useConversationApprovals(ws, conversationId);
+  const built = useMemo(() => (detail.data ? finishedItems(detail.data, replyText) : null), [detail.data, replyText]);
+  const byCall = useMemo(() => (built ? approvalsByCall(built.items, approvals.data?.approvals ?? [], runId) : new Map<string, Approval>()), [built, approvals.data, runId]);
+  const records = useMemo(() => new Map((detail.data?.toolCalls ?? []).map((record) => [record.id, record])), [detail.data]);
+  const annotate = (item: TurnItem): ReactNode => {
+    if (item.kind !== 'tool') return null;
+    const line = decisionLine(byCall.get(item.callId), records.get(item.callId));
+    return line ? (
+      <div className={`tool-decision decision-${line.tone}`} data-testid="tool-decision" title={line.title}>
+        {line.text}
+      </div>
+    ) : null;
+  };
+  return (
+    <div className="finished-turn" data-testid="finished-turn">
+      {built && built.items.length > 0 ? <TurnItems items={built.items} streaming={false} annotate={annotate} /> : null}
+      <div className="message-body">{replyText}</div>
+    </div>
+  );
+}
