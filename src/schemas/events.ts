@@ -1,3 +1,4 @@
+import { Orchestration } from './orchestration.js';
 import { z } from 'zod';
 import type { AgentEvent as HarnessAgentEvent } from '../harness/agent-events.js';
 import { Agent } from './agent.js';
@@ -98,6 +99,8 @@ export const WORKSPACE_EVENT_PAYLOADS = {
   'plan.approved': Plan,
   'plan.rejected': Plan,
   'plan.updated': Plan,
+  'orchestration.proposed': Orchestration,
+  'orchestration.updated': Orchestration,
   'policy.ruleCreated': PolicyRule,
   'policy.ruleDeleted': EntityDeleted,
 } as const satisfies Record<WorkspaceEventType, z.ZodType>;
