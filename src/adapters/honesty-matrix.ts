@@ -63,10 +63,8 @@ const PUSH = 'test/adapters/git-push-proxy.test.ts';
 const CREDENTIALS = 'test/security/credential-brokering.test.ts';
 const ARGS = 'test/adapters/claude-code-args.test.ts';
 
-const MATRIX_TEST = 'test/adapters/honesty-matrix.test.ts';
-const VERB_CHECK = `${MATRIX_TEST} > honesty matrix against the transports’ declarations (ADP-1) > a declared completion contract names an output verb some tool implements`;
-const ORCHESTRATE_VERB_MISSING =
-  'Not observed: orchestrate’s output verb propose_orchestration (ORC-1) is declared by the mode’s profile but implemented by no tool yet. A contract applies only when its verb is on the run’s surface, so an orchestrate run is neither reminded nor flagged deliverableFailed, and the transport does not declare this contract.';
+const ORCHESTRATE_FLOW = 'test/services/orchestrations/orchestration-flow.test.ts > orchestrate mode end to end (ORC-1..4, AG-7)';
+const TRANSLATOR_VERB = 'test/adapters/stream-translator.test.ts > ClaudeStreamTranslator > reports the output verb only when its MCP call succeeded';
 
 const PLAN_E2E = `${GATING} > Claude Code transport in plan mode (ADP-3)`;
 const CHAT_E2E = `${GATING} > Claude Code transport in chat mode (ADP-3)`;
@@ -179,9 +177,9 @@ function builtinRows(): HonestyRow[] {
     row({
       capability: 'completionContract',
       mode: 'orchestrate',
-      level: 'none',
-      detail: ORCHESTRATE_VERB_MISSING,
-      testedBy: VERB_CHECK,
+      level: 'enforced',
+      detail: 'An orchestrate run that ends without propose_orchestration is reminded, then flagged deliverableFailed; the state stays completed (HAR-4, ORC-1).',
+      testedBy: `${ORCHESTRATE_FLOW} > an orchestrate-mode run that ends without propose_orchestration is reminded, then flagged; its state stays completed`,
     }),
     row({
       capability: 'nativeTools',
@@ -319,9 +317,9 @@ function claudeCodeRows(): HonestyRow[] {
     row({
       capability: 'completionContract',
       mode: 'orchestrate',
-      level: 'none',
-      detail: ORCHESTRATE_VERB_MISSING,
-      testedBy: VERB_CHECK,
+      level: 'partial',
+      detail: 'Observed the same way as plan mode: the stream shows whether propose_orchestration’s MCP call succeeded, and a turn ending without it is reminded, then flagged. Checked on the translated stream; no end-to-end run of the real CLI in orchestrate mode yet.',
+      testedBy: TRANSLATOR_VERB,
     }),
     row({
       capability: 'nativeTools',

@@ -36,6 +36,8 @@ export const WORKSPACE_EVENT_TYPES = [
   'plan.approved',
   'plan.rejected',
   'plan.updated',
+  'orchestration.proposed',
+  'orchestration.updated',
   'policy.ruleCreated',
   'policy.ruleDeleted',
   'review.opened',

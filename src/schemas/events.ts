@@ -1,3 +1,4 @@
+import { Orchestration } from './orchestration.js';
 import { z } from 'zod';
 import { Finding, Review } from './review.js';
 import { Ticket, TicketComment } from './ticket.js';
@@ -100,6 +101,8 @@ export const WORKSPACE_EVENT_PAYLOADS = {
   'plan.approved': Plan,
   'plan.rejected': Plan,
   'plan.updated': Plan,
+  'orchestration.proposed': Orchestration,
+  'orchestration.updated': Orchestration,
   'policy.ruleCreated': PolicyRule,
   'policy.ruleDeleted': EntityDeleted,
   'review.opened': Review,

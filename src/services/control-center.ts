@@ -17,6 +17,9 @@ import { nodeFileOperations, type FileOperations } from './file-operations.js';
 import { MessageService } from './runs/message-service.js';
 import { ModelBroker } from './model-broker.js';
 import { OperatorAuth } from './operator-auth.js';
+import { OrchestrationService } from './orchestrations/orchestration-service.js';
+import { orchestrationModeTools } from './orchestrations/orchestration-mode-tools.js';
+import type { PipelineLauncher, PipelineRunControl } from './orchestrations/pipeline-launcher.js';
 import { PlanService } from './plans/plan-service.js';
 import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
@@ -63,6 +66,11 @@ export interface ControlCenterOptions {
    * default: unsandboxed, such a runner runs as the server's user and could read the operator token.
    */
   allowUnsandboxedRunners?: boolean;
+  /** The pipeline engine orchestrations launch on (ORC-4); tests pass a recording one. */
+  pipelineLauncher?: PipelineLauncher;
+  pipelineRunControl?: PipelineRunControl;
+  /** ORC-3's re-proposal cooldown in ms (two minutes). */
+  orchestrationCooldownMs?: number;
 }
 
 /** The composition root: every service of one data root, wired once. */
@@ -92,6 +100,7 @@ export class ControlCenter {
   readonly plans: PlanService;
   readonly reviews: ReviewService;
   readonly tickets: TicketService;
+  readonly orchestrations: OrchestrationService;
   readonly modelBroker: ModelBroker;
   /** The one logger every service and the HTTP server write to. */
   readonly logger: Logger;
@@ -160,6 +169,11 @@ export class ControlCenter {
     });
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
+    this.orchestrations = new OrchestrationService(this.workspaces, this.agents, this.events, {
+      logger: this.logger,
+      ...(options.orchestrationCooldownMs !== undefined ? { cooldownMs: options.orchestrationCooldownMs } : {}),
+    });
+    if (options.pipelineLauncher) this.orchestrations.attachEngine(options.pipelineLauncher, options.pipelineRunControl ?? null);
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({
@@ -184,6 +198,7 @@ export class ControlCenter {
       sandbox: new CommandSandbox({ sandbox: options.builtinSandbox ?? 'auto', hiddenPaths: [dataRoot], network: 'loopback' }),
     });
     this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
+    this.executor.registerModeTools(orchestrationModeTools({ orchestrations: this.orchestrations }));
   }
 
   static async open(options: ControlCenterOptions): Promise<ControlCenter> {
@@ -204,6 +219,8 @@ export class ControlCenter {
       await this.runs.markOrphansDead(workspace.id, handle.database.db);
       await this.approvals.expireNonDurable(workspace.id);
       await this.plans.resumeExecutions(workspace.id);
+      // ORC-4: approved orchestrations whose materialization a crash cut short finish from their last step.
+      await this.orchestrations.resumeMaterializations(workspace.id);
       if (workspace.seeding === 'pending') void this.seeding.seedInBackground(workspace.id);
     }
   }

@@ -29,6 +29,12 @@ export interface WorkspaceSchema {
   review_gates: ReviewGateTable;
   review_gate_results: ReviewGateResultTable;
   ticket_comments: TicketCommentTable;
+  orchestrations: OrchestrationTable;
+  orchestration_revisions: OrchestrationRevisionTable;
+  orchestration_steps: OrchestrationStepTable;
+  teams: TeamTable;
+  team_members: TeamMemberTable;
+  projects: ProjectTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -242,6 +248,8 @@ export interface TicketTable {
   finding_id?: string | null;
   created_by_kind?: string | null;
   created_by_id?: string | null;
+  /** Set for tickets an orchestration made (0007, ORC-4). */
+  orchestration_id?: string | null;
 }
 
 export interface TransportSessionTable {
@@ -348,5 +356,74 @@ export interface TicketCommentTable {
   author_kind: string;
   author_id: string;
   body: string;
+/** One orchestration (ORC-1..4); its proposals are the revisions. */
+export interface OrchestrationTable {
+  id: string;
+  conversation_id: string | null;
+  space_id: string | null;
+  /** The orchestrator: the agent that proposed it. Hires report to it (AG-7's exception). */
+  agent_id: string;
+  run_id: string | null;
+  goal: string;
+  /** proposed, approved, executing, synthesizing, completed, failed, cancelled, rejected. */
+  status: string;
+  latest_revision: number;
+  approved_revision: number | null;
+  /** JSON array of the approved sub-ticket keys (the whole set when the operator chose no subset). */
+  approved_keys: string | null;
+  decided_by: string | null;
+  reason: string | null;
+  team_id: string | null;
+  project_id: string | null;
+  pipeline_run_id: string | null;
+  max_usd: number | null;
+  spent_usd: number;
+  /** 1 while the pipeline waits for the operator because spending would exceed max_usd. */
+  budget_paused: number;
+  error: string | null;
+  created_at: string;
+  decided_at: string | null;
+  updated_at: string;
+}
+
+export interface OrchestrationRevisionTable {
+  orchestration_id: string;
+  revision: number;
+  /** JSON of the validated proposal. */
+  proposal: string;
+  run_id: string | null;
+  created_at: string;
+}
+
+/** A materializer step that has completed, with its result (JSON), so a resumed run skips it. */
+export interface OrchestrationStepTable {
+  orchestration_id: string;
+  step: string;
+  result: string;
+  created_at: string;
+}
+
+export interface TeamTable {
+  id: string;
+  name: string;
+  lead_agent_id: string | null;
+  orchestration_id: string | null;
+  created_at: string;
+}
+
+export interface TeamMemberTable {
+  team_id: string;
+  agent_id: string;
+  role_key: string | null;
+  role_title: string | null;
+  hired: number;
+}
+
+export interface ProjectTable {
+  id: string;
+  name: string;
+  goal: string;
+  team_id: string | null;
+  orchestration_id: string | null;
   created_at: string;
 }

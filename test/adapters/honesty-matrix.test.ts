@@ -76,8 +76,8 @@ describe('honesty matrix (ADP-1)', () => {
     expect(['bubblewrap', 'seatbelt', 'none']).toContain(response.body.host.sandbox);
     // What each transport declares, the same records the run routes and the matrix check read.
     expect(response.body.transports.map((declared: any) => [declared.adapterId, declared.steer, declared.pauseResume, declared.completionContract])).toEqual([
-      ['builtin', true, true, ['plan']],
-      ['claude-code', false, false, ['plan']],
+      ['builtin', true, true, ['plan', 'orchestrate']],
+      ['claude-code', false, false, ['plan', 'orchestrate']],
     ]);
     const unauthenticated = await fetch(`${fixture.url}/api/honesty-matrix`);
     expect(unauthenticated.status).toBe(401);
@@ -89,7 +89,7 @@ describe('honesty matrix against the transports’ declarations (ADP-1)', () => 
     expect(undeclaredClaims([BUILTIN_CAPABILITIES, CLAUDE_CODE_CAPABILITIES])).toEqual([]);
   });
 
-  it('catches a row that claims more than the declaration (the old Claude Code orchestrate contract, a hooked read)', () => {
+  it('catches a row that claims more than the declaration (an orchestrate contract the transport does not declare, a hooked read)', () => {
     const claude = honestyMatrix().adapters.find((adapter) => adapter.id === 'claude-code')!;
     const overclaiming = {
       adapters: [
@@ -104,7 +104,8 @@ describe('honesty matrix against the transports’ declarations (ADP-1)', () => 
         { id: 'mystery', label: 'Mystery', rows: [] },
       ],
     };
-    const problems = undeclaredClaims([BUILTIN_CAPABILITIES, CLAUDE_CODE_CAPABILITIES], overclaiming);
+    // ORC-1 made the orchestrate contract real, so the declaration before it (plan only) is the over-claimed one.
+    const problems = undeclaredClaims([BUILTIN_CAPABILITIES, { ...CLAUDE_CODE_CAPABILITIES, completionContract: ['plan'] }], overclaiming);
     expect(problems).toHaveLength(4);
     expect(problems.join('\n')).toMatch(/claude-code: 'observes the completion contract' in orchestrate is marked enforced/);
     expect(problems.join('\n')).toMatch(/mystery: no transport declares/);
@@ -129,7 +130,8 @@ describe('honesty matrix against the transports’ declarations (ADP-1)', () => 
         }
       }
       const claude = honestyMatrix().adapters.find((adapter) => adapter.id === 'claude-code')!;
-      expect(claude.rows.find((row) => row.key === 'completionContract' && row.mode === 'orchestrate')?.level).toBe('none');
+      // ORC-1: propose_orchestration exists now, so orchestrate's contract is observed (it was 'none' while the verb was missing).
+      expect(claude.rows.find((row) => row.key === 'completionContract' && row.mode === 'orchestrate')?.level).toBe('partial');
     } finally {
       await app.close();
       await rm(dataRoot, { recursive: true, force: true });

@@ -49,6 +49,8 @@ function bodyFor(method: string, url: string): unknown {
     'POST /api/workspaces/:workspaceId/runs/:runId/steer': { text: 'pwned' },
     'POST /api/workspaces/:workspaceId/questions/:questionId/answer': { answers: ['pwned'] },
     'POST /api/workspaces/:workspaceId/approvals/:approvalId/decision': { decision: 'approve', remember: true },
+    'POST /api/workspaces/:workspaceId/orchestrations/:orchestrationId/approve': { revision: 1 },
+    'POST /api/workspaces/:workspaceId/orchestrations/:orchestrationId/budget': { maxUsd: 1000 },
     'POST /mcp': { jsonrpc: '2.0', id: 1, method: 'tools/list' },
   };
   return bodies[`${method} ${url}`] ?? {};
@@ -124,6 +126,7 @@ beforeAll(async () => {
     // Runs, plans, approvals and questions need a model turn; well-formed ids that a lookup would 404.
     runId: 'run_0000000000',
     planId: 'pl_0000000000',
+    orchestrationId: 'orc_0000000000',
     approvalId: 'ap_0000000000',
     questionId: 'q_0000000000',
     reviewId: 'rev_0000000000',

@@ -6,9 +6,8 @@ export const BUILTIN_ADAPTER_ID = 'builtin';
 /**
  * The built-in harness (ADP-2) declared like any transport: every tool is its own and passes the
  * one chokepoint, subagents are child runs, steering and pause act before the next model call.
- * The completion contract is observed in plan mode only: orchestrate's output verb
- * `propose_orchestration` is declared by the profile (ORC-1) but no tool implements it yet, so a
- * contract there could never be met and is not claimed.
+ * The completion contract is observed in plan mode (`submit_plan`) and orchestrate mode
+ * (`propose_orchestration`, ORC-1).
  */
 export const BUILTIN_CAPABILITIES: TransportCapabilities = {
   adapterId: BUILTIN_ADAPTER_ID,
@@ -20,7 +19,7 @@ export const BUILTIN_CAPABILITIES: TransportCapabilities = {
   nativeTools: false,
   // Pushes from a script depend on the host (sandbox, network): decided, but not on every host.
   gates: { toolSurface: true, shellCommands: true, fileWrites: true, reads: true, productTools: true, pushes: false },
-  completionContract: ['plan'],
+  completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat', 'review', 'plan', 'orchestrate'],
   sandbox: true,
 };

@@ -8,7 +8,7 @@ export const CLAUDE_CODE_ADAPTER_ID = 'claude-code';
  * only reminders after it, so the Control Center cannot steer or pause it mid-turn (cancel kills
  * the process tree). Its `Agent` tool runs subagents inside the CLI; its native reads are not
  * hooked. The completion contract is observed where the output verb exists (plan: `submit_plan`
- * over MCP); orchestrate's `propose_orchestration` is implemented nowhere, so it is not claimed.
+ * over MCP, and orchestrate: `propose_orchestration` over MCP).
  */
 export const CLAUDE_CODE_CAPABILITIES: TransportCapabilities = {
   adapterId: CLAUDE_CODE_ADAPTER_ID,
@@ -19,7 +19,7 @@ export const CLAUDE_CODE_CAPABILITIES: TransportCapabilities = {
   subagents: 'inRunner',
   nativeTools: true,
   gates: { toolSurface: false, shellCommands: true, fileWrites: true, reads: false, productTools: true, pushes: false },
-  completionContract: ['plan'],
+  completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat'],
   sandbox: true,
 };

@@ -337,6 +337,81 @@ export const workspaceMigrations: Record<string, Migration> = {
         .addColumn('body', 'text', (column) => column.notNull())
         .addColumn('created_at', 'text', (column) => column.notNull())
         .execute();
+  '0007_orchestrations': {
+    async up(db: Kysely<unknown>) {
+      // ORC-1..4: proposals (one row per orchestration, every revision kept), the materializer's
+      // durable steps, and what it creates: teams with their members, projects, tickets linked back.
+      await db.schema
+        .createTable('orchestrations')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('conversation_id', 'text')
+        .addColumn('space_id', 'text')
+        .addColumn('agent_id', 'text', (column) => column.notNull())
+        .addColumn('run_id', 'text')
+        .addColumn('goal', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('latest_revision', 'integer', (column) => column.notNull())
+        .addColumn('approved_revision', 'integer')
+        .addColumn('approved_keys', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('reason', 'text')
+        .addColumn('team_id', 'text')
+        .addColumn('project_id', 'text')
+        .addColumn('pipeline_run_id', 'text')
+        .addColumn('max_usd', 'real')
+        .addColumn('spent_usd', 'real', (column) => column.notNull().defaultTo(0))
+        .addColumn('budget_paused', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('error', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('decided_at', 'text')
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('orchestrations_by_conversation').on('orchestrations').columns(['conversation_id', 'created_at']).execute();
+      await db.schema
+        .createTable('orchestration_revisions')
+        .addColumn('orchestration_id', 'text', (column) => column.notNull().references('orchestrations.id').onDelete('cascade'))
+        .addColumn('revision', 'integer', (column) => column.notNull())
+        .addColumn('proposal', 'text', (column) => column.notNull())
+        .addColumn('run_id', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('orchestration_revisions_pk', ['orchestration_id', 'revision'])
+        .execute();
+      await db.schema
+        .createTable('orchestration_steps')
+        .addColumn('orchestration_id', 'text', (column) => column.notNull().references('orchestrations.id').onDelete('cascade'))
+        .addColumn('step', 'text', (column) => column.notNull())
+        .addColumn('result', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('orchestration_steps_pk', ['orchestration_id', 'step'])
+        .execute();
+      await db.schema
+        .createTable('teams')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('lead_agent_id', 'text')
+        .addColumn('orchestration_id', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('team_members')
+        .addColumn('team_id', 'text', (column) => column.notNull().references('teams.id').onDelete('cascade'))
+        .addColumn('agent_id', 'text', (column) => column.notNull())
+        .addColumn('role_key', 'text')
+        .addColumn('role_title', 'text')
+        .addColumn('hired', 'integer', (column) => column.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint('team_members_pk', ['team_id', 'agent_id'])
+        .execute();
+      await db.schema
+        .createTable('projects')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('goal', 'text', (column) => column.notNull())
+        .addColumn('team_id', 'text')
+        .addColumn('orchestration_id', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      // project_id was added by 0006.
+      await db.schema.alterTable('tickets').addColumn('orchestration_id', 'text').execute();
     },
   },
 };

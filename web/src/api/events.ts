@@ -145,6 +145,11 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
       void client.invalidateQueries({ queryKey: keys.conversation(ws, plan.conversationId) });
       break;
     }
+    case 'orchestration.proposed':
+    case 'orchestration.updated':
+      // ORC-1..4: the proposal cards re-read their conversation's orchestrations.
+      void client.invalidateQueries({ queryKey: ['ws', ws, 'orchestrations'] });
+      break;
     case 'settings.updated':
       client.setQueryData(keys.settings(ws), event.data);
       break;

@@ -13,6 +13,8 @@ import { Composer } from './Composer';
 import { MessageItem } from './MessageItem';
 import { PlanRow } from './PlanRow';
 import { foldPlanSteps } from './plan-steps';
+import { useConversationOrchestrations } from '../orchestrations/orchestration-hooks';
+import { ConversationOrchestrations } from '../orchestrations/OrchestrationCard';
 import { isActive, LiveTurn, RunOutcome } from './RunBlocks';
 import { SidePanel } from './SidePanel';
 
@@ -29,6 +31,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   const messages = useMessages(ws, conversation.id);
   const runs = useRuns(ws, conversation.id);
   const plans = usePlans(ws, conversation.id);
+  const orchestrations = useConversationOrchestrations(ws, conversation.id);
   const agents = useAgents(ws);
   const approvals = usePendingApprovals(ws);
   const questions = usePendingQuestions(ws);
@@ -171,6 +174,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                   <RunOutcome key={`outcome-${entry.run.id}`} run={entry.run} agent={agentById.get(entry.run.agentId)} />
                 ),
               )}
+              <ConversationOrchestrations ws={ws} orchestrations={orchestrations.data?.orchestrations ?? []} agents={agentList} />
               {activeRuns.map((run) => (
                 <LiveTurn key={run.id} ws={ws} run={run} agent={agentById.get(run.agentId)} />
               ))}

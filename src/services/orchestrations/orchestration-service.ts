@@ -1,0 +1,402 @@
+import type { Logger } from 'pino';
+import { checkDependencyClosed } from '../../core/orchestrations/dependency-closure.js';
+import type { OrchestrationProposal } from '../../core/orchestrations/orchestration-proposal.js';
+import { canTransition, isFinished, type OrchestrationStatus } from '../../core/orchestrations/orchestration-status.js';
+import type { OrchestrationViolation } from '../../core/orchestrations/orchestration-violation.js';
+import { diffRevisions } from '../../core/orchestrations/revision-diff.js';
+import { estimateRole } from '../../core/orchestrations/role-estimate.js';
+import { validateOrchestrationProposal } from '../../core/orchestrations/validate-orchestration-proposal.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
+import { newId, nowIso } from '../../ids.js';
+import { CreateAgentBody } from '../../schemas/agent.js';
+import type { Orchestration } from '../../schemas/orchestration.js';
+import {
+  findOpenProposal,
+  findOrchestration,
+  insertOrchestration,
+  insertRevision,
+  listOrchestrations,
+  listRevisions,
+  listSteps,
+  recentRunCosts,
+  updateOrchestration,
+  type OrchestrationRecord,
+} from '../../store/repositories/orchestration-repository.js';
+import type { AgentService } from '../agents/agent-service.js';
+import type { EventBus } from '../event-bus.js';
+import type { OperatorPrincipal } from '../operator-auth.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import { OrchestrationMaterializer, type RoleMember } from './orchestration-materializer.js';
+import { setOrchestrationTicketStatus } from './orchestration-tickets.js';
+import type { PipelineBudgetGate, PipelineLauncher, PipelineRunControl, PipelineRunObserver } from './pipeline-launcher.js';
+
+/** ORC-3: an agent's re-proposal within this long of its previous revision is refused. */
+export const REPROPOSAL_COOLDOWN_MS = 2 * 60_000;
+
+export interface ProposeInput {
+  workspaceId: string;
+  conversationId: string | null;
+  spaceId: string | null;
+  agentId: string;
+  runId: string | null;
+  proposal: OrchestrationProposal;
+}
+
+export type ProposeResult =
+  | { ok: true; orchestration: Orchestration; revision: number }
+  | { ok: false; kind: 'invalid'; violations: OrchestrationViolation[] }
+  | { ok: false; kind: 'cooldown'; orchestrationId: string; revision: number; retryAfterSeconds: number };
+
+export interface OrchestrationServiceOptions {
+  /** Milliseconds since the epoch (tests move it). */
+  now?: () => number;
+  cooldownMs?: number;
+  logger?: Logger;
+}
+
+const CANCELLABLE: readonly OrchestrationStatus[] = ['proposed', 'approved', 'executing', 'synthesizing'];
+
+/**
+ * Orchestrations (ORC-1..4): stores validated proposals as revisions, lets only an operator decide
+ * them, runs the materializer on approval and follows the pipeline it launched. Every write is one
+ * transaction; every status change goes through the status machine with a guard on the current status,
+ * so two concurrent decisions cannot both win.
+ */
+export class OrchestrationService implements PipelineRunObserver, PipelineBudgetGate {
+  readonly materializer: OrchestrationMaterializer;
+  private launcher: PipelineLauncher | null = null;
+  private control: PipelineRunControl | null = null;
+  private readonly now: () => number;
+  private readonly cooldownMs: number;
+
+  constructor(
+    private readonly workspaces: WorkspaceService,
+    private readonly agents: AgentService,
+    private readonly events: EventBus,
+    private readonly options: OrchestrationServiceOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.cooldownMs = options.cooldownMs ?? REPROPOSAL_COOLDOWN_MS;
+    this.materializer = new OrchestrationMaterializer(workspaces, agents, () => this.launcher);
+  }
+
+  /**
+   * Attaches the pipeline engine (the composition root does it once). Approved orchestrations that were
+   * waiting for an engine are materialized from where they stopped.
+   */
+  async useLauncher(launcher: PipelineLauncher, control: PipelineRunControl | null = null): Promise<void> {
+    this.attachEngine(launcher, control);
+    for (const workspace of await this.workspaces.list()) await this.resumeMaterializations(workspace.id);
+  }
+
+  /** Sets the engine without resuming anything (the composition root's constructor; `recover` resumes). */
+  attachEngine(launcher: PipelineLauncher, control: PipelineRunControl | null): void {
+    this.launcher = launcher;
+    this.control = control;
+  }
+
+  /** ORC-1..3: validate, enforce the cooldown, store a revision. Nothing runs (ORC-2). */
+  async propose(input: ProposeInput): Promise<ProposeResult> {
+    const db = await this.db(input.workspaceId);
+    const agents = await this.agents.list(input.workspaceId);
+    const violations = validateOrchestrationProposal(input.proposal, { knownAgentIds: new Set(agents.map((agent) => agent.id)) });
+    const takenNames = new Set(agents.map((agent) => agent.name.toLowerCase()));
+    input.proposal.roles.forEach((role, index) => {
+      if (!role.hire) return;
+      const parsed = CreateAgentBody.safeParse({ name: role.hire.name, title: role.hire.title, persona: role.hire.persona, skills: role.hire.skills });
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) {
+          violations.push({ code: 'role_assignment', field: `roles.${index}.hire.${issue.path.join('.')}`, message: `Role "${role.roleKey}": the hire's ${issue.path.join('.')} ${issue.message}.` });
+        }
+      } else if (takenNames.has(role.hire.name.toLowerCase())) {
+        violations.push({
+          code: 'duplicate_hire_name',
+          field: `roles.${index}.hire.name`,
+          message: `Role "${role.roleKey}" hires "${role.hire.name}", but an agent of that name already exists; name it with agentId instead, or pick another name.`,
+        });
+      }
+    });
+    if (violations.length > 0) return { ok: false, kind: 'invalid', violations };
+
+    const nowMs = this.now();
+    const now = new Date(nowMs).toISOString();
+    const outcome = await db.transaction().execute(async (trx) => {
+      const open = await findOpenProposal(trx, input.conversationId, input.agentId);
+      if (open) {
+        const latest = (await listRevisions(trx, open.id)).at(-1)!;
+        const elapsed = nowMs - Date.parse(latest.createdAt);
+        if (elapsed < this.cooldownMs) {
+          return { cooldown: true as const, id: open.id, revision: open.latestRevision, retryAfterSeconds: Math.max(1, Math.ceil((this.cooldownMs - elapsed) / 1000)) };
+        }
+        const revision = open.latestRevision + 1;
+        await insertRevision(trx, { orchestrationId: open.id, revision, proposal: input.proposal, runId: input.runId, createdAt: now });
+        await updateOrchestration(trx, open.id, { goal: input.proposal.goal, latestRevision: revision, runId: input.runId, maxUsd: input.proposal.budget?.maxUsd ?? null, updatedAt: now }, ['proposed']);
+        return { cooldown: false as const, id: open.id, revision };
+      }
+      const id = newId('orc');
+      await insertOrchestration(trx, {
+        id,
+        conversationId: input.conversationId,
+        spaceId: input.spaceId,
+        orchestratorAgentId: input.agentId,
+        runId: input.runId,
+        goal: input.proposal.goal,
+        status: 'proposed',
+        latestRevision: 1,
+        approvedRevision: null,
+        approvedKeys: null,
+        decidedBy: null,
+        reason: null,
+        teamId: null,
+        projectId: null,
+        pipelineRunId: null,
+        maxUsd: input.proposal.budget?.maxUsd ?? null,
+        spentUsd: 0,
+        budgetPaused: false,
+        error: null,
+        createdAt: now,
+        decidedAt: null,
+        updatedAt: now,
+      });
+      await insertRevision(trx, { orchestrationId: id, revision: 1, proposal: input.proposal, runId: input.runId, createdAt: now });
+      return { cooldown: false as const, id, revision: 1 };
+    });
+    if (outcome.cooldown) return { ok: false, kind: 'cooldown', orchestrationId: outcome.id, revision: outcome.revision, retryAfterSeconds: outcome.retryAfterSeconds };
+    const orchestration = await this.get(input.workspaceId, outcome.id);
+    this.events.publish(input.workspaceId, 'orchestration.proposed', orchestration);
+    return { ok: true, orchestration, revision: outcome.revision };
+  }
+
+  async list(workspaceId: string, filter: { conversationId?: string } = {}): Promise<Orchestration[]> {
+    const db = await this.db(workspaceId);
+    const records = await listOrchestrations(db, filter);
+    return Promise.all(records.map((record) => this.view(workspaceId, record)));
+  }
+
+  async get(workspaceId: string, orchestrationId: string): Promise<Orchestration> {
+    return this.view(workspaceId, await this.record(workspaceId, orchestrationId));
+  }
+
+  /** ORC-3: what changed between two revisions (`from` defaults to the one before `to`). */
+  async diff(workspaceId: string, orchestrationId: string, to: number, from?: number) {
+    const db = await this.db(workspaceId);
+    await this.record(workspaceId, orchestrationId);
+    const revisions = await listRevisions(db, orchestrationId);
+    const after = revisions.find((revision) => revision.revision === to);
+    if (!after) throw new NotFoundError('revision', String(to), 'to');
+    const fromRevision = from ?? to - 1;
+    const before = revisions.find((revision) => revision.revision === fromRevision);
+    if (!before) throw new NotFoundError('revision', String(fromRevision), 'from');
+    return { from: fromRevision, to, diff: diffRevisions(before.proposal, after.proposal) };
+  }
+
+  /**
+   * ORC-2: an operator approves the revision they looked at (a newer one makes the approval stale:
+   * 409), optionally a dependency-closed subset of the sub-tickets. The materializer then runs (ORC-4);
+   * if it stops on an error the orchestration stays `approved` with the error, and resumes on restart.
+   */
+  async approve(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, input: { revision: number; subTicketKeys?: string[] | undefined }): Promise<Orchestration> {
+    const db = await this.db(workspaceId);
+    const record = await this.record(workspaceId, orchestrationId);
+    if (record.status !== 'proposed') throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} is ${record.status}; only a proposed one can be approved`);
+    if (input.revision !== record.latestRevision) {
+      throw new ConflictError('revision', `revision ${input.revision} is not the latest (${record.latestRevision}); review the latest revision and approve that one`);
+    }
+    const revision = (await listRevisions(db, orchestrationId)).find((candidate) => candidate.revision === input.revision)!;
+    const proposal = revision.proposal;
+    let keys: string[] | null = null;
+    if (input.subTicketKeys) {
+      const { unknown, missing } = checkDependencyClosed(proposal.subTickets, input.subTicketKeys);
+      if (unknown.length > 0) throw new ValidationError('subTicketKeys', `unknown sub-ticket key(s): ${unknown.join(', ')}`);
+      if (missing.size > 0) {
+        const detail = [...missing].map(([key, absent]) => `${key} needs ${absent.join(', ')}`).join('; ');
+        throw new ValidationError('subTicketKeys', `the subset is not closed under dependencies: ${detail}`);
+      }
+      const chosen = new Set(input.subTicketKeys);
+      keys = proposal.subTickets.map((ticket) => ticket.key).filter((key) => chosen.has(key));
+    }
+    // Names may have been taken since the proposal: a hire must not silently adopt someone else's agent.
+    const names = new Set((await this.agents.list(workspaceId)).map((agent) => agent.name.toLowerCase()));
+    for (const role of proposal.roles) {
+      if (role.hire && names.has(role.hire.name.toLowerCase())) {
+        throw new ConflictError('revision', `role "${role.roleKey}" hires "${role.hire.name}", but an agent of that name now exists; ask for a revised proposal`);
+      }
+      if (role.agentId && !(await this.agents.get(workspaceId, role.agentId).then(() => true, () => false))) {
+        throw new ConflictError('revision', `role "${role.roleKey}" names agent ${role.agentId}, which no longer exists`);
+      }
+    }
+    const now = nowIso();
+    const updated = await updateOrchestration(
+      db,
+      orchestrationId,
+      { status: 'approved', approvedRevision: input.revision, approvedKeys: keys, decidedBy: operator.operatorId, decidedAt: now, maxUsd: proposal.budget?.maxUsd ?? null, updatedAt: now },
+      ['proposed'],
+    );
+    if (!updated) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} was decided concurrently`);
+    await this.publishUpdate(workspaceId, orchestrationId);
+    await this.runMaterializer(workspaceId, orchestrationId);
+    return this.get(workspaceId, orchestrationId);
+  }
+
+  async reject(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, reason: string | undefined): Promise<Orchestration> {
+    return this.decideClosed(workspaceId, orchestrationId, 'rejected', operator, reason, ['proposed']);
+  }
+
+  /** Cancels at any point before the end; a launched pipeline is cancelled through the engine's control. */
+  async cancel(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, reason: string | undefined): Promise<Orchestration> {
+    const record = await this.record(workspaceId, orchestrationId);
+    const result = await this.decideClosed(workspaceId, orchestrationId, 'cancelled', operator, reason, CANCELLABLE);
+    if (record.pipelineRunId && this.control) await this.control.cancel({ workspaceId, pipelineRunId: record.pipelineRunId });
+    return result;
+  }
+
+  /** After a budget pause: the operator sets a new cap; spending below it resumes the pipeline (ORC-4). */
+  async setBudget(workspaceId: string, orchestrationId: string, maxUsd: number): Promise<Orchestration> {
+    const db = await this.db(workspaceId);
+    const record = await this.record(workspaceId, orchestrationId);
+    if (isFinished(record.status)) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} is ${record.status}`);
+    if (maxUsd <= record.spentUsd) throw new ValidationError('maxUsd', `maxUsd must be above what has been spent (${record.spentUsd})`);
+    await updateOrchestration(db, orchestrationId, { maxUsd, budgetPaused: false, updatedAt: nowIso() });
+    if (record.budgetPaused && record.pipelineRunId && this.control) await this.control.resume({ workspaceId, pipelineRunId: record.pipelineRunId });
+    return this.publishUpdate(workspaceId, orchestrationId);
+  }
+
+  /** Start-up: approved orchestrations whose materialization a crash interrupted are finished. */
+  async resumeMaterializations(workspaceId: string): Promise<void> {
+    const db = await this.db(workspaceId);
+    for (const record of await listOrchestrations(db, { statuses: ['approved'] })) await this.runMaterializer(workspaceId, record.id);
+  }
+
+  // PipelineBudgetGate -------------------------------------------------------------------------------
+
+  /** ORC-4: refuses a node once the spend reached `maxUsd` (or would, by the node's estimate), pausing. */
+  async beforeNode(input: Parameters<PipelineBudgetGate['beforeNode']>[0]): Promise<{ proceed: true } | { proceed: false; reason: string }> {
+    const record = await this.sourceRecord(input.workspaceId, input.source);
+    if (!record || record.maxUsd === null) return { proceed: true };
+    const projected = record.spentUsd + (input.estimatedUsd ?? 0);
+    const over = input.estimatedUsd ? projected > record.maxUsd : record.spentUsd >= record.maxUsd;
+    if (!over) return { proceed: true };
+    const reason = `orchestration ${record.id} has spent $${record.spentUsd.toFixed(2)}${input.estimatedUsd ? ` and node ${input.nodeKey} is estimated at $${input.estimatedUsd.toFixed(2)}` : ''}, which would exceed its cap of $${record.maxUsd.toFixed(2)}; waiting for the operator`;
+    const db = await this.db(input.workspaceId);
+    await updateOrchestration(db, record.id, { budgetPaused: true, error: reason, updatedAt: nowIso() });
+    await this.publishUpdate(input.workspaceId, record.id);
+    return { proceed: false, reason };
+  }
+
+  // PipelineRunObserver -----------------------------------------------------------------------------
+
+  async onNodeStarted(report: Parameters<PipelineRunObserver['onNodeStarted']>[0]): Promise<void> {
+    if (report.nodeType !== 'synthesis') return;
+    await this.transition(report.workspaceId, report.source, 'synthesizing', {});
+  }
+
+  async onNodeFinished(report: Parameters<PipelineRunObserver['onNodeFinished']>[0]): Promise<void> {
+    const record = await this.sourceRecord(report.workspaceId, report.source);
+    if (!record) return;
+    const db = await this.db(report.workspaceId);
+    const now = nowIso();
+    await db.transaction().execute(async (trx) => {
+      if (report.nodeType === 'ticketWork') await setOrchestrationTicketStatus(trx, { orchestrationId: record.id, key: report.nodeKey, status: report.state, now });
+      const cost = report.costUsd ?? 0;
+      if (Number.isFinite(cost) && cost > 0) {
+        const current = (await findOrchestration(trx, record.id))!;
+        await updateOrchestration(trx, record.id, { spentUsd: current.spentUsd + cost, updatedAt: now });
+      }
+    });
+    await this.publishUpdate(report.workspaceId, record.id);
+  }
+
+  async onPipelineFinished(report: Parameters<PipelineRunObserver['onPipelineFinished']>[0]): Promise<void> {
+    await this.transition(report.workspaceId, report.source, report.state, { error: report.error ?? null });
+  }
+
+  // internals ---------------------------------------------------------------------------------------
+
+  private async runMaterializer(workspaceId: string, orchestrationId: string): Promise<void> {
+    try {
+      await this.materializer.materialize(workspaceId, orchestrationId);
+    } catch (error) {
+      const message = (error as Error).message;
+      this.options.logger?.warn({ err: error, orchestrationId }, 'orchestration materialization stopped');
+      const db = await this.db(workspaceId);
+      // A hire whose name got taken cannot succeed by retrying; anything else resumes on the next start.
+      const fatal = error instanceof ConflictError;
+      await updateOrchestration(db, orchestrationId, { error: message, ...(fatal ? { status: 'failed' as const } : {}), updatedAt: nowIso() }, ['approved']);
+    }
+    await this.publishUpdate(workspaceId, orchestrationId);
+  }
+
+  private async transition(workspaceId: string, source: { kind: string; id: string }, to: OrchestrationStatus, extra: { error?: string | null }): Promise<void> {
+    const record = await this.sourceRecord(workspaceId, source);
+    if (!record || record.status === to || !canTransition(record.status, to)) return;
+    const db = await this.db(workspaceId);
+    const from = (['executing', 'synthesizing', 'approved'] as const).filter((status) => canTransition(status, to));
+    await updateOrchestration(db, record.id, { status: to, ...(extra.error !== undefined ? { error: extra.error } : {}), updatedAt: nowIso() }, from);
+    await this.publishUpdate(workspaceId, record.id);
+  }
+
+  private async decideClosed(
+    workspaceId: string,
+    orchestrationId: string,
+    to: 'rejected' | 'cancelled',
+    operator: OperatorPrincipal,
+    reason: string | undefined,
+    from: readonly OrchestrationStatus[],
+  ): Promise<Orchestration> {
+    const db = await this.db(workspaceId);
+    const record = await this.record(workspaceId, orchestrationId);
+    if (!from.includes(record.status)) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} is ${record.status}; it cannot be ${to}`);
+    const now = nowIso();
+    const decided = record.status === 'proposed' ? { decidedBy: operator.operatorId, decidedAt: now } : {};
+    const updated = await updateOrchestration(db, orchestrationId, { status: to, reason: reason ?? null, ...decided, updatedAt: now }, [record.status]);
+    if (!updated) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} changed concurrently`);
+    return this.publishUpdate(workspaceId, orchestrationId);
+  }
+
+  private async publishUpdate(workspaceId: string, orchestrationId: string): Promise<Orchestration> {
+    const orchestration = await this.get(workspaceId, orchestrationId);
+    this.events.publish(workspaceId, 'orchestration.updated', orchestration);
+    return orchestration;
+  }
+
+  private async sourceRecord(workspaceId: string, source: { kind: string; id: string }): Promise<OrchestrationRecord | null> {
+    if (source.kind !== 'orchestration') return null;
+    return findOrchestration(await this.db(workspaceId), source.id);
+  }
+
+  private async record(workspaceId: string, orchestrationId: string): Promise<OrchestrationRecord> {
+    const record = await findOrchestration(await this.db(workspaceId), orchestrationId);
+    if (!record) throw new NotFoundError('orchestration', orchestrationId, 'orchestrationId');
+    return record;
+  }
+
+  private async view(workspaceId: string, record: OrchestrationRecord): Promise<Orchestration> {
+    const db = await this.db(workspaceId);
+    const revisions = await listRevisions(db, record.id);
+    const proposal = revisions.at(-1)!.proposal;
+    const steps = await listSteps(db, record.id);
+    const members = [...steps.entries()].filter(([step]) => step.startsWith('role:')).map(([, value]) => value as RoleMember);
+    const estimates = await Promise.all(
+      proposal.roles.map(async (role) => {
+        const workItems =
+          proposal.subTickets.filter((ticket) => ticket.roleKey === role.roleKey).length +
+          (proposal.synthesis.roleKey === role.roleKey ? 1 : 0) +
+          (proposal.research?.roleKey === role.roleKey ? 1 : 0);
+        const costs = role.agentId ? await recentRunCosts(db, role.agentId) : [];
+        return { roleKey: role.roleKey, estimate: estimateRole({ hire: role.hire !== undefined, pastRunCostsUsd: costs, workItems }) };
+      }),
+    );
+    return {
+      ...record,
+      proposal,
+      revisions: revisions.map((revision) => ({ revision: revision.revision, createdAt: revision.createdAt })),
+      estimates,
+      members: members.map((member) => ({ roleKey: member.roleKey, agentId: member.agentId, hired: member.hired })),
+      steps: [...steps.keys()],
+    };
+  }
+
+  private async db(workspaceId: string) {
+    return (await this.workspaces.handle(workspaceId)).database.db;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Browser test of the orchestration proposal card (ORC-1..3, UI): roles as an org chart with the hire
+ * marked, the sub-ticket tree, budget and estimates, the diff from the previous revision, and the
+ * operator approving a dependency-closed subset from the card.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestBrowser } from '../support/e2e/browser.js';
+import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
+import { RecordingLauncher, validProposal } from '../support/orchestration-fixtures.js';
+import type { TestServer } from '../support/test-server.js';
+
+let suite: LiveAppSuite | undefined;
+let server: TestServer;
+let ui: TestBrowser;
+let ws: string;
+
+beforeAll(async () => {
+  suite = await startLiveAppSuite();
+  ({ server, ui, workspaceId: ws } = suite);
+}, 300_000);
+
+afterAll(async () => {
+  await suite?.close();
+});
+
+describe('web app: the orchestration proposal card (ORC-1..3)', () => {
+  it('shows the team, the ticket tree, budget, estimates and the revision diff; approving a closed subset launches only it', async () => {
+    const app = server.running.app;
+    const launcher = new RecordingLauncher();
+    await app.orchestrations.useLauncher(launcher);
+    let clock = Date.now();
+    (app.orchestrations as unknown as { now: () => number }).now = () => clock;
+
+    const space = (await server.api('POST', `/api/workspaces/${ws}/spaces`, { name: 'Billing', mode: 'orchestrate' })).body;
+    const conversation = (await server.api('POST', `/api/workspaces/${ws}/spaces/${space.id}/conversations`, { title: 'Billing export' })).body;
+    const lead = (await server.api('GET', `/api/workspaces/${ws}/agents`)).body.agents[0];
+    const base = { workspaceId: ws, conversationId: conversation.id, spaceId: space.id, agentId: lead.id, runId: null };
+    expect((await app.orchestrations.propose({ ...base, proposal: validProposal(lead.id) })).ok).toBe(true);
+    clock += 3 * 60_000;
+    const revised = validProposal(lead.id);
+    revised.subTickets = revised.subTickets.map((ticket) => (ticket.key === 'api' ? { ...ticket, title: 'Export API' } : ticket));
+    revised.budget = { estimatedUsd: 4, maxUsd: 12 };
+    expect((await app.orchestrations.propose({ ...base, proposal: revised })).ok).toBe(true);
+
+    const { page } = ui;
+    await page.goto(`${server.url}/w/${ws}/c/${conversation.id}`);
+    const card = page.getByTestId('orchestration-card');
+    await card.waitFor({ timeout: 15_000 });
+    expect(await card.getByTestId('orc-revision').textContent()).toBe('revision 2');
+
+    // The org chart: the orchestrator on top, two roles, the writer marked as a new hire.
+    const org = card.getByTestId('orc-org');
+    expect(await org.textContent()).toContain(`${lead.name} · orchestrator`);
+    expect(await card.getByTestId('orc-role').count()).toBe(2);
+    const writer = card.locator('[data-testid="orc-role"][data-role-key="writer"]');
+    expect(await writer.textContent()).toContain('new hire');
+    expect(await writer.textContent()).toContain('docs-writer');
+    // Estimates: a hire has no history — unknown, never a number.
+    expect(await writer.getByTestId('orc-estimate').textContent()).toMatch(/unknown — a new hire has no run history/);
+
+    // The ticket tree by level, the budget, the diff.
+    expect(await card.getByTestId('orc-ticket').count()).toBe(4);
+    expect(await card.getByTestId('orc-tree').textContent()).toContain('synthesis by lead');
+    expect(await card.getByTestId('orc-budget').textContent()).toContain('cap $12');
+    const diff = card.getByTestId('orc-diff');
+    await diff.waitFor();
+    expect(await diff.textContent()).toContain('~ sub-ticket api title: Export endpoint → Export API');
+    expect(await diff.textContent()).toContain('~ budget maxUsd: 10 → 12');
+    await ui.screenshot('orchestration-card-proposed');
+
+    // Unticking docs unticks review (it depends on docs): a closed subset of two.
+    await card.getByLabel('Include docs').uncheck();
+    expect(await card.getByLabel('Include review').isChecked()).toBe(false);
+    expect(await card.getByLabel('Include schema').isChecked()).toBe(true);
+    await card.getByRole('button', { name: 'Approve 2 of 4' }).click();
+    await expect.poll(async () => (await card.locator('.badge').first().textContent()) ?? '', { timeout: 15_000 }).toBe('executing');
+    expect(launcher.calls).toHaveLength(1);
+    expect(launcher.calls[0]!.definition.nodes.map((node) => node.key)).toEqual(['research', 'schema', 'api', 'synthesis']);
+    const stored = (await server.api('GET', `/api/workspaces/${ws}/orchestrations?conversationId=${conversation.id}`)).body.orchestrations[0];
+    expect(stored).toMatchObject({ status: 'executing', approvedRevision: 2, approvedKeys: ['schema', 'api'] });
+    // The writer's only ticket was left out: no one is hired for it.
+    expect((await server.api('GET', `/api/workspaces/${ws}/agents`)).body.agents.some((agent: any) => agent.name === 'docs-writer')).toBe(false);
+    await card.getByRole('button', { name: 'Cancel orchestration' }).waitFor();
+    await ui.screenshot('orchestration-card-executing');
+  }, 120_000);
+});
