@@ -38,6 +38,7 @@ export const WORKSPACE_EVENT_TYPES = [
   'plan.updated',
   'policy.ruleCreated',
   'policy.ruleDeleted',
+  'pipelineRun.updated',
 ] as const;
 
 /** One event type of the workspace stream. */

@@ -15,6 +15,7 @@ import { gitPushRoutes } from './routes/git-push-routes.js';
 import { honestyRoutes } from './routes/honesty-routes.js';
 import { hookRoutes } from './routes/hook-routes.js';
 import { modelProxyRoutes } from './routes/model-proxy-routes.js';
+import { pipelineRoutes } from './routes/pipeline-routes.js';
 import { planRoutes } from './routes/plan-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { runRoutes } from './routes/run-routes.js';
@@ -79,6 +80,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(runRoutes(app));
   await server.register(policyRoutes(app));
   await server.register(planRoutes(app));
+  await server.register(pipelineRoutes(app));
   await server.register(hookRoutes(app));
   await server.register(gitPushRoutes(app));
   await server.register(modelProxyRoutes(app));

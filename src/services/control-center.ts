@@ -16,6 +16,10 @@ import { MessageService } from './runs/message-service.js';
 import { ModelBroker } from './model-broker.js';
 import { OperatorAuth } from './operator-auth.js';
 import { PlanService } from './plans/plan-service.js';
+import { EnginePipelineLauncher } from './pipelines/engine-pipeline-launcher.js';
+import { registerNodeExecutors } from './pipelines/node-executors.js';
+import { PipelineEngine } from './pipelines/pipeline-engine.js';
+import { PipelineService } from './pipelines/pipeline-service.js';
 import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
 import { PresenceService } from './agents/presence-service.js';
@@ -88,6 +92,10 @@ export class ControlCenter {
   readonly turns: TurnService;
   readonly plans: PlanService;
   readonly modelBroker: ModelBroker;
+  /** PIPE-1: the durable engine every pipeline runs on, the pipelines service and the launcher orchestrations call. */
+  readonly pipelineEngine: PipelineEngine;
+  readonly pipelines: PipelineService;
+  readonly pipelineLauncher: EnginePipelineLauncher;
   /** The one logger every service and the HTTP server write to. */
   readonly logger: Logger;
 
@@ -111,6 +119,12 @@ export class ControlCenter {
     this.presence = new PresenceService(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
     this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });
+    // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
+    const commandSandbox = new CommandSandbox({
+      sandbox: options.builtinSandbox ?? 'auto',
+      hiddenPaths: [dataRoot],
+      network: options.builtinShellNetwork ?? 'host',
+    });
     this.executor = new RunExecutor(
       this.workspaces,
       this.agents,
@@ -133,16 +147,24 @@ export class ControlCenter {
         modelBroker: this.modelBroker,
         hookSessions: this.hookSessions,
         logger: this.logger,
-        // Built-in bash commands must not see the data root (operator token, databases) either.
-        commandSandbox: new CommandSandbox({
-          sandbox: options.builtinSandbox ?? 'auto',
-          hiddenPaths: [dataRoot],
-          network: options.builtinShellNetwork ?? 'host',
-        }),
+        commandSandbox,
       },
     );
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
+    this.pipelineEngine = new PipelineEngine(this.workspaces, this.events, { logger: this.logger });
+    registerNodeExecutors(this.pipelineEngine, {
+      workspaces: this.workspaces,
+      agents: this.agents,
+      spaces: this.spaces,
+      turns: this.turns,
+      executor: () => this.executor,
+      approvals: this.approvals,
+      policy: this.policy,
+      commandSandbox,
+    });
+    this.pipelines = new PipelineService(this.workspaces, this.pipelineEngine, this.events, this.logger);
+    this.pipelineLauncher = new EnginePipelineLauncher(this.pipelineEngine);
     // The data root holds the operator token: the sandbox must never show it to an external runner.
     this.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
@@ -177,8 +199,11 @@ export class ControlCenter {
       await this.runs.markOrphansDead(workspace.id, handle.database.db);
       await this.approvals.expireNonDurable(workspace.id);
       await this.plans.resumeExecutions(workspace.id);
+      await this.pipelines.syncFiles(workspace.id);
+      await this.pipelineEngine.resume(workspace.id);
       if (workspace.seeding === 'pending') void this.seeding.seedInBackground(workspace.id);
     }
+    this.pipelines.startTriggers();
   }
 
   /** Cancel, pause or resume a run in progress on the built-in harness (HAR-5). */
@@ -206,6 +231,9 @@ export class ControlCenter {
   /** Stops every run in progress (marking them cancelled) and closes the databases. */
   async close(): Promise<void> {
     this.plans.suspend();
+    this.pipelines.stopTriggers();
+    // Before runs are cancelled: nodes in flight stay recorded as running, so the next start applies at-most-once.
+    await this.pipelineEngine.suspend();
     const inProgress = this.activeRuns.all();
     for (const run of inProgress) this.executor.cancel(run.runId);
     await Promise.all(inProgress.map((run) => run.finished));

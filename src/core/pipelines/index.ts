@@ -6,3 +6,4 @@ export * from './pipeline-issue.js';
 export * from './placeholders.js';
 export * from './space-mode-extras.js';
 export * from './validate-pipeline.js';
+export * from './webhook-signature.js';

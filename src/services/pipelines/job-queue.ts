@@ -42,6 +42,12 @@ export interface JobQueue {
   fail(jobId: string, workerId: string, error: string, options?: { retry?: boolean }): Promise<{ retryAt: number | null }>;
   /** On shutdown: every job the worker holds goes back to the queue, the claim not counted. */
   release(workerId: string): Promise<number>;
+  /**
+   * On start: jobs held by any other worker go back to the queue. The embedded queue is owned by one
+   * process per workspace file, so another holder is a previous, dead process of this server (a
+   * shared PostgreSQL queue implements this as "expire leases of workers known dead" instead).
+   */
+  reclaimAbandoned(workerId: string): Promise<number>;
   /** When the next job of `queue` becomes due (now or later), or null when none is waiting. */
   nextDueAt(queue: string): Promise<number | null>;
 }

@@ -119,6 +119,16 @@ export class SqliteJobQueue implements JobQueue {
     return Number(updated.numUpdatedRows);
   }
 
+  async reclaimAbandoned(workerId: string): Promise<number> {
+    const updated = await this.db
+      .updateTable('pipeline_jobs')
+      .set({ status: 'queued', locked_by: null, locked_until: null, updated_at: nowIso() })
+      .where('status', '=', 'claimed')
+      .where('locked_by', '!=', workerId)
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows);
+  }
+
   async nextDueAt(queue: string): Promise<number | null> {
     const row = await this.db
       .selectFrom('pipeline_jobs')
