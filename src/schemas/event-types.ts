@@ -47,6 +47,7 @@ export const WORKSPACE_EVENT_TYPES = [
   'ticket.created',
   'ticket.updated',
   'ticket.commented',
+  'pipelineRun.updated',
 ] as const;
 
 /** One event type of the workspace stream. */

@@ -21,6 +21,9 @@ export { WORKSPACE_EVENT_TYPES, type WorkspaceEventType };
 
 /** `*.deleted` events carry only the id of what is gone. */
 export const EntityDeleted = z.object({ id: z.string() });
+
+/** A pipeline run or one of its nodes changed (PIPE-1); clients refetch the run. */
+export const PipelineRunChanged = z.object({ runId: z.string() });
 export type EntityDeleted = z.infer<typeof EntityDeleted>;
 
 /** Background seeding of a new workspace failed; the workspace stays usable without the seed agents. */
@@ -112,6 +115,7 @@ export const WORKSPACE_EVENT_PAYLOADS = {
   'ticket.created': Ticket,
   'ticket.updated': Ticket,
   'ticket.commented': TicketComment,
+  'pipelineRun.updated': PipelineRunChanged,
 } as const satisfies Record<WorkspaceEventType, z.ZodType>;
 
 /** The payload type of each event type. */

@@ -18,6 +18,7 @@ import { modelProxyRoutes } from './routes/model-proxy-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import { ticketRoutes } from './routes/ticket-routes.js';
 import { orchestrationRoutes } from './routes/orchestration-routes.js';
+import { pipelineRoutes } from './routes/pipeline-routes.js';
 import { planRoutes } from './routes/plan-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { runRoutes } from './routes/run-routes.js';
@@ -85,6 +86,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(reviewRoutes(app));
   await server.register(ticketRoutes(app));
   await server.register(orchestrationRoutes(app));
+  await server.register(pipelineRoutes(app));
   await server.register(hookRoutes(app));
   await server.register(gitPushRoutes(app));
   await server.register(modelProxyRoutes(app));

@@ -21,6 +21,10 @@ import { OrchestrationService } from './orchestrations/orchestration-service.js'
 import { orchestrationModeTools } from './orchestrations/orchestration-mode-tools.js';
 import type { PipelineLauncher, PipelineRunControl } from './orchestrations/pipeline-launcher.js';
 import { PlanService } from './plans/plan-service.js';
+import { EnginePipelineLauncher } from './pipelines/engine-pipeline-launcher.js';
+import { registerNodeExecutors } from './pipelines/node-executors.js';
+import { PipelineEngine } from './pipelines/pipeline-engine.js';
+import { PipelineService } from './pipelines/pipeline-service.js';
 import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
 import { PresenceService } from './agents/presence-service.js';
@@ -102,6 +106,10 @@ export class ControlCenter {
   readonly tickets: TicketService;
   readonly orchestrations: OrchestrationService;
   readonly modelBroker: ModelBroker;
+  /** PIPE-1: the durable engine every pipeline runs on, the pipelines service and the launcher orchestrations call. */
+  readonly pipelineEngine: PipelineEngine;
+  readonly pipelines: PipelineService;
+  readonly pipelineLauncher: EnginePipelineLauncher;
   /** The one logger every service and the HTTP server write to. */
   readonly logger: Logger;
 
@@ -125,7 +133,7 @@ export class ControlCenter {
     this.presence = new PresenceService(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
     this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });
-    // Built-in bash commands must not see the data root (operator token, databases) either.
+    // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
     const commandSandbox = new CommandSandbox({
       sandbox: options.builtinSandbox ?? 'auto',
       hiddenPaths: [dataRoot],
@@ -174,6 +182,19 @@ export class ControlCenter {
       ...(options.orchestrationCooldownMs !== undefined ? { cooldownMs: options.orchestrationCooldownMs } : {}),
     });
     if (options.pipelineLauncher) this.orchestrations.attachEngine(options.pipelineLauncher, options.pipelineRunControl ?? null);
+    this.pipelineEngine = new PipelineEngine(this.workspaces, this.events, { logger: this.logger });
+    registerNodeExecutors(this.pipelineEngine, {
+      workspaces: this.workspaces,
+      agents: this.agents,
+      spaces: this.spaces,
+      turns: this.turns,
+      executor: () => this.executor,
+      approvals: this.approvals,
+      policy: this.policy,
+      commandSandbox,
+    });
+    this.pipelines = new PipelineService(this.workspaces, this.pipelineEngine, this.events, this.logger);
+    this.pipelineLauncher = new EnginePipelineLauncher(this.pipelineEngine);
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({
@@ -221,8 +242,11 @@ export class ControlCenter {
       await this.plans.resumeExecutions(workspace.id);
       // ORC-4: approved orchestrations whose materialization a crash cut short finish from their last step.
       await this.orchestrations.resumeMaterializations(workspace.id);
+      await this.pipelines.syncFiles(workspace.id);
+      await this.pipelineEngine.resume(workspace.id);
       if (workspace.seeding === 'pending') void this.seeding.seedInBackground(workspace.id);
     }
+    this.pipelines.startTriggers();
   }
 
   /** Cancel, pause or resume a run in progress on the built-in harness (HAR-5). */
@@ -250,6 +274,9 @@ export class ControlCenter {
   /** Stops every run in progress (marking them cancelled) and closes the databases. */
   async close(): Promise<void> {
     this.plans.suspend();
+    this.pipelines.stopTriggers();
+    // Before runs are cancelled: nodes in flight stay recorded as running, so the next start applies at-most-once.
+    await this.pipelineEngine.suspend();
     const inProgress = this.activeRuns.all();
     for (const run of inProgress) this.executor.cancel(run.runId);
     await Promise.all(inProgress.map((run) => run.finished));

@@ -17,6 +17,7 @@ export class EventBus {
   private sequence = 0;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly recent = new Map<string, WorkspaceEvent[]>();
+  private readonly everywhere = new Set<Listener>();
 
   /** Publishes one event; the payload must match its type's schema in src/schemas/events.ts (checked by the compiler). */
   publish<T extends WorkspaceEventType>(workspaceId: string, type: T, data: WorkspaceEventPayloads[T]): WorkspaceEvent {
@@ -31,6 +32,7 @@ export class EventBus {
     buffer.push(event);
     if (buffer.length > REPLAY_BUFFER_SIZE) buffer.splice(0, buffer.length - REPLAY_BUFFER_SIZE);
     for (const listener of this.listeners.get(workspaceId) ?? []) listener(event);
+    for (const listener of this.everywhere) listener(event);
     return event;
   }
 
@@ -48,6 +50,12 @@ export class EventBus {
     }
     set.add(listener);
     return () => set.delete(listener);
+  }
+
+  /** Subscribes to every workspace's events (pipeline domain-event triggers). Returns the unsubscribe function. */
+  subscribeAll(listener: Listener): () => void {
+    this.everywhere.add(listener);
+    return () => this.everywhere.delete(listener);
   }
 
   /** Number of live subscribers of a workspace (used to know whether an operator is connected). */

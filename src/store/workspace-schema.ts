@@ -35,6 +35,13 @@ export interface WorkspaceSchema {
   teams: TeamTable;
   team_members: TeamMemberTable;
   projects: ProjectTable;
+  pipelines: PipelineTable;
+  pipeline_triggers: PipelineTriggerTable;
+  pipeline_webhook_deliveries: PipelineWebhookDeliveryTable;
+  pipeline_runs: PipelineRunTable;
+  pipeline_nodes: PipelineNodeTable;
+  pipeline_node_attempts: PipelineNodeAttemptTable;
+  pipeline_jobs: PipelineJobTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -298,6 +305,16 @@ export interface ReviewTable {
   verdict_json: string | null;
   finalized_by: string | null;
   finalized_at: string | null;
+/** PIPE-1: a stored pipeline definition (from the API or a workspace file). */
+export interface PipelineTable {
+  id: string;
+  name: string;
+  /** JSON of the validated PipelineDefinition. */
+  definition: string;
+  /** JSON array of the validator's warnings (MODE-5). */
+  warnings: string;
+  /** JSON: {kind: 'api'} | {kind: 'file', path} | {kind: 'orchestration', id}. */
+  source: string;
   created_at: string;
   updated_at: string;
 }
@@ -426,4 +443,88 @@ export interface ProjectTable {
   team_id: string | null;
   orchestration_id: string | null;
   created_at: string;
+export interface PipelineTriggerTable {
+  id: string;
+  pipeline_id: string;
+  /** schedule, webhook, event (manual needs no row). */
+  type: string;
+  /** JSON of the trigger as declared. */
+  config: string;
+  secret: string | null;
+  last_fired_at: string | null;
+}
+
+/** Accepted webhook signatures, so a replayed delivery is refused. */
+export interface PipelineWebhookDeliveryTable {
+  pipeline_id: string;
+  signature: string;
+  received_at: string;
+}
+
+export interface PipelineRunTable {
+  id: string;
+  pipeline_id: string | null;
+  name: string;
+  /** JSON snapshot of the definition the run executes (later edits never change a run). */
+  definition: string;
+  /** running, completed, failed, cancelled. */
+  status: string;
+  /** JSON: {type, payload?}. */
+  trigger: string;
+  /** JSON: {kind: 'api' | 'file' | 'orchestration' | …, id?}. */
+  source: string;
+  idempotency_key: string | null;
+  error: string | null;
+  created_at: string;
+  ended_at: string | null;
+  updated_at: string;
+}
+
+export interface PipelineNodeTable {
+  run_id: string;
+  key: string;
+  type: string;
+  /** pending, queued, running, waiting, done, failed, skipped, cancelled, blocked. */
+  state: string;
+  attempts: number;
+  output: string | null;
+  error: string | null;
+  agent_run_id: string | null;
+  approval_id: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+}
+
+/** One attempt of one node; its primary key is the idempotency key side effects carry. */
+export interface PipelineNodeAttemptTable {
+  idempotency_key: string;
+  run_id: string;
+  node_key: string;
+  attempt: number;
+  /** running, succeeded, failed, interrupted. */
+  state: string;
+  output: string | null;
+  error: string | null;
+  started_at: string;
+  ended_at: string | null;
+}
+
+/** The embedded job queue (SQLite); a PostgreSQL queue backs the same interface later. */
+export interface PipelineJobTable {
+  id: string;
+  queue: string;
+  payload: string;
+  /** queued, claimed, done, dead. */
+  status: string;
+  dedupe_key: string | null;
+  attempts: number;
+  max_attempts: number;
+  backoff_ms: number;
+  /** Epoch milliseconds. */
+  run_at: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
 }

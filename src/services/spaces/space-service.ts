@@ -44,14 +44,17 @@ export class SpaceService {
     return this.findSpaceOrThrow(await this.db(workspaceId), workspaceId, spaceId);
   }
 
-  /** A PR space is created in review mode; nobody else may ask for review (MODE-6). */
-  async create(workspaceId: string, input: CreateSpaceBody): Promise<Space> {
+  /**
+   * A PR space is created in review mode; nobody else may ask for review (MODE-6) except a pipeline
+   * step (`openedByPipeline`, MODE-5/MODE-6: `messaging.createSpace` defaults to review).
+   */
+  async create(workspaceId: string, input: CreateSpaceBody, options: { openedByPipeline?: boolean } = {}): Promise<Space> {
     const db = await this.db(workspaceId);
     const kind = input.kind ?? 'room';
     if (kind === 'pullRequest' && input.mode !== undefined && input.mode !== 'review') {
       throw new ValidationError('mode', 'a pull-request space is always created in review mode (MODE-6)');
     }
-    if (kind !== 'pullRequest' && input.mode === 'review') {
+    if (kind !== 'pullRequest' && input.mode === 'review' && options.openedByPipeline !== true) {
       throw new ValidationError('mode', 'review is not user-selectable: only pull-request spaces and pipeline steps open review spaces (MODE-6)');
     }
     if (input.defaultAgentId) await this.assertAgent(db, input.defaultAgentId, 'defaultAgentId');

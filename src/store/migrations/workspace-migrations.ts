@@ -412,6 +412,101 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
       // project_id was added by 0006.
       await db.schema.alterTable('tickets').addColumn('orchestration_id', 'text').execute();
+  '0008_pipelines': {
+    async up(db: Kysely<unknown>) {
+      // PIPE-1: pipelines (definitions), their durable runs, node states, attempts with idempotency
+      // keys (at most once for side effects), the embedded job queue, triggers and webhook deliveries.
+      await db.schema
+        .createTable('pipelines')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('definition', 'text', (column) => column.notNull())
+        .addColumn('warnings', 'text', (column) => column.notNull().defaultTo('[]'))
+        .addColumn('source', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('pipeline_triggers')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('pipeline_id', 'text', (column) => column.notNull().references('pipelines.id').onDelete('cascade'))
+        .addColumn('type', 'text', (column) => column.notNull())
+        .addColumn('config', 'text', (column) => column.notNull())
+        // The webhook's HMAC secret: stored server-side, shown once at creation, never returned again.
+        .addColumn('secret', 'text')
+        .addColumn('last_fired_at', 'text')
+        .execute();
+      await db.schema.createIndex('pipeline_triggers_by_type').on('pipeline_triggers').columns(['type', 'pipeline_id']).execute();
+      await db.schema
+        .createTable('pipeline_webhook_deliveries')
+        .addColumn('pipeline_id', 'text', (column) => column.notNull())
+        .addColumn('signature', 'text', (column) => column.notNull())
+        .addColumn('received_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('pipeline_webhook_deliveries_pk', ['pipeline_id', 'signature'])
+        .execute();
+      await db.schema
+        .createTable('pipeline_runs')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('pipeline_id', 'text')
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('definition', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('trigger', 'text', (column) => column.notNull())
+        .addColumn('source', 'text', (column) => column.notNull())
+        .addColumn('idempotency_key', 'text', (column) => column.unique())
+        .addColumn('error', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('ended_at', 'text')
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('pipeline_runs_by_pipeline').on('pipeline_runs').columns(['pipeline_id', 'created_at']).execute();
+      await db.schema.createIndex('pipeline_runs_by_status').on('pipeline_runs').column('status').execute();
+      await db.schema
+        .createTable('pipeline_nodes')
+        .addColumn('run_id', 'text', (column) => column.notNull().references('pipeline_runs.id').onDelete('cascade'))
+        .addColumn('key', 'text', (column) => column.notNull())
+        .addColumn('type', 'text', (column) => column.notNull())
+        .addColumn('state', 'text', (column) => column.notNull())
+        .addColumn('attempts', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('output', 'text')
+        .addColumn('error', 'text')
+        .addColumn('agent_run_id', 'text')
+        .addColumn('approval_id', 'text')
+        .addColumn('started_at', 'text')
+        .addColumn('ended_at', 'text')
+        .addPrimaryKeyConstraint('pipeline_nodes_pk', ['run_id', 'key'])
+        .execute();
+      await db.schema
+        .createTable('pipeline_node_attempts')
+        .addColumn('idempotency_key', 'text', (column) => column.primaryKey())
+        .addColumn('run_id', 'text', (column) => column.notNull())
+        .addColumn('node_key', 'text', (column) => column.notNull())
+        .addColumn('attempt', 'integer', (column) => column.notNull())
+        .addColumn('state', 'text', (column) => column.notNull())
+        .addColumn('output', 'text')
+        .addColumn('error', 'text')
+        .addColumn('started_at', 'text', (column) => column.notNull())
+        .addColumn('ended_at', 'text')
+        .execute();
+      await db.schema.createIndex('pipeline_node_attempts_by_node').on('pipeline_node_attempts').columns(['run_id', 'node_key', 'attempt']).execute();
+      await db.schema
+        .createTable('pipeline_jobs')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('queue', 'text', (column) => column.notNull())
+        .addColumn('payload', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('dedupe_key', 'text', (column) => column.unique())
+        .addColumn('attempts', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('max_attempts', 'integer', (column) => column.notNull())
+        .addColumn('backoff_ms', 'integer', (column) => column.notNull())
+        .addColumn('run_at', 'integer', (column) => column.notNull())
+        .addColumn('locked_by', 'text')
+        .addColumn('locked_until', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('pipeline_jobs_claimable').on('pipeline_jobs').columns(['queue', 'status', 'run_at']).execute();
     },
   },
 };

@@ -157,6 +157,10 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'policy.ruleDeleted':
       void client.invalidateQueries({ queryKey: keys.policyRules(ws) });
       break;
+    case 'pipelineRun.updated':
+      // PIPE-1: the pipelines pages refetch the run (and the list's last runs).
+      void client.invalidateQueries({ queryKey: [...keys.workspace(ws), 'pipelines'] });
+      break;
     default: {
       // Every event type is handled above: a new type in src/schemas/event-types.ts fails here.
       const unhandled: never = event;

@@ -1,0 +1,571 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Logger } from 'pino';
+import { checkAgainstSchema } from '../../core/pipelines/output-schema-check.js';
+import type { PipelineDefinition, PipelineNode, PipelineNodeType } from '../../core/pipelines/pipeline-definition.js';
+import { resolvePlaceholders, TRIGGER_SOURCE } from '../../core/pipelines/placeholders.js';
+import { ConflictError, NotFoundError } from '../../errors/index.js';
+import { newId, nowIso } from '../../ids.js';
+import type { PipelineNodeTable, PipelineRunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { EventBus } from '../event-bus.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { JobQueue } from './job-queue.js';
+import { PermanentNodeError, RESUMABLE_TYPES, SIDE_EFFECT_FREE_TYPES, type NodeExecutor } from './node-executor.js';
+import { SqliteJobQueue } from './sqlite-job-queue.js';
+
+export type PipelineNodeState = 'pending' | 'queued' | 'running' | 'done' | 'failed' | 'skipped' | 'cancelled' | 'blocked';
+export type PipelineRunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+
+const TERMINAL: ReadonlySet<string> = new Set(['done', 'failed', 'skipped', 'cancelled', 'blocked']);
+const NODE_QUEUE = 'pipeline-nodes';
+
+export interface StartPipelineRun {
+  workspaceId: string;
+  definition: PipelineDefinition;
+  pipelineId?: string | null;
+  trigger?: { type: string; payload?: unknown };
+  source?: { kind: string; id?: string };
+  /** A second start with the same key returns the first run (launch is idempotent). */
+  idempotencyKey?: string | null;
+}
+
+export interface PipelineEngineOptions {
+  /** Nodes executing at once per workspace (agent runs are further limited by the executor). */
+  concurrency?: number;
+  /** Lease on a claimed node job; renewed while the node runs. */
+  leaseMs?: number;
+  logger?: Logger;
+}
+
+interface RunCache {
+  definition: PipelineDefinition;
+  byKey: Map<string, PipelineNode>;
+  dependants: Map<string, string[]>;
+  /** Nodes not yet in a terminal state. */
+  remaining: number;
+  trigger: unknown;
+}
+
+class NodeCancelled extends Error {}
+
+/**
+ * The durable pipeline engine (PIPE-1): node state lives in `pipeline_nodes`, work is claimed from a
+ * {@link JobQueue}, independent nodes run in parallel, a node starts when everything it depends on
+ * has settled, and a restart resumes every running run. At most once: each attempt of a node has
+ * its own idempotency key and row; an attempt found still `running` after a restart was interrupted,
+ * and a node with side effects is then failed for the operator unless it is declared idempotent.
+ */
+export class PipelineEngine {
+  readonly workerId = newId('wrk');
+  private readonly executors = new Map<PipelineNodeType, NodeExecutor>();
+  private readonly queues = new Map<string, JobQueue>();
+  private readonly caches = new Map<string, RunCache>();
+  private readonly active = new Map<string, number>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly pumping = new Map<string, Promise<void>>();
+  private readonly inflight = new Map<string, { controller: AbortController; finished: Promise<void> }>();
+  private readonly settling = new Map<string, Promise<void>>();
+  private suspended = false;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly workspaces: WorkspaceService,
+    private readonly events: EventBus,
+    options: PipelineEngineOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 16;
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.logger = options.logger;
+  }
+
+  private readonly logger: Logger | undefined;
+
+  registerExecutor(type: PipelineNodeType, executor: NodeExecutor): void {
+    this.executors.set(type, executor);
+  }
+
+  /** Starts a run: one row per node, roots queued. Idempotent per `idempotencyKey`. */
+  async start(input: StartPipelineRun): Promise<{ runId: string; created: boolean }> {
+    if (this.suspended) throw new ConflictError('pipeline', 'the server is shutting down');
+    const db = await this.db(input.workspaceId);
+    const queue = await this.queue(input.workspaceId);
+    if (input.idempotencyKey) {
+      const existing = await db.selectFrom('pipeline_runs').select('id').where('idempotency_key', '=', input.idempotencyKey).executeTakeFirst();
+      if (existing) return { runId: existing.id, created: false };
+    }
+    const runId = newId('pr');
+    const now = nowIso();
+    const definition = input.definition;
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('pipeline_runs')
+        .values({
+          id: runId,
+          pipeline_id: input.pipelineId ?? null,
+          name: definition.name,
+          definition: JSON.stringify(definition),
+          status: 'running',
+          trigger: JSON.stringify(input.trigger ?? { type: 'manual' }),
+          source: JSON.stringify(input.source ?? { kind: 'api' }),
+          idempotency_key: input.idempotencyKey ?? null,
+          error: null,
+          created_at: now,
+          ended_at: null,
+          updated_at: now,
+        })
+        .execute();
+      // Chunked inserts: a 10,000-node run is a handful of statements, not ten thousand.
+      const rows = definition.nodes.map((node) => ({
+        run_id: runId,
+        key: node.key,
+        type: node.type,
+        state: node.dependsOn.length === 0 ? 'queued' : 'pending',
+        attempts: 0,
+        output: null,
+        error: null,
+        agent_run_id: null,
+        approval_id: null,
+        started_at: null,
+        ended_at: null,
+      }));
+      for (let index = 0; index < rows.length; index += 500) await trx.insertInto('pipeline_nodes').values(rows.slice(index, index + 500)).execute();
+    });
+    for (const node of definition.nodes) if (node.dependsOn.length === 0) await this.enqueueNode(queue, runId, node);
+    this.publish(input.workspaceId, runId);
+    void this.pump(input.workspaceId);
+    return { runId, created: true };
+  }
+
+  /** Cancels a whole run: running nodes are aborted, the rest never start. */
+  async cancelRun(workspaceId: string, runId: string): Promise<void> {
+    const db = await this.db(workspaceId);
+    const run = await this.findRun(db, runId);
+    if (run.status !== 'running') throw new ConflictError('runId', `pipeline run ${runId} is ${run.status}, not running`);
+    const now = nowIso();
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('pipeline_runs').set({ status: 'cancelled', ended_at: now, updated_at: now, error: 'cancelled by the operator' }).where('id', '=', runId).execute();
+      await trx.updateTable('pipeline_nodes').set({ state: 'cancelled', ended_at: now, error: 'run cancelled' }).where('run_id', '=', runId).where('state', 'in', ['pending', 'queued']).execute();
+    });
+    const aborted: Array<Promise<void>> = [];
+    for (const [id, entry] of this.inflight) {
+      if (id.startsWith(`${runId}:`)) {
+        entry.controller.abort(new NodeCancelled('run cancelled'));
+        aborted.push(entry.finished);
+      }
+    }
+    await Promise.all(aborted);
+    this.caches.delete(runId);
+    this.publish(workspaceId, runId);
+  }
+
+  /** Cancels one node; its dependants become blocked (unless it continues on fail). */
+  async cancelNode(workspaceId: string, runId: string, key: string): Promise<void> {
+    const db = await this.db(workspaceId);
+    const run = await this.findRun(db, runId);
+    if (run.status !== 'running') throw new ConflictError('runId', `pipeline run ${runId} is ${run.status}, not running`);
+    const node = await db.selectFrom('pipeline_nodes').selectAll().where('run_id', '=', runId).where('key', '=', key).executeTakeFirst();
+    if (!node) throw new NotFoundError('pipeline node', key, 'key');
+    if (TERMINAL.has(node.state)) throw new ConflictError('key', `node ${key} is already ${node.state}`);
+    const entry = this.inflight.get(`${runId}:${key}`);
+    if (entry) {
+      entry.controller.abort(new NodeCancelled('cancelled by the operator'));
+      await entry.finished;
+      return;
+    }
+    await this.settle(workspaceId, runId, key, { state: 'cancelled', error: 'cancelled by the operator' });
+  }
+
+  /**
+   * On start (PIPE-1 durability): jobs a previous process held are released — one process owns a
+   * workspace's file, so they are abandoned — and every running run is pumped again. The attempt
+   * rows left `running` are dealt with when their node is claimed (at most once).
+   */
+  async resume(workspaceId: string): Promise<number> {
+    const db = await this.db(workspaceId);
+    const queue = await this.queue(workspaceId);
+    await queue.reclaimAbandoned(this.workerId);
+    const running = await db.selectFrom('pipeline_runs').select('id').where('status', '=', 'running').execute();
+    // A run whose nodes all settled while the previous process was stopping is finished now.
+    for (const { id } of running) await this.finishIfDone(workspaceId, id);
+    void this.pump(workspaceId);
+    return running.length;
+  }
+
+  /** On shutdown: stop claiming, abort nodes in flight without recording an outcome, give the jobs back. */
+  async suspend(): Promise<void> {
+    this.suspended = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    const entries = [...this.inflight.values()];
+    for (const entry of entries) entry.controller.abort(new Error('server shutting down'));
+    await Promise.all(entries.map((entry) => entry.finished));
+    await Promise.all([...this.pumping.values()]);
+    for (const queue of this.queues.values()) await queue.release(this.workerId).catch(() => 0);
+  }
+
+  // ---- scheduling ------------------------------------------------------------------------------
+
+  private async enqueueNode(queue: JobQueue, runId: string, node: PipelineNode): Promise<void> {
+    await queue.enqueue({
+      queue: NODE_QUEUE,
+      payload: { runId, key: node.key },
+      dedupeKey: `${runId}:${node.key}`,
+      maxAttempts: (node.retries?.max ?? 0) + 1,
+      backoffMs: node.retries?.backoffMs ?? 0,
+    });
+  }
+
+  /** Claims and starts due node jobs up to the concurrency limit; serialized per workspace. */
+  private pump(workspaceId: string): Promise<void> {
+    const next = (this.pumping.get(workspaceId) ?? Promise.resolve()).then(() => this.pumpNow(workspaceId));
+    this.pumping.set(workspaceId, next);
+    void next.finally(() => {
+      if (this.pumping.get(workspaceId) === next) this.pumping.delete(workspaceId);
+    });
+    return next;
+  }
+
+  private async pumpNow(workspaceId: string): Promise<void> {
+    if (this.suspended) return;
+    try {
+      const queue = await this.queue(workspaceId);
+      while (!this.suspended && (this.active.get(workspaceId) ?? 0) < this.concurrency) {
+        const job = await queue.claim(NODE_QUEUE, this.workerId, this.leaseMs);
+        if (!job) break;
+        this.active.set(workspaceId, (this.active.get(workspaceId) ?? 0) + 1);
+        void this.handleJob(workspaceId, queue, job.id, job.payload as { runId: string; key: string }, job.attempt, job.maxAttempts).finally(() => {
+          this.active.set(workspaceId, (this.active.get(workspaceId) ?? 1) - 1);
+          void this.pump(workspaceId);
+        });
+      }
+      await this.armTimer(workspaceId, queue);
+    } catch (error) {
+      if (!this.suspended) this.logger?.error({ err: error, workspaceId }, 'pipeline pump failed');
+    }
+  }
+
+  /** Wakes the pump when the next delayed job (a retry's backoff, a lease) becomes due. */
+  private async armTimer(workspaceId: string, queue: JobQueue): Promise<void> {
+    const due = await queue.nextDueAt(NODE_QUEUE);
+    const existing = this.timers.get(workspaceId);
+    if (existing) clearTimeout(existing);
+    this.timers.delete(workspaceId);
+    if (due === null || this.suspended) return;
+    const delay = Math.max(0, due - Date.now());
+    if (delay === 0 && (this.active.get(workspaceId) ?? 0) >= this.concurrency) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(workspaceId);
+      void this.pump(workspaceId);
+    }, Math.min(Math.max(delay, 5), 60_000));
+    timer.unref();
+    this.timers.set(workspaceId, timer);
+  }
+
+  // ---- one node --------------------------------------------------------------------------------
+
+  private async handleJob(workspaceId: string, queue: JobQueue, jobId: string, payload: { runId: string; key: string }, claim: number, maxClaims: number): Promise<void> {
+    const { runId, key } = payload;
+    const db = await this.db(workspaceId);
+    const run = await db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    const nodeRow = await db.selectFrom('pipeline_nodes').selectAll().where('run_id', '=', runId).where('key', '=', key).executeTakeFirst();
+    if (!run || !nodeRow || run.status !== 'running' || TERMINAL.has(nodeRow.state)) {
+      await queue.complete(jobId, this.workerId);
+      return;
+    }
+    const cache = await this.cache(db, run);
+    const node = cache.byKey.get(key)!;
+    // At most once (PIPE-1): an attempt still marked running was interrupted (a crash, a restart).
+    const interrupted = await db.selectFrom('pipeline_node_attempts').selectAll().where('run_id', '=', runId).where('node_key', '=', key).where('state', '=', 'running').execute();
+    if (interrupted.length > 0) {
+      await db.updateTable('pipeline_node_attempts').set({ state: 'interrupted', ended_at: nowIso(), error: 'the server stopped during this attempt' }).where('run_id', '=', runId).where('node_key', '=', key).where('state', '=', 'running').execute();
+      if (!node.idempotent && !SIDE_EFFECT_FREE_TYPES.has(node.type) && !RESUMABLE_TYPES.has(node.type)) {
+        await queue.complete(jobId, this.workerId);
+        await this.settle(workspaceId, runId, key, {
+          state: 'failed',
+          error: 'interrupted mid-flight by a server stop; the node has side effects and is not declared idempotent, so it is not run again (at most once)',
+        });
+        return;
+      }
+    }
+    const attempt = nodeRow.attempts + 1;
+    const idempotencyKey = `${runId}:${key}:${attempt}`;
+    const startedAt = nowIso();
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('pipeline_node_attempts').values({ idempotency_key: idempotencyKey, run_id: runId, node_key: key, attempt, state: 'running', output: null, error: null, started_at: startedAt, ended_at: null }).execute();
+      await trx.updateTable('pipeline_nodes').set({ state: 'running', attempts: attempt, started_at: nodeRow.started_at ?? startedAt, error: null }).where('run_id', '=', runId).where('key', '=', key).execute();
+    });
+    this.publish(workspaceId, runId);
+
+    const controller = new AbortController();
+    let release!: () => void;
+    const finished = new Promise<void>((resolve) => (release = resolve));
+    const inflightKey = `${runId}:${key}`;
+    this.inflight.set(inflightKey, { controller, finished });
+    const heartbeat = setInterval(() => void queue.extend(jobId, this.workerId, this.leaseMs).catch(() => false), Math.max(1_000, this.leaseMs / 3));
+    heartbeat.unref();
+    const timeout = node.timeoutMs ? setTimeout(() => controller.abort(new Error(`timed out after ${node.timeoutMs} ms`)), node.timeoutMs) : null;
+    timeout?.unref();
+    try {
+      const sources = await this.sources(db, runId, node, cache);
+      const executor = this.executors.get(node.type);
+      if (!executor) throw new PermanentNodeError(`no executor for node type ${node.type} on this server`);
+      const output = await this.raceAbort(
+        executor({
+          workspaceId,
+          runId,
+          node,
+          attempt,
+          idempotencyKey,
+          signal: controller.signal,
+          sources,
+          recorded: { approvalId: nodeRow.approval_id, agentRunId: nodeRow.agent_run_id },
+          resolve: (text) => {
+            const resolved = resolvePlaceholders(text, sources);
+            if (!resolved.ok) throw new PermanentNodeError(`unresolved placeholder(s): ${resolved.unresolved.join(', ')}`);
+            return resolved.text;
+          },
+          recordAgentRun: async (agentRunId) => {
+            await db.updateTable('pipeline_nodes').set({ agent_run_id: agentRunId }).where('run_id', '=', runId).where('key', '=', key).execute();
+            this.publish(workspaceId, runId);
+          },
+          recordApproval: async (approvalId) => {
+            await db.updateTable('pipeline_nodes').set({ approval_id: approvalId }).where('run_id', '=', runId).where('key', '=', key).execute();
+            this.publish(workspaceId, runId);
+          },
+        }),
+        controller.signal,
+      );
+      if (node.outputSchema) {
+        const problems = checkAgainstSchema(output, node.outputSchema);
+        if (problems.length > 0) throw new Error(`output does not match outputSchema: ${problems.slice(0, 10).join('; ')}`);
+      }
+      const serialized = JSON.stringify(output ?? null);
+      await db.updateTable('pipeline_node_attempts').set({ state: 'succeeded', output: serialized, ended_at: nowIso() }).where('idempotency_key', '=', idempotencyKey).execute();
+      await queue.complete(jobId, this.workerId);
+      await this.settle(workspaceId, runId, key, { state: 'done', output: serialized });
+    } catch (error) {
+      const reason = controller.signal.aborted ? controller.signal.reason : error;
+      const message = reason instanceof Error ? reason.message : String(reason);
+      if (this.suspended && !(reason instanceof NodeCancelled)) {
+        // Shutdown: the attempt stays `running` and the job goes back; the next start decides (at most once).
+        return;
+      }
+      await db.updateTable('pipeline_node_attempts').set({ state: 'failed', error: message.slice(0, 4_000), ended_at: nowIso() }).where('idempotency_key', '=', idempotencyKey).execute();
+      if (reason instanceof NodeCancelled) {
+        await queue.complete(jobId, this.workerId);
+        const current = await db.selectFrom('pipeline_runs').select('status').where('id', '=', runId).executeTakeFirst();
+        if (current?.status === 'running') await this.settle(workspaceId, runId, key, { state: 'cancelled', error: message });
+        else await db.updateTable('pipeline_nodes').set({ state: 'cancelled', error: message, ended_at: nowIso() }).where('run_id', '=', runId).where('key', '=', key).execute();
+        this.publish(workspaceId, runId);
+        return;
+      }
+      const retry = !(error instanceof PermanentNodeError) && claim < maxClaims;
+      const { retryAt } = await queue.fail(jobId, this.workerId, message, { retry });
+      if (retryAt !== null) {
+        await db.updateTable('pipeline_nodes').set({ state: 'queued', error: `attempt ${attempt} failed: ${message}; retrying` }).where('run_id', '=', runId).where('key', '=', key).execute();
+        this.publish(workspaceId, runId);
+      } else {
+        await this.settle(workspaceId, runId, key, { state: 'failed', error: message });
+      }
+    } finally {
+      clearInterval(heartbeat);
+      if (timeout) clearTimeout(timeout);
+      this.inflight.delete(inflightKey);
+      release();
+    }
+  }
+
+  /** An executor that ignores its signal still cannot hold the node past a cancel or timeout. */
+  private raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason as Error);
+      signal.addEventListener('abort', onAbort, { once: true });
+      work.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error as Error);
+        },
+      );
+    });
+  }
+
+  /** Outputs of every finished upstream node, by key and output key, plus the trigger payload. */
+  private async sources(db: Kysely<WorkspaceSchema>, runId: string, node: PipelineNode, cache: RunCache): Promise<Map<string, unknown>> {
+    const upstream = new Set<string>();
+    const stack = [...node.dependsOn];
+    while (stack.length > 0) {
+      const key = stack.pop()!;
+      if (upstream.has(key)) continue;
+      upstream.add(key);
+      stack.push(...(cache.byKey.get(key)?.dependsOn ?? []));
+    }
+    const sources = new Map<string, unknown>([[TRIGGER_SOURCE, cache.trigger]]);
+    if (upstream.size === 0) return sources;
+    const rows = await db.selectFrom('pipeline_nodes').select(['key', 'output', 'state']).where('run_id', '=', runId).where('key', 'in', [...upstream]).execute();
+    for (const row of rows) {
+      if (row.output === null) continue;
+      const value = JSON.parse(row.output) as unknown;
+      const declared = cache.byKey.get(row.key);
+      sources.set(row.key, value);
+      if (declared?.outputKey) sources.set(declared.outputKey, value);
+    }
+    return sources;
+  }
+
+  // ---- settling and advancing ----------------------------------------------------------------
+
+  /** Records a node's terminal state and moves its dependants on; serialized per run. */
+  private settle(workspaceId: string, runId: string, key: string, outcome: { state: PipelineNodeState; error?: string; output?: string }): Promise<void> {
+    const previous = this.settling.get(runId) ?? Promise.resolve();
+    const next = previous.then(() => this.settleNow(workspaceId, runId, key, outcome)).catch((error: unknown) => this.logger?.error({ err: error, runId, key }, 'pipeline settle failed'));
+    this.settling.set(runId, next);
+    void next.finally(() => {
+      if (this.settling.get(runId) === next) this.settling.delete(runId);
+    });
+    return next;
+  }
+
+  private async settleNow(workspaceId: string, runId: string, key: string, outcome: { state: PipelineNodeState; error?: string; output?: string }): Promise<void> {
+    const db = await this.db(workspaceId);
+    const run = await this.findRun(db, runId);
+    const cache = await this.cache(db, run);
+    const now = nowIso();
+    const updated = await db
+      .updateTable('pipeline_nodes')
+      .set({ state: outcome.state, error: outcome.error ?? null, ended_at: now, ...(outcome.output !== undefined ? { output: outcome.output } : {}) })
+      .where('run_id', '=', runId)
+      .where('key', '=', key)
+      .where('state', 'not in', [...TERMINAL])
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) > 0) cache.remaining -= 1;
+    if (run.status === 'running') {
+      const queue = await this.queue(workspaceId);
+      // Worklist: a blocked or skipped dependant settles its own dependants in turn.
+      const work = [key];
+      while (work.length > 0) {
+        const settled = work.pop()!;
+        for (const dependantKey of cache.dependants.get(settled) ?? []) {
+          const dependant = cache.byKey.get(dependantKey)!;
+          const rows = await db.selectFrom('pipeline_nodes').select(['key', 'state', 'output']).where('run_id', '=', runId).where('key', 'in', [dependantKey, ...dependant.dependsOn]).execute();
+          const self = rows.find((row) => row.key === dependantKey);
+          if (!self || self.state !== 'pending') continue;
+          const deps = rows.filter((row) => row.key !== dependantKey);
+          if (deps.some((row) => !TERMINAL.has(row.state))) continue;
+          const verdict = this.readiness(cache, deps);
+          if (verdict.state === 'queued') {
+            await db.updateTable('pipeline_nodes').set({ state: 'queued' }).where('run_id', '=', runId).where('key', '=', dependantKey).where('state', '=', 'pending').execute();
+            await this.enqueueNode(queue, runId, dependant);
+          } else {
+            const blocked = await db
+              .updateTable('pipeline_nodes')
+              .set({ state: verdict.state, error: verdict.reason, ended_at: now })
+              .where('run_id', '=', runId)
+              .where('key', '=', dependantKey)
+              .where('state', '=', 'pending')
+              .executeTakeFirst();
+            if (Number(blocked.numUpdatedRows) > 0) cache.remaining -= 1;
+            work.push(dependantKey);
+          }
+        }
+      }
+    }
+    await this.finishIfDone(workspaceId, runId);
+    this.publish(workspaceId, runId);
+    void this.pump(workspaceId);
+  }
+
+  /** Whether a node whose dependencies all settled runs, is skipped (a false condition) or blocked. */
+  private readiness(cache: RunCache, deps: Array<{ key: string; state: string; output: string | null }>): { state: 'queued' | 'skipped' | 'blocked'; reason: string } {
+    for (const dep of deps) {
+      const declared = cache.byKey.get(dep.key)!;
+      if ((dep.state === 'failed' && !declared.continueOnFail) || dep.state === 'cancelled' || dep.state === 'blocked') {
+        return { state: 'blocked', reason: `blocked: ${dep.key} ${dep.state}` };
+      }
+    }
+    for (const dep of deps) {
+      if (dep.state === 'skipped') return { state: 'skipped', reason: `skipped: ${dep.key} was skipped` };
+      const declared = cache.byKey.get(dep.key)!;
+      if (declared.type === 'condition' && dep.state === 'done' && dep.output !== null) {
+        const value = JSON.parse(dep.output) as { value?: unknown };
+        if (value.value === false) return { state: 'skipped', reason: `skipped: condition ${dep.key} is false` };
+      }
+    }
+    return { state: 'queued', reason: '' };
+  }
+
+  private async finishIfDone(workspaceId: string, runId: string): Promise<void> {
+    const db = await this.db(workspaceId);
+    const run = await this.findRun(db, runId);
+    if (run.status !== 'running') return;
+    const cache = await this.cache(db, run);
+    if (cache.remaining > 0) return;
+    const rows = await db.selectFrom('pipeline_nodes').select(['key', 'state']).where('run_id', '=', runId).where('state', 'in', ['failed', 'blocked', 'cancelled']).execute();
+    const fatal = rows.filter((row) => !(row.state === 'failed' && cache.byKey.get(row.key)?.continueOnFail));
+    const status: PipelineRunStatus = fatal.length === 0 ? 'completed' : fatal.every((row) => row.state === 'cancelled' || row.state === 'blocked') && fatal.some((row) => row.state === 'cancelled') ? 'cancelled' : 'failed';
+    const now = nowIso();
+    await db
+      .updateTable('pipeline_runs')
+      .set({ status, ended_at: now, updated_at: now, error: fatal.length === 0 ? null : `${fatal.length} node(s) did not finish: ${fatal.slice(0, 5).map((row) => `${row.key} ${row.state}`).join(', ')}` })
+      .where('id', '=', runId)
+      .where('status', '=', 'running')
+      .execute();
+    this.caches.delete(runId);
+  }
+
+  // ---- plumbing --------------------------------------------------------------------------------
+
+  private async cache(db: Kysely<WorkspaceSchema>, run: Selectable<PipelineRunTable>): Promise<RunCache> {
+    const cached = this.caches.get(run.id);
+    if (cached) return cached;
+    const definition = JSON.parse(run.definition) as PipelineDefinition;
+    const byKey = new Map(definition.nodes.map((node) => [node.key, node]));
+    const dependants = new Map<string, string[]>();
+    for (const node of definition.nodes) {
+      for (const dependency of node.dependsOn) {
+        const list = dependants.get(dependency) ?? [];
+        list.push(node.key);
+        dependants.set(dependency, list);
+      }
+    }
+    const open = await db
+      .selectFrom('pipeline_nodes')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('run_id', '=', run.id)
+      .where('state', 'not in', [...TERMINAL])
+      .executeTakeFirst();
+    const trigger = JSON.parse(run.trigger) as { payload?: unknown };
+    const cache: RunCache = { definition, byKey, dependants, remaining: Number(open?.count ?? 0), trigger: trigger.payload ?? null };
+    this.caches.set(run.id, cache);
+    return cache;
+  }
+
+  private publish(workspaceId: string, runId: string): void {
+    this.events.publish(workspaceId, 'pipelineRun.updated', { runId });
+  }
+
+  private async queue(workspaceId: string): Promise<JobQueue> {
+    let queue = this.queues.get(workspaceId);
+    if (!queue) {
+      queue = new SqliteJobQueue(await this.db(workspaceId));
+      this.queues.set(workspaceId, queue);
+    }
+    return queue;
+  }
+
+  private async findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<Selectable<PipelineRunTable>> {
+    const row = await db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    if (!row) throw new NotFoundError('pipeline run', runId, 'runId');
+    return row;
+  }
+
+  private async db(workspaceId: string): Promise<Kysely<WorkspaceSchema>> {
+    return (await this.workspaces.handle(workspaceId)).database.db;
+  }
+}
+
+export type { PipelineNodeTable };

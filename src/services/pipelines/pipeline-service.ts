@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { cronMatches, parseCron } from '../../core/pipelines/cron.js';
+import type { PipelineDefinition, PipelineTrigger } from '../../core/pipelines/pipeline-definition.js';
+import type { PipelineIssue } from '../../core/pipelines/pipeline-issue.js';
+import { pipelineFormatOf, validatePipelineDefinition, validatePipelineSource } from '../../core/pipelines/validate-pipeline.js';
+import { verifyWebhook } from '../../core/pipelines/webhook-signature.js';
+import { NotFoundError, UnauthorizedError, ValidationError } from '../../errors/index.js';
+import { newId, nowIso } from '../../ids.js';
+import type { PipelineRunDetail, PipelineRunSummary, PipelineView } from '../../schemas/pipeline.js';
+import { findPipelineRow, findTriggers, insertPipeline, replacePipeline, runDetail, runSummaries, toPipelineView } from '../../store/repositories/pipeline-repository.js';
+import type { PipelineTriggerTable } from '../../store/workspace-schema.js';
+import type { EventBus, WorkspaceEvent } from '../event-bus.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { PipelineEngine } from './pipeline-engine.js';
+
+/** A definition the validator refused: every issue goes back, each with its node (PIPE-1). */
+export class InvalidPipelineError extends ValidationError {
+  constructor(readonly issues: PipelineIssue[]) {
+    const first = issues[0]!;
+    super(first.field || 'body', `${issues.length} error(s) in the pipeline definition; first: ${first.nodeKey ? `node ${first.nodeKey}: ` : ''}${first.message}`);
+  }
+}
+
+/** The folder of a workspace whose `*.json` / `*.yaml` files are pipelines (PIPE-1 file authoring). */
+export const PIPELINE_FILES_DIR = 'pipelines';
+
+/** Event names of domain-event triggers, mapped to the bus's event types that exist today. */
+const EVENT_TYPES: Record<'plan.approved' | 'review.finalized' | 'ticket.done', string> = {
+  'plan.approved': 'plan.approved',
+  // Not published by anything yet (review verbs and ticket events come with their issues): a
+  // trigger on them is stored and fires as soon as an event of that type is published.
+  'review.finalized': 'review.finalized',
+  'ticket.done': 'ticket.done',
+};
+
+/**
+ * Pipelines (PIPE-1): definitions from the API or from workspace files, their triggers (manual,
+ * schedule, HMAC-signed webhook, domain events) and their runs on the {@link PipelineEngine}.
+ */
+export class PipelineService {
+  private scheduleTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly workspaces: WorkspaceService,
+    private readonly engine: PipelineEngine,
+    private readonly events: EventBus,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Validates and stores a pipeline; the webhook secret (if any) is returned this once only. */
+  async create(workspaceId: string, body: unknown, source: { kind: string; path?: string } = { kind: 'api' }): Promise<{ pipeline: PipelineView; webhookSecret: string | null }> {
+    const validation = validatePipelineDefinition(body);
+    if (!validation.definition) throw new InvalidPipelineError(validation.errors);
+    const db = await this.db(workspaceId);
+    const id = newId('pl');
+    const now = nowIso();
+    const { rows, secret } = this.triggerRows(id, validation.definition.triggers);
+    await insertPipeline(db, { id, name: validation.definition.name, definition: JSON.stringify(validation.definition), warnings: JSON.stringify(validation.warnings), source: JSON.stringify(source), created_at: now, updated_at: now }, rows);
+    return { pipeline: await this.get(workspaceId, id), webhookSecret: secret };
+  }
+
+  async list(workspaceId: string): Promise<PipelineView[]> {
+    const db = await this.db(workspaceId);
+    const rows = await db.selectFrom('pipelines').select('id').orderBy('created_at').orderBy('id').limit(500).execute();
+    return Promise.all(rows.map((row) => this.get(workspaceId, row.id)));
+  }
+
+  async get(workspaceId: string, pipelineId: string): Promise<PipelineView> {
+    const db = await this.db(workspaceId);
+    const row = await findPipelineRow(db, pipelineId);
+    if (!row) throw new NotFoundError('pipeline', pipelineId, 'pipelineId');
+    const runs = await db.selectFrom('pipeline_runs').selectAll().where('pipeline_id', '=', pipelineId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(5).execute();
+    return toPipelineView(row, await findTriggers(db, pipelineId), await runSummaries(db, runs));
+  }
+
+  /** Starts a run of a stored pipeline (manual, schedule, webhook or event trigger). */
+  async startRun(workspaceId: string, pipelineId: string, trigger: { type: string; payload?: unknown }, idempotencyKey?: string): Promise<PipelineRunDetail> {
+    const db = await this.db(workspaceId);
+    const row = await findPipelineRow(db, pipelineId);
+    if (!row) throw new NotFoundError('pipeline', pipelineId, 'pipelineId');
+    const definition = JSON.parse(row.definition) as PipelineDefinition;
+    const { runId } = await this.engine.start({ workspaceId, definition, pipelineId, trigger, source: { kind: 'pipeline', id: pipelineId }, idempotencyKey: idempotencyKey ? `${pipelineId}:${idempotencyKey}` : null });
+    return this.getRun(workspaceId, runId);
+  }
+
+  async listRuns(workspaceId: string, pipelineId: string): Promise<PipelineRunSummary[]> {
+    const db = await this.db(workspaceId);
+    if (!(await findPipelineRow(db, pipelineId))) throw new NotFoundError('pipeline', pipelineId, 'pipelineId');
+    const runs = await db.selectFrom('pipeline_runs').selectAll().where('pipeline_id', '=', pipelineId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute();
+    return runSummaries(db, runs);
+  }
+
+  async getRun(workspaceId: string, runId: string): Promise<PipelineRunDetail> {
+    const db = await this.db(workspaceId);
+    const run = await db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    if (!run) throw new NotFoundError('pipeline run', runId, 'runId');
+    return runDetail(db, run);
+  }
+
+  async cancelRun(workspaceId: string, runId: string): Promise<PipelineRunDetail> {
+    await this.engine.cancelRun(workspaceId, runId);
+    return this.getRun(workspaceId, runId);
+  }
+
+  async cancelNode(workspaceId: string, runId: string, key: string): Promise<PipelineRunDetail> {
+    await this.engine.cancelNode(workspaceId, runId, key);
+    return this.getRun(workspaceId, runId);
+  }
+
+  /**
+   * A webhook delivery (PIPE-1): the HMAC signature is the authentication. Every refusal — unknown
+   * pipeline, no webhook trigger, missing, stale or wrong signature — is the same 401, so the route
+   * reveals nothing to a caller without the secret; a replayed signature is refused too.
+   */
+  async deliverWebhook(pipelineId: string, headers: { signature: string | undefined; timestamp: string | undefined }, rawBody: string): Promise<{ runId: string }> {
+    const refuse = (why: string) => {
+      this.logger?.info({ pipelineId, why }, 'webhook delivery refused');
+      return new UnauthorizedError('webhook signature does not verify');
+    };
+    for (const workspace of await this.workspaces.list()) {
+      const db = await this.db(workspace.id);
+      const row = await findPipelineRow(db, pipelineId);
+      if (!row) continue;
+      const trigger = (await findTriggers(db, pipelineId)).find((candidate) => candidate.type === 'webhook');
+      if (!trigger?.secret) throw refuse('no webhook trigger');
+      const verdict = verifyWebhook({ secret: trigger.secret, timestamp: headers.timestamp, signature: headers.signature, body: rawBody, nowSeconds: Math.floor(Date.now() / 1000) });
+      if (!verdict.ok) throw refuse(verdict.reason);
+      const fresh = await db
+        .insertInto('pipeline_webhook_deliveries')
+        .values({ pipeline_id: pipelineId, signature: headers.signature!, received_at: nowIso() })
+        .onConflict((conflict) => conflict.columns(['pipeline_id', 'signature']).doNothing())
+        .executeTakeFirst();
+      if (Number(fresh.numInsertedOrUpdatedRows ?? 0n) === 0) throw refuse('replayed delivery');
+      // Signatures older than the tolerance window can never verify again: forget them.
+      await db.deleteFrom('pipeline_webhook_deliveries').where('received_at', '<', new Date(Date.now() - 15 * 60_000).toISOString()).execute();
+      let payload: unknown = rawBody;
+      try {
+        payload = JSON.parse(rawBody) as unknown;
+      } catch {
+        // not JSON: nodes see the raw text
+      }
+      await db.updateTable('pipeline_triggers').set({ last_fired_at: nowIso() }).where('id', '=', trigger.id).execute();
+      const run = await this.startRun(workspace.id, pipelineId, { type: 'webhook', payload: { body: payload } });
+      return { runId: run.id };
+    }
+    throw refuse('unknown pipeline');
+  }
+
+  /**
+   * Loads the workspace's `pipelines/*.json|yaml` files (PIPE-1 file authoring): new files become
+   * pipelines, changed files replace their definition. A file with errors is reported, not stored.
+   */
+  async syncFiles(workspaceId: string): Promise<Array<{ file: string; pipelineId: string | null; errors: PipelineIssue[]; warnings: PipelineIssue[] }>> {
+    const handle = await this.workspaces.handle(workspaceId);
+    const dir = join(handle.dir, PIPELINE_FILES_DIR);
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const results: Array<{ file: string; pipelineId: string | null; errors: PipelineIssue[]; warnings: PipelineIssue[] }> = [];
+    const db = handle.database.db;
+    for (const name of names.sort()) {
+      const format = pipelineFormatOf(name);
+      if (!format) continue;
+      const text = await readFile(join(dir, name), 'utf8');
+      const validation = validatePipelineSource(text, format);
+      if (!validation.definition) {
+        results.push({ file: name, pipelineId: null, errors: validation.errors, warnings: validation.warnings });
+        continue;
+      }
+      const existing = (await db.selectFrom('pipelines').select(['id', 'source']).execute()).find((row) => {
+        const source = JSON.parse(row.source) as { kind: string; path?: string };
+        return source.kind === 'file' && source.path === name;
+      });
+      if (existing) {
+        const { rows } = this.triggerRows(existing.id, validation.definition.triggers);
+        await replacePipeline(db, existing.id, { name: validation.definition.name, definition: JSON.stringify(validation.definition), warnings: JSON.stringify(validation.warnings), updated_at: nowIso() }, rows);
+        results.push({ file: name, pipelineId: existing.id, errors: [], warnings: validation.warnings });
+      } else {
+        const created = await this.create(workspaceId, validation.definition, { kind: 'file', path: name });
+        results.push({ file: name, pipelineId: created.pipeline.id, errors: [], warnings: validation.warnings });
+      }
+    }
+    return results;
+  }
+
+  /** Starts the schedule clock and the domain-event subscription. */
+  startTriggers(): void {
+    if (!this.unsubscribe) this.unsubscribe = this.events.subscribeAll((event) => void this.onEvent(event));
+    if (!this.scheduleTimer) {
+      const tick = () => {
+        const now = new Date();
+        void this.fireSchedules(now);
+        this.scheduleTimer = setTimeout(tick, 60_000 - (Date.now() % 60_000) + 50);
+        this.scheduleTimer.unref();
+      };
+      this.scheduleTimer = setTimeout(tick, 60_000 - (Date.now() % 60_000) + 50);
+      this.scheduleTimer.unref();
+    }
+  }
+
+  stopTriggers(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.scheduleTimer) clearTimeout(this.scheduleTimer);
+    this.scheduleTimer = null;
+  }
+
+  /**
+   * Fires every schedule trigger whose cron matches the minute of `now`, once per minute: the run's
+   * idempotency key is the pipeline and the minute, so a double tick (or two processes) starts one run.
+   * Minutes the server was down are not caught up.
+   */
+  async fireSchedules(now: Date): Promise<string[]> {
+    const minute = new Date(now.getTime());
+    minute.setUTCSeconds(0, 0);
+    const started: string[] = [];
+    for (const workspace of await this.workspaces.list()) {
+      const db = await this.db(workspace.id);
+      const triggers = await db.selectFrom('pipeline_triggers').selectAll().where('type', '=', 'schedule').execute();
+      for (const trigger of triggers) {
+        const { cron } = JSON.parse(trigger.config) as { cron: string };
+        try {
+          if (!cronMatches(parseCron(cron), minute)) continue;
+          await db.updateTable('pipeline_triggers').set({ last_fired_at: minute.toISOString() }).where('id', '=', trigger.id).execute();
+          const run = await this.startRun(workspace.id, trigger.pipeline_id, { type: 'schedule', payload: { at: minute.toISOString() } }, `schedule:${minute.toISOString()}`);
+          started.push(run.id);
+        } catch (error) {
+          this.logger?.error({ err: error, pipelineId: trigger.pipeline_id }, 'scheduled pipeline run failed to start');
+        }
+      }
+    }
+    return started;
+  }
+
+  private async onEvent(event: WorkspaceEvent): Promise<void> {
+    const names = Object.entries(EVENT_TYPES).filter(([, type]) => type === event.type).map(([name]) => name);
+    if (names.length === 0) return;
+    try {
+      const db = await this.db(event.workspaceId);
+      const triggers = await db.selectFrom('pipeline_triggers').selectAll().where('type', '=', 'event').execute();
+      for (const trigger of triggers) {
+        const config = JSON.parse(trigger.config) as { event: string };
+        if (!names.includes(config.event)) continue;
+        const subject = (event.data as { id?: unknown }).id;
+        await db.updateTable('pipeline_triggers').set({ last_fired_at: nowIso() }).where('id', '=', trigger.id).execute();
+        await this.startRun(event.workspaceId, trigger.pipeline_id, { type: 'event', payload: { event: config.event, data: event.data } }, `event:${config.event}:${typeof subject === 'string' ? subject : event.sequence}`);
+      }
+    } catch (error) {
+      this.logger?.error({ err: error, type: event.type }, 'event-triggered pipeline run failed to start');
+    }
+  }
+
+  private triggerRows(pipelineId: string, triggers: PipelineTrigger[]): { rows: PipelineTriggerTable[]; secret: string | null } {
+    let secret: string | null = null;
+    const rows = triggers
+      .filter((trigger) => trigger.type !== 'manual')
+      .map((trigger) => {
+        if (trigger.type === 'webhook') secret ??= randomBytes(32).toString('hex');
+        return { id: newId('plt'), pipeline_id: pipelineId, type: trigger.type, config: JSON.stringify(trigger), secret: trigger.type === 'webhook' ? secret : null, last_fired_at: null };
+      });
+    return { rows, secret };
+  }
+
+  private async db(workspaceId: string) {
+    return (await this.workspaces.handle(workspaceId)).database.db;
+  }
+}
