@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { ClaudeAgentSdkTransport } from '../adapters/claude-agent-sdk/claude-agent-sdk-transport.js';
 import { ClaudeCodeTransport } from '../adapters/claude-code/claude-code-transport.js';
 import { missingControl } from '../adapters/transport-capabilities.js';
 import { HookSessions } from '../core/hook-sessions.js';
@@ -145,6 +146,7 @@ export class ControlCenter {
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
     // The data root holds the operator token: the sandbox must never show it to an external runner.
     this.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
+    this.executor.registerTransport(new ClaudeAgentSdkTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false, askUser: async (request, signal) => this.questions.ask(request, { timeoutMs: (await this.settings.get(request.workspaceId)).questionTimeoutSeconds * 1000, signal }) }));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({
