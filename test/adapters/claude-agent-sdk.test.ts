@@ -128,6 +128,60 @@ describe('Claude Agent SDK transport: one turn per relay mode (RLY-7)', () => {
   });
 });
 
+describe('Claude Agent SDK transport: the policy gate and the MCP server (POL-1)', () => {
+  it('ask: a native Write waits for approval, and a rejected write leaves no file', async () => {
+    const f = await start({ autonomy: 'askFirst' });
+    const target = join(f.worktreePath(), 'written.txt');
+    f.model.script(reply().tool('Write', { file_path: target, content: 'no' }), reply().text('Not written.'));
+    const runId = await f.send('write it');
+    const approval = await poll(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals[0], 'an approval');
+    expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/approvals/${approval.id}/decision`, { decision: 'reject', reason: 'no' })).status).toBe(200);
+    const detail = await f.waitForRun(runId);
+    expect(existsSync(target)).toBe(false);
+    expect(toolCall(detail, 'Write').isError).toBe(true);
+    expect(f.decisions.find((entry) => entry.toolName === 'Write')).toMatchObject({ allow: false, action: { kind: 'fileWrite', path: target } });
+  });
+
+  it('plan: submit_plan over the Control Center MCP server stores a plan and meets the completion contract', async () => {
+    const f = await start({ mode: 'plan' });
+    f.model.script(
+      reply().tool('mcp__control-center__submit_plan', {
+        goal: 'Ship the parser',
+        nodes: [
+          { key: 'read', title: 'Read the grammar', description: 'Study it.', dependsOn: [] },
+          { key: 'write', title: 'Write the parser', description: 'Do it.', dependsOn: ['read'] },
+        ],
+      }),
+      reply().text('Plan submitted.'),
+    );
+    const detail = await f.waitForRun(await f.send('plan the parser'));
+    expect(detail.run.state).toBe('completed');
+    expect(detail.run.deliverableFailed).toBe(false);
+    const plans = (await f.api('GET', `/api/workspaces/${f.workspaceId}/plans?conversationId=${f.conversationId}`)).body.plans;
+    expect(plans.map((plan: any) => plan.goal)).toEqual(['Ship the parser']);
+    expect(detail.events.some((event: any) => event.type === 'output_verb_delivered' && event.data.toolName === 'submit_plan')).toBe(true);
+  });
+
+  it('plan: a run that ends without submit_plan is reminded, then flagged deliverableFailed', async () => {
+    const f = await start({ mode: 'plan' });
+    f.model.script(reply().text('Some thoughts.'), reply().text('Still thinking.'), reply().text('Done thinking.'));
+    const detail = await f.waitForRun(await f.send('plan'));
+    expect(detail.run.state).toBe('completed');
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(2);
+    expect(detail.run.deliverableFailed).toBe(true);
+  });
+
+  it('without a sandbox and without the operator opt-in the run fails with the reason and never starts the runner', async () => {
+    let spawned = false;
+    const f = await start({ transport: { sandbox: 'none', allowUnsandboxed: false, onSpawn: () => (spawned = true) } });
+    const detail = await f.waitForRun(await f.send('hello'));
+    expect(detail.run.state).toBe('failed');
+    expect(detail.run.error).toMatch(/needs an OS sandbox/);
+    expect(spawned).toBe(false);
+    expect(f.model.requests).toHaveLength(0);
+  });
+});
+
 describe('Claude Agent SDK transport: question cards (RLY-4)', () => {
   it('AskUserQuestion becomes a question card; the answer returns to the agent', async () => {
     const f = await start();
@@ -177,5 +231,30 @@ describe('Claude Agent SDK transport: failures are reported', () => {
     const detail = await f.waitForRun(runId);
     expect(detail.run.state).toBe('failed');
     expect(detail.run.error).toMatch(/Claude Agent SDK runner ended without a result|SIGKILL|exit/);
+  });
+});
+
+describe('Claude Agent SDK transport in bubblewrap (SBX-1)', () => {
+  it('inside bubblewrap a write outside the worktree fails at the OS level and the data root is hidden', async () => {
+    const f = await start({ transport: { sandbox: 'auto', allowUnsandboxed: false } });
+    const outside = join(f.dataRoot, 'escaped.txt');
+    f.model.script(
+      reply().tool('Bash', { command: `echo escaped > ${outside}` }),
+      reply().tool('Bash', { command: 'echo stays > inside.txt && cat inside.txt' }),
+      reply().tool('Bash', { command: `cat ${join(f.dataRoot, 'operator-token')}` }),
+      reply().text('done'),
+    );
+    const detail = await f.waitForRun(await f.send('try to escape'));
+    expect(detail.run.state).toBe('completed');
+    expect(detail.run.sandbox).toMatch(/^bubblewrap: worktree writable/);
+    // The policy allowed every command: the OS refused the escape.
+    expect(f.decisions.filter((entry) => entry.source === 'hook').map((entry) => entry.allow)).toEqual([true, true, true]);
+    const results = modelRequests(f).slice(1, 4).map((request) => request.lastToolResult?.content ?? '');
+    expect(results[0]).toMatch(/Read-only file system/);
+    expect(results[1]).toMatch(/stays/);
+    expect(results[2]).toMatch(/No such file or directory/);
+    expect(results[2]).not.toContain(f.token);
+    expect(existsSync(outside)).toBe(false);
+    expect(existsSync(join(f.worktreePath(), 'inside.txt'))).toBe(true);
   });
 });

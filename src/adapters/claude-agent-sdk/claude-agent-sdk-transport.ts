@@ -416,6 +416,8 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
           // allow rules or hooks would decide instead of the policy engine).
           settingSources: [],
           strictMcpConfig: true,
+          // The run token travels over stdin, not argv (where other users of the machine could read it).
+          mcpServersDelivery: 'initialize',
           mcpServers: { [MCP_SERVER_NAME]: { type: 'http', url: context.mcp.url, headers: { Authorization: `Bearer ${context.mcp.token}` } } },
           disallowedTools: ['EnterWorktree', 'ExitWorktree'],
           systemPrompt: { type: 'preset', preset: 'claude_code', append: appendPrompt },
