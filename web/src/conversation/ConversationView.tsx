@@ -12,6 +12,7 @@ import { Composer } from './Composer';
 import { MessageItem } from './MessageItem';
 import { PlanRow } from './PlanRow';
 import { isActive, LiveTurn, RunOutcome } from './RunBlocks';
+import { PlanReadyBoard } from './PlanReadyBoard';
 import { SidePanel } from './SidePanel';
 
 /** Plan Studio carries the graph libraries (elkjs is large): loaded when first opened. */
@@ -70,6 +71,8 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
     return entries.sort((a, b) => a.at.localeCompare(b.at));
   }, [messages.data, planList, runList]);
 
+  // RLY-5: the board belongs under the newest finished turn only (a later turn supersedes it).
+  const lastFinishedRun = [...runList].filter((run) => run.state === 'completed' && !run.parentRunId).sort((a, b) => (a.endedAt ?? a.createdAt).localeCompare(b.endedAt ?? b.createdAt)).pop() ?? null;
   const pendingApprovals = (approvals.data?.approvals ?? []).filter((approval) => approval.status === 'pending' && approval.conversationId === conversation.id);
   const pendingQuestions = (questions.data?.questions ?? []).filter((question) => question.conversationId === conversation.id && question.status === 'pending');
 
@@ -162,6 +165,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                   <RunOutcome key={`outcome-${entry.run.id}`} run={entry.run} agent={agentById.get(entry.run.agentId)} />
                 ),
               )}
+              {lastFinishedRun && activeRuns.length === 0 && space.data ? <PlanReadyBoard key={`board-${lastFinishedRun.id}`} ws={ws} run={lastFinishedRun} space={space.data} conversationId={conversation.id} /> : null}
               {activeRuns.map((run) => (
                 <LiveTurn key={run.id} ws={ws} run={run} agent={agentById.get(run.agentId)} />
               ))}
