@@ -19,6 +19,7 @@ import { query, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { TransportRunContext } from '../src/adapters/agent-transport.js';
 import { ClaudeAgentSdkTransport } from '../src/adapters/claude-agent-sdk/claude-agent-sdk-transport.js';
 import { probeBubblewrap } from '../src/sandbox/bubblewrap-sandbox.js';
+import { CLAUDE_OFFLINE_VARIABLES } from '../src/sandbox/runner-environment.js';
 import { startClaudeCodeFixture } from '../test/support/claude-code-fixture.js';
 import { reply, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { median, type BenchFigure } from './figure.js';
@@ -56,7 +57,8 @@ async function bareTurn(model: ScriptedModelServer, cwd: string, holdOpen = fals
       permissionMode: 'bypassPermissions',
       allowDangerouslySkipPermissions: true,
       settingSources: [],
-      env: { PATH: process.env.PATH, HOME: home, ...model.providerEnv, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}) },
+      // The same offline switches the transport sets, so the peer is not slowed by traffic it would not make.
+      env: { PATH: process.env.PATH, HOME: home, ...model.providerEnv, ...CLAUDE_OFFLINE_VARIABLES, ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}) },
       spawnClaudeCodeProcess: (options) => {
         const child = spawn(options.command, options.args, { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'ignore'] });
         pid = child.pid ?? 0;

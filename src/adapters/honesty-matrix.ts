@@ -478,6 +478,22 @@ function claudeAgentSdkRows(): HonestyRow[] {
   ];
 }
 
+const DEEPSEEK = 'test/adapters/deepseek-relay.test.ts > DeepSeek relay transport (RLY-7)';
+
+/**
+ * DeepSeek (RLY-7) runs on the Claude Agent SDK transport's code unchanged (another broker provider:
+ * DeepSeek's Anthropic-compatible endpoint and key), so its cells are the SDK's; the cells its own
+ * tests show run against DeepSeek's configuration point at them.
+ */
+function deepseekRows(): HonestyRow[] {
+  return claudeAgentSdkRows().map((entry) => {
+    const detail = `Same transport code as the Claude Agent SDK, with DeepSeek’s Anthropic-compatible endpoint and key through the model broker. ${entry.detail}`;
+    if (entry.key === 'modes' && entry.mode === 'chat') return { ...entry, detail, testedBy: `${DEEPSEEK} > agent: runs a command and answers through DeepSeek’s endpoint with DeepSeek’s key and model, never the runner’s token` };
+    if (entry.key === 'fileWrites' && entry.mode === 'plan') return { ...entry, detail, testedBy: `${DEEPSEEK} > plan: the same host enforcement as Claude — a Write is refused and the file is never created` };
+    return { ...entry, detail };
+  });
+}
+
 /** The honesty matrix (ADP-1) as data: served by `GET /api/honesty-matrix`, shown in docs/honesty-matrix.md. */
 export function honestyMatrix(): HonestyMatrix {
   return {
@@ -485,6 +501,7 @@ export function honestyMatrix(): HonestyMatrix {
       { id: 'builtin', label: 'Built-in harness', rows: builtinRows() },
       { id: 'claude-code', label: 'Claude Code CLI', rows: claudeCodeRows() },
       { id: 'claude-agent-sdk', label: 'Claude Agent SDK', rows: claudeAgentSdkRows() },
+      { id: 'deepseek', label: 'DeepSeek (Claude Agent SDK)', rows: deepseekRows() },
     ],
   };
 }

@@ -147,6 +147,7 @@ export class ControlCenter {
     // The data root holds the operator token: the sandbox must never show it to an external runner.
     this.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
     this.executor.registerTransport(new ClaudeAgentSdkTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false, askUser: async (request, signal) => this.questions.ask(request, { timeoutMs: (await this.settings.get(request.workspaceId)).questionTimeoutSeconds * 1000, signal }) }));
+    this.executor.registerTransport(new ClaudeAgentSdkTransport({ backend: 'deepseek', hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false, askUser: async (request, signal) => this.questions.ask(request, { timeoutMs: (await this.settings.get(request.workspaceId)).questionTimeoutSeconds * 1000, signal }) }));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({

@@ -24,3 +24,9 @@ export const CLAUDE_AGENT_SDK_CAPABILITIES: TransportCapabilities = {
   structuralModes: ['chat'],
   sandbox: true,
 };
+
+/** The `adapterId` of DeepSeek relay agents: the same SDK path with DeepSeek's Anthropic-compatible endpoint (RLY-7). */
+export const DEEPSEEK_ADAPTER_ID = 'deepseek';
+
+/** DeepSeek runs on this transport's code unchanged, so it declares exactly the same (ADP-1). */
+export const DEEPSEEK_CAPABILITIES: TransportCapabilities = { ...CLAUDE_AGENT_SDK_CAPABILITIES, adapterId: DEEPSEEK_ADAPTER_ID, label: 'DeepSeek (Claude Agent SDK)' };

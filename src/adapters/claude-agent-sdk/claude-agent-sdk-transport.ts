@@ -20,11 +20,13 @@ import type { AgentTransport, TransportResult, TransportRunContext } from '../ag
 import { MCP_SERVER_NAME, mcpToolName } from '../claude-code/claude-code-args.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
 import { ClaudeStreamTranslator } from '../claude-code/stream-translator.js';
-import { CLAUDE_AGENT_SDK_ADAPTER_ID, CLAUDE_AGENT_SDK_CAPABILITIES } from './claude-agent-sdk-capabilities.js';
+import { CLAUDE_AGENT_SDK_CAPABILITIES, DEEPSEEK_CAPABILITIES } from './claude-agent-sdk-capabilities.js';
+import type { TransportCapabilities } from '../transport-capabilities.js';
+import type { ProviderId } from '../../llm/provider-ids.js';
 import { sdkModeOptions } from './relay-mode-options.js';
 import { routeSdkTool } from './tool-route.js';
 
-export { CLAUDE_AGENT_SDK_ADAPTER_ID } from './claude-agent-sdk-capabilities.js';
+export { CLAUDE_AGENT_SDK_ADAPTER_ID, DEEPSEEK_ADAPTER_ID } from './claude-agent-sdk-capabilities.js';
 
 const DEFAULT_MAX_REMINDERS = 2;
 
@@ -61,7 +63,19 @@ export interface ClaudeAgentSdkTransportOptions {
   log?: (message: string, detail?: unknown) => void;
   /** Called with the runner's pid once it is spawned (benchmarks measure its memory). */
   onSpawn?: (pid: number) => void;
+  /**
+   * Which model backend this registration speaks for: `claude` (default, the broker's `anthropic`
+   * provider) or `deepseek` (RLY-7: the same path with DeepSeek's Anthropic-compatible endpoint and
+   * key, the broker's `deepseek-anthropic` provider, registered under its own adapter id).
+   */
+  backend?: 'claude' | 'deepseek';
 }
+
+/** What differs between the Claude and DeepSeek registrations of this transport. */
+const BACKENDS: Readonly<Record<'claude' | 'deepseek', { capabilities: TransportCapabilities; provider: ProviderId; defaultModel: string | null }>> = {
+  claude: { capabilities: CLAUDE_AGENT_SDK_CAPABILITIES, provider: 'anthropic', defaultModel: null },
+  deepseek: { capabilities: DEEPSEEK_CAPABILITIES, provider: 'deepseek-anthropic', defaultModel: 'deepseek-chat' },
+};
 
 function emptyUsage(): Required<ModelUsage> {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -156,11 +170,16 @@ function questionsOf(input: Record<string, unknown>): SdkQuestion[] {
  * model proxy with the run token (SEC-6). What this enforces is in the honesty matrix (ADP-1).
  */
 export class ClaudeAgentSdkTransport implements AgentTransport {
-  readonly id = CLAUDE_AGENT_SDK_ADAPTER_ID;
-  readonly capabilities = CLAUDE_AGENT_SDK_CAPABILITIES;
+  readonly id: string;
+  readonly capabilities: TransportCapabilities;
+  private readonly backendOf: (typeof BACKENDS)['claude'];
   private sandboxChoice: Promise<{ backend: SandboxBackend | null; detail: string }> | null = null;
 
-  constructor(private readonly options: ClaudeAgentSdkTransportOptions) {}
+  constructor(private readonly options: ClaudeAgentSdkTransportOptions) {
+    this.backendOf = BACKENDS[options.backend ?? 'claude'];
+    this.capabilities = this.backendOf.capabilities;
+    this.id = this.capabilities.adapterId;
+  }
 
   private sandboxBackend(): Promise<{ backend: SandboxBackend | null; detail: string }> {
     if (!this.sandboxChoice) {
@@ -217,10 +236,13 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
       const env = runnerEnvironment({
         source: context.env,
         home,
-        brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'anthropic'), ANTHROPIC_API_KEY: context.mcp.token },
+        brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, this.backendOf.provider), ANTHROPIC_API_KEY: context.mcp.token },
         extra: {
           CLAUDE_CONFIG_DIR: configDir,
           CLAUDE_AGENT_SDK_CLIENT_APP: 'control-center',
+          // DeepSeek: the engine's background and alias models are DeepSeek's too (no Claude model id
+          // ever reaches an endpoint that does not serve it).
+          ...(this.backendOf.defaultModel ? modelAliases(context.agent.modelId ?? this.backendOf.defaultModel) : {}),
           ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
           // Claude Code refuses its bypass mode as root unless told it is sandboxed; the host never
           // asks for bypass (it would skip canUseTool), but the SDK's own checks read this too.
@@ -422,7 +444,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
           disallowedTools: ['EnterWorktree', 'ExitWorktree'],
           systemPrompt: { type: 'preset', preset: 'claude_code', append: appendPrompt },
           env: input.env,
-          ...(context.agent.modelId ? { model: context.agent.modelId } : {}),
+          ...((context.agent.modelId ?? this.backendOf.defaultModel) ? { model: (context.agent.modelId ?? this.backendOf.defaultModel)! } : {}),
           ...(input.resume ? { resume: input.resume } : {}),
           ...(executable ? { pathToClaudeCodeExecutable: executable } : {}),
           spawnClaudeCodeProcess: spawnProcess,
@@ -538,6 +560,11 @@ function sdkExposedPaths(): string[] {
     // resolved at spawn instead
   }
   return paths.filter((path) => path.startsWith('/'));
+}
+
+/** Every model alias the engine may pick by itself, pointed at one model. */
+function modelAliases(model: string): Record<string, string> {
+  return { ANTHROPIC_MODEL: model, ANTHROPIC_SMALL_FAST_MODEL: model, ANTHROPIC_DEFAULT_HAIKU_MODEL: model, ANTHROPIC_DEFAULT_SONNET_MODEL: model, ANTHROPIC_DEFAULT_OPUS_MODEL: model };
 }
 
 /** RLY-5's fallback: a final answer that reads like a plan (numbered or bulleted steps, or a Plan heading). */
