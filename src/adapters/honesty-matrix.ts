@@ -348,12 +348,158 @@ function claudeCodeRows(): HonestyRow[] {
   ];
 }
 
+const SDK = 'test/adapters/claude-agent-sdk.test.ts';
+const SDK_MODES = `${SDK} > Claude Agent SDK transport: one turn per relay mode (RLY-7)`;
+const SDK_GATE = `${SDK} > Claude Agent SDK transport: the policy gate and the MCP server (POL-1)`;
+const SDK_PLAN_WRITE = `${SDK_MODES} > plan: a Write is refused by the host although the SDK’s plan mode would let it through, and a mutating command is denied by the mode floor`;
+
+/** Claude Agent SDK (RLY-7): an in-process PreToolUse hook and canUseTool in front of every tool call. */
+function claudeAgentSdkRows(): HonestyRow[] {
+  return [
+    row({
+      capability: 'toolSurface',
+      level: 'partial',
+      detail:
+        'Product tools: the MCP server offers only the mode’s surface, and the host refuses any mcp__ tool not on it. Native tools are not removed from the model’s surface (in plan the write tools are still offered and refused by the host when called); a native tool the host does not know is refused (fail closed). No settings file of the worktree is read (`settingSources: []`), so a hostile `.claude/settings.json` cannot add allow rules or hooks.',
+      testedBy: SDK_PLAN_WRITE,
+    }),
+    row({
+      capability: 'shellCommands',
+      mode: 'chat',
+      level: 'enforced',
+      detail:
+        'Every Bash call (subagents’ too) passes an in-process PreToolUse hook registered with `onFailure: block` that sends the command line to the run’s gate (policy engine, operator approval on ask, fail closed); `canUseTool` then allows only what the hook allowed. The host never uses bypassPermissions. Ask = autonomy askFirst: every call above read level waits for approval; Autopilot = actFreely: anything not denied runs.',
+      testedBy: `${SDK_MODES} > ask: the system prompt carries the Ask sentences, and a command the operator denies is never executed`,
+    }),
+    row({
+      capability: 'shellCommands',
+      mode: 'plan',
+      level: 'enforced',
+      detail: 'Same hook; the plan mode floor denies every world-changing class, and the deny names the deciding rule.',
+      testedBy: SDK_PLAN_WRITE,
+    }),
+    row({
+      capability: 'fileWrites',
+      mode: 'chat',
+      level: 'enforced',
+      detail: 'Write, Edit, MultiEdit and NotebookEdit pass the same hook with their path; the gate decides inside-worktree writes and fileWriteOutsideWorktree like built-in writes.',
+      testedBy: `${SDK_GATE} > ask: a native Write waits for approval, and a rejected write leaves no file`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({
+        capability: 'fileWrites',
+        mode,
+        level: 'enforced',
+        detail:
+          'The host refuses every write tool before any gate (measured on SDK 0.3.332: the SDK’s plan permission mode lets a write through when the host allows it); Bash writes are denied by the mode floor through the hook; with bubblewrap the worktree is also mounted read-only.',
+        testedBy: SDK_PLAN_WRITE,
+      }),
+    ),
+    row({
+      capability: 'reads',
+      level: 'none',
+      detail: 'Read, Grep, Glob, WebFetch and WebSearch are let through by name without asking the policy engine. Only the sandbox bounds what they can read (the data root and the server user’s home are hidden).',
+      testedBy: `${SDK} > Claude Agent SDK transport in bubblewrap (SBX-1) > inside bubblewrap a write outside the worktree fails at the OS level and the data root is hidden`,
+    }),
+    row({
+      capability: 'productTools',
+      level: 'enforced',
+      detail: 'The Control Center’s MCP server serves the product tools with the run token (sent over stdin, not argv); each call passes the built-in chokepoint (policy, approval, pinned verbs).',
+      testedBy: `${SDK_GATE} > plan: submit_plan over the Control Center MCP server stores a plan and meets the completion contract`,
+    }),
+    row({
+      capability: 'pushes',
+      level: 'partial',
+      detail:
+        'The runner gets the same git environment as the Claude Code CLI (every push to a configured remote goes through the push proxy with the run token) and a `git push` typed in Bash is decided by the hook; the proxy itself is tested with the Claude Code CLI. A script pushing to an ad-hoc URL skips both; without a sandbox nothing else stops it.',
+      testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
+    }),
+    row({
+      capability: 'completionContract',
+      mode: 'plan',
+      level: 'enforced',
+      detail: 'The stream shows whether submit_plan’s MCP call succeeded; if the turn ends without it a reminder goes in as the next streaming-input message (twice at most), then the run is flagged deliverableFailed.',
+      testedBy: `${SDK_GATE} > plan: a run that ends without submit_plan is reminded, then flagged deliverableFailed`,
+    }),
+    row({
+      capability: 'completionContract',
+      mode: 'orchestrate',
+      level: 'none',
+      detail: ORCHESTRATE_VERB_MISSING,
+      testedBy: VERB_CHECK,
+    }),
+    row({
+      capability: 'nativeTools',
+      level: 'partial',
+      detail: 'Every native call is seen before it runs (the hook) and appears in the run log with its result; only Bash and the write tools are decided by the policy engine, reads are allowed by name, unknown tools refused.',
+      testedBy: SDK_PLAN_WRITE,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'bubblewrap',
+      level: 'enforced',
+      detail:
+        'The SDK’s engine process is started through `spawnClaudeCodeProcess` inside bubblewrap, with the same mounts as the Claude Code CLI (data root and the server user’s home hidden, private /tmp and HOME, the checkout writable in chat and read-only in read-only modes, loopback-only network to the Control Center: MCP, push proxy, model proxy).',
+      testedBy: `${SDK} > Claude Agent SDK transport in bubblewrap (SBX-1) > inside bubblewrap a write outside the worktree fails at the OS level and the data root is hidden`,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'seatbelt',
+      level: 'partial',
+      detail: 'macOS: the Seatbelt profile generator the Claude Code CLI uses; only its text is tested, and not for this transport: no macOS host runs these tests.',
+      testedBy: SEATBELT_TEXT,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'none',
+      level: 'none',
+      detail: 'No backend: the runner does not start unless the operator started the server with `--allow-unsandboxed-runners`; with it, the SBX-2 fallback (sanitized environment, brokered model endpoint and run token) and nothing bounds a native tool.',
+      testedBy: `${SDK_GATE} > without a sandbox and without the operator opt-in the run fails with the reason and never starts the runner`,
+    }),
+    row({
+      capability: 'modes',
+      mode: 'chat',
+      level: 'enforced',
+      detail: 'Agent, Ask and Autopilot run in the SDK’s `default` permission mode, so every gated call reaches the host; Ask and Autopilot add their sentences to the system prompt (RLY-7) and set the autonomy dial the policy engine applies. A mode change applies from the next turn: each turn is a fresh engine process resuming the session (RLY-9).',
+      testedBy: `${SDK_MODES} > autopilot: the system prompt carries the Autopilot sentences and commands run without asking`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({
+        capability: 'modes',
+        mode,
+        level: 'partial',
+        detail:
+          'The SDK’s `plan` permission mode, which is advisory (it runs a write the host allows); the mode holds through the host’s refusal of every write tool, the hook’s mode floor for Bash and the read-only mount. ExitPlanMode shows the Plan ready board and is denied, so the turn does not go on to implement (RLY-5).',
+        testedBy: `${SDK_MODES} > plan: ExitPlanMode shows the Plan ready board and is denied, so the turn does not implement`,
+      }),
+    ),
+  ];
+}
+
+const DEEPSEEK = 'test/adapters/deepseek-relay.test.ts > DeepSeek relay transport (RLY-7)';
+
+/**
+ * DeepSeek (RLY-7) runs on the Claude Agent SDK transport's code unchanged (another broker provider:
+ * DeepSeek's Anthropic-compatible endpoint and key), so its cells are the SDK's; the cells its own
+ * tests show run against DeepSeek's configuration point at them.
+ */
+function deepseekRows(): HonestyRow[] {
+  return claudeAgentSdkRows().map((entry) => {
+    const detail = `Same transport code as the Claude Agent SDK, with DeepSeek’s Anthropic-compatible endpoint and key through the model broker. ${entry.detail}`;
+    if (entry.key === 'modes' && entry.mode === 'chat') return { ...entry, detail, testedBy: `${DEEPSEEK} > agent: runs a command and answers through DeepSeek’s endpoint with DeepSeek’s key and model, never the runner’s token` };
+    if (entry.key === 'fileWrites' && entry.mode === 'plan') return { ...entry, detail, testedBy: `${DEEPSEEK} > plan: the same host enforcement as Claude — a Write is refused and the file is never created` };
+    return { ...entry, detail };
+  });
+}
+
 /** The honesty matrix (ADP-1) as data: served by `GET /api/honesty-matrix`, shown in docs/honesty-matrix.md. */
 export function honestyMatrix(): HonestyMatrix {
   return {
     adapters: [
       { id: 'builtin', label: 'Built-in harness', rows: builtinRows() },
       { id: 'claude-code', label: 'Claude Code CLI', rows: claudeCodeRows() },
+      { id: 'claude-agent-sdk', label: 'Claude Agent SDK', rows: claudeAgentSdkRows() },
+      { id: 'deepseek', label: 'DeepSeek (Claude Agent SDK)', rows: deepseekRows() },
     ],
   };
 }

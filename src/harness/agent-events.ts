@@ -20,7 +20,13 @@ export type AgentEvent =
   | { type: 'looping_detected'; toolName: string; repeats: number }
   | { type: 'looping_cleared' }
   /** An external runner's output could not be understood (a malformed stream line, …). */
-  | { type: 'protocol_error'; source: string; message: string; line?: string };
+  | { type: 'protocol_error'; source: string; message: string; line?: string }
+  /**
+   * RLY-5: a plan turn produced a plan for review: the web shows the "Plan ready for review" board
+   * (Implement in autopilot / Stop here and prompt myself / Stop here). `native`: the provider's own
+   * plan-exit signal (the SDK's ExitPlanMode); `answer`: a plan-like final answer.
+   */
+  | { type: 'plan_ready'; plan: string; source: 'native' | 'answer' };
 
 /** How a loop ended. `completed` may still carry `deliverableFailed` (PLAN-6: the state stays completed). */
 export interface AgentLoopResult {

@@ -211,6 +211,25 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = {
     defaultModelId: null,
     models: [],
   },
+  /**
+   * RLY-7: DeepSeek's Anthropic-compatible endpoint, which the DeepSeek relay agents (the Claude Agent
+   * SDK path with another base URL and key) reach through the model broker. The same account key as
+   * `deepseek`; a base URL of its own, because the OpenAI-style one serves the built-in harness.
+   */
+  'deepseek-anthropic': {
+    id: 'deepseek-anthropic',
+    label: 'DeepSeek (Anthropic API)',
+    protocol: 'anthropic-messages',
+    defaultBaseUrl: 'https://api.deepseek.com/anthropic',
+    baseUrlEnvVar: 'DEEPSEEK_ANTHROPIC_BASE_URL',
+    apiKeyEnvVar: 'DEEPSEEK_API_KEY',
+    apiKeyRequired: true,
+    defaultModelId: 'deepseek-chat',
+    models: [
+      chatModel('deepseek-anthropic', 'deepseek-chat', 'DeepSeek Chat', 0.28, 0.42, 0.028, []),
+      chatModel('deepseek-anthropic', 'deepseek-reasoner', 'DeepSeek Reasoner', 0.28, 0.42, 0.028, [], { supportsTemperature: false }),
+    ],
+  },
 };
 
 /** Other names people use for a provider (the relay providers of §12 say `grok`). */

@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { ClaudeAgentSdkTransport } from '../adapters/claude-agent-sdk/claude-agent-sdk-transport.js';
 import { missingControl } from '../adapters/transport-capabilities.js';
 import { HookSessions } from '../core/hook-sessions.js';
 import { loadShellParser } from '../core/shell/shell-parser.js';
@@ -195,6 +196,8 @@ export class ControlCenter {
     });
     this.pipelines = new PipelineService(this.workspaces, this.pipelineEngine, this.events, this.logger);
     this.pipelineLauncher = new EnginePipelineLauncher(this.pipelineEngine);
+    this.executor.registerTransport(new ClaudeAgentSdkTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false, askUser: async (request, signal) => this.questions.ask(request, { timeoutMs: (await this.settings.get(request.workspaceId)).questionTimeoutSeconds * 1000, signal }) }));
+    this.executor.registerTransport(new ClaudeAgentSdkTransport({ backend: 'deepseek', hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false, askUser: async (request, signal) => this.questions.ask(request, { timeoutMs: (await this.settings.get(request.workspaceId)).questionTimeoutSeconds * 1000, signal }) }));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILTIN_CAPABILITIES } from '../../src/adapters/builtin/builtin-capabilities.js';
+import { CLAUDE_AGENT_SDK_CAPABILITIES, DEEPSEEK_CAPABILITIES } from '../../src/adapters/claude-agent-sdk/claude-agent-sdk-capabilities.js';
 import { CLAUDE_CODE_CAPABILITIES } from '../../src/adapters/claude-code/claude-code-capabilities.js';
 import { HONESTY_CAPABILITIES, honestyMatrix, undeclaredClaims } from '../../src/adapters/honesty-matrix.js';
 import { getCapabilityProfile } from '../../src/core/capability-profiles.js';
@@ -71,13 +72,15 @@ describe('honesty matrix (ADP-1)', () => {
     fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none', allowUnsandboxed: true } });
     const response = await fixture.api('GET', '/api/honesty-matrix');
     expect(response.status).toBe(200);
-    expect(response.body.adapters.map((adapter: any) => adapter.id)).toEqual(['builtin', 'claude-code']);
+    expect(response.body.adapters.map((adapter: any) => adapter.id)).toEqual(['builtin', 'claude-code', 'claude-agent-sdk', 'deepseek']);
     expect(response.body.adapters[1].rows[0]).toEqual(expect.objectContaining({ key: 'toolSurface', capability: 'filters the tool surface', mode: 'chat', level: 'partial', testedBy: expect.stringContaining('test/adapters/') }));
     expect(['bubblewrap', 'seatbelt', 'none']).toContain(response.body.host.sandbox);
     // What each transport declares, the same records the run routes and the matrix check read.
     expect(response.body.transports.map((declared: any) => [declared.adapterId, declared.steer, declared.pauseResume, declared.completionContract])).toEqual([
       ['builtin', true, true, ['plan', 'orchestrate']],
       ['claude-code', false, false, ['plan', 'orchestrate']],
+      ['claude-agent-sdk', false, false, ['plan']],
+      ['deepseek', false, false, ['plan']],
     ]);
     const unauthenticated = await fetch(`${fixture.url}/api/honesty-matrix`);
     expect(unauthenticated.status).toBe(401);
@@ -86,7 +89,7 @@ describe('honesty matrix (ADP-1)', () => {
 
 describe('honesty matrix against the transports’ declarations (ADP-1)', () => {
   it('every enforced row maps to a capability its transport declares', () => {
-    expect(undeclaredClaims([BUILTIN_CAPABILITIES, CLAUDE_CODE_CAPABILITIES])).toEqual([]);
+    expect(undeclaredClaims([BUILTIN_CAPABILITIES, CLAUDE_CODE_CAPABILITIES, CLAUDE_AGENT_SDK_CAPABILITIES, DEEPSEEK_CAPABILITIES])).toEqual([]);
   });
 
   it('catches a row that claims more than the declaration (an orchestrate contract the transport does not declare, a hooked read)', () => {
@@ -105,7 +108,7 @@ describe('honesty matrix against the transports’ declarations (ADP-1)', () => 
       ],
     };
     // ORC-1 made the orchestrate contract real, so the declaration before it (plan only) is the over-claimed one.
-    const problems = undeclaredClaims([BUILTIN_CAPABILITIES, { ...CLAUDE_CODE_CAPABILITIES, completionContract: ['plan'] }], overclaiming);
+    const problems = undeclaredClaims([BUILTIN_CAPABILITIES, { ...CLAUDE_CODE_CAPABILITIES, completionContract: ['plan'] }, CLAUDE_AGENT_SDK_CAPABILITIES, DEEPSEEK_CAPABILITIES], overclaiming);
     expect(problems).toHaveLength(4);
     expect(problems.join('\n')).toMatch(/claude-code: 'observes the completion contract' in orchestrate is marked enforced/);
     expect(problems.join('\n')).toMatch(/mystery: no transport declares/);
@@ -116,7 +119,7 @@ describe('honesty matrix against the transports’ declarations (ADP-1)', () => 
     const app = await ControlCenter.open({ dataRoot, env: {} });
     try {
       // The server's registry is where the declarations come from: one per registered transport.
-      expect(app.executor.transportCapabilities().map((declared) => declared.adapterId)).toEqual(['builtin', 'claude-code']);
+      expect(app.executor.transportCapabilities().map((declared) => declared.adapterId)).toEqual(['builtin', 'claude-code', 'claude-agent-sdk', 'deepseek']);
       for (const declared of app.executor.transportCapabilities()) {
         for (const mode of MODES) {
           const verb = getCapabilityProfile(mode).outputVerb;

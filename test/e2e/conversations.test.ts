@@ -70,7 +70,7 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     await ui.screenshot('picker-after-reload');
   });
 
-  it('a new conversation starts with the mode last chosen in this browser', async () => {
+  it('a new space starts with the mode last chosen in this browser', async () => {
     const { page } = ui;
     await createSpaceAndConversation(page, 'Second');
     await expect.poll(() => picker(page).inputValue()).toBe('Plan');
@@ -91,6 +91,33 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     expect(await page.evaluate('document.activeElement?.getAttribute("data-testid")')).toBe('composer-input');
     expect(await page.evaluate('localStorage.getItem("cc.lastPicker")')).toBe('Ask');
     await ui.screenshot('picker-shift-tab');
+  });
+
+  it('“New conversation” in an existing space never changes its mode; “New chat” is a new space in the last chosen mode (RLY-2)', async () => {
+    const { page } = ui;
+    // The browser's last choice is Ask (Shift+Tab above); General is in Plan.
+    const general = await spaceNamed('General');
+    expect(general).toMatchObject({ mode: 'plan', picker: 'Plan' });
+    await page.goto(`${server.url}/w/${ws}/s/${general.id}`);
+    await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+    await expect.poll(() => pathname(page)).toMatch(new RegExp(`^/w/${ws}/c/cv_`));
+    await expect.poll(() => picker(page).inputValue()).toBe('Plan');
+    expect(await spaceNamed('General')).toMatchObject({ mode: 'plan', picker: 'Plan' });
+    expect((await server.api('GET', `${spacesPath()}/${general.id}/conversations`)).body.conversations).toHaveLength(2);
+
+    const before = new Set((await server.api('GET', spacesPath())).body.spaces.map((space: any) => space.id));
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+    const created = await expect
+      .poll(async () => (await server.api('GET', spacesPath())).body.spaces.filter((space: any) => !before.has(space.id)))
+      .toHaveLength(1)
+      .then(async () => (await server.api('GET', spacesPath())).body.spaces.find((space: any) => !before.has(space.id)));
+    expect(created).toMatchObject({ mode: 'chat', autonomy: 'askFirst', picker: 'Ask', kind: 'room' });
+    const conversations = (await server.api('GET', `${spacesPath()}/${created.id}/conversations`)).body.conversations;
+    expect(conversations).toHaveLength(1);
+    await expect.poll(() => pathname(page)).toBe(`/w/${ws}/c/${conversations[0].id}`);
+    await expect.poll(() => picker(page).inputValue()).toBe('Ask');
+    // General kept its mode through all of it.
+    expect(await spaceNamed('General')).toMatchObject({ mode: 'plan', picker: 'Plan' });
   });
 
   it('a review space shows its mode read-only and offers no picker', async () => {
@@ -171,5 +198,25 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     await page.getByRole('status').filter({ hasText: 'Plan mode armed' }).waitFor();
     expect(await page.locator('[data-testid="message"]').count()).toBe(before);
     expect(await input.inputValue()).toBe('');
+  });
+
+  it('a plan turn on the Claude Agent SDK ends with the Plan ready board; “Implement in autopilot” sets Autopilot and sends the implementing message (RLY-5)', async () => {
+    const { page } = ui;
+    const agent = await server.api('POST', `/api/workspaces/${ws}/agents`, { name: 'relay', title: 'Relay', adapterId: 'claude-agent-sdk' });
+    expect(agent.status).toBe(201);
+    expect((await spaceNamed('Chat')).picker).toBe('Plan');
+    const conversationId = pathname(page).split('/').pop()!;
+    model.script(reply().tool('ExitPlanMode', { plan: '1. Add the parser\n2. Test it' }), reply().text('The plan is ready for your review.'));
+    const posted = await server.api('POST', `/api/workspaces/${ws}/conversations/${conversationId}/messages`, { text: 'plan the parser', agentId: agent.body.id });
+    expect(posted.status).toBe(202);
+    const board = page.getByTestId('plan-ready-board');
+    await board.waitFor({ timeout: 120_000 });
+    expect(await board.locator('.plan-ready-text').textContent()).toBe('1. Add the parser\n2. Test it');
+    await ui.screenshot('plan-ready-board');
+    model.script(reply().text('Implementing now.'));
+    await board.getByRole('button', { name: 'Implement in autopilot' }).click();
+    await expect.poll(async () => (await spaceNamed('Chat')).picker).toBe('Autopilot');
+    await page.locator('[data-testid="message"].message-user').filter({ hasText: 'Implement the plan above.' }).waitFor();
+    await expect.poll(() => board.count()).toBe(0);
   });
 });

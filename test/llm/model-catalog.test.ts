@@ -34,7 +34,7 @@ describe('model catalog — resolution', () => {
   });
 
   it('has a default base URL, key variable and pricing for every hosted provider', () => {
-    expect(PROVIDER_IDS).toEqual(['anthropic', 'openai', 'deepseek', 'xai', 'ollama', 'openai-compatible']);
+    expect(PROVIDER_IDS).toEqual(['anthropic', 'openai', 'deepseek', 'xai', 'ollama', 'openai-compatible', 'deepseek-anthropic']);
     for (const id of ['anthropic', 'openai', 'deepseek', 'xai'] as const) {
       const provider = PROVIDERS[id];
       expect(provider.defaultBaseUrl).toMatch(/^https:\/\//);

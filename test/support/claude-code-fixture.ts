@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { AgentTransport } from '../../src/adapters/agent-transport.js';
 import { ClaudeCodeTransport, type ClaudeCodeTransportOptions } from '../../src/adapters/claude-code/claude-code-transport.js';
 import type { HookDecisionRecord } from '../../src/core/hook-sessions.js';
 import { buildServer } from '../../src/server/build-server.js';
@@ -55,6 +56,8 @@ export interface ClaudeCodeFixtureOptions {
   transport?: Omit<ClaudeCodeTransportOptions, 'hookSessions'>;
   /** Extra variables in the server's environment (what the runner must NOT inherit, for example). */
   env?: Record<string, string>;
+  /** Run the agent on another transport (the relay providers): its adapter id and how to build it. */
+  adapter?: { id: 'claude-agent-sdk' | 'deepseek'; transport: (app: ControlCenter, dataRoot: string) => AgentTransport };
 }
 
 function git(cwd: string, ...args: string[]): string {
@@ -84,6 +87,7 @@ export async function startClaudeCodeFixture(options: ClaudeCodeFixtureOptions =
   app.executor.setServerUrl(url);
   // Replaces the default registration when a test needs other transport options.
   app.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], ...options.transport }));
+  if (options.adapter) app.executor.registerTransport(options.adapter.transport(app, dataRoot));
   const token = (await readFile(join(dataRoot, 'operator-token'), 'utf8')).trim();
   const api = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${url}${path}`, {
@@ -119,7 +123,7 @@ export async function startClaudeCodeFixture(options: ClaudeCodeFixtureOptions =
   });
   if (space.status !== 201) throw new Error(`space: ${JSON.stringify(space.body)}`);
   const conversation = await api('POST', `/api/workspaces/${workspaceId}/spaces/${space.body.id}/conversations`, { title: 'Main' });
-  const agent = await api('POST', `/api/workspaces/${workspaceId}/agents`, { name: 'coder', title: 'Coder', adapterId: 'claude-code' });
+  const agent = await api('POST', `/api/workspaces/${workspaceId}/agents`, { name: 'coder', title: 'Coder', adapterId: options.adapter?.id ?? 'claude-code' });
   if (agent.status !== 201) throw new Error(`agent: ${JSON.stringify(agent.body)}`);
   const operator = options.operatorConnected === false ? null : await SseClient.open(`${url}/api/workspaces/${workspaceId}/events`, { authorization: `Bearer ${token}` });
   const fixture: ClaudeCodeFixture = {

@@ -209,7 +209,7 @@ export function useUpdateSettings(ws: string) {
 export function useCreateSpace(ws: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { name: string; kind?: 'room' | 'pullRequest' }) => api.post<Space>(`${w(ws)}/spaces`, body),
+    mutationFn: (body: { name: string; kind?: 'room' | 'pullRequest'; mode?: Space['mode']; autonomy?: Space['autonomy'] }) => api.post<Space>(`${w(ws)}/spaces`, body),
     onSuccess: (space) => {
       client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) =>
         old ? { spaces: old.spaces.some((entry) => entry.id === space.id) ? old.spaces : [...old.spaces, space] } : old,

@@ -16,6 +16,7 @@ import { foldPlanSteps } from './plan-steps';
 import { useConversationOrchestrations } from '../orchestrations/orchestration-hooks';
 import { ConversationOrchestrations } from '../orchestrations/OrchestrationCard';
 import { isActive, LiveTurn, RunOutcome } from './RunBlocks';
+import { PlanReadyBoard } from './PlanReadyBoard';
 import { SidePanel } from './SidePanel';
 
 /** Plan Studio carries the graph libraries (elkjs is large): loaded when first opened. */
@@ -81,6 +82,8 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   }, [messages.data, planList, runList, steps]);
 
   const activeRuns = runList.filter((run) => isActive(run) && !steps.stepRunIds.has(run.id));
+  // RLY-5: the board belongs under the newest finished turn only (a later turn supersedes it).
+  const lastFinishedRun = [...runList].filter((run) => run.state === 'completed' && !run.parentRunId).sort((a, b) => (a.endedAt ?? a.createdAt).localeCompare(b.endedAt ?? b.createdAt)).pop() ?? null;
   const pendingApprovals = (approvals.data?.approvals ?? []).filter((approval) => approval.status === 'pending' && approval.conversationId === conversation.id);
   const pendingQuestions = (questions.data?.questions ?? []).filter((question) => question.conversationId === conversation.id && question.status === 'pending');
 
@@ -175,6 +178,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                 ),
               )}
               <ConversationOrchestrations ws={ws} orchestrations={orchestrations.data?.orchestrations ?? []} agents={agentList} />
+              {lastFinishedRun && activeRuns.length === 0 && space.data ? <PlanReadyBoard key={`board-${lastFinishedRun.id}`} ws={ws} run={lastFinishedRun} space={space.data} conversationId={conversation.id} /> : null}
               {activeRuns.map((run) => (
                 <LiveTurn key={run.id} ws={ws} run={run} agent={agentById.get(run.agentId)} />
               ))}

@@ -6,20 +6,33 @@ import { spaceModeLabel } from '../app/picker';
 import { navigate, paths } from '../app/router';
 import { Link } from '../ui/link';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
-import { useStartConversation } from './new-conversation';
+import { newSpaceMode, useStartChat, useStartConversation } from './new-conversation';
 
 /** Spaces and their conversations (branches nested under their parent). */
 export function Sidebar({ ws, activeSpaceId, activeConversationId }: { ws: string; activeSpaceId: string | null; activeConversationId: string | null }) {
   const spaces = useSpaces(ws);
   const [creating, setCreating] = useState(false);
+  const chat = useStartChat(ws);
+  const newChat = async () => {
+    try {
+      const conversation = await chat.start();
+      navigate(paths.conversation(ws, conversation.id));
+    } catch {
+      // the error is shown below
+    }
+  };
   return (
     <aside className="sidebar" aria-label="Spaces and conversations">
       <div className="pane-header">
         <h2>Spaces</h2>
+        <button type="button" className="btn btn-small btn-primary" onClick={() => void newChat()} disabled={chat.isPending} title="A new space with one conversation, in the mode you last chose">
+          New chat
+        </button>
         <button type="button" className="btn btn-small" onClick={() => setCreating((value) => !value)} aria-expanded={creating}>
           New space
         </button>
       </div>
+      {chat.error ? <FieldError message={errorMessage(chat.error)} /> : null}
       {creating ? <NewSpaceForm ws={ws} onDone={() => setCreating(false)} /> : null}
       {spaces.isPending ? (
         <Loading label="Loading spaces…" />
@@ -45,7 +58,8 @@ function NewSpaceForm({ ws, onDone }: { ws: string; onDone: () => void }) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     try {
-      const space = await create.mutateAsync({ name: name.trim(), ...(kind === 'pullRequest' ? { kind } : {}) });
+      // RLY-2: a new room starts in the mode last chosen in this browser; a PR space is always review.
+      const space = await create.mutateAsync({ name: name.trim(), ...(kind === 'pullRequest' ? { kind } : newSpaceMode()) });
       onDone();
       navigate(paths.space(ws, space.id));
     } catch {

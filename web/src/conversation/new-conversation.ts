@@ -1,30 +1,33 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { api } from '../api/client';
-import { useCreateConversation } from '../api/hooks';
-import { keys } from '../api/keys';
-import type { Space } from '../api/types';
+import { DEFAULT_AUTONOMY } from '@server/core/modes';
+import { pickerToSpaceMode } from '@server/core/picker';
+import { useCreateConversation, useCreateSpace } from '../api/hooks';
+import type { Autonomy, Mode, Space } from '../api/types';
 import { lastChosenPicker } from '../app/picker';
 
 /**
- * RLY-2: a new conversation starts with the mode last chosen in this browser (else Agent). The mode
- * lives on the space (MODE-1), so the choice is applied to the space when it differs.
+ * A new conversation inside an existing space takes that space's mode and never changes it (RLY-2 as
+ * decided to keep MODE-1: every conversation of a space shares its mode, so applying the browser's
+ * last choice here would silently change the mode of every other conversation in the space).
  */
 export function useStartConversation(ws: string) {
   const create = useCreateConversation(ws);
-  const client = useQueryClient();
-  const start = async (space: Space, title?: string) => {
-    const conversation = await create.mutateAsync({ spaceId: space.id, ...(title ? { title } : {}) });
-    const wanted = lastChosenPicker();
-    if (space.mode !== 'review' && space.picker !== wanted) {
-      try {
-        const updated = await api.patch<Space>(`/api/workspaces/${ws}/spaces/${space.id}`, { picker: wanted });
-        client.setQueryData(keys.space(ws, updated.id), updated);
-        client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: old.spaces.map((entry) => (entry.id === updated.id ? updated : entry)) } : old));
-      } catch {
-        // The conversation exists; the composer shows the space's actual mode.
-      }
-    }
-    return conversation;
-  };
+  const start = async (space: Space, title?: string) => create.mutateAsync({ spaceId: space.id, ...(title ? { title } : {}) });
   return { start, isPending: create.isPending, error: create.error };
+}
+
+/** The (mode, autonomy) a new space starts with: the mode last chosen in this browser, else Agent (RLY-2). */
+export function newSpaceMode(): { mode: Mode; autonomy: Autonomy } {
+  return pickerToSpaceMode(lastChosenPicker(), DEFAULT_AUTONOMY);
+}
+
+/** RLY-2: a new chat is a new space in the browser's last mode, with one conversation. */
+export function useStartChat(ws: string) {
+  const createSpace = useCreateSpace(ws);
+  const createConversation = useCreateConversation(ws);
+  const start = async () => {
+    const stamp = new Date().toISOString().slice(0, 16).replace('T', ' ');
+    const space = await createSpace.mutateAsync({ name: `Chat ${stamp}`, ...newSpaceMode() });
+    return createConversation.mutateAsync({ spaceId: space.id });
+  };
+  return { start, isPending: createSpace.isPending || createConversation.isPending, error: createSpace.error ?? createConversation.error };
 }

@@ -13,6 +13,7 @@ const PROVIDERS: Array<{ id: ProviderId; label: string; keyless?: boolean }> = [
   { id: 'xai', label: 'xAI (Grok)' },
   { id: 'ollama', label: 'Ollama (local)', keyless: true },
   { id: 'openai-compatible', label: 'OpenAI-compatible server' },
+  { id: 'deepseek-anthropic', label: 'DeepSeek, Anthropic API (DeepSeek relay agents)' },
 ];
 
 const NUMBERS: Array<{ key: keyof SettingsView; label: string; hint: string }> = [

@@ -1,0 +1,32 @@
+import type { TransportCapabilities } from '../transport-capabilities.js';
+
+/** The `adapterId` of agents that run on the Claude Agent SDK (RLY-7). */
+export const CLAUDE_AGENT_SDK_ADAPTER_ID = 'claude-agent-sdk';
+
+/**
+ * What the Claude Agent SDK transport supports (ADP-1, RLY-7). The SDK runs Claude Code's engine in a
+ * child process; the host sees every tool call before it runs (an in-process PreToolUse hook and
+ * `canUseTool`), so shell commands and native writes are decided by the policy engine, and in the
+ * read-only modes every write tool is refused by the host whatever the SDK's plan mode would allow.
+ * Reads (Read, Grep, Glob, WebFetch, WebSearch) are let through without asking the policy engine.
+ * No steer/pause: a turn's input is fixed at start (reminders aside); cancel ends the process.
+ */
+export const CLAUDE_AGENT_SDK_CAPABILITIES: TransportCapabilities = {
+  adapterId: CLAUDE_AGENT_SDK_ADAPTER_ID,
+  label: 'Claude Agent SDK',
+  steer: false,
+  pauseResume: false,
+  cancel: true,
+  subagents: 'inRunner',
+  nativeTools: true,
+  gates: { toolSurface: false, shellCommands: true, fileWrites: true, reads: false, productTools: true, pushes: false },
+  completionContract: ['plan'],
+  structuralModes: ['chat'],
+  sandbox: true,
+};
+
+/** The `adapterId` of DeepSeek relay agents: the same SDK path with DeepSeek's Anthropic-compatible endpoint (RLY-7). */
+export const DEEPSEEK_ADAPTER_ID = 'deepseek';
+
+/** DeepSeek runs on this transport's code unchanged, so it declares exactly the same (ADP-1). */
+export const DEEPSEEK_CAPABILITIES: TransportCapabilities = { ...CLAUDE_AGENT_SDK_CAPABILITIES, adapterId: DEEPSEEK_ADAPTER_ID, label: 'DeepSeek (Claude Agent SDK)' };

@@ -1,0 +1,575 @@
+import { spawn } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { query, type CanUseTool, type HookCallback, type PermissionResult, type SDKUserMessage, type SpawnedProcess, type SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
+import { getCapabilityProfile } from '../../core/capability-profiles.js';
+import { buildCompletionContract } from '../../core/completion-contract.js';
+import type { HookDecisionRecord, HookSession, HookSessions } from '../../core/hook-sessions.js';
+import { relayModeOf } from '../../core/relay/relay-mode.js';
+import { gateFailingClosed } from '../../core/transport-gate.js';
+import { gitPushEnvironment } from '../../git/git-push-proxy.js';
+import type { ModelUsage } from '../../llm/model-types.js';
+import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
+import { runnerEnvironment } from '../../sandbox/runner-environment.js';
+import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
+import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/sandbox-spec.js';
+import { selectSandbox } from '../../sandbox/select-sandbox.js';
+import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
+import { MCP_SERVER_NAME, mcpToolName } from '../claude-code/claude-code-args.js';
+import { signalProcessTree } from '../claude-code/process-tree.js';
+import { ClaudeStreamTranslator } from '../claude-code/stream-translator.js';
+import { CLAUDE_AGENT_SDK_CAPABILITIES, DEEPSEEK_CAPABILITIES } from './claude-agent-sdk-capabilities.js';
+import type { TransportCapabilities } from '../transport-capabilities.js';
+import type { ProviderId } from '../../llm/provider-ids.js';
+import { sdkModeOptions } from './relay-mode-options.js';
+import { routeSdkTool } from './tool-route.js';
+
+export { CLAUDE_AGENT_SDK_ADAPTER_ID, DEEPSEEK_ADAPTER_ID } from './claude-agent-sdk-capabilities.js';
+
+const DEFAULT_MAX_REMINDERS = 2;
+
+/** One question of a question card, as the relay asks it (RLY-4). */
+export interface SdkQuestion {
+  question: string;
+  options?: string[];
+}
+
+/** Asks the conversation's operator (a question card); resolves with one answer per question, the RLY-4 line on timeout. */
+export type AskUser = (
+  request: { workspaceId: string; runId: string; agentId: string; conversationId: string; questions: SdkQuestion[] },
+  signal: AbortSignal,
+) => Promise<string[]>;
+
+export interface ClaudeAgentSdkTransportOptions {
+  /** The registry the push proxy reads (the composition root's one registry). */
+  hookSessions: HookSessions;
+  /** Question cards (RLY-4): the composition root's question service with the workspace's timeout. */
+  askUser: AskUser;
+  /** `auto` (default): the host's OS sandbox when it has one; `none`: never; or a backend. */
+  sandbox?: 'auto' | 'none' | SandboxBackend;
+  /** SEC-6: start without an OS sandbox (operator opt-in, `--allow-unsandboxed-runners`). */
+  allowUnsandboxed?: boolean;
+  /** Paths the sandboxed runner must not see (the data root). */
+  hiddenPaths?: string[];
+  /** Also hide the server user's home (default true). */
+  hideHome?: boolean;
+  /** Claude Code executable the SDK starts (default: the SDK's own platform binary). */
+  claudePath?: string;
+  maxReminders?: number;
+  /** SIGTERM → SIGKILL grace on cancel (default 2 s). */
+  killGraceMs?: number;
+  log?: (message: string, detail?: unknown) => void;
+  /** Called with the runner's pid once it is spawned (benchmarks measure its memory). */
+  onSpawn?: (pid: number) => void;
+  /**
+   * Which model backend this registration speaks for: `claude` (default, the broker's `anthropic`
+   * provider) or `deepseek` (RLY-7: the same path with DeepSeek's Anthropic-compatible endpoint and
+   * key, the broker's `deepseek-anthropic` provider, registered under its own adapter id).
+   */
+  backend?: 'claude' | 'deepseek';
+}
+
+/** What differs between the Claude and DeepSeek registrations of this transport. */
+const BACKENDS: Readonly<Record<'claude' | 'deepseek', { capabilities: TransportCapabilities; provider: ProviderId; defaultModel: string | null }>> = {
+  claude: { capabilities: CLAUDE_AGENT_SDK_CAPABILITIES, provider: 'anthropic', defaultModel: null },
+  deepseek: { capabilities: DEEPSEEK_CAPABILITIES, provider: 'deepseek-anthropic', defaultModel: 'deepseek-chat' },
+};
+
+function emptyUsage(): Required<ModelUsage> {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+function safeSegment(value: string): string {
+  return value.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+function loopbackPort(url: string): { port: number } | { remote: string } | null {
+  try {
+    const parsed = new URL(url);
+    const host = parsed.hostname.replace(/^\[|\]$/g, '');
+    if (host === '127.0.0.1' || host === 'localhost' || host === '::1') return { port: Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) };
+    return { remote: parsed.host };
+  } catch {
+    return null;
+  }
+}
+
+/** Claude Code keeps a session as `<config>/projects/<project>/<id>.jsonl`: resume only one that exists. */
+async function sessionExists(configDir: string, sessionId: string): Promise<boolean> {
+  const projects = join(configDir, 'projects');
+  const entries = await readdir(projects).catch(() => [] as string[]);
+  for (const entry of entries) {
+    const found = await stat(join(projects, entry, `${sessionId}.jsonl`)).then(
+      () => true,
+      () => false,
+    );
+    if (found) return true;
+  }
+  return false;
+}
+
+/** A streaming-input queue: the first user message, reminders after it, closed when the turn is over. */
+class InputQueue implements AsyncIterable<SDKUserMessage> {
+  private readonly items: SDKUserMessage[] = [];
+  private waiting: ((value: IteratorResult<SDKUserMessage>) => void) | null = null;
+  private closed = false;
+
+  push(text: string): void {
+    const message: SDKUserMessage = { type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null };
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      resolve({ value: message, done: false });
+    } else this.items.push(message);
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      resolve({ value: undefined, done: true });
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<SDKUserMessage> {
+    return {
+      next: () => {
+        const item = this.items.shift();
+        if (item) return Promise.resolve({ value: item, done: false });
+        if (this.closed) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => (this.waiting = resolve));
+      },
+    };
+  }
+}
+
+/** AskUserQuestion's input as the SDK sends it (questions with labelled options). */
+function questionsOf(input: Record<string, unknown>): SdkQuestion[] {
+  const raw = Array.isArray(input.questions) ? input.questions : [];
+  return raw
+    .map((entry) => (typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {}))
+    .filter((entry) => typeof entry.question === 'string' && entry.question !== '')
+    .slice(0, 3)
+    .map((entry) => {
+      const options = Array.isArray(entry.options)
+        ? entry.options.map((option) => (typeof option === 'object' && option !== null ? (option as Record<string, unknown>).label : option)).filter((label): label is string => typeof label === 'string')
+        : [];
+      return options.length > 0 ? { question: String(entry.question), options } : { question: String(entry.question) };
+    });
+}
+
+/**
+ * Runs agents on the Claude Agent SDK (RLY-7): `query()` with streaming input, one Claude Code engine
+ * process per turn resuming the conversation's session, in the conversation's worktree, wrapped in
+ * the host's OS sandbox (SBX-1) through `spawnClaudeCodeProcess`. Every tool call passes an
+ * in-process PreToolUse hook (shell commands and native writes to the policy gate, unknown tools
+ * refused) and `canUseTool` (question cards, the Plan ready board); the model is reached through the
+ * model proxy with the run token (SEC-6). What this enforces is in the honesty matrix (ADP-1).
+ */
+export class ClaudeAgentSdkTransport implements AgentTransport {
+  readonly id: string;
+  readonly capabilities: TransportCapabilities;
+  private readonly backendOf: (typeof BACKENDS)['claude'];
+  private sandboxChoice: Promise<{ backend: SandboxBackend | null; detail: string }> | null = null;
+
+  constructor(private readonly options: ClaudeAgentSdkTransportOptions) {
+    this.backendOf = BACKENDS[options.backend ?? 'claude'];
+    this.capabilities = this.backendOf.capabilities;
+    this.id = this.capabilities.adapterId;
+  }
+
+  private sandboxBackend(): Promise<{ backend: SandboxBackend | null; detail: string }> {
+    if (!this.sandboxChoice) {
+      const choice = this.options.sandbox ?? 'auto';
+      this.sandboxChoice =
+        choice === 'none'
+          ? Promise.resolve({ backend: null, detail: 'disabled by configuration' })
+          : choice === 'auto'
+            ? selectSandbox()
+            : Promise.resolve({ backend: choice, detail: choice.id });
+    }
+    return this.sandboxChoice;
+  }
+
+  async run(context: TransportRunContext): Promise<TransportResult> {
+    const log = this.options.log ?? (() => undefined);
+    if (context.signal.aborted) return { outcome: 'cancelled', error: null, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
+    const profile = getCapabilityProfile(context.mode);
+    const readOnly = profile.worktree === 'readOnly';
+    // MODE-2, RLY-9: the relay mode is fixed when the turn starts; each turn is a fresh process, so
+    // a change of mode (and the system-prompt sentences of ask/autopilot) applies from the next turn.
+    const relayMode = relayModeOf(context.mode, context.autonomy);
+    const modeOptions = sdkModeOptions(relayMode);
+    const surfaced = context.surfacedTools.map((tool) => tool.name);
+    const contract = buildCompletionContract(profile);
+    const verb = contract && surfaced.includes(contract.outputVerb) ? contract.outputVerb : null;
+
+    const root = join(context.workspaceDir, 'claude-agent-sdk');
+    const runDir = join(root, 'runs', safeSegment(context.runId));
+    const home = join(runDir, 'home');
+    const configDir = join(root, 'sessions', safeSegment(`${context.conversationId ?? context.runId}-${context.agent.id}`));
+    const pushStagingDir = join(root, 'push-staging');
+    await Promise.all([home, configDir, pushStagingDir].map((directory) => mkdir(directory, { recursive: true, mode: 0o700 })));
+
+    const remotes = context.checkout?.pushRemotes ?? [];
+    const runEnded = new AbortController();
+    const session: HookSession = {
+      token: context.mcp.token,
+      workspaceId: context.workspaceId,
+      runId: context.runId,
+      mode: context.mode,
+      worktreePath: context.worktreePath,
+      gate: (action, signal) => context.gate(action, signal),
+      signal: AbortSignal.any([runEnded.signal, context.signal]),
+      pushRemotes: new Map(remotes.map((remote) => [remote.id, remote])),
+      pushStagingDir,
+      decisions: [],
+      // The hook route serves only the Claude Code CLI's script; this runner's hook is in-process.
+      pushOnly: true,
+    };
+    const unregister = this.options.hookSessions.register(session);
+    let launch: SandboxLaunch | null = null;
+    try {
+      const env = runnerEnvironment({
+        source: context.env,
+        home,
+        brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, this.backendOf.provider), ANTHROPIC_API_KEY: context.mcp.token },
+        extra: {
+          CLAUDE_CONFIG_DIR: configDir,
+          CLAUDE_AGENT_SDK_CLIENT_APP: 'control-center',
+          // DeepSeek: the engine's background and alias models are DeepSeek's too (no Claude model id
+          // ever reaches an endpoint that does not serve it).
+          ...(this.backendOf.defaultModel ? modelAliases(context.agent.modelId ?? this.backendOf.defaultModel) : {}),
+          ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
+          // Claude Code refuses its bypass mode as root unless told it is sandboxed; the host never
+          // asks for bypass (it would skip canUseTool), but the SDK's own checks read this too.
+          ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+        },
+      });
+      const { backend, detail } = await this.sandboxBackend();
+      if (!backend && !this.options.allowUnsandboxed) {
+        context.setSandbox(`none: ${detail}; refused: unsandboxed runners are not allowed on this server`);
+        return {
+          outcome: 'failed',
+          error: `The Claude Agent SDK runner needs an OS sandbox and this server has none (${detail}); start the server with --allow-unsandboxed-runners to accept running it as the server's user (SEC-6).`,
+          deliverableFailed: false,
+          usage: emptyUsage(),
+          costUsd: null,
+          finalText: '',
+        };
+      }
+      if (!backend) {
+        context.setSandbox(`none: ${detail}; unsandboxed by operator opt-in (--allow-unsandboxed-runners), fallback (SBX-2): sanitized environment, brokered model endpoint and run token, pushes through the push proxy, conversation worktree as cwd`);
+      }
+      const resume = context.previousSessionId && (await sessionExists(configDir, context.previousSessionId)) ? context.previousSessionId : null;
+      return await this.execute({ context, env, readOnly, relayModeSentences: modeOptions.sentences, permissionMode: modeOptions.permissionMode, surfaced, verb, contract, session, resume, configDir, home, backend, setLaunch: (value) => (launch = value), log });
+    } finally {
+      runEnded.abort();
+      unregister();
+      await (launch as SandboxLaunch | null)?.dispose().catch((error: unknown) => log('claude-agent-sdk: sandbox cleanup failed', error));
+      await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  private async execute(input: {
+    context: TransportRunContext;
+    env: Record<string, string>;
+    readOnly: boolean;
+    relayModeSentences: string;
+    permissionMode: 'default' | 'plan';
+    surfaced: string[];
+    verb: string | null;
+    contract: ReturnType<typeof buildCompletionContract>;
+    session: HookSession;
+    resume: string | null;
+    configDir: string;
+    home: string;
+    backend: SandboxBackend | null;
+    setLaunch: (launch: SandboxLaunch) => void;
+    log: (message: string, detail?: unknown) => void;
+  }): Promise<TransportResult> {
+    const { context, session, log, verb, contract } = input;
+    const decisions = new Map<string, HookDecisionRecord>();
+    const translator = new ClaudeStreamTranslator({
+      outputVerb: verb,
+      hookDecision: (toolUseId) => {
+        const record = decisions.get(toolUseId);
+        return record ? { allow: record.allow, decision: record.result.decision, decidedBy: record.result.decidedBy, classes: record.result.classes } : null;
+      },
+    });
+    const usage = emptyUsage();
+    let costUsd: number | null = null;
+    let reminders = 0;
+    let sessionSaved: string | null = null;
+    let planShown = false;
+    const maxReminders = this.options.maxReminders ?? DEFAULT_MAX_REMINDERS;
+    const callInputs = new Map<string, Record<string, unknown>>();
+    const routeContext = { worktreePath: context.worktreePath, readOnly: input.readOnly, surfacedTools: input.surfaced };
+
+    // POL-1: the one chokepoint every tool call passes before the SDK's own permission logic (a
+    // subagent's calls too). It decides gated calls; canUseTool later only reads its decision.
+    const preToolUse: HookCallback = async (hookInput, toolUseId, { signal }) => {
+      if (hookInput.hook_event_name !== 'PreToolUse') return {};
+      const toolInput = typeof hookInput.tool_input === 'object' && hookInput.tool_input !== null ? (hookInput.tool_input as Record<string, unknown>) : {};
+      const route = routeSdkTool(hookInput.tool_name, toolInput, routeContext);
+      const deny = (reason: string) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse' as const, permissionDecision: 'deny' as const, permissionDecisionReason: reason } });
+      if (route.kind === 'deny') return deny(route.message);
+      if (route.kind !== 'gate') return {};
+      const id = toolUseId ?? hookInput.tool_use_id;
+      const result = await gateFailingClosed(() => context.gate(route.action, AbortSignal.any([signal, session.signal])), []);
+      const record: HookDecisionRecord = { source: 'hook', toolUseId: id, toolName: hookInput.tool_name, action: route.action, allow: result.allow, result, at: new Date().toISOString() };
+      decisions.set(id, record);
+      session.decisions.push(record);
+      if (!result.allow) {
+        const rule = `${result.decidedBy.scope}${result.decidedBy.ruleId ? ` rule ${result.decidedBy.ruleId}` : ''}`;
+        return deny(`Control Center: ${result.reason.includes('decided by') ? result.reason : `${result.reason} (decided by ${rule})`}`);
+      }
+      return {};
+    };
+
+    const canUseTool: CanUseTool = async (toolName, toolInput, options): Promise<PermissionResult> => {
+      const route = routeSdkTool(toolName, toolInput, routeContext);
+      const id = options.toolUseID;
+      switch (route.kind) {
+        case 'deny':
+          return { behavior: 'deny', message: route.message };
+        case 'allow':
+          return { behavior: 'allow', updatedInput: toolInput };
+        case 'gate': {
+          // Decided by the hook; a call the hook never saw is refused (fail closed).
+          const record = id ? decisions.get(id) : undefined;
+          if (record?.allow) return { behavior: 'allow', updatedInput: toolInput };
+          return { behavior: 'deny', message: record ? `Control Center: ${record.result.reason}` : 'Control Center: this call was not decided by the policy engine (fail closed).' };
+        }
+        case 'question': {
+          // RLY-4: a question card in every mode; answers go back as updatedInput.answers.
+          const questions = questionsOf(toolInput);
+          if (questions.length === 0 || !context.conversationId) {
+            return { behavior: 'deny', message: 'Nobody can answer questions in this run. Proceed on your best judgement and state your assumptions.' };
+          }
+          const answers = await this.options.askUser(
+            { workspaceId: context.workspaceId, runId: context.runId, agentId: context.agent.id, conversationId: context.conversationId, questions },
+            AbortSignal.any([options.signal, session.signal]),
+          );
+          const byQuestion = Object.fromEntries(questions.map((question, index) => [question.question, answers[index] ?? '']));
+          return { behavior: 'allow', updatedInput: { ...toolInput, answers: byQuestion } };
+        }
+        case 'planReady': {
+          // RLY-5: the board, then a deny (allowing it lets the same turn go on to implement).
+          // The engine strips `plan` from the input it hands the host (it reads its plan file); the
+          // model's own call, as the stream showed it, still carries it.
+          const sent = id ? callInputs.get(id)?.plan : undefined;
+          const plan = [toolInput.plan, sent].find((value): value is string => typeof value === 'string' && value.trim() !== '') ?? translator.lastText;
+          planShown = true;
+          context.emit({ type: 'plan_ready', plan, source: 'native' });
+          const submit = verb ? ` Also submit it with \`${mcpToolName(verb)}\` if you have not yet.` : '';
+          return { behavior: 'deny', message: `The plan is now shown to the user on a "Plan ready for review" board.${submit} End your turn here: do not implement it; the user decides what happens next.` };
+        }
+      }
+    };
+
+    const inputQueue = new InputQueue();
+    const abort = new AbortController();
+    let cancelled = false;
+    let childPid: number | null = null;
+    const onAbort = () => {
+      cancelled = true;
+      inputQueue.close();
+      abort.abort();
+      if (childPid !== null) {
+        const pid = childPid;
+        void signalProcessTree(pid, 'SIGTERM').then((tree) => setTimeout(() => void signalProcessTree(pid, 'SIGKILL', tree), this.options.killGraceMs ?? 2_000).unref());
+      }
+    };
+    context.signal.addEventListener('abort', onAbort, { once: true });
+
+    const stderrTail: string[] = [];
+    let processExit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | null = null;
+    let launch: SandboxLaunch | null = null;
+    if (input.backend) {
+      // The SDK's argv is known only at spawn time, so the sandbox is prepared around a launcher that
+      // execs the argv it is given; the mounts and network come from this run's record alone (SEC-3).
+      launch = await input.backend.prepare(this.sandboxSpec(context, { command: '/bin/sh', args: ['-c', 'exec "$@"', 'sh'] }, input));
+      input.setLaunch(launch);
+      context.setSandbox(launch.description);
+    }
+    const spawnProcess = (options: SpawnOptions): SpawnedProcess => {
+      const command = launch ? launch.command : options.command;
+      const args = launch ? [...launch.args, options.command, ...options.args] : options.args;
+      const child = spawn(command, args, { cwd: options.cwd ?? context.worktreePath, env: options.env as NodeJS.ProcessEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      if (child.pid !== undefined) {
+        childPid = child.pid;
+        this.options.onSpawn?.(child.pid);
+      }
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (chunk: string) => {
+        stderrTail.push(chunk);
+        while (stderrTail.join('').length > 8_000) stderrTail.shift();
+      });
+      processExit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      return child;
+    };
+    const executable = this.options.claudePath;
+
+    const appendPrompt = [
+      context.systemPrompt,
+      input.surfaced.length > 0 ? `The Control Center's tools named above are served to you over MCP: call each as \`${mcpToolName('<name>')}\` (for example \`${mcpToolName(input.surfaced[0]!)}\`).` : '',
+      input.relayModeSentences,
+    ]
+      .filter((part) => part.trim())
+      .join('\n\n');
+
+    inputQueue.push(context.prompt);
+    let lastResult: ClaudeStreamTranslator['result'] = null;
+    let failure: string | null = null;
+    try {
+      const stream = query({
+        prompt: inputQueue,
+        options: {
+          cwd: context.worktreePath,
+          abortController: abort,
+          permissionMode: input.permissionMode,
+          canUseTool,
+          hooks: { PreToolUse: [{ hooks: [preToolUse], onFailure: 'block' }] },
+          // A worktree's .claude/settings.json is agent-controlled: no settings file is read (its
+          // allow rules or hooks would decide instead of the policy engine).
+          settingSources: [],
+          strictMcpConfig: true,
+          // The run token travels over stdin, not argv (where other users of the machine could read it).
+          mcpServersDelivery: 'initialize',
+          mcpServers: { [MCP_SERVER_NAME]: { type: 'http', url: context.mcp.url, headers: { Authorization: `Bearer ${context.mcp.token}` } } },
+          disallowedTools: ['EnterWorktree', 'ExitWorktree'],
+          systemPrompt: { type: 'preset', preset: 'claude_code', append: appendPrompt },
+          env: input.env,
+          ...((context.agent.modelId ?? this.backendOf.defaultModel) ? { model: (context.agent.modelId ?? this.backendOf.defaultModel)! } : {}),
+          ...(input.resume ? { resume: input.resume } : {}),
+          ...(executable ? { pathToClaudeCodeExecutable: executable } : {}),
+          spawnClaudeCodeProcess: spawnProcess,
+          stderr: (data) => log('claude-agent-sdk stderr', data),
+        },
+      });
+      for await (const message of stream) {
+        const record = message as unknown as Record<string, unknown>;
+        for (const event of translator.translate(record)) {
+          if (event.type === 'tool_call_start') callInputs.set(event.call.id, event.call.input);
+          context.emit(event);
+        }
+        if (message.type === 'system' && message.subtype === 'init' && translator.init) {
+          const server = translator.init.mcpServers.find((entry) => entry.name === MCP_SERVER_NAME);
+          if (server && server.status !== 'connected') {
+            context.emit({ type: 'protocol_error', source: 'claude-agent-sdk', message: `the Control Center MCP server is ${server.status} in the SDK runner: its product tools are unavailable this turn` });
+          }
+          const sessionId = translator.init.sessionId;
+          if (sessionId && sessionId !== sessionSaved) {
+            sessionSaved = sessionId;
+            void context.saveSessionId(sessionId).catch((error: unknown) => log('claude-agent-sdk: saving the session id failed', error));
+          }
+        }
+        if (message.type === 'result' && translator.result) {
+          lastResult = translator.result;
+          usage.inputTokens += lastResult.usage.inputTokens;
+          usage.outputTokens += lastResult.usage.outputTokens;
+          usage.cacheReadTokens += lastResult.usage.cacheReadTokens ?? 0;
+          usage.cacheWriteTokens += lastResult.usage.cacheWriteTokens ?? 0;
+          if (lastResult.costUsd !== null) costUsd = lastResult.costUsd;
+          // RLY-5 fallback: a plan turn whose answer reads like a plan but never used ExitPlanMode
+          // still gets its board (once; before any completion-contract reminder).
+          const answer = lastResult.text || translator.lastText;
+          if (input.readOnly && !planShown && !lastResult.isError && looksLikePlan(answer)) {
+            planShown = true;
+            context.emit({ type: 'plan_ready', plan: answer, source: 'answer' });
+          }
+          const canRemind = contract && verb && !translator.verbDelivered && !lastResult.isError && !cancelled && reminders < maxReminders;
+          if (canRemind) {
+            reminders += 1;
+            const text = `${contract.reminder}\n\n(In this runner the tool is called \`${mcpToolName(verb)}\`.)`;
+            context.emit({ type: 'reminder_injected', text, attempt: reminders });
+            inputQueue.push(text);
+          } else inputQueue.close();
+        }
+      }
+    } catch (error) {
+      failure = error instanceof Error ? error.message : String(error);
+    } finally {
+      inputQueue.close();
+      context.signal.removeEventListener('abort', onAbort);
+    }
+    const exited = processExit as Promise<{ code: number | null; signal: NodeJS.Signals | null }> | null;
+    const exit = exited ? await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5_000).unref())]) : null;
+    if (childPid !== null) await signalProcessTree(childPid, 'SIGKILL', []);
+
+    for (const call of translator.unfinishedCalls()) {
+      context.emit({ type: 'tool_call_end', call, result: { content: 'The runner ended before this call reported a result.', isError: true, details: { observedIn: 'claude-agent-sdk' } }, executed: false, durationMs: 0 });
+    }
+    const result = lastResult as ClaudeStreamTranslator['result'];
+    const finalText = result?.text || translator.lastText;
+    if (cancelled) return { outcome: 'cancelled', error: null, deliverableFailed: false, usage, costUsd, finalText };
+    if (!result || failure) {
+      const stderr = stderrTail.join('').trim();
+      const how = exit ? `exit ${exit.code ?? exit.signal}` : 'no exit status';
+      return {
+        outcome: 'failed',
+        error: `The Claude Agent SDK runner ended without a result (${how})${failure ? `: ${failure}` : ''}${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`,
+        deliverableFailed: false,
+        usage,
+        costUsd,
+        finalText,
+      };
+    }
+    if (result.isError || result.subtype !== 'success') {
+      return { outcome: 'failed', error: `The Claude Agent SDK reported ${result.subtype}: ${result.text || 'no detail'}`, deliverableFailed: false, usage, costUsd, finalText };
+    }
+    return { outcome: 'completed', error: null, deliverableFailed: Boolean(contract && verb && !translator.verbDelivered), usage, costUsd, finalText };
+  }
+
+  /** Mounts and network for the runner, from the run's record only (SEC-3), like the Claude Code CLI's. */
+  private sandboxSpec(context: TransportRunContext, launcher: { command: string; args: string[] }, input: { readOnly: boolean; configDir: string; home: string }): SandboxSpec {
+    const shared = context.checkout?.sharedObjectsDir ? [context.checkout.sharedObjectsDir] : [];
+    const ports: number[] = [];
+    const remote: string[] = [];
+    for (const url of [context.serverUrl, context.mcp.url]) {
+      const target = loopbackPort(url);
+      if (target && 'port' in target) ports.push(target.port);
+      else if (target) remote.push(target.remote);
+    }
+    const hidden = [context.workspaceDir, ...(this.options.hiddenPaths ?? [])];
+    if (this.options.hideHome !== false) hidden.push(homedir());
+    return {
+      command: launcher.command,
+      args: launcher.args,
+      cwd: context.worktreePath,
+      writable: [input.configDir, ...(input.readOnly ? [] : [context.worktreePath])],
+      readOnly: [...sdkExposedPaths(), ...shared, ...(input.readOnly ? [context.worktreePath] : [])],
+      hidden,
+      privateTmp: ['/tmp', input.home],
+      network: remote.length === 0 ? { kind: 'loopback', ports } : { kind: 'host', reason: `the run needs ${[...new Set(remote)].join(', ')}, which is not on loopback` },
+    };
+  }
+}
+
+/** Directories the runner must read: node and the SDK's package (its platform binary sits beside it). */
+function sdkExposedPaths(): string[] {
+  const paths = [dirname(realpathSync(process.execPath))];
+  try {
+    // node_modules/@anthropic-ai: the SDK and its platform package (real paths: bind mounts need them).
+    paths.push(dirname(dirname(realpathSync(new URL(import.meta.resolve('@anthropic-ai/claude-agent-sdk')).pathname))));
+  } catch {
+    // resolved at spawn instead
+  }
+  return paths.filter((path) => path.startsWith('/'));
+}
+
+/** Every model alias the engine may pick by itself, pointed at one model. */
+function modelAliases(model: string): Record<string, string> {
+  return { ANTHROPIC_MODEL: model, ANTHROPIC_SMALL_FAST_MODEL: model, ANTHROPIC_DEFAULT_HAIKU_MODEL: model, ANTHROPIC_DEFAULT_SONNET_MODEL: model, ANTHROPIC_DEFAULT_OPUS_MODEL: model };
+}
+
+/** RLY-5's fallback: a final answer that reads like a plan (numbered or bulleted steps, or a Plan heading). */
+export function looksLikePlan(text: string): boolean {
+  const steps = text.split('\n').filter((line) => /^\s*(\d+[.)]|[-*])\s+\S/.test(line)).length;
+  return steps >= 2 || /^#+\s*plan\b/im.test(text);
+}
+
