@@ -180,6 +180,10 @@ export class ControlCenter {
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
     this.orchestrations = new OrchestrationService(this.workspaces, this.agents, this.events, {
       logger: this.logger,
+      wakeOrchestrator: async ({ workspaceId, agentId, conversationId, spaceId, text }) => {
+        const agent = await this.agents.get(workspaceId, agentId).catch(() => null);
+        if (agent) await this.turns.startSystemTurn(workspaceId, { agent, conversationId, spaceId, text });
+      },
       ...(options.orchestrationCooldownMs !== undefined ? { cooldownMs: options.orchestrationCooldownMs } : {}),
     });
     if (options.pipelineLauncher) this.orchestrations.attachEngine(options.pipelineLauncher, options.pipelineRunControl ?? null);

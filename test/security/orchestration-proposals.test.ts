@@ -41,6 +41,17 @@ describe('hostile proposals (ORC-1, AG-7)', () => {
     expect((await server.api('GET', `/api/workspaces/${workspaceId}/orchestrations`)).body.orchestrations).toEqual([]);
   });
 
+  it('oversized text is refused with the field, so no compiled prompt can outgrow the pipeline limit', async () => {
+    const proposal = validProposal(lead.id, 'long-writer');
+    proposal.goal = 'g'.repeat(5_000);
+    proposal.subTickets[1]!.description = 'd'.repeat(200_000);
+    proposal.synthesis.outputSchema = { ...proposal.synthesis.outputSchema, description: 'x'.repeat(30_000) };
+    const result = await propose(proposal);
+    expect(result).toMatchObject({ ok: false, kind: 'invalid' });
+    const tooLong = (result as { violations: Array<{ code: string; field: string }> }).violations.filter((violation) => violation.code === 'too_long').map((violation) => violation.field);
+    expect(tooLong).toEqual(['goal', 'subTickets.1.description', 'synthesis.outputSchema']);
+  });
+
   it("a role cannot name another workspace's agent (WS-1)", async () => {
     const proposal = validProposal(lead.id);
     proposal.roles[0] = { roleKey: 'lead', title: 'Lead', agentId: otherWorkspaceAgent };

@@ -64,3 +64,17 @@ export const RESERVED_NODE_KEYS: readonly string[] = ['research', 'synthesis'];
 
 /** Same alphabet as a pipeline node key (the sub-ticket key becomes its node's key). */
 export const SUB_TICKET_KEY_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/**
+ * Text limits: every compiled node prompt must stay under the pipeline's 100,000-character prompt limit
+ * (a too-long proposal would be accepted, then fail at launch), and a hostile agent must not be able to
+ * store megabytes per revision.
+ */
+export const TEXT_LIMITS = {
+  goal: 2_000,
+  title: 200,
+  description: 20_000,
+  expectedOutput: 5_000,
+  prompt: 20_000,
+  outputSchema: 20_000,
+} as const;

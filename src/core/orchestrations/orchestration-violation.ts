@@ -21,6 +21,7 @@ export const ORCHESTRATION_VIOLATION_CODES = [
   'empty_prompt',
   'synthesis_schema',
   'budget',
+  'too_long',
 ] as const;
 
 export type OrchestrationViolationCode = (typeof ORCHESTRATION_VIOLATION_CODES)[number];

@@ -4,6 +4,7 @@ import {
   MAX_SUB_TICKETS,
   RESERVED_NODE_KEYS,
   SUB_TICKET_KEY_PATTERN,
+  TEXT_LIMITS,
   type OrchestrationProposal,
 } from './orchestration-proposal.js';
 import type { OrchestrationViolation } from './orchestration-violation.js';
@@ -150,6 +151,21 @@ export function validateOrchestrationProposal(proposal: OrchestrationProposal, c
   for (const problem of checkSynthesisSchema(proposal.synthesis.outputSchema)) {
     add({ code: 'synthesis_schema', field: `synthesis.outputSchema${problem.path}`, message: problem.message });
   }
+
+  // Lengths (TEXT_LIMITS): checked last so the structural problems are listed first.
+  const tooLong = (field: string, value: string | undefined, limit: number) => {
+    if (value !== undefined && value.length > limit) add({ code: 'too_long', field, message: `${field} is ${value.length} characters; at most ${limit} are allowed.` });
+  };
+  tooLong('goal', proposal.goal, TEXT_LIMITS.goal);
+  roles.forEach((role, index) => tooLong(`roles.${index}.title`, role.title, TEXT_LIMITS.title));
+  tickets.forEach((ticket, index) => {
+    tooLong(`subTickets.${index}.title`, ticket.title, TEXT_LIMITS.title);
+    tooLong(`subTickets.${index}.description`, ticket.description, TEXT_LIMITS.description);
+    tooLong(`subTickets.${index}.expectedOutput`, ticket.expectedOutput, TEXT_LIMITS.expectedOutput);
+  });
+  tooLong('research.prompt', proposal.research?.prompt, TEXT_LIMITS.prompt);
+  tooLong('synthesis.prompt', proposal.synthesis.prompt, TEXT_LIMITS.prompt);
+  tooLong('synthesis.outputSchema', JSON.stringify(proposal.synthesis.outputSchema), TEXT_LIMITS.outputSchema);
 
   // Budget.
   const budget = proposal.budget;

@@ -52,6 +52,11 @@ export interface OrchestrationServiceOptions {
   now?: () => number;
   cooldownMs?: number;
   logger?: Logger;
+  /**
+   * Starts a turn of the orchestrator in its conversation with `text` (a rejection and its reason, so it
+   * can revise — the same courtesy a rejected plan gets, POL-7). Absent: nobody is woken.
+   */
+  wakeOrchestrator?: (input: { workspaceId: string; agentId: string; conversationId: string; spaceId: string | null; text: string }) => Promise<void>;
 }
 
 const CANCELLABLE: readonly OrchestrationStatus[] = ['proposed', 'approved', 'executing', 'synthesizing'];
@@ -239,7 +244,14 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
   }
 
   async reject(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, reason: string | undefined): Promise<Orchestration> {
-    return this.decideClosed(workspaceId, orchestrationId, 'rejected', operator, reason, ['proposed']);
+    const result = await this.decideClosed(workspaceId, orchestrationId, 'rejected', operator, reason, ['proposed']);
+    if (result.conversationId && this.options.wakeOrchestrator) {
+      const text = `The operator rejected your orchestration proposal ${result.id} (revision ${result.latestRevision})${reason ? `: ${reason}` : '.'} Revise it and propose again, or explain why it should stand.`;
+      await this.options.wakeOrchestrator({ workspaceId, agentId: result.orchestratorAgentId, conversationId: result.conversationId, spaceId: result.spaceId, text }).catch((error: unknown) => {
+        this.options.logger?.warn({ err: error, orchestrationId }, 'could not wake the orchestrator after a rejection');
+      });
+    }
+    return result;
   }
 
   /** Cancels at any point before the end; a launched pipeline is cancelled through the engine's control. */

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { OrchestrationProposal } from '../../core/orchestrations/orchestration-proposal.js';
 import type { OrchestrationStatus } from '../../core/orchestrations/orchestration-status.js';
 import type { OrchestrationTable, WorkspaceSchema } from '../workspace-schema.js';
@@ -188,7 +188,8 @@ export async function listRevisions(db: Db, orchestrationId: string): Promise<Or
 
 /** The materializer's completed steps (ORC-4), in the order they were recorded. */
 export async function listSteps(db: Db, orchestrationId: string): Promise<Map<string, unknown>> {
-  const rows = await db.selectFrom('orchestration_steps').selectAll().where('orchestration_id', '=', orchestrationId).orderBy('created_at', 'asc').orderBy('step', 'asc').execute();
+  // rowid is insertion order: steps recorded in the same millisecond still come back in the order they ran.
+  const rows = await db.selectFrom('orchestration_steps').selectAll().where('orchestration_id', '=', orchestrationId).orderBy(sql`rowid`).execute();
   return new Map(rows.map((row) => [row.step, JSON.parse(row.result) as unknown]));
 }
 

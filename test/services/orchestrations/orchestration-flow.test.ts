@@ -141,6 +141,23 @@ describe('orchestrate mode end to end (ORC-1..4, AG-7)', () => {
     expect(messages.at(-1)).toMatchObject({ role: 'system', content: 'Ended without proposing an orchestration (no propose_orchestration call).' });
   }, 60_000);
 
+  it('a rejection wakes the orchestrator in its conversation with the reason; it may propose again at once', async () => {
+    fixture = await startHarnessFixture({ space: { mode: 'orchestrate' }, server: { pipelineLauncher: new RecordingLauncher() } });
+    const lead = Object.values(fixture.agents)[0]!;
+    fixture.model.script(reply().tool('propose_orchestration', validProposal(lead.id)), reply().text('Proposed.'));
+    await fixture.waitForRun(await fixture.send('Plan the billing export for a team'));
+    const orc = (await api('GET', `/orchestrations?conversationId=${fixture.conversationId}`)).body.orchestrations[0];
+    fixture.model.script(reply().tool('propose_orchestration', { ...validProposal(lead.id), goal: 'Ship the billing export without docs' }), reply().text('Revised.'));
+    const rejected = await api('POST', `/orchestrations/${orc.id}/reject`, { reason: 'Drop the docs role.' });
+    expect(rejected.body).toMatchObject({ status: 'rejected', reason: 'Drop the docs role.' });
+    await expect.poll(() => fixture!.model.requests.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(4);
+    expect(fixture.model.requests[2]!.lastUserText).toContain('Drop the docs role.');
+    // The rejected one is closed: the new proposal is a new orchestration, not refused by the cooldown.
+    await expect
+      .poll(async () => (await api('GET', `/orchestrations?conversationId=${fixture!.conversationId}`)).body.orchestrations.map((entry: any) => entry.status).sort(), { timeout: 15_000 })
+      .toEqual(['proposed', 'rejected']);
+  }, 60_000);
+
   it('revisions after the cooldown, the diff between them, a dependency-closed subset, and reject', async () => {
     let clock = Date.parse('2026-01-01T00:00:00Z');
     const launcher = new RecordingLauncher();
