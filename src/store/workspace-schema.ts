@@ -1,7 +1,9 @@
 import type { AutonomyLevel, Mode } from '../core/modes.js';
 import type { Decision } from '../core/decisions.js';
+import type { PlanNodeState } from '../core/plan/plan-progress.js';
 import type { ApprovalStatus } from '../schemas/approval.js';
 import type { Message } from '../schemas/message.js';
+import type { PlanStatus } from '../schemas/plan.js';
 import type { PolicyRule } from '../schemas/policy.js';
 import type { RunLiveness, RunState } from '../schemas/run.js';
 import type { SpaceKind } from '../schemas/space.js';
@@ -192,7 +194,7 @@ export interface PlanTable {
   version: number;
   goal: string;
   /** proposed, approved, rejected, superseded, executing, completed, failed, cancelled. */
-  status: string;
+  status: PlanStatus;
   /** JSON of the submitted graph. */
   submission: string;
   /** JSON array of validation violations (empty for a valid plan). */
@@ -211,7 +213,7 @@ export interface PlanNodeTable {
   key: string;
   ticket_id: string;
   /** pending, ready, running, done, failed, cancelled, blocked. */
-  state: string;
+  state: PlanNodeState;
   run_id: string | null;
   assignee_agent_id: string | null;
   attempts: number;
