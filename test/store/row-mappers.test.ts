@@ -14,6 +14,7 @@ import { findPlan, insertPlan, type PlanRecord } from '../../src/store/repositor
 import { listPolicyRules, insertPolicyRule } from '../../src/store/repositories/policy-rule-repository.js';
 import { findRun, insertRun } from '../../src/store/repositories/run-repository.js';
 import { readWorkspaceSettings, writeWorkspaceSettings } from '../../src/store/repositories/settings-repository.js';
+import { findTransportSessionId, saveTransportSessionId } from '../../src/store/repositories/transport-session-repository.js';
 import { findSpace, insertSpace } from '../../src/store/repositories/space-repository.js';
 import { WorkspaceDatabase } from '../../src/store/workspace-database.js';
 import type { Run } from '../../src/schemas/run.js';
@@ -107,6 +108,12 @@ describe('repositories: one mapper per row, corrupt columns fail loudly', () => 
     const settings = WorkspaceSettings.parse({ delegationDepth: 5 });
     await writeWorkspaceSettings(database.db, settings);
     expect(await readWorkspaceSettings(database.db)).toEqual(settings);
+    const key = { conversationId: 'cv_1', agentId: 'ag_1', adapterId: 'claude-code' };
+    expect(await findTransportSessionId(database.db, key)).toBeNull();
+    await saveTransportSessionId(database.db, key, 's1', NOW);
+    await saveTransportSessionId(database.db, key, 's2', NOW);
+    expect(await findTransportSessionId(database.db, key)).toBe('s2');
+    expect(await findTransportSessionId(database.db, { ...key, adapterId: 'other' })).toBeNull();
   });
 
   it('an agent whose skills column is not JSON names agents.skills and the agent', async () => {
