@@ -349,6 +349,7 @@ function claudeCodeRows(): HonestyRow[] {
 }
 
 const SDK = 'test/adapters/claude-agent-sdk.test.ts';
+const SDK_UNDECLARED_CHECK = 'test/adapters/honesty-matrix.test.ts > honesty matrix against the transports’ declarations (ADP-1) > every enforced row maps to a capability its transport declares';
 const SDK_MODES = `${SDK} > Claude Agent SDK transport: one turn per relay mode (RLY-7)`;
 const SDK_GATE = `${SDK} > Claude Agent SDK transport: the policy gate and the MCP server (POL-1)`;
 const SDK_PLAN_WRITE = `${SDK_MODES} > plan: a Write is refused by the host although the SDK’s plan mode would let it through, and a mutating command is denied by the mode floor`;
@@ -425,8 +426,8 @@ function claudeAgentSdkRows(): HonestyRow[] {
       capability: 'completionContract',
       mode: 'orchestrate',
       level: 'none',
-      detail: ORCHESTRATE_VERB_MISSING,
-      testedBy: VERB_CHECK,
+      detail: 'Not declared: the SDK transport runs no completion contract in orchestrate mode, so a turn that ends without propose_orchestration is neither reminded nor flagged.',
+      testedBy: SDK_UNDECLARED_CHECK,
     }),
     row({
       capability: 'nativeTools',

@@ -3,6 +3,7 @@ import { readFile, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newId, nowIso } from '../ids.js';
 import type { RegistryStore } from '../store/registry-store.js';
+import { insertOperator, operatorTokenHashes } from '../store/repositories/operator-repository.js';
 
 import type { AgentPrincipal } from './runs/run-tokens.js';
 
@@ -42,8 +43,7 @@ export class OperatorAuth {
    * (or when the file was removed). Returns whether a new token was created.
    */
   async initialize(): Promise<{ created: boolean }> {
-    const rows = await this.registry.db.selectFrom('operators').select(['id', 'token_hash']).execute();
-    for (const row of rows) this.operatorsByHash.set(row.token_hash, row.id);
+    for (const operator of await operatorTokenHashes(this.registry.db)) this.operatorsByHash.set(operator.tokenHash, operator.id);
     const existing = await readFile(this.tokenFile, 'utf8').then((text) => text.trim(), () => null);
     if (existing && this.operatorsByHash.has(hashToken(existing))) {
       await chmod(this.tokenFile, 0o600);
@@ -51,10 +51,7 @@ export class OperatorAuth {
     }
     const token = `cc_${randomBytes(24).toString('base64url')}`;
     const id = newId('op');
-    await this.registry.db
-      .insertInto('operators')
-      .values({ id, name: 'operator', token_hash: hashToken(token), created_at: nowIso() })
-      .execute();
+    await insertOperator(this.registry.db, { id, name: 'operator', tokenHash: hashToken(token), createdAt: nowIso() });
     await writeFile(this.tokenFile, `${token}\n`, { mode: 0o600 });
     await chmod(this.tokenFile, 0o600);
     this.operatorsByHash.set(hashToken(token), id);

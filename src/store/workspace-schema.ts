@@ -1,7 +1,9 @@
 import type { AutonomyLevel, Mode } from '../core/modes.js';
 import type { Decision } from '../core/decisions.js';
+import type { PlanNodeState } from '../core/plan/plan-progress.js';
 import type { ApprovalStatus } from '../schemas/approval.js';
 import type { Message } from '../schemas/message.js';
+import type { PlanStatus } from '../schemas/plan.js';
 import type { PolicyRule } from '../schemas/policy.js';
 import type { RunLiveness, RunState } from '../schemas/run.js';
 import type { SpaceKind } from '../schemas/space.js';
@@ -210,7 +212,7 @@ export interface PlanTable {
   version: number;
   goal: string;
   /** proposed, approved, rejected, superseded, executing, completed, failed, cancelled. */
-  status: string;
+  status: PlanStatus;
   /** JSON of the submitted graph. */
   submission: string;
   /** JSON array of validation violations (empty for a valid plan). */
@@ -229,7 +231,7 @@ export interface PlanNodeTable {
   key: string;
   ticket_id: string;
   /** pending, ready, running, done, failed, cancelled, blocked. */
-  state: string;
+  state: PlanNodeState;
   run_id: string | null;
   assignee_agent_id: string | null;
   attempts: number;
@@ -305,16 +307,6 @@ export interface ReviewTable {
   verdict_json: string | null;
   finalized_by: string | null;
   finalized_at: string | null;
-/** PIPE-1: a stored pipeline definition (from the API or a workspace file). */
-export interface PipelineTable {
-  id: string;
-  name: string;
-  /** JSON of the validated PipelineDefinition. */
-  definition: string;
-  /** JSON array of the validator's warnings (MODE-5). */
-  warnings: string;
-  /** JSON: {kind: 'api'} | {kind: 'file', path} | {kind: 'orchestration', id}. */
-  source: string;
   created_at: string;
   updated_at: string;
 }
@@ -373,6 +365,9 @@ export interface TicketCommentTable {
   author_kind: string;
   author_id: string;
   body: string;
+  created_at: string;
+}
+
 /** One orchestration (ORC-1..4); its proposals are the revisions. */
 export interface OrchestrationTable {
   id: string;
@@ -443,6 +438,22 @@ export interface ProjectTable {
   team_id: string | null;
   orchestration_id: string | null;
   created_at: string;
+}
+
+/** PIPE-1: a stored pipeline definition (from the API or a workspace file). */
+export interface PipelineTable {
+  id: string;
+  name: string;
+  /** JSON of the validated PipelineDefinition. */
+  definition: string;
+  /** JSON array of the validator's warnings (MODE-5). */
+  warnings: string;
+  /** JSON: {kind: 'api'} | {kind: 'file', path} | {kind: 'orchestration', id}. */
+  source: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface PipelineTriggerTable {
   id: string;
   pipeline_id: string;

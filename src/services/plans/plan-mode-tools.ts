@@ -9,6 +9,7 @@ import type { ModeToolProvider, RunExecutor } from '../runs/run-executor.js';
 import type { SettingsService } from '../workspaces/settings-service.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import { runParentLink } from '../../store/repositories/run-repository.js';
 
 const PlanNodeInput = z.object({
   key: z.string().describe('Short unique key of the step, e.g. "schema" or "api-1".'),
@@ -166,14 +167,10 @@ async function delegationChain(workspaces: WorkspaceService, workspaceId: string
   const chain: string[] = [];
   let cursor: string | null = runId;
   for (let guard = 0; cursor && guard < 100; guard += 1) {
-    const run: { agent_id: string; parent_run_id: string | null } | undefined = await db
-      .selectFrom('runs')
-      .select(['agent_id', 'parent_run_id'])
-      .where('id', '=', cursor)
-      .executeTakeFirst();
-    if (!run) break;
-    chain.unshift(run.agent_id);
-    cursor = run.parent_run_id;
+    const link: { agentId: string; parentRunId: string | null } | null = await runParentLink(db, cursor);
+    if (!link) break;
+    chain.unshift(link.agentId);
+    cursor = link.parentRunId;
   }
   return chain;
 }

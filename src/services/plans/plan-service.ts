@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { compilePlan } from '../../core/plan/compile-plan.js';
 import { estimatePlanCost } from '../../core/plan/estimate-plan-cost.js';
 import type { PlanBlueprint } from '../../core/plan/plan-blueprint.js';
@@ -11,7 +11,22 @@ import { newId, nowIso } from '../../ids.js';
 import { lookupModel } from '../../llm/model-catalog.js';
 import type { Plan, PlanStatus } from '../../schemas/plan.js';
 import type { Run } from '../../schemas/run.js';
-import type { PlanNodeTable, PlanTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import { listPlanNodes, findPlanNode, insertPlanNode, updatePlanNode, type PlanNodeChange } from '../../store/repositories/plan-node-repository.js';
+import {
+  executingPlanIds,
+  findPlan,
+  insertPlan,
+  latestPlanVersion,
+  listPlans,
+  rejectPlan,
+  setPlanStatus,
+  startPlanExecution,
+  supersedeProposedPlans,
+  type PlanRecord,
+} from '../../store/repositories/plan-repository.js';
+import { completedRunUsage } from '../../store/repositories/run-repository.js';
+import { insertTicket, setPlanTicketStatus } from '../../store/repositories/ticket-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
@@ -66,38 +81,26 @@ export class PlanService {
     const now = nowIso();
     const id = newId('plan');
     await db.transaction().execute(async (trx) => {
-      const latest = await trx
-        .selectFrom('plans')
-        .select((eb) => eb.fn.max('version').as('version'))
-        .where('conversation_id', '=', input.conversationId)
-        .executeTakeFirst();
-      await trx
-        .updateTable('plans')
-        .set({ status: 'superseded', updated_at: now })
-        .where('conversation_id', '=', input.conversationId)
-        .where('status', '=', 'proposed')
-        .execute();
-      await trx
-        .insertInto('plans')
-        .values({
-          id,
-          conversation_id: input.conversationId,
-          space_id: input.spaceId,
-          agent_id: input.agentId,
-          run_id: input.runId,
-          version: Number(latest?.version ?? 0) + 1,
-          goal: input.submission.goal,
-          status: 'proposed',
-          submission: JSON.stringify(input.submission),
-          errors: '[]',
-          blueprint: null,
-          decided_by: null,
-          reason: null,
-          created_at: now,
-          decided_at: null,
-          updated_at: now,
-        })
-        .execute();
+      const latest = await latestPlanVersion(trx, input.conversationId);
+      await supersedeProposedPlans(trx, input.conversationId, now);
+      await insertPlan(trx, {
+        id,
+        conversationId: input.conversationId,
+        spaceId: input.spaceId,
+        agentId: input.agentId,
+        runId: input.runId,
+        version: latest + 1,
+        goal: input.submission.goal,
+        status: 'proposed',
+        submission: input.submission,
+        errors: [],
+        blueprint: null,
+        decidedBy: null,
+        reason: null,
+        createdAt: now,
+        decidedAt: null,
+        updatedAt: now,
+      });
     });
     const plan = await this.get(input.workspaceId, id);
     this.events.publish(input.workspaceId, 'plan.submitted', plan);
@@ -106,15 +109,13 @@ export class PlanService {
 
   async list(workspaceId: string, conversationId?: string): Promise<Plan[]> {
     const db = await this.db(workspaceId);
-    let query = db.selectFrom('plans').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(200);
-    if (conversationId) query = query.where('conversation_id', '=', conversationId);
-    const rows = await query.execute();
-    return Promise.all(rows.map((row) => this.view(workspaceId, db, row)));
+    const plans = await listPlans(db, conversationId, 200);
+    return Promise.all(plans.map((plan) => this.view(workspaceId, db, plan)));
   }
 
   async get(workspaceId: string, planId: string): Promise<Plan> {
     const db = await this.db(workspaceId);
-    return this.view(workspaceId, db, await this.findRow(db, planId));
+    return this.view(workspaceId, db, await this.findPlanOrThrow(db, planId));
   }
 
   /**
@@ -123,9 +124,9 @@ export class PlanService {
    */
   async approve(workspaceId: string, planId: string, operator: OperatorPrincipal): Promise<Plan> {
     const db = await this.db(workspaceId);
-    const row = await this.findRow(db, planId);
+    const row = await this.findPlanOrThrow(db, planId);
     if (row.status !== 'proposed') throw new ConflictError('planId', `plan ${planId} is ${row.status}; only a proposed plan can be approved`);
-    const submission = JSON.parse(row.submission) as PlanSubmission;
+    const submission = row.submission;
     const violations = validatePlanGraph(submission);
     if (violations.length > 0) {
       throw new ConflictError('planId', `plan ${planId} has ${violations.length} validation error(s) and cannot be approved: ${violations[0]!.message}`);
@@ -133,41 +134,40 @@ export class PlanService {
     const blueprint = compilePlan(submission);
     const now = nowIso();
     await db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('plans')
-        .set({ status: 'executing', blueprint: JSON.stringify(blueprint), decided_by: operator.operatorId, decided_at: now, updated_at: now })
-        .where('id', '=', planId)
-        .where('status', '=', 'proposed')
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) throw new ConflictError('planId', `plan ${planId} was decided concurrently`);
+      const started = await startPlanExecution(trx, planId, { blueprint, decidedBy: operator.operatorId, at: now });
+      if (!started) throw new ConflictError('planId', `plan ${planId} was decided concurrently`);
       for (const ticket of blueprint.tickets) {
         const ticketId = newId('tkt');
-        await trx
-          .insertInto('tickets')
-          .values({
-            id: ticketId,
-            plan_id: planId,
-            node_key: ticket.key,
-            title: ticket.title,
-            description: ticket.description,
-            status: 'open',
-            depends_on: JSON.stringify(ticket.dependsOn),
-            assignee_agent_id: row.agent_id,
-            created_at: now,
-            updated_at: now,
-          })
-          .execute();
-        await trx
-          .insertInto('plan_nodes')
-          .values({ plan_id: planId, key: ticket.key, ticket_id: ticketId, state: 'pending', run_id: null, assignee_agent_id: row.agent_id, attempts: 0, error: null, started_at: null, ended_at: null })
-          .execute();
+        await insertTicket(trx, {
+          id: ticketId,
+          planId,
+          nodeKey: ticket.key,
+          title: ticket.title,
+          description: ticket.description,
+          status: 'open',
+          dependsOn: ticket.dependsOn,
+          assigneeAgentId: row.agentId,
+          at: now,
+        });
+        await insertPlanNode(trx, {
+          planId,
+          key: ticket.key,
+          ticketId,
+          state: 'pending',
+          runId: null,
+          assigneeAgentId: row.agentId,
+          attempts: 0,
+          error: null,
+          startedAt: null,
+          endedAt: null,
+        });
       }
     });
-    if (row.space_id) {
-      const space = await this.spaces.findSpace(workspaceId, row.space_id);
-      if (space && space.mode !== 'chat' && space.kind !== 'pullRequest') await this.spaces.update(workspaceId, row.space_id, { mode: 'chat' });
+    if (row.spaceId) {
+      const space = await this.spaces.findSpace(workspaceId, row.spaceId);
+      if (space && space.mode !== 'chat' && space.kind !== 'pullRequest') await this.spaces.update(workspaceId, row.spaceId, { mode: 'chat' });
     }
-    await this.spaces.setConversationGoal(workspaceId, row.conversation_id, submission.goal);
+    await this.spaces.setConversationGoal(workspaceId, row.conversationId, submission.goal);
     const plan = await this.get(workspaceId, planId);
     this.events.publish(workspaceId, 'plan.approved', plan);
     await this.schedule(workspaceId, planId);
@@ -177,20 +177,16 @@ export class PlanService {
   /** Reject: the plan is closed and the agent that wrote it is woken with the reason (POL-7). */
   async reject(workspaceId: string, planId: string, operator: OperatorPrincipal, reason: string | undefined): Promise<Plan> {
     const db = await this.db(workspaceId);
-    const row = await this.findRow(db, planId);
+    const row = await this.findPlanOrThrow(db, planId);
     if (row.status !== 'proposed') throw new ConflictError('planId', `plan ${planId} is ${row.status}; only a proposed plan can be rejected`);
     const now = nowIso();
-    await db
-      .updateTable('plans')
-      .set({ status: 'rejected', decided_by: operator.operatorId, decided_at: now, reason: reason ?? null, updated_at: now })
-      .where('id', '=', planId)
-      .execute();
+    await rejectPlan(db, planId, { decidedBy: operator.operatorId, reason: reason ?? null, at: now });
     const plan = await this.get(workspaceId, planId);
     this.events.publish(workspaceId, 'plan.rejected', plan);
-    const agent = await this.agents.get(workspaceId, row.agent_id).catch(() => null);
+    const agent = await this.agents.get(workspaceId, row.agentId).catch(() => null);
     if (agent) {
       const text = `The operator rejected your plan (version ${row.version})${reason ? `: ${reason}` : '.'} Revise the plan and submit it again, or explain why it should stand.`;
-      await this.turns.startSystemTurn(workspaceId, { agent, conversationId: row.conversation_id, spaceId: row.space_id, text });
+      await this.turns.startSystemTurn(workspaceId, { agent, conversationId: row.conversationId, spaceId: row.spaceId, text });
     }
     return plan;
   }
@@ -198,15 +194,15 @@ export class PlanService {
   /** Stops the whole execution: running steps are cancelled, the rest will never start (PLAN-8). */
   async cancel(workspaceId: string, planId: string): Promise<Plan> {
     const db = await this.db(workspaceId);
-    const row = await this.findRow(db, planId);
+    const row = await this.findPlanOrThrow(db, planId);
     if (row.status !== 'executing') throw new ConflictError('planId', `plan ${planId} is ${row.status}, not executing`);
     const now = nowIso();
-    await db.updateTable('plans').set({ status: 'cancelled', updated_at: now }).where('id', '=', planId).execute();
-    const nodes = await db.selectFrom('plan_nodes').selectAll().where('plan_id', '=', planId).execute();
+    await setPlanStatus(db, planId, 'cancelled', now);
+    const nodes = await listPlanNodes(db, planId);
     for (const node of nodes) {
-      if (node.state === 'running' && node.run_id) this.executor.cancel(node.run_id);
+      if (node.state === 'running' && node.runId) this.executor.cancel(node.runId);
       if (node.state === 'pending' || node.state === 'ready') {
-        await this.setNodeState(db, planId, node.key, { state: 'cancelled', ended_at: now });
+        await this.setNodeState(db, planId, node.key, { state: 'cancelled', endedAt: now });
       }
     }
     const plan = await this.get(workspaceId, planId);
@@ -221,7 +217,7 @@ export class PlanService {
    */
   async resume(workspaceId: string, planId: string): Promise<Plan> {
     const db = await this.db(workspaceId);
-    const row = await this.findRow(db, planId);
+    const row = await this.findPlanOrThrow(db, planId);
     if (row.status !== 'cancelled' && row.status !== 'failed') throw new ConflictError('planId', `plan ${planId} is ${row.status}; only a stopped or failed plan can be resumed`);
     const nodes = await db.selectFrom('plan_nodes').select(['key', 'state']).where('plan_id', '=', planId).execute();
     if (nodes.some((node) => node.state === 'running')) throw new ConflictError('planId', `plan ${planId} still has a step stopping; try again in a moment`);
@@ -241,12 +237,12 @@ export class PlanService {
   /** Cancels one step; its dependents become blocked (PLAN-8). */
   async cancelNode(workspaceId: string, planId: string, key: string): Promise<Plan> {
     const db = await this.db(workspaceId);
-    const row = await this.findRow(db, planId);
+    const row = await this.findPlanOrThrow(db, planId);
     if (row.status !== 'executing') throw new ConflictError('planId', `plan ${planId} is ${row.status}, not executing`);
-    const node = await db.selectFrom('plan_nodes').selectAll().where('plan_id', '=', planId).where('key', '=', key).executeTakeFirst();
+    const node = await findPlanNode(db, planId, key);
     if (!node) throw new NotFoundError('plan step', key, 'key');
-    if (node.state === 'running' && node.run_id) {
-      this.executor.cancel(node.run_id);
+    if (node.state === 'running' && node.runId) {
+      this.executor.cancel(node.runId);
     } else if (node.state === 'pending' || node.state === 'ready') {
       await this.finishNode(workspaceId, planId, key, 'cancelled', 'cancelled by the operator');
     } else {
@@ -258,14 +254,13 @@ export class PlanService {
   /** On start: resumes executions a restart interrupted (steps in flight are started again, once). */
   async resumeExecutions(workspaceId: string): Promise<void> {
     const db = await this.db(workspaceId);
-    const executing = await db.selectFrom('plans').select('id').where('status', '=', 'executing').execute();
-    for (const { id } of executing) {
-      const inFlight = await db.selectFrom('plan_nodes').selectAll().where('plan_id', '=', id).where('state', '=', 'running').execute();
+    for (const id of await executingPlanIds(db)) {
+      const inFlight = await listPlanNodes(db, id, 'running');
       for (const node of inFlight) {
         if (node.attempts >= MAX_NODE_ATTEMPTS) {
           await this.finishNode(workspaceId, id, node.key, 'failed', 'the server stopped while this step was running, too many times');
         } else {
-          await this.setNodeState(db, id, node.key, { state: 'pending', run_id: null, error: 'interrupted by a server restart; started again' });
+          await this.setNodeState(db, id, node.key, { state: 'pending', runId: null, error: 'interrupted by a server restart; started again' });
         }
       }
       await this.schedule(workspaceId, id);
@@ -285,21 +280,21 @@ export class PlanService {
 
   private async scheduleNow(workspaceId: string, planId: string): Promise<void> {
     const db = await this.db(workspaceId);
-    const row = await this.findRow(db, planId);
+    const row = await this.findPlanOrThrow(db, planId);
     if (row.status !== 'executing' || !row.blueprint) return;
-    const blueprint = JSON.parse(row.blueprint) as PlanBlueprint;
-    const nodes = await db.selectFrom('plan_nodes').selectAll().where('plan_id', '=', planId).execute();
-    const states = new Map(nodes.map((node) => [node.key, node.state as PlanNodeState]));
+    const blueprint = row.blueprint;
+    const nodes = await listPlanNodes(db, planId);
+    const states = new Map(nodes.map((node) => [node.key, node.state]));
     const progress = planProgress(blueprint, states);
     if (progress.settled === progress.total) {
       const status: PlanStatus = progress.counts.done === progress.total ? 'completed' : progress.counts.cancelled > 0 && progress.counts.failed === 0 ? 'cancelled' : 'failed';
-      await db.updateTable('plans').set({ status, updated_at: nowIso() }).where('id', '=', planId).execute();
+      await setPlanStatus(db, planId, status, nowIso());
       this.events.publish(workspaceId, 'plan.updated', await this.get(workspaceId, planId));
       return;
     }
     const settings = await this.settings.get(workspaceId);
     let running = progress.counts.running;
-    const agent = await this.agents.get(workspaceId, row.agent_id).catch(() => null);
+    const agent = await this.agents.get(workspaceId, row.agentId).catch(() => null);
     for (const key of readyNodes(blueprint, states)) {
       if (running >= settings.maxConcurrentRuns) break;
       if (!agent) {
@@ -312,7 +307,7 @@ export class PlanService {
   }
 
   /** PLAN-8: the authoring agent runs the step in the same conversation; the step posts what was asked. */
-  private async startNode(workspaceId: string, plan: Selectable<PlanTable>, blueprint: PlanBlueprint, key: string, agentId: string): Promise<void> {
+  private async startNode(workspaceId: string, plan: PlanRecord, blueprint: PlanBlueprint, key: string, agentId: string): Promise<void> {
     const db = await this.db(workspaceId);
     const ticket = blueprint.tickets.find((candidate) => candidate.key === key)!;
     const agent = await this.agents.get(workspaceId, agentId);
@@ -326,17 +321,18 @@ export class PlanService {
     ]
       .filter(Boolean)
       .join('\n\n');
-    const node = await db.selectFrom('plan_nodes').select('attempts').where('plan_id', '=', plan.id).where('key', '=', key).executeTakeFirstOrThrow();
+    const node = await findPlanNode(db, plan.id, key);
+    if (!node) throw new NotFoundError('plan step', key, 'key');
     const run = await this.turns.startSystemTurn(workspaceId, {
       agent,
-      conversationId: plan.conversation_id,
-      spaceId: plan.space_id,
+      conversationId: plan.conversationId,
+      spaceId: plan.spaceId,
       text: prompt,
       planStep: { planId: plan.id, key },
       onFinished: (finished) => this.onNodeRunFinished(workspaceId, plan.id, key, finished),
     });
-    await this.setNodeState(db, plan.id, key, { state: 'running', run_id: run.id, attempts: node.attempts + 1, started_at: nowIso(), error: null });
-    await db.updateTable('tickets').set({ status: 'inProgress', updated_at: nowIso() }).where('plan_id', '=', plan.id).where('node_key', '=', key).execute();
+    await this.setNodeState(db, plan.id, key, { state: 'running', runId: run.id, attempts: node.attempts + 1, startedAt: nowIso(), error: null });
+    await setPlanTicketStatus(db, plan.id, key, 'inProgress', nowIso());
     this.events.publish(workspaceId, 'plan.updated', await this.get(workspaceId, plan.id));
   }
 
@@ -354,80 +350,73 @@ export class PlanService {
   /** Settles a step; a failed or cancelled step blocks everything that depends on it. */
   private async finishNode(workspaceId: string, planId: string, key: string, state: PlanNodeState, error: string | null): Promise<void> {
     const db = await this.db(workspaceId);
-    const row = await this.findRow(db, planId);
+    const row = await this.findPlanOrThrow(db, planId);
     const now = nowIso();
-    await this.setNodeState(db, planId, key, { state, ended_at: now, error });
-    await db
-      .updateTable('tickets')
-      .set({ status: state === 'done' ? 'done' : state, updated_at: now })
-      .where('plan_id', '=', planId)
-      .where('node_key', '=', key)
-      .execute();
+    await this.setNodeState(db, planId, key, { state, endedAt: now, error });
+    await setPlanTicketStatus(db, planId, key, state, now);
     if ((state === 'failed' || state === 'cancelled') && row.blueprint) {
-      const blueprint = JSON.parse(row.blueprint) as PlanBlueprint;
-      const nodes = await db.selectFrom('plan_nodes').select(['key', 'state']).where('plan_id', '=', planId).execute();
-      const propagation = propagateFailure(blueprint, new Map(nodes.map((node) => [node.key, node.state as PlanNodeState])), key);
+      const nodes = await listPlanNodes(db, planId);
+      const propagation = propagateFailure(row.blueprint, new Map(nodes.map((node) => [node.key, node.state])), key);
       for (const blocked of propagation.blocked) {
-        await this.setNodeState(db, planId, blocked, { state: 'blocked', ended_at: now, error: `blocked: step ${key} ${state}` });
-        await db.updateTable('tickets').set({ status: 'blocked', updated_at: now }).where('plan_id', '=', planId).where('node_key', '=', blocked).execute();
+        await this.setNodeState(db, planId, blocked, { state: 'blocked', endedAt: now, error: `blocked: step ${key} ${state}` });
+        await setPlanTicketStatus(db, planId, blocked, 'blocked', now);
       }
     }
     this.events.publish(workspaceId, 'plan.updated', await this.get(workspaceId, planId));
     if (!FINISHED_PLAN.has(row.status)) await this.schedule(workspaceId, planId);
   }
 
-  private async setNodeState(db: Kysely<WorkspaceSchema>, planId: string, key: string, patch: Partial<PlanNodeTable>): Promise<void> {
-    await db.updateTable('plan_nodes').set(patch).where('plan_id', '=', planId).where('key', '=', key).execute();
+  private async setNodeState(db: Kysely<WorkspaceSchema>, planId: string, key: string, change: PlanNodeChange): Promise<void> {
+    await updatePlanNode(db, planId, key, change);
   }
 
-  private async view(workspaceId: string, db: Kysely<WorkspaceSchema>, row: Selectable<PlanTable>): Promise<Plan> {
-    const submission = JSON.parse(row.submission) as PlanSubmission;
-    const blueprint = row.blueprint ? (JSON.parse(row.blueprint) as PlanBlueprint) : null;
-    const nodeRows = await db.selectFrom('plan_nodes').selectAll().where('plan_id', '=', row.id).execute();
-    const byKey = new Map(nodeRows.map((node) => [node.key, node]));
+  private async view(workspaceId: string, db: Kysely<WorkspaceSchema>, row: PlanRecord): Promise<Plan> {
+    const { submission, blueprint } = row;
+    const stored = await listPlanNodes(db, row.id);
+    const byKey = new Map(stored.map((node) => [node.key, node]));
     const levels = new Map(blueprint?.tickets.map((ticket) => [ticket.key, ticket.level]) ?? []);
-    const states = new Map(nodeRows.map((node) => [node.key, node.state as PlanNodeState]));
+    const states = new Map(stored.map((node) => [node.key, node.state]));
     const nodes = submission.nodes.map((node) => {
-      const stored = byKey.get(node.key);
+      const step = byKey.get(node.key);
       return {
         key: node.key,
         title: node.title,
         description: node.description,
         dependsOn: [...new Set(node.dependsOn)],
-        state: (stored?.state ?? 'pending') as PlanNodeState,
-        ticketId: stored?.ticket_id ?? null,
-        runId: stored?.run_id ?? null,
-        assigneeAgentId: stored?.assignee_agent_id ?? null,
-        error: stored?.error ?? null,
+        state: step?.state ?? 'pending',
+        ticketId: step?.ticketId ?? null,
+        runId: step?.runId ?? null,
+        assigneeAgentId: step?.assigneeAgentId ?? null,
+        error: step?.error ?? null,
         level: levels.get(node.key) ?? null,
       };
     });
     const progress = blueprint ? planProgress(blueprint, states) : { settled: 0, total: nodes.length };
     return {
       id: row.id,
-      conversationId: row.conversation_id,
-      spaceId: row.space_id,
-      agentId: row.agent_id,
-      runId: row.run_id,
+      conversationId: row.conversationId,
+      spaceId: row.spaceId,
+      agentId: row.agentId,
+      runId: row.runId,
       version: row.version,
       goal: row.goal,
-      status: row.status as PlanStatus,
+      status: row.status,
       stepCount: nodes.length,
       nodes,
       edges: nodes.flatMap((node) => node.dependsOn.map((dependency) => ({ from: dependency, to: node.key }))),
-      errors: (JSON.parse(row.errors) as PlanViolation[]).map((violation) => ({
+      errors: row.errors.map((violation) => ({
         code: violation.code,
         message: violation.message,
         field: violation.field,
         ...(violation.nodeKey ? { nodeKey: violation.nodeKey } : {}),
       })),
       progress: { settled: progress.settled, total: progress.total },
-      costEstimate: await this.estimate(workspaceId, db, row.agent_id, submission),
-      decidedBy: row.decided_by,
+      costEstimate: await this.estimate(workspaceId, db, row.agentId, submission),
+      decidedBy: row.decidedBy,
       reason: row.reason,
-      createdAt: row.created_at,
-      decidedAt: row.decided_at,
-      updatedAt: row.updated_at,
+      createdAt: row.createdAt,
+      decidedAt: row.decidedAt,
+      updatedAt: row.updatedAt,
     };
   }
 
@@ -440,20 +429,7 @@ export class PlanService {
     } catch {
       pricing = null;
     }
-    const history = await db
-      .selectFrom('runs')
-      .select(['input_tokens', 'output_tokens'])
-      .where('agent_id', '=', agentId)
-      .where('state', '=', 'completed')
-      .where('input_tokens', '>', 0)
-      .orderBy('created_at', 'desc')
-      .limit(50)
-      .execute();
-    const estimate = estimatePlanCost(
-      submission.nodes,
-      pricing,
-      history.map((run) => ({ inputTokens: run.input_tokens ?? 0, outputTokens: run.output_tokens ?? 0 })),
-    );
+    const estimate = estimatePlanCost(submission.nodes, pricing, await completedRunUsage(db, agentId, 50));
     return {
       perNode: estimate.perNode.map((node) => ({ ...node })),
       total: { ...estimate.total },
@@ -462,10 +438,10 @@ export class PlanService {
     };
   }
 
-  private async findRow(db: Kysely<WorkspaceSchema>, planId: string): Promise<Selectable<PlanTable>> {
-    const row = await db.selectFrom('plans').selectAll().where('id', '=', planId).executeTakeFirst();
-    if (!row) throw new NotFoundError('plan', planId, 'planId');
-    return row;
+  private async findPlanOrThrow(db: Kysely<WorkspaceSchema>, planId: string): Promise<PlanRecord> {
+    const plan = await findPlan(db, planId);
+    if (!plan) throw new NotFoundError('plan', planId, 'planId');
+    return plan;
   }
 
   private async db(workspaceId: string): Promise<Kysely<WorkspaceSchema>> {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../../ids.js';
+import { listRunEvents, listToolCalls } from '../../store/repositories/run-log-repository.js';
 import type { RunLogWriter } from '../../store/run-log-writer.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { ToolCallRecord, RunEventRecord } from '../../schemas/run.js';
@@ -58,27 +59,11 @@ export class RunLog {
   static async toolCalls(database: RunLogDatabase, runId: string): Promise<ToolCallRecord[]> {
     // Queued rows first: a reader right after an event must see it.
     database.runLog.flush();
-    const { db } = database;
-    const rows = await db.selectFrom('tool_calls').selectAll().where('run_id', '=', runId).orderBy('started_at').orderBy('id').execute();
-    return rows.map((row) => ({
-      id: row.id.slice(runId.length + 1),
-      name: row.name,
-      input: JSON.parse(row.input) as unknown,
-      output: row.output,
-      isError: row.is_error === null ? null : row.is_error === 1,
-      executed: row.executed === 1,
-      decision: row.decision,
-      decidedBy: row.decided_by ? (JSON.parse(row.decided_by) as ToolCallRecord['decidedBy']) : null,
-      classes: row.classes ? (JSON.parse(row.classes) as string[]) : [],
-      startedAt: row.started_at,
-      endedAt: row.ended_at,
-    }));
+    return listToolCalls(database.db, runId);
   }
 
   static async events(database: RunLogDatabase, runId: string): Promise<RunEventRecord[]> {
     database.runLog.flush();
-    const { db } = database;
-    const rows = await db.selectFrom('run_events').selectAll().where('run_id', '=', runId).orderBy('sequence').execute();
-    return rows.map((row) => ({ sequence: row.sequence, type: row.type, data: JSON.parse(row.data) as unknown, at: row.at }));
+    return listRunEvents(database.db, runId);
   }
 }

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import type { PushRemote } from '../../core/hook-sessions.js';
 import type { CheckoutRunner } from '../../git/checkout-runner.js';
 import type { RefSyncResult } from '../../git/sync-checkout.js';
 import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
+import { findCheckout, insertCheckoutOnce } from '../../store/repositories/checkout-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import {
   ensureWorktree,
@@ -19,36 +19,7 @@ import type { WorkspaceService } from './workspace-service.js';
 
 /** The workspace database's `checkouts` table as {@link CheckoutRecords}. */
 export function databaseCheckoutRecords(db: Kysely<WorkspaceSchema>): CheckoutRecords {
-  return {
-    async get(conversationId) {
-      const row = await db.selectFrom('checkouts').selectAll().where('conversation_id', '=', conversationId).executeTakeFirst();
-      if (!row) return null;
-      return {
-        conversationId: row.conversation_id,
-        repoPath: row.repo_path,
-        sourceGitDir: row.source_git_dir,
-        sourceObjectsDir: row.source_objects_dir,
-        branch: row.branch,
-        baseSha: row.base_sha,
-        remotes: JSON.parse(row.remotes_json) as PushRemote[],
-        createdAt: row.created_at,
-      };
-    },
-    async put(record) {
-      const row = {
-        conversation_id: record.conversationId,
-        repo_path: record.repoPath,
-        source_git_dir: record.sourceGitDir,
-        source_objects_dir: record.sourceObjectsDir,
-        branch: record.branch,
-        base_sha: record.baseSha,
-        remotes_json: JSON.stringify(record.remotes),
-        created_at: record.createdAt,
-      };
-      // Recorded once: a second put for the same checkout keeps the first facts.
-      await db.insertInto('checkouts').values(row).onConflict((conflict) => conflict.column('conversation_id').doNothing()).execute();
-    },
-  };
+  return { get: (conversationId) => findCheckout(db, conversationId), put: (record) => insertCheckoutOnce(db, record) };
 }
 
 /**

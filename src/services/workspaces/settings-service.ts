@@ -1,9 +1,8 @@
 import { HttpUrl } from '../../schemas/common.js';
 import { WorkspaceSettings, type UpdateWorkspaceSettingsBody, type WorkspaceSettingsView } from '../../schemas/settings.js';
+import { readWorkspaceSettings, writeWorkspaceSettings } from '../../store/repositories/settings-repository.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from './workspace-service.js';
-
-const SETTINGS_KEY = 'settings';
 
 function mergeNullable(current: Record<string, string | undefined>, change: Record<string, string | null | undefined> | undefined) {
   const next: Record<string, string> = {};
@@ -24,8 +23,7 @@ export class SettingsService {
 
   async get(workspaceId: string): Promise<WorkspaceSettings> {
     const { database } = await this.workspaces.handle(workspaceId);
-    const row = await database.db.selectFrom('workspace_settings').select('value').where('key', '=', SETTINGS_KEY).executeTakeFirst();
-    const settings = WorkspaceSettings.parse(row ? JSON.parse(row.value) : {});
+    const settings = await readWorkspaceSettings(database.db);
     // A base URL stored before they were limited to http(s) is ignored, never handed to a model client.
     settings.baseUrls = Object.fromEntries(Object.entries(settings.baseUrls).filter(([, url]) => HttpUrl.safeParse(url).success));
     return settings;
@@ -45,11 +43,7 @@ export class SettingsService {
       baseUrls: mergeNullable(current.baseUrls, baseUrls),
     });
     const { database } = await this.workspaces.handle(workspaceId);
-    await database.db
-      .insertInto('workspace_settings')
-      .values({ key: SETTINGS_KEY, value: JSON.stringify(next) })
-      .onConflict((conflict) => conflict.column('key').doUpdateSet({ value: JSON.stringify(next) }))
-      .execute();
+    await writeWorkspaceSettings(database.db, next);
     const view = this.toView(next);
     this.events.publish(workspaceId, 'settings.updated', view);
     return view;

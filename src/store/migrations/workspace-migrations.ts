@@ -337,6 +337,8 @@ export const workspaceMigrations: Record<string, Migration> = {
         .addColumn('body', 'text', (column) => column.notNull())
         .addColumn('created_at', 'text', (column) => column.notNull())
         .execute();
+    },
+  },
   '0007_orchestrations': {
     async up(db: Kysely<unknown>) {
       // ORC-1..4: proposals (one row per orchestration, every revision kept), the materializer's
@@ -410,8 +412,10 @@ export const workspaceMigrations: Record<string, Migration> = {
         .addColumn('orchestration_id', 'text')
         .addColumn('created_at', 'text', (column) => column.notNull())
         .execute();
-      // project_id was added by 0006.
+      // tickets.project_id is added by 0006.
       await db.schema.alterTable('tickets').addColumn('orchestration_id', 'text').execute();
+    },
+  },
   '0008_pipelines': {
     async up(db: Kysely<unknown>) {
       // PIPE-1: pipelines (definitions), their durable runs, node states, attempts with idempotency

@@ -183,3 +183,23 @@ export async function countUnfinishedRuns(db: Kysely<WorkspaceSchema>): Promise<
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** An agent's latest completed runs that used tokens, newest first (PLAN-3's cost history). */
+export async function completedRunUsage(db: Kysely<WorkspaceSchema>, agentId: string, limit: number): Promise<Array<{ inputTokens: number; outputTokens: number }>> {
+  const rows = await db
+    .selectFrom('runs')
+    .select(['input_tokens', 'output_tokens'])
+    .where('agent_id', '=', agentId)
+    .where('state', '=', 'completed')
+    .where('input_tokens', '>', 0)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ inputTokens: row.input_tokens ?? 0, outputTokens: row.output_tokens ?? 0 }));
+}
+
+/** Who ran a run and the run that started it (one step up a delegation chain, POL-8). */
+export async function runParentLink(db: Kysely<WorkspaceSchema>, runId: string): Promise<{ agentId: string; parentRunId: string | null } | null> {
+  const row = await db.selectFrom('runs').select(['agent_id', 'parent_run_id']).where('id', '=', runId).executeTakeFirst();
+  return row ? { agentId: row.agent_id, parentRunId: row.parent_run_id } : null;
+}

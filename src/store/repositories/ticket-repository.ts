@@ -1,7 +1,11 @@
 import type { Kysely, Selectable } from 'kysely';
+import { z } from 'zod';
 import { newId, nowIso } from '../../ids.js';
 import type { Ticket, TicketComment } from '../../schemas/ticket.js';
 import type { TicketCommentTable, TicketTable, WorkspaceSchema } from '../workspace-schema.js';
+import { jsonColumn } from './column-parsers.js';
+
+const parseDependsOn = jsonColumn('tickets', 'depends_on', z.array(z.string()));
 
 /** The one mapper from a `tickets` row to the domain object. */
 export function toTicket(row: Selectable<TicketTable>): Ticket {
@@ -10,7 +14,7 @@ export function toTicket(row: Selectable<TicketTable>): Ticket {
     title: row.title,
     description: row.description,
     status: row.status,
-    dependsOn: JSON.parse(row.depends_on) as string[],
+    dependsOn: parseDependsOn(row.depends_on, row.id),
     assigneeAgentId: row.assignee_agent_id,
     planId: row.plan_id,
     nodeKey: row.node_key,
@@ -28,10 +32,14 @@ export function toTicketComment(row: Selectable<TicketCommentTable>): TicketComm
 }
 
 export interface NewTicketRow {
+  /** Given when the caller links the id elsewhere in the same transaction (a plan node); otherwise made here. */
+  id?: string;
+  /** The transaction's timestamp, when the caller has one. */
+  at?: string;
   title: string;
   description: string;
   status?: string;
-  dependsOn?: string[];
+  dependsOn?: readonly string[];
   assigneeAgentId?: string | null;
   projectId?: string | null;
   planId?: string | null;
@@ -42,9 +50,9 @@ export interface NewTicketRow {
 }
 
 export async function insertTicket(db: Kysely<WorkspaceSchema>, input: NewTicketRow): Promise<Ticket> {
-  const now = nowIso();
+  const now = input.at ?? nowIso();
   const row: TicketTable = {
-    id: newId('tkt'),
+    id: input.id ?? newId('tkt'),
     plan_id: input.planId ?? null,
     node_key: input.nodeKey ?? null,
     title: input.title,
@@ -104,4 +112,9 @@ export async function insertTicketComment(db: Kysely<WorkspaceSchema>, input: { 
 
 export async function listTicketComments(db: Kysely<WorkspaceSchema>, ticketId: string): Promise<TicketComment[]> {
   return (await db.selectFrom('ticket_comments').selectAll().where('ticket_id', '=', ticketId).orderBy('created_at').orderBy('id').execute()).map(toTicketComment);
+}
+
+/** Sets the status of the ticket of one plan step. */
+export async function setPlanTicketStatus(db: Kysely<WorkspaceSchema>, planId: string, nodeKey: string, status: string, updatedAt: string): Promise<void> {
+  await db.updateTable('tickets').set({ status, updated_at: updatedAt }).where('plan_id', '=', planId).where('node_key', '=', nodeKey).execute();
 }

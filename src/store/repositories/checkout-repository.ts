@@ -1,0 +1,48 @@
+import type { Kysely, Selectable } from 'kysely';
+import { z } from 'zod';
+import type { CheckoutRecord } from '../../git/git-worktrees.js';
+import type { CheckoutTable, WorkspaceSchema } from '../workspace-schema.js';
+import { jsonColumn } from './column-parsers.js';
+
+const parseRemotes = jsonColumn(
+  'checkouts',
+  'remotes_json',
+  z.array(z.object({ id: z.string(), name: z.string(), url: z.string(), forwardUrl: z.string() })),
+);
+
+/** The one mapper from a `checkouts` row (SEC-3): the facts recorded when the checkout was made. */
+export function toCheckoutRecord(row: Selectable<CheckoutTable>): CheckoutRecord {
+  return {
+    conversationId: row.conversation_id,
+    repoPath: row.repo_path,
+    sourceGitDir: row.source_git_dir,
+    sourceObjectsDir: row.source_objects_dir,
+    branch: row.branch,
+    baseSha: row.base_sha,
+    remotes: parseRemotes(row.remotes_json, row.conversation_id),
+    createdAt: row.created_at,
+  };
+}
+
+export async function findCheckout(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<CheckoutRecord | null> {
+  const row = await db.selectFrom('checkouts').selectAll().where('conversation_id', '=', conversationId).executeTakeFirst();
+  return row ? toCheckoutRecord(row) : null;
+}
+
+/** Records a checkout once: a second insert for the same key keeps the first facts (SEC-3). */
+export async function insertCheckoutOnce(db: Kysely<WorkspaceSchema>, record: CheckoutRecord): Promise<void> {
+  await db
+    .insertInto('checkouts')
+    .values({
+      conversation_id: record.conversationId,
+      repo_path: record.repoPath,
+      source_git_dir: record.sourceGitDir,
+      source_objects_dir: record.sourceObjectsDir,
+      branch: record.branch,
+      base_sha: record.baseSha,
+      remotes_json: JSON.stringify(record.remotes),
+      created_at: record.createdAt,
+    })
+    .onConflict((conflict) => conflict.column('conversation_id').doNothing())
+    .execute();
+}

@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+import { WorkspaceSettings } from '../../schemas/settings.js';
+import type { WorkspaceSchema } from '../workspace-schema.js';
+import { jsonColumn } from './column-parsers.js';
+
+/** The one key the workspace's settings are stored under, as one JSON document. */
+const SETTINGS_KEY = 'settings';
+
+const parseSettings = jsonColumn('workspace_settings', 'value', WorkspaceSettings);
+
+/** The stored settings with defaults for what is not stored (a new workspace has no row yet). */
+export async function readWorkspaceSettings(db: Kysely<WorkspaceSchema>): Promise<WorkspaceSettings> {
+  const row = await db.selectFrom('workspace_settings').select('value').where('key', '=', SETTINGS_KEY).executeTakeFirst();
+  return row ? parseSettings(row.value, SETTINGS_KEY) : WorkspaceSettings.parse({});
+}
+
+export async function writeWorkspaceSettings(db: Kysely<WorkspaceSchema>, settings: WorkspaceSettings): Promise<void> {
+  const value = JSON.stringify(settings);
+  await db
+    .insertInto('workspace_settings')
+    .values({ key: SETTINGS_KEY, value })
+    .onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
+    .execute();
+}
