@@ -120,8 +120,11 @@ export class RunExecutor {
   readonly checkouts: CheckoutService;
   /** Checkout key of each run in progress, so its child runs share it (SEC-7). */
   private readonly checkoutKeys = new Map<string, string>();
+  /** The transports by adapter id (the built-in harness among them). */
+  private readonly transports: TransportRegistry;
 
   constructor(private readonly deps: RunExecutorDeps) {
+    this.transports = deps.transports;
     this.toolCallGate = new ToolCallGate(deps.events, deps.approvals, deps.policy, deps.presence, deps.settings);
     this.checkouts = new CheckoutService(deps.workspaces, deps.commandSandbox);
   }
@@ -132,17 +135,17 @@ export class RunExecutor {
 
   /** Makes a transport available for agents whose `adapterId` is its id (ADP-1); replaces one of the same id. */
   registerTransport(transport: AgentTransport): void {
-    this.deps.transports.register(transport);
+    this.transports.register(transport);
   }
 
   /** What the transport an agent runs on declares (the built-in harness when it names no adapter). */
   capabilitiesFor(agent: Pick<Agent, 'adapterId'>): TransportCapabilities {
-    return this.deps.transports.capabilitiesFor(agent);
+    return this.transports.capabilitiesFor(agent);
   }
 
   /** Every transport's declaration, the built-in harness first (the honesty matrix is checked against them). */
   transportCapabilities(): TransportCapabilities[] {
-    return this.deps.transports.capabilities();
+    return this.transports.capabilities();
   }
 
   /**
@@ -251,7 +254,7 @@ export class RunExecutor {
     });
 
     try {
-      const transport = this.deps.transports.for(agent);
+      const transport = this.transports.for(agent);
       if (!transport) return await recorder.finish('failed', `adapter '${agent.adapterId}' is not available on this server`);
       let model = agent.modelId;
       try {
