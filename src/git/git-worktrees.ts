@@ -4,6 +4,7 @@ import type { PushRemote } from '../core/hook-sessions.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { SERVER_GIT_IDENTITY, type CheckoutRunner } from './checkout-runner.js';
+import { readRefFromFiles } from './read-ref-from-files.js';
 import { syncCheckoutRef, type RefSyncResult } from './sync-checkout.js';
 import { discoverPushRemotes } from './git-push-proxy.js';
 import { runGit, tryGit } from './run-git.js';
@@ -283,12 +284,15 @@ export async function syncWorktreeBranch(record: CheckoutRecord, runner: Checkou
 
 /**
  * Commits of the checkout the user's repository already has — the synced branch's tip first, then the
- * recorded base — left out of bundles. One git process: the base is a recorded fact, and a base the
+ * recorded base — left out of bundles. Usually no git process at all (the tip is read from the user's
+ * repository's ref files, see {@link readRefFromFiles}): the base is a recorded fact, and a base the
  * user's repository has since lost only makes the small bundle fail over to a whole one.
  */
 async function knownCommits(record: CheckoutRecord): Promise<{ commits: string[]; tip: string | null }> {
-  const listed = await tryGit(['for-each-ref', '--format=%(objectname)', `refs/heads/${record.branch}`], { cwd: record.repoPath });
-  const tip = listed?.stdout.trim() ?? '';
+  const ref = `refs/heads/${record.branch}`;
+  // The user's repository's files first (no git process); git when only git can tell.
+  const fromFiles = await readRefFromFiles(record.sourceGitDir, ref);
+  const tip = fromFiles !== undefined ? (fromFiles ?? '') : ((await tryGit(['for-each-ref', '--format=%(objectname)', ref], { cwd: record.repoPath }))?.stdout.trim() ?? '');
   return { commits: [...new Set([tip, record.baseSha].filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)))], tip: tip || null };
 }
 
