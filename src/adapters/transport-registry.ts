@@ -51,9 +51,14 @@ export class TransportRegistry {
     this.byId.set(transport.id, transport);
   }
 
+  /** The transport registered under `adapterId`, if any. */
+  get(adapterId: string): AgentTransport | undefined {
+    return this.byId.get(adapterId);
+  }
+
   /** The transport an agent runs on, or undefined when its adapter is not registered here. */
   for(agent: { adapterId: string | null }): AgentTransport | undefined {
-    return this.byId.get(agent.adapterId ?? BUILTIN_ADAPTER_ID);
+    return this.get(agent.adapterId ?? BUILTIN_ADAPTER_ID);
   }
 
   /** What the agent's transport declares (routes refuse what it lacks with 409). */

@@ -4,6 +4,7 @@ import type { PushRemote } from '../core/hook-sessions.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { SERVER_GIT_IDENTITY, type CheckoutRunner } from './checkout-runner.js';
+import { readRefFromFiles } from './read-ref-from-files.js';
 import { syncCheckoutRef, type RefSyncResult } from './sync-checkout.js';
 import { discoverPushRemotes } from './git-push-proxy.js';
 import { runGit, tryGit } from './run-git.js';
@@ -276,18 +277,23 @@ export async function ensureWorktree(options: EnsureWorktreeOptions): Promise<Co
  * pushing, and no other ref of the user's repository moves. See {@link syncCheckoutRef}.
  */
 export async function syncWorktreeBranch(record: CheckoutRecord, runner: CheckoutRunner): Promise<RefSyncResult> {
-  return syncCheckoutRef(record.repoPath, runner, `refs/heads/${record.branch}`, { force: true, exclude: await knownCommits(record) });
+  const known = await knownCommits(record);
+  // The branch's tip in the user's repository was just read for the exclusions: no second read.
+  return syncCheckoutRef(record.repoPath, runner, `refs/heads/${record.branch}`, { force: true, exclude: known.commits, current: known.tip });
 }
 
 /**
  * Commits of the checkout the user's repository already has — the synced branch's tip first, then the
- * recorded base — left out of bundles. One git process: the base is a recorded fact, and a base the
+ * recorded base — left out of bundles. Usually no git process at all (the tip is read from the user's
+ * repository's ref files, see {@link readRefFromFiles}): the base is a recorded fact, and a base the
  * user's repository has since lost only makes the small bundle fail over to a whole one.
  */
-async function knownCommits(record: CheckoutRecord): Promise<string[]> {
-  const listed = await tryGit(['for-each-ref', '--format=%(objectname)', `refs/heads/${record.branch}`], { cwd: record.repoPath });
-  const tip = listed?.stdout.trim() ?? '';
-  return [...new Set([tip, record.baseSha].filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)))];
+async function knownCommits(record: CheckoutRecord): Promise<{ commits: string[]; tip: string | null }> {
+  const ref = `refs/heads/${record.branch}`;
+  // The user's repository's files first (no git process); git when only git can tell.
+  const fromFiles = await readRefFromFiles(record.sourceGitDir, ref);
+  const tip = fromFiles !== undefined ? (fromFiles ?? '') : ((await tryGit(['for-each-ref', '--format=%(objectname)', ref], { cwd: record.repoPath }))?.stdout.trim() ?? '');
+  return { commits: [...new Set([tip, record.baseSha].filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)))], tip: tip || null };
 }
 
 /** Shell run inside the checkout's sandbox: commits its whole state on a scratch index, prints the ref made. */
@@ -326,7 +332,7 @@ export async function checkpointWorktree(record: CheckoutRecord, runner: Checkou
   const expected = new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(-\\d{1,2})?$`);
   if (made.exitCode !== 0 || !expected.test(ref)) throw new ConflictError('conversationId', `checkpoint of ${record.conversationId} failed: ${made.stderr.trim().slice(0, 500) || `exit ${made.exitCode}`}`);
   // A checkpoint ref is never overwritten, in the checkout or in the user's repository.
-  const synced = await syncCheckoutRef(record.repoPath, runner, ref, { force: false, exclude: await knownCommits(record) });
+  const synced = await syncCheckoutRef(record.repoPath, runner, ref, { force: false, exclude: (await knownCommits(record)).commits });
   if (!synced.synced) throw new ConflictError('conversationId', `checkpoint ${ref} could not be brought into ${record.repoPath}: ${synced.reason}`);
   return ref;
 }

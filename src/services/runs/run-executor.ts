@@ -1,18 +1,16 @@
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import type { AgentTransport, RunScope, TransportResult, TransportRunContext } from '../../adapters/agent-transport.js';
+import type { AgentTransport, RunScope } from '../../adapters/agent-transport.js';
 import type { TransportRegistry } from '../../adapters/transport-registry.js';
 import type { TransportCapabilities } from '../../adapters/transport-capabilities.js';
 import type { Mode } from '../../core/modes.js';
 import { DomainError } from '../../errors/index.js';
-import { nowIso } from '../../ids.js';
 import type { ModelMessage, ToolCallBlock } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
 import type { Run } from '../../schemas/run.js';
 import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
 import { builtinTools } from '../../tools/builtin-tools.js';
 import { fail, type Tool, type ToolResult } from '../../tools/define-tool.js';
-import { checkoutPushRemotes } from '../../git/git-worktrees.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { PresenceService } from '../agents/presence-service.js';
 import type { ApprovalService } from '../approvals/approval-service.js';
@@ -27,6 +25,7 @@ import type { ActiveRun, ActiveRuns } from './active-runs.js';
 import { RunToolCalls } from './gate-tool-calls.js';
 import type { MessageService } from './message-service.js';
 import { prepareRun, type ModeToolProvider } from './prepare-run.js';
+import { runOnTransport, type McpRun } from './run-on-transport.js';
 import { RunRecorder } from './record-run.js';
 import type { RunService } from './run-service.js';
 import type { RunTokens } from './run-tokens.js';
@@ -96,19 +95,13 @@ export interface RunExecutorDeps {
   logger: Logger;
 }
 
-/** A run in progress whose product tools an external runner may call over MCP. */
-interface McpRun {
-  tools: Map<string, Tool>;
-  toolCalls: RunToolCalls;
-  recorder: RunRecorder;
-}
-
 /**
  * Runs agents (HAR-1..7, ADP-1) as a pipeline of named stages: **prepare** the run (profile,
  * checkout, surface, prompt, contract: `prepare-run.ts`), **record** it (events to SSE, run log and
  * watchdog, the typed end: `record-run.ts`), **gate** every tool call (`gate-tool-calls.ts`), and
  * hand it to the **transport** the agent's adapter id selects from the registry
- * (`adapters/transport-registry.ts`; the built-in harness is one of them).
+ * (`adapters/transport-registry.ts`; the built-in harness is one of them) with one context for
+ * every transport (`run-on-transport.ts`).
  */
 export class RunExecutor {
   private readonly modeTools: ModeToolProvider[] = [];
@@ -120,8 +113,11 @@ export class RunExecutor {
   readonly checkouts: CheckoutService;
   /** Checkout key of each run in progress, so its child runs share it (SEC-7). */
   private readonly checkoutKeys = new Map<string, string>();
+  /** The transports by adapter id (the built-in harness among them). */
+  private readonly transports: TransportRegistry;
 
   constructor(private readonly deps: RunExecutorDeps) {
+    this.transports = deps.transports;
     this.toolCallGate = new ToolCallGate(deps.events, deps.approvals, deps.policy, deps.presence, deps.settings);
     this.checkouts = new CheckoutService(deps.workspaces, deps.commandSandbox);
   }
@@ -132,17 +128,17 @@ export class RunExecutor {
 
   /** Makes a transport available for agents whose `adapterId` is its id (ADP-1); replaces one of the same id. */
   registerTransport(transport: AgentTransport): void {
-    this.deps.transports.register(transport);
+    this.transports.register(transport);
   }
 
   /** What the transport an agent runs on declares (the built-in harness when it names no adapter). */
   capabilitiesFor(agent: Pick<Agent, 'adapterId'>): TransportCapabilities {
-    return this.deps.transports.capabilitiesFor(agent);
+    return this.transports.capabilitiesFor(agent);
   }
 
   /** Every transport's declaration, the built-in harness first (the honesty matrix is checked against them). */
   transportCapabilities(): TransportCapabilities[] {
-    return this.deps.transports.capabilities();
+    return this.transports.capabilities();
   }
 
   /**
@@ -251,7 +247,7 @@ export class RunExecutor {
     });
 
     try {
-      const transport = this.deps.transports.for(agent);
+      const transport = this.transports.for(agent);
       if (!transport) return await recorder.finish('failed', `adapter '${agent.adapterId}' is not available on this server`);
       let model = agent.modelId;
       try {
@@ -292,7 +288,11 @@ export class RunExecutor {
           runSubagent: (request, subSignal) => this.runSubagent(input, runId, prepared.surfacedNames, request, subSignal),
         },
       );
-      const outcome = await this.runOnTransport(transport, { scope, input, handleDir: handle.dir, prepared, toolCalls, recorder, activeRun, settings });
+      const outcome = await runOnTransport(
+        { workspaces: this.deps.workspaces, active: this.deps.active, runTokens: this.deps.runTokens, modelBroker: this.deps.modelBroker, env: this.deps.env, serverUrl: this.serverUrl, mcpRuns: this.mcpRuns },
+        transport,
+        { scope, prompt: input.prompt, history: input.history ?? [], workspaceDir: handle.dir, prepared, toolCalls, recorder, activeRun, settings },
+      );
       if (!recorder.finalText && outcome.finalText) recorder.finalText = outcome.finalText;
       return await recorder.finish(outcome.outcome, outcome.error, {
         deliverableFailed: outcome.deliverableFailed,
@@ -301,94 +301,6 @@ export class RunExecutor {
       });
     } catch (error) {
       return await recorder.finish('failed', `internal error: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-
-  /**
-   * The transport stage (ADP-1): one context for every transport. An in-process one gets the run's
-   * toolbox; an external runner gets the product tools over MCP with a run-scoped token, its
-   * runner session per conversation, and its model traffic metered by the broker (SEC-6).
-   */
-  private async runOnTransport(
-    transport: AgentTransport,
-    run: {
-      scope: RunScope;
-      input: StartRunInput;
-      handleDir: string;
-      prepared: Awaited<ReturnType<typeof prepareRun>>;
-      toolCalls: RunToolCalls;
-      recorder: RunRecorder;
-      activeRun: ActiveRun;
-      settings: Awaited<ReturnType<SettingsService['get']>>;
-    },
-  ): Promise<TransportResult> {
-    const { scope, input, prepared, toolCalls, recorder } = run;
-    const { workspaceId, runId, agent, conversationId } = scope;
-    const db = (await this.deps.workspaces.handle(workspaceId)).database.db;
-    const external = !transport.inProcess;
-    // The runner has its own file and shell tools; the MCP server offers only the product's tools.
-    if (external) this.mcpRuns.set(runId, { tools: prepared.mcpTools, toolCalls, recorder });
-    const token = this.deps.runTokens.issue({ workspaceId, runId, agentId: agent.id });
-    const broker = external ? this.deps.modelBroker : undefined;
-    // A child run never resumes or overwrites the conversation's runner session (it is its parent's).
-    const session =
-      conversationId && external
-        ? await db
-            .selectFrom('transport_sessions')
-            .select('session_id')
-            .where('conversation_id', '=', conversationId)
-            .where('agent_id', '=', agent.id)
-            .where('adapter_id', '=', transport.id)
-            .executeTakeFirst()
-        : undefined;
-    const checkout = prepared.checkout.checkout;
-    const context: TransportRunContext = {
-      ...scope,
-      prompt: input.prompt,
-      history: input.history ?? [],
-      worktreePath: prepared.worktreePath,
-      ...(checkout ? { checkout: { sharedObjectsDir: checkout.sourceObjectsDir, pushRemotes: checkoutPushRemotes(checkout) } } : {}),
-      systemPrompt: prepared.systemPrompt,
-      surfacedTools: prepared.surfaced.filter((tool) => (external ? prepared.mcpTools : prepared.tools).has(tool.name)),
-      mcp: { url: `${this.serverUrl}/mcp`, token },
-      serverUrl: this.serverUrl,
-      env: this.deps.env,
-      workspaceDir: run.handleDir,
-      signal: run.activeRun.controller.signal,
-      emit: (event) => {
-        // An external runner executes its own native tools; it reports which calls ran.
-        if (external && event.type === 'tool_call_end' && event.executed) recorder.executedCalls.add(event.call.id);
-        recorder.emit(event);
-      },
-      gate: (action, gateSignal) => toolCalls.gateAction(action, gateSignal),
-      setSandbox: (description) => recorder.setSandbox(description),
-      previousSessionId: session?.session_id ?? null,
-      saveSessionId: async (sessionId) => {
-        if (!conversationId) return;
-        await db
-          .insertInto('transport_sessions')
-          .values({ conversation_id: conversationId, agent_id: agent.id, adapter_id: transport.id, session_id: sessionId, updated_at: nowIso() })
-          .onConflict((conflict) => conflict.columns(['conversation_id', 'agent_id', 'adapter_id']).doUpdateSet({ session_id: sessionId, updated_at: nowIso() }))
-          .execute();
-      },
-      ...(transport.inProcess ? { toolbox: toolCalls } : {}),
-      completion: prepared.contract ? { outputVerb: prepared.contract.outputVerb, reminder: prepared.contract.reminder } : null,
-      providerSettings: run.settings,
-      drainSteering: () => run.activeRun.steering.splice(0),
-      waitWhilePaused: (waitSignal) => this.deps.active.waitWhilePaused(runId, waitSignal),
-    };
-    try {
-      broker?.open(runId, workspaceId);
-      const result = await transport.run(context);
-      // SEC-6: the tokens the broker measured are exact (every model response passed through it), so
-      // they replace what the runner reported about itself; so does the cost, unless a model the
-      // catalog cannot price answered (then the runner's own figure, if it gave one, is kept).
-      const metered = broker?.close(runId);
-      if (!metered) return result;
-      return { ...result, usage: metered.usage, costUsd: metered.priced ? metered.costUsd : (result.costUsd ?? metered.costUsd) };
-    } finally {
-      this.deps.runTokens.revoke(runId);
-      broker?.close(runId);
     }
   }
 

@@ -1,0 +1,122 @@
+import type { AgentTransport, RunScope, TransportResult, TransportRunContext } from '../../adapters/agent-transport.js';
+import { checkoutPushRemotes } from '../../git/git-worktrees.js';
+import { nowIso } from '../../ids.js';
+import type { ModelMessage } from '../../llm/model-types.js';
+import type { WorkspaceSettings } from '../../schemas/settings.js';
+import type { Tool } from '../../tools/define-tool.js';
+import type { ModelBroker } from '../model-broker.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { ActiveRun, ActiveRuns } from './active-runs.js';
+import type { RunToolCalls } from './gate-tool-calls.js';
+import type { PreparedRun } from './prepare-run.js';
+import type { RunRecorder } from './record-run.js';
+import type { RunTokens } from './run-tokens.js';
+
+/** A run in progress whose product tools an external runner may call over MCP. */
+export interface McpRun {
+  tools: Map<string, Tool>;
+  toolCalls: RunToolCalls;
+  recorder: RunRecorder;
+}
+
+/** What the transport stage uses of the server. */
+export interface RunOnTransportDeps {
+  workspaces: WorkspaceService;
+  active: ActiveRuns;
+  runTokens: RunTokens;
+  modelBroker?: ModelBroker | undefined;
+  env: Record<string, string | undefined>;
+  /** The server's own base URL (external runners call back into it). */
+  serverUrl: string;
+  /** Where an external run's product tools are listed for the MCP server while it runs. */
+  mcpRuns: Map<string, McpRun>;
+}
+
+/** The run handed to its transport, as the earlier stages left it. */
+export interface TransportStageRun {
+  scope: RunScope;
+  prompt: string;
+  history: ModelMessage[];
+  workspaceDir: string;
+  prepared: PreparedRun;
+  toolCalls: RunToolCalls;
+  recorder: RunRecorder;
+  activeRun: ActiveRun;
+  settings: WorkspaceSettings;
+}
+
+/**
+ * The transport stage of the run pipeline (ADP-1): one context for every transport. An in-process
+ * one gets the run's toolbox; an external runner gets the product tools over MCP with a run-scoped
+ * token, its runner session per conversation, and its model traffic metered by the broker (SEC-6).
+ */
+export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentTransport, run: TransportStageRun): Promise<TransportResult> {
+  const { scope, prepared, toolCalls, recorder } = run;
+  const { workspaceId, runId, agent, conversationId } = scope;
+  const db = (await deps.workspaces.handle(workspaceId)).database.db;
+  const external = !transport.inProcess;
+  // The runner has its own file and shell tools; the MCP server offers only the product's tools.
+  if (external) deps.mcpRuns.set(runId, { tools: prepared.mcpTools, toolCalls, recorder });
+  const token = deps.runTokens.issue({ workspaceId, runId, agentId: agent.id });
+  const broker = external ? deps.modelBroker : undefined;
+  // A child run never resumes or overwrites the conversation's runner session (it is its parent's).
+  const session =
+    conversationId && external
+      ? await db
+          .selectFrom('transport_sessions')
+          .select('session_id')
+          .where('conversation_id', '=', conversationId)
+          .where('agent_id', '=', agent.id)
+          .where('adapter_id', '=', transport.id)
+          .executeTakeFirst()
+      : undefined;
+  const checkout = prepared.checkout.checkout;
+  const context: TransportRunContext = {
+    ...scope,
+    prompt: run.prompt,
+    history: run.history,
+    worktreePath: prepared.worktreePath,
+    ...(checkout ? { checkout: { sharedObjectsDir: checkout.sourceObjectsDir, pushRemotes: checkoutPushRemotes(checkout) } } : {}),
+    systemPrompt: prepared.systemPrompt,
+    surfacedTools: prepared.surfaced.filter((tool) => (external ? prepared.mcpTools : prepared.tools).has(tool.name)),
+    mcp: { url: `${deps.serverUrl}/mcp`, token },
+    serverUrl: deps.serverUrl,
+    env: deps.env,
+    workspaceDir: run.workspaceDir,
+    signal: run.activeRun.controller.signal,
+    emit: (event) => {
+      // An external runner executes its own native tools; it reports which calls ran.
+      if (external && event.type === 'tool_call_end' && event.executed) recorder.executedCalls.add(event.call.id);
+      recorder.emit(event);
+    },
+    gate: (action, gateSignal) => toolCalls.gateAction(action, gateSignal),
+    setSandbox: (description) => recorder.setSandbox(description),
+    previousSessionId: session?.session_id ?? null,
+    saveSessionId: async (sessionId) => {
+      if (!conversationId) return;
+      await db
+        .insertInto('transport_sessions')
+        .values({ conversation_id: conversationId, agent_id: agent.id, adapter_id: transport.id, session_id: sessionId, updated_at: nowIso() })
+        .onConflict((conflict) => conflict.columns(['conversation_id', 'agent_id', 'adapter_id']).doUpdateSet({ session_id: sessionId, updated_at: nowIso() }))
+        .execute();
+    },
+    ...(transport.inProcess ? { toolbox: toolCalls } : {}),
+    completion: prepared.contract ? { outputVerb: prepared.contract.outputVerb, reminder: prepared.contract.reminder } : null,
+    providerSettings: run.settings,
+    drainSteering: () => run.activeRun.steering.splice(0),
+    waitWhilePaused: (waitSignal) => deps.active.waitWhilePaused(runId, waitSignal),
+  };
+  try {
+    broker?.open(runId, workspaceId);
+    const result = await transport.run(context);
+    // SEC-6: the tokens the broker measured are exact (every model response passed through it), so
+    // they replace what the runner reported about itself; so does the cost, unless a model the
+    // catalog cannot price answered (then the runner's own figure, if it gave one, is kept).
+    const metered = broker?.close(runId);
+    if (!metered) return result;
+    return { ...result, usage: metered.usage, costUsd: metered.priced ? metered.costUsd : (result.costUsd ?? metered.costUsd) };
+  } finally {
+    deps.runTokens.revoke(runId);
+    broker?.close(runId);
+  }
+}
