@@ -432,11 +432,15 @@ export class ReviewService {
     const settings = await this.deps.settings.get(workspaceId);
     const results = new Map((await listGateResults(db, reviewId, review.head_sha)).map((result) => [result.name, result]));
     const axes: AxisResult[] = [];
-    const agentAxes = new Set(AGENT_AXES);
-    for (const finding of findings) if (finding.axis) agentAxes.add(finding.axis);
-    for (const axis of agentAxes) {
-      const failing = findings.filter((finding) => finding.axis === axis && LIVE_FINDING_STATUSES.has(finding.status) && (finding.priority === 'P0' || finding.priority === 'P1'));
-      axes.push({ axis, kind: 'agent', status: failing.length > 0 ? 'fail' : 'pass', ...(failing.length > 0 ? { detail: `${failing.length} open P0/P1 finding(s)` } : {}) });
+    // One pass: per agent axis, how many live P0/P1 findings it has.
+    const failingByAxis = new Map<string, number>(AGENT_AXES.map((axis) => [axis, 0]));
+    for (const finding of findings) {
+      if (!finding.axis) continue;
+      const serious = LIVE_FINDING_STATUSES.has(finding.status) && (finding.priority === 'P0' || finding.priority === 'P1');
+      failingByAxis.set(finding.axis, (failingByAxis.get(finding.axis) ?? 0) + (serious ? 1 : 0));
+    }
+    for (const [axis, failing] of failingByAxis) {
+      axes.push({ axis, kind: 'agent', status: failing > 0 ? 'fail' : 'pass', ...(failing > 0 ? { detail: `${failing} open P0/P1 finding(s)` } : {}) });
     }
     for (const gate of await listGateConfigs(db, review.repo_path)) {
       const result = results.get(gate.name);
