@@ -152,6 +152,17 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'policy.ruleDeleted':
       void client.invalidateQueries({ queryKey: keys.policyRules(ws) });
       break;
+    case 'review.opened':
+    case 'review.updated':
+    case 'review.finding':
+    case 'review.finalized':
+      void client.invalidateQueries({ queryKey: keys.reviews(ws) });
+      break;
+    case 'ticket.created':
+    case 'ticket.updated':
+    case 'ticket.commented':
+      void client.invalidateQueries({ queryKey: keys.tickets(ws) });
+      break;
     default: {
       // Every event type is handled above: a new type in src/schemas/event-types.ts fails here.
       const unhandled: never = event;
