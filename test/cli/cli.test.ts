@@ -97,7 +97,8 @@ describe('control-center CLI', () => {
       const shown = JSON.parse((await cli('review', '--workspace', 'Default', 'show', body.review.id)).stdout);
       expect(shown.review.hunkMap['src/math.js']).toEqual([[3, 3], [9, 11]]);
       expect(shown.verdict.current).toMatchObject({ verdict: 'ship' });
-      const bad = await cli('review', '--workspace', 'Default', 'open', repo, 'main', '--output=/tmp/x');
+      // After `--` the CLI passes it on as the head ref; the server refuses it.
+      const bad = await cli('review', '--workspace', 'Default', 'open', '--', repo, 'main', '--output=/tmp/x');
       expect(bad.code).not.toBe(0);
       expect(bad.stderr).toMatch(/head/);
     } finally {
