@@ -1,5 +1,6 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { errorMessage } from '../api/client';
+import { useAgents } from '../api/hooks';
 import { ErrorState, Loading } from '../ui/states';
 import { parseDiff } from './diff-lines';
 import { disagreements } from './disagreements';
@@ -184,6 +185,8 @@ function FilterSelect({ label, value, options, onChange }: { label: string; valu
 
 function FindingCard({ ws, reviewId, finding }: { ws: string; reviewId: string; finding: Finding }) {
   const action = useFindingAction(ws, reviewId);
+  const agents = useAgents(ws);
+  const author = finding.author.kind === 'agent' ? (agents.data?.agents.find((agent) => agent.id === finding.author.id)?.name ?? finding.author.id) : 'operator';
   const [asking, setAsking] = useState<'dismiss' | 'contest' | null>(null);
   const [reason, setReason] = useState('');
   const live = finding.status === 'open' || finding.status === 'consensusReady' || finding.status === 'contested';
@@ -194,7 +197,7 @@ function FindingCard({ ws, reviewId, finding }: { ws: string; reviewId: string; 
           {finding.priority} {finding.type}
         </strong>{' '}
         <span className="muted">
-          {finding.status} · confidence {finding.confidence} · {finding.author.kind} {finding.author.id}
+          {finding.status} · confidence {finding.confidence} · by {author}
           {finding.anchor ? ` · ${finding.anchor.path}:${finding.anchor.startLine}-${finding.anchor.endLine}` : ''}
           {finding.carry !== 'new' ? ` · ${finding.carry === 'stillOpen' ? 'still open' : 'not verifiable'}` : ''}
         </span>
