@@ -152,6 +152,26 @@ agent
     print(await api.request('PATCH', `/api/workspaces/${target.id}/agents/${found.id}`, parseFields(pairs)));
   });
 
+const review = program.command('review').description('pull-request reviews (REV-1)').option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
+const reviewWorkspace = () => (review.opts() as { workspace?: string }).workspace;
+review
+  .command('open <repoPath> <base> <head>')
+  .description('open (or re-review) base...head of a repository as a review space; --reviewers dispatches agents')
+  .option('--title <title>', 'the review title')
+  .option('--reviewers <names>', 'comma-separated agent names to dispatch (e.g. qa,architect,engineer)')
+  .action(async (repoPath: string, base: string, head: string, options: { title?: string; reviewers?: string }) => {
+    const api = await client();
+    const target = await resolveWorkspace(api, reviewWorkspace());
+    const reviewers = options.reviewers?.split(',').map((name) => name.trim()).filter(Boolean);
+    print(await api.request('POST', `/api/workspaces/${target.id}/reviews`, { repoPath, base, head, ...(options.title ? { title: options.title } : {}), ...(reviewers?.length ? { reviewers } : {}) }));
+  });
+review.command('show <reviewId>').description('the review, its findings and its verdict').action(async (reviewId: string) => {
+  const api = await client();
+  const target = await resolveWorkspace(api, reviewWorkspace());
+  const base = `/api/workspaces/${target.id}/reviews/${encodeURIComponent(reviewId)}`;
+  print({ review: await api.request('GET', base), findings: await api.request('GET', `${base}/findings`), verdict: await api.request('GET', `${base}/verdict`) });
+});
+
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeReviewRepo } from '../support/review-repo.js';
 import { makeDataRoot } from '../support/test-server.js';
 
 const run = promisify(execFile);
@@ -84,5 +85,24 @@ describe('control-center CLI', () => {
     const deleted = await cli('workspace', 'delete', 'Scratch', '--confirm', 'Scratch');
     expect(deleted.code).toBe(0);
     expect(JSON.parse((await cli('workspace', 'list')).stdout)).toHaveLength(1);
+  });
+
+  it('review open and show: a pull-request review space from the command line (REV-1); a hostile ref exits non-zero naming the field', async () => {
+    const { repo } = await makeReviewRepo();
+    try {
+      const opened = await cli('review', '--workspace', 'Default', 'open', repo, 'main', 'feature', '--title', 'CLI review');
+      expect(opened.code).toBe(0);
+      const body = JSON.parse(opened.stdout);
+      expect(body).toMatchObject({ created: true, review: { title: 'CLI review', base: 'main', head: 'feature' } });
+      const shown = JSON.parse((await cli('review', '--workspace', 'Default', 'show', body.review.id)).stdout);
+      expect(shown.review.hunkMap['src/math.js']).toEqual([[3, 3], [9, 11]]);
+      expect(shown.verdict.current).toMatchObject({ verdict: 'ship' });
+      // After `--` the CLI passes it on as the head ref; the server refuses it.
+      const bad = await cli('review', '--workspace', 'Default', 'open', '--', repo, 'main', '--output=/tmp/x');
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toMatch(/head/);
+    } finally {
+      await rm(repo, { recursive: true, force: true });
+    }
   });
 });

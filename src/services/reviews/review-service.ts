@@ -143,6 +143,8 @@ export class ReviewService {
     }
     if (existing) {
       const round = existing.round + 1;
+      // The new head is checked out first: a round is never recorded without its checkout.
+      await this.checkout(workspaceId, existing.id, round, body.repoPath, change.headSha);
       await db.transaction().execute(async (trx) => {
         await trx
           .updateTable('reviews')
@@ -171,16 +173,21 @@ export class ReviewService {
           await trx.updateTable('review_findings').set({ carry, updated_at: now }).where('id', '=', finding.id).execute();
         }
       });
-      await this.checkout(workspaceId, existing.id, round, body.repoPath, change.headSha);
       const review = await this.get(workspaceId, existing.id);
       this.deps.events.publish(workspaceId, 'review.updated', review);
       return { review, created: false, reReview: true };
     }
     const title = body.title ?? `Review of ${body.head.slice(0, 180)}`;
+    const reviewId = newId('rev');
+    // Checked out before anything is recorded: a review never exists without its head checkout.
+    await this.checkout(workspaceId, reviewId, 1, body.repoPath, change.headSha);
     const space = await this.deps.spaces.create(workspaceId, { name: title, kind: 'pullRequest', repoPath: body.repoPath });
-    const conversation = await this.deps.spaces.createConversation(workspaceId, space.id, { title });
+    const conversation = await this.deps.spaces.createConversation(workspaceId, space.id, { title }).catch(async (error: unknown) => {
+      await db.deleteFrom('spaces').where('id', '=', space.id).execute();
+      throw error;
+    });
     const row: ReviewTable = {
-      id: newId('rev'),
+      id: reviewId,
       space_id: space.id,
       conversation_id: conversation.id,
       repo_path: body.repoPath,
@@ -200,8 +207,16 @@ export class ReviewService {
       created_at: now,
       updated_at: now,
     };
-    await db.insertInto('reviews').values(row).execute();
-    await this.checkout(workspaceId, row.id, 1, body.repoPath, change.headSha);
+    try {
+      await db.insertInto('reviews').values(row).execute();
+    } catch (error) {
+      // Undo the space this call made, so a failed open leaves nothing behind.
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('conversations').where('id', '=', conversation.id).execute();
+        await trx.deleteFrom('spaces').where('id', '=', space.id).execute();
+      });
+      throw error;
+    }
     const review = toReview(workspaceId, row);
     this.deps.events.publish(workspaceId, 'review.opened', review);
     return { review, created: true, reReview: false };
@@ -432,11 +447,15 @@ export class ReviewService {
     const settings = await this.deps.settings.get(workspaceId);
     const results = new Map((await listGateResults(db, reviewId, review.head_sha)).map((result) => [result.name, result]));
     const axes: AxisResult[] = [];
-    const agentAxes = new Set(AGENT_AXES);
-    for (const finding of findings) if (finding.axis) agentAxes.add(finding.axis);
-    for (const axis of agentAxes) {
-      const failing = findings.filter((finding) => finding.axis === axis && LIVE_FINDING_STATUSES.has(finding.status) && (finding.priority === 'P0' || finding.priority === 'P1'));
-      axes.push({ axis, kind: 'agent', status: failing.length > 0 ? 'fail' : 'pass', ...(failing.length > 0 ? { detail: `${failing.length} open P0/P1 finding(s)` } : {}) });
+    // One pass: per agent axis, how many live P0/P1 findings it has.
+    const failingByAxis = new Map<string, number>(AGENT_AXES.map((axis) => [axis, 0]));
+    for (const finding of findings) {
+      if (!finding.axis) continue;
+      const serious = LIVE_FINDING_STATUSES.has(finding.status) && (finding.priority === 'P0' || finding.priority === 'P1');
+      failingByAxis.set(finding.axis, (failingByAxis.get(finding.axis) ?? 0) + (serious ? 1 : 0));
+    }
+    for (const [axis, failing] of failingByAxis) {
+      axes.push({ axis, kind: 'agent', status: failing > 0 ? 'fail' : 'pass', ...(failing > 0 ? { detail: `${failing} open P0/P1 finding(s)` } : {}) });
     }
     for (const gate of await listGateConfigs(db, review.repo_path)) {
       const result = results.get(gate.name);

@@ -168,4 +168,44 @@ describe('review mode end to end (REV-1..5, MODE-6, CAP-3)', () => {
     expect((await api('GET', '/reviews/rev_nope')).status).toBe(404);
     expect((await api('PUT', '/review-gates', { repoPath: repo, gates: [{ name: 'a', command: 'x' }, { name: 'a', command: 'y' }] })).body.error.field).toBe('gates.1.name');
   });
+
+  it('dispatches the default reviewers in parallel up to the concurrency setting; the rest start as earlier ones end', async () => {
+    fixture = await startHarnessFixture({ operatorConnected: false });
+    const made = await makeReviewRepo();
+    repo = made.repo;
+    expect((await api('PATCH', '/settings', { reviewConcurrency: 2 })).status).toBe(200);
+    const opened = await api('POST', '/reviews', { repoPath: repo, base: 'main', head: 'feature' });
+    // Each reviewer records one repo-wide note; the first two hold their reply until both have started.
+    let started = 0;
+    let release!: () => void;
+    const bothStarted = new Promise<void>((resolve) => (release = resolve));
+    for (const name of ['qa', 'architect', 'engineer']) {
+      fixture.model.scriptFor(
+        reviewer(name),
+        reply(async () => {
+          started += 1;
+          if (started === 2) release();
+          if (name !== 'engineer') await bothStarted;
+          return reply().tool('add_review_node', { type: 'question', priority: 'P3', confidence: 0.5, body: `note from ${name}` });
+        }),
+        reply().text(`${name} done.`),
+      );
+    }
+    const dispatched = await api('POST', `/reviews/${opened.body.review.id}/dispatch`);
+    expect(dispatched.status).toBe(202);
+    expect(dispatched.body.dispatched.map((entry: any) => [entry.agent, entry.queued])).toEqual([
+      ['qa', false],
+      ['architect', false],
+      ['engineer', true],
+    ]);
+    await waitForRuns(dispatched.body.dispatched.filter((entry: any) => entry.runId).map((entry: any) => entry.runId));
+    const deadline = Date.now() + 30_000;
+    let bodies: string[] = [];
+    while (Date.now() < deadline) {
+      bodies = (await api('GET', `/reviews/${opened.body.review.id}/findings`)).body.findings.map((finding: any) => finding.body);
+      if (bodies.length === 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(bodies.sort()).toEqual(['note from architect', 'note from engineer', 'note from qa']);
+  });
 });

@@ -161,6 +161,17 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
       // PIPE-1: the pipelines pages refetch the run (and the list's last runs).
       void client.invalidateQueries({ queryKey: [...keys.workspace(ws), 'pipelines'] });
       break;
+    case 'review.opened':
+    case 'review.updated':
+    case 'review.finding':
+    case 'review.finalized':
+      void client.invalidateQueries({ queryKey: keys.reviews(ws) });
+      break;
+    case 'ticket.created':
+    case 'ticket.updated':
+    case 'ticket.commented':
+      void client.invalidateQueries({ queryKey: keys.tickets(ws) });
+      break;
     default: {
       // Every event type is handled above: a new type in src/schemas/event-types.ts fails here.
       const unhandled: never = event;

@@ -26,4 +26,7 @@ export const keys = {
   allPlans: (ws: string) => ['ws', ws, 'plans'] as const,
   plan: (ws: string, planId: string) => ['ws', ws, 'plan', planId] as const,
   policyRules: (ws: string) => ['ws', ws, 'policy-rules'] as const,
+  /** Every review query of a workspace (list, detail, findings, verdict, diff). */
+  reviews: (ws: string) => ['ws', ws, 'reviews'] as const,
+  tickets: (ws: string) => ['ws', ws, 'tickets'] as const,
 };

@@ -13,6 +13,7 @@ import { Link } from '../ui/link';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { match, navigate, paths, useLocation } from './router';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher';
+import { ReviewsPage } from '../review/ReviewsPage';
 
 /** Which section a path belongs to, and its parameters. */
 function route(path: string) {
@@ -26,6 +27,8 @@ function route(path: string) {
     ['settings', '/w/:ws/settings'],
     ['org', '/w/:ws/org'],
     ['honesty', '/w/:ws/honesty'],
+    ['reviews', '/w/:ws/reviews'],
+    ['review', '/w/:ws/reviews/:reviewId'],
     ['home', '/w/:ws'],
   ];
   for (const [name, pattern] of tries) {
@@ -99,6 +102,9 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <OrgChartPage key={ws} ws={ws} />;
     case 'honesty':
       return <HonestyPage />;
+    case 'reviews':
+    case 'review':
+      return <ReviewsPage key={ws} ws={ws} reviewId={params.reviewId ?? null} />;
     default:
       return <ConversationsPage key={ws} ws={ws} conversationId={null} spaceId={null} planId={null} />;
   }
@@ -112,6 +118,7 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
   const items: Array<{ to: string; label: string; active: boolean; count?: number }> = [
     { to: paths.home(ws), label: 'Conversations', active: ['home', 'space', 'conversation', 'root'].includes(section) },
     { to: paths.inbox(ws), label: 'Inbox', active: section === 'inbox', count: pending },
+    { to: paths.reviews(ws), label: 'Reviews', active: section === 'reviews' || section === 'review' },
     { to: paths.org(ws), label: 'Org chart', active: section === 'org' },
     { to: paths.honesty(ws), label: 'Honesty matrix', active: section === 'honesty' },
     { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'settings'].includes(section) },

@@ -87,4 +87,5 @@ export const paths = {
   general: (ws: string) => `/w/${ws}/settings/general`,
   org: (ws: string) => `/w/${ws}/org`,
   honesty: (ws: string) => `/w/${ws}/honesty`,
+  reviews: (ws: string, reviewId?: string) => `/w/${ws}/reviews${reviewId ? `/${reviewId}` : ''}`,
 };
