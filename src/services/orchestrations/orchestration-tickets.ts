@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import { newId } from '../../ids.js';
+import { insertTicket } from '../../store/repositories/ticket-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 
 export interface OrchestrationTicketInput {
@@ -13,8 +14,8 @@ export interface OrchestrationTicketInput {
 
 /**
  * The one place orchestrations write tickets (ORC-4): one real ticket per approved sub-ticket, in the
- * materializer's transaction, with its dependencies as the ids of the tickets it waits for. Kept in one
- * function so the ticket service can take it over without touching the materializer. Returns key → id.
+ * materializer's transaction, with its dependencies as the ids of the tickets it waits for. Written through
+ * the ticket repository, the same rows the ticket service and review tools write. Returns key → id.
  */
 export async function insertOrchestrationTickets(
   trx: Transaction<WorkspaceSchema>,
@@ -22,23 +23,17 @@ export async function insertOrchestrationTickets(
 ): Promise<Map<string, string>> {
   const ids = new Map(input.tickets.map((ticket) => [ticket.key, newId('tkt')]));
   for (const ticket of input.tickets) {
-    await trx
-      .insertInto('tickets')
-      .values({
-        id: ids.get(ticket.key)!,
-        plan_id: null,
-        node_key: ticket.key,
-        title: ticket.title,
-        description: ticket.description,
-        status: 'open',
-        depends_on: JSON.stringify(ticket.dependsOnKeys.map((key) => ids.get(key)).filter((id): id is string => id !== undefined)),
-        assignee_agent_id: ticket.assigneeAgentId,
-        project_id: input.projectId,
-        orchestration_id: input.orchestrationId,
-        created_at: input.now,
-        updated_at: input.now,
-      })
-      .execute();
+    await insertTicket(trx, {
+      id: ids.get(ticket.key)!,
+      at: input.now,
+      nodeKey: ticket.key,
+      title: ticket.title,
+      description: ticket.description,
+      dependsOn: ticket.dependsOnKeys.map((key) => ids.get(key)).filter((id): id is string => id !== undefined),
+      assigneeAgentId: ticket.assigneeAgentId,
+      projectId: input.projectId,
+      orchestrationId: input.orchestrationId,
+    });
   }
   return ids;
 }

@@ -46,6 +46,8 @@ export interface NewTicketRow {
   nodeKey?: string | null;
   reviewId?: string | null;
   findingId?: string | null;
+  /** The orchestration whose materializer made it (ORC-4). */
+  orchestrationId?: string | null;
   createdBy?: { kind: string; id: string } | null;
 }
 
@@ -63,6 +65,7 @@ export async function insertTicket(db: Kysely<WorkspaceSchema>, input: NewTicket
     project_id: input.projectId ?? null,
     review_id: input.reviewId ?? null,
     finding_id: input.findingId ?? null,
+    orchestration_id: input.orchestrationId ?? null,
     created_by_kind: input.createdBy?.kind ?? null,
     created_by_id: input.createdBy?.id ?? null,
     created_at: now,
