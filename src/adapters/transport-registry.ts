@@ -3,6 +3,7 @@ import type { CommandSandbox } from '../sandbox/command-sandbox.js';
 import type { AgentTransport } from './agent-transport.js';
 import { BUILTIN_ADAPTER_ID } from './builtin/builtin-capabilities.js';
 import { BuiltinTransport } from './builtin/builtin-transport.js';
+import { ClaudeAgentSdkTransport, type AskUser } from './claude-agent-sdk/claude-agent-sdk-transport.js';
 import { ClaudeCodeTransport } from './claude-code/claude-code-transport.js';
 import { unavailableCapabilities, type TransportCapabilities } from './transport-capabilities.js';
 
@@ -16,6 +17,8 @@ export interface TransportDependencies {
   hiddenPaths: string[];
   /** SEC-6: start an external runner even when no OS sandbox wraps it (`serve --allow-unsandboxed-runners`). */
   allowUnsandboxedRunners: boolean;
+  /** Question cards for runtimes that ask through their own tool (RLY-4), with the workspace's timeout. */
+  askUser: AskUser;
   /** The built-in harness's model-call limits. */
   maxTokens: number;
   idleTimeoutMs?: number;
@@ -36,6 +39,9 @@ export const TRANSPORT_FACTORIES: ReadonlyArray<(deps: TransportDependencies) =>
       ...(deps.maxRetries !== undefined ? { maxRetries: deps.maxRetries } : {}),
     }),
   (deps) => new ClaudeCodeTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners }),
+  (deps) => new ClaudeAgentSdkTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),
+  // RLY-7: DeepSeek is the same SDK path with DeepSeek's Anthropic-compatible endpoint and key.
+  (deps) => new ClaudeAgentSdkTransport({ backend: 'deepseek', hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),
 ];
 
 /**

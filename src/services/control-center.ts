@@ -1,5 +1,4 @@
 import { pino, type Logger } from 'pino';
-import { ClaudeAgentSdkTransport } from '../adapters/claude-agent-sdk/claude-agent-sdk-transport.js';
 import { missingControl } from '../adapters/transport-capabilities.js';
 import { HookSessions } from '../core/hook-sessions.js';
 import { loadShellParser } from '../core/shell/shell-parser.js';
@@ -150,6 +149,7 @@ export class ControlCenter {
           commandSandbox,
           hiddenPaths: [dataRoot],
           allowUnsandboxedRunners: options.allowUnsandboxedRunners ?? false,
+          askUser: async (request, signal) => this.questions.ask(request, { timeoutMs: (await this.settings.get(request.workspaceId)).questionTimeoutSeconds * 1000, signal }),
           maxTokens: options.maxTokens ?? 16_000,
           ...(options.modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.modelIdleTimeoutMs } : {}),
           ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
@@ -200,8 +200,6 @@ export class ControlCenter {
     });
     this.pipelines = new PipelineService(this.workspaces, this.pipelineEngine, this.events, this.logger);
     this.pipelineLauncher = new EnginePipelineLauncher(this.pipelineEngine);
-    this.executor.registerTransport(new ClaudeAgentSdkTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false, askUser: async (request, signal) => this.questions.ask(request, { timeoutMs: (await this.settings.get(request.workspaceId)).questionTimeoutSeconds * 1000, signal }) }));
-    this.executor.registerTransport(new ClaudeAgentSdkTransport({ backend: 'deepseek', hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false, askUser: async (request, signal) => this.questions.ask(request, { timeoutMs: (await this.settings.get(request.workspaceId)).questionTimeoutSeconds * 1000, signal }) }));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({
