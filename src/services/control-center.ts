@@ -18,6 +18,8 @@ import { OperatorAuth } from './operator-auth.js';
 import { PlanService } from './plans/plan-service.js';
 import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
+import { SkillService } from './skills/skill-service.js';
+import { skillModeTools } from './skills/skill-mode-tools.js';
 import { PresenceService } from './agents/presence-service.js';
 import { QuestionService } from './approvals/question-service.js';
 import { RunExecutor } from './runs/run-executor.js';
@@ -84,6 +86,8 @@ export class ControlCenter {
   readonly questions: QuestionService;
   readonly presence: PresenceService;
   readonly policy: PolicyService;
+  /** SKL-3: skill sources, the fail-closed scan, installs pinned in skills-lock.json. */
+  readonly skills: SkillService;
   readonly executor: RunExecutor;
   readonly turns: TurnService;
   readonly plans: PlanService;
@@ -110,6 +114,7 @@ export class ControlCenter {
     this.questions = new QuestionService(this.events);
     this.presence = new PresenceService(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
+    this.skills = new SkillService(this.workspaces, this.policy);
     this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });
     this.executor = new RunExecutor(
       this.workspaces,
@@ -141,10 +146,11 @@ export class ControlCenter {
         }),
       },
     );
-    this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
+    this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor, this.skills);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
     // The data root holds the operator token: the sandbox must never show it to an external runner.
     this.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
+    this.executor.registerModeTools(skillModeTools(this.skills));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({

@@ -50,6 +50,9 @@ function bodyFor(method: string, url: string): unknown {
     'POST /api/workspaces/:workspaceId/questions/:questionId/answer': { answers: ['pwned'] },
     'POST /api/workspaces/:workspaceId/approvals/:approvalId/decision': { decision: 'approve', remember: true },
     'POST /mcp': { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    'POST /api/workspaces/:workspaceId/skills/sources': { url: '/tmp' },
+    'POST /api/workspaces/:workspaceId/skills/install': { sourceId: 'ssrc_0000000000', path: 'skills/x' },
+    'POST /api/workspaces/:workspaceId/skills/overrides': { reportId: 'sscan_0000000000', reason: 'pwned' },
   };
   return bodies[`${method} ${url}`] ?? {};
 }
@@ -129,6 +132,10 @@ beforeAll(async () => {
     key: 'n1',
     remoteId: REMOTE_ID,
     provider: 'anthropic',
+    // Skills (SKL-3): well-formed ids and a name that a lookup would 404.
+    sourceId: 'ssrc_0000000000',
+    reportId: 'sscan_0000000000',
+    name: 'no-such-skill',
   };
   for (const id of [workspace.id, space.id, conversation.id, rule.id]) expect(id).toBeTruthy();
   agentToken = server.running.app.runTokens.issue({ workspaceId: workspace.id, runId: 'run_attacker', agentId: agents[0]!.id });
