@@ -20,6 +20,7 @@ import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
 import { SkillService } from './skills/skill-service.js';
 import { skillModeTools } from './skills/skill-mode-tools.js';
+import { withMaterializedSkills } from './skills/materialize-skills.js';
 import { PresenceService } from './agents/presence-service.js';
 import { QuestionService } from './approvals/question-service.js';
 import { RunExecutor } from './runs/run-executor.js';
@@ -149,7 +150,10 @@ export class ControlCenter {
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor, this.skills);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
     // The data root holds the operator token: the sandbox must never show it to an external runner.
-    this.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }));
+    // SKL-5: Claude Code's native skill discovery sees exactly the scanned set, materialized per run.
+    this.executor.registerTransport(
+      withMaterializedSkills(new ClaudeCodeTransport({ hookSessions: this.hookSessions, hiddenPaths: [dataRoot], allowUnsandboxed: options.allowUnsandboxedRunners ?? false }), this.skills),
+    );
     this.executor.registerModeTools(skillModeTools(this.skills));
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(

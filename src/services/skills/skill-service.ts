@@ -301,6 +301,19 @@ export class SkillService {
     }
   }
 
+  /**
+   * The entries of an installed skill when its folder still hashes to its lock entry, else null
+   * (not installed, missing or drifted): what file-scanning runners are given (SKL-5).
+   */
+  async scannedFolder(workspaceId: string, name: string): Promise<SkillFolderEntry[] | null> {
+    const handle = await this.workspaces.handle(workspaceId);
+    const installed = await findInstalledSkill(handle.database.db, name);
+    if (!installed) return null;
+    const entries = await readSkillFolder(join(handle.dir, 'skills', name)).catch(() => null);
+    if (!entries || hashOf(entries) !== installed.computedHash) return null;
+    return entries;
+  }
+
   /** Workspace-scope decisions per effect class: the capability manifest is checked against these (SKL-3, POL-2). */
   async workspaceDecisions(workspaceId: string): Promise<Record<EffectClass, Decision>> {
     const decisions: Record<EffectClass, Decision> = { ...DEFAULT_EFFECT_DECISIONS };
