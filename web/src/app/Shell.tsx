@@ -8,6 +8,7 @@ import { GeneralSettingsPage } from '../pages/GeneralSettingsPage';
 import { HonestyPage } from '../pages/HonestyPage';
 import { InboxPage } from '../pages/InboxPage';
 import { OrgChartPage } from '../pages/OrgChartPage';
+import { SkillsPage } from '../skills/SkillsPage';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { Link } from '../ui/link';
 import { Empty, ErrorState, Loading } from '../ui/states';
@@ -26,6 +27,7 @@ function route(path: string) {
     ['settings', '/w/:ws/settings'],
     ['org', '/w/:ws/org'],
     ['honesty', '/w/:ws/honesty'],
+    ['skills', '/w/:ws/skills'],
     ['home', '/w/:ws'],
   ];
   for (const [name, pattern] of tries) {
@@ -99,6 +101,8 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <OrgChartPage key={ws} ws={ws} />;
     case 'honesty':
       return <HonestyPage />;
+    case 'skills':
+      return <SkillsPage key={ws} ws={ws} />;
     default:
       return <ConversationsPage key={ws} ws={ws} conversationId={null} spaceId={null} planId={null} />;
   }
@@ -112,6 +116,7 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
     { to: paths.inbox(ws), label: 'Inbox', active: section === 'inbox', count: pending },
     { to: paths.org(ws), label: 'Org chart', active: section === 'org' },
     { to: paths.honesty(ws), label: 'Honesty matrix', active: section === 'honesty' },
+    { to: paths.skills(ws), label: 'Skills', active: section === 'skills' },
     { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'settings'].includes(section) },
   ];
   return (

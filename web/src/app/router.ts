@@ -62,4 +62,5 @@ export const paths = {
   general: (ws: string) => `/w/${ws}/settings/general`,
   org: (ws: string) => `/w/${ws}/org`,
   honesty: (ws: string) => `/w/${ws}/honesty`,
+  skills: (ws: string) => `/w/${ws}/skills`,
 };
