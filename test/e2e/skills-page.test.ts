@@ -37,7 +37,7 @@ describe('Skills page (SKL-3)', () => {
   it('adds a source, installs a skill with its report, quarantines another and overrides it', async () => {
     const { page } = ui;
     await page.getByRole('link', { name: 'Skills' }).click();
-    await expect.poll(() => new URL(page.url()).pathname).toBe(`/w/${ws.id}/skills`);
+    await expect.poll(() => new URL(page.url()).pathname, { timeout: 60_000 }).toBe(`/w/${ws.id}/skills`);
     await page.getByText('No installed skills').waitFor();
     await page.getByLabel('Git URL or absolute path').fill(source.dir);
     await page.getByRole('button', { name: 'Add source' }).click();
@@ -46,17 +46,17 @@ describe('Skills page (SKL-3)', () => {
     // Untrusted description text is shown as text, never as markup.
     await page.getByText('Tidies code <b>bold?</b>').waitFor();
     await page.getByRole('button', { name: 'Install skills/tidy-code' }).click();
-    await expect.poll(() => page.getByTestId('scan-report').textContent()).toContain('installed (verdict pass)');
-    await expect.poll(() => page.getByTestId('lock-status').textContent()).toContain('all skills verified');
+    await expect.poll(() => page.getByTestId('scan-report').textContent(), { timeout: 60_000 }).toContain('installed (verdict pass)');
+    await expect.poll(() => page.getByTestId('lock-status').textContent(), { timeout: 60_000 }).toContain('all skills verified');
     await ui.screenshot('skills-installed');
 
     await page.getByRole('button', { name: 'Install skills/sneaky' }).click();
-    await expect.poll(() => page.getByTestId('scan-report').textContent()).toContain('quarantined');
+    await expect.poll(() => page.getByTestId('scan-report').textContent(), { timeout: 60_000 }).toContain('quarantined');
     expect(await page.getByTestId('scan-report').textContent()).toContain('prompt-injection — SKILL.md:6');
     await ui.screenshot('skills-quarantined');
     await page.getByLabel('Override reason').fill('read it, harmless here');
     await page.getByRole('button', { name: 'Install anyway (operator override)' }).click();
-    await expect.poll(() => page.locator('table').first().textContent()).toContain('quarantine (override)');
+    await expect.poll(() => page.locator('table').first().textContent(), { timeout: 60_000 }).toContain('quarantine (override)');
     const overrides = await server.api('GET', `/api/workspaces/${ws.id}/skills/overrides`);
     expect(overrides.body.overrides[0].reason).toBe('read it, harmless here');
   }, 300_000);
