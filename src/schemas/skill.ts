@@ -76,6 +76,7 @@ export const SourceListing = z.object({
   commit: z.string(),
   skills: z.array(SourceSkill),
 });
+export type SourceListing = z.infer<typeof SourceListing>;
 
 export const InstalledSkill = z.object({
   name: z.string(),
@@ -108,6 +109,7 @@ export const InstallOutcome = z.object({
   /** For update: files added, removed and changed against the installed folder. */
   diff: z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) }).nullable(),
 });
+export type InstallOutcome = z.infer<typeof InstallOutcome>;
 
 export const OverrideBody = z.object({
   reportId: z.string().min(1),
@@ -137,5 +139,6 @@ export const VerifyResult = z.object({
   ),
   lockInSync: z.boolean(),
 });
+export type VerifyResult = z.infer<typeof VerifyResult>;
 
 export const SkillBody = z.object({ name: z.string(), description: z.string(), body: z.string() });

@@ -1,40 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, errorMessage } from '../api/client';
+import type { InstalledSkill, InstallOutcome, SkillSource, SourceListing, VerifyResult } from '@server/schemas/skill';
 import { Empty, ErrorState, Loading } from '../ui/states';
 
-interface Finding {
-  ruleId: string;
-  severity: 'warn' | 'quarantine';
-  file: string;
-  line: number;
-  message: string;
-}
-interface Scan {
-  id: string;
-  skillName: string;
-  commit: string;
-  report: { verdict: 'pass' | 'warn' | 'quarantine'; rulesVersion: string; findings: Finding[]; capabilities: Array<{ capability: string; effectClass: string; decision: string }> };
-}
-interface Outcome {
-  outcome: 'installed' | 'quarantined' | 'unchanged';
-  scan: Scan;
-  skill: { name: string } | null;
-  diff: { added: string[]; removed: string[]; changed: string[] } | null;
-}
-interface Source {
-  id: string;
-  url: string;
-  sourceType: string;
-}
-interface Installed {
-  name: string;
-  source: string;
-  skillPath: string;
-  commit: string;
-  scanVerdict: string;
-  overrideId: string | null;
-}
+// Response shapes come from the server's zod schemas (type-only), so the page cannot drift from them.
+type Outcome = InstallOutcome;
+type Source = SkillSource;
+type Installed = InstalledSkill;
 
 /**
  * SKL-3: sources, browsing (names and descriptions are the source's untrusted text, shown as plain
@@ -44,7 +17,7 @@ export function SkillsPage({ ws }: { ws: string }) {
   const base = `/api/workspaces/${ws}/skills`;
   const client = useQueryClient();
   const installed = useQuery({ queryKey: ['skills', ws], queryFn: () => api.get<{ skills: Installed[] }>(base) });
-  const verify = useQuery({ queryKey: ['skills', ws, 'verify'], queryFn: () => api.get<{ ok: boolean; lockInSync: boolean; skills: Array<{ name: string; status: string }> }>(`${base}/verify`) });
+  const verify = useQuery({ queryKey: ['skills', ws, 'verify'], queryFn: () => api.get<VerifyResult>(`${base}/verify`) });
   const sources = useQuery({ queryKey: ['skills', ws, 'sources'], queryFn: () => api.get<{ sources: Source[] }>(`${base}/sources`) });
   const [url, setUrl] = useState('');
   const [browsing, setBrowsing] = useState<string | null>(null);
@@ -59,7 +32,7 @@ export function SkillsPage({ ws }: { ws: string }) {
   const listing = useQuery({
     queryKey: ['skills', ws, 'browse', browsing],
     enabled: browsing !== null,
-    queryFn: () => api.get<{ commit: string; skills: Array<{ name: string; description: string | null; skillPath: string; valid: boolean; problem: string | null }> }>(`${base}/sources/${browsing}/skills`),
+    queryFn: () => api.get<SourceListing>(`${base}/sources/${browsing}/skills`),
   });
   const statusOf = new Map(verify.data?.skills.map((skill) => [skill.name, skill.status]));
 
