@@ -4,6 +4,7 @@ import type { Workspace } from '../schemas/workspace.js';
 import { startServer } from '../server/start-server.js';
 import { ApiClient } from './api-client.js';
 import { defaultDataDir, defaultPort } from './defaults.js';
+import { registerSkillCommands } from './skill-commands.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -171,6 +172,7 @@ review.command('show <reviewId>').description('the review, its findings and its 
   const base = `/api/workspaces/${target.id}/reviews/${encodeURIComponent(reviewId)}`;
   print({ review: await api.request('GET', base), findings: await api.request('GET', `${base}/findings`), verdict: await api.request('GET', `${base}/verdict`) });
 });
+registerSkillCommands(program, client, resolveWorkspace);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`error: ${error instanceof Error ? error.message : String(error)}`);

@@ -21,6 +21,7 @@ import { orchestrationRoutes } from './routes/orchestration-routes.js';
 import { pipelineRoutes } from './routes/pipeline-routes.js';
 import { planRoutes } from './routes/plan-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
+import { skillRoutes } from './routes/skill-routes.js';
 import { runRoutes } from './routes/run-routes.js';
 import { spaceRoutes } from './routes/space-routes.js';
 import { workspaceRoutes } from './routes/workspace-routes.js';
@@ -82,6 +83,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(conversationRoutes(app));
   await server.register(runRoutes(app));
   await server.register(policyRoutes(app));
+  await server.register(skillRoutes(app));
   await server.register(planRoutes(app));
   await server.register(reviewRoutes(app));
   await server.register(ticketRoutes(app));

@@ -27,6 +27,9 @@ import { PipelineEngine } from './pipelines/pipeline-engine.js';
 import { PipelineService } from './pipelines/pipeline-service.js';
 import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
+import { SkillService } from './skills/skill-service.js';
+import { skillModeTools } from './skills/skill-mode-tools.js';
+import { withMaterializedSkills } from './skills/materialize-skills.js';
 import { PresenceService } from './agents/presence-service.js';
 import { QuestionService } from './approvals/question-service.js';
 import { RunExecutor } from './runs/run-executor.js';
@@ -99,6 +102,8 @@ export class ControlCenter {
   readonly questions: QuestionService;
   readonly presence: PresenceService;
   readonly policy: PolicyService;
+  /** SKL-3: skill sources, the fail-closed scan, installs pinned in skills-lock.json. */
+  readonly skills: SkillService;
   readonly executor: RunExecutor;
   readonly turns: TurnService;
   readonly plans: PlanService;
@@ -132,6 +137,7 @@ export class ControlCenter {
     this.questions = new QuestionService(this.events);
     this.presence = new PresenceService(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
+    this.skills = new SkillService(this.workspaces, this.policy);
     this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });
     // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
     const commandSandbox = new CommandSandbox({
@@ -176,7 +182,11 @@ export class ControlCenter {
       modelBroker: this.modelBroker,
       logger: this.logger,
     });
-    this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor);
+    // SKL-5: Claude Code's native skill discovery sees exactly the scanned set, materialized per run.
+    const claudeCode = transports.get('claude-code');
+    if (claudeCode) this.executor.registerTransport(withMaterializedSkills(claudeCode, this.skills));
+    this.executor.registerModeTools(skillModeTools(this.skills));
+    this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor, this.skills);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
     this.orchestrations = new OrchestrationService(this.workspaces, this.agents, this.events, {
       logger: this.logger,

@@ -44,6 +44,10 @@ export interface WorkspaceSchema {
   pipeline_nodes: PipelineNodeTable;
   pipeline_node_attempts: PipelineNodeAttemptTable;
   pipeline_jobs: PipelineJobTable;
+  skill_sources: SkillSourceTable;
+  skill_scan_reports: SkillScanReportTable;
+  installed_skills: InstalledSkillTable;
+  skill_quarantine_overrides: SkillQuarantineOverrideTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -538,4 +542,54 @@ export interface PipelineJobTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** SKL-3: a Git repository the operator registered as a skill source. */
+export interface SkillSourceTable {
+  id: string;
+  url: string;
+  source_type: string;
+  created_at: string;
+}
+
+/** SKL-3: one scan of one skill folder at one commit, whatever its outcome. */
+export interface SkillScanReportTable {
+  id: string;
+  source_id: string | null;
+  skill_name: string;
+  skill_path: string;
+  commit_sha: string;
+  computed_hash: string;
+  verdict: string;
+  rules_version: string;
+  /** The full ScanReport as JSON. */
+  report_json: string;
+  created_at: string;
+}
+
+/** SKL-3: a skill installed under `skills/<name>/`; `skills-lock.json` is rendered from these rows. */
+export interface InstalledSkillTable {
+  name: string;
+  source_id: string;
+  source_url: string;
+  source_type: string;
+  skill_path: string;
+  ref: string | null;
+  commit_sha: string;
+  computed_hash: string;
+  scan_verdict: string;
+  rules_version: string;
+  report_id: string;
+  override_id: string | null;
+  installed_at: string;
+}
+
+/** SKL-3: an operator's recorded override of a quarantine verdict, bound to the exact content hash. */
+export interface SkillQuarantineOverrideTable {
+  id: string;
+  report_id: string;
+  skill_name: string;
+  computed_hash: string;
+  reason: string;
+  created_at: string;
 }

@@ -52,6 +52,9 @@ function bodyFor(method: string, url: string): unknown {
     'POST /api/workspaces/:workspaceId/orchestrations/:orchestrationId/approve': { revision: 1 },
     'POST /api/workspaces/:workspaceId/orchestrations/:orchestrationId/budget': { maxUsd: 1000 },
     'POST /mcp': { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    'POST /api/workspaces/:workspaceId/skills/sources': { url: '/tmp' },
+    'POST /api/workspaces/:workspaceId/skills/install': { sourceId: 'ssrc_0000000000', path: 'skills/x' },
+    'POST /api/workspaces/:workspaceId/skills/overrides': { reportId: 'sscan_0000000000', reason: 'pwned' },
   };
   return bodies[`${method} ${url}`] ?? {};
 }
@@ -136,6 +139,10 @@ beforeAll(async () => {
     remoteId: REMOTE_ID,
     provider: 'anthropic',
     pipelineId: 'pl_0000000000',
+    // Skills (SKL-3): well-formed ids and a name that a lookup would 404.
+    sourceId: 'ssrc_0000000000',
+    reportId: 'sscan_0000000000',
+    name: 'no-such-skill',
   };
   for (const id of [workspace.id, space.id, conversation.id, rule.id]) expect(id).toBeTruthy();
   agentToken = server.running.app.runTokens.issue({ workspaceId: workspace.id, runId: 'run_attacker', agentId: agents[0]!.id });

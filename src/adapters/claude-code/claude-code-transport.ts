@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -96,6 +97,16 @@ function safeSegment(value: string): string {
 }
 
 /**
+ * SKL-5: where the server puts a run's scanned skills as a Claude Code plugin before the run starts
+ * (`skills/<name>/…` plus `.claude-plugin/plugin.json`). Server-owned and mounted read-only: with
+ * `--setting-sources ''` Claude Code does not read the worktree's `.claude/skills/`, and a plugin
+ * folder the agent could write would let it add plugin hooks that run outside the gate.
+ */
+export function claudeSkillsPluginDir(workspaceDir: string, runId: string): string {
+  return join(workspaceDir, 'claude-code', 'runs', safeSegment(runId), 'skills-plugin');
+}
+
+/**
  * Runs agents on the Claude Code CLI (ADP-3): `claude -p` with stream-json in and out, in the
  * conversation's worktree, wrapped in the host's OS sandbox (SBX-1) or the SBX-2 fallback. Its Bash
  * commands and native file writes go through a PreToolUse hook to the run's gate; its product tools
@@ -189,6 +200,8 @@ export class ClaudeCodeTransport implements AgentTransport {
         effort: context.agent.effort,
         resumeSessionId: resume,
       });
+      const pluginDir = claudeSkillsPluginDir(context.workspaceDir, context.runId);
+      if (existsSync(join(pluginDir, '.claude-plugin', 'plugin.json'))) args.push(`--plugin-dir=${pluginDir}`);
       const env = runnerEnvironment({
         source: context.env,
         home,
@@ -260,7 +273,7 @@ export class ClaudeCodeTransport implements AgentTransport {
       // shared objects of the user's repository are read-only; both come from the server's record,
       // never from `git rev-parse` in the worktree, whose `.git` the agent can point anywhere.
       writable: [input.configDir, ...(readOnly ? [] : [context.worktreePath])],
-      readOnly: [input.hookDir, ...exposed, ...shared, ...(readOnly ? [context.worktreePath] : [])],
+      readOnly: [input.hookDir, ...(existsSync(claudeSkillsPluginDir(context.workspaceDir, context.runId)) ? [claudeSkillsPluginDir(context.workspaceDir, context.runId)] : []), ...exposed, ...shared, ...(readOnly ? [context.worktreePath] : [])],
       hidden,
       privateTmp: ['/tmp', input.home],
       network:

@@ -1,12 +1,12 @@
 import { resolveDispatchMode } from '../../core/mode-resolution.js';
 import { DEFAULT_AUTONOMY } from '../../core/modes.js';
-import { NotFoundError, ValidationError } from '../../errors/index.js';
+import { DomainError, NotFoundError, ValidationError } from '../../errors/index.js';
 import type { ModelMessage } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
 import type { PostMessageBody, PostMessageResponse } from '../../schemas/message.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { MessageService } from './message-service.js';
-import { parseComposerText, parseMention } from './parse-slash-command.js';
+import { parseComposerText, parseMention, parseSkillCommand, skillDirectivePrompt } from './parse-slash-command.js';
 import type { Run } from '../../schemas/run.js';
 import type { RunExecutor, StartRunInput } from './run-executor.js';
 import type { SpaceService } from '../spaces/space-service.js';
@@ -25,6 +25,8 @@ export class TurnService {
     private readonly agents: AgentService,
     private readonly messages: MessageService,
     private readonly executor: RunExecutor,
+    /** SKL-2: where `/skill:<name>` bodies come from (absent: the command is refused as unknown). */
+    private readonly skills?: { loadSkill(workspaceId: string, name: string): Promise<{ name: string; body: string }> },
   ) {}
 
   async post(workspaceId: string, conversationId: string, body: PostMessageBody, operatorId: string): Promise<PostMessageResponse> {
@@ -34,6 +36,10 @@ export class TurnService {
       space = await this.spaces.update(workspaceId, space.id, { picker: body.picker });
     }
     const parsed = parseComposerText(body.text);
+    // SKL-2: `/skill:<name>` is resolved before anything is recorded: an unknown name changes nothing.
+    const skillCommand = parseSkillCommand(parsed.text);
+    let directive: string | null = null;
+    if (skillCommand) directive = await this.skillDirective(workspaceId, skillCommand);
     if (parsed.armPlan && space.mode !== 'plan') {
       space = await this.spaces.update(workspaceId, space.id, { picker: 'Plan' });
     }
@@ -41,7 +47,7 @@ export class TurnService {
       if (parsed.armPlan) return { message: null, run: null, space };
       throw new ValidationError('text', 'must not be empty');
     }
-    const mention = parseMention(parsed.text);
+    const mention = parseMention(skillCommand ? skillCommand.rest : parsed.text);
     const agent = await this.addressedAgent(workspaceId, mention.agentName, body.agentId ?? null, space.defaultAgentId);
     const history = await this.history(workspaceId, conversationId);
     const message = await this.messages.append(workspaceId, {
@@ -63,7 +69,7 @@ export class TurnService {
       conversationId,
       mode,
       autonomy: space.autonomy,
-      prompt: parsed.text,
+      prompt: directive ?? parsed.text,
       history,
       repoPath: space.repoPath,
     });
@@ -104,6 +110,20 @@ export class TurnService {
       ...(request.onFinished ? { onFinished: request.onFinished } : {}),
     });
     return run;
+  }
+
+  private async skillDirective(workspaceId: string, command: { repo: string | null; name: string; rest: string }): Promise<string> {
+    if (command.repo !== null) throw new ValidationError('text', `/skill:${command.repo}:${command.name}: repository skills are not available through /skill: yet`);
+    if (!command.name) throw new ValidationError('text', '/skill: needs a skill name, e.g. /skill:code-review');
+    if (!this.skills) throw new ValidationError('text', `unknown skill '${command.name}'`);
+    try {
+      const skill = await this.skills.loadSkill(workspaceId, command.name);
+      return skillDirectivePrompt(skill, command.rest);
+    } catch (error) {
+      if (error instanceof NotFoundError) throw new ValidationError('text', `unknown skill '${command.name}': no skills/${command.name.toLowerCase()}/SKILL.md in this workspace`);
+      if (error instanceof DomainError) throw new ValidationError('text', `/skill:${command.name}: ${error.message}`);
+      throw error;
+    }
   }
 
   private async addressedAgent(workspaceId: string, mentioned: string | null, agentId: string | null, defaultAgentId: string | null): Promise<Agent> {

@@ -513,4 +513,58 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.createIndex('pipeline_jobs_claimable').on('pipeline_jobs').columns(['queue', 'status', 'run_at']).execute();
     },
   },
+  '0009_skills': {
+    async up(db: Kysely<unknown>) {
+      // SKL-3: operator-registered skill sources. Per workspace: a source, its installs and the
+      // lock they pin belong to one workspace's skills/ folder and skills-lock.json.
+      await db.schema
+        .createTable('skill_sources')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('url', 'text', (column) => column.notNull().unique())
+        .addColumn('source_type', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      // SKL-3: every scan, kept whatever its outcome (the report the operator reads and overrides).
+      await db.schema
+        .createTable('skill_scan_reports')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('source_id', 'text')
+        .addColumn('skill_name', 'text', (column) => column.notNull())
+        .addColumn('skill_path', 'text', (column) => column.notNull())
+        .addColumn('commit_sha', 'text', (column) => column.notNull())
+        .addColumn('computed_hash', 'text', (column) => column.notNull())
+        .addColumn('verdict', 'text', (column) => column.notNull())
+        .addColumn('rules_version', 'text', (column) => column.notNull())
+        .addColumn('report_json', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      // SKL-3: what is installed under skills/<name>/ (the lock file is rendered from these rows).
+      await db.schema
+        .createTable('installed_skills')
+        .addColumn('name', 'text', (column) => column.primaryKey())
+        .addColumn('source_id', 'text', (column) => column.notNull())
+        .addColumn('source_url', 'text', (column) => column.notNull())
+        .addColumn('source_type', 'text', (column) => column.notNull())
+        .addColumn('skill_path', 'text', (column) => column.notNull())
+        .addColumn('ref', 'text')
+        .addColumn('commit_sha', 'text', (column) => column.notNull())
+        .addColumn('computed_hash', 'text', (column) => column.notNull())
+        .addColumn('scan_verdict', 'text', (column) => column.notNull())
+        .addColumn('rules_version', 'text', (column) => column.notNull())
+        .addColumn('report_id', 'text', (column) => column.notNull())
+        .addColumn('override_id', 'text')
+        .addColumn('installed_at', 'text', (column) => column.notNull())
+        .execute();
+      // SKL-3: an operator's explicit decision to install a quarantined report's exact content.
+      await db.schema
+        .createTable('skill_quarantine_overrides')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('report_id', 'text', (column) => column.notNull())
+        .addColumn('skill_name', 'text', (column) => column.notNull())
+        .addColumn('computed_hash', 'text', (column) => column.notNull())
+        .addColumn('reason', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+    },
+  },
 };

@@ -8,6 +8,7 @@ import { GeneralSettingsPage } from '../pages/GeneralSettingsPage';
 import { HonestyPage } from '../pages/HonestyPage';
 import { InboxPage } from '../pages/InboxPage';
 import { OrgChartPage } from '../pages/OrgChartPage';
+import { SkillsPage } from '../skills/SkillsPage';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { Link } from '../ui/link';
 import { Empty, ErrorState, Loading } from '../ui/states';
@@ -29,6 +30,7 @@ function route(path: string) {
     ['honesty', '/w/:ws/honesty'],
     ['reviews', '/w/:ws/reviews'],
     ['review', '/w/:ws/reviews/:reviewId'],
+    ['skills', '/w/:ws/skills'],
     ['home', '/w/:ws'],
   ];
   for (const [name, pattern] of tries) {
@@ -105,6 +107,8 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
     case 'reviews':
     case 'review':
       return <ReviewsPage key={ws} ws={ws} reviewId={params.reviewId ?? null} />;
+    case 'skills':
+      return <SkillsPage key={ws} ws={ws} />;
     default:
       return <ConversationsPage key={ws} ws={ws} conversationId={null} spaceId={null} planId={null} />;
   }
@@ -121,6 +125,7 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
     { to: paths.reviews(ws), label: 'Reviews', active: section === 'reviews' || section === 'review' },
     { to: paths.org(ws), label: 'Org chart', active: section === 'org' },
     { to: paths.honesty(ws), label: 'Honesty matrix', active: section === 'honesty' },
+    { to: paths.skills(ws), label: 'Skills', active: section === 'skills' },
     { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'settings'].includes(section) },
   ];
   return (

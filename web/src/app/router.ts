@@ -88,4 +88,5 @@ export const paths = {
   org: (ws: string) => `/w/${ws}/org`,
   honesty: (ws: string) => `/w/${ws}/honesty`,
   reviews: (ws: string, reviewId?: string) => `/w/${ws}/reviews${reviewId ? `/${reviewId}` : ''}`,
+  skills: (ws: string) => `/w/${ws}/skills`,
 };

@@ -1,0 +1,103 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SkillFolderEntry } from '../../core/skills/scan/scan-types.js';
+import { readTarEntries } from '../../core/skills/tar-entries.js';
+import { GitCommandError } from '../../git/git-command-error.js';
+import { checkRemoteUrl } from '../../git/git-remote-url.js';
+import { runGit } from '../../git/run-git.js';
+import { ValidationError } from '../../errors/index.js';
+
+/** What `npx skills` would call the source: `github`, `gitlab`, `local` or plain `git`. */
+export function sourceTypeOf(url: string, transport: string): string {
+  if (transport === 'file') return 'local';
+  if (/^(?:https?:\/\/|git@|ssh:\/\/(?:git@)?)github\.com[/:]/i.test(url)) return 'github';
+  if (/^(?:https?:\/\/|git@|ssh:\/\/(?:git@)?)gitlab\.com[/:]/i.test(url)) return 'gitlab';
+  return 'git';
+}
+
+/**
+ * Checks a source URL the operator typed (SEC-2: URLs are hostile even from an operator's paste):
+ * the remote-URL rules of `checkRemoteUrl`, and a local path must be absolute (the server does not
+ * run where the operator's shell did).
+ */
+export function checkSourceUrl(url: string): { url: string; sourceType: string } {
+  const trimmed = url.trim();
+  const check = checkRemoteUrl(trimmed, '/');
+  if (!check.ok) throw new ValidationError('url', `the source URL ${check.reason}`);
+  if (check.transport === 'file' && !trimmed.startsWith('/') && !/^file:\/\//i.test(trimmed)) {
+    throw new ValidationError('url', 'a local source must be an absolute path or a file:// URL');
+  }
+  return { url: trimmed, sourceType: sourceTypeOf(trimmed, check.transport) };
+}
+
+/** A skill folder path inside a repository: relative, `/`-separated, no `.`/`..` segments. */
+export function checkSkillPath(path: string): string {
+  const trimmed = path.trim().replace(/^\.\/+/, '').replace(/\/+$/, '');
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+  if (trimmed === '' || trimmed.startsWith('/') || trimmed.startsWith('-') || /[\u0000-\u001f\u007f\\:]/.test(trimmed) || trimmed.split('/').some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw new ValidationError('path', `'${path}' is not a folder path inside the repository (relative, no '..')`);
+  }
+  return trimmed;
+}
+
+/** A ref name or commit the operator gave: no option shapes, no control characters, no revision syntax. */
+export function checkRef(ref: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,254}$/.test(ref) || ref.includes('..') || ref.endsWith('.lock') || ref.endsWith('/')) {
+    throw new ValidationError('ref', `'${ref}' is not a branch, tag or commit name`);
+  }
+  return ref;
+}
+
+/** A fetched source: a throw-away bare repository holding one commit. */
+export interface FetchedSource {
+  commit: string;
+  /** Paths of every SKILL.md in the commit's tree. */
+  skillFiles(): Promise<string[]>;
+  /** A blob's text at the fetched commit (SKILL.md files are read to list a source). */
+  readText(path: string): Promise<string>;
+  /** The whole folder at `path` as in-memory entries (nothing is written where a runner could see it). */
+  folder(path: string): Promise<SkillFolderEntry[]>;
+  dispose(): Promise<void>;
+}
+
+function fetchError(field: string, error: unknown): never {
+  if (error instanceof GitCommandError) throw new ValidationError(field, `git could not fetch it: ${error.message.split('\n').slice(0, 3).join(' ').slice(0, 500)}`);
+  throw error;
+}
+
+/**
+ * Fetches one commit of a source (SKL-3) into a fresh bare repository in the system temp directory,
+ * through the hardened git (SEC-2): the repository is the server's own (`serverOwned`), the URL and
+ * the ref go in as operands only, and `ext::`-style helpers were refused by {@link checkSourceUrl}.
+ */
+export async function fetchSource(url: string, ref: string | null): Promise<FetchedSource> {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-skill-source-'));
+  const git = (args: string[], operands: string[] = []) => runGit(args, { cwd: dir, trust: 'serverOwned', operands });
+  try {
+    await git(['init', '--bare', '-q']);
+    await git(['fetch', '--depth=1', '--no-tags', '-q'], [url, ref ?? 'HEAD']).catch((error: unknown) => fetchError(ref ? 'ref' : 'url', error));
+    const commit = (await git(['rev-parse', '--verify', 'FETCH_HEAD^{commit}'])).stdout.trim();
+    return {
+      commit,
+      async skillFiles() {
+        const listed = await git(['ls-tree', '-r', '-z', '--name-only'], [commit]);
+        return listed.stdout.split('\0').filter((path) => path === 'SKILL.md' || path.endsWith('/SKILL.md'));
+      },
+      async readText(path) {
+        return (await git(['cat-file', 'blob'], [`${commit}:${path}`])).stdout;
+      },
+      async folder(path) {
+        const type = await git(['cat-file', '-t'], [`${commit}:${path}`]).catch(() => null);
+        if (type?.stdout.trim() !== 'tree') throw new ValidationError('path', `'${path}' is not a folder at commit ${commit.slice(0, 12)}`);
+        const archive = join(dir, 'folder.tar');
+        await git(['archive', '--format=tar', `--output=${archive}`], [`${commit}:${path}`]);
+        return readTarEntries(new Uint8Array(await readFile(archive)));
+      },
+      dispose: () => rm(dir, { recursive: true, force: true }),
+    };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}

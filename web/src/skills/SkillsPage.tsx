@@ -1,0 +1,184 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, errorMessage } from '../api/client';
+import type { InstalledSkill, InstallOutcome, SkillSource, SourceListing, VerifyResult } from '@server/schemas/skill';
+import { Empty, ErrorState, Loading } from '../ui/states';
+
+// Response shapes come from the server's zod schemas (type-only), so the page cannot drift from them.
+type Outcome = InstallOutcome;
+type Source = SkillSource;
+type Installed = InstalledSkill;
+
+/**
+ * SKL-3: sources, browsing (names and descriptions are the source's untrusted text, shown as plain
+ * text), install with the scan report, quarantine override, update with the diff, and lock status.
+ */
+export function SkillsPage({ ws }: { ws: string }) {
+  const base = `/api/workspaces/${ws}/skills`;
+  const client = useQueryClient();
+  const installed = useQuery({ queryKey: ['skills', ws], queryFn: () => api.get<{ skills: Installed[] }>(base) });
+  const verify = useQuery({ queryKey: ['skills', ws, 'verify'], queryFn: () => api.get<VerifyResult>(`${base}/verify`) });
+  const sources = useQuery({ queryKey: ['skills', ws, 'sources'], queryFn: () => api.get<{ sources: Source[] }>(`${base}/sources`) });
+  const [url, setUrl] = useState('');
+  const [browsing, setBrowsing] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [reason, setReason] = useState('');
+  const refresh = () => void client.invalidateQueries({ queryKey: ['skills', ws] });
+
+  const addSource = useMutation({ mutationFn: () => api.post<Source>(`${base}/sources`, { url }), onSuccess: () => (setUrl(''), refresh()) });
+  const install = useMutation({ mutationFn: (body: { sourceId: string; path: string }) => api.post<Outcome>(`${base}/install`, body), onSuccess: (result) => (setOutcome(result), refresh()) });
+  const update = useMutation({ mutationFn: (name: string) => api.post<Outcome>(`${base}/${name}/update`, {}), onSuccess: (result) => (setOutcome(result), refresh()) });
+  const override = useMutation({ mutationFn: (reportId: string) => api.post<Outcome>(`${base}/overrides`, { reportId, reason }), onSuccess: (result) => (setOutcome(result), setReason(''), refresh()) });
+  const listing = useQuery({
+    queryKey: ['skills', ws, 'browse', browsing],
+    enabled: browsing !== null,
+    queryFn: () => api.get<SourceListing>(`${base}/sources/${browsing}/skills`),
+  });
+  const statusOf = new Map(verify.data?.skills.map((skill) => [skill.name, skill.status]));
+
+  return (
+    <main className="page" data-testid="skills-page">
+      <h2>Skills</h2>
+      <section className="card" aria-labelledby="skills-installed">
+        <h3 id="skills-installed">Installed</h3>
+        <p className="small" data-testid="lock-status">
+          {verify.isPending ? 'Checking skills-lock.json…' : verify.data?.ok ? 'skills-lock.json: all skills verified' : verify.data ? `skills-lock.json: problems found${verify.data.lockInSync ? '' : ' (lock out of sync)'}` : ''}
+        </p>
+        {installed.isPending ? (
+          <Loading />
+        ) : installed.isError ? (
+          <ErrorState error={installed.error} what="Installed skills" retry={() => void installed.refetch()} />
+        ) : installed.data.skills.length === 0 ? (
+          <Empty title="No installed skills">Add a source below and install a skill from it.</Empty>
+        ) : (
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Skill</th>
+                <th>Verdict</th>
+                <th>Status</th>
+                <th>Pinned</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {installed.data.skills.map((skill) => (
+                <tr key={skill.name}>
+                  <td>{skill.name}</td>
+                  <td>{skill.scanVerdict}{skill.overrideId ? ' (override)' : ''}</td>
+                  <td>{statusOf.get(skill.name) ?? '…'}</td>
+                  <td className="small">{skill.commit.slice(0, 12)} {skill.skillPath}</td>
+                  <td>
+                    <button type="button" className="btn btn-small" onClick={() => update.mutate(skill.name)} disabled={update.isPending}>
+                      Update {skill.name}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      {outcome ? (
+        <section className="card" aria-labelledby="skills-report" data-testid="scan-report">
+          <h3 id="skills-report">
+            Scan of {outcome.scan.skillName}: {outcome.outcome} (verdict {outcome.scan.report.verdict})
+          </h3>
+          <p className="small muted">
+            Rules {outcome.scan.report.rulesVersion}, commit {outcome.scan.commit.slice(0, 12)}
+          </p>
+          {outcome.scan.report.findings.length === 0 ? <p className="small">No findings.</p> : null}
+          <ul className="small">
+            {outcome.scan.report.findings.map((finding, index) => (
+              <li key={index}>
+                [{finding.severity}] {finding.ruleId} — {finding.file}
+                {finding.line ? `:${finding.line}` : ''} — {finding.message}
+              </li>
+            ))}
+          </ul>
+          {outcome.scan.report.capabilities.length > 0 ? (
+            <p className="small">Capabilities: {outcome.scan.report.capabilities.map((capability) => `${capability.capability} (${capability.effectClass}: ${capability.decision})`).join(', ')}</p>
+          ) : null}
+          {outcome.diff ? (
+            <p className="small" data-testid="update-diff">
+              Added: {outcome.diff.added.join(', ') || 'none'}; removed: {outcome.diff.removed.join(', ') || 'none'}; changed: {outcome.diff.changed.join(', ') || 'none'}
+            </p>
+          ) : null}
+          {outcome.outcome === 'quarantined' ? (
+            <form
+              onSubmit={(event) => {
+                event.preventDefault();
+                override.mutate(outcome.scan.id);
+              }}
+            >
+              <label className="small">
+                Override reason
+                <input value={reason} onChange={(event) => setReason(event.target.value)} />
+              </label>
+              <button type="submit" className="btn btn-small" disabled={!reason.trim() || override.isPending}>
+                Install anyway (operator override)
+              </button>
+            </form>
+          ) : null}
+        </section>
+      ) : null}
+      {[install, update, override, addSource].map((mutation, index) =>
+        mutation.isError ? (
+          <p key={index} className="error small" role="alert">
+            {errorMessage(mutation.error)}
+          </p>
+        ) : null,
+      )}
+
+      <section className="card" aria-labelledby="skills-sources">
+        <h3 id="skills-sources">Sources</h3>
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            addSource.mutate();
+          }}
+        >
+          <label className="small">
+            Git URL or absolute path
+            <input value={url} onChange={(event) => setUrl(event.target.value)} />
+          </label>
+          <button type="submit" className="btn btn-small" disabled={!url.trim() || addSource.isPending}>
+            Add source
+          </button>
+        </form>
+        {sources.data?.sources.map((source) => (
+          <div key={source.id}>
+            <button type="button" className="btn btn-ghost btn-small" onClick={() => setBrowsing(source.id)}>
+              Browse {source.url}
+            </button>
+          </div>
+        ))}
+        {browsing && listing.data ? (
+          <table className="table" data-testid="source-listing">
+            <thead>
+              <tr>
+                <th>Skill (as the source names it)</th>
+                <th>Description (untrusted)</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {listing.data.skills.map((skill) => (
+                <tr key={skill.skillPath}>
+                  <td>{skill.name}</td>
+                  <td className="small">{skill.valid ? skill.description : skill.problem}</td>
+                  <td>
+                    <button type="button" className="btn btn-small" disabled={!skill.valid || install.isPending} onClick={() => install.mutate({ sourceId: browsing, path: skill.skillPath })}>
+                      Install {skill.skillPath}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </section>
+    </main>
+  );
+}
