@@ -4,6 +4,7 @@ import type { Workspace } from '../schemas/workspace.js';
 import { startServer } from '../server/start-server.js';
 import { ApiClient } from './api-client.js';
 import { defaultDataDir, defaultPort } from './defaults.js';
+import { registerOperatorCommands } from './operator-commands.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -151,6 +152,8 @@ agent
     const found = await resolveAgent(api, target, idOrName);
     print(await api.request('PATCH', `/api/workspaces/${target.id}/agents/${found.id}`, parseFields(pairs)));
   });
+
+registerOperatorCommands(program, { client, resolveWorkspace });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`error: ${error instanceof Error ? error.message : String(error)}`);

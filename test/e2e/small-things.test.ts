@@ -47,7 +47,7 @@ describe('small things (UI)', () => {
     await page.getByTestId('composer-input').waitFor();
     const activeSpace = page.locator('.space-item.active > .space-row .space-link');
     expect(await activeSpace.textContent()).toContain('Words');
-    const background = await activeSpace.evaluate((element) => getComputedStyle(element).backgroundColor);
+    const background = await activeSpace.evaluate((element) => (globalThis as unknown as { getComputedStyle(node: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor);
     expect(background).not.toBe('rgba(0, 0, 0, 0)');
 
     model.script(reply().tool('bash', { command: 'rm -f scratch.txt' }), reply().text('Removed.'));

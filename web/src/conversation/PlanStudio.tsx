@@ -95,7 +95,8 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
             data: { node, selected: node.key === selectedKey },
             draggable: false,
             connectable: false,
-            // Reachable with Tab; Enter or Space selects it (onSelectionChange below) like a click.
+            // Reachable with Tab; Enter or Space selects it (onNodesChange below) like a click.
+            selected: node.key === selectedKey,
             focusable: true,
             ariaLabel: `Step ${node.title}: ${nodeStateWord(node.state ?? 'pending')}`,
           };
@@ -207,8 +208,9 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
               nodesConnectable={false}
               elementsSelectable
               onNodeClick={(_event, node) => setSelectedKey(node.id)}
-              onSelectionChange={({ nodes }) => {
-                if (nodes[0]) setSelectedKey(nodes[0].id);
+              onNodesChange={(changes) => {
+                // The nodes are controlled: a keyboard selection (Enter/Space on a focused node) arrives as a change.
+                for (const change of changes) if (change.type === 'select' && change.selected) setSelectedKey(change.id);
               }}
               onPaneClick={() => setSelectedKey(null)}
               proOptions={{ hideAttribution: true }}
