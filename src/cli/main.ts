@@ -5,6 +5,7 @@ import { startServer } from '../server/start-server.js';
 import { ApiClient } from './api-client.js';
 import { defaultDataDir, defaultPort } from './defaults.js';
 import { registerSkillCommands } from './skill-commands.js';
+import { registerOperatorCommands } from './operator-commands.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -173,6 +174,7 @@ review.command('show <reviewId>').description('the review, its findings and its 
   print({ review: await api.request('GET', base), findings: await api.request('GET', `${base}/findings`), verdict: await api.request('GET', `${base}/verdict`) });
 });
 registerSkillCommands(program, client, resolveWorkspace);
+registerOperatorCommands(program, { client, resolveWorkspace });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`error: ${error instanceof Error ? error.message : String(error)}`);

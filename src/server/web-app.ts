@@ -65,7 +65,9 @@ export function isReservedPath(rawPath: string): boolean {
 export async function registerWebApp(server: FastifyInstance, distDir: string = DEFAULT_WEB_DIST_DIR): Promise<void> {
   const root = resolve(distDir);
   // serve: false — only the reply.sendFile decorator; routing stays ours, so /api is never shadowed.
-  await server.register(fastifyStatic, { root, serve: false, wildcard: false });
+  // preCompressed: every sendFile below answers with the build's `.br`/`.gz` twin when the browser
+  // accepts it (web/vite.config.ts writes them; UI: compressed assets), with `Vary: Accept-Encoding`.
+  await server.register(fastifyStatic, { root, serve: false, wildcard: false, preCompressed: true });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const rawPath = request.url.split('?')[0] ?? '/';

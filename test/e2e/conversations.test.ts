@@ -77,9 +77,11 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     await expect.poll(async () => (await spaceNamed('Second')).picker).toBe('Plan');
   });
 
-  it('Shift+Tab in the composer cycles the picker and persists each step', async () => {
+  it('Shift+Tab while typing cycles the picker and persists each step; in an empty composer it leaves for the picker', async () => {
     const { page } = ui;
-    await page.getByTestId('composer-input').focus();
+    // Opening a conversation puts the cursor in the composer (issue 17).
+    await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("data-testid")')).toBe('composer-input');
+    await page.getByTestId('composer-input').fill('draft');
     await page.keyboard.press('Shift+Tab');
     await expect.poll(() => picker(page).inputValue()).toBe('Orchestrate');
     await page.keyboard.press('Shift+Tab');
@@ -87,10 +89,15 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     await page.keyboard.press('Shift+Tab');
     await expect.poll(() => picker(page).inputValue()).toBe('Ask');
     await expect.poll(async () => (await spaceNamed('Second'))).toMatchObject({ mode: 'chat', autonomy: 'askFirst', picker: 'Ask' });
-    // Focus stayed in the composer (Shift+Tab did not move it).
+    // Focus stayed in the composer (Shift+Tab did not move it) while there was text.
     expect(await page.evaluate('document.activeElement?.getAttribute("data-testid")')).toBe('composer-input');
     expect(await page.evaluate('localStorage.getItem("cc.lastPicker")')).toBe('Ask');
     await ui.screenshot('picker-shift-tab');
+    // Empty composer: Shift+Tab is ordinary focus navigation (no keyboard trap), landing on the picker.
+    await page.getByTestId('composer-input').fill('');
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate('document.activeElement?.getAttribute("data-testid")')).toBe('mode-picker');
+    expect(await picker(page).inputValue()).toBe('Ask');
   });
 
   it('“New conversation” in an existing space never changes its mode; “New chat” is a new space in the last chosen mode (RLY-2)', async () => {

@@ -119,7 +119,7 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/c/${conversationId}`);
     const rows = page.getByTestId('plan-row');
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
     const invalidRow = rows.filter({ hasText: 'dangling dependency' });
     expect(await invalidRow.textContent()).toContain('2 steps');
     expect(await invalidRow.getByRole('button', { name: 'Approve and run' }).isDisabled()).toBe(true);

@@ -7,6 +7,7 @@ import { ConversationsPage } from '../pages/ConversationsPage';
 import { GeneralSettingsPage } from '../pages/GeneralSettingsPage';
 import { HonestyPage } from '../pages/HonestyPage';
 import { InboxPage } from '../pages/InboxPage';
+import { NotFoundPage } from '../pages/NotFoundPage';
 import { OrgChartPage } from '../pages/OrgChartPage';
 import { SkillsPage } from '../skills/SkillsPage';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
@@ -46,20 +47,34 @@ export function Shell({ token, onSignOut }: { token: string; onSignOut: () => vo
   const current = route(location.path);
   const ws = current.params.ws ?? null;
   const list = workspaces.data?.workspaces;
+  // Phone layout: the navigation (main nav + spaces) is a drawer behind "Menu". It is open for the
+  // path it was opened on, so any navigation closes it.
+  const [navOpenAt, setNavOpenAt] = useState<string | null>(null);
+  const navOpen = navOpenAt === location.path;
   const known = ws !== null && (list?.some((workspace) => workspace.id === ws) ?? false);
 
-  // `/` and unknown workspaces go to the first workspace.
+  // A path no page matches gets a real "not found" page; `/` and unknown workspaces go to the first workspace.
+  const unmatched = current.name === 'root' && location.path !== '/';
   useEffect(() => {
-    if (!list || list.length === 0) return;
+    if (!list || list.length === 0 || unmatched) return;
     if (!ws || !known) navigate(paths.home(list[0]!.id), { replace: true });
-  }, [list, ws, known]);
+  }, [list, ws, known, unmatched]);
 
   if (workspaces.isPending) return <Loading label="Loading workspaces…" />;
   if (workspaces.isError) return <ErrorState error={workspaces.error} what="workspaces" retry={() => void workspaces.refetch()} />;
 
   return (
-    <div className="app">
+    <div
+      className={`app${navOpen ? ' nav-open' : ''}`}
+      onClick={(event) => {
+        // Following any link from the drawer closes it, even one to the page already shown.
+        if (navOpen && (event.target as HTMLElement).closest('a')) setNavOpenAt(null);
+      }}
+    >
       <header className="topbar">
+        <button type="button" className="btn btn-ghost btn-small nav-toggle" aria-expanded={navOpen} aria-label={navOpen ? 'Close menu' : 'Open menu'} onClick={() => setNavOpenAt(navOpen ? null : location.path)}>
+          {navOpen ? '✕' : '☰'} Menu
+        </button>
         <span className="brand">Control Center</span>
         <WorkspaceSwitcher current={known ? ws : null} />
         {known && ws ? <MainNav ws={ws} section={current.name} /> : <span className="spacer" />}
@@ -69,7 +84,9 @@ export function Shell({ token, onSignOut }: { token: string; onSignOut: () => vo
         </button>
       </header>
       <div className="app-body">
-        {list && list.length === 0 ? (
+        {unmatched ? (
+          <NotFoundPage ws={list?.[0]?.id ?? null} path={location.path} />
+        ) : list && list.length === 0 ? (
           <main className="page">
             <Empty title="No workspaces yet">Create one with the workspace menu above.</Empty>
           </main>

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { api, ApiError, errorMessage } from '../api/client';
 import { useSendMessage } from '../api/hooks';
 import { keys } from '../api/keys';
@@ -68,11 +68,18 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
     );
   };
 
+  // Opening a conversation puts the cursor in the composer, ready to write.
+  useEffect(() => {
+    textareaRef.current?.focus({ preventScroll: true });
+  }, [conversationId]);
+
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
-    const inComposer = event.target === textareaRef.current || event.target === pickerRef.current;
-    if (event.key === 'Tab' && event.shiftKey && inComposer) {
+    // MODE-4: Shift+Tab while writing cycles the mode. In an empty composer (and in a review space,
+    // which has no picker) it does what Shift+Tab does everywhere: moves the focus back, to the
+    // picker, where the arrow keys change the mode — so the keyboard is never trapped here.
+    if (event.key === 'Tab' && event.shiftKey && event.target === textareaRef.current && text !== '' && !isReview) {
       event.preventDefault();
-      if (!isReview) void choose(nextPicker(space.picker));
+      void choose(nextPicker(space.picker));
       return;
     }
     if (event.target === textareaRef.current && event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
@@ -125,7 +132,7 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
             A turn is running: a mode change applies from the next turn.
           </span>
         ) : null}
-        <span className="muted small keys-hint">{isReview ? '' : 'Shift+Tab mode · '}Enter send · Shift+Enter newline</span>
+        <span className="muted small keys-hint">{isReview ? '' : 'Shift+Tab while typing: mode · '}Enter send · Shift+Enter newline</span>
       </div>
       {showSlash ? (
         <ul className="slash-hints" aria-label="Commands">

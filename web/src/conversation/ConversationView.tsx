@@ -97,6 +97,8 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   });
 
   // Branching asks for a name first (BranchForm); `undefined` = closed, null = from the end.
+  // Narrow screens: the side panel is a sheet opened from the header.
+  const [panelOpen, setPanelOpen] = useState(false);
   const [branchFrom, setBranchFrom] = useState<string | null | undefined>(undefined);
 
   const showStudio = planId !== null;
@@ -133,6 +135,11 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
               </button>
             </div>
           ) : null}
+          {showStudio ? null : (
+            <button type="button" className="btn btn-small panel-toggle" aria-expanded={panelOpen} aria-controls="side-panel" onClick={() => setPanelOpen((open) => !open)}>
+              Tasks
+            </button>
+          )}
           <button type="button" className="btn btn-small" onClick={() => setBranchFrom(null)} aria-expanded={branchFrom !== undefined}>
             Branch…
           </button>
@@ -202,7 +209,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
       {/* Plan Studio shows the same progress itself and needs the width for its graph. */}
       {showStudio ? null : (
         <ErrorBoundary what="the side panel">
-          <SidePanel ws={ws} conversation={conversation} plans={planList} runs={runList} agents={agentList} onOpenPlan={(id) => openPlan(id)} />
+          <SidePanel ws={ws} conversation={conversation} plans={planList} runs={runList} agents={agentList} onOpenPlan={(id) => openPlan(id)} open={panelOpen} onClose={() => setPanelOpen(false)} />
         </ErrorBoundary>
       )}
     </div>

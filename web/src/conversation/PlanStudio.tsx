@@ -22,6 +22,7 @@ import {
 } from './plan-view';
 import { layoutPlan, NODE_HEIGHT, NODE_WIDTH, type PositionedNode } from './plan-layout';
 import { PlanControls } from './PlanControls';
+import { nodeStateWord, planStatusWord } from '../ui/words';
 
 type PlanNodeData = { node: PlanNode; selected: boolean };
 type PlanFlowNode = Node<PlanNodeData, 'planNode'>;
@@ -36,7 +37,7 @@ function PlanNodeView({ data }: NodeProps<PlanFlowNode>) {
       </div>
       <div className="plan-node-meta">
         <code>{data.node.key}</code>
-        <span className={`node-state node-state-${state}`}>{state}</span>
+        <span className={`node-state node-state-${state}`}>{nodeStateWord(state)}</span>
       </div>
       <Handle type="source" position={Position.Right} isConnectable={false} />
     </div>
@@ -94,6 +95,10 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
             data: { node, selected: node.key === selectedKey },
             draggable: false,
             connectable: false,
+            // Reachable with Tab; Enter or Space selects it (onNodesChange below) like a click.
+            selected: node.key === selectedKey,
+            focusable: true,
+            ariaLabel: `Step ${node.title}: ${nodeStateWord(node.state ?? 'pending')}`,
           };
         }),
     [plan, positions, selectedKey],
@@ -126,7 +131,7 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
         <div className="plan-studio-goal">
           <h3>{plan.goal}</h3>
           <div className="inline small">
-            <Badge tone={planStatusTone(plan.status)}>{plan.status}</Badge>
+            <Badge tone={planStatusTone(plan.status)}>{planStatusWord(plan.status)}</Badge>
             <span className="muted">version {plan.version}</span>
             <span className="muted">{stepCount(plan)} steps</span>
             {author ? <span className="muted">by {author.name}</span> : null}
@@ -203,6 +208,10 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
               nodesConnectable={false}
               elementsSelectable
               onNodeClick={(_event, node) => setSelectedKey(node.id)}
+              onNodesChange={(changes) => {
+                // The nodes are controlled: a keyboard selection (Enter/Space on a focused node) arrives as a change.
+                for (const change of changes) if (change.type === 'select' && change.selected) setSelectedKey(change.id);
+              }}
               onPaneClick={() => setSelectedKey(null)}
               proOptions={{ hideAttribution: true }}
               minZoom={0.2}
@@ -220,7 +229,7 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
                 <button type="button" className={`step-button${node.key === selectedKey ? ' active' : ''}`} onClick={() => setSelectedKey(node.key)} aria-pressed={node.key === selectedKey}>
                   <span className={`node-state-dot node-state-${node.state ?? 'pending'}`} aria-hidden="true" />
                   <span className="step-title">{node.title}</span>
-                  <span className="muted small">{node.state ?? 'pending'}</span>
+                  <span className="muted small">{nodeStateWord(node.state ?? 'pending')}</span>
                 </button>
               </li>
             ))}
@@ -234,7 +243,7 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
                   <code>{selected.key}</code>
                 </dd>
                 <dt>State</dt>
-                <dd>{selected.state ?? 'pending'}</dd>
+                <dd>{nodeStateWord(selected.state ?? 'pending')}</dd>
                 <dt>Depends on</dt>
                 <dd>{selected.dependsOn.length ? selected.dependsOn.join(', ') : 'nothing'}</dd>
                 <dt>Estimated cost</dt>

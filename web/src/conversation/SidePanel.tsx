@@ -16,14 +16,38 @@ const RUN_TONES: Record<string, 'neutral' | 'info' | 'ok' | 'warn' | 'bad'> = {
 };
 
 /** The conversation's side panel: Tasks (goal + progress, PLAN-8), runs, presence (AG-4). */
-export function SidePanel({ ws, conversation, plans, runs, agents, onOpenPlan }: { ws: string; conversation: Conversation; plans: Plan[]; runs: Run[]; agents: Agent[]; onOpenPlan: (planId: string) => void }) {
+export function SidePanel({
+  ws,
+  conversation,
+  plans,
+  runs,
+  agents,
+  onOpenPlan,
+  open = false,
+  onClose,
+}: {
+  ws: string;
+  conversation: Conversation;
+  plans: Plan[];
+  runs: Run[];
+  agents: Agent[];
+  onOpenPlan: (planId: string) => void;
+  /** On narrow screens the panel is a sheet, shown only while open. */
+  open?: boolean;
+  onClose?: () => void;
+}) {
   const presence = usePresence(ws);
   // Plans arrive oldest → newest (usePlans): the Tasks panel follows the newest plan that has started.
   const current = [...plans].reverse().find((plan) => planProgress(plan) !== null) ?? null;
   const goal = current?.goal ?? conversation.goal ?? null;
   const agentName = (id: string) => agents.find((agent) => agent.id === id)?.name ?? id;
   return (
-    <aside className="side-panel" aria-label="Tasks and runs">
+    <aside id="side-panel" className={`side-panel${open ? ' open' : ''}`} aria-label="Tasks and runs">
+      {onClose ? (
+        <button type="button" className="btn btn-ghost btn-small panel-close" onClick={onClose}>
+          Close
+        </button>
+      ) : null}
       <section aria-labelledby="tasks-title">
         <h3 id="tasks-title">Tasks</h3>
         {goal ? (

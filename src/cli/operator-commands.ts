@@ -1,0 +1,164 @@
+import type { Command } from 'commander';
+import type { Approval } from '../schemas/approval.js';
+import type { Plan } from '../schemas/plan.js';
+import type { Question } from '../schemas/question.js';
+import type { Run } from '../schemas/run.js';
+import type { Workspace } from '../schemas/workspace.js';
+import type { ApiClient } from './api-client.js';
+
+/** What the operator commands need from main.ts: the API client and the workspace lookup. */
+export interface OperatorCommandContext {
+  client(): Promise<ApiClient>;
+  resolveWorkspace(api: ApiClient, idOrName?: string): Promise<Workspace>;
+}
+
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+const json = (value: unknown) => out(JSON.stringify(value, null, 2));
+const time = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '-');
+const dollars = (usd: number | null) => (usd === null ? '?' : `$${usd.toFixed(usd < 1 ? 4 : 2)}`);
+/**
+ * One cell of a table row. Agent-controlled text (goals, commands, questions) has every control
+ * character (newlines, escape sequences) replaced by a space, so it can neither forge rows nor
+ * drive the terminal.
+ */
+const cell = (value: string, width: number) =>
+  Array.from(value, (char) => (char.charCodeAt(0) < 32 || char.charCodeAt(0) === 127 || (char.charCodeAt(0) >= 0x80 && char.charCodeAt(0) < 0xa0) ? ' ' : char))
+    .join('')
+    .slice(0, width)
+    .padEnd(width);
+
+function summaryOf(approval: Approval): string {
+  for (const key of ['summary', 'command', 'goal', 'action']) {
+    const value = approval.request[key];
+    if (typeof value === 'string' && value.trim()) return value;
+  }
+  return approval.title;
+}
+
+/**
+ * The terminal's operator commands (issue 17; POL-7, PLAN-3/7/8, HAR-6): `approvals`, `plans` and
+ * `runs`, each listing by default with `--json` for scripts, and the decisions the web app offers.
+ * They use the same HTTP API as the web app, with the operator token of the data directory.
+ */
+export function registerOperatorCommands(program: Command, context: OperatorCommandContext): void {
+  const withWorkspace = async (options: { workspace?: string }) => {
+    const api = await context.client();
+    const workspace = await context.resolveWorkspace(api, options.workspace);
+    return { api, base: `/api/workspaces/${workspace.id}` };
+  };
+
+  const approvals = program.command('approvals').description('pending approvals and open questions, and decide them');
+  approvals
+    .command('list', { isDefault: true })
+    .description('list pending approvals and open questions')
+    .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
+    .option('--json', 'print JSON ({approvals, questions})')
+    .action(async (options: { workspace?: string; json?: boolean }) => {
+      const { api, base } = await withWorkspace(options);
+      const pending = (await api.request<{ approvals: Approval[] }>('GET', `${base}/approvals?status=pending`)).approvals;
+      const open = (await api.request<{ questions: Question[] }>('GET', `${base}/questions`)).questions.filter((question) => question.status === 'pending');
+      if (options.json) return json({ approvals: pending, questions: open });
+      if (pending.length === 0 && open.length === 0) return out('Nothing waiting for a decision.');
+      for (const approval of pending) out(`${approval.id}  approval  ${time(approval.createdAt)}  ${cell(summaryOf(approval), 80)}`);
+      for (const question of open) out(`${question.id}  question  ${time(question.createdAt)}  ${cell(question.questions.map((item) => item.question).join(' / '), 80)}`);
+    });
+  approvals
+    .command('approve <approvalId>')
+    .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
+    .option('--remember', 'remember this choice for the same action (a workspace rule)')
+    .option('--json', 'print the decided approval as JSON')
+    .action(async (approvalId: string, options: { workspace?: string; remember?: boolean; json?: boolean }) => {
+      const { api, base } = await withWorkspace(options);
+      const decided = await api.request<Approval>('POST', `${base}/approvals/${encodeURIComponent(approvalId)}/decision`, { decision: 'approve', ...(options.remember ? { remember: true } : {}) });
+      if (options.json) json(decided);
+      else out(`approved ${decided.id}`);
+    });
+  approvals
+    .command('reject <approvalId>')
+    .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
+    .option('--reason <text>', 'told to the agent verbatim')
+    .option('--json', 'print the decided approval as JSON')
+    .action(async (approvalId: string, options: { workspace?: string; reason?: string; json?: boolean }) => {
+      const { api, base } = await withWorkspace(options);
+      const decided = await api.request<Approval>('POST', `${base}/approvals/${encodeURIComponent(approvalId)}/decision`, { decision: 'reject', ...(options.reason ? { reason: options.reason } : {}) });
+      if (options.json) json(decided);
+      else out(`rejected ${decided.id}`);
+    });
+  approvals
+    .command('answer <questionId> <answers...>')
+    .description('answer an ask_user question (one answer per question asked)')
+    .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
+    .option('--json', 'print the answered question as JSON')
+    .action(async (questionId: string, answers: string[], options: { workspace?: string; json?: boolean }) => {
+      const { api, base } = await withWorkspace(options);
+      const answered = await api.request<Question>('POST', `${base}/questions/${encodeURIComponent(questionId)}/answer`, { answers });
+      if (options.json) json(answered);
+      else out(`answered ${answered.id}`);
+    });
+
+  const plans = program.command('plans').description('plans: list, show, approve, reject, stop, resume');
+  plans
+    .command('list', { isDefault: true })
+    .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
+    .option('-c, --conversation <id>', 'only the plans of one conversation')
+    .option('--json', 'print JSON')
+    .action(async (options: { workspace?: string; conversation?: string; json?: boolean }) => {
+      const { api, base } = await withWorkspace(options);
+      const list = (await api.request<{ plans: Plan[] }>('GET', `${base}/plans${options.conversation ? `?conversationId=${encodeURIComponent(options.conversation)}` : ''}`)).plans;
+      if (options.json) return json(list);
+      if (list.length === 0) return out('No plans.');
+      for (const plan of list) {
+        out(`${plan.id}  ${cell(plan.status, 10)} ${String(plan.progress.settled).padStart(2)}/${String(plan.progress.total).padEnd(2)} steps  est. ${cell(dollars(plan.costEstimate.total.usd), 9)} ${cell(plan.goal, 70)}`);
+      }
+    });
+  plans
+    .command('show <planId>')
+    .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
+    .option('--json', 'print JSON')
+    .action(async (planId: string, options: { workspace?: string; json?: boolean }) => {
+      const { api, base } = await withWorkspace(options);
+      const plan = await api.request<Plan>('GET', `${base}/plans/${encodeURIComponent(planId)}`);
+      if (options.json) return json(plan);
+      out(`${plan.id}  ${plan.status}  ${plan.progress.settled}/${plan.progress.total} settled  est. ${dollars(plan.costEstimate.total.usd)}`);
+      out(`goal: ${cell(plan.goal, 200).trimEnd()}`);
+      for (const error of plan.errors) out(`error: ${cell(error.message, 200).trimEnd()}`);
+      for (const node of plan.nodes) out(`  ${cell(node.key, 16)} ${cell(node.state, 10)} ${cell(node.title, 60).trimEnd()}${node.dependsOn.length ? `  (after ${node.dependsOn.join(', ')})` : ''}`);
+    });
+  const planAction = (name: string, path: string, describe: string, body?: (options: { reason?: string }) => unknown) =>
+    plans
+      .command(`${name} <planId>`)
+      .description(describe)
+      .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
+      .option('--json', 'print the plan as JSON')
+      .action(async (planId: string, options: { workspace?: string; json?: boolean; reason?: string }) => {
+        const { api, base } = await withWorkspace(options);
+        const plan = await api.request<Plan>('POST', `${base}/plans/${encodeURIComponent(planId)}/${path}`, body?.(options));
+        if (options.json) json(plan);
+        else out(`${plan.id}  ${plan.status}  ${plan.progress.settled}/${plan.progress.total} settled`);
+      });
+  planAction('approve', 'approve', 'approve a proposed plan and run it');
+  planAction('reject', 'reject', 'reject a proposed plan', (options) => (options.reason ? { reason: options.reason } : {})).option('--reason <text>', 'what should change');
+  planAction('stop', 'cancel', 'stop an executing plan: running steps are cancelled, the rest never start');
+  planAction('resume', 'resume', 'run the stopped, failed and blocked steps of a stopped or failed plan again');
+
+  program
+    .command('runs')
+    .description('runs with their state, duration and cost')
+    .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
+    .option('-c, --conversation <id>', 'only the runs of one conversation')
+    .option('--limit <n>', 'at most this many (newest first)', '50')
+    .option('--json', 'print JSON')
+    .action(async (options: { workspace?: string; conversation?: string; limit: string; json?: boolean }) => {
+      const { api, base } = await withWorkspace(options);
+      const query = new URLSearchParams({ limit: options.limit, ...(options.conversation ? { conversationId: options.conversation } : {}) });
+      const list = (await api.request<{ runs: Run[] }>('GET', `${base}/runs?${query.toString()}`)).runs;
+      if (options.json) return json(list);
+      if (list.length === 0) return out('No runs.');
+      for (const run of list) {
+        const seconds = run.startedAt && run.endedAt ? `${Math.round((Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000)}s` : run.startedAt ? 'running' : '-';
+        out(`${run.id}  ${cell(run.state, 9)} ${cell(seconds, 8)} ${cell(dollars(run.costUsd), 9)} ${String(run.usage.inputTokens + run.usage.outputTokens).padStart(8)} tok  ${time(run.createdAt)}`);
+      }
+    });
+}
