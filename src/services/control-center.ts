@@ -184,7 +184,7 @@ export class ControlCenter {
     });
     // SKL-5: Claude Code's native skill discovery sees exactly the scanned set, materialized per run.
     const claudeCode = transports.get('claude-code');
-    if (claudeCode) this.executor.registerTransport(withMaterializedSkills(claudeCode, this.skills));
+    if (claudeCode) withMaterializedSkills(claudeCode, this.skills);
     this.executor.registerModeTools(skillModeTools(this.skills));
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor, this.skills);
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);

@@ -146,7 +146,8 @@ export class RunExecutor {
    * and every mode-tool provider's. Lets a test check that a declared output verb really exists.
    */
   toolNamesFor(mode: Mode): string[] {
-    const placeholder = { workspaceId: '', runId: '', agent: {} as Agent, spaceId: null, conversationId: null, treeConversationId: null, mode };
+    // An agent with nothing linked: providers that list per-agent tools (skills) offer none for it.
+    const placeholder = { workspaceId: '', runId: '', agent: { skills: [] as string[] } as Agent, spaceId: null, conversationId: null, treeConversationId: null, mode };
     return [...builtinTools(), ...this.modeTools.flatMap((provider) => provider(placeholder))].map((tool) => tool.name);
   }
 

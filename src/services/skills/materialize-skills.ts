@@ -37,18 +37,15 @@ export async function materializeSkills(skills: SkillService, context: Pick<Tran
 }
 
 /**
- * Wraps the Claude Code transport so every run first materializes the agent's scanned skills
- * (SKL-5). The transport itself is unchanged; `id` and `capabilities` pass through.
+ * Makes every run of the Claude Code transport first materialize the agent's scanned skills (SKL-5).
+ * The registered instance stays the same object (its id, declaration and options unchanged); only its
+ * `run` is preceded by the materialization.
  */
-export function withMaterializedSkills(transport: AgentTransport, skills: SkillService): AgentTransport {
-  return {
-    id: transport.id,
-    capabilities: transport.capabilities,
-    ...(transport.inProcess !== undefined ? { inProcess: transport.inProcess } : {}),
-    ...(transport.resolveModel ? { resolveModel: transport.resolveModel.bind(transport) } : {}),
-    async run(context) {
-      await materializeSkills(skills, context);
-      return transport.run(context);
-    },
+export function withMaterializedSkills<T extends AgentTransport>(transport: T, skills: SkillService): T {
+  const run = transport.run.bind(transport);
+  transport.run = async (context) => {
+    await materializeSkills(skills, context);
+    return run(context);
   };
+  return transport;
 }
