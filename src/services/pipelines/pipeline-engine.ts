@@ -233,10 +233,14 @@ export class PipelineEngine {
         const job = await queue.claim(NODE_QUEUE, this.workerId, this.leaseMs);
         if (!job) break;
         this.active.set(workspaceId, (this.active.get(workspaceId) ?? 0) + 1);
-        void this.handleJob(workspaceId, queue, job.id, job.payload as { runId: string; key: string }, job.attempt, job.maxAttempts).finally(() => {
+        let holdsSlot = true;
+        const freeSlot = () => {
+          if (!holdsSlot) return;
+          holdsSlot = false;
           this.active.set(workspaceId, (this.active.get(workspaceId) ?? 1) - 1);
           void this.pump(workspaceId);
-        });
+        };
+        void this.handleJob(workspaceId, queue, job.id, job.payload as { runId: string; key: string }, job.attempt, job.maxAttempts, freeSlot).finally(freeSlot);
       }
       await this.armTimer(workspaceId, queue);
     } catch (error) {
@@ -263,7 +267,7 @@ export class PipelineEngine {
 
   // ---- one node --------------------------------------------------------------------------------
 
-  private async handleJob(workspaceId: string, queue: JobQueue, jobId: string, payload: { runId: string; key: string }, claim: number, maxClaims: number): Promise<void> {
+  private async handleJob(workspaceId: string, queue: JobQueue, jobId: string, payload: { runId: string; key: string }, claim: number, maxClaims: number, yieldSlot: () => void): Promise<void> {
     const { runId, key } = payload;
     const db = await this.db(workspaceId);
     const run = await db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
@@ -328,6 +332,7 @@ export class PipelineEngine {
             await db.updateTable('pipeline_nodes').set({ agent_run_id: agentRunId }).where('run_id', '=', runId).where('key', '=', key).execute();
             this.publish(workspaceId, runId);
           },
+          yieldSlot,
           recordApproval: async (approvalId) => {
             await db.updateTable('pipeline_nodes').set({ approval_id: approvalId }).where('run_id', '=', runId).where('key', '=', key).execute();
             this.publish(workspaceId, runId);
