@@ -2,7 +2,8 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import { checkAgainstSchema } from '../../core/pipelines/output-schema-check.js';
 import type { PipelineDefinition, PipelineNode, PipelineNodeType } from '../../core/pipelines/pipeline-definition.js';
-import { resolvePlaceholders, TRIGGER_SOURCE } from '../../core/pipelines/placeholders.js';
+import { findPlaceholders, resolvePlaceholders, TRIGGER_SOURCE } from '../../core/pipelines/placeholders.js';
+import { placeholderFields } from '../../core/pipelines/validate-pipeline.js';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { PipelineNodeTable, PipelineRunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
@@ -39,6 +40,8 @@ export interface PipelineEngineOptions {
 interface RunCache {
   definition: PipelineDefinition;
   byKey: Map<string, PipelineNode>;
+  /** outputKey → the node that declares it. */
+  outputOwners: Map<string, string>;
   dependants: Map<string, string[]>;
   /** Nodes not yet in a terminal state. */
   remaining: number;
@@ -399,24 +402,29 @@ export class PipelineEngine {
     });
   }
 
-  /** Outputs of every finished upstream node, by key and output key, plus the trigger payload. */
+  /**
+   * Outputs of the upstream nodes this node's text refers to (placeholders, `spaceFrom`), by key and
+   * output key, plus the trigger payload. Only referenced nodes are read: a node deep in a
+   * 10,000-node graph must not load every ancestor's output.
+   */
   private async sources(db: Kysely<WorkspaceSchema>, runId: string, node: PipelineNode, cache: RunCache): Promise<Map<string, unknown>> {
-    const upstream = new Set<string>();
-    const stack = [...node.dependsOn];
-    while (stack.length > 0) {
-      const key = stack.pop()!;
-      if (upstream.has(key)) continue;
-      upstream.add(key);
-      stack.push(...(cache.byKey.get(key)?.dependsOn ?? []));
-    }
     const sources = new Map<string, unknown>([[TRIGGER_SOURCE, cache.trigger]]);
-    if (upstream.size === 0) return sources;
-    const rows = await db.selectFrom('pipeline_nodes').select(['key', 'output', 'state']).where('run_id', '=', runId).where('key', 'in', [...upstream]).execute();
+    const names = new Set<string>();
+    for (const [, text] of placeholderFields(node)) for (const ref of findPlaceholders(text)) names.add(ref.source);
+    if (node.type === 'promptAgent' && node.spaceFrom) names.add(node.spaceFrom);
+    names.delete(TRIGGER_SOURCE);
+    const keys = new Set<string>();
+    for (const name of names) {
+      const owner = cache.byKey.has(name) ? name : cache.outputOwners.get(name);
+      if (owner) keys.add(owner);
+    }
+    if (keys.size === 0) return sources;
+    const rows = await db.selectFrom('pipeline_nodes').select(['key', 'output']).where('run_id', '=', runId).where('key', 'in', [...keys]).where('state', '=', 'done').execute();
     for (const row of rows) {
       if (row.output === null) continue;
       const value = JSON.parse(row.output) as unknown;
-      const declared = cache.byKey.get(row.key);
       sources.set(row.key, value);
+      const declared = cache.byKey.get(row.key);
       if (declared?.outputKey) sources.set(declared.outputKey, value);
     }
     return sources;
@@ -544,7 +552,8 @@ export class PipelineEngine {
       .where('state', 'not in', [...TERMINAL])
       .executeTakeFirst();
     const trigger = JSON.parse(run.trigger) as { payload?: unknown };
-    const cache: RunCache = { definition, byKey, dependants, remaining: Number(open?.count ?? 0), trigger: trigger.payload ?? null };
+    const outputOwners = new Map(definition.nodes.filter((node) => node.outputKey).map((node) => [node.outputKey!, node.key]));
+    const cache: RunCache = { definition, byKey, outputOwners, dependants, remaining: Number(open?.count ?? 0), trigger: trigger.payload ?? null };
     this.caches.set(run.id, cache);
     return cache;
   }
