@@ -6,7 +6,7 @@ import { findPlaceholders, resolvePlaceholders, TRIGGER_SOURCE } from '../../cor
 import { placeholderFields } from '../../core/pipelines/validate-pipeline.js';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
-import type { PipelineNodeTable, PipelineRunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { PipelineRunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { JobQueue } from './job-queue.js';
@@ -582,4 +582,3 @@ export class PipelineEngine {
   }
 }
 
-export type { PipelineNodeTable };
