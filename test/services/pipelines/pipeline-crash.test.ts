@@ -64,7 +64,7 @@ describe('a crashed server (SIGKILL, no shutdown at all) resumes its pipeline ru
     expect(run.status).toBe('failed');
     expect(run.nodes[0]).toMatchObject({ key: 'done-first', state: 'done', attempts: 1 });
     expect(run.nodes[1]).toMatchObject({ key: 'in-flight', state: 'failed', attempts: 1 });
-    expect(run.nodes[1].error).toContain('at most once');
+    expect(run.nodes[1]!.error).toContain('at most once');
     expect(await scratch('done-first', 'first.log')).toBe('once\n');
     expect(await scratch('in-flight', 'flight.log')).toBe('started\n');
   });
