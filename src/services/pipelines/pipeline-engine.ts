@@ -273,7 +273,8 @@ export class PipelineEngine {
   private async handleJob(workspaceId: string, queue: JobQueue, jobId: string, payload: { runId: string; key: string }, claim: number, maxClaims: number, yieldSlot: () => void): Promise<void> {
     const { runId, key } = payload;
     const db = await this.db(workspaceId);
-    const run = await db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    // Hot path: the definition column (up to megabytes) is read once per run into the cache, never per node.
+    const run = await db.selectFrom('pipeline_runs').select(['id', 'status']).where('id', '=', runId).executeTakeFirst();
     const nodeRow = await db.selectFrom('pipeline_nodes').selectAll().where('run_id', '=', runId).where('key', '=', key).executeTakeFirst();
     if (!run || !nodeRow || run.status !== 'running' || TERMINAL.has(nodeRow.state)) {
       await queue.complete(jobId, this.workerId);
@@ -532,9 +533,10 @@ export class PipelineEngine {
 
   // ---- plumbing --------------------------------------------------------------------------------
 
-  private async cache(db: Kysely<WorkspaceSchema>, run: Selectable<PipelineRunTable>): Promise<RunCache> {
-    const cached = this.caches.get(run.id);
+  private async cache(db: Kysely<WorkspaceSchema>, ref: { id: string }): Promise<RunCache> {
+    const cached = this.caches.get(ref.id);
     if (cached) return cached;
+    const run = await db.selectFrom('pipeline_runs').select(['id', 'definition', 'trigger']).where('id', '=', ref.id).executeTakeFirstOrThrow();
     const definition = JSON.parse(run.definition) as PipelineDefinition;
     const byKey = new Map(definition.nodes.map((node) => [node.key, node]));
     const dependants = new Map<string, string[]>();
@@ -571,8 +573,8 @@ export class PipelineEngine {
     return queue;
   }
 
-  private async findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<Selectable<PipelineRunTable>> {
-    const row = await db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  private async findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<Pick<Selectable<PipelineRunTable>, 'id' | 'status'>> {
+    const row = await db.selectFrom('pipeline_runs').select(['id', 'status']).where('id', '=', runId).executeTakeFirst();
     if (!row) throw new NotFoundError('pipeline run', runId, 'runId');
     return row;
   }
