@@ -24,6 +24,11 @@ export interface NodeExecution {
   recordAgentRun(runId: string): Promise<void>;
   /** Records the approval the attempt waits on. */
   recordApproval(approvalId: string): Promise<void>;
+  /**
+   * The attempt is now only waiting for a person (a gate, an `ask`): it gives its slot of the
+   * workspace's node concurrency back, so waiting gates never starve runnable nodes.
+   */
+  yieldSlot(): void;
 }
 
 export type NodeExecutor = (execution: NodeExecution) => Promise<unknown>;

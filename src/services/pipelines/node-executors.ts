@@ -81,6 +81,8 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
   }
 
   async function openApproval(execution: NodeExecution, kind: string, title: string, request: Record<string, unknown>): Promise<Approval> {
+    // Waiting for a person must not hold a node slot (PIPE-1: many runs may wait on gates at once).
+    execution.yieldSlot();
     if (execution.recorded.approvalId) {
       const existing = await deps.approvals.get(execution.workspaceId, execution.recorded.approvalId).catch(() => null);
       if (existing && existing.kind === kind) return decision(execution.workspaceId, existing.id, execution.signal);

@@ -2,10 +2,11 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import { checkAgainstSchema } from '../../core/pipelines/output-schema-check.js';
 import type { PipelineDefinition, PipelineNode, PipelineNodeType } from '../../core/pipelines/pipeline-definition.js';
-import { resolvePlaceholders, TRIGGER_SOURCE } from '../../core/pipelines/placeholders.js';
+import { findPlaceholders, resolvePlaceholders, TRIGGER_SOURCE } from '../../core/pipelines/placeholders.js';
+import { placeholderFields } from '../../core/pipelines/validate-pipeline.js';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
-import type { PipelineNodeTable, PipelineRunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { PipelineRunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { JobQueue } from './job-queue.js';
@@ -39,6 +40,8 @@ export interface PipelineEngineOptions {
 interface RunCache {
   definition: PipelineDefinition;
   byKey: Map<string, PipelineNode>;
+  /** outputKey → the node that declares it. */
+  outputOwners: Map<string, string>;
   dependants: Map<string, string[]>;
   /** Nodes not yet in a terminal state. */
   remaining: number;
@@ -233,10 +236,14 @@ export class PipelineEngine {
         const job = await queue.claim(NODE_QUEUE, this.workerId, this.leaseMs);
         if (!job) break;
         this.active.set(workspaceId, (this.active.get(workspaceId) ?? 0) + 1);
-        void this.handleJob(workspaceId, queue, job.id, job.payload as { runId: string; key: string }, job.attempt, job.maxAttempts).finally(() => {
+        let holdsSlot = true;
+        const freeSlot = () => {
+          if (!holdsSlot) return;
+          holdsSlot = false;
           this.active.set(workspaceId, (this.active.get(workspaceId) ?? 1) - 1);
           void this.pump(workspaceId);
-        });
+        };
+        void this.handleJob(workspaceId, queue, job.id, job.payload as { runId: string; key: string }, job.attempt, job.maxAttempts, freeSlot).finally(freeSlot);
       }
       await this.armTimer(workspaceId, queue);
     } catch (error) {
@@ -263,10 +270,11 @@ export class PipelineEngine {
 
   // ---- one node --------------------------------------------------------------------------------
 
-  private async handleJob(workspaceId: string, queue: JobQueue, jobId: string, payload: { runId: string; key: string }, claim: number, maxClaims: number): Promise<void> {
+  private async handleJob(workspaceId: string, queue: JobQueue, jobId: string, payload: { runId: string; key: string }, claim: number, maxClaims: number, yieldSlot: () => void): Promise<void> {
     const { runId, key } = payload;
     const db = await this.db(workspaceId);
-    const run = await db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    // Hot path: the definition column (up to megabytes) is read once per run into the cache, never per node.
+    const run = await db.selectFrom('pipeline_runs').select(['id', 'status']).where('id', '=', runId).executeTakeFirst();
     const nodeRow = await db.selectFrom('pipeline_nodes').selectAll().where('run_id', '=', runId).where('key', '=', key).executeTakeFirst();
     if (!run || !nodeRow || run.status !== 'running' || TERMINAL.has(nodeRow.state)) {
       await queue.complete(jobId, this.workerId);
@@ -328,6 +336,7 @@ export class PipelineEngine {
             await db.updateTable('pipeline_nodes').set({ agent_run_id: agentRunId }).where('run_id', '=', runId).where('key', '=', key).execute();
             this.publish(workspaceId, runId);
           },
+          yieldSlot,
           recordApproval: async (approvalId) => {
             await db.updateTable('pipeline_nodes').set({ approval_id: approvalId }).where('run_id', '=', runId).where('key', '=', key).execute();
             this.publish(workspaceId, runId);
@@ -394,24 +403,29 @@ export class PipelineEngine {
     });
   }
 
-  /** Outputs of every finished upstream node, by key and output key, plus the trigger payload. */
+  /**
+   * Outputs of the upstream nodes this node's text refers to (placeholders, `spaceFrom`), by key and
+   * output key, plus the trigger payload. Only referenced nodes are read: a node deep in a
+   * 10,000-node graph must not load every ancestor's output.
+   */
   private async sources(db: Kysely<WorkspaceSchema>, runId: string, node: PipelineNode, cache: RunCache): Promise<Map<string, unknown>> {
-    const upstream = new Set<string>();
-    const stack = [...node.dependsOn];
-    while (stack.length > 0) {
-      const key = stack.pop()!;
-      if (upstream.has(key)) continue;
-      upstream.add(key);
-      stack.push(...(cache.byKey.get(key)?.dependsOn ?? []));
-    }
     const sources = new Map<string, unknown>([[TRIGGER_SOURCE, cache.trigger]]);
-    if (upstream.size === 0) return sources;
-    const rows = await db.selectFrom('pipeline_nodes').select(['key', 'output', 'state']).where('run_id', '=', runId).where('key', 'in', [...upstream]).execute();
+    const names = new Set<string>();
+    for (const [, text] of placeholderFields(node)) for (const ref of findPlaceholders(text)) names.add(ref.source);
+    if (node.type === 'promptAgent' && node.spaceFrom) names.add(node.spaceFrom);
+    names.delete(TRIGGER_SOURCE);
+    const keys = new Set<string>();
+    for (const name of names) {
+      const owner = cache.byKey.has(name) ? name : cache.outputOwners.get(name);
+      if (owner) keys.add(owner);
+    }
+    if (keys.size === 0) return sources;
+    const rows = await db.selectFrom('pipeline_nodes').select(['key', 'output']).where('run_id', '=', runId).where('key', 'in', [...keys]).where('state', '=', 'done').execute();
     for (const row of rows) {
       if (row.output === null) continue;
       const value = JSON.parse(row.output) as unknown;
-      const declared = cache.byKey.get(row.key);
       sources.set(row.key, value);
+      const declared = cache.byKey.get(row.key);
       if (declared?.outputKey) sources.set(declared.outputKey, value);
     }
     return sources;
@@ -519,9 +533,10 @@ export class PipelineEngine {
 
   // ---- plumbing --------------------------------------------------------------------------------
 
-  private async cache(db: Kysely<WorkspaceSchema>, run: Selectable<PipelineRunTable>): Promise<RunCache> {
-    const cached = this.caches.get(run.id);
+  private async cache(db: Kysely<WorkspaceSchema>, ref: { id: string }): Promise<RunCache> {
+    const cached = this.caches.get(ref.id);
     if (cached) return cached;
+    const run = await db.selectFrom('pipeline_runs').select(['id', 'definition', 'trigger']).where('id', '=', ref.id).executeTakeFirstOrThrow();
     const definition = JSON.parse(run.definition) as PipelineDefinition;
     const byKey = new Map(definition.nodes.map((node) => [node.key, node]));
     const dependants = new Map<string, string[]>();
@@ -539,7 +554,8 @@ export class PipelineEngine {
       .where('state', 'not in', [...TERMINAL])
       .executeTakeFirst();
     const trigger = JSON.parse(run.trigger) as { payload?: unknown };
-    const cache: RunCache = { definition, byKey, dependants, remaining: Number(open?.count ?? 0), trigger: trigger.payload ?? null };
+    const outputOwners = new Map(definition.nodes.filter((node) => node.outputKey).map((node) => [node.outputKey!, node.key]));
+    const cache: RunCache = { definition, byKey, outputOwners, dependants, remaining: Number(open?.count ?? 0), trigger: trigger.payload ?? null };
     this.caches.set(run.id, cache);
     return cache;
   }
@@ -557,8 +573,8 @@ export class PipelineEngine {
     return queue;
   }
 
-  private async findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<Selectable<PipelineRunTable>> {
-    const row = await db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  private async findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<Pick<Selectable<PipelineRunTable>, 'id' | 'status'>> {
+    const row = await db.selectFrom('pipeline_runs').select(['id', 'status']).where('id', '=', runId).executeTakeFirst();
     if (!row) throw new NotFoundError('pipeline run', runId, 'runId');
     return row;
   }
@@ -568,4 +584,3 @@ export class PipelineEngine {
   }
 }
 
-export type { PipelineNodeTable };
