@@ -349,7 +349,6 @@ function claudeCodeRows(): HonestyRow[] {
 }
 
 const SDK = 'test/adapters/claude-agent-sdk.test.ts';
-const SDK_UNDECLARED_CHECK = 'test/adapters/honesty-matrix.test.ts > honesty matrix against the transports’ declarations (ADP-1) > every enforced row maps to a capability its transport declares';
 const SDK_MODES = `${SDK} > Claude Agent SDK transport: one turn per relay mode (RLY-7)`;
 const SDK_GATE = `${SDK} > Claude Agent SDK transport: the policy gate and the MCP server (POL-1)`;
 const SDK_PLAN_WRITE = `${SDK_MODES} > plan: a Write is refused by the host although the SDK’s plan mode would let it through, and a mutating command is denied by the mode floor`;
@@ -425,9 +424,9 @@ function claudeAgentSdkRows(): HonestyRow[] {
     row({
       capability: 'completionContract',
       mode: 'orchestrate',
-      level: 'none',
-      detail: 'Not declared: the SDK transport runs no completion contract in orchestrate mode, so a turn that ends without propose_orchestration is neither reminded nor flagged.',
-      testedBy: SDK_UNDECLARED_CHECK,
+      level: 'partial',
+      detail: 'The same contract code as plan mode, with propose_orchestration as the verb: the stream shows whether its MCP call succeeded, and a turn ending without it is reminded, then flagged. Tested end to end in plan mode only.',
+      testedBy: `${SDK_GATE} > plan: a run that ends without submit_plan is reminded, then flagged deliverableFailed`,
     }),
     row({
       capability: 'nativeTools',

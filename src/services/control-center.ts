@@ -196,7 +196,6 @@ export class ControlCenter {
       },
       ...(options.orchestrationCooldownMs !== undefined ? { cooldownMs: options.orchestrationCooldownMs } : {}),
     });
-    if (options.pipelineLauncher) this.orchestrations.attachEngine(options.pipelineLauncher, options.pipelineRunControl ?? null);
     this.pipelineEngine = new PipelineEngine(this.workspaces, this.events, { logger: this.logger });
     registerNodeExecutors(this.pipelineEngine, {
       workspaces: this.workspaces,
@@ -210,6 +209,9 @@ export class ControlCenter {
     });
     this.pipelines = new PipelineService(this.workspaces, this.pipelineEngine, this.events, this.logger);
     this.pipelineLauncher = new EnginePipelineLauncher(this.pipelineEngine);
+    // ORC-4: orchestrations launch on the engine (tests may pass a recording launcher) and follow their runs.
+    this.pipelineEngine.observe(this.orchestrations);
+    this.orchestrations.attachEngine(options.pipelineLauncher ?? this.pipelineLauncher, options.pipelineRunControl ?? this.enginePipelineControl());
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
       planModeTools({
@@ -235,6 +237,21 @@ export class ControlCenter {
     });
     this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
     this.executor.registerModeTools(orchestrationModeTools({ orchestrations: this.orchestrations }));
+  }
+
+  /** Cancel and resume of an orchestration's pipeline run, on the engine. */
+  private enginePipelineControl(): PipelineRunControl {
+    return {
+      cancel: async ({ workspaceId, pipelineRunId }) => {
+        // A run that already ended has nothing left to cancel.
+        await this.pipelineEngine.cancelRun(workspaceId, pipelineRunId).catch((error: unknown) => {
+          if (!(error instanceof ConflictError)) throw error;
+        });
+      },
+      resume: async ({ workspaceId }) => {
+        await this.pipelineEngine.resume(workspaceId);
+      },
+    };
   }
 
   static async open(options: ControlCenterOptions): Promise<ControlCenter> {

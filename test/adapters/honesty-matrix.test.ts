@@ -79,8 +79,8 @@ describe('honesty matrix (ADP-1)', () => {
     expect(response.body.transports.map((declared: any) => [declared.adapterId, declared.steer, declared.pauseResume, declared.completionContract])).toEqual([
       ['builtin', true, true, ['plan', 'orchestrate']],
       ['claude-code', false, false, ['plan', 'orchestrate']],
-      ['claude-agent-sdk', false, false, ['plan']],
-      ['deepseek', false, false, ['plan']],
+      ['claude-agent-sdk', false, false, ['plan', 'orchestrate']],
+      ['deepseek', false, false, ['plan', 'orchestrate']],
     ]);
     const unauthenticated = await fetch(`${fixture.url}/api/honesty-matrix`);
     expect(unauthenticated.status).toBe(401);

@@ -20,7 +20,7 @@ export const CLAUDE_AGENT_SDK_CAPABILITIES: TransportCapabilities = {
   subagents: 'inRunner',
   nativeTools: true,
   gates: { toolSurface: false, shellCommands: true, fileWrites: true, reads: false, productTools: true, pushes: false },
-  completionContract: ['plan'],
+  completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat'],
   sandbox: true,
 };

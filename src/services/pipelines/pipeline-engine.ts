@@ -9,6 +9,7 @@ import { newId, nowIso } from '../../ids.js';
 import type { PipelineRunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { PipelineRunObserver, PipelineRunSource } from '../orchestrations/pipeline-launcher.js';
 import type { JobQueue } from './job-queue.js';
 import { PermanentNodeError, RESUMABLE_TYPES, SIDE_EFFECT_FREE_TYPES, type NodeExecutor } from './node-executor.js';
 import { SqliteJobQueue } from './sqlite-job-queue.js';
@@ -46,6 +47,8 @@ interface RunCache {
   /** Nodes not yet in a terminal state. */
   remaining: number;
   trigger: unknown;
+  /** Who started the run (`{kind: 'orchestration', id}` for a launched orchestration). */
+  source: { kind: string; id?: string } | null;
 }
 
 class NodeCancelled extends Error {}
@@ -85,6 +88,28 @@ export class PipelineEngine {
 
   registerExecutor(type: PipelineNodeType, executor: NodeExecutor): void {
     this.executors.set(type, executor);
+  }
+
+  private readonly observers: PipelineRunObserver[] = [];
+
+  /**
+   * Adds an observer told when a node starts and settles and when a run ends (ORC-4: an orchestration's
+   * status follows the run it launched). Observers ignore runs of sources they do not own; a failing
+   * observer is logged and never changes the run.
+   */
+  observe(observer: PipelineRunObserver): void {
+    this.observers.push(observer);
+  }
+
+  private notify(call: (observer: PipelineRunObserver) => Promise<void>): void {
+    for (const observer of this.observers) {
+      void call(observer).catch((error: unknown) => this.logger?.error({ err: error }, 'pipeline observer failed'));
+    }
+  }
+
+  /** The run's source as an observer sees it; runs started by the API or a trigger have no owner to tell. */
+  private observedSource(cache: RunCache): PipelineRunSource | null {
+    return this.observers.length > 0 && cache.source?.kind === 'orchestration' && cache.source.id ? { kind: 'orchestration', id: cache.source.id } : null;
   }
 
   /** Starts a run: one row per node, roots queued. Idempotent per `idempotencyKey`. */
@@ -157,8 +182,11 @@ export class PipelineEngine {
       }
     }
     await Promise.all(aborted);
+    const cached = this.caches.get(runId) ?? (await this.cache(db, run));
     this.caches.delete(runId);
     this.publish(workspaceId, runId);
+    const source = this.observedSource(cached);
+    if (source) this.notify((observer) => observer.onPipelineFinished({ workspaceId, pipelineRunId: runId, source, state: 'cancelled', error: 'cancelled by the operator' }));
   }
 
   /** Cancels one node; its dependants become blocked (unless it continues on fail). */
@@ -303,6 +331,8 @@ export class PipelineEngine {
       await trx.updateTable('pipeline_nodes').set({ state: 'running', attempts: attempt, started_at: nodeRow.started_at ?? startedAt, error: null }).where('run_id', '=', runId).where('key', '=', key).execute();
     });
     this.publish(workspaceId, runId);
+    const startedSource = this.observedSource(cache);
+    if (startedSource) this.notify((observer) => observer.onNodeStarted({ workspaceId, pipelineRunId: runId, source: startedSource, nodeKey: key, nodeType: node.type }));
 
     const controller = new AbortController();
     let release!: () => void;
@@ -456,7 +486,16 @@ export class PipelineEngine {
       .where('key', '=', key)
       .where('state', 'not in', [...TERMINAL])
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) > 0) cache.remaining -= 1;
+    if (Number(updated.numUpdatedRows) > 0) {
+      cache.remaining -= 1;
+      const source = this.observedSource(cache);
+      const node = cache.byKey.get(key);
+      if (source && node && (outcome.state === 'done' || outcome.state === 'failed' || outcome.state === 'cancelled')) {
+        const costUsd = await this.nodeCost(db, runId, key);
+        const state = outcome.state;
+        this.notify((observer) => observer.onNodeFinished({ workspaceId, pipelineRunId: runId, source, nodeKey: key, nodeType: node.type, state, costUsd }));
+      }
+    }
     if (run.status === 'running') {
       const queue = await this.queue(workspaceId);
       // Worklist: a blocked or skipped dependant settles its own dependants in turn.
@@ -529,6 +568,17 @@ export class PipelineEngine {
       .where('status', '=', 'running')
       .execute();
     this.caches.delete(runId);
+    const source = this.observedSource(cache);
+    const error = fatal.length === 0 ? null : `${fatal.length} node(s) did not finish`;
+    if (source) this.notify((observer) => observer.onPipelineFinished({ workspaceId, pipelineRunId: runId, source, state: status, error }));
+  }
+
+  /** What the agent run a node started cost (ORC-4's spend), when it ran one and it was priced. */
+  private async nodeCost(db: Kysely<WorkspaceSchema>, runId: string, key: string): Promise<number | null> {
+    const node = await db.selectFrom('pipeline_nodes').select('agent_run_id').where('run_id', '=', runId).where('key', '=', key).executeTakeFirst();
+    if (!node?.agent_run_id) return null;
+    const agentRun = await db.selectFrom('runs').select('cost_usd').where('id', '=', node.agent_run_id).executeTakeFirst();
+    return agentRun?.cost_usd ?? null;
   }
 
   // ---- plumbing --------------------------------------------------------------------------------
@@ -536,7 +586,7 @@ export class PipelineEngine {
   private async cache(db: Kysely<WorkspaceSchema>, ref: { id: string }): Promise<RunCache> {
     const cached = this.caches.get(ref.id);
     if (cached) return cached;
-    const run = await db.selectFrom('pipeline_runs').select(['id', 'definition', 'trigger']).where('id', '=', ref.id).executeTakeFirstOrThrow();
+    const run = await db.selectFrom('pipeline_runs').select(['id', 'definition', 'trigger', 'source']).where('id', '=', ref.id).executeTakeFirstOrThrow();
     const definition = JSON.parse(run.definition) as PipelineDefinition;
     const byKey = new Map(definition.nodes.map((node) => [node.key, node]));
     const dependants = new Map<string, string[]>();
@@ -555,7 +605,8 @@ export class PipelineEngine {
       .executeTakeFirst();
     const trigger = JSON.parse(run.trigger) as { payload?: unknown };
     const outputOwners = new Map(definition.nodes.filter((node) => node.outputKey).map((node) => [node.outputKey!, node.key]));
-    const cache: RunCache = { definition, byKey, outputOwners, dependants, remaining: Number(open?.count ?? 0), trigger: trigger.payload ?? null };
+    const source = JSON.parse(run.source) as { kind: string; id?: string } | null;
+    const cache: RunCache = { definition, byKey, outputOwners, dependants, remaining: Number(open?.count ?? 0), trigger: trigger.payload ?? null, source };
     this.caches.set(run.id, cache);
     return cache;
   }
