@@ -11,7 +11,7 @@ import { newId, nowIso } from '../../ids.js';
 import { lookupModel } from '../../llm/model-catalog.js';
 import type { Plan, PlanStatus } from '../../schemas/plan.js';
 import type { Run } from '../../schemas/run.js';
-import { listPlanNodes, findPlanNode, insertPlanNode, updatePlanNode, type PlanNodeChange } from '../../store/repositories/plan-node-repository.js';
+import { listPlanNodes, findPlanNode, insertPlanNode, resetPlanNodes, updatePlanNode, type PlanNodeChange } from '../../store/repositories/plan-node-repository.js';
 import {
   executingPlanIds,
   findPlan,
@@ -25,7 +25,7 @@ import {
   type PlanRecord,
 } from '../../store/repositories/plan-repository.js';
 import { completedRunUsage } from '../../store/repositories/run-repository.js';
-import { insertTicket, setPlanTicketStatus } from '../../store/repositories/ticket-repository.js';
+import { insertTicket, reopenPlanTickets, setPlanTicketStatus } from '../../store/repositories/ticket-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { EventBus } from '../event-bus.js';
@@ -219,15 +219,15 @@ export class PlanService {
     const db = await this.db(workspaceId);
     const row = await this.findPlanOrThrow(db, planId);
     if (row.status !== 'cancelled' && row.status !== 'failed') throw new ConflictError('planId', `plan ${planId} is ${row.status}; only a stopped or failed plan can be resumed`);
-    const nodes = await db.selectFrom('plan_nodes').select(['key', 'state']).where('plan_id', '=', planId).execute();
+    const nodes = await listPlanNodes(db, planId);
     if (nodes.some((node) => node.state === 'running')) throw new ConflictError('planId', `plan ${planId} still has a step stopping; try again in a moment`);
     const again = nodes.filter((node) => node.state === 'cancelled' || node.state === 'failed' || node.state === 'blocked').map((node) => node.key);
     if (again.length === 0) throw new ConflictError('planId', `plan ${planId} has no unfinished step to run again`);
     const now = nowIso();
     await db.transaction().execute(async (trx) => {
-      await trx.updateTable('plans').set({ status: 'executing', updated_at: now }).where('id', '=', planId).execute();
-      await trx.updateTable('plan_nodes').set({ state: 'pending', run_id: null, error: null, started_at: null, ended_at: null }).where('plan_id', '=', planId).where('key', 'in', again).execute();
-      await trx.updateTable('tickets').set({ status: 'open', updated_at: now }).where('plan_id', '=', planId).where('node_key', 'in', again).execute();
+      await setPlanStatus(trx, planId, 'executing', now);
+      await resetPlanNodes(trx, planId, again);
+      await reopenPlanTickets(trx, planId, again, now);
     });
     this.events.publish(workspaceId, 'plan.updated', await this.get(workspaceId, planId));
     await this.schedule(workspaceId, planId);

@@ -11,6 +11,7 @@ import type { RunToolCalls } from './gate-tool-calls.js';
 import type { PreparedRun } from './prepare-run.js';
 import type { RunRecorder } from './record-run.js';
 import type { RunTokens } from './run-tokens.js';
+import { findTransportSessionId, saveTransportSessionId } from '../../store/repositories/transport-session-repository.js';
 
 /** A run in progress whose product tools an external runner may call over MCP. */
 export interface McpRun {
@@ -60,16 +61,8 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
   const token = deps.runTokens.issue({ workspaceId, runId, agentId: agent.id });
   const broker = external ? deps.modelBroker : undefined;
   // A child run never resumes or overwrites the conversation's runner session (it is its parent's).
-  const session =
-    conversationId && external
-      ? await db
-          .selectFrom('transport_sessions')
-          .select('session_id')
-          .where('conversation_id', '=', conversationId)
-          .where('agent_id', '=', agent.id)
-          .where('adapter_id', '=', transport.id)
-          .executeTakeFirst()
-      : undefined;
+  const sessionKey = conversationId ? { conversationId, agentId: agent.id, adapterId: transport.id } : null;
+  const previousSessionId = sessionKey && external ? await findTransportSessionId(db, sessionKey) : null;
   const checkout = prepared.checkout.checkout;
   const context: TransportRunContext = {
     ...scope,
@@ -91,14 +84,9 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     },
     gate: (action, gateSignal) => toolCalls.gateAction(action, gateSignal),
     setSandbox: (description) => recorder.setSandbox(description),
-    previousSessionId: session?.session_id ?? null,
+    previousSessionId,
     saveSessionId: async (sessionId) => {
-      if (!conversationId) return;
-      await db
-        .insertInto('transport_sessions')
-        .values({ conversation_id: conversationId, agent_id: agent.id, adapter_id: transport.id, session_id: sessionId, updated_at: nowIso() })
-        .onConflict((conflict) => conflict.columns(['conversation_id', 'agent_id', 'adapter_id']).doUpdateSet({ session_id: sessionId, updated_at: nowIso() }))
-        .execute();
+      if (sessionKey) await saveTransportSessionId(db, sessionKey, sessionId, nowIso());
     },
     ...(transport.inProcess ? { toolbox: toolCalls } : {}),
     completion: prepared.contract ? { outputVerb: prepared.contract.outputVerb, reminder: prepared.contract.reminder } : null,

@@ -79,3 +79,9 @@ export async function updatePlanNode(db: Kysely<WorkspaceSchema>, planId: string
   if (Object.keys(patch).length === 0) return;
   await db.updateTable('plan_nodes').set(patch).where('plan_id', '=', planId).where('key', '=', key).execute();
 }
+
+/** PLAN-8 resume: the given steps go back to pending, with no run, error or times of the attempt that stopped. */
+export async function resetPlanNodes(db: Kysely<WorkspaceSchema>, planId: string, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db.updateTable('plan_nodes').set({ state: 'pending', run_id: null, error: null, started_at: null, ended_at: null }).where('plan_id', '=', planId).where('key', 'in', [...keys]).execute();
+}

@@ -121,3 +121,9 @@ export async function listTicketComments(db: Kysely<WorkspaceSchema>, ticketId: 
 export async function setPlanTicketStatus(db: Kysely<WorkspaceSchema>, planId: string, nodeKey: string, status: string, updatedAt: string): Promise<void> {
   await db.updateTable('tickets').set({ status, updated_at: updatedAt }).where('plan_id', '=', planId).where('node_key', '=', nodeKey).execute();
 }
+
+/** PLAN-8 resume: the tickets of the steps that run again are open again. */
+export async function reopenPlanTickets(db: Kysely<WorkspaceSchema>, planId: string, nodeKeys: readonly string[], updatedAt: string): Promise<void> {
+  if (nodeKeys.length === 0) return;
+  await db.updateTable('tickets').set({ status: 'open', updated_at: updatedAt }).where('plan_id', '=', planId).where('node_key', 'in', [...nodeKeys]).execute();
+}
