@@ -3,14 +3,32 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { cronMatches, parseCron } from '../../core/pipelines/cron.js';
-import type { PipelineDefinition, PipelineTrigger } from '../../core/pipelines/pipeline-definition.js';
+import type { PipelineTrigger } from '../../core/pipelines/pipeline-definition.js';
 import type { PipelineIssue } from '../../core/pipelines/pipeline-issue.js';
 import { pipelineFormatOf, validatePipelineDefinition, validatePipelineSource } from '../../core/pipelines/validate-pipeline.js';
 import { verifyWebhook } from '../../core/pipelines/webhook-signature.js';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { PipelineRunDetail, PipelineRunSummary, PipelineView } from '../../schemas/pipeline.js';
-import { findPipelineRow, findTriggers, insertPipeline, replacePipeline, runDetail, runSummaries, toPipelineView } from '../../store/repositories/pipeline-repository.js';
+import {
+  findFilePipelineId,
+  findPipelineRow,
+  findPipelineRunRow,
+  findTriggers,
+  forgetWebhookDeliveries,
+  insertPipeline,
+  listEventTriggers,
+  listPipelineIds,
+  listPipelineRunRows,
+  listScheduleTriggers,
+  markTriggerFired,
+  pipelineDefinitionOf,
+  recordWebhookDelivery,
+  replacePipeline,
+  runDetail,
+  runSummaries,
+  toPipelineView,
+} from '../../store/repositories/pipeline-repository.js';
 import type { PipelineTriggerTable } from '../../store/workspace-schema.js';
 import type { EventBus, WorkspaceEvent } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
@@ -65,15 +83,15 @@ export class PipelineService {
 
   async list(workspaceId: string): Promise<PipelineView[]> {
     const db = await this.db(workspaceId);
-    const rows = await db.selectFrom('pipelines').select('id').orderBy('created_at').orderBy('id').limit(500).execute();
-    return Promise.all(rows.map((row) => this.get(workspaceId, row.id)));
+    const ids = await listPipelineIds(db);
+    return Promise.all(ids.map((id) => this.get(workspaceId, id)));
   }
 
   async get(workspaceId: string, pipelineId: string): Promise<PipelineView> {
     const db = await this.db(workspaceId);
     const row = await findPipelineRow(db, pipelineId);
     if (!row) throw new NotFoundError('pipeline', pipelineId, 'pipelineId');
-    const runs = await db.selectFrom('pipeline_runs').selectAll().where('pipeline_id', '=', pipelineId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(5).execute();
+    const runs = await listPipelineRunRows(db, pipelineId, 5);
     return toPipelineView(row, await findTriggers(db, pipelineId), await runSummaries(db, runs));
   }
 
@@ -82,7 +100,7 @@ export class PipelineService {
     const db = await this.db(workspaceId);
     const row = await findPipelineRow(db, pipelineId);
     if (!row) throw new NotFoundError('pipeline', pipelineId, 'pipelineId');
-    const definition = JSON.parse(row.definition) as PipelineDefinition;
+    const definition = pipelineDefinitionOf(row);
     const { runId } = await this.engine.start({ workspaceId, definition, pipelineId, trigger, source: { kind: 'pipeline', id: pipelineId }, idempotencyKey: idempotencyKey ? `${pipelineId}:${idempotencyKey}` : null });
     return this.getRun(workspaceId, runId);
   }
@@ -90,13 +108,13 @@ export class PipelineService {
   async listRuns(workspaceId: string, pipelineId: string): Promise<PipelineRunSummary[]> {
     const db = await this.db(workspaceId);
     if (!(await findPipelineRow(db, pipelineId))) throw new NotFoundError('pipeline', pipelineId, 'pipelineId');
-    const runs = await db.selectFrom('pipeline_runs').selectAll().where('pipeline_id', '=', pipelineId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute();
+    const runs = await listPipelineRunRows(db, pipelineId, 100);
     return runSummaries(db, runs);
   }
 
   async getRun(workspaceId: string, runId: string): Promise<PipelineRunDetail> {
     const db = await this.db(workspaceId);
-    const run = await db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    const run = await findPipelineRunRow(db, runId);
     if (!run) throw new NotFoundError('pipeline run', runId, 'runId');
     return runDetail(db, run);
   }
@@ -129,21 +147,16 @@ export class PipelineService {
       if (!trigger?.secret) throw refuse('no webhook trigger');
       const verdict = verifyWebhook({ secret: trigger.secret, timestamp: headers.timestamp, signature: headers.signature, body: rawBody, nowSeconds: Math.floor(Date.now() / 1000) });
       if (!verdict.ok) throw refuse(verdict.reason);
-      const fresh = await db
-        .insertInto('pipeline_webhook_deliveries')
-        .values({ pipeline_id: pipelineId, signature: headers.signature!, received_at: nowIso() })
-        .onConflict((conflict) => conflict.columns(['pipeline_id', 'signature']).doNothing())
-        .executeTakeFirst();
-      if (Number(fresh.numInsertedOrUpdatedRows ?? 0n) === 0) throw refuse('replayed delivery');
+      if (!(await recordWebhookDelivery(db, pipelineId, headers.signature!, nowIso()))) throw refuse('replayed delivery');
       // Signatures older than the tolerance window can never verify again: forget them.
-      await db.deleteFrom('pipeline_webhook_deliveries').where('received_at', '<', new Date(Date.now() - 15 * 60_000).toISOString()).execute();
+      await forgetWebhookDeliveries(db, new Date(Date.now() - 15 * 60_000).toISOString());
       let payload: unknown = rawBody;
       try {
         payload = JSON.parse(rawBody) as unknown;
       } catch {
         // not JSON: nodes see the raw text
       }
-      await db.updateTable('pipeline_triggers').set({ last_fired_at: nowIso() }).where('id', '=', trigger.id).execute();
+      await markTriggerFired(db, trigger.id, nowIso());
       const run = await this.startRun(workspace.id, pipelineId, { type: 'webhook', payload: { body: payload } });
       return { runId: run.id };
     }
@@ -169,14 +182,11 @@ export class PipelineService {
         results.push({ file: name, pipelineId: null, errors: validation.errors, warnings: validation.warnings });
         continue;
       }
-      const existing = (await db.selectFrom('pipelines').select(['id', 'source']).execute()).find((row) => {
-        const source = JSON.parse(row.source) as { kind: string; path?: string };
-        return source.kind === 'file' && source.path === name;
-      });
-      if (existing) {
-        const { rows } = this.triggerRows(existing.id, validation.definition.triggers);
-        await replacePipeline(db, existing.id, { name: validation.definition.name, definition: JSON.stringify(validation.definition), warnings: JSON.stringify(validation.warnings), updated_at: nowIso() }, rows);
-        results.push({ file: name, pipelineId: existing.id, errors: [], warnings: validation.warnings });
+      const existingId = await findFilePipelineId(db, name);
+      if (existingId) {
+        const { rows } = this.triggerRows(existingId, validation.definition.triggers);
+        await replacePipeline(db, existingId, { name: validation.definition.name, definition: JSON.stringify(validation.definition), warnings: JSON.stringify(validation.warnings), updated_at: nowIso() }, rows);
+        results.push({ file: name, pipelineId: existingId, errors: [], warnings: validation.warnings });
       } else {
         const created = await this.create(workspaceId, validation.definition, { kind: 'file', path: name });
         results.push({ file: name, pipelineId: created.pipeline.id, errors: [], warnings: validation.warnings });
@@ -218,16 +228,15 @@ export class PipelineService {
     const started: string[] = [];
     for (const workspace of await this.workspaces.list()) {
       const db = await this.db(workspace.id);
-      const triggers = await db.selectFrom('pipeline_triggers').selectAll().where('type', '=', 'schedule').execute();
+      const triggers = await listScheduleTriggers(db);
       for (const trigger of triggers) {
-        const { cron } = JSON.parse(trigger.config) as { cron: string };
         try {
-          if (!cronMatches(parseCron(cron), minute)) continue;
-          await db.updateTable('pipeline_triggers').set({ last_fired_at: minute.toISOString() }).where('id', '=', trigger.id).execute();
-          const run = await this.startRun(workspace.id, trigger.pipeline_id, { type: 'schedule', payload: { at: minute.toISOString() } }, `schedule:${minute.toISOString()}`);
+          if (!cronMatches(parseCron(trigger.cron), minute)) continue;
+          await markTriggerFired(db, trigger.id, minute.toISOString());
+          const run = await this.startRun(workspace.id, trigger.pipelineId, { type: 'schedule', payload: { at: minute.toISOString() } }, `schedule:${minute.toISOString()}`);
           started.push(run.id);
         } catch (error) {
-          this.logger?.error({ err: error, pipelineId: trigger.pipeline_id }, 'scheduled pipeline run failed to start');
+          this.logger?.error({ err: error, pipelineId: trigger.pipelineId }, 'scheduled pipeline run failed to start');
         }
       }
     }
@@ -239,13 +248,12 @@ export class PipelineService {
     if (names.length === 0) return;
     try {
       const db = await this.db(event.workspaceId);
-      const triggers = await db.selectFrom('pipeline_triggers').selectAll().where('type', '=', 'event').execute();
+      const triggers = await listEventTriggers(db);
       for (const trigger of triggers) {
-        const config = JSON.parse(trigger.config) as { event: string };
-        if (!names.includes(config.event)) continue;
+        if (!names.includes(trigger.event)) continue;
         const subject = (event.data as { id?: unknown }).id;
-        await db.updateTable('pipeline_triggers').set({ last_fired_at: nowIso() }).where('id', '=', trigger.id).execute();
-        await this.startRun(event.workspaceId, trigger.pipeline_id, { type: 'event', payload: { event: config.event, data: event.data } }, `event:${config.event}:${typeof subject === 'string' ? subject : event.sequence}`);
+        await markTriggerFired(db, trigger.id, nowIso());
+        await this.startRun(event.workspaceId, trigger.pipelineId, { type: 'event', payload: { event: trigger.event, data: event.data } }, `event:${trigger.event}:${typeof subject === 'string' ? subject : event.sequence}`);
       }
     } catch (error) {
       this.logger?.error({ err: error, type: event.type }, 'event-triggered pipeline run failed to start');

@@ -1,10 +1,94 @@
 import type { Kysely, Selectable } from 'kysely';
+import { z } from 'zod';
 import type { PipelineDefinition } from '../../core/pipelines/pipeline-definition.js';
-import type { PipelineIssue } from '../../core/pipelines/pipeline-issue.js';
-import type { PipelineRunDetail, PipelineRunSummary, PipelineView } from '../../schemas/pipeline.js';
+import { PipelineIssueView, PipelineNodeView, PipelineRunSummary, type PipelineRunDetail, type PipelineView } from '../../schemas/pipeline.js';
 import type { PipelineRunTable, PipelineTable, PipelineTriggerTable, WorkspaceSchema } from '../workspace-schema.js';
+import { enumColumn, jsonColumn } from './column-parsers.js';
 
 const SETTLED = new Set(['done', 'failed', 'skipped', 'cancelled', 'blocked']);
+
+/**
+ * A stored definition went through `validatePipelineDefinition` before it was written; reading it
+ * back checks the structure only (an object with a node list), not every rule again.
+ */
+function parseDefinitionSchema(): z.ZodType<PipelineDefinition> {
+  return z.custom<PipelineDefinition>((value) => typeof value === 'object' && value !== null && Array.isArray((value as { nodes?: unknown }).nodes));
+}
+const parseDefinition = jsonColumn('pipelines', 'definition', parseDefinitionSchema());
+const parseSource = jsonColumn('pipelines', 'source', z.object({ kind: z.string(), path: z.string().optional() }).passthrough());
+const parseWarnings = jsonColumn('pipelines', 'warnings', z.array(PipelineIssueView));
+const parseTriggerConfig = jsonColumn('pipeline_triggers', 'config', z.record(z.string(), z.unknown()));
+const parseRunDefinition = jsonColumn('pipeline_runs', 'definition', parseDefinitionSchema());
+const parseRunStatus = enumColumn('pipeline_runs', 'status', PipelineRunSummary.shape.status.options);
+const parseRunTrigger = jsonColumn('pipeline_runs', 'trigger', PipelineRunSummary.shape.trigger);
+const parseRunSource = jsonColumn('pipeline_runs', 'source', PipelineRunSummary.shape.source);
+const parseNodeState = enumColumn('pipeline_nodes', 'state', PipelineNodeView.shape.state.options);
+const parseNodeOutput = jsonColumn('pipeline_nodes', 'output', z.unknown());
+const parseScheduleConfig = jsonColumn('pipeline_triggers', 'config', z.object({ cron: z.string() }).passthrough());
+const parseEventConfig = jsonColumn('pipeline_triggers', 'config', z.object({ event: z.string() }).passthrough());
+
+/** The definition a stored pipeline runs (PIPE-1). */
+export function pipelineDefinitionOf(row: Selectable<PipelineTable>): PipelineDefinition {
+  return parseDefinition(row.definition, row.id);
+}
+
+/** Ids of the workspace's pipelines, oldest first (at most 500). */
+export async function listPipelineIds(db: Kysely<WorkspaceSchema>): Promise<string[]> {
+  const rows = await db.selectFrom('pipelines').select('id').orderBy('created_at').orderBy('id').limit(500).execute();
+  return rows.map((row) => row.id);
+}
+
+/** The pipeline authored by the workspace file `path` (PIPE-1 file authoring), if one is stored. */
+export async function findFilePipelineId(db: Kysely<WorkspaceSchema>, path: string): Promise<string | undefined> {
+  const rows = await db.selectFrom('pipelines').select(['id', 'source']).execute();
+  return rows.find((row) => {
+    const source = parseSource(row.source, row.id);
+    return source.kind === 'file' && source.path === path;
+  })?.id;
+}
+
+/** A pipeline's runs, newest first. */
+export async function listPipelineRunRows(db: Kysely<WorkspaceSchema>, pipelineId: string, limit: number): Promise<Array<Selectable<PipelineRunTable>>> {
+  return db.selectFrom('pipeline_runs').selectAll().where('pipeline_id', '=', pipelineId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export async function findPipelineRunRow(db: Kysely<WorkspaceSchema>, runId: string): Promise<Selectable<PipelineRunTable> | undefined> {
+  return db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+}
+
+/** Every schedule trigger of the workspace with its cron expression. */
+export async function listScheduleTriggers(db: Kysely<WorkspaceSchema>): Promise<Array<{ id: string; pipelineId: string; cron: string }>> {
+  const rows = await db.selectFrom('pipeline_triggers').selectAll().where('type', '=', 'schedule').execute();
+  return rows.map((row) => ({ id: row.id, pipelineId: row.pipeline_id, cron: parseScheduleConfig(row.config, row.id).cron }));
+}
+
+/** Every domain-event trigger of the workspace with the event name it waits for. */
+export async function listEventTriggers(db: Kysely<WorkspaceSchema>): Promise<Array<{ id: string; pipelineId: string; event: string }>> {
+  const rows = await db.selectFrom('pipeline_triggers').selectAll().where('type', '=', 'event').execute();
+  return rows.map((row) => ({ id: row.id, pipelineId: row.pipeline_id, event: parseEventConfig(row.config, row.id).event }));
+}
+
+export async function markTriggerFired(db: Kysely<WorkspaceSchema>, triggerId: string, at: string): Promise<void> {
+  await db.updateTable('pipeline_triggers').set({ last_fired_at: at }).where('id', '=', triggerId).execute();
+}
+
+/**
+ * Records a webhook delivery's signature; false when that signature was already delivered (a
+ * replay, PIPE-1).
+ */
+export async function recordWebhookDelivery(db: Kysely<WorkspaceSchema>, pipelineId: string, signature: string, receivedAt: string): Promise<boolean> {
+  const fresh = await db
+    .insertInto('pipeline_webhook_deliveries')
+    .values({ pipeline_id: pipelineId, signature, received_at: receivedAt })
+    .onConflict((conflict) => conflict.columns(['pipeline_id', 'signature']).doNothing())
+    .executeTakeFirst();
+  return Number(fresh.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+/** Forgets delivered signatures received before `before`. */
+export async function forgetWebhookDeliveries(db: Kysely<WorkspaceSchema>, before: string): Promise<void> {
+  await db.deleteFrom('pipeline_webhook_deliveries').where('received_at', '<', before).execute();
+}
 
 /** Data access of pipelines, their triggers and runs (PIPE-1). */
 export async function insertPipeline(db: Kysely<WorkspaceSchema>, row: PipelineTable, triggers: PipelineTriggerTable[]): Promise<void> {
@@ -54,9 +138,9 @@ export function toRunSummary(run: Selectable<PipelineRunTable>, progress: { sett
     id: run.id,
     pipelineId: run.pipeline_id,
     name: run.name,
-    status: run.status as PipelineRunSummary['status'],
-    trigger: JSON.parse(run.trigger) as PipelineRunSummary['trigger'],
-    source: JSON.parse(run.source) as PipelineRunSummary['source'],
+    status: parseRunStatus(run.status, run.id),
+    trigger: parseRunTrigger(run.trigger, run.id),
+    source: parseRunSource(run.source, run.id),
     error: run.error,
     createdAt: run.created_at,
     endedAt: run.ended_at,
@@ -65,7 +149,7 @@ export function toRunSummary(run: Selectable<PipelineRunTable>, progress: { sett
 }
 
 export async function runDetail(db: Kysely<WorkspaceSchema>, run: Selectable<PipelineRunTable>): Promise<PipelineRunDetail> {
-  const definition = JSON.parse(run.definition) as PipelineDefinition;
+  const definition = parseRunDefinition(run.definition, run.id);
   const rows = await db.selectFrom('pipeline_nodes').selectAll().where('run_id', '=', run.id).execute();
   const byKey = new Map(rows.map((row) => [row.key, row]));
   const nodes = definition.nodes.map((node) => {
@@ -75,9 +159,9 @@ export async function runDetail(db: Kysely<WorkspaceSchema>, run: Selectable<Pip
       type: node.type,
       title: node.title ?? null,
       dependsOn: node.dependsOn,
-      state: (row?.state ?? 'pending') as PipelineRunDetail['nodes'][number]['state'],
+      state: row ? parseNodeState(row.state, `${run.id}/${row.key}`) : ('pending' as const),
       attempts: row?.attempts ?? 0,
-      output: row?.output ? (JSON.parse(row.output) as unknown) : null,
+      output: row?.output ? parseNodeOutput(row.output, `${run.id}/${row.key}`) : null,
       error: row?.error ?? null,
       agentRunId: row?.agent_run_id ?? null,
       approvalId: row?.approval_id ?? null,
@@ -90,18 +174,18 @@ export async function runDetail(db: Kysely<WorkspaceSchema>, run: Selectable<Pip
 }
 
 export function toPipelineView(row: Selectable<PipelineTable>, triggers: Array<Selectable<PipelineTriggerTable>>, lastRuns: PipelineRunSummary[]): PipelineView {
-  const definition = JSON.parse(row.definition) as PipelineDefinition;
+  const definition = pipelineDefinitionOf(row);
   return {
     id: row.id,
     name: row.name,
     description: definition.description ?? null,
     definition: definition as unknown as Record<string, unknown>,
-    warnings: JSON.parse(row.warnings) as PipelineIssue[],
-    source: JSON.parse(row.source) as PipelineView['source'],
+    warnings: parseWarnings(row.warnings, row.id),
+    source: parseSource(row.source, row.id),
     triggers: triggers.map((trigger) => ({
       id: trigger.id,
       type: trigger.type,
-      config: JSON.parse(trigger.config) as Record<string, unknown>,
+      config: parseTriggerConfig(trigger.config, trigger.id),
       lastFiredAt: trigger.last_fired_at,
       ...(trigger.type === 'webhook' ? { url: `/api/hooks/pipelines/${row.id}` } : {}),
     })),
