@@ -5,7 +5,7 @@ import type { AutonomyLevel } from '../../core/modes.js';
 import { foldVerdict, type AxisResult } from '../../core/review/fold-verdict.js';
 import { anchorProblem } from '../../core/review/hunk-map.js';
 import { reviewDelta } from '../../core/review/review-delta.js';
-import { LIVE_FINDING_STATUSES, type FindingAnchor, type FindingPriority, type FindingType, type HunkMap } from '../../core/review/review-types.js';
+import { LIVE_FINDING_STATUSES, type FindingAnchor, type FindingPriority, type FindingType } from '../../core/review/review-types.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
 import { ensureWorktree } from '../../git/git-worktrees.js';
 import { computeReviewDiff } from '../../git/review-diff.js';
@@ -19,13 +19,18 @@ import {
   findReviewRow,
   findReviewRowByRepoHead,
   findReviewRowBySpace,
+  hunkMapOf,
+  insertReview,
   listGateConfigs,
   listGateResults,
   listReviewRows,
   putGateResult,
+  recordReviewRound,
   replaceGateConfigs,
+  setReviewVerdict,
   toReview,
 } from '../../store/repositories/review-repository.js';
+import { deleteSpace, deleteSpaceAndConversation } from '../../store/repositories/space-repository.js';
 import type { ReviewTable, WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { EventBus } from '../event-bus.js';
@@ -145,34 +150,24 @@ export class ReviewService {
       const round = existing.round + 1;
       // The new head is checked out first: a round is never recorded without its checkout.
       await this.checkout(workspaceId, existing.id, round, body.repoPath, change.headSha);
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('reviews')
-          .set({
-            base_ref: body.base,
-            base_sha: change.baseSha,
-            head_sha: change.headSha,
-            merge_base_sha: change.mergeBaseSha,
-            round,
-            hunk_map: JSON.stringify(change.hunkMap),
-            diff: change.diff,
-            review_md: change.reviewMd,
-            verdict_json: null,
-            finalized_by: null,
-            finalized_at: null,
-            updated_at: now,
-          })
-          .where('id', '=', existing.id)
-          .execute();
-        // Carry forward (re-review): a live finding whose lines left the diff cannot be re-verified
-        // there; it stays live (missing evidence never relaxes the verdict) and says so.
-        const live = await trx.selectFrom('review_findings').selectAll().where('review_id', '=', existing.id).where('status', 'in', [...LIVE_FINDING_STATUSES]).execute();
-        for (const finding of live) {
-          const anchored = finding.anchor_path !== null && finding.anchor_start !== null && finding.anchor_end !== null;
-          const carry = anchored && anchorProblem({ path: finding.anchor_path!, startLine: finding.anchor_start!, endLine: finding.anchor_end! }, change.hunkMap) ? 'notVerifiable' : 'stillOpen';
-          await trx.updateTable('review_findings').set({ carry, updated_at: now }).where('id', '=', finding.id).execute();
-        }
-      });
+      // Carry forward (re-review): a live finding whose lines left the diff cannot be re-verified
+      // there; it stays live (missing evidence never relaxes the verdict) and says so.
+      await recordReviewRound(
+        db,
+        existing.id,
+        {
+          base_ref: body.base,
+          base_sha: change.baseSha,
+          head_sha: change.headSha,
+          merge_base_sha: change.mergeBaseSha,
+          round,
+          hunk_map: JSON.stringify(change.hunkMap),
+          diff: change.diff,
+          review_md: change.reviewMd,
+          updated_at: now,
+        },
+        (anchor) => (anchor && anchorProblem(anchor, change.hunkMap) ? 'notVerifiable' : 'stillOpen'),
+      );
       const review = await this.get(workspaceId, existing.id);
       this.deps.events.publish(workspaceId, 'review.updated', review);
       return { review, created: false, reReview: true };
@@ -183,7 +178,7 @@ export class ReviewService {
     await this.checkout(workspaceId, reviewId, 1, body.repoPath, change.headSha);
     const space = await this.deps.spaces.create(workspaceId, { name: title, kind: 'pullRequest', repoPath: body.repoPath });
     const conversation = await this.deps.spaces.createConversation(workspaceId, space.id, { title }).catch(async (error: unknown) => {
-      await db.deleteFrom('spaces').where('id', '=', space.id).execute();
+      await deleteSpace(db, space.id);
       throw error;
     });
     const row: ReviewTable = {
@@ -208,13 +203,10 @@ export class ReviewService {
       updated_at: now,
     };
     try {
-      await db.insertInto('reviews').values(row).execute();
+      await insertReview(db, row);
     } catch (error) {
       // Undo the space this call made, so a failed open leaves nothing behind.
-      await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('conversations').where('id', '=', conversation.id).execute();
-        await trx.deleteFrom('spaces').where('id', '=', space.id).execute();
-      });
+      await deleteSpaceAndConversation(db, space.id, conversation.id);
       throw error;
     }
     const review = toReview(workspaceId, row);
@@ -253,7 +245,7 @@ export class ReviewService {
     if (!Number.isFinite(input.confidence) || input.confidence < 0 || input.confidence > 1) throw new ValidationError('confidence', 'confidence must be between 0 and 1');
     if (input.body.trim() === '') throw new ValidationError('body', 'body must not be empty');
     if (input.anchor) {
-      const problem = anchorProblem(input.anchor, JSON.parse(review.hunk_map) as HunkMap);
+      const problem = anchorProblem(input.anchor, hunkMapOf(review));
       if (problem) throw new ValidationError('anchor', `anchor refused: ${problem}`);
     }
     const now = nowIso();
@@ -491,7 +483,7 @@ export class ReviewService {
     if (configured.some((gate) => !done.has(gate.name))) await this.runGates(workspaceId, reviewId);
     const verdict = await this.verdict(workspaceId, reviewId, { headline: input.headline ?? null, note: input.note ?? null });
     const now = nowIso();
-    await db.updateTable('reviews').set({ verdict_json: JSON.stringify(verdict), finalized_by: `${by.kind}:${by.id}`, finalized_at: now, updated_at: now }).where('id', '=', reviewId).execute();
+    await setReviewVerdict(db, reviewId, verdict, `${by.kind}:${by.id}`, now);
     const published = await this.get(workspaceId, reviewId);
     this.deps.events.publish(workspaceId, 'review.finalized', published);
     return published;

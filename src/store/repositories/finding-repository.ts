@@ -1,7 +1,11 @@
 import type { Kysely, Selectable } from 'kysely';
 import { partitionFindings } from '../../core/review/read-finding.js';
-import type { Finding } from '../../schemas/review.js';
+import { z } from 'zod';
+import { Principal, type Finding } from '../../schemas/review.js';
 import type { ReviewFindingTable, WorkspaceSchema } from '../workspace-schema.js';
+import { jsonColumn } from './column-parsers.js';
+
+const parseConfirmedBy = jsonColumn('review_findings', 'confirmed_by', z.array(Principal));
 
 /** The one mapper from a `review_findings` row (already past the REV-3 boundary) to the domain object. */
 export function toFinding(row: Selectable<ReviewFindingTable> & { priority: string; confidence: number }): Finding {
@@ -19,7 +23,7 @@ export function toFinding(row: Selectable<ReviewFindingTable> & { priority: stri
     carry: row.carry as Finding['carry'],
     author: { kind: row.author_kind as 'agent' | 'operator', id: row.author_id },
     runId: row.run_id,
-    confirmedBy: JSON.parse(row.confirmed_by) as Finding['confirmedBy'],
+    confirmedBy: parseConfirmedBy(row.confirmed_by, row.id),
     statusReason: row.status_reason,
     statusBy: row.status_by,
     resolvedRound: row.resolved_round,

@@ -1,11 +1,57 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { HunkMap } from '../../core/review/review-types.js';
-import type { GateResult, Review, VerdictView } from '../../schemas/review.js';
+import { z } from 'zod';
+import { LIVE_FINDING_STATUSES, type FindingAnchor, type HunkMap } from '../../core/review/review-types.js';
+import { VerdictView, type GateResult, type Review } from '../../schemas/review.js';
 import type { ReviewGateResultTable, ReviewTable, WorkspaceSchema } from '../workspace-schema.js';
+import { jsonColumn } from './column-parsers.js';
+
+const parseHunkMap = jsonColumn<HunkMap>('reviews', 'hunk_map', z.record(z.string(), z.array(z.tuple([z.number(), z.number()]))));
+const parseVerdict = jsonColumn('reviews', 'verdict_json', VerdictView);
+
+/** The hunk map of a review's current round (REV-2 anchors are checked against it). */
+export function hunkMapOf(row: Selectable<ReviewTable>): HunkMap {
+  return parseHunkMap(row.hunk_map, row.id);
+}
+
+export async function insertReview(db: Kysely<WorkspaceSchema>, row: ReviewTable): Promise<void> {
+  await db.insertInto('reviews').values(row).execute();
+}
+
+/** The columns a new review round replaces (REV-6 re-review). */
+export type ReviewRoundPatch = Pick<ReviewTable, 'base_ref' | 'base_sha' | 'head_sha' | 'merge_base_sha' | 'round' | 'hunk_map' | 'diff' | 'review_md' | 'updated_at'>;
+
+/**
+ * Records a new round in one transaction: the review's head and diff move, its published verdict is
+ * cleared, and every live finding gets the carry `carryOf` gives its anchor (null when unanchored).
+ */
+export async function recordReviewRound(
+  db: Kysely<WorkspaceSchema>,
+  reviewId: string,
+  patch: ReviewRoundPatch,
+  carryOf: (anchor: FindingAnchor | null) => string,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('reviews')
+      .set({ ...patch, verdict_json: null, finalized_by: null, finalized_at: null })
+      .where('id', '=', reviewId)
+      .execute();
+    const live = await trx.selectFrom('review_findings').selectAll().where('review_id', '=', reviewId).where('status', 'in', [...LIVE_FINDING_STATUSES]).execute();
+    for (const finding of live) {
+      const anchor = finding.anchor_path !== null && finding.anchor_start !== null && finding.anchor_end !== null ? { path: finding.anchor_path, startLine: finding.anchor_start, endLine: finding.anchor_end } : null;
+      await trx.updateTable('review_findings').set({ carry: carryOf(anchor), updated_at: patch.updated_at }).where('id', '=', finding.id).execute();
+    }
+  });
+}
+
+/** Publishes a verdict (REV-5: the latest publication wins). */
+export async function setReviewVerdict(db: Kysely<WorkspaceSchema>, reviewId: string, verdict: VerdictView, finalizedBy: string, now: string): Promise<void> {
+  await db.updateTable('reviews').set({ verdict_json: JSON.stringify(verdict), finalized_by: finalizedBy, finalized_at: now, updated_at: now }).where('id', '=', reviewId).execute();
+}
 
 /** The one mapper from a `reviews` row to the domain object (the diff text is served separately). */
 export function toReview(workspaceId: string, row: Selectable<ReviewTable>): Review {
-  const hunkMap = JSON.parse(row.hunk_map) as HunkMap;
+  const hunkMap = hunkMapOf(row);
   return {
     id: row.id,
     workspaceId,
@@ -22,7 +68,7 @@ export function toReview(workspaceId: string, row: Selectable<ReviewTable>): Rev
     hunkMap,
     filesChanged: Object.keys(hunkMap).length,
     reviewMd: row.review_md,
-    verdict: row.verdict_json ? (JSON.parse(row.verdict_json) as VerdictView) : null,
+    verdict: row.verdict_json ? parseVerdict(row.verdict_json, row.id) : null,
     finalizedBy: row.finalized_by,
     finalizedAt: row.finalized_at,
     createdAt: row.created_at,

@@ -66,3 +66,16 @@ export async function updateSpace(db: Kysely<WorkspaceSchema>, space: Space): Pr
     .where('id', '=', space.id)
     .execute();
 }
+
+/** Removes a space nothing refers to yet (undoing a half-made open, e.g. a review's). */
+export async function deleteSpace(db: Kysely<WorkspaceSchema>, spaceId: string): Promise<void> {
+  await db.deleteFrom('spaces').where('id', '=', spaceId).execute();
+}
+
+/** Removes a just-made space and its conversation together (undoing a half-made open). */
+export async function deleteSpaceAndConversation(db: Kysely<WorkspaceSchema>, spaceId: string, conversationId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('conversations').where('id', '=', conversationId).execute();
+    await trx.deleteFrom('spaces').where('id', '=', spaceId).execute();
+  });
+}
