@@ -10,6 +10,7 @@ import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
 import { sanitizedEnv } from '../../sandbox/sanitized-env.js';
 import type { Approval } from '../../schemas/approval.js';
 import type { Run } from '../../schemas/run.js';
+import { findTicket, setTicketStatus } from '../../store/repositories/ticket-repository.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { PolicyService } from '../approvals/policy-service.js';
@@ -172,9 +173,9 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
     const node = execution.node as Extract<PipelineNode, { type: 'ticketWork' }>;
     const prompt = execution.resolve(node.prompt);
     const db = (await deps.workspaces.handle(execution.workspaceId)).database.db;
-    const ticket = await db.selectFrom('tickets').selectAll().where('id', '=', node.ticketId).executeTakeFirst();
+    const ticket = await findTicket(db, node.ticketId);
     if (!ticket) throw new PermanentNodeError(`ticket ${node.ticketId} does not exist`);
-    const setStatus = (status: string) => db.updateTable('tickets').set({ status, updated_at: new Date().toISOString() }).where('id', '=', node.ticketId).execute();
+    const setStatus = (status: string) => setTicketStatus(db, node.ticketId, status, new Date().toISOString());
     await setStatus('inProgress');
     try {
       const result = await runAgent(execution, node.agentId, `Ticket ${ticket.title}\n\n${ticket.description}\n\n${prompt}`, null);

@@ -10,6 +10,7 @@ import {
   updateTicketRow,
   type NewTicketRow,
 } from '../../store/repositories/ticket-repository.js';
+import { agentExists } from '../../store/repositories/agent-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
@@ -40,8 +41,7 @@ export async function createTicket(db: Kysely<WorkspaceSchema>, input: CreateTic
     if (!(await findTicket(db, dependency))) throw new ValidationError(`dependsOn.${index}`, `dependsOn names no ticket ${JSON.stringify(dependency)}`);
   }
   if (input.assigneeAgentId) {
-    const agent = await db.selectFrom('agents').select('id').where('id', '=', input.assigneeAgentId).executeTakeFirst();
-    if (!agent) throw new ValidationError('assigneeAgentId', `no agent ${JSON.stringify(input.assigneeAgentId)} in this workspace`);
+    if (!(await agentExists(db, input.assigneeAgentId))) throw new ValidationError('assigneeAgentId', `no agent ${JSON.stringify(input.assigneeAgentId)} in this workspace`);
   }
   return insertTicket(db, input);
 }
@@ -79,8 +79,7 @@ export class TicketService {
     assertText(change.title, 'title', 300);
     assertStatus(change.status);
     if (change.assigneeAgentId) {
-      const agent = await db.selectFrom('agents').select('id').where('id', '=', change.assigneeAgentId).executeTakeFirst();
-      if (!agent) throw new ValidationError('assigneeAgentId', `no agent ${JSON.stringify(change.assigneeAgentId)} in this workspace`);
+      if (!(await agentExists(db, change.assigneeAgentId))) throw new ValidationError('assigneeAgentId', `no agent ${JSON.stringify(change.assigneeAgentId)} in this workspace`);
     }
     await updateTicketRow(db, ticketId, change);
     const ticket = await this.get(workspaceId, ticketId);

@@ -117,6 +117,11 @@ export async function listTicketComments(db: Kysely<WorkspaceSchema>, ticketId: 
   return (await db.selectFrom('ticket_comments').selectAll().where('ticket_id', '=', ticketId).orderBy('created_at').orderBy('id').execute()).map(toTicketComment);
 }
 
+/** Sets one ticket's status (a pipeline's ticketWork node moves it through inProgress → done/failed). */
+export async function setTicketStatus(db: Kysely<WorkspaceSchema>, ticketId: string, status: string, updatedAt: string): Promise<void> {
+  await db.updateTable('tickets').set({ status, updated_at: updatedAt }).where('id', '=', ticketId).execute();
+}
+
 /** Sets the status of the ticket of one plan step. */
 export async function setPlanTicketStatus(db: Kysely<WorkspaceSchema>, planId: string, nodeKey: string, status: string, updatedAt: string): Promise<void> {
   await db.updateTable('tickets').set({ status, updated_at: updatedAt }).where('plan_id', '=', planId).where('node_key', '=', nodeKey).execute();
