@@ -1,7 +1,13 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { OrchestrationProposal } from '../../core/orchestrations/orchestration-proposal.js';
+import { z } from 'zod';
+import { OrchestrationProposalSchema, type OrchestrationProposal } from '../../core/orchestrations/orchestration-proposal.js';
 import type { OrchestrationStatus } from '../../core/orchestrations/orchestration-status.js';
 import type { OrchestrationTable, WorkspaceSchema } from '../workspace-schema.js';
+import { jsonColumn } from './column-parsers.js';
+
+const parseApprovedKeys = jsonColumn('orchestrations', 'approved_keys', z.array(z.string()));
+const parseProposal = jsonColumn<OrchestrationProposal>('orchestration_revisions', 'proposal', OrchestrationProposalSchema);
+const parseStepResult = jsonColumn('orchestration_steps', 'result', z.unknown());
 
 type Db = Kysely<WorkspaceSchema> | Transaction<WorkspaceSchema>;
 
@@ -50,7 +56,7 @@ export function toOrchestration(row: Selectable<OrchestrationTable>): Orchestrat
     status: row.status as OrchestrationStatus,
     latestRevision: row.latest_revision,
     approvedRevision: row.approved_revision,
-    approvedKeys: row.approved_keys === null ? null : (JSON.parse(row.approved_keys) as string[]),
+    approvedKeys: row.approved_keys === null ? null : parseApprovedKeys(row.approved_keys, row.id),
     decidedBy: row.decided_by,
     reason: row.reason,
     teamId: row.team_id,
@@ -180,7 +186,7 @@ export async function listRevisions(db: Db, orchestrationId: string): Promise<Or
   return rows.map((row) => ({
     orchestrationId: row.orchestration_id,
     revision: row.revision,
-    proposal: JSON.parse(row.proposal) as OrchestrationProposal,
+    proposal: parseProposal(row.proposal, `${row.orchestration_id}#${row.revision}`),
     runId: row.run_id,
     createdAt: row.created_at,
   }));
@@ -190,7 +196,7 @@ export async function listRevisions(db: Db, orchestrationId: string): Promise<Or
 export async function listSteps(db: Db, orchestrationId: string): Promise<Map<string, unknown>> {
   // rowid is insertion order: steps recorded in the same millisecond still come back in the order they ran.
   const rows = await db.selectFrom('orchestration_steps').selectAll().where('orchestration_id', '=', orchestrationId).orderBy(sql`rowid`).execute();
-  return new Map(rows.map((row) => [row.step, JSON.parse(row.result) as unknown]));
+  return new Map(rows.map((row) => [row.step, parseStepResult(row.result, `${orchestrationId}/${row.step}`)]));
 }
 
 export async function recordStep(db: Db, orchestrationId: string, step: string, result: unknown, now: string): Promise<void> {

@@ -1,6 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { SkillScanRecord } from '../../schemas/skill.js';
+import { SkillScanRecord } from '../../schemas/skill.js';
 import type { SkillScanReportTable, WorkspaceSchema } from '../workspace-schema.js';
+import { jsonColumn } from './column-parsers.js';
+
+const parseReport = jsonColumn('skill_scan_reports', 'report_json', SkillScanRecord.shape.report);
 
 export function toSkillScanRecord(row: Selectable<SkillScanReportTable>): SkillScanRecord {
   return {
@@ -10,7 +13,7 @@ export function toSkillScanRecord(row: Selectable<SkillScanReportTable>): SkillS
     skillPath: row.skill_path,
     commit: row.commit_sha,
     computedHash: row.computed_hash,
-    report: JSON.parse(row.report_json) as SkillScanRecord['report'],
+    report: parseReport(row.report_json, row.id),
     createdAt: row.created_at,
   };
 }
