@@ -10,6 +10,7 @@ import { findAgent, insertAgent } from '../../src/store/repositories/agent-repos
 import { findApproval, insertApproval } from '../../src/store/repositories/approval-repository.js';
 import { findCheckout, insertCheckoutOnce } from '../../src/store/repositories/checkout-repository.js';
 import { enumColumn, jsonColumn } from '../../src/store/repositories/column-parsers.js';
+import { findFilePipelineId, insertPipeline, listScheduleTriggers } from '../../src/store/repositories/pipeline-repository.js';
 import { findPlan, insertPlan, type PlanRecord } from '../../src/store/repositories/plan-repository.js';
 import { listPolicyRules, insertPolicyRule } from '../../src/store/repositories/policy-rule-repository.js';
 import { findRun, insertRun } from '../../src/store/repositories/run-repository.js';
@@ -237,6 +238,23 @@ describe('repositories: one mapper per row, corrupt columns fail loudly', () => 
 
     await sql`INSERT INTO workspace_settings (key, value) VALUES (${'settings'}, ${'not json'})`.execute(database.db);
     await expectCorrupt(() => readWorkspaceSettings(database.db), 'workspace_settings', 'value', 'settings');
+  });
+
+  it('a pipeline trigger whose config lost its cron, a pipeline whose source is not JSON', async () => {
+    const definition = { name: 'nightly', nodes: [], triggers: [{ type: 'schedule', cron: '0 3 * * *' }] };
+    await insertPipeline(
+      database.db,
+      { id: 'pl_1', name: 'nightly', definition: JSON.stringify(definition), warnings: '[]', source: JSON.stringify({ kind: 'file', path: 'nightly.yaml' }), created_at: NOW, updated_at: NOW },
+      [{ id: 'plt_1', pipeline_id: 'pl_1', type: 'schedule', config: JSON.stringify({ type: 'schedule', cron: '0 3 * * *' }), secret: null, last_fired_at: null }],
+    );
+    expect(await listScheduleTriggers(database.db)).toEqual([{ id: 'plt_1', pipelineId: 'pl_1', cron: '0 3 * * *' }]);
+    expect(await findFilePipelineId(database.db, 'nightly.yaml')).toBe('pl_1');
+    expect(await findFilePipelineId(database.db, 'other.yaml')).toBeUndefined();
+
+    await sql`UPDATE pipeline_triggers SET config = ${JSON.stringify({ type: 'schedule' })}`.execute(database.db);
+    await expectCorrupt(() => listScheduleTriggers(database.db), 'pipeline_triggers', 'config', 'plt_1');
+    await sql`UPDATE pipelines SET source = ${'{kind: file'}`.execute(database.db);
+    await expectCorrupt(() => findFilePipelineId(database.db, 'nightly.yaml'), 'pipelines', 'source', 'pl_1');
   });
 });
 
