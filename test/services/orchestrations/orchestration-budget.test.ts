@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { reply } from '../../support/scripted-reply.js';
 import { validProposal } from '../../support/orchestration-fixtures.js';
+import { makeDataRoot, startTestServer, type TestServer } from '../../support/test-server.js';
 
 let fixture: HarnessFixture | null = null;
 afterEach(async () => {
@@ -24,8 +25,8 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, w
 const HELD = /^waiting for the operator: /;
 
 /** Proposes and approves an orchestration whose cap is below what one agent run costs. */
-async function launchCapped(maxUsd: number): Promise<{ orchestrationId: string; pipelineRunId: string }> {
-  fixture = await startHarnessFixture({ space: { mode: 'orchestrate' } });
+async function launchCapped(maxUsd: number, dataRoot?: string): Promise<{ orchestrationId: string; pipelineRunId: string }> {
+  fixture = await startHarnessFixture({ space: { mode: 'orchestrate' }, ...(dataRoot ? { server: { dataRoot } } : {}) });
   const lead = Object.values(fixture.agents)[0]!;
   const answer = JSON.stringify({ summary: 'Export shipped and documented.', gaps: [] });
   const proposal = { ...validProposal(lead.id), budget: { maxUsd } };
@@ -86,5 +87,52 @@ describe('maxUsd is enforced on the engine (ORC-4)', () => {
     const run = await waitFor(async () => (await api('GET', `/pipeline-runs/${pipelineRunId}`)).body, (body) => body.status !== 'running', 'the run to end');
     expect(run.status).toBe('cancelled');
     expect(run.nodes.filter((node: any) => node.state === 'queued' || node.state === 'pending' || node.state === 'running')).toEqual([]);
+  });
+
+  it('a held node stays held across a server restart (the gate is asked again), and raising the cap afterwards finishes the run', async () => {
+    const dataRoot = await makeDataRoot();
+    const { orchestrationId, pipelineRunId } = await launchCapped(0.000001, dataRoot);
+    const before = await waitFor(
+      async () => (await api('GET', `/pipeline-runs/${pipelineRunId}`)).body,
+      (run) => run.nodes.some((node: any) => HELD.test(node.error ?? '')),
+      'a held node',
+    );
+    const doneBefore = before.nodes.filter((node: any) => node.state === 'done').map((node: any) => node.key);
+    const model = fixture!.model;
+    const workspaceId = fixture!.workspaceId;
+    // Stop this server by hand and reopen the same data root with the same model server.
+    fixture!.operator?.close();
+    await fixture!.server.stop();
+    fixture = null;
+    let second: TestServer | null = await startTestServer({ dataRoot, env: { ...model.providerEnv }, modelMaxRetries: 0 });
+    try {
+      const call = (method: string, path: string, body?: unknown) => second!.api(method, `/api/workspaces/${workspaceId}${path}`, body);
+      // After the restart the held node asked the gate again and is held again; nothing new ran.
+      const requestsBefore = model.requests.length;
+      const after = await waitFor(
+        async () => (await call('GET', `/pipeline-runs/${pipelineRunId}`)).body,
+        (run) => run.nodes.some((node: any) => node.state === 'queued' && HELD.test(node.error ?? '')),
+        'the node held again after the restart',
+      );
+      expect(after.status).toBe('running');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const still = (await call('GET', `/pipeline-runs/${pipelineRunId}`)).body;
+      expect(still.nodes.filter((node: any) => node.state === 'done').map((node: any) => node.key)).toEqual(doneBefore);
+      expect(still.nodes.filter((node: any) => node.state === 'running')).toEqual([]);
+      expect(model.requests.length).toBe(requestsBefore);
+      expect((await call('GET', `/orchestrations/${orchestrationId}`)).body).toMatchObject({ status: 'executing', budgetPaused: true });
+
+      expect((await call('POST', `/orchestrations/${orchestrationId}/budget`, { maxUsd: 1_000 })).status).toBe(200);
+      const finished = await waitFor(async () => (await call('GET', `/orchestrations/${orchestrationId}`)).body, (body) => ['completed', 'failed', 'cancelled'].includes(body.status), 'the orchestration to finish');
+      expect(finished.status).toBe('completed');
+      // Nodes done before the stop were not run again: one agent run each.
+      const run = (await call('GET', `/pipeline-runs/${pipelineRunId}`)).body;
+      expect(run.status).toBe('completed');
+      for (const key of doneBefore) expect(run.nodes.find((node: any) => node.key === key).attempts).toBe(1);
+    } finally {
+      await second.dispose();
+      second = null;
+      await model.close();
+    }
   });
 });
