@@ -161,10 +161,11 @@ export class PipelineEngine {
     return released;
   }
 
-  private notify(call: (observer: PipelineRunObserver) => Promise<void>): void {
-    for (const observer of this.observers) {
-      void call(observer).catch((error: unknown) => this.logger?.error({ err: error }, 'pipeline observer failed'));
-    }
+  /** Tells every observer; the returned promise settles when all have (callers normally do not wait). */
+  private notify(call: (observer: PipelineRunObserver) => Promise<void>): Promise<void> {
+    return Promise.all(
+      this.observers.map((observer) => call(observer).catch((error: unknown) => this.logger?.error({ err: error }, 'pipeline observer failed'))),
+    ).then(() => undefined);
   }
 
   /** The run's source as an observer sees it; runs started by the API or a trigger have no owner to tell. */
@@ -565,7 +566,10 @@ export class PipelineEngine {
       if (source && node && (outcome.state === 'done' || outcome.state === 'failed' || outcome.state === 'cancelled')) {
         const costUsd = await this.nodeCost(db, runId, key);
         const state = outcome.state;
-        this.notify((observer) => observer.onNodeFinished({ workspaceId, pipelineRunId: runId, source, nodeKey: key, nodeType: node.type, state, costUsd }));
+        const told = this.notify((observer) => observer.onNodeFinished({ workspaceId, pipelineRunId: runId, source, nodeKey: key, nodeType: node.type, state, costUsd }));
+        // With budget gates, the node's cost must land before its dependants ask them (ORC-4), or a
+        // dependant could start on a spend that does not count the node that just finished.
+        if (this.budgetGates.length > 0) await told;
       }
     }
     if (run.status === 'running') {
