@@ -211,6 +211,7 @@ export class ControlCenter {
     this.pipelineLauncher = new EnginePipelineLauncher(this.pipelineEngine);
     // ORC-4: orchestrations launch on the engine (tests may pass a recording launcher) and follow their runs.
     this.pipelineEngine.observe(this.orchestrations);
+    this.pipelineEngine.addBudgetGate(this.orchestrations);
     this.orchestrations.attachEngine(options.pipelineLauncher ?? this.pipelineLauncher, options.pipelineRunControl ?? this.enginePipelineControl());
     this.approvals.onDecided(wakeOnDecision({ agents: this.agents, turns: this.turns }));
     this.executor.registerModeTools(
@@ -248,8 +249,12 @@ export class ControlCenter {
           if (!(error instanceof ConflictError)) throw error;
         });
       },
-      resume: async ({ workspaceId }) => {
-        await this.pipelineEngine.resume(workspaceId);
+      resume: async ({ workspaceId, pipelineRunId }) => {
+        // Held nodes of this run are enqueued again and ask the budget gate afresh (ORC-4).
+        // A run this engine does not hold (a test's recording launcher) has nothing to resume.
+        await this.pipelineEngine.resumeRun(workspaceId, pipelineRunId).catch((error: unknown) => {
+          if (!(error instanceof NotFoundError)) throw error;
+        });
       },
     };
   }

@@ -9,7 +9,7 @@ import { newId, nowIso } from '../../ids.js';
 import type { PipelineRunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
-import type { PipelineRunObserver, PipelineRunSource } from '../orchestrations/pipeline-launcher.js';
+import type { PipelineBudgetGate, PipelineRunObserver, PipelineRunSource } from '../orchestrations/pipeline-launcher.js';
 import type { JobQueue } from './job-queue.js';
 import { PermanentNodeError, RESUMABLE_TYPES, SIDE_EFFECT_FREE_TYPES, type NodeExecutor } from './node-executor.js';
 import { SqliteJobQueue } from './sqlite-job-queue.js';
@@ -19,6 +19,11 @@ export type PipelineRunStatus = 'running' | 'completed' | 'failed' | 'cancelled'
 
 const TERMINAL: ReadonlySet<string> = new Set(['done', 'failed', 'skipped', 'cancelled', 'blocked']);
 const NODE_QUEUE = 'pipeline-nodes';
+/**
+ * A node a budget gate refused stays `queued` with this prefix on its error and no job in the queue:
+ * nothing claims it until its run is resumed (ORC-4). No new state, so no migration.
+ */
+export const HELD_PREFIX = 'waiting for the operator: ';
 
 export interface StartPipelineRun {
   workspaceId: string;
@@ -101,10 +106,66 @@ export class PipelineEngine {
     this.observers.push(observer);
   }
 
-  private notify(call: (observer: PipelineRunObserver) => Promise<void>): void {
-    for (const observer of this.observers) {
-      void call(observer).catch((error: unknown) => this.logger?.error({ err: error }, 'pipeline observer failed'));
+  private readonly budgetGates: PipelineBudgetGate[] = [];
+
+  /**
+   * Adds a gate asked before a node of an orchestration's run starts (ORC-4's `maxUsd`). A refusal
+   * holds the node durably (see {@link HELD_PREFIX}) until {@link resumeRun}; the run stays running.
+   */
+  addBudgetGate(gate: PipelineBudgetGate): void {
+    this.budgetGates.push(gate);
+  }
+
+  /** The first refusal of any gate; a gate that throws refuses too (a budget is never bypassed by an error). */
+  private async askBudgetGates(workspaceId: string, runId: string, key: string, cache: RunCache): Promise<string | null> {
+    if (this.budgetGates.length === 0 || cache.source?.kind !== 'orchestration' || !cache.source.id) return null;
+    const source: PipelineRunSource = { kind: 'orchestration', id: cache.source.id };
+    for (const gate of this.budgetGates) {
+      try {
+        const verdict = await gate.beforeNode({ workspaceId, pipelineRunId: runId, source, nodeKey: key, estimatedUsd: null });
+        if (!verdict.proceed) return verdict.reason;
+      } catch (error) {
+        this.logger?.error({ err: error, runId, key }, 'pipeline budget gate failed');
+        return `the budget check failed: ${error instanceof Error ? error.message : String(error)}`;
+      }
     }
+    return null;
+  }
+
+  /**
+   * Re-enqueues the held nodes of a running run (the operator raised the cap, or the server started
+   * again); each asks the gates again when claimed. The hold marker is cleared by a conditional update
+   * first, so two concurrent resumes enqueue a node once.
+   */
+  async resumeRun(workspaceId: string, runId: string): Promise<number> {
+    const db = await this.db(workspaceId);
+    const run = await this.findRun(db, runId);
+    if (run.status !== 'running') return 0;
+    const cache = await this.cache(db, run);
+    const queue = await this.queue(workspaceId);
+    const held = await db.selectFrom('pipeline_nodes').select(['key', 'attempts']).where('run_id', '=', runId).where('state', '=', 'queued').where('error', 'like', `${HELD_PREFIX}%`).execute();
+    let released = 0;
+    for (const row of held) {
+      const node = cache.byKey.get(row.key);
+      if (!node) continue;
+      const cleared = await db.updateTable('pipeline_nodes').set({ error: null }).where('run_id', '=', runId).where('key', '=', row.key).where('state', '=', 'queued').where('error', 'like', `${HELD_PREFIX}%`).executeTakeFirst();
+      if (Number(cleared.numUpdatedRows) === 0) continue;
+      // The first job of this node was completed when it was held; a fresh dedupe key gives it a new one.
+      await this.enqueueNode(queue, runId, node, `${runId}:${row.key}:resumed:${newId('rsm')}`);
+      released += 1;
+    }
+    if (released > 0) {
+      this.publish(workspaceId, runId);
+      void this.pump(workspaceId);
+    }
+    return released;
+  }
+
+  /** Tells every observer; the returned promise settles when all have (callers normally do not wait). */
+  private notify(call: (observer: PipelineRunObserver) => Promise<void>): Promise<void> {
+    return Promise.all(
+      this.observers.map((observer) => call(observer).catch((error: unknown) => this.logger?.error({ err: error }, 'pipeline observer failed'))),
+    ).then(() => undefined);
   }
 
   /** The run's source as an observer sees it; runs started by the API or a trigger have no owner to tell. */
@@ -218,6 +279,8 @@ export class PipelineEngine {
     const running = await db.selectFrom('pipeline_runs').select('id').where('status', '=', 'running').execute();
     // A run whose nodes all settled while the previous process was stopping is finished now.
     for (const { id } of running) await this.finishIfDone(workspaceId, id);
+    // Held nodes (ORC-4) ask their gates again after a restart: still over budget, they are held again.
+    for (const { id } of running) await this.resumeRun(workspaceId, id);
     void this.pump(workspaceId);
     return running.length;
   }
@@ -236,11 +299,11 @@ export class PipelineEngine {
 
   // ---- scheduling ------------------------------------------------------------------------------
 
-  private async enqueueNode(queue: JobQueue, runId: string, node: PipelineNode): Promise<void> {
+  private async enqueueNode(queue: JobQueue, runId: string, node: PipelineNode, dedupeKey = `${runId}:${node.key}`): Promise<void> {
     await queue.enqueue({
       queue: NODE_QUEUE,
       payload: { runId, key: node.key },
-      dedupeKey: `${runId}:${node.key}`,
+      dedupeKey,
       maxAttempts: (node.retries?.max ?? 0) + 1,
       backoffMs: node.retries?.backoffMs ?? 0,
     });
@@ -322,6 +385,16 @@ export class PipelineEngine {
         });
         return;
       }
+    }
+    // ORC-4: an orchestration over its cap holds the node — not started, not failed, its job done so
+    // nothing spins — until the operator raises the cap (resumeRun) or cancels the run.
+    const refusal = await this.askBudgetGates(workspaceId, runId, key, cache);
+    if (refusal !== null) {
+      // `queued` also for an attempt interrupted by a restart (its row still says running).
+      await db.updateTable('pipeline_nodes').set({ state: 'queued', error: `${HELD_PREFIX}${refusal}`.slice(0, 4_000) }).where('run_id', '=', runId).where('key', '=', key).where('state', 'not in', [...TERMINAL]).execute();
+      await queue.complete(jobId, this.workerId);
+      this.publish(workspaceId, runId);
+      return;
     }
     const attempt = nodeRow.attempts + 1;
     const idempotencyKey = `${runId}:${key}:${attempt}`;
@@ -493,7 +566,10 @@ export class PipelineEngine {
       if (source && node && (outcome.state === 'done' || outcome.state === 'failed' || outcome.state === 'cancelled')) {
         const costUsd = await this.nodeCost(db, runId, key);
         const state = outcome.state;
-        this.notify((observer) => observer.onNodeFinished({ workspaceId, pipelineRunId: runId, source, nodeKey: key, nodeType: node.type, state, costUsd }));
+        const told = this.notify((observer) => observer.onNodeFinished({ workspaceId, pipelineRunId: runId, source, nodeKey: key, nodeType: node.type, state, costUsd }));
+        // With budget gates, the node's cost must land before its dependants ask them (ORC-4), or a
+        // dependant could start on a spend that does not count the node that just finished.
+        if (this.budgetGates.length > 0) await told;
       }
     }
     if (run.status === 'running') {
