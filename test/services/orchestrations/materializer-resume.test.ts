@@ -96,15 +96,19 @@ describe('the materializer resumes after a crash without repeating a step (ORC-4
     expect(await counts(workspaceId, id)).toEqual({ agents: 1, teams: 1, projects: 1, tickets: 4 });
   }, 120_000);
 
-  it('without an engine attached, materialization stops before the launch and resumes when one is attached', async () => {
+  it('when the engine refuses the launch, materialization stops before it and resumes when a working engine is attached', async () => {
+    // The server always attaches its own engine now; an engine that is unavailable is a launcher that refuses.
+    const refusing = { launch: async () => Promise.reject(new Error('the pipeline engine is not available')) };
     const dataRoot = await makeDataRoot();
-    server = await startTestServer({ dataRoot });
+    server = await startTestServer({ dataRoot, pipelineLauncher: refusing });
     const workspace = await createSeededWorkspace(server, 'No engine');
     const lead = (await server.api('GET', `/api/workspaces/${workspace.id}/agents`)).body.agents[0];
     const proposed = await server.running.app.orchestrations.propose({ workspaceId: workspace.id, conversationId: null, spaceId: null, agentId: lead.id, runId: null, proposal: validProposal(lead.id) });
     const id = (proposed as { orchestration: { id: string } }).orchestration.id;
-    const approved = await server.api('POST', `/api/workspaces/${workspace.id}/orchestrations/${id}/approve`, { revision: 1 });
-    expect(approved.body).toMatchObject({ status: 'approved', pipelineRunId: null, steps: ['role:lead', 'role:writer', 'team', 'project', 'tickets'] });
+    await server.api('POST', `/api/workspaces/${workspace.id}/orchestrations/${id}/approve`, { revision: 1 });
+    const stopped = (await server.api('GET', `/api/workspaces/${workspace.id}/orchestrations/${id}`)).body;
+    expect(stopped).toMatchObject({ status: 'approved', pipelineRunId: null, steps: ['role:lead', 'role:writer', 'team', 'project', 'tickets'] });
+    expect(stopped.error).toContain('the pipeline engine is not available');
     const launcher = new RecordingLauncher();
     await server.running.app.orchestrations.useLauncher(launcher);
     expect((await server.api('GET', `/api/workspaces/${workspace.id}/orchestrations/${id}`)).body).toMatchObject({ status: 'executing', pipelineRunId: 'prun_test_1' });
