@@ -137,7 +137,7 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/c/${conversationId}?plan=plan_valid`);
     const studio = page.getByTestId('plan-studio');
-    // The Plan Studio chunk (elkjs, ~1.7 MB) loads lazily; on a busy 2-core machine that alone can
+    // The Plan Studio chunk loads lazily; on a busy 2-core machine that alone can
     // take longer than expect.poll's default second.
     await expect.poll(() => studio.getByTestId('plan-node').count(), { timeout: 15_000 }).toBe(3);
     const x = async (key: string) => (await studio.locator(`[data-node-key="${key}"]`).boundingBox())!.x;

@@ -19,7 +19,7 @@ import { isActive, LiveTurn, RunOutcome } from './RunBlocks';
 import { PlanReadyBoard } from './PlanReadyBoard';
 import { SidePanel } from './SidePanel';
 
-/** Plan Studio carries the graph libraries (elkjs is large): loaded when first opened. */
+/** Plan Studio carries the graph library (@xyflow/react): loaded when first opened. */
 const PlanStudio = lazy(() => import('./PlanStudio').then((module) => ({ default: module.PlanStudio })));
 
 /** PLAN-3: a plan that arrives within this window while its conversation is on screen opens Plan Studio. */
