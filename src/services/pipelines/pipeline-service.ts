@@ -45,13 +45,14 @@ export class InvalidPipelineError extends ValidationError {
 /** The folder of a workspace whose `*.json` / `*.yaml` files are pipelines (PIPE-1 file authoring). */
 export const PIPELINE_FILES_DIR = 'pipelines';
 
-/** Event names of domain-event triggers, mapped to the bus's event types that exist today. */
-const EVENT_TYPES: Record<'plan.approved' | 'review.finalized' | 'ticket.done', string> = {
-  'plan.approved': 'plan.approved',
-  // Not published by anything yet (review verbs and ticket events come with their issues): a
-  // trigger on them is stored and fires as soon as an event of that type is published.
-  'review.finalized': 'review.finalized',
-  'ticket.done': 'ticket.done',
+/**
+ * Domain-event triggers (PIPE-1) and the bus events that fire them: a plan approved, a review's verdict
+ * published, a ticket moved to done (by a person, the API or an agent's `update_ticket`).
+ */
+const EVENT_TRIGGERS: Record<'plan.approved' | 'review.finalized' | 'ticket.done', (event: WorkspaceEvent) => boolean> = {
+  'plan.approved': (event) => event.type === 'plan.approved',
+  'review.finalized': (event) => event.type === 'review.finalized',
+  'ticket.done': (event) => event.type === 'ticket.updated' && event.data.status === 'done',
 };
 
 /**
@@ -244,7 +245,7 @@ export class PipelineService {
   }
 
   private async onEvent(event: WorkspaceEvent): Promise<void> {
-    const names = Object.entries(EVENT_TYPES).filter(([, type]) => type === event.type).map(([name]) => name);
+    const names = Object.entries(EVENT_TRIGGERS).filter(([, fires]) => fires(event)).map(([name]) => name);
     if (names.length === 0) return;
     try {
       const db = await this.db(event.workspaceId);

@@ -68,6 +68,28 @@ describe('pipeline triggers and file authoring (PIPE-1)', () => {
     expect(run.nodes[0].output).toEqual({ value: true });
   });
 
+  it('a ticket.done event trigger starts a run when a ticket moves to done, not on other updates', async () => {
+    fixture = await startHarnessFixture({ operatorConnected: false });
+    const f = fixture;
+    const base = `/api/workspaces/${f.workspaceId}`;
+    const created = await f.server.api('POST', `${base}/pipelines`, {
+      name: 'on-done',
+      triggers: [{ type: 'event', event: 'ticket.done' }],
+      nodes: [{ key: 'seen', type: 'condition', expression: '{{trigger.data.title}} == "Write the docs"' }],
+    });
+    expect(created.status).toBe(201);
+    const ticket = (await f.server.api('POST', `${base}/tickets`, { title: 'Write the docs', description: 'All of them.' })).body;
+    expect((await f.server.api('PATCH', `${base}/tickets/${ticket.id}`, { status: 'inProgress' })).status).toBe(200);
+    expect((await f.server.api('PATCH', `${base}/tickets/${ticket.id}`, { status: 'done' })).status).toBe(200);
+    const runs = await poll(
+      async () => (await f.server.api('GET', `${base}/pipelines/${created.body.pipeline.id}/runs`)).body.runs,
+      (list) => list.length === 1 && list[0].status !== 'running',
+    );
+    expect(runs[0]).toMatchObject({ status: 'completed', trigger: { type: 'event', payload: { event: 'ticket.done', data: { id: ticket.id, status: 'done' } } } });
+    const run = (await f.server.api('GET', `${base}/pipeline-runs/${runs[0].id}`)).body;
+    expect(run.nodes[0].output).toEqual({ value: true });
+  });
+
   it('JSON and YAML files in the workspace become pipelines; a broken file is reported with its nodes and stored nowhere', async () => {
     fixture = await startHarnessFixture({ operatorConnected: false });
     const f = fixture;
