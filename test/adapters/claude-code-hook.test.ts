@@ -39,6 +39,8 @@ async function runHook(serverUrl: string, options: { timeoutSeconds?: number; no
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, ms: Date.now() - started }));
+    // The hook may exit before reading stdin (a missing interpreter does): that must not fail the test with EPIPE.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(HOOK_INPUT);
   });
 }
