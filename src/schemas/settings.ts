@@ -4,6 +4,12 @@ import { HttpUrl } from './common.js';
 
 const ProviderMap = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(PROVIDER_IDS), value);
 
+/** Which model reviews skills (a model id, provider-prefixed or not) and how long it may take. */
+export const SkillModelReviewSetting = z.strictObject({
+  modelId: z.string().trim().min(1).max(200),
+  timeoutSeconds: z.number().int().min(5).max(600).default(60),
+});
+
 /** Workspace settings as stored. API keys are write-only: reads show only whether each is set. */
 export const WorkspaceSettings = z.object({
   apiKeys: ProviderMap(z.string()).default({}),
@@ -22,6 +28,8 @@ export const WorkspaceSettings = z.object({
   reviewBlockThreshold: z.number().min(0).max(1).default(0.7),
   /** Reviewers of one review running at once. */
   reviewConcurrency: z.number().int().min(1).max(16).default(3),
+  /** SKL-3: the optional model review of skills before install (null = off); it can only make a verdict stricter. */
+  skillModelReview: SkillModelReviewSetting.nullable().default(null),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;
 
@@ -42,5 +50,6 @@ export const UpdateWorkspaceSettingsBody = z.strictObject({
   maxConcurrentRuns: z.number().int().min(1).max(32).optional(),
   reviewBlockThreshold: z.number().min(0).max(1).optional(),
   reviewConcurrency: z.number().int().min(1).max(16).optional(),
+  skillModelReview: SkillModelReviewSetting.nullable().optional(),
 });
 export type UpdateWorkspaceSettingsBody = z.infer<typeof UpdateWorkspaceSettingsBody>;

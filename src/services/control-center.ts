@@ -137,7 +137,7 @@ export class ControlCenter {
     this.questions = new QuestionService(this.events);
     this.presence = new PresenceService(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
-    this.skills = new SkillService(this.workspaces, this.policy);
+    this.skills = new SkillService(this.workspaces, this.policy, undefined, undefined, { refusedLocalRoots: [dataRoot], modelReview: { settings: this.settings, env: options.env ?? process.env } });
     this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });
     // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
     const commandSandbox = new CommandSandbox({

@@ -21,7 +21,8 @@ import { deleteSkillSource, findSkillSource, findSkillSourceByUrl, insertSkillSo
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { PolicyService } from '../approvals/policy-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
-import { checkRef, checkSkillPath, checkSourceUrl, fetchSource, type FetchedSource } from './skill-source-git.js';
+import { checkRef, checkSkillPath, checkSourceUrl, fetchSource, type FetchedSource, type SourceUrlLimits } from './skill-source-git.js';
+import { reviewSkillWithModel, type ModelReviewDeps } from './skill-model-review.js';
 import { readSkillFolder, swapFolder, writeSkillFolder } from './skill-folder-files.js';
 import { readConfinedFile } from '../../worktree/read-confined-file.js';
 
@@ -78,6 +79,12 @@ function hashOf(entries: readonly SkillFolderEntry[]): string {
   return computeSkillFolderHash(entries.filter((entry) => entry.kind === 'file').map((entry) => ({ path: entry.path, content: entry.content! })));
 }
 
+/** What the server adds to the service: where local sources may not point, and the optional model review. */
+export interface SkillServiceOptions extends SourceUrlLimits {
+  /** Set to enable the model review a workspace setting turns on (SKL-3); without it the setting is refused as unreachable. */
+  modelReview?: ModelReviewDeps;
+}
+
 /**
  * The skills supply chain of a workspace (SKL-3): operator-registered Git sources, a fail-closed
  * scan between download and write, installs pinned in `skills-lock.json`, verify, update behind the
@@ -93,6 +100,7 @@ export class SkillService {
     private readonly policy: PolicyService,
     private readonly fetcher: SourceFetcher = fetchSource,
     private readonly scanner: FolderScanner = scanSkillFolder,
+    private readonly options: SkillServiceOptions = {},
   ) {}
 
   async listSources(workspaceId: string): Promise<SkillSource[]> {
@@ -101,7 +109,7 @@ export class SkillService {
 
   /** Registers a source after one successful fetch of its HEAD: an unreachable URL is a 400 and nothing is stored. */
   async addSource(workspaceId: string, rawUrl: string): Promise<SkillSource> {
-    const { url, sourceType } = checkSourceUrl(rawUrl);
+    const { url, sourceType } = checkSourceUrl(rawUrl, this.options);
     const db = await this.db(workspaceId);
     if (await findSkillSourceByUrl(db, url)) throw new ConflictError('url', `the source ${url} is already registered`);
     const fetched = await this.fetcher(url, null);
@@ -323,6 +331,13 @@ export class SkillService {
     return decisions;
   }
 
+  /** The report after the optional model review (stricter only); unchanged when the workspace has it off. */
+  private async modelReviewed(workspaceId: string, entries: readonly SkillFolderEntry[], report: ScanReport): Promise<ScanReport> {
+    const deps = this.options.modelReview;
+    if (!deps) return report;
+    return reviewSkillWithModel(deps, workspaceId, entries, report);
+  }
+
   private async folderOf(fetched: FetchedSource, path: string): Promise<SkillFolderEntry[]> {
     try {
       return await fetched.folder(path);
@@ -342,6 +357,10 @@ export class SkillService {
       const reason = error instanceof SkillScanError ? error.message : `the scanner failed: ${error instanceof Error ? error.message : String(error)}`;
       throw new SkillScanRefusedError('path', `scan refused '${path}' at ${fetched.commit.slice(0, 12)}: ${reason}; nothing was written`);
     }
+    report = await this.modelReviewed(workspaceId, entries, report).catch((error: unknown) => {
+      // Fail-closed: with the review enabled, no answer is a refusal, never the static verdict alone (SKL-3).
+      throw new SkillScanRefusedError('path', `scan refused '${path}' at ${fetched.commit.slice(0, 12)}: the model review failed (${error instanceof Error ? error.message : String(error)}); nothing was written`);
+    });
     const scan: SkillScanRecord = { id: newId('sscan'), sourceId, skillName: name, skillPath: path, commit: fetched.commit, computedHash: hashOf(entries), report, createdAt: nowIso() };
     await insertSkillScan(db, scan);
     return { entries, scan };

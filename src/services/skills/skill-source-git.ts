@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { join, resolve as resolvePath } from 'node:path';
 import type { SkillFolderEntry } from '../../core/skills/scan/scan-types.js';
 import { readTarEntries } from '../../core/skills/tar-entries.js';
 import { GitCommandError } from '../../git/git-command-error.js';
@@ -16,19 +17,72 @@ export function sourceTypeOf(url: string, transport: string): string {
   return 'git';
 }
 
+/** Where the operator's local source paths may not point (the server's own data root, SEC-4). */
+export interface SourceUrlLimits {
+  /** Absolute folders a local source may not be in: they hold other workspaces, tokens and checkouts. */
+  refusedLocalRoots?: readonly string[];
+}
+
+/** The local path a `file://` URL or plain path names (percent-decoded), or null when it names a remote host. */
+function localPathOf(url: string): string | null {
+  if (!/^file:\/\//i.test(url)) return url;
+  const rest = url.slice('file://'.length);
+  const slash = rest.indexOf('/');
+  const host = slash === -1 ? rest : rest.slice(0, slash);
+  if (host !== '' && host.toLowerCase() !== 'localhost') return null;
+  try {
+    return decodeURIComponent(slash === -1 ? '/' : rest.slice(slash));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Checks a source URL the operator typed (SEC-2: URLs are hostile even from an operator's paste):
- * the remote-URL rules of `checkRemoteUrl`, and a local path must be absolute (the server does not
- * run where the operator's shell did).
+ * the remote-URL rules of `checkRemoteUrl`; no credentials in the URL (they would be stored, shown
+ * in listings and written into `skills-lock.json` — private sources authenticate through git's own
+ * credential configuration); a local path must be absolute (the server does not run where the
+ * operator's shell did) and outside the server's data root (SKL-3, SEC-4). Refusals never repeat the
+ * URL, which may carry a secret.
  */
-export function checkSourceUrl(url: string): { url: string; sourceType: string } {
+export function checkSourceUrl(url: string, limits: SourceUrlLimits = {}): { url: string; sourceType: string } {
   const trimmed = url.trim();
   const check = checkRemoteUrl(trimmed, '/');
   if (!check.ok) throw new ValidationError('url', `the source URL ${check.reason}`);
-  if (check.transport === 'file' && !trimmed.startsWith('/') && !/^file:\/\//i.test(trimmed)) {
-    throw new ValidationError('url', 'a local source must be an absolute path or a file:// URL');
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)/.exec(trimmed);
+  if (scheme && scheme[1]!.toLowerCase() !== 'file') {
+    const authority = scheme[2]!;
+    const at = authority.lastIndexOf('@');
+    const user = at === -1 ? '' : authority.slice(0, at);
+    // ssh's `user@host` names an account, not a secret; an http(s)/git user part is a token slot.
+    if (user.includes(':') || (user !== '' && !/^(?:ssh|git\+ssh|ssh\+git)$/i.test(scheme[1]!))) {
+      throw new ValidationError('url', 'the source URL carries credentials; register it without them and let git authenticate (credential helper or SSH key)');
+    }
+  }
+  if (check.transport === 'file') {
+    const local = localPathOf(trimmed);
+    if (local === null) throw new ValidationError('url', 'a file:// source must name a path on this machine (file:///absolute/path)');
+    if (!local.startsWith('/')) throw new ValidationError('url', 'a local source must be an absolute path or a file:// URL');
+    const target = resolvePath(local);
+    for (const root of limits.refusedLocalRoots ?? []) {
+      const refused = resolvePath(root);
+      if (target === refused || target.startsWith(`${refused}/`) || isInsideReal(target, refused)) {
+        throw new ValidationError('url', "a local source may not be inside the server's data folder");
+      }
+    }
   }
   return { url: trimmed, sourceType: sourceTypeOf(trimmed, check.transport) };
+}
+
+/** Whether `path`, with its links resolved, is inside `root` (a link elsewhere may point into the data root). */
+function isInsideReal(path: string, root: string): boolean {
+  try {
+    const real = realpathSync(path);
+    const realRoot = realpathSync(root);
+    return real === realRoot || real.startsWith(`${realRoot}/`);
+  } catch {
+    return false;
+  }
 }
 
 /** A skill folder path inside a repository: relative, `/`-separated, no `.`/`..` segments. */
