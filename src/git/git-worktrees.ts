@@ -69,6 +69,8 @@ export interface EnsureWorktreeOptions {
   baseRef?: string;
   /** The server's records of checkouts it made (required for a repository). */
   records?: CheckoutRecords;
+  /** Names the branch `cc/<branchKey>` when it differs from the folder (a linked repository's checkout, SKL-4). */
+  branchKey?: string;
 }
 
 export interface ConversationWorktree {
@@ -251,7 +253,7 @@ export async function ensureWorktree(options: EnsureWorktreeOptions): Promise<Co
       }
     }
     const source = await describeSource(repoPath);
-    const branch = `${WORKTREE_BRANCH_PREFIX}${options.conversationId}`;
+    const branch = `${WORKTREE_BRANCH_PREFIX}${options.branchKey ?? options.conversationId}`;
     const baseSha = (await syncedBranch(repoPath, branch)) ?? (await resolveBase(repoPath, options.baseRef));
     const record: CheckoutRecord = {
       conversationId: options.conversationId,

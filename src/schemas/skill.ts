@@ -142,3 +142,26 @@ export const VerifyResult = z.object({
 export type VerifyResult = z.infer<typeof VerifyResult>;
 
 export const SkillBody = z.object({ name: z.string(), description: z.string(), body: z.string() });
+
+/** SKL-4: a repository a space links, checked out under `repos/<name>/` of each conversation's worktree. */
+export const SpaceRepositoryLink = z.object({ spaceId: z.string(), name: z.string(), repoPath: z.string(), createdAt: z.string() });
+export type SpaceRepositoryLink = z.infer<typeof SpaceRepositoryLink>;
+
+export const LinkRepositoryBody = z.strictObject({
+  name: z.string().min(1).max(64),
+  repoPath: z.string().min(1).max(4096),
+});
+
+/** SKL-4/5: the scanned skills of a conversation's repositories; refused ones say why and are never shown to a runner. */
+export const ConversationRepoSkills = z.object({
+  activeRepository: z.string().nullable(),
+  repositories: z.array(
+    z.object({
+      name: z.string(),
+      root: z.string(),
+      skills: z.array(z.object({ name: z.string(), description: z.string(), folder: z.string(), verdict: z.enum(['pass', 'warn']), findings: z.array(ScanFinding) })),
+      refused: z.array(z.object({ folder: z.string(), reason: z.string(), findings: z.array(ScanFinding) })),
+    }),
+  ),
+});
+export type ConversationRepoSkills = z.infer<typeof ConversationRepoSkills>;

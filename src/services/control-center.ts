@@ -29,7 +29,9 @@ import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
 import { SkillService } from './skills/skill-service.js';
 import { skillModeTools } from './skills/skill-mode-tools.js';
-import { withMaterializedSkills } from './skills/materialize-skills.js';
+import { skillsPrepareHook } from './skills/materialize-skills.js';
+import { RepoSkills } from './skills/repo-skills.js';
+import { SpaceRepositories } from './spaces/space-repositories.js';
 import { PresenceService } from './agents/presence-service.js';
 import { QuestionService } from './approvals/question-service.js';
 import { RunExecutor } from './runs/run-executor.js';
@@ -104,6 +106,10 @@ export class ControlCenter {
   readonly policy: PolicyService;
   /** SKL-3: skill sources, the fail-closed scan, installs pinned in skills-lock.json. */
   readonly skills: SkillService;
+  /** SKL-4: repositories a space links besides its own (checked out under repos/<name>/). */
+  readonly spaceRepositories: SpaceRepositories;
+  /** SKL-4/5: the scanned skills the space's repositories ship, and each conversation's active repository. */
+  readonly repoSkills: RepoSkills;
   readonly executor: RunExecutor;
   readonly turns: TurnService;
   readonly plans: PlanService;
@@ -182,11 +188,16 @@ export class ControlCenter {
       modelBroker: this.modelBroker,
       logger: this.logger,
     });
-    // SKL-5: Claude Code's native skill discovery sees exactly the scanned set, materialized per run.
-    const claudeCode = transports.get('claude-code');
-    if (claudeCode) withMaterializedSkills(claudeCode, this.skills);
+    // SKL-4/5, HAR-1: linked repositories checked out, repo skills scanned and indexed; Claude Code's
+    // native skill discovery sees exactly the scanned set, materialized per run in the prepare stage.
+    this.spaceRepositories = new SpaceRepositories(this.workspaces, this.spaces);
+    this.repoSkills = new RepoSkills({ workspaces: this.workspaces, spaces: this.spaces, checkouts: this.executor.checkouts, skills: this.skills });
+    this.executor.registerPrepareHook(skillsPrepareHook(this.skills, this.repoSkills));
     this.executor.registerModeTools(skillModeTools(this.skills));
-    this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor, this.skills);
+    this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor, {
+      loadSkill: (workspaceId, name) => this.skills.loadSkill(workspaceId, name),
+      loadRepoSkill: (workspaceId, input) => this.repoSkills.loadForTurn(workspaceId, { ...input, checkoutKey: input.conversationId }),
+    });
     this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
     this.orchestrations = new OrchestrationService(this.workspaces, this.agents, this.events, {
       logger: this.logger,

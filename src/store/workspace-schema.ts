@@ -48,6 +48,7 @@ export interface WorkspaceSchema {
   skill_scan_reports: SkillScanReportTable;
   installed_skills: InstalledSkillTable;
   skill_quarantine_overrides: SkillQuarantineOverrideTable;
+  space_repositories: SpaceRepositoryTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -591,5 +592,14 @@ export interface SkillQuarantineOverrideTable {
   skill_name: string;
   computed_hash: string;
   reason: string;
+  created_at: string;
+}
+
+/** SKL-4: a repository a space links, checked out under `repos/<name>/` of each conversation's worktree. */
+export interface SpaceRepositoryTable {
+  space_id: string;
+  name: string;
+  /** Absolute path of the user's repository (checked like a space's repoPath). */
+  repo_path: string;
   created_at: string;
 }

@@ -8,7 +8,6 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ClaudeCodeTransport } from '../../src/adapters/claude-code/claude-code-transport.js';
-import { withMaterializedSkills } from '../../src/services/skills/materialize-skills.js';
 import { reply } from '../support/scripted-model-server.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { makeSkillSource, skillMd } from '../support/skill-source-fixture.js';
@@ -27,7 +26,8 @@ describe('Claude Code sees the scanned skills (SKL-5)', () => {
     fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none', allowUnsandboxed: true } });
     const f = fixture;
     // The composition root wraps the transport (control-center.ts); the fixture re-registers a bare one, so wrap it again here.
-    f.app.executor.registerTransport(withMaterializedSkills(new ClaudeCodeTransport({ hookSessions: f.app.hookSessions, hiddenPaths: [f.dataRoot], sandbox: 'none', allowUnsandboxed: true }), f.app.skills));
+    // The prepare stage materializes the skills for any transport registered as `claude-code` (SKL-5).
+    f.app.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: f.app.hookSessions, hiddenPaths: [f.dataRoot], sandbox: 'none', allowUnsandboxed: true }));
     const created = await f.api('POST', `/api/workspaces/${f.workspaceId}/skills/sources`, { url: source.dir });
     expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/skills/install`, { sourceId: created.body.id, path: 'skills/zebra-facts' })).status).toBe(201);
     expect((await f.api('PATCH', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`, { skills: ['zebra-facts'] })).status).toBe(200);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../schemas/common.js';
 import {
+  ConversationRepoSkills,
   CreateSkillSourceBody,
   InstalledSkill,
   InstallOutcome,
@@ -81,6 +82,11 @@ export function skillRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     }));
     server.post(`${base}/overrides`, { config, schema: { tags, params: WorkspaceParams, body: OverrideBody, response: outcome } }, async (request, reply) =>
       reply.code(201).send(await app.skills.override(request.params.workspaceId, request.body)),
+    );
+    server.get(
+      '/api/workspaces/:workspaceId/conversations/:conversationId/repo-skills',
+      { config, schema: { tags, params: WorkspaceParams.extend({ conversationId: z.string().min(1) }), response: { 200: ConversationRepoSkills, 404: ApiError } } },
+      async (request) => app.repoSkills.view(request.params.workspaceId, request.params.conversationId),
     );
   };
 }

@@ -27,6 +27,33 @@ export interface ModeToolContext extends Omit<RunScope, 'autonomy'> {
 /** Built-in tools an external runner has its own version of; they are not served over MCP. */
 const NATIVE_EQUIVALENTS = new Set(['read', 'list', 'glob', 'grep', 'write', 'edit', 'bash', 'task', 'todo']);
 
+/**
+ * Server-side work the prepare stage runs once the run's checkout exists and before its prompt is
+ * assembled (SKL-4, SKL-5): writing what a runner discovers on its own (scanned skills) into
+ * server-owned folders, and adding prompt parts (the repo-skills index). Registered by the services
+ * that own the work; a hook that throws fails the run's preparation (fail-closed).
+ */
+export type PrepareHook = (context: PrepareHookContext) => Promise<PrepareHookResult | void>;
+
+/** What a prepare hook is told about the run. */
+export interface PrepareHookContext {
+  scope: RunScope;
+  transport: AgentTransport;
+  /** The workspace's server-owned folder. */
+  workspaceDir: string;
+  checkoutKey: string;
+  repoPath: string | null;
+  /** Absolute path of the run's checkout. */
+  worktreePath: string;
+  isChildRun: boolean;
+}
+
+/** Prompt parts a prepare hook contributes. */
+export interface PrepareHookResult {
+  /** HAR-1: the active repository's skills, for the prompt's "Repository skills" section. */
+  repoSkillsIndex?: string;
+}
+
 /** What the prepare stage is asked to equip. */
 export interface PrepareRunRequest {
   scope: RunScope;
@@ -40,6 +67,8 @@ export interface PrepareRunRequest {
   checkoutKey: string;
   repoPath: string | null;
   isChildRun: boolean;
+  /** The workspace's folder (prepare hooks write server-owned files under it). */
+  workspaceDir?: string;
 }
 
 /** A run equipped for its transport: checkout, tools, prompt and contract. */
@@ -65,6 +94,8 @@ export interface PrepareRunDeps {
   agents: AgentService;
   checkouts: CheckoutService;
   modeTools: readonly ModeToolProvider[];
+  /** Run in order after the checkout is made (see {@link PrepareHook}). */
+  hooks?: readonly PrepareHook[];
 }
 
 /**
@@ -80,6 +111,11 @@ export async function prepareRun(deps: PrepareRunDeps, request: PrepareRunReques
   const profile = getCapabilityProfile(scope.mode);
   const checkout = await deps.checkouts.ensure(workspaceId, request.checkoutKey, request.repoPath);
   const syncCheckout = checkout.kind === 'git' && worktreeState(profile) !== 'readOnly' && !request.isChildRun;
+  const repoSkillsIndex: string[] = [];
+  for (const hook of deps.hooks ?? []) {
+    const added = await hook({ scope, transport, workspaceDir: request.workspaceDir ?? '', checkoutKey: request.checkoutKey, repoPath: request.repoPath, worktreePath: resolvePath(checkout.path), isChildRun: request.isChildRun });
+    if (added?.repoSkillsIndex) repoSkillsIndex.push(added.repoSkillsIndex);
+  }
 
   // The registry: built-in tools plus the mode's own verbs; one-shot and child runs have no ask_user (PLAN-4).
   const providerContext: ModeToolContext = { ...scope, treeConversationId: request.treeConversationId };
@@ -106,6 +142,7 @@ export async function prepareRun(deps: PrepareRunDeps, request: PrepareRunReques
     persona: agent.persona,
     systemPrompt: agent.systemPrompt,
     skills,
+    ...(repoSkillsIndex.length > 0 ? { repoSkillsIndex: repoSkillsIndex.join('\n\n') } : {}),
     modeBlock: buildCapabilityPreamble(profile, promptTools),
     environment: external
       ? `Your working directory is the conversation's worktree. Your own file and shell tools are checked by the Control Center before they run; the Control Center's tools come from its MCP server.`

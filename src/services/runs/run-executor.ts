@@ -24,7 +24,7 @@ import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { ActiveRun, ActiveRuns } from './active-runs.js';
 import { RunToolCalls } from './gate-tool-calls.js';
 import type { MessageService } from './message-service.js';
-import { prepareRun, type ModeToolProvider } from './prepare-run.js';
+import { prepareRun, type ModeToolProvider, type PrepareHook } from './prepare-run.js';
 import { runOnTransport, type McpRun } from './run-on-transport.js';
 import { RunRecorder } from './record-run.js';
 import type { RunService } from './run-service.js';
@@ -105,6 +105,7 @@ export interface RunExecutorDeps {
  */
 export class RunExecutor {
   private readonly modeTools: ModeToolProvider[] = [];
+  private readonly prepareHooks: PrepareHook[] = [];
   /** Runs on external transports: their product tools, callable over MCP with the run's token. */
   private readonly mcpRuns = new Map<string, McpRun>();
   private serverUrl = '';
@@ -124,6 +125,11 @@ export class RunExecutor {
 
   registerModeTools(provider: ModeToolProvider): void {
     this.modeTools.push(provider);
+  }
+
+  /** Work the prepare stage runs once a run's checkout exists (materialized skills, the repo-skills index). */
+  registerPrepareHook(hook: PrepareHook): void {
+    this.prepareHooks.push(hook);
   }
 
   /** Makes a transport available for agents whose `adapterId` is its id (ADP-1); replaces one of the same id. */
@@ -260,7 +266,7 @@ export class RunExecutor {
       this.deps.presence.set(workspaceId, agent.id, 'thinking', runId);
 
       const prepared = await prepareRun(
-        { agents: this.deps.agents, checkouts: this.checkouts, modeTools: this.modeTools },
+        { agents: this.deps.agents, checkouts: this.checkouts, modeTools: this.modeTools, hooks: this.prepareHooks },
         {
           scope,
           treeConversationId: input.conversationId,
@@ -271,6 +277,7 @@ export class RunExecutor {
           checkoutKey,
           repoPath: input.repoPath ?? null,
           isChildRun: Boolean(input.parentRunId),
+          workspaceDir: handle.dir,
         },
       );
       syncCheckout = prepared.syncCheckout;

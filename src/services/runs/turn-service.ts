@@ -26,7 +26,11 @@ export class TurnService {
     private readonly messages: MessageService,
     private readonly executor: RunExecutor,
     /** SKL-2: where `/skill:<name>` bodies come from (absent: the command is refused as unknown). */
-    private readonly skills?: { loadSkill(workspaceId: string, name: string): Promise<{ name: string; body: string }> },
+    private readonly skills?: {
+      loadSkill(workspaceId: string, name: string): Promise<{ name: string; body: string }>;
+      /** SKL-4: `/skill:<repo>:<name>`, a skill one of the space's repositories ships, scanned when loaded. */
+      loadRepoSkill?(workspaceId: string, input: { spaceId: string; conversationId: string; repoPath: string | null; repository: string; name: string }): Promise<{ name: string; body: string }>;
+    },
   ) {}
 
   async post(workspaceId: string, conversationId: string, body: PostMessageBody, operatorId: string): Promise<PostMessageResponse> {
@@ -39,7 +43,7 @@ export class TurnService {
     // SKL-2: `/skill:<name>` is resolved before anything is recorded: an unknown name changes nothing.
     const skillCommand = parseSkillCommand(parsed.text);
     let directive: string | null = null;
-    if (skillCommand) directive = await this.skillDirective(workspaceId, skillCommand);
+    if (skillCommand) directive = await this.skillDirective(workspaceId, skillCommand, { spaceId: space.id, conversationId, repoPath: space.repoPath });
     if (parsed.armPlan && space.mode !== 'plan') {
       space = await this.spaces.update(workspaceId, space.id, { picker: 'Plan' });
     }
@@ -112,9 +116,18 @@ export class TurnService {
     return run;
   }
 
-  private async skillDirective(workspaceId: string, command: { repo: string | null; name: string; rest: string }): Promise<string> {
-    if (command.repo !== null) throw new ValidationError('text', `/skill:${command.repo}:${command.name}: repository skills are not available through /skill: yet`);
+  private async skillDirective(workspaceId: string, command: { repo: string | null; name: string; rest: string }, where: { spaceId: string; conversationId: string; repoPath: string | null }): Promise<string> {
     if (!command.name) throw new ValidationError('text', '/skill: needs a skill name, e.g. /skill:code-review');
+    if (command.repo !== null) {
+      if (!this.skills?.loadRepoSkill) throw new ValidationError('text', `unknown repository skill '${command.repo}:${command.name}'`);
+      try {
+        return skillDirectivePrompt(await this.skills.loadRepoSkill(workspaceId, { ...where, repository: command.repo, name: command.name }), command.rest);
+      } catch (error) {
+        if (error instanceof NotFoundError) throw new ValidationError('text', `unknown repository skill '${command.repo}:${command.name}': ${error.message}`);
+        if (error instanceof DomainError) throw new ValidationError('text', `/skill:${command.repo}:${command.name}: ${error.message}`);
+        throw error;
+      }
+    }
     if (!this.skills) throw new ValidationError('text', `unknown skill '${command.name}'`);
     try {
       const skill = await this.skills.loadSkill(workspaceId, command.name);

@@ -331,8 +331,8 @@ export class SkillService {
     return decisions;
   }
 
-  /** The report after the optional model review (stricter only); unchanged when the workspace has it off. */
-  private async modelReviewed(workspaceId: string, entries: readonly SkillFolderEntry[], report: ScanReport): Promise<ScanReport> {
+  /** The report after the optional model review (stricter only); unchanged when the workspace has it off. Throws when the review fails. */
+  async reviewReport(workspaceId: string, entries: readonly SkillFolderEntry[], report: ScanReport): Promise<ScanReport> {
     const deps = this.options.modelReview;
     if (!deps) return report;
     return reviewSkillWithModel(deps, workspaceId, entries, report);
@@ -357,7 +357,7 @@ export class SkillService {
       const reason = error instanceof SkillScanError ? error.message : `the scanner failed: ${error instanceof Error ? error.message : String(error)}`;
       throw new SkillScanRefusedError('path', `scan refused '${path}' at ${fetched.commit.slice(0, 12)}: ${reason}; nothing was written`);
     }
-    report = await this.modelReviewed(workspaceId, entries, report).catch((error: unknown) => {
+    report = await this.reviewReport(workspaceId, entries, report).catch((error: unknown) => {
       // Fail-closed: with the review enabled, no answer is a refusal, never the static verdict alone (SKL-3).
       throw new SkillScanRefusedError('path', `scan refused '${path}' at ${fetched.commit.slice(0, 12)}: the model review failed (${error instanceof Error ? error.message : String(error)}); nothing was written`);
     });

@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { CheckoutRunner } from '../../git/checkout-runner.js';
@@ -39,6 +40,42 @@ export class CheckoutService {
     return ensureWorktree({ repoPath, worktreesDir: join(handle.dir, 'worktrees'), conversationId: key, records: databaseCheckoutRecords(handle.database.db) });
   }
 
+  /**
+   * Checks out each repository a space links under `repos/<name>/` of the conversation's worktree
+   * (SKL-4), made and recorded once like the worktree itself (record key `<key>/repos/<name>`, branch
+   * `cc/<key>` in the linked repository). A `repos` or `repos/<name>` the agent replaced with a link
+   * or a file is never followed: that repository is skipped and named in `refused`.
+   */
+  async ensureLinked(workspaceId: string, key: string, worktreePath: string, links: ReadonlyArray<{ name: string; repoPath: string }>): Promise<{ ready: string[]; refused: Array<{ name: string; reason: string }> }> {
+    const handle = await this.workspaces.handle(workspaceId);
+    const records = databaseCheckoutRecords(handle.database.db);
+    const ready: string[] = [];
+    const refused: Array<{ name: string; reason: string }> = [];
+    const reposDir = join(worktreePath, 'repos');
+    for (const link of links) {
+      const problem = (await notPlainDirectory(reposDir)) ?? (await notPlainDirectory(join(reposDir, link.name)));
+      if (problem) {
+        refused.push({ name: link.name, reason: problem });
+        continue;
+      }
+      const recordKey = `${key}/repos/${link.name}`;
+      const scoped: CheckoutRecords = {
+        get: async () => {
+          const record = await records.get(recordKey);
+          return record ? { ...record, conversationId: link.name } : null;
+        },
+        put: (record) => records.put({ ...record, conversationId: recordKey }),
+      };
+      try {
+        await ensureWorktree({ repoPath: link.repoPath, worktreesDir: reposDir, conversationId: link.name, branchKey: key, records: scoped });
+        ready.push(link.name);
+      } catch (error) {
+        refused.push({ name: link.name, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return { ready, refused };
+  }
+
   /** The server's record of a conversation's checkout, or null (no repository, or none made yet). */
   async record(workspaceId: string, key: string): Promise<CheckoutRecord | null> {
     const handle = await this.workspaces.handle(workspaceId);
@@ -78,4 +115,11 @@ export class CheckoutService {
       ...(record ? { runner: await this.runner(workspaceId, record) } : {}),
     });
   }
+}
+
+/** Why a path the server is about to create a checkout in is not a plain directory (a link or a file), or null (plain or absent). */
+async function notPlainDirectory(path: string): Promise<string | null> {
+  const stat = await lstat(path).catch(() => null);
+  if (!stat || stat.isDirectory()) return null;
+  return `${path} is ${stat.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; the server does not check out through it`;
 }

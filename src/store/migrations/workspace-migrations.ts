@@ -567,4 +567,17 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0010_space_repositories': {
+    async up(db) {
+      // SKL-4: repositories a space links besides its own, each checked out under repos/<name>/ of a conversation's worktree.
+      await db.schema
+        .createTable('space_repositories')
+        .addColumn('space_id', 'text', (column) => column.notNull().references('spaces.id').onDelete('cascade'))
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('repo_path', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('space_repositories_pk', ['space_id', 'name'])
+        .execute();
+    },
+  },
 };
