@@ -55,6 +55,7 @@ function bodyFor(method: string, url: string): unknown {
     'POST /api/workspaces/:workspaceId/skills/sources': { url: '/tmp' },
     'POST /api/workspaces/:workspaceId/skills/install': { sourceId: 'ssrc_0000000000', path: 'skills/x' },
     'POST /api/workspaces/:workspaceId/skills/overrides': { reportId: 'sscan_0000000000', reason: 'pwned' },
+    'POST /api/workspaces/:workspaceId/spaces/:spaceId/repositories': { name: 'pwned', repoPath: '/tmp' },
   };
   return bodies[`${method} ${url}`] ?? {};
 }
