@@ -17,6 +17,7 @@ export const HONESTY_CAPABILITIES = {
   nativeTools: 'sees the runner’s native tools',
   sandbox: 'sandboxes in-process tools',
   modes: 'how the mode is passed',
+  skills: 'shows only scanned skills',
 } as const;
 
 export type HonestyCapability = keyof typeof HONESTY_CAPABILITIES;
@@ -70,6 +71,8 @@ const PLAN_E2E = `${GATING} > Claude Code transport in plan mode (ADP-3)`;
 const CHAT_E2E = `${GATING} > Claude Code transport in chat mode (ADP-3)`;
 
 const BUILTIN_SANDBOX = 'test/harness/builtin-sandbox.test.ts';
+const REPO_SKILLS = 'test/services/skills/repo-skills.test.ts > linked repositories and their skills (SKL-4, SKL-5)';
+const CLAUDE_SKILLS = 'test/adapters/claude-code-skills.test.ts > Claude Code sees the scanned skills (SKL-5)';
 const BUILTIN_PUSH = `${BUILTIN_SANDBOX} > built-in bash pushes through the push proxy (POL-6)`;
 const SEATBELT_TEXT = `${SANDBOX} > Seatbelt profile (SBX-1, macOS) > generates a profile that denies writes outside the writable paths and limits the network to loopback ports`;
 
@@ -484,7 +487,7 @@ const DEEPSEEK = 'test/adapters/deepseek-relay.test.ts > DeepSeek relay transpor
  * tests show run against DeepSeek's configuration point at them.
  */
 function deepseekRows(): HonestyRow[] {
-  return claudeAgentSdkRows().map((entry) => {
+  return [...claudeAgentSdkRows(), skillsRow('claude-agent-sdk')].map((entry) => {
     const detail = `Same transport code as the Claude Agent SDK, with DeepSeek’s Anthropic-compatible endpoint and key through the model broker. ${entry.detail}`;
     if (entry.key === 'modes' && entry.mode === 'chat') return { ...entry, detail, testedBy: `${DEEPSEEK} > agent: runs a command and answers through DeepSeek’s endpoint with DeepSeek’s key and model, never the runner’s token` };
     if (entry.key === 'fileWrites' && entry.mode === 'plan') return { ...entry, detail, testedBy: `${DEEPSEEK} > plan: the same host enforcement as Claude — a Write is refused and the file is never created` };
@@ -496,9 +499,9 @@ function deepseekRows(): HonestyRow[] {
 export function honestyMatrix(): HonestyMatrix {
   return {
     adapters: [
-      { id: 'builtin', label: 'Built-in harness', rows: builtinRows() },
-      { id: 'claude-code', label: 'Claude Code CLI', rows: claudeCodeRows() },
-      { id: 'claude-agent-sdk', label: 'Claude Agent SDK', rows: claudeAgentSdkRows() },
+      { id: 'builtin', label: 'Built-in harness', rows: [...builtinRows(), skillsRow('builtin')] },
+      { id: 'claude-code', label: 'Claude Code CLI', rows: [...claudeCodeRows(), skillsRow('claude-code')] },
+      { id: 'claude-agent-sdk', label: 'Claude Agent SDK', rows: [...claudeAgentSdkRows(), skillsRow('claude-agent-sdk')] },
       { id: 'deepseek', label: 'DeepSeek (Claude Agent SDK)', rows: deepseekRows() },
     ],
   };
@@ -536,6 +539,8 @@ function declares(capabilities: TransportCapabilities, row: HonestyRow): boolean
       return !capabilities.nativeTools;
     case 'sandbox':
       return capabilities.sandbox;
+    case 'skills':
+      return capabilities.skills === 'scannedOnly';
     case 'modes':
       return modes.every((mode) => capabilities.structuralModes.includes(mode));
     default:
@@ -556,4 +561,37 @@ export function undeclaredClaims(declarations: readonly TransportCapabilities[],
       .filter((row) => row.level === 'enforced' && !declares(declared, row))
       .map((row) => `${adapter.id}: '${row.capability}'${row.mode ? ` in ${row.mode}` : ''} is marked enforced but the transport does not declare it`);
   });
+}
+
+/**
+ * SKL-5: where each runner's skills come from and what bounds them (one row per adapter; DeepSeek
+ * inherits the Claude Agent SDK's).
+ */
+function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk'): HonestyRow {
+  switch (adapterId) {
+    case 'builtin':
+      return row({
+        capability: 'skills',
+        level: 'enforced',
+        detail:
+          'Only scanned skills reach the model: installed skills whose folder still hashes to its skills-lock.json entry (the Skills section, the `skill` tool, `/skill:`) and the active repository’s repo skills that pass the same scan (the repo-skills index, `/skill:<repo>:<name>`). A quarantined repo skill is never listed; its files stay ordinary files of the checkout, readable like any other.',
+        testedBy: `${REPO_SKILLS} > a write in repos/alpha/ switches to alpha: its scanned skills from all three folders, never the quarantined one`,
+      });
+    case 'claude-code':
+      return row({
+        capability: 'skills',
+        level: 'partial',
+        detail:
+          'The prepare stage writes the scanned set (installed skills matching the lock, and the active repository’s scanned repo skills) as a plugin into a server-owned run folder passed with `--plugin-dir` and mounted read-only; the worktree’s own `.claude/skills/` is not loaded (`--setting-sources \'\'`). The real binary is shown listing an installed skill; repo skills through the plugin are not yet run against the real binary.',
+        testedBy: `${CLAUDE_SKILLS} > materializes the installed skill as a plugin and the binary offers it to the model`,
+      });
+    case 'claude-agent-sdk':
+      return row({
+        capability: 'skills',
+        level: 'none',
+        detail:
+          'The Skills section, the repo-skills index and the `skill` tool (over MCP) come from the shared prepare stage, so what the server shows is scanned; but nothing is materialized for the SDK engine, and its own skill discovery is neither fed nor bounded by the Control Center.',
+        testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
+      });
+  }
 }

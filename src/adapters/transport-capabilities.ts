@@ -41,6 +41,12 @@ export interface TransportCapabilities {
   readonly structuralModes: readonly Mode[];
   /** On a host with a sandbox backend, the run's processes are bounded by it (SBX-1). */
   readonly sandbox: boolean;
+  /**
+   * SKL-5: `scannedOnly` — every skill the runner can discover as a skill passed the scan (the
+   * server's prompt and tools, or a materialized folder its own discovery reads instead of the
+   * worktree's); `unfed` — the runner's own skill discovery is neither fed nor bounded by the server.
+   */
+  readonly skills: 'scannedOnly' | 'unfed';
 }
 
 /** The run controls a route can ask for, and the capability each one needs. */
@@ -74,5 +80,6 @@ export function unavailableCapabilities(adapterId: string): TransportCapabilitie
     completionContract: [],
     structuralModes: [],
     sandbox: false,
+    skills: 'unfed',
   };
 }

@@ -39,6 +39,7 @@ export const TransportCapabilities = z.object({
   completionContract: z.array(ModeSchema),
   structuralModes: z.array(ModeSchema),
   sandbox: z.boolean(),
+  skills: z.enum(['scannedOnly', 'unfed']),
 });
 export type TransportCapabilities = z.infer<typeof TransportCapabilities>;
 

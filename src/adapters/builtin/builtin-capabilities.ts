@@ -22,4 +22,5 @@ export const BUILTIN_CAPABILITIES: TransportCapabilities = {
   completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat', 'review', 'plan', 'orchestrate'],
   sandbox: true,
+  skills: 'scannedOnly',
 };

@@ -22,4 +22,5 @@ export const CLAUDE_CODE_CAPABILITIES: TransportCapabilities = {
   completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat'],
   sandbox: true,
+  skills: 'scannedOnly',
 };
