@@ -60,4 +60,22 @@ describe('Skills page (SKL-3)', () => {
     const overrides = await server.api('GET', `/api/workspaces/${ws.id}/skills/overrides`);
     expect(overrides.body.overrides[0].reason).toBe('read it, harmless here');
   }, 300_000);
+
+  it('the agent editor links an installed skill from the picker (SKL-2)', async () => {
+    const { page } = ui;
+    const agents = (await server.api('GET', `/api/workspaces/${ws.id}/agents`)).body.agents as Array<{ id: string; name: string; skills: string[] }>;
+    const agent = agents.find((candidate) => !candidate.skills.includes('tidy-code'))!;
+    await page.goto(`${server.url}/w/${ws.id}/settings/agents/${agent.id}`);
+    const picker = page.getByTestId('installed-skill-picker');
+    await picker.waitFor({ timeout: 60_000 });
+    expect(await picker.textContent()).toContain('tidy-code');
+    expect(await picker.textContent()).toContain('passed the scan');
+    await page.getByLabel('Link installed skill tidy-code').check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await ui.screenshot('agent-skill-picker');
+    const saved = await server.api('GET', `/api/workspaces/${ws.id}/agents/${agent.id}`);
+    expect(saved.body.skills).toContain('tidy-code');
+    expect(saved.body.skills).toEqual([...agent.skills, 'tidy-code']);
+  }, 300_000);
 });

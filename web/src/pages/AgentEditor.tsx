@@ -6,6 +6,7 @@ import { navigate, paths, setLeaveGuard } from '../app/router';
 import { AgentStateBadge } from '../ui/badges';
 import { FieldError } from '../ui/states';
 import { TagInput } from '../ui/TagInput';
+import { InstalledSkillPicker } from '../skills/InstalledSkillPicker';
 
 /** The editable form of an agent: strings for inputs, converted to AG-1 values on save. */
 interface Draft {
@@ -210,7 +211,10 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
         <textarea id={p.id} rows={4} value={draft.systemPrompt} onChange={(e) => set('systemPrompt', e.target.value)} aria-invalid={p.invalid || undefined} aria-describedby={p.describedBy} />
       ), 'Optional. Added as an "Agent instructions" section; it never replaces the rest of the prompt.')}
       {row('skills', 'Skills', (p) => (
-        <TagInput id={p.id} value={draft.skills} onChange={(next) => set('skills', next)} placeholder="Type a skill and press Enter" invalid={p.invalid} describedBy={p.describedBy} />
+        <>
+          <TagInput id={p.id} value={draft.skills} onChange={(next) => set('skills', next)} placeholder="Type a skill and press Enter" invalid={p.invalid} describedBy={p.describedBy} />
+          <InstalledSkillPicker ws={ws} value={draft.skills} onChange={(next) => set('skills', next)} />
+        </>
       ))}
       <div className="grid-3">
         {row('adapterId', 'Adapter', (p) => (

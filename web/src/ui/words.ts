@@ -119,3 +119,14 @@ const SCOPE_WORDS: Record<string, string> = {
 export function scopeWord(scope: string): string {
   return SCOPE_WORDS[scope] ?? spacedWords(scope);
 }
+
+const SKILL_VERDICT_WORDS: Record<string, string> = {
+  pass: 'passed the scan',
+  warn: 'passed with warnings',
+  quarantine: 'installed by operator override',
+};
+
+/** A scan verdict of an installed skill, as the skill picker shows it (SKL-3). */
+export function skillVerdictWord(verdict: string): string {
+  return SKILL_VERDICT_WORDS[verdict] ?? spacedWords(verdict);
+}
