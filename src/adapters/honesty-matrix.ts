@@ -582,7 +582,7 @@ function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk'): H
         capability: 'skills',
         level: 'partial',
         detail:
-          'The prepare stage writes the scanned set (installed skills matching the lock, and the active repository’s scanned repo skills) as a plugin into a server-owned run folder passed with `--plugin-dir` and mounted read-only; the worktree’s own `.claude/skills/` is not loaded (`--setting-sources \'\'`). The real binary is shown listing an installed skill; repo skills through the plugin are not yet run against the real binary.',
+          'The prepare stage writes the scanned set (installed skills matching the lock, and the active repository’s scanned repo skills) as a plugin into a server-owned run folder passed with `--plugin-dir` and mounted read-only; the worktree’s own `.claude/skills/` is not loaded (`--setting-sources \'\'`). The real binary is shown listing an installed skill, and the active repository’s scanned repo skill but not its quarantined one. Partial: that the checkout’s own `.claude/skills/` stays unread rests on `--setting-sources` (observed with 2.1.197, not asserted by a test), and machine-wide managed locations are outside the server’s control.',
         testedBy: `${CLAUDE_SKILLS} > materializes the installed skill as a plugin and the binary offers it to the model`,
       });
     case 'claude-agent-sdk':
