@@ -97,7 +97,12 @@ export class RepoSkills {
 
   /** The space's repositories in a worktree (the own one first); an empty list for a space without any. */
   async repositories(workspaceId: string, spaceId: string): Promise<Array<WorktreeRepository & { repoPath: string }>> {
-    const space = await this.deps.spaces.get(workspaceId, spaceId);
+    // A run may name a space that was deleted meanwhile: it has no repositories to show skills from.
+    const space = await this.deps.spaces.get(workspaceId, spaceId).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    });
+    if (!space) return [];
     const db = (await this.deps.workspaces.handle(workspaceId)).database.db;
     const linked = await listSpaceRepositoryLinks(db, spaceId);
     const own = space.repoPath ? [{ name: primaryRepositoryName(space.repoPath), root: '', repoPath: space.repoPath }] : [];
