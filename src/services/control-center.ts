@@ -31,6 +31,7 @@ import { SkillService } from './skills/skill-service.js';
 import { skillModeTools } from './skills/skill-mode-tools.js';
 import { withMaterializedSkills } from './skills/materialize-skills.js';
 import { PresenceService } from './agents/presence-service.js';
+import { OperatorPresence } from './presence/operator-presence.js';
 import { QuestionService } from './approvals/question-service.js';
 import { RunExecutor } from './runs/run-executor.js';
 import { TRANSPORT_FACTORIES, TransportRegistry } from '../adapters/transport-registry.js';
@@ -101,6 +102,8 @@ export class ControlCenter {
   readonly approvals: ApprovalService;
   readonly questions: QuestionService;
   readonly presence: PresenceService;
+  /** AG-4: which operators' windows are open where (people beside agents). */
+  readonly operatorPresence: OperatorPresence;
   readonly policy: PolicyService;
   /** SKL-3: skill sources, the fail-closed scan, installs pinned in skills-lock.json. */
   readonly skills: SkillService;
@@ -136,6 +139,7 @@ export class ControlCenter {
     this.approvals = new ApprovalService(this.workspaces, this.events);
     this.questions = new QuestionService(this.events);
     this.presence = new PresenceService(this.events);
+    this.operatorPresence = new OperatorPresence(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
     this.skills = new SkillService(this.workspaces, this.policy);
     this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });

@@ -209,7 +209,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
       {/* Plan Studio shows the same progress itself and needs the width for its graph. */}
       {showStudio ? null : (
         <ErrorBoundary what="the side panel">
-          <SidePanel ws={ws} conversation={conversation} plans={planList} runs={runList} agents={agentList} onOpenPlan={(id) => openPlan(id)} open={panelOpen} onClose={() => setPanelOpen(false)} />
+          <SidePanel ws={ws} conversation={conversation} plans={planList} agents={agentList} onOpenPlan={(id) => openPlan(id)} open={panelOpen} onClose={() => setPanelOpen(false)} />
         </ErrorBoundary>
       )}
     </div>
