@@ -208,7 +208,7 @@ function RuleTable({ ws, rules, spaces, agents, label, forget = false }: { ws: s
             <th>What</th>
             <th>Then</th>
             <th>
-              <span className="visually-hidden">Actions</span>
+              <span className="sr-only">Actions</span>
             </th>
           </tr>
         </thead>
