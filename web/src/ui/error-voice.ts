@@ -19,7 +19,7 @@ export function plainSentence(message: string, field?: string): string {
   }
   text = text
     .replace(SPEC_IDS, '')
-    .replace(/`([^`]*)`/g, '$1')
+    .replace(/`/g, '')
     // "run 'run_0192…' not found" → "run not found": internal ids (prefix_hex) mean nothing to a person.
     .replace(/^[a-z ]+ '?[a-z]+_[0-9a-f]{12,}'?: /, '')
     .replace(/\s'?[a-z]+_[0-9a-f]{12,}'?/g, '')
