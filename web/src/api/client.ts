@@ -100,6 +100,8 @@ export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.status === 0) return 'Cannot reach the server. Check that it is running, then try again.';
     if (isMissingRoute(error)) return error.message;
+    // The token itself is the field: "Sign-in failed: invalid bearer token."
+    if (error.status === 401) return `Sign-in failed: ${error.message.replace(/[.\s]+$/, '')}.`;
     return voiceOf(error.message, error.field);
   }
   if (error instanceof Error) return error.message;

@@ -34,8 +34,10 @@ export function RunControlBar({ ws, run }: { ws: string; run: Run }) {
     }
   };
 
-  // Every reason a control is unavailable, said once each and visibly (a tooltip does not reach phones).
-  const reasons = [...new Set(Object.values(data?.controls ?? {}).flatMap((entry) => (!entry.available && entry.reason ? [entry.reason] : [])))];
+  // Every reason a shown control is unavailable, said once each and visibly (a tooltip does not reach
+  // phones). Pause and Resume share one place: only the one on screen speaks.
+  const shown: ControlName[] = [data?.paused ? 'resume' : 'pause', 'steer', 'takeOver', 'cancel'];
+  const reasons = [...new Set(shown.flatMap((name) => (data && !data.controls[name].available && data.controls[name].reason ? [data.controls[name].reason] : [])))];
   const reasonId = (reason: string) => `${reasonsId}-reason-${reasons.indexOf(reason)}`;
 
   const button = (name: ControlName, label: string, onClick: () => void, className = 'btn btn-small') => {

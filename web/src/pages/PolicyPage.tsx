@@ -176,6 +176,9 @@ function Probe({ ws, spaces, agents, rules }: { ws: string; spaces: Space[]; age
   );
 }
 
+/** The probe's verdict as the end of a sentence that starts with the command. */
+const PROBE_VERDICT: Record<string, string> = { allow: 'would run without asking', ask: 'would ask you first', deny: 'would be refused' };
+
 function ProbeAnswer({ result, rules, spaces, agents, command }: { result: ProbeResult; rules: PolicyRule[]; spaces: Space[]; agents: Agent[]; command: string }) {
   const rule = result.decidedBy.ruleId ? rules.find((entry) => entry.id === result.decidedBy.ruleId) : undefined;
   const does = result.classes.length ? `It ${result.classes.map(effectWord).join(', ')}.` : 'It only reads: it changes nothing.';
@@ -187,7 +190,7 @@ function ProbeAnswer({ result, rules, spaces, agents, command }: { result: Probe
   return (
     <div className={`probe-answer decision-${result.decision}`} role="status" aria-live="polite" data-testid="probe-answer">
       <p>
-        <code>{command}</code> would be <strong>{decisionWord(result.decision)}</strong>.
+        <code>{command}</code> <strong>{PROBE_VERDICT[result.decision] ?? decisionWord(result.decision)}</strong>.
       </p>
       <p>{does}</p>
       <p>{why}</p>
@@ -285,7 +288,6 @@ function NewRuleForm({ ws, spaces, agents }: { ws: string; spaces: Space[]; agen
                 </option>
               ))}
             </select>
-            <FieldError message={error?.messageFor('scopeId')} />
           </label>
         ) : null}
         <label>
@@ -299,7 +301,6 @@ function NewRuleForm({ ws, spaces, agents }: { ws: string; spaces: Space[]; agen
           <label>
             Command start
             <input className="input mono" value={prefix} onChange={(event) => setPrefix(event.target.value)} placeholder="npm publish" aria-invalid={Boolean(error?.messageFor('match'))} />
-            <FieldError message={error?.messageFor('match')} />
           </label>
         ) : (
           <label>
@@ -326,7 +327,8 @@ function NewRuleForm({ ws, spaces, agents }: { ws: string; spaces: Space[]; agen
           <input className="input" value={note} onChange={(event) => setNote(event.target.value)} />
         </label>
       </div>
-      {error && !error.messageFor('scopeId') && !error.messageFor('match') ? <FieldError message={errorMessage(error)} /> : null}
+      {/* One voice: the field named, then what is wrong ("Scope: …"), under the form. */}
+      {create.error ? <FieldError message={errorMessage(create.error)} /> : null}
       <button type="submit" className="btn btn-primary btn-small" disabled={create.isPending}>
         Add rule
       </button>
