@@ -265,6 +265,50 @@ describe('auto-titled conversations (UI)', () => {
   });
 });
 
+describe('cost and time of a plan (PLAN-3, HAR-6)', () => {
+  it('shows actual beside the estimate for the plan and each step, how long each step took, and links a step to its run', async () => {
+    const { page } = ui;
+    const { spaceId, conversationId } = await openConversation(page, 'Costed', 'Costed plan');
+    await api('PATCH', `/spaces/${spaceId}`, { picker: 'Plan' });
+    model.script(
+      reply().tool('submit_plan', {
+        goal: 'Ship the costed change',
+        nodes: [
+          { key: 'first', title: 'Do the first part', description: 'One.', dependsOn: [] },
+          { key: 'second', title: 'Do the second part', description: 'Two.', dependsOn: ['first'] },
+        ],
+      }),
+      reply().text('Plan submitted.'),
+      reply().text('First part done.'),
+      reply().text('Second part done.'),
+    );
+    await send(page, 'Plan the costed change');
+    let plan: any;
+    await expect.poll(async () => (plan = ((await api('GET', `/plans?conversationId=${conversationId}`)).body.plans as any[])[0])?.status, { timeout: 60_000 }).toBe('proposed');
+    expect((await api('POST', `/plans/${plan.id}/approve`)).status).toBe(200);
+    await expect.poll(async () => (await api('GET', `/plans/${plan.id}`)).body.status, { timeout: 60_000 }).toBe('completed');
+    const done = (await api('GET', `/plans/${plan.id}`)).body;
+
+    await page.goto(`${server.url}/w/${ws}/c/${conversationId}`);
+    const costLine = page.getByTestId('goal-progress-cost');
+    await costLine.waitFor({ timeout: 20_000 });
+    expect(await costLine.textContent()).toMatch(done.costEstimate.total.usd === null ? /^Spent \$[\d.,]+ \(no estimate\)/ : /^Spent \$[\d.,]+ of \$[\d.,]+ estimated/);
+
+    await page.goto(`${server.url}/w/${ws}/c/${conversationId}?plan=${plan.id}`);
+    const studio = page.getByTestId('plan-studio');
+    await studio.getByRole('button', { name: /Do the second part/ }).click();
+    const inspector = studio.getByTestId('node-inspector');
+    await expect.poll(() => inspector.getByTestId('step-actual-cost').textContent(), { timeout: 20_000 }).toMatch(/^\$[\d.,]+ · \d+k? in \/ \d+k? out$/);
+    expect(await inspector.getByTestId('step-duration').textContent()).toMatch(/\d+ (ms|s|min)/);
+    expect(await studio.getByTestId('cost-actual').textContent()).toMatch(/Spent so far: \$/);
+    await ui.screenshot('plan-studio-actual-cost');
+    await inspector.getByRole('link', { name: 'Open its run' }).click();
+    await page.getByTestId('run-facts').waitFor();
+    const second = done.nodes.find((node: any) => node.key === 'second');
+    expect(new URL(page.url()).pathname).toBe(`/w/${ws}/runs/${second.runId}`);
+  });
+});
+
 describe('words a user understands (UI)', () => {
   it('no screen shows raw class names, internal mode names, capability flags or spec ids', async () => {
     const { page } = ui;
