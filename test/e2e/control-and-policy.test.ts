@@ -328,7 +328,7 @@ describe('words a user understands (UI)', () => {
       await page.goto(`${server.url}${path}`);
       await page.locator('.app-body').waitFor();
       await page.waitForLoadState('networkidle');
-      const text = await page.evaluate(() => document.body.innerText);
+      const text = String(await page.evaluate('document.body.innerText'));
       expect({ path, raw: RAW_NAMES.exec(text)?.[0] ?? null }).toEqual({ path, raw: null });
     }
   });

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { plainSentence, voiceOf } from '../../web/src/ui/error-voice.js';
+import { plainSentence, voiceOf as voiceWith } from '../../web/src/ui/error-voice.js';
+import { fieldWord } from '../../web/src/ui/words.js';
+
+const voiceOf = (message: string, field?: string) => voiceWith(message, field, fieldWord);
 
 const SPEC_ID = /\b[A-Z]{2,5}-\d+\b/;
 

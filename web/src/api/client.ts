@@ -1,5 +1,6 @@
 /** The one place that talks HTTP: bearer token, JSON, and the API's error shape. */
 import { plainSentence, voiceOf } from '../ui/error-voice';
+import { fieldWord } from '../ui/words';
 
 const TOKEN_KEY = 'cc.operatorToken';
 
@@ -102,7 +103,7 @@ export function errorMessage(error: unknown): string {
     if (isMissingRoute(error)) return error.message;
     // The token itself is the field: "Sign-in failed: invalid bearer token."
     if (error.status === 401) return `Sign-in failed: ${error.message.replace(/[.\s]+$/, '')}.`;
-    return voiceOf(error.message, error.field);
+    return voiceOf(error.message, error.field, fieldWord);
   }
   if (error instanceof Error) return error.message;
   return String(error);

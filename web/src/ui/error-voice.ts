@@ -1,5 +1,3 @@
-import { fieldWord } from './words';
-
 /**
  * One voice for what the server says went wrong (UI, issue 17): every error a user sees reads
  * "<Field>: <plain sentence>." — the field named by its label, no spec ids, no code quotes, no
@@ -33,9 +31,12 @@ export function plainSentence(message: string, field?: string): string {
   return /[.!?…]$/.test(text) ? text : `${text}.`;
 }
 
-/** "Scope: A space rule needs the space id." — or the sentence alone when no field is named (or the whole request is). */
-export function voiceOf(message: string, field?: string): string {
+/**
+ * "Scope: A space rule needs the space id." — or the sentence alone when no field is named (or the
+ * whole request is). `label` names the field as a user reads it (words.ts `fieldWord`).
+ */
+export function voiceOf(message: string, field: string | undefined, label: (field: string) => string): string {
   const sentence = plainSentence(message, field);
   if (!field || field === 'body') return sentence;
-  return `${fieldWord(field)}: ${sentence}`;
+  return `${label(field)}: ${sentence}`;
 }
