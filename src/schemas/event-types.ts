@@ -14,6 +14,7 @@ export const WORKSPACE_EVENT_TYPES = [
   'agent.updated',
   'agent.deleted',
   'presence.updated',
+  'presence.operators',
   'space.created',
   'space.updated',
   'space.modeChanged',

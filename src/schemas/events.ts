@@ -10,7 +10,7 @@ import { WORKSPACE_EVENT_TYPES, type WorkspaceEventType } from './event-types.js
 import { Message } from './message.js';
 import { Plan } from './plan.js';
 import { PolicyRule } from './policy.js';
-import { Presence } from './presence.js';
+import { OperatorPresenceList, Presence } from './presence.js';
 import { Question } from './question.js';
 import { Run } from './run.js';
 import { WorkspaceSettingsView } from './settings.js';
@@ -82,6 +82,7 @@ export const WORKSPACE_EVENT_PAYLOADS = {
   'agent.updated': Agent,
   'agent.deleted': EntityDeleted,
   'presence.updated': Presence,
+  'presence.operators': OperatorPresenceList,
   'space.created': Space,
   'space.updated': Space,
   'space.modeChanged': SpaceModeChanged,

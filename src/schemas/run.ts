@@ -85,3 +85,29 @@ export type ConversationRunTree = z.infer<typeof ConversationRunTree>;
 /** `GET …/runs/:runId/tree`: one run with every run it started, nested. */
 export const RunSubtree = z.object({ run: RunTreeNode });
 export type RunSubtree = z.infer<typeof RunSubtree>;
+
+/** One control of a run as the UI shows it: usable now, or why not in plain words (HAR-5, ADP-1). */
+export const RunControlState = z.object({ available: z.boolean(), reason: z.string().nullable() });
+export type RunControlState = z.infer<typeof RunControlState>;
+
+/**
+ * `GET …/runs/:runId/controls`: which of pause, resume, steer, cancel and take over the run allows
+ * now. A control the run's transport does not declare is unavailable with the reason, the same
+ * refusal the control routes answer with 409 (ADP-1).
+ */
+export const RunControls = z.object({
+  runId: z.string(),
+  inProgress: z.boolean(),
+  paused: z.boolean(),
+  /** The transport's name (e.g. "Claude Code"); null when the run is not in progress. */
+  transport: z.string().nullable(),
+  controls: z.object({
+    pause: RunControlState,
+    resume: RunControlState,
+    steer: RunControlState,
+    cancel: RunControlState,
+    /** Take over = pause, let the operator write the next instruction, then resume with it (HAR-5). */
+    takeOver: RunControlState,
+  }),
+});
+export type RunControls = z.infer<typeof RunControls>;

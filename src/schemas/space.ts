@@ -69,6 +69,10 @@ export type Conversation = z.infer<typeof Conversation>;
 export const CreateConversationBody = z.strictObject({ title: ConversationTitle.optional() });
 export type CreateConversationBody = z.infer<typeof CreateConversationBody>;
 
+/** The operator renames a conversation (its auto-title included). */
+export const RenameConversationBody = z.strictObject({ title: ConversationTitle });
+export type RenameConversationBody = z.infer<typeof RenameConversationBody>;
+
 export const BranchConversationBody = z.strictObject({
   title: ConversationTitle.optional(),
   fromMessageId: z.string().min(1).optional(),

@@ -33,6 +33,7 @@ import { skillsPrepareHook } from './skills/materialize-skills.js';
 import { RepoSkills } from './skills/repo-skills.js';
 import { SpaceRepositories } from './spaces/space-repositories.js';
 import { PresenceService } from './agents/presence-service.js';
+import { OperatorPresence } from './presence/operator-presence.js';
 import { QuestionService } from './approvals/question-service.js';
 import { RunExecutor } from './runs/run-executor.js';
 import { TRANSPORT_FACTORIES, TransportRegistry } from '../adapters/transport-registry.js';
@@ -103,6 +104,8 @@ export class ControlCenter {
   readonly approvals: ApprovalService;
   readonly questions: QuestionService;
   readonly presence: PresenceService;
+  /** AG-4: which operators' windows are open where (people beside agents). */
+  readonly operatorPresence: OperatorPresence;
   readonly policy: PolicyService;
   /** SKL-3: skill sources, the fail-closed scan, installs pinned in skills-lock.json. */
   readonly skills: SkillService;
@@ -142,6 +145,7 @@ export class ControlCenter {
     this.approvals = new ApprovalService(this.workspaces, this.events);
     this.questions = new QuestionService(this.events);
     this.presence = new PresenceService(this.events);
+    this.operatorPresence = new OperatorPresence(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
     this.skills = new SkillService(this.workspaces, this.policy, undefined, undefined, { refusedLocalRoots: [dataRoot], modelReview: { settings: this.settings, env: options.env ?? process.env } });
     this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });

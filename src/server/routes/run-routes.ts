@@ -4,9 +4,10 @@ import { missingControl } from '../../adapters/transport-capabilities.js';
 import { NotFoundError, ConflictError } from '../../errors/index.js';
 import { Approval, ApprovalStatus, DecideApprovalBody } from '../../schemas/approval.js';
 import { ApiError } from '../../schemas/common.js';
-import { Presence } from '../../schemas/presence.js';
+import { OperatorHereBody, OperatorLeaveBody, OperatorPresenceList, Presence } from '../../schemas/presence.js';
 import { AnswerQuestionBody, Question } from '../../schemas/question.js';
-import { ConversationRunTree, Run, RunControlResponse, RunDetail, RunSubtree, SteerRunBody } from '../../schemas/run.js';
+import { ConversationRunTree, Run, RunControlResponse, RunControls, RunDetail, RunSubtree, SteerRunBody } from '../../schemas/run.js';
+import { describeRunControls } from '../../services/run-control/run-controls-view.js';
 import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schemas/settings.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
@@ -78,6 +79,16 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
           toolCalls: await RunLog.toolCalls(database, run.id),
           events: await RunLog.events(database, run.id),
         };
+      },
+    );
+    server.get(
+      '/api/workspaces/:workspaceId/runs/:runId/controls',
+      { config: { access: 'operator' }, schema: { tags: ['runs'], params: RunParams, response: { 200: RunControls, 404: ApiError } } },
+      async (request) => {
+        const { database } = await app.workspaces.handle(request.params.workspaceId);
+        if (!(await findRun(database.db, request.params.runId))) throw new NotFoundError('run', request.params.runId, 'runId');
+        const active = app.activeRuns.get(request.params.runId);
+        return describeRunControls(request.params.runId, active?.workspaceId === request.params.workspaceId ? active : undefined);
       },
     );
     for (const action of ['cancel', 'pause', 'resume'] as const) {
@@ -170,6 +181,42 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       async (request) => {
         await app.workspaces.get(request.params.workspaceId);
         return { presence: app.presence.list(request.params.workspaceId) };
+      },
+    );
+
+    server.get(
+      '/api/workspaces/:workspaceId/presence/operators',
+      { config: { access: 'operator' }, schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: OperatorPresenceList, 404: ApiError } } },
+      async (request) => {
+        await app.workspaces.get(request.params.workspaceId);
+        return { operators: app.operatorPresence.list(request.params.workspaceId) };
+      },
+    );
+    server.post(
+      '/api/workspaces/:workspaceId/presence/here',
+      {
+        config: { access: 'operator' },
+        schema: { tags: ['agents'], params: WorkspaceParams, body: OperatorHereBody, response: { 200: OperatorPresenceList, 400: ApiError, 404: ApiError } },
+      },
+      async (request) => {
+        const { workspaceId } = request.params;
+        await app.workspaces.get(workspaceId);
+        let spaceId = request.body.spaceId ?? null;
+        const conversationId = request.body.conversationId ?? null;
+        // AG-4: a place that does not exist is refused (404 naming the field), never recorded.
+        if (conversationId) spaceId = (await app.spaces.getConversation(workspaceId, conversationId)).spaceId;
+        else if (spaceId && !(await app.spaces.findSpace(workspaceId, spaceId))) throw new NotFoundError('space', spaceId, 'spaceId');
+        const operator = operatorOf(request.principal);
+        return { operators: app.operatorPresence.here(workspaceId, operator.operatorId, request.body.clientId, { spaceId, conversationId }) };
+      },
+    );
+    server.post(
+      '/api/workspaces/:workspaceId/presence/leave',
+      { config: { access: 'operator' }, schema: { tags: ['agents'], params: WorkspaceParams, body: OperatorLeaveBody, response: { 204: z.null(), 400: ApiError, 404: ApiError } } },
+      async (request, reply) => {
+        await app.workspaces.get(request.params.workspaceId);
+        app.operatorPresence.leave(request.params.workspaceId, operatorOf(request.principal).operatorId, request.body.clientId);
+        return reply.code(204).send(null);
       },
     );
 

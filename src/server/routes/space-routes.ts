@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../schemas/common.js';
-import { BranchConversationBody, Conversation, CreateConversationBody, CreateSpaceBody, Space, UpdateSpaceBody } from '../../schemas/space.js';
+import { BranchConversationBody, Conversation, CreateConversationBody, CreateSpaceBody, RenameConversationBody, Space, UpdateSpaceBody } from '../../schemas/space.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
@@ -46,6 +46,14 @@ export function spaceRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       '/api/workspaces/:workspaceId/conversations/:conversationId',
       { schema: { tags: ['conversations'], params: ConversationParams, response: { 200: Conversation, 404: ApiError } } },
       async (request) => app.spaces.getConversation(request.params.workspaceId, request.params.conversationId),
+    );
+    server.patch(
+      '/api/workspaces/:workspaceId/conversations/:conversationId',
+      {
+        config: { access: 'operator' },
+        schema: { tags: ['conversations'], params: ConversationParams, body: RenameConversationBody, response: { 200: Conversation, 400: ApiError, 404: ApiError } },
+      },
+      async (request) => app.spaces.renameConversation(request.params.workspaceId, request.params.conversationId, request.body.title),
     );
     server.post(
       '/api/workspaces/:workspaceId/conversations/:conversationId/branches',

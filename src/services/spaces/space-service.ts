@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { titleFromMessage, UNTITLED_CONVERSATION } from '../../core/conversation-title.js';
 import { DEFAULT_AUTONOMY, type Mode } from '../../core/modes.js';
 import { pickerToSpaceMode, spaceModeToPicker } from '../../core/picker.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
@@ -17,6 +18,8 @@ import {
   insertConversation,
   listConversations,
   setConversationGoal,
+  setConversationTitle,
+  setTitleIfUntitled,
   type ConversationRecord,
 } from '../../store/repositories/conversation-repository.js';
 import { findSpace, insertSpace, listSpaces, updateSpace } from '../../store/repositories/space-repository.js';
@@ -136,7 +139,7 @@ export class SpaceService {
       spaceId,
       parentConversationId: null,
       branchedFromMessageId: null,
-      title: input.title ?? 'New conversation',
+      title: input.title ?? UNTITLED_CONVERSATION,
       goal: null,
       createdAt: now,
       updatedAt: now,
@@ -182,6 +185,30 @@ export class SpaceService {
     const db = await this.db(workspaceId);
     await this.findConversationOrThrow(db, conversationId);
     await setConversationGoal(db, conversationId, goal, nowIso());
+    const conversation = await this.getConversation(workspaceId, conversationId);
+    this.events.publish(workspaceId, 'conversation.updated', conversation);
+    return conversation;
+  }
+
+  /** The operator renames a conversation (UI): any time, replacing an auto-title too. */
+  async renameConversation(workspaceId: string, conversationId: string, title: string): Promise<Conversation> {
+    const db = await this.db(workspaceId);
+    await this.findConversationOrThrow(db, conversationId);
+    await setConversationTitle(db, conversationId, title, nowIso());
+    const conversation = await this.getConversation(workspaceId, conversationId);
+    this.events.publish(workspaceId, 'conversation.updated', conversation);
+    return conversation;
+  }
+
+  /**
+   * Auto-title (UI): a conversation still called {@link UNTITLED_CONVERSATION} takes its title from
+   * `text` (deterministic, no model call). A title set by anyone first is never replaced.
+   */
+  async titleFromFirstMessage(workspaceId: string, conversationId: string, text: string): Promise<Conversation | null> {
+    const title = titleFromMessage(text);
+    if (!title) return null;
+    const db = await this.db(workspaceId);
+    if (!(await setTitleIfUntitled(db, conversationId, UNTITLED_CONVERSATION, title, nowIso()))) return null;
     const conversation = await this.getConversation(workspaceId, conversationId);
     this.events.publish(workspaceId, 'conversation.updated', conversation);
     return conversation;

@@ -49,3 +49,18 @@ export async function insertConversation(db: Kysely<WorkspaceSchema>, conversati
 export async function setConversationGoal(db: Kysely<WorkspaceSchema>, conversationId: string, goal: string | null, updatedAt: string): Promise<void> {
   await db.updateTable('conversations').set({ goal, updated_at: updatedAt }).where('id', '=', conversationId).execute();
 }
+
+export async function setConversationTitle(db: Kysely<WorkspaceSchema>, conversationId: string, title: string, updatedAt: string): Promise<void> {
+  await db.updateTable('conversations').set({ title, updated_at: updatedAt }).where('id', '=', conversationId).execute();
+}
+
+/** Sets the title only while it is still `untitled` (one UPDATE … WHERE, so a rename in between wins). */
+export async function setTitleIfUntitled(db: Kysely<WorkspaceSchema>, conversationId: string, untitled: string, title: string, updatedAt: string): Promise<boolean> {
+  const result = await db
+    .updateTable('conversations')
+    .set({ title, updated_at: updatedAt })
+    .where('id', '=', conversationId)
+    .where('title', '=', untitled)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

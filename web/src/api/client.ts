@@ -1,4 +1,6 @@
 /** The one place that talks HTTP: bearer token, JSON, and the API's error shape. */
+import { plainSentence, voiceOf } from '../ui/error-voice';
+import { fieldWord } from '../ui/words';
 
 const TOKEN_KEY = 'cc.operatorToken';
 
@@ -24,8 +26,8 @@ export class ApiError extends Error {
   messageFor(field: string): string | null {
     const matches = (name: string | undefined) => name === field || (name?.startsWith(`${field}.`) ?? false);
     const issue = this.issues.find((entry) => matches(entry.field));
-    if (issue) return issue.message;
-    if (matches(this.field)) return this.message.replace(new RegExp(`^${field}(\\.[\\w.]+)?: `), '');
+    if (issue) return plainSentence(issue.message);
+    if (matches(this.field)) return plainSentence(this.message, this.field);
     return null;
   }
 }
@@ -94,9 +96,15 @@ export const api = {
   delete: <T>(path: string, body?: unknown) => request<T>('DELETE', path, body),
 };
 
-/** A short human message for any thrown value. */
+/** A short human message for any thrown value, in the app's one voice for errors (ui/error-voice.ts). */
 export function errorMessage(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
+  if (error instanceof ApiError) {
+    if (error.status === 0) return 'Cannot reach the server. Check that it is running, then try again.';
+    if (isMissingRoute(error)) return error.message;
+    // The token itself is the field: "Sign-in failed: invalid bearer token."
+    if (error.status === 401) return `Sign-in failed: ${error.message.replace(/[.\s]+$/, '')}.`;
+    return voiceOf(error.message, error.field, fieldWord);
+  }
   if (error instanceof Error) return error.message;
   return String(error);
 }

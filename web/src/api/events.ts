@@ -88,6 +88,9 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
       // Only turns are listed per conversation; a child run (subagent, delegate) stays in its parent's tree.
       if (run.conversationId && run.parentRunId === null) client.setQueryData<{ runs: Run[] }>(keys.runs(ws, run.conversationId), (old) => (old ? { runs: upsertById(old.runs, run) ?? [] } : old));
       void client.invalidateQueries({ queryKey: keys.run(ws, run.id) });
+      // The run tree (subagents, delegates) and per-agent cost lists include every run.
+      if (run.conversationId) void client.invalidateQueries({ queryKey: keys.runTree(ws, run.conversationId) });
+      void client.invalidateQueries({ queryKey: keys.agentRuns(ws, run.agentId) });
       if (event.type === 'run.created') client.setQueryData<LiveRun>(keys.liveRun(ws, run.id), (old) => old ?? { ...EMPTY_LIVE_RUN, fromStart: true });
       if (run.state !== 'running' && run.state !== 'queued' && run.conversationId) {
         // A finished turn may have posted messages and changed plans, goals, the space's mode.
@@ -115,6 +118,7 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     }
     case 'run.paused':
     case 'run.resumed':
+      // keys.run is the prefix of the run's controls too: pause/resume flips what they allow.
       void client.invalidateQueries({ queryKey: keys.run(ws, event.data.runId) });
       break;
     case 'run.steered':
@@ -135,6 +139,10 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
       });
       break;
     }
+    case 'presence.operators':
+      // AG-4: people beside agents; the list comes whole.
+      client.setQueryData(keys.operatorPresence(ws), event.data);
+      break;
     case 'plan.submitted':
     case 'plan.approved':
     case 'plan.rejected':

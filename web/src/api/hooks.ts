@@ -328,9 +328,3 @@ export function usePlanAction(ws: string) {
     },
   });
 }
-
-export function useRunAction(ws: string) {
-  return useMutation({
-    mutationFn: ({ runId, action }: { runId: string; action: 'cancel' | 'pause' | 'resume' }) => api.post<unknown>(`${w(ws)}/runs/${runId}/${action}`),
-  });
-}

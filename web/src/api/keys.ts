@@ -26,6 +26,11 @@ export const keys = {
   allPlans: (ws: string) => ['ws', ws, 'plans'] as const,
   plan: (ws: string, planId: string) => ['ws', ws, 'plan', planId] as const,
   policyRules: (ws: string) => ['ws', ws, 'policy-rules'] as const,
+  /** Under `run`, so a run's pause/resume events refresh what it allows. */
+  runControls: (ws: string, runId: string) => ['ws', ws, 'run', runId, 'controls'] as const,
+  runTree: (ws: string, conversationId: string) => ['ws', ws, 'runs', conversationId, 'tree'] as const,
+  agentRuns: (ws: string, agentId: string) => ['ws', ws, 'runs', 'agent', agentId] as const,
+  operatorPresence: (ws: string) => ['ws', ws, 'presence', 'operators'] as const,
   /** Every review query of a workspace (list, detail, findings, verdict, diff). */
   reviews: (ws: string) => ['ws', ws, 'reviews'] as const,
   tickets: (ws: string) => ['ws', ws, 'tickets'] as const,

@@ -13,10 +13,10 @@ export type { AgentEvent, WorkspaceEvent, WorkspaceEventPayloads, WorkspaceEvent
 export type { HonestyMatrix, HonestyRow } from '@server/schemas/honesty';
 export type { Message, PostMessageBody, PostMessageResponse } from '@server/schemas/message';
 export type { Plan, PlanCostEstimate, PlanError, PlanStatus } from '@server/schemas/plan';
-export type { DecidedBy, PolicyRule } from '@server/schemas/policy';
-export type { Presence, PresenceStatus } from '@server/schemas/presence';
+export type { CreateRuleBody, DecidedBy, PolicyRule, ProbeResult, RuleMatch } from '@server/schemas/policy';
+export type { OperatorHere, Presence, PresenceStatus } from '@server/schemas/presence';
 export type { Question, QuestionItem } from '@server/schemas/question';
-export type { Run, RunDetail, RunEventRecord, RunState, ToolCallRecord } from '@server/schemas/run';
+export type { Run, RunControls, RunDetail, RunEventRecord, RunState, RunTreeNode, ToolCallRecord } from '@server/schemas/run';
 export type { WorkspaceSettingsView as SettingsView } from '@server/schemas/settings';
 export type { Conversation, PickerValue, Space } from '@server/schemas/space';
 export type { Workspace } from '@server/schemas/workspace';

@@ -9,10 +9,13 @@ import { HonestyPage } from '../pages/HonestyPage';
 import { InboxPage } from '../pages/InboxPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
 import { OrgChartPage } from '../pages/OrgChartPage';
+import { PolicyPage } from '../pages/PolicyPage';
+import { RunPage } from '../pages/RunPage';
 import { SkillsPage } from '../skills/SkillsPage';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { Link } from '../ui/link';
 import { Empty, ErrorState, Loading } from '../ui/states';
+import { PresenceBeacon } from './presence-heartbeat';
 import { match, navigate, paths, useLocation } from './router';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher';
 import { ReviewsPage } from '../review/ReviewsPage';
@@ -26,8 +29,10 @@ function route(path: string) {
     ['agents', '/w/:ws/settings/agents'],
     ['agent', '/w/:ws/settings/agents/:agentId'],
     ['general', '/w/:ws/settings/general'],
+    ['policy', '/w/:ws/settings/policy'],
     ['settings', '/w/:ws/settings'],
     ['org', '/w/:ws/org'],
+    ['run', '/w/:ws/runs/:runId'],
     ['honesty', '/w/:ws/honesty'],
     ['reviews', '/w/:ws/reviews'],
     ['review', '/w/:ws/reviews/:reviewId'],
@@ -79,6 +84,7 @@ export function Shell({ token, onSignOut }: { token: string; onSignOut: () => vo
         <WorkspaceSwitcher current={known ? ws : null} />
         {known && ws ? <MainNav ws={ws} section={current.name} /> : <span className="spacer" />}
         {known && ws ? <LiveStatus ws={ws} token={token} /> : null}
+        {known && ws ? <PresenceBeacon ws={ws} spaceId={current.params.spaceId ?? null} conversationId={current.params.conversationId ?? null} /> : null}
         <button type="button" className="btn btn-ghost btn-small" onClick={onSignOut}>
           Sign out
         </button>
@@ -117,6 +123,10 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <AgentsPage key={ws} ws={ws} agentId={params.agentId ?? null} />;
     case 'general':
       return <GeneralSettingsPage key={ws} ws={ws} />;
+    case 'policy':
+      return <PolicyPage key={ws} ws={ws} />;
+    case 'run':
+      return <RunPage key={`${ws}-${params.runId ?? ''}`} ws={ws} runId={params.runId ?? ''} />;
     case 'org':
       return <OrgChartPage key={ws} ws={ws} />;
     case 'honesty':
@@ -143,7 +153,7 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
     { to: paths.org(ws), label: 'Org chart', active: section === 'org' },
     { to: paths.honesty(ws), label: 'Honesty matrix', active: section === 'honesty' },
     { to: paths.skills(ws), label: 'Skills', active: section === 'skills' },
-    { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'settings'].includes(section) },
+    { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'policy', 'settings'].includes(section) },
   ];
   return (
     <nav className="mainnav" aria-label="Main">

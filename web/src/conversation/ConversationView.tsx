@@ -10,6 +10,7 @@ import { QuestionCard } from '../ui/QuestionCard';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { BranchForm } from './BranchForm';
 import { Composer } from './Composer';
+import { ConversationTitle } from './ConversationTitle';
 import { MessageItem } from './MessageItem';
 import { PlanRow } from './PlanRow';
 import { foldPlanSteps } from './plan-steps';
@@ -108,7 +109,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
       <main className="conversation-main" aria-label="Conversation">
         <header className="conversation-header">
           <div className="conversation-title">
-            <h2>{conversation.title}</h2>
+            <ConversationTitle ws={ws} conversation={conversation} />
             <span className="muted small">
               {space.data ? <>in {space.data.name}</> : null}
               {conversation.parentConversationId ? (
@@ -209,7 +210,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
       {/* Plan Studio shows the same progress itself and needs the width for its graph. */}
       {showStudio ? null : (
         <ErrorBoundary what="the side panel">
-          <SidePanel ws={ws} conversation={conversation} plans={planList} runs={runList} agents={agentList} onOpenPlan={(id) => openPlan(id)} open={panelOpen} onClose={() => setPanelOpen(false)} />
+          <SidePanel ws={ws} conversation={conversation} plans={planList} agents={agentList} onOpenPlan={(id) => openPlan(id)} open={panelOpen} onClose={() => setPanelOpen(false)} />
         </ErrorBoundary>
       )}
     </div>

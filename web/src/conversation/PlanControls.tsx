@@ -3,7 +3,9 @@ import { errorMessage } from '../api/client';
 import { usePlanAction } from '../api/hooks';
 import type { Plan } from '../api/types';
 import { FieldError } from '../ui/states';
-import { canResume, planOutcome, planProgress } from './plan-view';
+import { formatDuration } from '../ui/cost-time';
+import { usePlanActuals } from './plan-actuals';
+import { canResume, formatCost, planOutcome, planProgress, totalCost } from './plan-view';
 
 /**
  * PLAN-8: a started plan's outcome in words ("Stopped — 2 of 4 steps done"), Stop behind a
@@ -13,9 +15,11 @@ import { canResume, planOutcome, planProgress } from './plan-view';
 export function PlanControls({ ws, plan, testId, extra }: { ws: string; plan: Plan; testId: string; extra?: React.ReactNode }) {
   const action = usePlanAction(ws);
   const [confirmingStop, setConfirmingStop] = useState(false);
+  const actuals = usePlanActuals(ws, plan);
   const progress = planProgress(plan);
   if (!progress) return null;
   const outcome = planOutcome(plan);
+  const estimate = totalCost(plan.costEstimate).amount;
   return (
     <div className="plan-controls">
       <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={outcome.done} aria-label="Plan progress">
@@ -61,6 +65,11 @@ export function PlanControls({ ws, plan, testId, extra }: { ws: string; plan: Pl
           </button>
         </div>
       ) : null}
+      <div className="small muted plan-cost-line" data-testid={`${testId}-cost`}>
+        Spent {formatCost(actuals.total.costUsd, 'USD')}
+        {estimate !== null ? ` of ${formatCost(estimate, 'USD')} estimated` : ' (no estimate)'}
+        {actuals.total.durationMs ? ` · steps took ${formatDuration(actuals.total.durationMs)}` : ''}
+      </div>
       {action.isError ? <FieldError message={errorMessage(action.error)} /> : null}
     </div>
   );

@@ -22,6 +22,10 @@ import {
 } from './plan-view';
 import { layoutPlan, NODE_HEIGHT, NODE_WIDTH, type PositionedNode } from './plan-layout';
 import { PlanControls } from './PlanControls';
+import { usePlanActuals, type StepActual } from './plan-actuals';
+import { paths } from '../app/router';
+import { formatDuration } from '../ui/cost-time';
+import { Link } from '../ui/link';
 import { nodeStateWord, planStatusWord } from '../ui/words';
 
 type PlanNodeData = { node: PlanNode; selected: boolean };
@@ -57,6 +61,7 @@ export function PlanStudio({ ws, planId, agents, onClose }: { ws: string; planId
 
 function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan; agents: Agent[]; onClose: () => void }) {
   const action = usePlanAction(ws);
+  const actuals = usePlanActuals(ws, plan);
   const [positions, setPositions] = useState<Map<string, PositionedNode> | null>(null);
   const [layoutError, setLayoutError] = useState<string | null>(null);
   const [selectedKey, setSelectedKey] = useState<string | null>(null);
@@ -251,6 +256,7 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
                   {formatCost(nodeCost(plan.costEstimate, selected.key), currency)}
                   {selectedTokens ? <span className="muted"> · {formatTokens(selectedTokens.inputTokens)} in / {formatTokens(selectedTokens.outputTokens)} out</span> : null}
                 </dd>
+                <StepActualFacts ws={ws} actual={actuals.perNode.get(selected.key)} />
                 {selected.error ? (
                   <>
                     <dt>Error</dt>
@@ -279,6 +285,9 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
                   </div>
                 ) : null}
                 <div className="muted small">{basisLabel(plan.costEstimate.basis)}</div>
+                <div className="small" data-testid="cost-actual">
+                  Spent so far: {formatCost(actuals.total.costUsd, currency)} · {formatTokens(actuals.total.inputTokens)} in / {formatTokens(actuals.total.outputTokens)} out
+                </div>
               </>
             ) : (
               <div className="muted small">No estimate.</div>
@@ -287,5 +296,31 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
         </aside>
       </div>
     </section>
+  );
+}
+
+/** A step's actual cost and time beside its estimate, with a link to the run it ran as (PLAN-3, HAR-6). */
+function StepActualFacts({ ws, actual }: { ws: string; actual: StepActual | undefined }) {
+  if (!actual) {
+    return (
+      <>
+        <dt>Actual</dt>
+        <dd className="muted">not run yet</dd>
+      </>
+    );
+  }
+  return (
+    <>
+      <dt>Actual cost</dt>
+      <dd data-testid="step-actual-cost">
+        {formatCost(actual.totals.costUsd, 'USD')} · {formatTokens(actual.totals.inputTokens)} in / {formatTokens(actual.totals.outputTokens)} out
+      </dd>
+      <dt>Took</dt>
+      <dd data-testid="step-duration">{actual.run.state === 'running' || actual.run.state === 'queued' ? 'still running' : formatDuration(actual.durationMs)}</dd>
+      <dt>Run</dt>
+      <dd>
+        <Link to={paths.run(ws, actual.run.id)}>Open its run</Link>
+      </dd>
+    </>
   );
 }

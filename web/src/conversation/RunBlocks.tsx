@@ -1,8 +1,10 @@
-import { useRunAction, useRunDetail, useLiveRun } from '../api/hooks';
+import { useRunDetail, useLiveRun } from '../api/hooks';
 import { foldRunEvents, type TurnItem } from '../api/live-run';
 import type { Agent, Run, RunDetail } from '../api/types';
 import { modeLabelFor } from '../app/picker';
 import { Badge } from '../ui/badges';
+import { livenessWord, runStateWord } from '../ui/words';
+import { RunControlBar } from './RunControlBar';
 import { TurnItems } from './TurnItems';
 
 const isActive = (run: Run) => run.state === 'running' || run.state === 'queued';
@@ -27,19 +29,15 @@ export function LiveTurn({ ws, run, agent }: { ws: string; run: Run; agent: Agen
   const useLive = live.fromStart && live.eventCount > 0;
   const detail = useRunDetail(ws, run.id, { enabled: !useLive, poll: !useLive });
   const items = useLive ? live.items : detail.data ? (detail.data.events.length ? foldRunEvents(detail.data.events).items : itemsFromToolCalls(detail.data)) : live.items;
-  const action = useRunAction(ws);
   return (
     <article className="message message-assistant live-turn" data-testid="live-turn" aria-live="polite" aria-busy="true">
       <header className="message-header">
         <strong>{agent?.name ?? 'agent'}</strong>
-        <Badge tone="info">{run.state === 'queued' ? 'queued' : 'running'}</Badge>
-        {run.liveness !== 'ok' ? <Badge tone="warn">{run.liveness}</Badge> : null}
+        <Badge tone="info">{runStateWord(run.state === 'queued' ? 'queued' : 'running')}</Badge>
+        {run.liveness !== 'ok' ? <Badge tone="warn">{livenessWord(run.liveness)}</Badge> : null}
         {run.mode ? <span className="mode-chip" title="The mode this turn started in; it keeps it to the end">{modeLabelFor(run.mode, run.autonomy)}</span> : null}
-        <span className="spacer" />
-        <button type="button" className="btn btn-ghost btn-small" onClick={() => action.mutate({ runId: run.id, action: 'cancel' })} disabled={action.isPending}>
-          Stop
-        </button>
       </header>
+      <RunControlBar ws={ws} run={run} />
       {items.length === 0 ? <div className="muted small">Thinking…</div> : <TurnItems items={items} streaming waiting={run.liveness === 'blocked'} />}
     </article>
   );

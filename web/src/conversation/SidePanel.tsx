@@ -1,26 +1,17 @@
 import { usePresence } from '../api/hooks';
-import type { Agent, Conversation, Plan, Run } from '../api/types';
-import { modeLabelFor } from '../app/picker';
-import { Badge, PresenceDot } from '../ui/badges';
-import { runStateWord } from '../ui/words';
+import type { Agent, Conversation, Plan } from '../api/types';
+import { PresenceDot } from '../ui/badges';
 import { Empty } from '../ui/states';
 import { PlanControls } from './PlanControls';
+import { PeopleHere } from './PeopleHere';
 import { planProgress } from './plan-view';
+import { RunTreePanel } from './RunTreePanel';
 
-const RUN_TONES: Record<string, 'neutral' | 'info' | 'ok' | 'warn' | 'bad'> = {
-  queued: 'neutral',
-  running: 'info',
-  completed: 'ok',
-  failed: 'bad',
-  cancelled: 'neutral',
-};
-
-/** The conversation's side panel: Tasks (goal + progress, PLAN-8), runs, presence (AG-4). */
+/** The conversation's side panel: Tasks (goal + progress, PLAN-8), the run tree with cost (HAR-6), people and agents here (AG-4). */
 export function SidePanel({
   ws,
   conversation,
   plans,
-  runs,
   agents,
   onOpenPlan,
   open = false,
@@ -29,7 +20,6 @@ export function SidePanel({
   ws: string;
   conversation: Conversation;
   plans: Plan[];
-  runs: Run[];
   agents: Agent[];
   onOpenPlan: (planId: string) => void;
   /** On narrow screens the panel is a sheet, shown only while open. */
@@ -40,7 +30,6 @@ export function SidePanel({
   // Plans arrive oldest → newest (usePlans): the Tasks panel follows the newest plan that has started.
   const current = [...plans].reverse().find((plan) => planProgress(plan) !== null) ?? null;
   const goal = current?.goal ?? conversation.goal ?? null;
-  const agentName = (id: string) => agents.find((agent) => agent.id === id)?.name ?? id;
   return (
     <aside id="side-panel" className={`side-panel${open ? ' open' : ''}`} aria-label="Tasks and runs">
       {onClose ? (
@@ -72,25 +61,11 @@ export function SidePanel({
           <Empty title="No goal yet">An approved plan's goal becomes the conversation's goal.</Empty>
         )}
       </section>
-      <section aria-labelledby="runs-title">
-        <h3 id="runs-title">Runs</h3>
-        {runs.length === 0 ? (
-          <div className="muted small">No runs in this conversation.</div>
-        ) : (
-          <ul className="run-list">
-            {[...runs].reverse().slice(0, 20).map((run) => (
-              <li key={run.id} style={{ paddingLeft: `${Math.min(run.depth, 4) * 12}px` }}>
-                <span>{agentName(run.agentId)}</span>
-                <Badge tone={RUN_TONES[run.state] ?? 'neutral'}>{runStateWord(run.state)}</Badge>
-                {run.mode ? <span className="muted small">{modeLabelFor(run.mode, run.autonomy)}</span> : null}
-                {run.liveness !== 'ok' ? <Badge tone="warn">{run.liveness}</Badge> : null}
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <RunTreePanel ws={ws} conversationId={conversation.id} agents={agents} />
       <section aria-labelledby="presence-title">
-        <h3 id="presence-title">Presence</h3>
+        <h3 id="presence-title">Who is here</h3>
+        <PeopleHere ws={ws} conversationId={conversation.id} />
+        <h4 className="small">Agents</h4>
         {presence.isError ? (
           <div className="muted small">Presence could not be loaded.</div>
         ) : (

@@ -6,6 +6,7 @@ import { navigate, paths } from '../app/router';
 import { AgentStateBadge, PresenceDot } from '../ui/badges';
 import { Link } from '../ui/link';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
+import { AgentCost } from './AgentCost';
 import { AgentEditor } from './AgentEditor';
 import { SettingsNav } from './SettingsNav';
 
@@ -82,7 +83,10 @@ export function AgentsPage({ ws, agentId }: { ws: string; agentId: string | null
           {agentId === null ? (
             <Empty title="Choose an agent">Pick an agent on the left to edit every field, or create a blank one.</Empty>
           ) : selected ? (
-            <AgentEditor key={selected.id} ws={ws} agent={selected} agents={list} />
+            <>
+              <AgentEditor key={selected.id} ws={ws} agent={selected} agents={list} />
+              <AgentCost ws={ws} agentId={selected.id} />
+            </>
           ) : agents.isPending ? (
             <Loading />
           ) : (

@@ -1,8 +1,8 @@
 import { paths } from '../app/router';
 import { Link } from '../ui/link';
 
-/** Settings → Workspace → (Agents | General). */
-export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' }) {
+/** Settings → Workspace → (Agents | General | Policy). */
+export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' | 'policy' }) {
   return (
     <nav className="subnav" aria-label="Workspace settings">
       <span className="subnav-title">Settings › Workspace</span>
@@ -11,6 +11,9 @@ export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'ge
       </Link>
       <Link to={paths.general(ws)} className={active === 'general' ? 'active' : undefined} aria-current={active === 'general' ? 'page' : undefined}>
         General
+      </Link>
+      <Link to={paths.policy(ws)} className={active === 'policy' ? 'active' : undefined} aria-current={active === 'policy' ? 'page' : undefined}>
+        Policy
       </Link>
     </nav>
   );

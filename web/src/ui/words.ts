@@ -30,6 +30,9 @@ const EFFECT_WORDS: Record<string, string> = {
   sandboxControl: 'changes the sandbox',
 };
 
+/** Every effect class (POL-2) the words know, in the order a rule form lists them. */
+export const EFFECT_KINDS: readonly string[] = Object.keys(EFFECT_WORDS);
+
 /** An effect class (POL-2) as what the action does. */
 export function effectWord(effect: string): string {
   return EFFECT_WORDS[effect] ?? spacedWords(effect);
@@ -129,4 +132,63 @@ const SKILL_VERDICT_WORDS: Record<string, string> = {
 /** A scan verdict of an installed skill, as the skill picker shows it (SKL-3). */
 export function skillVerdictWord(verdict: string): string {
   return SKILL_VERDICT_WORDS[verdict] ?? spacedWords(verdict);
+}
+
+const AUTONOMY_WORDS: Record<string, { label: string; explains: string }> = {
+  proposeOnly: { label: 'Propose only', explains: 'The agent only proposes: it changes nothing, every action is shown to you as a suggestion.' },
+  askFirst: { label: 'Ask first', explains: 'The agent asks before anything that changes files or runs commands.' },
+  actWithApproval: { label: 'Act with approval', explains: 'The agent works on its own and asks you before risky actions (deleting, pushing, installing…).' },
+  actFreely: { label: 'Act freely', explains: 'The agent acts without asking, except for what a rule denies.' },
+};
+
+/** An autonomy level (POL-5) as its name on the dial. */
+export function autonomyWord(level: string): string {
+  return AUTONOMY_WORDS[level]?.label ?? spacedWords(level);
+}
+
+/** What an autonomy level lets the agent do, in one sentence. */
+export function autonomyExplained(level: string): string {
+  return AUTONOMY_WORDS[level]?.explains ?? '';
+}
+
+const DECISION_WORDS: Record<string, string> = { allow: 'allowed', ask: 'asks you first', deny: 'refused' };
+
+/** A policy decision (POL-3): "allowed", "asks you first", "refused". */
+export function decisionWord(decision: string): string {
+  return DECISION_WORDS[decision] ?? spacedWords(decision);
+}
+
+const FIELD_WORDS: Record<string, string> = {
+  body: 'Request',
+  text: 'Message',
+  title: 'Title',
+  name: 'Name',
+  scopeId: 'Scope',
+  scope: 'Scope',
+  match: 'Rule',
+  'match.prefix': 'Command',
+  'match.effectClass': 'Action kind',
+  command: 'Command',
+  decision: 'Decision',
+  runId: 'Run',
+  planId: 'Plan',
+  ruleId: 'Rule',
+  spaceId: 'Space',
+  conversationId: 'Conversation',
+  agentId: 'Agent',
+  autonomy: 'Autonomy',
+  mode: 'Mode',
+  picker: 'Mode',
+  systemPrompt: 'Agent instructions',
+  reportsTo: 'Reports to',
+  adapterId: 'Adapter',
+};
+
+/** The field an error names, as the label a user sees ("scopeId" → "Scope", "skills.2" → "Skills, item 3"). */
+export function fieldWord(field: string): string {
+  if (FIELD_WORDS[field]) return FIELD_WORDS[field];
+  const item = /^(.*)\.(\d+)$/.exec(field);
+  if (item) return `${fieldWord(item[1]!)}, item ${Number(item[2]) + 1}`;
+  const words = spacedWords(field.split('.').pop() ?? field);
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
