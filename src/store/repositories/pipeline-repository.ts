@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
-import type { PipelineDefinition } from '../../core/pipelines/pipeline-definition.js';
+import type { PipelineDefinition, PipelineNode } from '../../core/pipelines/pipeline-definition.js';
 import { PipelineIssueView, PipelineNodeView, PipelineRunSummary, type PipelineRunDetail, type PipelineView } from '../../schemas/pipeline.js';
 import type { PipelineRunTable, PipelineTable, PipelineTriggerTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn, jsonColumn } from './column-parsers.js';
@@ -193,4 +193,11 @@ export function toPipelineView(row: Selectable<PipelineTable>, triggers: Array<S
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** One node of a run's definition snapshot (the budget gate estimates it before it starts, ORC-4). */
+export async function findPipelineRunNode(db: Kysely<WorkspaceSchema>, runId: string, nodeKey: string): Promise<PipelineNode | null> {
+  const row = await db.selectFrom('pipeline_runs').select(['id', 'definition']).where('id', '=', runId).executeTakeFirst();
+  if (!row) return null;
+  return parseRunDefinition(row.definition, row.id).nodes.find((node) => node.key === nodeKey) ?? null;
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { validProposal } from '../../support/orchestration-fixtures.js';
+import { waitFor } from '../../support/wait-for.js';
 import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
 
 let fixture: HarnessFixture | null = null;
@@ -8,17 +9,9 @@ afterEach(async () => {
   await fixture?.dispose();
   fixture = null;
 });
-
+/** The fixture workspace's API (`path` after `/api/workspaces/:ws`). */
 const api = (method: string, path: string, body?: unknown) => fixture!.server.api(method, `/api/workspaces/${fixture!.workspaceId}${path}`, body);
 
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let attempt = 0; attempt < 600; attempt += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A request of `agentName`'s run that carries `marker` (the system prompt says "You are <name>"). */
 const from = (agentName: string, marker: string) => (request: ScriptedRequest) => request.system.includes(`You are ${agentName}`) && request.allText.includes(marker);
