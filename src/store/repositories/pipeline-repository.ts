@@ -52,6 +52,11 @@ export async function listPipelineRunRows(db: Kysely<WorkspaceSchema>, pipelineI
   return db.selectFrom('pipeline_runs').selectAll().where('pipeline_id', '=', pipelineId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
+/** The workspace's most recent runs of every source (pipelines, orchestrations), newest first. */
+export async function listRecentPipelineRunRows(db: Kysely<WorkspaceSchema>, limit: number): Promise<Array<Selectable<PipelineRunTable>>> {
+  return db.selectFrom('pipeline_runs').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
 export async function findPipelineRunRow(db: Kysely<WorkspaceSchema>, runId: string): Promise<Selectable<PipelineRunTable> | undefined> {
   return db.selectFrom('pipeline_runs').selectAll().where('id', '=', runId).executeTakeFirst();
 }
@@ -152,6 +157,10 @@ export async function runDetail(db: Kysely<WorkspaceSchema>, run: Selectable<Pip
   const definition = parseRunDefinition(run.definition, run.id);
   const rows = await db.selectFrom('pipeline_nodes').selectAll().where('run_id', '=', run.id).execute();
   const byKey = new Map(rows.map((row) => [row.key, row]));
+  const agentRunIds = rows.map((row) => row.agent_run_id).filter((id): id is string => id !== null);
+  const costs = new Map(
+    agentRunIds.length === 0 ? [] : (await db.selectFrom('runs').select(['id', 'cost_usd']).where('id', 'in', agentRunIds).execute()).map((run) => [run.id, run.cost_usd === null ? null : Number(run.cost_usd)]),
+  );
   const nodes = definition.nodes.map((node) => {
     const row = byKey.get(node.key);
     return {
@@ -164,6 +173,7 @@ export async function runDetail(db: Kysely<WorkspaceSchema>, run: Selectable<Pip
       output: row?.output ? parseNodeOutput(row.output, `${run.id}/${row.key}`) : null,
       error: row?.error ?? null,
       agentRunId: row?.agent_run_id ?? null,
+      costUsd: row?.agent_run_id ? (costs.get(row.agent_run_id) ?? null) : null,
       approvalId: row?.approval_id ?? null,
       startedAt: row?.started_at ?? null,
       endedAt: row?.ended_at ?? null,
