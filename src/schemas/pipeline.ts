@@ -43,6 +43,8 @@ export const PipelineNodeView = z.object({
   output: z.unknown(),
   error: z.string().nullable(),
   agentRunId: z.string().nullable(),
+  /** What the node's agent run cost (null: no agent run, or not priced). */
+  costUsd: z.number().nullable(),
   approvalId: z.string().nullable(),
   startedAt: IsoTime.nullable(),
   endedAt: IsoTime.nullable(),

@@ -23,6 +23,7 @@ import type { PipelineLauncher, PipelineRunControl } from './orchestrations/pipe
 import { PlanService } from './plans/plan-service.js';
 import { EnginePipelineLauncher } from './pipelines/engine-pipeline-launcher.js';
 import { registerNodeExecutors } from './pipelines/node-executors.js';
+import { workspaceTeamDirectory } from './pipelines/team-directory.js';
 import { PipelineEngine } from './pipelines/pipeline-engine.js';
 import { PipelineService } from './pipelines/pipeline-service.js';
 import { planModeTools } from './plans/plan-mode-tools.js';
@@ -221,6 +222,7 @@ export class ControlCenter {
       approvals: this.approvals,
       policy: this.policy,
       commandSandbox,
+      teams: workspaceTeamDirectory(this.workspaces),
     });
     this.pipelines = new PipelineService(this.workspaces, this.pipelineEngine, this.events, this.logger);
     this.pipelineLauncher = new EnginePipelineLauncher(this.pipelineEngine);

@@ -140,6 +140,7 @@ beforeAll(async () => {
     remoteId: REMOTE_ID,
     provider: 'anthropic',
     pipelineId: 'pl_0000000000',
+    projectId: 'prj_0000000000',
     // Skills (SKL-3): well-formed ids and a name that a lookup would 404.
     sourceId: 'ssrc_0000000000',
     reportId: 'sscan_0000000000',

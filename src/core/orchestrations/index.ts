@@ -7,3 +7,4 @@ export * from './dependency-closure.js';
 export * from './revision-diff.js';
 export * from './compile-orchestration.js';
 export * from './role-estimate.js';
+export * from './node-budget.js';

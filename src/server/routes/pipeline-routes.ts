@@ -89,6 +89,19 @@ export function pipelineRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       },
     );
     server.get(
+      '/api/workspaces/:workspaceId/pipeline-runs',
+      {
+        config: { access: 'operator' },
+        schema: {
+          tags: ['pipelines'],
+          params: WorkspaceParams,
+          querystring: z.strictObject({ limit: z.coerce.number().int().min(1).max(200).default(50) }),
+          response: { 200: z.object({ runs: z.array(PipelineRunSummary) }), 400: ApiError, 404: ApiError },
+        },
+      },
+      async (request) => ({ runs: await app.pipelines.listRecentRuns(request.params.workspaceId, request.query.limit) }),
+    );
+    server.get(
       '/api/workspaces/:workspaceId/pipeline-runs/:runId',
       { config: { access: 'operator' }, schema: { tags: ['pipelines'], params: RunParams, response: { 200: PipelineRunDetail, 404: ApiError } } },
       async (request) => app.pipelines.getRun(request.params.workspaceId, request.params.runId),

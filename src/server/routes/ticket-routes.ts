@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, DisplayName } from '../../schemas/common.js';
+import { Project } from '../../schemas/project.js';
 import { TICKET_STATUSES, Ticket, TicketComment } from '../../schemas/ticket.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
@@ -70,6 +71,16 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         },
       },
       async (request) => app.tickets.update(request.params.workspaceId, request.params.ticketId, request.body),
+    );
+    server.get(
+      '/api/workspaces/:workspaceId/projects',
+      { config: OPERATOR, schema: { tags: ['tickets'], params: WorkspaceParams, response: { 200: z.object({ projects: z.array(Project) }), 404: ApiError } } },
+      async (request) => ({ projects: await app.tickets.projects(request.params.workspaceId) }),
+    );
+    server.get(
+      '/api/workspaces/:workspaceId/projects/:projectId',
+      { config: OPERATOR, schema: { tags: ['tickets'], params: WorkspaceParams.extend({ projectId: z.string().min(1) }), response: { 200: Project, 404: ApiError } } },
+      async (request) => app.tickets.project(request.params.workspaceId, request.params.projectId),
     );
     server.post(
       '/api/workspaces/:workspaceId/tickets/:ticketId/comments',

@@ -4,6 +4,7 @@ import type { OrchestrationProposal } from '../../core/orchestrations/orchestrat
 import { canTransition, isFinished, type OrchestrationStatus } from '../../core/orchestrations/orchestration-status.js';
 import type { OrchestrationViolation } from '../../core/orchestrations/orchestration-violation.js';
 import { diffRevisions } from '../../core/orchestrations/revision-diff.js';
+import { admitNode, type NodeCostEstimate } from '../../core/orchestrations/node-budget.js';
 import { estimateRole } from '../../core/orchestrations/role-estimate.js';
 import { validateOrchestrationProposal } from '../../core/orchestrations/validate-orchestration-proposal.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
@@ -26,6 +27,8 @@ import type { AgentService } from '../agents/agent-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import { BudgetReservations } from './budget-reservations.js';
+import { estimateRunNode } from './node-cost-estimate.js';
 import { OrchestrationMaterializer, type RoleMember } from './orchestration-materializer.js';
 import { setOrchestrationTicketStatus } from './orchestration-tickets.js';
 import type { PipelineBudgetGate, PipelineLauncher, PipelineRunControl, PipelineRunObserver } from './pipeline-launcher.js';
@@ -73,6 +76,8 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
   private control: PipelineRunControl | null = null;
   private readonly now: () => number;
   private readonly cooldownMs: number;
+  /** What the nodes in flight hold of each orchestration's `maxUsd` (ORC-4). */
+  private readonly reservations = new BudgetReservations();
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -281,18 +286,36 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
 
   // PipelineBudgetGate -------------------------------------------------------------------------------
 
-  /** ORC-4: refuses a node once the spend reached `maxUsd` (or would, by the node's estimate), pausing. */
+  /**
+   * ORC-4: before a node starts, its estimate (ORC-2's band from its agent's run history, per node; see
+   * `admitNode`) is added to the spend and to what the nodes in flight reserved, so parallel nodes cannot
+   * pass `maxUsd` by their own cost. `wait` holds the node until a node in flight finishes (resumed
+   * here, no operator needed); `pause` holds it and asks the operator. An estimate the engine passes
+   * (`estimatedUsd`) is used as given.
+   */
   async beforeNode(input: Parameters<PipelineBudgetGate['beforeNode']>[0]): Promise<{ proceed: true } | { proceed: false; reason: string }> {
-    const record = await this.sourceRecord(input.workspaceId, input.source);
-    if (!record || record.maxUsd === null) return { proceed: true };
-    const projected = record.spentUsd + (input.estimatedUsd ?? 0);
-    const over = input.estimatedUsd ? projected > record.maxUsd : record.spentUsd >= record.maxUsd;
-    if (!over) return { proceed: true };
-    const reason = `orchestration ${record.id} has spent $${record.spentUsd.toFixed(2)}${input.estimatedUsd ? ` and node ${input.nodeKey} is estimated at $${input.estimatedUsd.toFixed(2)}` : ''}, which would exceed its cap of $${record.maxUsd.toFixed(2)}; waiting for the operator`;
-    const db = await this.db(input.workspaceId);
-    await updateOrchestration(db, record.id, { budgetPaused: true, error: reason, updatedAt: nowIso() });
-    await this.publishUpdate(input.workspaceId, record.id);
-    return { proceed: false, reason };
+    if (input.source.kind !== 'orchestration') return { proceed: true };
+    const orchestrationId = input.source.id;
+    return this.reservations.exclusive(orchestrationId, async () => {
+      const record = await this.sourceRecord(input.workspaceId, input.source);
+      if (!record || record.maxUsd === null) return { proceed: true };
+      const db = await this.db(input.workspaceId);
+      const estimate: NodeCostEstimate =
+        typeof input.estimatedUsd === 'number' ? { kind: 'band', lowUsd: input.estimatedUsd, medianUsd: input.estimatedUsd, highUsd: input.estimatedUsd, runs: 0 } : await estimateRunNode(db, input.pipelineRunId, input.nodeKey);
+      const admission = admitNode({ nodeKey: input.nodeKey, spentUsd: record.spentUsd, maxUsd: record.maxUsd, inFlight: this.reservations.inFlight(orchestrationId), estimate });
+      if (admission.verdict === 'admit') {
+        this.reservations.reserve(orchestrationId, input.pipelineRunId, input.nodeKey, admission.reserveUsd);
+        return { proceed: true };
+      }
+      if (admission.verdict === 'wait') {
+        this.reservations.markWaiting(orchestrationId, input.pipelineRunId);
+        return { proceed: false, reason: admission.reason };
+      }
+      const reason = `orchestration ${record.id}: ${admission.reason}; waiting for the operator`;
+      await updateOrchestration(db, record.id, { budgetPaused: true, error: reason, updatedAt: nowIso() });
+      await this.publishUpdate(input.workspaceId, record.id);
+      return { proceed: false, reason };
+    });
   }
 
   // PipelineRunObserver -----------------------------------------------------------------------------
@@ -307,18 +330,32 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
     if (!record) return;
     const db = await this.db(report.workspaceId);
     const now = nowIso();
-    await db.transaction().execute(async (trx) => {
-      if (report.nodeType === 'ticketWork') await setOrchestrationTicketStatus(trx, { orchestrationId: record.id, key: report.nodeKey, status: report.state, now });
-      const cost = report.costUsd ?? 0;
-      if (Number.isFinite(cost) && cost > 0) {
-        const current = (await findOrchestration(trx, record.id))!;
-        await updateOrchestration(trx, record.id, { spentUsd: current.spentUsd + cost, updatedAt: now });
-      }
+    // The cost lands and the node's reservation is given back in one step of the gate's order (ORC-4).
+    const paused = await this.reservations.exclusive(record.id, async () => {
+      await db.transaction().execute(async (trx) => {
+        if (report.nodeType === 'ticketWork') await setOrchestrationTicketStatus(trx, { orchestrationId: record.id, key: report.nodeKey, status: report.state, now });
+        const cost = report.costUsd ?? 0;
+        if (Number.isFinite(cost) && cost > 0) {
+          const current = (await findOrchestration(trx, record.id))!;
+          await updateOrchestration(trx, record.id, { spentUsd: current.spentUsd + cost, updatedAt: now });
+        }
+      });
+      this.reservations.release(record.id, report.pipelineRunId, report.nodeKey);
+      return (await findOrchestration(db, record.id))?.budgetPaused ?? false;
     });
     await this.publishUpdate(report.workspaceId, record.id);
+    // Nodes held only because this one held the budget ask again (a budget pause waits for the operator).
+    if (!paused) this.resumeWaiting(report.workspaceId, record.id);
+  }
+
+  private resumeWaiting(workspaceId: string, orchestrationId: string): void {
+    for (const pipelineRunId of this.reservations.takeWaiting(orchestrationId)) {
+      void this.control?.resume({ workspaceId, pipelineRunId }).catch((error: unknown) => this.options.logger?.error({ err: error, pipelineRunId }, 'resuming nodes held by the budget failed'));
+    }
   }
 
   async onPipelineFinished(report: Parameters<PipelineRunObserver['onPipelineFinished']>[0]): Promise<void> {
+    if (report.source.kind === 'orchestration') this.reservations.forgetRun(report.source.id, report.pipelineRunId);
     await this.transition(report.workspaceId, report.source, report.state, { error: report.error ?? null });
   }
 

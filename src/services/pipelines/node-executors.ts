@@ -204,10 +204,16 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
     if (!team) throw new PermanentNodeError(`team ${node.teamId} does not exist`);
     if (node.strategy === 'manager') {
       if (!team.managerAgentId) throw new PermanentNodeError(`team ${node.teamId} has no manager`);
-      const members = team.memberAgentIds.filter((id) => id !== team.managerAgentId);
-      const result = await runAgent(execution, team.managerAgentId, `${prompt}\n\nYou manage this team; hand parts to its members with delegate_task: ${members.join(', ')}.`, null);
+      // delegate_task names colleagues by agent name, so the manager is told the names (ids as a fallback).
+      const members = await Promise.all(
+        team.memberAgentIds.filter((id) => id !== team.managerAgentId).map(async (id) => (await deps.agents.get(execution.workspaceId, id).catch(() => null))?.name ?? id),
+      );
+      const roster = members.length > 0 ? members.join(', ') : '(no other members: do it yourself)';
+      const result = await runAgent(execution, team.managerAgentId, `${prompt}\n\nYou manage this team; hand parts to its members with delegate_task: ${roster}.`, null);
       return agentOutput(node, result);
     }
+    if (team.memberAgentIds.length === 0) throw new PermanentNodeError(`team ${node.teamId} has no members`);
+    // allParallel: every member gets the same prompt at once; one failed member fails the node.
     const results = await Promise.all(team.memberAgentIds.map((agentId) => runAgent(execution, agentId, prompt, null)));
     return { results };
   });

@@ -20,6 +20,7 @@ import {
   listEventTriggers,
   listPipelineIds,
   listPipelineRunRows,
+  listRecentPipelineRunRows,
   listScheduleTriggers,
   markTriggerFired,
   pipelineDefinitionOf,
@@ -111,6 +112,12 @@ export class PipelineService {
     if (!(await findPipelineRow(db, pipelineId))) throw new NotFoundError('pipeline', pipelineId, 'pipelineId');
     const runs = await listPipelineRunRows(db, pipelineId, 100);
     return runSummaries(db, runs);
+  }
+
+  /** Recent runs of every source — orchestrations' runs have no stored pipeline (UI: pipelines list). */
+  async listRecentRuns(workspaceId: string, limit: number): Promise<PipelineRunSummary[]> {
+    const db = await this.db(workspaceId);
+    return runSummaries(db, await listRecentPipelineRunRows(db, limit));
   }
 
   async getRun(workspaceId: string, runId: string): Promise<PipelineRunDetail> {

@@ -11,6 +11,8 @@ import {
   type NewTicketRow,
 } from '../../store/repositories/ticket-repository.js';
 import { agentExists } from '../../store/repositories/agent-repository.js';
+import { findProject, listProjects } from '../../store/repositories/project-repository.js';
+import type { Project } from '../../schemas/project.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
@@ -93,6 +95,17 @@ export class TicketService {
     const comment = await insertTicketComment(await this.db(workspaceId), { ticketId, author, body });
     this.events.publish(workspaceId, 'ticket.commented', comment);
     return comment;
+  }
+
+  /** The projects tickets are grouped by (the tickets board). */
+  async projects(workspaceId: string): Promise<Project[]> {
+    return listProjects(await this.db(workspaceId));
+  }
+
+  async project(workspaceId: string, projectId: string): Promise<Project> {
+    const project = await findProject(await this.db(workspaceId), projectId);
+    if (!project) throw new NotFoundError('project', projectId, 'projectId');
+    return project;
   }
 
   async comments(workspaceId: string, ticketId: string): Promise<TicketComment[]> {

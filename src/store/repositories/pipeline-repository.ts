@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
-import type { PipelineDefinition } from '../../core/pipelines/pipeline-definition.js';
+import type { PipelineDefinition, PipelineNode } from '../../core/pipelines/pipeline-definition.js';
 import { PipelineIssueView, PipelineNodeView, PipelineRunSummary, type PipelineRunDetail, type PipelineView } from '../../schemas/pipeline.js';
 import type { PipelineRunTable, PipelineTable, PipelineTriggerTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn, jsonColumn } from './column-parsers.js';
@@ -50,6 +50,11 @@ export async function findFilePipelineId(db: Kysely<WorkspaceSchema>, path: stri
 /** A pipeline's runs, newest first. */
 export async function listPipelineRunRows(db: Kysely<WorkspaceSchema>, pipelineId: string, limit: number): Promise<Array<Selectable<PipelineRunTable>>> {
   return db.selectFrom('pipeline_runs').selectAll().where('pipeline_id', '=', pipelineId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** The workspace's most recent runs of every source (pipelines, orchestrations), newest first. */
+export async function listRecentPipelineRunRows(db: Kysely<WorkspaceSchema>, limit: number): Promise<Array<Selectable<PipelineRunTable>>> {
+  return db.selectFrom('pipeline_runs').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 export async function findPipelineRunRow(db: Kysely<WorkspaceSchema>, runId: string): Promise<Selectable<PipelineRunTable> | undefined> {
@@ -152,6 +157,10 @@ export async function runDetail(db: Kysely<WorkspaceSchema>, run: Selectable<Pip
   const definition = parseRunDefinition(run.definition, run.id);
   const rows = await db.selectFrom('pipeline_nodes').selectAll().where('run_id', '=', run.id).execute();
   const byKey = new Map(rows.map((row) => [row.key, row]));
+  const agentRunIds = rows.map((row) => row.agent_run_id).filter((id): id is string => id !== null);
+  const costs = new Map(
+    agentRunIds.length === 0 ? [] : (await db.selectFrom('runs').select(['id', 'cost_usd']).where('id', 'in', agentRunIds).execute()).map((run) => [run.id, run.cost_usd === null ? null : Number(run.cost_usd)]),
+  );
   const nodes = definition.nodes.map((node) => {
     const row = byKey.get(node.key);
     return {
@@ -164,6 +173,7 @@ export async function runDetail(db: Kysely<WorkspaceSchema>, run: Selectable<Pip
       output: row?.output ? parseNodeOutput(row.output, `${run.id}/${row.key}`) : null,
       error: row?.error ?? null,
       agentRunId: row?.agent_run_id ?? null,
+      costUsd: row?.agent_run_id ? (costs.get(row.agent_run_id) ?? null) : null,
       approvalId: row?.approval_id ?? null,
       startedAt: row?.started_at ?? null,
       endedAt: row?.ended_at ?? null,
@@ -193,4 +203,11 @@ export function toPipelineView(row: Selectable<PipelineTable>, triggers: Array<S
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** One node of a run's definition snapshot (the budget gate estimates it before it starts, ORC-4). */
+export async function findPipelineRunNode(db: Kysely<WorkspaceSchema>, runId: string, nodeKey: string): Promise<PipelineNode | null> {
+  const row = await db.selectFrom('pipeline_runs').select(['id', 'definition']).where('id', '=', runId).executeTakeFirst();
+  if (!row) return null;
+  return parseRunDefinition(row.definition, row.id).nodes.find((node) => node.key === nodeKey) ?? null;
 }

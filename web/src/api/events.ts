@@ -168,6 +168,8 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'pipelineRun.updated':
       // PIPE-1: the pipelines pages refetch the run (and the list's last runs).
       void client.invalidateQueries({ queryKey: [...keys.workspace(ws), 'pipelines'] });
+      // An orchestration's ticketWork nodes move their tickets without a ticket event: the board refetches too.
+      void client.invalidateQueries({ queryKey: keys.tickets(ws) });
       break;
     case 'review.opened':
     case 'review.updated':

@@ -19,6 +19,9 @@ import { PresenceBeacon } from './presence-heartbeat';
 import { match, navigate, paths, useLocation } from './router';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher';
 import { ReviewsPage } from '../review/ReviewsPage';
+import { PipelineRunPage } from '../pipelines/PipelineRunPage';
+import { PipelinesPage } from '../pipelines/PipelinesPage';
+import { TicketsBoard } from '../tickets/TicketsBoard';
 
 /** Which section a path belongs to, and its parameters. */
 function route(path: string) {
@@ -37,6 +40,9 @@ function route(path: string) {
     ['reviews', '/w/:ws/reviews'],
     ['review', '/w/:ws/reviews/:reviewId'],
     ['skills', '/w/:ws/skills'],
+    ['pipelines', '/w/:ws/pipelines'],
+    ['pipelineRun', '/w/:ws/pipeline-runs/:runId'],
+    ['tickets', '/w/:ws/tickets'],
     ['home', '/w/:ws'],
   ];
   for (const [name, pattern] of tries) {
@@ -136,6 +142,12 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <ReviewsPage key={ws} ws={ws} reviewId={params.reviewId ?? null} />;
     case 'skills':
       return <SkillsPage key={ws} ws={ws} />;
+    case 'pipelines':
+      return <PipelinesPage key={ws} ws={ws} />;
+    case 'pipelineRun':
+      return <PipelineRunPage key={`${ws}/${params.runId ?? ''}`} ws={ws} runId={params.runId ?? ''} initialNode={search.get('node')} />;
+    case 'tickets':
+      return <TicketsBoard key={ws} ws={ws} projectId={search.get('project')} />;
     default:
       return <ConversationsPage key={ws} ws={ws} conversationId={null} spaceId={null} planId={null} />;
   }
@@ -153,6 +165,8 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
     { to: paths.org(ws), label: 'Org chart', active: section === 'org' },
     { to: paths.honesty(ws), label: 'Honesty matrix', active: section === 'honesty' },
     { to: paths.skills(ws), label: 'Skills', active: section === 'skills' },
+    { to: paths.pipelines(ws), label: 'Pipelines', active: section === 'pipelines' || section === 'pipelineRun' },
+    { to: paths.tickets(ws), label: 'Tickets', active: section === 'tickets' },
     { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'policy', 'settings'].includes(section) },
   ];
   return (

@@ -91,4 +91,7 @@ export const paths = {
   honesty: (ws: string) => `/w/${ws}/honesty`,
   reviews: (ws: string, reviewId?: string) => `/w/${ws}/reviews${reviewId ? `/${reviewId}` : ''}`,
   skills: (ws: string) => `/w/${ws}/skills`,
+  pipelines: (ws: string) => `/w/${ws}/pipelines`,
+  pipelineRun: (ws: string, runId: string, nodeKey?: string) => `/w/${ws}/pipeline-runs/${runId}${nodeKey ? `?node=${encodeURIComponent(nodeKey)}` : ''}`,
+  tickets: (ws: string, projectId?: string) => `/w/${ws}/tickets${projectId ? `?project=${encodeURIComponent(projectId)}` : ''}`,
 };

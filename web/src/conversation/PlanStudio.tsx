@@ -1,5 +1,4 @@
-import { Background, Controls, Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } from '@xyflow/react';
-import '@xyflow/react/dist/style.css';
+import { Handle, Position, type Edge, type Node, type NodeProps } from '@xyflow/react';
 import { useEffect, useMemo, useState } from 'react';
 import { errorMessage } from '../api/client';
 import { usePlan, usePlanAction } from '../api/hooks';
@@ -21,6 +20,7 @@ import {
   totalCost,
 } from './plan-view';
 import { layoutPlan, NODE_HEIGHT, NODE_WIDTH, type PositionedNode } from './plan-layout';
+import { GraphCanvas, GraphStepList } from './GraphCanvas';
 import { PlanControls } from './PlanControls';
 import { usePlanActuals, type StepActual } from './plan-actuals';
 import { paths } from '../app/router';
@@ -203,42 +203,16 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
           ) : plan.nodes.length === 0 ? (
             <Empty title="This plan has no steps" />
           ) : (
-            <ReactFlow
-              nodes={flowNodes}
-              edges={flowEdges}
-              nodeTypes={nodeTypes}
-              fitView
-              fitViewOptions={{ padding: 0.12, maxZoom: 1.1 }}
-              nodesDraggable={false}
-              nodesConnectable={false}
-              elementsSelectable
-              onNodeClick={(_event, node) => setSelectedKey(node.id)}
-              onNodesChange={(changes) => {
-                // The nodes are controlled: a keyboard selection (Enter/Space on a focused node) arrives as a change.
-                for (const change of changes) if (change.type === 'select' && change.selected) setSelectedKey(change.id);
-              }}
-              onPaneClick={() => setSelectedKey(null)}
-              proOptions={{ hideAttribution: true }}
-              minZoom={0.2}
-            >
-              <Background gap={16} size={1} />
-              <Controls showInteractive={false} />
-            </ReactFlow>
+            <GraphCanvas nodes={flowNodes} edges={flowEdges} nodeTypes={nodeTypes} onSelect={setSelectedKey} />
           )}
         </div>
         <aside className="plan-inspector" aria-label="Node inspector">
           <h4>Steps</h4>
-          <ol className="plan-step-list">
-            {plan.nodes.map((node) => (
-              <li key={node.key}>
-                <button type="button" className={`step-button${node.key === selectedKey ? ' active' : ''}`} onClick={() => setSelectedKey(node.key)} aria-pressed={node.key === selectedKey}>
-                  <span className={`node-state-dot node-state-${node.state ?? 'pending'}`} aria-hidden="true" />
-                  <span className="step-title">{node.title}</span>
-                  <span className="muted small">{nodeStateWord(node.state ?? 'pending')}</span>
-                </button>
-              </li>
-            ))}
-          </ol>
+          <GraphStepList
+            items={plan.nodes.map((node) => ({ key: node.key, title: node.title, state: node.state ?? 'pending', stateWord: nodeStateWord(node.state ?? 'pending') }))}
+            selectedKey={selectedKey}
+            onSelect={setSelectedKey}
+          />
           {selected ? (
             <div className="inspector" data-testid="node-inspector">
               <h4>{selected.title}</h4>

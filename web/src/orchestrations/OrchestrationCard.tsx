@@ -1,7 +1,9 @@
 import { useMemo, useState } from 'react';
 import { errorMessage } from '../api/client';
 import type { Agent } from '../api/types';
+import { paths } from '../app/router';
 import { Badge } from '../ui/badges';
+import { Link } from '../ui/link';
 import { FieldError } from '../ui/states';
 import { useOrchestrationAction, useRevisionDiff, type Orchestration } from './orchestration-hooks';
 import { estimateLabel, formatUsd, statusTone, ticketLevels, toggleKey } from './orchestration-view';
@@ -118,7 +120,12 @@ export function OrchestrationCard({ ws, orchestration, agents }: { ws: string; o
       {orchestration.latestRevision > 1 ? <RevisionDiff ws={ws} orchestration={orchestration} /> : null}
 
       {orchestration.error ? <FieldError message={orchestration.error} /> : null}
-      {orchestration.pipelineRunId ? <div className="muted small">pipeline run {orchestration.pipelineRunId}</div> : null}
+      {orchestration.pipelineRunId || orchestration.projectId ? (
+        <div className="inline small" data-testid="orc-links">
+          {orchestration.pipelineRunId ? <Link to={paths.pipelineRun(ws, orchestration.pipelineRunId)}>pipeline run (live graph)</Link> : null}
+          {orchestration.projectId ? <Link to={paths.tickets(ws, orchestration.projectId)}>tickets board</Link> : null}
+        </div>
+      ) : null}
 
       {proposed ? (
         <footer className="orc-actions">

@@ -73,6 +73,8 @@ const NODE_STATE_WORDS: Record<string, string> = {
   failed: 'failed',
   cancelled: 'stopped',
   blocked: 'blocked',
+  queued: 'queued',
+  skipped: 'skipped',
 };
 
 export function nodeStateWord(state: string): string {
@@ -191,4 +193,34 @@ export function fieldWord(field: string): string {
   if (item) return `${fieldWord(item[1]!)}, item ${Number(item[2]) + 1}`;
   const words = spacedWords(field.split('.').pop() ?? field);
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+const TICKET_STATUS_WORDS: Record<string, string> = {
+  open: 'open',
+  inProgress: 'in progress',
+  blocked: 'blocked',
+  done: 'done',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+/** Tickets board columns (ORC-4 tickets, CAP-3). */
+export function ticketStatusWord(status: string): string {
+  return TICKET_STATUS_WORDS[status] ?? spacedWords(status);
+}
+
+/** What a pipeline node type does, in a few words (PIPE-1). */
+const PIPELINE_NODE_TYPE_WORDS: Record<string, string> = {
+  'messaging.createSpace': 'opens a room',
+  promptAgent: 'agent prompt',
+  'team.dispatch': 'team dispatch',
+  'human.gate': 'your approval',
+  condition: 'condition',
+  bashScript: 'script',
+  ticketWork: 'ticket work',
+  synthesis: 'synthesis',
+};
+
+export function pipelineNodeTypeWord(type: string): string {
+  return PIPELINE_NODE_TYPE_WORDS[type] ?? spacedWords(type);
 }

@@ -1,0 +1,169 @@
+/**
+ * Browser tests of the pipelines list, a pipeline run as a live graph (PIPE-1, UI) and the tickets
+ * board per project (ORC-4, UI), on the real server in real chromium, desktop and phone width.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestBrowser } from '../support/e2e/browser.js';
+import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
+import { RecordingLauncher, validProposal } from '../support/orchestration-fixtures.js';
+import type { TestServer } from '../support/test-server.js';
+
+let suite: LiveAppSuite | undefined;
+let server: TestServer;
+let ui: TestBrowser;
+let ws: string;
+
+beforeAll(async () => {
+  suite = await startLiveAppSuite();
+  ({ server, ui, workspaceId: ws } = suite);
+}, 300_000);
+
+afterAll(async () => {
+  await suite?.close();
+});
+
+const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${ws}${path}`, body);
+
+describe('web app: pipelines (PIPE-1)', () => {
+  it('lists pipelines with their source, triggers and last runs; a run is a live graph that follows the engine', async () => {
+    const created = await api('POST', '/pipelines', {
+      name: 'Release train',
+      triggers: [{ type: 'manual' }, { type: 'schedule', cron: '30 2 * * 1-5' }, { type: 'webhook' }, { type: 'event', event: 'ticket.done' }],
+      nodes: [
+        { key: 'check', type: 'condition', expression: 'true' },
+        { key: 'ship', type: 'human.gate', dependsOn: ['check'], prompt: 'Ship it?' },
+        { key: 'after', type: 'condition', dependsOn: ['ship'], expression: '{{ship.decision}} == approved' },
+        { key: 'never', type: 'condition', dependsOn: ['check'], expression: 'false' },
+        { key: 'skipped', type: 'condition', dependsOn: ['never'], expression: 'true' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const pipelineId = created.body.pipeline.id as string;
+    const { page } = ui;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.url}/w/${ws}/pipelines`);
+    const item = page.locator(`[data-testid="pipeline-item"][data-pipeline-id="${pipelineId}"]`);
+    await item.waitFor({ timeout: 15_000 });
+    const triggers = await item.getByTestId('pipeline-triggers').textContent();
+    for (const word of ['manual', 'schedule 30 2 * * 1-5', 'webhook', 'on ticket.done']) expect(triggers).toContain(word);
+    expect(await item.textContent()).toContain('API');
+    expect(await item.getByTestId('pipeline-last-runs').textContent()).toContain('No runs yet.');
+
+    // Start it from the list: the run appears among the last runs.
+    await item.getByRole('button', { name: 'Run now' }).click();
+    const chip = item.getByTestId('pipeline-run-link').first();
+    await chip.waitFor({ timeout: 15_000 });
+    const runId = (await api('GET', `/pipelines/${pipelineId}/runs`)).body.runs[0].id as string;
+    await chip.click();
+    await page.getByTestId('pipeline-graph').waitFor({ timeout: 15_000 });
+    expect(page.url()).toContain(`/pipeline-runs/${runId}`);
+
+    // The graph: every node, the gate waiting for the operator, the false branch skipped.
+    const nodeState = (key: string) => page.locator(`[data-testid="pipeline-node"][data-node-key="${key}"]`).getAttribute('data-state');
+    await expect.poll(() => page.getByTestId('pipeline-node').count(), { timeout: 15_000 }).toBe(5);
+    await expect.poll(() => nodeState('ship'), { timeout: 15_000 }).toBe('running');
+    expect(await nodeState('check')).toBe('done');
+    await expect.poll(() => nodeState('skipped'), { timeout: 15_000 }).toBe('skipped');
+    await page.locator('[data-testid="pipeline-node"][data-node-key="ship"]').click();
+    const inspector = page.getByTestId('pipeline-node-inspector');
+    expect(await inspector.textContent()).toContain('your approval');
+    expect(await inspector.getByRole('link', { name: 'decide in the inbox' }).count()).toBe(1);
+    await ui.screenshot('pipeline-run-waiting');
+
+    // The operator decides elsewhere (the API): the open page follows through pipelineRun.updated events.
+    const run = (await api('GET', `/pipeline-runs/${runId}`)).body;
+    const approvalId = run.nodes.find((node: any) => node.key === 'ship').approvalId;
+    expect((await api('POST', `/approvals/${approvalId}/decision`, { decision: 'approve' })).status).toBe(200);
+    await expect.poll(() => nodeState('after'), { timeout: 15_000 }).toBe('done');
+    expect(await nodeState('ship')).toBe('done');
+    await expect.poll(async () => (await page.getByTestId('pipeline-run-status').textContent()) ?? '', { timeout: 15_000 }).toBe('finished');
+    expect(await page.getByTestId('pipeline-run-progress').textContent()).toBe('5/5 settled');
+    expect(await page.getByTestId('inspector-state').textContent()).toBe('done');
+    await ui.screenshot('pipeline-run-finished');
+
+    // Phone width: the graph and the inspector are both there, one under the other.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.getByTestId('pipeline-graph').waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.getByTestId('pipeline-node').count(), { timeout: 15_000 }).toBe(5);
+    const graph = await page.getByTestId('pipeline-graph').boundingBox();
+    const aside = await page.getByRole('complementary', { name: 'Node inspector' }).boundingBox();
+    expect(graph!.width).toBeLessThanOrEqual(390);
+    expect(aside!.y).toBeGreaterThanOrEqual(graph!.y + graph!.height - 1);
+    await ui.screenshot('pipeline-run-phone');
+    await page.goto(`${server.url}/w/${ws}/pipelines`);
+    await page.getByTestId('recent-runs').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('recent-runs').textContent()).toContain('Release train');
+    await ui.screenshot('pipelines-list-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+});
+
+describe('web app: tickets board per project (ORC-4)', () => {
+  it('shows an orchestration project\'s tickets by state with their dependencies and links; moving one goes through the tickets service', async () => {
+    const app = server.running.app;
+    const launcher = new RecordingLauncher();
+    await app.orchestrations.useLauncher(launcher);
+    const space = (await api('POST', '/spaces', { name: 'Billing', mode: 'orchestrate' })).body;
+    const conversation = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Billing export' })).body;
+    const lead = (await api('GET', '/agents')).body.agents[0];
+    const proposed = await app.orchestrations.propose({ workspaceId: ws, conversationId: conversation.id, spaceId: space.id, agentId: lead.id, runId: null, proposal: validProposal(lead.id, 'board-writer') });
+    expect(proposed.ok).toBe(true);
+    const orcId = (proposed as { orchestration: { id: string } }).orchestration.id;
+    expect((await api('POST', `/orchestrations/${orcId}/approve`, { revision: 1 })).status).toBe(200);
+    const orc = await (async () => {
+      for (;;) {
+        const body = (await api('GET', `/orchestrations/${orcId}`)).body;
+        if (body.projectId && body.pipelineRunId) return body;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const project = (await api('GET', `/projects/${orc.projectId}`)).body;
+    expect(project).toMatchObject({ orchestrationId: orcId, conversationId: conversation.id, pipelineRunId: orc.pipelineRunId });
+    // A ticket outside the project stays off its board.
+    await api('POST', '/tickets', { title: 'Unrelated chore' });
+
+    const { page } = ui;
+    await page.goto(`${server.url}/w/${ws}/tickets?project=${orc.projectId}`);
+    const board = page.getByTestId('ticket-board');
+    await board.waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('ticket-column').count()).toBe(6);
+    const open = page.locator('[data-testid="ticket-column"][data-status="open"]');
+    await expect.poll(() => open.getByTestId('ticket-card').count(), { timeout: 15_000 }).toBe(4);
+    expect(await board.textContent()).not.toContain('Unrelated chore');
+    const card = (title: string) => page.getByTestId('ticket-card').filter({ has: page.locator('.ticket-title', { hasText: new RegExp(`^${title}$`) }) });
+    // Dependencies are visible, with their state.
+    expect(await card('Export endpoint').getByTestId('ticket-deps').textContent()).toContain('Design the export schema (open)');
+    expect(await card('Review everything').getByTestId('ticket-deps').textContent()).toMatch(/Export endpoint \(open\).*Document the export \(open\).*waiting on 2/);
+    // Links: the orchestration's conversation and the ticket's node of the pipeline run.
+    const links = card('Export endpoint').locator('.ticket-links a');
+    expect(await links.evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href')))).toEqual([
+      `/w/${ws}/pipeline-runs/${orc.pipelineRunId}?node=api`,
+      `/w/${ws}/c/${conversation.id}`,
+    ]);
+    await ui.screenshot('tickets-board-open');
+
+    // The operator moves "Design the export schema" to done: the server has it, the column and the dependants follow.
+    await card('Design the export schema').getByLabel('Move Design the export schema').selectOption('done');
+    const done = page.locator('[data-testid="ticket-column"][data-status="done"]');
+    await expect.poll(() => done.getByTestId('ticket-card').count(), { timeout: 15_000 }).toBe(1);
+    const schemaTicket = (await api('GET', `/tickets?projectId=${orc.projectId}`)).body.tickets.find((ticket: any) => ticket.title === 'Design the export schema');
+    expect(schemaTicket.status).toBe('done');
+    await expect.poll(async () => (await card('Export endpoint').getByTestId('ticket-deps').textContent()) ?? '', { timeout: 15_000 }).toContain('Design the export schema (done)');
+    // The tickets service refuses a state that does not exist, naming the field, and changes nothing.
+    const bad = await api('PATCH', `/tickets/${schemaTicket.id}`, { status: 'shipped' });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('status');
+    expect((await api('GET', `/tickets/${schemaTicket.id}`)).body.ticket.status).toBe('done');
+    await ui.screenshot('tickets-board-moved');
+
+    // Phone width: the columns stack.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await board.waitFor({ timeout: 15_000 });
+    const columns = await page.getByTestId('ticket-column').evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().x));
+    expect(new Set(columns).size).toBe(1);
+    await ui.screenshot('tickets-board-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+});
