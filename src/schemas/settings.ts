@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { PROVIDER_IDS } from '../llm/provider-ids.js';
 import { HttpUrl } from './common.js';
 
+/** Forges a review can be opened from and published to (issue 12). */
+export const FORGE_PROVIDERS = ['github'] as const;
+
 const ProviderMap = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(PROVIDER_IDS), value);
 
 /** Workspace settings as stored. API keys are write-only: reads show only whether each is set. */
@@ -22,11 +25,18 @@ export const WorkspaceSettings = z.object({
   reviewBlockThreshold: z.number().min(0).max(1).default(0.7),
   /** Reviewers of one review running at once. */
   reviewConcurrency: z.number().int().min(1).max(16).default(3),
+  /** Forge tokens (issue 12), write-only like the model keys: reads show only whether each is set (SEC-6). */
+  forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.string()).default({}),
+  /** GitHub's REST API base (GitHub Enterprise: `https://host/api/v3`; tests: a local fake). */
+  githubApiBaseUrl: z.string().default('https://api.github.com'),
+  /** Where GitHub pull-request pages and clone URLs live; a PR URL or clone URL elsewhere is refused. */
+  githubWebBaseUrl: z.string().default('https://github.com'),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;
 
-export const WorkspaceSettingsView = WorkspaceSettings.omit({ apiKeys: true }).extend({
+export const WorkspaceSettingsView = WorkspaceSettings.omit({ apiKeys: true, forgeTokens: true }).extend({
   apiKeys: ProviderMap(z.literal('set')),
+  forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.literal('set')),
 });
 export type WorkspaceSettingsView = z.infer<typeof WorkspaceSettingsView>;
 
@@ -42,5 +52,9 @@ export const UpdateWorkspaceSettingsBody = z.strictObject({
   maxConcurrentRuns: z.number().int().min(1).max(32).optional(),
   reviewBlockThreshold: z.number().min(0).max(1).optional(),
   reviewConcurrency: z.number().int().min(1).max(16).optional(),
+  /** A forge token set to null is removed. */
+  forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.string().min(1).max(1000).regex(/^[\x21-\x7e]+$/, 'a token is printable ASCII without spaces').nullable()).optional(),
+  githubApiBaseUrl: HttpUrl.optional(),
+  githubWebBaseUrl: HttpUrl.optional(),
 });
 export type UpdateWorkspaceSettingsBody = z.infer<typeof UpdateWorkspaceSettingsBody>;

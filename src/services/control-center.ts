@@ -8,6 +8,7 @@ import type { SandboxBackend } from '../sandbox/sandbox-spec.js';
 import { RegistryStore } from '../store/registry-store.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
+import { ForgeReviewService } from './reviews/forge/forge-review-service.js';
 import { TicketService } from './tickets/ticket-service.js';
 import { ActiveRuns } from './runs/active-runs.js';
 import { AgentService, type EffortValidator } from './agents/agent-service.js';
@@ -108,6 +109,8 @@ export class ControlCenter {
   readonly turns: TurnService;
   readonly plans: PlanService;
   readonly reviews: ReviewService;
+  /** Issue 12: reviews of forge pull requests (open from a PR URL, publish the verdict). */
+  readonly forgeReviews: ForgeReviewService;
   readonly tickets: TicketService;
   readonly orchestrations: OrchestrationService;
   readonly modelBroker: ModelBroker;
@@ -236,6 +239,7 @@ export class ControlCenter {
       executor: () => this.executor,
       sandbox: new CommandSandbox({ sandbox: options.builtinSandbox ?? 'auto', hiddenPaths: [dataRoot], network: 'loopback' }),
     });
+    this.forgeReviews = new ForgeReviewService({ workspaces: this.workspaces, settings: this.settings, reviews: this.reviews, approvals: this.approvals, policy: this.policy });
     this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
     this.executor.registerModeTools(orchestrationModeTools({ orchestrations: this.orchestrations }));
   }
