@@ -157,15 +157,26 @@ agent
 const review = program.command('review').description('pull-request reviews (REV-1)').option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
 const reviewWorkspace = () => (review.opts() as { workspace?: string }).workspace;
 review
-  .command('open <repoPath> <base> <head>')
-  .description('open (or re-review) base...head of a repository as a review space; --reviewers dispatches agents')
+  .command('open [repoPath] [base] [head]')
+  .description('open (or re-review) base...head of a repository, or a pull request with --pr <url>, as a review space; --reviewers dispatches agents')
+  .option('--pr <url>', 'a pull-request URL (GitHub) to review instead of a local repository')
   .option('--title <title>', 'the review title')
   .option('--reviewers <names>', 'comma-separated agent names to dispatch (e.g. qa,architect,engineer)')
-  .action(async (repoPath: string, base: string, head: string, options: { title?: string; reviewers?: string }) => {
+  .action(async (repoPath: string | undefined, base: string | undefined, head: string | undefined, options: { pr?: string; title?: string; reviewers?: string }) => {
+    if (!options.pr && (!repoPath || !base || !head)) throw new Error('give <repoPath> <base> <head>, or --pr <url>');
     const api = await client();
     const target = await resolveWorkspace(api, reviewWorkspace());
     const reviewers = options.reviewers?.split(',').map((name) => name.trim()).filter(Boolean);
-    print(await api.request('POST', `/api/workspaces/${target.id}/reviews`, { repoPath, base, head, ...(options.title ? { title: options.title } : {}), ...(reviewers?.length ? { reviewers } : {}) }));
+    const source = options.pr ? { prUrl: options.pr } : { repoPath, base, head };
+    print(await api.request('POST', `/api/workspaces/${target.id}/reviews`, { ...source, ...(options.title ? { title: options.title } : {}), ...(reviewers?.length ? { reviewers } : {}) }));
+  });
+review
+  .command('publish <reviewId>')
+  .description("publish the finalized verdict to the review's pull request (asks for approval under the prPublish policy)")
+  .action(async (reviewId: string) => {
+    const api = await client();
+    const target = await resolveWorkspace(api, reviewWorkspace());
+    print(await api.request('POST', `/api/workspaces/${target.id}/reviews/${encodeURIComponent(reviewId)}/publish`));
   });
 review.command('show <reviewId>').description('the review, its findings and its verdict').action(async (reviewId: string) => {
   const api = await client();
