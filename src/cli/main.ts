@@ -58,7 +58,16 @@ program
     console.log(`Data directory: ${dataRoot}`);
     console.log(`${running.tokenCreated ? 'Created an operator token' : 'Operator token'} in ${tokenFile} (mode 0600). Use it as:`);
     console.log(`  curl -H "Authorization: Bearer $(cat ${tokenFile})" ${running.url}/api/workspaces`);
-    console.log(`Web app: open ${running.url} and sign in with that token.`);
+    // Issue 17 (as Jupyter does): a one-time link that signs a browser in without copying the token.
+    const operatorId = running.app.auth.firstOperatorId();
+    if (operatorId) {
+      const { code } = running.app.sessions.mintSignInCode(operatorId);
+      console.log(`Web app: open this one-time sign-in link within 5 minutes (it works once):`);
+      console.log(`  ${running.url}/auth/sign-in?code=${code}`);
+      console.log(`  (a new link: control-center sign-in-link; or open ${running.url} and paste the token)`);
+    } else {
+      console.log(`Web app: open ${running.url} and sign in with that token.`);
+    }
     if (options.allowUnsandboxedRunners) console.log('Unsandboxed runners allowed: on a host without an OS sandbox, Claude Code runs as this user (SEC-6).');
     const shutdown = () => {
       void running.close().then(() => process.exit(0));
@@ -90,6 +99,15 @@ async function resolveAgent(api: ApiClient, workspace: Workspace, idOrName: stri
   if (!found) throw new Error(`no agent '${idOrName}' in workspace '${workspace.name}'`);
   return found;
 }
+
+program
+  .command('sign-in-link')
+  .description('print a new one-time link that signs a browser in to the running server (issue 17)')
+  .action(async () => {
+    const api = await client();
+    const { url } = (await api.request('POST', '/api/auth/sign-in-link')) as { url: string };
+    console.log(url);
+  });
 
 const workspace = program.command('workspace').description('manage workspaces');
 workspace

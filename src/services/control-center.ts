@@ -18,6 +18,7 @@ import { nodeFileOperations, type FileOperations } from './file-operations.js';
 import { MessageService } from './runs/message-service.js';
 import { ModelBroker } from './model-broker.js';
 import { OperatorAuth } from './operator-auth.js';
+import { OperatorSessions } from './operator-sessions.js';
 import { OrchestrationService } from './orchestrations/orchestration-service.js';
 import { orchestrationModeTools } from './orchestrations/orchestration-mode-tools.js';
 import type { PipelineLauncher, PipelineRunControl } from './orchestrations/pipeline-launcher.js';
@@ -92,6 +93,8 @@ export class ControlCenter {
    */
   readonly hookSessions = new HookSessions();
   readonly auth: OperatorAuth;
+  /** Issue 17: one-time sign-in codes, browser sessions and SSE tickets. */
+  readonly sessions = new OperatorSessions();
   readonly workspaces: WorkspaceService;
   readonly runs: RunService;
   readonly agents: AgentService;
