@@ -58,7 +58,16 @@ program
     console.log(`Data directory: ${dataRoot}`);
     console.log(`${running.tokenCreated ? 'Created an operator token' : 'Operator token'} in ${tokenFile} (mode 0600). Use it as:`);
     console.log(`  curl -H "Authorization: Bearer $(cat ${tokenFile})" ${running.url}/api/workspaces`);
-    console.log(`Web app: open ${running.url} and sign in with that token.`);
+    // Issue 17 (as Jupyter does): a one-time link that signs a browser in without copying the token.
+    const operatorId = running.app.auth.firstOperatorId();
+    if (operatorId) {
+      const { code } = running.app.sessions.mintSignInCode(operatorId);
+      console.log(`Web app: open this one-time sign-in link within 5 minutes (it works once):`);
+      console.log(`  ${running.url}/auth/sign-in?code=${code}`);
+      console.log(`  (a new link: control-center sign-in-link; or open ${running.url} and paste the token)`);
+    } else {
+      console.log(`Web app: open ${running.url} and sign in with that token.`);
+    }
     if (options.allowUnsandboxedRunners) console.log('Unsandboxed runners allowed: on a host without an OS sandbox, Claude Code runs as this user (SEC-6).');
     const shutdown = () => {
       void running.close().then(() => process.exit(0));
@@ -90,6 +99,15 @@ async function resolveAgent(api: ApiClient, workspace: Workspace, idOrName: stri
   if (!found) throw new Error(`no agent '${idOrName}' in workspace '${workspace.name}'`);
   return found;
 }
+
+program
+  .command('sign-in-link')
+  .description('print a new one-time link that signs a browser in to the running server (issue 17)')
+  .action(async () => {
+    const api = await client();
+    const { url } = (await api.request('POST', '/api/auth/sign-in-link')) as { url: string };
+    console.log(url);
+  });
 
 const workspace = program.command('workspace').description('manage workspaces');
 workspace
@@ -157,15 +175,26 @@ agent
 const review = program.command('review').description('pull-request reviews (REV-1)').option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
 const reviewWorkspace = () => (review.opts() as { workspace?: string }).workspace;
 review
-  .command('open <repoPath> <base> <head>')
-  .description('open (or re-review) base...head of a repository as a review space; --reviewers dispatches agents')
+  .command('open [repoPath] [base] [head]')
+  .description('open (or re-review) base...head of a repository, or a pull request with --pr <url>, as a review space; --reviewers dispatches agents')
+  .option('--pr <url>', 'a pull-request URL (GitHub) to review instead of a local repository')
   .option('--title <title>', 'the review title')
   .option('--reviewers <names>', 'comma-separated agent names to dispatch (e.g. qa,architect,engineer)')
-  .action(async (repoPath: string, base: string, head: string, options: { title?: string; reviewers?: string }) => {
+  .action(async (repoPath: string | undefined, base: string | undefined, head: string | undefined, options: { pr?: string; title?: string; reviewers?: string }) => {
+    if (!options.pr && (!repoPath || !base || !head)) throw new Error('give <repoPath> <base> <head>, or --pr <url>');
     const api = await client();
     const target = await resolveWorkspace(api, reviewWorkspace());
     const reviewers = options.reviewers?.split(',').map((name) => name.trim()).filter(Boolean);
-    print(await api.request('POST', `/api/workspaces/${target.id}/reviews`, { repoPath, base, head, ...(options.title ? { title: options.title } : {}), ...(reviewers?.length ? { reviewers } : {}) }));
+    const source = options.pr ? { prUrl: options.pr } : { repoPath, base, head };
+    print(await api.request('POST', `/api/workspaces/${target.id}/reviews`, { ...source, ...(options.title ? { title: options.title } : {}), ...(reviewers?.length ? { reviewers } : {}) }));
+  });
+review
+  .command('publish <reviewId>')
+  .description("publish the finalized verdict to the review's pull request (asks for approval under the prPublish policy)")
+  .action(async (reviewId: string) => {
+    const api = await client();
+    const target = await resolveWorkspace(api, reviewWorkspace());
+    print(await api.request('POST', `/api/workspaces/${target.id}/reviews/${encodeURIComponent(reviewId)}/publish`));
   });
 review.command('show <reviewId>').description('the review, its findings and its verdict').action(async (reviewId: string) => {
   const api = await client();

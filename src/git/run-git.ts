@@ -18,6 +18,12 @@ export interface RunGitOptions {
   operands?: readonly string[];
   /** Whose config the repository at `cwd` holds (default `agentWritable`); see {@link GitRepositoryTrust}. */
   trust?: GitRepositoryTrust;
+  /**
+   * Config the server itself sets for this one command, passed through `GIT_CONFIG_COUNT` (the
+   * environment) rather than `-c`, because a value such as a forge's `http.extraHeader` carries a
+   * credential that must not show on a command line other users can list (SEC-6).
+   */
+  secretConfig?: ReadonlyArray<readonly [string, string]>;
 }
 
 export interface GitOutput {
@@ -71,7 +77,7 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
     });
     overrides = patternedOverrides(listed.stdout.split('\0').filter(Boolean));
   }
-  const env = { ...base, ...options.env, ...configEnvironment(overrides) };
+  const env = { ...base, ...options.env, ...configEnvironment([...overrides, ...(options.secretConfig ?? [])]) };
   const fullArgs = [...prefix, ...pinTransportPrograms(args), ...(operands.length > 0 ? ['--end-of-options', ...operands] : [])];
   return execGit(fullArgs, options.cwd, env, [...args, ...operands]);
 }

@@ -121,3 +121,47 @@ export const ReviewGateConfig = z.strictObject({
 });
 export const PutReviewGatesBody = z.strictObject({ repoPath: z.string().min(1).max(4096), gates: z.array(ReviewGateConfig).max(20) });
 export const ReviewGates = z.object({ repoPath: z.string(), gates: z.array(z.object({ name: z.string(), command: z.string() })) });
+
+/** Issue 12: open a review from a forge pull-request URL instead of a local repository and refs. */
+export const OpenPullRequestReviewBody = z.strictObject({
+  prUrl: z.string().min(1).max(2048),
+  title: DisplayName(200).optional(),
+  reviewers: z.array(z.string().min(1).max(63)).max(16).optional(),
+});
+export type OpenPullRequestReviewBody = z.infer<typeof OpenPullRequestReviewBody>;
+
+/**
+ * `POST /reviews` takes either a local repository and refs, or a pull-request URL (one flat object,
+ * so a missing field is a 400 naming that field rather than a union's "invalid input").
+ */
+export const OpenAnyReviewBody = OpenReviewBody.partial({ repoPath: true, base: true, head: true }).extend({ prUrl: OpenPullRequestReviewBody.shape.prUrl.optional() });
+export type OpenAnyReviewBody = z.infer<typeof OpenAnyReviewBody>;
+
+export const PUBLICATION_STATUSES = ['awaitingApproval', 'publishing', 'published', 'rejected', 'failed'] as const;
+
+/** The pull request a review was opened from. */
+export const ForgeLink = z.object({
+  provider: z.string(),
+  owner: z.string(),
+  repo: z.string(),
+  number: z.number().int(),
+  webUrl: z.string(),
+});
+export type ForgeLink = z.infer<typeof ForgeLink>;
+
+/** The verdict published to the pull request: one per review and head SHA. */
+export const ReviewPublication = z.object({
+  id: z.string(),
+  reviewId: z.string(),
+  headSha: z.string(),
+  status: z.enum(PUBLICATION_STATUSES),
+  event: z.enum(['APPROVE', 'REQUEST_CHANGES', 'COMMENT']),
+  approvalId: z.string().nullable(),
+  forgeReviewId: z.string().nullable(),
+  commentCount: z.number().int(),
+  error: z.string().nullable(),
+  requestedBy: z.string(),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+export type ReviewPublication = z.infer<typeof ReviewPublication>;

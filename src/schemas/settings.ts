@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { PROVIDER_IDS } from '../llm/provider-ids.js';
 import { HttpUrl } from './common.js';
 
+/** Forges a review can be opened from and published to (issue 12). */
+export const FORGE_PROVIDERS = ['github'] as const;
+
 const ProviderMap = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(PROVIDER_IDS), value);
 
 /** Which model reviews skills (a model id, provider-prefixed or not) and how long it may take. */
@@ -30,11 +33,18 @@ export const WorkspaceSettings = z.object({
   reviewConcurrency: z.number().int().min(1).max(16).default(3),
   /** SKL-3: the optional model review of skills before install (null = off); it can only make a verdict stricter. */
   skillModelReview: SkillModelReviewSetting.nullable().default(null),
+  /** Forge tokens (issue 12), write-only like the model keys: reads show only whether each is set (SEC-6). */
+  forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.string()).default({}),
+  /** GitHub's REST API base (GitHub Enterprise: `https://host/api/v3`; tests: a local fake). */
+  githubApiBaseUrl: z.string().default('https://api.github.com'),
+  /** Where GitHub pull-request pages and clone URLs live; a PR URL or clone URL elsewhere is refused. */
+  githubWebBaseUrl: z.string().default('https://github.com'),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;
 
-export const WorkspaceSettingsView = WorkspaceSettings.omit({ apiKeys: true }).extend({
+export const WorkspaceSettingsView = WorkspaceSettings.omit({ apiKeys: true, forgeTokens: true }).extend({
   apiKeys: ProviderMap(z.literal('set')),
+  forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.literal('set')),
 });
 export type WorkspaceSettingsView = z.infer<typeof WorkspaceSettingsView>;
 
@@ -51,5 +61,9 @@ export const UpdateWorkspaceSettingsBody = z.strictObject({
   reviewBlockThreshold: z.number().min(0).max(1).optional(),
   reviewConcurrency: z.number().int().min(1).max(16).optional(),
   skillModelReview: SkillModelReviewSetting.nullable().optional(),
+  /** A forge token set to null is removed. */
+  forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.string().min(1).max(1000).regex(/^[\x21-\x7e]+$/, 'a token is printable ASCII without spaces').nullable()).optional(),
+  githubApiBaseUrl: HttpUrl.optional(),
+  githubWebBaseUrl: HttpUrl.optional(),
 });
 export type UpdateWorkspaceSettingsBody = z.infer<typeof UpdateWorkspaceSettingsBody>;

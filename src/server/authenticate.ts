@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../schemas/common.js';
 import type { OperatorAuth, OperatorPrincipal, Principal } from '../services/operator-auth.js';
+import { SESSION_COOKIE, type OperatorSessions } from '../services/operator-sessions.js';
 import type { RunTokens } from '../services/runs/run-tokens.js';
 import { accessOf } from './route-access.js';
 
@@ -23,6 +24,37 @@ function bearerOf(request: FastifyRequest): string | null {
   return token === '' ? null : token;
 }
 
+/** The value of one cookie of the request, or null. */
+export function cookieOf(request: FastifyRequest, name: string): string | null {
+  const header = request.headers.cookie;
+  if (typeof header !== 'string') return null;
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim() || null;
+  }
+  return null;
+}
+
+/** Methods that change nothing: a cookie alone authenticates these without the CSRF check. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * CSRF (issue 17): a request authenticated by the session cookie that may change state must come from
+ * this server's own pages — an `Origin` header naming the host the request was sent to. SameSite=Strict
+ * already keeps the cookie off cross-site requests; this is the second lock (an old browser, a
+ * same-site sibling host). Bearer-token requests need neither: a page cannot make a browser add one.
+ */
+function sameOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  const host = request.headers.host;
+  if (typeof origin !== 'string' || typeof host !== 'string') return false;
+  try {
+    return new URL(origin).host === host && (origin.startsWith('http://') || origin.startsWith('https://'));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * SEC-1, authentication by default. Runs as an `onRequest` hook, i.e. after the router has matched
  * the request, and decides on the matched route's declared access (`config.access`, see
@@ -31,7 +63,7 @@ function bearerOf(request: FastifyRequest): string | null {
  * is operator-only. Unmatched requests go to the 404 handler, which answers the same JSON 404 to
  * everyone and touches no data. Failures get 401 with `{error:{code,message,field}}` and run no handler.
  */
-export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens) {
+export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens, sessions: OperatorSessions) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.principal = null;
     if (request.is404) return;
@@ -39,10 +71,6 @@ export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens)
     const access = accessOf(config);
     if (access === 'public') return;
     let token = bearerOf(request);
-    if (!token && config.tokenInQuery === true) {
-      const query = request.query as Record<string, unknown> | undefined;
-      token = typeof query?.token === 'string' && query.token !== '' ? query.token : null;
-    }
     // SEC-6: Anthropic SDKs (Claude Code) send their API key — here the run token — as x-api-key.
     const apiKey = request.headers['x-api-key'];
     if (!token && config.apiKeyHeader === true && typeof apiKey === 'string') token = apiKey.trim() || null;
@@ -51,12 +79,34 @@ export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens)
       if (access === 'operator' || access === 'operatorOrAgent') principal = auth.authenticate(token);
       if (!principal && (access === 'agent' || access === 'operatorOrAgent')) principal = runTokens.authenticate(token);
     }
+    const operatorRoute = access === 'operator' || access === 'operatorOrAgent';
+    // Issue 17: the event stream takes a single-use ticket in its URL (EventSource sends no headers),
+    // never the operator token; only an operator can mint one.
+    if (!token && !principal && operatorRoute && config.ticketInQuery === true) {
+      const query = request.query as Record<string, unknown> | undefined;
+      const ticket = typeof query?.ticket === 'string' && query.ticket !== '' ? query.ticket : null;
+      const operatorId = ticket ? sessions.redeemSseTicket(ticket) : null;
+      if (operatorId) principal = { kind: 'operator', operatorId };
+      if (ticket) token = ticket;
+    }
+    // Issue 17: a browser signed in through the one-time link carries a session cookie.
+    const session = !token && operatorRoute ? cookieOf(request, SESSION_COOKIE) : null;
+    if (session) {
+      const operatorId = sessions.sessionOperator(session);
+      if (operatorId && !SAFE_METHODS.has(request.method) && !sameOrigin(request)) {
+        const body: ApiError = { error: { code: 'forbidden', message: 'a cookie-authenticated request that changes state must come from this server\'s own pages (Origin)', field: 'origin' } };
+        await reply.code(403).send(body);
+        return;
+      }
+      if (operatorId) principal = { kind: 'operator', operatorId };
+      token = session;
+    }
     if (!principal) {
       const body: ApiError = {
         error: {
           code: 'unauthorized',
           message: !token
-            ? 'missing bearer token: send Authorization: Bearer <token>'
+            ? 'missing bearer token: send Authorization: Bearer <token> (or sign in through the link `serve` prints)'
             : access === 'agent'
               ? 'this route takes a run token'
               : access === 'operator'

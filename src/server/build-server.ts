@@ -10,6 +10,7 @@ import { recordRouteResponses } from './route-response-schemas.js';
 import { DEFAULT_WEB_DIST_DIR, registerWebApp } from './web-app.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
+import { authRoutes } from './routes/auth-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
 import { gitPushRoutes } from './routes/git-push-routes.js';
 import { honestyRoutes } from './routes/honesty-routes.js';
@@ -73,7 +74,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
     transform: jsonSchemaTransform,
   });
 
-  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens));
+  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions));
   // The public list (SEC-1): these two, and the web app's static handler. Everything else needs a principal.
   server.get('/healthz', { schema: { hide: true }, config: { access: 'public' } }, async () => ({ ok: true }));
   server.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => server.swagger());
@@ -96,6 +97,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(modelProxyRoutes(app));
   await server.register(honestyRoutes(app));
   await server.register(eventRoutes(app));
+  await server.register(authRoutes(app));
   registerMcpServer(server, app);
   // Last: the web app's catch-all never shadows /api, /mcp, /openapi.json or /healthz.
   if (options.webDistDir !== null) await registerWebApp(server, options.webDistDir ?? DEFAULT_WEB_DIST_DIR);

@@ -16,10 +16,10 @@ declare module 'fastify' {
     /** SEC-1: the principals this route accepts; absent means `operator`. */
     access?: RouteAccess;
     /**
-     * SEC-1: the route also takes its token from `?token=` (EventSource cannot send headers). Only the
-     * workspace event stream declares it; every other route reads the Authorization header only.
+     * SEC-1, issue 17: the route also takes a single-use SSE ticket from `?ticket=` (EventSource cannot
+     * send headers; the operator token never rides in a URL). Only the workspace event stream declares it.
      */
-    tokenInQuery?: boolean;
+    ticketInQuery?: boolean;
     /**
      * SEC-6: the route also takes its token from `x-api-key`, which is how Anthropic SDKs send their
      * key. Only the model proxy declares it (its callers hold a run token as their "API key").
@@ -33,7 +33,7 @@ export interface RegisteredRoute {
   method: string;
   url: string;
   access: RouteAccess;
-  tokenInQuery: boolean;
+  ticketInQuery: boolean;
 }
 
 const tables = new WeakMap<FastifyInstance, RegisteredRoute[]>();
@@ -54,17 +54,17 @@ export function trackRouteAccess(server: FastifyInstance): void {
   const table: RegisteredRoute[] = [];
   tables.set(server, table);
   server.addHook('onRoute', (route: RouteOptions) => {
-    const config = (route.config ?? {}) as { access?: unknown; tokenInQuery?: unknown };
+    const config = (route.config ?? {}) as { access?: unknown; ticketInQuery?: unknown };
     if (config.access !== undefined && !(ROUTE_ACCESS as readonly unknown[]).includes(config.access)) {
       throw new Error(`route ${route.url}: unknown access ${JSON.stringify(config.access)} (one of ${ROUTE_ACCESS.join(', ')})`);
     }
     const access = accessOf(config);
-    const tokenInQuery = config.tokenInQuery === true;
+    const ticketInQuery = config.ticketInQuery === true;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (tokenInQuery && (access === 'public' || methods.some((method) => method !== 'GET' && method !== 'HEAD'))) {
-      throw new Error(`route ${route.url}: tokenInQuery is for authenticated GET streams only`);
+    if (ticketInQuery && (access === 'public' || methods.some((method) => method !== 'GET' && method !== 'HEAD'))) {
+      throw new Error(`route ${route.url}: ticketInQuery is for authenticated GET streams only`);
     }
-    for (const method of methods) table.push({ method, url: route.url, access, tokenInQuery });
+    for (const method of methods) table.push({ method, url: route.url, access, ticketInQuery });
   });
 }
 

@@ -8,6 +8,7 @@ import type { SandboxBackend } from '../sandbox/sandbox-spec.js';
 import { RegistryStore } from '../store/registry-store.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
+import { ForgeReviewService } from './reviews/forge/forge-review-service.js';
 import { TicketService } from './tickets/ticket-service.js';
 import { ActiveRuns } from './runs/active-runs.js';
 import { AgentService, type EffortValidator } from './agents/agent-service.js';
@@ -17,6 +18,7 @@ import { nodeFileOperations, type FileOperations } from './file-operations.js';
 import { MessageService } from './runs/message-service.js';
 import { ModelBroker } from './model-broker.js';
 import { OperatorAuth } from './operator-auth.js';
+import { OperatorSessions } from './operator-sessions.js';
 import { OrchestrationService } from './orchestrations/orchestration-service.js';
 import { orchestrationModeTools } from './orchestrations/orchestration-mode-tools.js';
 import type { PipelineLauncher, PipelineRunControl } from './orchestrations/pipeline-launcher.js';
@@ -95,6 +97,8 @@ export class ControlCenter {
    */
   readonly hookSessions = new HookSessions();
   readonly auth: OperatorAuth;
+  /** Issue 17: one-time sign-in codes, browser sessions and SSE tickets. */
+  readonly sessions = new OperatorSessions();
   readonly workspaces: WorkspaceService;
   readonly runs: RunService;
   readonly agents: AgentService;
@@ -118,6 +122,8 @@ export class ControlCenter {
   readonly turns: TurnService;
   readonly plans: PlanService;
   readonly reviews: ReviewService;
+  /** Issue 12: reviews of forge pull requests (open from a PR URL, publish the verdict). */
+  readonly forgeReviews: ForgeReviewService;
   readonly tickets: TicketService;
   readonly orchestrations: OrchestrationService;
   readonly modelBroker: ModelBroker;
@@ -253,6 +259,7 @@ export class ControlCenter {
       executor: () => this.executor,
       sandbox: new CommandSandbox({ sandbox: options.builtinSandbox ?? 'auto', hiddenPaths: [dataRoot], network: 'loopback' }),
     });
+    this.forgeReviews = new ForgeReviewService({ workspaces: this.workspaces, settings: this.settings, reviews: this.reviews, approvals: this.approvals, policy: this.policy });
     this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
     this.executor.registerModeTools(orchestrationModeTools({ orchestrations: this.orchestrations }));
   }

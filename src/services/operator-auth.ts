@@ -58,6 +58,11 @@ export class OperatorAuth {
     return { created: true };
   }
 
+  /** The first operator (the one `serve` prints a sign-in link for), or null before initialize(). */
+  firstOperatorId(): string | null {
+    return this.operatorsByHash.values().next().value ?? null;
+  }
+
   /** The principal a bearer token stands for, or null. Compares hashes in constant time. */
   authenticate(token: string): OperatorPrincipal | null {
     const hash = hashToken(token);

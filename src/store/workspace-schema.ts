@@ -49,6 +49,8 @@ export interface WorkspaceSchema {
   installed_skills: InstalledSkillTable;
   skill_quarantine_overrides: SkillQuarantineOverrideTable;
   space_repositories: SpaceRepositoryTable;
+  review_forge_links: ReviewForgeLinkTable;
+  review_publications: ReviewPublicationTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -602,4 +604,33 @@ export interface SpaceRepositoryTable {
   /** Absolute path of the user's repository (checked like a space's repoPath). */
   repo_path: string;
   created_at: string;
+}
+
+/** Issue 12: the forge pull request a review was opened from (GitHub first). */
+export interface ReviewForgeLinkTable {
+  review_id: string;
+  provider: string;
+  owner: string;
+  repo: string;
+  number: number;
+  web_url: string;
+  created_at: string;
+}
+
+/** Issue 12: the verdict published to the pull request, one row per review and head SHA (idempotent). */
+export interface ReviewPublicationTable {
+  id: string;
+  review_id: string;
+  head_sha: string;
+  /** awaitingApproval | publishing | published | rejected | failed */
+  status: string;
+  /** APPROVE | REQUEST_CHANGES | COMMENT */
+  event: string;
+  approval_id: string | null;
+  forge_review_id: string | null;
+  comment_count: number;
+  error: string | null;
+  requested_by: string;
+  created_at: string;
+  updated_at: string;
 }

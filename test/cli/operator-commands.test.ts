@@ -74,7 +74,7 @@ beforeAll(async () => {
   token = (await readFile(join(dataRoot, 'operator-token'), 'utf8')).trim();
   const workspaces = (await (await fetch(`${url}/api/workspaces`, { headers: { authorization: `Bearer ${token}` } })).json()) as { workspaces: Array<{ id: string }> };
   ws = workspaces.workspaces[0]!.id;
-  const stream = await fetch(`${url}/api/workspaces/${ws}/events?token=${encodeURIComponent(token)}`, { signal: operatorStream.signal });
+  const stream = await fetch(`${url}/api/workspaces/${ws}/events`, { headers: { authorization: `Bearer ${token}` }, signal: operatorStream.signal });
   void stream.body?.pipeTo(new WritableStream()).catch(() => undefined);
   await api('PATCH', '/settings', { apiKeys: { anthropic: 'scripted-key' }, baseUrls: { anthropic: model.url } });
   await poll(async () => (await api('GET', '/agents')).agents.length, (count) => count >= 5);

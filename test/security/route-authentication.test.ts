@@ -105,7 +105,7 @@ async function walk(requests: Array<{ method: string; path: string; body: unknow
 }
 
 /** The explicit public list (SEC-1). A route marked public that is not here is still walked, and fails. */
-const PUBLIC_URLS = new Set(['/', '/*', '/healthz', '/openapi.json', '/api/hooks/pipelines/:pipelineId']);
+const PUBLIC_URLS = new Set(['/', '/*', '/healthz', '/openapi.json', '/api/hooks/pipelines/:pipelineId', '/auth/sign-in']);
 
 function protectedRoutes(accepting: (route: RegisteredRoute) => boolean): RegisteredRoute[] {
   return routes.filter((route) => !PUBLIC_URLS.has(route.url) && accepting(route));
@@ -160,10 +160,11 @@ describe('the route table (SEC-1)', () => {
     expect(routes.length).toBeGreaterThan(40);
     const publicRoutes = routes.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.url}`);
     // The pipeline webhook takes no token: its HMAC signature is the authentication (test/security/pipeline-webhook.test.ts).
-    expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /healthz', 'GET /openapi.json', 'HEAD /', 'HEAD /*', 'HEAD /healthz', 'HEAD /openapi.json', 'POST /api/hooks/pipelines/:pipelineId']);
+    // The sign-in link's code is its own single-use credential (issue 17, test/security/sign-in.test.ts).
+    expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /auth/sign-in', 'GET /healthz', 'GET /openapi.json', 'HEAD /', 'HEAD /*', 'HEAD /auth/sign-in', 'HEAD /healthz', 'HEAD /openapi.json', 'POST /api/hooks/pipelines/:pipelineId']);
     const agentRoutes = routes.filter((route) => route.access === 'agent' || route.access === 'operatorOrAgent').map((route) => route.url);
     for (const url of agentRoutes) expect(url.startsWith('/mcp') || url.startsWith('/api/hooks/') || url.startsWith('/api/git-push/') || url.startsWith('/api/model-proxy/')).toBe(true);
-    expect(routes.filter((route) => route.tokenInQuery).map((route) => route.url)).toEqual(['/api/workspaces/:workspaceId/events', '/api/workspaces/:workspaceId/events']);
+    expect(routes.filter((route) => route.ticketInQuery).map((route) => route.url)).toEqual(['/api/workspaces/:workspaceId/events', '/api/workspaces/:workspaceId/events']);
   });
 
   it('every non-public route answers 401 to its plain path without a token', async () => {
@@ -193,17 +194,21 @@ describe('no spelling of a path gets past authentication (SEC-1)', () => {
       [fill(route.url), ...pathVariants(fill(route.url))].map((path) => ({ method: route.method, path, body: bodyFor(route.method, route.url) })),
     );
     await walk(requests, { authorization: `Bearer ${agentToken}` });
-    // The SSE route's query token is no way around it either.
-    await walk([{ method: 'GET', path: `/api/workspaces/${ids.workspaceId}/events?token=${agentToken}`, body: undefined }], {});
+    // The SSE route's query ticket (or a token in the URL) is no way around it either.
+    await walk(
+      [`token=${agentToken}`, `ticket=${agentToken}`].map((query) => ({ method: 'GET', path: `/api/workspaces/${ids.workspaceId}/events?${query}`, body: undefined })),
+      {},
+    );
   }, 300_000);
 
-  it('the SSE query token is honoured on the events route only', async () => {
-    const requests = protectedRoutes((route) => route.access === 'operator' && !route.tokenInQuery && route.method === 'GET').map((route) => ({
-      method: 'GET',
-      path: `${fill(route.url)}?token=${server.token}`,
-      body: undefined,
-    }));
-    await walk(requests, {});
+  it('no route takes the operator token in its URL; an SSE ticket is honoured on the events route only (issue 17)', async () => {
+    const gets = protectedRoutes((route) => route.access === 'operator' && route.method === 'GET');
+    await walk(gets.map((route) => ({ method: 'GET', path: `${fill(route.url)}?token=${server.token}`, body: undefined })), {});
+    const operatorId = server.running.app.auth.firstOperatorId()!;
+    await walk(
+      gets.filter((route) => !route.ticketInQuery).map((route) => ({ method: 'GET', path: `${fill(route.url)}?ticket=${server.running.app.sessions.mintSseTicket(operatorId).ticket}`, body: undefined })),
+      {},
+    );
   });
 
   it('routes for run tokens refuse the operator token (their principals are declared, not implied)', async () => {

@@ -38,12 +38,13 @@ describe('operator token auth', () => {
     expect((await server.api('GET', '/api/workspaces')).body.workspaces).toEqual([]);
   });
 
-  it('the SSE stream accepts the token as a query parameter (EventSource cannot send headers)', async () => {
+  it('the SSE stream takes a single-use ticket in its URL, never the token (issue 17: EventSource cannot send headers)', async () => {
     const created = await server.api('POST', '/api/workspaces', { name: 'Streams' });
-    const denied = await fetch(`${server.url}/api/workspaces/${created.body.id}/events?token=nope`);
+    const denied = await fetch(`${server.url}/api/workspaces/${created.body.id}/events?token=${server.token}`);
     expect(denied.status).toBe(401);
+    const ticket = (await server.api('POST', '/api/auth/sse-ticket')).body.ticket;
     const controller = new AbortController();
-    const allowed = await fetch(`${server.url}/api/workspaces/${created.body.id}/events?token=${server.token}`, { signal: controller.signal });
+    const allowed = await fetch(`${server.url}/api/workspaces/${created.body.id}/events?ticket=${ticket}`, { signal: controller.signal });
     expect(allowed.status).toBe(200);
     controller.abort();
     await server.running.app.seeding.settle();

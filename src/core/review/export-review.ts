@@ -85,7 +85,7 @@ export function reviewToSarif(review: ExportReview, findings: readonly ExportFin
 }
 
 /** Markdown inline text: no raw HTML, no breaking out of the line (agent text is hostile). */
-function inline(text: string): string {
+export function markdownInline(text: string): string {
   return text
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -97,14 +97,14 @@ function inline(text: string): string {
 
 /** The review as a Markdown summary: verdict, axes, the delta, and the findings by priority. */
 export function reviewToMarkdown(review: ExportReview, findings: readonly ExportFinding[], verdict: ExportVerdict | null): string {
-  const lines = [`# Review: ${inline(review.title)}`, '', `- base \`${review.baseSha.slice(0, 12)}\` (${inline(review.base)}), head \`${review.headSha.slice(0, 12)}\` (${inline(review.head)}), merge base \`${review.mergeBaseSha.slice(0, 12)}\``, `- round ${review.round}`];
+  const lines = [`# Review: ${markdownInline(review.title)}`, '', `- base \`${review.baseSha.slice(0, 12)}\` (${markdownInline(review.base)}), head \`${review.headSha.slice(0, 12)}\` (${markdownInline(review.head)}), merge base \`${review.mergeBaseSha.slice(0, 12)}\``, `- round ${review.round}`];
   if (verdict) {
     lines.push('', `## Verdict: ${verdict.verdict.toUpperCase()} (confidence ${verdict.confidence})`);
-    if (verdict.headline) lines.push('', inline(verdict.headline));
-    for (const reason of verdict.reasons) lines.push(`- ${inline(reason)}`);
+    if (verdict.headline) lines.push('', markdownInline(verdict.headline));
+    for (const reason of verdict.reasons) lines.push(`- ${markdownInline(reason)}`);
     lines.push('', `${verdict.delta.summary}`, '', '| axis | kind | result |', '|---|---|---|');
-    for (const axis of verdict.axes) lines.push(`| ${inline(axis.axis)} | ${axis.kind} | ${axis.status}${axis.detail ? ` — ${inline(axis.detail)}` : ''} |`);
-    if (verdict.note) lines.push('', inline(verdict.note));
+    for (const axis of verdict.axes) lines.push(`| ${markdownInline(axis.axis)} | ${axis.kind} | ${axis.status}${axis.detail ? ` — ${markdownInline(axis.detail)}` : ''} |`);
+    if (verdict.note) lines.push('', markdownInline(verdict.note));
   } else {
     lines.push('', '## Verdict: not finalized');
   }
@@ -112,8 +112,8 @@ export function reviewToMarkdown(review: ExportReview, findings: readonly Export
   if (findings.length === 0) lines.push('', 'None.');
   const order = [...findings].sort((left, right) => left.priority.localeCompare(right.priority) || right.confidence - left.confidence);
   for (const finding of order) {
-    const where = finding.anchor ? ` — \`${inline(finding.anchor.path)}:${finding.anchor.startLine}-${finding.anchor.endLine}\`` : '';
-    lines.push(`- **${finding.priority} ${finding.type}** (${finding.status}, confidence ${finding.confidence})${where}: ${inline(finding.body)}`);
+    const where = finding.anchor ? ` — \`${markdownInline(finding.anchor.path)}:${finding.anchor.startLine}-${finding.anchor.endLine}\`` : '';
+    lines.push(`- **${finding.priority} ${finding.type}** (${finding.status}, confidence ${finding.confidence})${where}: ${markdownInline(finding.body)}`);
   }
   return `${lines.join('\n')}\n`;
 }

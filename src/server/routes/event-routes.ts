@@ -17,12 +17,13 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/events',
       {
-        // SEC-1: EventSource cannot send headers, so this one route also takes `?token=`.
-        config: { tokenInQuery: true },
+        // SEC-1, issue 17: EventSource cannot send headers, so this one route also takes a single-use
+        // `?ticket=` (POST /api/auth/sse-ticket) — or the session cookie; never the operator token.
+        config: { ticketInQuery: true },
         schema: {
           tags: ['events'],
           params: WorkspaceParams,
-          querystring: z.object({ token: z.string().optional() }),
+          querystring: z.object({ ticket: z.string().optional() }),
           description: 'Server-sent events: agent.created/updated/deleted, run.created/updated, workspace.* …',
         },
       },

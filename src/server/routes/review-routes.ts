@@ -10,8 +10,10 @@ import {
   Finding,
   FindingAnchor,
   FindingActionBody,
+  ForgeLink,
   GateResult,
-  OpenReviewBody,
+  OpenAnyReviewBody,
+  ReviewPublication,
   PutReviewGatesBody,
   ReasonBody,
   Review,
@@ -26,6 +28,8 @@ const ReviewParams = WorkspaceParams.extend({ reviewId: z.string().min(1) });
 const FindingParams = ReviewParams.extend({ findingId: z.string().min(1) });
 const Dispatched = z.array(z.object({ agent: z.string(), runId: z.string().nullable(), queued: z.boolean() }));
 const OPERATOR = { access: 'operator' } as const;
+const Opened = z.object({ review: Review, created: z.boolean(), reReview: z.boolean(), dispatched: Dispatched, pullRequest: ForgeLink.optional() });
+const ForgeState = z.object({ pullRequest: ForgeLink.nullable(), publication: ReviewPublication.nullable() });
 
 const AddFindingBody = z.strictObject({
   type: z.enum(FINDING_TYPES),
@@ -48,19 +52,29 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         schema: {
           tags: ['reviews'],
           params: WorkspaceParams,
-          body: OpenReviewBody,
-          response: { 200: z.object({ review: Review, created: z.boolean(), reReview: z.boolean(), dispatched: Dispatched }), 201: z.object({ review: Review, created: z.boolean(), reReview: z.boolean(), dispatched: Dispatched }), 400: ApiError, 404: ApiError, 409: ApiError },
+          body: OpenAnyReviewBody,
+          response: { 200: Opened, 201: Opened, 400: ApiError, 403: ApiError, 404: ApiError, 409: ApiError },
         },
       },
       async (request, reply) => {
         const { workspaceId } = request.params;
+        const { prUrl, repoPath, base, head, ...rest } = request.body;
         // Reviewers are checked before anything is made, so a bad name changes nothing.
         for (const [index, name] of (request.body.reviewers ?? []).entries()) {
           if (!(await app.agents.findByName(workspaceId, name))) {
             throw new ValidationError(`reviewers.${index}`, `there is no agent named ${JSON.stringify(name)} in this workspace`);
           }
         }
-        const opened = await app.reviews.open(workspaceId, request.body);
+        let opened: { review: Review; created: boolean; reReview: boolean; pullRequest?: ForgeLink };
+        if (prUrl !== undefined) {
+          const extra = ([['repoPath', repoPath], ['base', base], ['head', head]] as const).find(([, value]) => value !== undefined);
+          if (extra) throw new ValidationError(extra[0], `give either prUrl, or repoPath, base and head — not ${extra[0]} with prUrl`);
+          opened = await app.forgeReviews.open(workspaceId, { prUrl, ...rest });
+        } else {
+          const missing = ([['repoPath', repoPath], ['base', base], ['head', head]] as const).find(([, value]) => value === undefined);
+          if (missing) throw new ValidationError(missing[0], `${missing[0]} is required (or give prUrl to review a pull request)`);
+          opened = await app.reviews.open(workspaceId, { repoPath: repoPath!, base: base!, head: head!, ...rest });
+        }
         const dispatched = request.body.reviewers?.length ? await app.reviews.dispatch(workspaceId, opened.review.id, request.body.reviewers) : [];
         return reply.code(opened.created ? 201 : 200).send({ ...opened, dispatched });
       },
@@ -147,6 +161,27 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       '/api/workspaces/:workspaceId/reviews/:reviewId/gates/run',
       { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ results: z.array(GateResult) }), 404: ApiError } } },
       async (request) => ({ results: await app.reviews.runGates(request.params.workspaceId, request.params.reviewId) }),
+    );
+    server.get(
+      '/api/workspaces/:workspaceId/reviews/:reviewId/publication',
+      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: ForgeState, 404: ApiError } } },
+      async (request) => app.forgeReviews.state(request.params.workspaceId, request.params.reviewId),
+    );
+    server.post(
+      '/api/workspaces/:workspaceId/reviews/:reviewId/publish',
+      {
+        config: OPERATOR,
+        schema: {
+          tags: ['reviews'],
+          params: ReviewParams,
+          description: 'Publishes the finalized verdict to the pull request as one review with inline comments, gated by the prPublish policy class (issue 12). 202 while an approval is pending.',
+          response: { 200: z.object({ publication: ReviewPublication, created: z.boolean() }), 202: z.object({ publication: ReviewPublication, created: z.boolean() }), 400: ApiError, 403: ApiError, 404: ApiError, 409: ApiError },
+        },
+      },
+      async (request, reply) => {
+        const published = await app.forgeReviews.publish(request.params.workspaceId, request.params.reviewId, operatorOf(request.principal));
+        return reply.code(published.publication.status === 'awaitingApproval' ? 202 : 200).send(published);
+      },
     );
     server.get(
       '/api/workspaces/:workspaceId/review-gates',

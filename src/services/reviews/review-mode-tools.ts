@@ -7,7 +7,7 @@ import type { MessageService } from '../runs/message-service.js';
 import type { ModeToolProvider } from '../runs/run-executor.js';
 import type { TicketService } from '../tickets/ticket-service.js';
 import type { ReviewService } from './review-service.js';
-import type { Review } from '../../schemas/review.js';
+import type { Finding, Review } from '../../schemas/review.js';
 
 export const AddReviewNodeInput = z.object({
   type: z.enum(FINDING_TYPES).describe('bug, suggestion, recommendation, question or ticket.'),
@@ -49,6 +49,18 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
         const review = await services.reviews.forSpace(workspaceId, spaceId);
         if (!review) return fail('This space has no review: it was not opened for a pull request.');
         return action(review);
+      });
+    /** One of the verbs that act on a finding by id (confirm, dismiss, resolve): records only, in the run's review. */
+    const findingVerb = <T extends typeof FindingIdInput>(verb: { name: string; description: string; parameters: T; act: (input: z.infer<T>, review: Review) => Promise<Finding>; said: (finding: Finding) => string }) =>
+      defineTool({
+        name: verb.name,
+        description: verb.description,
+        parameters: verb.parameters,
+        tier: 'write',
+        effects: [],
+        recordsOnly: true,
+        group: 'review',
+        execute: (input) => withReview(async (review) => ok(verb.said(await verb.act(input, review)))),
       });
     const tools: Tool[] = [
       defineTool({
@@ -97,47 +109,26 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
             return ok(lines.join('\n'));
           }),
       }),
-      defineTool({
+      findingVerb({
         name: 'confirm_review_node',
         description: "Confirm a peer's finding you verified yourself (open → consensusReady). You cannot confirm your own.",
         parameters: FindingIdInput,
-        tier: 'write',
-        effects: [],
-        recordsOnly: true,
-        group: 'review',
-        execute: (input) =>
-          withReview(async (review) => {
-            const finding = await services.reviews.confirm(workspaceId, input.findingId, me, review.id);
-            return ok(`${finding.id} is now ${finding.status}.`);
-          }),
+        act: (input, review) => services.reviews.confirm(workspaceId, input.findingId, me, review.id),
+        said: (finding) => `${finding.id} is now ${finding.status}.`,
       }),
-      defineTool({
+      findingVerb({
         name: 'dismiss_review_node',
         description: 'Dismiss a finding that is wrong, with the reason.',
         parameters: FindingIdInput.extend({ reason: z.string().min(1).max(4000) }),
-        tier: 'write',
-        effects: [],
-        recordsOnly: true,
-        group: 'review',
-        execute: (input) =>
-          withReview(async (review) => {
-            const finding = await services.reviews.dismiss(workspaceId, input.findingId, me, input.reason, review.id);
-            return ok(`${finding.id} dismissed.`);
-          }),
+        act: (input, review) => services.reviews.dismiss(workspaceId, input.findingId, me, input.reason, review.id),
+        said: (finding) => `${finding.id} dismissed.`,
       }),
-      defineTool({
+      findingVerb({
         name: 'resolve_review_node',
         description: 'Mark a finding resolved: the current head fixes it (on a re-review, after you re-verified it).',
         parameters: FindingIdInput.extend({ reason: z.string().max(4000).optional() }),
-        tier: 'write',
-        effects: [],
-        recordsOnly: true,
-        group: 'review',
-        execute: (input) =>
-          withReview(async (review) => {
-            const finding = await services.reviews.resolve(workspaceId, input.findingId, me, input.reason, review.id);
-            return ok(`${finding.id} resolved.`);
-          }),
+        act: (input, review) => services.reviews.resolve(workspaceId, input.findingId, me, input.reason, review.id),
+        said: (finding) => `${finding.id} resolved.`,
       }),
       defineTool({
         name: 'finalize_review',

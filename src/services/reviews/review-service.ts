@@ -337,18 +337,28 @@ export class ReviewService {
   }
 
   async dismiss(workspaceId: string, findingId: string, by: ReviewPrincipal, reason: string, reviewId?: string): Promise<Finding> {
-    const finding = await this.findingOf(workspaceId, findingId, reviewId);
-    if (reason.trim() === '') throw new ValidationError('reason', 'a dismissal needs a reason');
-    if (finding.status === 'dismissed' || finding.status === 'resolved') throw new ConflictError('findingId', `finding ${findingId} is already ${finding.status}`);
-    return this.change(workspaceId, finding, { status: 'dismissed', status_reason: reason, status_by: `${by.kind}:${by.id}` });
+    return this.markLive(workspaceId, { findingId, reviewId, by, reason }, 'dismissed', { noReason: 'a dismissal needs a reason', notLive: (status) => `is already ${status}` });
   }
 
   /** A person disputes a finding; it stays in the verdict (a disagreement is not evidence the problem is gone). */
   async contest(workspaceId: string, findingId: string, by: ReviewPrincipal, reason: string, reviewId?: string): Promise<Finding> {
-    const finding = await this.findingOf(workspaceId, findingId, reviewId);
-    if (reason.trim() === '') throw new ValidationError('reason', 'contesting a finding needs a reason');
-    if (finding.status === 'dismissed' || finding.status === 'resolved') throw new ConflictError('findingId', `finding ${findingId} is ${finding.status}; only a live finding can be contested`);
-    return this.change(workspaceId, finding, { status: 'contested', status_reason: reason, status_by: `${by.kind}:${by.id}` });
+    return this.markLive(workspaceId, { findingId, reviewId, by, reason }, 'contested', { noReason: 'contesting a finding needs a reason', notLive: (status) => `is ${status}; only a live finding can be contested` });
+  }
+
+  /**
+   * Moves a live finding to `status` with the reason and who gave it (dismiss, contest): the one
+   * load → check reason → check live → change path, with each verb's own words for the refusals.
+   */
+  private async markLive(
+    workspaceId: string,
+    action: { findingId: string; reviewId: string | undefined; by: ReviewPrincipal; reason: string },
+    status: 'dismissed' | 'contested',
+    words: { noReason: string; notLive: (status: string) => string },
+  ): Promise<Finding> {
+    const finding = await this.findingOf(workspaceId, action.findingId, action.reviewId);
+    if (action.reason.trim() === '') throw new ValidationError('reason', words.noReason);
+    if (finding.status === 'dismissed' || finding.status === 'resolved') throw new ConflictError('findingId', `finding ${action.findingId} ${words.notLive(finding.status)}`);
+    return this.change(workspaceId, finding, { status, status_reason: action.reason, status_by: `${action.by.kind}:${action.by.id}` });
   }
 
   async resolve(workspaceId: string, findingId: string, by: ReviewPrincipal, reason: string | undefined, reviewId?: string): Promise<Finding> {

@@ -35,12 +35,13 @@ export class SettingsService {
 
   async update(workspaceId: string, change: UpdateWorkspaceSettingsBody): Promise<WorkspaceSettingsView> {
     const current = await this.get(workspaceId);
-    const { apiKeys, baseUrls, ...scalars } = change;
+    const { apiKeys, baseUrls, forgeTokens, ...scalars } = change;
     const next = WorkspaceSettings.parse({
       ...current,
       ...Object.fromEntries(Object.entries(scalars).filter(([, value]) => value !== undefined)),
       apiKeys: mergeNullable(current.apiKeys, apiKeys),
       baseUrls: mergeNullable(current.baseUrls, baseUrls),
+      forgeTokens: mergeNullable(current.forgeTokens, forgeTokens),
     });
     const { database } = await this.workspaces.handle(workspaceId);
     await writeWorkspaceSettings(database.db, next);
@@ -53,6 +54,7 @@ export class SettingsService {
     return {
       ...settings,
       apiKeys: Object.fromEntries(Object.keys(settings.apiKeys).map((provider) => [provider, 'set' as const])),
+      forgeTokens: Object.fromEntries(Object.keys(settings.forgeTokens).map((provider) => [provider, 'set' as const])),
     };
   }
 }

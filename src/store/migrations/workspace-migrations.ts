@@ -580,4 +580,37 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0012_review_forge': {
+    async up(db: Kysely<unknown>) {
+      // Issue 12: a review opened from a forge pull request remembers where it came from, so its
+      // verdict can be published back to that pull request.
+      await db.schema
+        .createTable('review_forge_links')
+        .addColumn('review_id', 'text', (column) => column.primaryKey())
+        .addColumn('provider', 'text', (column) => column.notNull())
+        .addColumn('owner', 'text', (column) => column.notNull())
+        .addColumn('repo', 'text', (column) => column.notNull())
+        .addColumn('number', 'integer', (column) => column.notNull())
+        .addColumn('web_url', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      // One publication per review and head SHA: publishing twice never posts twice.
+      await db.schema
+        .createTable('review_publications')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('review_id', 'text', (column) => column.notNull())
+        .addColumn('head_sha', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('event', 'text', (column) => column.notNull())
+        .addColumn('approval_id', 'text')
+        .addColumn('forge_review_id', 'text')
+        .addColumn('comment_count', 'integer', (column) => column.notNull())
+        .addColumn('error', 'text')
+        .addColumn('requested_by', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('review_publications_review_head').unique().on('review_publications').columns(['review_id', 'head_sha']).execute();
+    },
+  },
 };

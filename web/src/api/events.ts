@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { WORKSPACE_EVENT_TYPES } from '@server/schemas/event-types';
+import { api } from './client';
 import { keys } from './keys';
 import { EMPTY_LIVE_RUN, foldAgentEvent, type LiveRun } from './live-run';
 import type { Agent, Approval, Conversation, Message, Presence, Run, Space, WorkspaceEvent } from './types';
@@ -192,18 +193,20 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
 
 export type StreamStatus = 'connecting' | 'open' | 'error';
 
-/** Opens the one EventSource of a workspace; returns a closer. */
-export function openWorkspaceStream(client: QueryClient, ws: string, token: string, onStatus: (status: StreamStatus) => void): () => void {
-  const source = new EventSource(`/api/workspaces/${encodeURIComponent(ws)}/events?token=${encodeURIComponent(token)}`);
-  onStatus('connecting');
+/** How long to wait before reopening a failed stream (with a fresh ticket). */
+const RECONNECT_MS = 2000;
+
+/**
+ * Opens the one EventSource of a workspace; returns a closer. The URL carries a single-use ticket
+ * fetched with the session (bearer token or sign-in cookie) just before, never the token (issue 17).
+ * A ticket works once, so instead of EventSource's own retry (same URL) a failed stream is closed and
+ * reopened with a new ticket, and what is on screen is refetched (events missed meanwhile).
+ */
+export function openWorkspaceStream(client: QueryClient, ws: string, onStatus: (status: StreamStatus) => void): () => void {
+  let closed = false;
+  let source: EventSource | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
   let everOpened = false;
-  source.onopen = () => {
-    onStatus('open');
-    // Anything missed while disconnected: refetch what is on screen.
-    if (everOpened) void client.invalidateQueries({ queryKey: keys.workspace(ws) });
-    everOpened = true;
-  };
-  source.onerror = () => onStatus('error');
   const handle = (message: MessageEvent<string>) => {
     let event: WorkspaceEvent;
     try {
@@ -214,6 +217,39 @@ export function openWorkspaceStream(client: QueryClient, ws: string, token: stri
     applyWorkspaceEvent(client, ws, event);
     for (const listener of listeners) listener(event);
   };
-  for (const type of EVENT_TYPES) source.addEventListener(type, handle as EventListener);
-  return () => source.close();
+  const connect = async () => {
+    onStatus('connecting');
+    let ticket: string;
+    try {
+      ticket = (await api.post<{ ticket: string }>('/api/auth/sse-ticket')).ticket;
+    } catch {
+      if (!closed) retry();
+      return;
+    }
+    if (closed) return;
+    source = new EventSource(`/api/workspaces/${encodeURIComponent(ws)}/events?ticket=${encodeURIComponent(ticket)}`);
+    source.onopen = () => {
+      onStatus('open');
+      // Anything missed while disconnected: refetch what is on screen.
+      if (everOpened) void client.invalidateQueries({ queryKey: keys.workspace(ws) });
+      everOpened = true;
+    };
+    source.onerror = () => {
+      source?.close();
+      source = null;
+      retry();
+    };
+    for (const type of EVENT_TYPES) source.addEventListener(type, handle as EventListener);
+  };
+  const retry = () => {
+    onStatus('error');
+    if (closed) return;
+    timer = setTimeout(() => void connect(), RECONNECT_MS);
+  };
+  void connect();
+  return () => {
+    closed = true;
+    if (timer) clearTimeout(timer);
+    source?.close();
+  };
 }

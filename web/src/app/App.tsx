@@ -1,14 +1,31 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { getToken, onUnauthorized, setToken } from '../api/client';
+import { getToken, onUnauthorized, request, setToken } from '../api/client';
 import { Shell } from './Shell';
 import { SignIn } from '../pages/SignIn';
 
-/** Sign-in gate: without a token (or after a 401) the sign-in screen shows. */
+/** Stands in for the token when the browser signed in through the one-time link (an HttpOnly cookie the page cannot read). */
+const COOKIE_SESSION = 'cookie-session';
+
+/** Sign-in gate: without a token or a sign-in cookie (or after a 401) the sign-in screen shows. */
 export function App() {
   const client = useQueryClient();
   const [token, setTokenState] = useState<string | null>(() => getToken());
+  const [checked, setChecked] = useState(() => getToken() !== null);
   const [notice, setNotice] = useState<string | null>(null);
+
+  // Issue 17: opened from the link `serve` prints, the browser holds a session cookie instead of a token.
+  useEffect(() => {
+    if (checked) return;
+    // Plain fetch, not request(): a 401 here only means "not signed in yet", not "signed out".
+    fetch('/api/auth/session').then(
+      (response) => {
+        if (response.ok) setTokenState(COOKIE_SESSION);
+        setChecked(true);
+      },
+      () => setChecked(true),
+    );
+  }, [checked]);
 
   useEffect(
     () =>
@@ -21,6 +38,7 @@ export function App() {
     [client],
   );
 
+  if (!checked) return null;
   if (!token) {
     return (
       <SignIn
@@ -37,6 +55,7 @@ export function App() {
     <Shell
       token={token}
       onSignOut={() => {
+        if (token === COOKIE_SESSION) void request('POST', '/api/auth/sign-out', {}, null).catch(() => undefined);
         setToken(null);
         client.clear();
         setTokenState(null);

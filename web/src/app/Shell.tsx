@@ -189,7 +189,7 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
 function LiveStatus({ ws, token }: { ws: string; token: string }) {
   const client = useQueryClient();
   const [status, setStatus] = useState<StreamStatus>('connecting');
-  useEffect(() => openWorkspaceStream(client, ws, token, setStatus), [client, ws, token]);
+  useEffect(() => openWorkspaceStream(client, ws, setStatus), [client, ws, token]);
   const label = status === 'open' ? 'Live' : status === 'connecting' ? 'Connecting…' : 'Reconnecting…';
   return (
     <span className={`live live-${status}`} data-testid="live-status" title="Live updates (server-sent events)">

@@ -4,6 +4,7 @@ import { useAgents } from '../api/hooks';
 import { ErrorState, Loading } from '../ui/states';
 import { parseDiff } from './diff-lines';
 import { disagreements } from './disagreements';
+import { PublishPanel } from './PublishPanel';
 import { downloadExport, useFindingAction, useFindings, useReview, useReviewCommand, useReviewDiff, useReviewTickets, useVerdict, type Finding, type VerdictView } from './review-api';
 
 const TYPES = ['bug', 'suggestion', 'recommendation', 'question', 'ticket'];
@@ -54,6 +55,7 @@ export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string })
           {command.isError ? <span className="error" role="alert">{errorMessage(command.error)}</span> : null}
         </div>
       </header>
+      <PublishPanel ws={ws} reviewId={reviewId} finalized={Boolean(review.data.verdict)} />
       {verdict.data ? <VerdictBanner verdict={verdict.data.published ?? verdict.data.current} published={Boolean(verdict.data.published)} dropped={findings.data.dropped} /> : null}
       <div className="review-filters" aria-label="Filters">
         <FilterSelect label="Type" value={filters.type} options={TYPES} onChange={(type) => setFilters({ ...filters, type })} />

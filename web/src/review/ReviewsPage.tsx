@@ -42,6 +42,7 @@ function ReviewList({ ws }: { ws: string }) {
 
 function OpenReviewForm({ ws }: { ws: string }) {
   const open = useOpenReview(ws);
+  const [prUrl, setPrUrl] = useState('');
   const [repoPath, setRepoPath] = useState('');
   const [base, setBase] = useState('main');
   const [head, setHead] = useState('');
@@ -49,18 +50,23 @@ function OpenReviewForm({ ws }: { ws: string }) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const names = reviewers.split(',').map((name) => name.trim()).filter(Boolean);
-    open.mutate({ repoPath, base, head, ...(names.length > 0 ? { reviewers: names } : {}) });
+    const source = prUrl.trim() !== '' ? { prUrl: prUrl.trim() } : { repoPath, base, head };
+    open.mutate({ ...source, ...(names.length > 0 ? { reviewers: names } : {}) });
   };
   return (
     <form className="review-open" onSubmit={submit} aria-label="Open a review">
       <label>
-        Repository <input value={repoPath} onChange={(event) => setRepoPath(event.target.value)} placeholder="/path/to/repo" required />
+        Pull request <input value={prUrl} onChange={(event) => setPrUrl(event.target.value)} placeholder="https://github.com/owner/repo/pull/1" type="url" />
+      </label>
+      <span className="muted">or</span>
+      <label>
+        Repository <input value={repoPath} onChange={(event) => setRepoPath(event.target.value)} placeholder="/path/to/repo" required={prUrl.trim() === ''} disabled={prUrl.trim() !== ''} />
       </label>
       <label>
-        Base <input value={base} onChange={(event) => setBase(event.target.value)} required />
+        Base <input value={base} onChange={(event) => setBase(event.target.value)} required={prUrl.trim() === ''} disabled={prUrl.trim() !== ''} />
       </label>
       <label>
-        Head <input value={head} onChange={(event) => setHead(event.target.value)} required />
+        Head <input value={head} onChange={(event) => setHead(event.target.value)} required={prUrl.trim() === ''} disabled={prUrl.trim() !== ''} />
       </label>
       <label>
         Reviewers <input value={reviewers} onChange={(event) => setReviewers(event.target.value)} />

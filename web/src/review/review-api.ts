@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Finding, Review, VerdictView } from '@server/schemas/review';
+import type { Finding, ForgeLink, Review, ReviewPublication, VerdictView } from '@server/schemas/review';
 import type { Ticket } from '@server/schemas/ticket';
 import { api, getToken } from '../api/client';
 import { keys } from '../api/keys';
@@ -37,8 +37,24 @@ export function useReviewTickets(ws: string, reviewId: string) {
 export function useOpenReview(ws: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { repoPath: string; base: string; head: string; title?: string; reviewers?: string[] }) =>
+    mutationFn: (body: ({ repoPath: string; base: string; head: string } | { prUrl: string }) & { title?: string; reviewers?: string[] }) =>
       api.post<{ review: Review; created: boolean; reReview: boolean }>(`${w(ws)}/reviews`, body),
+    onSuccess: () => void client.invalidateQueries({ queryKey: keys.reviews(ws) }),
+  });
+}
+
+/** The pull request a review came from and its publication (issue 12). */
+export function usePublication(ws: string, reviewId: string) {
+  return useQuery({ queryKey: [...keys.reviews(ws), reviewId, 'publication'], queryFn: () => api.get<{ pullRequest: ForgeLink | null; publication: ReviewPublication | null }>(`${r(ws, reviewId)}/publication`),
+    // Sending happens after the approval is decided, with no event of its own: poll while it is under way.
+    refetchInterval: (query) => (['awaitingApproval', 'publishing'].includes(query.state.data?.publication?.status ?? '') ? 3000 : false),
+  });
+}
+
+export function usePublish(ws: string, reviewId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.post<{ publication: ReviewPublication; created: boolean }>(`${r(ws, reviewId)}/publish`, {}),
     onSuccess: () => void client.invalidateQueries({ queryKey: keys.reviews(ws) }),
   });
 }

@@ -1,0 +1,134 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { join, normalize } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { git } from './review-repo.js';
+
+/** A review as the fake stores what was posted to `POST /repos/:o/:r/pulls/:n/reviews`. */
+export interface PostedReview {
+  id: number;
+  commit_id: string;
+  event: string;
+  body: string;
+  comments: Array<{ path: string; line: number; side: string; start_line?: number; start_side?: string; body: string }>;
+}
+
+export interface FakeGitHub {
+  url: string;
+  /** What the workspace's `githubApiBaseUrl` is set to. */
+  apiBaseUrl: string;
+  /** What the workspace's `githubWebBaseUrl` is set to: PR pages and clone URLs live here. */
+  webBaseUrl: string;
+  token: string;
+  /** Pull requests by `owner/repo#number`: the JSON the API answers (tests may make it hostile). */
+  pulls: Map<string, Record<string, any>>;
+  /** Bare repositories served over git's dumb HTTP protocol, by `owner/repo`. */
+  repos: Map<string, string>;
+  reviews: Map<string, PostedReview[]>;
+  /** Every request: method, path and whether it carried the right credential. */
+  requests: Array<{ method: string; path: string; authorized: boolean }>;
+  /**
+   * Serves `source`'s branches as the bare repository `owner/repo` with `refs/pull/<n>/head` at
+   * `headSha`, and answers the PR `owner/repo#number`.
+   */
+  addPullRequest(input: { owner: string; repo: string; number: number; title: string; source: string; bare: string; baseBranch: string; headSha: string; baseSha: string }): void;
+  close(): Promise<void>;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+/**
+ * A local fake of the GitHub REST API (pulls, reviews) and of git over HTTP (the dumb protocol, read
+ * straight from bare repositories), on 127.0.0.1 port 0 — the forge adapter's tests never touch the
+ * internet. API calls need `Authorization: Bearer <token>`; git requests need the Basic header the
+ * adapter derives from the same token.
+ */
+export async function startFakeGitHub(token = 'ghp_fake_test_token_0123456789'): Promise<FakeGitHub> {
+  const pulls = new Map<string, Record<string, any>>();
+  const repos = new Map<string, string>();
+  const reviews = new Map<string, PostedReview[]>();
+  const requests: FakeGitHub['requests'] = [];
+  let nextReviewId = 9000;
+  const basic = `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
+  const server = createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? '/', 'http://fake');
+      const path = url.pathname;
+      if (path.startsWith('/web/')) {
+        const authorized = request.headers.authorization === basic;
+        requests.push({ method: request.method ?? 'GET', path, authorized });
+        if (!authorized) return json(response, 401, { message: 'Bad credentials' });
+        const match = /^\/web\/([^/]+)\/([^/]+?)\.git\/(.+)$/.exec(path);
+        const bare = match ? repos.get(`${match[1]}/${match[2]}`) : undefined;
+        const file = match ? normalize(match[3]!) : '';
+        if (!bare || file.startsWith('..')) return json(response, 404, { message: 'Not Found' });
+        try {
+          const data = await readFile(join(bare, file));
+          response.writeHead(200, { 'content-type': 'application/octet-stream' });
+          response.end(data);
+        } catch {
+          json(response, 404, { message: 'Not Found' });
+        }
+        return;
+      }
+      const authorized = request.headers.authorization === `Bearer ${token}`;
+      requests.push({ method: request.method ?? 'GET', path: `${path}${url.search}`, authorized });
+      if (!authorized) return json(response, 401, { message: 'Bad credentials' });
+      const pull = /^\/api\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)(\/reviews)?$/.exec(path);
+      if (!pull) return json(response, 404, { message: 'Not Found' });
+      const key = `${pull[1]}/${pull[2]}#${pull[3]}`;
+      const pr = pulls.get(key);
+      if (!pr) return json(response, 404, { message: 'Not Found' });
+      if (!pull[4]) return json(response, 200, pr);
+      const list = reviews.get(key) ?? [];
+      reviews.set(key, list);
+      if (request.method === 'GET') {
+        const page = Number(url.searchParams.get('page') ?? '1');
+        const perPage = Number(url.searchParams.get('per_page') ?? '30');
+        return json(response, 200, list.slice((page - 1) * perPage, page * perPage).map((review) => ({ id: review.id, body: review.body, state: review.event, commit_id: review.commit_id })));
+      }
+      const body = JSON.parse(await readBody(request)) as Omit<PostedReview, 'id'>;
+      if (!['APPROVE', 'REQUEST_CHANGES', 'COMMENT'].includes(body.event)) return json(response, 422, { message: 'Unprocessable Entity' });
+      const posted = { ...body, id: nextReviewId++ };
+      list.push(posted);
+      return json(response, 200, { id: posted.id, state: body.event, body: body.body });
+    })().catch((error: unknown) => json(response, 500, { message: String(error) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const webBaseUrl = `${url}/web`;
+  return {
+    url,
+    apiBaseUrl: `${url}/api`,
+    webBaseUrl,
+    token,
+    pulls,
+    repos,
+    reviews,
+    requests,
+    addPullRequest(input) {
+      git(input.source, 'clone', '-q', '--bare', input.source, input.bare);
+      git(input.bare, 'update-ref', `refs/pull/${input.number}/head`, input.headSha);
+      git(input.bare, 'update-server-info');
+      repos.set(`${input.owner}/${input.repo}`, input.bare);
+      pulls.set(`${input.owner}/${input.repo}#${input.number}`, {
+        number: input.number,
+        title: input.title,
+        state: 'open',
+        html_url: `${webBaseUrl}/${input.owner}/${input.repo}/pull/${input.number}`,
+        head: { ref: 'feature', sha: input.headSha, repo: { clone_url: `${webBaseUrl}/${input.owner}/${input.repo}.git` } },
+        base: { ref: input.baseBranch, sha: input.baseSha, repo: { clone_url: `${webBaseUrl}/${input.owner}/${input.repo}.git` } },
+      });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
