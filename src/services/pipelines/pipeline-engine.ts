@@ -94,6 +94,7 @@ class NodeCancelled extends Error {}
 export class PipelineEngine {
   readonly workerId = newId('wrk');
   private readonly executors = new Map<PipelineNodeType, NodeExecutor>();
+  private readonly settlesOnAbort = new Set<PipelineNodeType>();
   private readonly queues = new Map<string, JobQueue>();
   private readonly caches = new Map<string, RunCache>();
   private readonly active = new Map<string, number>();
@@ -117,8 +118,15 @@ export class PipelineEngine {
 
   private readonly logger: Logger | undefined;
 
-  registerExecutor(type: PipelineNodeType, executor: NodeExecutor): void {
+  /**
+   * `settlesOnAbort`: the executor itself ends soon after its signal aborts and only then has stopped
+   * its work (a plan step ends when its agent run has really stopped), so the engine waits for it
+   * instead of settling the node the moment the signal fires.
+   */
+  registerExecutor(type: PipelineNodeType, executor: NodeExecutor, options: { settlesOnAbort?: boolean } = {}): void {
     this.executors.set(type, executor);
+    if (options.settlesOnAbort) this.settlesOnAbort.add(type);
+    else this.settlesOnAbort.delete(type);
   }
 
   private readonly observers: PipelineRunObserver[] = [];
@@ -454,8 +462,7 @@ export class PipelineEngine {
       const sources = await this.sources(db, runId, node, cache);
       const executor = this.executors.get(node.type);
       if (!executor) throw new PermanentNodeError(`no executor for node type ${node.type} on this server`);
-      const output = await this.raceAbort(
-        executor({
+      const work = executor({
           workspaceId,
           runId,
           node,
@@ -478,9 +485,8 @@ export class PipelineEngine {
             await updatePipelineNode(db, runId, key, { approvalId });
             this.publish(workspaceId, runId);
           },
-        }),
-        controller.signal,
-      );
+        });
+      const output = this.settlesOnAbort.has(node.type) ? await work : await this.raceAbort(work, controller.signal);
       if (node.outputSchema) {
         const problems = checkAgainstSchema(output, node.outputSchema);
         if (problems.length > 0) throw new Error(`output does not match outputSchema: ${problems.slice(0, 10).join('; ')}`);

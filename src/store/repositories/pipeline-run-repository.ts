@@ -92,6 +92,12 @@ export async function findPipelineRunStatus(db: Kysely<WorkspaceSchema>, runId: 
   return row ? { id: row.id, status: parseRunStatus(row.status, row.id) } : null;
 }
 
+/** Who started a run (only the small `source` column is read: plans look up their own runs per event). */
+export async function findPipelineRunSource(db: Kysely<WorkspaceSchema>, runId: string): Promise<{ kind: string; id?: string } | null> {
+  const row = await db.selectFrom('pipeline_runs').select(['id', 'source']).where('id', '=', runId).executeTakeFirst();
+  return row ? (parseRunSource(row.source, row.id) as { kind: string; id?: string } | null) : null;
+}
+
 export async function loadPipelineRunPlan(db: Kysely<WorkspaceSchema>, runId: string): Promise<PipelineRunPlan> {
   const row = await db.selectFrom('pipeline_runs').select(['id', 'definition', 'trigger', 'source', 'generation']).where('id', '=', runId).executeTakeFirstOrThrow();
   return {
