@@ -442,6 +442,7 @@ export class PlanService {
         ...(violation.nodeKey ? { nodeKey: violation.nodeKey } : {}),
       })),
       progress: { settled: progress.settled, total: progress.total },
+      pipelineRunId: execution?.runId ?? null,
       costEstimate: await this.estimate(workspaceId, db, row.agentId, submission),
       decidedBy: row.decidedBy,
       reason: row.reason,
