@@ -48,6 +48,8 @@ export const Plan = z.object({
   edges: z.array(z.object({ from: z.string(), to: z.string() })),
   errors: z.array(PlanError),
   progress: z.object({ settled: z.number(), total: z.number() }),
+  /** PLAN-7/8: the pipeline run executing the approved plan on the engine (null before approval). */
+  pipelineRunId: z.string().nullable().optional(),
   costEstimate: PlanCostEstimate,
   decidedBy: z.string().nullable(),
   reason: z.string().nullable(),

@@ -23,6 +23,7 @@ import { OrchestrationService } from './orchestrations/orchestration-service.js'
 import { orchestrationModeTools } from './orchestrations/orchestration-mode-tools.js';
 import type { PipelineLauncher, PipelineRunControl } from './orchestrations/pipeline-launcher.js';
 import { PlanService } from './plans/plan-service.js';
+import { registerPlanStepExecutor } from './plans/plan-step-executor.js';
 import { EnginePipelineLauncher } from './pipelines/engine-pipeline-launcher.js';
 import { registerNodeExecutors } from './pipelines/node-executors.js';
 import { workspaceTeamDirectory } from './pipelines/team-directory.js';
@@ -209,7 +210,6 @@ export class ControlCenter {
       loadSkill: (workspaceId, name) => this.skills.loadSkill(workspaceId, name),
       loadRepoSkill: (workspaceId, input) => this.repoSkills.loadForTurn(workspaceId, { ...input, checkoutKey: input.conversationId }),
     });
-    this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.executor, this.settings, this.events);
     this.orchestrations = new OrchestrationService(this.workspaces, this.agents, this.events, {
       logger: this.logger,
       wakeOrchestrator: async ({ workspaceId, agentId, conversationId, spaceId, text }) => {
@@ -230,6 +230,9 @@ export class ControlCenter {
       commandSandbox,
       teams: workspaceTeamDirectory(this.workspaces),
     });
+    // PLAN-7/8: approved plans run on the same engine, one planStep node per step.
+    registerPlanStepExecutor(this.pipelineEngine, { agents: this.agents, turns: this.turns, executor: () => this.executor, settings: this.settings });
+    this.plans = new PlanService(this.workspaces, this.spaces, this.agents, this.turns, this.pipelineEngine, this.events);
     this.pipelines = new PipelineService(this.workspaces, this.pipelineEngine, this.events, this.logger);
     this.pipelineLauncher = new EnginePipelineLauncher(this.pipelineEngine);
     // ORC-4: orchestrations launch on the engine (tests may pass a recording launcher) and follow their runs.
@@ -300,11 +303,12 @@ export class ControlCenter {
       const handle = await this.workspaces.handle(workspace.id);
       await this.runs.markOrphansDead(workspace.id, handle.database.db);
       await this.approvals.expireNonDurable(workspace.id);
-      await this.plans.resumeExecutions(workspace.id);
       // ORC-4: approved orchestrations whose materialization a crash cut short finish from their last step.
       await this.orchestrations.resumeMaterializations(workspace.id);
       await this.pipelines.syncFiles(workspace.id);
       await this.pipelineEngine.resume(workspace.id);
+      // After the engine: a plan approved but without a run yet (a crash, an upgrade) gets one.
+      await this.plans.resumeExecutions(workspace.id);
       if (workspace.seeding === 'pending') void this.seeding.seedInBackground(workspace.id);
     }
     this.pipelines.startTriggers();
@@ -334,7 +338,6 @@ export class ControlCenter {
 
   /** Stops every run in progress (marking them cancelled) and closes the databases. */
   async close(): Promise<void> {
-    this.plans.suspend();
     this.pipelines.stopTriggers();
     // Before runs are cancelled: nodes in flight stay recorded as running, so the next start applies at-most-once.
     await this.pipelineEngine.suspend();

@@ -496,6 +496,8 @@ export interface PipelineRunTable {
   created_at: string;
   ended_at: string | null;
   updated_at: string;
+  /** Incremented each time a stopped run is re-opened (migration 0013); part of its node jobs' dedupe keys. */
+  generation: number;
 }
 
 export interface PipelineNodeTable {

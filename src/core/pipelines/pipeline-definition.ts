@@ -7,7 +7,10 @@ import { z } from 'zod';
  * cycles, unresolvable placeholders) and execution live with the engine.
  */
 
-/** Node kinds the engine knows. `ticketWork` and `synthesis` are what plans and orchestrations compile to. */
+/**
+ * Node kinds the engine knows. `ticketWork` and `synthesis` are what orchestrations compile to;
+ * `planStep` is what an approved plan compiles to (PLAN-7/8) and is never authored by hand.
+ */
 export const PIPELINE_NODE_TYPES = [
   'messaging.createSpace',
   'promptAgent',
@@ -17,6 +20,7 @@ export const PIPELINE_NODE_TYPES = [
   'bashScript',
   'ticketWork',
   'synthesis',
+  'planStep',
 ] as const;
 export type PipelineNodeType = (typeof PIPELINE_NODE_TYPES)[number];
 
@@ -111,6 +115,20 @@ export const pipelineNodeSchema = z.discriminatedUnion('type', [
     ...nodeCommon,
     type: z.literal('synthesis'),
     agentId: z.string().min(1),
+    prompt: promptText,
+  }),
+  z.object({
+    ...nodeCommon,
+    // Plan keys are the agent's own (PLAN_KEY_PATTERN: mixed case, dots, up to 100 characters).
+    key: z.string().min(1).max(100),
+    dependsOn: z.array(z.string().min(1).max(100)).default([]),
+    type: z.literal('planStep'),
+    /** PLAN-8: the plan's author runs the step in the plan's own conversation. */
+    planId: z.string().min(1),
+    agentId: z.string().min(1),
+    conversationId: z.string().min(1),
+    spaceId: z.string().min(1).nullable(),
+    /** The step as the agent is asked to do it; the agent's text, never expanded as placeholders. */
     prompt: promptText,
   }),
 ]);

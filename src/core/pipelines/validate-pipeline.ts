@@ -24,6 +24,9 @@ export function placeholderFields(node: PipelineNode): Array<[string, string]> {
       return [['expression', node.expression]];
     case 'bashScript':
       return [['script', node.script]];
+    case 'planStep':
+      // A plan step's text is the agent's own plan, handed over verbatim: nothing in it is a placeholder.
+      return [];
     default:
       return [['prompt', node.prompt]];
   }
@@ -138,6 +141,11 @@ export function validatePipelineDefinition(input: unknown): PipelineValidation {
       return;
     }
     const node = parsed.data;
+    if (node.type === 'planStep') {
+      // PLAN-7: only an operator's approval of a plan compiles these; an authored one could aim an agent at any conversation.
+      errors.push({ severity: 'error', code: 'schema', message: `nodes.${index}.type: planStep nodes are compiled from approved plans and cannot be authored`, field: `nodes.${index}.type`, nodeKey: node.key });
+      return;
+    }
     if (nodeIndex.has(node.key)) {
       errors.push({ severity: 'error', code: 'duplicate_key', message: `node key ${node.key} is used by nodes ${nodeIndex.get(node.key)} and ${index}`, field: `nodes.${index}.key`, nodeKey: node.key });
       return;

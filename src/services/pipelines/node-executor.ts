@@ -44,3 +44,9 @@ export const RESUMABLE_TYPES: ReadonlySet<PipelineNodeType> = new Set(['human.ga
 
 /** A failure the engine must not retry (a rejection, a policy deny, a schema the output can never meet on retry is still retried). */
 export class PermanentNodeError extends Error {}
+
+/**
+ * The work the node started was cancelled from outside the engine (an operator stopped the agent run
+ * itself): the node ends `cancelled`, like a cancel of the node, and its dependants are blocked.
+ */
+export class CancelledNodeError extends Error {}

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { checkAgainstSchema } from '../../core/pipelines/output-schema-check.js';
 import type { PipelineDefinition, PipelineNode, PipelineNodeType } from '../../core/pipelines/pipeline-definition.js';
@@ -6,24 +6,48 @@ import { findPlaceholders, resolvePlaceholders, TRIGGER_SOURCE } from '../../cor
 import { placeholderFields } from '../../core/pipelines/validate-pipeline.js';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
-import type { PipelineRunTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import {
+  beginPipelineNodeAttempt,
+  cancelPipelineRunRows,
+  countInterruptedAttempts,
+  countOpenPipelineNodes,
+  findPipelineNode,
+  findPipelineRunIdByKey,
+  findPipelineRunStatus,
+  finishPipelineNodeAttempt,
+  finishPipelineRunRow,
+  insertPipelineRun,
+  interruptRunningAttempts,
+  listHeldPipelineNodes,
+  listPipelineNodes,
+  listRunIdsWithStatus,
+  loadPipelineRunPlan,
+  pipelineNodeAgentCost,
+  reopenPipelineRunRows,
+  TERMINAL_NODE_STATES,
+  updatePipelineNode,
+  type PipelineNodeState,
+  type PipelineRunStatus,
+} from '../../store/repositories/pipeline-run-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { PipelineBudgetGate, PipelineRunObserver, PipelineRunSource } from '../orchestrations/pipeline-launcher.js';
 import type { JobQueue } from './job-queue.js';
-import { PermanentNodeError, RESUMABLE_TYPES, SIDE_EFFECT_FREE_TYPES, type NodeExecutor } from './node-executor.js';
+import { CancelledNodeError, PermanentNodeError, RESUMABLE_TYPES, SIDE_EFFECT_FREE_TYPES, type NodeExecutor } from './node-executor.js';
 import { SqliteJobQueue } from './sqlite-job-queue.js';
 
-export type PipelineNodeState = 'pending' | 'queued' | 'running' | 'done' | 'failed' | 'skipped' | 'cancelled' | 'blocked';
-export type PipelineRunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+export type { PipelineNodeState, PipelineRunStatus };
 
-const TERMINAL: ReadonlySet<string> = new Set(['done', 'failed', 'skipped', 'cancelled', 'blocked']);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_NODE_STATES);
 const NODE_QUEUE = 'pipeline-nodes';
 /**
  * A node a budget gate refused stays `queued` with this prefix on its error and no job in the queue:
  * nothing claims it until its run is resumed (ORC-4). No new state, so no migration.
  */
 export const HELD_PREFIX = 'waiting for the operator: ';
+/** Interrupted attempts after which an idempotent node is failed instead of started again. */
+const MAX_INTERRUPTIONS = 2;
 
 export interface StartPipelineRun {
   workspaceId: string;
@@ -54,6 +78,8 @@ interface RunCache {
   trigger: unknown;
   /** Who started the run (`{kind: 'orchestration', id}` for a launched orchestration). */
   source: { kind: string; id?: string } | null;
+  /** Times the run was re-opened ({@link PipelineEngine.restartRun}). */
+  generation: number;
 }
 
 class NodeCancelled extends Error {}
@@ -68,6 +94,7 @@ class NodeCancelled extends Error {}
 export class PipelineEngine {
   readonly workerId = newId('wrk');
   private readonly executors = new Map<PipelineNodeType, NodeExecutor>();
+  private readonly settlesOnAbort = new Set<PipelineNodeType>();
   private readonly queues = new Map<string, JobQueue>();
   private readonly caches = new Map<string, RunCache>();
   private readonly active = new Map<string, number>();
@@ -91,8 +118,15 @@ export class PipelineEngine {
 
   private readonly logger: Logger | undefined;
 
-  registerExecutor(type: PipelineNodeType, executor: NodeExecutor): void {
+  /**
+   * `settlesOnAbort`: the executor itself ends soon after its signal aborts and only then has stopped
+   * its work (a plan step ends when its agent run has really stopped), so the engine waits for it
+   * instead of settling the node the moment the signal fires.
+   */
+  registerExecutor(type: PipelineNodeType, executor: NodeExecutor, options: { settlesOnAbort?: boolean } = {}): void {
     this.executors.set(type, executor);
+    if (options.settlesOnAbort) this.settlesOnAbort.add(type);
+    else this.settlesOnAbort.delete(type);
   }
 
   private readonly observers: PipelineRunObserver[] = [];
@@ -143,15 +177,15 @@ export class PipelineEngine {
     if (run.status !== 'running') return 0;
     const cache = await this.cache(db, run);
     const queue = await this.queue(workspaceId);
-    const held = await db.selectFrom('pipeline_nodes').select(['key', 'attempts']).where('run_id', '=', runId).where('state', '=', 'queued').where('error', 'like', `${HELD_PREFIX}%`).execute();
+    const held = await listHeldPipelineNodes(db, runId, HELD_PREFIX);
     let released = 0;
-    for (const row of held) {
-      const node = cache.byKey.get(row.key);
+    for (const key of held) {
+      const node = cache.byKey.get(key);
       if (!node) continue;
-      const cleared = await db.updateTable('pipeline_nodes').set({ error: null }).where('run_id', '=', runId).where('key', '=', row.key).where('state', '=', 'queued').where('error', 'like', `${HELD_PREFIX}%`).executeTakeFirst();
-      if (Number(cleared.numUpdatedRows) === 0) continue;
+      const cleared = await updatePipelineNode(db, runId, key, { error: null }, { inStates: ['queued'], errorPrefix: HELD_PREFIX });
+      if (cleared === 0) continue;
       // The first job of this node was completed when it was held; a fresh dedupe key gives it a new one.
-      await this.enqueueNode(queue, runId, node, `${runId}:${row.key}:resumed:${newId('rsm')}`);
+      await this.enqueueNode(queue, runId, node, cache.generation, `${runId}:${key}:resumed:${newId('rsm')}`);
       released += 1;
     }
     if (released > 0) {
@@ -179,47 +213,21 @@ export class PipelineEngine {
     const db = await this.db(input.workspaceId);
     const queue = await this.queue(input.workspaceId);
     if (input.idempotencyKey) {
-      const existing = await db.selectFrom('pipeline_runs').select('id').where('idempotency_key', '=', input.idempotencyKey).executeTakeFirst();
-      if (existing) return { runId: existing.id, created: false };
+      const existing = await findPipelineRunIdByKey(db, input.idempotencyKey);
+      if (existing) return { runId: existing, created: false };
     }
     const runId = newId('pr');
-    const now = nowIso();
     const definition = input.definition;
-    await db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('pipeline_runs')
-        .values({
-          id: runId,
-          pipeline_id: input.pipelineId ?? null,
-          name: definition.name,
-          definition: JSON.stringify(definition),
-          status: 'running',
-          trigger: JSON.stringify(input.trigger ?? { type: 'manual' }),
-          source: JSON.stringify(input.source ?? { kind: 'api' }),
-          idempotency_key: input.idempotencyKey ?? null,
-          error: null,
-          created_at: now,
-          ended_at: null,
-          updated_at: now,
-        })
-        .execute();
-      // Chunked inserts: a 10,000-node run is a handful of statements, not ten thousand.
-      const rows = definition.nodes.map((node) => ({
-        run_id: runId,
-        key: node.key,
-        type: node.type,
-        state: node.dependsOn.length === 0 ? 'queued' : 'pending',
-        attempts: 0,
-        output: null,
-        error: null,
-        agent_run_id: null,
-        approval_id: null,
-        started_at: null,
-        ended_at: null,
-      }));
-      for (let index = 0; index < rows.length; index += 500) await trx.insertInto('pipeline_nodes').values(rows.slice(index, index + 500)).execute();
+    await insertPipelineRun(db, {
+      id: runId,
+      pipelineId: input.pipelineId ?? null,
+      definition,
+      trigger: input.trigger ?? { type: 'manual' },
+      source: input.source ?? { kind: 'api' },
+      idempotencyKey: input.idempotencyKey ?? null,
+      at: nowIso(),
     });
-    for (const node of definition.nodes) if (node.dependsOn.length === 0) await this.enqueueNode(queue, runId, node);
+    for (const node of definition.nodes) if (node.dependsOn.length === 0) await this.enqueueNode(queue, runId, node, 0);
     this.publish(input.workspaceId, runId);
     void this.pump(input.workspaceId);
     return { runId, created: true };
@@ -230,11 +238,7 @@ export class PipelineEngine {
     const db = await this.db(workspaceId);
     const run = await this.findRun(db, runId);
     if (run.status !== 'running') throw new ConflictError('runId', `pipeline run ${runId} is ${run.status}, not running`);
-    const now = nowIso();
-    await db.transaction().execute(async (trx) => {
-      await trx.updateTable('pipeline_runs').set({ status: 'cancelled', ended_at: now, updated_at: now, error: 'cancelled by the operator' }).where('id', '=', runId).execute();
-      await trx.updateTable('pipeline_nodes').set({ state: 'cancelled', ended_at: now, error: 'run cancelled' }).where('run_id', '=', runId).where('state', 'in', ['pending', 'queued']).execute();
-    });
+    await cancelPipelineRunRows(db, runId, nowIso());
     const aborted: Array<Promise<void>> = [];
     for (const [id, entry] of this.inflight) {
       if (id.startsWith(`${runId}:`)) {
@@ -255,7 +259,7 @@ export class PipelineEngine {
     const db = await this.db(workspaceId);
     const run = await this.findRun(db, runId);
     if (run.status !== 'running') throw new ConflictError('runId', `pipeline run ${runId} is ${run.status}, not running`);
-    const node = await db.selectFrom('pipeline_nodes').selectAll().where('run_id', '=', runId).where('key', '=', key).executeTakeFirst();
+    const node = await findPipelineNode(db, runId, key);
     if (!node) throw new NotFoundError('pipeline node', key, 'key');
     if (TERMINAL.has(node.state)) throw new ConflictError('key', `node ${key} is already ${node.state}`);
     const entry = this.inflight.get(`${runId}:${key}`);
@@ -268,6 +272,41 @@ export class PipelineEngine {
   }
 
   /**
+   * Re-opens a stopped (`cancelled` or `failed`) run: the nodes that did not finish (`failed`,
+   * `cancelled`, `blocked`, `skipped`; or only `keys` of them) go back to `pending` with their outcome
+   * cleared, the run is `running` again in a new generation, and the ones whose dependencies are all
+   * settled are queued. Finished nodes keep their outputs and are not run again (PLAN-8's resume).
+   * Returns the keys re-opened; 409 while a node of the run is still running (its cancel has not
+   * landed) or when nothing is left to run.
+   */
+  async restartRun(workspaceId: string, runId: string, keys?: readonly string[]): Promise<string[]> {
+    if (this.suspended) throw new ConflictError('pipeline', 'the server is shutting down');
+    const db = await this.db(workspaceId);
+    const run = await this.findRun(db, runId);
+    if (run.status !== 'cancelled' && run.status !== 'failed') throw new ConflictError('runId', `pipeline run ${runId} is ${run.status}; only a cancelled or failed run can be re-opened`);
+    const nodes = await listPipelineNodes(db, runId);
+    if (nodes.some((node) => node.state === 'running' || this.inflight.has(`${runId}:${node.key}`))) throw new ConflictError('runId', `pipeline run ${runId} still has a node stopping; try again in a moment`);
+    const wanted = keys ? new Set(keys) : null;
+    const again = nodes.filter((node) => node.state !== 'done' && (wanted === null || wanted.has(node.key))).map((node) => node.key);
+    if (again.length === 0) throw new ConflictError('runId', `pipeline run ${runId} has no unfinished node to run again`);
+    if (!(await reopenPipelineRunRows(db, runId, run.status, again, nowIso()))) throw new ConflictError('runId', `pipeline run ${runId} was re-opened concurrently`);
+    this.caches.delete(runId);
+    const cache = await this.cache(db, { id: runId });
+    const queue = await this.queue(workspaceId);
+    const states = new Map(nodes.map((node) => [node.key, again.includes(node.key) ? 'pending' : node.state]));
+    for (const key of again) {
+      const node = cache.byKey.get(key);
+      if (!node || node.dependsOn.some((dependency) => !TERMINAL.has(states.get(dependency) ?? 'pending'))) continue;
+      const deps = nodes.filter((row) => node.dependsOn.includes(row.key));
+      if (this.readiness(cache, deps).state !== 'queued') continue;
+      if ((await updatePipelineNode(db, runId, key, { state: 'queued' }, { inStates: ['pending'] })) > 0) await this.enqueueNode(queue, runId, node, cache.generation);
+    }
+    this.publish(workspaceId, runId);
+    void this.pump(workspaceId);
+    return again;
+  }
+
+  /**
    * On start (PIPE-1 durability): jobs a previous process held are released — one process owns a
    * workspace's file, so they are abandoned — and every running run is pumped again. The attempt
    * rows left `running` are dealt with when their node is claimed (at most once).
@@ -276,11 +315,11 @@ export class PipelineEngine {
     const db = await this.db(workspaceId);
     const queue = await this.queue(workspaceId);
     await queue.reclaimAbandoned(this.workerId);
-    const running = await db.selectFrom('pipeline_runs').select('id').where('status', '=', 'running').execute();
+    const running = await listRunIdsWithStatus(db, 'running');
     // A run whose nodes all settled while the previous process was stopping is finished now.
-    for (const { id } of running) await this.finishIfDone(workspaceId, id);
+    for (const id of running) await this.finishIfDone(workspaceId, id);
     // Held nodes (ORC-4) ask their gates again after a restart: still over budget, they are held again.
-    for (const { id } of running) await this.resumeRun(workspaceId, id);
+    for (const id of running) await this.resumeRun(workspaceId, id);
     void this.pump(workspaceId);
     return running.length;
   }
@@ -299,7 +338,8 @@ export class PipelineEngine {
 
   // ---- scheduling ------------------------------------------------------------------------------
 
-  private async enqueueNode(queue: JobQueue, runId: string, node: PipelineNode, dedupeKey = `${runId}:${node.key}`): Promise<void> {
+  /** Queues a node's job; its dedupe key is per run generation, so a re-opened run's nodes are queued afresh. */
+  private async enqueueNode(queue: JobQueue, runId: string, node: PipelineNode, generation: number, dedupeKey = generation === 0 ? `${runId}:${node.key}` : `${runId}:${node.key}:g${generation}`): Promise<void> {
     await queue.enqueue({
       queue: NODE_QUEUE,
       payload: { runId, key: node.key },
@@ -365,18 +405,17 @@ export class PipelineEngine {
     const { runId, key } = payload;
     const db = await this.db(workspaceId);
     // Hot path: the definition column (up to megabytes) is read once per run into the cache, never per node.
-    const run = await db.selectFrom('pipeline_runs').select(['id', 'status']).where('id', '=', runId).executeTakeFirst();
-    const nodeRow = await db.selectFrom('pipeline_nodes').selectAll().where('run_id', '=', runId).where('key', '=', key).executeTakeFirst();
-    if (!run || !nodeRow || run.status !== 'running' || TERMINAL.has(nodeRow.state)) {
+    const run = await findPipelineRunStatus(db, runId);
+    const nodeRow = await findPipelineNode(db, runId, key);
+    // A `pending` node's job is stale (left from before its run was cancelled and re-opened): it is queued again when its dependencies settle.
+    if (!run || !nodeRow || run.status !== 'running' || TERMINAL.has(nodeRow.state) || nodeRow.state === 'pending') {
       await queue.complete(jobId, this.workerId);
       return;
     }
     const cache = await this.cache(db, run);
     const node = cache.byKey.get(key)!;
     // At most once (PIPE-1): an attempt still marked running was interrupted (a crash, a restart).
-    const interrupted = await db.selectFrom('pipeline_node_attempts').selectAll().where('run_id', '=', runId).where('node_key', '=', key).where('state', '=', 'running').execute();
-    if (interrupted.length > 0) {
-      await db.updateTable('pipeline_node_attempts').set({ state: 'interrupted', ended_at: nowIso(), error: 'the server stopped during this attempt' }).where('run_id', '=', runId).where('node_key', '=', key).where('state', '=', 'running').execute();
+    if ((await interruptRunningAttempts(db, runId, key, nowIso())) > 0) {
       if (!node.idempotent && !SIDE_EFFECT_FREE_TYPES.has(node.type) && !RESUMABLE_TYPES.has(node.type)) {
         await queue.complete(jobId, this.workerId);
         await this.settle(workspaceId, runId, key, {
@@ -385,13 +424,19 @@ export class PipelineEngine {
         });
         return;
       }
+      // An idempotent node that keeps dying with the server is not restarted forever (PLAN-8: at most twice in all).
+      if (node.idempotent && (await countInterruptedAttempts(db, runId, key)) >= MAX_INTERRUPTIONS) {
+        await queue.complete(jobId, this.workerId);
+        await this.settle(workspaceId, runId, key, { state: 'failed', error: 'the server stopped while this step was running, too many times' });
+        return;
+      }
     }
     // ORC-4: an orchestration over its cap holds the node — not started, not failed, its job done so
     // nothing spins — until the operator raises the cap (resumeRun) or cancels the run.
     const refusal = await this.askBudgetGates(workspaceId, runId, key, cache);
     if (refusal !== null) {
       // `queued` also for an attempt interrupted by a restart (its row still says running).
-      await db.updateTable('pipeline_nodes').set({ state: 'queued', error: `${HELD_PREFIX}${refusal}`.slice(0, 4_000) }).where('run_id', '=', runId).where('key', '=', key).where('state', 'not in', [...TERMINAL]).execute();
+      await updatePipelineNode(db, runId, key, { state: 'queued', error: `${HELD_PREFIX}${refusal}`.slice(0, 4_000) }, { notInStates: TERMINAL_NODE_STATES });
       await queue.complete(jobId, this.workerId);
       this.publish(workspaceId, runId);
       return;
@@ -399,10 +444,7 @@ export class PipelineEngine {
     const attempt = nodeRow.attempts + 1;
     const idempotencyKey = `${runId}:${key}:${attempt}`;
     const startedAt = nowIso();
-    await db.transaction().execute(async (trx) => {
-      await trx.insertInto('pipeline_node_attempts').values({ idempotency_key: idempotencyKey, run_id: runId, node_key: key, attempt, state: 'running', output: null, error: null, started_at: startedAt, ended_at: null }).execute();
-      await trx.updateTable('pipeline_nodes').set({ state: 'running', attempts: attempt, started_at: nodeRow.started_at ?? startedAt, error: null }).where('run_id', '=', runId).where('key', '=', key).execute();
-    });
+    await beginPipelineNodeAttempt(db, { idempotencyKey, runId, key, attempt, startedAt, nodeStartedAt: nodeRow.startedAt ?? startedAt });
     this.publish(workspaceId, runId);
     const startedSource = this.observedSource(cache);
     if (startedSource) this.notify((observer) => observer.onNodeStarted({ workspaceId, pipelineRunId: runId, source: startedSource, nodeKey: key, nodeType: node.type }));
@@ -420,8 +462,7 @@ export class PipelineEngine {
       const sources = await this.sources(db, runId, node, cache);
       const executor = this.executors.get(node.type);
       if (!executor) throw new PermanentNodeError(`no executor for node type ${node.type} on this server`);
-      const output = await this.raceAbort(
-        executor({
+      const work = executor({
           workspaceId,
           runId,
           node,
@@ -429,52 +470,52 @@ export class PipelineEngine {
           idempotencyKey,
           signal: controller.signal,
           sources,
-          recorded: { approvalId: nodeRow.approval_id, agentRunId: nodeRow.agent_run_id },
+          recorded: { approvalId: nodeRow.approvalId, agentRunId: nodeRow.agentRunId },
           resolve: (text) => {
             const resolved = resolvePlaceholders(text, sources);
             if (!resolved.ok) throw new PermanentNodeError(`unresolved placeholder(s): ${resolved.unresolved.join(', ')}`);
             return resolved.text;
           },
           recordAgentRun: async (agentRunId) => {
-            await db.updateTable('pipeline_nodes').set({ agent_run_id: agentRunId }).where('run_id', '=', runId).where('key', '=', key).execute();
+            await updatePipelineNode(db, runId, key, { agentRunId });
             this.publish(workspaceId, runId);
           },
           yieldSlot,
           recordApproval: async (approvalId) => {
-            await db.updateTable('pipeline_nodes').set({ approval_id: approvalId }).where('run_id', '=', runId).where('key', '=', key).execute();
+            await updatePipelineNode(db, runId, key, { approvalId });
             this.publish(workspaceId, runId);
           },
-        }),
-        controller.signal,
-      );
+        });
+      const output = this.settlesOnAbort.has(node.type) ? await work : await this.raceAbort(work, controller.signal);
       if (node.outputSchema) {
         const problems = checkAgainstSchema(output, node.outputSchema);
         if (problems.length > 0) throw new Error(`output does not match outputSchema: ${problems.slice(0, 10).join('; ')}`);
       }
       const serialized = JSON.stringify(output ?? null);
-      await db.updateTable('pipeline_node_attempts').set({ state: 'succeeded', output: serialized, ended_at: nowIso() }).where('idempotency_key', '=', idempotencyKey).execute();
+      await finishPipelineNodeAttempt(db, idempotencyKey, { state: 'succeeded', output: serialized, at: nowIso() });
       await queue.complete(jobId, this.workerId);
       await this.settle(workspaceId, runId, key, { state: 'done', output: serialized });
     } catch (error) {
       const reason = controller.signal.aborted ? controller.signal.reason : error;
       const message = reason instanceof Error ? reason.message : String(reason);
-      if (this.suspended && !(reason instanceof NodeCancelled)) {
+      const cancelled = reason instanceof NodeCancelled || reason instanceof CancelledNodeError;
+      if (this.suspended && !cancelled) {
         // Shutdown: the attempt stays `running` and the job goes back; the next start decides (at most once).
         return;
       }
-      await db.updateTable('pipeline_node_attempts').set({ state: 'failed', error: message.slice(0, 4_000), ended_at: nowIso() }).where('idempotency_key', '=', idempotencyKey).execute();
-      if (reason instanceof NodeCancelled) {
+      await finishPipelineNodeAttempt(db, idempotencyKey, { state: 'failed', error: message.slice(0, 4_000), at: nowIso() });
+      if (cancelled) {
         await queue.complete(jobId, this.workerId);
-        const current = await db.selectFrom('pipeline_runs').select('status').where('id', '=', runId).executeTakeFirst();
+        const current = await findPipelineRunStatus(db, runId);
         if (current?.status === 'running') await this.settle(workspaceId, runId, key, { state: 'cancelled', error: message });
-        else await db.updateTable('pipeline_nodes').set({ state: 'cancelled', error: message, ended_at: nowIso() }).where('run_id', '=', runId).where('key', '=', key).execute();
+        else await updatePipelineNode(db, runId, key, { state: 'cancelled', error: message, endedAt: nowIso() });
         this.publish(workspaceId, runId);
         return;
       }
       const retry = !(error instanceof PermanentNodeError) && claim < maxClaims;
       const { retryAt } = await queue.fail(jobId, this.workerId, message, { retry });
       if (retryAt !== null) {
-        await db.updateTable('pipeline_nodes').set({ state: 'queued', error: `attempt ${attempt} failed: ${message}; retrying` }).where('run_id', '=', runId).where('key', '=', key).execute();
+        await updatePipelineNode(db, runId, key, { state: 'queued', error: `attempt ${attempt} failed: ${message}; retrying` });
         this.publish(workspaceId, runId);
       } else {
         await this.settle(workspaceId, runId, key, { state: 'failed', error: message });
@@ -523,7 +564,7 @@ export class PipelineEngine {
       if (owner) keys.add(owner);
     }
     if (keys.size === 0) return sources;
-    const rows = await db.selectFrom('pipeline_nodes').select(['key', 'output']).where('run_id', '=', runId).where('key', 'in', [...keys]).where('state', '=', 'done').execute();
+    const rows = await listPipelineNodes(db, runId, { keys: [...keys], states: ['done'] });
     for (const row of rows) {
       if (row.output === null) continue;
       const value = JSON.parse(row.output) as unknown;
@@ -552,19 +593,19 @@ export class PipelineEngine {
     const run = await this.findRun(db, runId);
     const cache = await this.cache(db, run);
     const now = nowIso();
-    const updated = await db
-      .updateTable('pipeline_nodes')
-      .set({ state: outcome.state, error: outcome.error ?? null, ended_at: now, ...(outcome.output !== undefined ? { output: outcome.output } : {}) })
-      .where('run_id', '=', runId)
-      .where('key', '=', key)
-      .where('state', 'not in', [...TERMINAL])
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) > 0) {
+    const updated = await updatePipelineNode(
+      db,
+      runId,
+      key,
+      { state: outcome.state, error: outcome.error ?? null, endedAt: now, ...(outcome.output !== undefined ? { output: outcome.output } : {}) },
+      { notInStates: TERMINAL_NODE_STATES },
+    );
+    if (updated > 0) {
       cache.remaining -= 1;
       const source = this.observedSource(cache);
       const node = cache.byKey.get(key);
       if (source && node && (outcome.state === 'done' || outcome.state === 'failed' || outcome.state === 'cancelled')) {
-        const costUsd = await this.nodeCost(db, runId, key);
+        const costUsd = await pipelineNodeAgentCost(db, runId, key);
         const state = outcome.state;
         const told = this.notify((observer) => observer.onNodeFinished({ workspaceId, pipelineRunId: runId, source, nodeKey: key, nodeType: node.type, state, costUsd }));
         // With budget gates, the node's cost must land before its dependants ask them (ORC-4), or a
@@ -580,24 +621,18 @@ export class PipelineEngine {
         const settled = work.pop()!;
         for (const dependantKey of cache.dependants.get(settled) ?? []) {
           const dependant = cache.byKey.get(dependantKey)!;
-          const rows = await db.selectFrom('pipeline_nodes').select(['key', 'state', 'output']).where('run_id', '=', runId).where('key', 'in', [dependantKey, ...dependant.dependsOn]).execute();
+          const rows = await listPipelineNodes(db, runId, { keys: [dependantKey, ...dependant.dependsOn] });
           const self = rows.find((row) => row.key === dependantKey);
           if (!self || self.state !== 'pending') continue;
           const deps = rows.filter((row) => row.key !== dependantKey);
           if (deps.some((row) => !TERMINAL.has(row.state))) continue;
           const verdict = this.readiness(cache, deps);
           if (verdict.state === 'queued') {
-            await db.updateTable('pipeline_nodes').set({ state: 'queued' }).where('run_id', '=', runId).where('key', '=', dependantKey).where('state', '=', 'pending').execute();
-            await this.enqueueNode(queue, runId, dependant);
+            await updatePipelineNode(db, runId, dependantKey, { state: 'queued' }, { inStates: ['pending'] });
+            await this.enqueueNode(queue, runId, dependant, cache.generation);
           } else {
-            const blocked = await db
-              .updateTable('pipeline_nodes')
-              .set({ state: verdict.state, error: verdict.reason, ended_at: now })
-              .where('run_id', '=', runId)
-              .where('key', '=', dependantKey)
-              .where('state', '=', 'pending')
-              .executeTakeFirst();
-            if (Number(blocked.numUpdatedRows) > 0) cache.remaining -= 1;
+            const blocked = await updatePipelineNode(db, runId, dependantKey, { state: verdict.state, error: verdict.reason, endedAt: now }, { inStates: ['pending'] });
+            if (blocked > 0) cache.remaining -= 1;
             work.push(dependantKey);
           }
         }
@@ -633,28 +668,15 @@ export class PipelineEngine {
     if (run.status !== 'running') return;
     const cache = await this.cache(db, run);
     if (cache.remaining > 0) return;
-    const rows = await db.selectFrom('pipeline_nodes').select(['key', 'state']).where('run_id', '=', runId).where('state', 'in', ['failed', 'blocked', 'cancelled']).execute();
+    const rows = await listPipelineNodes(db, runId, { states: ['failed', 'blocked', 'cancelled'] });
     const fatal = rows.filter((row) => !(row.state === 'failed' && cache.byKey.get(row.key)?.continueOnFail));
     const status: PipelineRunStatus = fatal.length === 0 ? 'completed' : fatal.every((row) => row.state === 'cancelled' || row.state === 'blocked') && fatal.some((row) => row.state === 'cancelled') ? 'cancelled' : 'failed';
     const now = nowIso();
-    await db
-      .updateTable('pipeline_runs')
-      .set({ status, ended_at: now, updated_at: now, error: fatal.length === 0 ? null : `${fatal.length} node(s) did not finish: ${fatal.slice(0, 5).map((row) => `${row.key} ${row.state}`).join(', ')}` })
-      .where('id', '=', runId)
-      .where('status', '=', 'running')
-      .execute();
+    await finishPipelineRunRow(db, runId, status, fatal.length === 0 ? null : `${fatal.length} node(s) did not finish: ${fatal.slice(0, 5).map((row) => `${row.key} ${row.state}`).join(', ')}`, now);
     this.caches.delete(runId);
     const source = this.observedSource(cache);
     const error = fatal.length === 0 ? null : `${fatal.length} node(s) did not finish`;
     if (source) this.notify((observer) => observer.onPipelineFinished({ workspaceId, pipelineRunId: runId, source, state: status, error }));
-  }
-
-  /** What the agent run a node started cost (ORC-4's spend), when it ran one and it was priced. */
-  private async nodeCost(db: Kysely<WorkspaceSchema>, runId: string, key: string): Promise<number | null> {
-    const node = await db.selectFrom('pipeline_nodes').select('agent_run_id').where('run_id', '=', runId).where('key', '=', key).executeTakeFirst();
-    if (!node?.agent_run_id) return null;
-    const agentRun = await db.selectFrom('runs').select('cost_usd').where('id', '=', node.agent_run_id).executeTakeFirst();
-    return agentRun?.cost_usd ?? null;
   }
 
   // ---- plumbing --------------------------------------------------------------------------------
@@ -662,8 +684,8 @@ export class PipelineEngine {
   private async cache(db: Kysely<WorkspaceSchema>, ref: { id: string }): Promise<RunCache> {
     const cached = this.caches.get(ref.id);
     if (cached) return cached;
-    const run = await db.selectFrom('pipeline_runs').select(['id', 'definition', 'trigger', 'source']).where('id', '=', ref.id).executeTakeFirstOrThrow();
-    const definition = JSON.parse(run.definition) as PipelineDefinition;
+    const run = await loadPipelineRunPlan(db, ref.id);
+    const definition = run.definition;
     const byKey = new Map(definition.nodes.map((node) => [node.key, node]));
     const dependants = new Map<string, string[]>();
     for (const node of definition.nodes) {
@@ -673,16 +695,8 @@ export class PipelineEngine {
         dependants.set(dependency, list);
       }
     }
-    const open = await db
-      .selectFrom('pipeline_nodes')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('run_id', '=', run.id)
-      .where('state', 'not in', [...TERMINAL])
-      .executeTakeFirst();
-    const trigger = JSON.parse(run.trigger) as { payload?: unknown };
     const outputOwners = new Map(definition.nodes.filter((node) => node.outputKey).map((node) => [node.outputKey!, node.key]));
-    const source = JSON.parse(run.source) as { kind: string; id?: string } | null;
-    const cache: RunCache = { definition, byKey, outputOwners, dependants, remaining: Number(open?.count ?? 0), trigger: trigger.payload ?? null, source };
+    const cache: RunCache = { definition, byKey, outputOwners, dependants, remaining: await countOpenPipelineNodes(db, run.id), trigger: run.triggerPayload, source: run.source, generation: run.generation };
     this.caches.set(run.id, cache);
     return cache;
   }
@@ -700,8 +714,8 @@ export class PipelineEngine {
     return queue;
   }
 
-  private async findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<Pick<Selectable<PipelineRunTable>, 'id' | 'status'>> {
-    const row = await db.selectFrom('pipeline_runs').select(['id', 'status']).where('id', '=', runId).executeTakeFirst();
+  private async findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<{ id: string; status: PipelineRunStatus }> {
+    const row = await findPipelineRunStatus(db, runId);
     if (!row) throw new NotFoundError('pipeline run', runId, 'runId');
     return row;
   }

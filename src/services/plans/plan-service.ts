@@ -3,15 +3,24 @@ import { compilePlan } from '../../core/plan/compile-plan.js';
 import { estimatePlanCost } from '../../core/plan/estimate-plan-cost.js';
 import type { PlanBlueprint } from '../../core/plan/plan-blueprint.js';
 import type { PlanSubmission } from '../../core/plan/plan-graph.js';
-import { planProgress, propagateFailure, readyNodes, type PlanNodeState } from '../../core/plan/plan-progress.js';
+import { compilePlanPipeline, planRunIdempotencyKey } from '../../core/plan/plan-pipeline.js';
+import { planProgress, type PlanNodeState } from '../../core/plan/plan-progress.js';
 import type { PlanViolation } from '../../core/plan/plan-violation.js';
 import { validatePlanGraph } from '../../core/plan/validate-plan-graph.js';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import { lookupModel } from '../../llm/model-catalog.js';
 import type { Plan, PlanStatus } from '../../schemas/plan.js';
-import type { Run } from '../../schemas/run.js';
-import { listPlanNodes, findPlanNode, insertPlanNode, resetPlanNodes, updatePlanNode, type PlanNodeChange } from '../../store/repositories/plan-node-repository.js';
+import type { WorkspaceEvent } from '../../schemas/events.js';
+import { listPlanNodes, insertPlanNode, resetPlanNodes, updatePlanNode, type PlanNodeRecord } from '../../store/repositories/plan-node-repository.js';
+import {
+  findPipelineRunIdByKey,
+  findPipelineRunSource,
+  findPipelineRunStatus,
+  listPipelineNodes,
+  type PipelineNodeRecord,
+  type PipelineRunStatus,
+} from '../../store/repositories/pipeline-run-repository.js';
 import {
   executingPlanIds,
   findPlan,
@@ -30,8 +39,7 @@ import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
-import type { RunExecutor } from '../runs/run-executor.js';
-import type { SettingsService } from '../workspaces/settings-service.js';
+import type { PipelineEngine } from '../pipelines/pipeline-engine.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import type { TurnService } from '../runs/turn-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
@@ -47,31 +55,61 @@ export interface SubmitPlanInput {
 
 export type SubmitPlanResult = { ok: true; plan: Plan } | { ok: false; violations: PlanViolation[] };
 
-/** How many times a step interrupted by a restart is started again before it counts as failed. */
-const MAX_NODE_ATTEMPTS = 2;
+/** Plan statuses that follow the plan's pipeline run once it was approved. */
+const EXECUTION_STATUSES: ReadonlySet<PlanStatus> = new Set(['executing', 'completed', 'failed', 'cancelled']);
 
-const FINISHED_PLAN: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'rejected', 'superseded']);
+const PLAN_STATUS_OF_RUN: Record<PipelineRunStatus, PlanStatus> = { running: 'executing', completed: 'completed', failed: 'failed', cancelled: 'cancelled' };
+
+/** A step's state as the plan shows it, from its pipeline node (PLAN-8's vocabulary). */
+function stepState(node: PipelineNodeRecord): PlanNodeState {
+  switch (node.state) {
+    case 'pending':
+    case 'queued':
+      return 'pending';
+    // Running from the moment its agent run exists, as before the move onto the engine.
+    case 'running':
+      return node.agentRunId ? 'running' : 'pending';
+    case 'skipped':
+      return 'blocked';
+    default:
+      return node.state;
+  }
+}
+
+/** A step's ticket status (PLAN-7's tickets follow their steps). */
+function ticketStatus(state: PlanNodeState): string {
+  return state === 'running' ? 'inProgress' : state === 'pending' || state === 'ready' ? 'open' : state;
+}
+
+/** What an approved plan's execution looks like now: the run's status and each step's state. */
+interface PlanExecution {
+  runId: string;
+  status: PlanStatus;
+  steps: Map<string, { state: PlanNodeState; runId: string | null; attempts: number; error: string | null; startedAt: string | null; endedAt: string | null }>;
+}
 
 /**
- * Plans (PLAN-1..8): stores valid submissions as versions per conversation, compiles an approved plan
- * into tickets and an execution deterministically (no model), and runs the execution durably: every
- * node state is a row, so a restart resumes where it stopped.
+ * Plans (PLAN-1..8): stores valid submissions as versions per conversation and compiles an approved
+ * plan into tickets and a pipeline (no model) that the one durable engine runs (PIPE-1): one
+ * `planStep` node per step, run by the plan's author in the plan's conversation. The plan's step
+ * states, progress and status are read from that run; `plan_nodes` and the tickets follow it.
  */
 export class PlanService {
-  /** Per-plan scheduling chains, so two finishing steps never schedule the same ready node twice. */
-  private readonly scheduling = new Map<string, Promise<void>>();
-  /** Set on shutdown: steps cut short by the stop stay `running` so the next start resumes them. */
-  private suspended = false;
+  /** Per-plan chains, so two updates of one run never write the plan's mirror rows out of order. */
+  private readonly syncing = new Map<string, Promise<void>>();
+  /** Pipeline run → plan id (null: a run that is not a plan's); bounded, it is only a cache. */
+  private readonly planOfRun = new Map<string, string | null>();
 
   constructor(
     private readonly workspaces: WorkspaceService,
     private readonly spaces: SpaceService,
     private readonly agents: AgentService,
     private readonly turns: TurnService,
-    private readonly executor: RunExecutor,
-    private readonly settings: SettingsService,
+    private readonly engine: PipelineEngine,
     private readonly events: EventBus,
-  ) {}
+  ) {
+    events.subscribeAll((event) => this.onEvent(event));
+  }
 
   /** PLAN-2: every violation goes back to the agent; only a valid plan is stored, as a new version. */
   async submit(input: SubmitPlanInput): Promise<SubmitPlanResult> {
@@ -170,8 +208,25 @@ export class PlanService {
     await this.spaces.setConversationGoal(workspaceId, row.conversationId, submission.goal);
     const plan = await this.get(workspaceId, planId);
     this.events.publish(workspaceId, 'plan.approved', plan);
-    await this.schedule(workspaceId, planId);
+    await this.launch(workspaceId, { ...row, status: 'executing', blueprint }, new Set());
     return this.get(workspaceId, planId);
+  }
+
+  /** Starts the plan's pipeline run on the engine (idempotent per plan). */
+  private async launch(workspaceId: string, row: PlanRecord & { blueprint: PlanBlueprint }, finished: ReadonlySet<string>): Promise<void> {
+    const definition = compilePlanPipeline(row.blueprint, { planId: row.id, agentId: row.agentId, conversationId: row.conversationId, spaceId: row.spaceId }, finished);
+    if (definition.nodes.length === 0) {
+      await setPlanStatus(await this.db(workspaceId), row.id, 'completed', nowIso());
+      return;
+    }
+    const { runId } = await this.engine.start({
+      workspaceId,
+      definition,
+      trigger: { type: 'manual' },
+      source: { kind: 'plan', id: row.id },
+      idempotencyKey: planRunIdempotencyKey(row.id),
+    });
+    this.remember(runId, row.id);
   }
 
   /** Reject: the plan is closed and the agent that wrote it is woken with the reason (POL-7). */
@@ -195,42 +250,43 @@ export class PlanService {
   async cancel(workspaceId: string, planId: string): Promise<Plan> {
     const db = await this.db(workspaceId);
     const row = await this.findPlanOrThrow(db, planId);
-    if (row.status !== 'executing') throw new ConflictError('planId', `plan ${planId} is ${row.status}, not executing`);
-    const now = nowIso();
-    await setPlanStatus(db, planId, 'cancelled', now);
-    const nodes = await listPlanNodes(db, planId);
-    for (const node of nodes) {
-      if (node.state === 'running' && node.runId) this.executor.cancel(node.runId);
-      if (node.state === 'pending' || node.state === 'ready') {
-        await this.setNodeState(db, planId, node.key, { state: 'cancelled', endedAt: now });
-      }
-    }
-    const plan = await this.get(workspaceId, planId);
-    this.events.publish(workspaceId, 'plan.updated', plan);
-    return plan;
+    const execution = await this.execution(db, row);
+    const status = execution?.status ?? row.status;
+    if (status !== 'executing' || !execution) throw new ConflictError('planId', `plan ${planId} is ${status}, not executing`);
+    await this.engine.cancelRun(workspaceId, execution.runId).catch((error: unknown) => {
+      // The run ended between the read and the cancel: nothing is left to stop.
+      if (!(error instanceof ConflictError)) throw error;
+    });
+    await this.sync(workspaceId, planId);
+    return this.get(workspaceId, planId);
   }
 
   /**
    * PLAN-8: runs a stopped or failed plan again from where it stopped. Finished steps are kept; the
-   * cancelled, failed and blocked ones go back to pending and are scheduled as their dependencies
-   * allow. Refused while a step of it is still winding down (its cancel has not landed yet).
+   * cancelled, failed and blocked ones go back to pending and run as their dependencies allow (the
+   * engine re-opens the same run). Refused while a step of it is still winding down.
    */
   async resume(workspaceId: string, planId: string): Promise<Plan> {
     const db = await this.db(workspaceId);
     const row = await this.findPlanOrThrow(db, planId);
-    if (row.status !== 'cancelled' && row.status !== 'failed') throw new ConflictError('planId', `plan ${planId} is ${row.status}; only a stopped or failed plan can be resumed`);
-    const nodes = await listPlanNodes(db, planId);
-    if (nodes.some((node) => node.state === 'running')) throw new ConflictError('planId', `plan ${planId} still has a step stopping; try again in a moment`);
-    const again = nodes.filter((node) => node.state === 'cancelled' || node.state === 'failed' || node.state === 'blocked').map((node) => node.key);
+    const execution = await this.execution(db, row);
+    const status = execution?.status ?? row.status;
+    if ((status !== 'cancelled' && status !== 'failed') || !execution) throw new ConflictError('planId', `plan ${planId} is ${status}; only a stopped or failed plan can be resumed`);
+    const steps = [...execution.steps.entries()];
+    if (steps.some(([, step]) => step.state === 'running')) throw new ConflictError('planId', `plan ${planId} still has a step stopping; try again in a moment`);
+    const again = steps.filter(([, step]) => step.state === 'cancelled' || step.state === 'failed' || step.state === 'blocked').map(([key]) => key);
     if (again.length === 0) throw new ConflictError('planId', `plan ${planId} has no unfinished step to run again`);
+    await this.engine.restartRun(workspaceId, execution.runId, again).catch((error: unknown) => {
+      if (error instanceof ConflictError) throw new ConflictError('planId', `plan ${planId}: ${error.message}`);
+      throw error;
+    });
     const now = nowIso();
     await db.transaction().execute(async (trx) => {
       await setPlanStatus(trx, planId, 'executing', now);
       await resetPlanNodes(trx, planId, again);
       await reopenPlanTickets(trx, planId, again, now);
     });
-    this.events.publish(workspaceId, 'plan.updated', await this.get(workspaceId, planId));
-    await this.schedule(workspaceId, planId);
+    await this.sync(workspaceId, planId);
     return this.get(workspaceId, planId);
   }
 
@@ -238,159 +294,134 @@ export class PlanService {
   async cancelNode(workspaceId: string, planId: string, key: string): Promise<Plan> {
     const db = await this.db(workspaceId);
     const row = await this.findPlanOrThrow(db, planId);
-    if (row.status !== 'executing') throw new ConflictError('planId', `plan ${planId} is ${row.status}, not executing`);
-    const node = await findPlanNode(db, planId, key);
-    if (!node) throw new NotFoundError('plan step', key, 'key');
-    if (node.state === 'running' && node.runId) {
-      this.executor.cancel(node.runId);
-    } else if (node.state === 'pending' || node.state === 'ready') {
-      await this.finishNode(workspaceId, planId, key, 'cancelled', 'cancelled by the operator');
-    } else {
-      throw new ConflictError('key', `step ${key} is already ${node.state}`);
-    }
+    const execution = await this.execution(db, row);
+    const status = execution?.status ?? row.status;
+    if (status !== 'executing' || !execution) throw new ConflictError('planId', `plan ${planId} is ${status}, not executing`);
+    const step = execution.steps.get(key);
+    if (!row.submission.nodes.some((node) => node.key === key)) throw new NotFoundError('plan step', key, 'key');
+    if (!step) throw new ConflictError('key', `step ${key} already finished before this execution`);
+    if (step.state !== 'pending' && step.state !== 'ready' && step.state !== 'running') throw new ConflictError('key', `step ${key} is already ${step.state}`);
+    await this.engine.cancelNode(workspaceId, execution.runId, key).catch((error: unknown) => {
+      if (error instanceof ConflictError) throw new ConflictError('key', `step ${key}: ${error.message}`);
+      throw error;
+    });
+    await this.sync(workspaceId, planId);
     return this.get(workspaceId, planId);
   }
 
-  /** On start: resumes executions a restart interrupted (steps in flight are started again, once). */
+  /**
+   * On start: a plan approved but without a run (a crash between approval and launch, or a plan that
+   * was executing on the scheduler before plans moved onto the engine) gets its run now; steps already
+   * done are kept. Runs in flight are the engine's to resume (PIPE-1).
+   */
   async resumeExecutions(workspaceId: string): Promise<void> {
     const db = await this.db(workspaceId);
     for (const id of await executingPlanIds(db)) {
-      const inFlight = await listPlanNodes(db, id, 'running');
-      for (const node of inFlight) {
-        if (node.attempts >= MAX_NODE_ATTEMPTS) {
-          await this.finishNode(workspaceId, id, node.key, 'failed', 'the server stopped while this step was running, too many times');
-        } else {
-          await this.setNodeState(db, id, node.key, { state: 'pending', runId: null, error: 'interrupted by a server restart; started again' });
-        }
-      }
-      await this.schedule(workspaceId, id);
+      if (await findPipelineRunIdByKey(db, planRunIdempotencyKey(id))) continue;
+      const row = await this.findPlanOrThrow(db, id);
+      if (!row.blueprint) continue;
+      const done = (await listPlanNodes(db, id)).filter((node) => node.state === 'done').map((node) => node.key);
+      await this.launch(workspaceId, { ...row, blueprint: row.blueprint }, new Set(done));
     }
   }
 
-  /** Starts every ready step, within the workspace's concurrency limit. Serialized per plan. */
-  private schedule(workspaceId: string, planId: string): Promise<void> {
-    const previous = this.scheduling.get(planId) ?? Promise.resolve();
-    const next = previous.then(() => this.scheduleNow(workspaceId, planId)).catch(() => undefined);
-    this.scheduling.set(planId, next);
+  // ---- following the run -------------------------------------------------------------------------
+
+  private remember(runId: string, planId: string | null): void {
+    if (this.planOfRun.size >= 10_000) this.planOfRun.clear();
+    this.planOfRun.set(runId, planId);
+  }
+
+  /** Every change of a plan's run becomes a `plan.updated` with the plan's mirror rows brought in step. */
+  private onEvent(event: WorkspaceEvent): void {
+    if (event.type !== 'pipelineRun.updated') return;
+    const runId = event.data.runId;
+    const known = this.planOfRun.get(runId);
+    if (known === null) return;
+    void (async () => {
+      let planId: string | null | undefined = known;
+      if (planId === undefined) {
+        const source = await findPipelineRunSource(await this.db(event.workspaceId), runId);
+        planId = source?.kind === 'plan' && source.id ? source.id : null;
+        this.remember(runId, planId);
+      }
+      if (planId) await this.sync(event.workspaceId, planId);
+    })().catch(() => undefined);
+  }
+
+  /** Brings `plan_nodes`, the tickets and the plan's status in step with its run and publishes the plan; serialized per plan. */
+  private sync(workspaceId: string, planId: string): Promise<void> {
+    const previous = this.syncing.get(planId) ?? Promise.resolve();
+    const next = previous.then(() => this.syncNow(workspaceId, planId)).catch(() => undefined);
+    this.syncing.set(planId, next);
     void next.finally(() => {
-      if (this.scheduling.get(planId) === next) this.scheduling.delete(planId);
+      if (this.syncing.get(planId) === next) this.syncing.delete(planId);
     });
     return next;
   }
 
-  private async scheduleNow(workspaceId: string, planId: string): Promise<void> {
+  private async syncNow(workspaceId: string, planId: string): Promise<void> {
     const db = await this.db(workspaceId);
-    const row = await this.findPlanOrThrow(db, planId);
-    if (row.status !== 'executing' || !row.blueprint) return;
-    const blueprint = row.blueprint;
-    const nodes = await listPlanNodes(db, planId);
-    const states = new Map(nodes.map((node) => [node.key, node.state]));
-    const progress = planProgress(blueprint, states);
-    if (progress.settled === progress.total) {
-      const status: PlanStatus = progress.counts.done === progress.total ? 'completed' : progress.counts.cancelled > 0 && progress.counts.failed === 0 ? 'cancelled' : 'failed';
-      await setPlanStatus(db, planId, status, nowIso());
-      this.events.publish(workspaceId, 'plan.updated', await this.get(workspaceId, planId));
-      return;
-    }
-    const settings = await this.settings.get(workspaceId);
-    let running = progress.counts.running;
-    const agent = await this.agents.get(workspaceId, row.agentId).catch(() => null);
-    for (const key of readyNodes(blueprint, states)) {
-      if (running >= settings.maxConcurrentRuns) break;
-      if (!agent) {
-        await this.finishNode(workspaceId, planId, key, 'failed', 'the agent that wrote this plan no longer exists');
-        continue;
-      }
-      running += 1;
-      await this.startNode(workspaceId, row, blueprint, key, agent.id);
-    }
-  }
-
-  /** PLAN-8: the authoring agent runs the step in the same conversation; the step posts what was asked. */
-  private async startNode(workspaceId: string, plan: PlanRecord, blueprint: PlanBlueprint, key: string, agentId: string): Promise<void> {
-    const db = await this.db(workspaceId);
-    const ticket = blueprint.tickets.find((candidate) => candidate.key === key)!;
-    const agent = await this.agents.get(workspaceId, agentId);
-    const done = blueprint.tickets.filter((candidate) => ticket.dependsOn.includes(candidate.key));
-    const prompt = [
-      `Plan goal: ${blueprint.goal}`,
-      `Now do step ${ticket.order + 1} of ${blueprint.tickets.length} — ${ticket.key}: ${ticket.title}`,
-      ticket.description,
-      done.length > 0 ? `It builds on the finished steps: ${done.map((step) => `${step.key} (${step.title})`).join(', ')}.` : '',
-      'Do this step only. If a colleague is better suited, you may hand it over with delegate_task. End with a short report of what you did.',
-    ]
-      .filter(Boolean)
-      .join('\n\n');
-    const node = await findPlanNode(db, plan.id, key);
-    if (!node) throw new NotFoundError('plan step', key, 'key');
-    const run = await this.turns.startSystemTurn(workspaceId, {
-      agent,
-      conversationId: plan.conversationId,
-      spaceId: plan.spaceId,
-      text: prompt,
-      planStep: { planId: plan.id, key },
-      onFinished: (finished) => this.onNodeRunFinished(workspaceId, plan.id, key, finished),
-    });
-    await this.setNodeState(db, plan.id, key, { state: 'running', runId: run.id, attempts: node.attempts + 1, startedAt: nowIso(), error: null });
-    await setPlanTicketStatus(db, plan.id, key, 'inProgress', nowIso());
-    this.events.publish(workspaceId, 'plan.updated', await this.get(workspaceId, plan.id));
-  }
-
-  /** Stops reacting to step endings: the server is going down, and the next start resumes. */
-  suspend(): void {
-    this.suspended = true;
-  }
-
-  private async onNodeRunFinished(workspaceId: string, planId: string, key: string, run: Run): Promise<void> {
-    if (this.suspended) return;
-    const state: PlanNodeState = run.state === 'completed' ? 'done' : run.state === 'cancelled' ? 'cancelled' : 'failed';
-    await this.finishNode(workspaceId, planId, key, state, run.error);
-  }
-
-  /** Settles a step; a failed or cancelled step blocks everything that depends on it. */
-  private async finishNode(workspaceId: string, planId: string, key: string, state: PlanNodeState, error: string | null): Promise<void> {
-    const db = await this.db(workspaceId);
-    const row = await this.findPlanOrThrow(db, planId);
+    const row = await findPlan(db, planId);
+    if (!row) return;
+    const execution = await this.execution(db, row);
+    if (!execution) return;
     const now = nowIso();
-    await this.setNodeState(db, planId, key, { state, endedAt: now, error });
-    await setPlanTicketStatus(db, planId, key, state, now);
-    if ((state === 'failed' || state === 'cancelled') && row.blueprint) {
-      const nodes = await listPlanNodes(db, planId);
-      const propagation = propagateFailure(row.blueprint, new Map(nodes.map((node) => [node.key, node.state])), key);
-      for (const blocked of propagation.blocked) {
-        await this.setNodeState(db, planId, blocked, { state: 'blocked', endedAt: now, error: `blocked: step ${key} ${state}` });
-        await setPlanTicketStatus(db, planId, blocked, 'blocked', now);
-      }
+    const mirror = new Map((await listPlanNodes(db, planId)).map((node) => [node.key, node]));
+    let changed = false;
+    for (const [key, step] of execution.steps) {
+      const stored = mirror.get(key);
+      if (!stored || (stored.state === step.state && stored.runId === step.runId && stored.error === step.error)) continue;
+      await updatePlanNode(db, planId, key, step);
+      if (stored.state !== step.state) await setPlanTicketStatus(db, planId, key, ticketStatus(step.state), now);
+      changed = true;
     }
-    this.events.publish(workspaceId, 'plan.updated', await this.get(workspaceId, planId));
-    if (!FINISHED_PLAN.has(row.status)) await this.schedule(workspaceId, planId);
+    if (row.status !== execution.status) {
+      await setPlanStatus(db, planId, execution.status, now);
+      changed = true;
+    }
+    if (changed) this.events.publish(workspaceId, 'plan.updated', await this.get(workspaceId, planId));
   }
 
-  private async setNodeState(db: Kysely<WorkspaceSchema>, planId: string, key: string, change: PlanNodeChange): Promise<void> {
-    await updatePlanNode(db, planId, key, change);
+  /** The plan's run as the plan sees it, or null before approval (or before its run started). */
+  private async execution(db: Kysely<WorkspaceSchema>, row: PlanRecord): Promise<PlanExecution | null> {
+    if (!EXECUTION_STATUSES.has(row.status)) return null;
+    const runId = await findPipelineRunIdByKey(db, planRunIdempotencyKey(row.id));
+    if (!runId) return null;
+    this.remember(runId, row.id);
+    const run = await findPipelineRunStatus(db, runId);
+    if (!run) return null;
+    const steps: PlanExecution['steps'] = new Map();
+    for (const node of await listPipelineNodes(db, runId)) {
+      steps.set(node.key, { state: stepState(node), runId: node.agentRunId, attempts: node.attempts, error: node.error, startedAt: node.startedAt, endedAt: node.endedAt });
+    }
+    return { runId, status: PLAN_STATUS_OF_RUN[run.status], steps };
   }
 
   private async view(workspaceId: string, db: Kysely<WorkspaceSchema>, row: PlanRecord): Promise<Plan> {
     const { submission, blueprint } = row;
     const stored = await listPlanNodes(db, row.id);
-    const byKey = new Map(stored.map((node) => [node.key, node]));
+    const byKey = new Map<string, PlanNodeRecord>(stored.map((node) => [node.key, node]));
+    // The run is the truth while it exists; a step outside it finished before (kept from plan_nodes).
+    const execution = await this.execution(db, row);
     const levels = new Map(blueprint?.tickets.map((ticket) => [ticket.key, ticket.level]) ?? []);
-    const states = new Map(stored.map((node) => [node.key, node.state]));
     const nodes = submission.nodes.map((node) => {
-      const step = byKey.get(node.key);
+      const mirror = byKey.get(node.key);
+      const step = execution?.steps.get(node.key) ?? mirror;
       return {
         key: node.key,
         title: node.title,
         description: node.description,
         dependsOn: [...new Set(node.dependsOn)],
         state: step?.state ?? 'pending',
-        ticketId: step?.ticketId ?? null,
+        ticketId: mirror?.ticketId ?? null,
         runId: step?.runId ?? null,
-        assigneeAgentId: step?.assigneeAgentId ?? null,
+        assigneeAgentId: mirror?.assigneeAgentId ?? null,
         error: step?.error ?? null,
         level: levels.get(node.key) ?? null,
       };
     });
+    const states = new Map(nodes.map((node) => [node.key, node.state]));
     const progress = blueprint ? planProgress(blueprint, states) : { settled: 0, total: nodes.length };
     return {
       id: row.id,
@@ -400,7 +431,7 @@ export class PlanService {
       runId: row.runId,
       version: row.version,
       goal: row.goal,
-      status: row.status,
+      status: execution?.status ?? row.status,
       stepCount: nodes.length,
       nodes,
       edges: nodes.flatMap((node) => node.dependsOn.map((dependency) => ({ from: dependency, to: node.key }))),
@@ -411,6 +442,7 @@ export class PlanService {
         ...(violation.nodeKey ? { nodeKey: violation.nodeKey } : {}),
       })),
       progress: { settled: progress.settled, total: progress.total },
+      pipelineRunId: execution?.runId ?? null,
       costEstimate: await this.estimate(workspaceId, db, row.agentId, submission),
       decidedBy: row.decidedBy,
       reason: row.reason,

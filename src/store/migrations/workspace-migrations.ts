@@ -613,4 +613,14 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.createIndex('review_publications_review_head').unique().on('review_publications').columns(['review_id', 'head_sha']).execute();
     },
   },
+  '0013_pipeline_run_generation': {
+    // PLAN-8 on the engine: a stopped run can be re-opened; each re-opening is a new generation so its
+    // node jobs get fresh queue dedupe keys (the first generation's keys are already used).
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable('pipeline_runs')
+        .addColumn('generation', 'integer', (column) => column.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
