@@ -37,6 +37,8 @@ export function estimateNodeCost(
     case 'promptAgent':
     case 'ticketWork':
     case 'synthesis':
+    case 'planStep':
+      // Plan runs never ask a budget gate today; should one, a step costs what its planner's runs cost.
       return agentBand(node.agentId, costsOf(node.agentId));
     case 'condition':
     case 'human.gate':
