@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError } from '../errors/index.js';
 import { CommandSandbox } from '../sandbox/command-sandbox.js';
 import type { SandboxBackend } from '../sandbox/sandbox-spec.js';
 import { RegistryStore } from '../store/registry-store.js';
+import { parseStoreLocation } from '../store/store-location.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
 import { TicketService } from './tickets/ticket-service.js';
@@ -46,6 +47,12 @@ import { WorkspaceService } from './workspaces/workspace-service.js';
 
 export interface ControlCenterOptions {
   dataRoot: string;
+  /**
+   * WS-3: a `postgres://` URL to keep the registry and every workspace's rows in PostgreSQL (a schema
+   * per workspace) instead of the embedded SQLite files; files (checkouts, agent folders) stay in
+   * `dataRoot`. Unset: the embedded store.
+   */
+  database?: string;
   /** Swapped in tests to inject file-system failures (AG-2). */
   files?: FileOperations;
   validateEffort?: EffortValidator;
@@ -262,7 +269,7 @@ export class ControlCenter {
   static async open(options: ControlCenterOptions): Promise<ControlCenter> {
     // The shell grammar loads once (wasm); every classification after that is synchronous.
     await loadShellParser();
-    const registry = await RegistryStore.open(options.dataRoot);
+    const registry = await RegistryStore.open(options.dataRoot, parseStoreLocation(options.database));
     return new ControlCenter(options.dataRoot, registry, options);
   }
 
