@@ -16,7 +16,7 @@ const DUPLICATE_SCHEMA = '42P06';
  * `bigint` on PostgreSQL (see PortableColumnTypes) and `count(*)` is `bigint`, which `pg` returns as
  * text by default. Our values (epoch ms, counts, token sums) stay far below 2^53.
  */
-const NUMERIC_TYPES: pg.CustomTypesConfig = {
+export const NUMERIC_TYPES: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) => {
     if (oid === INT8_OID || oid === NUMERIC_OID) return (text: string) => Number(text);
     return pg.types.getTypeParser(oid, format as 'text');

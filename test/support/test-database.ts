@@ -1,8 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import pg from 'pg';
+import { NUMERIC_TYPES, quotedSchema } from '../../src/store/open-postgres.js';
 import { EMBEDDED_STORE, type StoreLocation } from '../../src/store/store-location.js';
+import { WORKSPACE_DB_FILE, workspaceSchemaName } from '../../src/store/workspace-database.js';
 
 /**
  * Which store the dual-dialect suites run on (issue 16): `CC_TEST_DATABASE=postgres` runs them on a
@@ -76,3 +80,30 @@ export async function testStoreLocation(): Promise<{ location: StoreLocation; cl
   const database = await freshTestDatabase();
   return { location: { dialect: 'postgres', url: database.url }, cleanup: database.drop };
 }
+
+/**
+ * Rows of one workspace's store read over a second connection, as another process would see them:
+ * its SQLite file, or its schema of the server's PostgreSQL database (the query names tables unqualified).
+ */
+export async function workspaceStoreRows<Row = Record<string, unknown>>(
+  location: StoreLocation,
+  workspace: { id: string; dataDir: string },
+  query: string,
+): Promise<Row[]> {
+  if (location.dialect === 'sqlite') {
+    const db = new Database(join(workspace.dataDir, WORKSPACE_DB_FILE), { readonly: true });
+    try {
+      return db.prepare(query).all() as Row[];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: location.url, types: NUMERIC_TYPES, options: `-c search_path=${quotedSchema(workspaceSchemaName(workspace.id))}` });
+  await client.connect();
+  try {
+    return (await client.query(query)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
