@@ -38,6 +38,7 @@ import { TRANSPORT_FACTORIES, TransportRegistry } from '../adapters/transport-re
 import { RunService } from './runs/run-service.js';
 import { RunTokens } from './runs/run-tokens.js';
 import { SeedingService } from './agents/seeding-service.js';
+import { OperationsService } from './operations/operations-service.js';
 import { SettingsService } from './workspaces/settings-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { TurnService } from './runs/turn-service.js';
@@ -99,6 +100,8 @@ export class ControlCenter {
   readonly hookSessions = new HookSessions();
   readonly auth: OperatorAuth;
   readonly workspaces: WorkspaceService;
+  /** Readiness and Prometheus metrics (issue 16). */
+  readonly operations: OperationsService;
   readonly runs: RunService;
   readonly agents: AgentService;
   readonly seeding: SeedingService;
@@ -134,6 +137,7 @@ export class ControlCenter {
     this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
+    this.operations = new OperationsService(registry, this.workspaces);
     this.runs = new RunService(this.events);
     this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort);
     this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, this.logger);

@@ -104,7 +104,7 @@ async function walk(requests: Array<{ method: string; path: string; body: unknow
 }
 
 /** The explicit public list (SEC-1). A route marked public that is not here is still walked, and fails. */
-const PUBLIC_URLS = new Set(['/', '/*', '/healthz', '/openapi.json', '/api/hooks/pipelines/:pipelineId']);
+const PUBLIC_URLS = new Set(['/', '/*', '/healthz', '/readyz', '/openapi.json', '/api/hooks/pipelines/:pipelineId']);
 
 function protectedRoutes(accepting: (route: RegisteredRoute) => boolean): RegisteredRoute[] {
   return routes.filter((route) => !PUBLIC_URLS.has(route.url) && accepting(route));
@@ -154,11 +154,11 @@ afterAll(async () => {
 });
 
 describe('the route table (SEC-1)', () => {
-  it('is collected from the router, and only the web app, /openapi.json, /healthz and the signed pipeline webhook are public', () => {
+  it('is collected from the router, and only the web app, /openapi.json, /healthz, /readyz and the signed pipeline webhook are public', () => {
     expect(routes.length).toBeGreaterThan(40);
     const publicRoutes = routes.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.url}`);
     // The pipeline webhook takes no token: its HMAC signature is the authentication (test/security/pipeline-webhook.test.ts).
-    expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /healthz', 'GET /openapi.json', 'HEAD /', 'HEAD /*', 'HEAD /healthz', 'HEAD /openapi.json', 'POST /api/hooks/pipelines/:pipelineId']);
+    expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /healthz', 'GET /openapi.json', 'GET /readyz', 'HEAD /', 'HEAD /*', 'HEAD /healthz', 'HEAD /openapi.json', 'HEAD /readyz', 'POST /api/hooks/pipelines/:pipelineId']);
     const agentRoutes = routes.filter((route) => route.access === 'agent' || route.access === 'operatorOrAgent').map((route) => route.url);
     for (const url of agentRoutes) expect(url.startsWith('/mcp') || url.startsWith('/api/hooks/') || url.startsWith('/api/git-push/') || url.startsWith('/api/model-proxy/')).toBe(true);
     expect(routes.filter((route) => route.tokenInQuery).map((route) => route.url)).toEqual(['/api/workspaces/:workspaceId/events', '/api/workspaces/:workspaceId/events']);
