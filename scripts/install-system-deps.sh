@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages the tests use, when they are missing (Debian/Ubuntu, as root or via
 # sudo): git (real repositories and worktrees), chromium (browser tests), bubblewrap + socat (the
-# OS sandbox around Claude Code). It also gives git an identity when it has none (tests commit).
+# OS sandbox around Claude Code), postgresql (the store's second dialect, started for the tests by
+# scripts/start-test-postgres.sh). It also gives git an identity when it has none (tests commit).
 set -euo pipefail
 
 need=()
@@ -9,6 +10,7 @@ command -v git >/dev/null 2>&1 || need+=(git)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v socat >/dev/null 2>&1 || need+=(socat)
+ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

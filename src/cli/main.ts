@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { Agent } from '../schemas/agent.js';
 import type { Workspace } from '../schemas/workspace.js';
 import { startServer } from '../server/start-server.js';
+import { parseStoreLocation, redactUrl } from '../store/store-location.js';
 import { ApiClient } from './api-client.js';
 import { defaultDataDir, defaultPort } from './defaults.js';
 import { registerSkillCommands } from './skill-commands.js';
@@ -32,13 +33,16 @@ program
   .option('--data-dir <dir>', 'data root (overrides the global option)')
   .option('--no-default-workspace', 'do not create a "Default" workspace when none exists')
   .option('--log-level <level>', 'pino log level', 'warn')
+  .option('--database <url>', 'postgres:// URL of a PostgreSQL database for the registry and the workspaces (WS-3; default: the embedded SQLite files)', process.env.CONTROL_CENTER_DATABASE_URL)
   .option('--shell-network <mode>', 'network of the built-in bash sandbox: host (egress decided by policy) or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host')
   .option(
     '--allow-unsandboxed-runners',
     'let Claude Code run without an OS sandbox when the host has none (it then runs as this user and could read the operator token; SEC-6)',
     ['1', 'true', 'yes'].includes((process.env.CONTROL_CENTER_ALLOW_UNSANDBOXED_RUNNERS ?? '').toLowerCase()),
   )
-  .action(async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; shellNetwork: string; allowUnsandboxedRunners: boolean }) => {
+  .action(async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; database?: string; shellNetwork: string; allowUnsandboxedRunners: boolean }) => {
+    // Refused here, before anything opens, when it is not a postgres:// URL.
+    const store = parseStoreLocation(options.database);
     if (options.shellNetwork !== 'host' && options.shellNetwork !== 'loopback') {
       throw new InvalidArgumentError(`--shell-network must be host or loopback, not '${options.shellNetwork}'`);
     }
@@ -46,6 +50,7 @@ program
     const startedAt = performance.now();
     const running = await startServer({
       dataRoot,
+      ...(store.dialect === 'postgres' ? { database: store.url } : {}),
       host: options.host,
       port: options.port,
       logLevel: options.logLevel,
@@ -56,6 +61,7 @@ program
     const tokenFile = running.app.auth.tokenFile;
     console.log(`Control Center listening on ${running.url} (started in ${Math.round(performance.now() - startedAt)} ms)`);
     console.log(`Data directory: ${dataRoot}`);
+    if (store.dialect === 'postgres') console.log(`Database: ${redactUrl(store.url)} (PostgreSQL, a schema per workspace)`);
     console.log(`${running.tokenCreated ? 'Created an operator token' : 'Operator token'} in ${tokenFile} (mode 0600). Use it as:`);
     console.log(`  curl -H "Authorization: Bearer $(cat ${tokenFile})" ${running.url}/api/workspaces`);
     // Issue 17 (as Jupyter does): a one-time link that signs a browser in without copying the token.

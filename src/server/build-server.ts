@@ -14,6 +14,7 @@ import { authRoutes } from './routes/auth-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
 import { gitPushRoutes } from './routes/git-push-routes.js';
 import { honestyRoutes } from './routes/honesty-routes.js';
+import { operationsRoutes } from './routes/operations-routes.js';
 import { hookRoutes } from './routes/hook-routes.js';
 import { modelProxyRoutes } from './routes/model-proxy-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
@@ -79,6 +80,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   server.get('/healthz', { schema: { hide: true }, config: { access: 'public' } }, async () => ({ ok: true }));
   server.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => server.swagger());
 
+  await server.register(operationsRoutes(app));
   await server.register(workspaceRoutes(app));
   await server.register(agentRoutes(app));
   await server.register(spaceRoutes(app));

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 export const DEFAULT_WEB_DIST_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
 /** First path segments the web app must never answer: the API, MCP, the OpenAPI document and the liveness probe. */
-const RESERVED_SEGMENTS = new Set(['api', 'mcp', 'openapi.json', 'healthz']);
+const RESERVED_SEGMENTS = new Set(['api', 'mcp', 'openapi.json', 'healthz', 'readyz', 'metrics']);
 
 /** How many rounds of percent-decoding a path gets before it is refused as too deeply encoded. */
 const MAX_DECODE_ROUNDS = 4;
@@ -33,8 +33,8 @@ function resolvedPath(path: string): string {
 }
 
 /**
- * SEC-1: whether a request path is, under any reading, a variant of `/api`, `/mcp`, `/openapi.json`
- * or `/healthz` — percent-encoded (once or many times), with another letter case, dot segments,
+ * SEC-1: whether a request path is, under any reading, a variant of `/api`, `/mcp`, `/openapi.json`,
+ * `/healthz`, `/readyz` or `/metrics` — percent-encoded (once or many times), with another letter case, dot segments,
  * duplicate slashes, backslashes or `;` parameters. Such a path never gets the web app: it falls
  * through to the JSON 404, so nothing the public catch-all serves can stand in for an API answer.
  * A path that does not decode cleanly is treated as reserved too.

@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError } from '../errors/index.js';
 import { CommandSandbox } from '../sandbox/command-sandbox.js';
 import type { SandboxBackend } from '../sandbox/sandbox-spec.js';
 import { RegistryStore } from '../store/registry-store.js';
+import { parseStoreLocation } from '../store/store-location.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
 import { ForgeReviewService } from './reviews/forge/forge-review-service.js';
@@ -44,6 +45,7 @@ import { TRANSPORT_FACTORIES, TransportRegistry } from '../adapters/transport-re
 import { RunService } from './runs/run-service.js';
 import { RunTokens } from './runs/run-tokens.js';
 import { SeedingService } from './agents/seeding-service.js';
+import { OperationsService } from './operations/operations-service.js';
 import { SettingsService } from './workspaces/settings-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { TurnService } from './runs/turn-service.js';
@@ -53,6 +55,12 @@ import { WorkspaceService } from './workspaces/workspace-service.js';
 
 export interface ControlCenterOptions {
   dataRoot: string;
+  /**
+   * WS-3: a `postgres://` URL to keep the registry and every workspace's rows in PostgreSQL (a schema
+   * per workspace) instead of the embedded SQLite files; files (checkouts, agent folders) stay in
+   * `dataRoot`. Unset: the embedded store.
+   */
+  database?: string;
   /** Swapped in tests to inject file-system failures (AG-2). */
   files?: FileOperations;
   validateEffort?: EffortValidator;
@@ -101,6 +109,8 @@ export class ControlCenter {
   /** Issue 17: one-time sign-in codes, browser sessions and SSE tickets. */
   readonly sessions = new OperatorSessions();
   readonly workspaces: WorkspaceService;
+  /** Readiness and Prometheus metrics (issue 16). */
+  readonly operations: OperationsService;
   readonly runs: RunService;
   readonly agents: AgentService;
   readonly seeding: SeedingService;
@@ -144,6 +154,7 @@ export class ControlCenter {
     this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
+    this.operations = new OperationsService(registry, this.workspaces);
     this.runs = new RunService(this.events);
     this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort);
     this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, this.logger);
@@ -289,7 +300,7 @@ export class ControlCenter {
   static async open(options: ControlCenterOptions): Promise<ControlCenter> {
     // The shell grammar loads once (wasm); every classification after that is synchronous.
     await loadShellParser();
-    const registry = await RegistryStore.open(options.dataRoot);
+    const registry = await RegistryStore.open(options.dataRoot, parseStoreLocation(options.database));
     return new ControlCenter(options.dataRoot, registry, options);
   }
 

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { RunLogSink } from './run-log-sink.js';
 
 /** One row change of a run log, with the run it belongs to and who to tell when it cannot be written. */
 interface PendingWrite {
@@ -28,7 +29,7 @@ interface RunLogStatements {
  * its writes is retried on its own, so only the ones that really cannot be written are lost, and each
  * of those is reported to the run that queued it.
  */
-export class RunLogWriter {
+export class RunLogWriter implements RunLogSink {
   private statements: RunLogStatements | null = null;
   private pending: PendingWrite[] = [];
   private scheduled: NodeJS.Immediate | null = null;

@@ -65,7 +65,7 @@ describe('RunLogWriter (HAR-6)', () => {
     const failures: string[] = [];
     database.runLog.appendEvent('run_c', 1, 'run_start', '{}', 'now', (_error, what) => failures.push(what));
     database.runLog.toolCallStarted('run_c', 'c9', 'bash', '{}', 'now', (_error, what) => failures.push(what));
-    (database as unknown as { raw: Database.Database }).raw.close();
+    (database as unknown as { store: { sqlite: Database.Database } }).store.sqlite.close();
     database.runLog.flush();
     expect(failures).toEqual(['event run_start', 'tool call c9 started']);
   });

@@ -1,21 +1,18 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFileOperations, type FileOperations } from '../../src/services/file-operations.js';
+import { workspaceStoreRows } from '../support/test-database.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
 let workspace: { id: string; dataDir: string };
 let agentsPath: string;
 
-function agentRowCount(): number {
-  const db = new Database(join(workspace.dataDir, 'workspace.sqlite'), { readonly: true });
-  try {
-    return (db.prepare('select count(*) as count from agents').get() as { count: number }).count;
-  } finally {
-    db.close();
-  }
+/** Counted over a second connection to the workspace's store (its SQLite file or PostgreSQL schema). */
+async function agentRowCount(): Promise<number> {
+  const [row] = await workspaceStoreRows<{ count: number }>(server.running.app.registry.location, workspace, 'select count(*) as count from agents');
+  return row!.count;
 }
 
 function agentDirectories(): string[] {
@@ -23,7 +20,7 @@ function agentDirectories(): string[] {
 }
 
 async function expectNothingWritten(before: { rows: number; dirs: string[] }) {
-  expect(agentRowCount()).toBe(before.rows);
+  expect((await agentRowCount())).toBe(before.rows);
   expect(agentDirectories()).toEqual(before.dirs);
 }
 
@@ -82,7 +79,7 @@ describe('agents (AG-1, AG-2)', () => {
   });
 
   it('rejects every invalid field with 400 naming it, and writes nothing', async () => {
-    const before = { rows: agentRowCount(), dirs: agentDirectories() };
+    const before = { rows: (await agentRowCount()), dirs: agentDirectories() };
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: 'Has Spaces' }, 'name'],
       [{ name: '-dash' }, 'name'],
@@ -110,7 +107,7 @@ describe('agents (AG-1, AG-2)', () => {
   });
 
   it('names are unique per workspace (409); reportsTo must exist here (404) and never form a cycle (400)', async () => {
-    const before = { rows: agentRowCount(), dirs: agentDirectories() };
+    const before = { rows: (await agentRowCount()), dirs: agentDirectories() };
     const duplicate = await server.api('POST', agentsPath, { name: 'engineer' });
     expect(duplicate.status).toBe(409);
     expect(duplicate.body.error.field).toBe('name');
@@ -162,14 +159,14 @@ describe('agents (AG-1, AG-2)', () => {
   });
 
   it('a real file-system failure leaves no row behind (AG-2)', async () => {
-    const before = agentRowCount();
+    const before = (await agentRowCount());
     const agentsDir = join(workspace.dataDir, 'agents');
     renameSync(agentsDir, `${agentsDir}.saved`);
     // A plain file where the agents/ directory must be makes every directory write fail for real.
     writeFileSync(agentsDir, 'not a directory');
     const response = await server.api('POST', agentsPath, { name: 'blocked' });
     expect(response.status).toBe(500);
-    expect(agentRowCount()).toBe(before);
+    expect((await agentRowCount())).toBe(before);
     rmSync(agentsDir);
     renameSync(`${agentsDir}.saved`, agentsDir);
     expect((await server.api('GET', agentsPath)).body.agents.map((agent: any) => agent.name)).not.toContain('blocked');
@@ -205,7 +202,7 @@ describe('atomic row and files under injected failures (AG-2)', () => {
     ['symlink', 'testing'],
     ['rename', 'staging'],
   ] as const)('a %s failure on create leaves neither row nor directory', async (operation, match) => {
-    const before = { rows: agentRowCount(), dirs: agentDirectories() };
+    const before = { rows: (await agentRowCount()), dirs: agentDirectories() };
     failAt = operation;
     failOn = match;
     const response = await server.api('POST', agentsPath, { name: 'doomed', skills: ['testing'] });
@@ -217,7 +214,7 @@ describe('atomic row and files under injected failures (AG-2)', () => {
   it('a failure while renaming keeps the old row and the old directory', async () => {
     const { body } = await server.api('GET', agentsPath);
     const engineer = body.agents.find((agent: any) => agent.name === 'engineer');
-    const before = { rows: agentRowCount(), dirs: agentDirectories() };
+    const before = { rows: (await agentRowCount()), dirs: agentDirectories() };
     failAt = 'symlink';
     failOn = 'implementation';
     const response = await server.api('PATCH', `${agentsPath}/${engineer.id}`, { name: 'builder' });

@@ -1,6 +1,5 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { workspaceStoreRows } from '../support/test-database.js';
 import { createSeededWorkspace, makeDataRoot, startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer | null = null;
@@ -9,14 +8,6 @@ afterEach(async () => {
   server = null;
 });
 
-function rowsIn(file: string, query: string): unknown[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.prepare(query).all();
-  } finally {
-    db.close();
-  }
-}
 
 describe('workspace isolation (WS-1) and restarts', () => {
   it("a workspace's rows never appear in another workspace's database file", async () => {
@@ -24,8 +15,10 @@ describe('workspace isolation (WS-1) and restarts', () => {
     const alpha = await createSeededWorkspace(server, 'Alpha');
     const beta = await createSeededWorkspace(server, 'Beta');
     const solo = await server.api('POST', `/api/workspaces/${alpha.id}/agents`, { name: 'alpha-only' });
-    const alphaRows = rowsIn(join(alpha.dataDir, 'workspace.sqlite'), 'select id, name, workspace_id from agents') as any[];
-    const betaRows = rowsIn(join(beta.dataDir, 'workspace.sqlite'), 'select id, name, workspace_id from agents') as any[];
+    // Read over a second connection to each workspace's own store: its file, or its PostgreSQL schema.
+    const location = server.running.app.registry.location;
+    const alphaRows = (await workspaceStoreRows(location, alpha, 'select id, name, workspace_id from agents')) as any[];
+    const betaRows = (await workspaceStoreRows(location, beta, 'select id, name, workspace_id from agents')) as any[];
     expect(alphaRows.map((row) => row.id)).toContain(solo.body.id);
     expect(betaRows.map((row) => row.name)).not.toContain('alpha-only');
     expect(alphaRows.every((row) => row.workspace_id === alpha.id)).toBe(true);

@@ -14,7 +14,9 @@ afterEach(async () => {
 describe('workspaces (WS-1, WS-2)', () => {
   it('creates a data directory with agents/, skills/, repos/, skills-lock.json and its own database (WS-1)', async () => {
     const workspace = await createSeededWorkspace(server);
-    for (const entry of ['agents', 'skills', 'repos', 'skills-lock.json', 'workspace.sqlite']) {
+    // Its own database: a file in the directory, or (on PostgreSQL) its own schema (WS-3).
+    const ownDatabase = server.running.app.registry.location.dialect === 'sqlite' ? ['workspace.sqlite'] : [];
+    for (const entry of ['agents', 'skills', 'repos', 'skills-lock.json', ...ownDatabase]) {
       expect(existsSync(join(workspace.dataDir, entry)), entry).toBe(true);
     }
     expect(JSON.parse(readFileSync(join(workspace.dataDir, 'skills-lock.json'), 'utf8'))).toEqual({ version: 1, skills: {} });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { checkResponseContract } from './response-contract.js';
 import { startServer, type RunningServer, type StartServerOptions } from '../../src/server/start-server.js';
+import { databaseNameFor, dropTestDatabase, ensureTestDatabase, testDialect } from './test-database.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -29,7 +30,10 @@ export async function makeDataRoot(): Promise<string> {
 
 export async function startTestServer(options: Partial<StartServerOptions> & { dataRoot?: string } = {}): Promise<TestServer> {
   const dataRoot = options.dataRoot ?? (await makeDataRoot());
-  const running = await startServer({ port: 0, logLevel: 'silent', ...options, dataRoot });
+  // CC_TEST_DATABASE=postgres: the same server on PostgreSQL, one database per data root (issue 16).
+  const onPostgres = testDialect() === 'postgres' && options.database === undefined;
+  const database = onPostgres ? await ensureTestDatabase(databaseNameFor(dataRoot)) : options.database;
+  const running = await startServer({ port: 0, logLevel: 'silent', ...options, dataRoot, ...(database ? { database } : {}) });
   const token = (await readFile(join(dataRoot, 'operator-token'), 'utf8')).trim();
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(`${running.url}${path}`, {
@@ -57,6 +61,7 @@ export async function startTestServer(options: Partial<StartServerOptions> & { d
     async dispose() {
       await running.close();
       await rm(dataRoot, { recursive: true, force: true });
+      if (onPostgres) await dropTestDatabase(databaseNameFor(dataRoot));
     },
   };
 }

@@ -424,7 +424,12 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
     const revisions = await listRevisions(db, record.id);
     const proposal = revisions.at(-1)!.proposal;
     const steps = await listSteps(db, record.id);
-    const members = [...steps.entries()].filter(([step]) => step.startsWith('role:')).map(([, value]) => value as RoleMember);
+    // In the proposal's role order, the order the materializer resolves them in.
+    const roleOrder = proposal.roles.map((role) => role.roleKey);
+    const members = [...steps.entries()]
+      .filter(([step]) => step.startsWith('role:'))
+      .map(([, value]) => value as RoleMember)
+      .sort((a, b) => roleOrder.indexOf(a.roleKey) - roleOrder.indexOf(b.roleKey));
     const estimates = await Promise.all(
       proposal.roles.map(async (role) => {
         const workItems =

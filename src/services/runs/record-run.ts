@@ -155,9 +155,9 @@ export class RunRecorder {
     await Promise.all([...this.pendingRowWrites]);
     // The log's end is written before the run's row says it ended, so a finished run's log is whole
     // or the run says it is not (HAR-6).
-    this.log.flush();
+    await this.log.flush();
     this.log.event('run_end', { state, error, deliverableFailed: extra.deliverableFailed ?? false });
-    this.log.flush();
+    await this.log.flush();
     if (this.lostLogWrites > 0) {
       error = error ? `${error}; ${this.logIncomplete()}` : this.logIncomplete();
       if (state === 'completed') state = 'failed';

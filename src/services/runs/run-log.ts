@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../../ids.js';
 import { listRunEvents, listToolCalls } from '../../store/repositories/run-log-repository.js';
-import type { RunLogWriter } from '../../store/run-log-writer.js';
+import type { RunLogSink } from '../../store/run-log-sink.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { ToolCallRecord, RunEventRecord } from '../../schemas/run.js';
 
@@ -13,7 +13,7 @@ export type RunLogFailureHandler = (error: unknown, what: string) => void;
 /** The parts of a workspace database a run log uses: Kysely for reads, the batched writer for writes. */
 export interface RunLogDatabase {
   db: Kysely<WorkspaceSchema>;
-  runLog: RunLogWriter;
+  runLog: RunLogSink;
 }
 
 /**
@@ -52,18 +52,18 @@ export class RunLog {
   }
 
   /** Writes every queued row of this database now; failures reach their runs' handlers before it returns. */
-  flush(): void {
-    this.database.runLog.flush();
+  async flush(): Promise<void> {
+    await this.database.runLog.flush();
   }
 
   static async toolCalls(database: RunLogDatabase, runId: string): Promise<ToolCallRecord[]> {
     // Queued rows first: a reader right after an event must see it.
-    database.runLog.flush();
+    await database.runLog.flush();
     return listToolCalls(database.db, runId);
   }
 
   static async events(database: RunLogDatabase, runId: string): Promise<RunEventRecord[]> {
-    database.runLog.flush();
+    await database.runLog.flush();
     return listRunEvents(database.db, runId);
   }
 }

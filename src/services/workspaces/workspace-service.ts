@@ -57,13 +57,13 @@ export class WorkspaceService {
     try {
       for (const subdirectory of WORKSPACE_SUBDIRECTORIES) await mkdir(join(dir, subdirectory), { recursive: true });
       await writeFile(join(dir, 'skills-lock.json'), `${JSON.stringify({ version: 1, skills: {} }, null, 2)}\n`, { flag: 'wx' });
-      const database = await WorkspaceDatabase.open(id, dir);
+      const database = await WorkspaceDatabase.open(id, dir, this.registry.location);
       await insertWorkspace(this.registry.db, row);
       this.open.set(id, Promise.resolve({ workspace: row, database, dir }));
     } catch (error) {
       const handle = this.open.get(id);
       this.open.delete(id);
-      if (handle) await (await handle).database.close().catch(() => undefined);
+      if (handle) await (await handle).database.closeAndDrop().catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
       if (isUniqueViolation(error)) throw new ConflictError('name', `a workspace named '${trimmed}' already exists`);
       throw error;
@@ -98,7 +98,7 @@ export class WorkspaceService {
     }
     await deleteWorkspace(this.registry.db, workspaceId);
     this.open.delete(workspaceId);
-    await handle.database.close();
+    await handle.database.closeAndDrop();
     await rm(row.dataDir, { recursive: true, force: true });
     this.events.publish(workspaceId, 'workspace.deleted', { id: workspaceId });
     this.events.forget(workspaceId);
@@ -110,7 +110,7 @@ export class WorkspaceService {
     if (!pending) {
       pending = this.findOrThrow(workspaceId).then(async (workspace) => ({
         workspace,
-        database: await WorkspaceDatabase.open(workspace.id, workspace.dataDir),
+        database: await WorkspaceDatabase.open(workspace.id, workspace.dataDir, this.registry.location),
         dir: workspace.dataDir,
       }));
       this.open.set(workspaceId, pending);

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, type Transaction } from 'kysely';
 import { z } from 'zod';
 import { OrchestrationProposalSchema, type OrchestrationProposal } from '../../core/orchestrations/orchestration-proposal.js';
 import type { OrchestrationStatus } from '../../core/orchestrations/orchestration-status.js';
@@ -192,10 +192,13 @@ export async function listRevisions(db: Db, orchestrationId: string): Promise<Or
   }));
 }
 
-/** The materializer's completed steps (ORC-4), in the order they were recorded. */
+/**
+ * The materializer's completed steps (ORC-4), by the time they were recorded. Steps recorded in the
+ * same millisecond come back by name: portable SQL has no insertion order (SQLite's rowid has no
+ * PostgreSQL counterpart), so a caller that needs the run order orders by the proposal it follows.
+ */
 export async function listSteps(db: Db, orchestrationId: string): Promise<Map<string, unknown>> {
-  // rowid is insertion order: steps recorded in the same millisecond still come back in the order they ran.
-  const rows = await db.selectFrom('orchestration_steps').selectAll().where('orchestration_id', '=', orchestrationId).orderBy(sql`rowid`).execute();
+  const rows = await db.selectFrom('orchestration_steps').selectAll().where('orchestration_id', '=', orchestrationId).orderBy('created_at').orderBy('step').execute();
   return new Map(rows.map((row) => [row.step, parseStepResult(row.result, `${orchestrationId}/${row.step}`)]));
 }
 

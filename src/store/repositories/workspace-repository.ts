@@ -56,10 +56,5 @@ export async function deleteWorkspace(db: Kysely<RegistrySchema>, workspaceId: s
   await db.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
 }
 
-/**
- * Whether an insert failed on a unique constraint. The one dialect-specific spot of the registry:
- * SQLite says `SQLITE_CONSTRAINT_UNIQUE` (PostgreSQL will say SQLSTATE `23505`).
- */
-export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && 'code' in error && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
+/** The dialect-neutral check (SQLite's and PostgreSQL's codes), re-exported where the registry's callers import it. */
+export { isUniqueViolation } from '../unique-violation.js';

@@ -1,23 +1,32 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteJobQueue } from '../../../src/services/pipelines/sqlite-job-queue.js';
 import { WorkspaceDatabase } from '../../../src/store/workspace-database.js';
+import { testStoreLocation } from '../../support/test-database.js';
 
 let dir: string;
 let database: WorkspaceDatabase;
 let clock: number;
 let queue: SqliteJobQueue;
+// SQLite, or under CC_TEST_DATABASE=postgres a PostgreSQL database for this file (issue 16).
+let store: Awaited<ReturnType<typeof testStoreLocation>>;
 
+beforeAll(async () => {
+  store = await testStoreLocation();
+});
+afterAll(async () => {
+  await store.cleanup();
+});
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cc-queue-'));
-  database = await WorkspaceDatabase.open('ws_queue', dir);
+  database = await WorkspaceDatabase.open('ws_queue', dir, store.location);
   clock = 1_000_000;
   queue = new SqliteJobQueue(database.db, () => clock);
 });
 afterEach(async () => {
-  await database.close();
+  await database.closeAndDrop();
   await rm(dir, { recursive: true, force: true });
 });
 

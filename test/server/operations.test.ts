@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteJobQueue } from '../../src/services/pipelines/sqlite-job-queue.js';
+import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.dispose();
+});
+
+/** One sample's value from a Prometheus text body, or undefined when the line is absent. */
+function sample(body: string, line: string): number | undefined {
+  const found = body.split('\n').find((candidate) => candidate.startsWith(`${line} `));
+  return found === undefined ? undefined : Number(found.slice(line.length + 1));
+}
+
+describe('operations endpoints (issue 16)', () => {
+  it('/healthz and /readyz answer without a token; /readyz says the store answers', async () => {
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ ok: true });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ready: true });
+  });
+
+  it('/metrics needs the operator token and counts runs by state and queue depth per workspace', async () => {
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
+    const workspace = await createSeededWorkspace(server, 'Metered');
+    const handle = await server.running.app.workspaces.handle(workspace.id);
+    const agents = await server.api('GET', `/api/workspaces/${workspace.id}/agents`);
+    const agentId = agents.body.agents[0].id as string;
+    await server.running.app.runs.record(workspace.id, handle.database.db, { agentId, state: 'running' });
+    const done = await server.running.app.runs.record(workspace.id, handle.database.db, { agentId, state: 'running' });
+    await server.running.app.runs.update(workspace.id, handle.database.db, done.id, { state: 'completed' });
+    const queue = new SqliteJobQueue(handle.database.db);
+    await queue.enqueue({ queue: 'nodes', payload: { n: 1 } });
+    await queue.enqueue({ queue: 'nodes', payload: { n: 2 } });
+
+    const response = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.token}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const body = await response.text();
+    expect(body).toContain('# TYPE control_center_runs gauge');
+    expect(sample(body, `control_center_runs{workspace="${workspace.id}",state="running"}`)).toBe(1);
+    expect(sample(body, `control_center_runs{workspace="${workspace.id}",state="completed"}`)).toBe(1);
+    expect(sample(body, `control_center_runs{workspace="${workspace.id}",state="failed"}`)).toBe(0);
+    expect(sample(body, `control_center_queue_jobs{workspace="${workspace.id}",queue="nodes",status="queued"}`)).toBe(2);
+  });
+
+  it('/readyz answers 503 with the reason once the store is gone', async () => {
+    const other = await startTestServer();
+    try {
+      await other.running.app.registry.close();
+      const response = await fetch(`${other.url}/readyz`);
+      expect(response.status).toBe(503);
+      const body = (await response.json()) as { ready: boolean; reason: string };
+      expect(body.ready).toBe(false);
+      expect(body.reason).toMatch(/^the store does not answer: /);
+    } finally {
+      await other.dispose().catch(() => undefined);
+    }
+  });
+});
