@@ -1,0 +1,26 @@
+import type { TransportCapabilities } from '../transport-capabilities.js';
+
+/** The `adapterId` of agents that run on OpenAI Codex (`codex app-server`, RLY-7). */
+export const CODEX_ADAPTER_ID = 'codex';
+
+/**
+ * What the Codex transport supports (ADP-1, RLY-7). Codex runs its commands in its own read-only
+ * sandbox; a command that must escape it (any write) and every patch come to the host as approval
+ * requests, which the policy engine answers. Commands that stay inside Codex's read-only sandbox
+ * (reads) run without asking, so shell commands are not gated on every call; the OS sandbox around
+ * the app-server (the worktree read-only in read-only modes) bounds everything it runs.
+ * No steer/pause (a turn's input is fixed at start); cancel interrupts the turn and ends the process.
+ */
+export const CODEX_CAPABILITIES: TransportCapabilities = {
+  adapterId: CODEX_ADAPTER_ID,
+  label: 'OpenAI Codex',
+  steer: false,
+  pauseResume: false,
+  cancel: true,
+  subagents: 'inRunner',
+  nativeTools: true,
+  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
+  completionContract: [],
+  structuralModes: ['chat'],
+  sandbox: true,
+};
