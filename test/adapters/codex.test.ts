@@ -66,6 +66,7 @@ describe('Codex transport: one turn per relay mode (RLY-7)', () => {
     expect(requests[0]!.allText).not.toMatch(/Relay mode (Ask|Autopilot)/);
     expect(requests[1]!.lastToolResult?.content).toMatch(/exited with code 0|Exit code: 0/);
     expect(detail.toolCalls.find((call: any) => call.name === 'exec_command')?.isError).toBe(false);
+    expect(f.decisions.map((entry) => [entry.action.kind, entry.allow])).toEqual([['command', true]]);
   });
 
   it('ask: the operator rejects the approval, and the command is never executed', async () => {
@@ -101,13 +102,42 @@ describe('Codex transport: one turn per relay mode (RLY-7)', () => {
     expect(modelRequests(f)[1]!.lastToolResult?.content).toMatch(/rejected/i);
     const board = detail.events.find((event: any) => event.type === 'plan_ready');
     expect(board).toBeTruthy();
+    expect(board.data).toMatchObject({ source: 'native' });
     expect(board.data.plan).toMatch(/1\. Add the file/);
   });
 });
 
+describe('Codex transport: Codex’s own read-only sandbox', () => {
+  it('a command that does not ask to escalate runs in Codex’s read-only sandbox: its write fails, its read runs, neither reaches the gate', async () => {
+    const f = await start({ autonomy: 'actFreely' });
+    const target = join(f.worktreePath(), 'quiet.txt');
+    f.model.script(reply().tool('exec_command', { cmd: `echo quiet > ${target}` }), reply().tool('exec_command', { cmd: 'ls -a' }), reply().text('done'));
+    const detail = await f.waitForRun(await f.send('write quietly'));
+    expect(detail.run.state).toBe('completed');
+    expect(existsSync(target)).toBe(false);
+    expect(modelRequests(f)[1]!.lastToolResult?.content).toMatch(/Read-only file system/);
+    expect(modelRequests(f)[2]!.lastToolResult?.content).toMatch(/exited with code 0/);
+    expect(f.decisions.filter((entry) => entry.source === 'hook')).toHaveLength(0);
+  });
+
+  it('inside bubblewrap Codex’s own sandbox cannot start (no nested user namespace), so only escalated commands run, each through the gate', async () => {
+    const f = await start({ autonomy: 'actFreely', transport: { sandbox: 'auto', allowUnsandboxed: false } });
+    f.model.script(reply().tool('exec_command', { cmd: 'ls -a' }), escalated('ls -a'), reply().tool('exec_command', { cmd: `cat ${join(f.dataRoot, 'operator-token')}`, sandbox_permissions: 'require_escalated' }), reply().text('done'));
+    const detail = await f.waitForRun(await f.send('list'));
+    expect(detail.run.state).toBe('completed');
+    expect(detail.run.sandbox).toMatch(/^bubblewrap: worktree writable/);
+    expect(modelRequests(f)[1]!.lastToolResult?.content).toMatch(/bwrap: setting up uid map: Operation not permitted/);
+    expect(modelRequests(f)[2]!.lastToolResult?.content).toMatch(/exited with code 0/);
+    // The data root (operator token, databases) is hidden from the runner even for an approved command.
+    expect(modelRequests(f)[3]!.lastToolResult?.content).toMatch(/No such file or directory/);
+    expect(modelRequests(f)[3]!.lastToolResult?.content).not.toContain(f.token);
+    expect(f.decisions.filter((entry) => entry.source === 'hook').map((entry) => entry.allow)).toEqual([true, true]);
+  });
+});
+
 describe('Codex transport: questions and failures', () => {
-  it('request_user_input becomes a question card and the answer goes back to Codex (RLY-4)', async () => {
-    const f = await start();
+  it('request_user_input becomes a question card and the answer goes back to Codex (RLY-4; Codex offers the tool in its plan mode only)', async () => {
+    const f = await start({ mode: 'plan' });
     f.model.script(
       reply().tool('request_user_input', { questions: [{ id: 'colour', header: 'Colour', question: 'Which colour?', options: [{ label: 'Red', description: 'r' }, { label: 'Blue', description: 'b' }] }] }),
       reply((request) => reply().text(`You chose: ${request.lastToolResult?.content ?? 'nothing'}`)),

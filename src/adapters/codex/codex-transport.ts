@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
-import type { HookSessions } from '../../core/hook-sessions.js';
+import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed, type TransportAction } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -152,7 +152,7 @@ export class CodexTransport implements AgentTransport {
     relayMode: RelayMode;
     model: string;
     log: (message: string, detail?: unknown) => void;
-    session: { decisions: unknown[]; signal: AbortSignal };
+    session: HookSession;
   }): Promise<TransportResult> {
     const { context, log, readOnly } = input;
     const usage = emptyUsage();
@@ -182,8 +182,11 @@ export class CodexTransport implements AgentTransport {
     const turnFinished = new Promise<void>((resolve) => (resolveTurn = resolve));
     const requestSignal = AbortSignal.any([context.signal, input.session.signal]);
 
-    const gate = async (action: TransportAction): Promise<boolean> => {
+    // Each decision is kept on the run's session like a hook decision: Codex's approval request is
+    // its pre-execution hook (the item id stands in for the tool-use id).
+    const gate = async (action: TransportAction, itemId: string): Promise<boolean> => {
       const result = await gateFailingClosed(() => context.gate(action, requestSignal), []);
+      input.session.decisions.push({ source: 'hook', toolUseId: itemId || null, toolName: action.toolName, action, allow: result.allow, result, at: new Date().toISOString() });
       return result.allow;
     };
 
@@ -193,14 +196,14 @@ export class CodexTransport implements AgentTransport {
           const command = text(params.command) || text(items.get(text(params.itemId))?.call.input.command);
           // POL-1: the policy engine (and the operator, where it asks) decides; the read-only mount of
           // a plan turn's worktree stops a write even when it is allowed.
-          const allow = command ? await gate({ kind: 'command', command, toolName: 'exec_command' }) : false;
+          const allow = command ? await gate({ kind: 'command', command, toolName: 'exec_command' }, text(params.itemId)) : false;
           return { decision: allow ? 'accept' : 'decline' };
         }
         case 'item/fileChange/requestApproval': {
           const paths = items.get(text(params.itemId))?.changes ?? [];
           // Read-only modes never write, whatever the policy would allow (MODE-2).
           if (readOnly || paths.length === 0) return { decision: 'decline' };
-          for (const path of paths) if (!(await gate({ kind: 'fileWrite', path, toolName: 'apply_patch' }))) return { decision: 'decline' };
+          for (const path of paths) if (!(await gate({ kind: 'fileWrite', path, toolName: 'apply_patch' }, text(params.itemId)))) return { decision: 'decline' };
           return { decision: 'accept' };
         }
         case 'item/tool/requestUserInput': {
