@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CodexTransport, type CodexTransportOptions } from '../../src/adapters/codex/codex-transport.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
+import { pollFor, questionCards } from '../support/relay-fixture.js';
 
 /**
  * The Codex transport (RLY-7) end to end: the real `codex app-server` (the npm package's native
@@ -29,7 +30,7 @@ async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; trans
           hiddenPaths: [dataRoot],
           sandbox: 'none',
           allowUnsandboxed: true,
-          askUser: async (request, signal) => app.questions.ask(request, { timeoutMs: (await app.settings.get(request.workspaceId)).questionTimeoutSeconds * 1000, signal }),
+          askUser: questionCards(app),
           ...options.transport,
         }),
     },
@@ -41,16 +42,6 @@ const modelRequests = (f: ClaudeCodeFixture) => f.model.requests.filter((request
 
 /** An `exec_command` call that asks to leave Codex's read-only sandbox (how a write reaches the host's gate). */
 const escalated = (cmd: string) => reply().tool('exec_command', { cmd, sandbox_permissions: 'require_escalated', justification: 'needs to write' });
-
-async function poll<T>(read: () => Promise<T | null | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('Codex transport: one turn per relay mode (RLY-7)', () => {
   it('agent: an escalated command passes the policy gate and runs; the model is reached through the proxy with the broker’s key', async () => {
@@ -74,7 +65,7 @@ describe('Codex transport: one turn per relay mode (RLY-7)', () => {
     const target = join(f.worktreePath(), 'ask.txt');
     f.model.script(escalated(`echo no > ${target}`), reply().text('The user said no.'));
     const runId = await f.send('make a file');
-    const approval = await poll(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals[0], 'an approval');
+    const approval = await pollFor(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals[0], 'an approval');
     expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/approvals/${approval.id}/decision`, { decision: 'reject', reason: 'not now' })).status).toBe(200);
     const detail = await f.waitForRun(runId);
     expect(detail.run.state).toBe('completed');
@@ -135,6 +126,38 @@ describe('Codex transport: Codex’s own read-only sandbox', () => {
   });
 });
 
+describe('Codex transport: the completion contract over MCP (HAR-4)', () => {
+  it('plan: submit_plan through the Control Center MCP server stores a plan and meets the contract', async () => {
+    const f = await start({ mode: 'plan' });
+    let offered: string[] = [];
+    f.model.script(
+      reply((request) => {
+        offered = request.toolNames;
+        const name = request.toolNames.find((tool) => tool.endsWith('.submit_plan')) ?? 'submit_plan';
+        return reply().tool(name, { goal: 'Ship the parser', nodes: [{ key: 'read', title: 'Read the grammar', description: 'Study it.', dependsOn: [] }] });
+      }),
+      reply().text('Plan submitted.'),
+    );
+    const detail = await f.waitForRun(await f.send('plan the parser'));
+    expect(detail.run.state).toBe('completed');
+    // Codex offers the MCP server's tools as one Responses `namespace` tool.
+    expect(offered).toContain('mcp__control_center.submit_plan');
+    expect(detail.run.deliverableFailed).toBe(false);
+    const plans = (await f.api('GET', `/api/workspaces/${f.workspaceId}/plans?conversationId=${f.conversationId}`)).body.plans;
+    expect(plans.map((plan: any) => plan.goal)).toEqual(['Ship the parser']);
+  });
+
+  it('plan: a run that ends without submit_plan is reminded in new turns, then flagged deliverableFailed', async () => {
+    const f = await start({ mode: 'plan' });
+    f.model.script(reply().text('Some thoughts.'), reply().text('Still thinking.'), reply().text('Done thinking.'));
+    const detail = await f.waitForRun(await f.send('plan'));
+    expect(detail.run.state).toBe('completed');
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(2);
+    expect(modelRequests(f)[1]!.lastUserText).toMatch(/submit_plan/);
+    expect(detail.run.deliverableFailed).toBe(true);
+  });
+});
+
 describe('Codex transport: questions and failures', () => {
   it('request_user_input becomes a question card and the answer goes back to Codex (RLY-4; Codex offers the tool in its plan mode only)', async () => {
     const f = await start({ mode: 'plan' });
@@ -143,7 +166,7 @@ describe('Codex transport: questions and failures', () => {
       reply((request) => reply().text(`You chose: ${request.lastToolResult?.content ?? 'nothing'}`)),
     );
     const runId = await f.send('ask me');
-    const question = await poll(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/questions`)).body.questions[0], 'a question card');
+    const question = await pollFor(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/questions`)).body.questions[0], 'a question card');
     expect(question.questions).toEqual([{ question: 'Which colour?', options: ['Red', 'Blue'] }]);
     expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/questions/${question.id}/answer`, { answers: ['Blue'] })).status).toBe(200);
     const detail = await f.waitForRun(runId);

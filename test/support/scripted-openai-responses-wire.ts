@@ -79,8 +79,11 @@ export function responsesRequestViews(body: Json | null): Pick<
     lastUserText,
     toolResults,
     lastToolResult: toolResults.at(-1),
-    // Function and custom tools have names; built-in tools (web_search, local_shell) go by their type.
-    toolNames: (asArray(body?.tools) as Json[]).map((tool) => String(tool?.name ?? tool?.type ?? '')),
+    // Function and custom tools have names; built-in tools (web_search, local_shell) go by their type;
+    // a namespace's tools are listed as `<namespace>.<tool>` (how a script calls them).
+    toolNames: (asArray(body?.tools) as Json[]).flatMap((tool) =>
+      tool?.type === 'namespace' ? [String(tool.name), ...(asArray(tool.tools) as Json[]).map((inner) => `${String(tool.name)}.${String(inner?.name ?? '')}`)] : [String(tool?.name ?? tool?.type ?? '')],
+    ),
     allText,
   };
 }
@@ -104,6 +107,7 @@ export function renderResponsesReply(spec: ReplySpec, request: ScriptedRequest, 
   const createdAt = Math.floor(Date.now() / 1000);
   const usage = usageOf(spec, requestText);
   const incomplete = incompleteReason(stopReasonOf(spec));
+  const namespaces = new Set((asArray(request.body?.tools) as Json[]).filter((tool) => tool?.type === 'namespace').map((tool) => String(tool.name)));
   const customTools = new Set((asArray(request.body?.tools) as Json[]).filter((tool) => tool?.type === 'custom').map((tool) => String(tool.name)));
   const usageBody = {
     input_tokens: usage.input + usage.cacheRead + usage.cacheWrite,
@@ -122,7 +126,17 @@ export function renderResponsesReply(spec: ReplySpec, request: ScriptedRequest, 
     if (customTools.has(block.name)) {
       return { id: `ctc_${callId.slice(5)}`, type: 'custom_tool_call', status: 'completed', call_id: callId, name: block.name, input: typeof block.input.input === 'string' ? block.input.input : JSON.stringify(block.input) };
     }
-    return { id: `fc_${callId.slice(5)}`, type: 'function_call', status: 'completed', call_id: callId, name: block.name, arguments: JSON.stringify(block.input) };
+    // `<namespace>.<tool>` calls a tool of a namespace the request offered (how Codex offers MCP tools).
+    const dot = block.name.indexOf('.');
+    const namespace = dot > 0 && namespaces.has(block.name.slice(0, dot)) ? block.name.slice(0, dot) : null;
+    return {
+      id: `fc_${callId.slice(5)}`,
+      type: 'function_call',
+      status: 'completed',
+      call_id: callId,
+      ...(namespace ? { namespace, name: block.name.slice(dot + 1) } : { name: block.name }),
+      arguments: JSON.stringify(block.input),
+    };
   });
   const responseBody = (status: string, output: Json[], withUsage: boolean): Json => ({
     id,

@@ -9,6 +9,8 @@ export const CODEX_ADAPTER_ID = 'codex';
  * requests, which the policy engine answers. Commands that stay inside Codex's read-only sandbox
  * (reads) run without asking, so shell commands are not gated on every call; the OS sandbox around
  * the app-server (the worktree read-only in read-only modes) bounds everything it runs.
+ * The completion contract is observed: a completed MCP call of the output verb; a turn without it is
+ * followed by a reminder turn (twice at most), then the run is flagged.
  * No steer/pause (a turn's input is fixed at start); cancel interrupts the turn and ends the process.
  */
 export const CODEX_CAPABILITIES: TransportCapabilities = {
@@ -20,7 +22,7 @@ export const CODEX_CAPABILITIES: TransportCapabilities = {
   subagents: 'inRunner',
   nativeTools: true,
   gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
-  completionContract: [],
+  completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat'],
   sandbox: true,
 };

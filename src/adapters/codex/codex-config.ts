@@ -55,6 +55,9 @@ export function codexConfigToml(input: CodexConfigInput): string {
     '[mcp_servers.control-center]',
     `url = ${tomlString(input.mcpUrl)}`,
     `bearer_token_env_var = ${tomlString(CODEX_TOKEN_VARIABLE)}`,
+    // The MCP server decides every product-tool call itself (the built-in chokepoint: policy,
+    // approval, pinned verbs); a second, Codex-side approval would only be answered by the host.
+    'default_tools_approval_mode = "approve"',
     '',
   ].join('\n');
 }

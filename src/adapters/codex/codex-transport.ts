@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
+import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed, type TransportAction } from '../../core/transport-gate.js';
@@ -24,6 +25,8 @@ export { CODEX_ADAPTER_ID } from './codex-capabilities.js';
 
 /** The model a Codex agent runs when it names none. */
 const DEFAULT_CODEX_MODEL = 'gpt-5.4';
+/** Reminders before a run that never delivered its output verb is flagged (the other transports' number). */
+const MAX_REMINDERS = 2;
 
 export interface CodexTransportOptions {
   hookSessions: HookSessions;
@@ -179,7 +182,10 @@ export class CodexTransport implements AgentTransport {
     let planShown = false;
     let turnDone: { status: string; error: string | null } | null = null;
     let resolveTurn: () => void = () => undefined;
-    const turnFinished = new Promise<void>((resolve) => (resolveTurn = resolve));
+    // HAR-4: the mode's output verb, when it is on the surface; seen delivered as a completed MCP item.
+    const contract = buildCompletionContract(getCapabilityProfile(context.mode));
+    const verb = contract && context.surfacedTools.some((tool) => tool.name === contract.outputVerb) ? contract.outputVerb : null;
+    let verbDelivered = false;
     const requestSignal = AbortSignal.any([context.signal, input.session.signal]);
 
     // Each decision is kept on the run's session like a hook decision: Codex's approval request is
@@ -261,6 +267,10 @@ export class CodexTransport implements AgentTransport {
           const started = items.get(id);
           if (!started) return;
           const status = text(item.status);
+          if (item.type === 'mcpToolCall' && verb && text(item.tool) === verb && status === 'completed' && !verbDelivered) {
+            verbDelivered = true;
+            context.emit({ type: 'output_verb_delivered', toolName: verb });
+          }
           const executed = status !== 'declined';
           const output = item.type === 'commandExecution' ? text(item.aggregatedOutput) : status;
           context.emit({
@@ -337,10 +347,27 @@ export class CodexTransport implements AgentTransport {
       threadId = text((thread.thread as Json | undefined)?.id);
       if (threadId && threadId !== context.previousSessionId) await context.saveSessionId(threadId).catch((error: unknown) => log('codex: saving the thread id failed', error));
       const collaborationMode = { mode: input.relayMode === 'plan' ? 'plan' : 'default', settings: { model: input.model, reasoning_effort: null, developer_instructions: null } };
-      const started = await rpc.request<Json>('turn/start', { threadId, input: [{ type: 'text', text: context.prompt, text_elements: [] }], collaborationMode });
-      turnId = text((started.turn as Json | undefined)?.id);
-      if (context.signal.aborted) onAbort();
-      await turnFinished;
+      const runTurn = async (prompt: string) => {
+        turnDone = null;
+        const finished = new Promise<void>((resolve) => (resolveTurn = resolve));
+        const started = await rpc.request<Json>('turn/start', { threadId, input: [{ type: 'text', text: prompt, text_elements: [] }], collaborationMode });
+        turnId = text((started.turn as Json | undefined)?.id);
+        if (context.signal.aborted) onAbort();
+        await finished;
+        // RLY-5 fallback: a read-only turn whose answer reads like a plan gets its board (once,
+        // before any completion-contract reminder turn replaces the answer).
+        if (readOnly && !planShown && (turnDone as { status: string } | null)?.status === 'completed' && looksLikePlan(finalText)) {
+          planShown = true;
+          context.emit({ type: 'plan_ready', plan: finalText, source: 'answer' });
+        }
+      };
+      await runTurn(context.prompt);
+      // HAR-4: a turn that ended without the output verb gets the contract's reminder as a new turn.
+      for (let attempt = 1; contract && verb && !verbDelivered && !cancelled && attempt <= MAX_REMINDERS && (turnDone as { status: string } | null)?.status === 'completed'; attempt += 1) {
+        const reminder = `${contract.reminder}\n\n(In this runner the tool is the \`${verb}\` tool of the control-center MCP server.)`;
+        context.emit({ type: 'reminder_injected', text: reminder, attempt });
+        await runTurn(reminder);
+      }
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
     } finally {
@@ -360,8 +387,6 @@ export class CodexTransport implements AgentTransport {
       return { outcome: 'failed', error: `The Codex runner ended without finishing the turn (${how})${failure ? `: ${failure}` : ''}${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`, deliverableFailed: false, usage, costUsd: null, finalText };
     }
     if (done.status !== 'completed') return { outcome: 'failed', error: `Codex ended the turn ${done.status}${done.error ? `: ${done.error}` : ''}`, deliverableFailed: false, usage, costUsd: null, finalText };
-    // RLY-5 fallback: a read-only turn whose answer reads like a plan gets its board.
-    if (readOnly && !planShown && looksLikePlan(finalText)) context.emit({ type: 'plan_ready', plan: finalText, source: 'answer' });
-    return { outcome: 'completed', error: null, deliverableFailed: false, usage, costUsd: null, finalText };
+    return { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !verbDelivered), usage, costUsd: null, finalText };
   }
 }
