@@ -16,13 +16,13 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { query, type SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
-import type { TransportRunContext } from '../src/adapters/agent-transport.js';
 import { ClaudeAgentSdkTransport } from '../src/adapters/claude-agent-sdk/claude-agent-sdk-transport.js';
 import { probeBubblewrap } from '../src/sandbox/bubblewrap-sandbox.js';
 import { CLAUDE_OFFLINE_VARIABLES } from '../src/sandbox/runner-environment.js';
 import { startClaudeCodeFixture } from '../test/support/claude-code-fixture.js';
 import { reply, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { median, type BenchFigure } from './figure.js';
+import { benchRunContext } from './relay-run-context.js';
 
 const RUNS = 5;
 const CALLS_PER_TURN = 4;
@@ -99,37 +99,8 @@ export default async function relayBench(): Promise<BenchFigure[]> {
 
     const transportTurn = async (sandbox: 'none' | 'auto', index: number): Promise<number> => {
       const runId = `run_sdk_bench_${sandbox}_${index}`;
-      const token = fixture.app.runTokens.issue({ workspaceId: fixture.workspaceId, runId, agentId: fixture.agentId });
-      fixture.app.modelBroker.open(runId, fixture.workspaceId);
+      const { context, close } = benchRunContext(fixture, { runId, agent, worktree, scratch });
       let pid = 0;
-      const context: TransportRunContext = {
-        workspaceId: fixture.workspaceId,
-        runId,
-        agent,
-        spaceId: fixture.spaceId,
-        conversationId: null,
-        mode: 'chat',
-        autonomy: 'actWithApproval',
-        prompt: 'go',
-        history: [],
-        worktreePath: worktree,
-        systemPrompt: '',
-        surfacedTools: [],
-        mcp: { url: `${fixture.url}/mcp`, token },
-        serverUrl: fixture.url,
-        env: { PATH: process.env.PATH },
-        workspaceDir: scratch,
-        signal: new AbortController().signal,
-        emit: () => undefined,
-        // The real policy engine decides each command (no approvals: `true` is allowed by default).
-        gate: async (action) => {
-          const verdict = await fixture.app.policy.decideCommand(fixture.workspaceId, { mode: 'chat', autonomy: 'actWithApproval', spaceId: fixture.spaceId, agentId: fixture.agentId, worktreeRoot: worktree }, action.kind === 'command' ? action.command : '', action.toolName);
-          return { allow: verdict.decision === 'allow', decision: verdict.decision, reason: verdict.explanation, decidedBy: verdict.decidedBy, classes: verdict.classes };
-        },
-        setSandbox: () => undefined,
-        previousSessionId: null,
-        saveSessionId: async () => undefined,
-      };
       const transport = new ClaudeAgentSdkTransport({
         hookSessions: fixture.app.hookSessions,
         sandbox,
@@ -141,8 +112,7 @@ export default async function relayBench(): Promise<BenchFigure[]> {
       const started = performance.now();
       const result = await transport.run(context);
       const wallMs = performance.now() - started;
-      fixture.app.modelBroker.close(runId);
-      fixture.app.runTokens.revoke(runId);
+      close();
       if (result.outcome !== 'completed') throw new Error(`bench turn failed: ${result.error}`);
       // Nothing of the turn stays running: the next turn resumes the session from disk.
       try {

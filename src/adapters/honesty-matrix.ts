@@ -495,6 +495,122 @@ function deepseekRows(): HonestyRow[] {
   });
 }
 
+const CODEX = 'test/adapters/codex.test.ts';
+const CODEX_MODES = `${CODEX} > Codex transport: one turn per relay mode (RLY-7)`;
+const CODEX_OWN_SANDBOX = `${CODEX} > Codex transport: Codex’s own read-only sandbox`;
+const CODEX_NESTED = `${CODEX_OWN_SANDBOX} > inside bubblewrap Codex’s own sandbox cannot start (no nested user namespace), so only escalated commands run, each through the gate`;
+const CODEX_PLAN_BWRAP = `${CODEX} > Codex transport in bubblewrap (SBX-1) > plan: even a command the policy allows cannot write: the worktree is mounted read-only around Codex`;
+
+/** OpenAI Codex (RLY-7): `codex app-server`, its approval requests answered by the policy gate. */
+function codexRows(): HonestyRow[] {
+  return [
+    row({
+      capability: 'toolSurface',
+      level: 'partial',
+      detail:
+        'Product tools come only from the Control Center’s MCP server (the mode’s surface). Codex’s own tools (exec_command, write_stdin, apply_patch, request_user_input, web_search, view_image) stay on its surface; apps, plugins, hooks, goals, browser and computer use, image generation, memories and multi-agent are switched off in the server-owned config.toml.',
+      testedBy: `${CODEX_MODES} > agent: an escalated command passes the policy gate and runs; the model is reached through the proxy with the broker’s key`,
+    }),
+    row({
+      capability: 'shellCommands',
+      mode: 'chat',
+      level: 'partial',
+      detail:
+        'Codex runs commands in its own read-only sandbox without asking anyone; a command that must leave it (any write) is an `item/commandExecution/requestApproval` the policy gate answers (operator approval on Ask, fail closed). Inside bubblewrap Codex’s sandbox cannot start (no nested user namespace, measured on Codex 0.171.0), so there every command that runs has passed the gate; without bubblewrap, reads run ungated.',
+      testedBy: `${CODEX_MODES} > ask: the operator rejects the approval, and the command is never executed`,
+    }),
+    row({
+      capability: 'shellCommands',
+      mode: 'plan',
+      level: 'partial',
+      detail: 'Same approval path; the plan mode floor denies every world-changing class, and with bubblewrap the worktree is mounted read-only, so an allowed command still cannot write.',
+      testedBy: `${CODEX_MODES} > plan: a mutating command is denied by the mode floor and not executed; the plan becomes a Plan ready board`,
+    }),
+    row({
+      capability: 'fileWrites',
+      level: 'partial',
+      detail:
+        'apply_patch changes arrive as `item/fileChange/requestApproval`: each path goes to the gate in writable modes and every patch is declined in read-only ones. A write by a command inside Codex’s read-only sandbox fails with EROFS; outside bubblewrap that sandbox is Codex’s own, not the host’s.',
+      testedBy: `${CODEX_OWN_SANDBOX} > a command that does not ask to escalate runs in Codex’s read-only sandbox: its write fails, its read runs, neither reaches the gate`,
+    }),
+    row({
+      capability: 'reads',
+      level: 'none',
+      detail: 'Reads inside Codex’s sandbox are not decided by the policy engine; only the OS sandbox bounds them (the data root and the server user’s home are hidden).',
+      testedBy: CODEX_NESTED,
+    }),
+    row({
+      capability: 'productTools',
+      level: 'enforced',
+      detail: 'The Control Center’s MCP server is the only MCP server in the config; Codex sends the run token from an environment variable; each call passes the built-in chokepoint.',
+      testedBy: `${CODEX_MODES} > agent: an escalated command passes the policy gate and runs; the model is reached through the proxy with the broker’s key`,
+    }),
+    row({
+      capability: 'pushes',
+      level: 'partial',
+      detail: 'The runner gets the push-proxy git environment like the Claude runners and a `git push` must escalate through the gate; no push test runs Codex itself.',
+      testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
+    }),
+    row({
+      capability: 'completionContract',
+      mode: 'plan',
+      level: 'enforced',
+      detail: 'A completed `mcpToolCall` item of submit_plan from the Control Center MCP server counts as delivered; a turn ending without it is followed by a reminder turn on the same thread (twice at most), then the run is flagged deliverableFailed. Codex offers the MCP tools as one Responses `namespace` tool; their Codex-side approval is off (`default_tools_approval_mode = "approve"`) because the MCP server decides each call.',
+      testedBy: `${CODEX} > Codex transport: the completion contract over MCP (HAR-4) > plan: a run that ends without submit_plan is reminded in new turns, then flagged deliverableFailed`,
+    }),
+    row({
+      capability: 'completionContract',
+      mode: 'orchestrate',
+      level: 'partial',
+      detail: 'The same code with propose_orchestration as the verb; tested end to end in plan mode only.',
+      testedBy: `${CODEX} > Codex transport: the completion contract over MCP (HAR-4) > plan: submit_plan through the Control Center MCP server stores a plan and meets the contract`,
+    }),
+    row({
+      capability: 'nativeTools',
+      level: 'partial',
+      detail: 'Command, patch and MCP items are shown in the run log as Codex reports them (started/completed); only escalations and patches are decided by the host.',
+      testedBy: `${CODEX_MODES} > agent: an escalated command passes the policy gate and runs; the model is reached through the proxy with the broker’s key`,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'bubblewrap',
+      level: 'enforced',
+      detail: 'The native app-server runs inside bubblewrap with the Claude runners’ mounts (data root and home hidden, private /tmp and HOME, CODEX_HOME the only other writable path, worktree read-only in read-only modes, loopback-only network).',
+      testedBy: CODEX_PLAN_BWRAP,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'seatbelt',
+      level: 'none',
+      detail: 'Not tested: no macOS host runs these tests; the shared Seatbelt profile generator would be used.',
+      testedBy: SEATBELT_TEXT,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'none',
+      level: 'none',
+      detail: 'No backend: the runner does not start unless the operator opted in with `--allow-unsandboxed-runners`; then only Codex’s own read-only sandbox bounds its unescalated commands.',
+      testedBy: `${CODEX_OWN_SANDBOX} > a command that does not ask to escalate runs in Codex’s read-only sandbox: its write fails, its read runs, neither reaches the gate`,
+    }),
+    row({
+      capability: 'modes',
+      mode: 'chat',
+      level: 'enforced',
+      detail: 'Agent, Ask and Autopilot run Codex’s `default` collaboration mode with the relay sentences in the developer instructions (Ask, Autopilot) and the autonomy dial on the gate. Each turn is a fresh app-server resuming the thread, so a mode change applies from the next turn (RLY-9).',
+      testedBy: `${CODEX_MODES} > autopilot: the Autopilot sentences reach the model and commands run without asking`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({
+        capability: 'modes',
+        mode,
+        level: 'partial',
+        detail: 'Codex’s `plan` collaboration mode (request_user_input is offered only there); its `plan` item becomes the Plan ready board. The mode holds through the gate’s mode floor, declined patches and, with bubblewrap, the read-only mount.',
+        testedBy: CODEX_PLAN_BWRAP,
+      }),
+    ),
+  ];
+}
+
 /** The honesty matrix (ADP-1) as data: served by `GET /api/honesty-matrix`, shown in docs/honesty-matrix.md. */
 export function honestyMatrix(): HonestyMatrix {
   return {
@@ -503,6 +619,7 @@ export function honestyMatrix(): HonestyMatrix {
       { id: 'claude-code', label: 'Claude Code CLI', rows: [...claudeCodeRows(), skillsRow('claude-code')] },
       { id: 'claude-agent-sdk', label: 'Claude Agent SDK', rows: [...claudeAgentSdkRows(), skillsRow('claude-agent-sdk')] },
       { id: 'deepseek', label: 'DeepSeek (Claude Agent SDK)', rows: deepseekRows() },
+      { id: 'codex', label: 'OpenAI Codex', rows: codexRows() },
     ],
   };
 }

@@ -5,6 +5,7 @@ import { ClaudeAgentSdkTransport, type ClaudeAgentSdkTransportOptions } from '..
 import { NO_RESPONSE_LINE } from '../../src/services/approvals/question-service.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
+import { pollFor, questionCards } from '../support/relay-fixture.js';
 
 /**
  * The Claude Agent SDK transport (RLY-7) end to end: the real SDK and its Claude Code engine, the
@@ -31,7 +32,7 @@ async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; trans
           hiddenPaths: [dataRoot],
           sandbox: 'none',
           allowUnsandboxed: true,
-          askUser: async (request, signal) => app.questions.ask(request, { timeoutMs: (await app.settings.get(request.workspaceId)).questionTimeoutSeconds * 1000, signal }),
+          askUser: questionCards(app),
           ...options.transport,
         }),
     },
@@ -43,16 +44,6 @@ const modelRequests = (f: ClaudeCodeFixture) => f.model.requests.filter((request
 
 function toolCall(detail: any, name: string): any {
   return detail.toolCalls.find((call: any) => call.name === name);
-}
-
-async function poll<T>(read: () => Promise<T | null | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('Claude Agent SDK transport: one turn per relay mode (RLY-7)', () => {
@@ -74,7 +65,7 @@ describe('Claude Agent SDK transport: one turn per relay mode (RLY-7)', () => {
     const target = join(f.worktreePath(), 'ask.txt');
     f.model.script(reply().tool('Bash', { command: `echo no > ${target}` }), reply().text('The user said no.'));
     const runId = await f.send('make a file');
-    const approval = await poll(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals[0], 'an approval');
+    const approval = await pollFor(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals[0], 'an approval');
     const decided = await f.api('POST', `/api/workspaces/${f.workspaceId}/approvals/${approval.id}/decision`, { decision: 'reject', reason: 'not now' });
     expect(decided.status).toBe(200);
     const detail = await f.waitForRun(runId);
@@ -134,7 +125,7 @@ describe('Claude Agent SDK transport: the policy gate and the MCP server (POL-1)
     const target = join(f.worktreePath(), 'written.txt');
     f.model.script(reply().tool('Write', { file_path: target, content: 'no' }), reply().text('Not written.'));
     const runId = await f.send('write it');
-    const approval = await poll(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals[0], 'an approval');
+    const approval = await pollFor(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals[0], 'an approval');
     expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/approvals/${approval.id}/decision`, { decision: 'reject', reason: 'no' })).status).toBe(200);
     const detail = await f.waitForRun(runId);
     expect(existsSync(target)).toBe(false);
@@ -190,7 +181,7 @@ describe('Claude Agent SDK transport: question cards (RLY-4)', () => {
       reply().text('Blue it is.'),
     );
     const runId = await f.send('pick a colour');
-    const question = await poll(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/questions`)).body.questions[0], 'a question card');
+    const question = await pollFor(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/questions`)).body.questions[0], 'a question card');
     expect(question.questions).toEqual([{ question: 'Which colour?', options: ['Red', 'Blue'] }]);
     const answered = await f.api('POST', `/api/workspaces/${f.workspaceId}/questions/${question.id}/answer`, { answers: ['Blue'] });
     expect(answered.status).toBe(200);

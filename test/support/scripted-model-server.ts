@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { anthropicErrorBody, anthropicRequestViews, renderAnthropicReply } from './scripted-anthropic-wire.js';
 import { openAIErrorBody, openAIRequestViews, renderOpenAIReply } from './scripted-openai-wire.js';
+import { renderResponsesReply, responsesRequestViews } from './scripted-openai-responses-wire.js';
 import { reply, type ReplySpec, type ScriptedProtocol, type ScriptedReply, type ScriptedRequest } from './scripted-reply.js';
 import { estimateTokens, type RenderedReply, scriptedIds } from './scripted-wire-helpers.js';
 
@@ -203,7 +204,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     } catch {
       body = null;
     }
-    const views = protocol === 'anthropic' ? anthropicRequestViews(body) : openAIRequestViews(body);
+    const views = protocol === 'anthropic' ? anthropicRequestViews(body) : protocol === 'openai-responses' ? responsesRequestViews(body) : openAIRequestViews(body);
     const recorded: ScriptedRequest = {
       index: requests.length,
       protocol,
@@ -237,7 +238,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       sendJsonError(response, protocol, 500, `scripted model server: the dynamic reply threw: ${(error as Error).message}`);
       return;
     }
-    const render = protocol === 'anthropic' ? renderAnthropicReply : renderOpenAIReply;
+    const render = protocol === 'anthropic' ? renderAnthropicReply : protocol === 'openai-responses' ? renderResponsesReply : renderOpenAIReply;
     const rendered = render(spec, recorded, `${recorded.allText}${JSON.stringify(body.tools ?? '')}`);
     await writeReply(response, rendered, spec, recorded.stream);
   };
@@ -251,6 +252,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       if (method === 'POST' && (pathname === '/v1/chat/completions' || pathname === '/chat/completions')) {
         return handleModelRequest('openai', request, response, path);
       }
+      if (method === 'POST' && (pathname === '/v1/responses' || pathname === '/responses')) return handleModelRequest('openai-responses', request, response, path);
       if (method === 'POST' && pathname === '/v1/messages/count_tokens') {
         const raw = await readBody(request);
         let body: Record<string, unknown> = {};
@@ -266,7 +268,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       }
       request.resume();
       unknownRequests.push({ method, path });
-      const protocol: ScriptedProtocol = pathname.startsWith('/v1/chat') || pathname.startsWith('/chat') ? 'openai' : 'anthropic';
+      const protocol: ScriptedProtocol = /^\/(v1\/)?(chat|responses)/.test(pathname) ? 'openai' : 'anthropic';
       sendJsonError(response, protocol, 404, `scripted model server: no route for ${method} ${pathname}`);
     };
     handle().catch((error: unknown) => {

@@ -67,6 +67,20 @@ export function openAIErrorBody(error: ScriptedHttpError): Json {
   return { error: { message: error.message, type: error.errorType ?? known.type, param: null, code: known.code } };
 }
 
+/** An HTTP error reply as OpenAI's APIs (Chat Completions and Responses) send it. */
+export function openAIErrorReply(error: ScriptedHttpError, requestId: string): RenderedReply {
+  return {
+    status: error.status,
+    headers: {
+      'content-type': 'application/json',
+      'x-request-id': requestId,
+      ...(error.retryAfterMs !== undefined ? { 'retry-after-ms': String(error.retryAfterMs) } : {}),
+    },
+    frames: [JSON.stringify(openAIErrorBody(error))],
+    tail: [],
+  };
+}
+
 function finishReason(stopReason: ScriptedStopReason): string {
   switch (stopReason) {
     case 'tool_use':
@@ -87,18 +101,7 @@ function data(payload: Json | string): string {
 /** Renders a reply for `POST /v1/chat/completions`, streaming or not. */
 export function renderOpenAIReply(spec: ReplySpec, request: ScriptedRequest, requestText: string): RenderedReply {
   const requestId = `req_${scriptedIds.toolCall().slice(5)}`;
-  if (spec.error) {
-    return {
-      status: spec.error.status,
-      headers: {
-        'content-type': 'application/json',
-        'x-request-id': requestId,
-        ...(spec.error.retryAfterMs !== undefined ? { 'retry-after-ms': String(spec.error.retryAfterMs) } : {}),
-      },
-      frames: [JSON.stringify(openAIErrorBody(spec.error))],
-      tail: [],
-    };
-  }
+  if (spec.error) return openAIErrorReply(spec.error, requestId);
   const id = scriptedIds.completion();
   const created = Math.floor(Date.now() / 1000);
   const model = request.model;

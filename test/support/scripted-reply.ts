@@ -1,10 +1,10 @@
 /**
  * The script language of the scripted model server: `reply().text('…').tool('read', {path})`.
- * A reply is protocol-neutral; the server renders it as Anthropic Messages or OpenAI Chat
- * Completions depending on which endpoint the request hit.
+ * A reply is protocol-neutral; the server renders it as Anthropic Messages, OpenAI Chat
+ * Completions or OpenAI Responses depending on which endpoint the request hit.
  */
 
-export type ScriptedProtocol = 'anthropic' | 'openai';
+export type ScriptedProtocol = 'anthropic' | 'openai' | 'openai-responses';
 
 /** Stop reasons in Anthropic's words; the OpenAI renderer maps them to `finish_reason`. */
 export type ScriptedStopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal';

@@ -1,21 +1,19 @@
 import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { query, type CanUseTool, type HookCallback, type PermissionResult, type SDKUserMessage, type SpawnedProcess, type SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { HookDecisionRecord, HookSession, HookSessions } from '../../core/hook-sessions.js';
+import { cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
 import { relayModeOf } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
-import type { ModelUsage } from '../../llm/model-types.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
 import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/sandbox-spec.js';
-import { selectSandbox } from '../../sandbox/select-sandbox.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { MCP_SERVER_NAME, mcpToolName } from '../claude-code/claude-code-args.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
@@ -76,39 +74,6 @@ const BACKENDS: Readonly<Record<'claude' | 'deepseek', { capabilities: Transport
   claude: { capabilities: CLAUDE_AGENT_SDK_CAPABILITIES, provider: 'anthropic', defaultModel: null },
   deepseek: { capabilities: DEEPSEEK_CAPABILITIES, provider: 'deepseek-anthropic', defaultModel: 'deepseek-chat' },
 };
-
-function emptyUsage(): Required<ModelUsage> {
-  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-}
-
-function safeSegment(value: string): string {
-  return value.replace(/[^A-Za-z0-9_-]/g, '_');
-}
-
-function loopbackPort(url: string): { port: number } | { remote: string } | null {
-  try {
-    const parsed = new URL(url);
-    const host = parsed.hostname.replace(/^\[|\]$/g, '');
-    if (host === '127.0.0.1' || host === 'localhost' || host === '::1') return { port: Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) };
-    return { remote: parsed.host };
-  } catch {
-    return null;
-  }
-}
-
-/** Claude Code keeps a session as `<config>/projects/<project>/<id>.jsonl`: resume only one that exists. */
-async function sessionExists(configDir: string, sessionId: string): Promise<boolean> {
-  const projects = join(configDir, 'projects');
-  const entries = await readdir(projects).catch(() => [] as string[]);
-  for (const entry of entries) {
-    const found = await stat(join(projects, entry, `${sessionId}.jsonl`)).then(
-      () => true,
-      () => false,
-    );
-    if (found) return true;
-  }
-  return false;
-}
 
 /** A streaming-input queue: the first user message, reminders after it, closed when the turn is over. */
 class InputQueue implements AsyncIterable<SDKUserMessage> {
@@ -173,30 +138,18 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
   readonly id: string;
   readonly capabilities: TransportCapabilities;
   private readonly backendOf: (typeof BACKENDS)['claude'];
-  private sandboxChoice: Promise<{ backend: SandboxBackend | null; detail: string }> | null = null;
+  private readonly sandboxChoice: RunnerSandboxChoice;
 
   constructor(private readonly options: ClaudeAgentSdkTransportOptions) {
     this.backendOf = BACKENDS[options.backend ?? 'claude'];
     this.capabilities = this.backendOf.capabilities;
     this.id = this.capabilities.adapterId;
-  }
-
-  private sandboxBackend(): Promise<{ backend: SandboxBackend | null; detail: string }> {
-    if (!this.sandboxChoice) {
-      const choice = this.options.sandbox ?? 'auto';
-      this.sandboxChoice =
-        choice === 'none'
-          ? Promise.resolve({ backend: null, detail: 'disabled by configuration' })
-          : choice === 'auto'
-            ? selectSandbox()
-            : Promise.resolve({ backend: choice, detail: choice.id });
-    }
-    return this.sandboxChoice;
+    this.sandboxChoice = new RunnerSandboxChoice(options.sandbox);
   }
 
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
-    if (context.signal.aborted) return { outcome: 'cancelled', error: null, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
+    if (context.signal.aborted) return cancelledResult();
     const profile = getCapabilityProfile(context.mode);
     const readOnly = profile.worktree === 'readOnly';
     // MODE-2, RLY-9: the relay mode is fixed when the turn starts; each turn is a fresh process, so
@@ -207,30 +160,10 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
     const contract = buildCompletionContract(profile);
     const verb = contract && surfaced.includes(contract.outputVerb) ? contract.outputVerb : null;
 
-    const root = join(context.workspaceDir, 'claude-agent-sdk');
-    const runDir = join(root, 'runs', safeSegment(context.runId));
-    const home = join(runDir, 'home');
-    const configDir = join(root, 'sessions', safeSegment(`${context.conversationId ?? context.runId}-${context.agent.id}`));
-    const pushStagingDir = join(root, 'push-staging');
-    await Promise.all([home, configDir, pushStagingDir].map((directory) => mkdir(directory, { recursive: true, mode: 0o700 })));
-
+    const { runDir, home, configDir, pushStagingDir } = await makeRunnerDirs(context, 'claude-agent-sdk');
     const remotes = context.checkout?.pushRemotes ?? [];
-    const runEnded = new AbortController();
-    const session: HookSession = {
-      token: context.mcp.token,
-      workspaceId: context.workspaceId,
-      runId: context.runId,
-      mode: context.mode,
-      worktreePath: context.worktreePath,
-      gate: (action, signal) => context.gate(action, signal),
-      signal: AbortSignal.any([runEnded.signal, context.signal]),
-      pushRemotes: new Map(remotes.map((remote) => [remote.id, remote])),
-      pushStagingDir,
-      decisions: [],
-      // The hook route serves only the Claude Code CLI's script; this runner's hook is in-process.
-      pushOnly: true,
-    };
-    const unregister = this.options.hookSessions.register(session);
+    // The hook route serves only the Claude Code CLI's script; this runner's hook is in-process.
+    const { session, end } = registerRunSession(this.options.hookSessions, context, pushStagingDir, { pushOnly: true });
     let launch: SandboxLaunch | null = null;
     try {
       const env = runnerEnvironment({
@@ -249,26 +182,13 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
           ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
         },
       });
-      const { backend, detail } = await this.sandboxBackend();
-      if (!backend && !this.options.allowUnsandboxed) {
-        context.setSandbox(`none: ${detail}; refused: unsandboxed runners are not allowed on this server`);
-        return {
-          outcome: 'failed',
-          error: `The Claude Agent SDK runner needs an OS sandbox and this server has none (${detail}); start the server with --allow-unsandboxed-runners to accept running it as the server's user (SEC-6).`,
-          deliverableFailed: false,
-          usage: emptyUsage(),
-          costUsd: null,
-          finalText: '',
-        };
-      }
-      if (!backend) {
-        context.setSandbox(`none: ${detail}; unsandboxed by operator opt-in (--allow-unsandboxed-runners), fallback (SBX-2): sanitized environment, brokered model endpoint and run token, pushes through the push proxy, conversation worktree as cwd`);
-      }
-      const resume = context.previousSessionId && (await sessionExists(configDir, context.previousSessionId)) ? context.previousSessionId : null;
+      const { backend, detail } = await this.sandboxChoice.get();
+      if (!backend && !this.options.allowUnsandboxed) return unsandboxedRefusal(context, 'Claude Agent SDK', detail);
+      if (!backend) context.setSandbox(`none: ${detail}; ${UNSANDBOXED_OPT_IN}`);
+      const resume = context.previousSessionId && (await claudeSessionExists(configDir, context.previousSessionId)) ? context.previousSessionId : null;
       return await this.execute({ context, env, readOnly, relayModeSentences: modeOptions.sentences, permissionMode: modeOptions.permissionMode, surfaced, verb, contract, session, resume, configDir, home, backend, setLaunch: (value) => (launch = value), log });
     } finally {
-      runEnded.abort();
-      unregister();
+      end();
       await (launch as SandboxLaunch | null)?.dispose().catch((error: unknown) => log('claude-agent-sdk: sandbox cleanup failed', error));
       await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
     }
@@ -527,26 +447,18 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
 
   /** Mounts and network for the runner, from the run's record only (SEC-3), like the Claude Code CLI's. */
   private sandboxSpec(context: TransportRunContext, launcher: { command: string; args: string[] }, input: { readOnly: boolean; configDir: string; home: string }): SandboxSpec {
-    const shared = context.checkout?.sharedObjectsDir ? [context.checkout.sharedObjectsDir] : [];
-    const ports: number[] = [];
-    const remote: string[] = [];
-    for (const url of [context.serverUrl, context.mcp.url]) {
-      const target = loopbackPort(url);
-      if (target && 'port' in target) ports.push(target.port);
-      else if (target) remote.push(target.remote);
-    }
-    const hidden = [context.workspaceDir, ...(this.options.hiddenPaths ?? [])];
-    if (this.options.hideHome !== false) hidden.push(homedir());
-    return {
+    return runnerSandboxSpec({
+      context,
       command: launcher.command,
       args: launcher.args,
-      cwd: context.worktreePath,
-      writable: [input.configDir, ...(input.readOnly ? [] : [context.worktreePath])],
-      readOnly: [...sdkExposedPaths(), ...shared, ...(input.readOnly ? [context.worktreePath] : [])],
-      hidden,
-      privateTmp: ['/tmp', input.home],
-      network: remote.length === 0 ? { kind: 'loopback', ports } : { kind: 'host', reason: `the run needs ${[...new Set(remote)].join(', ')}, which is not on loopback` },
-    };
+      readOnly: input.readOnly,
+      home: input.home,
+      writable: [input.configDir],
+      readOnlyPaths: sdkExposedPaths(),
+      ...(this.options.hiddenPaths ? { hiddenPaths: this.options.hiddenPaths } : {}),
+      ...(this.options.hideHome !== undefined ? { hideHome: this.options.hideHome } : {}),
+      network: runnerNetwork([context.serverUrl, context.mcp.url]),
+    });
   }
 }
 

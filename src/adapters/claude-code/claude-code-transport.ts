@@ -1,16 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, realpath, rm, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { realpath, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { AgentEvent } from '../../harness/agent-events.js';
-import type { ModelUsage } from '../../llm/model-types.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
 import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/sandbox-spec.js';
-import { selectSandbox } from '../../sandbox/select-sandbox.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
@@ -19,6 +16,7 @@ import { resolveClaudePath } from './claude-binary.js';
 import { CLAUDE_CODE_ADAPTER_ID, CLAUDE_CODE_CAPABILITIES } from './claude-code-capabilities.js';
 import { hookSettings, writeHookFiles } from './hook-script.js';
 import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
+import { cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, safeSegment, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
 import { NdjsonFramer, type MalformedLine } from './ndjson-framer.js';
 import { signalProcessTree } from './process-tree.js';
 import { ClaudeStreamTranslator } from './stream-translator.js';
@@ -59,43 +57,6 @@ export interface ClaudeCodeTransportOptions {
 }
 
 
-function emptyUsage(): Required<ModelUsage> {
-  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-}
-
-function loopbackPort(url: string | undefined): { port: number } | { remote: string } | null {
-  if (!url) return null;
-  try {
-    const parsed = new URL(url);
-    const host = parsed.hostname.replace(/^\[|\]$/g, '');
-    if (host === '127.0.0.1' || host === 'localhost' || host === '::1') {
-      return { port: Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) };
-    }
-    return { remote: parsed.host };
-  } catch {
-    return null;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** Claude Code keeps a session as `<config>/projects/<project>/<id>.jsonl`. */
-async function sessionExists(configDir: string, sessionId: string): Promise<boolean> {
-  const projects = join(configDir, 'projects');
-  const entries = await readdir(projects).catch(() => [] as string[]);
-  for (const entry of entries) if (await exists(join(projects, entry, `${sessionId}.jsonl`))) return true;
-  return false;
-}
-
-function safeSegment(value: string): string {
-  return value.replace(/[^A-Za-z0-9_-]/g, '_');
-}
-
 /**
  * SKL-5: where the server puts a run's scanned skills as a Claude Code plugin before the run starts
  * (`skills/<name>/…` plus `.claude-plugin/plugin.json`). Server-owned and mounted read-only: with
@@ -117,24 +78,16 @@ export class ClaudeCodeTransport implements AgentTransport {
   readonly id = CLAUDE_CODE_ADAPTER_ID;
   readonly capabilities = CLAUDE_CODE_CAPABILITIES;
   private readonly sessions: HookSessions;
-  private sandboxChoice: Promise<{ backend: SandboxBackend | null; detail: string }> | null = null;
+  private readonly sandboxChoice: RunnerSandboxChoice;
 
   constructor(private readonly options: ClaudeCodeTransportOptions) {
     this.sessions = options.hookSessions;
+    this.sandboxChoice = new RunnerSandboxChoice(options.sandbox);
   }
 
   /** The backend runs will use, or why none (probed once per transport). */
   sandboxBackend(): Promise<{ backend: SandboxBackend | null; detail: string }> {
-    if (!this.sandboxChoice) {
-      const choice = this.options.sandbox ?? 'auto';
-      this.sandboxChoice =
-        choice === 'none'
-          ? Promise.resolve({ backend: null, detail: 'disabled by configuration' })
-          : choice === 'auto'
-            ? selectSandbox()
-            : Promise.resolve({ backend: choice, detail: choice.id });
-    }
-    return this.sandboxChoice;
+    return this.sandboxChoice.get();
   }
 
   async run(context: TransportRunContext): Promise<TransportResult> {
@@ -144,7 +97,7 @@ export class ClaudeCodeTransport implements AgentTransport {
       log(`claude-code: ${message}`, line);
       context.emit({ type: 'protocol_error', source: 'claude-code', message, ...(line !== undefined ? { line } : {}) });
     };
-    if (context.signal.aborted) return { outcome: 'cancelled', error: null, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
+    if (context.signal.aborted) return cancelledResult();
 
     const profile = getCapabilityProfile(context.mode);
     const readOnly = profile.worktree === 'readOnly';
@@ -152,36 +105,17 @@ export class ClaudeCodeTransport implements AgentTransport {
     const contract = buildCompletionContract(profile);
     const verb = contract && surfaced.includes(contract.outputVerb) ? contract.outputVerb : null;
 
-    const root = join(context.workspaceDir, 'claude-code');
-    const runDir = join(root, 'runs', safeSegment(context.runId));
-    const home = join(runDir, 'home');
-    const hookDir = join(runDir, 'hook');
-    const configDir = join(root, 'sessions', safeSegment(`${context.conversationId ?? context.runId}-${context.agent.id}`));
-    const pushStagingDir = join(root, 'push-staging');
-    await Promise.all([home, hookDir, configDir, pushStagingDir].map((directory) => mkdir(directory, { recursive: true, mode: 0o700 })));
+    const { runDir, home, configDir, pushStagingDir, extra } = await makeRunnerDirs(context, 'claude-code', ['hook']);
+    const hookDir = extra[0]!;
 
     const hookTimeoutSeconds = this.options.hookTimeoutSeconds ?? 3600;
     const hook = await writeHookFiles(hookDir, { serverUrl: context.serverUrl, token: context.mcp.token, timeoutSeconds: hookTimeoutSeconds });
-    // SEC-2, SEC-3: the remotes the server recorded from the user's repository, not the worktree's config.
     const remotes = context.checkout?.pushRemotes ?? [];
-    const runEnded = new AbortController();
-    const session: HookSession = {
-      token: context.mcp.token,
-      workspaceId: context.workspaceId,
-      runId: context.runId,
-      mode: context.mode,
-      worktreePath: context.worktreePath,
-      gate: (action, signal) => context.gate(action, signal),
-      signal: AbortSignal.any([runEnded.signal, context.signal]),
-      pushRemotes: new Map(remotes.map((remote) => [remote.id, remote])),
-      pushStagingDir,
-      decisions: [],
-    };
-    const unregister = this.sessions.register(session);
+    const { session, end } = registerRunSession(this.sessions, context, pushStagingDir);
     let launch: SandboxLaunch | null = null;
     try {
       const claudePath = this.options.claudePath ?? resolveClaudePath(context.env);
-      const resume = context.previousSessionId && (await sessionExists(configDir, context.previousSessionId)) ? context.previousSessionId : null;
+      const resume = context.previousSessionId && (await claudeSessionExists(configDir, context.previousSessionId)) ? context.previousSessionId : null;
       const appendSystemPrompt = [
         context.systemPrompt,
         surfaced.length > 0
@@ -222,20 +156,15 @@ export class ClaudeCodeTransport implements AgentTransport {
         launch = await backend.prepare(await this.sandboxSpec({ context, claudePath, args, readOnly, home, runDir, hookDir, configDir, env }));
         context.setSandbox(launch.description);
       } else if (!this.options.allowUnsandboxed) {
-        const reason = `Claude Code needs an OS sandbox and this server has none (${detail}); without one it would run as the server's user and could read the operator token. Install bubblewrap (Linux) or use macOS, or start the server with --allow-unsandboxed-runners (CONTROL_CENTER_ALLOW_UNSANDBOXED_RUNNERS=1) to accept that risk (SEC-6).`;
-        context.setSandbox(`none: ${detail}; refused: unsandboxed runners are not allowed on this server`);
-        return { outcome: 'failed', error: reason, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
+        return unsandboxedRefusal(context, 'Claude Code', detail);
       } else {
-        context.setSandbox(
-          `none: ${detail}; unsandboxed by operator opt-in (--allow-unsandboxed-runners), fallback (SBX-2): sanitized environment (PATH, locale, private HOME, brokered model endpoint and run token only), pushes through the push proxy, conversation worktree as cwd`,
-        );
+        context.setSandbox(`none: ${detail}; ${UNSANDBOXED_OPT_IN}`);
       }
       const command = launch?.command ?? claudePath;
       const commandArgs = launch?.args ?? args;
       return await this.execute({ context, command, commandArgs, env, verb, contract, session, emit, protocolError, log });
     } finally {
-      runEnded.abort();
-      unregister();
+      end();
       await launch?.dispose().catch((error: unknown) => log('claude-code: sandbox cleanup failed', error));
       await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
     }
@@ -252,35 +181,21 @@ export class ClaudeCodeTransport implements AgentTransport {
     configDir: string;
     env: Record<string, string>;
   }): Promise<SandboxSpec> {
-    const { context, readOnly } = input;
-    const shared = context.checkout?.sharedObjectsDir ? [context.checkout.sharedObjectsDir] : [];
-    const ports: number[] = [];
-    const remote: string[] = [];
-    for (const url of [context.serverUrl, context.mcp.url, input.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com']) {
-      const target = loopbackPort(url);
-      if (target && 'port' in target) ports.push(target.port);
-      else if (target) remote.push(target.remote);
-    }
     const claudeReal = await realpath(input.claudePath).catch(() => input.claudePath);
     const exposed = [dirname(claudeReal), dirname(process.execPath)].filter((path) => path.startsWith('/'));
-    const hidden = [context.workspaceDir, ...(this.options.hiddenPaths ?? [])];
-    if (this.options.hideHome !== false) hidden.push(homedir());
-    return {
+    const plugin = claudeSkillsPluginDir(input.context.workspaceDir, input.context.runId);
+    return runnerSandboxSpec({
+      context: input.context,
       command: input.claudePath,
       args: input.args,
-      cwd: context.worktreePath,
-      // SEC-3: the checkout (a clone whose `.git` is its own) is the only writable repository; the
-      // shared objects of the user's repository are read-only; both come from the server's record,
-      // never from `git rev-parse` in the worktree, whose `.git` the agent can point anywhere.
-      writable: [input.configDir, ...(readOnly ? [] : [context.worktreePath])],
-      readOnly: [input.hookDir, ...(existsSync(claudeSkillsPluginDir(context.workspaceDir, context.runId)) ? [claudeSkillsPluginDir(context.workspaceDir, context.runId)] : []), ...exposed, ...shared, ...(readOnly ? [context.worktreePath] : [])],
-      hidden,
-      privateTmp: ['/tmp', input.home],
-      network:
-        remote.length === 0
-          ? { kind: 'loopback', ports }
-          : { kind: 'host', reason: `the run needs ${[...new Set(remote)].join(', ')}, which is not on loopback` },
-    };
+      readOnly: input.readOnly,
+      home: input.home,
+      writable: [input.configDir],
+      readOnlyPaths: [input.hookDir, ...(existsSync(plugin) ? [plugin] : []), ...exposed],
+      ...(this.options.hiddenPaths ? { hiddenPaths: this.options.hiddenPaths } : {}),
+      ...(this.options.hideHome !== undefined ? { hideHome: this.options.hideHome } : {}),
+      network: runnerNetwork([input.context.serverUrl, input.context.mcp.url, input.env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com']),
+    });
   }
 
   private async execute(input: {

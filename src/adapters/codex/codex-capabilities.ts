@@ -1,0 +1,30 @@
+import type { TransportCapabilities } from '../transport-capabilities.js';
+
+/** The `adapterId` of agents that run on OpenAI Codex (`codex app-server`, RLY-7). */
+export const CODEX_ADAPTER_ID = 'codex';
+
+/**
+ * What the Codex transport supports (ADP-1, RLY-7). Codex runs its commands in its own read-only
+ * sandbox; a command that must escape it (any write) and every patch come to the host as approval
+ * requests, which the policy engine answers. Commands that stay inside Codex's read-only sandbox
+ * (reads) run without asking, so shell commands are not gated on every call; the OS sandbox around
+ * the app-server (the worktree read-only in read-only modes) bounds everything it runs.
+ * The completion contract is observed: a completed MCP call of the output verb; a turn without it is
+ * followed by a reminder turn (twice at most), then the run is flagged.
+ * No steer/pause (a turn's input is fixed at start); cancel interrupts the turn and ends the process.
+ */
+export const CODEX_CAPABILITIES: TransportCapabilities = {
+  adapterId: CODEX_ADAPTER_ID,
+  label: 'OpenAI Codex',
+  steer: false,
+  pauseResume: false,
+  cancel: true,
+  subagents: 'inRunner',
+  nativeTools: true,
+  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
+  completionContract: ['plan', 'orchestrate'],
+  structuralModes: ['chat'],
+  sandbox: true,
+  // SKL-5: nothing is materialized for Codex yet, and its own skill discovery is not bounded by the server.
+  skills: 'unfed',
+};

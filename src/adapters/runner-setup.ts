@@ -1,0 +1,208 @@
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { HookSession, HookSessions } from '../core/hook-sessions.js';
+import type { ModelUsage } from '../llm/model-types.js';
+import type { SandboxBackend, SandboxSpec } from '../sandbox/sandbox-spec.js';
+import { selectSandbox } from '../sandbox/select-sandbox.js';
+import type { TransportResult, TransportRunContext } from './agent-transport.js';
+
+/**
+ * What every external runner transport (Claude Code, Claude Agent SDK, Codex, Copilot) sets up the
+ * same way around its process: its scratch directories, the run's hook session (push proxy, gate),
+ * the OS sandbox choice and the SEC-6 refusal when there is none, and the sandbox's network and
+ * hidden paths. One place, so a rule about runners (SBX-1, SEC-3, SEC-6) is written once.
+ */
+
+/** A usage record with every counter at zero. */
+export function emptyUsage(): Required<ModelUsage> {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+/** An id made safe as one path segment (run and conversation ids come from the database, but never trust a path built from data). */
+export function safeSegment(value: string): string {
+  return value.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/** A cancelled turn's result, before anything started. */
+export function cancelledResult(): TransportResult {
+  return { outcome: 'cancelled', error: null, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
+}
+
+/** Claude Code keeps a session as `<config>/projects/<project>/<id>.jsonl`: resume only one that exists. */
+export async function claudeSessionExists(configDir: string, sessionId: string): Promise<boolean> {
+  const projects = join(configDir, 'projects');
+  const entries = await readdir(projects).catch(() => [] as string[]);
+  for (const entry of entries) {
+    const found = await stat(join(projects, entry, `${sessionId}.jsonl`)).then(
+      () => true,
+      () => false,
+    );
+    if (found) return true;
+  }
+  return false;
+}
+
+/** Where one run of one runner keeps its files under the workspace's data directory. */
+export interface RunnerDirs {
+  /** `<workspace>/<runner>`. */
+  root: string;
+  /** This run's scratch directory, removed when the run ends. */
+  runDir: string;
+  /** The runner's private HOME (a tmpfs inside the sandbox). */
+  home: string;
+  /** The runner's own state for this conversation and agent, kept across turns (sessions). */
+  configDir: string;
+  /** Where the push proxy stages pushes. */
+  pushStagingDir: string;
+}
+
+/** Makes (0700) and returns a run's directories; `extra` names more directories under the run directory. */
+export async function makeRunnerDirs(context: TransportRunContext, runner: string, extra: string[] = []): Promise<RunnerDirs & { extra: string[] }> {
+  const root = join(context.workspaceDir, runner);
+  const runDir = join(root, 'runs', safeSegment(context.runId));
+  const home = join(runDir, 'home');
+  const configDir = join(root, 'sessions', safeSegment(`${context.conversationId ?? context.runId}-${context.agent.id}`));
+  const pushStagingDir = join(root, 'push-staging');
+  const more = extra.map((name) => join(runDir, name));
+  await Promise.all([home, configDir, pushStagingDir, ...more].map((directory) => mkdir(directory, { recursive: true, mode: 0o700 })));
+  return { root, runDir, home, configDir, pushStagingDir, extra: more };
+}
+
+/**
+ * Registers the run's hook session (the push proxy and, for Claude Code, the hook route read it).
+ * `end()` aborts its signal and unregisters it; call it when the run is over.
+ */
+export function registerRunSession(
+  hookSessions: HookSessions,
+  context: TransportRunContext,
+  pushStagingDir: string,
+  options: { pushOnly?: boolean } = {},
+): { session: HookSession; end: () => void } {
+  const remotes = context.checkout?.pushRemotes ?? [];
+  const runEnded = new AbortController();
+  const session: HookSession = {
+    token: context.mcp.token,
+    workspaceId: context.workspaceId,
+    runId: context.runId,
+    mode: context.mode,
+    worktreePath: context.worktreePath,
+    gate: (action, signal) => context.gate(action, signal),
+    signal: AbortSignal.any([runEnded.signal, context.signal]),
+    // SEC-2, SEC-3: the remotes the server recorded from the user's repository, not the worktree's config.
+    pushRemotes: new Map(remotes.map((remote) => [remote.id, remote])),
+    pushStagingDir,
+    decisions: [],
+    ...(options.pushOnly ? { pushOnly: true } : {}),
+  };
+  const unregister = hookSessions.register(session);
+  return {
+    session,
+    end: () => {
+      runEnded.abort();
+      unregister();
+    },
+  };
+}
+
+/** The sandbox a transport's runs use, or why none; probed once per transport. */
+export class RunnerSandboxChoice {
+  private choice: Promise<{ backend: SandboxBackend | null; detail: string }> | null = null;
+
+  constructor(private readonly configured: 'auto' | 'none' | SandboxBackend = 'auto') {}
+
+  get(): Promise<{ backend: SandboxBackend | null; detail: string }> {
+    if (!this.choice) {
+      const choice = this.configured;
+      this.choice =
+        choice === 'none'
+          ? Promise.resolve({ backend: null, detail: 'disabled by configuration' })
+          : choice === 'auto'
+            ? selectSandbox()
+            : Promise.resolve({ backend: choice, detail: choice.id });
+    }
+    return this.choice;
+  }
+}
+
+/**
+ * SEC-6: the result of a run refused because no OS sandbox would wrap the runner and the operator did
+ * not opt in; records why on the run.
+ */
+export function unsandboxedRefusal(context: TransportRunContext, runnerName: string, detail: string): TransportResult {
+  context.setSandbox(`none: ${detail}; refused: unsandboxed runners are not allowed on this server`);
+  return {
+    outcome: 'failed',
+    error: `The ${runnerName} runner needs an OS sandbox and this server has none (${detail}); without one it would run as the server's user and could read the operator token. Install bubblewrap (Linux) or use macOS, or start the server with --allow-unsandboxed-runners to accept that risk (SEC-6).`,
+    deliverableFailed: false,
+    usage: emptyUsage(),
+    costUsd: null,
+    finalText: '',
+  };
+}
+
+/** The line recorded on a run that goes unsandboxed by the operator's opt-in (SBX-2). */
+export const UNSANDBOXED_OPT_IN =
+  'unsandboxed by operator opt-in (--allow-unsandboxed-runners), fallback (SBX-2): sanitized environment (PATH, locale, private HOME, brokered model endpoint and run token only), pushes through the push proxy, conversation worktree as cwd';
+
+function loopbackPort(url: string | undefined): { port: number } | { remote: string } | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    const host = parsed.hostname.replace(/^\[|\]$/g, '');
+    if (host === '127.0.0.1' || host === 'localhost' || host === '::1') return { port: Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80)) };
+    return { remote: parsed.host };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The sandbox network for a runner that must reach `urls` (the server, its MCP endpoint, the model
+ * proxy): loopback-only with those ports when all are local, else the host network, saying why.
+ */
+export function runnerNetwork(urls: Array<string | undefined>): SandboxSpec['network'] {
+  const ports: number[] = [];
+  const remote: string[] = [];
+  for (const url of urls) {
+    const target = loopbackPort(url);
+    if (target && 'port' in target) ports.push(target.port);
+    else if (target) remote.push(target.remote);
+  }
+  return remote.length === 0 ? { kind: 'loopback', ports } : { kind: 'host', reason: `the run needs ${[...new Set(remote)].join(', ')}, which is not on loopback` };
+}
+
+/**
+ * The mounts every runner gets (SEC-3): the worktree writable only in a writable mode, the shared
+ * objects read-only, the data root and (by default) the server user's home hidden, a private /tmp and
+ * HOME. `writable` and `readOnly` add the runner's own paths (its state directory, its binary).
+ */
+export function runnerSandboxSpec(input: {
+  context: TransportRunContext;
+  command: string;
+  args: string[];
+  readOnly: boolean;
+  home: string;
+  writable: string[];
+  readOnlyPaths: string[];
+  hiddenPaths?: string[];
+  hideHome?: boolean;
+  network: SandboxSpec['network'];
+}): SandboxSpec {
+  const { context, readOnly } = input;
+  const shared = context.checkout?.sharedObjectsDir ? [context.checkout.sharedObjectsDir] : [];
+  const hidden = [context.workspaceDir, ...(input.hiddenPaths ?? [])];
+  if (input.hideHome !== false) hidden.push(homedir());
+  return {
+    command: input.command,
+    args: input.args,
+    cwd: context.worktreePath,
+    // SEC-3: the checkout is the only writable repository; the shared objects of the user's
+    // repository are read-only; both come from the server's record, never from the worktree's `.git`.
+    writable: [...input.writable, ...(readOnly ? [] : [context.worktreePath])],
+    readOnly: [...input.readOnlyPaths, ...shared, ...(readOnly ? [context.worktreePath] : [])],
+    hidden,
+    privateTmp: ['/tmp', input.home],
+    network: input.network,
+  };
+}
