@@ -619,7 +619,7 @@ export function honestyMatrix(): HonestyMatrix {
       { id: 'claude-code', label: 'Claude Code CLI', rows: [...claudeCodeRows(), skillsRow('claude-code')] },
       { id: 'claude-agent-sdk', label: 'Claude Agent SDK', rows: [...claudeAgentSdkRows(), skillsRow('claude-agent-sdk')] },
       { id: 'deepseek', label: 'DeepSeek (Claude Agent SDK)', rows: deepseekRows() },
-      { id: 'codex', label: 'OpenAI Codex', rows: codexRows() },
+      { id: 'codex', label: 'OpenAI Codex', rows: [...codexRows(), skillsRow('codex')] },
     ],
   };
 }
@@ -684,7 +684,7 @@ export function undeclaredClaims(declarations: readonly TransportCapabilities[],
  * SKL-5: where each runner's skills come from and what bounds them (one row per adapter; DeepSeek
  * inherits the Claude Agent SDK's).
  */
-function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk'): HonestyRow {
+function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk' | 'codex'): HonestyRow {
   switch (adapterId) {
     case 'builtin':
       return row({
@@ -708,6 +708,14 @@ function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk'): H
         level: 'none',
         detail:
           'The Skills section, the repo-skills index and the `skill` tool (over MCP) come from the shared prepare stage, so what the server shows is scanned; but nothing is materialized for the SDK engine, and its own skill discovery is neither fed nor bounded by the Control Center.',
+        testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
+      });
+    case 'codex':
+      return row({
+        capability: 'skills',
+        level: 'none',
+        detail:
+          'The Skills section, the repo-skills index and the `skill` tool (over MCP) come from the shared prepare stage, so what the server shows is scanned; the server-owned `CODEX_HOME` keeps the user’s own Codex skills out, but nothing is materialized for Codex and whatever skill discovery it does in the worktree is neither fed nor bounded by the Control Center.',
         testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
       });
   }
