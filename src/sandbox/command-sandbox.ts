@@ -105,12 +105,13 @@ export class CommandSandbox {
       };
     }
     const spec = this.spec(input);
+    const launch = backend.launcher ? await backend.launcher(spec) : (command: string, args: string[]) => backend.prepare({ ...spec, command, args });
     // Prepared once up front: it names the sandbox for the run log and fails early if it cannot start.
-    const probe = await backend.prepare({ ...spec, command: 'true', args: [] });
+    const probe = await launch('true', []);
     await probe.dispose();
     return {
       description: probe.description,
-      wrapCommand: async (argv) => backend.prepare({ ...spec, command: argv[0]!, args: argv.slice(1) }),
+      wrapCommand: async (argv) => launch(argv[0]!, argv.slice(1)),
       env: { HOME: '/tmp', TMPDIR: '/tmp' },
     };
   }
