@@ -47,6 +47,15 @@ async function until(check: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** The pid a command wrote into `marker` (`echo $$ > marker`), or 0 before it has. */
+function pidIn(marker: string): number {
+  try {
+    return Number(readFileSync(marker, 'utf8')) || 0;
+  } catch {
+    return 0;
+  }
+}
+
 afterEach(() => {
   for (const created of helpers.splice(0)) created.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -96,15 +105,8 @@ describe('SpawnHelper', () => {
     const marker = join(tmpdir(), `cc-spawn-helper-pid-${process.pid}-${Date.now()}`);
     dirs.push(marker);
     const running = spawner.run(command(`echo $$ > ${marker}; sleep 30 & sleep 30; wait`));
-    let commandPid = 0;
-    await until(() => {
-      try {
-        commandPid = Number(readFileSync(marker, 'utf8'));
-      } catch {
-        return false;
-      }
-      return commandPid > 0;
-    }, 'the command to start');
+    await until(() => pidIn(marker) > 0, 'the command to start');
+    const commandPid = pidIn(marker);
     process.kill(firstHelper, 'SIGKILL');
     await expect(running).rejects.toBeInstanceOf(SpawnHelperDiedError);
     await expect(running).rejects.toThrow(/was killed by SIGKILL/);
@@ -129,15 +131,8 @@ describe('SpawnHelper', () => {
     const server = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let helperPid = 0;
     server.stdout.on('data', (chunk: Buffer) => (helperPid ||= Number(chunk.toString('utf8').split('\n')[0])));
-    let commandPid = 0;
-    await until(() => {
-      try {
-        commandPid = Number(readFileSync(marker, 'utf8'));
-      } catch {
-        return false;
-      }
-      return commandPid > 0 && helperPid > 0;
-    }, 'the command to start');
+    await until(() => pidIn(marker) > 0 && helperPid > 0, 'the command to start');
+    const commandPid = pidIn(marker);
     server.kill('SIGKILL');
     await until(() => !alive(helperPid) && !alive(commandPid), 'the helper and its command to end');
   });
