@@ -79,7 +79,7 @@ export interface TransportRunContext extends RunScope {
   /** Session id kept per conversation so the next turn can resume it. */
   previousSessionId: string | null;
   saveSessionId(sessionId: string): Promise<void>;
-  /** The run's tools and their chokepoint, given to an in-process transport (`inProcess`) only. */
+  /** The run's tools and their chokepoint, given only to a transport whose capabilities declare `toolExecution: 'host'`. */
   toolbox?: RunToolbox;
   /** The mode's completion contract when its verb is on the surface (HAR-4); null when there is none. */
   completion?: { outputVerb: string; reminder: string } | null;
@@ -114,13 +114,6 @@ export interface AgentTransport {
   readonly id: string;
   /** What the transport supports; routes refuse the controls it lacks (409) and the honesty matrix may not claim more. */
   readonly capabilities: TransportCapabilities;
-  /**
-   * True for a transport that runs the agent loop inside this process and calls the run's tools
-   * through `context.toolbox` (the built-in harness). Any other transport is an external runner:
-   * it brings its own file and shell tools, reaches the product's tools over MCP with the run's
-   * token, and its model traffic is metered by the model broker (SEC-6).
-   */
-  readonly inProcess?: boolean;
   /**
    * Checked before the run is marked running: the model id the run records, or a thrown error that
    * fails the run before a checkout is made (a model the built-in harness cannot reach). Without it

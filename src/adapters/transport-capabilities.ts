@@ -24,6 +24,14 @@ export interface TransportCapabilities {
   readonly subagents: 'childRuns' | 'inRunner';
   /** The runner brings tools of its own, which the Control Center sees only as far as its hooks reach. */
   readonly nativeTools: boolean;
+  /**
+   * Where the run's tools execute. `host`: the transport runs the agent loop in the server's process
+   * and calls every tool through the run's toolbox (the built-in harness). `runner` (also when not
+   * declared, the safe default): an external runner with its own file and shell tools; it reaches the
+   * product's tools over MCP with a run-scoped token, and its model traffic is metered by the broker
+   * (SEC-6). See {@link runsToolsOnHost}.
+   */
+  readonly toolExecution?: 'host' | 'runner';
   /** What is decided by the policy engine before it runs, on every call, in every mode. */
   readonly gates: {
     /** The model sees exactly the mode's surface; nothing else can be called. */
@@ -47,6 +55,16 @@ export interface TransportCapabilities {
    * worktree's); `unfed` — the runner's own skill discovery is neither fed nor bounded by the server.
    */
   readonly skills: 'scannedOnly' | 'unfed';
+}
+
+/**
+ * True only for a transport that declares `toolExecution: 'host'`: the run pipeline hands it the
+ * run's toolbox and no MCP set. Anything else, including a declaration that says nothing, is treated
+ * as an external runner (MCP, runner session, broker metering), so a new transport cannot skip those
+ * by omission.
+ */
+export function runsToolsOnHost(capabilities: TransportCapabilities): boolean {
+  return capabilities.toolExecution === 'host';
 }
 
 /** The run controls a route can ask for, and the capability each one needs. */

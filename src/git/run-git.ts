@@ -1,7 +1,7 @@
-import { execFile } from 'node:child_process';
 import { GitCommandError } from './git-command-error.js';
 import { configEnvironment, hardenedGitArgs, hardenedGitEnvironment, mayRunConfiguredPrograms, patternedOverrides, pinTransportPrograms, type GitRepositoryTrust } from './git-hardening.js';
 import { assertGitOperand } from './git-operand.js';
+import { sharedSpawnHelper } from '../sandbox/spawn-helper.js';
 
 export type { GitRepositoryTrust } from './git-hardening.js';
 
@@ -31,17 +31,29 @@ export interface GitOutput {
   stderr: string;
 }
 
-function execGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, reported: readonly string[]): Promise<GitOutput> {
-  return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, env, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error) {
-        const exitCode = typeof error.code === 'number' ? error.code : null;
-        reject(new GitCommandError(reported, exitCode, stderr || error.message));
-        return;
-      }
-      resolve({ stdout, stderr });
+/** Output beyond this (per stream) fails the command, as execFile's maxBuffer did. */
+const GIT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+/** The longest delay a Node timer takes: git's own bookkeeping has no timeout of its own. */
+const NO_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * One git process, forked by the spawn helper rather than by the server (`sandbox/spawn-helper.ts`):
+ * no shell, the given cwd and environment, and any failure — a non-zero exit, a signal, output over
+ * the cap, a git that cannot start — as a {@link GitCommandError}.
+ */
+async function execGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, reported: readonly string[]): Promise<GitOutput> {
+  const definedEnv: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) definedEnv[name] = value;
+  const result = await sharedSpawnHelper()
+    .run({ command: 'git', args: [...args], cwd, env: definedEnv, detached: false, timeoutMs: NO_TIMEOUT_MS, killGraceMs: 0, drainMs: null, maxOutputBytes: GIT_MAX_OUTPUT_BYTES })
+    .catch((error: unknown) => {
+      throw new GitCommandError(reported, null, error instanceof Error ? error.message : String(error));
     });
-  });
+  const stdout = result.stdout.toString('utf8');
+  const stderr = result.stderr.toString('utf8');
+  if (result.truncated) throw new GitCommandError(reported, null, `git printed more than ${GIT_MAX_OUTPUT_BYTES} bytes`);
+  if (result.exitCode !== 0) throw new GitCommandError(reported, result.exitCode, stderr || `git ${result.signal ? `was killed by ${result.signal}` : `exited with ${result.exitCode}`}`);
+  return { stdout, stderr };
 }
 
 /**

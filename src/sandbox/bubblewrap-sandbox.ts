@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { startLoopbackRelays } from './loopback-relay.js';
-import type { SandboxBackend, SandboxLaunch, SandboxSpec } from './sandbox-spec.js';
+import type { SandboxBackend, SandboxLaunch, SandboxLauncher, SandboxSpec } from './sandbox-spec.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -171,7 +171,21 @@ export class BubblewrapSandbox implements SandboxBackend {
   constructor(private readonly bwrap = 'bwrap') {}
 
   async prepare(input: SandboxSpec): Promise<SandboxLaunch> {
-    const spec = await normalize(input);
+    return this.launch(await normalize(input));
+  }
+
+  /**
+   * The run's paths are the server's own (the checkout, the shared objects, the hidden data
+   * directories): the agent cannot swap them for symlinks, since the checkout is a mount point inside
+   * the sandbox and everything around it is hidden or read-only. So resolving them once per run gives
+   * every command the same mounts as resolving them per command; the loopback relays stay per command.
+   */
+  async launcher(input: Omit<SandboxSpec, 'command' | 'args'>): Promise<SandboxLauncher> {
+    const resolved = await normalize({ ...input, command: 'true', args: [] });
+    return (command, args) => this.launch({ ...resolved, command, args });
+  }
+
+  private async launch(spec: SandboxSpec): Promise<SandboxLaunch> {
     const relays = spec.network.kind === 'loopback' ? await startLoopbackRelays(spec.network.ports) : null;
     return {
       command: this.bwrap,

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
 import type { CheckoutCommandResult, CheckoutRunner } from '../git/checkout-runner.js';
@@ -8,6 +7,7 @@ import { tryGit } from '../git/run-git.js';
 import { sanitizedEnv } from './sanitized-env.js';
 import type { SandboxBackend, SandboxSpec } from './sandbox-spec.js';
 import { selectSandbox, type SandboxSelection } from './select-sandbox.js';
+import { sharedSpawnHelper } from './spawn-helper.js';
 
 export interface CommandSandboxOptions {
   /**
@@ -105,12 +105,13 @@ export class CommandSandbox {
       };
     }
     const spec = this.spec(input);
+    const launch = backend.launcher ? await backend.launcher(spec) : (command: string, args: string[]) => backend.prepare({ ...spec, command, args });
     // Prepared once up front: it names the sandbox for the run log and fails early if it cannot start.
-    const probe = await backend.prepare({ ...spec, command: 'true', args: [] });
+    const probe = await launch('true', []);
     await probe.dispose();
     return {
       description: probe.description,
-      wrapCommand: async (argv) => backend.prepare({ ...spec, command: argv[0]!, args: argv.slice(1) }),
+      wrapCommand: async (argv) => launch(argv[0]!, argv.slice(1)),
       env: { HOME: '/tmp', TMPDIR: '/tmp' },
     };
   }
@@ -194,26 +195,25 @@ export class CommandSandbox {
   }
 }
 
-/** Longest a server-side command in a checkout may take (a bundle of a large history, a checkpoint). */
+/**
+ * Longest a server-side command in a checkout may take (a bundle of a large history, a checkpoint).
+ * The command is forked by the spawn helper, not by the server (`spawn-helper.ts`).
+ */
 const CHECKOUT_COMMAND_TIMEOUT_MS = 10 * 60_000;
 
-function runToEnd(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CheckoutCommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), CHECKOUT_COMMAND_TIMEOUT_MS);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8'), exitCode: code });
-    });
+async function runToEnd(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CheckoutCommandResult> {
+  const result = await sharedSpawnHelper().run({
+    command,
+    args,
+    cwd,
+    env,
+    detached: false,
+    timeoutMs: CHECKOUT_COMMAND_TIMEOUT_MS,
+    killGraceMs: 0,
+    drainMs: null,
+    maxOutputBytes: null,
   });
+  return { stdout: result.stdout, stderr: result.stderr.toString('utf8'), exitCode: result.exitCode };
 }
 
 /**

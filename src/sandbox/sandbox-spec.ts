@@ -39,8 +39,16 @@ export interface SandboxLaunch {
   dispose(): Promise<void>;
 }
 
+/** Starts commands in one sandbox whose paths have been resolved once. */
+export type SandboxLauncher = (command: string, args: string[]) => Promise<SandboxLaunch>;
+
 /** An OS sandbox that can wrap a process. */
 export interface SandboxBackend {
   readonly id: 'bubblewrap' | 'seatbelt';
   prepare(spec: SandboxSpec): Promise<SandboxLaunch>;
+  /**
+   * For many commands in the same sandbox (a run's `bash` calls): the spec's paths are resolved once,
+   * not per command. Optional; without it each command is a `prepare`.
+   */
+  launcher?(spec: Omit<SandboxSpec, 'command' | 'args'>): Promise<SandboxLauncher>;
 }

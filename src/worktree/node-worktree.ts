@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { CheckedPathFiles } from './checked-path-files.js';
@@ -7,6 +6,7 @@ import { procFdSupported } from './proc-fd-support.js';
 import type { WalkedFile } from './walked-file.js';
 import type { WorktreeFiles } from './worktree-files.js';
 import { sanitizedEnv } from '../sandbox/sanitized-env.js';
+import { sharedSpawnHelper, type SpawnHelper } from '../sandbox/spawn-helper.js';
 import type { ExecResult, WorktreeOperations } from './worktree-operations.js';
 
 /** What to spawn instead of a command's own argv, and what to clean up once it ended. */
@@ -36,37 +36,13 @@ export interface NodeWorktreeOptions {
    * what tests use to cover that fallback). Default: `confined` wherever it is supported.
    */
   fileAccess?: 'confined' | 'checkedPaths';
+  /** Who forks the commands. Default: the process's {@link sharedSpawnHelper}, so the server never forks itself. */
+  spawnHelper?: SpawnHelper;
 }
 
 const DEFAULT_KILL_GRACE_MS = 2_000;
 /** How long to wait for the output pipes to close once the shell itself has exited. */
 const PIPE_DRAIN_MS = 1_000;
-/** Keeps the first `limit` bytes of a stream and counts what it drops. */
-class CappedBuffer {
-  private readonly chunks: Buffer[] = [];
-  private kept = 0;
-  truncated = false;
-
-  constructor(private readonly limit: number) {}
-
-  push(chunk: Buffer): void {
-    const room = this.limit - this.kept;
-    if (room <= 0) {
-      if (chunk.length > 0) this.truncated = true;
-      return;
-    }
-    const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (piece.length < chunk.length) this.truncated = true;
-    this.chunks.push(piece);
-    this.kept += piece.length;
-  }
-
-  text(): string {
-    // A cut in the middle of a multi-byte character becomes U+FFFD; that is fine for a model to read.
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
-}
-
 /**
  * The real {@link WorktreeOperations} over a directory on this machine (HAR-7).
  *
@@ -80,7 +56,8 @@ class CappedBuffer {
  *
  * Commands run under `bash -c` in their own process group, so a timeout or an abort stops the whole
  * tree of processes the command started, and so does the end of the command: a tool call leaves no
- * process behind. A `wrapCommand` option starts the same `bash -c` inside something else (the run
+ * process behind. The commands are forked by the spawn helper (`sandbox/spawn-helper.ts`), not by
+ * this process, with the same argv, environment and rules. A `wrapCommand` option starts the same `bash -c` inside something else (the run
  * executor passes the host's OS sandbox); the path rules above do not change with it.
  */
 export class NodeWorktree implements WorktreeOperations {
@@ -90,12 +67,14 @@ export class NodeWorktree implements WorktreeOperations {
   private readonly killGraceMs: number;
   private readonly defaultEnv: Record<string, string> | undefined;
   private readonly wrapCommand: CommandWrapper | undefined;
+  private readonly spawnHelper: SpawnHelper;
 
   constructor(root: string, options: NodeWorktreeOptions = {}) {
     this.root = resolvePath(root);
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.defaultEnv = options.defaultEnv;
     this.wrapCommand = options.wrapCommand;
+    this.spawnHelper = options.spawnHelper ?? sharedSpawnHelper();
     const confined = (options.fileAccess ?? 'confined') === 'confined' && procFdSupported();
     this.files = confined ? new ConfinedFiles(this.root) : new CheckedPathFiles(this.root);
   }
@@ -152,79 +131,28 @@ export class NodeWorktree implements WorktreeOperations {
     cwd: string,
     options: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal; env?: Record<string, string> },
   ): Promise<ExecResult> {
-    const stdout = new CappedBuffer(options.maxOutputBytes);
-    const stderr = new CappedBuffer(options.maxOutputBytes);
-    const child = spawn(launch.command, launch.args, {
+    const result = await this.spawnHelper.run({
+      command: launch.command,
+      args: launch.args,
       cwd,
       env: options.env ?? this.defaultEnv ?? sanitizedEnv(),
+      // Its own process group: a stop and the command's end reach everything it started.
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      timeoutMs: options.timeoutMs,
+      killGraceMs: this.killGraceMs,
+      drainMs: PIPE_DRAIN_MS,
+      maxOutputBytes: options.maxOutputBytes,
+      signal: options.signal,
     });
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-
-    let timedOut = false;
-    let aborted = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    const killGroup = (signal: NodeJS.Signals): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        // ESRCH: the group is already gone.
-      }
+    // A cut in the middle of a multi-byte character becomes U+FFFD; that is fine for a model to read.
+    return {
+      exitCode: result.exitCode,
+      signal: result.signal,
+      stdout: result.stdout.toString('utf8'),
+      stderr: result.stderr.toString('utf8'),
+      timedOut: result.timedOut,
+      truncated: result.truncated,
+      aborted: result.aborted,
     };
-    const stop = (): void => {
-      if (killTimer) return;
-      killGroup('SIGTERM');
-      killTimer = setTimeout(() => killGroup('SIGKILL'), this.killGraceMs);
-      killTimer.unref();
-    };
-    const timeoutTimer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, options.timeoutMs);
-    const onAbort = (): void => {
-      aborted = true;
-      stop();
-    };
-    options.signal.addEventListener('abort', onAbort, { once: true });
-
-    try {
-      const { exitCode, signal } = await new Promise<{ exitCode: number | null; signal: string | null }>((resolveExit, rejectExit) => {
-        let exited: { exitCode: number | null; signal: string | null } | undefined;
-        let drainTimer: NodeJS.Timeout | undefined;
-        child.once('error', rejectExit);
-        child.once('exit', (code, signalName) => {
-          exited = { exitCode: code, signal: signalName };
-          // Whatever the command left running in its group goes with it; that also closes the pipes.
-          killGroup('SIGKILL');
-          // A process that left the group (setsid) may still hold the pipes; do not wait for it forever.
-          drainTimer = setTimeout(() => {
-            child.stdout.destroy();
-            child.stderr.destroy();
-            resolveExit(exited ?? { exitCode: code, signal: signalName });
-          }, PIPE_DRAIN_MS);
-          drainTimer.unref();
-        });
-        child.once('close', (code, signalName) => {
-          if (drainTimer) clearTimeout(drainTimer);
-          resolveExit(exited ?? { exitCode: code, signal: signalName });
-        });
-      });
-      return {
-        exitCode,
-        signal,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        timedOut,
-        truncated: stdout.truncated || stderr.truncated,
-        aborted,
-      };
-    } finally {
-      clearTimeout(timeoutTimer);
-      if (killTimer) clearTimeout(killTimer);
-      options.signal.removeEventListener('abort', onAbort);
-    }
   }
 }

@@ -4,8 +4,8 @@ import type { TransportCapabilities } from '../transport-capabilities.js';
 export const BUILTIN_ADAPTER_ID = 'builtin';
 
 /**
- * The built-in harness (ADP-2) declared like any transport: every tool is its own and passes the
- * one chokepoint, subagents are child runs, steering and pause act before the next model call.
+ * The built-in harness (ADP-2) declared like any transport: every tool is its own, runs on the host
+ * and passes the one chokepoint, subagents are child runs, steering and pause act before the next model call.
  * The completion contract is observed in plan mode (`submit_plan`) and orchestrate mode
  * (`propose_orchestration`, ORC-1).
  */
@@ -17,6 +17,8 @@ export const BUILTIN_CAPABILITIES: TransportCapabilities = {
   cancel: true,
   subagents: 'childRuns',
   nativeTools: false,
+  // The loop runs in the server's process; every tool is called through the run's toolbox.
+  toolExecution: 'host',
   // Pushes from a script depend on the host (sandbox, network): decided, but not on every host.
   gates: { toolSurface: true, shellCommands: true, fileWrites: true, reads: true, productTools: true, pushes: false },
   completionContract: ['plan', 'orchestrate'],

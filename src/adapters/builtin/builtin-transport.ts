@@ -36,7 +36,6 @@ export interface BuiltinTransportOptions {
 export class BuiltinTransport implements AgentTransport {
   readonly id = BUILTIN_CAPABILITIES.adapterId;
   readonly capabilities = BUILTIN_CAPABILITIES;
-  readonly inProcess = true;
   private readonly commandSandbox: CommandSandbox;
 
   constructor(private readonly options: BuiltinTransportOptions) {

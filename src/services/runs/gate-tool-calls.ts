@@ -9,17 +9,26 @@ import { fail, type Tool, type ToolContext, type ToolResult } from '../../tools/
 import { NodeWorktree } from '../../worktree/node-worktree.js';
 import type { WorktreeOperations } from '../../worktree/worktree-operations.js';
 import type { PresenceService } from '../agents/presence-service.js';
+import type { ApprovalService } from '../approvals/approval-service.js';
 import type { PolicyService, PolicyVerdict } from '../approvals/policy-service.js';
 import type { QuestionService } from '../approvals/question-service.js';
+import type { EventBus } from '../event-bus.js';
+import type { SettingsService } from '../workspaces/settings-service.js';
 import type { RunRecorder } from './record-run.js';
-import type { ToolCallGate } from './tool-call-gate.js';
 
 /** The services the gate stage consults. */
 export interface GateToolCallsDeps {
   policy: PolicyService;
-  toolCallGate: ToolCallGate;
+  approvals: ApprovalService;
+  events: EventBus;
+  settings: SettingsService;
   presence: PresenceService;
   questions: QuestionService;
+}
+
+/** `workspace rule r_1`, `default` …: which layer of the policy decided, for the model and the log. */
+function decidedBy(verdict: PolicyVerdict): string {
+  return `${verdict.decidedBy.scope}${verdict.decidedBy.ruleId ? ` rule ${verdict.decidedBy.ruleId}` : ''}`;
 }
 
 /** The run whose calls are gated. */
@@ -43,6 +52,7 @@ export interface GatedRun {
  * run passes — the built-in harness's, an external runner's product tools over MCP, and an external
  * runner's own actions reported by its hooks or the push proxy. Parse the input against the tool's
  * schema, ask the policy engine, apply the verdict (deny, fail-closed ask, approval), then execute.
+ * This file is the one home of that sequence: nothing else applies a verdict.
  */
 export class RunToolCalls implements RunToolbox {
   private worktree: WorktreeOperations;
@@ -69,19 +79,64 @@ export class RunToolCalls implements RunToolbox {
     return { mode: scope.mode, autonomy: scope.autonomy, spaceId: scope.spaceId, agentId: scope.agent.id, parentAgentId: this.run.parentAgentId, worktreeRoot: this.run.worktreePath };
   }
 
-  private gate(verdict: PolicyVerdict, call: ToolCallBlock, signal: AbortSignal): Promise<ToolResult | null> {
+  /**
+   * Applies a policy verdict to one call (POL-4, POL-7), for the built-in harness and for external
+   * runners' hooks alike. Returns null when the call may run, else the result the model gets instead:
+   * deny → an error naming the deciding rule; ask → fail closed when no operator is connected, else an
+   * approval the call waits on (the run shows as blocked meanwhile). An unanswered approval is a no.
+   */
+  private async gate(verdict: PolicyVerdict, call: ToolCallBlock, signal: AbortSignal): Promise<ToolResult | null> {
+    const { scope } = this.run;
+    const { workspaceId, agent, runId } = scope;
+    if (verdict.decision === 'allow') return null;
+    const refusal = { decidedBy: verdict.decidedBy, classes: verdict.classes };
+    if (verdict.decision === 'deny') return fail(`Denied by policy (decided by ${decidedBy(verdict)}): ${verdict.explanation}`, refusal);
+    if (this.deps.events.subscriberCount(workspaceId) === 0) {
+      return fail(
+        `Denied: this call needs an operator's approval (${verdict.classes.join(', ') || 'gated'}; decided by ${decidedBy(verdict)}) and no operator is connected to approve it (fail closed, POL-4).`,
+        refusal,
+      );
+    }
+    const settings = await this.deps.settings.get(workspaceId);
+    const outcome = await this.whileBlocked(() =>
+      this.deps.approvals.requestAndWait(
+        workspaceId,
+        {
+          kind: 'tool',
+          durable: false,
+          runId,
+          agentId: agent.id,
+          spaceId: scope.spaceId,
+          conversationId: this.run.treeConversationId,
+          title: `${agent.name} wants to run ${call.name}: ${verdict.summary}`,
+          request: { toolName: call.name, input: call.input, classes: verdict.classes, summary: verdict.summary, decidedBy: verdict.decidedBy, fingerprint: verdict.fingerprint },
+        },
+        { timeoutMs: settings.approvalTimeoutSeconds * 1000, signal },
+      ),
+    );
+    if (outcome.status === 'approved') {
+      if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'allow');
+      return null;
+    }
+    if (outcome.status === 'rejected') {
+      if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'deny');
+      return fail(`The operator rejected this call${outcome.reason ? `: ${outcome.reason}` : '.'}`, { approvalId: outcome.approval.id });
+    }
+    return fail(`Denied: ${outcome.reason ?? 'no decision'} (an unanswered approval is never a yes, POL-4).`, { approvalId: outcome.approval.id });
+  }
+
+  /** While the run waits on the operator (an approval, a question) it shows as blocked and the watchdog does not count. */
+  private async whileBlocked<T>(wait: () => Promise<T>): Promise<T> {
     const { scope, recorder } = this.run;
-    return this.deps.toolCallGate.apply(verdict, {
-      workspaceId: scope.workspaceId,
-      agent: scope.agent,
-      spaceId: scope.spaceId,
-      conversationId: this.run.treeConversationId,
-      runId: scope.runId,
-      call,
-      watchdog: recorder.watchdog,
-      setLiveness: (liveness) => recorder.setLiveness(liveness),
-      signal,
-    });
+    this.deps.presence.set(scope.workspaceId, scope.agent.id, 'blocked', scope.runId);
+    recorder.setLiveness('blocked');
+    recorder.watchdog.suspend();
+    try {
+      return await wait();
+    } finally {
+      recorder.watchdog.resume();
+      recorder.setLiveness('ok');
+    }
   }
 
   /** The one chokepoint for product tools: input validation, policy, approval gate, execution. */
@@ -131,7 +186,7 @@ export class RunToolCalls implements RunToolbox {
     return {
       allow: denied === null,
       decision: verdict.decision,
-      reason: denied?.content ?? `Allowed (decided by ${verdict.decidedBy.scope}${verdict.decidedBy.ruleId ? ` rule ${verdict.decidedBy.ruleId}` : ''}).`,
+      reason: denied?.content ?? `Allowed (decided by ${decidedBy(verdict)}).`,
       decidedBy: verdict.decidedBy,
       classes: verdict.classes,
     };
@@ -139,7 +194,7 @@ export class RunToolCalls implements RunToolbox {
 
   /** What a tool is handed: the (sandboxed) worktree, the run's state, and the operator and subagent hooks. */
   private toolContext(signal: AbortSignal): ToolContext {
-    const { scope, recorder, settings } = this.run;
+    const { scope, settings } = this.run;
     const { workspaceId, agent, runId, conversationId } = scope;
     return {
       worktree: this.worktree,
@@ -149,14 +204,11 @@ export class RunToolCalls implements RunToolbox {
       ...(conversationId
         ? {
             askUser: async (questions, questionSignal) => {
-              this.deps.presence.set(workspaceId, agent.id, 'blocked', runId);
-              recorder.setLiveness('blocked');
-              recorder.watchdog.suspend();
               try {
-                return await this.deps.questions.ask({ workspaceId, runId, agentId: agent.id, conversationId, questions }, { timeoutMs: settings.questionTimeoutSeconds * 1000, signal: questionSignal });
+                return await this.whileBlocked(() =>
+                  this.deps.questions.ask({ workspaceId, runId, agentId: agent.id, conversationId, questions }, { timeoutMs: settings.questionTimeoutSeconds * 1000, signal: questionSignal }),
+                );
               } finally {
-                recorder.watchdog.resume();
-                recorder.setLiveness('ok');
                 this.deps.presence.set(workspaceId, agent.id, 'executing', runId);
               }
             },

@@ -13,6 +13,7 @@ import { builtinTools, toolDescriptors } from '../../tools/builtin-tools.js';
 import type { Tool } from '../../tools/define-tool.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { CheckoutService } from '../workspaces/checkout-service.js';
+import { runsToolsOnHost } from '../../adapters/transport-capabilities.js';
 
 /** Extra tools a mode brings (plan verbs, review verbs…), registered by the services that own them. */
 export type ModeToolProvider = (context: ModeToolContext) => Tool[];
@@ -134,7 +135,7 @@ export async function prepareRun(deps: PrepareRunDeps, request: PrepareRunReques
 
   const skills = await deps.agents.skillDescriptions(workspaceId, agent);
   // CAP-7: the mode block names exactly the tools this runner gets from us.
-  const external = !transport.inProcess;
+  const external = !runsToolsOnHost(transport.capabilities);
   const promptTools = external ? surfaced.filter((tool) => mcpTools.has(tool.name)) : surfaced;
   const systemPrompt = assembleSystemPrompt({
     agentName: agent.name,

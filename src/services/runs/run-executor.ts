@@ -29,7 +29,6 @@ import { runOnTransport, type McpRun } from './run-on-transport.js';
 import { RunRecorder } from './record-run.js';
 import type { RunService } from './run-service.js';
 import type { RunTokens } from './run-tokens.js';
-import { ToolCallGate } from './tool-call-gate.js';
 
 export type { ModeToolContext, ModeToolProvider } from './prepare-run.js';
 
@@ -109,7 +108,6 @@ export class RunExecutor {
   /** Runs on external transports: their product tools, callable over MCP with the run's token. */
   private readonly mcpRuns = new Map<string, McpRun>();
   private serverUrl = '';
-  private readonly toolCallGate: ToolCallGate;
   /** The conversations' checkouts: made, recorded, mounted and synced back (HAR-7, SEC-3). */
   readonly checkouts: CheckoutService;
   /** Checkout key of each run in progress, so its child runs share it (SEC-7). */
@@ -119,7 +117,6 @@ export class RunExecutor {
 
   constructor(private readonly deps: RunExecutorDeps) {
     this.transports = deps.transports;
-    this.toolCallGate = new ToolCallGate(deps.events, deps.approvals, deps.policy, deps.presence, deps.settings);
     this.checkouts = new CheckoutService(deps.workspaces, deps.commandSandbox);
   }
 
@@ -284,7 +281,7 @@ export class RunExecutor {
       recorder.log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model, adapter: agent.adapterId, tools: [...prepared.surfacedNames] });
 
       const toolCalls = new RunToolCalls(
-        { policy: this.deps.policy, toolCallGate: this.toolCallGate, presence: this.deps.presence, questions: this.deps.questions },
+        { policy: this.deps.policy, approvals: this.deps.approvals, events: this.deps.events, settings: this.deps.settings, presence: this.deps.presence, questions: this.deps.questions },
         {
           scope,
           treeConversationId: input.conversationId,

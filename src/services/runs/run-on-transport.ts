@@ -12,6 +12,7 @@ import type { PreparedRun } from './prepare-run.js';
 import type { RunRecorder } from './record-run.js';
 import type { RunTokens } from './run-tokens.js';
 import { findTransportSessionId, saveTransportSessionId } from '../../store/repositories/transport-session-repository.js';
+import { runsToolsOnHost } from '../../adapters/transport-capabilities.js';
 
 /** A run in progress whose product tools an external runner may call over MCP. */
 export interface McpRun {
@@ -55,7 +56,7 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
   const { scope, prepared, toolCalls, recorder } = run;
   const { workspaceId, runId, agent, conversationId } = scope;
   const db = (await deps.workspaces.handle(workspaceId)).database.db;
-  const external = !transport.inProcess;
+  const external = !runsToolsOnHost(transport.capabilities);
   // The runner has its own file and shell tools; the MCP server offers only the product's tools.
   if (external) deps.mcpRuns.set(runId, { tools: prepared.mcpTools, toolCalls, recorder });
   const token = deps.runTokens.issue({ workspaceId, runId, agentId: agent.id });
@@ -88,7 +89,7 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     saveSessionId: async (sessionId) => {
       if (sessionKey) await saveTransportSessionId(db, sessionKey, sessionId, nowIso());
     },
-    ...(transport.inProcess ? { toolbox: toolCalls } : {}),
+    ...(external ? {} : { toolbox: toolCalls }),
     completion: prepared.contract ? { outputVerb: prepared.contract.outputVerb, reminder: prepared.contract.reminder } : null,
     providerSettings: run.settings,
     drainSteering: () => run.activeRun.steering.splice(0),

@@ -1,0 +1,88 @@
+/**
+ * The server side of `tool-turn.bench.ts`, in a process of its own so that its CPU is the server's
+ * alone: the scripted model server and the HTTP client stay in the bench's process. It starts the
+ * real server (the bench passes the model endpoint in CC_BENCH_PROVIDER_ENV), sends `{url, token}`
+ * over the IPC channel, then answers two requests:
+ * - `{cpu: true}` → its own CPU so far and the CPU of its child processes (finished and live ones);
+ * - `{wait: runId}` → the same figures once that run has finished.
+ * The answers cost the server one IPC message each; nothing else runs in this process.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { startTestServer } from '../test/support/test-server.js';
+
+interface Figures {
+  /** This process's user + system CPU, ms (microsecond resolution). */
+  serverMs: number;
+  /** CPU of its children, ms: finished ones (cutime + cstime) plus live ones (a long-lived helper). */
+  childrenMs: number;
+}
+
+/** USER_HZ on Linux. */
+const TICK_MS = 10;
+
+function statFields(pid: number | 'self'): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** Fields 14–17 of stat(5) (utime, stime, cutime, cstime) are 11–14 once the pid and name are cut off. */
+function ticks(fields: string[] | null, from: number, to: number): number {
+  if (!fields) return 0;
+  let sum = 0;
+  for (let index = from; index <= to; index += 1) sum += Number(fields[index]);
+  return sum;
+}
+
+function liveChildren(): number[] {
+  const pids: number[] = [];
+  for (const task of readdirSync('/proc/self/task')) {
+    try {
+      pids.push(...readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+    } catch {
+      // The thread ended while we listed it.
+    }
+  }
+  return pids;
+}
+
+function childrenMs(): number {
+  let childTicks = ticks(statFields('self'), 13, 14);
+  for (const pid of liveChildren()) childTicks += ticks(statFields(pid), 11, 14);
+  return childTicks * TICK_MS;
+}
+
+function ownMs(): number {
+  const own = process.cpuUsage();
+  return (own.user + own.system) / 1000;
+}
+
+/**
+ * Reading /proc costs this process CPU too, so it is kept out of the window a turn is measured in:
+ * before a turn the children are read first and the server's own CPU last, after it the other way round.
+ */
+function figures(at: 'before' | 'after'): Figures {
+  if (at === 'before') {
+    const children = childrenMs();
+    return { serverMs: ownMs(), childrenMs: children };
+  }
+  const serverMs = ownMs();
+  return { serverMs, childrenMs: childrenMs() };
+}
+
+const server = await startTestServer({ env: JSON.parse(process.env.CC_BENCH_PROVIDER_ENV ?? '{}') as Record<string, string>, modelMaxRetries: 0 });
+process.on('message', (message: { cpu?: boolean; wait?: string; stop?: boolean }) => {
+  void (async () => {
+    if (message.wait) await server.running.app.activeRuns.get(message.wait)?.finished;
+    if (message.stop) {
+      await server.dispose();
+      process.send?.({ stopped: true }, () => process.exit(0));
+      return;
+    }
+    process.send?.(figures(message.wait ? 'after' : 'before'));
+  })();
+});
+process.send?.({ url: server.url, token: server.token });

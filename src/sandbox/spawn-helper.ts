@@ -1,0 +1,181 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { SPAWN_HELPER_SOURCE } from './spawn-helper-source.js';
+
+/** One command for the helper: what to run, exactly as the server decided it, and its lifecycle rules. */
+export interface HelperCommand {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Own process group: stops and the end of the command reach everything it started. */
+  detached: boolean;
+  timeoutMs: number;
+  /** Between SIGTERM and SIGKILL when the command is stopped; 0 sends SIGKILL at once. */
+  killGraceMs: number;
+  /** Detached only: how long to wait for the pipes once the command exited; null waits until they close. */
+  drainMs: number | null;
+  /** Per stream; null keeps all of it. */
+  maxOutputBytes: number | null;
+  /** Stops the command (SIGTERM to its group, then SIGKILL); the result then says `aborted`. */
+  signal?: AbortSignal;
+}
+
+export interface HelperCommandResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  truncated: boolean;
+  timedOut: boolean;
+  aborted: boolean;
+}
+
+/** The helper died while a command ran: the command was killed and has no result. */
+export class SpawnHelperDiedError extends Error {
+  constructor(detail: string) {
+    super(`the spawn helper ${detail} while the command ran; the command was stopped and has no result`);
+    this.name = 'SpawnHelperDiedError';
+  }
+}
+
+interface Pending {
+  resolve(result: HelperCommandResult): void;
+  reject(error: Error): void;
+  detached: boolean;
+  pid?: number;
+}
+
+type HelperMessage =
+  | { type: 'started'; id: number; pid: number }
+  | { type: 'exit'; id: number; exitCode: number | null; signal: string | null; stdout: Uint8Array; stderr: Uint8Array; truncated: boolean; timedOut: boolean; aborted: boolean }
+  | { type: 'error'; id: number; message: string; code?: string };
+
+/** The helper's heap limit (MB): it holds a few commands' capped output, nothing else. */
+const HELPER_HEAP_MB = 64;
+
+/**
+ * Starts the server's commands (the built-in `bash`, sandboxed git in a checkout, the server's own
+ * git) from a small long-lived Node process instead of from the server (see `spawn-helper-source.ts`
+ * for why and for the rules it applies). The helper starts on the first command; if it dies, every
+ * command in flight fails with {@link SpawnHelperDiedError} after the server has killed the command's
+ * process group, and the next command starts a new helper. Nothing about a command changes: argv,
+ * cwd, environment, sandbox, timeouts, stops, output caps, exit codes and signals are the same as
+ * when the server forked it itself.
+ *
+ * The IPC channel holds the event loop only while commands run, so an idle helper never keeps the
+ * server alive; when the server exits, the helper sees its channel close, kills what runs and exits.
+ */
+export class SpawnHelper {
+  private child: ChildProcess | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+
+  /** The helper's pid while one runs (for measurements and tests). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  run(command: HelperCommand): Promise<HelperCommandResult> {
+    const child = this.ensure();
+    const id = this.nextId++;
+    return new Promise<HelperCommandResult>((resolve, reject) => {
+      const onAbort = () => {
+        if (child.connected) child.send({ type: 'stop', id });
+      };
+      const done = () => {
+        command.signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+        if (this.pending.size === 0) child.channel?.unref();
+      };
+      this.pending.set(id, {
+        detached: command.detached,
+        resolve: (result) => {
+          done();
+          resolve(result);
+        },
+        reject: (error) => {
+          done();
+          reject(error);
+        },
+      });
+      child.channel?.ref();
+      child.send({
+        type: 'run',
+        id,
+        command: command.command,
+        args: command.args,
+        cwd: command.cwd,
+        env: command.env,
+        detached: command.detached,
+        timeoutMs: command.timeoutMs,
+        killGraceMs: command.killGraceMs,
+        drainMs: command.drainMs,
+        maxOutputBytes: command.maxOutputBytes,
+      });
+      if (command.signal?.aborted) onAbort();
+      else command.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Stops the helper (and with it every command it runs). */
+  close(): void {
+    this.child?.kill('SIGKILL');
+  }
+
+  private ensure(): ChildProcess {
+    if (this.child) return this.child;
+    // A bare Node: no loader, no NODE_OPTIONS, no inherited flags; PATH only (each command brings its own environment).
+    const child = spawn(process.execPath, [`--max-old-space-size=${HELPER_HEAP_MB}`, '--input-type=module', '-e', SPAWN_HELPER_SOURCE], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      serialization: 'advanced',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    child.unref();
+    child.channel?.unref();
+    child.on('message', (message: HelperMessage) => this.receive(message));
+    const died = (detail: string) => {
+      if (this.child !== child) return;
+      this.child = null;
+      for (const [, pending] of this.pending) {
+        // The helper can no longer stop what it started: the server does, by the pid it was told.
+        if (pending.pid !== undefined) killStarted(pending.pid, pending.detached);
+        pending.reject(new SpawnHelperDiedError(detail));
+      }
+    };
+    child.once('exit', (code, signal) => died(signal ? `was killed by ${signal}` : `exited with code ${code}`));
+    child.once('error', (error) => died(`failed (${error.message})`));
+    this.child = child;
+    return child;
+  }
+
+  private receive(message: HelperMessage): void {
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    if (message.type === 'started') {
+      pending.pid = message.pid;
+    } else if (message.type === 'exit') {
+      pending.resolve({ ...message, stdout: Buffer.from(message.stdout), stderr: Buffer.from(message.stderr) });
+    } else {
+      pending.reject(Object.assign(new Error(message.message), message.code ? { code: message.code } : {}));
+    }
+  }
+}
+
+function killStarted(pid: number, detached: boolean): void {
+  try {
+    process.kill(detached ? -pid : pid, 'SIGKILL');
+  } catch {
+    // ESRCH: it ended with the helper.
+  }
+}
+
+let shared: SpawnHelper | null = null;
+
+/**
+ * The process's spawn helper, started on first use. One per process, like the sandbox probe: the
+ * commands of every workspace and run go through it, and a dead one is replaced on the next command.
+ */
+export function sharedSpawnHelper(): SpawnHelper {
+  shared ??= new SpawnHelper();
+  return shared;
+}

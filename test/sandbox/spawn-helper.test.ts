@@ -1,0 +1,139 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SpawnHelper, SpawnHelperDiedError, type HelperCommand } from '../../src/sandbox/spawn-helper.js';
+
+const helpers: SpawnHelper[] = [];
+const dirs: string[] = [];
+
+function helper(): SpawnHelper {
+  const created = new SpawnHelper();
+  helpers.push(created);
+  return created;
+}
+
+function command(line: string, overrides: Partial<HelperCommand> = {}): HelperCommand {
+  return {
+    command: 'bash',
+    args: ['-c', line],
+    cwd: tmpdir(),
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    detached: true,
+    timeoutMs: 60_000,
+    killGraceMs: 2_000,
+    drainMs: 1_000,
+    maxOutputBytes: 1_000,
+    ...overrides,
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let tries = 0; tries < 600; tries += 1) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The pid a command wrote into `marker` (`echo $$ > marker`), or 0 before it has. */
+function pidIn(marker: string): number {
+  try {
+    return Number(readFileSync(marker, 'utf8')) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+afterEach(() => {
+  for (const created of helpers.splice(0)) created.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SpawnHelper', () => {
+  it('runs a command in its cwd with exactly the environment given, and reports exit code, signal and capped output', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cc-spawn-helper-'));
+    dirs.push(cwd);
+    const spawner = helper();
+    const result = await spawner.run(command('pwd; env | sort; head -c 5000 /dev/zero | tr "\\0" x; echo oops >&2; exit 3', { cwd, env: { PATH: process.env.PATH ?? '', ONLY: 'this' } }));
+    const lines = result.stdout.toString('utf8').split('\n');
+    expect(lines[0]).toBe(cwd);
+    // bash adds PWD, SHLVL and _ itself; nothing of the server's or the helper's own environment.
+    const names = lines.slice(1).filter((line) => /^[A-Z_]+=/.test(line)).map((line) => line.split('=')[0]);
+    expect(names.filter((name) => !['PWD', 'SHLVL', '_'].includes(name!))).toEqual(['ONLY', 'PATH']);
+    expect(result.stdout.length).toBe(1_000);
+    expect(result.truncated).toBe(true);
+    expect(result.stderr.toString('utf8')).toBe('oops\n');
+    expect(result).toMatchObject({ exitCode: 3, signal: null, timedOut: false, aborted: false });
+  });
+
+  it('keeps binary output byte for byte when uncapped', async () => {
+    const result = await helper().run(command('printf "\\x00\\xff\\x80"', { maxOutputBytes: null, detached: false, drainMs: null, killGraceMs: 0 }));
+    expect([...result.stdout]).toEqual([0, 0xff, 0x80]);
+    expect(result.truncated).toBe(false);
+  });
+
+  it('fails a command that cannot start with the spawn error', async () => {
+    await expect(helper().run(command('true', { command: '/nonexistent/program' }))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('stops the whole process group on timeout and on abort', async () => {
+    const spawner = helper();
+    const timedOut = await spawner.run(command('sleep 30 & sleep 30; wait', { timeoutMs: 300 }));
+    expect(timedOut).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM' });
+    const controller = new AbortController();
+    const running = spawner.run(command('trap "" TERM; sleep 30', { signal: controller.signal, killGraceMs: 200 }));
+    setTimeout(() => controller.abort(), 200);
+    expect(await running).toMatchObject({ aborted: true, signal: 'SIGKILL' });
+  });
+
+  it('when the helper is killed mid-command, the call fails cleanly, the command is killed, and the next call gets a new helper', async () => {
+    const spawner = helper();
+    await spawner.run(command('true'));
+    const firstHelper = spawner.pid!;
+    const marker = join(tmpdir(), `cc-spawn-helper-pid-${process.pid}-${Date.now()}`);
+    dirs.push(marker);
+    const running = spawner.run(command(`echo $$ > ${marker}; sleep 30 & sleep 30; wait`));
+    await until(() => pidIn(marker) > 0, 'the command to start');
+    const commandPid = pidIn(marker);
+    process.kill(firstHelper, 'SIGKILL');
+    await expect(running).rejects.toBeInstanceOf(SpawnHelperDiedError);
+    await expect(running).rejects.toThrow(/was killed by SIGKILL/);
+    // The command's whole group is gone: the server killed it by the pid the helper reported.
+    await until(() => !alive(commandPid), 'the orphaned command to be killed');
+    const next = await spawner.run(command('echo again'));
+    expect(next.stdout.toString('utf8')).toBe('again\n');
+    expect(spawner.pid).not.toBe(firstHelper);
+  });
+
+  it('when the server dies, the helper kills what it runs and exits', async () => {
+    const marker = join(tmpdir(), `cc-spawn-helper-server-${process.pid}-${Date.now()}`);
+    dirs.push(marker);
+    const module = fileURLToPath(new URL('../../src/sandbox/spawn-helper.ts', import.meta.url));
+    // A stand-in server process: it starts one long command through its helper, prints the helper's pid, and waits.
+    const script = [
+      `const { SpawnHelper } = await import(${JSON.stringify(module)});`,
+      'const spawner = new SpawnHelper();',
+      `void spawner.run({ command: 'bash', args: ['-c', 'echo $$ > ${marker}; sleep 30'], cwd: '/', env: { PATH: process.env.PATH }, detached: true, timeoutMs: 60000, killGraceMs: 2000, drainMs: 1000, maxOutputBytes: 100 });`,
+      'setInterval(() => { if (spawner.pid) console.log(spawner.pid); }, 100);',
+    ].join('\n');
+    const server = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let helperPid = 0;
+    server.stdout.on('data', (chunk: Buffer) => (helperPid ||= Number(chunk.toString('utf8').split('\n')[0])));
+    await until(() => pidIn(marker) > 0 && helperPid > 0, 'the command to start');
+    const commandPid = pidIn(marker);
+    server.kill('SIGKILL');
+    await until(() => !alive(helperPid) && !alive(commandPid), 'the helper and its command to end');
+  });
+});
