@@ -446,11 +446,30 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
       revisions: revisions.map((revision) => ({ revision: revision.revision, createdAt: revision.createdAt })),
       estimates,
       members: members.map((member) => ({ roleKey: member.roleKey, agentId: member.agentId, hired: member.hired })),
-      steps: [...steps.keys()],
+      steps: inMaterializerOrder([...steps.keys()], roleOrder),
     };
   }
 
   private async db(workspaceId: string) {
     return (await this.workspaces.handle(workspaceId)).database.db;
   }
+}
+
+/**
+ * ORC-4: the materializer's phases in the order it runs them (hires in the proposal's role order, then
+ * team, project, tickets, launch). Steps recorded in the same millisecond cannot be ordered by time on
+ * every dialect (PostgreSQL has no rowid), so the view orders them by phase.
+ */
+const MATERIALIZER_PHASES = ['team', 'project', 'tickets', 'launch'];
+
+function inMaterializerOrder(steps: string[], roleOrder: readonly string[]): string[] {
+  const rank = (step: string): number => {
+    if (step.startsWith('role:')) {
+      const role = roleOrder.indexOf(step.slice('role:'.length));
+      return role === -1 ? roleOrder.length : role;
+    }
+    const phase = MATERIALIZER_PHASES.indexOf(step);
+    return roleOrder.length + 1 + (phase === -1 ? MATERIALIZER_PHASES.length : phase);
+  };
+  return steps.map((step, index) => ({ step, index })).sort((a, b) => rank(a.step) - rank(b.step) || a.index - b.index).map(({ step }) => step);
 }
