@@ -9,7 +9,8 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
 import type { DoneEvent, ModelEvent, ModelMessage, ModelRequest, ModelTraits, StreamFn } from './model-types.js';
 import { failureDone, watchdogDone } from './provider-failure.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, StreamWatchdog } from './stream-watchdog.js';
+import { cachedSdkClient } from './sdk-client-cache.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, StreamWatchdog, watchedFetch } from './stream-watchdog.js';
 
 export interface AnthropicProviderOptions {
   apiKey: string;
@@ -181,6 +182,14 @@ interface OpenBlock {
 export function createAnthropicStreamFn(options: AnthropicProviderOptions): StreamFn {
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const promptCaching = options.promptCaching ?? true;
+  const clientConfig = {
+    apiKey: options.apiKey,
+    baseURL: options.baseUrl ?? 'https://api.anthropic.com',
+    maxRetries: options.maxRetries ?? 2,
+    ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+  };
+  // Built on first use, then shared by every call with this configuration (issue 11).
+  const client = () => cachedSdkClient('anthropic', clientConfig, options.fetch, () => new Anthropic({ ...clientConfig, fetch: watchedFetch(options.fetch), logLevel: 'off' }));
 
   return async function* anthropicStream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const watchdog = new StreamWatchdog(signal, idleTimeoutMs);
@@ -198,15 +207,7 @@ export function createAnthropicStreamFn(options: AnthropicProviderOptions): Stre
         yield early;
         return;
       }
-      const client = new Anthropic({
-        apiKey: options.apiKey,
-        baseURL: options.baseUrl ?? 'https://api.anthropic.com',
-        maxRetries: options.maxRetries ?? 2,
-        fetch: watchdog.wrapFetch(options.fetch),
-        logLevel: 'off',
-        ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
-      });
-      const stream = await client.messages.create(params, { signal: watchdog.signal });
+      const stream = await client().messages.create(params, { signal: watchdog.signal, fetchOptions: watchdog.fetchOptions() });
 
       const blocks = new Map<number, OpenBlock>();
       let stopReasonRaw: string | null | undefined;

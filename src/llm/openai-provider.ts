@@ -8,7 +8,8 @@ import type {
 } from 'openai/resources/chat/completions/completions.js';
 import type { DoneEvent, ModelEvent, ModelMessage, ModelRequest, ModelTraits, StreamFn } from './model-types.js';
 import { failureDone, watchdogDone } from './provider-failure.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, StreamWatchdog } from './stream-watchdog.js';
+import { cachedSdkClient } from './sdk-client-cache.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, StreamWatchdog, watchedFetch } from './stream-watchdog.js';
 
 export interface OpenAIProviderOptions {
   /** Bearer key; local servers (Ollama, vLLM, llama.cpp) usually need none. */
@@ -108,6 +109,18 @@ export function createOpenAIStreamFn(options: OpenAIProviderOptions): StreamFn {
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const includeUsage = options.includeUsage ?? true;
   const maxTokensField = options.maxTokensField ?? 'max_tokens';
+  const clientConfig = {
+    apiKey: options.apiKey || 'not-needed',
+    baseURL: options.baseUrl,
+    organization: null,
+    project: null,
+    adminAPIKey: null,
+    webhookSecret: null,
+    maxRetries: options.maxRetries ?? 2,
+    ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+  };
+  // Built on first use, then shared by every call with this configuration (issue 11).
+  const client = () => cachedSdkClient('openai', clientConfig, options.fetch, () => new OpenAI({ ...clientConfig, fetch: watchedFetch(options.fetch), logLevel: 'off' }));
 
   return async function* openAIStream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const watchdog = new StreamWatchdog(signal, idleTimeoutMs);
@@ -139,19 +152,7 @@ export function createOpenAIStreamFn(options: OpenAIProviderOptions): StreamFn {
         ...(request.temperature !== undefined && effort.useTemperature ? { temperature: request.temperature } : {}),
       } as ChatCompletionCreateParamsStreaming;
 
-      const client = new OpenAI({
-        apiKey: options.apiKey || 'not-needed',
-        baseURL: options.baseUrl,
-        organization: null,
-        project: null,
-        adminAPIKey: null,
-        webhookSecret: null,
-        maxRetries: options.maxRetries ?? 2,
-        fetch: watchdog.wrapFetch(options.fetch),
-        logLevel: 'off',
-        ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
-      });
-      const stream = await client.chat.completions.create(params, { signal: watchdog.signal });
+      const stream = await client().chat.completions.create(params, { signal: watchdog.signal, fetchOptions: watchdog.fetchOptions() });
 
       const calls = new Map<number, PendingToolCall>();
       let reasoningText = '';

@@ -3,6 +3,9 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 export type WatchdogVerdict = 'aborted' | 'idle_timeout' | null;
 
+/** Where {@link StreamWatchdog.fetchOptions} puts the watchdog on a request's init; never sent. */
+const WATCHDOG_KEY = Symbol('streamWatchdog');
+
 /**
  * Guards one model call against hangs and carries the caller's abort (convention 3).
  *
@@ -59,23 +62,28 @@ export class StreamWatchdog {
     this.timer.unref?.();
   }
 
-  /** A fetch that counts every response chunk as a sign of life. */
-  wrapFetch(baseFetch: typeof fetch = globalThis.fetch): typeof fetch {
-    return async (input, init) => {
-      const response = await baseFetch(input, init);
-      this.touch();
-      if (!response.body) return response;
-      const touch = () => this.touch();
-      const counted = response.body.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            touch();
-            controller.enqueue(chunk);
-          },
-        }),
-      );
-      return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
-    };
+  /**
+   * Per-request fetch options binding this call to {@link watchedFetch}: the SDK client is shared
+   * across calls (issue 11), so the watchdog rides on the request instead of on the client.
+   */
+  fetchOptions(): Record<symbol, StreamWatchdog> {
+    return { [WATCHDOG_KEY]: this };
+  }
+
+  /** The response with every body chunk counted as a sign of life. */
+  observe(response: Response): Response {
+    this.touch();
+    if (!response.body) return response;
+    const touch = () => this.touch();
+    const counted = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          touch();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
   dispose(): void {
@@ -90,4 +98,20 @@ export class StreamWatchdog {
     this.pause();
     this.controller.abort(new Error(verdict === 'aborted' ? 'aborted by caller' : `no data for ${this.idleTimeoutMs} ms`));
   }
+}
+
+/**
+ * The one fetch a shared SDK client uses: a request carrying a watchdog (see
+ * {@link StreamWatchdog.fetchOptions}) has the marker stripped and each response chunk reported to
+ * that watchdog; any other request passes through untouched. `baseFetch` unset means the global
+ * fetch as it is at call time.
+ */
+export function watchedFetch(baseFetch?: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const watchdog = (init as Record<symbol, unknown> | undefined)?.[WATCHDOG_KEY];
+    if (!(watchdog instanceof StreamWatchdog)) return (baseFetch ?? globalThis.fetch)(input, init);
+    const forwarded = { ...init } as Record<symbol, unknown>;
+    delete forwarded[WATCHDOG_KEY];
+    return watchdog.observe(await (baseFetch ?? globalThis.fetch)(input, forwarded as RequestInit));
+  };
 }

@@ -10,7 +10,8 @@
  *
  * What a command gets is decided by the server and passed as it is (argv, cwd, environment); the
  * helper adds nothing. Its lifecycle rules are the ones every command of the server had in-process:
- * - output: the head of stdout and of stderr kept up to `maxOutputBytes` each (null: all of it);
+ * - output: the head of stdout and of stderr kept up to `maxOutputBytes` each (null: all of it), or
+ *   the newest bytes with `keepTail`;
  * - `detached`: the command leads its own process group; a timeout or a stop sends SIGTERM to the
  *   group, then SIGKILL after `killGraceMs` (0: SIGKILL at once); when the command exits, whatever
  *   it left running in its group is killed, and the pipes are waited for at most `drainMs`
@@ -21,7 +22,7 @@
  *   (`spawn-helper.ts`), having been told each pid on start.
  *
  * Messages in: `{type: 'run', id, command, args, cwd, env, detached, timeoutMs, killGraceMs, drainMs,
- * maxOutputBytes}`, `{type: 'stop', id}`. Messages out: `{type: 'started', id, pid}`, `{type: 'exit',
+ * maxOutputBytes, keepTail}`, `{type: 'stop', id}`. Messages out: `{type: 'started', id, pid}`, `{type: 'exit',
  * id, exitCode, signal, stdout, stderr, truncated, timedOut, aborted}`, `{type: 'error', id, message,
  * code}` (the command could not start).
  */
@@ -34,13 +35,25 @@ function send(message) {
   if (process.connected) process.send(message);
 }
 
-function capped(limit) {
+function capped(limit, tail) {
   const chunks = [];
   let kept = 0;
   let truncated = false;
   return {
     push(chunk) {
       if (limit === null) { chunks.push(chunk); return; }
+      if (tail) {
+        chunks.push(chunk);
+        kept += chunk.length;
+        while (kept > limit) {
+          truncated = true;
+          const excess = kept - limit;
+          if (chunks[0].length <= excess) { kept -= chunks.shift().length; continue; }
+          chunks[0] = chunks[0].subarray(excess);
+          kept -= excess;
+        }
+        return;
+      }
       const room = limit - kept;
       if (room <= 0) { if (chunk.length > 0) truncated = true; return; }
       const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
@@ -62,8 +75,8 @@ function start(request) {
     send({ type: 'error', id, message: String(error && error.message), code: error && error.code });
     return;
   }
-  const stdout = capped(request.maxOutputBytes);
-  const stderr = capped(request.maxOutputBytes);
+  const stdout = capped(request.maxOutputBytes, request.keepTail);
+  const stderr = capped(request.maxOutputBytes, request.keepTail);
   child.stdout.on('data', (chunk) => stdout.push(chunk));
   child.stderr.on('data', (chunk) => stderr.push(chunk));
   let timedOut = false;

@@ -16,6 +16,8 @@ export interface HelperCommand {
   drainMs: number | null;
   /** Per stream; null keeps all of it. */
   maxOutputBytes: number | null;
+  /** Keep the newest `maxOutputBytes` instead of the first (a script's last words explain its failure). */
+  keepTail?: boolean;
   /** Stops the command (SIGTERM to its group, then SIGKILL); the result then says `aborted`. */
   signal?: AbortSignal;
 }
@@ -111,6 +113,7 @@ export class SpawnHelper {
         killGraceMs: command.killGraceMs,
         drainMs: command.drainMs,
         maxOutputBytes: command.maxOutputBytes,
+        keepTail: command.keepTail ?? false,
       });
       if (command.signal?.aborted) onAbort();
       else command.signal?.addEventListener('abort', onAbort, { once: true });

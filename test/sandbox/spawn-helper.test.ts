@@ -62,6 +62,21 @@ afterEach(() => {
 });
 
 describe('SpawnHelper', () => {
+  it('keepTail keeps the newest bytes of each stream, across chunk boundaries; the head is kept otherwise', async () => {
+    const runner = helper();
+    // Many writes, so the cut falls inside a chunk as well as between chunks.
+    const line = 'for i in $(seq 1 400); do printf "%05d " $i; printf "%05d " $i >&2; done';
+    const tail = await runner.run(command(line, { maxOutputBytes: 60, keepTail: true }));
+    const expected = Array.from({ length: 10 }, (_, index) => `${String(391 + index).padStart(5, '0')} `).join('');
+    expect(tail.stdout.toString()).toBe(expected);
+    expect(tail.stderr.toString()).toBe(expected);
+    expect(tail.truncated).toBe(true);
+    const head = await runner.run(command(line, { maxOutputBytes: 60 }));
+    expect(head.stdout.toString()).toBe(Array.from({ length: 10 }, (_, index) => `${String(1 + index).padStart(5, '0')} `).join(''));
+    const fits = await runner.run(command('printf short', { maxOutputBytes: 60, keepTail: true }));
+    expect([fits.stdout.toString(), fits.truncated]).toEqual(['short', false]);
+  });
+
   it('runs a command in its cwd with exactly the environment given, and reports exit code, signal and capped output', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cc-spawn-helper-'));
     dirs.push(cwd);

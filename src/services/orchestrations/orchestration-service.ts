@@ -31,7 +31,7 @@ import { BudgetReservations } from './budget-reservations.js';
 import { estimateRunNode } from './node-cost-estimate.js';
 import { OrchestrationMaterializer, type RoleMember } from './orchestration-materializer.js';
 import { setOrchestrationTicketStatus } from './orchestration-tickets.js';
-import type { PipelineBudgetGate, PipelineLauncher, PipelineRunControl, PipelineRunObserver } from './pipeline-launcher.js';
+import type { PipelineBudgetGate, PipelineBudgetVerdict, PipelineLauncher, PipelineRunControl, PipelineRunObserver } from './pipeline-launcher.js';
 
 /** ORC-3: an agent's re-proposal within this long of its previous revision is refused. */
 export const REPROPOSAL_COOLDOWN_MS = 2 * 60_000;
@@ -293,7 +293,7 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
    * here, no operator needed); `pause` holds it and asks the operator. An estimate the engine passes
    * (`estimatedUsd`) is used as given.
    */
-  async beforeNode(input: Parameters<PipelineBudgetGate['beforeNode']>[0]): Promise<{ proceed: true } | { proceed: false; reason: string }> {
+  async beforeNode(input: Parameters<PipelineBudgetGate['beforeNode']>[0]): Promise<PipelineBudgetVerdict> {
     if (input.source.kind !== 'orchestration') return { proceed: true };
     const orchestrationId = input.source.id;
     return this.reservations.exclusive(orchestrationId, async () => {
@@ -309,7 +309,7 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
       }
       if (admission.verdict === 'wait') {
         this.reservations.markWaiting(orchestrationId, input.pipelineRunId);
-        return { proceed: false, reason: admission.reason };
+        return { proceed: false, reason: admission.reason, hold: 'budgetRoom' };
       }
       const reason = `orchestration ${record.id}: ${admission.reason}; waiting for the operator`;
       await updateOrchestration(db, record.id, { budgetPaused: true, error: reason, updatedAt: nowIso() });

@@ -41,12 +41,13 @@ export interface PipelineRunObserver {
 /**
  * ORC-4's `maxUsd`: the engine asks before it starts a node of an orchestration's run. `proceed: false`
  * means the orchestration is paused waiting for the operator (who raises the cap or cancels); the
- * engine holds the node until `PipelineRunControl.resume` is called.
+ * engine holds the node until `PipelineRunControl.resume` is called. `hold: 'budgetRoom'` says no
+ * operator is needed: the node only waits for a sibling in flight to finish (the gate resumes it).
  */
+export type PipelineBudgetVerdict = { proceed: true } | { proceed: false; reason: string; hold?: 'operator' | 'budgetRoom' };
+
 export interface PipelineBudgetGate {
-  beforeNode(input: { workspaceId: string; pipelineRunId: string; source: PipelineRunSource; nodeKey: string; estimatedUsd?: number | null }): Promise<
-    { proceed: true } | { proceed: false; reason: string }
-  >;
+  beforeNode(input: { workspaceId: string; pipelineRunId: string; source: PipelineRunSource; nodeKey: string; estimatedUsd?: number | null }): Promise<PipelineBudgetVerdict>;
 }
 
 /** Optional controls the engine offers for a run it launched (cancel with the orchestration; resume after a budget pause). */

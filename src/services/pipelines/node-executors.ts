@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resolveDispatchMode } from '../../core/mode-resolution.js';
@@ -8,6 +7,7 @@ import type { PipelineNode } from '../../core/pipelines/pipeline-definition.js';
 import { effectiveSpaceMode } from '../../core/pipelines/space-mode-extras.js';
 import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
 import { sanitizedEnv } from '../../sandbox/sanitized-env.js';
+import { sharedSpawnHelper, type SpawnHelper } from '../../sandbox/spawn-helper.js';
 import type { Approval } from '../../schemas/approval.js';
 import type { Run } from '../../schemas/run.js';
 import { findTicket, setTicketStatus } from '../../store/repositories/ticket-repository.js';
@@ -35,9 +35,14 @@ export interface NodeExecutorDeps {
   policy: PolicyService;
   commandSandbox: CommandSandbox;
   teams?: TeamDirectory;
+  /** Who forks a bashScript's command. Default: the process's {@link sharedSpawnHelper}, so the server never forks itself (issue 11). */
+  spawnHelper?: SpawnHelper;
 }
 
+/** Per stream, the newest bytes kept: a failing script's last words explain it best. */
 const OUTPUT_CAP = 64 * 1024;
+/** A script has no timeout of its own: the node's `timeoutMs` aborts it through the execution signal. */
+const NO_TIMEOUT_MS = 2_147_483_647;
 
 /** The final answer of an agent as JSON: the whole text, else the last fenced block, else the outermost braces. */
 export function extractJson(text: string): unknown {
@@ -233,27 +238,24 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
     const sandbox = await deps.commandSandbox.forRun({ worktreePath: scratch, readOnly: false, sharedObjectsDir: null, workspaceDir: handle.dir, reach: [] });
     const launch = sandbox.wrapCommand ? await sandbox.wrapCommand(['bash', '-c', script]) : { command: 'bash', args: ['-c', script], dispose: async () => undefined };
     try {
-      return await new Promise<{ exitCode: number; stdout: string; stderr: string; sandbox: string }>((resolve, reject) => {
-        const child = spawn(launch.command, launch.args, { cwd: scratch, env: sanitizedEnv(process.env, { ...sandbox.env, ...env }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString('utf8')).slice(-OUTPUT_CAP)));
-        child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-OUTPUT_CAP)));
-        const kill = () => {
-          try {
-            if (child.pid) process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            child.kill('SIGKILL');
-          }
-        };
-        execution.signal.addEventListener('abort', kill, { once: true });
-        child.on('error', reject);
-        child.on('close', (code) => {
-          execution.signal.removeEventListener('abort', kill);
-          if (code === 0) resolve({ exitCode: 0, stdout, stderr, sandbox: sandbox.description });
-          else reject(new Error(`script exited with ${code ?? 'a signal'}: ${stderr.slice(-2_000)}`));
-        });
+      const result = await (deps.spawnHelper ?? sharedSpawnHelper()).run({
+        command: launch.command,
+        args: launch.args,
+        cwd: scratch,
+        env: sanitizedEnv(process.env, { ...sandbox.env, ...env }),
+        // Its own process group: a stop reaches everything the script started.
+        detached: true,
+        timeoutMs: NO_TIMEOUT_MS,
+        killGraceMs: 0,
+        drainMs: null,
+        maxOutputBytes: OUTPUT_CAP,
+        keepTail: true,
+        signal: execution.signal,
       });
+      const stdout = result.stdout.toString('utf8');
+      const stderr = result.stderr.toString('utf8');
+      if (result.exitCode === 0) return { exitCode: 0, stdout, stderr, sandbox: sandbox.description };
+      throw new Error(`script exited with ${result.exitCode ?? 'a signal'}: ${stderr.slice(-2_000)}`);
     } finally {
       await launch.dispose();
     }

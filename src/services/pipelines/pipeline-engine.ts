@@ -46,6 +46,14 @@ const NODE_QUEUE = 'pipeline-nodes';
  * nothing claims it until its run is resumed (ORC-4). No new state, so no migration.
  */
 export const HELD_PREFIX = 'waiting for the operator: ';
+/**
+ * A node the gate held only until a sibling in flight finishes (ORC-4's `wait`: its estimate does not
+ * fit beside the reservations yet). Held the same way as {@link HELD_PREFIX}, but nobody has to act:
+ * the orchestration resumes the run when room frees up, so the words must not ask the operator.
+ */
+export const BUDGET_WAIT_PREFIX = 'waiting for budget room: ';
+/** Every hold marker; {@link PipelineEngine.resumeRun} re-asks the gates for each node held under any of them. */
+const HOLD_PREFIXES = [HELD_PREFIX, BUDGET_WAIT_PREFIX] as const;
 /** Interrupted attempts after which an idempotent node is failed instead of started again. */
 const MAX_INTERRUPTIONS = 2;
 
@@ -151,16 +159,16 @@ export class PipelineEngine {
   }
 
   /** The first refusal of any gate; a gate that throws refuses too (a budget is never bypassed by an error). */
-  private async askBudgetGates(workspaceId: string, runId: string, key: string, cache: RunCache): Promise<string | null> {
+  private async askBudgetGates(workspaceId: string, runId: string, key: string, cache: RunCache): Promise<{ reason: string; hold: 'operator' | 'budgetRoom' } | null> {
     if (this.budgetGates.length === 0 || cache.source?.kind !== 'orchestration' || !cache.source.id) return null;
     const source: PipelineRunSource = { kind: 'orchestration', id: cache.source.id };
     for (const gate of this.budgetGates) {
       try {
         const verdict = await gate.beforeNode({ workspaceId, pipelineRunId: runId, source, nodeKey: key, estimatedUsd: null });
-        if (!verdict.proceed) return verdict.reason;
+        if (!verdict.proceed) return { reason: verdict.reason, hold: verdict.hold ?? 'operator' };
       } catch (error) {
         this.logger?.error({ err: error, runId, key }, 'pipeline budget gate failed');
-        return `the budget check failed: ${error instanceof Error ? error.message : String(error)}`;
+        return { reason: `the budget check failed: ${error instanceof Error ? error.message : String(error)}`, hold: 'operator' };
       }
     }
     return null;
@@ -177,16 +185,17 @@ export class PipelineEngine {
     if (run.status !== 'running') return 0;
     const cache = await this.cache(db, run);
     const queue = await this.queue(workspaceId);
-    const held = await listHeldPipelineNodes(db, runId, HELD_PREFIX);
     let released = 0;
-    for (const key of held) {
-      const node = cache.byKey.get(key);
-      if (!node) continue;
-      const cleared = await updatePipelineNode(db, runId, key, { error: null }, { inStates: ['queued'], errorPrefix: HELD_PREFIX });
-      if (cleared === 0) continue;
-      // The first job of this node was completed when it was held; a fresh dedupe key gives it a new one.
-      await this.enqueueNode(queue, runId, node, cache.generation, `${runId}:${key}:resumed:${newId('rsm')}`);
-      released += 1;
+    for (const prefix of HOLD_PREFIXES) {
+      for (const key of await listHeldPipelineNodes(db, runId, prefix)) {
+        const node = cache.byKey.get(key);
+        if (!node) continue;
+        const cleared = await updatePipelineNode(db, runId, key, { error: null }, { inStates: ['queued'], errorPrefix: prefix });
+        if (cleared === 0) continue;
+        // The first job of this node was completed when it was held; a fresh dedupe key gives it a new one.
+        await this.enqueueNode(queue, runId, node, cache.generation, `${runId}:${key}:resumed:${newId('rsm')}`);
+        released += 1;
+      }
     }
     if (released > 0) {
       this.publish(workspaceId, runId);
@@ -436,7 +445,8 @@ export class PipelineEngine {
     const refusal = await this.askBudgetGates(workspaceId, runId, key, cache);
     if (refusal !== null) {
       // `queued` also for an attempt interrupted by a restart (its row still says running).
-      await updatePipelineNode(db, runId, key, { state: 'queued', error: `${HELD_PREFIX}${refusal}`.slice(0, 4_000) }, { notInStates: TERMINAL_NODE_STATES });
+      const prefix = refusal.hold === 'budgetRoom' ? BUDGET_WAIT_PREFIX : HELD_PREFIX;
+      await updatePipelineNode(db, runId, key, { state: 'queued', error: `${prefix}${refusal.reason}`.slice(0, 4_000) }, { notInStates: TERMINAL_NODE_STATES });
       await queue.complete(jobId, this.workerId);
       this.publish(workspaceId, runId);
       return;

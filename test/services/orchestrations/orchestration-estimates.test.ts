@@ -67,7 +67,15 @@ describe('the budget gate adds each node estimate before it starts (ORC-4, ORC-2
       },
       2,
     );
-    fixture.model.script(...Array.from({ length: 4 }, () => priced()));
+    // The first ticket's model call is answered only once a sibling is seen held for budget room, so the
+    // wait hold is observed while it lasts: its marker names the budget, never the operator (issue 13).
+    let waitingSibling: any = null;
+    const firstTicket = reply(async () => {
+      const seen = await waitFor(async () => (await api('GET', `/pipeline-runs/${pipelineRunId}`)).body, (body) => body.nodes.some((node: any) => node.state === 'queued' && node.error), 'a sibling held for budget room');
+      waitingSibling = seen.nodes.find((node: any) => node.state === 'queued' && node.error);
+      return priced();
+    });
+    fixture.model.script(firstTicket, ...Array.from({ length: 3 }, () => priced()));
     // One ticket fits (its estimate ≤ 1.6·high); a second would make 2·high: it waits. When the first ends
     // (actual cost high/2) the second fits and is resumed by the gate itself; the third, after that, would
     // pass the cap with nothing left in flight: the orchestration pauses for the operator.
@@ -80,6 +88,9 @@ describe('the budget gate adds each node estimate before it starts (ORC-4, ORC-2
     expect(held).toHaveLength(1);
     expect(held[0]).toMatchObject({ attempts: 0, agentRunId: null });
     expect(held[0].error).toMatch(new RegExp(`^waiting for the operator: .*node ${held[0].key} is estimated at up to`));
+    expect(waitingSibling.error).toMatch(/^waiting for budget room: .*held by the budget until .* finish \(no action needed\)$/);
+    expect(waitingSibling.error).not.toMatch(/operator/);
+    expect(waitingSibling).toMatchObject({ attempts: 0, agentRunId: null });
     // The two that ran never overlapped: the second started once the first had ended.
     expect(done[1].startedAt >= done[0].endedAt).toBe(true);
     expect(paused.spentUsd).toBeCloseTo(high, 12);

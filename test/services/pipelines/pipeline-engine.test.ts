@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sharedSpawnHelper } from '../../../src/sandbox/spawn-helper.js';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
 
@@ -121,6 +123,29 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
     expect(node(run, 'slow').error).toContain('timed out');
     expect(node(run, 'flaky')).toMatchObject({ state: 'failed', attempts: 3 });
     expect(node(run, 'flaky').error).toContain('exited with 3');
+  });
+
+  it('bash nodes are forked by the spawn helper, not the server (issue 11): a failing script keeps its last words, and a helper killed mid-script fails the node', async () => {
+    fixture = await startHarnessFixture({ operatorConnected: false });
+    const f = fixture;
+    // 100 KB of output first, then the words that explain the failure: the tail is what is kept.
+    const loud = await createAndRun(f, { name: 'loud', nodes: [{ key: 'loud', type: 'bashScript', script: "head -c 100000 /dev/zero | tr '\\0' x >&2; echo LAST-WORDS >&2; exit 4" }] });
+    const loudRun = await poll(() => runOf(f, loud.runId), finished);
+    expect(node(loudRun, 'loud').state).toBe('failed');
+    expect(node(loudRun, 'loud').error).toMatch(/exited with 4: x+LAST-WORDS\s*$/);
+
+    const slow = await createAndRun(f, { name: 'slow', nodes: [{ key: 'slow', type: 'bashScript', script: 'sleep 30' }] });
+    await poll(() => runOf(f, slow.runId), (run) => node(run, 'slow').state === 'running');
+    // The server itself never forked the script: killing the helper is what ends it.
+    const helperChildren = async () => {
+      const pid = sharedSpawnHelper().pid;
+      return pid === undefined ? '' : await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+    };
+    await poll(helperChildren, (children) => children.trim() !== '');
+    process.kill(sharedSpawnHelper().pid!, 'SIGKILL');
+    const slowRun = await poll(() => runOf(f, slow.runId), finished);
+    expect(node(slowRun, 'slow').state).toBe('failed');
+    expect(node(slowRun, 'slow').error).toMatch(/spawn helper/);
   });
 
   it('a human gate waits for the operator; cancel node blocks its dependants, cancel run stops the rest', async () => {

@@ -10,7 +10,7 @@ import { Link } from '../ui/link';
 import { ErrorState, FieldError, Loading } from '../ui/states';
 import { nodeStateWord, pipelineNodeTypeWord, runStateWord } from '../ui/words';
 import { useCancelPipeline, usePipelineRun, type PipelineNodeView, type PipelineRunDetail } from './pipelines-api';
-import { CANCELLABLE_PIPELINE_NODE_STATES, formatDuration, formatUsd, isHeld, outputConversation, runStatusTone } from './pipeline-view';
+import { CANCELLABLE_PIPELINE_NODE_STATES, formatDuration, formatUsd, holdLabel, isHeld, outputConversation, runStatusTone } from './pipeline-view';
 
 type RunNodeData = { node: PipelineNodeView; selected: boolean; now: number };
 type RunFlowNode = Node<RunNodeData, 'runNode'>;
@@ -191,7 +191,7 @@ function NodeInspector({ ws, node, now, running, onCancel, cancelling }: { ws: s
         ) : null}
         {node.error ? (
           <>
-            <dt>{isHeld(node) ? 'Held' : 'Error'}</dt>
+            <dt>{isHeld(node) ? holdLabel(node) : 'Error'}</dt>
             <dd className="field-error">{node.error}</dd>
           </>
         ) : null}

@@ -37,11 +37,29 @@ export function sourceLabel(source: { kind: string; path?: unknown }): string {
   return source.kind === 'api' ? 'API' : source.kind;
 }
 
-/** A node held by ORC-4's budget gate stays queued with this prefix on its error (see the engine). */
+/**
+ * A node held by ORC-4's budget gate stays queued with one of these prefixes on its error (copies of the
+ * engine's `HELD_PREFIX` and `BUDGET_WAIT_PREFIX`: web code cannot import server code).
+ */
 export const HELD_PREFIX = 'waiting for the operator: ';
+export const BUDGET_WAIT_PREFIX = 'waiting for budget room: ';
+
+/** Why a node is held: the operator must act, or it only waits for a sibling to free budget room. */
+export function holdKind(node: { state: string; error: string | null }): 'operator' | 'budgetRoom' | null {
+  if (node.state !== 'queued') return null;
+  const error = node.error ?? '';
+  if (error.startsWith(HELD_PREFIX)) return 'operator';
+  if (error.startsWith(BUDGET_WAIT_PREFIX)) return 'budgetRoom';
+  return null;
+}
 
 export function isHeld(node: { state: string; error: string | null }): boolean {
-  return node.state === 'queued' && (node.error ?? '').startsWith(HELD_PREFIX);
+  return holdKind(node) !== null;
+}
+
+/** The inspector's label for a held node's reason. */
+export function holdLabel(node: { state: string; error: string | null }): string {
+  return holdKind(node) === 'budgetRoom' ? 'Waiting for budget room' : 'Held';
 }
 
 /** The conversation a node's output points at (a room a messaging.createSpace node opened). */

@@ -99,6 +99,8 @@ const APPROVAL_KIND_WORDS: Record<string, string> = {
   plan_exit: 'Leave plan mode',
   plan: 'Plan',
   orchestration: 'Orchestration',
+  // The operator's own review going out to a pull request (FORGE_PUBLISH_APPROVAL on the server).
+  forgePublish: 'Publish review to pull request',
 };
 
 export function approvalKindWord(kind: string): string {
