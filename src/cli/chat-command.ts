@@ -1,6 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { Command, CommanderError} from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command, type CommanderError } from 'commander';
 import { DEFAULT_AUTONOMY } from '../core/modes.js';
 import { PICKER_VALUES, pickerToSpaceMode, type PickerValue } from '../core/picker.js';
 import type { PostMessageResponse } from '../schemas/message.js';
@@ -107,8 +106,8 @@ async function runChat(context: OperatorCommandContext, message: string, options
   // Subscribed before posting, so the turn's first event cannot be missed (and POL-4 sees an operator).
   await stream.open();
 
+  let cancelling = false;
   const interrupted = new Promise<number>((resolve) => {
-    let cancelling = false;
     const onInterrupt = () => {
       if (cancelling || !watcher.runId) return resolve(CHAT_EXIT.interrupted);
       cancelling = true;
@@ -140,6 +139,8 @@ async function runChat(context: OperatorCommandContext, message: string, options
     output.endLine();
     if (typeof outcome === 'number') return outcome;
     if (!options.json) output.note(summaryLine(outcome));
+    // The run ended because of Ctrl-C (its cancel landed before the wait did): still the Ctrl-C code.
+    if (cancelling) return CHAT_EXIT.interrupted;
     return outcome.state === 'completed' ? CHAT_EXIT.completed : CHAT_EXIT.failed;
   } finally {
     output.stopProgress();
