@@ -10,6 +10,7 @@ import { ChatOutput } from './chat-output.js';
 import { ChatTurnWatcher, type ChatPrompter } from './chat-turn-watcher.js';
 import { EventStreamReader } from './event-stream-reader.js';
 import type { OperatorCommandContext } from './operator-commands.js';
+import { excerpt } from './terminal-text.js';
 
 /** Exit codes of `control-center chat` (issue 17). 130 is the shell's code for Ctrl-C. */
 export const CHAT_EXIT = { completed: 0, failed: 1, badInput: 2, interrupted: 130 } as const;
@@ -157,7 +158,7 @@ function printableIds(posted: PostMessageResponse, conversation: Conversation): 
 function summaryLine(run: Run): string {
   const seconds = run.startedAt && run.endedAt ? ` in ${Math.max(0, Math.round((Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000))}s` : '';
   const tokens = run.usage.inputTokens + run.usage.outputTokens;
-  const error = run.error ? `: ${run.error.replace(/\s+/g, ' ').slice(0, 300)}` : '';
+  const error = run.error ? `: ${excerpt(run.error, 300)}` : '';
   return `${run.state}${seconds} · $${run.costUsd.toFixed(4)} · ${tokens} tokens${error}`;
 }
 
