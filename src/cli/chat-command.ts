@@ -87,7 +87,9 @@ async function runChat(context: OperatorCommandContext, message: string, options
   if (options.space && options.conversation) throw new ChatUsageError('give --space or --conversation, not both (a conversation already has its space)');
   const api = await context.client();
   const workspace = await context.resolveWorkspace(api, options.workspace).catch((error: unknown) => {
-    throw new ChatUsageError(`--workspace: ${error instanceof Error ? error.message : String(error)}`);
+    // "no workspace 'x'" / "pass --workspace" are usage errors; a refused token or a dead server are not.
+    if (error instanceof ApiRequestError || error instanceof TypeError || !(error instanceof Error)) throw error;
+    throw new ChatUsageError(`--workspace: ${error.message}`);
   });
   const base = `/api/workspaces/${workspace.id}`;
   const conversation = await targetConversation(api, base, options);

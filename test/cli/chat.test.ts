@@ -65,6 +65,13 @@ function chat(...args: string[]): Chat {
   return startChild(process.execPath, [...CLI, '--url', server.url, '--token', server.token, 'chat', '--workspace', ws, ...args]);
 }
 
+/** The CLI with a pseudo-terminal as stdin/stdout (util-linux `script`); what the test writes is typed. */
+function chatAtTerminal(...args: string[]): Chat {
+  const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+  const command = [process.execPath, ...CLI, '--url', server.url, '--token', server.token, 'chat', '--workspace', ws, ...args].map(quote).join(' ');
+  return startChild('script', ['-qfec', command, '/dev/null']);
+}
+
 async function finished(run: Chat): Promise<{ code: number; stdout: string; stderr: string }> {
   const code = await run.exited;
   return { code, stdout: run.stdout(), stderr: run.stderr() };
@@ -142,9 +149,7 @@ describe('control-center chat', () => {
 
   it('at a terminal the approval is asked inline and decided through the API', async () => {
     model.script(reply().tool('bash', { command: 'rm -f old.log' }), reply().text('Cleaned up.'));
-    const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
-    const command = [process.execPath, ...CLI, '--url', server.url, '--token', server.token, 'chat', '--workspace', ws, 'clean up old.log'].map(quote).join(' ');
-    const run = startChild('script', ['-qfec', command, '/dev/null']);
+    const run = chatAtTerminal('clean up old.log');
     await run.waitFor(/Approve\? \[y\]es/);
     run.child.stdin!.write('y\r');
     const result = await finished(run);
@@ -153,6 +158,19 @@ describe('control-center chat', () => {
     expect(result.stdout).toContain('Cleaned up.');
     const approvals = (await api('GET', '/approvals?status=approved')).approvals;
     expect(approvals.some((approval: any) => approval.request.command === 'rm -f old.log' || JSON.stringify(approval.request).includes('old.log'))).toBe(true);
+  });
+
+  it('at a terminal a question is asked inline; a number picks that option', async () => {
+    model.script(reply().tool('ask_user', { questions: [{ question: 'Which port?', options: ['3000', '8080'] }] }), reply().text('Port noted.'));
+    const run = chatAtTerminal('set up the server');
+    await run.waitFor(/2\) 8080/);
+    await run.waitFor(/Which port\? > /);
+    run.child.stdin!.write('2\r');
+    const result = await finished(run);
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toContain('Port noted.');
+    const questions = (await api('GET', '/questions')).questions;
+    expect(questions.find((question: any) => question.questions[0].question === 'Which port?')).toMatchObject({ status: 'answered', answers: ['8080'] });
   });
 
   it('Ctrl-C cancels the run on the server and exits 130', async () => {
