@@ -137,7 +137,8 @@ describe('control-center chat', () => {
     model.script(reply().tool('bash', { command: 'rm -f notes.txt' }), reply().text('Removed notes.txt.'));
     const run = chat('delete notes.txt');
     const [, approvalId] = await run.waitFor(/control-center approvals approve (\S+)/);
-    expect(run.stdout()).toContain('rm -f notes.txt');
+    // stdout and stderr are separate pipes: the transcript line may arrive after the hint.
+    await run.waitFor(new RegExp(`approval ${approvalId}: .*rm -f notes\\.txt`));
     await run.waitFor(/… waiting for approval/);
     const decided = await server.api('POST', `/api/workspaces/${ws}/approvals/${approvalId}/decision`, { decision: 'approve' });
     expect(decided.status).toBe(200);
