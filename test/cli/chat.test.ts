@@ -170,8 +170,12 @@ describe('control-center chat', () => {
     const result = await finished(run);
     expect(result.code, result.stdout).toBe(0);
     expect(result.stdout).toContain('Port noted.');
-    const questions = (await api('GET', '/questions')).questions;
-    expect(questions.find((question: any) => question.questions[0].question === 'Which port?')).toMatchObject({ status: 'answered', answers: ['8080'] });
+    // The answer reached the model as the ask_user result: option 2, not the digit typed.
+    const toolResult = model.requests.at(-1)!.lastToolResult!;
+    expect(toolResult.isError).toBe(false);
+    expect(toolResult.content).toContain('8080');
+    expect(toolResult.content).not.toMatch(/\b2\b/);
+    expect(result.stdout).toMatch(/answered/);
   });
 
   it('Ctrl-C cancels the run on the server and exits 130', async () => {
@@ -187,22 +191,31 @@ describe('control-center chat', () => {
     expect((await api('GET', '/approvals?status=pending')).approvals.map((approval: any) => approval.id)).not.toContain(approvalId);
   });
 
-  it('bad flags exit 2 with a message naming the flag, and create nothing', async () => {
+  /** Each case must exit 2 with a message naming the flag, and leave the spaces as they were. */
+  async function refused(cases: Array<[string[], RegExp]>): Promise<void> {
     const spacesBefore = (await api('GET', '/spaces')).spaces.length;
-    const cases: Array<[string[], RegExp]> = [
-      [['--mode', 'Turbo', 'hi'], /--mode/],
-      [['--space', 'no such space', 'hi'], /--space/],
-      [['--conversation', 'cv_nope', 'hi'], /--conversation|conversation/],
-      [['--space', 'x', '--conversation', 'y', 'hi'], /--space or --conversation/],
-      [['   '], /<message>/],
-      [['--frobnicate', 'hi'], /frobnicate/],
-      [[], /message/],
-    ];
     for (const [args, message] of cases) {
       const result = await finished(chat(...args));
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(message);
     }
     expect((await api('GET', '/spaces')).spaces).toHaveLength(spacesBefore);
+  }
+
+  it('flags commander refuses (a bad --mode, an unknown flag, no message) exit 2 and create nothing', async () => {
+    await refused([
+      [['--mode', 'Turbo', 'hi'], /--mode/],
+      [['--frobnicate', 'hi'], /frobnicate/],
+      [[], /message/],
+    ]);
+  });
+
+  it('targets that do not exist, or conflict, and an empty message exit 2 naming the flag and create nothing', async () => {
+    await refused([
+      [['--space', 'no such space', 'hi'], /--space/],
+      [['--conversation', 'cv_nope', 'hi'], /--conversation/],
+      [['--space', 'x', '--conversation', 'y', 'hi'], /--space or --conversation/],
+      [['   '], /<message>/],
+    ]);
   });
 });
