@@ -47,6 +47,22 @@ export class ApiClient {
     return new ApiClient(url.replace(/\/$/, ''), token);
   }
 
+  /**
+   * Opens a server-sent events stream with the Bearer header (issue 17: the stream takes no token in
+   * its URL). The caller reads `response.body`; `lastEventId` resumes after a dropped connection.
+   */
+  async openStream(path: string, signal: AbortSignal, lastEventId?: number): Promise<Response> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      headers: { authorization: `Bearer ${this.token}`, accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
+      signal,
+    });
+    if (!response.ok) {
+      const text = await response.text();
+      throw new ApiRequestError(response.status, text ? (JSON.parse(text) as unknown) : null);
+    }
+    return response;
+  }
+
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,

@@ -7,6 +7,7 @@ import { ApiClient } from './api-client.js';
 import { defaultDataDir, defaultPort } from './defaults.js';
 import { registerSkillCommands } from './skill-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
+import { registerChatCommand } from './chat-command.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -210,6 +211,7 @@ review.command('show <reviewId>').description('the review, its findings and its 
 });
 registerSkillCommands(program, client, resolveWorkspace);
 registerOperatorCommands(program, { client, resolveWorkspace });
+registerChatCommand(program, { client, resolveWorkspace });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`error: ${error instanceof Error ? error.message : String(error)}`);

@@ -5,6 +5,7 @@ import type { Question } from '../schemas/question.js';
 import type { Run } from '../schemas/run.js';
 import type { Workspace } from '../schemas/workspace.js';
 import type { ApiClient } from './api-client.js';
+import { cell } from './terminal-text.js';
 
 /** What the operator commands need from main.ts: the API client and the workspace lookup. */
 export interface OperatorCommandContext {
@@ -18,18 +19,8 @@ const out = (line: string): void => {
 const json = (value: unknown) => out(JSON.stringify(value, null, 2));
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '-');
 const dollars = (usd: number | null) => (usd === null ? '?' : `$${usd.toFixed(usd < 1 ? 4 : 2)}`);
-/**
- * One cell of a table row. Agent-controlled text (goals, commands, questions) has every control
- * character (newlines, escape sequences) replaced by a space, so it can neither forge rows nor
- * drive the terminal.
- */
-const cell = (value: string, width: number) =>
-  Array.from(value, (char) => (char.charCodeAt(0) < 32 || char.charCodeAt(0) === 127 || (char.charCodeAt(0) >= 0x80 && char.charCodeAt(0) < 0xa0) ? ' ' : char))
-    .join('')
-    .slice(0, width)
-    .padEnd(width);
-
-function summaryOf(approval: Approval): string {
+/** The one line that says what an approval is about: its command, goal or action, else its title. */
+export function summaryOf(approval: Approval): string {
   for (const key of ['summary', 'command', 'goal', 'action']) {
     const value = approval.request[key];
     if (typeof value === 'string' && value.trim()) return value;
