@@ -24,7 +24,7 @@ interface Started {
   journal: () => Array<Record<string, any>>;
 }
 
-async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; modes?: string[]; transport?: Partial<AcpTransportOptions> } = {}): Promise<Started> {
+async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; modes?: string[]; journal?: boolean; transport?: Partial<AcpTransportOptions> } = {}): Promise<Started> {
   let journalPath = '';
   fixture = await startClaudeCodeFixture({
     ...(options.mode ? { mode: options.mode } : {}),
@@ -34,7 +34,7 @@ async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; modes
       transport: (app, dataRoot) => {
         journalPath = join(dataRoot, 'acp-journal.jsonl');
         writeFileSync(journalPath, '');
-        const args = [FAKE_AGENT, '--journal', journalPath, ...(options.modes ? ['--modes', options.modes.join(',')] : [])];
+        const args = [FAKE_AGENT, ...(options.journal === false ? [] : ['--journal', journalPath]), ...(options.modes ? ['--modes', options.modes.join(',')] : [])];
         return new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args } }, ...options.transport });
       },
     },
@@ -140,6 +140,31 @@ describe('ACP transport: agent requests the host answers', () => {
   });
 });
 
+describe('ACP transport: the completion contract over MCP (HAR-4)', () => {
+  it('plan: submit_plan through the Control Center MCP server stores a plan and meets the contract', async () => {
+    const { f, journal } = await start({ mode: 'plan', modes: CLAUDE_MODES });
+    const args = { goal: 'Ship the parser', nodes: [{ key: 'read', title: 'Read the grammar', description: 'Study it.', dependsOn: [] }] };
+    const detail = await f.waitForRun(await f.send(`@mcp submit_plan ${JSON.stringify(args)}`));
+    expect(detail.run.state).toBe('completed');
+    expect(journal().find((entry) => entry.event === 'mcp')).toMatchObject({ tool: 'submit_plan', ok: true });
+    expect(detail.run.deliverableFailed).toBe(false);
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(0);
+    const plans = (await f.api('GET', `/api/workspaces/${f.workspaceId}/plans?conversationId=${f.conversationId}`)).body.plans;
+    expect(plans.map((plan: any) => plan.goal)).toEqual(['Ship the parser']);
+  });
+
+  it('plan: a run that ends without submit_plan is reminded in new prompts, then flagged deliverableFailed', async () => {
+    const { f, journal } = await start({ mode: 'plan', modes: CLAUDE_MODES });
+    const detail = await f.waitForRun(await f.send('just thinking'));
+    expect(detail.run.state).toBe('completed');
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(2);
+    const prompts = journal().filter((entry) => entry.event === 'prompt');
+    expect(prompts).toHaveLength(3);
+    expect(prompts[1]!.text).toMatch(/submit_plan/);
+    expect(detail.run.deliverableFailed).toBe(true);
+  });
+});
+
 describe('ACP transport: modes without set_mode and process death', () => {
   it('an agent without modes gets the RLY-8 line once per change, and the revocation when it goes back to agent', async () => {
     const { f, journal } = await start({ autonomy: 'askFirst' });
@@ -182,5 +207,18 @@ describe('ACP transport: modes without set_mode and process death', () => {
     expect(detail.run.state).toBe('failed');
     expect(detail.run.error).toMatch(/not a shell or launcher/);
     expect(journal()).toEqual([]);
+  });
+});
+
+describe('ACP transport in bubblewrap (SBX-1)', () => {
+  it('the agent runs inside the runner sandbox: an allowed command writes the worktree, the data root stays hidden', async () => {
+    // The sandbox has a private /tmp and hides the data root, so this agent keeps no journal.
+    const { f } = await start({ journal: false, transport: { sandbox: 'auto', allowUnsandboxed: false, programPaths: [fileURLToPath(new URL('../..', import.meta.url))] } });
+    const token = join(f.dataRoot, 'operator-token');
+    const detail = await f.waitForRun(await f.send(`@permission execute echo inside > inside.txt\n@permission execute cat ${token} > leaked.txt || echo hidden > leaked.txt`));
+    expect(detail.run.sandbox).toMatch(/^bubblewrap: /);
+    expect(detail.run.state).toBe('completed');
+    expect(readFileSync(join(f.worktreePath(), 'inside.txt'), 'utf8')).toBe('inside\n');
+    expect(readFileSync(join(f.worktreePath(), 'leaked.txt'), 'utf8')).toBe('hidden\n');
   });
 });

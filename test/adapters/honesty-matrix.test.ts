@@ -92,7 +92,7 @@ describe('honesty matrix (ADP-1)', () => {
       ['claude-agent-sdk', false, false, ['plan', 'orchestrate']],
       ['deepseek', false, false, ['plan', 'orchestrate']],
       ['codex', false, false, ['plan', 'orchestrate']],
-      ['acp', false, false, []],
+      ['acp', false, false, ['plan', 'orchestrate']],
     ]);
     const unauthenticated = await fetch(`${fixture.url}/api/honesty-matrix`);
     expect(unauthenticated.status).toBe(401);

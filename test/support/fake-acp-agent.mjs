@@ -13,6 +13,7 @@
 //   @terminal <command>                    terminal/create
 //   @unknown                               a request of a method no client knows
 //   @plan <step>|<step>                    a plan session update
+//   @mcp <tool> <json arguments>         call a tool of the session's HTTP MCP server (really), reported as a tool call
 //   @die                                   exit at once with code 3, mid-turn
 //   @hang                                  never answer the prompt
 import { execFileSync } from 'node:child_process';
@@ -36,6 +37,7 @@ const journal = (entry) => {
 const sessionId = `fake-${process.pid}`;
 let cwd = process.cwd();
 let mode = modes[0] ?? null;
+let mcpServers = [];
 
 const say = (client, text) => client.notify('session/update', { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `${text}\n` } } });
 
@@ -81,6 +83,21 @@ async function runDirective(client, directive, rest, n) {
   } else if (directive === '@plan') {
     const entries = argument.split('|').map((content) => ({ content, priority: 'medium', status: 'pending' }));
     await client.notify('session/update', { sessionId, update: { sessionUpdate: 'plan', entries } });
+  } else if (directive === '@mcp') {
+    const [tool, ...json] = rest;
+    const server = mcpServers.find((entry) => entry.type === 'http');
+    const toolCallId = `call-${n}`;
+    const title = `mcp__${server.name}__${tool}`;
+    await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call', toolCallId, title, kind: 'other', status: 'in_progress', rawInput: JSON.parse(json.join(' ') || '{}') } });
+    const response = await globalThis.fetch(server.url, {
+      method: 'POST',
+      headers: { ...Object.fromEntries(server.headers.map((header) => [header.name, header.value])), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: tool, arguments: JSON.parse(json.join(' ') || '{}') } }),
+    });
+    const body = await response.json();
+    const ok = response.ok && !body.error && !body.result?.isError;
+    journal({ event: 'mcp', tool, status: response.status, ok, body });
+    await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status: ok ? 'completed' : 'failed' } });
   } else if (directive === '@die') {
     journal({ event: 'die' });
     process.exit(3);
@@ -98,6 +115,7 @@ const app = acp
   })
   .onRequest('session/new', ({ params }) => {
     cwd = params.cwd;
+    mcpServers = params.mcpServers ?? [];
     journal({ event: 'newSession', cwd: params.cwd, mcpServers: params.mcpServers });
     return { sessionId, ...(modes.length > 0 ? { modes: { currentModeId: mode, availableModes: modes.map((id) => ({ id, name: id })) } } : {}) };
   })

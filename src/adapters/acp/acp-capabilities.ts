@@ -11,6 +11,8 @@ export const ACP_ADAPTER_ID = 'acp';
  * agent does with its own tools without asking (an agent may edit files itself) is not seen by the
  * host, so shell commands and file writes are not declared as gated on every call: only the OS
  * sandbox around the agent bounds those. Product tools reach the agent over MCP.
+ * The completion contract is observed as far as the agent reports its tool calls: a completed call
+ * of the output verb; a turn without it gets a reminder prompt (twice at most), then the run is flagged.
  * No steer/pause; cancel sends `session/cancel` and ends the process.
  */
 export const ACP_CAPABILITIES: TransportCapabilities = {
@@ -22,7 +24,7 @@ export const ACP_CAPABILITIES: TransportCapabilities = {
   subagents: 'inRunner',
   nativeTools: true,
   gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
-  completionContract: [],
+  completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat'],
   sandbox: true,
   // SKL-5: nothing is materialized for an ACP agent, and its own skill discovery is not bounded by the server.

@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
+import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { relayModeLine } from '../../core/relay/relay-mode-line.js';
 import { relayModeOf, RELAY_MODES, type RelayMode } from '../../core/relay/relay-mode.js';
@@ -45,6 +46,15 @@ export interface AcpTransportOptions {
 
 type Json = Record<string, unknown>;
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** Reminders before a run that never delivered its output verb is flagged (the other transports' number). */
+const MAX_REMINDERS = 2;
+
+/** Whether a reported tool name is `tool` itself or an MCP-prefixed form of it (`mcp__control-center__x`, `control-center.x`, `x (MCP)`). */
+function namesTool(name: string, tool: string): boolean {
+  const bare = name.trim().replace(/\s*\(MCP\)$/i, '');
+  return bare === tool || bare.endsWith(`__${tool}`) || bare.endsWith(`.${tool}`) || bare.endsWith(`/${tool}`);
+}
 
 /** The file under the session directory that remembers the relay mode of the last message (RLY-8). */
 const LAST_MODE_FILE = 'relay-mode';
@@ -170,6 +180,11 @@ export class AcpTransport implements AgentTransport {
     let planEntries = '';
     let planShown = false;
     const requestSignal = AbortSignal.any([context.signal, input.session.signal]);
+    // HAR-4: the mode's output verb, when it is on the surface; seen delivered when the agent reports
+    // a completed call of it (the MCP tool's name, however the agent prefixes it).
+    const contract = buildCompletionContract(getCapabilityProfile(context.mode));
+    const verb = contract && context.surfacedTools.some((tool) => tool.name === contract.outputVerb) ? contract.outputVerb : null;
+    let verbDelivered = false;
 
     // Each decision is kept on the run's session like a hook decision (the tool-call id stands in for the tool-use id).
     const gate = async (action: TransportAction, toolCallId: string): Promise<boolean> => {
@@ -259,6 +274,10 @@ export class AcpTransport implements AgentTransport {
       const started = calls.get(id);
       if (!started) return;
       calls.delete(id);
+      if (verb && !verbDelivered && update.status === 'completed' && namesTool(started.call.name, verb)) {
+        verbDelivered = true;
+        context.emit({ type: 'output_verb_delivered', toolName: verb });
+      }
       const content = Array.isArray(update.content) ? (update.content as Json[]).map((entry) => contentText(entry.content)).join('\n') : '';
       context.emit({
         type: 'tool_call_end',
@@ -343,19 +362,30 @@ export class AcpTransport implements AgentTransport {
       await writeFile(join(input.configDir, LAST_MODE_FILE), input.relayMode, { mode: 0o600 });
       const prompt = [line, fresh ? context.systemPrompt : null, context.prompt].filter((part): part is string => Boolean(part && part.trim())).join('\n\n');
       if (context.signal.aborted) onAbort();
-      const result = await orDeath(agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: prompt }] }));
-      stopReason = result.stopReason;
-      const reported = (result as unknown as { usage?: Json }).usage;
-      if (reported) {
-        usage.inputTokens = Number(reported.inputTokens ?? 0);
-        usage.outputTokens = Number(reported.outputTokens ?? 0);
-        usage.cacheReadTokens = Number(reported.cachedReadTokens ?? 0);
-        usage.cacheWriteTokens = Number(reported.cachedWriteTokens ?? 0);
-      }
-      // RLY-5: the agent's own plan (a plan update) in a read-only turn, else a plan-like answer.
-      if (readOnly && stopReason === 'end_turn') {
-        if (planEntries) showPlan(planEntries, 'native');
-        else if (looksLikePlan(finalText)) showPlan(finalText, 'answer');
+      const promptTurn = async (body: string) => {
+        const result = await orDeath(agent.request('session/prompt', { sessionId: sessionId!, prompt: [{ type: 'text', text: body }] }));
+        stopReason = result.stopReason;
+        const reported = (result as unknown as { usage?: Json }).usage;
+        if (reported) {
+          usage.inputTokens += Number(reported.inputTokens ?? 0);
+          usage.outputTokens += Number(reported.outputTokens ?? 0);
+          usage.cacheReadTokens += Number(reported.cachedReadTokens ?? 0);
+          usage.cacheWriteTokens += Number(reported.cachedWriteTokens ?? 0);
+        }
+        // RLY-5: the agent's own plan (a plan update) in a read-only turn, else a plan-like answer
+        // (checked before a reminder turn replaces the answer).
+        if (readOnly && stopReason === 'end_turn') {
+          if (planEntries) showPlan(planEntries, 'native');
+          else if (looksLikePlan(finalText)) showPlan(finalText, 'answer');
+        }
+      };
+      await promptTurn(prompt);
+      // HAR-4: a turn that ended without the output verb gets the contract's reminder as another prompt.
+      for (let attempt = 1; contract && verb && !verbDelivered && !cancelled && attempt <= MAX_REMINDERS && stopReason === 'end_turn'; attempt += 1) {
+        const reminder = `${contract.reminder}\n\n(In this runner the tool is the \`${verb}\` tool of the control-center MCP server.)`;
+        context.emit({ type: 'reminder_injected', text: reminder, attempt });
+        finalText = '';
+        await promptTurn(reminder);
       }
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
@@ -376,6 +406,6 @@ export class AcpTransport implements AgentTransport {
       return { outcome: 'failed', error: `The ACP agent ended without finishing the turn (${how})${failure ? `: ${failure}` : ''}${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`, deliverableFailed: false, usage, costUsd: null, finalText };
     }
     if (stopReason === 'refusal') return { outcome: 'failed', error: 'The ACP agent refused the turn', deliverableFailed: false, usage, costUsd: null, finalText };
-    return { outcome: 'completed', error: null, deliverableFailed: false, usage, costUsd: null, finalText };
+    return { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !verbDelivered), usage, costUsd: null, finalText };
   }
 }
