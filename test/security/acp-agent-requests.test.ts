@@ -32,7 +32,7 @@ describe('ACP permission requests fail closed (POL-4)', () => {
   it('the answer is never an "always" option, and a denial never selects an allow option', () => {
     const option = fc.record({ optionId: fc.string(), kind: fc.constantFrom('allow_once', 'allow_always', 'reject_once', 'reject_always', 'other') });
     fc.assert(
-      fc.property(fc.array(option), fc.boolean(), (options, allow) => {
+      fc.property(fc.uniqueArray(option, { selector: (entry) => entry.optionId }), fc.boolean(), (options, allow) => {
         const outcome = permissionOutcome(options, allow);
         if (outcome.outcome === 'cancelled') return;
         const chosen = options.find((entry) => entry.optionId === outcome.optionId)!;
