@@ -611,6 +611,110 @@ function codexRows(): HonestyRow[] {
   ];
 }
 
+const ACP = 'test/adapters/acp.test.ts';
+const ACP_GATE = `${ACP} > ACP transport: permission requests go to the policy gate (POL-1)`;
+const ACP_REQUESTS = `${ACP} > ACP transport: agent requests the host answers`;
+const ACP_PLAN = `${ACP_GATE} > plan: set_mode plan; a mutating command the agent would run is denied, and an edit is refused without asking`;
+
+/** Any ACP agent (RLY-7): its permission requests and `fs/*` requests answered by the host; what it does unasked is unseen. */
+function acpRows(): HonestyRow[] {
+  return [
+    row({
+      capability: 'toolSurface',
+      level: 'none',
+      detail: 'The agent keeps its own tools; the host only adds the Control Center MCP server (over HTTP, when the agent takes HTTP MCP servers) and offers no terminal.',
+      testedBy: `${ACP_GATE} > agent: an allowed command runs; the session gets the worktree as cwd and the Control Center MCP server`,
+    }),
+    row({
+      capability: 'shellCommands',
+      level: 'partial',
+      detail: 'Every `session/request_permission` of kind execute/fetch/other (or unknown) goes to the policy gate as the command it names (operator approval on Ask, mode floor in read-only modes, fail closed); the answer is a one-time option, never "always". A command the agent runs without asking is not seen: only the OS sandbox bounds it. `terminal/*` is refused.',
+      testedBy: `${ACP_GATE} > ask: the operator rejects, the agent is told no and the command is never executed`,
+    }),
+    row({
+      capability: 'fileWrites',
+      level: 'partial',
+      detail: '`fs/write_text_file` goes through the gate and the worktree’s confined writes (a path outside is refused), and is refused in read-only modes; an edit permission request is refused in read-only modes, else gated per path. An agent that writes with its own tools without asking is bounded only by the OS sandbox (the read-only worktree mount in read-only modes).',
+      testedBy: `${ACP_REQUESTS} > fs/write_text_file writes inside the worktree through the gate; a path outside is refused and nothing is written`,
+    }),
+    row({
+      capability: 'reads',
+      level: 'none',
+      detail: '`fs/read_text_file` is confined to the worktree but not gated; read/search permission requests are allowed; the agent’s own reads are unseen.',
+      testedBy: `${ACP_REQUESTS} > fs/write_text_file writes inside the worktree through the gate; a path outside is refused and nothing is written`,
+    }),
+    row({
+      capability: 'productTools',
+      level: 'enforced',
+      detail: 'Product tools come only from the Control Center MCP server, which authorizes every call with the run token against the mode’s surface.',
+      testedBy: `${ACP_GATE} > agent: an allowed command runs; the session gets the worktree as cwd and the Control Center MCP server`,
+    }),
+    row({
+      capability: 'pushes',
+      level: 'partial',
+      detail: 'The runner environment points git at the push proxy (as for the other runners); no ACP test pushes.',
+      testedBy: `${ACP} > ACP transport in bubblewrap (SBX-1) > the agent runs inside the runner sandbox: an allowed command writes the worktree, the data root stays hidden`,
+    }),
+    row({
+      capability: 'completionContract',
+      mode: 'plan',
+      level: 'partial',
+      detail: 'Observed as far as the agent reports its tool calls: a completed `tool_call` naming the output verb (bare or MCP-prefixed) counts as delivered; a turn without it gets the contract’s reminder as another prompt in the same session (twice at most), then the run is flagged deliverableFailed. An agent that does not report its MCP calls is flagged even when it delivered.',
+      testedBy: `${ACP} > ACP transport: the completion contract over MCP (HAR-4) > plan: a run that ends without submit_plan is reminded in new prompts, then flagged deliverableFailed`,
+    }),
+    row({
+      capability: 'completionContract',
+      mode: 'orchestrate',
+      level: 'partial',
+      detail: 'The same observation and reminders as in plan, with propose_orchestration; tested through plan mode only.',
+      testedBy: `${ACP} > ACP transport: the completion contract over MCP (HAR-4) > plan: submit_plan through the Control Center MCP server stores a plan and meets the contract`,
+    }),
+    row({
+      capability: 'nativeTools',
+      level: 'partial',
+      detail: 'Seen as far as the agent reports them (`tool_call`/`tool_call_update` session updates become tool-call events).',
+      testedBy: ACP_PLAN,
+    }),
+    row({
+      capability: 'sandbox',
+      level: 'enforced',
+      host: 'bubblewrap',
+      detail: 'The agent process runs inside bubblewrap with the runners’ mounts (data root and home hidden, private /tmp and HOME, worktree read-only in read-only modes, loopback-only network).',
+      testedBy: `${ACP} > ACP transport in bubblewrap (SBX-1) > the agent runs inside the runner sandbox: an allowed command writes the worktree, the data root stays hidden`,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'seatbelt',
+      level: 'none',
+      detail: 'Not tested: no macOS host runs these tests; the shared Seatbelt profile generator would be used.',
+      testedBy: SEATBELT_TEXT,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'none',
+      level: 'none',
+      detail: 'No backend: the agent does not start unless the operator opted in with `--allow-unsandboxed-runners`; then nothing bounds what it does unasked.',
+      testedBy: `${ACP_GATE} > agent: an allowed command runs; the session gets the worktree as cwd and the Control Center MCP server`,
+    }),
+    row({
+      capability: 'modes',
+      mode: 'chat',
+      level: 'partial',
+      detail: '`session/set_mode` when the agent advertises a fitting mode (agent → default, autopilot → acceptEdits; never bypassPermissions), else the RLY-8 `[Relay mode: …]` line on the message that changes the mode (Ask for Claude’s adapters; every mode for an agent without modes) — words the agent may ignore; the gate still answers its permission requests.',
+      testedBy: `${ACP} > ACP transport: modes without set_mode and process death > an agent without modes gets the RLY-8 line once per change, and the revocation when it goes back to agent`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({
+        capability: 'modes',
+        mode,
+        level: 'partial',
+        detail: 'The agent’s `plan` mode when it has one (else the RLY-8 line); the host refuses every edit request and `fs/write_text_file`, the gate’s mode floor denies mutating commands, and with bubblewrap the worktree is mounted read-only. A plan update or a `switch_mode` (ExitPlanMode) request becomes the Plan ready board.',
+        testedBy: ACP_PLAN,
+      }),
+    ),
+  ];
+}
+
 /** The honesty matrix (ADP-1) as data: served by `GET /api/honesty-matrix`, shown in docs/honesty-matrix.md. */
 export function honestyMatrix(): HonestyMatrix {
   return {
@@ -620,6 +724,7 @@ export function honestyMatrix(): HonestyMatrix {
       { id: 'claude-agent-sdk', label: 'Claude Agent SDK', rows: [...claudeAgentSdkRows(), skillsRow('claude-agent-sdk')] },
       { id: 'deepseek', label: 'DeepSeek (Claude Agent SDK)', rows: deepseekRows() },
       { id: 'codex', label: 'OpenAI Codex', rows: [...codexRows(), skillsRow('codex')] },
+      { id: 'acp', label: 'Any ACP agent', rows: [...acpRows(), skillsRow('acp')] },
     ],
   };
 }
@@ -684,7 +789,7 @@ export function undeclaredClaims(declarations: readonly TransportCapabilities[],
  * SKL-5: where each runner's skills come from and what bounds them (one row per adapter; DeepSeek
  * inherits the Claude Agent SDK's).
  */
-function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk' | 'codex'): HonestyRow {
+function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk' | 'codex' | 'acp'): HonestyRow {
   switch (adapterId) {
     case 'builtin':
       return row({
@@ -716,6 +821,14 @@ function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk' | '
         level: 'none',
         detail:
           'The Skills section, the repo-skills index and the `skill` tool (over MCP) come from the shared prepare stage, so what the server shows is scanned; the server-owned `CODEX_HOME` keeps the user’s own Codex skills out, but nothing is materialized for Codex and whatever skill discovery it does in the worktree is neither fed nor bounded by the Control Center.',
+        testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
+      });
+    case 'acp':
+      return row({
+        capability: 'skills',
+        level: 'none',
+        detail:
+          'The Skills section (in the system prompt that opens a session) and the `skill` tool (over MCP, when the agent takes HTTP MCP servers) come from the shared prepare stage, so what the server shows is scanned; nothing is materialized for an ACP agent, and its own skill discovery (in its private HOME or the worktree) is neither fed nor bounded by the Control Center.',
         testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
       });
   }

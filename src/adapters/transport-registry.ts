@@ -5,6 +5,7 @@ import { BUILTIN_ADAPTER_ID } from './builtin/builtin-capabilities.js';
 import { BuiltinTransport } from './builtin/builtin-transport.js';
 import { ClaudeAgentSdkTransport, type AskUser } from './claude-agent-sdk/claude-agent-sdk-transport.js';
 import { ClaudeCodeTransport } from './claude-code/claude-code-transport.js';
+import { AcpTransport } from './acp/acp-transport.js';
 import { CodexTransport } from './codex/codex-transport.js';
 import { unavailableCapabilities, type TransportCapabilities } from './transport-capabilities.js';
 
@@ -45,6 +46,8 @@ export const TRANSPORT_FACTORIES: ReadonlyArray<(deps: TransportDependencies) =>
   (deps) => new ClaudeAgentSdkTransport({ backend: 'deepseek', hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),
   // RLY-7: OpenAI Codex through `codex app-server`, its model reached through the model proxy.
   (deps) => new CodexTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),
+  // RLY-7: any Agent Client Protocol agent, its command per agent from CONTROL_CENTER_ACP_AGENTS.
+  (deps) => new AcpTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners }),
 ];
 
 /**

@@ -1,0 +1,32 @@
+import type { TransportCapabilities } from '../transport-capabilities.js';
+
+/** The `adapterId` of agents that run on any Agent Client Protocol agent (RLY-7). */
+export const ACP_ADAPTER_ID = 'acp';
+
+/**
+ * What the ACP transport supports (ADP-1, RLY-7). The host answers every request the agent sends:
+ * `session/request_permission` goes to the policy gate (fail closed), `fs/write_text_file` goes
+ * through the worktree's confined file access and the gate and is refused in read-only modes,
+ * `fs/read_text_file` is confined to the worktree but not gated, `terminal/*` is refused. What the
+ * agent does with its own tools without asking (an agent may edit files itself) is not seen by the
+ * host, so shell commands and file writes are not declared as gated on every call: only the OS
+ * sandbox around the agent bounds those. Product tools reach the agent over MCP.
+ * The completion contract is observed as far as the agent reports its tool calls: a completed call
+ * of the output verb; a turn without it gets a reminder prompt (twice at most), then the run is flagged.
+ * No steer/pause; cancel sends `session/cancel` and ends the process.
+ */
+export const ACP_CAPABILITIES: TransportCapabilities = {
+  adapterId: ACP_ADAPTER_ID,
+  label: 'ACP agent',
+  steer: false,
+  pauseResume: false,
+  cancel: true,
+  subagents: 'inRunner',
+  nativeTools: true,
+  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
+  completionContract: ['plan', 'orchestrate'],
+  structuralModes: ['chat'],
+  sandbox: true,
+  // SKL-5: nothing is materialized for an ACP agent, and its own skill discovery is not bounded by the server.
+  skills: 'unfed',
+};

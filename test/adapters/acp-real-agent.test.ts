@@ -1,0 +1,61 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AcpTransport } from '../../src/adapters/acp/acp-transport.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import { reply } from '../support/scripted-model-server.js';
+
+/**
+ * The ACP transport against a real ACP agent from npm (`@zed-industries/claude-agent-acp`), its
+ * model the scripted model server through the model proxy. The package is not a dependency of the
+ * project: the test runs when `CONTROL_CENTER_TEST_ACP_AGENT` names its entry script.
+ */
+const REAL_AGENT = process.env.CONTROL_CENTER_TEST_ACP_AGENT;
+let fixture: ClaudeCodeFixture | null = null;
+
+afterEach(async () => {
+  await fixture?.dispose();
+  fixture = null;
+});
+
+describe.skipIf(!REAL_AGENT)('ACP transport against claude-agent-acp (RLY-7)', () => {
+  it('agent: a Bash call asks permission, the gate allows it, the command runs and the agent answers', async () => {
+    fixture = await startClaudeCodeFixture({
+      adapter: {
+        id: 'acp',
+        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_AGENT!] } } }),
+      },
+    });
+    const f = fixture;
+    f.model.script(reply().tool('Bash', { command: 'echo real > real.txt', description: 'write a file' }), reply().text('Wrote real.txt.'));
+    const detail = await f.waitForRun(await f.send('make a file'), 120_000);
+    expect(detail.run.state).toBe('completed');
+    expect(existsSync(join(f.worktreePath(), 'real.txt'))).toBe(true);
+    // The agent's own permission request reached the policy gate as the command it runs.
+    expect(f.decisions.map((entry) => [entry.action, entry.allow])).toEqual([[{ kind: 'command', command: 'echo real > real.txt', toolName: 'acp:execute' }, true]]);
+    // Offline: the model proxy saw only model calls.
+    expect(f.model.requests.every((request) => request.path.startsWith('/v1/messages'))).toBe(true);
+  });
+
+  it('plan: the agent is put in its plan mode; a Bash write it asks for is denied by the mode floor and never runs', async () => {
+    fixture = await startClaudeCodeFixture({
+      mode: 'plan',
+      adapter: {
+        id: 'acp',
+        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_AGENT!] } } }),
+      },
+    });
+    const f = fixture;
+    f.model.script(reply().tool('Bash', { command: 'touch planned.txt', description: 'write a file' }), reply().text('1. Add planned.txt\n2. Test it'), reply().text('Still a plan.'), reply().text('Still a plan.'));
+    const detail = await f.waitForRun(await f.send('plan a file'), 120_000);
+    expect(detail.run.state).toBe('completed');
+    expect(existsSync(join(f.worktreePath(), 'planned.txt'))).toBe(false);
+    // Claude Code in its plan mode still asked; the host's gate denied (the mode floor), the model was told so.
+    expect(f.decisions.map((entry) => [entry.action, entry.allow])).toEqual([[{ kind: 'command', command: 'touch planned.txt', toolName: 'acp:execute' }, false]]);
+    expect(f.model.requests[1]!.lastToolResult?.content).toMatch(/refused permission/);
+    // The plan-like answer becomes the board; without submit_plan over MCP the contract reminds twice, then flags.
+    expect(detail.events.find((event: any) => event.type === 'plan_ready')?.data).toMatchObject({ source: 'answer', plan: '1. Add planned.txt\n2. Test it' });
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(2);
+    expect(detail.run.deliverableFailed).toBe(true);
+  });
+});

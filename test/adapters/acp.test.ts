@@ -1,0 +1,224 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AcpTransport, type AcpTransportOptions } from '../../src/adapters/acp/acp-transport.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import { pollFor } from '../support/relay-fixture.js';
+
+/**
+ * The ACP transport (RLY-7) end to end: a real ACP agent process speaking the protocol through the
+ * ACP SDK (test/support/fake-acp-agent.mjs, whose "model" is the `@` directives of the prompt), the
+ * run executor, the policy engine, the approval service and the confined worktree files.
+ */
+const FAKE_AGENT = fileURLToPath(new URL('../support/fake-acp-agent.mjs', import.meta.url));
+let fixture: ClaudeCodeFixture | null = null;
+
+afterEach(async () => {
+  await fixture?.dispose();
+  fixture = null;
+});
+
+interface Started {
+  f: ClaudeCodeFixture;
+  journal: () => Array<Record<string, any>>;
+}
+
+async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; modes?: string[]; journal?: boolean; transport?: Partial<AcpTransportOptions> } = {}): Promise<Started> {
+  let journalPath = '';
+  fixture = await startClaudeCodeFixture({
+    ...(options.mode ? { mode: options.mode } : {}),
+    ...(options.autonomy ? { autonomy: options.autonomy } : {}),
+    adapter: {
+      id: 'acp',
+      transport: (app, dataRoot) => {
+        journalPath = join(dataRoot, 'acp-journal.jsonl');
+        writeFileSync(journalPath, '');
+        const args = [FAKE_AGENT, ...(options.journal === false ? [] : ['--journal', journalPath]), ...(options.modes ? ['--modes', options.modes.join(',')] : [])];
+        return new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args } }, ...options.transport });
+      },
+    },
+  });
+  const journal = () =>
+    readFileSync(journalPath, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  return { f: fixture, journal };
+}
+
+const CLAUDE_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];
+
+describe('ACP transport: permission requests go to the policy gate (POL-1)', () => {
+  it('agent: an allowed command runs; the session gets the worktree as cwd and the Control Center MCP server', async () => {
+    const { f, journal } = await start({ modes: CLAUDE_MODES });
+    const detail = await f.waitForRun(await f.send('@permission execute echo made > agent.txt'));
+    expect(detail.run.state).toBe('completed');
+    expect(existsSync(join(f.worktreePath(), 'agent.txt'))).toBe(true);
+    const session = journal().find((entry) => entry.event === 'newSession')!;
+    expect(session.cwd).toBe(f.worktreePath());
+    expect(session.mcpServers).toEqual([expect.objectContaining({ type: 'http', name: 'control-center', url: expect.stringContaining('/mcp'), headers: [expect.objectContaining({ name: 'Authorization' })] })]);
+    // Terminals are not offered; files are.
+    expect(journal()[0]!.clientCapabilities).toMatchObject({ fs: { readTextFile: true, writeTextFile: true }, terminal: false });
+    expect(journal().find((entry) => entry.event === 'permission')!.outcome).toEqual({ outcome: 'selected', optionId: 'yes' });
+    expect(journal().filter((entry) => entry.event === 'setMode').map((entry) => entry.modeId)).toEqual(['default']);
+    expect(f.decisions.map((entry) => [entry.action.kind, entry.allow])).toEqual([['command', true]]);
+  });
+
+  it('ask: the operator rejects, the agent is told no and the command is never executed', async () => {
+    const { f, journal } = await start({ autonomy: 'askFirst', modes: CLAUDE_MODES });
+    const target = join(f.worktreePath(), 'ask.txt');
+    const runId = await f.send(`@permission execute echo no > ${target}`);
+    const approval = await pollFor(async () => (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals[0], 'an approval');
+    expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/approvals/${approval.id}/decision`, { decision: 'reject', reason: 'not now' })).status).toBe(200);
+    const detail = await f.waitForRun(runId);
+    expect(detail.run.state).toBe('completed');
+    expect(existsSync(target)).toBe(false);
+    expect(journal().find((entry) => entry.event === 'permission')!.outcome).toEqual({ outcome: 'selected', optionId: 'no' });
+    // Claude's adapters have no `ask` mode: the mode goes as the RLY-8 line on the message.
+    expect(journal().find((entry) => entry.event === 'prompt')!.text).toMatch(/^\[Relay mode: Ask\]/);
+  });
+
+  it('plan: set_mode plan; a mutating command the agent would run is denied, and an edit is refused without asking', async () => {
+    const { f, journal } = await start({ mode: 'plan', modes: CLAUDE_MODES });
+    const detail = await f.waitForRun(await f.send('@permission execute touch made.txt\n@permission edit edited.txt\n@plan Read the code|Change it'));
+    expect(detail.run.state).toBe('completed');
+    // The fake agent really runs or edits whatever is allowed: neither happened.
+    expect(existsSync(join(f.worktreePath(), 'made.txt'))).toBe(false);
+    expect(existsSync(join(f.worktreePath(), 'edited.txt'))).toBe(false);
+    expect(journal().filter((entry) => entry.event === 'setMode').map((entry) => entry.modeId)).toEqual(['plan']);
+    expect(journal().filter((entry) => entry.event === 'permission').map((entry) => entry.outcome.optionId)).toEqual(['no', 'no']);
+    // Only the command reached the gate (the mode floor denied it); the edit was refused by the mode itself.
+    expect(f.decisions.map((entry) => [entry.action.kind, entry.allow])).toEqual([['command', false]]);
+    // The agent's own plan update becomes the Plan ready board (RLY-5).
+    const board = detail.events.find((event: any) => event.type === 'plan_ready');
+    expect(board?.data).toMatchObject({ source: 'native', plan: '1. Read the code\n2. Change it' });
+  });
+
+  it('autopilot: acceptEdits is selected, never bypassPermissions, and the permission still reaches the gate', async () => {
+    const { f, journal } = await start({ autonomy: 'actFreely', modes: CLAUDE_MODES });
+    const detail = await f.waitForRun(await f.send('@permission execute echo go > auto.txt'));
+    expect(detail.run.state).toBe('completed');
+    expect(existsSync(join(f.worktreePath(), 'auto.txt'))).toBe(true);
+    expect(journal().filter((entry) => entry.event === 'setMode').map((entry) => entry.modeId)).toEqual(['acceptEdits']);
+    expect(f.decisions).toHaveLength(1);
+  });
+});
+
+describe('ACP transport: agent requests the host answers', () => {
+  it('fs/write_text_file writes inside the worktree through the gate; a path outside is refused and nothing is written', async () => {
+    const { f, journal } = await start();
+    const outside = join(f.dataRoot, 'escaped.txt');
+    const detail = await f.waitForRun(await f.send(`@write notes/hello.txt hi there\n@write ../../escape.txt nope\n@write ${outside} nope\n@read notes/hello.txt`));
+    expect(detail.run.state).toBe('completed');
+    expect(readFileSync(join(f.worktreePath(), 'notes/hello.txt'), 'utf8')).toBe('hi there');
+    expect(existsSync(outside)).toBe(false);
+    expect(existsSync(join(f.worktreePath(), '../../escape.txt'))).toBe(false);
+    const errors = journal().filter((entry) => entry.event === 'error');
+    expect(errors.map((entry) => entry.code)).toEqual([-32602, -32602]);
+    expect(journal().find((entry) => entry.event === 'read')!.content).toBe('hi there');
+  });
+
+  it('plan: fs/write_text_file is refused in a read-only mode even though the policy would allow it', async () => {
+    const { f, journal } = await start({ mode: 'plan' });
+    const detail = await f.waitForRun(await f.send('@write plan.txt nope'));
+    expect(detail.run.state).toBe('completed');
+    expect(existsSync(join(f.worktreePath(), 'plan.txt'))).toBe(false);
+    expect(journal().find((entry) => entry.event === 'error')!.message).toMatch(/read-only/);
+  });
+
+  it('an unknown method and terminal/create get JSON-RPC errors, so the turn goes on and ends', async () => {
+    const { f, journal } = await start();
+    const detail = await f.waitForRun(await f.send('@unknown\n@terminal rm -rf /\n@write after.txt reached'));
+    expect(detail.run.state).toBe('completed');
+    const errors = journal().filter((entry) => entry.event === 'error');
+    expect(errors.map((entry) => [entry.directive, entry.code])).toEqual([
+      ['@unknown', -32601],
+      ['@terminal', -32601],
+    ]);
+    expect(existsSync(join(f.worktreePath(), 'after.txt'))).toBe(true);
+  });
+});
+
+describe('ACP transport: the completion contract over MCP (HAR-4)', () => {
+  it('plan: submit_plan through the Control Center MCP server stores a plan and meets the contract', async () => {
+    const { f, journal } = await start({ mode: 'plan', modes: CLAUDE_MODES });
+    const args = { goal: 'Ship the parser', nodes: [{ key: 'read', title: 'Read the grammar', description: 'Study it.', dependsOn: [] }] };
+    const detail = await f.waitForRun(await f.send(`@mcp submit_plan ${JSON.stringify(args)}`));
+    expect(detail.run.state).toBe('completed');
+    expect(journal().find((entry) => entry.event === 'mcp')).toMatchObject({ tool: 'submit_plan', ok: true });
+    expect(detail.run.deliverableFailed).toBe(false);
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(0);
+    const plans = (await f.api('GET', `/api/workspaces/${f.workspaceId}/plans?conversationId=${f.conversationId}`)).body.plans;
+    expect(plans.map((plan: any) => plan.goal)).toEqual(['Ship the parser']);
+  });
+
+  it('plan: a run that ends without submit_plan is reminded in new prompts, then flagged deliverableFailed', async () => {
+    const { f, journal } = await start({ mode: 'plan', modes: CLAUDE_MODES });
+    const detail = await f.waitForRun(await f.send('just thinking'));
+    expect(detail.run.state).toBe('completed');
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(2);
+    const prompts = journal().filter((entry) => entry.event === 'prompt');
+    expect(prompts).toHaveLength(3);
+    expect(prompts[1]!.text).toMatch(/submit_plan/);
+    expect(detail.run.deliverableFailed).toBe(true);
+  });
+});
+
+describe('ACP transport: modes without set_mode and process death', () => {
+  it('an agent without modes gets the RLY-8 line once per change, and the revocation when it goes back to agent', async () => {
+    const { f, journal } = await start({ autonomy: 'askFirst' });
+    await f.waitForRun(await f.send('first'));
+    await f.waitForRun(await f.send('second'));
+    await f.setMode('chat', 'actFreely');
+    await f.waitForRun(await f.send('third'));
+    await f.setMode('chat', 'proposeOnly');
+    const last = await f.waitForRun(await f.send('fourth'));
+    expect(last.run.state).toBe('completed');
+    const prompts = journal().filter((entry) => entry.event === 'prompt').map((entry) => entry.text as string);
+    expect(prompts[0]).toMatch(/^\[Relay mode: Ask\]/);
+    expect(prompts[1]).not.toMatch(/Relay mode/);
+    expect(prompts[2]).toMatch(/^\[Relay mode: Autopilot\]/);
+    expect(prompts[3]).toMatch(/^\[Relay mode: Agent\] The earlier Autopilot mode instructions no longer apply\./);
+    expect(journal().filter((entry) => entry.event === 'setMode')).toHaveLength(0);
+  });
+
+  it('the agent dying mid-turn fails the run with the reason (no silent worker death)', async () => {
+    const { f } = await start();
+    const detail = await f.waitForRun(await f.send('@die'));
+    expect(detail.run.state).toBe('failed');
+    expect(detail.run.error).toMatch(/ACP agent ended without finishing the turn \(exit 3\)/);
+  });
+
+  it('the agent killed while it hangs fails the run with the signal', async () => {
+    let pid = 0;
+    const { f, journal } = await start({ transport: { onSpawn: (spawned) => (pid = spawned) } });
+    const runId = await f.send('@hang');
+    await pollFor(async () => journal().some((entry) => entry.event === 'hang'), 'the agent to hang');
+    process.kill(pid, 'SIGKILL');
+    const detail = await f.waitForRun(runId);
+    expect(detail.run.state).toBe('failed');
+    expect(detail.run.error).toMatch(/exit SIGKILL/);
+  });
+
+  it('a configured command that is a shell is refused before anything runs', async () => {
+    const { f, journal } = await start({ transport: { commands: { '*': { command: '/bin/sh', args: ['-c', 'echo hi'] } } } });
+    const detail = await f.waitForRun(await f.send('hello'));
+    expect(detail.run.state).toBe('failed');
+    expect(detail.run.error).toMatch(/not a shell or launcher/);
+    expect(journal()).toEqual([]);
+  });
+});
+
+describe('ACP transport in bubblewrap (SBX-1)', () => {
+  it('the agent runs inside the runner sandbox: an allowed command writes the worktree, the data root stays hidden', async () => {
+    // The sandbox has a private /tmp and hides the data root, so this agent keeps no journal.
+    const { f } = await start({ journal: false, transport: { sandbox: 'auto', allowUnsandboxed: false, programPaths: [fileURLToPath(new URL('../..', import.meta.url))] } });
+    const token = join(f.dataRoot, 'operator-token');
+    const detail = await f.waitForRun(await f.send(`@permission execute echo inside > inside.txt\n@permission execute cat ${token} > leaked.txt || echo hidden > leaked.txt`));
+    expect(detail.run.sandbox).toMatch(/^bubblewrap: /);
+    expect(detail.run.state).toBe('completed');
+    expect(readFileSync(join(f.worktreePath(), 'inside.txt'), 'utf8')).toBe('inside\n');
+    expect(readFileSync(join(f.worktreePath(), 'leaked.txt'), 'utf8')).toBe('hidden\n');
+  });
+});
