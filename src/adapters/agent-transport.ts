@@ -74,6 +74,11 @@ export interface TransportRunContext extends RunScope {
   emit(event: AgentEvent): void;
   /** Applies the same policy + approval gate the built-in harness uses (fail closed). */
   gate(action: TransportAction, signal: AbortSignal): Promise<TransportGateResult>;
+  /**
+   * The policy engine's verdict alone, without opening an approval: for a transport that asks the
+   * operator its own way (Copilot's Ask cards, RLY-7), so a policy deny still wins before any card.
+   */
+  decide?(action: TransportAction): Promise<Pick<TransportGateResult, 'decision' | 'reason' | 'decidedBy' | 'classes'>>;
   /** Records which sandbox wrapped the run (`bubblewrap`, `seatbelt`, `none: sanitized env`). */
   setSandbox(description: string): void;
   /** Session id kept per conversation so the next turn can resume it. */

@@ -57,7 +57,7 @@ export interface ClaudeCodeFixtureOptions {
   /** Extra variables in the server's environment (what the runner must NOT inherit, for example). */
   env?: Record<string, string>;
   /** Run the agent on another transport (the relay providers): its adapter id and how to build it. */
-  adapter?: { id: 'claude-agent-sdk' | 'deepseek' | 'codex' | 'acp'; transport: (app: ControlCenter, dataRoot: string) => AgentTransport };
+  adapter?: { id: 'claude-agent-sdk' | 'deepseek' | 'codex' | 'acp' | 'copilot'; transport: (app: ControlCenter, dataRoot: string) => AgentTransport };
 }
 
 function git(cwd: string, ...args: string[]): string {

@@ -164,23 +164,7 @@ export class RunToolCalls implements RunToolbox {
 
   /** A hook's or the push proxy's report of a runner's own action, decided and gated like a built-in call (POL-1). */
   async gateAction(action: TransportAction, signal: AbortSignal): Promise<TransportGateResult> {
-    const { scope } = this.run;
-    const worktreePath = this.run.worktreePath;
-    let verdict: PolicyVerdict;
-    if (action.kind === 'command') {
-      verdict = await this.deps.policy.decideCommand(scope.workspaceId, this.policyContext(), action.command, action.toolName);
-    } else {
-      const absolute = resolvePath(worktreePath, action.path);
-      const inside = absolute === worktreePath || absolute.startsWith(`${worktreePath}${sep}`);
-      const descriptor: ToolDescriptor = {
-        name: action.toolName,
-        description: 'native file write',
-        tier: 'write',
-        effects: inside ? [] : ['fileWriteOutsideWorktree'],
-        writesWorktree: inside,
-      };
-      verdict = await this.deps.policy.decideToolCall(scope.workspaceId, this.policyContext(), descriptor, { path: action.path });
-    }
+    const verdict = await this.decideAction(action);
     const call: ToolCallBlock = { type: 'tool_call', id: `hook_${randomUUID()}`, name: action.toolName, input: action.kind === 'command' ? { command: action.command } : { path: action.path } };
     const denied = await this.gate(verdict, call, signal);
     return {
@@ -190,6 +174,23 @@ export class RunToolCalls implements RunToolbox {
       decidedBy: verdict.decidedBy,
       classes: verdict.classes,
     };
+  }
+
+  /** The policy engine's verdict on a runner's own action, without any approval wait (RLY-7 Ask asks the operator its own way). */
+  async decideAction(action: TransportAction): Promise<PolicyVerdict> {
+    const { scope } = this.run;
+    const worktreePath = this.run.worktreePath;
+    if (action.kind === 'command') return this.deps.policy.decideCommand(scope.workspaceId, this.policyContext(), action.command, action.toolName);
+    const absolute = resolvePath(worktreePath, action.path);
+    const inside = absolute === worktreePath || absolute.startsWith(`${worktreePath}${sep}`);
+    const descriptor: ToolDescriptor = {
+      name: action.toolName,
+      description: 'native file write',
+      tier: 'write',
+      effects: inside ? [] : ['fileWriteOutsideWorktree'],
+      writesWorktree: inside,
+    };
+    return this.deps.policy.decideToolCall(scope.workspaceId, this.policyContext(), descriptor, { path: action.path });
   }
 
   /** What a tool is handed: the (sandboxed) worktree, the run's state, and the operator and subagent hooks. */

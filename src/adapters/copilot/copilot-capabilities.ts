@@ -1,0 +1,31 @@
+import type { TransportCapabilities } from '../transport-capabilities.js';
+
+/** The `adapterId` of agents that run on GitHub Copilot through `@github/copilot-sdk` (RLY-7). */
+export const COPILOT_ADAPTER_ID = 'copilot';
+
+/**
+ * What the Copilot transport supports (ADP-1, RLY-7). The Copilot runtime asks the host
+ * (`onPermissionRequest`) before every shell command, file write, URL fetch and MCP call it does not
+ * consider read-only; the host approves reads itself and puts the rest to the policy gate (agent,
+ * autopilot), refuses it (plan) or shows a question card after the policy allowed it (ask). A command
+ * the runtime classifies as read-only is approved without the gate, so shell commands and file writes
+ * are not declared gated on every call: the OS sandbox around the runtime (the worktree mounted
+ * read-only in read-only modes) bounds what it runs. Product tools reach Copilot over MCP.
+ * No completion contract is observed (the runtime reports MCP calls only as tool events), no
+ * steer/pause; cancel aborts the turn and ends the runtime process.
+ */
+export const COPILOT_CAPABILITIES: TransportCapabilities = {
+  adapterId: COPILOT_ADAPTER_ID,
+  label: 'GitHub Copilot (SDK)',
+  steer: false,
+  pauseResume: false,
+  cancel: true,
+  subagents: 'inRunner',
+  nativeTools: true,
+  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
+  completionContract: [],
+  structuralModes: ['chat'],
+  sandbox: true,
+  // SKL-5: nothing is materialized for Copilot; skills are switched off in its session.
+  skills: 'unfed',
+};
