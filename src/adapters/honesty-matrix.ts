@@ -715,6 +715,122 @@ function acpRows(): HonestyRow[] {
   ];
 }
 
+const COPILOT = 'test/adapters/copilot.test.ts';
+const COPILOT_MODES = `${COPILOT} > Copilot transport: one turn per relay mode (RLY-7)`;
+const COPILOT_ASK = `${COPILOT} > Copilot transport: Ask cards (RLY-7)`;
+const COPILOT_AGENT = `${COPILOT_MODES} > agent: a writing command passes the policy gate and runs; every model call goes through the proxy with the broker’s key; the next message resumes the session`;
+const COPILOT_PLAN = `${COPILOT_MODES} > plan: a mutating command is refused as plan mode and never runs; exit_plan_mode becomes a Plan ready board and is not approved`;
+const COPILOT_BWRAP = `${COPILOT} > Copilot transport in bubblewrap (SBX-1) > plan: the runtime runs sandboxed, the worktree read-only and the data root hidden; a write is refused and not made`;
+
+/** GitHub Copilot through `@github/copilot-sdk` (RLY-7): every permission request answered by the host; what the runtime deems read-only runs unasked. */
+function copilotRows(): HonestyRow[] {
+  return [
+    row({
+      capability: 'toolSurface',
+      level: 'partial',
+      detail:
+        'Product tools come only from the Control Center’s MCP server (the mode’s surface). Copilot’s own tools (bash, apply_patch, view, rg, glob, ask_user, task, sql, …; exit_plan_mode and task_complete in its plan mode) stay on its surface; skills are switched off in the session, any other MCP server and every URL fetch, memory or extension request is refused.',
+      testedBy: COPILOT_PLAN,
+    }),
+    row({
+      capability: 'shellCommands',
+      mode: 'chat',
+      level: 'partial',
+      detail:
+        'The runtime asks the host (`onPermissionRequest`) before a command it does not parse as read-only: Agent and Autopilot put it to the policy gate (operator approval where a rule asks, fail closed); Ask asks the policy first — a deny is final and no card is shown — then shows the card “Copilot wants to run: … Approve this action?” (Approve / Deny / a typed reason passed to the agent; no answer in time → user-not-available). Commands the runtime parses as read-only run without the gate; only the OS sandbox bounds them.',
+      testedBy: `${COPILOT_ASK} > ask: a policy deny wins before any card is shown`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({
+        capability: 'shellCommands',
+        mode,
+        level: 'partial',
+        detail: 'Every mutating request is refused by the host with “You are in plan mode”, whatever the policy or Copilot would allow; with bubblewrap the worktree is mounted read-only as well. Read-only commands run unasked.',
+        testedBy: COPILOT_PLAN,
+      }),
+    ),
+    row({
+      capability: 'fileWrites',
+      level: 'partial',
+      detail: 'A file edit arrives as a `write` permission request: its path goes to the gate in writable modes (or to the Ask card after the policy) and is refused in read-only modes. A write by a command the runtime wrongly parses as read-only would not be asked about; the OS sandbox bounds it.',
+      testedBy: `${COPILOT_ASK} > ask: a typed reason denies the action, the command never runs, the reason reaches the agent, and a plan-like answer gets a board`,
+    }),
+    row({
+      capability: 'reads',
+      level: 'none',
+      detail: 'Read requests are approved in every mode (RLY-7); only the OS sandbox bounds them (the data root and the server user’s home hidden).',
+      testedBy: COPILOT_BWRAP,
+    }),
+    row({
+      capability: 'productTools',
+      level: 'partial',
+      detail: 'The Control Center’s MCP server is given to the session with the run token; its permission requests are approved by the host because the MCP server decides each call at the built-in chokepoint. No test makes Copilot call a product tool yet.',
+      testedBy: COPILOT_AGENT,
+    }),
+    row({
+      capability: 'pushes',
+      level: 'partial',
+      detail: 'The runtime gets the push-proxy git environment like the other runners, and a `git push` command is a mutating shell request that must pass the gate; no push test runs Copilot itself.',
+      testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
+    }),
+    row({
+      capability: 'completionContract',
+      level: 'none',
+      detail: 'Not observed: a Copilot turn is not checked for the mode’s output verb and gets no reminder.',
+      testedBy: COPILOT_PLAN,
+    }),
+    row({
+      capability: 'nativeTools',
+      level: 'partial',
+      detail: 'Tool starts and completions are shown in the run log as the runtime reports them (a refused request shows as not executed); only mutating permission requests are decided by the host.',
+      testedBy: COPILOT_AGENT,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'bubblewrap',
+      level: 'enforced',
+      detail: 'The native runtime runs inside bubblewrap with the other runners’ mounts (data root and home hidden, private /tmp and HOME, its session directory and the shared unpacked-runtime cache the only other writable paths, worktree read-only in read-only modes, loopback-only network). It runs offline (`COPILOT_OFFLINE`) with the model proxy as its only provider, holding the run token only.',
+      testedBy: COPILOT_BWRAP,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'seatbelt',
+      level: 'none',
+      detail: 'Not tested: no macOS host runs these tests; the shared Seatbelt profile generator would be used.',
+      testedBy: SEATBELT_TEXT,
+    }),
+    row({
+      capability: 'sandbox',
+      host: 'none',
+      level: 'none',
+      detail: 'No backend: the runner does not start unless the operator opted in with `--allow-unsandboxed-runners`; then nothing bounds what an approved or read-only command does.',
+      testedBy: COPILOT_AGENT,
+    }),
+    row({
+      capability: 'modes',
+      mode: 'chat',
+      level: 'enforced',
+      detail: 'Each message carries Copilot’s `agentMode`: Agent and Ask → interactive, Autopilot → autopilot; Ask differs at the host, where every mutating request becomes a card after the policy. Each turn is a fresh runtime resuming the conversation’s session, so a mode change applies from the next message (RLY-9).',
+      testedBy: `${COPILOT_MODES} > autopilot: commands run without approvals or cards`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({
+        capability: 'modes',
+        mode,
+        level: 'partial',
+        detail: 'Copilot’s `plan` agentMode (exit_plan_mode offered only there); exit_plan_mode becomes the Plan ready board and is answered not approved, so the turn never implements; a plan-like answer gets the board otherwise. The mode holds through the host’s refusal of every mutating request and, with bubblewrap, the read-only mount.',
+        testedBy: COPILOT_PLAN,
+      }),
+    ),
+    row({
+      capability: 'skills',
+      level: 'none',
+      detail: 'Skill loading is switched off in the Copilot session (`enableSkills: false`); the Skills section and the `skill` tool reach it only through the prompt and MCP. Nothing is materialized for Copilot, and its custom-instruction discovery in the worktree is neither fed nor bounded by the Control Center.',
+      testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
+    }),
+  ];
+}
+
 /** The honesty matrix (ADP-1) as data: served by `GET /api/honesty-matrix`, shown in docs/honesty-matrix.md. */
 export function honestyMatrix(): HonestyMatrix {
   return {
@@ -725,6 +841,7 @@ export function honestyMatrix(): HonestyMatrix {
       { id: 'deepseek', label: 'DeepSeek (Claude Agent SDK)', rows: deepseekRows() },
       { id: 'codex', label: 'OpenAI Codex', rows: [...codexRows(), skillsRow('codex')] },
       { id: 'acp', label: 'Any ACP agent', rows: [...acpRows(), skillsRow('acp')] },
+      { id: 'copilot', label: 'GitHub Copilot (SDK)', rows: copilotRows() },
     ],
   };
 }

@@ -182,6 +182,7 @@ describe('Copilot transport in bubblewrap (SBX-1)', { timeout: 120_000 }, () => 
       reply().text('1. Add plan.txt\n2. Test it'),
     );
     const detail = await f.waitForRun(await f.send('try to write'));
+    expect(detail.run.error).toBeNull();
     expect(detail.run.state).toBe('completed');
     expect(detail.run.sandbox).toMatch(/^bubblewrap: /);
     expect(modelRequests(f)[1]!.lastToolResult?.content ?? '').not.toContain(f.token);

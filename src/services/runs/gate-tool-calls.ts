@@ -164,7 +164,7 @@ export class RunToolCalls implements RunToolbox {
 
   /** A hook's or the push proxy's report of a runner's own action, decided and gated like a built-in call (POL-1). */
   async gateAction(action: TransportAction, signal: AbortSignal): Promise<TransportGateResult> {
-    const verdict = await this.decideAction(action);
+    const verdict = await this.verdictFor(action);
     const call: ToolCallBlock = { type: 'tool_call', id: `hook_${randomUUID()}`, name: action.toolName, input: action.kind === 'command' ? { command: action.command } : { path: action.path } };
     const denied = await this.gate(verdict, call, signal);
     return {
@@ -177,7 +177,12 @@ export class RunToolCalls implements RunToolbox {
   }
 
   /** The policy engine's verdict on a runner's own action, without any approval wait (RLY-7 Ask asks the operator its own way). */
-  async decideAction(action: TransportAction): Promise<PolicyVerdict> {
+  async decideAction(action: TransportAction): Promise<Pick<TransportGateResult, 'decision' | 'reason' | 'decidedBy' | 'classes'>> {
+    const verdict = await this.verdictFor(action);
+    return { decision: verdict.decision, reason: `${verdict.explanation} (decided by ${decidedBy(verdict)})`, decidedBy: verdict.decidedBy, classes: verdict.classes };
+  }
+
+  private async verdictFor(action: TransportAction): Promise<PolicyVerdict> {
     const { scope } = this.run;
     const worktreePath = this.run.worktreePath;
     if (action.kind === 'command') return this.deps.policy.decideCommand(scope.workspaceId, this.policyContext(), action.command, action.toolName);

@@ -84,10 +84,7 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
       recorder.emit(event);
     },
     gate: (action, gateSignal) => toolCalls.gateAction(action, gateSignal),
-    decide: async (action) => {
-      const verdict = await toolCalls.decideAction(action);
-      return { decision: verdict.decision, reason: `${verdict.explanation} (decided by ${verdict.decidedBy.scope}${verdict.decidedBy.ruleId ? ` rule ${verdict.decidedBy.ruleId}` : ''})`, decidedBy: verdict.decidedBy, classes: verdict.classes };
-    },
+    decide: (action) => toolCalls.decideAction(action),
     setSandbox: (description) => recorder.setSandbox(description),
     previousSessionId,
     saveSessionId: async (sessionId) => {
