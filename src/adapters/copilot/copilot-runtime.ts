@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
 
 /**
  * Where the native Copilot runtime is: `$CONTROL_CENTER_COPILOT_PATH`, else the npm platform package
@@ -18,4 +18,17 @@ export function resolveCopilotRuntime(env: Record<string, string | undefined>): 
     if (existsSync(binary)) return { binary: realpathSync(binary), packageDir: realpathSync(packageDir) };
   }
   throw new Error(`the Copilot runtime is missing (is @github/copilot-${variants[0]}-${process.arch} installed?)`);
+}
+
+/**
+ * The absolute path of `command` (the SDK refuses a runtime path that is not an existing file, and a
+ * sandbox launcher such as `bwrap` is named bare): itself when absolute, else its first match on PATH.
+ */
+export function absoluteCommand(command: string, path: string | undefined): string {
+  if (isAbsolute(command)) return command;
+  for (const directory of (path ?? '').split(delimiter).filter((entry) => isAbsolute(entry))) {
+    const candidate = join(directory, command);
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error(`${command} is not on PATH`);
 }

@@ -19,7 +19,7 @@ import { cancelledResult, emptyUsage, makeRunnerDirs, registerRunSession, Runner
 import { COPILOT_ADAPTER_ID, COPILOT_CAPABILITIES } from './copilot-capabilities.js';
 import { copilotAgentMode } from './copilot-modes.js';
 import { APPROVE, approvalQuestion, classifyCopilotPermission, CONTROL_CENTER_MCP_SERVER, DENY } from './copilot-permission.js';
-import { resolveCopilotRuntime } from './copilot-runtime.js';
+import { absoluteCommand, resolveCopilotRuntime } from './copilot-runtime.js';
 
 export { COPILOT_ADAPTER_ID } from './copilot-capabilities.js';
 
@@ -149,7 +149,7 @@ export class CopilotTransport implements AgentTransport {
         );
         context.setSandbox(launch.description);
       } else context.setSandbox(`none: ${detail}; ${UNSANDBOXED_OPT_IN}`);
-      return await this.execute({ context, command: launch?.command ?? runtime.binary, args: launch?.args ?? [], env, readOnly, relayMode, model, modelBaseUrl, log, session });
+      return await this.execute({ context, command: launch ? absoluteCommand(launch.command, process.env.PATH) : runtime.binary, args: launch?.args ?? [], env, readOnly, relayMode, model, modelBaseUrl, log, session });
     } catch (error) {
       return { outcome: 'failed', error: `The Copilot runner could not start: ${error instanceof Error ? error.message : String(error)}`, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
     } finally {
