@@ -144,6 +144,16 @@ describe('Copilot transport: Ask cards (RLY-7)', { timeout: 120_000 }, () => {
     expect((await f.api('GET', `/api/workspaces/${f.workspaceId}/questions?status=all`)).body.questions).toHaveLength(0);
     expect(f.decisions.map((entry) => [entry.allow, entry.result.decision])).toEqual([[false, 'deny']]);
   });
+  it('ask: an unanswered card times out and the runtime is told nobody was available; the command never runs', async () => {
+    const f = await start({ autonomy: 'askFirst' });
+    expect((await f.api('PATCH', `/api/workspaces/${f.workspaceId}/settings`, { questionTimeoutSeconds: 5 })).status).toBe(200);
+    f.model.script(bash('echo late > late.txt'), reply().text('Nobody answered.'));
+    const detail = await f.waitForRun(await f.send('make a file'), 90_000);
+    expect(detail.run.state).toBe('completed');
+    expect(existsSync(join(f.worktreePath(), 'late.txt'))).toBe(false);
+    expect(f.decisions.map((entry) => [entry.allow, entry.result.reason])).toEqual([[false, 'nobody answered the question card']]);
+    expect(modelRequests(f)[1]!.lastToolResult?.content).toMatch(/no one could answer/);
+  });
 });
 
 describe('Copilot transport: questions and failures', { timeout: 120_000 }, () => {
