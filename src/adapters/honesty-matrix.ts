@@ -718,6 +718,7 @@ function acpRows(): HonestyRow[] {
 const COPILOT = 'test/adapters/copilot.test.ts';
 const COPILOT_MODES = `${COPILOT} > Copilot transport: one turn per relay mode (RLY-7)`;
 const COPILOT_ASK = `${COPILOT} > Copilot transport: Ask cards (RLY-7)`;
+const COPILOT_CONTRACT = `${COPILOT} > Copilot transport: the completion contract over MCP (HAR-4)`;
 const COPILOT_AGENT = `${COPILOT_MODES} > agent: a writing command passes the policy gate and runs; every model call goes through the proxy with the broker’s key; the next message resumes the session`;
 const COPILOT_PLAN = `${COPILOT_MODES} > plan: a mutating command is refused as plan mode and never runs; exit_plan_mode becomes a Plan ready board and is not approved`;
 const COPILOT_BWRAP = `${COPILOT} > Copilot transport in bubblewrap (SBX-1) > plan: the runtime runs sandboxed, the worktree read-only and the data root hidden; a write is refused and not made`;
@@ -763,9 +764,9 @@ function copilotRows(): HonestyRow[] {
     }),
     row({
       capability: 'productTools',
-      level: 'partial',
-      detail: 'The Control Center’s MCP server is given to the session with the run token; its permission requests are approved by the host because the MCP server decides each call at the built-in chokepoint. No test makes Copilot call a product tool yet.',
-      testedBy: COPILOT_AGENT,
+      level: 'enforced',
+      detail: 'The Control Center’s MCP server is the only one given to the session, with the run token; its permission requests are approved by the host because the MCP server decides each call at the built-in chokepoint. Any other MCP server’s request is refused.',
+      testedBy: `${COPILOT_CONTRACT} > plan: submit_plan through the Control Center MCP server stores a plan and meets the contract`,
     }),
     row({
       capability: 'pushes',
@@ -775,9 +776,17 @@ function copilotRows(): HonestyRow[] {
     }),
     row({
       capability: 'completionContract',
-      level: 'none',
-      detail: 'Not observed: a Copilot turn is not checked for the mode’s output verb and gets no reminder.',
-      testedBy: COPILOT_PLAN,
+      mode: 'plan',
+      level: 'enforced',
+      detail: 'A successful `tool.execution_complete` of submit_plan on the Control Center MCP server counts as delivered; a turn ending without it is followed by a reminder message in the same session (twice at most), then the run is flagged deliverableFailed.',
+      testedBy: `${COPILOT_CONTRACT} > plan: a run that ends without submit_plan is reminded in new messages, then flagged deliverableFailed`,
+    }),
+    row({
+      capability: 'completionContract',
+      mode: 'orchestrate',
+      level: 'partial',
+      detail: 'The same code with propose_orchestration as the verb; tested end to end in plan mode only.',
+      testedBy: `${COPILOT_CONTRACT} > plan: submit_plan through the Control Center MCP server stores a plan and meets the contract`,
     }),
     row({
       capability: 'nativeTools',

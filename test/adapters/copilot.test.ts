@@ -156,6 +156,37 @@ describe('Copilot transport: Ask cards (RLY-7)', { timeout: 120_000 }, () => {
   });
 });
 
+describe('Copilot transport: the completion contract over MCP (HAR-4)', { timeout: 120_000 }, () => {
+  it('plan: submit_plan through the Control Center MCP server stores a plan and meets the contract', async () => {
+    const f = await start({ mode: 'plan' });
+    let offered: string[] = [];
+    f.model.script(
+      reply((request) => {
+        offered = request.toolNames;
+        const name = request.toolNames.find((tool) => tool.endsWith('submit_plan')) ?? 'submit_plan';
+        return reply().tool(name, { goal: 'Ship the parser', nodes: [{ key: 'read', title: 'Read the grammar', description: 'Study it.', dependsOn: [] }] });
+      }),
+      reply().text('Plan submitted.'),
+    );
+    const detail = await f.waitForRun(await f.send('plan the parser'));
+    expect(detail.run.state).toBe('completed');
+    expect(offered.some((tool) => tool.endsWith('submit_plan'))).toBe(true);
+    expect(detail.run.deliverableFailed).toBe(false);
+    const plans = (await f.api('GET', `/api/workspaces/${f.workspaceId}/plans?conversationId=${f.conversationId}`)).body.plans;
+    expect(plans.map((plan: any) => plan.goal)).toEqual(['Ship the parser']);
+  });
+
+  it('plan: a run that ends without submit_plan is reminded in new messages, then flagged deliverableFailed', async () => {
+    const f = await start({ mode: 'plan' });
+    f.model.script(reply().text('Some thoughts.'), reply().text('Still thinking.'), reply().text('Done thinking.'));
+    const detail = await f.waitForRun(await f.send('plan'));
+    expect(detail.run.state).toBe('completed');
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(2);
+    expect(modelRequests(f)[1]!.lastUserText).toMatch(/submit_plan/);
+    expect(detail.run.deliverableFailed).toBe(true);
+  });
+});
+
 describe('Copilot transport: questions and failures', { timeout: 120_000 }, () => {
   it('ask_user becomes a question card and the answer goes back to Copilot (RLY-4)', async () => {
     const f = await start();

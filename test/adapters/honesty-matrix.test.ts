@@ -94,7 +94,7 @@ describe('honesty matrix (ADP-1)', () => {
       ['deepseek', false, false, ['plan', 'orchestrate']],
       ['codex', false, false, ['plan', 'orchestrate']],
       ['acp', false, false, ['plan', 'orchestrate']],
-      ['copilot', false, false, []],
+      ['copilot', false, false, ['plan', 'orchestrate']],
     ]);
     const unauthenticated = await fetch(`${fixture.url}/api/honesty-matrix`);
     expect(unauthenticated.status).toBe(401);

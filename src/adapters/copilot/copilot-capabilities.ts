@@ -11,8 +11,9 @@ export const COPILOT_ADAPTER_ID = 'copilot';
  * the runtime classifies as read-only is approved without the gate, so shell commands and file writes
  * are not declared gated on every call: the OS sandbox around the runtime (the worktree mounted
  * read-only in read-only modes) bounds what it runs. Product tools reach Copilot over MCP.
- * No completion contract is observed (the runtime reports MCP calls only as tool events), no
- * steer/pause; cancel aborts the turn and ends the runtime process.
+ * The completion contract is observed: a successful call of the output verb on the Control Center's
+ * MCP server; a turn without it is followed by a reminder message (twice at most), then the run is
+ * flagged. No steer/pause; cancel aborts the turn and ends the runtime process.
  */
 export const COPILOT_CAPABILITIES: TransportCapabilities = {
   adapterId: COPILOT_ADAPTER_ID,
@@ -23,7 +24,7 @@ export const COPILOT_CAPABILITIES: TransportCapabilities = {
   subagents: 'inRunner',
   nativeTools: true,
   gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
-  completionContract: [],
+  completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat'],
   sandbox: true,
   // SKL-5: nothing is materialized for Copilot; skills are switched off in its session.

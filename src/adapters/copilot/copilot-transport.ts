@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CopilotClient, RuntimeConnection, type CopilotSession, type PermissionRequest, type PermissionRequestResult, type SessionConfig, type SessionEvent } from '@github/copilot-sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
+import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed, type TransportAction, type TransportGateResult } from '../../core/transport-gate.js';
@@ -23,6 +24,8 @@ import { absoluteCommand, resolveCopilotRuntime } from './copilot-runtime.js';
 
 export { COPILOT_ADAPTER_ID } from './copilot-capabilities.js';
 
+/** Reminders before a run that never delivered its output verb is flagged (the other transports' number). */
+const MAX_REMINDERS = 2;
 /** The model a Copilot agent runs when it names none. */
 const DEFAULT_COPILOT_MODEL = 'gpt-5.4';
 /**
@@ -174,7 +177,12 @@ export class CopilotTransport implements AgentTransport {
     const { context, log, readOnly, relayMode } = input;
     const usage = emptyUsage();
     const requestSignal = AbortSignal.any([context.signal, input.session.signal]);
-    const calls = new Map<string, { call: ToolCallBlock; started: number }>();
+    const calls = new Map<string, { call: ToolCallBlock; started: number; verb: boolean }>();
+    // HAR-4: the mode's output verb, when it is on the surface; seen delivered as a successful call of
+    // it on the Control Center's MCP server.
+    const contract = buildCompletionContract(getCapabilityProfile(context.mode));
+    const verb = contract && context.surfacedTools.some((tool) => tool.name === contract.outputVerb) ? contract.outputVerb : null;
+    let verbDelivered = false;
     let finalText = '';
     let planShown = false;
     // RLY-5: in Ask, an answer that reads like a plan gets a board only when nothing was approved.
@@ -255,7 +263,8 @@ export class CopilotTransport implements AgentTransport {
           const id = text(data.toolCallId);
           const args = typeof data.arguments === 'object' && data.arguments !== null ? (data.arguments as Record<string, unknown>) : {};
           const call: ToolCallBlock = { type: 'tool_call', id, name: text(data.mcpToolName) || text(data.toolName), input: args };
-          calls.set(id, { call, started: Date.now() });
+          const isVerb = verb !== null && text(data.mcpServerName) === CONTROL_CENTER_MCP_SERVER && text(data.mcpToolName) === verb;
+          calls.set(id, { call, started: Date.now(), verb: isVerb });
           context.emit({ type: 'tool_call_start', call });
           return;
         }
@@ -267,6 +276,10 @@ export class CopilotTransport implements AgentTransport {
           const result = (data.result ?? {}) as Json;
           const error = (data.error ?? null) as Json | null;
           const success = data.success === true;
+          if (started.verb && success && !verbDelivered) {
+            verbDelivered = true;
+            context.emit({ type: 'output_verb_delivered', toolName: started.call.name });
+          }
           context.emit({
             type: 'tool_call_end',
             call: started.call,
@@ -322,8 +335,8 @@ export class CopilotTransport implements AgentTransport {
     let idle = false;
     let child: ChildProcess | null = null;
     let copilotSession: CopilotSession | null = null;
+    // Resolves the wait of the current message: idle, an error, the runtime's exit, or a cancel.
     let wake: () => void = () => undefined;
-    const woken = new Promise<void>((resolve) => (wake = resolve));
     const onAbort = () => {
       cancelled = true;
       void copilotSession?.abort().catch(() => undefined);
@@ -363,8 +376,23 @@ export class CopilotTransport implements AgentTransport {
         context.emit({ type: 'protocol_error', source: 'copilot', message: failure });
         wake();
       });
-      if (!cancelled) await copilotSession.send({ prompt: context.prompt, agentMode: copilotAgentMode(relayMode) });
-      await woken;
+      const turn = async (prompt: string) => {
+        idle = false;
+        const done = new Promise<void>((resolve) => (wake = resolve));
+        if (exitDescription !== null || cancelled) return;
+        await copilotSession!.send({ prompt, agentMode: copilotAgentMode(relayMode) });
+        await done;
+        // RLY-5 fallback (before any reminder replaces the answer): a plan turn, or an Ask turn that
+        // approved nothing, whose answer reads like a plan.
+        if (idle && (relayMode === 'plan' || (relayMode === 'ask' && !approvedThisTurn)) && looksLikePlan(finalText)) showPlan(finalText, 'answer');
+      };
+      await turn(context.prompt);
+      // HAR-4: a turn that ended without the output verb gets the contract's reminder as a new message.
+      for (let attempt = 1; contract && verb && !verbDelivered && !cancelled && idle && !failure && attempt <= MAX_REMINDERS; attempt += 1) {
+        const reminder = `${contract.reminder}\n\n(In this runner the tool is \`${verb}\` of the ${CONTROL_CENTER_MCP_SERVER} MCP server.)`;
+        context.emit({ type: 'reminder_injected', text: reminder, attempt });
+        await turn(reminder);
+      }
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
     } finally {
@@ -380,8 +408,6 @@ export class CopilotTransport implements AgentTransport {
       const how = exitDescription ?? 'still running';
       return { outcome: 'failed', error: `The Copilot runner ended without finishing the turn (${how})${failure ? `: ${failure}` : ''}`, deliverableFailed: false, usage, costUsd: null, finalText };
     }
-    // RLY-5 fallback: a plan turn, or an Ask turn that approved nothing, whose answer reads like a plan.
-    if ((relayMode === 'plan' || (relayMode === 'ask' && !approvedThisTurn)) && looksLikePlan(finalText)) showPlan(finalText, 'answer');
-    return { outcome: 'completed', error: null, deliverableFailed: false, usage, costUsd: null, finalText };
+    return { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !verbDelivered), usage, costUsd: null, finalText };
   }
 }
