@@ -34,6 +34,7 @@ import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
 import { SkillService } from './skills/skill-service.js';
 import { skillModeTools } from './skills/skill-mode-tools.js';
+import { relayModeTools } from './runs/relay-mode-tools.js';
 import { skillsPrepareHook } from './skills/materialize-skills.js';
 import { RepoSkills } from './skills/repo-skills.js';
 import { SpaceRepositories } from './spaces/space-repositories.js';
@@ -221,6 +222,10 @@ export class ControlCenter {
       loadSkill: (workspaceId, name) => this.skills.loadSkill(workspaceId, name),
       loadRepoSkill: (workspaceId, input) => this.repoSkills.loadForTurn(workspaceId, { ...input, checkoutKey: input.conversationId }),
     });
+    // RLY-6: relay_tool, on every run that speaks in a conversation.
+    this.executor.registerModeTools(
+      relayModeTools({ workspaces: this.workspaces, spaces: this.spaces, turns: this.turns, questions: this.questions, active: this.activeRuns, executor: () => this.executor }),
+    );
     this.orchestrations = new OrchestrationService(this.workspaces, this.agents, this.events, {
       logger: this.logger,
       wakeOrchestrator: async ({ workspaceId, agentId, conversationId, spaceId, text }) => {
