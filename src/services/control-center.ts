@@ -49,6 +49,7 @@ import { SeedingService } from './agents/seeding-service.js';
 import { OperationsService } from './operations/operations-service.js';
 import { SettingsService } from './workspaces/settings-service.js';
 import { SpaceService } from './spaces/space-service.js';
+import { ConversationShareService } from './spaces/conversation-share-service.js';
 import { TurnService } from './runs/turn-service.js';
 import { validateAgentEffort } from './agents/validate-effort.js';
 import { wakeOnDecision } from './approvals/wake-on-decision.js';
@@ -118,6 +119,8 @@ export class ControlCenter {
   readonly spaces: SpaceService;
   readonly settings: SettingsService;
   readonly messages: MessageService;
+  /** RLY-3: read-only share links of conversations. */
+  readonly shares: ConversationShareService;
   readonly approvals: ApprovalService;
   readonly questions: QuestionService;
   readonly presence: PresenceService;
@@ -162,6 +165,7 @@ export class ControlCenter {
     this.spaces = new SpaceService(this.workspaces, this.events);
     this.settings = new SettingsService(this.workspaces, this.events);
     this.messages = new MessageService(this.workspaces, this.events);
+    this.shares = new ConversationShareService(this.workspaces, this.spaces, this.messages);
     this.approvals = new ApprovalService(this.workspaces, this.events);
     this.questions = new QuestionService(this.events);
     this.presence = new PresenceService(this.events);
