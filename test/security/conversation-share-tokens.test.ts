@@ -20,19 +20,20 @@ describe('share tokens (RLY-3)', () => {
     fixture = await startHarnessFixture({ operatorConnected: false });
     await api('POST', `/conversations/${fixture.conversationId}/messages`, { text: 'secret plans' }).catch(() => undefined);
     const { token } = (await api('POST', `/conversations/${fixture.conversationId}/shares`)).body;
-    const [workspacePart, secret] = token.split('.') as [string, string];
+    const workspacePart = fixture.workspaceId;
+    const secret = token.slice(workspacePart.length + 1) as string;
     const flipped = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
     const guesses = [
-      `${workspacePart}.${randomBytes(32).toString('base64url')}`,
-      `${workspacePart}.${flipped}`,
-      `${workspacePart}.${secret.slice(0, 42)}`,
-      `${workspacePart}.${secret}x`,
-      `ws_0000000000.${secret}`,
+      `${workspacePart}-${randomBytes(32).toString('base64url')}`,
+      `${workspacePart}-${flipped}`,
+      `${workspacePart}-${secret.slice(0, 42)}`,
+      `${workspacePart}-${secret}x`,
+      `ws_0000000000-${secret}`,
       secret,
-      `${workspacePart}..${secret}`,
-      `../${workspacePart}.${secret}`,
-      `${workspacePart}.${secret.toUpperCase()}`,
-      "ws_1' OR '1'='1.x",
+      `${workspacePart}--${secret}`,
+      `../${workspacePart}-${secret}`,
+      `${workspacePart}-${secret.toUpperCase()}`,
+      "ws_1' OR '1'='1-x",
     ];
     const answers = await Promise.all(guesses.map(openShare));
     for (const answer of answers) {
@@ -49,7 +50,7 @@ describe('share tokens (RLY-3)', () => {
     const db = (await fixture.server.running.app.workspaces.handle(fixture.workspaceId)).database.db;
     const rows = await db.selectFrom('conversation_shares').selectAll().execute();
     expect(rows).toHaveLength(1);
-    expect(JSON.stringify(rows)).not.toContain(token.split('.')[1]);
+    expect(JSON.stringify(rows)).not.toContain(token.slice(fixture.workspaceId.length + 1));
   });
 
   it("a link shows only its own conversation, and a workspace's links cannot be revoked or listed through another's", async () => {
@@ -72,7 +73,7 @@ describe('share tokens (RLY-3)', () => {
     expect((await fixture.server.api('GET', `/api/workspaces/${foreign.id}/conversations/${fixture.conversationId}/shares`)).status).toBe(404);
     expect((await openShare(token)).status).toBe(200);
     // A token of this workspace with the foreign workspace's id in front opens nothing there.
-    expect((await openShare(`${foreign.id}.${token.split('.')[1]}`)).status).toBe(404);
+    expect((await openShare(`${foreign.id}-${token.slice(fixture.workspaceId.length + 1)}`)).status).toBe(404);
     expect(await db.selectFrom('conversation_shares').select('revoked_at').execute()).toEqual([{ revoked_at: null }]);
   });
 });

@@ -15,10 +15,11 @@ import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { SpaceService } from './space-service.js';
 
 /**
- * A share token: the workspace id (which database file holds the link) and 256 random bits. Only
- * the shape is checked here; everything else answers the same 404 so a guess learns nothing.
+ * A share token: the workspace id (which database file holds the link), a dash, and 256 random bits
+ * (base64url). No dot: the web app treats a last path segment with an extension as a static file.
+ * Only the shape is checked here; everything else answers the same 404 so a guess learns nothing.
  */
-const SHARE_TOKEN = /^(ws_[0-9a-f]{1,40})\.([A-Za-z0-9_-]{43})$/;
+const SHARE_TOKEN = /^(ws_[0-9a-f]{1,40})-([A-Za-z0-9_-]{43})$/;
 
 function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
@@ -51,7 +52,7 @@ export class ConversationShareService {
     const record: ConversationShareRecord = { id: newId('shr'), conversationId, tokenHash: hashSecret(secret), createdBy: operatorId, createdAt: nowIso(), revokedAt: null };
     await insertConversationShare(await this.db(workspaceId), record);
     const share = toShare(record);
-    const token = `${workspaceId}.${secret}`;
+    const token = `${workspaceId}-${secret}`;
     return { share, token, path: `/share/${token}` };
   }
 
