@@ -57,4 +57,16 @@ describe('share view (RLY-3)', () => {
     await strangerPage.getByTestId('share-unavailable').waitFor();
     await stranger.close();
   }, 120_000);
+
+  it("the agent editor's adapter list is every transport the server registered, not a list kept in the web app (ADP-1)", async () => {
+    const { server, ui, workspaceId: ws } = suite!;
+    const declared = (await server.api('GET', '/api/honesty-matrix')).body.transports as Array<{ adapterId: string; label: string }>;
+    const agent = (await server.api('GET', `/api/workspaces/${ws}/agents`)).body.agents[0];
+    await ui.page.goto(`${server.url}/w/${ws}/settings/agents/${agent.id}`);
+    const adapter = ui.page.getByLabel('Adapter');
+    await expect.poll(() => adapter.locator('option').count(), { timeout: 15_000 }).toBe(declared.length);
+    const options = await adapter.locator('option').evaluateAll((elements) => elements.map((element) => ({ value: element.getAttribute('value') ?? '', label: element.textContent })));
+    expect(options).toEqual(declared.map((transport) => ({ value: transport.adapterId === 'builtin' ? '' : transport.adapterId, label: transport.adapterId === 'builtin' ? 'Built-in harness' : transport.label })));
+    expect(options.map((option) => option.value)).toEqual(expect.arrayContaining(['', 'claude-code', 'acp']));
+  }, 60_000);
 });
