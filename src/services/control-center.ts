@@ -34,6 +34,7 @@ import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
 import { SkillService } from './skills/skill-service.js';
 import { skillModeTools } from './skills/skill-mode-tools.js';
+import { relayModeTools } from './runs/relay-mode-tools.js';
 import { skillsPrepareHook } from './skills/materialize-skills.js';
 import { RepoSkills } from './skills/repo-skills.js';
 import { SpaceRepositories } from './spaces/space-repositories.js';
@@ -48,6 +49,7 @@ import { SeedingService } from './agents/seeding-service.js';
 import { OperationsService } from './operations/operations-service.js';
 import { SettingsService } from './workspaces/settings-service.js';
 import { SpaceService } from './spaces/space-service.js';
+import { ConversationShareService } from './spaces/conversation-share-service.js';
 import { TurnService } from './runs/turn-service.js';
 import { validateAgentEffort } from './agents/validate-effort.js';
 import { wakeOnDecision } from './approvals/wake-on-decision.js';
@@ -117,6 +119,8 @@ export class ControlCenter {
   readonly spaces: SpaceService;
   readonly settings: SettingsService;
   readonly messages: MessageService;
+  /** RLY-3: read-only share links of conversations. */
+  readonly shares: ConversationShareService;
   readonly approvals: ApprovalService;
   readonly questions: QuestionService;
   readonly presence: PresenceService;
@@ -161,6 +165,7 @@ export class ControlCenter {
     this.spaces = new SpaceService(this.workspaces, this.events);
     this.settings = new SettingsService(this.workspaces, this.events);
     this.messages = new MessageService(this.workspaces, this.events);
+    this.shares = new ConversationShareService(this.workspaces, this.spaces, this.messages);
     this.approvals = new ApprovalService(this.workspaces, this.events);
     this.questions = new QuestionService(this.events);
     this.presence = new PresenceService(this.events);
@@ -221,6 +226,10 @@ export class ControlCenter {
       loadSkill: (workspaceId, name) => this.skills.loadSkill(workspaceId, name),
       loadRepoSkill: (workspaceId, input) => this.repoSkills.loadForTurn(workspaceId, { ...input, checkoutKey: input.conversationId }),
     });
+    // RLY-6: relay_tool, on every run that speaks in a conversation.
+    this.executor.registerModeTools(
+      relayModeTools({ workspaces: this.workspaces, spaces: this.spaces, turns: this.turns, questions: this.questions, active: this.activeRuns, executor: () => this.executor }),
+    );
     this.orchestrations = new OrchestrationService(this.workspaces, this.agents, this.events, {
       logger: this.logger,
       wakeOrchestrator: async ({ workspaceId, agentId, conversationId, spaceId, text }) => {

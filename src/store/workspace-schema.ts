@@ -51,6 +51,8 @@ export interface WorkspaceSchema {
   space_repositories: SpaceRepositoryTable;
   review_forge_links: ReviewForgeLinkTable;
   review_publications: ReviewPublicationTable;
+  conversation_shares: ConversationShareTable;
+  conversation_archives: ConversationArchiveTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -635,4 +637,22 @@ export interface ReviewPublicationTable {
   requested_by: string;
   created_at: string;
   updated_at: string;
+}
+
+/** RLY-3: a read-only share link of a conversation; the token itself is never stored, only its SHA-256. */
+export interface ConversationShareTable {
+  id: string;
+  conversation_id: string;
+  token_hash: string;
+  created_by: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** RLY-6: a conversation archived (by relay_tool or an operator); archived conversations take no new messages from relay_tool. */
+export interface ConversationArchiveTable {
+  conversation_id: string;
+  archived_by_kind: 'operator' | 'agent';
+  archived_by_id: string;
+  archived_at: string;
 }

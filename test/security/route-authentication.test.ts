@@ -105,7 +105,7 @@ async function walk(requests: Array<{ method: string; path: string; body: unknow
 }
 
 /** The explicit public list (SEC-1). A route marked public that is not here is still walked, and fails. */
-const PUBLIC_URLS = new Set(['/', '/*', '/healthz', '/readyz', '/openapi.json', '/api/hooks/pipelines/:pipelineId', '/auth/sign-in']);
+const PUBLIC_URLS = new Set(['/', '/*', '/healthz', '/readyz', '/openapi.json', '/api/hooks/pipelines/:pipelineId', '/auth/sign-in', '/api/share/:token']);
 
 function protectedRoutes(accepting: (route: RegisteredRoute) => boolean): RegisteredRoute[] {
   return routes.filter((route) => !PUBLIC_URLS.has(route.url) && accepting(route));
@@ -145,6 +145,7 @@ beforeAll(async () => {
     sourceId: 'ssrc_0000000000',
     reportId: 'sscan_0000000000',
     name: 'no-such-skill',
+    shareId: 'shr_0000000000',
   };
   for (const id of [workspace.id, space.id, conversation.id, rule.id]) expect(id).toBeTruthy();
   agentToken = server.running.app.runTokens.issue({ workspaceId: workspace.id, runId: 'run_attacker', agentId: agents[0]!.id });
@@ -161,7 +162,7 @@ describe('the route table (SEC-1)', () => {
     const publicRoutes = routes.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.url}`);
     // The pipeline webhook takes no token: its HMAC signature is the authentication (test/security/pipeline-webhook.test.ts).
     // The sign-in link's code is its own single-use credential (issue 17, test/security/sign-in.test.ts).
-    expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /auth/sign-in', 'GET /healthz', 'GET /openapi.json', 'GET /readyz', 'HEAD /', 'HEAD /*', 'HEAD /auth/sign-in', 'HEAD /healthz', 'HEAD /openapi.json', 'HEAD /readyz', 'POST /api/hooks/pipelines/:pipelineId']);
+    expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /auth/sign-in', 'GET /healthz', 'GET /openapi.json', 'GET /readyz', 'HEAD /', 'HEAD /*', 'HEAD /auth/sign-in', 'HEAD /healthz', 'HEAD /openapi.json', 'HEAD /readyz', 'POST /api/hooks/pipelines/:pipelineId', 'GET /api/share/:token', 'HEAD /api/share/:token'].sort());
     const agentRoutes = routes.filter((route) => route.access === 'agent' || route.access === 'operatorOrAgent').map((route) => route.url);
     for (const url of agentRoutes) expect(url.startsWith('/mcp') || url.startsWith('/api/hooks/') || url.startsWith('/api/git-push/') || url.startsWith('/api/model-proxy/')).toBe(true);
     expect(routes.filter((route) => route.ticketInQuery).map((route) => route.url)).toEqual(['/api/workspaces/:workspaceId/events', '/api/workspaces/:workspaceId/events']);

@@ -116,6 +116,40 @@ export class TurnService {
     return run;
   }
 
+  /**
+   * RLY-6, relay_tool's `send`: a message another agent wrote, recorded as that agent's (never as an
+   * operator's), starting a turn of the conversation's own default agent in the mode its space has now
+   * (MODE-2). No mention or slash command is honoured: the sender does not pick who runs or how.
+   */
+  async postFromAgent(workspaceId: string, conversationId: string, text: string, author: Agent): Promise<Run> {
+    const conversation = await this.spaces.getConversation(workspaceId, conversationId);
+    const space = await this.spaces.get(workspaceId, conversation.spaceId);
+    const agent = await this.addressedAgent(workspaceId, null, null, space.defaultAgentId);
+    const history = await this.history(workspaceId, conversationId);
+    await this.messages.append(workspaceId, {
+      conversationId,
+      runId: null,
+      role: 'user',
+      authorKind: 'agent',
+      authorId: author.id,
+      mode: space.mode,
+      picker: space.picker,
+      content: text,
+    });
+    const { run } = await this.executor.start({
+      workspaceId,
+      agent,
+      spaceId: space.id,
+      conversationId,
+      mode: resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId),
+      autonomy: space.autonomy,
+      prompt: text,
+      history,
+      repoPath: space.repoPath,
+    });
+    return run;
+  }
+
   private async skillDirective(workspaceId: string, command: { repo: string | null; name: string; rest: string }, where: { spaceId: string; conversationId: string; repoPath: string | null }): Promise<string> {
     if (!command.name) throw new ValidationError('text', '/skill: needs a skill name, e.g. /skill:code-review');
     if (command.repo !== null) {

@@ -623,4 +623,29 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0015_conversation_shares_archives': {
+    // RLY-3: read-only share links of a conversation. Only a hash of the token is stored, so a copy of
+    // the database file opens no share; a revoked link keeps its row (revoked_at) for the record.
+    // RLY-6: relay_tool's archive action; a separate table so the conversation row and its readers
+    // stay unchanged.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('conversation_shares')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('conversation_id', 'text', (column) => column.notNull())
+        .addColumn('token_hash', 'text', (column) => column.notNull())
+        .addColumn('created_by', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('revoked_at', 'text')
+        .execute();
+      await db.schema.createIndex('conversation_shares_token_hash').unique().on('conversation_shares').column('token_hash').execute();
+      await db.schema
+        .createTable('conversation_archives')
+        .addColumn('conversation_id', 'text', (column) => column.primaryKey())
+        .addColumn('archived_by_kind', 'text', (column) => column.notNull())
+        .addColumn('archived_by_id', 'text', (column) => column.notNull())
+        .addColumn('archived_at', 'text', (column) => column.notNull())
+        .execute();
+    },
+  },
 };

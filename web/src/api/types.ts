@@ -19,6 +19,7 @@ export type { Question, QuestionItem } from '@server/schemas/question';
 export type { Run, RunControls, RunDetail, RunEventRecord, RunState, RunTreeNode, ToolCallRecord } from '@server/schemas/run';
 export type { WorkspaceSettingsView as SettingsView } from '@server/schemas/settings';
 export type { Conversation, PickerValue, Space } from '@server/schemas/space';
+export type { ConversationShare, CreatedConversationShare, SharedConversation } from '@server/schemas/conversation-share';
 export type { Workspace } from '@server/schemas/workspace';
 export type { AutonomyLevel as Autonomy, Mode } from '@server/core/modes';
 export type { PlanNodeState } from '@server/core/plan/plan-progress';

@@ -3,12 +3,20 @@ import { useEffect, useState } from 'react';
 import { getToken, onUnauthorized, request, setToken } from '../api/client';
 import { Shell } from './Shell';
 import { SignIn } from '../pages/SignIn';
+import { SharedConversationPage } from '../pages/SharedConversationPage';
+import { match, useLocation } from './router';
 
 /** Stands in for the token when the browser signed in through the one-time link (an HttpOnly cookie the page cannot read). */
 const COOKIE_SESSION = 'cookie-session';
 
 /** Sign-in gate: without a token or a sign-in cookie (or after a 401) the sign-in screen shows. */
 export function App() {
+  // RLY-3: a share link opens without signing in; the token in the link is its only credential.
+  const shareToken = match('/share/:token', useLocation().path)?.token ?? null;
+  return shareToken !== null ? <SharedConversationPage token={shareToken} /> : <SignedInApp />;
+}
+
+function SignedInApp() {
   const client = useQueryClient();
   const [token, setTokenState] = useState<string | null>(() => getToken());
   const [checked, setChecked] = useState(() => getToken() !== null);

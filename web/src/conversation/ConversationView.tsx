@@ -11,6 +11,7 @@ import { Empty, ErrorState, Loading } from '../ui/states';
 import { BranchForm } from './BranchForm';
 import { Composer } from './Composer';
 import { ConversationTitle } from './ConversationTitle';
+import { ShareControl } from './ShareControl';
 import { MessageItem } from './MessageItem';
 import { PlanRow } from './PlanRow';
 import { foldPlanSteps } from './plan-steps';
@@ -144,6 +145,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
           <button type="button" className="btn btn-small" onClick={() => setBranchFrom(null)} aria-expanded={branchFrom !== undefined}>
             Branch…
           </button>
+          <ShareControl ws={ws} conversationId={conversation.id} />
         </header>
         {branchFrom !== undefined ? <BranchForm key={branchFrom ?? 'end'} ws={ws} conversation={conversation} fromMessageId={branchFrom} onClose={() => setBranchFrom(undefined)} /> : null}
         {showStudio ? (

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, errorMessage } from '../api/client';
-import { useDeleteAgent, useUpdateAgent } from '../api/hooks';
+import { useDeleteAgent, useHonestyMatrix, useUpdateAgent } from '../api/hooks';
 import type { Agent, AgentPatch } from '../api/types';
 import { navigate, paths, setLeaveGuard } from '../app/router';
 import { AgentStateBadge } from '../ui/badges';
@@ -21,6 +21,18 @@ interface Draft {
   contextSize: string;
   silenceTimeoutMinutes: string;
   reportsTo: string;
+}
+
+/**
+ * The adapter choices: the built-in harness as "" (the agent's `adapterId` is null), then every
+ * registered transport by its label. An agent's current adapter stays listed even when this server
+ * does not register it (its runs would fail, and the editor must not silently change it).
+ */
+function adapterChoices(transports: ReadonlyArray<{ adapterId: string; label: string }> | undefined, current: string): Array<{ value: string; label: string }> {
+  const choices = [{ value: '', label: 'Built-in harness' }];
+  for (const transport of transports ?? []) if (transport.adapterId !== 'builtin') choices.push({ value: transport.adapterId, label: transport.label });
+  if (current !== '' && !choices.some((choice) => choice.value === current)) choices.push({ value: current, label: `${current} (not available on this server)` });
+  return choices;
 }
 
 const FIELDS: Array<keyof Draft> = ['name', 'title', 'persona', 'systemPrompt', 'skills', 'adapterId', 'modelId', 'effort', 'contextSize', 'silenceTimeoutMinutes', 'reportsTo'];
@@ -82,6 +94,8 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
   const [saved, setSaved] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const update = useUpdateAgent(ws, agent.id);
+  // Every transport this server registered, from its own declarations (ADP-1), not a list kept here.
+  const transports = useHonestyMatrix();
   const remove = useDeleteAgent(ws);
 
   const dirtyFields = useMemo(() => FIELDS.filter((field) => !same(fieldValue(draft, field), fieldValue(baseline, field))), [draft, baseline]);
@@ -219,8 +233,11 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
       <div className="grid-3">
         {row('adapterId', 'Adapter', (p) => (
           <select id={p.id} value={draft.adapterId} onChange={(e) => set('adapterId', e.target.value)} aria-invalid={p.invalid || undefined} aria-describedby={p.describedBy}>
-            <option value="">Built-in harness</option>
-            <option value="claude-code">Claude Code CLI</option>
+            {adapterChoices(transports.data?.transports, draft.adapterId).map((choice) => (
+              <option key={choice.value} value={choice.value}>
+                {choice.label}
+              </option>
+            ))}
           </select>
         ))}
         {row('modelId', 'Model', (p) => (
