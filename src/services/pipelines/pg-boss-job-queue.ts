@@ -150,9 +150,10 @@ export class PgBossJobQueue implements JobQueue {
     const holder = await this.holder(jobId, workerId);
     if (!holder) return false;
     const boss = await this.connection.ensureQueue(holder);
-    const result = await boss.complete(holder, jobId);
+    // pg-boss 10 declares `void` but answers { jobs, requested, affected }.
+    const result = (await boss.complete(holder, jobId)) as unknown as { affected: number };
     await this.connection.sql.query(`delete from ${HOLDERS} where job_id = $1`, [jobId]);
-    return result.jobs.length > 0;
+    return result.affected > 0;
   }
 
   async fail(jobId: string, workerId: string, error: string, options: { retry?: boolean } = {}): Promise<{ retryAt: number | null }> {
