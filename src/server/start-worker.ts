@@ -56,9 +56,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** The API's error shape (docs/api.md), so a client reads a worker's refusals the same way. */
+function refusal(status: number, code: string, message: string, field: string): { status: number; type: string; body: string } {
+  return { status, type: JSON_TYPE, body: JSON.stringify({ error: { code, message, field } }) };
+}
+
 async function answerOperations(app: ControlCenter, method: string, url: string, authorization: string | undefined): Promise<{ status: number; type: string; body: string }> {
   const path = url.split('?')[0];
-  if (method !== 'GET') return { status: 405, type: JSON_TYPE, body: JSON.stringify({ error: 'method not allowed', field: 'method' }) };
+  if (method !== 'GET') return refusal(405, 'method_not_allowed', 'a worker answers GET only', 'method');
   if (path === '/healthz') return { status: 200, type: JSON_TYPE, body: JSON.stringify({ ok: true, role: 'worker' }) };
   if (path === '/readyz') {
     const readiness = await app.operations.readiness();
@@ -66,8 +71,8 @@ async function answerOperations(app: ControlCenter, method: string, url: string,
   }
   if (path === '/metrics') {
     const token = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : '';
-    if (!app.auth.authenticate(token)) return { status: 401, type: JSON_TYPE, body: JSON.stringify({ error: 'the operator token is required', field: 'authorization' }) };
+    if (!app.auth.authenticate(token)) return refusal(401, 'unauthorized', 'the operator token of this worker\'s data root is required', 'authorization');
     return { status: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: await app.operations.metrics() };
   }
-  return { status: 404, type: JSON_TYPE, body: JSON.stringify({ error: 'a worker serves only /healthz, /readyz and /metrics', field: 'path' }) };
+  return refusal(404, 'not_found', 'a worker serves only /healthz, /readyz and /metrics', 'path');
 }

@@ -85,6 +85,11 @@ describe.skipIf(!enabled)('scale-out: API processes and workers on one PostgreSQ
       expect((await fetch(`${ops}/healthz`)).status).toBe(200);
       expect((await fetch(`${ops}/readyz`)).status).toBe(200);
       expect((await fetch(`${ops}/api/workspaces`)).status).toBe(404); // a worker serves no API
+      expect((await fetch(`${ops}/metrics`)).status).toBe(401); // its metrics need its own operator token
+      const workerToken = (await readFile(join(workerRoots[workers.indexOf(worker)]!, 'operator-token'), 'utf8')).trim();
+      const metrics = await fetch(`${ops}/metrics`, { headers: { authorization: `Bearer ${workerToken}` } });
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('control_center_runs');
     }
 
     const workspace = (await api(url1, 'POST', '/api/workspaces', { name: 'Scaled' })).body as { id: string };
