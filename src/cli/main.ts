@@ -2,6 +2,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { Agent } from '../schemas/agent.js';
 import type { Workspace } from '../schemas/workspace.js';
 import { startServer } from '../server/start-server.js';
+import { startWorker } from '../server/start-worker.js';
+import { checkRole } from '../services/process-role.js';
 import { parseStoreLocation, redactUrl } from '../store/store-location.js';
 import { ApiClient } from './api-client.js';
 import { defaultDataDir, defaultPort } from './defaults.js';
@@ -13,6 +15,12 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError('must be a port number 0–65535 (0 picks a free one)');
   return port;
+}
+
+function parseSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 86_400) throw new InvalidArgumentError('must be a number of seconds, 0–86400');
+  return seconds;
 }
 
 function print(value: unknown): void {
@@ -41,9 +49,12 @@ program
     'let Claude Code run without an OS sandbox when the host has none (it then runs as this user and could read the operator token; SEC-6)',
     ['1', 'true', 'yes'].includes((process.env.CONTROL_CENTER_ALLOW_UNSANDBOXED_RUNNERS ?? '').toLowerCase()),
   )
-  .action(async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; database?: string; shellNetwork: string; allowUnsandboxedRunners: boolean }) => {
+  .option('--role <role>', 'all (HTTP and work), or api (HTTP and SSE only; work runs in `control-center worker` processes; needs --database)', 'all')
+  .action(async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; database?: string; shellNetwork: string; allowUnsandboxedRunners: boolean; role: string }) => {
     // Refused here, before anything opens, when it is not a postgres:// URL.
     const store = parseStoreLocation(options.database);
+    if (options.role === 'worker') throw new InvalidArgumentError('a worker is started with `control-center worker`, not `serve --role worker`');
+    const role = checkRole(options.role, store);
     if (options.shellNetwork !== 'host' && options.shellNetwork !== 'loopback') {
       throw new InvalidArgumentError(`--shell-network must be host or loopback, not '${options.shellNetwork}'`);
     }
@@ -58,11 +69,13 @@ program
       ensureDefaultWorkspace: options.defaultWorkspace,
       builtinShellNetwork: options.shellNetwork,
       allowUnsandboxedRunners: options.allowUnsandboxedRunners,
+      role,
     });
     const tokenFile = running.app.auth.tokenFile;
     console.log(`Control Center listening on ${running.url} (started in ${Math.round(performance.now() - startedAt)} ms)`);
     console.log(`Data directory: ${dataRoot}`);
     if (store.dialect === 'postgres') console.log(`Database: ${redactUrl(store.url)} (PostgreSQL, a schema per workspace)`);
+    if (role === 'api') console.log('Role: api (runs nothing; start `control-center worker` processes on the same database)');
     console.log(`${running.tokenCreated ? 'Created an operator token' : 'Operator token'} in ${tokenFile} (mode 0600). Use it as:`);
     console.log(`  curl -H "Authorization: Bearer $(cat ${tokenFile})" ${running.url}/api/workspaces`);
     // Issue 17 (as Jupyter does): a one-time link that signs a browser in without copying the token.
@@ -106,6 +119,42 @@ async function resolveAgent(api: ApiClient, workspace: Workspace, idOrName: stri
   if (!found) throw new Error(`no agent '${idOrName}' in workspace '${workspace.name}'`);
   return found;
 }
+
+program
+  .command('worker')
+  .description('claim and execute pipeline and plan nodes from the shared PostgreSQL queue (issue 16); no API')
+  .option('--data-dir <dir>', 'this worker\'s own data root (checkouts, scratch; not shared with other workers)')
+  .option('--database <url>', 'postgres:// URL of the database the API processes use', process.env.CONTROL_CENTER_DATABASE_URL)
+  .option('--port <port>', 'serve /healthz, /readyz and /metrics on this port (default: no port)', parsePort)
+  .option('--host <host>', 'interface of the operations port', '127.0.0.1')
+  .option('--log-level <level>', 'pino log level', 'warn')
+  .option('--lease-seconds <s>', 'lease on a claimed job: a dead worker\'s job is claimed again this long after its last heartbeat', parseSeconds, 30)
+  .option('--grace-seconds <s>', 'on SIGTERM, how long nodes in flight may take to finish before they go back to the queue', parseSeconds, 30)
+  .option('--shell-network <mode>', 'network of the built-in bash sandbox: host or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host')
+  .action(async (options: { dataDir?: string; database?: string; port?: number; host: string; logLevel: string; leaseSeconds: number; graceSeconds: number; shellNetwork: string }) => {
+    const store = parseStoreLocation(options.database);
+    checkRole('worker', store);
+    if (store.dialect !== 'postgres') return;
+    if (options.shellNetwork !== 'host' && options.shellNetwork !== 'loopback') {
+      throw new InvalidArgumentError(`--shell-network must be host or loopback, not '${options.shellNetwork}'`);
+    }
+    const dataRoot = options.dataDir ?? (program.opts() as { dataDir: string }).dataDir;
+    const worker = await startWorker({
+      dataRoot,
+      database: store.url,
+      logLevel: options.logLevel,
+      jobLeaseMs: Math.max(1_000, Math.round(options.leaseSeconds * 1_000)),
+      builtinShellNetwork: options.shellNetwork,
+      ...(options.port !== undefined ? { port: options.port, host: options.host } : {}),
+    });
+    console.log(`Control Center worker ${process.pid} claiming work from ${redactUrl(store.url)}${worker.url ? `; operations on ${worker.url}` : ''}`);
+    console.log(`Data directory: ${dataRoot}`);
+    const shutdown = () => {
+      void worker.close(options.graceSeconds * 1_000).then(() => process.exit(0));
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+  });
 
 program
   .command('sign-in-link')

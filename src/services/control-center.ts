@@ -7,6 +7,8 @@ import { CommandSandbox } from '../sandbox/command-sandbox.js';
 import type { SandboxBackend } from '../sandbox/sandbox-spec.js';
 import { RegistryStore } from '../store/registry-store.js';
 import { parseStoreLocation } from '../store/store-location.js';
+import { PgBossConnection } from './pipelines/pg-boss-job-queue.js';
+import { executesWork, type ProcessRole } from './process-role.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
 import { ForgeReviewService } from './reviews/forge/forge-review-service.js';
@@ -95,6 +97,12 @@ export interface ControlCenterOptions {
   pipelineRunControl?: PipelineRunControl;
   /** ORC-3's re-proposal cooldown in ms (two minutes). */
   orchestrationCooldownMs?: number;
+  /** Issue 16: what this process does (process-role.ts); `all` by default. Other roles need PostgreSQL. */
+  role?: ProcessRole;
+  /** Lease on a claimed pipeline job (default 30 s): how long a dead worker's job waits before another claims it. */
+  jobLeaseMs?: number;
+  /** How often a process that executes work on a shared PostgreSQL queue looks for jobs other processes enqueued (default 1 s). */
+  queuePollMs?: number;
 }
 
 /** The composition root: every service of one data root, wired once. */
@@ -148,6 +156,12 @@ export class ControlCenter {
   readonly pipelineLauncher: EnginePipelineLauncher;
   /** The one logger every service and the HTTP server write to. */
   readonly logger: Logger;
+  /** Issue 16: what this process does. */
+  readonly role: ProcessRole;
+  /** pg-boss, when the store is PostgreSQL: every process of the deployment claims from it. */
+  private readonly jobQueue: PgBossConnection | null;
+  private queuePoll: NodeJS.Timeout | null = null;
+  private readonly queuePollMs: number;
 
   private constructor(
     readonly dataRoot: string,
@@ -238,7 +252,17 @@ export class ControlCenter {
       },
       ...(options.orchestrationCooldownMs !== undefined ? { cooldownMs: options.orchestrationCooldownMs } : {}),
     });
-    this.pipelineEngine = new PipelineEngine(this.workspaces, this.events, { logger: this.logger });
+    this.role = options.role ?? 'all';
+    this.queuePollMs = options.queuePollMs ?? 1_000;
+    const store = parseStoreLocation(options.database);
+    this.jobQueue = store.dialect === 'postgres' ? new PgBossConnection(store.url) : null;
+    const jobQueue = this.jobQueue;
+    this.pipelineEngine = new PipelineEngine(this.workspaces, this.events, {
+      logger: this.logger,
+      claims: executesWork(this.role),
+      ...(options.jobLeaseMs !== undefined ? { leaseMs: options.jobLeaseMs } : {}),
+      ...(jobQueue ? { queueFor: (workspaceId: string) => jobQueue.queueFor(workspaceId) } : {}),
+    });
     registerNodeExecutors(this.pipelineEngine, {
       workspaces: this.workspaces,
       agents: this.agents,
@@ -319,6 +343,11 @@ export class ControlCenter {
    * runs on creation, not on every start (WS-2).
    */
   async recover(): Promise<void> {
+    await this.jobQueue?.start();
+    // An API process executes nothing, so it recovers nothing: a run it sees in progress is a
+    // worker's, alive or not (a dead worker's work comes back through the queue's leases).
+    if (!executesWork(this.role)) return;
+    if (this.role === 'worker') return this.recoverAsWorker();
     for (const workspace of await this.workspaces.list()) {
       const handle = await this.workspaces.handle(workspace.id);
       await this.runs.markOrphansDead(workspace.id, handle.database.db);
@@ -332,6 +361,39 @@ export class ControlCenter {
       if (workspace.seeding === 'pending') void this.seeding.seedInBackground(workspace.id);
     }
     this.pipelines.startTriggers();
+    this.startQueuePoll();
+  }
+
+  /**
+   * A worker shares the store with other live workers: runs in progress may be theirs, so it marks
+   * none dead and expires no gates; it takes back only what the queue says was abandoned (a lease
+   * that ran out) and finishes interrupted orchestration materializations and plan executions
+   * (both idempotent). Triggers fire in workers only, never in API processes.
+   */
+  private async recoverAsWorker(): Promise<void> {
+    for (const workspace of await this.workspaces.list()) {
+      await this.orchestrations.resumeMaterializations(workspace.id);
+      await this.pipelineEngine.resume(workspace.id);
+      await this.plans.resumeExecutions(workspace.id);
+    }
+    this.pipelines.startTriggers();
+    this.startQueuePoll();
+  }
+
+  /** On a shared queue, work another process enqueued wakes nobody here: look for it on a timer. */
+  private startQueuePoll(): void {
+    if (!this.jobQueue || this.queuePoll) return;
+    let polling = false;
+    this.queuePoll = setInterval(() => {
+      if (polling) return;
+      polling = true;
+      void (async () => {
+        for (const workspace of await this.workspaces.list()) await this.pipelineEngine.poll(workspace.id);
+      })()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'queue poll failed'))
+        .finally(() => (polling = false));
+    }, this.queuePollMs);
+    this.queuePoll.unref();
   }
 
   /** Cancel, pause or resume a run in progress on the built-in harness (HAR-5). */
@@ -356,15 +418,22 @@ export class ControlCenter {
     }
   }
 
-  /** Stops every run in progress (marking them cancelled) and closes the databases. */
-  async close(): Promise<void> {
+  /**
+   * Stops every run in progress (marking them cancelled) and closes the databases. `graceMs`: how
+   * long pipeline and plan nodes in flight may take to finish first (a worker's SIGTERM, issue 16);
+   * what is still running then goes back to the queue.
+   */
+  async close(options: { graceMs?: number } = {}): Promise<void> {
     this.pipelines.stopTriggers();
+    if (this.queuePoll) clearInterval(this.queuePoll);
+    this.queuePoll = null;
     // Before runs are cancelled: nodes in flight stay recorded as running, so the next start applies at-most-once.
-    await this.pipelineEngine.suspend();
+    await this.pipelineEngine.suspend(options.graceMs ?? 0);
     const inProgress = this.activeRuns.all();
     for (const run of inProgress) this.executor.cancel(run.runId);
     await Promise.all(inProgress.map((run) => run.finished));
     await this.seeding.settle();
+    await this.jobQueue?.stop();
     await this.workspaces.closeAll();
     await this.registry.close();
   }

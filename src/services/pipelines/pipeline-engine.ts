@@ -73,6 +73,16 @@ export interface PipelineEngineOptions {
   /** Lease on a claimed node job; renewed while the node runs. */
   leaseMs?: number;
   logger?: Logger;
+  /**
+   * The queue of one workspace (issue 16): the embedded {@link SqliteJobQueue} by default; pg-boss
+   * when the store is PostgreSQL, so every process of a deployment claims from one queue.
+   */
+  queueFor?: (workspaceId: string, db: Kysely<WorkspaceSchema>) => JobQueue;
+  /**
+   * False in an API-only process (`serve --role api`): runs are started and nodes enqueued here, but
+   * nothing is claimed or executed — a worker does that.
+   */
+  claims?: boolean;
 }
 
 interface RunCache {
@@ -113,6 +123,8 @@ export class PipelineEngine {
   private suspended = false;
   private readonly concurrency: number;
   private readonly leaseMs: number;
+  private readonly claims: boolean;
+  private readonly queueFor: (workspaceId: string, db: Kysely<WorkspaceSchema>) => JobQueue;
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -122,6 +134,8 @@ export class PipelineEngine {
     this.concurrency = options.concurrency ?? 16;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.logger = options.logger;
+    this.claims = options.claims ?? true;
+    this.queueFor = options.queueFor ?? ((_workspaceId, db) => new SqliteJobQueue(db));
   }
 
   private readonly logger: Logger | undefined;
@@ -333,11 +347,21 @@ export class PipelineEngine {
     return running.length;
   }
 
-  /** On shutdown: stop claiming, abort nodes in flight without recording an outcome, give the jobs back. */
-  async suspend(): Promise<void> {
+  /**
+   * On shutdown: stop claiming; nodes in flight get up to `graceMs` to finish (a worker's SIGTERM,
+   * issue 16), then the rest are aborted without recording an outcome and their jobs given back.
+   */
+  async suspend(graceMs = 0): Promise<void> {
     this.suspended = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    if (graceMs > 0 && this.inflight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([Promise.all([...this.inflight.values()].map((entry) => entry.finished)), grace]);
+      clearTimeout(timer);
+      await Promise.all([...this.settling.values()]);
+    }
     const entries = [...this.inflight.values()];
     for (const entry of entries) entry.controller.abort(new Error('server shutting down'));
     await Promise.all(entries.map((entry) => entry.finished));
@@ -368,8 +392,16 @@ export class PipelineEngine {
     return next;
   }
 
+  /**
+   * Claims what is due in `workspaceId` now (issue 16): a worker calls it on a timer, since work
+   * enqueued by another process (an API process, another worker's settle) does not wake this one.
+   */
+  poll(workspaceId: string): Promise<void> {
+    return this.pump(workspaceId);
+  }
+
   private async pumpNow(workspaceId: string): Promise<void> {
-    if (this.suspended) return;
+    if (this.suspended || !this.claims) return;
     try {
       const queue = await this.queue(workspaceId);
       while (!this.suspended && (this.active.get(workspaceId) ?? 0) < this.concurrency) {
@@ -718,7 +750,7 @@ export class PipelineEngine {
   private async queue(workspaceId: string): Promise<JobQueue> {
     let queue = this.queues.get(workspaceId);
     if (!queue) {
-      queue = new SqliteJobQueue(await this.db(workspaceId));
+      queue = this.queueFor(workspaceId, await this.db(workspaceId));
       this.queues.set(workspaceId, queue);
     }
     return queue;

@@ -108,11 +108,13 @@ export class WorkspaceService {
   async handle(workspaceId: string): Promise<WorkspaceHandle> {
     let pending = this.open.get(workspaceId);
     if (!pending) {
-      pending = this.findOrThrow(workspaceId).then(async (workspace) => ({
-        workspace,
-        database: await WorkspaceDatabase.open(workspace.id, workspace.dataDir, this.registry.location),
-        dir: workspace.dataDir,
-      }));
+      pending = this.findOrThrow(workspaceId).then(async (workspace) => {
+        // Issue 16: on PostgreSQL the registry row is shared by every process, and its `dataDir` is
+        // the creating process's; a worker keeps the workspace's files (checkouts, scratch) under its
+        // own data root, which no other worker shares.
+        const dir = this.registry.location.dialect === 'postgres' ? join(this.dataRoot, 'workspaces', workspace.id) : workspace.dataDir;
+        return { workspace, database: await WorkspaceDatabase.open(workspace.id, dir, this.registry.location), dir };
+      });
       this.open.set(workspaceId, pending);
       pending.catch(() => this.open.delete(workspaceId));
     }

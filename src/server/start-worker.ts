@@ -1,0 +1,78 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { ControlCenter, type ControlCenterOptions } from '../services/control-center.js';
+
+export interface StartWorkerOptions extends Omit<ControlCenterOptions, 'role'> {
+  /** Operations port (`/healthz`, `/readyz`, `/metrics`); unset: the worker listens on nothing. */
+  port?: number;
+  host?: string;
+  logLevel?: string;
+}
+
+export interface RunningWorker {
+  app: ControlCenter;
+  /** The operations endpoint's URL when a port was given. */
+  url: string | null;
+  /** Stops claiming; nodes in flight get `graceMs` to finish, the rest go back to the queue. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * A worker process (`control-center worker`, issue 16): claims and executes pipeline and plan nodes
+ * from the shared PostgreSQL queue. No API: only the operations endpoints, on a port when asked —
+ * `/healthz`, `/readyz` (public) and `/metrics` (the worker's own operator token).
+ */
+export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
+  const logger = options.logger ?? pino({ level: options.logLevel ?? 'info' });
+  const app = await ControlCenter.open({ ...options, logger, role: 'worker' });
+  await app.auth.initialize();
+  await app.recover();
+  let http: Server | null = null;
+  let url: string | null = null;
+  if (options.port !== undefined) {
+    http = createServer((request, response) => {
+      void answerOperations(app, request.method ?? 'GET', request.url ?? '/', request.headers.authorization).then(({ status, type, body }) => {
+        response.writeHead(status, { 'content-type': type });
+        response.end(body);
+      });
+    });
+    const host = options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve) => http!.listen(options.port, host, resolve));
+    url = `http://${host}:${(http.address() as AddressInfo).port}`;
+  }
+  let closed = false;
+  return {
+    app,
+    url,
+    async close(graceMs = 0) {
+      if (closed) return;
+      closed = true;
+      if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
+      await app.close({ graceMs });
+    },
+  };
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The API's error shape (docs/api.md), so a client reads a worker's refusals the same way. */
+function refusal(status: number, code: string, message: string, field: string): { status: number; type: string; body: string } {
+  return { status, type: JSON_TYPE, body: JSON.stringify({ error: { code, message, field } }) };
+}
+
+async function answerOperations(app: ControlCenter, method: string, url: string, authorization: string | undefined): Promise<{ status: number; type: string; body: string }> {
+  const path = url.split('?')[0];
+  if (method !== 'GET') return refusal(405, 'method_not_allowed', 'a worker answers GET only', 'method');
+  if (path === '/healthz') return { status: 200, type: JSON_TYPE, body: JSON.stringify({ ok: true, role: 'worker' }) };
+  if (path === '/readyz') {
+    const readiness = await app.operations.readiness();
+    return { status: readiness.ready ? 200 : 503, type: JSON_TYPE, body: JSON.stringify(readiness) };
+  }
+  if (path === '/metrics') {
+    const token = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : '';
+    if (!app.auth.authenticate(token)) return refusal(401, 'unauthorized', 'the operator token of this worker\'s data root is required', 'authorization');
+    return { status: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: await app.operations.metrics() };
+  }
+  return refusal(404, 'not_found', 'a worker serves only /healthz, /readyz and /metrics', 'path');
+}

@@ -1,0 +1,235 @@
+import { createHash, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import { retryDelayMs, type ClaimedJob, type JobQueue, type JobToEnqueue } from './job-queue.js';
+
+/** pg-boss keeps its tables in this schema, apart from every workspace's `cc_w_…` schema and the registry's. */
+export const PG_BOSS_SCHEMA = 'cc_pgboss';
+/** Who holds which job: pg-boss's job row has no holder column, so the lease's owner is kept beside it. */
+const HOLDERS = `${PG_BOSS_SCHEMA}.cc_job_holders`;
+const JOBS = `${PG_BOSS_SCHEMA}.job`;
+/**
+ * pg-boss's own retry counter is used for "claims so far", not for failures: a job may be claimed
+ * again after any number of expired leases (a dead worker is never the job's fault), and whether a
+ * failure is retried is decided here from the job's own `maxAttempts` (kept in its data).
+ */
+const UNLIMITED_REDELIVERIES = 1_000_000;
+
+interface StoredJob {
+  payload: unknown;
+  maxAttempts: number;
+  backoffMs: number;
+}
+
+/**
+ * One pg-boss instance per PostgreSQL database, shared by every workspace's queue in the process
+ * (issue 16). Started once: creates or migrates pg-boss's schema and the holders table.
+ */
+export class PgBossConnection {
+  private readonly boss: PgBoss;
+  private readonly pool: pg.Pool;
+  private readonly created = new Set<string>();
+  private started: Promise<void> | null = null;
+
+  constructor(url: string) {
+    // pg-boss's own maintenance (archive, drop, and expiring overdue leases every 30 s) runs in
+    // every process; a queue also expires overdue leases of its queue itself before it claims.
+    this.boss = new PgBoss({ connectionString: url, schema: PG_BOSS_SCHEMA, max: 4, maintenanceIntervalSeconds: 30, monitorStateIntervalSeconds: 600 });
+    this.boss.on('error', () => undefined);
+    this.pool = new pg.Pool({ connectionString: url, max: 4 });
+    this.pool.on('error', () => undefined);
+  }
+
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      await this.boss.start();
+      await this.pool.query(`create table if not exists ${HOLDERS} (job_id uuid primary key, queue_name text not null, worker_id text not null)`);
+      await this.pool.query(`create index if not exists cc_job_holders_worker on ${HOLDERS} (worker_id)`);
+    })();
+    return this.started;
+  }
+
+  /** The queue of one workspace: its pg-boss queue names are `<workspace id>__<queue>`. */
+  queueFor(workspaceId: string, now: () => number = Date.now): PgBossJobQueue {
+    return new PgBossJobQueue(this, workspaceId, now);
+  }
+
+  async stop(): Promise<void> {
+    if (this.started) await this.started.catch(() => undefined);
+    await this.boss.stop({ graceful: false, close: true, wait: true }).catch(() => undefined);
+    await this.pool.end().catch(() => undefined);
+  }
+
+  /** @internal */ get sql(): pg.Pool {
+    return this.pool;
+  }
+
+  /** @internal */ async ensureQueue(name: string): Promise<PgBoss> {
+    await this.start();
+    if (!this.created.has(name)) {
+      if (!(await this.boss.getQueue(name))) await this.boss.createQueue(name, { name, policy: 'standard' }).catch(async (error: unknown) => {
+        if (!(await this.boss.getQueue(name))) throw error;
+      });
+      this.created.add(name);
+    }
+    return this.boss;
+  }
+}
+
+/** A dedupe key becomes the job's id, so a second insert of the key conflicts in pg-boss's own primary key. */
+function jobIdFor(name: string, dedupeKey: string | undefined): string {
+  if (dedupeKey === undefined) return randomUUID();
+  const hex = createHash('sha256').update(`${name}\u0000${dedupeKey}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * The {@link JobQueue} on pg-boss (issue 16; docs/scale-out.md "pg-boss mapping"). pg-boss stores,
+ * claims (`fetch`: `FOR UPDATE SKIP LOCKED`), completes and archives; this class adds what the
+ * interface promises and pg-boss 10 does not have:
+ * - **lease and holder**: a claim sets the job's `expire_in` to the lease and records the holder;
+ *   `extend` moves `started_on` forward (pg-boss 10 has no heartbeat); an overdue lease is put back
+ *   to `retry` by pg-boss's maintenance or by the next claim of the queue, whichever comes first;
+ * - **exact backoff**: a retried failure is put back to `retry` with `start_after` computed here
+ *   (pg-boss's own backoff is seconds-granular and jittered);
+ * - **release uncounted**: `started_on` cleared, so pg-boss's next fetch does not count the claim.
+ */
+export class PgBossJobQueue implements JobQueue {
+  constructor(
+    private readonly connection: PgBossConnection,
+    private readonly workspaceId: string,
+    private readonly now: () => number,
+  ) {}
+
+  private name(queue: string): string {
+    return `${this.workspaceId}__${queue}`;
+  }
+
+  async enqueue(job: JobToEnqueue): Promise<{ id: string; created: boolean }> {
+    const name = this.name(job.queue);
+    const boss = await this.connection.ensureQueue(name);
+    const id = jobIdFor(name, job.dedupeKey);
+    const data: StoredJob = { payload: job.payload ?? null, maxAttempts: Math.max(1, job.maxAttempts ?? 1), backoffMs: Math.max(0, job.backoffMs ?? 0) };
+    const sent = await boss.send(name, data as object, {
+      id,
+      startAfter: new Date(job.runAt ?? this.now()),
+      retryLimit: UNLIMITED_REDELIVERIES,
+      retryDelay: 0,
+      retryBackoff: false,
+    });
+    return { id, created: sent !== null };
+  }
+
+  async claim(queue: string, workerId: string, leaseMs: number): Promise<ClaimedJob | null> {
+    const name = this.name(queue);
+    const boss = await this.connection.ensureQueue(name);
+    await this.expireOverdue(name);
+    const [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
+    if (!job) return null;
+    const sql = this.connection.sql;
+    await sql.query(`update ${JOBS} set expire_in = $3 * interval '1 millisecond' where name = $1 and id = $2`, [name, job.id, leaseMs]);
+    await sql.query(
+      `insert into ${HOLDERS} (job_id, queue_name, worker_id) values ($1, $2, $3) on conflict (job_id) do update set worker_id = excluded.worker_id, queue_name = excluded.queue_name`,
+      [job.id, name, workerId],
+    );
+    return { id: job.id, queue, payload: job.data.payload, attempt: job.retryCount + 1, maxAttempts: job.data.maxAttempts };
+  }
+
+  async extend(jobId: string, workerId: string, leaseMs: number): Promise<boolean> {
+    const result = await this.connection.sql.query(
+      `update ${JOBS} j set started_on = now(), expire_in = $3 * interval '1 millisecond'
+         from ${HOLDERS} h
+        where h.job_id = $1 and h.worker_id = $2 and j.name = h.queue_name and j.id = h.job_id
+          and j.state = 'active' and j.started_on + j.expire_in > now()`,
+      [jobId, workerId, leaseMs],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async complete(jobId: string, workerId: string): Promise<boolean> {
+    const holder = await this.holder(jobId, workerId);
+    if (!holder) return false;
+    const boss = await this.connection.ensureQueue(holder);
+    // pg-boss 10 declares `void` but answers { jobs, requested, affected }.
+    const result = (await boss.complete(holder, jobId)) as unknown as { affected: number };
+    await this.connection.sql.query(`delete from ${HOLDERS} where job_id = $1`, [jobId]);
+    return result.affected > 0;
+  }
+
+  async fail(jobId: string, workerId: string, error: string, options: { retry?: boolean } = {}): Promise<{ retryAt: number | null }> {
+    const holder = await this.holder(jobId, workerId);
+    if (!holder) return { retryAt: null };
+    const sql = this.connection.sql;
+    const row = await sql.query<{ retry_count: number; data: StoredJob }>(`select retry_count, data from ${JOBS} where name = $1 and id = $2 and state = 'active'`, [holder, jobId]);
+    const job = row.rows[0];
+    if (!job) return { retryAt: null };
+    const claims = job.retry_count + 1;
+    const retry = options.retry !== false && claims < job.data.maxAttempts;
+    const output = JSON.stringify({ message: error.slice(0, 4_000) });
+    let retryAt: number | null = null;
+    if (retry) {
+      retryAt = this.now() + retryDelayMs(job.data.backoffMs, claims);
+      await sql.query(`update ${JOBS} set state = 'retry', start_after = to_timestamp($3::double precision / 1000), output = $4::jsonb where name = $1 and id = $2 and state = 'active'`, [holder, jobId, retryAt, output]);
+    } else {
+      await sql.query(`update ${JOBS} set state = 'failed', completed_on = now(), output = $3::jsonb where name = $1 and id = $2 and state = 'active'`, [holder, jobId, output]);
+    }
+    await sql.query(`delete from ${HOLDERS} where job_id = $1`, [jobId]);
+    return { retryAt };
+  }
+
+  async release(workerId: string): Promise<number> {
+    return this.requeue(`h.worker_id = $1`, workerId);
+  }
+
+  /**
+   * On a shared queue another holder may be a live worker, so nothing it holds is taken: only leases
+   * that ran out (their worker stopped renewing them — dead) go back, as pg-boss's expiry would.
+   */
+  async reclaimAbandoned(_workerId: string): Promise<number> {
+    const result = await this.connection.sql.query(
+      `update ${JOBS} set state = 'retry' where name like $1 escape '!' and state = 'active' and started_on + expire_in < now()`,
+      [`${this.workspaceId.replace(/[!%_]/g, '!$&')}!_!_%`],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async nextDueAt(queue: string): Promise<number | null> {
+    const result = await this.connection.sql.query<{ due: Date | null }>(
+      `select min(due) as due from (
+         select min(start_after) as due from ${JOBS} where name = $1 and state in ('created', 'retry')
+         union all
+         select min(started_on + expire_in) from ${JOBS} where name = $1 and state = 'active'
+       ) d`,
+      [this.name(queue)],
+    );
+    const due = result.rows[0]?.due;
+    return due ? new Date(due).getTime() : null;
+  }
+
+  private async expireOverdue(name: string): Promise<void> {
+    await this.connection.sql.query(`update ${JOBS} set state = 'retry' where name = $1 and state = 'active' and started_on + expire_in < now()`, [name]);
+  }
+
+  /** The pg-boss queue name of a job `workerId` holds, or null. */
+  private async holder(jobId: string, workerId: string): Promise<string | null> {
+    const result = await this.connection.sql.query<{ queue_name: string }>(
+      `select h.queue_name from ${HOLDERS} h join ${JOBS} j on j.name = h.queue_name and j.id = h.job_id
+        where h.job_id = $1 and h.worker_id = $2 and j.state = 'active'`,
+      [jobId, workerId],
+    );
+    return result.rows[0]?.queue_name ?? null;
+  }
+
+  private async requeue(where: string, workerId: string): Promise<number> {
+    const result = await this.connection.sql.query(
+      `with released as (
+         update ${JOBS} j set state = 'retry', started_on = null
+           from ${HOLDERS} h
+          where ${where} and j.name = h.queue_name and j.id = h.job_id and j.state = 'active' and j.name like $2 escape '!'
+          returning j.id)
+       delete from ${HOLDERS} where job_id in (select id from released)`,
+      [workerId, `${this.workspaceId.replace(/[!%_]/g, '!$&')}!_!_%`],
+    );
+    return result.rowCount ?? 0;
+  }
+}
