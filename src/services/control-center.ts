@@ -309,6 +309,8 @@ export class ControlCenter {
     });
     this.events.subscribeRemote((event) => {
       if (event.type === 'approval.decided') this.approvals.decidedElsewhere(event.data);
+      // The compiled policy is cached per process: a rule written elsewhere must not be missed here.
+      if (event.type === 'policy.ruleCreated' || event.type === 'policy.ruleDeleted') this.policy.rulesChangedElsewhere(event.workspaceId);
     });
   }
 
