@@ -42,7 +42,7 @@ beforeAll(async () => {
   await pollUntil(() => one.api('GET', ws('')), (response) => response.body.seeding === 'done');
   const space = await one.api('POST', ws('/spaces'), { name: 'Work' });
   conversationId = (await one.api('POST', ws(`/spaces/${space.body.id}/conversations`), { title: 'Main' })).body.id;
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   for (const stream of streams) stream.close();
