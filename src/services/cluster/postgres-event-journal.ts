@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { WorkspaceEvent } from '../../schemas/events.js';
 import {
-  appendWorkspaceEvent,
+  appendWorkspaceEvents,
   latestWorkspaceEventId,
   readWorkspaceEventsAfter,
   type CommittedEventRow,
@@ -36,7 +36,9 @@ export class PostgresEventJournal implements EventJournal {
   /** Commit-to-delivery delay of every event this process delivered (`/metrics`). */
   readonly lag = new LatencyHistogram();
   private readonly followed = new Map<string, Followed>();
-  private readonly appends = new Map<string, Promise<void>>();
+  /** Events published while an append of their workspace is in flight (null entry: none in flight). */
+  private readonly queued = new Map<string, WorkspaceEvent[]>();
+  private readonly flushing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly bus: EventBus,
@@ -47,21 +49,40 @@ export class PostgresEventJournal implements EventJournal {
   ) {}
 
   append(event: WorkspaceEvent): void {
-    const previous = this.appends.get(event.workspaceId) ?? Promise.resolve();
-    const next = previous.then(async () => {
-      try {
-        // Followed before the first append, so this process's own events come back to its subscribers.
-        await this.follow(event.workspaceId);
-        const db = await this.dbOf(event.workspaceId);
-        await appendWorkspaceEvent(db, event.workspaceId, { type: event.type, data: JSON.stringify(event.data), at: event.at, origin: this.origin });
-      } catch (error) {
-        this.logger.error({ err: error, workspaceId: event.workspaceId, type: event.type }, 'a live event could not be committed; no process delivers it');
+    const queued = this.queued.get(event.workspaceId);
+    if (queued) {
+      // An append is in flight: this event joins the next batch (one transaction for the burst).
+      queued.push(event);
+      return;
+    }
+    this.queued.set(event.workspaceId, [event]);
+    const flushing = this.flush(event.workspaceId);
+    this.flushing.set(event.workspaceId, flushing);
+    void flushing.finally(() => this.flushing.delete(event.workspaceId));
+  }
+
+  /** Commits the workspace's queued events in publish order, a batch per transaction, until none is left. */
+  private async flush(workspaceId: string): Promise<void> {
+    // Followed before the first append, so this process's own events come back to its subscribers.
+    await this.follow(workspaceId).catch(() => undefined);
+    for (;;) {
+      const batch = this.queued.get(workspaceId) ?? [];
+      if (batch.length === 0) {
+        this.queued.delete(workspaceId);
+        return;
       }
-    });
-    this.appends.set(event.workspaceId, next);
-    void next.then(() => {
-      if (this.appends.get(event.workspaceId) === next) this.appends.delete(event.workspaceId);
-    });
+      this.queued.set(workspaceId, []);
+      try {
+        const db = await this.dbOf(workspaceId);
+        await appendWorkspaceEvents(
+          db,
+          workspaceId,
+          batch.map((event) => ({ type: event.type, data: JSON.stringify(event.data), at: event.at, origin: this.origin })),
+        );
+      } catch (error) {
+        this.logger.error({ err: error, workspaceId, events: batch.length }, 'live events could not be committed; no process delivers them');
+      }
+    }
   }
 
   async readAfter(workspaceId: string, afterId: number): Promise<WorkspaceEvent[]> {
@@ -106,7 +127,7 @@ export class PostgresEventJournal implements EventJournal {
 
   /** Waits for this process's appends still in flight (before the databases close). */
   async settle(): Promise<void> {
-    await Promise.all([...this.appends.values()]);
+    await Promise.all([...this.flushing.values()]);
   }
 
   private followedOf(workspaceId: string, startAfter: number | null): Followed {

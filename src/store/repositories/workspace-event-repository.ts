@@ -14,26 +14,28 @@ export interface CommittedEventRow {
 }
 
 /**
- * Appends one event to a workspace's `workspace_events` and announces it, in one transaction
+ * Appends events to a workspace's `workspace_events` and announces the newest, in one transaction
  * (PostgreSQL only). The transaction-scoped advisory lock per workspace serialises appenders from
- * every process, so `max(id) + 1` is free of races and ids commit in increasing order: a reader
+ * every process, so `max(id) + 1…` is free of races and ids commit in increasing order: a reader
  * that has seen id N never later finds a smaller id committed behind it. The notification is sent
- * by the same transaction, so no process hears of a row before it is visible.
+ * by the same transaction, so no process hears of a row before it is visible. A batch (the events
+ * a burst queued while the previous append ran) costs one transaction, not one each.
  */
-export async function appendWorkspaceEvent(
+export async function appendWorkspaceEvents(
   db: Kysely<WorkspaceSchema>,
   workspaceId: string,
-  event: { type: string; data: string; at: string; origin: string },
+  events: ReadonlyArray<{ type: string; data: string; at: string; origin: string }>,
 ): Promise<number> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext(${`cc_events:${workspaceId}`}))`.execute(trx);
-    const inserted = await sql<{ id: number }>`
-      insert into workspace_events (id, type, data, at, origin, committed_at_ms)
-      select coalesce(max(id), 0) + 1, ${event.type}, ${event.data}, ${event.at}, ${event.origin},
-             floor(extract(epoch from clock_timestamp()) * 1000)
-      from workspace_events
-      returning id`.execute(trx);
-    const id = Number(inserted.rows[0]!.id);
+    const latest = await latestWorkspaceEventId(trx);
+    const committedAt = await sql<{ ms: number }>`select floor(extract(epoch from clock_timestamp()) * 1000) as ms`.execute(trx);
+    const ms = Number(committedAt.rows[0]!.ms);
+    await trx
+      .insertInto('workspace_events')
+      .values(events.map((event, index) => ({ id: latest + index + 1, ...event, committed_at_ms: ms })))
+      .execute();
+    const id = latest + events.length;
     await sql`select pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify({ w: workspaceId, id })})`.execute(trx);
     return id;
   });
