@@ -16,6 +16,7 @@ let model: ScriptedModelServer;
 let one: ServeProcess;
 let two: ServeProcess;
 let workspaceId: string;
+let spaceId: string;
 let conversationId: string;
 const streams: SseClient[] = [];
 
@@ -28,6 +29,8 @@ const watch = async (server: ServeProcess, lastEventId?: string) => {
   streams.push(stream);
   return stream;
 };
+/** A conversation of its own per test, so a scripted matcher never sees another test's history. */
+const newConversation = async () => (await one.api('POST', ws(`/spaces/${spaceId}/conversations`), { title: 'Main' })).body.id as string;
 const ids = (events: ReceivedEvent[]) => events.map((event) => Number(event.id));
 
 beforeAll(async () => {
@@ -41,7 +44,8 @@ beforeAll(async () => {
   workspaceId = created.body.id;
   await pollUntil(() => one.api('GET', ws('')), (response) => response.body.seeding === 'done');
   const space = await one.api('POST', ws('/spaces'), { name: 'Work' });
-  conversationId = (await one.api('POST', ws(`/spaces/${space.body.id}/conversations`), { title: 'Main' })).body.id;
+  spaceId = space.body.id;
+  conversationId = await newConversation();
 }, 180_000);
 
 afterAll(async () => {
@@ -86,7 +90,7 @@ describe('two serve processes on one PostgreSQL database (issue 16)', () => {
   it('cancel sent to process 2 cancels the run executing in process 1; a run no process executes is 404', async () => {
     const watcher = await watch(two);
     const hung = model.scriptFor('cancel me please', reply().text('working...').hang());
-    const sent = await one.api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'cancel me please' });
+    const sent = await one.api('POST', ws(`/conversations/${await newConversation()}/messages`), { text: 'cancel me please' });
     const runId = sent.body.run.id as string;
     await pollUntil(async () => hung.requests.length, (count) => count > 0);
     // A control the owner refuses comes back with the owner's status and field.
@@ -110,7 +114,7 @@ describe('two serve processes on one PostgreSQL database (issue 16)', () => {
     const rule = await two.api('POST', ws('/policy/rules'), { scope: 'workspace', match: { kind: 'command', prefix: 'touch' }, decision: 'ask' });
     expect(rule.status).toBe(201);
     model.scriptFor('approve across', reply().tool('bash', { command: 'touch crossed.txt' }), reply().text('done after approval'));
-    const sent = await one.api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'approve across' });
+    const sent = await one.api('POST', ws(`/conversations/${await newConversation()}/messages`), { text: 'approve across' });
     const runId = sent.body.run.id as string;
     const requested = await watcher.waitFor((event) => event.event === 'approval.requested' && event.data.data.runId === runId, 15_000);
     const decided = await two.api('POST', ws(`/approvals/${requested.data.data.id}/decision`), { decision: 'approve' });
