@@ -42,7 +42,7 @@ import { RepoSkills } from './skills/repo-skills.js';
 import { SpaceRepositories } from './spaces/space-repositories.js';
 import { PresenceService } from './agents/presence-service.js';
 import { OperatorPresence } from './presence/operator-presence.js';
-import { QuestionService } from './approvals/question-service.js';
+import { QuestionService, type PendingQuestion } from './approvals/question-service.js';
 import { RunExecutor } from './runs/run-executor.js';
 import { TRANSPORT_FACTORIES, TransportRegistry } from '../adapters/transport-registry.js';
 import { RunService } from './runs/run-service.js';
@@ -56,6 +56,8 @@ import { TurnService } from './runs/turn-service.js';
 import { validateAgentEffort } from './agents/validate-effort.js';
 import { wakeOnDecision } from './approvals/wake-on-decision.js';
 import { WorkspaceService } from './workspaces/workspace-service.js';
+import { ProcessCluster } from './cluster/process-cluster.js';
+import type { RunCommandKind } from './cluster/run-command-relay.js';
 
 export interface ControlCenterOptions {
   dataRoot: string;
@@ -162,6 +164,11 @@ export class ControlCenter {
   private readonly jobQueue: PgBossConnection | null;
   private queuePoll: NodeJS.Timeout | null = null;
   private readonly queuePollMs: number;
+  /**
+   * Issue 16, PostgreSQL only: live events and run controls shared with the other processes on the
+   * same database. Null for the embedded SQLite server (one process, nothing to share).
+   */
+  readonly cluster: ProcessCluster | null;
 
   private constructor(
     readonly dataRoot: string,
@@ -172,7 +179,11 @@ export class ControlCenter {
     this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
-    this.operations = new OperationsService(registry, this.workspaces);
+    this.cluster =
+      registry.location.dialect === 'postgres'
+        ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger)
+        : null;
+    this.operations = new OperationsService(registry, this.workspaces, () => this.cluster?.journal.lag ?? null);
     this.runs = new RunService(this.events);
     this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort);
     this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, this.logger);
@@ -309,6 +320,37 @@ export class ControlCenter {
     this.forgeReviews = new ForgeReviewService({ workspaces: this.workspaces, settings: this.settings, reviews: this.reviews, approvals: this.approvals, policy: this.policy });
     this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
     this.executor.registerModeTools(orchestrationModeTools({ orchestrations: this.orchestrations }));
+    if (this.cluster) this.shareRunControls(this.cluster);
+  }
+
+  /**
+   * Issue 16: controls sent to another process reach this one when it executes the run (or holds
+   * the question), and a tool-call gate waiting here wakes on a decision taken elsewhere (POL-7).
+   */
+  private shareRunControls(cluster: ProcessCluster): void {
+    const executesRun = (workspaceId: string, runId: string) => this.activeRuns.get(runId)?.workspaceId === workspaceId;
+    for (const action of ['cancel', 'pause', 'resume'] as const) {
+      cluster.commands.register(action, { owns: executesRun, apply: (workspaceId, runId) => this.applyRunControl(workspaceId, runId, action) });
+    }
+    cluster.commands.register('steer', {
+      owns: executesRun,
+      apply: (workspaceId, runId, body) => this.applySteer(workspaceId, runId, String((body as { text?: unknown }).text ?? '')),
+    });
+    cluster.commands.register('answer', {
+      owns: (workspaceId, questionId) => this.questions.holds(workspaceId, questionId),
+      apply: (workspaceId, questionId, body) => this.questions.answer(workspaceId, questionId, ((body as { answers?: unknown }).answers ?? []) as string[]),
+    });
+    this.events.subscribeRemote((event) => {
+      if (event.type === 'approval.decided') this.approvals.decidedElsewhere(event.data);
+      // The compiled policy is cached per process: a rule written elsewhere must not be missed here.
+      if (event.type === 'policy.ruleCreated' || event.type === 'policy.ruleDeleted') this.policy.rulesChangedElsewhere(event.workspaceId);
+    });
+  }
+
+  /** Sends a control to the process that owns its target, when this one does not (PostgreSQL); otherwise `notHere()`. */
+  private async sendElsewhere(workspaceId: string, kind: RunCommandKind, target: string, body: unknown, notHere: () => Error): Promise<unknown> {
+    if (!this.cluster) throw notHere();
+    return this.cluster.commands.send(workspaceId, kind, target, body, notHere as () => NotFoundError);
   }
 
   /** Cancel and resume of an orchestration's pipeline run, on the engine. */
@@ -334,7 +376,9 @@ export class ControlCenter {
     // The shell grammar loads once (wasm); every classification after that is synchronous.
     await loadShellParser();
     const registry = await RegistryStore.open(options.dataRoot, parseStoreLocation(options.database));
-    return new ControlCenter(options.dataRoot, registry, options);
+    const center = new ControlCenter(options.dataRoot, registry, options);
+    await center.cluster?.start();
+    return center;
   }
 
   /**
@@ -396,8 +440,38 @@ export class ControlCenter {
     this.queuePoll.unref();
   }
 
-  /** Cancel, pause or resume a run in progress on the built-in harness (HAR-5). */
-  runControl(workspaceId: string, runId: string, action: 'cancel' | 'pause' | 'resume'): void {
+  /**
+   * Cancel, pause or resume a run in progress on the built-in harness (HAR-5), in this process or —
+   * on PostgreSQL — in whichever process executes it (issue 16).
+   */
+  async runControl(workspaceId: string, runId: string, action: 'cancel' | 'pause' | 'resume'): Promise<void> {
+    if (this.activeRuns.get(runId)?.workspaceId === workspaceId) return this.applyRunControl(workspaceId, runId, action);
+    await this.sendElsewhere(workspaceId, action, runId, null, () => new NotFoundError('run in progress', runId, 'runId'));
+  }
+
+  /** HAR-5: steering text for a run in progress, wherever it executes (issue 16). */
+  async steerRun(workspaceId: string, runId: string, text: string): Promise<void> {
+    if (this.activeRuns.get(runId)?.workspaceId === workspaceId) return this.applySteer(workspaceId, runId, text);
+    await this.sendElsewhere(workspaceId, 'steer', runId, { text }, () => notSteerable(runId));
+  }
+
+  /** RLY-4: an operator's answers to a question card, wherever the asking run executes (issue 16). */
+  async answerQuestion(workspaceId: string, questionId: string, answers: string[]): Promise<PendingQuestion> {
+    if (this.questions.holds(workspaceId, questionId)) return this.questions.answer(workspaceId, questionId, answers);
+    // The owner's answer is the question as it returned it (same code, other process).
+    return (await this.sendElsewhere(workspaceId, 'answer', questionId, { answers }, () => new NotFoundError('question', questionId, 'questionId'))) as PendingQuestion;
+  }
+
+  private applySteer(workspaceId: string, runId: string, text: string): void {
+    const run = this.activeRuns.get(runId);
+    if (!run || run.workspaceId !== workspaceId) throw notSteerable(runId);
+    const missing = missingControl(run.transport, 'steer');
+    if (missing) throw new ConflictError('runId', `run ${run.runId}: ${missing}`);
+    run.steering.push(text);
+    this.events.publish(workspaceId, 'run.steered', { runId: run.runId, text });
+  }
+
+  private applyRunControl(workspaceId: string, runId: string, action: 'cancel' | 'pause' | 'resume'): void {
     const run = this.activeRuns.get(runId);
     if (!run || run.workspaceId !== workspaceId) {
       throw new NotFoundError('run in progress', runId, 'runId');
@@ -434,7 +508,13 @@ export class ControlCenter {
     await Promise.all(inProgress.map((run) => run.finished));
     await this.seeding.settle();
     await this.jobQueue?.stop();
+    await this.cluster?.close();
     await this.workspaces.closeAll();
     await this.registry.close();
   }
+}
+
+/** HAR-5: only a turn in progress takes steering text. */
+function notSteerable(runId: string): ConflictError {
+  return new ConflictError('runId', `run ${runId} is not in progress; only running turns can be steered (HAR-5)`);
 }

@@ -53,6 +53,8 @@ export interface WorkspaceSchema {
   review_publications: ReviewPublicationTable;
   conversation_shares: ConversationShareTable;
   conversation_archives: ConversationArchiveTable;
+  workspace_events: WorkspaceEventTable;
+  run_commands: RunCommandTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -655,4 +657,32 @@ export interface ConversationArchiveTable {
   archived_by_kind: 'operator' | 'agent';
   archived_by_id: string;
   archived_at: string;
+}
+/** A committed live event (issue 16, PostgreSQL only): `id` is the SSE event id every process serves. */
+export interface WorkspaceEventTable {
+  id: number;
+  type: string;
+  /** The event's JSON payload. */
+  data: string;
+  at: string;
+  /** The process that published it (its own listener must not hand it to in-process reactions again). */
+  origin: string;
+  /** Epoch ms at commit, by the database clock: the start of the event-lag measure. */
+  committed_at_ms: number;
+}
+
+/** A run control addressed to whichever process executes the run (issue 16, PostgreSQL only). */
+export interface RunCommandTable {
+  id: string;
+  /** The run id (cancel, pause, resume, steer) or question id (answer) the owner recognises. */
+  target: string;
+  kind: string;
+  /** JSON: the command's arguments (steer text, answers). */
+  body: string;
+  origin: string;
+  /** pending → taken (an owner acts) → done | failed; pending → unclaimed when no owner answers. */
+  status: string;
+  /** JSON: the owner's error (status code, field, message) when it refused. */
+  result: string | null;
+  created_at: string;
 }

@@ -6,6 +6,8 @@ export interface ReceivedEvent {
   id: string | null;
   event: string;
   data: any;
+  /** Date.now() when the client parsed it (event-delay benchmarks). */
+  receivedAt: number;
 }
 
 /** Reads a real SSE stream over HTTP and collects its events, with a wait helper for tests. */
@@ -89,7 +91,7 @@ export class SseClient {
       // plain-text data stays a string
     }
     this.checkContract(event, parsed);
-    this.events.push({ id, event, data: parsed });
+    this.events.push({ id, event, data: parsed, receivedAt: Date.now() });
     const waiters = this.waiters;
     this.waiters = [];
     for (const wake of waiters) wake();

@@ -10,7 +10,8 @@ const HEARTBEAT_MS = 15_000;
 /**
  * The live event stream of one workspace (server-sent events). Each event is
  * `id: <sequence>`, `event: <type>`, `data: <json>`; a client reconnecting with Last-Event-ID
- * gets the events it missed from the recent buffer.
+ * gets the events it missed from the recent buffer (on PostgreSQL, from the committed events of every
+ * process when the buffer does not reach back: `id` is then the event's commit id, issue 16).
  */
 export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
@@ -29,6 +30,8 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         await app.workspaces.get(request.params.workspaceId);
+        // On PostgreSQL: this process follows the workspace's committed events before the stream opens.
+        await app.events.ready(request.params.workspaceId);
         const lastEventId = Number(request.headers['last-event-id']);
         reply.hijack();
         const response = reply.raw;

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { missingControl } from '../../adapters/transport-capabilities.js';
-import { NotFoundError, ConflictError } from '../../errors/index.js';
+import { NotFoundError } from '../../errors/index.js';
 import { Approval, ApprovalStatus, DecideApprovalBody } from '../../schemas/approval.js';
 import { ApiError } from '../../schemas/common.js';
 import { OperatorHereBody, OperatorLeaveBody, OperatorPresenceList, Presence } from '../../schemas/presence.js';
@@ -96,7 +95,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         `/api/workspaces/:workspaceId/runs/:runId/${action}`,
         { schema: { tags: ['runs'], params: RunParams, response: { 200: RunControlResponse, 404: ApiError, 409: ApiError } } },
         async (request) => {
-          app.runControl(request.params.workspaceId, request.params.runId, action);
+          await app.runControl(request.params.workspaceId, request.params.runId, action);
           return { ok: true as const };
         },
       );
@@ -112,14 +111,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const run = app.activeRuns.get(request.params.runId);
-        if (!run || run.workspaceId !== request.params.workspaceId) {
-          throw new ConflictError('runId', `run ${request.params.runId} is not in progress; only running turns can be steered (HAR-5)`);
-        }
-        const missing = missingControl(run.transport, 'steer');
-        if (missing) throw new ConflictError('runId', `run ${run.runId}: ${missing}`);
-        run.steering.push(request.body.text);
-        app.events.publish(request.params.workspaceId, 'run.steered', { runId: run.runId, text: request.body.text });
+        await app.steerRun(request.params.workspaceId, request.params.runId, request.body.text);
         return { ok: true as const };
       },
     );
@@ -172,7 +164,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
           response: { 200: Question, 400: ApiError, 404: ApiError, 409: ApiError },
         },
       },
-      async (request) => app.questions.answer(request.params.workspaceId, request.params.questionId, request.body.answers),
+      async (request) => app.answerQuestion(request.params.workspaceId, request.params.questionId, request.body.answers),
     );
 
     server.get(

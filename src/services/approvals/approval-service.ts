@@ -102,6 +102,16 @@ export class ApprovalService {
     });
   }
 
+  /**
+   * Issue 16: another process of the same database decided an approval (its committed
+   * `approval.decided` event); the call waiting on it here, if any, gets the outcome. The waiter is
+   * removed on its first outcome, so a decision seen twice resolves it once.
+   */
+  decidedElsewhere(approval: Approval): void {
+    if (approval.status === 'pending') return;
+    this.waiters.get(approval.id)?.({ status: approval.status, reason: approval.reason, remember: approval.remember, approval });
+  }
+
   async list(workspaceId: string, filter: { status?: ApprovalStatus; conversationId?: string; kind?: string; spaceId?: string } = {}): Promise<Approval[]> {
     const db = await this.db(workspaceId);
     return listApprovals(db, filter, 500);

@@ -108,6 +108,11 @@ export class PolicyService {
     return rule;
   }
 
+  /** Issue 16: another process changed the workspace's rules (its committed policy event); recompile on next use. */
+  rulesChangedElsewhere(workspaceId: string): void {
+    this.compiled.delete(workspaceId);
+  }
+
   async deleteRule(workspaceId: string, ruleId: string): Promise<void> {
     const db = await this.db(workspaceId);
     if (!(await deletePolicyRule(db, ruleId))) throw new NotFoundError('rule', ruleId, 'ruleId');

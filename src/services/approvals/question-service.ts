@@ -62,6 +62,11 @@ export class QuestionService {
     return [...this.questions.values()].map((entry) => entry.question).filter((question) => question.workspaceId === workspaceId);
   }
 
+  /** Whether a run of this process waits on the question (issue 16: who applies an answer sent elsewhere). */
+  holds(workspaceId: string, questionId: string): boolean {
+    return this.questions.get(questionId)?.question.workspaceId === workspaceId;
+  }
+
   answer(workspaceId: string, questionId: string, answers: string[]): PendingQuestion {
     const entry = this.questions.get(questionId);
     if (!entry || entry.question.workspaceId !== workspaceId) throw new NotFoundError('question', questionId, 'questionId');

@@ -3,6 +3,7 @@ import { RunState } from '../../schemas/run.js';
 import type { RegistryStore } from '../../store/registry-store.js';
 import { countJobsByStatus, countRunsByState, pingStore } from '../../store/repositories/operations-repository.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { LatencyHistogram } from '../cluster/latency-histogram.js';
 
 /** A line of the Prometheus text format: name, labels, value. */
 interface Sample {
@@ -19,6 +20,8 @@ export class OperationsService {
   constructor(
     private readonly registry: RegistryStore,
     private readonly workspaces: WorkspaceService,
+    /** Issue 16: this process's commit-to-delivery lag of live events (PostgreSQL); absent when embedded. */
+    private readonly eventLag: () => LatencyHistogram | null = () => null,
   ) {}
 
   /** Ready when the registry's store answers; the reason when it does not. */
@@ -45,8 +48,28 @@ export class OperationsService {
     return [
       ...family('control_center_runs', 'Runs by state, per workspace.', runs),
       ...family('control_center_queue_jobs', 'Pipeline jobs by queue and status (queue depth: status="queued"), per workspace.', jobs),
+      ...eventLagFamilies(this.eventLag()),
     ].join('\n') + '\n';
   }
+}
+
+/**
+ * Issue 16: how long a committed live event took to reach this process's subscribers, as a
+ * Prometheus histogram (per process: each process measures what it delivers) plus its p50 and p99
+ * read from the same buckets. Only on PostgreSQL: the embedded bus delivers in the publishing call.
+ */
+function eventLagFamilies(histogram: LatencyHistogram | null): string[] {
+  if (!histogram) return [];
+  const name = 'control_center_event_lag_seconds';
+  const quantiles = [0.5, 0.99].map((q) => ({ labels: { quantile: String(q) }, value: histogram.quantile(q) }));
+  return [
+    `# HELP ${name} Delay from a live event's commit to its delivery to this process's subscribers (SSE).`,
+    `# TYPE ${name} histogram`,
+    ...histogram.cumulative().map((row) => `${name}_bucket{le="${row.le}"} ${row.count}`),
+    `${name}_sum ${histogram.sumSeconds}`,
+    `${name}_count ${histogram.count}`,
+    ...family('control_center_event_lag_quantile_seconds', 'p50 and p99 of control_center_event_lag_seconds in this process (NaN before the first event).', quantiles),
+  ];
 }
 
 function family(name: string, help: string, samples: Sample[]): string[] {

@@ -648,4 +648,32 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0019_cluster_events_and_run_commands': {
+    // Issue 16: on PostgreSQL several processes serve one workspace. Its live events are committed
+    // here (the source of truth for SSE replay across processes; `id` is assigned under a
+    // per-workspace lock so ids commit in order), and run controls addressed to a run another process
+    // executes are written here for the owner to act on. The embedded SQLite server writes neither.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('workspace_events')
+        .addColumn('id', 'integer', (column) => column.primaryKey())
+        .addColumn('type', 'text', (column) => column.notNull())
+        .addColumn('data', 'text', (column) => column.notNull())
+        .addColumn('at', 'text', (column) => column.notNull())
+        .addColumn('origin', 'text', (column) => column.notNull())
+        .addColumn('committed_at_ms', 'integer', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('run_commands')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('target', 'text', (column) => column.notNull())
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('body', 'text', (column) => column.notNull())
+        .addColumn('origin', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('result', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+    },
+  },
 };

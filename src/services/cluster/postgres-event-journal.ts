@@ -1,0 +1,186 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { WorkspaceEvent } from '../../schemas/events.js';
+import {
+  appendWorkspaceEvents,
+  latestWorkspaceEventId,
+  readWorkspaceEventsAfter,
+  type CommittedEventRow,
+} from '../../store/repositories/workspace-event-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { EventBus, EventJournal } from '../event-bus.js';
+import { LatencyHistogram } from './latency-histogram.js';
+
+/** Rows read per query when catching up. */
+const PAGE = 500;
+
+/** What this process knows of one workspace's committed events. */
+interface Followed {
+  /** Id of the last event handed to the bus; null until `ready` settles. */
+  cursor: number | null;
+  ready: Promise<void>;
+  pumping: boolean;
+  /** A notification arrived during a pump: read again when it ends. */
+  again: boolean;
+}
+
+/**
+ * Live events across processes on PostgreSQL (issue 16). Publishing appends the event to the
+ * workspace's `workspace_events` (per workspace, in this process's publish order) and NOTIFYs its
+ * id; every process hears the notification on its one listening connection (`notified`) and reads
+ * the rows after the last id it delivered, handing each to its bus in id order — its own events
+ * included, which is how each is delivered exactly once: only the table read delivers, and the
+ * cursor never goes back. After a reconnect, `caughtUp` re-reads every followed workspace.
+ */
+export class PostgresEventJournal implements EventJournal {
+  /** Commit-to-delivery delay of every event this process delivered (`/metrics`). */
+  readonly lag = new LatencyHistogram();
+  private readonly followed = new Map<string, Followed>();
+  /** Events published while an append of their workspace is in flight (null entry: none in flight). */
+  private readonly queued = new Map<string, WorkspaceEvent[]>();
+  private readonly flushing = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly dbOf: (workspaceId: string) => Promise<Kysely<WorkspaceSchema>>,
+    /** This process's id, stored with each event it publishes. */
+    readonly origin: string,
+    private readonly logger: Logger,
+  ) {}
+
+  append(event: WorkspaceEvent): void {
+    const queued = this.queued.get(event.workspaceId);
+    if (queued) {
+      // An append is in flight: this event joins the next batch (one transaction for the burst).
+      queued.push(event);
+      return;
+    }
+    this.queued.set(event.workspaceId, [event]);
+    const flushing = this.flush(event.workspaceId);
+    this.flushing.set(event.workspaceId, flushing);
+    void flushing.finally(() => this.flushing.delete(event.workspaceId));
+  }
+
+  /** Commits the workspace's queued events in publish order, a batch per transaction, until none is left. */
+  private async flush(workspaceId: string): Promise<void> {
+    // Followed before the first append, so this process's own events come back to its subscribers.
+    await this.follow(workspaceId).catch(() => undefined);
+    for (;;) {
+      const batch = this.queued.get(workspaceId) ?? [];
+      if (batch.length === 0) {
+        this.queued.delete(workspaceId);
+        return;
+      }
+      this.queued.set(workspaceId, []);
+      try {
+        const db = await this.dbOf(workspaceId);
+        await appendWorkspaceEvents(
+          db,
+          workspaceId,
+          batch.map((event) => ({ type: event.type, data: JSON.stringify(event.data), at: event.at, origin: this.origin })),
+        );
+      } catch (error) {
+        this.logger.error({ err: error, workspaceId, events: batch.length }, 'live events could not be committed; no process delivers them');
+      }
+    }
+  }
+
+  async readAfter(workspaceId: string, afterId: number): Promise<WorkspaceEvent[]> {
+    const db = await this.dbOf(workspaceId);
+    const events: WorkspaceEvent[] = [];
+    let cursor = afterId;
+    for (;;) {
+      const rows = await readWorkspaceEventsAfter(db, cursor, PAGE);
+      for (const row of rows) events.push(toEvent(workspaceId, row));
+      if (rows.length < PAGE) return events;
+      cursor = rows[rows.length - 1]!.id;
+    }
+  }
+
+  follow(workspaceId: string): Promise<void> {
+    return this.followedOf(workspaceId, null).ready;
+  }
+
+  position(workspaceId: string): number {
+    return this.followed.get(workspaceId)?.cursor ?? 0;
+  }
+
+  /** A notification on the events channel: `{"w": workspace id, "id": event id}`. */
+  notified(payload: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    const { w, id } = (parsed ?? {}) as { w?: unknown; id?: unknown };
+    if (typeof w !== 'string' || typeof id !== 'number' || !Number.isInteger(id)) return;
+    // A workspace first heard of through a notification is followed from just before that event.
+    this.followedOf(w, id - 1);
+    this.pump(w);
+  }
+
+  /** The listening connection is (back) up: whatever was committed while it was down is read now. */
+  caughtUp(): void {
+    for (const workspaceId of this.followed.keys()) this.pump(workspaceId);
+  }
+
+  /** Waits for this process's appends still in flight (before the databases close). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.flushing.values()]);
+  }
+
+  private followedOf(workspaceId: string, startAfter: number | null): Followed {
+    const followed = this.followed.get(workspaceId);
+    if (followed) return followed;
+    const entry: Followed = { cursor: startAfter, ready: Promise.resolve(), pumping: false, again: false };
+    if (startAfter === null) {
+      entry.ready = this.dbOf(workspaceId)
+        .then((db) => latestWorkspaceEventId(db))
+        .then((latest) => {
+          entry.cursor ??= latest;
+        });
+      // A failed first read (a deleted workspace) forgets the entry, so the next use retries.
+      entry.ready.catch(() => this.followed.delete(workspaceId));
+    }
+    this.followed.set(workspaceId, entry);
+    return entry;
+  }
+
+  private pump(workspaceId: string): void {
+    const followed = this.followed.get(workspaceId);
+    if (!followed) return;
+    if (followed.pumping) {
+      followed.again = true;
+      return;
+    }
+    followed.pumping = true;
+    void this.drain(workspaceId, followed).finally(() => {
+      followed.pumping = false;
+    });
+  }
+
+  private async drain(workspaceId: string, followed: Followed): Promise<void> {
+    try {
+      await followed.ready;
+      const db = await this.dbOf(workspaceId);
+      let rows: CommittedEventRow[];
+      do {
+        followed.again = false;
+        rows = await readWorkspaceEventsAfter(db, followed.cursor ?? 0, PAGE);
+        for (const row of rows) {
+          if (row.id <= (followed.cursor ?? 0)) continue;
+          followed.cursor = row.id;
+          this.lag.observe((Date.now() - row.committedAtMs) / 1000);
+          this.bus.deliverCommitted(toEvent(workspaceId, row), row.origin !== this.origin);
+        }
+      } while (followed.again || rows.length === PAGE);
+    } catch (error) {
+      this.logger.warn({ err: error, workspaceId }, 'reading committed live events failed; the next notification retries');
+    }
+  }
+}
+
+function toEvent(workspaceId: string, row: CommittedEventRow): WorkspaceEvent {
+  return { sequence: row.id, workspaceId, type: row.type, at: row.at, data: JSON.parse(row.data) as unknown } as WorkspaceEvent;
+}

@@ -1,0 +1,52 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { newId } from '../../ids.js';
+import { PostgresListener } from '../../store/postgres-listener.js';
+import { RUN_COMMANDS_CHANNEL } from '../../store/repositories/run-command-repository.js';
+import { EVENTS_CHANNEL } from '../../store/repositories/workspace-event-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { EventBus } from '../event-bus.js';
+import { PostgresEventJournal } from './postgres-event-journal.js';
+import { RunCommandRelay } from './run-command-relay.js';
+
+/**
+ * What lets several processes on one PostgreSQL database behave as one server (issue 16): live
+ * events committed and fanned out to every process (PostgresEventJournal), run controls routed to
+ * the process executing the run (RunCommandRelay), both fed by this process's one listening
+ * connection. Not used by the embedded SQLite server.
+ */
+export class ProcessCluster {
+  /** This process, as recorded with the events and commands it writes. */
+  readonly origin = newId('proc');
+  readonly journal: PostgresEventJournal;
+  readonly commands: RunCommandRelay;
+  private readonly listener: PostgresListener;
+
+  constructor(url: string, bus: EventBus, dbOf: (workspaceId: string) => Promise<Kysely<WorkspaceSchema>>, logger: Logger) {
+    this.journal = new PostgresEventJournal(bus, dbOf, this.origin, logger);
+    this.commands = new RunCommandRelay(dbOf, this.origin, logger);
+    bus.useJournal(this.journal);
+    this.listener = new PostgresListener(url, [EVENTS_CHANNEL, RUN_COMMANDS_CHANNEL], {
+      notification: (channel, payload) => {
+        if (channel === EVENTS_CHANNEL) this.journal.notified(payload);
+        else if (channel === RUN_COMMANDS_CHANNEL) this.commands.notified(payload);
+      },
+      listening: () => this.journal.caughtUp(),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.listener.start();
+  }
+
+  /** Stops listening once this process's own events are committed. */
+  async close(): Promise<void> {
+    await this.journal.settle();
+    await this.listener.close();
+  }
+
+  /** Test seam: the listening connection drops as on a network failure; it reconnects and catches up. */
+  async dropListenerForTest(): Promise<void> {
+    await this.listener.dropConnectionForTest();
+  }
+}

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeDataRoot } from './test-server.js';
+
+/** A real `control-center serve` child process on its own data root (issue 16's multi-process tests). */
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  token: string;
+  dataRoot: string;
+  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** SIGTERM, waits for the exit, removes the data root. */
+  stop(): Promise<void>;
+}
+
+/** Starts `serve` on port 0 with `env` added to this process's environment; resolves once it listens. */
+export async function startServeProcess(env: Record<string, string>, extraArgs: string[] = []): Promise<ServeProcess> {
+  const dataRoot = await makeDataRoot();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataRoot, ...extraArgs], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match && output.includes('curl')) resolve(match[1]!);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${output}`)));
+  });
+  const token = (await readFile(join(dataRoot, 'operator-token'), 'utf8')).trim();
+  return {
+    child,
+    url,
+    token,
+    dataRoot,
+    async api(method, path, body) {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await rm(dataRoot, { recursive: true, force: true });
+    },
+  };
+}
