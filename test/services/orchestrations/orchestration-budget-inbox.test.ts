@@ -60,6 +60,16 @@ describe('a budget pause asks the operator in the Inbox (ORC-4)', () => {
     const before = (await api('GET', `/pipeline-runs/${pipelineRunId}`)).body;
     expect(doneKeys(before)).not.toContain(heldKey);
 
+    // The orchestrator's own run token cannot decide the question about its budget (only an operator can).
+    const token = fixture!.server.running.app.runTokens.issue({ workspaceId: fixture!.workspaceId, runId: 'run_attacker', agentId: paused.orchestratorAgentId });
+    const forged = await fetch(`${fixture!.server.url}/api/workspaces/${fixture!.workspaceId}/approvals/${first.id}/decision`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect(forged.status).toBe(401);
+    expect((await api('GET', `/orchestrations/${orchestrationId}`)).body).toMatchObject({ budgetPaused: true, budgetApprovalId: first.id });
+
     // Approve: exactly the held node runs, the spend passes the cap, and the next node asks again.
     expect((await api('POST', `/approvals/${first.id}/decision`, { decision: 'approve' })).status).toBe(200);
     const afterApproval = await waitFor(
