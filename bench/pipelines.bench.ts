@@ -12,7 +12,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PipelineDefinition } from '../src/core/pipelines/pipeline-definition.js';
 import { ControlCenter } from '../src/services/control-center.js';
+import { PipelineEngine } from '../src/services/pipelines/pipeline-engine.js';
 import type { BenchFigure } from './figure.js';
+
+const IN_FLIGHT = 1_000;
 
 function random(seed: number): () => number {
   let state = seed >>> 0;
@@ -67,17 +70,27 @@ export default async function pipelinesBench(): Promise<BenchFigure[]> {
     figures.push({ metric: 'noop_10k_nodes_throughput', value: 10_000 / seconds, unit: 'nodes/s' });
     figures.push({ metric: 'noop_10k_nodes_total', value: seconds * 1000, unit: 'ms' });
 
-    // 1,000 runs of a 3-node chain, interrupted by a shutdown right after they were started.
+    // 1,000 runs of a 3-node chain in flight when the process stops. Started through an engine that
+    // claims nothing (concurrency 0) on a reopened app that was not recovered, so no run can finish
+    // before the stop — the app's own engine would drain them as fast as they are started (last time
+    // only 473 of 1,000 were still in flight). Each run's root job is queued, none started.
+    await app.close();
+    app = await ControlCenter.open({ dataRoot, builtinSandbox: 'none' });
     const chain: PipelineDefinition = {
       name: 'chain',
       triggers: [],
       nodes: ['a', 'b', 'c'].map((key, index) => ({ key, type: 'condition' as const, expression: 'true', dependsOn: index === 0 ? [] : [['a', 'b', 'c'][index - 1]!], continueOnFail: false, idempotent: false })),
     };
-    for (let index = 0; index < 1_000; index += 1) await app.pipelineEngine.start({ workspaceId: workspace.id, definition: chain });
+    const starter = new PipelineEngine(app.workspaces, app.events, { concurrency: 0 });
+    for (let index = 0; index < IN_FLIGHT; index += 1) await starter.start({ workspaceId: workspace.id, definition: chain });
+    const beforeStop = await countRunning(app, workspace.id);
+    if (beforeStop !== IN_FLIGHT) throw new Error(`expected ${IN_FLIGHT} runs in flight before the stop, found ${beforeStop}`);
+    await starter.suspend();
     await app.close();
 
     app = await ControlCenter.open({ dataRoot, builtinSandbox: 'none' });
     const inFlight = await countRunning(app, workspace.id);
+    if (inFlight !== IN_FLIGHT) throw new Error(`expected ${IN_FLIGHT} runs in flight after the reopen, found ${inFlight}`);
     const resumeStart = performance.now();
     await app.recover();
     const recoverMs = performance.now() - resumeStart;

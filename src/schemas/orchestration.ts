@@ -14,7 +14,8 @@ export const OrchestrationProposalView = z.object({
     z.object({ key: z.string(), title: z.string(), roleKey: z.string(), description: z.string(), dependsOn: z.array(z.string()), expectedOutput: z.string().optional() }),
   ),
   research: z.object({ prompt: z.string(), roleKey: z.string().optional() }).optional(),
-  synthesis: z.object({ roleKey: z.string(), prompt: z.string(), outputSchema: z.record(z.string(), z.unknown()) }),
+  /** Absent only for a plan's record (PLAN-7): a plan has no synthesis step. */
+  synthesis: z.object({ roleKey: z.string(), prompt: z.string(), outputSchema: z.record(z.string(), z.unknown()) }).optional(),
   budget: z.object({ estimatedUsd: z.number().optional(), maxUsd: z.number().optional() }).optional(),
 });
 
@@ -47,6 +48,12 @@ export const Orchestration = z.object({
   createdAt: IsoTime,
   decidedAt: IsoTime.nullable(),
   updatedAt: IsoTime,
+  /** PLAN-7: the approved plan this orchestration records (its sub-tickets are the plan's steps); null for a proposal. */
+  planId: z.string().nullable(),
+  /** ORC-4: the pending Inbox approval of a budget pause, if any. */
+  budgetApprovalId: z.string().nullable(),
+  /** ORC-4: what each admitted node in flight holds of maxUsd (durable: a restart keeps them). */
+  budgetReservations: z.array(z.object({ pipelineRunId: z.string(), nodeKey: z.string(), reservedUsd: z.number() })),
   /** The latest revision's proposal. */
   proposal: OrchestrationProposalView,
   revisions: z.array(z.object({ revision: z.number(), createdAt: IsoTime })),

@@ -50,6 +50,8 @@ export const Plan = z.object({
   progress: z.object({ settled: z.number(), total: z.number() }),
   /** PLAN-7/8: the pipeline run executing the approved plan on the engine (null before approval). */
   pipelineRunId: z.string().nullable().optional(),
+  /** PLAN-7 on ORC-4: the `orc_` orchestration that records the approved plan (null before approval). */
+  orchestrationId: z.string().nullable().optional(),
   costEstimate: PlanCostEstimate,
   decidedBy: z.string().nullable(),
   reason: z.string().nullable(),

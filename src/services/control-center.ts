@@ -257,6 +257,7 @@ export class ControlCenter {
     );
     this.orchestrations = new OrchestrationService(this.workspaces, this.agents, this.events, {
       logger: this.logger,
+      approvals: this.approvals,
       wakeOrchestrator: async ({ workspaceId, agentId, conversationId, spaceId, text }) => {
         const agent = await this.agents.get(workspaceId, agentId).catch(() => null);
         if (agent) await this.turns.startSystemTurn(workspaceId, { agent, conversationId, spaceId, text });

@@ -34,6 +34,8 @@ export interface WorkspaceSchema {
   orchestrations: OrchestrationTable;
   orchestration_revisions: OrchestrationRevisionTable;
   orchestration_steps: OrchestrationStepTable;
+  orchestration_budget_reservations: OrchestrationBudgetReservationTable;
+  orchestration_budget_waits: OrchestrationBudgetWaitTable;
   teams: TeamTable;
   team_members: TeamMemberTable;
   projects: ProjectTable;
@@ -407,6 +409,28 @@ export interface OrchestrationTable {
   created_at: string;
   decided_at: string | null;
   updated_at: string;
+  /** The plan this orchestration records (0014, PLAN-7): set for plans, null for proposals. */
+  plan_id?: string | null;
+  /** The pending Inbox approval of a budget pause (0014, ORC-4). */
+  budget_approval_id?: string | null;
+  /** The held node the operator let run over the cap by approving that approval (0014). */
+  budget_grant_node?: string | null;
+}
+
+/** What one admitted node in flight holds of its orchestration's maxUsd (0014, ORC-4). */
+export interface OrchestrationBudgetReservationTable {
+  orchestration_id: string;
+  pipeline_run_id: string;
+  node_key: string;
+  reserved_usd: number;
+  created_at: string;
+}
+
+/** A run with nodes held only until a sibling in flight gives budget back (0014, ORC-4). */
+export interface OrchestrationBudgetWaitTable {
+  orchestration_id: string;
+  pipeline_run_id: string;
+  created_at: string;
 }
 
 export interface OrchestrationRevisionTable {

@@ -52,6 +52,14 @@ export const OrchestrationProposalSchema = z.object({
 });
 
 export type OrchestrationProposal = z.infer<typeof OrchestrationProposalSchema>;
+
+/**
+ * A stored revision: an agent's proposal (validated, with its synthesis), or the steps of an approved
+ * plan recorded as an orchestration (PLAN-7), which has no synthesis step — the plan is done when its
+ * steps are. Only a proposal with a synthesis can be materialized.
+ */
+export const StoredOrchestrationProposalSchema = OrchestrationProposalSchema.extend({ synthesis: OrchestrationProposalSchema.shape.synthesis.optional() });
+export type StoredOrchestrationProposal = z.infer<typeof StoredOrchestrationProposalSchema>;
 export type OrchestrationRole = z.infer<typeof OrchestrationRoleSchema>;
 export type OrchestrationSubTicket = z.infer<typeof OrchestrationSubTicketSchema>;
 

@@ -1,4 +1,4 @@
-import type { OrchestrationProposal } from './orchestration-proposal.js';
+import type { StoredOrchestrationProposal } from './orchestration-proposal.js';
 
 export interface FieldChange {
   readonly field: string;
@@ -50,13 +50,16 @@ function keyed<T extends object>(before: readonly T[], after: readonly T[], keyO
 }
 
 /** The diff between two revisions, roles and sub-tickets matched by key. Pure and deterministic. */
-export function diffRevisions(before: OrchestrationProposal, after: OrchestrationProposal): RevisionDiff {
+const NO_SYNTHESIS = { roleKey: '', prompt: '', outputSchema: {} };
+
+export function diffRevisions(before: StoredOrchestrationProposal, after: StoredOrchestrationProposal): RevisionDiff {
   return {
     goal: same(before.goal, after.goal) ? null : { field: 'goal', before: before.goal, after: after.goal },
     roles: keyed(before.roles, after.roles, (role) => role.roleKey, ['title', 'agentId', 'hire']),
     subTickets: keyed(before.subTickets, after.subTickets, (ticket) => ticket.key, ['title', 'roleKey', 'description', 'dependsOn', 'expectedOutput']),
     research: same(before.research, after.research) ? null : { field: 'research', before: before.research ?? null, after: after.research ?? null },
-    synthesis: fieldChanges(before.synthesis, after.synthesis, ['roleKey', 'prompt', 'outputSchema']),
+    // A plan's record has no synthesis step (PLAN-7); an absent one compares as empty.
+    synthesis: fieldChanges(before.synthesis ?? NO_SYNTHESIS, after.synthesis ?? NO_SYNTHESIS, ['roleKey', 'prompt', 'outputSchema']),
     budget: fieldChanges(before.budget ?? {}, after.budget ?? {}, ['estimatedUsd', 'maxUsd']),
   };
 }

@@ -158,6 +158,15 @@ export class ApprovalService {
     await setApprovalRequest(db, approvalId, { ...approval.request, consumedAt: nowIso() });
   }
 
+  /**
+   * Takes back a pending approval whose question was answered another way (a budget pause the operator
+   * resolved by raising the cap): it expires with `reason`; a decided one is left as it is.
+   */
+  async withdraw(workspaceId: string, approvalId: string, reason: string): Promise<void> {
+    const current = await findApproval(await this.db(workspaceId), approvalId);
+    if (current?.status === 'pending') await this.expire(workspaceId, approvalId, reason);
+  }
+
   /** On start: gates of runs that died with the process expire; durable approvals stay pending (POL-7). */
   async expireNonDurable(workspaceId: string): Promise<void> {
     const db = await this.db(workspaceId);

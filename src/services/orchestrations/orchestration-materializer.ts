@@ -83,7 +83,10 @@ export class OrchestrationMaterializer {
     }
     const revision = (await listRevisions(db, orchestrationId)).find((candidate) => candidate.revision === record.approvedRevision);
     if (!revision) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} has no approved revision`);
-    const proposal = revision.proposal;
+    const { synthesis } = revision.proposal;
+    // A plan's record (PLAN-7) has no synthesis: its plan launched it, there is nothing to materialize.
+    if (!synthesis) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} records a plan; the plan runs it`);
+    const proposal: OrchestrationProposal = { ...revision.proposal, synthesis };
     const selectedKeys = record.approvedKeys ?? proposal.subTickets.map((ticket) => ticket.key);
     const steps = await listSteps(db, orchestrationId);
     const done = async (step: string, result: unknown) => {

@@ -14,6 +14,7 @@ import type { Orchestration } from '../../schemas/orchestration.js';
 import {
   findOpenProposal,
   findOrchestration,
+  findOrchestrationByBudgetApproval,
   insertOrchestration,
   insertRevision,
   listOrchestrations,
@@ -23,11 +24,23 @@ import {
   updateOrchestration,
   type OrchestrationRecord,
 } from '../../store/repositories/orchestration-repository.js';
+import type { Approval } from '../../schemas/approval.js';
+import {
+  deleteBudgetReservation,
+  dropSettledReservations,
+  forgetBudgetRun,
+  insertBudgetWait,
+  listBudgetReservations,
+  takeBudgetWaits,
+  upsertBudgetReservation,
+} from '../../store/repositories/budget-reservation-repository.js';
 import type { AgentService } from '../agents/agent-service.js';
+import type { ApprovalService } from '../approvals/approval-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
-import { BudgetReservations } from './budget-reservations.js';
+import { PerKeyLock } from './per-key-lock.js';
+import { PlanRecordFollower } from './plan-record-follower.js';
 import { estimateRunNode } from './node-cost-estimate.js';
 import { OrchestrationMaterializer, type RoleMember } from './orchestration-materializer.js';
 import { setOrchestrationTicketStatus } from './orchestration-tickets.js';
@@ -59,10 +72,18 @@ export interface OrchestrationServiceOptions {
    * Starts a turn of the orchestrator in its conversation with `text` (a rejection and its reason, so it
    * can revise — the same courtesy a rejected plan gets, POL-7). Absent: nobody is woken.
    */
+  /**
+   * The Inbox (POL-7): a budget pause asks the operator there (ORC-4). Absent: the pause waits for
+   * `POST …/budget` or a cancel only.
+   */
+  approvals?: Pick<ApprovalService, 'create' | 'onDecided' | 'withdraw'>;
   wakeOrchestrator?: (input: { workspaceId: string; agentId: string; conversationId: string; spaceId: string | null; text: string }) => Promise<void>;
 }
 
 const CANCELLABLE: readonly OrchestrationStatus[] = ['proposed', 'approved', 'executing', 'synthesizing'];
+
+/** The Inbox approval a budget pause creates (ORC-4): approve lets the held node run over the cap once; reject cancels. */
+export const BUDGET_APPROVAL_KIND = 'orchestration_budget';
 
 /**
  * Orchestrations (ORC-1..4): stores validated proposals as revisions, lets only an operator decide
@@ -76,8 +97,8 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
   private control: PipelineRunControl | null = null;
   private readonly now: () => number;
   private readonly cooldownMs: number;
-  /** What the nodes in flight hold of each orchestration's `maxUsd` (ORC-4). */
-  private readonly reservations = new BudgetReservations();
+  /** Serializes each orchestration's budget decisions in this process; the reservations are rows (ORC-4). */
+  private readonly budgetLock = new PerKeyLock();
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -88,6 +109,8 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
     this.now = options.now ?? Date.now;
     this.cooldownMs = options.cooldownMs ?? REPROPOSAL_COOLDOWN_MS;
     this.materializer = new OrchestrationMaterializer(workspaces, agents, () => this.launcher);
+    options.approvals?.onDecided((workspaceId, approval) => this.onBudgetDecision(workspaceId, approval));
+    new PlanRecordFollower(workspaces, events, (workspaceId, orchestrationId) => this.publishUpdate(workspaceId, orchestrationId), options.logger);
   }
 
   /**
@@ -167,6 +190,9 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
         createdAt: now,
         decidedAt: null,
         updatedAt: now,
+        planId: null,
+        budgetApprovalId: null,
+        budgetGrantNode: null,
       });
       await insertRevision(trx, { orchestrationId: id, revision: 1, proposal: input.proposal, runId: input.runId, createdAt: now });
       return { cooldown: false as const, id, revision: 1 };
@@ -263,6 +289,7 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
   async cancel(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, reason: string | undefined): Promise<Orchestration> {
     const record = await this.record(workspaceId, orchestrationId);
     const result = await this.decideClosed(workspaceId, orchestrationId, 'cancelled', operator, reason, CANCELLABLE);
+    await this.withdrawBudgetApproval(workspaceId, record, 'the orchestration was cancelled');
     if (record.pipelineRunId && this.control) await this.control.cancel({ workspaceId, pipelineRunId: record.pipelineRunId });
     return result;
   }
@@ -273,15 +300,23 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
     const record = await this.record(workspaceId, orchestrationId);
     if (isFinished(record.status)) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} is ${record.status}`);
     if (maxUsd <= record.spentUsd) throw new ValidationError('maxUsd', `maxUsd must be above what has been spent (${record.spentUsd})`);
-    await updateOrchestration(db, orchestrationId, { maxUsd, budgetPaused: false, updatedAt: nowIso() });
+    await updateOrchestration(db, orchestrationId, { maxUsd, budgetPaused: false, budgetApprovalId: null, updatedAt: nowIso() });
+    await this.withdrawBudgetApproval(workspaceId, record, `the operator set the cap to $${maxUsd} instead`);
     if (record.budgetPaused && record.pipelineRunId && this.control) await this.control.resume({ workspaceId, pipelineRunId: record.pipelineRunId });
     return this.publishUpdate(workspaceId, orchestrationId);
   }
 
-  /** Start-up: approved orchestrations whose materialization a crash interrupted are finished. */
+  /**
+   * Start-up: approved orchestrations whose materialization a crash interrupted are finished (a plan's
+   * record is not materialized: its plan launches it). Reservations of nodes that settled while the
+   * process stopped are given back; those of nodes still in flight stay until their node asks again.
+   */
   async resumeMaterializations(workspaceId: string): Promise<void> {
     const db = await this.db(workspaceId);
-    for (const record of await listOrchestrations(db, { statuses: ['approved'] })) await this.runMaterializer(workspaceId, record.id);
+    for (const record of await listOrchestrations(db, { statuses: ['executing', 'synthesizing'] })) await dropSettledReservations(db, record.id);
+    for (const record of await listOrchestrations(db, { statuses: ['approved'] })) {
+      if (record.planId === null) await this.runMaterializer(workspaceId, record.id);
+    }
   }
 
   // PipelineBudgetGate -------------------------------------------------------------------------------
@@ -296,26 +331,84 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
   async beforeNode(input: Parameters<PipelineBudgetGate['beforeNode']>[0]): Promise<PipelineBudgetVerdict> {
     if (input.source.kind !== 'orchestration') return { proceed: true };
     const orchestrationId = input.source.id;
-    return this.reservations.exclusive(orchestrationId, async () => {
-      const record = await this.sourceRecord(input.workspaceId, input.source);
-      if (!record || record.maxUsd === null) return { proceed: true };
-      const db = await this.db(input.workspaceId);
+    const db = await this.db(input.workspaceId);
+    return this.budgetLock.exclusive(orchestrationId, async () => {
+      const capped = await findOrchestration(db, orchestrationId);
+      if (!capped || capped.maxUsd === null) return { proceed: true };
       const estimate: NodeCostEstimate =
         typeof input.estimatedUsd === 'number' ? { kind: 'band', lowUsd: input.estimatedUsd, medianUsd: input.estimatedUsd, highUsd: input.estimatedUsd, runs: 0 } : await estimateRunNode(db, input.pipelineRunId, input.nodeKey);
-      const admission = admitNode({ nodeKey: input.nodeKey, spentUsd: record.spentUsd, maxUsd: record.maxUsd, inFlight: this.reservations.inFlight(orchestrationId), estimate });
-      if (admission.verdict === 'admit') {
-        this.reservations.reserve(orchestrationId, input.pipelineRunId, input.nodeKey, admission.reserveUsd);
-        return { proceed: true };
-      }
-      if (admission.verdict === 'wait') {
-        this.reservations.markWaiting(orchestrationId, input.pipelineRunId);
-        return { proceed: false, reason: admission.reason, hold: 'budgetRoom' };
-      }
-      const reason = `orchestration ${record.id}: ${admission.reason}; waiting for the operator`;
-      await updateOrchestration(db, record.id, { budgetPaused: true, error: reason, updatedAt: nowIso() });
-      await this.publishUpdate(input.workspaceId, record.id);
-      return { proceed: false, reason };
+      const decision = await db.transaction().execute(async (trx) => {
+        const now = nowIso();
+        // Writing the row first takes its write lock for the rest of the decision, so a second process
+        // deciding for the same orchestration reads the reservations only after this one committed.
+        await updateOrchestration(trx, orchestrationId, { updatedAt: now });
+        const record = (await findOrchestration(trx, orchestrationId))!;
+        if (record.maxUsd === null) return { verdict: { proceed: true } as PipelineBudgetVerdict, ask: null };
+        const own = { pipelineRunId: input.pipelineRunId, nodeKey: input.nodeKey };
+        if (record.budgetGrantNode === input.nodeKey) {
+          // The operator approved this node over the cap (once): it holds what is left, so nothing else starts beside it.
+          await updateOrchestration(trx, orchestrationId, { budgetGrantNode: null, updatedAt: now });
+          await upsertBudgetReservation(trx, orchestrationId, { ...own, reservedUsd: Math.max(0, record.maxUsd - record.spentUsd) }, now);
+          return { verdict: { proceed: true } as PipelineBudgetVerdict, ask: null };
+        }
+        // A node asking again (a retry, a run resumed after a restart) does not compete with its own reservation.
+        const inFlight = (await listBudgetReservations(trx, orchestrationId)).filter((held) => held.pipelineRunId !== own.pipelineRunId || held.nodeKey !== own.nodeKey);
+        const admission = admitNode({ nodeKey: input.nodeKey, spentUsd: record.spentUsd, maxUsd: record.maxUsd, inFlight, estimate });
+        if (admission.verdict === 'admit') {
+          await upsertBudgetReservation(trx, orchestrationId, { ...own, reservedUsd: admission.reserveUsd }, now);
+          return { verdict: { proceed: true } as PipelineBudgetVerdict, ask: null };
+        }
+        if (admission.verdict === 'wait') {
+          await insertBudgetWait(trx, orchestrationId, input.pipelineRunId, now);
+          return { verdict: { proceed: false, reason: admission.reason, hold: 'budgetRoom' } as PipelineBudgetVerdict, ask: null };
+        }
+        const reason = `orchestration ${record.id}: ${admission.reason}; waiting for the operator`;
+        await updateOrchestration(trx, record.id, { budgetPaused: true, error: reason, updatedAt: now });
+        // One question at a time: a node held again after a restart finds the pending approval already there.
+        return { verdict: { proceed: false, reason } as PipelineBudgetVerdict, ask: record.budgetApprovalId === null ? { record, reason } : null };
+      });
+      if (decision.ask) await this.askOperatorAboutBudget(input.workspaceId, decision.ask.record, input.nodeKey, decision.ask.reason);
+      if (!decision.verdict.proceed && decision.verdict.hold !== 'budgetRoom') await this.publishUpdate(input.workspaceId, orchestrationId);
+      return decision.verdict;
     });
+  }
+
+  /** ORC-4: a budget pause becomes an Inbox approval; its id is kept so a restart does not ask twice. */
+  private async askOperatorAboutBudget(workspaceId: string, record: OrchestrationRecord, nodeKey: string, reason: string): Promise<void> {
+    if (!this.options.approvals) return;
+    const approval = await this.options.approvals.create(workspaceId, {
+      kind: BUDGET_APPROVAL_KIND,
+      durable: true,
+      agentId: record.orchestratorAgentId,
+      spaceId: record.spaceId,
+      conversationId: record.conversationId,
+      title: `Orchestration "${record.goal.slice(0, 120)}" would exceed its budget`,
+      request: { orchestrationId: record.id, pipelineRunId: record.pipelineRunId, nodeKey, spentUsd: record.spentUsd, maxUsd: record.maxUsd, reason },
+    });
+    await updateOrchestration(await this.db(workspaceId), record.id, { budgetApprovalId: approval.id, updatedAt: nowIso() });
+  }
+
+  /** The operator's answer in the Inbox: approve → the held node runs over the cap and the run continues; reject → cancelled. */
+  private async onBudgetDecision(workspaceId: string, approval: Approval): Promise<void> {
+    if (approval.kind !== BUDGET_APPROVAL_KIND || (approval.status !== 'approved' && approval.status !== 'rejected')) return;
+    const db = await this.db(workspaceId);
+    const record = await findOrchestrationByBudgetApproval(db, approval.id);
+    if (!record || isFinished(record.status)) return;
+    if (approval.status === 'rejected') {
+      await updateOrchestration(db, record.id, { budgetApprovalId: null, updatedAt: nowIso() });
+      await this.cancel(workspaceId, record.id, { kind: 'operator', operatorId: approval.decidedBy ?? 'operator' }, approval.reason ?? 'the operator refused to exceed the budget');
+      return;
+    }
+    const nodeKey = typeof approval.request['nodeKey'] === 'string' ? approval.request['nodeKey'] : null;
+    await this.budgetLock.exclusive(record.id, () =>
+      updateOrchestration(db, record.id, { budgetApprovalId: null, budgetGrantNode: nodeKey, budgetPaused: false, error: null, updatedAt: nowIso() }),
+    );
+    await this.publishUpdate(workspaceId, record.id);
+    if (record.pipelineRunId && this.control) await this.control.resume({ workspaceId, pipelineRunId: record.pipelineRunId });
+  }
+
+  private async withdrawBudgetApproval(workspaceId: string, record: OrchestrationRecord, reason: string): Promise<void> {
+    if (record.budgetApprovalId && this.options.approvals) await this.options.approvals.withdraw(workspaceId, record.budgetApprovalId, reason);
   }
 
   // PipelineRunObserver -----------------------------------------------------------------------------
@@ -331,31 +424,31 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
     const db = await this.db(report.workspaceId);
     const now = nowIso();
     // The cost lands and the node's reservation is given back in one step of the gate's order (ORC-4).
-    const paused = await this.reservations.exclusive(record.id, async () => {
-      await db.transaction().execute(async (trx) => {
-        if (report.nodeType === 'ticketWork') await setOrchestrationTicketStatus(trx, { orchestrationId: record.id, key: report.nodeKey, status: report.state, now });
+    // The cost lands and the node's reservation is given back in one transaction (ORC-4): a restart
+    // between the two can neither count the cost without freeing the room nor free it twice.
+    const waiting = await this.budgetLock.exclusive(record.id, () =>
+      db.transaction().execute(async (trx) => {
+        const current = (await findOrchestration(trx, record.id))!;
         const cost = report.costUsd ?? 0;
-        if (Number.isFinite(cost) && cost > 0) {
-          const current = (await findOrchestration(trx, record.id))!;
-          await updateOrchestration(trx, record.id, { spentUsd: current.spentUsd + cost, updatedAt: now });
-        }
-      });
-      this.reservations.release(record.id, report.pipelineRunId, report.nodeKey);
-      return (await findOrchestration(db, record.id))?.budgetPaused ?? false;
-    });
+        await updateOrchestration(trx, record.id, { ...(Number.isFinite(cost) && cost > 0 ? { spentUsd: current.spentUsd + cost } : {}), updatedAt: now });
+        if (report.nodeType === 'ticketWork') await setOrchestrationTicketStatus(trx, { orchestrationId: record.id, key: report.nodeKey, status: report.state, now });
+        await deleteBudgetReservation(trx, record.id, report.pipelineRunId, report.nodeKey);
+        // Nodes held only because this one held the budget ask again (a budget pause waits for the operator).
+        return current.budgetPaused ? [] : takeBudgetWaits(trx, record.id);
+      }),
+    );
     await this.publishUpdate(report.workspaceId, record.id);
-    // Nodes held only because this one held the budget ask again (a budget pause waits for the operator).
-    if (!paused) this.resumeWaiting(report.workspaceId, record.id);
+    this.resumeWaiting(report.workspaceId, waiting);
   }
 
-  private resumeWaiting(workspaceId: string, orchestrationId: string): void {
-    for (const pipelineRunId of this.reservations.takeWaiting(orchestrationId)) {
+  private resumeWaiting(workspaceId: string, pipelineRunIds: readonly string[]): void {
+    for (const pipelineRunId of pipelineRunIds) {
       void this.control?.resume({ workspaceId, pipelineRunId }).catch((error: unknown) => this.options.logger?.error({ err: error, pipelineRunId }, 'resuming nodes held by the budget failed'));
     }
   }
 
   async onPipelineFinished(report: Parameters<PipelineRunObserver['onPipelineFinished']>[0]): Promise<void> {
-    if (report.source.kind === 'orchestration') this.reservations.forgetRun(report.source.id, report.pipelineRunId);
+    if (report.source.kind === 'orchestration') await forgetBudgetRun(await this.db(report.workspaceId), report.source.id, report.pipelineRunId);
     await this.transition(report.workspaceId, report.source, report.state, { error: report.error ?? null });
   }
 
@@ -434,18 +527,22 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
       proposal.roles.map(async (role) => {
         const workItems =
           proposal.subTickets.filter((ticket) => ticket.roleKey === role.roleKey).length +
-          (proposal.synthesis.roleKey === role.roleKey ? 1 : 0) +
+          (proposal.synthesis?.roleKey === role.roleKey ? 1 : 0) +
           (proposal.research?.roleKey === role.roleKey ? 1 : 0);
         const costs = role.agentId ? await recentRunCosts(db, role.agentId) : [];
         return { roleKey: role.roleKey, estimate: estimateRole({ hire: role.hire !== undefined, pastRunCostsUsd: costs, workItems }) };
       }),
     );
+    const { budgetGrantNode: _grant, ...shown } = record;
+    // A plan's record is never materialized: its one role is the planner, who wrote the plan (PLAN-7).
+    const planMembers = record.planId ? proposal.roles.flatMap((role) => (role.agentId ? [{ roleKey: role.roleKey, agentId: role.agentId, hired: false }] : [])) : [];
     return {
-      ...record,
+      ...shown,
       proposal,
       revisions: revisions.map((revision) => ({ revision: revision.revision, createdAt: revision.createdAt })),
       estimates,
-      members: members.map((member) => ({ roleKey: member.roleKey, agentId: member.agentId, hired: member.hired })),
+      members: record.planId ? planMembers : members.map((member) => ({ roleKey: member.roleKey, agentId: member.agentId, hired: member.hired })),
+      budgetReservations: await listBudgetReservations(db, record.id),
       steps: inMaterializerOrder([...steps.keys()], roleOrder),
     };
   }

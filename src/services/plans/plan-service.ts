@@ -36,6 +36,8 @@ import {
 import { completedRunUsage } from '../../store/repositories/run-repository.js';
 import { insertTicket, reopenPlanTickets, setPlanTicketStatus } from '../../store/repositories/ticket-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+import { findOrchestrationOfPlan } from '../../store/repositories/orchestration-repository.js';
+import { recordPlanOrchestration } from '../orchestrations/plan-orchestration.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
@@ -174,6 +176,8 @@ export class PlanService {
     await db.transaction().execute(async (trx) => {
       const started = await startPlanExecution(trx, planId, { blueprint, decidedBy: operator.operatorId, at: now });
       if (!started) throw new ConflictError('planId', `plan ${planId} was decided concurrently`);
+      // PLAN-7 on ORC-4: the approved plan is recorded as an orchestration (one role: its planner).
+      await recordPlanOrchestration(trx, row, { decidedBy: operator.operatorId, at: now });
       for (const ticket of blueprint.tickets) {
         const ticketId = newId('tkt');
         await insertTicket(trx, {
@@ -317,8 +321,12 @@ export class PlanService {
   async resumeExecutions(workspaceId: string): Promise<void> {
     const db = await this.db(workspaceId);
     for (const id of await executingPlanIds(db)) {
-      if (await findPipelineRunIdByKey(db, planRunIdempotencyKey(id))) continue;
       const row = await this.findPlanOrThrow(db, id);
+      // A plan approved before plans were recorded as orchestrations gets its record now (PLAN-7).
+      if (!(await findOrchestrationOfPlan(db, id))) {
+        await db.transaction().execute((trx) => recordPlanOrchestration(trx, row, { decidedBy: row.decidedBy ?? 'operator', at: nowIso() }));
+      }
+      if (await findPipelineRunIdByKey(db, planRunIdempotencyKey(id))) continue;
       if (!row.blueprint) continue;
       const done = (await listPlanNodes(db, id)).filter((node) => node.state === 'done').map((node) => node.key);
       await this.launch(workspaceId, { ...row, blueprint: row.blueprint }, new Set(done));
@@ -443,6 +451,7 @@ export class PlanService {
       })),
       progress: { settled: progress.settled, total: progress.total },
       pipelineRunId: execution?.runId ?? null,
+      orchestrationId: (await findOrchestrationOfPlan(db, row.id))?.id ?? null,
       costEstimate: await this.estimate(workspaceId, db, row.agentId, submission),
       decidedBy: row.decidedBy,
       reason: row.reason,

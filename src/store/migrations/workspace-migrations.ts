@@ -623,6 +623,35 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0014_orchestration_plans_and_budget': {
+    // PLAN-7 on ORC-4: an approved plan is recorded as an orchestration (plan_id links it back).
+    // ORC-4's maxUsd: what nodes in flight hold of the cap and which runs wait for room are rows, so
+    // a restart (or another process) neither loses nor double-counts a reservation; a budget pause
+    // asks the operator through an Inbox approval (budget_approval_id), whose approval lets exactly
+    // one held node run over the cap (budget_grant_node).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('orchestrations').addColumn('plan_id', 'text').execute();
+      await db.schema.alterTable('orchestrations').addColumn('budget_approval_id', 'text').execute();
+      await db.schema.alterTable('orchestrations').addColumn('budget_grant_node', 'text').execute();
+      await db.schema.createIndex('orchestrations_by_plan').on('orchestrations').column('plan_id').execute();
+      await db.schema
+        .createTable('orchestration_budget_reservations')
+        .addColumn('orchestration_id', 'text', (column) => column.notNull().references('orchestrations.id').onDelete('cascade'))
+        .addColumn('pipeline_run_id', 'text', (column) => column.notNull())
+        .addColumn('node_key', 'text', (column) => column.notNull())
+        .addColumn('reserved_usd', 'real', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('orchestration_budget_reservations_pk', ['orchestration_id', 'pipeline_run_id', 'node_key'])
+        .execute();
+      await db.schema
+        .createTable('orchestration_budget_waits')
+        .addColumn('orchestration_id', 'text', (column) => column.notNull().references('orchestrations.id').onDelete('cascade'))
+        .addColumn('pipeline_run_id', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('orchestration_budget_waits_pk', ['orchestration_id', 'pipeline_run_id'])
+        .execute();
+    },
+  },
   '0015_conversation_shares_archives': {
     // RLY-3: read-only share links of a conversation. Only a hash of the token is stored, so a copy of
     // the database file opens no share; a revoked link keeps its row (revoked_at) for the record.

@@ -1,12 +1,12 @@
 import { type Kysely, type Selectable, type Transaction } from 'kysely';
 import { z } from 'zod';
-import { OrchestrationProposalSchema, type OrchestrationProposal } from '../../core/orchestrations/orchestration-proposal.js';
+import { StoredOrchestrationProposalSchema, type StoredOrchestrationProposal } from '../../core/orchestrations/orchestration-proposal.js';
 import type { OrchestrationStatus } from '../../core/orchestrations/orchestration-status.js';
 import type { OrchestrationTable, WorkspaceSchema } from '../workspace-schema.js';
 import { jsonColumn } from './column-parsers.js';
 
 const parseApprovedKeys = jsonColumn('orchestrations', 'approved_keys', z.array(z.string()));
-const parseProposal = jsonColumn<OrchestrationProposal>('orchestration_revisions', 'proposal', OrchestrationProposalSchema);
+const parseProposal = jsonColumn<StoredOrchestrationProposal>('orchestration_revisions', 'proposal', StoredOrchestrationProposalSchema);
 const parseStepResult = jsonColumn('orchestration_steps', 'result', z.unknown());
 
 type Db = Kysely<WorkspaceSchema> | Transaction<WorkspaceSchema>;
@@ -35,12 +35,19 @@ export interface OrchestrationRecord {
   createdAt: string;
   decidedAt: string | null;
   updatedAt: string;
+  /** PLAN-7: the plan this orchestration records; null for an agent's proposal. */
+  planId: string | null;
+  /** ORC-4: the pending Inbox approval of a budget pause. */
+  budgetApprovalId: string | null;
+  /** ORC-4: the held node an approved budget pause lets run over the cap (once). */
+  budgetGrantNode: string | null;
 }
 
 export interface OrchestrationRevisionRecord {
   orchestrationId: string;
   revision: number;
-  proposal: OrchestrationProposal;
+  /** An agent's proposal, or (PLAN-7) a plan's steps, which have no synthesis step. */
+  proposal: StoredOrchestrationProposal;
   runId: string | null;
   createdAt: string;
 }
@@ -69,6 +76,9 @@ export function toOrchestration(row: Selectable<OrchestrationTable>): Orchestrat
     createdAt: row.created_at,
     decidedAt: row.decided_at,
     updatedAt: row.updated_at,
+    planId: row.plan_id ?? null,
+    budgetApprovalId: row.budget_approval_id ?? null,
+    budgetGrantNode: row.budget_grant_node ?? null,
   };
 }
 
@@ -82,6 +92,18 @@ export async function listOrchestrations(db: Db, filter: { conversationId?: stri
   if (filter.conversationId) query = query.where('conversation_id', '=', filter.conversationId);
   if (filter.statuses) query = query.where('status', 'in', [...filter.statuses]);
   return (await query.execute()).map(toOrchestration);
+}
+
+/** PLAN-7: the orchestration that records an approved plan, if any. */
+export async function findOrchestrationOfPlan(db: Db, planId: string): Promise<OrchestrationRecord | null> {
+  const row = await db.selectFrom('orchestrations').selectAll().where('plan_id', '=', planId).executeTakeFirst();
+  return row ? toOrchestration(row) : null;
+}
+
+/** ORC-4: the orchestration whose budget pause an Inbox approval asks about, if any. */
+export async function findOrchestrationByBudgetApproval(db: Db, approvalId: string): Promise<OrchestrationRecord | null> {
+  const row = await db.selectFrom('orchestrations').selectAll().where('budget_approval_id', '=', approvalId).executeTakeFirst();
+  return row ? toOrchestration(row) : null;
 }
 
 /** The conversation's orchestration still waiting for a decision, if any (re-proposals become its revisions). */
@@ -118,6 +140,9 @@ export async function insertOrchestration(db: Db, record: OrchestrationRecord): 
       created_at: record.createdAt,
       decided_at: record.decidedAt,
       updated_at: record.updatedAt,
+      plan_id: record.planId,
+      budget_approval_id: record.budgetApprovalId,
+      budget_grant_node: record.budgetGrantNode,
     })
     .execute();
 }
@@ -140,6 +165,8 @@ export interface OrchestrationChange {
   budgetPaused?: boolean;
   error?: string | null;
   decidedAt?: string | null;
+  budgetApprovalId?: string | null;
+  budgetGrantNode?: string | null;
   updatedAt: string;
 }
 
@@ -162,6 +189,8 @@ export async function updateOrchestration(db: Db, id: string, change: Orchestrat
   if (change.budgetPaused !== undefined) set.budget_paused = change.budgetPaused ? 1 : 0;
   if (change.error !== undefined) set.error = change.error;
   if (change.decidedAt !== undefined) set.decided_at = change.decidedAt;
+  if (change.budgetApprovalId !== undefined) set.budget_approval_id = change.budgetApprovalId;
+  if (change.budgetGrantNode !== undefined) set.budget_grant_node = change.budgetGrantNode;
   let query = db.updateTable('orchestrations').set(set as never).where('id', '=', id);
   if (fromStatuses) query = query.where('status', 'in', [...fromStatuses]);
   const result = await query.executeTakeFirst();

@@ -102,9 +102,12 @@ export function OrchestrationCard({ ws, orchestration, agents }: { ws: string; o
               </ul>
             </li>
           ))}
-          <li className="orc-level">
-            <span className="muted small">last</span> synthesis by {proposal.synthesis.roleKey}
-          </li>
+          {/* A plan's record (PLAN-7) has no synthesis step: it is done when its steps are. */}
+          {proposal.synthesis ? (
+            <li className="orc-level">
+              <span className="muted small">last</span> synthesis by {proposal.synthesis.roleKey}
+            </li>
+          ) : null}
         </ol>
       </div>
 
