@@ -7,6 +7,7 @@
  * single-repository space knows it before the first turn; `/skill:<repo>:<name>` reaches any
  * linked repository's skill, unknown or refused ones are a 400 before anything is sent.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -173,5 +174,23 @@ describe('linked repositories and their skills (SKL-4, SKL-5)', () => {
     expect(system).toContain("Skills shipped by the repository '");
     expect(system).toContain('- alpha-claude (.claude/skills/alpha-claude/SKILL.md)');
     expect(system).not.toContain('alpha-evil');
+  });
+
+  it('unlinking a repository removes its checkout after bringing its branch and uncommitted work over (SKL-4, HAR-7)', async () => {
+    // The agent wrote repos/alpha/src/x.txt earlier and never committed it.
+    expect(existsSync(join(worktree(), 'repos', 'alpha', 'src', 'x.txt'))).toBe(true);
+    const removed = await fixture.server.api('DELETE', `/api/workspaces/${fixture.workspaceId}/spaces/${fixture.spaceId}/repositories/alpha`);
+    expect(removed.status).toBeLessThan(300);
+    expect(existsSync(join(worktree(), 'repos', 'alpha'))).toBe(false);
+    expect(existsSync(join(worktree(), 'repos', 'beta', 'README.md'))).toBe(true);
+    const refs = execFileSync('git', ['for-each-ref', '--format=%(refname)'], { cwd: alpha.dir, encoding: 'utf8' }).split('\n');
+    expect(refs).toContain(`refs/heads/cc/${fixture.conversationId}`);
+    const checkpoint = refs.find((ref) => ref.startsWith('refs/cc-checkpoints/'));
+    expect(checkpoint).toBeDefined();
+    expect(execFileSync('git', ['show', `${checkpoint}:src/x.txt`], { cwd: alpha.dir, encoding: 'utf8' })).toBe('x\n');
+    // The next run neither checks it out again nor carries its skills.
+    const next = await turn(reply().text('after unlink'));
+    expect(existsSync(join(worktree(), 'repos', 'alpha'))).toBe(false);
+    expect(next.system).not.toContain('alpha-');
   });
 });
