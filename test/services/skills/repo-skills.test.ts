@@ -193,4 +193,21 @@ describe('linked repositories and their skills (SKL-4, SKL-5)', () => {
     expect(existsSync(join(worktree(), 'repos', 'alpha'))).toBe(false);
     expect(next.system).not.toContain('alpha-');
   });
+
+  it('unlinking is a 409 naming the field while a run of the space is active, and changes nothing (SKL-4)', async () => {
+    fixture.model.script(reply().hang());
+    const runId = await fixture.send('@engineer wait');
+    const base = `/api/workspaces/${fixture.workspaceId}`;
+    for (let attempt = 0; attempt < 200; attempt += 1) {
+      if ((await fixture.server.api('GET', `${base}/runs/${runId}`)).body.run?.state === 'running') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const refused = await fixture.server.api('DELETE', `${base}/spaces/${fixture.spaceId}/repositories/beta`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.field).toBe('name');
+    expect(existsSync(join(worktree(), 'repos', 'beta', 'README.md'))).toBe(true);
+    expect((await fixture.server.api('GET', `${base}/spaces/${fixture.spaceId}/repositories`)).body.repositories.map((repo: { name: string }) => repo.name)).toEqual(['beta']);
+    expect((await fixture.server.api('POST', `${base}/runs/${runId}/cancel`)).status).toBe(200);
+    await fixture.waitForRun(runId);
+  });
 });
