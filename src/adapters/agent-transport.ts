@@ -10,6 +10,7 @@ import type { Tool, ToolResult } from '../tools/define-tool.js';
 import type { ToolCallBlock } from '../llm/model-types.js';
 import type { WorktreeOperations } from '../worktree/worktree-operations.js';
 import type { TransportCapabilities } from './transport-capabilities.js';
+import type { SkillsTarget } from './skills-target.js';
 
 export type { TransportAction, TransportGateResult } from '../core/transport-gate.js';
 
@@ -125,5 +126,10 @@ export interface AgentTransport {
    * the run records the agent's model id.
    */
   resolveModel?(request: TransportModelRequest): string;
+  /**
+   * SKL-5: for a runner whose own skill discovery reads folders, where the prepare stage writes the
+   * scanned skills of a run (and how). Without it nothing is materialized for the runner.
+   */
+  skillsTarget?(run: { workspaceDir: string; runId: string }): SkillsTarget;
   run(context: TransportRunContext): Promise<TransportResult>;
 }

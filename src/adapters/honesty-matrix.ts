@@ -72,6 +72,7 @@ const CHAT_E2E = `${GATING} > Claude Code transport in chat mode (ADP-3)`;
 
 const BUILTIN_SANDBOX = 'test/harness/builtin-sandbox.test.ts';
 const REPO_SKILLS = 'test/services/skills/repo-skills.test.ts > linked repositories and their skills (SKL-4, SKL-5)';
+const SDK_SKILLS = 'test/adapters/claude-agent-sdk-skills.test.ts > the Claude Agent SDK sees exactly the scanned skills (SKL-5)';
 const CLAUDE_SKILLS = 'test/adapters/claude-code-skills.test.ts > Claude Code sees the scanned skills (SKL-5)';
 const BUILTIN_PUSH = `${BUILTIN_SANDBOX} > built-in bash pushes through the push proxy (POL-6)`;
 const SEATBELT_TEXT = `${SANDBOX} > Seatbelt profile (SBX-1, macOS) > generates a profile that denies writes outside the writable paths and limits the network to loopback ports`;
@@ -936,10 +937,10 @@ function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk' | '
     case 'claude-agent-sdk':
       return row({
         capability: 'skills',
-        level: 'none',
+        level: 'partial',
         detail:
-          'The Skills section, the repo-skills index and the `skill` tool (over MCP) come from the shared prepare stage, so what the server shows is scanned; but nothing is materialized for the SDK engine, and its own skill discovery is neither fed nor bounded by the Control Center.',
-        testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
+          'The prepare stage writes the scanned set (installed skills matching the lock, and the active repository’s scanned repo skills) as a plugin into a server-owned run folder, handed to the SDK’s `plugins` option and mounted read-only; with no setting sources the engine does not load the worktree’s own `.claude/skills/`. The real SDK engine is shown listing the installed skill and the scanned repo skill while a quarantined skill in the worktree’s `.claude/skills/` and a never-installed linked name reach nothing. Partial: machine-wide managed locations are outside the server’s control.',
+        testedBy: `${SDK_SKILLS} > offers the installed skill and the active repository’s scanned skill, never the quarantined or the unscanned one`,
       });
     case 'codex':
       return row({

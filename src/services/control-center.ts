@@ -243,7 +243,7 @@ export class ControlCenter {
     });
     // SKL-4/5, HAR-1: linked repositories checked out, repo skills scanned and indexed; Claude Code's
     // native skill discovery sees exactly the scanned set, materialized per run in the prepare stage.
-    this.spaceRepositories = new SpaceRepositories(this.workspaces, this.spaces);
+    this.spaceRepositories = new SpaceRepositories(this.workspaces, this.spaces, this.executor.checkouts);
     this.repoSkills = new RepoSkills({ workspaces: this.workspaces, spaces: this.spaces, checkouts: this.executor.checkouts, skills: this.skills });
     this.executor.registerPrepareHook(skillsPrepareHook(this.skills, this.repoSkills));
     this.executor.registerModeTools(skillModeTools(this.skills));

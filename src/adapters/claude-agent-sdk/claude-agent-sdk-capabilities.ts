@@ -23,7 +23,7 @@ export const CLAUDE_AGENT_SDK_CAPABILITIES: TransportCapabilities = {
   completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat'],
   sandbox: true,
-  skills: 'unfed',
+  skills: 'scannedOnly',
 };
 
 /** The `adapterId` of DeepSeek relay agents: the same SDK path with DeepSeek's Anthropic-compatible endpoint (RLY-7). */

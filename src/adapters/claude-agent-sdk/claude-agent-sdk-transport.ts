@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { query, type CanUseTool, type HookCallback, type PermissionResult, type SDKUserMessage, type SpawnedProcess, type SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
@@ -20,6 +20,7 @@ import { signalProcessTree } from '../claude-code/process-tree.js';
 import { ClaudeStreamTranslator } from '../claude-code/stream-translator.js';
 import { CLAUDE_AGENT_SDK_CAPABILITIES, DEEPSEEK_CAPABILITIES } from './claude-agent-sdk-capabilities.js';
 import type { TransportCapabilities } from '../transport-capabilities.js';
+import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
 import type { ProviderId } from '../../llm/provider-ids.js';
 import { sdkModeOptions } from './relay-mode-options.js';
 import { routeSdkTool } from './tool-route.js';
@@ -27,6 +28,9 @@ import { routeSdkTool } from './tool-route.js';
 export { CLAUDE_AGENT_SDK_ADAPTER_ID, DEEPSEEK_ADAPTER_ID } from './claude-agent-sdk-capabilities.js';
 
 const DEFAULT_MAX_REMINDERS = 2;
+
+/** The folder under the workspace that holds this runner's sessions and run folders (DeepSeek's too). */
+const RUNNER_FOLDER = 'claude-agent-sdk';
 
 /** One question of a question card, as the relay asks it (RLY-4). */
 export interface SdkQuestion {
@@ -147,6 +151,11 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
     this.sandboxChoice = new RunnerSandboxChoice(options.sandbox);
   }
 
+  /** SKL-5: the scanned skills as a plugin in the run's own folder (removed with it), loaded through the SDK's `plugins`. */
+  skillsTarget(run: { workspaceDir: string; runId: string }): SkillsTarget {
+    return { dir: runSkillsPluginDir(run.workspaceDir, RUNNER_FOLDER, run.runId), layout: 'claudePlugin' };
+  }
+
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
     if (context.signal.aborted) return cancelledResult();
@@ -160,7 +169,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
     const contract = buildCompletionContract(profile);
     const verb = contract && surfaced.includes(contract.outputVerb) ? contract.outputVerb : null;
 
-    const { runDir, home, configDir, pushStagingDir } = await makeRunnerDirs(context, 'claude-agent-sdk');
+    const { runDir, home, configDir, pushStagingDir } = await makeRunnerDirs(context, RUNNER_FOLDER);
     const remotes = context.checkout?.pushRemotes ?? [];
     // The hook route serves only the Claude Code CLI's script; this runner's hook is in-process.
     const { session, end } = registerRunSession(this.options.hookSessions, context, pushStagingDir, { pushOnly: true });
@@ -333,6 +342,10 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
       return child;
     };
     const executable = this.options.claudePath;
+    // SKL-5: with no setting sources the engine reads no skills folder of the worktree; the scanned set
+    // the prepare stage wrote (if any) is the only skills plugin it loads.
+    const skillsPlugin = this.skillsTarget(context).dir;
+    const plugins = existsSync(join(skillsPlugin, '.claude-plugin', 'plugin.json')) ? [{ type: 'local' as const, path: skillsPlugin }] : [];
 
     const appendPrompt = [
       context.systemPrompt,
@@ -357,6 +370,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
           // A worktree's .claude/settings.json is agent-controlled: no settings file is read (its
           // allow rules or hooks would decide instead of the policy engine).
           settingSources: [],
+          plugins,
           strictMcpConfig: true,
           // The run token travels over stdin, not argv (where other users of the machine could read it).
           mcpServersDelivery: 'initialize',
@@ -454,7 +468,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
       readOnly: input.readOnly,
       home: input.home,
       writable: [input.configDir],
-      readOnlyPaths: sdkExposedPaths(),
+      readOnlyPaths: [...sdkExposedPaths(), ...(existsSync(this.skillsTarget(context).dir) ? [this.skillsTarget(context).dir] : [])],
       ...(this.options.hiddenPaths ? { hiddenPaths: this.options.hiddenPaths } : {}),
       ...(this.options.hideHome !== undefined ? { hideHome: this.options.hideHome } : {}),
       network: runnerNetwork([context.serverUrl, context.mcp.url]),

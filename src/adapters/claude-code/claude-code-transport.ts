@@ -16,7 +16,8 @@ import { resolveClaudePath } from './claude-binary.js';
 import { CLAUDE_CODE_ADAPTER_ID, CLAUDE_CODE_CAPABILITIES } from './claude-code-capabilities.js';
 import { hookSettings, writeHookFiles } from './hook-script.js';
 import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
-import { cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, safeSegment, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
+import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
+import { cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
 import { NdjsonFramer, type MalformedLine } from './ndjson-framer.js';
 import { signalProcessTree } from './process-tree.js';
 import { ClaudeStreamTranslator } from './stream-translator.js';
@@ -64,7 +65,7 @@ export interface ClaudeCodeTransportOptions {
  * folder the agent could write would let it add plugin hooks that run outside the gate.
  */
 export function claudeSkillsPluginDir(workspaceDir: string, runId: string): string {
-  return join(workspaceDir, 'claude-code', 'runs', safeSegment(runId), 'skills-plugin');
+  return runSkillsPluginDir(workspaceDir, 'claude-code', runId);
 }
 
 /**
@@ -77,6 +78,10 @@ export function claudeSkillsPluginDir(workspaceDir: string, runId: string): stri
 export class ClaudeCodeTransport implements AgentTransport {
   readonly id = CLAUDE_CODE_ADAPTER_ID;
   readonly capabilities = CLAUDE_CODE_CAPABILITIES;
+
+  skillsTarget(run: { workspaceDir: string; runId: string }): SkillsTarget {
+    return { dir: claudeSkillsPluginDir(run.workspaceDir, run.runId), layout: 'claudePlugin' };
+  }
   private readonly sessions: HookSessions;
   private readonly sandboxChoice: RunnerSandboxChoice;
 

@@ -27,7 +27,7 @@ export function spaceRepositoryRoutes(app: ControlCenter): FastifyPluginAsyncZod
     );
     server.delete(
       `${base}/:name`,
-      { config, schema: { tags, params: params.extend({ name: z.string().min(1).max(64) }), response: { 204: z.null(), 404: ApiError } } },
+      { config, schema: { tags, params: params.extend({ name: z.string().min(1).max(64) }), response: { 204: z.null(), 404: ApiError, 409: ApiError } } },
       async (request, reply) => {
         await app.spaceRepositories.unlink(request.params.workspaceId, request.params.spaceId, request.params.name);
         return reply.code(204).send(null);

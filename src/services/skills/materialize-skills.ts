@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { TransportRunContext } from '../../adapters/agent-transport.js';
-import { claudeSkillsPluginDir } from '../../adapters/claude-code/claude-code-transport.js';
+import type { SkillsTarget } from '../../adapters/skills-target.js';
 import type { SkillFolderEntry } from '../../core/skills/scan/scan-types.js';
 import type { PrepareHook } from '../runs/prepare-run.js';
 import { renderRepoSkillsIndex, type RepoSkill, type RepoSkills } from './repo-skills.js';
@@ -9,9 +9,6 @@ import type { SkillService } from './skill-service.js';
 
 /** The plugin name Claude Code shows the materialized skills under (`control-center-skills:<name>`). */
 export const SKILLS_PLUGIN_NAME = 'control-center-skills';
-
-/** The transport whose native skill discovery is fed through a server-owned plugin folder. */
-const CLAUDE_CODE_TRANSPORT_ID = 'claude-code';
 
 async function writeEntries(target: string, entries: readonly SkillFolderEntry[]): Promise<void> {
   for (const entry of entries) {
@@ -24,35 +21,38 @@ async function writeEntries(target: string, entries: readonly SkillFolderEntry[]
 }
 
 /**
- * SKL-5 for Claude Code: before the runner starts, the agent's linked *installed* skills — exactly
- * the folders that passed the scan and still hash to their lock entry — and the active repository's
- * scanned repo skills (the content that was scanned, from memory, not re-read from the agent's
- * checkout) are written as a plugin into the run's server-owned folder, which the transport hands to
- * `claude --plugin-dir` and mounts read-only. Drifted, missing, quarantined and built-in (unscanned)
- * skills are left out; an installed skill wins over a repo skill of the same name. Returns the names written.
+ * SKL-5 for the runners with their own skill discovery: before the runner starts, the agent's linked
+ * *installed* skills — exactly the folders that passed the scan and still hash to their lock entry —
+ * and the active repository's scanned repo skills (the content that was scanned, from memory, not
+ * re-read from the agent's checkout) are written into the run's server-owned skills folder
+ * ({@link SkillsTarget}: a Claude Code plugin for `claude --plugin-dir` and the Agent SDK's
+ * `plugins`, or bare skill folders), which the runner reads read-only. Drifted, missing, quarantined
+ * and built-in (unscanned) skills are left out; an installed skill wins over a repo skill of the
+ * same name. Returns the names written.
  */
 export async function materializeSkills(
   skills: SkillService,
-  context: Pick<TransportRunContext, 'workspaceId' | 'agent' | 'workspaceDir' | 'runId'>,
+  context: Pick<TransportRunContext, 'workspaceId' | 'agent'>,
+  target: SkillsTarget,
   repoSkills: readonly RepoSkill[] = [],
 ): Promise<string[]> {
-  const pluginDir = claudeSkillsPluginDir(context.workspaceDir, context.runId);
+  const skillsRoot = target.layout === 'claudePlugin' ? join(target.dir, 'skills') : target.dir;
   const written: string[] = [];
   for (const name of [...new Set(context.agent.skills.map((skill) => skill.toLowerCase()))]) {
     const entries = await skills.scannedFolder(context.workspaceId, name);
     if (!entries) continue;
-    await writeEntries(join(pluginDir, 'skills', name), entries);
+    await writeEntries(join(skillsRoot, name), entries);
     written.push(name);
   }
   for (const skill of repoSkills) {
     if (written.includes(skill.name)) continue;
-    await writeEntries(join(pluginDir, 'skills', skill.name), skill.entries);
+    await writeEntries(join(skillsRoot, skill.name), skill.entries);
     written.push(skill.name);
   }
-  if (written.length > 0) {
-    await mkdir(join(pluginDir, '.claude-plugin'), { recursive: true, mode: 0o700 });
+  if (written.length > 0 && target.layout === 'claudePlugin') {
+    await mkdir(join(target.dir, '.claude-plugin'), { recursive: true, mode: 0o700 });
     const manifest = { name: SKILLS_PLUGIN_NAME, version: '1.0.0', description: 'Skills scanned by the Control Center (installed ones pinned in skills-lock.json, and the active repository\'s).' };
-    await writeFile(join(pluginDir, '.claude-plugin', 'plugin.json'), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+    await writeFile(join(target.dir, '.claude-plugin', 'plugin.json'), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
   }
   return written;
 }
@@ -60,8 +60,8 @@ export async function materializeSkills(
 /**
  * The skills work of the prepare stage (SKL-4, SKL-5, HAR-1), one hook for every runner: the space's
  * linked repositories are checked out under `repos/<name>/`, their repo skills scanned, the active
- * repository's index handed to the prompt, and — for Claude Code, whose discovery reads folders —
- * the scanned set materialized into the run's plugin folder before the runner starts.
+ * repository's index handed to the prompt, and — for a runner whose discovery reads folders (its
+ * transport names a `skillsTarget`) — the scanned set materialized there before the runner starts.
  */
 export function skillsPrepareHook(skills: SkillService, repoSkills: RepoSkills): PrepareHook {
   return async (context) => {
@@ -75,7 +75,8 @@ export function skillsPrepareHook(skills: SkillService, repoSkills: RepoSkills):
       active = found.repositories.find((repo) => repo.name === found.activeRepository)?.skills ?? [];
       repoSkillsIndex = renderRepoSkillsIndex(found);
     }
-    if (context.transport.id === CLAUDE_CODE_TRANSPORT_ID) await materializeSkills(skills, { ...scope, workspaceDir: context.workspaceDir }, active);
+    const target = context.transport.skillsTarget?.({ workspaceDir: context.workspaceDir, runId: scope.runId });
+    if (target) await materializeSkills(skills, scope, target, active);
     return repoSkillsIndex ? { repoSkillsIndex } : {};
   };
 }

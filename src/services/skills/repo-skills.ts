@@ -1,8 +1,9 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { basename, join, relative, resolve as resolvePath, sep } from 'node:path';
+import { SCAN_RULES_VERSION } from '../../core/skills/scan/rule-catalog.js';
+import { scanFingerprint } from '../../core/skills/scan/scan-fingerprint.js';
 import { scanSkillFolder, SkillScanError } from '../../core/skills/scan/scan-skill.js';
 import type { ScanFinding, ScanReport, SkillFolderEntry } from '../../core/skills/scan/scan-types.js';
-import { computeSkillFolderHash } from '../../core/skills/skill-folder-hash.js';
 import { parseSkillFile } from '../../core/skills/skill-frontmatter.js';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { listSpaceRepositoryLinks } from '../../store/repositories/space-repository-link-repository.js';
@@ -21,6 +22,9 @@ const WRITE_TOOLS = new Set(['write', 'edit', 'Write', 'Edit', 'MultiEdit', 'Not
 
 /** How many recent successful writes of a conversation are looked at to find its active repository. */
 const RECENT_WRITES = 500;
+
+/** How many scan outcomes of repo skills are kept; the oldest is dropped past it. */
+const SCAN_CACHE_SIZE = 2_000;
 
 /** A repo skill that passed the scan (pass or warn): what a runner may see. */
 export interface RepoSkill {
@@ -88,8 +92,16 @@ async function plainDirectoryChain(base: string, rest: string): Promise<boolean>
  * only repository when there is one, else the one its latest successful file write landed in.
  */
 export class RepoSkills {
-  /** Model-review outcomes by content hash: a skill is reviewed once per content, not once per turn. */
-  private readonly reviewed = new Map<string, ScanReport>();
+  /**
+   * Scan outcomes (static scan, then the model review when it is on) by workspace, folder name, rules
+   * version, workspace decisions, model-review setting and the folder's {@link scanFingerprint}: the checkout is re-read
+   * every run, but content that was already judged under the same rules and policy is not scanned
+   * (nor reviewed) again. Scanner errors are not kept: they are re-tried.
+   */
+  private readonly judged = new Map<string, ScanReport>();
+
+  /** Counters for tests and benches: scans actually run, and outcomes served from {@link judged}. */
+  readonly scanStats = { scans: 0, cached: 0 };
 
   constructor(
     private readonly deps: { workspaces: WorkspaceService; spaces: SpaceService; checkouts: CheckoutService; skills: SkillService },
@@ -142,6 +154,8 @@ export class RepoSkills {
     const skills: RepoSkill[] = [];
     const refused: RefusedRepoSkill[] = [];
     const decisions = await this.deps.skills.workspaceDecisions(workspaceId);
+    // What a verdict depends on besides the content: a change of rules, policy or review setting re-judges every skill.
+    const judgedUnder = [workspaceId, SCAN_RULES_VERSION, JSON.stringify(decisions), await this.deps.skills.reviewSetting(workspaceId)].join('\0');
     for (const folder of REPO_SKILL_FOLDERS) {
       const base = [repo.root, folder].filter(Boolean).join('/');
       if (!(await plainDirectoryChain(worktreePath, base))) continue;
@@ -157,7 +171,7 @@ export class RepoSkills {
           refused.push({ repository: repo.name, folder: relativeFolder, reason: `a skill named '${dirent.name}' was already taken from an earlier folder`, findings: [] });
           continue;
         }
-        const outcome = await this.scanFolder(workspaceId, join(worktreePath, ...relativeFolder.split('/')), dirent.name, decisions);
+        const outcome = await this.scanFolder(workspaceId, join(worktreePath, ...relativeFolder.split('/')), dirent.name, { decisions, judgedUnder });
         if ('reason' in outcome) refused.push({ repository: repo.name, folder: relativeFolder, reason: outcome.reason, findings: outcome.findings });
         else skills.push({ repository: repo.name, name: dirent.name, description: outcome.description, folder: relativeFolder, verdict: outcome.verdict, findings: outcome.findings, entries: outcome.entries });
       }
@@ -217,29 +231,40 @@ export class RepoSkills {
     return null;
   }
 
+  private remember(key: string, report: ScanReport): void {
+    this.judged.set(key, report);
+    if (this.judged.size > SCAN_CACHE_SIZE) this.judged.delete(this.judged.keys().next().value!);
+  }
+
   private async scanFolder(
     workspaceId: string,
     folder: string,
     name: string,
-    decisions: Awaited<ReturnType<SkillService['workspaceDecisions']>>,
+    policy: { decisions: Awaited<ReturnType<SkillService['workspaceDecisions']>>; judgedUnder: string },
   ): Promise<{ reason: string; findings: ScanFinding[] } | { description: string; verdict: 'pass' | 'warn'; findings: ScanFinding[]; entries: SkillFolderEntry[] }> {
     let entries: SkillFolderEntry[];
-    let report: ScanReport;
     try {
       entries = await readSkillFolder(folder);
-      report = scanSkillFolder(entries, { folderName: name, decisions });
     } catch (error) {
-      // Fail-closed: a folder the scanner cannot judge is refused, never shown (SKL-3).
-      return { reason: `it could not be scanned: ${error instanceof SkillScanError || error instanceof Error ? error.message : String(error)}`, findings: [] };
+      return { reason: `it could not be scanned: ${error instanceof Error ? error.message : String(error)}`, findings: [] };
     }
-    const hash = computeSkillFolderHash(entries.filter((entry) => entry.kind === 'file').map((entry) => ({ path: entry.path, content: entry.content! })));
-    try {
-      const key = `${workspaceId}:${hash}:${report.verdict}`;
-      const cached = this.reviewed.get(key);
-      report = cached ?? (await this.deps.skills.reviewReport(workspaceId, entries, report));
-      if (!cached) this.reviewed.set(key, report);
-    } catch (error) {
-      return { reason: `the model review failed (${error instanceof Error ? error.message : String(error)})`, findings: report.findings };
+    const key = [policy.judgedUnder, name, scanFingerprint(entries)].join('\0');
+    let report = this.judged.get(key);
+    if (report) this.scanStats.cached += 1;
+    else {
+      this.scanStats.scans += 1;
+      try {
+        report = scanSkillFolder(entries, { folderName: name, decisions: policy.decisions });
+      } catch (error) {
+        // Fail-closed: a folder the scanner cannot judge is refused, never shown (SKL-3).
+        return { reason: `it could not be scanned: ${error instanceof SkillScanError || error instanceof Error ? error.message : String(error)}`, findings: [] };
+      }
+      try {
+        report = await this.deps.skills.reviewReport(workspaceId, entries, report);
+      } catch (error) {
+        return { reason: `the model review failed (${error instanceof Error ? error.message : String(error)})`, findings: report.findings };
+      }
+      this.remember(key, report);
     }
     if (report.verdict === 'quarantine') {
       const rules = [...new Set(report.findings.filter((finding) => finding.severity === 'quarantine').map((finding) => finding.ruleId))];

@@ -331,6 +331,13 @@ export class SkillService {
     return decisions;
   }
 
+  /** Which model review (if any) a scan of this workspace gets now: part of what a cached verdict was judged under. */
+  async reviewSetting(workspaceId: string): Promise<string> {
+    const deps = this.options.modelReview;
+    if (!deps) return 'off';
+    return JSON.stringify((await deps.settings.get(workspaceId)).skillModelReview ?? null);
+  }
+
   /** The report after the optional model review (stricter only); unchanged when the workspace has it off. Throws when the review fails. */
   async reviewReport(workspaceId: string, entries: readonly SkillFolderEntry[], report: ScanReport): Promise<ScanReport> {
     const deps = this.options.modelReview;

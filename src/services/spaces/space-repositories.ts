@@ -9,6 +9,7 @@ import {
   type SpaceRepositoryLink,
 } from '../../store/repositories/space-repository-link-repository.js';
 import { assertRepositoryPath } from '../workspaces/repository-path-check.js';
+import type { CheckoutService } from '../workspaces/checkout-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { SpaceService } from './space-service.js';
 
@@ -24,6 +25,7 @@ export class SpaceRepositories {
   constructor(
     private readonly workspaces: WorkspaceService,
     private readonly spaces: SpaceService,
+    private readonly checkouts: CheckoutService,
   ) {}
 
   async list(workspaceId: string, spaceId: string): Promise<SpaceRepositoryLink[]> {
@@ -45,10 +47,23 @@ export class SpaceRepositories {
     return link;
   }
 
+  /**
+   * Unlinks a repository and removes its checkout from every conversation of the space (SKL-4). A
+   * queued or running run in the space could be using `repos/<name>/`: that is a 409 and nothing
+   * changes. Each checkout's branch is brought over and uncommitted work checkpointed into the linked
+   * repository before its folder goes (HAR-7).
+   */
   async unlink(workspaceId: string, spaceId: string, name: string): Promise<void> {
     await this.spaces.get(workspaceId, spaceId);
     const db = (await this.workspaces.handle(workspaceId)).database.db;
     if (!(await findSpaceRepositoryLink(db, spaceId, name))) throw new NotFoundError('linked repository', name, 'name');
+    const conversations = await db.selectFrom('conversations').select('id').where('space_id', '=', spaceId).execute();
+    const ids = conversations.map((conversation) => conversation.id);
+    if (ids.length > 0) {
+      const active = await db.selectFrom('runs').select('id').where('conversation_id', 'in', ids).where('state', 'in', ['queued', 'running']).limit(1).executeTakeFirst();
+      if (active) throw new ConflictError('name', `run ${active.id} is active in the space and may be using repos/${name}/; unlink it after the run ends`);
+    }
     await deleteSpaceRepositoryLink(db, spaceId, name);
+    for (const id of ids) await this.checkouts.removeLinked(workspaceId, id, name);
   }
 }

@@ -76,6 +76,21 @@ export class CheckoutService {
     return { ready, refused };
   }
 
+  /**
+   * Removes the checkout of a linked repository (`repos/<name>/` of the conversation's worktree) when
+   * the space unlinks it (SKL-4), like {@link remove}: its branch is brought over and uncommitted work
+   * checkpointed into that repository first (HAR-7). Null when it was never checked out.
+   */
+  async removeLinked(workspaceId: string, key: string, name: string): Promise<RemovedWorktree | null> {
+    const handle = await this.workspaces.handle(workspaceId);
+    const records = databaseCheckoutRecords(handle.database.db);
+    const recordKey = `${key}/repos/${name}`;
+    const record = await records.get(recordKey);
+    if (!record) return null;
+    const scoped: CheckoutRecords = { get: async () => ({ ...record, conversationId: name }), put: () => Promise.resolve() };
+    return removeWorktree({ repoPath: record.repoPath, worktreesDir: join(handle.dir, 'worktrees', key, 'repos'), conversationId: name, records: scoped, runner: await this.runner(workspaceId, record) });
+  }
+
   /** The server's record of a conversation's checkout, or null (no repository, or none made yet). */
   async record(workspaceId: string, key: string): Promise<CheckoutRecord | null> {
     const handle = await this.workspaces.handle(workspaceId);
