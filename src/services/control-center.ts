@@ -106,6 +106,8 @@ export class ControlCenter {
    */
   readonly hookSessions = new HookSessions();
   readonly auth: OperatorAuth;
+  /** The built-in shell's sandbox; its warm sandboxes are stopped with the server. */
+  private readonly commandSandbox: CommandSandbox;
   /** Issue 17: one-time sign-in codes, browser sessions and SSE tickets. */
   readonly sessions = new OperatorSessions();
   readonly workspaces: WorkspaceService;
@@ -169,11 +171,11 @@ export class ControlCenter {
     this.skills = new SkillService(this.workspaces, this.policy, undefined, undefined, { refusedLocalRoots: [dataRoot], modelReview: { settings: this.settings, env: options.env ?? process.env } });
     this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });
     // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
-    const commandSandbox = new CommandSandbox({
+    const commandSandbox = (this.commandSandbox = new CommandSandbox({
       sandbox: options.builtinSandbox ?? 'auto',
       hiddenPaths: [dataRoot],
       network: options.builtinShellNetwork ?? 'host',
-    });
+    }));
     // ADP-1: every transport this server ships, from the registry's one list of factories. The data
     // root holds the operator token: no sandboxed runner may see it.
     const transports = new TransportRegistry();
@@ -356,6 +358,7 @@ export class ControlCenter {
     for (const run of inProgress) this.executor.cancel(run.runId);
     await Promise.all(inProgress.map((run) => run.finished));
     await this.seeding.settle();
+    await this.commandSandbox.close();
     await this.workspaces.closeAll();
     await this.registry.close();
   }
