@@ -55,9 +55,9 @@ export class WarmSandbox extends SpawnHelper {
     return new WarmSandbox(launch, options.idleMs, options.onClosed);
   }
 
-  /** The run log's `sandbox` line (the per-command sandbox's, plus how commands reach it). */
+  /** The run log's `sandbox` line: the per-command sandbox's, since the confinement is the same. */
   get description(): string {
-    return `${this.launch.description}; warm: one sandbox per conversation and checkout, /tmp kept between its commands`;
+    return this.launch.description;
   }
 
   /** Whether it was stopped (idle, run end, server stop); its process then ends on its own. */
