@@ -103,6 +103,10 @@ describe.skipIf(!probe.available)('the warm sandbox confines as the per-command 
     expect(result.stdout).toMatch(/Read-only file system/);
     expect(head()).toBe(before);
     expect(execFileSync('git', ['-C', input.worktreePath, 'status', '--porcelain']).toString()).toBe('');
+    // The helper's IPC channel to the server (fd 3 of the helper) is not handed to commands: a command
+    // cannot read other commands' requests (their environment) or forge results.
+    const sockets = await exec(worktree, 'for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && readlink "$fd"; done | grep socket || echo none');
+    expect(sockets.stdout).toBe('none\n');
     // Nothing the commands did moved the sandbox: the next command still sees the same confinement.
     expect((await exec(worktree, 'grep CapEff /proc/self/status')).stdout).toMatch(/CapEff:\s+0+\n/);
   });
