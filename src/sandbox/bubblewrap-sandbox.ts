@@ -76,8 +76,9 @@ export function bubblewrapArguments(spec: SandboxSpec, relaySocketPath?: (port: 
     else args.push(op.kind === 'bind' ? '--bind' : '--ro-bind', op.path, op.path);
   }
   if (spec.network.kind === 'loopback') {
-    if (!relaySocketPath) throw new Error('a loopback-only sandbox needs the host relay sockets');
-    for (const port of new Set(spec.network.ports)) args.push('--ro-bind', relaySocketPath(port), `${SANDBOX_RELAY_DIR}/${port}.sock`);
+    const ports = new Set(spec.network.ports);
+    if (ports.size > 0 && !relaySocketPath) throw new Error('a loopback-only sandbox needs the host relay sockets');
+    for (const port of ports) args.push('--ro-bind', relaySocketPath!(port), `${SANDBOX_RELAY_DIR}/${port}.sock`);
   }
   for (const path of spec.hidden) args.push('--remount-ro', path);
   args.push('--chdir', spec.cwd, '--');
@@ -186,7 +187,8 @@ export class BubblewrapSandbox implements SandboxBackend {
   }
 
   private async launch(spec: SandboxSpec): Promise<SandboxLaunch> {
-    const relays = spec.network.kind === 'loopback' ? await startLoopbackRelays(spec.network.ports) : null;
+    // No port to relay (a checkout's git: no network at all): no relay directory to make and remove per command.
+    const relays = spec.network.kind === 'loopback' && spec.network.ports.length > 0 ? await startLoopbackRelays(spec.network.ports) : null;
     return {
       command: this.bwrap,
       args: bubblewrapArguments(spec, relays ? (port) => relays.socketPath(port) : undefined),

@@ -7,7 +7,14 @@ import { tryGit } from '../git/run-git.js';
 import { sanitizedEnv } from './sanitized-env.js';
 import type { SandboxBackend, SandboxSpec } from './sandbox-spec.js';
 import { selectSandbox, type SandboxSelection } from './select-sandbox.js';
-import { sharedSpawnHelper } from './spawn-helper.js';
+import { sharedSpawnHelper, type SpawnHelper } from './spawn-helper.js';
+import { WarmSandboxPool } from './warm-sandbox-pool.js';
+
+/** A conversation's warm sandbox stops after this long without a command. */
+const DEFAULT_WARM_IDLE_MS = 60_000;
+
+/** HOME and TMPDIR on the sandbox's private /tmp: the real home is hidden. */
+const SANDBOX_ENV: Record<string, string> = { HOME: '/tmp', TMPDIR: '/tmp' };
 
 export interface CommandSandboxOptions {
   /**
@@ -27,6 +34,13 @@ export interface CommandSandboxOptions {
    * then nothing leaves the machine except through the Control Center.
    */
   network?: 'host' | 'loopback';
+  /**
+   * A warm sandbox per conversation and mount set (`warm-sandbox.ts`) instead of a new sandbox per
+   * command, on bubblewrap (the backend with a pid namespace to sweep). `idleMs`: stopped after that
+   * long without a command; `stopOnRunEnd`: stopped when each run ends (then only the commands of one
+   * run share it). Default `{ idleMs: 60_000 }`; `false`: a new sandbox per command.
+   */
+  warm?: false | { idleMs: number; stopOnRunEnd?: boolean };
 }
 
 export interface RunSandboxInput {
@@ -43,6 +57,8 @@ export interface RunSandboxInput {
   workspaceDir: string;
   /** URLs the commands must reach (the push proxy). Loopback ones are relayed; nothing else is reachable. */
   reach: string[];
+  /** The conversation the run belongs to: its commands may share that conversation's warm sandbox. None: a sandbox per command. */
+  conversationId?: string | null;
 }
 
 /** What one run's commands get from the sandbox. */
@@ -53,6 +69,13 @@ export interface RunSandbox {
   wrapCommand: CommandWrapper | null;
   /** Variables the commands need inside the sandbox (HOME on the private /tmp: the real one is hidden). */
   env: Record<string, string>;
+  /**
+   * The conversation's warm sandbox, when there is one: it runs each command (`bash -c` as it is,
+   * `wrapCommand` is then null) instead of the server's spawn helper.
+   */
+  spawnHelper?: SpawnHelper;
+  /** Call when the run ends (stops the warm sandbox when configured to stop on run end). */
+  release(): void;
 }
 
 function loopbackPort(url: string): number | null {
@@ -77,6 +100,8 @@ function loopbackPort(url: string): number | null {
  */
 export class CommandSandbox {
   private choice: Promise<SandboxSelection> | null = null;
+  private warmPool: WarmSandboxPool | null = null;
+  private runSandboxes = 0;
 
   constructor(private readonly options: CommandSandboxOptions = {}) {}
 
@@ -102,9 +127,27 @@ export class CommandSandbox {
         description: `none: ${detail}; fallback (SBX-2): commands run in the worktree with a sanitized environment, without an OS sandbox`,
         wrapCommand: null,
         env: {},
+        release: () => undefined,
       };
     }
     const spec = this.spec(input);
+    const warm = this.options.warm ?? { idleMs: DEFAULT_WARM_IDLE_MS };
+    if (warm && input.conversationId && backend.id === 'bubblewrap' && backend.launcher) {
+      this.warmPool ??= new WarmSandboxPool(warm.idleMs);
+      const launcher = backend.launcher.bind(backend);
+      // Stopped on run end: a sandbox of the run's own, so that ending one run never cuts off another of the conversation.
+      const owner = warm.stopOnRunEnd ? `${input.conversationId}\0run ${++this.runSandboxes}` : input.conversationId;
+      const sandbox = await this.warmPool.acquire({ conversationId: owner, spec }, () => launcher(spec));
+      return {
+        description: sandbox.description,
+        wrapCommand: null,
+        spawnHelper: sandbox,
+        env: SANDBOX_ENV,
+        release: () => {
+          if (warm.stopOnRunEnd) sandbox.close();
+        },
+      };
+    }
     const launch = backend.launcher ? await backend.launcher(spec) : (command: string, args: string[]) => backend.prepare({ ...spec, command, args });
     // Prepared once up front: it names the sandbox for the run log and fails early if it cannot start.
     const probe = await launch('true', []);
@@ -112,8 +155,16 @@ export class CommandSandbox {
     return {
       description: probe.description,
       wrapCommand: async (argv) => launch(argv[0]!, argv.slice(1)),
-      env: { HOME: '/tmp', TMPDIR: '/tmp' },
+      env: SANDBOX_ENV,
+      release: () => undefined,
     };
+  }
+
+  /** Stops every warm sandbox (server stop); the next run starts new ones. */
+  async close(): Promise<void> {
+    const pool = this.warmPool;
+    this.warmPool = null;
+    await pool?.closeAll();
   }
 
   /**

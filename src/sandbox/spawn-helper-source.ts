@@ -28,8 +28,29 @@
  */
 export const SPAWN_HELPER_SOURCE = String.raw`
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 
 const running = new Map();
+
+// In a warm sandbox (its own pid namespace) the helper sweeps, whenever no command runs, every
+// process that was not there when it started: what a command left behind outside its process group
+// (setsid, a double fork) does not live on into the next command, as it would not have outlived a
+// per-command sandbox. On the host the helper never does this (it would signal the whole machine).
+const sweeping = process.argv.includes('--sweep-namespace');
+const resident = new Set(sweeping ? readdirSync('/proc').filter((name) => /^[0-9]+$/.test(name)).map(Number) : []);
+resident.add(process.pid);
+
+function sweep() {
+  if (!sweeping || running.size > 0) return;
+  for (const name of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(name) || resident.has(Number(name))) continue;
+    try {
+      process.kill(Number(name), 'SIGKILL');
+    } catch {
+      // ESRCH: gone already.
+    }
+  }
+}
 
 function send(message) {
   if (process.connected) process.send(message);
@@ -108,6 +129,7 @@ function start(request) {
     clearTimeout(timeoutTimer);
     if (killTimer && killTimer !== true) clearTimeout(killTimer);
     if (drainTimer) clearTimeout(drainTimer);
+    sweep();
     send({ type: 'exit', id, exitCode, signal, stdout: stdout.bytes(), stderr: stderr.bytes(), truncated: stdout.truncated || stderr.truncated, timedOut, aborted });
   };
   running.set(id, { stop: () => { aborted = true; stop(); }, kill });
@@ -117,6 +139,7 @@ function start(request) {
     running.delete(id);
     clearTimeout(timeoutTimer);
     if (killTimer && killTimer !== true) clearTimeout(killTimer);
+    sweep();
     send({ type: 'error', id, message: String(error && error.message), code: error && error.code });
   });
   child.once('spawn', () => send({ type: 'started', id, pid: child.pid }));

@@ -67,10 +67,39 @@ const HELPER_HEAP_MB = 64;
  * The IPC channel holds the event loop only while commands run, so an idle helper never keeps the
  * server alive; when the server exits, the helper sees its channel close, kills what runs and exits.
  */
+export interface SpawnHelperOptions {
+  /**
+   * Starts the helper process with an IPC channel (`stdio[3] = 'ipc'`, advanced serialization).
+   * Default: a bare Node on the host. A warm sandbox (`warm-sandbox.ts`) starts the same program
+   * inside bubblewrap instead.
+   */
+  start?: () => ChildProcess;
+  /**
+   * The pids the helper reports belong to a pid namespace of its own (a sandbox): the server must
+   * not signal them (they name other processes on the host). The namespace ends with the helper, and
+   * everything in it with it, so there is nothing left to kill when it dies.
+   */
+  namespacedPids?: boolean;
+  /** Called when a command settles or the helper dies (a warm sandbox times its idle stop from it). */
+  onSettled?: () => void;
+}
+
 export class SpawnHelper {
   private child: ChildProcess | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+
+  constructor(private readonly options: SpawnHelperOptions = {}) {}
+
+  /** Commands in flight. */
+  get running(): number {
+    return this.pending.size;
+  }
+
+  /** Whether a helper process is up (it starts on the first command). */
+  get alive(): boolean {
+    return this.child !== null;
+  }
 
   /** The helper's pid while one runs (for measurements and tests). */
   get pid(): number | undefined {
@@ -88,6 +117,7 @@ export class SpawnHelper {
         command.signal?.removeEventListener('abort', onAbort);
         this.pending.delete(id);
         if (this.pending.size === 0) child.channel?.unref();
+        this.options.onSettled?.();
       };
       this.pending.set(id, {
         detached: command.detached,
@@ -127,12 +157,7 @@ export class SpawnHelper {
 
   private ensure(): ChildProcess {
     if (this.child) return this.child;
-    // A bare Node: no loader, no NODE_OPTIONS, no inherited flags; PATH only (each command brings its own environment).
-    const child = spawn(process.execPath, [`--max-old-space-size=${HELPER_HEAP_MB}`, '--input-type=module', '-e', SPAWN_HELPER_SOURCE], {
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      serialization: 'advanced',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    });
+    const child = (this.options.start ?? startBareHelper)();
     child.unref();
     child.channel?.unref();
     child.on('message', (message: HelperMessage) => this.receive(message));
@@ -141,7 +166,7 @@ export class SpawnHelper {
       this.child = null;
       for (const [, pending] of this.pending) {
         // The helper can no longer stop what it started: the server does, by the pid it was told.
-        if (pending.pid !== undefined) killStarted(pending.pid, pending.detached);
+        if (pending.pid !== undefined && !this.options.namespacedPids) killStarted(pending.pid, pending.detached);
         pending.reject(new SpawnHelperDiedError(detail));
       }
     };
@@ -162,6 +187,18 @@ export class SpawnHelper {
       pending.reject(Object.assign(new Error(message.message), message.code ? { code: message.code } : {}));
     }
   }
+}
+
+/** The helper's argv after the Node binary: a small heap, the program, nothing inherited. */
+export const SPAWN_HELPER_NODE_ARGS = [`--max-old-space-size=${HELPER_HEAP_MB}`, '--input-type=module', '-e', SPAWN_HELPER_SOURCE];
+
+function startBareHelper(): ChildProcess {
+  // A bare Node: no loader, no NODE_OPTIONS, no inherited flags; PATH only (each command brings its own environment).
+  return spawn(process.execPath, SPAWN_HELPER_NODE_ARGS, {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    serialization: 'advanced',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  });
 }
 
 function killStarted(pid: number, detached: boolean): void {

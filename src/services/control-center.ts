@@ -118,6 +118,8 @@ export class ControlCenter {
    */
   readonly hookSessions = new HookSessions();
   readonly auth: OperatorAuth;
+  /** The built-in shell's sandbox; its warm sandboxes are stopped with the server. */
+  private readonly commandSandbox: CommandSandbox;
   /** Issue 17: one-time sign-in codes, browser sessions and SSE tickets. */
   readonly sessions = new OperatorSessions();
   readonly workspaces: WorkspaceService;
@@ -199,11 +201,11 @@ export class ControlCenter {
     this.skills = new SkillService(this.workspaces, this.policy, undefined, undefined, { refusedLocalRoots: [dataRoot], modelReview: { settings: this.settings, env: options.env ?? process.env } });
     this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });
     // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
-    const commandSandbox = new CommandSandbox({
+    const commandSandbox = (this.commandSandbox = new CommandSandbox({
       sandbox: options.builtinSandbox ?? 'auto',
       hiddenPaths: [dataRoot],
       network: options.builtinShellNetwork ?? 'host',
-    });
+    }));
     // ADP-1: every transport this server ships, from the registry's one list of factories. The data
     // root holds the operator token: no sandboxed runner may see it.
     const transports = new TransportRegistry();
@@ -510,6 +512,7 @@ export class ControlCenter {
     await this.seeding.settle();
     await this.jobQueue?.stop();
     await this.cluster?.close();
+    await this.commandSandbox.close();
     await this.workspaces.closeAll();
     await this.registry.close();
   }

@@ -137,10 +137,13 @@ export class BuiltinTransport implements AgentTransport {
         sharedObjectsDir: context.checkout?.sharedObjectsDir ?? null,
         workspaceDir: context.workspaceDir,
         reach: remotes.length > 0 ? [context.serverUrl] : [],
+        conversationId: context.conversationId,
       });
+      releases.push(() => sandbox.release());
       // SEC-5: repository hooks and fixed-name config programs are switched off for the agent's git.
       const options: NodeWorktreeOptions = { defaultEnv: sanitizedEnv(process.env, withSandboxGitConfig({ ...sandbox.env, ...pushEnv }, { privateHome: sandbox.wrapCommand !== undefined })) };
       if (sandbox.wrapCommand) options.wrapCommand = sandbox.wrapCommand;
+      if (sandbox.spawnHelper) options.spawnHelper = sandbox.spawnHelper;
       const pushes = remotes.length > 0 ? `; pushes to ${[...new Set(remotes.map((remote) => remote.name))].join(', ')} through the push proxy` : '';
       return { options, sandbox: `${sandbox.description}${pushes}`, release };
     } catch (error) {

@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import type { SandboxLaunch, SandboxLauncher } from './sandbox-spec.js';
+import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, type HelperCommand, type HelperCommandResult } from './spawn-helper.js';
+
+/**
+ * One long-lived sandbox for the commands of one conversation in one checkout (issue 11, "the cost
+ * of a turn"). Instead of a new bubblewrap per `bash` call, bubblewrap starts once — with the mounts,
+ * namespaces and capability drop the per-command sandbox would get, from the same launcher — and runs
+ * the spawn helper's program (`spawn-helper-source.ts`) inside it. The server hands it each command
+ * over the IPC channel (inherited through bubblewrap as fd 3) and the helper forks `bash -c` inside
+ * the sandbox with the command's own cwd, environment, timeout and output caps, in its own process
+ * group, which it kills on timeout, on a stop and when the command ends.
+ *
+ * What persists between the commands of one warm sandbox, and only there: files in its private /tmp
+ * (HOME), like a developer's shell in one session. Processes do not: the helper runs with
+ * `--sweep-namespace`, so whenever no command runs it kills every process of the sandbox's pid
+ * namespace that was not there when it started (a `setsid` or double-forked leftover), as the end of a
+ * per-command sandbox did. Nothing is shared between conversations or checkouts: each has its own
+ * warm sandbox (own mount, pid, IPC and UTS namespaces, own /tmp).
+ *
+ * Lifecycle: started on the first command; stopped after `idleMs` without a command, by `close()`
+ * (run end when so configured, a changed mount set, server stop). If it dies, the commands in flight
+ * fail at once (SpawnHelperDiedError, never a hung call) and the next command starts a fresh one
+ * from the same launch. Its pids live in its own namespace, so the server never signals them: the
+ * namespace, and everything in it, ends with the sandbox.
+ */
+export class WarmSandbox extends SpawnHelper {
+  private idleTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly launch: SandboxLaunch,
+    private readonly idleMs: number,
+    private readonly onClosed: () => void,
+  ) {
+    super({
+      namespacedPids: true,
+      // Env: PATH only for the helper itself (each command brings its own), like the bare helper.
+      start: () =>
+        spawn(launch.command, launch.args, {
+          stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+          serialization: 'advanced',
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        }),
+      onSettled: () => this.armIdleStop(),
+    });
+  }
+
+  /**
+   * Prepares the sandbox from the run's launcher (paths resolved, loopback relays up for the
+   * sandbox's lifetime); nothing starts until the first command.
+   */
+  static async prepare(launcher: SandboxLauncher, options: { idleMs: number; onClosed: () => void }): Promise<WarmSandbox> {
+    const launch = await launcher(process.execPath, [...SPAWN_HELPER_NODE_ARGS, '--', '--sweep-namespace']);
+    return new WarmSandbox(launch, options.idleMs, options.onClosed);
+  }
+
+  /** The run log's `sandbox` line: the per-command sandbox's, since the confinement is the same. */
+  get description(): string {
+    return this.launch.description;
+  }
+
+  /** Whether it was stopped (idle, run end, server stop); its process then ends on its own. */
+  get stopped(): boolean {
+    return this.closed;
+  }
+
+  override run(command: HelperCommand): Promise<HelperCommandResult> {
+    if (this.closed) return Promise.reject(new Error('the warm sandbox was stopped'));
+    this.disarmIdleStop();
+    return super.run(command);
+  }
+
+  /** Stops the sandbox (and every command in it) and releases its relays; it cannot be used again. */
+  override close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.disarmIdleStop();
+    super.close();
+    void this.launch.dispose().catch(() => undefined);
+    this.onClosed();
+  }
+
+  private armIdleStop(): void {
+    if (this.running > 0 || this.closed) return;
+    this.disarmIdleStop();
+    this.idleTimer = setTimeout(() => this.close(), this.idleMs);
+    // An idle sandbox never keeps the server alive.
+    this.idleTimer.unref();
+  }
+
+  private disarmIdleStop(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+}
