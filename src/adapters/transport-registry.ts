@@ -7,6 +7,7 @@ import { ClaudeAgentSdkTransport, type AskUser } from './claude-agent-sdk/claude
 import { ClaudeCodeTransport } from './claude-code/claude-code-transport.js';
 import { AcpTransport } from './acp/acp-transport.js';
 import { CodexTransport } from './codex/codex-transport.js';
+import { OpenAIImageTransport } from './openai-image/openai-image-transport.js';
 import { unavailableCapabilities, type TransportCapabilities } from './transport-capabilities.js';
 
 /** What the composition root hands every transport it builds (server-wide, never per run). */
@@ -48,6 +49,8 @@ export const TRANSPORT_FACTORIES: ReadonlyArray<(deps: TransportDependencies) =>
   (deps) => new CodexTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),
   // RLY-7: any Agent Client Protocol agent, its command per agent from CONTROL_CENTER_ACP_AGENTS.
   (deps) => new AcpTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners }),
+  // RLY-7: OpenAI's images API; the image is stored in the workspace and shown in the conversation.
+  () => new OpenAIImageTransport(),
 ];
 
 /**
