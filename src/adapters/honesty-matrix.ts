@@ -842,6 +842,29 @@ function copilotRows(): HonestyRow[] {
 }
 
 /** The honesty matrix (ADP-1) as data: served by `GET /api/honesty-matrix`, shown in docs/honesty-matrix.md. */
+const IMAGE = 'test/adapters/openai-image.test.ts > OpenAI Image transport (RLY-7)';
+const IMAGE_RUN = `${IMAGE} > generates an image: the prompt reaches the images API, the image is stored by content hash and served to the operator`;
+const IMAGE_MODES = `${IMAGE} > modes have no effect: the plan mode sends the same request (no mode words), and the capabilities tell the web to hide the picker (RLY-3)`;
+const IMAGE_HOSTILE = 'test/security/image-provider-response.test.ts > hostile images-API answers (RLY-7) > an answer that names a URL fails the run and the URL is never fetched';
+
+/** OpenAI Image: one images-API request per turn from the server; nothing runs, so most gates have nothing to gate. */
+function openAIImageRows(): HonestyRow[] {
+  const nothingRuns = (capability: HonestyCapability, detail: string): HonestyRow => row({ capability, level: 'none', detail, testedBy: IMAGE_RUN });
+  return [
+    row({ capability: 'toolSurface', level: 'enforced', detail: 'The images API is offered no tool at all: the request carries only the prompt, the model and `n: 1`.', testedBy: IMAGE_RUN }),
+    nothingRuns('shellCommands', 'Not applicable: the image model runs no commands (there is no process and no tool).'),
+    nothingRuns('fileWrites', 'Not applicable: the model writes nothing; the server stores the returned image itself, only after checking its magic bytes and size.'),
+    nothingRuns('reads', 'Not applicable: the model reads nothing of the worktree; it sees the prompt only.'),
+    nothingRuns('productTools', 'Not applicable: no product tool is offered to the image model.'),
+    nothingRuns('pushes', 'Not applicable: nothing can push.'),
+    nothingRuns('completionContract', 'No mode has an output verb here: a turn completes when one image was stored.'),
+    row({ capability: 'nativeTools', level: 'enforced', detail: 'The images API has no tools of its own that act on anything.', testedBy: IMAGE_RUN }),
+    row({ capability: 'sandbox', level: 'none', detail: 'No process runs, so nothing is sandboxed; the answer is treated as hostile instead: a URL is never fetched (only inline base64), bytes must be PNG/JPEG/WebP by magic bytes and under the size cap, else the run fails and nothing is stored.', testedBy: IMAGE_HOSTILE }),
+    row({ capability: 'modes', level: 'none', detail: 'The relay mode has no effect and is never sent; the transport declares `relayModes: none` so the web hides the mode picker for its agents (RLY-3).', testedBy: IMAGE_MODES }),
+    row({ capability: 'skills', level: 'none', detail: 'Skills do not reach the image model (the prompt is the operator’s message only).', testedBy: IMAGE_MODES }),
+  ];
+}
+
 export function honestyMatrix(): HonestyMatrix {
   return {
     adapters: [
@@ -852,6 +875,7 @@ export function honestyMatrix(): HonestyMatrix {
       { id: 'codex', label: 'OpenAI Codex', rows: [...codexRows(), skillsRow('codex')] },
       { id: 'acp', label: 'Any ACP agent', rows: [...acpRows(), skillsRow('acp')] },
       { id: 'copilot', label: 'GitHub Copilot (SDK)', rows: copilotRows() },
+      { id: 'openai-image', label: 'OpenAI Image', rows: openAIImageRows() },
     ],
   };
 }

@@ -1,9 +1,11 @@
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { getCapabilityProfile } from '../core/capability-profiles.js';
 import type { HookSession, HookSessions } from '../core/hook-sessions.js';
 import type { ModelUsage } from '../llm/model-types.js';
-import type { SandboxBackend, SandboxSpec } from '../sandbox/sandbox-spec.js';
+import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../sandbox/sandbox-spec.js';
 import { selectSandbox } from '../sandbox/select-sandbox.js';
 import type { TransportResult, TransportRunContext } from './agent-transport.js';
 
@@ -205,4 +207,118 @@ export function runnerSandboxSpec(input: {
     privateTmp: ['/tmp', input.home],
     network: input.network,
   };
+}
+
+/** What {@link withRunnerLaunch} needs from a transport: who it is and how it was configured. */
+export interface RunnerLaunchOptions {
+  context: TransportRunContext;
+  /** The runner's directory name under the workspace data directory (`codex`, `acp`, …). */
+  runner: string;
+  /** The runner as the run's error messages name it (`Codex`, `ACP agent`, …). */
+  runnerName: string;
+  /** The transport's own configuration (its constructor options). */
+  transport: { hookSessions: HookSessions; allowUnsandboxed?: boolean; hiddenPaths?: string[]; hideHome?: boolean };
+  sandboxChoice: RunnerSandboxChoice;
+  /** More directories under the run directory (`extra` in the scope, in this order). */
+  extraDirs?: string[];
+  /** When set, an error thrown by the body fails the run with `<startFailure>: <message>` instead of propagating. */
+  startFailure?: string;
+  log: (message: string, detail?: unknown) => void;
+}
+
+/** What the body of {@link withRunnerLaunch} works with. */
+export interface RunnerLaunchScope {
+  dirs: RunnerDirs & { extra: string[] };
+  session: HookSession;
+  /** The mode's worktree profile says read-only (MODE-2). */
+  readOnly: boolean;
+  /**
+   * Wraps a program in the run's OS sandbox (SEC-3 mounts, loopback network to the server and MCP)
+   * and records the sandbox on the run; without a backend (operator opt-in) returns it unchanged and
+   * records the SBX-2 fallback. Call once.
+   */
+  sandboxed(program: { command: string; args: string[]; readOnlyPaths: string[] }): Promise<{ command: string; args: string[]; wrapped: boolean }>;
+}
+
+/**
+ * The launch skeleton every external runner shares: the cancelled-before-start check, the run's
+ * directories, its hook session, the sandbox choice with the SEC-6 refusal, the sandbox wrapping, and
+ * the cleanup (session ended, sandbox disposed, scratch directory removed) however the body ends.
+ */
+export async function withRunnerLaunch(options: RunnerLaunchOptions, body: (scope: RunnerLaunchScope) => Promise<TransportResult>): Promise<TransportResult> {
+  const { context, log, transport } = options;
+  if (context.signal.aborted) return cancelledResult();
+  const readOnly = getCapabilityProfile(context.mode).worktree === 'readOnly';
+  const dirs = await makeRunnerDirs(context, options.runner, options.extraDirs);
+  const { session, end } = registerRunSession(transport.hookSessions, context, dirs.pushStagingDir, { pushOnly: true });
+  let launch: SandboxLaunch | null = null;
+  try {
+    const { backend, detail } = await options.sandboxChoice.get();
+    if (!backend && !transport.allowUnsandboxed) return unsandboxedRefusal(context, options.runnerName, detail);
+    const sandboxed: RunnerLaunchScope['sandboxed'] = async (program) => {
+      if (!backend) {
+        context.setSandbox(`none: ${detail}; ${UNSANDBOXED_OPT_IN}`);
+        return { command: program.command, args: program.args, wrapped: false };
+      }
+      launch = await backend.prepare(
+        runnerSandboxSpec({
+          context,
+          command: program.command,
+          args: program.args,
+          readOnly,
+          home: dirs.home,
+          writable: [dirs.configDir],
+          readOnlyPaths: program.readOnlyPaths,
+          ...(transport.hiddenPaths ? { hiddenPaths: transport.hiddenPaths } : {}),
+          ...(transport.hideHome !== undefined ? { hideHome: transport.hideHome } : {}),
+          network: runnerNetwork([context.serverUrl, context.mcp.url]),
+        }),
+      );
+      context.setSandbox(launch.description);
+      return { command: launch.command, args: launch.args, wrapped: true };
+    };
+    return await body({ dirs, session, readOnly, sandboxed });
+  } catch (error) {
+    if (options.startFailure === undefined) throw error;
+    return { outcome: 'failed', error: `${options.startFailure}: ${error instanceof Error ? error.message : String(error)}`, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
+  } finally {
+    end();
+    await (launch as SandboxLaunch | null)?.dispose().catch((error: unknown) => log(`${options.runner}: sandbox cleanup failed`, error));
+    await rm(dirs.runDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** How a runner process ended. */
+export interface RunnerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the process could not be spawned at all. */
+  error: Error | null;
+}
+
+/** A spawned runner process with the two things every transport watches: its end and its last stderr. */
+export interface RunnerProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** Resolves once the process exits or fails to spawn (never rejects). */
+  exited: Promise<RunnerExit>;
+  /** The last ~8 kB the process wrote to stderr (for the failure message). */
+  stderrTail(): string;
+}
+
+/** Spawns a runner in its own process group (so cancel can signal the whole tree), piping all three streams. */
+export function spawnRunnerProcess(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): RunnerProcess {
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
+  const tail: string[] = [];
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    tail.push(chunk);
+    while (tail.join('').length > 8_000) tail.shift();
+  });
+  // stdin errors (EPIPE after the runner died) surface through the exit, not as an unhandled error.
+  child.stdin.on('error', () => undefined);
+  const exited = new Promise<RunnerExit>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, signal: null, error }));
+    child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
+  });
+  return { child, exited, stderrTail: () => tail.join('') };
 }

@@ -55,6 +55,12 @@ export interface TransportCapabilities {
    * worktree's); `unfed` — the runner's own skill discovery is neither fed nor bounded by the server.
    */
   readonly skills: 'scannedOnly' | 'unfed';
+  /**
+   * RLY-3: `none` — the provider has no modes and the relay mode changes nothing it does, so the web
+   * hides the mode picker for its agents; absent or `honoured` — modes reach the provider (natively or
+   * as the RLY-8 line).
+   */
+  readonly relayModes?: 'honoured' | 'none';
 }
 
 /**

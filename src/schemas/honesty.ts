@@ -40,6 +40,7 @@ export const TransportCapabilities = z.object({
   structuralModes: z.array(ModeSchema),
   sandbox: z.boolean(),
   skills: z.enum(['scannedOnly', 'unfed']),
+  relayModes: z.enum(['honoured', 'none']).optional(),
 });
 export type TransportCapabilities = z.infer<typeof TransportCapabilities>;
 

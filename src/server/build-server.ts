@@ -15,6 +15,7 @@ import { conversationRoutes } from './routes/conversation-routes.js';
 import { shareRoutes } from './routes/share-routes.js';
 import { gitPushRoutes } from './routes/git-push-routes.js';
 import { honestyRoutes } from './routes/honesty-routes.js';
+import { imageRoutes } from './routes/image-routes.js';
 import { operationsRoutes } from './routes/operations-routes.js';
 import { hookRoutes } from './routes/hook-routes.js';
 import { modelProxyRoutes } from './routes/model-proxy-routes.js';
@@ -100,6 +101,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(gitPushRoutes(app));
   await server.register(modelProxyRoutes(app));
   await server.register(honestyRoutes(app));
+  await server.register(imageRoutes(app));
   await server.register(eventRoutes(app));
   await server.register(authRoutes(app));
   registerMcpServer(server, app);

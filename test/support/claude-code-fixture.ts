@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { AdapterId } from '../../src/schemas/agent.js';
 import type { AgentTransport } from '../../src/adapters/agent-transport.js';
 import { ClaudeCodeTransport, type ClaudeCodeTransportOptions } from '../../src/adapters/claude-code/claude-code-transport.js';
 import type { HookDecisionRecord } from '../../src/core/hook-sessions.js';
@@ -57,7 +58,7 @@ export interface ClaudeCodeFixtureOptions {
   /** Extra variables in the server's environment (what the runner must NOT inherit, for example). */
   env?: Record<string, string>;
   /** Run the agent on another transport (the relay providers): its adapter id and how to build it. */
-  adapter?: { id: 'claude-agent-sdk' | 'deepseek' | 'codex' | 'acp' | 'copilot'; transport: (app: ControlCenter, dataRoot: string) => AgentTransport };
+  adapter?: { id: Exclude<AdapterId, 'claude-code'>; transport: (app: ControlCenter, dataRoot: string) => AgentTransport };
 }
 
 function git(cwd: string, ...args: string[]): string {

@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
@@ -14,12 +13,12 @@ import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
-import type { SandboxBackend, SandboxLaunch } from '../../sandbox/sandbox-spec.js';
+import type { SandboxBackend } from '../../sandbox/sandbox-spec.js';
 import { NodeWorktree } from '../../worktree/node-worktree.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { cancelledResult, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
+import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
 import { ACP_ADAPTER_ID, ACP_CAPABILITIES } from './acp-capabilities.js';
 import { acpCommandFor, type AcpAgentCommands } from './acp-command.js';
 import { acpModeFor, relayModesByLine, type AcpSessionMode } from './acp-modes.js';
@@ -95,55 +94,29 @@ export class AcpTransport implements AgentTransport {
 
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
-    if (context.signal.aborted) return cancelledResult();
-    const readOnly = getCapabilityProfile(context.mode).worktree === 'readOnly';
     // MODE-2, RLY-9: fixed at turn start; each turn is a fresh agent process, so a change applies next turn.
     const relayMode = relayModeOf(context.mode, context.autonomy);
-    const { runDir, home, configDir, pushStagingDir } = await makeRunnerDirs(context, 'acp');
-    const { session, end } = registerRunSession(this.options.hookSessions, context, pushStagingDir, { pushOnly: true });
-    let launch: SandboxLaunch | null = null;
-    try {
-      const program = acpCommandFor(context.agent.name, this.options.commands, context.env);
-      const remotes = context.checkout?.pushRemotes ?? [];
-      const env = runnerEnvironment({
-        source: context.env,
-        home,
-        // SEC-6: an ACP agent that calls a model reaches it through the model proxy with the run token.
-        brokered: {
-          ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'anthropic'),
-          ANTHROPIC_API_KEY: context.mcp.token,
-          OPENAI_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'openai'),
-          OPENAI_API_KEY: context.mcp.token,
-        },
-        extra: withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
-      });
-      const { backend, detail } = await this.sandboxChoice.get();
-      if (!backend && !this.options.allowUnsandboxed) return unsandboxedRefusal(context, 'ACP agent', detail);
-      if (backend) {
-        launch = await backend.prepare(
-          runnerSandboxSpec({
-            context,
-            command: program.command,
-            args: program.args,
-            readOnly,
-            home,
-            writable: [configDir],
-            readOnlyPaths: [...(isAbsolute(program.command) ? [dirname(program.command)] : []), ...(this.options.programPaths ?? [])],
-            ...(this.options.hiddenPaths ? { hiddenPaths: this.options.hiddenPaths } : {}),
-            ...(this.options.hideHome !== undefined ? { hideHome: this.options.hideHome } : {}),
-            network: runnerNetwork([context.serverUrl, context.mcp.url]),
-          }),
-        );
-        context.setSandbox(launch.description);
-      } else context.setSandbox(`none: ${detail}; ${UNSANDBOXED_OPT_IN}`);
-      return await this.execute({ context, command: launch?.command ?? program.command, args: launch?.args ?? program.args, env, readOnly, relayMode, configDir, log, session });
-    } catch (error) {
-      return { outcome: 'failed', error: `The ACP agent could not start: ${error instanceof Error ? error.message : String(error)}`, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
-    } finally {
-      end();
-      await launch?.dispose().catch((error: unknown) => log('acp: sandbox cleanup failed', error));
-      await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
-    }
+    return withRunnerLaunch(
+      { context, transport: this.options, sandboxChoice: this.sandboxChoice, runner: 'acp', runnerName: 'ACP agent', startFailure: 'The ACP agent could not start', log },
+      async ({ dirs, session, readOnly, sandboxed }) => {
+        const program = acpCommandFor(context.agent.name, this.options.commands, context.env);
+        const remotes = context.checkout?.pushRemotes ?? [];
+        const env = runnerEnvironment({
+          source: context.env,
+          home: dirs.home,
+          // SEC-6: an ACP agent that calls a model reaches it through the model proxy with the run token.
+          brokered: {
+            ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'anthropic'),
+            ANTHROPIC_API_KEY: context.mcp.token,
+            OPENAI_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'openai'),
+            OPENAI_API_KEY: context.mcp.token,
+          },
+          extra: withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
+        });
+        const launched = await sandboxed({ ...program, readOnlyPaths: [...(isAbsolute(program.command) ? [dirname(program.command)] : []), ...(this.options.programPaths ?? [])] });
+        return this.execute({ context, command: launched.command, args: launched.args, env, readOnly, relayMode, configDir: dirs.configDir, log, session });
+      },
+    );
   }
 
   private async execute(input: {
@@ -159,20 +132,8 @@ export class AcpTransport implements AgentTransport {
   }): Promise<TransportResult> {
     const { context, log, readOnly } = input;
     const usage = emptyUsage();
-    const child = spawn(input.command, input.args, { cwd: context.worktreePath, env: input.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
+    const { child, exited, stderrTail } = spawnRunnerProcess(input.command, input.args, { cwd: context.worktreePath, env: input.env });
     if (child.pid !== undefined) this.options.onSpawn?.(child.pid);
-    const stderrTail: string[] = [];
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      stderrTail.push(chunk);
-      while (stderrTail.join('').length > 8_000) stderrTail.shift();
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }>((resolve) => {
-      child.once('error', (error) => resolve({ code: null, signal: null, error }));
-      child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
-    });
-    // stdin errors (EPIPE after the agent died) surface through the exit, not as an unhandled error.
-    child.stdin.on('error', () => undefined);
 
     const worktree = new NodeWorktree(context.worktreePath);
     const calls = new Map<string, { call: ToolCallBlock; started: number }>();
@@ -401,7 +362,7 @@ export class AcpTransport implements AgentTransport {
     }
     if (cancelled || stopReason === 'cancelled') return { outcome: 'cancelled', error: null, deliverableFailed: false, usage, costUsd: null, finalText };
     if (failure || stopReason === null) {
-      const stderr = stderrTail.join('').trim();
+      const stderr = stderrTail().trim();
       const how = exit ? `exit ${exit.error?.message ?? exit.signal ?? exit.code}` : 'still running';
       return { outcome: 'failed', error: `The ACP agent ended without finishing the turn (${how})${failure ? `: ${failure}` : ''}${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`, deliverableFailed: false, usage, costUsd: null, finalText };
     }

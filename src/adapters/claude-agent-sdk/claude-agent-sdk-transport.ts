@@ -1,19 +1,17 @@
-import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { query, type CanUseTool, type HookCallback, type PermissionResult, type SDKUserMessage, type SpawnedProcess, type SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { HookDecisionRecord, HookSession, HookSessions } from '../../core/hook-sessions.js';
-import { cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
+import { claudeSessionExists, emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerExit } from '../runner-setup.js';
 import { relayModeOf } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
-import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/sandbox-spec.js';
+import type { SandboxBackend } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { MCP_SERVER_NAME, mcpToolName } from '../claude-code/claude-code-args.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
@@ -158,7 +156,6 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
 
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
-    if (context.signal.aborted) return cancelledResult();
     const profile = getCapabilityProfile(context.mode);
     const readOnly = profile.worktree === 'readOnly';
     // MODE-2, RLY-9: the relay mode is fixed when the turn starts; each turn is a fresh process, so
@@ -169,38 +166,36 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
     const contract = buildCompletionContract(profile);
     const verb = contract && surfaced.includes(contract.outputVerb) ? contract.outputVerb : null;
 
-    const { runDir, home, configDir, pushStagingDir } = await makeRunnerDirs(context, RUNNER_FOLDER);
     const remotes = context.checkout?.pushRemotes ?? [];
     // The hook route serves only the Claude Code CLI's script; this runner's hook is in-process.
-    const { session, end } = registerRunSession(this.options.hookSessions, context, pushStagingDir, { pushOnly: true });
-    let launch: SandboxLaunch | null = null;
-    try {
-      const env = runnerEnvironment({
-        source: context.env,
-        home,
-        brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, this.backendOf.provider), ANTHROPIC_API_KEY: context.mcp.token },
-        extra: {
-          CLAUDE_CONFIG_DIR: configDir,
-          CLAUDE_AGENT_SDK_CLIENT_APP: 'control-center',
-          // DeepSeek: the engine's background and alias models are DeepSeek's too (no Claude model id
-          // ever reaches an endpoint that does not serve it).
-          ...(this.backendOf.defaultModel ? modelAliases(context.agent.modelId ?? this.backendOf.defaultModel) : {}),
-          ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
-          // Claude Code refuses its bypass mode as root unless told it is sandboxed; the host never
-          // asks for bypass (it would skip canUseTool), but the SDK's own checks read this too.
-          ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
-        },
-      });
-      const { backend, detail } = await this.sandboxChoice.get();
-      if (!backend && !this.options.allowUnsandboxed) return unsandboxedRefusal(context, 'Claude Agent SDK', detail);
-      if (!backend) context.setSandbox(`none: ${detail}; ${UNSANDBOXED_OPT_IN}`);
-      const resume = context.previousSessionId && (await claudeSessionExists(configDir, context.previousSessionId)) ? context.previousSessionId : null;
-      return await this.execute({ context, env, readOnly, relayModeSentences: modeOptions.sentences, permissionMode: modeOptions.permissionMode, surfaced, verb, contract, session, resume, configDir, home, backend, setLaunch: (value) => (launch = value), log });
-    } finally {
-      end();
-      await (launch as SandboxLaunch | null)?.dispose().catch((error: unknown) => log('claude-agent-sdk: sandbox cleanup failed', error));
-      await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
-    }
+    return withRunnerLaunch(
+      { context, transport: this.options, sandboxChoice: this.sandboxChoice, runner: 'claude-agent-sdk', runnerName: 'Claude Agent SDK', log },
+      async ({ dirs, session, sandboxed }) => {
+        const { home, configDir } = dirs;
+        const env = runnerEnvironment({
+          source: context.env,
+          home,
+          brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, this.backendOf.provider), ANTHROPIC_API_KEY: context.mcp.token },
+          extra: {
+            CLAUDE_CONFIG_DIR: configDir,
+            CLAUDE_AGENT_SDK_CLIENT_APP: 'control-center',
+            // DeepSeek: the engine's background and alias models are DeepSeek's too (no Claude model id
+            // ever reaches an endpoint that does not serve it).
+            ...(this.backendOf.defaultModel ? modelAliases(context.agent.modelId ?? this.backendOf.defaultModel) : {}),
+            ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
+            // Claude Code refuses its bypass mode as root unless told it is sandboxed; the host never
+            // asks for bypass (it would skip canUseTool), but the SDK's own checks read this too.
+            ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+          },
+        });
+        // The SDK's argv is known only at spawn time, so the sandbox is prepared around a launcher that
+        // execs the argv it is given; the mounts and network come from this run's record alone (SEC-3).
+        const launcher = await sandboxed({ command: '/bin/sh', args: ['-c', 'exec "$@"', 'sh'], readOnlyPaths: [...sdkExposedPaths(), ...(existsSync(this.skillsTarget(context).dir) ? [this.skillsTarget(context).dir] : [])] });
+        const wrap = launcher.wrapped ? launcher : null;
+        const resume = context.previousSessionId && (await claudeSessionExists(configDir, context.previousSessionId)) ? context.previousSessionId : null;
+        return this.execute({ context, env, readOnly, relayModeSentences: modeOptions.sentences, permissionMode: modeOptions.permissionMode, surfaced, verb, contract, session, resume, wrap, log });
+      },
+    );
   }
 
   private async execute(input: {
@@ -214,10 +209,8 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
     contract: ReturnType<typeof buildCompletionContract>;
     session: HookSession;
     resume: string | null;
-    configDir: string;
-    home: string;
-    backend: SandboxBackend | null;
-    setLaunch: (launch: SandboxLaunch) => void;
+    /** The sandbox launcher the SDK's argv is appended to; null when the run is unsandboxed (operator opt-in). */
+    wrap: { command: string; args: string[] } | null;
     log: (message: string, detail?: unknown) => void;
   }): Promise<TransportResult> {
     const { context, session, log, verb, contract } = input;
@@ -315,31 +308,20 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
     };
     context.signal.addEventListener('abort', onAbort, { once: true });
 
-    const stderrTail: string[] = [];
-    let processExit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | null = null;
-    let launch: SandboxLaunch | null = null;
-    if (input.backend) {
-      // The SDK's argv is known only at spawn time, so the sandbox is prepared around a launcher that
-      // execs the argv it is given; the mounts and network come from this run's record alone (SEC-3).
-      launch = await input.backend.prepare(this.sandboxSpec(context, { command: '/bin/sh', args: ['-c', 'exec "$@"', 'sh'] }, input));
-      input.setLaunch(launch);
-      context.setSandbox(launch.description);
-    }
+    let stderrTail = (): string => '';
+    let processExit: Promise<RunnerExit> | null = null;
+    const launch = input.wrap;
     const spawnProcess = (options: SpawnOptions): SpawnedProcess => {
       const command = launch ? launch.command : options.command;
       const args = launch ? [...launch.args, options.command, ...options.args] : options.args;
-      const child = spawn(command, args, { cwd: options.cwd ?? context.worktreePath, env: options.env as NodeJS.ProcessEnv, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-      if (child.pid !== undefined) {
-        childPid = child.pid;
-        this.options.onSpawn?.(child.pid);
+      const spawned = spawnRunnerProcess(command, args, { cwd: options.cwd ?? context.worktreePath, env: options.env as NodeJS.ProcessEnv });
+      if (spawned.child.pid !== undefined) {
+        childPid = spawned.child.pid;
+        this.options.onSpawn?.(spawned.child.pid);
       }
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (chunk: string) => {
-        stderrTail.push(chunk);
-        while (stderrTail.join('').length > 8_000) stderrTail.shift();
-      });
-      processExit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-      return child;
+      stderrTail = spawned.stderrTail;
+      processExit = spawned.exited;
+      return spawned.child;
     };
     const executable = this.options.claudePath;
     // SKL-5: with no setting sources the engine reads no skills folder of the worktree; the scanned set
@@ -431,7 +413,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
       inputQueue.close();
       context.signal.removeEventListener('abort', onAbort);
     }
-    const exited = processExit as Promise<{ code: number | null; signal: NodeJS.Signals | null }> | null;
+    const exited = processExit as Promise<RunnerExit> | null;
     const exit = exited ? await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5_000).unref())]) : null;
     if (childPid !== null) await signalProcessTree(childPid, 'SIGKILL', []);
 
@@ -442,7 +424,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
     const finalText = result?.text || translator.lastText;
     if (cancelled) return { outcome: 'cancelled', error: null, deliverableFailed: false, usage, costUsd, finalText };
     if (!result || failure) {
-      const stderr = stderrTail.join('').trim();
+      const stderr = stderrTail().trim();
       const how = exit ? `exit ${exit.code ?? exit.signal}` : 'no exit status';
       return {
         outcome: 'failed',
@@ -457,22 +439,6 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
       return { outcome: 'failed', error: `The Claude Agent SDK reported ${result.subtype}: ${result.text || 'no detail'}`, deliverableFailed: false, usage, costUsd, finalText };
     }
     return { outcome: 'completed', error: null, deliverableFailed: Boolean(contract && verb && !translator.verbDelivered), usage, costUsd, finalText };
-  }
-
-  /** Mounts and network for the runner, from the run's record only (SEC-3), like the Claude Code CLI's. */
-  private sandboxSpec(context: TransportRunContext, launcher: { command: string; args: string[] }, input: { readOnly: boolean; configDir: string; home: string }): SandboxSpec {
-    return runnerSandboxSpec({
-      context,
-      command: launcher.command,
-      args: launcher.args,
-      readOnly: input.readOnly,
-      home: input.home,
-      writable: [input.configDir],
-      readOnlyPaths: [...sdkExposedPaths(), ...(existsSync(this.skillsTarget(context).dir) ? [this.skillsTarget(context).dir] : [])],
-      ...(this.options.hiddenPaths ? { hiddenPaths: this.options.hiddenPaths } : {}),
-      ...(this.options.hideHome !== undefined ? { hideHome: this.options.hideHome } : {}),
-      network: runnerNetwork([context.serverUrl, context.mcp.url]),
-    });
   }
 }
 

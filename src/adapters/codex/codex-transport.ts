@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
@@ -11,11 +10,11 @@ import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
-import type { SandboxBackend, SandboxLaunch } from '../../sandbox/sandbox-spec.js';
+import type { SandboxBackend } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { cancelledResult, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
+import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
 import { resolveCodexBinary } from './codex-binary.js';
 import { CODEX_ADAPTER_ID, CODEX_CAPABILITIES } from './codex-capabilities.js';
 import { codexConfigToml, CODEX_TOKEN_VARIABLE } from './codex-config.js';
@@ -87,63 +86,37 @@ export class CodexTransport implements AgentTransport {
 
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
-    if (context.signal.aborted) return cancelledResult();
-    const readOnly = getCapabilityProfile(context.mode).worktree === 'readOnly';
     // MODE-2, RLY-9: fixed at turn start; each turn is a fresh app-server, so a change applies next turn.
     const relayMode = relayModeOf(context.mode, context.autonomy);
-    const { runDir, home, configDir, pushStagingDir, extra } = await makeRunnerDirs(context, 'codex', ['bin']);
-    const binDir = extra[0]!;
-    const { session, end } = registerRunSession(this.options.hookSessions, context, pushStagingDir, { pushOnly: true });
-    let launch: SandboxLaunch | null = null;
-    try {
-      const codex = resolveCodexBinary(context.env);
-      // Codex's own sandbox re-executes the binary as `codex-linux-sandbox`; the alias lives in a
-      // server-owned directory (Codex refuses to make it under a temporary directory itself).
-      await symlink(codex.binary, join(binDir, 'codex-linux-sandbox')).catch(() => undefined);
-      const model = context.agent.modelId ?? DEFAULT_CODEX_MODEL;
-      await mkdir(configDir, { recursive: true, mode: 0o700 });
-      await writeFile(join(configDir, 'config.toml'), codexConfigToml({ model, modelBaseUrl: modelProxyBaseUrl(context.serverUrl, 'openai'), mcpUrl: context.mcp.url }), { mode: 0o600 });
-      const remotes = context.checkout?.pushRemotes ?? [];
-      const env = runnerEnvironment({
-        source: context.env,
-        home,
-        passThrough: [],
-        // SEC-6: the model proxy's run token, never a real key; the same token opens the MCP server.
-        brokered: { [CODEX_TOKEN_VARIABLE]: context.mcp.token },
-        extra: {
-          CODEX_HOME: configDir,
-          PATH: [binDir, codex.pathDir, context.env.PATH ?? process.env.PATH ?? '/usr/bin:/bin'].filter(Boolean).join(':'),
-          ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
-        },
-      });
-      const { backend, detail } = await this.sandboxChoice.get();
-      if (!backend && !this.options.allowUnsandboxed) return unsandboxedRefusal(context, 'Codex', detail);
-      const args = ['app-server', '--listen', 'stdio://'];
-      if (backend) {
-        launch = await backend.prepare(
-          runnerSandboxSpec({
-            context,
-            command: codex.binary,
-            args,
-            readOnly,
-            home,
-            writable: [configDir],
-            readOnlyPaths: [binDir, codex.packageDir, dirname(codex.binary)],
-            ...(this.options.hiddenPaths ? { hiddenPaths: this.options.hiddenPaths } : {}),
-            ...(this.options.hideHome !== undefined ? { hideHome: this.options.hideHome } : {}),
-            network: runnerNetwork([context.serverUrl, context.mcp.url]),
-          }),
-        );
-        context.setSandbox(launch.description);
-      } else context.setSandbox(`none: ${detail}; ${UNSANDBOXED_OPT_IN}`);
-      return await this.execute({ context, command: launch?.command ?? codex.binary, args: launch?.args ?? args, env, readOnly, relayMode, model, log, session });
-    } catch (error) {
-      return { outcome: 'failed', error: `The Codex runner could not start: ${error instanceof Error ? error.message : String(error)}`, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
-    } finally {
-      end();
-      await launch?.dispose().catch((error: unknown) => log('codex: sandbox cleanup failed', error));
-      await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
-    }
+    return withRunnerLaunch(
+      { context, transport: this.options, sandboxChoice: this.sandboxChoice, runner: 'codex', runnerName: 'Codex', extraDirs: ['bin'], startFailure: 'The Codex runner could not start', log },
+      async ({ dirs, session, readOnly, sandboxed }) => {
+        const { home, configDir } = dirs;
+        const binDir = dirs.extra[0]!;
+        const codex = resolveCodexBinary(context.env);
+        // Codex's own sandbox re-executes the binary as `codex-linux-sandbox`; the alias lives in a
+        // server-owned directory (Codex refuses to make it under a temporary directory itself).
+        await symlink(codex.binary, join(binDir, 'codex-linux-sandbox')).catch(() => undefined);
+        const model = context.agent.modelId ?? DEFAULT_CODEX_MODEL;
+        await mkdir(configDir, { recursive: true, mode: 0o700 });
+        await writeFile(join(configDir, 'config.toml'), codexConfigToml({ model, modelBaseUrl: modelProxyBaseUrl(context.serverUrl, 'openai'), mcpUrl: context.mcp.url }), { mode: 0o600 });
+        const remotes = context.checkout?.pushRemotes ?? [];
+        const env = runnerEnvironment({
+          source: context.env,
+          home,
+          passThrough: [],
+          // SEC-6: the model proxy's run token, never a real key; the same token opens the MCP server.
+          brokered: { [CODEX_TOKEN_VARIABLE]: context.mcp.token },
+          extra: {
+            CODEX_HOME: configDir,
+            PATH: [binDir, codex.pathDir, context.env.PATH ?? process.env.PATH ?? '/usr/bin:/bin'].filter(Boolean).join(':'),
+            ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
+          },
+        });
+        const program = await sandboxed({ command: codex.binary, args: ['app-server', '--listen', 'stdio://'], readOnlyPaths: [binDir, codex.packageDir, dirname(codex.binary)] });
+        return this.execute({ context, command: program.command, args: program.args, env, readOnly, relayMode, model, log, session });
+      },
+    );
   }
 
   private async execute(input: {
@@ -163,18 +136,8 @@ export class CodexTransport implements AgentTransport {
       log(`codex: ${message}`, line);
       context.emit({ type: 'protocol_error', source: 'codex', message, ...(line !== undefined ? { line } : {}) });
     };
-    const child = spawn(input.command, input.args, { cwd: context.worktreePath, env: input.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const { child, exited, stderrTail } = spawnRunnerProcess(input.command, input.args, { cwd: context.worktreePath, env: input.env });
     if (child.pid !== undefined) this.options.onSpawn?.(child.pid);
-    const stderrTail: string[] = [];
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      stderrTail.push(chunk);
-      while (stderrTail.join('').length > 8_000) stderrTail.shift();
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: Error | null }>((resolve) => {
-      child.once('error', (error) => resolve({ code: null, signal: null, error }));
-      child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
-    });
 
     // Items Codex started this turn: commands and patches, by id (an approval request names only the id).
     const items = new Map<string, { call: ToolCallBlock; started: number; changes: string[] }>();
@@ -382,7 +345,7 @@ export class CodexTransport implements AgentTransport {
     if (cancelled) return { outcome: 'cancelled', error: null, deliverableFailed: false, usage, costUsd: null, finalText };
     const done = turnDone as { status: string; error: string | null } | null;
     if (!done || failure) {
-      const stderr = stderrTail.join('').trim();
+      const stderr = stderrTail().trim();
       const how = exit ? `exit ${exit.error?.message ?? exit.code ?? exit.signal}` : 'still running';
       return { outcome: 'failed', error: `The Codex runner ended without finishing the turn (${how})${failure ? `: ${failure}` : ''}${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`, deliverableFailed: false, usage, costUsd: null, finalText };
     }

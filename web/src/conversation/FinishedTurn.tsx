@@ -5,6 +5,7 @@ import type { Approval, RunDetail, ToolCallRecord } from '../api/types';
 import { scopeWord } from '../ui/words';
 import { itemsFromToolCalls } from './RunBlocks';
 import { TurnItems } from './TurnItems';
+import { ReplyText } from './ReplyText';
 
 const time = (iso: string) => new Date(iso).toLocaleTimeString();
 
@@ -82,7 +83,7 @@ export function FinishedTurn({ ws, runId, conversationId, replyText }: { ws: str
   return (
     <div className="finished-turn" data-testid="finished-turn">
       {built && built.items.length > 0 ? <TurnItems items={built.items} streaming={false} annotate={annotate} /> : null}
-      <div className="message-body">{replyText}</div>
+      <ReplyText ws={ws} text={replyText} />
     </div>
   );
 }
