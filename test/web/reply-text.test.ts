@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generatedImageOf } from '../../web/src/conversation/ReplyText.js';
+import { generatedImageOf } from '../../web/src/conversation/generated-image.js';
 
 /** RLY-7 (OpenAI Image): which reply lines the conversation shows as a stored image, and which stay text. */
 describe('generated image lines', () => {
