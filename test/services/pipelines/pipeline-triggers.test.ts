@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
+import { makeReviewRepo } from '../../support/review-repo.js';
 import { reply } from '../../support/scripted-reply.js';
 
 let fixture: HarnessFixture | null = null;
@@ -88,6 +89,42 @@ describe('pipeline triggers and file authoring (PIPE-1)', () => {
     expect(runs[0]).toMatchObject({ status: 'completed', trigger: { type: 'event', payload: { event: 'ticket.done', data: { id: ticket.id, status: 'done' } } } });
     const run = (await f.server.api('GET', `${base}/pipeline-runs/${runs[0].id}`)).body;
     expect(run.nodes[0].output).toEqual({ value: true });
+  });
+
+  it('a review.finalized event trigger starts a run when a review verdict is published, with the review as payload', async () => {
+    fixture = await startHarnessFixture({ operatorConnected: false });
+    const f = fixture;
+    const base = `/api/workspaces/${f.workspaceId}`;
+    const made = await makeReviewRepo();
+    try {
+      const created = await f.server.api('POST', `${base}/pipelines`, {
+        name: 'on-verdict',
+        triggers: [{ type: 'event', event: 'review.finalized' }],
+        nodes: [{ key: 'seen', type: 'condition', expression: '{{trigger.data.verdict.verdict}} == "block"' }],
+      });
+      expect(created.status).toBe(201);
+      const opened = await f.server.api('POST', `${base}/reviews`, { repoPath: made.repo, base: 'main', head: 'feature', title: 'Add triple()' });
+      expect(opened.status).toBe(201);
+      const review = opened.body.review;
+      // Opening a review and recording a finding publish nothing the trigger listens to.
+      const finding = await f.server.api('POST', `${base}/reviews/${review.id}/findings`, { type: 'bug', priority: 'P0', confidence: 0.9, body: 'add() subtracts', anchor: { path: 'src/math.js', startLine: 3, endLine: 3 } });
+      expect(finding.status).toBe(201);
+      expect((await f.server.api('GET', `${base}/pipelines/${created.body.pipeline.id}/runs`)).body.runs).toEqual([]);
+      expect((await f.server.api('POST', `${base}/reviews/${review.id}/finalize`, { headline: 'add() is broken' })).status).toBe(200);
+      const runs = await poll(
+        async () => (await f.server.api('GET', `${base}/pipelines/${created.body.pipeline.id}/runs`)).body.runs,
+        (list) => list.length === 1 && list[0].status !== 'running',
+      );
+      expect(runs[0]).toMatchObject({ status: 'completed', trigger: { type: 'event', payload: { event: 'review.finalized', data: { id: review.id } } } });
+      const run = (await f.server.api('GET', `${base}/pipeline-runs/${runs[0].id}`)).body;
+      expect(run.nodes[0].output).toEqual({ value: true });
+      // Publishing the verdict again is the same subject: one review starts one run per trigger.
+      expect((await f.server.api('POST', `${base}/reviews/${review.id}/finalize`, { headline: 'still broken' })).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await f.server.api('GET', `${base}/pipelines/${created.body.pipeline.id}/runs`)).body.runs).toHaveLength(1);
+    } finally {
+      await rm(made.repo, { recursive: true, force: true });
+    }
   });
 
   it('JSON and YAML files in the workspace become pipelines; a broken file is reported with its nodes and stored nowhere', async () => {
