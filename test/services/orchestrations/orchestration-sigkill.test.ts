@@ -157,5 +157,5 @@ describe('an orchestration survives a SIGKILL of the server mid-pipeline (ORC-4,
       ['Build on it', 'failed'],
       ['Lay the groundwork', 'done'],
     ]);
-  });
+  }, 180_000); // two server start-ups and an orchestration: far more than the 30 s default on a loaded machine
 });
