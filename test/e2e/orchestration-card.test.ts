@@ -1,12 +1,13 @@
 /**
  * Browser test of the orchestration proposal card (ORC-1..3, UI): roles as an org chart with the hire
  * marked, the sub-ticket tree, budget and estimates, the diff from the previous revision, and the
- * operator approving a dependency-closed subset from the card.
+ * operator approving a dependency-closed subset from the card, or rejecting it with a reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { RecordingLauncher, validProposal } from '../support/orchestration-fixtures.js';
+import { reply } from '../support/scripted-reply.js';
 import type { TestServer } from '../support/test-server.js';
 
 let suite: LiveAppSuite | undefined;
@@ -82,5 +83,40 @@ describe('web app: the orchestration proposal card (ORC-1..3)', () => {
     expect((await server.api('GET', `/api/workspaces/${ws}/agents`)).body.agents.some((agent: any) => agent.name === 'docs-writer')).toBe(false);
     await card.getByRole('button', { name: 'Cancel orchestration' }).waitFor();
     await ui.screenshot('orchestration-card-executing');
+  }, 120_000);
+
+  it('rejecting from the card with a reason closes the proposal, hires nothing, and wakes the orchestrator with the reason', async () => {
+    const app = server.running.app;
+    const space = (await server.api('POST', `/api/workspaces/${ws}/spaces`, { name: 'Search', mode: 'orchestrate' })).body;
+    const conversation = (await server.api('POST', `/api/workspaces/${ws}/spaces/${space.id}/conversations`, { title: 'Search revamp' })).body;
+    const lead = (await server.api('GET', `/api/workspaces/${ws}/agents`)).body.agents[0];
+    const proposed = await app.orchestrations.propose({
+      workspaceId: ws, conversationId: conversation.id, spaceId: space.id, agentId: lead.id, runId: null,
+      proposal: { ...validProposal(lead.id, 'search-writer'), goal: 'Revamp the search page' },
+    });
+    expect(proposed.ok).toBe(true);
+    // The orchestrator's woken turn: it must be told the reason.
+    const woken = suite!.model.scriptFor('rejected your orchestration proposal', reply().text('Understood: I will propose two roles instead.'));
+
+    const { page } = ui;
+    await page.goto(`${server.url}/w/${ws}/c/${conversation.id}`);
+    const card = page.getByTestId('orchestration-card');
+    await card.waitFor({ timeout: 15_000 });
+    await card.getByRole('button', { name: 'Reject…' }).click();
+    await card.getByLabel('Reason for rejecting').fill('Too many roles for a search page');
+    await card.getByRole('button', { name: 'Reject', exact: true }).click();
+    await expect.poll(async () => (await card.locator('.badge').first().textContent()) ?? '', { timeout: 15_000 }).toBe('rejected');
+    // A rejected proposal offers no decision any more.
+    expect(await card.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
+    expect(await card.getByRole('button', { name: 'Reject…' }).count()).toBe(0);
+
+    const stored = (await server.api('GET', `/api/workspaces/${ws}/orchestrations?conversationId=${conversation.id}`)).body.orchestrations[0];
+    expect(stored).toMatchObject({ status: 'rejected', reason: 'Too many roles for a search page', pipelineRunId: null, members: [] });
+    expect((await server.api('GET', `/api/workspaces/${ws}/agents`)).body.agents.some((agent: any) => agent.name === 'search-writer')).toBe(false);
+    // The orchestrator was woken in its conversation with the reason, and its answer shows there.
+    await expect.poll(() => woken.requests.length, { timeout: 15_000 }).toBe(1);
+    expect(woken.requests[0]!.allText).toContain('Too many roles for a search page');
+    await page.getByText('Understood: I will propose two roles instead.').waitFor({ timeout: 15_000 });
+    await ui.screenshot('orchestration-card-rejected');
   }, 120_000);
 });
