@@ -48,6 +48,14 @@ describe('web app: pipelines (PIPE-1)', () => {
     for (const word of ['manual', 'schedule 30 2 * * 1-5', 'webhook', 'on ticket.done']) expect(triggers).toContain(word);
     expect(await item.textContent()).toContain('API');
     expect(await item.getByTestId('pipeline-last-runs').textContent()).toContain('No runs yet.');
+    // MODE-5: a room mode that is not exactly chat|review|plan is shown as the validator's warning on its node.
+    const roomy = await api('POST', '/pipelines', { name: 'Odd room', nodes: [{ key: 'room', type: 'messaging.createSpace', name: 'Room', extras: { mode: 'orchestrate' } }] });
+    expect(roomy.status).toBe(201);
+    await page.reload();
+    const warned = page.locator(`[data-testid="pipeline-item"][data-pipeline-id="${roomy.body.pipeline.id}"] .pipeline-warnings`);
+    await warned.waitFor({ timeout: 15_000 });
+    expect(await warned.textContent()).toMatch(/node room: extras\.mode "orchestrate" is not exactly one of chat, review, plan: it is ignored and the room opens in review/);
+    expect(await item.locator('.pipeline-warnings').count()).toBe(0);
 
     // Start it from the list: the run appears among the last runs.
     await item.getByRole('button', { name: 'Run now' }).click();
