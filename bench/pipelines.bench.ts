@@ -5,7 +5,8 @@
  * node state rows, dependants enqueued — on a real workspace SQLite file; and resume after a restart
  * with 1,000 runs in flight: `recover()` time (releasing abandoned jobs, re-pumping) and the time
  * until every one of those runs has completed. The host's load average is printed: on a shared
- * 2-core machine wall-clock figures are inflated by contention.
+ * 2-core machine wall-clock figures are inflated by contention, so each phase also reports the
+ * process's own CPU time (user + system, `process.cpuUsage`) — what the engine costs, whatever the load.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -44,6 +45,12 @@ async function waitUntil(check: () => Promise<boolean>, timeoutMs: number): Prom
   }
 }
 
+/** CPU seconds (user + system) this process used since `start`. */
+function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e6;
+}
+
 async function countRunning(app: ControlCenter, workspaceId: string): Promise<number> {
   const db = (await app.workspaces.handle(workspaceId)).database.db;
   const row = await db.selectFrom('pipeline_runs').select((eb) => eb.fn.countAll<number>().as('count')).where('status', '=', 'running').executeTakeFirstOrThrow();
@@ -61,14 +68,17 @@ export default async function pipelinesBench(): Promise<BenchFigure[]> {
 
     const definition = noopDag(10_000);
     const started = performance.now();
+    const cpuStarted = process.cpuUsage();
     const { runId } = await app.pipelineEngine.start({ workspaceId: workspace.id, definition });
     // Polls the status column only: reading the whole 10k-node run view would compete with the engine.
     await waitUntil(async () => (await countRunning(app, workspace.id)) === 0, 1_200_000);
     const seconds = (performance.now() - started) / 1000;
+    const cpuSeconds = cpuSecondsSince(cpuStarted);
     const run = await app.pipelines.getRun(workspace.id, runId);
     if (run.status !== 'completed') throw new Error(`the no-op run ended ${run.status}`);
     figures.push({ metric: 'noop_10k_nodes_throughput', value: 10_000 / seconds, unit: 'nodes/s' });
     figures.push({ metric: 'noop_10k_nodes_total', value: seconds * 1000, unit: 'ms' });
+    figures.push({ metric: 'noop_10k_nodes_per_cpu_second', value: 10_000 / cpuSeconds, unit: 'nodes/cpu-s' });
 
     // 1,000 runs of a 3-node chain in flight when the process stops. Started through an engine that
     // claims nothing (concurrency 0) on a reopened app that was not recovered, so no run can finish
@@ -92,13 +102,18 @@ export default async function pipelinesBench(): Promise<BenchFigure[]> {
     const inFlight = await countRunning(app, workspace.id);
     if (inFlight !== IN_FLIGHT) throw new Error(`expected ${IN_FLIGHT} runs in flight after the reopen, found ${inFlight}`);
     const resumeStart = performance.now();
+    const resumeCpu = process.cpuUsage();
     await app.recover();
     const recoverMs = performance.now() - resumeStart;
+    const recoverCpuMs = cpuSecondsSince(resumeCpu) * 1000;
     await waitUntil(async () => (await countRunning(app, workspace.id)) === 0, 600_000);
     const drainMs = performance.now() - resumeStart;
+    const drainCpuMs = cpuSecondsSince(resumeCpu) * 1000;
     figures.push({ metric: 'resume_in_flight_runs', value: inFlight, unit: 'runs' });
     figures.push({ metric: 'resume_recover_call', value: recoverMs, unit: 'ms' });
     figures.push({ metric: 'resume_until_all_completed', value: drainMs, unit: 'ms' });
+    figures.push({ metric: 'resume_recover_call_cpu', value: recoverCpuMs, unit: 'cpu-ms' });
+    figures.push({ metric: 'resume_until_all_completed_cpu', value: drainCpuMs, unit: 'cpu-ms' });
     await app.close();
   } finally {
     await rm(dataRoot, { recursive: true, force: true });
