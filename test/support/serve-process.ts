@@ -16,7 +16,14 @@ export interface ServeProcess {
 
 /** Starts `serve` on port 0 with `env` added to this process's environment; resolves once it listens. */
 export async function startServeProcess(env: Record<string, string>, extraArgs: string[] = []): Promise<ServeProcess> {
-  const dataRoot = await makeDataRoot();
+  return startServeOn(await makeDataRoot(), env, extraArgs);
+}
+
+/**
+ * `serve` on an existing data root — a restart after a kill starts a second process on the first one's
+ * root. `stop()` still removes the root.
+ */
+export async function startServeOn(dataRoot: string, env: Readonly<Record<string, string>>, extraArgs: string[] = []): Promise<ServeProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataRoot, ...extraArgs], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

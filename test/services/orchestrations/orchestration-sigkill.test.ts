@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../support/scripted-model-server.js';
 import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
 import { SYNTHESIS_SCHEMA } from '../../support/orchestration-fixtures.js';
-import { makeDataRoot } from '../../support/test-server.js';
+import { startServeOn, startServeProcess, type ServeProcess } from '../../support/serve-process.js';
+import { waitFor } from '../../support/wait-for.js';
 
 /**
  * Issue 13's "kill the server mid-run and it resumes without re-running completed side effects",
@@ -14,69 +12,14 @@ import { makeDataRoot } from '../../support/test-server.js';
  * started on the same data root.
  */
 
-interface Serve {
-  child: ChildProcess;
-  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
-}
-
 let model: ScriptedModelServer | null = null;
-let dataRoot: string | null = null;
-const children: ChildProcess[] = [];
+let server: ServeProcess | null = null;
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  }
+  await server?.stop();
+  server = null;
   await model?.close();
   model = null;
-  if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
-  dataRoot = null;
 });
-
-/** `control-center serve` on `root`, its model being the scripted model server; resolves once it listens. */
-async function serve(root: string, env: Readonly<Record<string, string>>): Promise<Serve> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', root], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match && output.includes('curl')) resolve(match[1]!);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${output}`)));
-  });
-  const token = (await readFile(join(root, 'operator-token'), 'utf8')).trim();
-  return {
-    child,
-    async api(method, path, body) {
-      const response = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : null };
-    },
-  };
-}
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** The header the `ticketWork` executor puts before a ticket's prompt: it names exactly one ticket. */
 const ticketRequest = (title: string) => (request: ScriptedRequest) => request.allText.includes(`Ticket ${title}\n`);
@@ -84,15 +27,16 @@ const ticketRequest = (title: string) => (request: ScriptedRequest) => request.a
 describe('an orchestration survives a SIGKILL of the server mid-pipeline (ORC-4, PIPE-1)', () => {
   it('after a restart the completed ticket and the hire are not redone; the ticket in flight is not started twice', async () => {
     model = await startScriptedModelServer();
-    dataRoot = await makeDataRoot();
-    let server = await serve(dataRoot, model.providerEnv);
-    const workspace = (await server.api('POST', '/api/workspaces', { name: 'Killed' })).body;
+    let current = await startServeProcess({ ...model.providerEnv });
+    server = current;
+    const { dataRoot } = current;
+    const workspace = (await current.api('POST', '/api/workspaces', { name: 'Killed' })).body;
     const base = `/api/workspaces/${workspace.id}`;
-    const agents = await waitFor(async () => (await server.api('GET', `${base}/agents`)).body.agents as any[], (list) => list.length > 0, 'seeded agents');
+    const agents = await waitFor(async () => (await current.api('GET', `${base}/agents`)).body.agents as any[], (list) => list.length > 0, 'seeded agents');
     const lead = agents[0];
-    const space = await server.api('POST', `${base}/spaces`, { name: 'Team', mode: 'orchestrate' });
+    const space = await current.api('POST', `${base}/spaces`, { name: 'Team', mode: 'orchestrate' });
     expect(space.status).toBe(201);
-    const conversation = (await server.api('POST', `${base}/spaces/${space.body.id}/conversations`, { title: 'Goal' })).body;
+    const conversation = (await current.api('POST', `${base}/spaces/${space.body.id}/conversations`, { title: 'Goal' })).body;
 
     // Ticket one answers; ticket two's model call never returns (it is in flight when the process dies).
     const first = model.scriptFor(ticketRequest('Lay the groundwork'), reply().text('Groundwork laid.'));
@@ -112,15 +56,15 @@ describe('an orchestration survives a SIGKILL of the server mid-pipeline (ORC-4,
       }),
       reply().text('Proposed; waiting for the operator.'),
     );
-    expect((await server.api('POST', `${base}/conversations/${conversation.id}/messages`, { text: 'Build the thing with a team' })).status).toBe(202);
-    const proposed = await waitFor(async () => (await server.api('GET', `${base}/orchestrations`)).body.orchestrations as any[], (list) => list.length === 1, 'the proposal');
+    expect((await current.api('POST', `${base}/conversations/${conversation.id}/messages`, { text: 'Build the thing with a team' })).status).toBe(202);
+    const proposed = await waitFor(async () => (await current.api('GET', `${base}/orchestrations`)).body.orchestrations as any[], (list) => list.length === 1, 'the proposal');
     const orcId = proposed[0].id as string;
-    const approved = await server.api('POST', `${base}/orchestrations/${orcId}/approve`, { revision: 1 });
+    const approved = await current.api('POST', `${base}/orchestrations/${orcId}/approve`, { revision: 1 });
     expect(approved.status).toBe(200);
     const runId = approved.body.pipelineRunId as string;
 
     const beforeKill = await waitFor(
-      async () => (await server.api('GET', `${base}/pipeline-runs/${runId}`)).body,
+      async () => (await current.api('GET', `${base}/pipeline-runs/${runId}`)).body,
       (run) => run.nodes.find((node: any) => node.key === 'two')?.state === 'running' && second.requests.length === 1,
       'ticket two in flight',
     );
@@ -128,16 +72,20 @@ describe('an orchestration survives a SIGKILL of the server mid-pipeline (ORC-4,
     expect(doneNode).toMatchObject({ state: 'done', attempts: 1 });
     expect(first.requests).toHaveLength(1);
 
-    server.child.kill('SIGKILL');
-    await new Promise((resolve) => server.child.once('close', resolve));
+    // The killed process is not stopped again: the clean-up belongs to the one started on its data root.
+    server = null;
+    const closed = new Promise((resolve) => current.child.once('close', resolve));
+    current.child.kill('SIGKILL');
+    await closed;
 
-    server = await serve(dataRoot, model.providerEnv);
+    current = await startServeOn(dataRoot, model.providerEnv);
+    server = current;
     const finished = await waitFor(
-      async () => (await server.api('GET', `${base}/orchestrations/${orcId}`)).body,
+      async () => (await current.api('GET', `${base}/orchestrations/${orcId}`)).body,
       (body) => ['completed', 'failed', 'cancelled'].includes(body.status),
       'the orchestration to settle after the restart',
     );
-    const run = (await server.api('GET', `${base}/pipeline-runs/${runId}`)).body;
+    const run = (await current.api('GET', `${base}/pipeline-runs/${runId}`)).body;
     const byKey = new Map<string, any>(run.nodes.map((node: any) => [node.key, node]));
     // The finished side effect keeps its one attempt and its one agent run; its model was asked once.
     expect(byKey.get('one')).toMatchObject({ state: 'done', attempts: 1, agentRunId: doneNode.agentRunId });
@@ -150,12 +98,12 @@ describe('an orchestration survives a SIGKILL of the server mid-pipeline (ORC-4,
     expect(run.status).toBe('failed');
     expect(finished.status).toBe('failed');
     // The materializer's side effects were not redone: one hire, one ticket per sub-ticket.
-    const hires = (await server.api('GET', `${base}/agents`)).body.agents.filter((agent: any) => agent.name === 'sigkill-builder');
+    const hires = (await current.api('GET', `${base}/agents`)).body.agents.filter((agent: any) => agent.name === 'sigkill-builder');
     expect(hires).toHaveLength(1);
-    const tickets = (await server.api('GET', `${base}/tickets`)).body.tickets.filter((ticket: any) => ticket.projectId === approved.body.projectId);
+    const tickets = (await current.api('GET', `${base}/tickets`)).body.tickets.filter((ticket: any) => ticket.projectId === approved.body.projectId);
     expect(tickets.map((ticket: any) => [ticket.title, ticket.status]).sort()).toEqual([
       ['Build on it', 'failed'],
       ['Lay the groundwork', 'done'],
     ]);
-  }, 180_000); // two server start-ups and an orchestration: far more than the 30 s default on a loaded machine
+  }, 300_000); // two server start-ups and an orchestration: far more than the 30 s default on a loaded machine
 });

@@ -1,22 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let fixture: HarnessFixture | null = null;
 afterEach(async () => {
   await fixture?.dispose();
   fixture = null;
 });
-
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const asks = (marker: string) => (request: ScriptedRequest) => request.lastUserText?.includes(marker) === true;
 /** What a space's permissions are: its mode and autonomy (and what the picker shows for them), its default agent. */
@@ -44,7 +35,7 @@ describe('promptAgent joins a room it did not create and does not change its per
     expect(created.status).toBe(201);
     const started = await f.server.api('POST', `${base}/pipelines/${created.body.pipeline.id}/runs`, {});
     expect(started.status).toBe(201);
-    const run = await poll(async () => (await f.server.api('GET', `${base}/pipeline-runs/${started.body.id}`)).body, (current) => current.status !== 'running');
+    const run = await waitFor(async () => (await f.server.api('GET', `${base}/pipeline-runs/${started.body.id}`)).body, (current) => current.status !== 'running', 'the pipeline run');
     expect(run.status).toBe('completed');
     const byKey = new Map<string, any>(run.nodes.map((node: any) => [node.key, node]));
 
