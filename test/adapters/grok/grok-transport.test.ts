@@ -50,6 +50,9 @@ describe('Grok transport: one turn per relay mode (RLY-7, RLY-8)', { timeout: 12
     expect(requests[0]!.lastUserText).toBe('make a file');
     expect(requests[0]!.system).toContain('Grok CLI');
     expect(requests[0]!.system).toContain(`Current working directory: ${f.worktreePath()}`);
+    // CAP-7: the server's system prompt reaches the CLI and promises no checks and no tools it lacks.
+    expect(requests[0]!.system).toContain('The Control Center offers no tools of its own in this session.');
+    expect(requests[0]!.system).not.toMatch(/checked by the Control Center before they run|MCP server/);
     expect(requests[1]!.lastToolResult?.content).toMatch(/agent\.txt/);
     const call = detail.toolCalls.find((entry: any) => entry.name === 'create_file');
     expect(call?.input).toEqual({ path: 'agent.txt', content: 'made by grok' });
