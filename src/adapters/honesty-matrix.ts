@@ -716,6 +716,42 @@ function acpRows(): HonestyRow[] {
   ];
 }
 
+const GROK = 'test/adapters/grok/grok-transport.test.ts';
+const GROK_MODES = `${GROK} > Grok transport: one turn per relay mode (RLY-7, RLY-8)`;
+const GROK_AGENT = `${GROK_MODES} > agent: the CLI writes a file with its own tool; the model is reached through the proxy with the broker’s key; no mode line`;
+const GROK_ASK = `${GROK_MODES} > ask: the Ask line goes with the message; the CLI still runs its tools itself (nothing gates them)`;
+const GROK_PLAN = `${GROK_MODES} > plan: in bubblewrap the worktree is read-only, so the CLI’s edit and command fail and the file is unchanged; a plan-like answer shows the board`;
+const GROK_PLAN_REFUSED = `${GROK_MODES} > plan: refused with the reason when no OS sandbox would keep the worktree read-only; the CLI never starts`;
+const GROK_LINE = `${GROK} > Grok transport: the conversation goes on across messages > the second message sees the first (its question, tool call and answer); the mode line comes only when the mode changes`;
+const GROK_CONFIG = 'test/security/grok-worktree-config.test.ts > Grok CLI: the worktree’s own configuration never reaches the runner (SEC-3, SEC-6) > a worktree .env, .grok/settings.json (MCP server command, model, base URL) and .grok/GROK.md are all ignored';
+
+/**
+ * The npm Grok CLI (`@vibe-kit/grok-cli`) headless: it approves and runs every tool call itself, with
+ * no hook, permission callback or mode, so nothing but the OS sandbox bounds it.
+ */
+function grokRows(): HonestyRow[] {
+  const unseen = 'The CLI approves every call itself (headless mode auto-approves all operations) and has no hook or permission seam: the host sees the call only in the transcript printed after the turn. Only the OS sandbox bounds it.';
+  return [
+    row({ capability: 'toolSurface', level: 'none', detail: 'The CLI keeps its own tools (view_file, create_file, str_replace_editor, bash, search, todo lists); the worktree’s `.grok/settings.json` MCP servers and the Morph editor are kept off by the preload, and no Control Center MCP server is offered.', testedBy: GROK_CONFIG }),
+    row({ capability: 'shellCommands', level: 'none', detail: `Its \`bash\` tool runs every command unasked. ${unseen}`, testedBy: GROK_ASK }),
+    row({ capability: 'fileWrites', level: 'none', detail: `create_file and str_replace_editor write unasked. ${unseen} In read-only modes the worktree is mounted read-only (a plan turn refuses to start without a sandbox).`, testedBy: GROK_PLAN }),
+    row({ capability: 'reads', level: 'none', detail: 'Its reads are unseen; the sandbox hides the data root and the server user’s home.', testedBy: GROK_AGENT }),
+    row({ capability: 'productTools', level: 'none', detail: 'No product tools: the CLI gets no Control Center MCP server (its MCP support reads only its own settings file), so relay_tool, submit_plan and the other product tools are not on its surface.', testedBy: GROK_CONFIG }),
+    row({ capability: 'pushes', level: 'partial', detail: 'The runner environment points git at the push proxy (as for the other runners); no Grok test pushes.', testedBy: GROK_AGENT }),
+    row({ capability: 'completionContract', mode: 'plan', level: 'none', detail: 'Not observed: without product tools there is no submit_plan to call. A plan turn whose answer reads like a plan shows the Plan ready board (RLY-5 fallback).', testedBy: GROK_PLAN }),
+    row({ capability: 'completionContract', mode: 'orchestrate', level: 'none', detail: 'Not observed: propose_orchestration is not on the CLI’s surface.', testedBy: GROK_PLAN }),
+    row({ capability: 'nativeTools', level: 'partial', detail: 'Seen after the turn: headless mode prints the transcript (assistant tool calls and tool results) when it ends, which becomes tool-call events; whether a tool failed is not reported.', testedBy: GROK_AGENT }),
+    row({ capability: 'sandbox', level: 'enforced', host: 'bubblewrap', detail: 'The CLI runs inside bubblewrap with the runners’ mounts (data root and home hidden, private /tmp and HOME, worktree read-only in read-only modes, loopback-only network to the server and its model proxy).', testedBy: GROK_PLAN }),
+    row({ capability: 'sandbox', host: 'seatbelt', level: 'none', detail: 'Not tested: no macOS host runs these tests; the shared Seatbelt profile generator would be used.', testedBy: SEATBELT_TEXT }),
+    row({ capability: 'sandbox', host: 'none', level: 'none', detail: 'No backend: the CLI does not start unless the operator opted in with `--allow-unsandboxed-runners`, and even then a read-only turn (plan) is refused, since nothing else would stop its edits.', testedBy: GROK_PLAN_REFUSED }),
+    row({ capability: 'modes', mode: 'chat', level: 'partial', detail: 'The CLI has no settable mode: Ask and Autopilot go as the RLY-8 `[Relay mode: …]` line on the message that changes the mode (the revocation line on the way back to Agent) — words the model may ignore.', testedBy: GROK_LINE }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({ capability: 'modes', mode, level: 'partial', detail: 'The RLY-8 Plan line asks the model not to change code; what holds is the read-only worktree mount of the OS sandbox (the turn is refused without one).', testedBy: GROK_PLAN }),
+    ),
+    row({ capability: 'skills', level: 'none', detail: 'The Skills section reaches the CLI inside the server’s system prompt; nothing is materialized for it, its own `.grok/GROK.md` instructions are not read, and no `skill` tool is offered.', testedBy: GROK_CONFIG }),
+  ];
+}
+
 const COPILOT = 'test/adapters/copilot.test.ts';
 const COPILOT_MODES = `${COPILOT} > Copilot transport: one turn per relay mode (RLY-7)`;
 const COPILOT_ASK = `${COPILOT} > Copilot transport: Ask cards (RLY-7)`;
@@ -875,6 +911,7 @@ export function honestyMatrix(): HonestyMatrix {
       { id: 'codex', label: 'OpenAI Codex', rows: [...codexRows(), skillsRow('codex')] },
       { id: 'acp', label: 'Any ACP agent', rows: [...acpRows(), skillsRow('acp')] },
       { id: 'copilot', label: 'GitHub Copilot (SDK)', rows: copilotRows() },
+      { id: 'grok', label: 'Grok CLI', rows: grokRows() },
       { id: 'openai-image', label: 'OpenAI Image', rows: openAIImageRows() },
     ],
   };

@@ -7,7 +7,12 @@ import type { ToolDescriptor } from './tool-descriptor.js';
  * names appear only in backticks, and only in the generated part; the guidance never names a tool, so
  * a tool missing from this run's registry is never promised to the model.
  */
-export function buildCapabilityPreamble(profile: CapabilityProfile, surfacedTools: readonly ToolDescriptor[]): string {
+export function buildCapabilityPreamble(
+  profile: CapabilityProfile,
+  surfacedTools: readonly ToolDescriptor[],
+  /** `runnerToolsOnly`: an external runner that gets none of the product tools, only its own (the Grok CLI). */
+  options: { runnerToolsOnly?: boolean } = {},
+): string {
   const names = surfacedTools.map((tool) => tool.name);
   const surfaced = new Set(names);
   const lines: string[] = [`## Mode: ${profile.label}`];
@@ -18,7 +23,9 @@ export function buildCapabilityPreamble(profile: CapabilityProfile, surfacedTool
       : 'The worktree is writable in this mode. Actions the workspace policy gates wait for an operator decision before they run.',
   );
 
-  if (names.length === 0) {
+  if (options.runnerToolsOnly) {
+    lines.push('The Control Center offers no tools in this session; you have only your own file and shell tools.');
+  } else if (names.length === 0) {
     lines.push('No tools are available in this mode.');
   } else {
     lines.push(`Tools available in this mode (${names.length}): ${names.map((name) => `\`${name}\``).join(', ')}.`);
@@ -29,7 +36,9 @@ export function buildCapabilityPreamble(profile: CapabilityProfile, surfacedTool
     lines.push(
       surfaced.has(profile.outputVerb)
         ? `Your deliverable in this mode is a call to \`${profile.outputVerb}\`; end the run with it.`
-        : "This mode's deliverable tool is not available in this session: explain that you cannot deliver here and stop.",
+        : options.runnerToolsOnly
+          ? "This mode's deliverable tool is not available in this session: give the deliverable as your final answer instead."
+          : "This mode's deliverable tool is not available in this session: explain that you cannot deliver here and stop.",
     );
   }
 

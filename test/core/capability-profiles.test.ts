@@ -157,6 +157,16 @@ describe('capability preamble (CAP-1e, CAP-7)', () => {
     expect(preamble).toMatch(/deliverable tool is not available/);
   });
 
+  it('CAP-7: a runner with only its own tools (the Grok CLI) is promised no product tool and asked for the deliverable as its answer', () => {
+    const profile = getCapabilityProfile('plan');
+    const preamble = buildCapabilityPreamble(profile, [], { runnerToolsOnly: true });
+    expect(preamble).not.toContain('submit_plan');
+    expect(preamble).not.toMatch(/No tools are available/);
+    expect(preamble).toMatch(/offers no tools in this session; you have only your own file and shell tools/);
+    expect(preamble).toMatch(/give the deliverable as your final answer instead/);
+    expect(preamble).not.toMatch(/explain that you cannot deliver here and stop/);
+  });
+
   it('says read-only for read-only modes', () => {
     const profile = getCapabilityProfile('review');
     expect(buildCapabilityPreamble(profile, [])).toMatch(/read-only/);

@@ -45,6 +45,9 @@ describe('ACP permission requests fail closed (POL-4)', () => {
   it('a mode that would silence permission requests is never selected, whatever the agent calls it', () => {
     const modes = [{ id: 'bypassPermissions', name: 'default' }, { id: 'yolo', name: 'acceptEdits' }, { id: 'dontAsk', name: 'plan' }];
     for (const mode of RELAY_MODES) expect(acpModeFor(mode, modes)).toBeNull();
+    // xAI's Grok CLI: `always-approve` approves everything, `auto` lets a classifier approve without asking us.
+    const grok = [{ id: 'always-approve', name: 'autopilot' }, { id: 'auto', name: 'Auto' }, { id: 'Always_Approve', name: 'acceptEdits' }];
+    for (const mode of RELAY_MODES) expect(acpModeFor(mode, grok)).toBeNull();
   });
 });
 

@@ -5,6 +5,7 @@
 // argv: --journal <file>   every request, answer and mode change, one JSON object a line
 //       --modes <a,b,…>    the session modes to advertise (none: the agent has no modes)
 //       --no-mcp           do not accept HTTP MCP servers
+//       --name <name>      the agent's name in its `initialize` answer (to pose as another agent)
 // Prompt lines starting with `@` are directives, run in order:
 //   @permission <kind> <command or path>   ask session/request_permission; when allowed and the
 //                                          kind is execute, run the command (really), else touch the path
@@ -108,7 +109,7 @@ async function runDirective(client, directive, rest, n) {
 }
 
 const app = acp
-  .agent({ name: 'fake-acp-agent' })
+  .agent({ name: flag('--name') ?? 'fake-acp-agent' })
   .onRequest('initialize', ({ params }) => {
     journal({ event: 'initialize', clientCapabilities: params.clientCapabilities });
     return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: { loadSession: false, mcpCapabilities: { http: !argv.includes('--no-mcp'), sse: false } } };
@@ -116,7 +117,7 @@ const app = acp
   .onRequest('session/new', ({ params }) => {
     cwd = params.cwd;
     mcpServers = params.mcpServers ?? [];
-    journal({ event: 'newSession', cwd: params.cwd, mcpServers: params.mcpServers });
+    journal({ event: 'newSession', cwd: params.cwd, mcpServers: params.mcpServers, meta: params._meta ?? null });
     return { sessionId, ...(modes.length > 0 ? { modes: { currentModeId: mode, availableModes: modes.map((id) => ({ id, name: id })) } } : {}) };
   })
   .onRequest('session/set_mode', ({ params }) => {

@@ -17,11 +17,16 @@ const CANDIDATES: Readonly<Record<RelayMode, readonly string[]>> = {
   agent: ['default', 'agent', 'code'],
   ask: ['ask'],
   plan: ['plan', 'architect'],
-  autopilot: ['acceptedits', 'autopilot', 'auto'],
+  autopilot: ['acceptedits', 'autopilot'],
 };
 
-/** Mode ids that would silence permission requests: never selected, whatever they are called. */
-const NEVER = new Set(['bypasspermissions', 'yolo', 'dontask', 'dont-ask', 'full-access']);
+/**
+ * Mode ids that would silence permission requests: never selected, whatever they are called. xAI's
+ * Grok CLI (`grok agent stdio`) has `always-approve` (approves every call) and `auto` (a classifier
+ * approves the calls it deems safe without asking the client), so neither may stand for autopilot:
+ * the permission request is where the policy gate answers, and autopilot goes as the RLY-8 line.
+ */
+const NEVER = new Set(['bypasspermissions', 'yolo', 'dontask', 'dont-ask', 'full-access', 'always-approve', 'alwaysapprove', 'auto']);
 
 const key = (value: string | null | undefined) => (value ?? '').trim().toLowerCase().replace(/[\s_]/g, '');
 

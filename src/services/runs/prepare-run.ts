@@ -13,6 +13,7 @@ import { builtinTools, toolDescriptors } from '../../tools/builtin-tools.js';
 import type { Tool } from '../../tools/define-tool.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { CheckoutService } from '../workspaces/checkout-service.js';
+import { workingEnvironmentSentence } from './working-environment-sentence.js';
 import { runsToolsOnHost } from '../../adapters/transport-capabilities.js';
 
 /** Extra tools a mode brings (plan verbs, review verbs…), registered by the services that own them. */
@@ -136,7 +137,9 @@ export async function prepareRun(deps: PrepareRunDeps, request: PrepareRunReques
   const skills = await deps.agents.skillDescriptions(workspaceId, agent);
   // CAP-7: the mode block names exactly the tools this runner gets from us.
   const external = !runsToolsOnHost(transport.capabilities);
-  const promptTools = external ? surfaced.filter((tool) => mcpTools.has(tool.name)) : surfaced;
+  // A runner that gets no MCP server (the Grok CLI) is promised none of the product tools.
+  const runnerToolsOnly = external && !transport.capabilities.gates.productTools;
+  const promptTools = runnerToolsOnly ? [] : external ? surfaced.filter((tool) => mcpTools.has(tool.name)) : surfaced;
   const systemPrompt = assembleSystemPrompt({
     agentName: agent.name,
     title: agent.title,
@@ -144,10 +147,8 @@ export async function prepareRun(deps: PrepareRunDeps, request: PrepareRunReques
     systemPrompt: agent.systemPrompt,
     skills,
     ...(repoSkillsIndex.length > 0 ? { repoSkillsIndex: repoSkillsIndex.join('\n\n') } : {}),
-    modeBlock: buildCapabilityPreamble(profile, promptTools),
-    environment: external
-      ? `Your working directory is the conversation's worktree. Your own file and shell tools are checked by the Control Center before they run; the Control Center's tools come from its MCP server.`
-      : `Your working directory is the conversation's worktree. Paths are relative to it; paths that leave it are refused.`,
+    modeBlock: buildCapabilityPreamble(profile, promptTools, { runnerToolsOnly }),
+    environment: workingEnvironmentSentence(transport.capabilities),
   });
   // HAR-4: a contract only where its verb is on the surface; a verb no tool implements (orchestrate's
   // propose_orchestration today) could never be met, so the run is neither reminded nor flagged.

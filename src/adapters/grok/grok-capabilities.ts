@@ -1,0 +1,29 @@
+import type { TransportCapabilities } from '../transport-capabilities.js';
+
+/** The `adapterId` of agents that run on the npm Grok CLI (`@vibe-kit/grok-cli`, RLY-7). */
+export const GROK_ADAPTER_ID = 'grok';
+
+/**
+ * What the Grok transport supports (ADP-1, RLY-7). The npm Grok CLI in headless mode approves every
+ * tool call itself and offers no hook, no permission callback and no settable mode: the host sees its
+ * tool calls only after the turn, in the transcript it prints. So nothing is gated by the policy
+ * engine — only the OS sandbox bounds what it does (the worktree read-only in read-only modes, which
+ * is why a plan turn refuses to start without one). Modes reach it as the RLY-8 `[Relay mode: …]`
+ * line. Product tools (MCP) are not offered, so no completion contract is observed; a plan-like
+ * answer in a read-only turn still shows the Plan ready board. No steer/pause; cancel ends the process.
+ */
+export const GROK_CAPABILITIES: TransportCapabilities = {
+  adapterId: GROK_ADAPTER_ID,
+  label: 'Grok CLI',
+  steer: false,
+  pauseResume: false,
+  cancel: true,
+  subagents: 'inRunner',
+  nativeTools: true,
+  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: false, pushes: false },
+  completionContract: [],
+  structuralModes: [],
+  sandbox: true,
+  // SKL-5: nothing is materialized for Grok, and its own instruction files are not read (the preload stubs them out).
+  skills: 'unfed',
+};

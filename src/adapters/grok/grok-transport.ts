@@ -1,0 +1,200 @@
+import { realpathSync } from 'node:fs';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { HookSessions } from '../../core/hook-sessions.js';
+import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
+import { relayModeLine } from '../../core/relay/relay-mode-line.js';
+import { gitPushEnvironment } from '../../git/git-push-proxy.js';
+import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
+import { runnerEnvironment } from '../../sandbox/runner-environment.js';
+import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
+import type { SandboxBackend } from '../../sandbox/sandbox-spec.js';
+import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
+import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
+import { signalProcessTree } from '../claude-code/process-tree.js';
+import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
+import { GROK_ADAPTER_ID, GROK_CAPABILITIES } from './grok-capabilities.js';
+import { GROK_MODEL_FAILURE_EXIT, GROK_MODEL_FAILURE_PREFIX, GROK_PRELOAD_VARIABLES, grokPreloadSource } from './grok-preload.js';
+import { parseGrokOutput, replayGrokTurn } from './grok-transcript.js';
+
+export { GROK_ADAPTER_ID } from './grok-capabilities.js';
+
+/** The model a Grok agent runs when it names none (the CLI's own default). */
+const DEFAULT_GROK_MODEL = 'grok-code-fast-1';
+/** The relay modes that reach the Grok CLI only as the RLY-8 line: all but agent (it has no modes). */
+const LINE_MODES: readonly RelayMode[] = ['ask', 'plan', 'autopilot'];
+/** A bound on the CLI's own agent loop (its default is 400 tool rounds per message). */
+const MAX_TOOL_ROUNDS = 100;
+
+export interface GrokTransportOptions {
+  hookSessions: HookSessions;
+  sandbox?: 'auto' | 'none' | SandboxBackend;
+  allowUnsandboxed?: boolean;
+  hiddenPaths?: string[];
+  hideHome?: boolean;
+  /** SIGKILL grace after cancel (default 2 s). */
+  killGraceMs?: number;
+  log?: (message: string, detail?: unknown) => void;
+  /** Called with the CLI's pid once it is spawned (tests kill it; benchmarks measure it). */
+  onSpawn?: (pid: number) => void;
+}
+
+/** Where the installed Grok CLI is: its entry, its `dist/` as a URL, and the `node_modules` it loads from. */
+function resolveGrokCli(): { entry: string; distUrl: string; modulesDir: string } {
+  const entry = realpathSync(new URL(import.meta.resolve('@vibe-kit/grok-cli')).pathname);
+  const dist = dirname(entry);
+  // <modules>/@vibe-kit/grok-cli/dist/index.js: the CLI also loads packages hoisted into <modules>.
+  const modulesDir = dirname(dirname(dirname(dist)));
+  return { entry, distUrl: `${pathToFileURL(dist).href}/`, modulesDir };
+}
+
+/**
+ * Where the host keeps a conversation's Grok state: outside every directory the runner can see or
+ * write, so the runner cannot rewrite its own history or the mode it was last told.
+ */
+function conversationState(root: string, configDir: string): { transcript: string; lastMode: string } {
+  const key = basename(configDir);
+  return { transcript: join(root, 'transcripts', `${key}.jsonl`), lastMode: join(root, 'transcripts', `${key}.relay-mode`) };
+}
+
+/**
+ * Runs agents on the npm Grok CLI (`@vibe-kit/grok-cli`, RLY-7) in headless mode, one CLI process per
+ * turn, inside the host's OS sandbox (SBX-1), its model reached through the model proxy with the run
+ * token (SEC-6). The CLI approves and runs its own tool calls — there is no hook or permission seam —
+ * so the OS sandbox is the only bound: a read-only turn (plan) is refused without one. Modes go as the
+ * RLY-8 line when they change; the conversation's transcript is carried by the host into the next
+ * turn; the events of a turn are reported when it ends (headless mode prints them then).
+ */
+export class GrokTransport implements AgentTransport {
+  readonly id = GROK_ADAPTER_ID;
+  readonly capabilities = GROK_CAPABILITIES;
+  private readonly sandboxChoice: RunnerSandboxChoice;
+
+  constructor(private readonly options: GrokTransportOptions) {
+    this.sandboxChoice = new RunnerSandboxChoice(options.sandbox);
+  }
+
+  async run(context: TransportRunContext): Promise<TransportResult> {
+    const log = this.options.log ?? (() => undefined);
+    // MODE-2: fixed at turn start; each turn is a fresh CLI process.
+    const relayMode = relayModeOf(context.mode, context.autonomy);
+    return withRunnerLaunch(
+      { context, transport: this.options, sandboxChoice: this.sandboxChoice, runner: 'grok', runnerName: 'Grok CLI', extraDirs: ['launch'], startFailure: 'The Grok CLI could not start', log },
+      async ({ dirs, readOnly, sandboxed }) => {
+        const launchDir = dirs.extra[0]!;
+        const cli = resolveGrokCli();
+        const state = conversationState(dirs.root, dirs.configDir);
+        await mkdir(dirname(state.transcript), { recursive: true, mode: 0o700 });
+        const previousMode = await readFile(state.lastMode, 'utf8').then(
+          (value) => (LINE_MODES.includes(value.trim() as RelayMode) || value.trim() === 'agent' ? (value.trim() as RelayMode) : null),
+          () => null,
+        );
+        // RLY-8: the mode line only on the message that changes the mode.
+        const line = relayModeLine(previousMode, relayMode, LINE_MODES);
+        const prompt = line ? `${line}\n\n${context.prompt}` : context.prompt;
+        // The launch directory is read-only inside the sandbox: the runner reads its inputs, never rewrites them.
+        const files = {
+          preload: join(launchDir, 'grok-preload.mjs'),
+          prompt: join(launchDir, 'prompt.txt'),
+          systemPrompt: join(launchDir, 'system-prompt.txt'),
+          transcript: join(launchDir, 'transcript.jsonl'),
+        };
+        const earlier = await readFile(state.transcript, 'utf8').catch(() => '');
+        await Promise.all([
+          writeFile(files.preload, grokPreloadSource(cli.distUrl), { mode: 0o600 }),
+          writeFile(files.prompt, prompt, { mode: 0o600 }),
+          writeFile(files.systemPrompt, context.systemPrompt, { mode: 0o600 }),
+          writeFile(files.transcript, earlier, { mode: 0o600 }),
+        ]);
+        const remotes = context.checkout?.pushRemotes ?? [];
+        const env = runnerEnvironment({
+          source: context.env,
+          home: dirs.home,
+          passThrough: [],
+          // SEC-6: the model proxy and the run token, never a real xAI key.
+          brokered: { GROK_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'xai'), GROK_API_KEY: context.mcp.token },
+          extra: {
+            [GROK_PRELOAD_VARIABLES.prompt]: files.prompt,
+            [GROK_PRELOAD_VARIABLES.systemPrompt]: files.systemPrompt,
+            [GROK_PRELOAD_VARIABLES.transcript]: files.transcript,
+            ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
+          },
+        });
+        const model = context.agent.modelId ?? DEFAULT_GROK_MODEL;
+        const args = ['--import', pathToFileURL(files.preload).href, cli.entry, '--directory', context.worktreePath, '--model', model, '--max-tool-rounds', String(MAX_TOOL_ROUNDS)];
+        const program = await sandboxed({ command: process.execPath, args, readOnlyPaths: [launchDir, cli.modulesDir, dirname(process.execPath)] });
+        if (readOnly && !program.wrapped) {
+          // Nothing but the OS sandbox stops the CLI's edits: a read-only turn without one would be a lie.
+          return {
+            outcome: 'failed',
+            error: `The Grok CLI approves its own edits, so a ${context.mode} turn (read-only) runs only inside an OS sandbox that keeps the worktree read-only, and this server has none. Install bubblewrap (Linux) or use macOS, or use Agent mode.`,
+            deliverableFailed: false,
+            usage: emptyUsage(),
+            costUsd: null,
+            finalText: '',
+          };
+        }
+        const result = await this.execute({ context, command: program.command, args: program.args, cwd: dirs.home, env, readOnly, log });
+        if (result.turn) {
+          // Only a finished turn joins the transcript and fixes the mode it was told (a failed one is retold).
+          await appendFile(state.transcript, result.turn.map((message) => `${JSON.stringify(message)}\n`).join(''), { mode: 0o600 });
+          await writeFile(state.lastMode, relayMode, { mode: 0o600 });
+        }
+        return result.result;
+      },
+    );
+  }
+
+  private async execute(input: {
+    context: TransportRunContext;
+    command: string;
+    args: string[];
+    cwd: string;
+    env: Record<string, string>;
+    readOnly: boolean;
+    log: (message: string, detail?: unknown) => void;
+  }): Promise<{ result: TransportResult; turn: ReturnType<typeof parseGrokOutput>['messages'] | null }> {
+    const { context, log } = input;
+    const usage = emptyUsage();
+    const { child, exited, stderrTail } = spawnRunnerProcess(input.command, input.args, { cwd: input.cwd, env: input.env });
+    if (child.pid !== undefined) this.options.onSpawn?.(child.pid);
+    child.stdin.end();
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => (stdout += chunk));
+    let cancelled = false;
+    const onAbort = () => {
+      cancelled = true;
+      const pid = child.pid;
+      if (pid === undefined) return;
+      void signalProcessTree(pid, 'SIGTERM', []);
+      setTimeout(() => void signalProcessTree(pid, 'SIGKILL', []), this.options.killGraceMs ?? 2_000).unref();
+    };
+    if (context.signal.aborted) onAbort();
+    else context.signal.addEventListener('abort', onAbort, { once: true });
+    const exit = await exited;
+    context.signal.removeEventListener('abort', onAbort);
+    // Whatever the CLI started (shell commands) ends with the turn.
+    if (child.pid !== undefined) await signalProcessTree(child.pid, 'SIGKILL', []);
+    const failed = (error: string) => ({ result: { outcome: 'failed' as const, error, deliverableFailed: false, usage, costUsd: null, finalText: '' }, turn: null });
+    if (cancelled) return { result: { outcome: 'cancelled', error: null, deliverableFailed: false, usage, costUsd: null, finalText: '' }, turn: null };
+    const stderr = stderrTail().trim();
+    const { messages, other } = parseGrokOutput(stdout);
+    if (other.length > 0) log('grok: lines that are not messages', other.slice(0, 5));
+    if (exit.code === GROK_MODEL_FAILURE_EXIT) {
+      const reason = stderr.split('\n').find((entry) => entry.startsWith(GROK_MODEL_FAILURE_PREFIX))?.slice(GROK_MODEL_FAILURE_PREFIX.length);
+      return failed(`The Grok CLI's model call failed: ${reason ?? stderr.slice(-1_000)}`);
+    }
+    if (exit.error || exit.code !== 0) {
+      const how = exit.error ? exit.error.message : exit.signal ? `killed by ${exit.signal}` : `exit ${exit.code}`;
+      return failed(`The Grok CLI ended without finishing the turn (${how})${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`);
+    }
+    const answered = messages.some((message) => message.role === 'assistant' && !message.tool_calls);
+    if (!answered) return failed(`The Grok CLI exited without an answer${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`);
+    const { finalText } = replayGrokTurn(messages, (event) => context.emit(event));
+    // RLY-5: the CLI has no plan signal of its own; a read-only turn whose answer reads like a plan gets the board.
+    if (input.readOnly && looksLikePlan(finalText)) context.emit({ type: 'plan_ready', plan: finalText, source: 'answer' });
+    return { result: { outcome: 'completed', error: null, deliverableFailed: false, usage, costUsd: null, finalText }, turn: messages };
+  }
+}

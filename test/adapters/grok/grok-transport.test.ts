@@ -1,0 +1,173 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GrokTransport, type GrokTransportOptions } from '../../../src/adapters/grok/grok-transport.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../../support/claude-code-fixture.js';
+import { reply } from '../../support/scripted-model-server.js';
+
+/**
+ * The Grok transport (RLY-7) end to end: the real `@vibe-kit/grok-cli` as a child process in headless
+ * mode, the run executor, the model proxy and the broker, with the scripted model server speaking
+ * OpenAI Chat Completions (as xAI does) as the only stand-in.
+ */
+let fixture: ClaudeCodeFixture | null = null;
+
+afterEach(async () => {
+  await fixture?.dispose();
+  fixture = null;
+});
+
+async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; transport?: Partial<GrokTransportOptions> } = {}): Promise<ClaudeCodeFixture> {
+  fixture = await startClaudeCodeFixture({
+    ...(options.mode ? { mode: options.mode } : {}),
+    ...(options.autonomy ? { autonomy: options.autonomy } : {}),
+    adapter: {
+      id: 'grok',
+      transport: (app, dataRoot) => new GrokTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, ...options.transport }),
+    },
+  });
+  return fixture;
+}
+
+/** In bubblewrap (SBX-1): what a read-only turn needs. */
+const SANDBOXED: Partial<GrokTransportOptions> = { sandbox: 'auto', allowUnsandboxed: false };
+
+const chatRequests = (f: ClaudeCodeFixture) => f.model.requests.filter((request) => request.path.endsWith('/chat/completions'));
+const PLAN = 'Plan:\n1. Read notes.txt.\n2. Replace the greeting.\n3. Add a test.';
+
+// Each turn starts a fresh CLI process (seconds on a loaded machine).
+describe('Grok transport: one turn per relay mode (RLY-7, RLY-8)', { timeout: 120_000 }, () => {
+  it('agent: the CLI writes a file with its own tool; the model is reached through the proxy with the broker’s key; no mode line', async () => {
+    const f = await start();
+    f.model.script(reply().tool('create_file', { path: 'agent.txt', content: 'made by grok' }), reply().text('Wrote agent.txt.'));
+    const detail = await f.waitForRun(await f.send('make a file'));
+    expect(detail.run.state).toBe('completed');
+    expect(readFileSync(join(f.worktreePath(), 'agent.txt'), 'utf8')).toBe('made by grok');
+    const requests = chatRequests(f);
+    expect(requests).toHaveLength(2);
+    // SEC-6: the CLI held only the run token; the broker put the real xAI key on the upstream request.
+    expect(requests.every((request) => request.headers.authorization === 'Bearer scripted-xai-key')).toBe(true);
+    expect(requests[0]!.lastUserText).toBe('make a file');
+    expect(requests[0]!.system).toContain('Grok CLI');
+    expect(requests[0]!.system).toContain(`Current working directory: ${f.worktreePath()}`);
+    // CAP-7: the server's system prompt reaches the CLI and promises no checks and no tools it lacks.
+    expect(requests[0]!.system).toContain('The Control Center offers no tools of its own in this session.');
+    expect(requests[0]!.system).not.toMatch(/checked by the Control Center before they run|MCP server/);
+    expect(requests[1]!.lastToolResult?.content).toMatch(/agent\.txt/);
+    const call = detail.toolCalls.find((entry: any) => entry.name === 'create_file');
+    expect(call?.input).toEqual({ path: 'agent.txt', content: 'made by grok' });
+    const said = detail.events.filter((event: any) => event.type === 'assistant_message').map((event: any) => event.data.message.content.map((block: any) => block.type));
+    expect(said).toEqual([['tool_call'], ['text']]);
+    const messages = (await f.api('GET', `/api/workspaces/${f.workspaceId}/conversations/${f.conversationId}/messages`)).body.messages;
+    expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Wrote agent.txt.' });
+  });
+
+  it('ask: the Ask line goes with the message; the CLI still runs its tools itself (nothing gates them)', async () => {
+    const f = await start({ autonomy: 'askFirst' });
+    f.model.script(reply().tool('bash', { command: 'echo asked > ask.txt' }), reply().text('Done.'));
+    const detail = await f.waitForRun(await f.send('make a file'));
+    expect(detail.run.state).toBe('completed');
+    expect(chatRequests(f)[0]!.lastUserText).toMatch(/^\[Relay mode: Ask\] Before any action that changes files/);
+    expect(chatRequests(f)[0]!.lastUserText).toMatch(/\n\nmake a file$/);
+    // Honesty: the line is a request to the model; the CLI approved its own command.
+    expect(readFileSync(join(f.worktreePath(), 'ask.txt'), 'utf8')).toBe('asked\n');
+  });
+
+  it('autopilot: the Autopilot line goes with the message and the command runs', async () => {
+    const f = await start({ autonomy: 'actFreely' });
+    f.model.script(reply().tool('bash', { command: 'echo go > auto.txt' }), reply().text('Done.'));
+    const detail = await f.waitForRun(await f.send('go'));
+    expect(detail.run.state).toBe('completed');
+    expect(chatRequests(f)[0]!.lastUserText).toMatch(/^\[Relay mode: Autopilot\]/);
+    expect(existsSync(join(f.worktreePath(), 'auto.txt'))).toBe(true);
+  });
+
+  it('plan: in bubblewrap the worktree is read-only, so the CLI’s edit and command fail and the file is unchanged; a plan-like answer shows the board', async () => {
+    const f = await start({ mode: 'plan', transport: SANDBOXED });
+    const notes = join(f.worktreePath(), 'notes.txt');
+    mkdirSync(f.worktreePath(), { recursive: true });
+    writeFileSync(notes, 'hello\n');
+    f.model.script(
+      reply().tool('str_replace_editor', { path: 'notes.txt', old_str: 'hello', new_str: 'changed' }),
+      reply().tool('bash', { command: 'echo overwritten > notes.txt' }),
+      reply().text(PLAN),
+    );
+    const detail = await f.waitForRun(await f.send('change the greeting'));
+    expect(detail.run.sandbox).toMatch(/^bubblewrap: /);
+    expect(detail.run.state).toBe('completed');
+    expect(readFileSync(notes, 'utf8')).toBe('hello\n');
+    const requests = chatRequests(f);
+    expect(requests[0]!.lastUserText).toMatch(/^\[Relay mode: Plan\] Plan first/);
+    expect(requests[1]!.lastToolResult?.content).toMatch(/read-only|EROFS|permission denied/i);
+    expect(requests[2]!.lastToolResult?.content).toMatch(/read-only|EROFS|permission denied/i);
+    const board = detail.events.find((event: any) => event.type === 'plan_ready');
+    expect(board?.data).toMatchObject({ plan: PLAN, source: 'answer' });
+  });
+
+  it('plan: refused with the reason when no OS sandbox would keep the worktree read-only; the CLI never starts', async () => {
+    const f = await start({ mode: 'plan' });
+    const detail = await f.waitForRun(await f.send('plan it'));
+    expect(detail.run.state).toBe('failed');
+    expect(detail.run.error).toMatch(/approves its own edits.*OS sandbox/);
+    expect(chatRequests(f)).toHaveLength(0);
+  });
+});
+
+describe('Grok transport: the conversation goes on across messages', { timeout: 240_000 }, () => {
+  it('the second message sees the first (its question, tool call and answer); the mode line comes only when the mode changes', async () => {
+    const f = await start();
+    f.model.script(reply().tool('bash', { command: 'echo tool-said-17' }), reply().text('The first answer is 41.'), reply().text('Second answer.'), reply().text('Third answer.'), reply().text('Fourth answer.'));
+    expect((await f.waitForRun(await f.send('first question'))).run.state).toBe('completed');
+    expect((await f.waitForRun(await f.send('second question'))).run.state).toBe('completed');
+    await f.setMode('chat', 'askFirst');
+    expect((await f.waitForRun(await f.send('third question'))).run.state).toBe('completed');
+    expect((await f.waitForRun(await f.send('fourth question'))).run.state).toBe('completed');
+    await f.setMode('chat', 'actWithApproval');
+    expect((await f.waitForRun(await f.send('fifth question'))).run.state).toBe('completed');
+    const requests = chatRequests(f);
+    expect(requests).toHaveLength(6);
+    const second = requests[2]!;
+    expect(second.lastUserText).toBe('second question');
+    expect(second.allText).toContain('first question');
+    expect(second.allText).toContain('The first answer is 41.');
+    expect(second.allText).toContain('tool-said-17');
+    // RLY-8: a line on the change to Ask, none on the next Ask message, the revocation on the way back.
+    expect(requests[3]!.lastUserText).toMatch(/^\[Relay mode: Ask\]/);
+    expect(requests[4]!.lastUserText).toBe('fourth question');
+    expect(requests[5]!.lastUserText).toMatch(/^\[Relay mode: Agent\] The earlier Ask mode instructions no longer apply\.\n\nfifth question$/);
+    // The system prompt is sent once per turn, never duplicated by the carried transcript.
+    expect(requests[5]!.system?.match(/You are Grok CLI/g)).toHaveLength(1);
+  });
+});
+
+describe('Grok transport: failures are reported', { timeout: 120_000 }, () => {
+  it('the CLI dying mid-turn fails the run with the reason', async () => {
+    let pid = 0;
+    const f = await start({ transport: { onSpawn: (spawned) => (pid = spawned) } });
+    f.model.script(
+      reply(() => {
+        process.kill(pid, 'SIGKILL');
+        return reply().hang();
+      }),
+    );
+    const detail = await f.waitForRun(await f.send('hello'));
+    expect(detail.run.state).toBe('failed');
+    expect(detail.run.error).toMatch(/The Grok CLI ended without finishing the turn \(killed by SIGKILL\)/);
+  });
+
+  it('a failed model call (which the CLI turns into an ordinary answer) fails the run with the model’s error', async () => {
+    const f = await start();
+    f.model.script(reply().error(400, 'the request is refused'));
+    const detail = await f.waitForRun(await f.send('hello'));
+    expect(detail.run.state).toBe('failed');
+    expect(detail.run.error).toMatch(/model call failed: .*the request is refused/);
+  });
+
+  it('a failed turn does not enter the transcript: the next message does not see it', async () => {
+    const f = await start();
+    f.model.script(reply().error(400, 'the request is refused'), reply().text('Fine now.'));
+    expect((await f.waitForRun(await f.send('lost message'))).run.state).toBe('failed');
+    expect((await f.waitForRun(await f.send('kept message'))).run.state).toBe('completed');
+    expect(chatRequests(f).at(-1)!.allText).not.toContain('lost message');
+  });
+});
