@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentAcpCommand } from './agent-acp-command.js';
 import { IsoTime, Slug, withoutControlCharacters } from './common.js';
 
 /** Derived on every read from the newest run logs; never stored (AG-3). */
@@ -30,6 +31,8 @@ const agentFields = {
   contextSize: z.number().int('must be a whole number').min(1_000, 'must be at least 1000 tokens').max(10_000_000).nullable(),
   silenceTimeoutMinutes: SilenceTimeoutMinutes.nullable(),
   reportsTo: z.string().nullable(),
+  /** RLY-7: the ACP agent an `acp` agent runs (program + literal args, never a shell line). */
+  acpCommand: AgentAcpCommand.nullable(),
 };
 
 /** Creating a blank agent: every field optional, as the settings screen's "New agent" does. */
@@ -53,6 +56,7 @@ export const Agent = z.object({
   contextSize: z.number().nullable(),
   silenceTimeoutMinutes: z.number().nullable(),
   reportsTo: z.string().nullable(),
+  acpCommand: z.object({ command: z.string(), args: z.array(z.string()) }).nullable(),
   state: AgentState,
   createdAt: IsoTime,
   updatedAt: IsoTime,

@@ -79,6 +79,8 @@ export interface AgentTable {
   context_size: number | null;
   silence_timeout_minutes: number | null;
   reports_to: string | null;
+  /** JSON `{command, args}` of an `acp` agent (RLY-7, migration 0020); null when unset. */
+  acp_command: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -210,6 +210,29 @@ describe('ACP transport: modes without set_mode and process death', () => {
   });
 });
 
+describe("ACP transport: the agent's own command (RLY-7)", () => {
+  it("the command stored on the agent runs, over the server's table (which here names a shell and would fail)", async () => {
+    const { f, journal } = await start({ journal: false, transport: { commands: { '*': { command: '/bin/sh', args: ['-c', 'echo hi'] } } } });
+    const journalPath = join(f.dataRoot, 'own-journal.jsonl');
+    const set = await f.api('PATCH', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`, { acpCommand: { command: process.execPath, args: [FAKE_AGENT, '--journal', journalPath] } });
+    expect(set.status).toBe(200);
+    const detail = await f.waitForRun(await f.send('@permission execute echo own > own.txt'));
+    expect(detail.run.state).toBe('completed');
+    expect(existsSync(join(f.worktreePath(), 'own.txt'))).toBe(true);
+    expect(readFileSync(journalPath, 'utf8')).toContain('"newSession"');
+    expect(journal()).toEqual([]);
+  });
+
+  it('a known ACP agent that is not installed fails the run naming acpCommand.command, before anything starts', async () => {
+    const { f, journal } = await start();
+    await f.api('PATCH', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`, { acpCommand: { command: 'claude-agent-acp', args: [] } });
+    const detail = await f.waitForRun(await f.send('hello'));
+    expect(detail.run.state).toBe('failed');
+    expect(detail.run.error).toMatch(/acpCommand\.command: the ACP agent "claude-agent-acp" is not installed/);
+    expect(journal()).toEqual([]);
+  });
+});
+
 describe('ACP transport in bubblewrap (SBX-1)', () => {
   it('the agent runs inside the runner sandbox: an allowed command writes the worktree, the data root stays hidden', async () => {
     // The sandbox has a private /tmp and hides the data root, so this agent keeps no journal.

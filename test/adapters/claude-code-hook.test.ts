@@ -223,7 +223,7 @@ describe('the transport driven directly with a hand-built run context', () => {
         runId: 'run_direct',
         agent: {
           id: 'ag_direct', workspaceId: 'ws_direct', name: 'direct', title: '', persona: '', systemPrompt: null, skills: [], adapterId: 'claude-code',
-          modelId: null, effort: null, contextSize: null, silenceTimeoutMinutes: null, reportsTo: null, state: 'idle', createdAt: '', updatedAt: '',
+          modelId: null, effort: null, contextSize: null, silenceTimeoutMinutes: null, reportsTo: null, acpCommand: null, state: 'idle', createdAt: '', updatedAt: '',
         },
         spaceId: null,
         conversationId: null,

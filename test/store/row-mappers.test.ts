@@ -131,6 +131,7 @@ describe('repositories: one mapper per row, corrupt columns fail loudly', () => 
       effort: null,
       contextSize: null,
       silenceTimeoutMinutes: null,
+      acpCommand: null,
       reportsTo: null,
       createdAt: NOW,
       updatedAt: NOW,

@@ -1,12 +1,8 @@
-import { basename, isAbsolute } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-
-/**
- * Program names that would turn the configured command into a shell line (or hand the argv to
- * another program to interpret): refused, so an ACP command is always one program and its argv,
- * spawned without a shell.
- */
-const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'csh', 'tcsh', 'fish', 'busybox', 'env', 'sudo', 'su', 'doas', 'xargs', 'eval', 'exec', 'cmd', 'cmd.exe', 'powershell', 'pwsh']);
+import { AgentAcpCommand, KNOWN_ACP_AGENTS, SHELL_PROGRAMS } from '../../schemas/agent-acp-command.js';
 
 const noNul = (value: string) => !value.includes('\0');
 
@@ -23,7 +19,7 @@ export const AcpCommand = z.strictObject({
     .refine(noNul, 'must not contain NUL')
     .refine((value) => !/[\n\r]/.test(value), 'must not contain a line break')
     .refine((value) => isAbsolute(value) || !value.includes('/'), 'must be an absolute path or a bare program name')
-    .refine((value) => !SHELLS.has(basename(value).toLowerCase()), 'must be the agent program itself, not a shell or launcher'),
+    .refine((value) => !SHELL_PROGRAMS.has(basename(value).toLowerCase()), 'must be the agent program itself, not a shell or launcher'),
   args: z.array(z.string().max(4_096).refine(noNul, 'must not contain NUL')).max(64).default([]),
 });
 export type AcpCommand = z.infer<typeof AcpCommand>;
@@ -67,4 +63,41 @@ export function acpCommandFor(agentName: string, configured: AcpAgentCommands | 
   const entry = Object.hasOwn(table, agentName) ? table[agentName] : Object.hasOwn(table, '*') ? table['*'] : undefined;
   if (!entry) throw new AcpCommandError(`No ACP agent command is configured for agent "${agentName}"`);
   return entry;
+}
+
+/** The Control Center's own `node_modules` (the nearest one above this module), where known ACP agents are installed. */
+function ownNodeModules(): string | null {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'node_modules');
+    if (existsSync(join(candidate, '.bin'))) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/** An agent's stored command made runnable: the program as an absolute path, plus what the sandbox must show read-only. */
+export interface ResolvedAcpCommand extends AcpCommand {
+  readOnlyPaths: string[];
+}
+
+/**
+ * The command an agent's own `acpCommand` names (RLY-7), validated again (the row may predate a
+ * stricter rule): a {@link KNOWN_ACP_AGENTS} name is found only in the Control Center's
+ * `node_modules/.bin` — never on the run's PATH — and followed to its real file; an absolute path is
+ * used as the operator set it. A known agent that is not installed fails the run, naming the field.
+ */
+export function resolveAgentAcpCommand(stored: unknown, nodeModules: string | null = ownNodeModules()): ResolvedAcpCommand {
+  const parsed = AgentAcpCommand.safeParse(stored);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AcpCommandError(`acpCommand.${issue.path.join('.')}: ${issue.message}`);
+  }
+  const { command, args } = parsed.data;
+  if (!(KNOWN_ACP_AGENTS as readonly string[]).includes(command)) return { command, args, readOnlyPaths: [dirname(command)] };
+  const link = nodeModules ? join(nodeModules, '.bin', command) : null;
+  if (!link || !existsSync(link)) throw new AcpCommandError(`acpCommand.command: the ACP agent "${command}" is not installed in the Control Center's node_modules/.bin`);
+  // The bin entry is a link into its package, which loads its dependencies from the same node_modules.
+  return { command: realpathSync(link), args, readOnlyPaths: [realpathSync(nodeModules!)] };
 }

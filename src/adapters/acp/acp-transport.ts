@@ -20,7 +20,7 @@ import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js
 import { signalProcessTree } from '../claude-code/process-tree.js';
 import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
 import { ACP_ADAPTER_ID, ACP_CAPABILITIES } from './acp-capabilities.js';
-import { acpCommandFor, type AcpAgentCommands } from './acp-command.js';
+import { acpCommandFor, resolveAgentAcpCommand, type AcpAgentCommands } from './acp-command.js';
 import { acpModeFor, relayModesByLine, type AcpSessionMode } from './acp-modes.js';
 import { classifyPermission, permissionOutcome, type AcpPermissionOption } from './acp-permission.js';
 
@@ -99,7 +99,10 @@ export class AcpTransport implements AgentTransport {
     return withRunnerLaunch(
       { context, transport: this.options, sandboxChoice: this.sandboxChoice, runner: 'acp', runnerName: 'ACP agent', startFailure: 'The ACP agent could not start', log },
       async ({ dirs, session, readOnly, sandboxed }) => {
-        const program = acpCommandFor(context.agent.name, this.options.commands, context.env);
+        // The agent's own command (set by an operator on the agent) wins over the server's table.
+        const program = context.agent.acpCommand
+          ? resolveAgentAcpCommand(context.agent.acpCommand)
+          : { ...acpCommandFor(context.agent.name, this.options.commands, context.env), readOnlyPaths: [] as string[] };
         const remotes = context.checkout?.pushRemotes ?? [];
         const env = runnerEnvironment({
           source: context.env,
@@ -113,7 +116,11 @@ export class AcpTransport implements AgentTransport {
           },
           extra: withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
         });
-        const launched = await sandboxed({ ...program, readOnlyPaths: [...(isAbsolute(program.command) ? [dirname(program.command)] : []), ...(this.options.programPaths ?? [])] });
+        const launched = await sandboxed({
+          command: program.command,
+          args: program.args,
+          readOnlyPaths: [...new Set([...(isAbsolute(program.command) ? [dirname(program.command)] : []), ...program.readOnlyPaths, ...(this.options.programPaths ?? [])])],
+        });
         return this.execute({ context, command: launched.command, args: launched.args, env, readOnly, relayMode, configDir: dirs.configDir, log, session });
       },
     );

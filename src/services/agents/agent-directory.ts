@@ -16,6 +16,7 @@ export interface AgentDirectoryContent {
   contextSize: number | null;
   silenceTimeoutMinutes: number | null;
   reportsToName: string | null;
+  acpCommand?: { command: string; args: string[] } | null;
 }
 
 /** A directory change that has been made but can still be undone until the row commits. */

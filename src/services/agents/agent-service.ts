@@ -45,6 +45,18 @@ export function normalizeSkills(skills: readonly string[]): string[] {
   return result;
 }
 
+const ACP_ADAPTER = 'acp';
+
+/**
+ * The ACP command after an update (RLY-7): the one the change sets; else the current one while the
+ * agent stays on `acp`; dropped when the agent moves to another adapter (it would mean nothing there).
+ */
+function acpCommandAfter(change: UpdateAgentBody, current: AgentRecord): AgentRecord['acpCommand'] {
+  if (change.acpCommand !== undefined) return change.acpCommand;
+  const adapterId = change.adapterId !== undefined ? change.adapterId : current.adapterId;
+  return adapterId === ACP_ADAPTER ? current.acpCommand : null;
+}
+
 /**
  * Agents (AG-1, AG-2): a row in the workspace database and a directory on disk, always written
  * together. The directory change is staged and swapped in inside the row's transaction; if either
@@ -98,6 +110,7 @@ export class AgentService {
         contextSize: input.contextSize ?? null,
         silenceTimeoutMinutes: input.silenceTimeoutMinutes ?? null,
         reportsTo: input.reportsTo ?? null,
+        acpCommand: input.acpCommand ?? null,
         createdAt: now,
         updatedAt: now,
       };
@@ -127,6 +140,7 @@ export class AgentService {
         contextSize: change.contextSize !== undefined ? change.contextSize : current.contextSize,
         silenceTimeoutMinutes: change.silenceTimeoutMinutes !== undefined ? change.silenceTimeoutMinutes : current.silenceTimeoutMinutes,
         reportsTo: change.reportsTo !== undefined ? change.reportsTo : current.reportsTo,
+        acpCommand: acpCommandAfter(change, current),
         updatedAt: nowIso(),
       };
       await this.validate(trx, next, current.id);
@@ -245,6 +259,9 @@ export class AgentService {
         }
         cursor = next;
       }
+    }
+    if (record.acpCommand && record.adapterId !== ACP_ADAPTER) {
+      throw new ValidationError('acpCommand', `only an agent whose adapterId is "${ACP_ADAPTER}" runs an ACP command`);
     }
     if (record.effort !== null) {
       const problem = this.validateEffort(record.modelId, record.adapterId, record.effort);

@@ -705,4 +705,11 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0020_agent_acp_command': {
+    // RLY-7: an agent on the `acp` adapter names the ACP agent it runs (JSON `{command, args}`, see
+    // src/schemas/agent-acp-command.ts). Null: the server's configured ACP command table applies.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('agents').addColumn('acp_command', 'text').execute();
+    },
+  },
 };

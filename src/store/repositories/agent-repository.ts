@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
 import type { Agent } from '../../schemas/agent.js';
+import { AgentAcpCommand } from '../../schemas/agent-acp-command.js';
 import type { AgentTable, WorkspaceSchema } from '../workspace-schema.js';
 import { jsonColumn } from './column-parsers.js';
 
@@ -8,6 +9,8 @@ import { jsonColumn } from './column-parsers.js';
 export type AgentRecord = Omit<Agent, 'state'>;
 
 const parseSkills = jsonColumn('agents', 'skills', z.array(z.string()));
+// Re-validated on read: a row edited behind the API's back never hands a shell line to the transport.
+const parseAcpCommand = jsonColumn('agents', 'acp_command', AgentAcpCommand);
 
 /** The one mapper from an `agents` row (SKL-1: `skills` is a JSON array of names). */
 export function toAgentRecord(row: Selectable<AgentTable>): AgentRecord {
@@ -25,6 +28,7 @@ export function toAgentRecord(row: Selectable<AgentTable>): AgentRecord {
     contextSize: row.context_size,
     silenceTimeoutMinutes: row.silence_timeout_minutes,
     reportsTo: row.reports_to,
+    acpCommand: row.acp_command === null || row.acp_command === undefined ? null : parseAcpCommand(row.acp_command, row.id),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -45,6 +49,7 @@ function toAgentRow(agent: AgentRecord): AgentTable {
     context_size: agent.contextSize,
     silence_timeout_minutes: agent.silenceTimeoutMinutes,
     reports_to: agent.reportsTo,
+    acp_command: agent.acpCommand ? JSON.stringify(agent.acpCommand) : null,
     created_at: agent.createdAt,
     updated_at: agent.updatedAt,
   };

@@ -1,13 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { api, ApiError, errorMessage } from '../api/client';
-import { useSendMessage } from '../api/hooks';
+import { useAgents, useHonestyMatrix, useSendMessage } from '../api/hooks';
 import { keys } from '../api/keys';
 import type { PickerValue, Space } from '../api/types';
 import { isPickerValue, nextPicker, PICKER_HINTS, PICKER_VALUES, rememberPicker, spaceModeLabel } from '../app/picker';
 import { paths } from '../app/router';
 import { Link } from '../ui/link';
 import { FieldError } from '../ui/states';
+import { transportWithoutModes } from './answering-transport';
 
 const SLASH_HINTS = [
   { command: '/plan', hint: 'arm Plan mode, send nothing' },
@@ -29,9 +30,14 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const pickerRef = useRef<HTMLSelectElement>(null);
   const isReview = space.mode === 'review';
+  // RLY-3: a provider whose transport declares no relay modes (OpenAI Image) gets no picker.
+  const agents = useAgents(ws);
+  const transports = useHonestyMatrix();
+  const modeless = transportWithoutModes(space, agents.data?.agents, transports.data?.transports);
+  const hasPicker = !isReview && !modeless;
 
   const choose = async (value: PickerValue) => {
-    if (isReview) return;
+    if (!hasPicker) return;
     rememberPicker(value);
     if (value === space.picker) return;
     // Optimistic: the picker shows the choice at once; the PATCH persists it on the space. Only the
@@ -77,7 +83,7 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
     // MODE-4: Shift+Tab while writing cycles the mode. In an empty composer (and in a review space,
     // which has no picker) it does what Shift+Tab does everywhere: moves the focus back, to the
     // picker, where the arrow keys change the mode — so the keyboard is never trapped here.
-    if (event.key === 'Tab' && event.shiftKey && event.target === textareaRef.current && text !== '' && !isReview) {
+    if (event.key === 'Tab' && event.shiftKey && event.target === textareaRef.current && text !== '' && hasPicker) {
       event.preventDefault();
       void choose(nextPicker(space.picker));
       return;
@@ -98,6 +104,10 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
         {isReview ? (
           <span className="mode-readonly" data-testid="mode-readonly" title="Review mode is set by pull-request spaces and pipelines; it cannot be picked (MODE-6).">
             Mode: Review · read-only
+          </span>
+        ) : modeless ? (
+          <span className="mode-readonly" data-testid="mode-none" title="This provider ignores relay modes, so there is nothing to pick (RLY-3).">
+            {modeless.label}: modes have no effect
           </span>
         ) : (
           <label className="mode-picker">
@@ -125,14 +135,14 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
             </select>
           </label>
         )}
-        {!isReview && !turnRunning ? <span className="muted small mode-hint">{space.picker ? PICKER_HINTS[space.picker] : ''}</span> : null}
+        {hasPicker && !turnRunning ? <span className="muted small mode-hint">{space.picker ? PICKER_HINTS[space.picker] : ''}</span> : null}
         <span className="spacer" />
-        {turnRunning && !isReview ? (
+        {turnRunning && hasPicker ? (
           <span className="small next-turn" data-testid="next-turn-note">
             A turn is running: a mode change applies from the next turn.
           </span>
         ) : null}
-        <span className="muted small keys-hint">{isReview ? '' : 'Shift+Tab while typing: mode · '}Enter send · Shift+Enter newline</span>
+        <span className="muted small keys-hint">{hasPicker ? 'Shift+Tab while typing: mode · ' : ''}Enter send · Shift+Enter newline</span>
       </div>
       {showSlash ? (
         <ul className="slash-hints" aria-label="Commands">

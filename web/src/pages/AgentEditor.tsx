@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } 
 import { ApiError, errorMessage } from '../api/client';
 import { useDeleteAgent, useHonestyMatrix, useUpdateAgent } from '../api/hooks';
 import type { Agent, AgentPatch } from '../api/types';
+import { KNOWN_ACP_AGENTS } from '@server/core/relay/known-acp-agents';
 import { navigate, paths, setLeaveGuard } from '../app/router';
 import { AgentStateBadge } from '../ui/badges';
 import { FieldError } from '../ui/states';
@@ -21,6 +22,8 @@ interface Draft {
   contextSize: string;
   silenceTimeoutMinutes: string;
   reportsTo: string;
+  /** RLY-7: the ACP agent's program and its arguments, one per line (only for the `acp` adapter). */
+  acpCommand: { program: string; args: string };
 }
 
 /**
@@ -35,7 +38,7 @@ function adapterChoices(transports: ReadonlyArray<{ adapterId: string; label: st
   return choices;
 }
 
-const FIELDS: Array<keyof Draft> = ['name', 'title', 'persona', 'systemPrompt', 'skills', 'adapterId', 'modelId', 'effort', 'contextSize', 'silenceTimeoutMinutes', 'reportsTo'];
+const FIELDS: Array<keyof Draft> = ['name', 'title', 'persona', 'systemPrompt', 'skills', 'adapterId', 'modelId', 'effort', 'contextSize', 'silenceTimeoutMinutes', 'reportsTo', 'acpCommand'];
 
 function toDraft(agent: Agent): Draft {
   return {
@@ -50,6 +53,7 @@ function toDraft(agent: Agent): Draft {
     contextSize: agent.contextSize === null ? '' : String(agent.contextSize),
     silenceTimeoutMinutes: agent.silenceTimeoutMinutes === null ? '' : String(agent.silenceTimeoutMinutes),
     reportsTo: agent.reportsTo ?? '',
+    acpCommand: { program: agent.acpCommand?.command ?? '', args: (agent.acpCommand?.args ?? []).join('\n') },
   };
 }
 
@@ -76,6 +80,10 @@ function fieldValue(draft: Draft, field: keyof Draft): AgentPatch[keyof AgentPat
     case 'contextSize':
     case 'silenceTimeoutMinutes':
       return numberOrNull(draft[field]);
+    case 'acpCommand':
+      // Only an `acp` agent holds one; an empty program means "the server's configured command".
+      if (draft.adapterId !== 'acp' || draft.acpCommand.program.trim() === '') return null;
+      return { command: draft.acpCommand.program.trim(), args: draft.acpCommand.args.split('\n').filter((line) => line !== '') };
   }
 }
 
@@ -280,6 +288,35 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
           </select>
         ))}
       </div>
+      {draft.adapterId === 'acp' ? (
+        <div className="grid-2">
+          {row('acpCommand', 'ACP agent program', (p) => (
+            <>
+              <input
+                id={p.id}
+                list="acp-agent-suggestions"
+                placeholder="server default (CONTROL_CENTER_ACP_AGENTS)"
+                value={draft.acpCommand.program}
+                onChange={(e) => set('acpCommand', { ...draft.acpCommand, program: e.target.value })}
+                aria-invalid={p.invalid || undefined}
+                aria-describedby={p.describedBy}
+              />
+              <datalist id="acp-agent-suggestions">
+                {KNOWN_ACP_AGENTS.map((name) => (
+                  <option key={name} value={name} />
+                ))}
+              </datalist>
+            </>
+          ), 'A known ACP agent (installed with the Control Center) or an absolute path. Never run through a shell.')}
+          <div className="field" data-field="acpCommand.args">
+            <label className="field-label" htmlFor="agent-acpCommand-args">
+              Arguments (one per line)
+            </label>
+            <textarea id="agent-acpCommand-args" rows={3} value={draft.acpCommand.args} onChange={(e) => set('acpCommand', { ...draft.acpCommand, args: e.target.value })} />
+            <div className="field-hint">Passed to the program literally, one argument per line.</div>
+          </div>
+        </div>
+      ) : null}
       <div className="danger-zone">
         {confirmingDelete ? (
           <div className="confirm" role="alertdialog" aria-label="Confirm delete">
