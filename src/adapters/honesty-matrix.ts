@@ -74,6 +74,7 @@ const BUILTIN_SANDBOX = 'test/harness/builtin-sandbox.test.ts';
 const REPO_SKILLS = 'test/services/skills/repo-skills.test.ts > linked repositories and their skills (SKL-4, SKL-5)';
 const SDK_SKILLS = 'test/adapters/claude-agent-sdk-skills.test.ts > the Claude Agent SDK sees exactly the scanned skills (SKL-5)';
 const CLAUDE_SKILLS = 'test/adapters/claude-code-skills.test.ts > Claude Code sees the scanned skills (SKL-5)';
+const CODEX_SKILLS = 'test/adapters/codex-skills.test.ts > Codex sees exactly the scanned skills (SKL-5)';
 const BUILTIN_PUSH = `${BUILTIN_SANDBOX} > built-in bash pushes through the push proxy (POL-6)`;
 const SEATBELT_TEXT = `${SANDBOX} > Seatbelt profile (SBX-1, macOS) > generates a profile that denies writes outside the writable paths and limits the network to loopback ports`;
 
@@ -969,10 +970,10 @@ function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk' | '
     case 'codex':
       return row({
         capability: 'skills',
-        level: 'none',
+        level: 'partial',
         detail:
-          'The Skills section, the repo-skills index and the `skill` tool (over MCP) come from the shared prepare stage, so what the server shows is scanned; the server-owned `CODEX_HOME` keeps the user’s own Codex skills out, but nothing is materialized for Codex and whatever skill discovery it does in the worktree is neither fed nor bounded by the Control Center.',
-        testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
+          'The prepare stage writes the scanned set (installed skills matching the lock, and the active repository’s scanned repo skills) into a server-owned run folder, mounted read-only and handed to the app-server as its only extra skills root (`skills/extraRoots/set`); bundled system skills are off in config.toml, and before the thread and every turn each other skill Codex’s own listing shows (the checkout’s `.agents/skills/`, `$CODEX_HOME/skills/`, `~/.agents/skills/`) is switched off by path (`skills/config/write`, a `[[skills.config]]` entry), the listing read again and the turn failed if anything unscanned is still enabled. The real app-server is shown listing exactly the installed and the scanned repo skill, and none of a hostile checkout’s (quarantined, nested, linked) or a planted `CODEX_HOME` skill. Partial: a `SKILL.md` written during a turn is switched off only from the next turn, and the checkout’s files stay readable to the model like any other file.',
+        testedBy: `${CODEX_SKILLS} > lists the installed skill and the active repository’s scanned skill and reads a body from the run’s folder; never the quarantined or the unscanned one`,
       });
     case 'acp':
       return row({
