@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { isAbsolute, relative } from 'node:path';
+import { isInside } from '../skills-target.js';
 import type { JsonRpcStdio } from './json-rpc-stdio.js';
 
 /*
@@ -22,11 +22,6 @@ interface ListedSkill {
   enabled: boolean;
 }
 
-function inside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-}
-
 async function listSkills(rpc: JsonRpcStdio, cwd: string): Promise<ListedSkill[]> {
   const listed = await rpc.request<{ data?: Array<{ skills?: unknown[]; errors?: unknown[] }> }>('skills/list', { cwds: [cwd], forceReload: true });
   const entries = (listed.data ?? []).flatMap((entry) => entry.skills ?? []);
@@ -44,7 +39,7 @@ async function listSkills(rpc: JsonRpcStdio, cwd: string): Promise<ListedSkill[]
 export async function confineCodexSkills(rpc: JsonRpcStdio, input: { cwd: string; root: string }): Promise<string[]> {
   const hasRoot = existsSync(input.root);
   await rpc.request('skills/extraRoots/set', { extraRoots: hasRoot ? [input.root] : [] });
-  const foreign = (skills: ListedSkill[]) => skills.filter((skill) => skill.enabled && !(hasRoot && inside(input.root, skill.path)));
+  const foreign = (skills: ListedSkill[]) => skills.filter((skill) => skill.enabled && !(hasRoot && isInside(input.root, skill.path)));
   for (const skill of foreign(await listSkills(rpc, input.cwd))) {
     await rpc.request('skills/config/write', { path: skill.path, enabled: false });
   }
