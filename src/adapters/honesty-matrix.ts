@@ -74,6 +74,7 @@ const BUILTIN_SANDBOX = 'test/harness/builtin-sandbox.test.ts';
 const REPO_SKILLS = 'test/services/skills/repo-skills.test.ts > linked repositories and their skills (SKL-4, SKL-5)';
 const SDK_SKILLS = 'test/adapters/claude-agent-sdk-skills.test.ts > the Claude Agent SDK sees exactly the scanned skills (SKL-5)';
 const CLAUDE_SKILLS = 'test/adapters/claude-code-skills.test.ts > Claude Code sees the scanned skills (SKL-5)';
+const CODEX_SKILLS = 'test/adapters/codex-skills.test.ts > Codex sees exactly the scanned skills (SKL-5)';
 const BUILTIN_PUSH = `${BUILTIN_SANDBOX} > built-in bash pushes through the push proxy (POL-6)`;
 const SEATBELT_TEXT = `${SANDBOX} > Seatbelt profile (SBX-1, macOS) > generates a profile that denies writes outside the writable paths and limits the network to loopback ports`;
 
@@ -758,6 +759,7 @@ const COPILOT_ASK = `${COPILOT} > Copilot transport: Ask cards (RLY-7)`;
 const COPILOT_CONTRACT = `${COPILOT} > Copilot transport: the completion contract over MCP (HAR-4)`;
 const COPILOT_AGENT = `${COPILOT_MODES} > agent: a writing command passes the policy gate and runs; every model call goes through the proxy with the broker’s key; the next message resumes the session`;
 const COPILOT_PLAN = `${COPILOT_MODES} > plan: a mutating command is refused as plan mode and never runs; exit_plan_mode becomes a Plan ready board and is not approved`;
+const COPILOT_SKILLS = 'test/adapters/copilot-skills.test.ts > Copilot sees exactly the scanned skills (SKL-5) > offers the installed skill and the active repository’s scanned skill; never the checkout’s own, a planted one or the unscanned name';
 const COPILOT_BWRAP = `${COPILOT} > Copilot transport in bubblewrap (SBX-1) > plan: the runtime runs sandboxed, the worktree read-only and the data root hidden; a write is refused and not made`;
 
 /** GitHub Copilot through `@github/copilot-sdk` (RLY-7): every permission request answered by the host; what the runtime deems read-only runs unasked. */
@@ -767,7 +769,7 @@ function copilotRows(): HonestyRow[] {
       capability: 'toolSurface',
       level: 'partial',
       detail:
-        'Product tools come only from the Control Center’s MCP server (the mode’s surface). Copilot’s own tools (bash, apply_patch, view, rg, glob, ask_user, task, sql, …; exit_plan_mode and task_complete in its plan mode) stay on its surface; skills are switched off in the session, any other MCP server and every URL fetch, memory or extension request is refused.',
+        'Product tools come only from the Control Center’s MCP server (the mode’s surface). Copilot’s own tools (bash, apply_patch, view, rg, glob, ask_user, task, sql, …; exit_plan_mode and task_complete in its plan mode) stay on its surface (its `skill` tool loads only the scanned skills, see the skills row); any other MCP server and every URL fetch, memory or extension request is refused.',
       testedBy: COPILOT_PLAN,
     }),
     row({
@@ -870,9 +872,10 @@ function copilotRows(): HonestyRow[] {
     ),
     row({
       capability: 'skills',
-      level: 'none',
-      detail: 'Skill loading is switched off in the Copilot session (`enableSkills: false`); the Skills section and the `skill` tool reach it only through the prompt and MCP. Nothing is materialized for Copilot, and its custom-instruction discovery in the worktree is neither fed nor bounded by the Control Center.',
-      testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
+      level: 'partial',
+      detail:
+        'The prepare stage writes the scanned set (installed skills matching the lock, and the active repository’s scanned repo skills) into a server-owned run folder, mounted read-only and given to the session as its only `skillDirectories`; config discovery stays off (the checkout’s `.agents/skills/`, `.github/skills/` and `COPILOT_HOME`’s skills are not loaded), and before every message each other skill the session lists (the runtime’s built-ins) is disabled, the listing read again and the run failed if anything unscanned is still enabled. The real runtime is shown listing exactly the installed and the scanned repo skill and loading a body with its own `skill` tool, while the checkout’s quarantined and unscanned skills and a planted `COPILOT_HOME` skill reach nothing. Partial: the runtime disables by name, so a built-in sharing a scanned skill’s name hides both; custom-instruction files in the worktree are outside this row.',
+      testedBy: COPILOT_SKILLS,
     }),
   ];
 }
@@ -1006,17 +1009,17 @@ function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk' | '
     case 'codex':
       return row({
         capability: 'skills',
-        level: 'none',
+        level: 'partial',
         detail:
-          'The Skills section, the repo-skills index and the `skill` tool (over MCP) come from the shared prepare stage, so what the server shows is scanned; the server-owned `CODEX_HOME` keeps the user’s own Codex skills out, but nothing is materialized for Codex and whatever skill discovery it does in the worktree is neither fed nor bounded by the Control Center.',
-        testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
+          'The prepare stage writes the scanned set (installed skills matching the lock, and the active repository’s scanned repo skills) into a server-owned run folder, mounted read-only and handed to the app-server as its only extra skills root (`skills/extraRoots/set`); bundled system skills are off in config.toml, and before the thread and every turn each other skill Codex’s own listing shows (the checkout’s `.agents/skills/`, `$CODEX_HOME/skills/`, `~/.agents/skills/`) is switched off by path (`skills/config/write`, a `[[skills.config]]` entry), the listing read again and the turn failed if anything unscanned is still enabled. The real app-server is shown listing exactly the installed and the scanned repo skill, and none of a hostile checkout’s (quarantined, nested, linked) or a planted `CODEX_HOME` skill. Partial: a `SKILL.md` written during a turn is switched off only from the next turn, and the checkout’s files stay readable to the model like any other file.',
+        testedBy: `${CODEX_SKILLS} > lists the installed skill and the active repository’s scanned skill and reads a body from the run’s folder; never the quarantined or the unscanned one`,
       });
     case 'acp':
       return row({
         capability: 'skills',
         level: 'none',
         detail:
-          'The Skills section (in the system prompt that opens a session) and the `skill` tool (over MCP, when the agent takes HTTP MCP servers) come from the shared prepare stage, so what the server shows is scanned; nothing is materialized for an ACP agent, and its own skill discovery (in its private HOME or the worktree) is neither fed nor bounded by the Control Center.',
+          'The Skills section (in the system prompt that opens a session) and the `skill` tool (over MCP, when the agent takes HTTP MCP servers) come from the shared prepare stage, so what the server shows is scanned; nothing is materialized for an ACP agent — the protocol’s `session/new` has no skills option and each agent discovers skills its own way — so its own skill discovery (in its private HOME or the worktree, e.g. a Claude-based agent reading the checkout’s `.claude/skills/`) is neither fed nor bounded by the Control Center.',
         testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
       });
   }

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { safeSegment } from './runner-setup.js';
 
 /**
@@ -20,4 +20,10 @@ export interface SkillsTarget {
 /** The run's skills plugin folder for a runner whose run folders live under `<workspace>/<runner>/runs/`. */
 export function runSkillsPluginDir(workspaceDir: string, runner: string, runId: string): string {
   return join(workspaceDir, runner, 'runs', safeSegment(runId), 'skills-plugin');
+}
+
+/** Whether `path` lies strictly inside `root` (lexically; both absolute): a skill offered from the run's folder. */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }

@@ -25,6 +25,7 @@ export const CODEX_CAPABILITIES: TransportCapabilities = {
   completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat'],
   sandbox: true,
-  // SKL-5: nothing is materialized for Codex yet, and its own skill discovery is not bounded by the server.
-  skills: 'unfed',
+  // SKL-5: the scanned set is materialized into the run's folder, Codex's only extra skills root;
+  // every other skill its discovery finds (checkout, CODEX_HOME, bundled) is switched off per turn.
+  skills: 'scannedOnly',
 };

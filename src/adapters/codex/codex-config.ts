@@ -41,6 +41,11 @@ export function codexConfigToml(input: CodexConfigInput): string {
     '[analytics]',
     'enabled = false',
     '',
+    // SKL-5: Codex's bundled system skills were never scanned; the run's scanned skills are handed
+    // over at run time (`codex-skills.ts`), and every other skill Codex finds is switched off there.
+    '[skills.bundled]',
+    'enabled = false',
+    '',
     '[features]',
     ...DISABLED_FEATURES.map((feature) => `${feature} = false`),
     '',

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
@@ -15,9 +16,11 @@ import type { AgentTransport, TransportResult, TransportRunContext } from '../ag
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
 import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
+import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
 import { resolveCodexBinary } from './codex-binary.js';
 import { CODEX_ADAPTER_ID, CODEX_CAPABILITIES } from './codex-capabilities.js';
 import { codexConfigToml, CODEX_TOKEN_VARIABLE } from './codex-config.js';
+import { confineCodexSkills } from './codex-skills.js';
 import { JsonRpcError, JsonRpcStdio, METHOD_NOT_FOUND } from './json-rpc-stdio.js';
 
 export { CODEX_ADAPTER_ID } from './codex-capabilities.js';
@@ -84,6 +87,11 @@ export class CodexTransport implements AgentTransport {
     this.sandboxChoice = new RunnerSandboxChoice(options.sandbox);
   }
 
+  /** SKL-5: the scanned skills as bare folders in the run's own folder, Codex's only extra skills root. */
+  skillsTarget(run: { workspaceDir: string; runId: string }): SkillsTarget {
+    return { dir: runSkillsPluginDir(run.workspaceDir, 'codex', run.runId), layout: 'skillFolders' };
+  }
+
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
     // MODE-2, RLY-9: fixed at turn start; each turn is a fresh app-server, so a change applies next turn.
@@ -113,8 +121,9 @@ export class CodexTransport implements AgentTransport {
             ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
           },
         });
-        const program = await sandboxed({ command: codex.binary, args: ['app-server', '--listen', 'stdio://'], readOnlyPaths: [binDir, codex.packageDir, dirname(codex.binary)] });
-        return this.execute({ context, command: program.command, args: program.args, env, readOnly, relayMode, model, log, session });
+        const skillsRoot = this.skillsTarget(context).dir;
+        const program = await sandboxed({ command: codex.binary, args: ['app-server', '--listen', 'stdio://'], readOnlyPaths: [binDir, codex.packageDir, dirname(codex.binary), ...(existsSync(skillsRoot) ? [skillsRoot] : [])] });
+        return this.execute({ context, command: program.command, args: program.args, env, readOnly, relayMode, model, log, session, skillsRoot });
       },
     );
   }
@@ -129,6 +138,8 @@ export class CodexTransport implements AgentTransport {
     model: string;
     log: (message: string, detail?: unknown) => void;
     session: HookSession;
+    /** The run's materialized scanned skills (SKL-5); the only skills Codex may offer. */
+    skillsRoot: string;
   }): Promise<TransportResult> {
     const { context, log, readOnly } = input;
     const usage = emptyUsage();
@@ -298,6 +309,8 @@ export class CodexTransport implements AgentTransport {
       await rpc.request('initialize', { clientInfo: { name: 'control-center', title: 'Control Center', version: '1' }, capabilities: { experimentalApi: true, requestAttestation: false } });
       rpc.notify('initialized');
       const developerInstructions = [context.systemPrompt, relaySentences(input.relayMode)].filter((part) => part.trim()).join('\n\n');
+      const confineSkills = () => confineCodexSkills(rpc, { cwd: context.worktreePath, root: input.skillsRoot });
+      await confineSkills();
       const threadParams = { cwd: context.worktreePath, model: input.model, developerInstructions, approvalPolicy: 'on-request', sandbox: 'read-only' };
       let thread: Json | null = null;
       if (context.previousSessionId) {
@@ -312,6 +325,8 @@ export class CodexTransport implements AgentTransport {
       const collaborationMode = { mode: input.relayMode === 'plan' ? 'plan' : 'default', settings: { model: input.model, reasoning_effort: null, developer_instructions: null } };
       const runTurn = async (prompt: string) => {
         turnDone = null;
+        // SKL-5: again before every turn — a command of the previous turn may have written a SKILL.md.
+        await confineSkills();
         const finished = new Promise<void>((resolve) => (resolveTurn = resolve));
         const started = await rpc.request<Json>('turn/start', { threadId, input: [{ type: 'text', text: prompt, text_elements: [] }], collaborationMode });
         turnId = text((started.turn as Json | undefined)?.id);

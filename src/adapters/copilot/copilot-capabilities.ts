@@ -27,6 +27,7 @@ export const COPILOT_CAPABILITIES: TransportCapabilities = {
   completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat'],
   sandbox: true,
-  // SKL-5: nothing is materialized for Copilot; skills are switched off in its session.
-  skills: 'unfed',
+  // SKL-5: the scanned set is materialized into the run's folder, the session's only skill directory;
+  // every other skill the runtime loads (built-ins, COPILOT_HOME's) is disabled before each message.
+  skills: 'scannedOnly',
 };

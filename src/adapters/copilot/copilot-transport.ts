@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CopilotClient, RuntimeConnection, type CopilotSession, type PermissionRequest, type PermissionRequestResult, type SessionConfig, type SessionEvent } from '@github/copilot-sdk';
@@ -17,8 +18,10 @@ import type { AgentTransport, TransportResult, TransportRunContext } from '../ag
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
 import { cancelledResult, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
+import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
 import { COPILOT_ADAPTER_ID, COPILOT_CAPABILITIES } from './copilot-capabilities.js';
 import { copilotAgentMode } from './copilot-modes.js';
+import { confineCopilotSkills } from './copilot-skills.js';
 import { APPROVE, approvalQuestion, classifyCopilotPermission, CONTROL_CENTER_MCP_SERVER, DENY } from './copilot-permission.js';
 import { absoluteCommand, resolveCopilotRuntime } from './copilot-runtime.js';
 
@@ -94,6 +97,11 @@ export class CopilotTransport implements AgentTransport {
     this.sandboxChoice = new RunnerSandboxChoice(options.sandbox);
   }
 
+  /** SKL-5: the scanned skills as bare folders in the run's own folder, the session's only skill directory. */
+  skillsTarget(run: { workspaceDir: string; runId: string }): SkillsTarget {
+    return { dir: runSkillsPluginDir(run.workspaceDir, 'copilot', run.runId), layout: 'skillFolders' };
+  }
+
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
     if (context.signal.aborted) return cancelledResult();
@@ -107,6 +115,7 @@ export class CopilotTransport implements AgentTransport {
     let launch: SandboxLaunch | null = null;
     try {
       const runtime = resolveCopilotRuntime(context.env);
+      const skillsRoot = this.skillsTarget(context).dir;
       const model = context.agent.modelId ?? DEFAULT_COPILOT_MODEL;
       const modelBaseUrl = modelProxyBaseUrl(context.serverUrl, 'openai');
       const remotes = context.checkout?.pushRemotes ?? [];
@@ -144,7 +153,7 @@ export class CopilotTransport implements AgentTransport {
             readOnly,
             home,
             writable: [configDir, cacheDir],
-            readOnlyPaths: [runtime.packageDir],
+            readOnlyPaths: [runtime.packageDir, ...(existsSync(skillsRoot) ? [skillsRoot] : [])],
             ...(this.options.hiddenPaths ? { hiddenPaths: this.options.hiddenPaths } : {}),
             ...(this.options.hideHome !== undefined ? { hideHome: this.options.hideHome } : {}),
             network: runnerNetwork([context.serverUrl, context.mcp.url]),
@@ -152,7 +161,7 @@ export class CopilotTransport implements AgentTransport {
         );
         context.setSandbox(launch.description);
       } else context.setSandbox(`none: ${detail}; ${UNSANDBOXED_OPT_IN}`);
-      return await this.execute({ context, command: launch ? absoluteCommand(launch.command, process.env.PATH) : runtime.binary, args: launch?.args ?? [], env, readOnly, relayMode, model, modelBaseUrl, log, session });
+      return await this.execute({ context, command: launch ? absoluteCommand(launch.command, process.env.PATH) : runtime.binary, args: launch?.args ?? [], env, readOnly, relayMode, model, modelBaseUrl, log, session, skillsRoot });
     } catch (error) {
       return { outcome: 'failed', error: `The Copilot runner could not start: ${error instanceof Error ? error.message : String(error)}`, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
     } finally {
@@ -173,6 +182,8 @@ export class CopilotTransport implements AgentTransport {
     modelBaseUrl: string;
     log: (message: string, detail?: unknown) => void;
     session: HookSession;
+    /** The run's materialized scanned skills (SKL-5); the only skills the session may offer. */
+    skillsRoot: string;
   }): Promise<TransportResult> {
     const { context, log, readOnly, relayMode } = input;
     const usage = emptyUsage();
@@ -308,7 +319,10 @@ export class CopilotTransport implements AgentTransport {
       provider: { type: 'openai', wireApi: 'responses', baseUrl: input.modelBaseUrl, apiKey: context.mcp.token },
       systemMessage: { mode: 'append', content: context.systemPrompt },
       mcpServers: { [CONTROL_CENTER_MCP_SERVER]: { type: 'http', url: context.mcp.url, headers: { authorization: `Bearer ${context.mcp.token}` }, tools: ['*'] } },
-      enableSkills: false,
+      // SKL-5: skills on, with the run's scanned folder as the only directory; every other skill the
+      // runtime loads is disabled once the session exists (confineCopilotSkills).
+      enableSkills: true,
+      skillDirectories: existsSync(input.skillsRoot) ? [input.skillsRoot] : [],
       enableSessionTelemetry: false,
       onPermissionRequest,
       onUserInputRequest: async (request) => {
@@ -380,6 +394,8 @@ export class CopilotTransport implements AgentTransport {
         idle = false;
         const done = new Promise<void>((resolve) => (wake = resolve));
         if (exitDescription !== null || cancelled) return;
+        // SKL-5: before every message — a command of the previous one may have written a SKILL.md.
+        await confineCopilotSkills(copilotSession!, input.skillsRoot);
         await copilotSession!.send({ prompt, agentMode: copilotAgentMode(relayMode) });
         await done;
         // RLY-5 fallback (before any reminder replaces the answer): a plan turn, or an Ask turn that
