@@ -201,7 +201,13 @@ export class ControlCenter {
       registry.location.dialect === 'postgres'
         ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger)
         : null;
-    this.operations = new OperationsService(registry, this.workspaces, () => this.cluster?.journal.lag ?? null);
+    this.operations = new OperationsService(
+      registry,
+      this.workspaces,
+      () => this.cluster?.journal.lag ?? null,
+      // Read when scraped: the pg-boss connection is made further down.
+      () => (this.jobQueue ? (workspaceId) => this.jobQueue!.countJobs(workspaceId) : null),
+    );
     this.runs = new RunService(this.events);
     this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort);
     this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, this.logger);
@@ -443,7 +449,7 @@ export class ControlCenter {
       if (this.runAffinity) {
         // A shared store: other live processes' runs and gates are theirs. Only orphans die; a dead
         // process's gates expire through their queued timeouts (POL-7).
-        await this.runs.markSharedOrphansDead(workspace.id, handle.database.db, this.runAffinity);
+        await this.runs.markSharedOrphansDead(workspace.id, handle.database.db, this.runAffinity, { unowned: true });
       } else {
         await this.runs.markOrphansDead(workspace.id, handle.database.db);
         await this.approvals.expireNonDurable(workspace.id);
@@ -469,7 +475,7 @@ export class ControlCenter {
    */
   private async recoverAsWorker(): Promise<void> {
     for (const workspace of await this.workspaces.list()) {
-      if (this.runAffinity) await this.runs.markSharedOrphansDead(workspace.id, (await this.workspaces.handle(workspace.id)).database.db, this.runAffinity);
+      if (this.runAffinity) await this.runs.markSharedOrphansDead(workspace.id, (await this.workspaces.handle(workspace.id)).database.db, this.runAffinity, { unowned: true });
       await this.orchestrations.resumeMaterializations(workspace.id);
       await this.pipelineEngine.resume(workspace.id);
       await this.plans.resumeExecutions(workspace.id);
@@ -510,7 +516,7 @@ export class ControlCenter {
       void (async () => {
         await affinity.heartbeat(this.processId);
         for (const workspace of await this.workspaces.list()) {
-          await this.runs.markSharedOrphansDead(workspace.id, (await this.workspaces.handle(workspace.id)).database.db, affinity);
+          await this.runs.markSharedOrphansDead(workspace.id, (await this.workspaces.handle(workspace.id)).database.db, affinity, { unowned: false });
         }
       })()
         .catch((error: unknown) => this.logger.error({ err: error }, 'heartbeat failed'))

@@ -131,16 +131,19 @@ export class RunService {
 
   /**
    * Issue 16, a store shared by several processes: only orphans die — runs whose owner process is
-   * dead (`deadOwners`, taken exactly once across processes) and `running` runs that no process owns
-   * (every process owns a run before it can be `running`). A `queued` run nobody owns waits in the
-   * runs queue; a run of a live process is never touched.
+   * dead (taken exactly once across processes) and, with `unowned` (at start-up), `running` runs that
+   * no process owns (every process owns a run before it can be `running`: such a run was left by a
+   * version that recorded no owner). A `queued` run nobody owns waits in the runs queue; a run of a
+   * live process is never touched.
    */
   async markSharedOrphansDead(
     workspaceId: string,
     db: Kysely<WorkspaceSchema>,
     ownership: { takeOrphans(workspaceId: string): Promise<string[]>; owned(workspaceId: string, runIds: readonly string[]): Promise<Set<string>> },
+    options: { unowned: boolean },
   ): Promise<number> {
     const ofDeadOwners = await ownership.takeOrphans(workspaceId);
+    if (!options.unowned) return this.markDead(workspaceId, db, ofDeadOwners, 'the process executing this run stopped while it was in progress');
     const running = (await unfinishedRunStates(db)).filter((run) => run.state === 'running').map((run) => run.id);
     // Read after the states: a run that became running meanwhile was owned first, so it shows here.
     const owned = await ownership.owned(workspaceId, running);
