@@ -57,6 +57,10 @@ import { validateAgentEffort } from './agents/validate-effort.js';
 import { wakeOnDecision } from './approvals/wake-on-decision.js';
 import { WorkspaceService } from './workspaces/workspace-service.js';
 import { ProcessCluster } from './cluster/process-cluster.js';
+import { newId } from '../ids.js';
+import { RunAffinity } from './runs/run-affinity.js';
+import { RunQueue } from './runs/run-queue.js';
+import { ApprovalTimeouts } from './approvals/approval-timeouts.js';
 import type { RunCommandKind } from './cluster/run-command-relay.js';
 
 export interface ControlCenterOptions {
@@ -105,6 +109,8 @@ export interface ControlCenterOptions {
   jobLeaseMs?: number;
   /** How often a process that executes work on a shared PostgreSQL queue looks for jobs other processes enqueued (default 1 s). */
   queuePollMs?: number;
+  /** Issue 16: how many queued agent runs one process executes at once (default 16). */
+  maxQueuedRuns?: number;
 }
 
 /** The composition root: every service of one data root, wired once. */
@@ -166,6 +172,16 @@ export class ControlCenter {
   private readonly jobQueue: PgBossConnection | null;
   private queuePoll: NodeJS.Timeout | null = null;
   private readonly queuePollMs: number;
+  /** Issue 16: this process among the others on the same database (run ownership, affinity, job holders). */
+  readonly processId = newId('proc');
+  /** PostgreSQL only: which process executes which run, and which conversation sticks to which process. */
+  private readonly runAffinity: RunAffinity | null;
+  /** PostgreSQL only: agent runs queued by API processes, claimed by the processes that execute work. */
+  readonly runQueue: RunQueue | null;
+  /** PostgreSQL only: gates' timeouts as delayed jobs, applied by any process (POL-7). */
+  private readonly approvalTimeouts: ApprovalTimeouts | null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly leaseMs: number;
   /**
    * Issue 16, PostgreSQL only: live events and run controls shared with the other processes on the
    * same database. Null for the embedded SQLite server (one process, nothing to share).
@@ -185,7 +201,13 @@ export class ControlCenter {
       registry.location.dialect === 'postgres'
         ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger)
         : null;
-    this.operations = new OperationsService(registry, this.workspaces, () => this.cluster?.journal.lag ?? null);
+    this.operations = new OperationsService(
+      registry,
+      this.workspaces,
+      () => this.cluster?.journal.lag ?? null,
+      // Read when scraped: the pg-boss connection is made further down.
+      () => (this.jobQueue ? (workspaceId) => this.jobQueue!.countJobs(workspaceId) : null),
+    );
     this.runs = new RunService(this.events);
     this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort);
     this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, this.logger);
@@ -271,6 +293,11 @@ export class ControlCenter {
     const store = parseStoreLocation(options.database);
     this.jobQueue = store.dialect === 'postgres' ? new PgBossConnection(store.url) : null;
     const jobQueue = this.jobQueue;
+    this.leaseMs = options.jobLeaseMs ?? 30_000;
+    const shared = jobQueue ? this.shareRuns(jobQueue, options.maxQueuedRuns ?? 16) : null;
+    this.runAffinity = shared?.affinity ?? null;
+    this.runQueue = shared?.runQueue ?? null;
+    this.approvalTimeouts = shared?.timeouts ?? null;
     this.pipelineEngine = new PipelineEngine(this.workspaces, this.events, {
       logger: this.logger,
       claims: executesWork(this.role),
@@ -324,6 +351,27 @@ export class ControlCenter {
     this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
     this.executor.registerModeTools(orchestrationModeTools({ orchestrations: this.orchestrations }));
     if (this.cluster) this.shareRunControls(this.cluster);
+  }
+
+  /**
+   * Issue 16, PostgreSQL: an API process queues its runs for the workers; a process that executes
+   * work records which runs it owns (so only a dead process's runs are ever declared dead) and
+   * claims queued runs; every gate's timeout is a delayed job any process applies (POL-7).
+   */
+  private shareRuns(jobQueue: PgBossConnection, maxConcurrent: number): { affinity: RunAffinity; runQueue: RunQueue; timeouts: ApprovalTimeouts } {
+    const affinity = new RunAffinity(jobQueue.sql, this.leaseMs);
+    const runQueue = new RunQueue(jobQueue, affinity, { processId: this.processId, leaseMs: this.leaseMs, maxConcurrent, logger: this.logger });
+    const timeouts = new ApprovalTimeouts((workspaceId) => jobQueue.queueFor(workspaceId), this.approvals, { processId: this.processId, leaseMs: this.leaseMs, logger: this.logger });
+    this.approvals.scheduleTimeoutsWith((workspaceId, approvalId, dueAt) => timeouts.schedule(workspaceId, approvalId, dueAt));
+    if (executesWork(this.role)) {
+      this.executor.reportOwnership({
+        own: (workspaceId, runId, conversationId) => affinity.own(workspaceId, runId, conversationId, this.processId),
+        disown: (workspaceId, runId) => affinity.disown(workspaceId, runId),
+      });
+    } else {
+      this.executor.dispatchTo((workspaceId, run) => runQueue.enqueue(workspaceId, run));
+    }
+    return { affinity, runQueue, timeouts };
   }
 
   /**
@@ -394,11 +442,18 @@ export class ControlCenter {
     // An API process executes nothing, so it recovers nothing: a run it sees in progress is a
     // worker's, alive or not (a dead worker's work comes back through the queue's leases).
     if (!executesWork(this.role)) return;
+    await this.runAffinity?.heartbeat(this.processId);
     if (this.role === 'worker') return this.recoverAsWorker();
     for (const workspace of await this.workspaces.list()) {
       const handle = await this.workspaces.handle(workspace.id);
-      await this.runs.markOrphansDead(workspace.id, handle.database.db);
-      await this.approvals.expireNonDurable(workspace.id);
+      if (this.runAffinity) {
+        // A shared store: other live processes' runs and gates are theirs. Only orphans die; a dead
+        // process's gates expire through their queued timeouts (POL-7).
+        await this.runs.markSharedOrphansDead(workspace.id, handle.database.db, this.runAffinity, { unowned: true });
+      } else {
+        await this.runs.markOrphansDead(workspace.id, handle.database.db);
+        await this.approvals.expireNonDurable(workspace.id);
+      }
       // ORC-4: approved orchestrations whose materialization a crash cut short finish from their last step.
       await this.orchestrations.resumeMaterializations(workspace.id);
       await this.pipelines.syncFiles(workspace.id);
@@ -413,12 +468,14 @@ export class ControlCenter {
 
   /**
    * A worker shares the store with other live workers: runs in progress may be theirs, so it marks
-   * none dead and expires no gates; it takes back only what the queue says was abandoned (a lease
-   * that ran out) and finishes interrupted orchestration materializations and plan executions
-   * (both idempotent). Triggers fire in workers only, never in API processes.
+   * only orphans dead (runs of dead processes) and expires no gates (their queued timeouts do); it
+   * takes back only what the queue says was abandoned (a lease that ran out) and finishes interrupted
+   * orchestration materializations and plan executions (both idempotent). Triggers fire in workers
+   * only, never in API processes.
    */
   private async recoverAsWorker(): Promise<void> {
     for (const workspace of await this.workspaces.list()) {
+      if (this.runAffinity) await this.runs.markSharedOrphansDead(workspace.id, (await this.workspaces.handle(workspace.id)).database.db, this.runAffinity, { unowned: true });
       await this.orchestrations.resumeMaterializations(workspace.id);
       await this.pipelineEngine.resume(workspace.id);
       await this.plans.resumeExecutions(workspace.id);
@@ -427,20 +484,45 @@ export class ControlCenter {
     this.startQueuePoll();
   }
 
-  /** On a shared queue, work another process enqueued wakes nobody here: look for it on a timer. */
+  /**
+   * On a shared queue, work another process enqueued wakes nobody here: look for it on a timer —
+   * pipeline and plan nodes, agent runs, due approval timeouts. A heartbeat keeps this process alive
+   * for the others, and the same beat marks dead processes' runs dead.
+   */
   private startQueuePoll(): void {
     if (!this.jobQueue || this.queuePoll) return;
+    const runQueue = this.runQueue;
     let polling = false;
     this.queuePoll = setInterval(() => {
       if (polling) return;
       polling = true;
       void (async () => {
-        for (const workspace of await this.workspaces.list()) await this.pipelineEngine.poll(workspace.id);
+        for (const workspace of await this.workspaces.list()) {
+          await this.pipelineEngine.poll(workspace.id);
+          await runQueue?.poll(workspace.id, async (workspaceId, run) => void (await this.executor.executeQueued(workspaceId, run)));
+          await this.approvalTimeouts?.poll(workspace.id);
+        }
       })()
         .catch((error: unknown) => this.logger.error({ err: error }, 'queue poll failed'))
         .finally(() => (polling = false));
     }, this.queuePollMs);
     this.queuePoll.unref();
+    const affinity = this.runAffinity;
+    if (!affinity) return;
+    let beating = false;
+    this.heartbeat = setInterval(() => {
+      if (beating) return;
+      beating = true;
+      void (async () => {
+        await affinity.heartbeat(this.processId);
+        for (const workspace of await this.workspaces.list()) {
+          await this.runs.markSharedOrphansDead(workspace.id, (await this.workspaces.handle(workspace.id)).database.db, affinity, { unowned: false });
+        }
+      })()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'heartbeat failed'))
+        .finally(() => (beating = false));
+    }, Math.max(250, this.leaseMs / 3));
+    this.heartbeat.unref();
   }
 
   /**
@@ -504,11 +586,18 @@ export class ControlCenter {
     this.pipelines.stopTriggers();
     if (this.queuePoll) clearInterval(this.queuePoll);
     this.queuePoll = null;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    this.runQueue?.stop();
     // Before runs are cancelled: nodes in flight stay recorded as running, so the next start applies at-most-once.
     await this.pipelineEngine.suspend(options.graceMs ?? 0);
     const inProgress = this.activeRuns.all();
     for (const run of inProgress) this.executor.cancel(run.runId);
     await Promise.all(inProgress.map((run) => run.finished));
+    // Queued runs claimed just before the stop were released or ended with the runs above.
+    await this.runQueue?.settle();
+    // A clean stop: this process is dead for the others at once (its conversations move on).
+    if (executesWork(this.role)) await this.runAffinity?.leave(this.processId).catch(() => undefined);
     await this.seeding.settle();
     await this.jobQueue?.stop();
     await this.cluster?.close();

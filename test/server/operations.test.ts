@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteJobQueue } from '../../src/services/pipelines/sqlite-job-queue.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
@@ -33,9 +32,11 @@ describe('operations endpoints (issue 16)', () => {
     await server.running.app.runs.record(workspace.id, handle.database.db, { agentId, state: 'running' });
     const done = await server.running.app.runs.record(workspace.id, handle.database.db, { agentId, state: 'running' });
     await server.running.app.runs.update(workspace.id, handle.database.db, done.id, { state: 'completed' });
-    const queue = new SqliteJobQueue(handle.database.db);
-    await queue.enqueue({ queue: 'nodes', payload: { n: 1 } });
-    await queue.enqueue({ queue: 'nodes', payload: { n: 2 } });
+    // The server's own queue: the embedded table, or pg-boss on PostgreSQL. Not due for an hour, so nothing claims them.
+    const queue = await server.running.app.pipelineEngine.queueOf(workspace.id);
+    const later = Date.now() + 3_600_000;
+    await queue.enqueue({ queue: 'nodes', payload: { n: 1 }, runAt: later });
+    await queue.enqueue({ queue: 'nodes', payload: { n: 2 }, runAt: later });
 
     const response = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.token}` } });
     expect(response.status).toBe(200);
@@ -46,6 +47,20 @@ describe('operations endpoints (issue 16)', () => {
     expect(sample(body, `control_center_runs{workspace="${workspace.id}",state="completed"}`)).toBe(1);
     expect(sample(body, `control_center_runs{workspace="${workspace.id}",state="failed"}`)).toBe(0);
     expect(sample(body, `control_center_queue_jobs{workspace="${workspace.id}",queue="nodes",status="queued"}`)).toBe(2);
+  });
+
+  it.skipIf(process.env.CC_TEST_DATABASE !== 'postgres')('on PostgreSQL the queue depth is pg-boss\'s: runs (a process\'s own runs queue included) and approval timeouts (issue 16)', async () => {
+    const workspace = await createSeededWorkspace(server, 'Queued');
+    const queue = await server.running.app.pipelineEngine.queueOf(workspace.id);
+    const later = Date.now() + 3_600_000;
+    await queue.enqueue({ queue: 'runs', payload: { runId: 'run_a' }, runAt: later });
+    await queue.enqueue({ queue: 'runs-proc_someone', payload: { runId: 'run_b' }, runAt: later });
+    await queue.enqueue({ queue: 'approval-timeouts', payload: { approvalId: 'apr_a' }, runAt: later });
+    const body = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${server.token}` } })).text();
+    expect(sample(body, `control_center_queue_jobs{workspace="${workspace.id}",queue="runs",status="queued"}`)).toBe(2);
+    expect(sample(body, `control_center_queue_jobs{workspace="${workspace.id}",queue="approval-timeouts",status="queued"}`)).toBe(1);
+    // One series per queue, never one per process.
+    expect(body).not.toContain('runs-proc_someone');
   });
 
   it('/readyz answers 503 with the reason once the store is gone', async () => {

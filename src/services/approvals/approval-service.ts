@@ -36,6 +36,8 @@ export interface ApprovalOutcome {
 
 type DecidedListener = (workspaceId: string, approval: Approval) => Promise<void> | void;
 
+const TIMED_OUT = 'no operator decided before the approval timed out';
+
 /**
  * Approvals (POL-7): an `ask` becomes a row and an `approval.requested` event; the asking call
  * waits until an operator decides, the wait times out (→ expired, which callers treat as deny,
@@ -44,6 +46,8 @@ type DecidedListener = (workspaceId: string, approval: Approval) => Promise<void
 export class ApprovalService {
   private readonly waiters = new Map<string, (outcome: ApprovalOutcome) => void>();
   private readonly decidedListeners: DecidedListener[] = [];
+  /** Issue 16 (POL-7): makes a gate's timeout durable — any process applies it, even if this one dies. */
+  private timeoutScheduler: ((workspaceId: string, approvalId: string, dueAt: number) => Promise<void>) | null = null;
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -78,9 +82,16 @@ export class ApprovalService {
     return approval;
   }
 
+  /** Issue 16: on a shared store, every gate's timeout is also queued for whichever process claims it when due. */
+  scheduleTimeoutsWith(scheduler: (workspaceId: string, approvalId: string, dueAt: number) => Promise<void>): void {
+    this.timeoutScheduler = scheduler;
+  }
+
   /** Creates an approval and waits for its outcome. Never resolves `approved` by itself. */
   async requestAndWait(workspaceId: string, input: ApprovalRequest, options: { timeoutMs: number; signal: AbortSignal }): Promise<ApprovalOutcome> {
     const approval = await this.create(workspaceId, input);
+    // The in-process timer below still answers the waiting call; the queued one outlives this process.
+    if (this.timeoutScheduler) await this.timeoutScheduler(workspaceId, approval.id, Date.now() + options.timeoutMs).catch(() => undefined);
     return new Promise<ApprovalOutcome>((resolve) => {
       const finish = (outcome: ApprovalOutcome) => {
         clearTimeout(timer);
@@ -94,7 +105,7 @@ export class ApprovalService {
           () => finish({ status: 'expired', reason, remember: false, approval }),
         );
       };
-      const timer = setTimeout(() => expire('no operator decided before the approval timed out'), options.timeoutMs);
+      const timer = setTimeout(() => expire(TIMED_OUT), options.timeoutMs);
       const onAbort = () => expire('the run was cancelled while waiting for approval');
       this.waiters.set(approval.id, finish);
       if (options.signal.aborted) onAbort();
@@ -171,6 +182,20 @@ export class ApprovalService {
   async expireNonDurable(workspaceId: string): Promise<void> {
     const db = await this.db(workspaceId);
     await expirePendingNonDurableApprovals(db, 'the server restarted while this call was waiting', nowIso());
+  }
+
+  /**
+   * Issue 16 (POL-7): a queued timeout came due, in whichever process claimed it. A pending approval
+   * expires (a call waiting on it here gets the outcome; one waiting in another process hears the
+   * committed event); a decided one is left as it is. Returns whether it expired it.
+   */
+  async applyTimeout(workspaceId: string, approvalId: string): Promise<boolean> {
+    const db = await this.db(workspaceId);
+    if (!(await settlePendingApproval(db, approvalId, { status: 'expired', reason: TIMED_OUT, decidedAt: nowIso() }))) return false;
+    const approval = await this.get(workspaceId, approvalId);
+    this.events.publish(workspaceId, 'approval.decided', approval);
+    this.waiters.get(approvalId)?.({ status: 'expired', reason: TIMED_OUT, remember: false, approval });
+    return true;
   }
 
   private async expire(workspaceId: string, approvalId: string, reason: string): Promise<Approval | null> {

@@ -22,6 +22,8 @@ export class OperationsService {
     private readonly workspaces: WorkspaceService,
     /** Issue 16: this process's commit-to-delivery lag of live events (PostgreSQL); absent when embedded. */
     private readonly eventLag: () => LatencyHistogram | null = () => null,
+    /** Issue 16: on PostgreSQL the jobs are pg-boss's (pipeline nodes, runs, approval timeouts); absent: the embedded queue's table. */
+    private readonly sharedJobCounts: () => ((workspaceId: string) => Promise<Array<{ queue: string; status: string; count: number }>>) | null = () => null,
   ) {}
 
   /** Ready when the registry's store answers; the reason when it does not. */
@@ -43,11 +45,12 @@ export class OperationsService {
       const counted = new Map((await countRunsByState(db)).map((row) => [row.state, row.count]));
       // Every state, zeros included, so a gauge falls back to 0 instead of vanishing.
       for (const state of RunState.options) runs.push({ labels: { workspace: workspace.id, state }, value: counted.get(state) ?? 0 });
-      for (const row of await countJobsByStatus(db)) jobs.push({ labels: { workspace: workspace.id, queue: row.queue, status: row.status }, value: row.count });
+      const countJobs = this.sharedJobCounts();
+      for (const row of countJobs ? await countJobs(workspace.id) : await countJobsByStatus(db)) jobs.push({ labels: { workspace: workspace.id, queue: row.queue, status: row.status }, value: row.count });
     }
     return [
       ...family('control_center_runs', 'Runs by state, per workspace.', runs),
-      ...family('control_center_queue_jobs', 'Pipeline jobs by queue and status (queue depth: status="queued"), per workspace.', jobs),
+      ...family('control_center_queue_jobs', 'Jobs by queue (pipeline-nodes; on PostgreSQL also runs and approval-timeouts) and status (queue depth: status="queued"), per workspace.', jobs),
       ...eventLagFamilies(this.eventLag()),
     ].join('\n') + '\n';
   }

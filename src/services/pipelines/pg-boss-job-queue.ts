@@ -60,6 +60,26 @@ export class PgBossConnection {
     await this.pool.end().catch(() => undefined);
   }
 
+  /**
+   * Issue 16, `/metrics`: a workspace's jobs by queue and status, read from pg-boss's table and named
+   * as the embedded queue names them (`queued` = waiting or waiting to retry, `claimed` = active,
+   * `done`, `dead` = failed or cancelled; archived jobs are gone). A process's own runs queue
+   * (`runs-<process id>`, affinity) is counted under `runs`, so the series do not multiply with processes.
+   */
+  async countJobs(workspaceId: string): Promise<Array<{ queue: string; status: string; count: number }>> {
+    await this.start();
+    const prefix = `${workspaceId}__`;
+    const result = await this.pool.query<{ queue: string; status: string; count: string }>(
+      `select case when q like 'runs-%' then 'runs' else q end as queue, status, count(*) as count from (
+         select substr(name, length($1) + 1) as q,
+                case state when 'created' then 'queued' when 'retry' then 'queued' when 'active' then 'claimed' when 'completed' then 'done' else 'dead' end as status
+           from ${JOBS} where starts_with(name, $1)) j
+        group by 1, 2 order by 1, 2`,
+      [prefix],
+    );
+    return result.rows.map((row) => ({ queue: row.queue, status: row.status, count: Number(row.count) }));
+  }
+
   /** @internal */ get sql(): pg.Pool {
     return this.pool;
   }

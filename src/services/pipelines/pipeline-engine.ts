@@ -747,6 +747,11 @@ export class PipelineEngine {
     this.events.publish(workspaceId, 'pipelineRun.updated', { runId });
   }
 
+  /** The job queue of a workspace (the embedded table, or pg-boss on PostgreSQL): what `/metrics` counts. */
+  queueOf(workspaceId: string): Promise<JobQueue> {
+    return this.queue(workspaceId);
+  }
+
   private async queue(workspaceId: string): Promise<JobQueue> {
     let queue = this.queues.get(workspaceId);
     if (!queue) {

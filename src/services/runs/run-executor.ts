@@ -29,6 +29,8 @@ import { runOnTransport, type McpRun } from './run-on-transport.js';
 import { RunRecorder } from './record-run.js';
 import type { RunService } from './run-service.js';
 import type { RunTokens } from './run-tokens.js';
+import type { QueuedRun } from './run-queue.js';
+import { findRun } from '../../store/repositories/run-repository.js';
 
 export type { ModeToolContext, ModeToolProvider } from './prepare-run.js';
 
@@ -65,6 +67,15 @@ export interface StartRunInput extends Omit<RunScope, 'runId' | 'conversationId'
   planStep?: { planId: string; key: string };
   /** Called with the final result when the run has ended and been recorded. */
   onFinished?: (run: Run, finalText: string) => void | Promise<void>;
+}
+
+/**
+ * Issue 16, PostgreSQL: which process executes a run (`RunAffinity`), told when a run starts here
+ * and when it has ended and been recorded, so a run is declared dead only when its owner is.
+ */
+export interface RunOwnership {
+  own(workspaceId: string, runId: string, conversationId: string | null): Promise<void>;
+  disown(workspaceId: string, runId: string): Promise<void>;
 }
 
 /** Everything the executor works with, handed over by the composition root. */
@@ -114,6 +125,9 @@ export class RunExecutor {
   private readonly checkoutKeys = new Map<string, string>();
   /** The transports by adapter id (the built-in harness among them). */
   private readonly transports: TransportRegistry;
+  /** Issue 16: set in an API process (`serve --role api`): runs that can be queued are, never executed here. */
+  private dispatch: ((workspaceId: string, run: QueuedRun) => Promise<void>) | null = null;
+  private ownership: RunOwnership | null = null;
 
   constructor(private readonly deps: RunExecutorDeps) {
     this.transports = deps.transports;
@@ -177,10 +191,83 @@ export class RunExecutor {
     return result;
   }
 
+  /** Issue 16: queue runs for the workers instead of executing them (an API process). */
+  dispatchTo(enqueue: (workspaceId: string, run: QueuedRun) => Promise<void>): void {
+    this.dispatch = enqueue;
+  }
+
+  /** Issue 16: report which runs this process executes (PostgreSQL). */
+  reportOwnership(ownership: RunOwnership): void {
+    this.ownership = ownership;
+  }
+
+  /**
+   * Starts a conversation's turn: in this process (the embedded default, a worker, plain `serve`),
+   * or — in an API process — recorded `queued` and put on the runs queue for a worker. Only a run
+   * described by plain data can be queued: one with an in-process callback (`onFinished`), a parent
+   * or a plan step keeps executing where it was started.
+   */
+  async launch(input: StartRunInput): Promise<Run> {
+    const queueable = !input.onFinished && !input.parentRunId && !input.planStep && !input.surfaceCeiling && input.checkoutKey === undefined;
+    if (!this.dispatch || !queueable) return (await this.start(input)).run;
+    const handle = await this.deps.workspaces.handle(input.workspaceId);
+    const run = await this.recordQueued(input, handle.database.db);
+    const queued: QueuedRun = {
+      runId: run.id,
+      agentId: input.agent.id,
+      spaceId: input.spaceId,
+      conversationId: input.conversationId,
+      mode: input.mode,
+      autonomy: input.autonomy,
+      prompt: input.prompt,
+      history: input.history ?? [],
+      repoPath: input.repoPath ?? null,
+    };
+    try {
+      await this.dispatch(input.workspaceId, queued);
+    } catch (error) {
+      // Never a run that looks queued but is in no queue.
+      return this.deps.runs.update(input.workspaceId, handle.database.db, run.id, { state: 'failed', error: `the run could not be queued: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    return run;
+  }
+
+  /**
+   * A worker's side of {@link launch}: executes a run another process queued, to its end. A run that
+   * is no longer `queued` (a previous claimer started it, then died) is never started again: runs
+   * have side effects (at most once).
+   */
+  async executeQueued(workspaceId: string, queued: QueuedRun): Promise<RunOutcome | null> {
+    const handle = await this.deps.workspaces.handle(workspaceId);
+    const run = await findRun(handle.database.db, queued.runId);
+    if (!run || run.state !== 'queued') return null;
+    const agent = await this.deps.agents.get(workspaceId, queued.agentId).catch(() => null);
+    if (!agent) {
+      await this.deps.runs.update(workspaceId, handle.database.db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });
+      return null;
+    }
+    const { finished } = await this.begin(run, {
+      workspaceId,
+      agent,
+      spaceId: queued.spaceId,
+      conversationId: queued.conversationId,
+      mode: queued.mode,
+      autonomy: queued.autonomy,
+      prompt: queued.prompt,
+      history: queued.history,
+      repoPath: queued.repoPath,
+    });
+    return finished;
+  }
+
   /** Records the run (queued) and starts it in the background; resolves with the queued run. */
   async start(input: StartRunInput): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
     const handle = await this.deps.workspaces.handle(input.workspaceId);
-    const run = await this.deps.runs.record(input.workspaceId, handle.database.db, {
+    return this.begin(await this.recordQueued(input, handle.database.db), input);
+  }
+
+  private recordQueued(input: StartRunInput, db: Parameters<RunService['record']>[1]): Promise<Run> {
+    return this.deps.runs.record(input.workspaceId, db, {
       agentId: input.agent.id,
       spaceId: input.spaceId,
       conversationId: input.conversationId,
@@ -190,6 +277,12 @@ export class RunExecutor {
       depth: input.depth ?? 0,
       model: input.agent.modelId,
     });
+  }
+
+  /** Executes a recorded `queued` run in this process, in the background. */
+  private async begin(run: Run, input: StartRunInput): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
+    // Owned before it can be `running`, so a running run without an owner row is always an orphan.
+    if (this.ownership) await this.ownership.own(input.workspaceId, run.id, input.conversationId);
     let resolveFinished!: () => void;
     const finishedSignal = new Promise<void>((resolve) => (resolveFinished = resolve));
     const activeRun: ActiveRun = {
@@ -205,8 +298,9 @@ export class RunExecutor {
       finished: finishedSignal,
     };
     this.deps.active.add(activeRun);
-    const finished = this.execute(run, input, activeRun).finally(() => {
+    const finished = this.execute(run, input, activeRun).finally(async () => {
       this.deps.active.remove(run.id);
+      if (this.ownership) await this.ownership.disown(input.workspaceId, run.id).catch((error: unknown) => this.deps.logger.error({ err: error, runId: run.id }, 'could not release the ownership of an ended run'));
       resolveFinished();
     });
     return { run, finished };

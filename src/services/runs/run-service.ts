@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../../ids.js';
 import type { AgentState } from '../../schemas/agent.js';
 import type { Run, RunLiveness, RunState } from '../../schemas/run.js';
-import { findRun, insertRun, listRuns, newestRunStates, unfinishedRunIds, updateRun, type RunChange } from '../../store/repositories/run-repository.js';
+import { findRun, insertRun, listRuns, newestRunStates, unfinishedRunIds, unfinishedRunStates, updateRun, type RunChange } from '../../store/repositories/run-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { deriveAgentState } from '../agents/derive-agent-state.js';
 import type { EventBus } from '../event-bus.js';
@@ -121,16 +121,45 @@ export class RunService {
     return states;
   }
 
-  /** On start: runs left `running`/`queued` by a crash are marked failed with liveness `dead` (AG-5). */
+  /**
+   * On start of the embedded server (one process per store): every run left `running`/`queued` by a
+   * crash is marked failed with liveness `dead` (AG-5).
+   */
   async markOrphansDead(workspaceId: string, db: Kysely<WorkspaceSchema>): Promise<number> {
-    const orphans = await unfinishedRunIds(db);
-    for (const orphanId of orphans) {
-      await this.update(workspaceId, db, orphanId, {
-        state: 'failed',
-        liveness: 'dead',
-        error: 'the server stopped while this run was in progress',
-      });
+    return this.markDead(workspaceId, db, await unfinishedRunIds(db), 'the server stopped while this run was in progress');
+  }
+
+  /**
+   * Issue 16, a store shared by several processes: only orphans die — runs whose owner process is
+   * dead (taken exactly once across processes) and, with `unowned` (at start-up), `running` runs that
+   * no process owns (every process owns a run before it can be `running`: such a run was left by a
+   * version that recorded no owner). A `queued` run nobody owns waits in the runs queue; a run of a
+   * live process is never touched.
+   */
+  async markSharedOrphansDead(
+    workspaceId: string,
+    db: Kysely<WorkspaceSchema>,
+    ownership: { takeOrphans(workspaceId: string): Promise<string[]>; owned(workspaceId: string, runIds: readonly string[]): Promise<Set<string>> },
+    options: { unowned: boolean },
+  ): Promise<number> {
+    const ofDeadOwners = await ownership.takeOrphans(workspaceId);
+    if (!options.unowned) return this.markDead(workspaceId, db, ofDeadOwners, 'the process executing this run stopped while it was in progress');
+    const running = (await unfinishedRunStates(db)).filter((run) => run.state === 'running').map((run) => run.id);
+    // Read after the states: a run that became running meanwhile was owned first, so it shows here.
+    const owned = await ownership.owned(workspaceId, running);
+    const unowned = running.filter((id) => !owned.has(id));
+    return this.markDead(workspaceId, db, [...new Set([...ofDeadOwners, ...unowned])], 'the process executing this run stopped while it was in progress');
+  }
+
+  /** Marks those of `runIds` that are still unfinished failed/dead; a run that ended meanwhile keeps its end. */
+  private async markDead(workspaceId: string, db: Kysely<WorkspaceSchema>, runIds: readonly string[], error: string): Promise<number> {
+    let marked = 0;
+    for (const runId of runIds) {
+      const run = await findRun(db, runId);
+      if (!run || FINISHED.has(run.state)) continue;
+      await this.update(workspaceId, db, runId, { state: 'failed', liveness: 'dead', error });
+      marked += 1;
     }
-    return orphans.length;
+    return marked;
   }
 }

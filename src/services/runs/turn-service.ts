@@ -66,7 +66,7 @@ export class TurnService {
     });
     // MODE-2: the dispatcher reads the space's mode now; the turn keeps it to its end.
     const mode = resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId);
-    const { run } = await this.executor.start({
+    const run = await this.executor.launch({
       workspaceId,
       agent,
       spaceId: space.id,
@@ -100,7 +100,7 @@ export class TurnService {
       picker: space?.picker ?? null,
       content: request.text,
     });
-    const { run } = await this.executor.start({
+    const run = await this.executor.launch({
       workspaceId,
       agent: request.agent,
       spaceId: request.spaceId,
@@ -136,7 +136,7 @@ export class TurnService {
       picker: space.picker,
       content: text,
     });
-    const { run } = await this.executor.start({
+    const run = await this.executor.launch({
       workspaceId,
       agent,
       spaceId: space.id,

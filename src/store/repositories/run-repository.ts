@@ -140,6 +140,12 @@ export async function unfinishedRunIds(db: Kysely<WorkspaceSchema>, agentId?: st
   return (await query.execute()).map((row) => row.id);
 }
 
+/** Unfinished runs with their state (issue 16: a `running` run with no owner is an orphan, a `queued` one waits in the queue). */
+export async function unfinishedRunStates(db: Kysely<WorkspaceSchema>): Promise<Array<{ id: string; state: 'queued' | 'running' }>> {
+  const rows = await db.selectFrom('runs').select(['id', 'state']).where('state', 'in', ['queued', 'running']).execute();
+  return rows.map((row) => ({ id: row.id, state: row.state as 'queued' | 'running' }));
+}
+
 /**
  * AG-3 input for many agents at once, in two indexed queries whatever their number: each agent's
  * newest run (state and liveness), and which of them have a run in progress.

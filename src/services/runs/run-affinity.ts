@@ -1,0 +1,123 @@
+import type pg from 'pg';
+import { PG_BOSS_SCHEMA } from '../pipelines/pg-boss-job-queue.js';
+
+/**
+ * Which process executes which run, and which process a conversation sticks to (issue 16,
+ * docs/scale-out.md "Files when a worker dies"). PostgreSQL only, kept beside pg-boss's tables in
+ * `cc_pgboss` (not in a workspace's schema: a process must see the liveness of every other process,
+ * and a workspace handle can by construction read nothing outside its own schema).
+ *
+ * - `cc_processes`: every process that executes runs writes a heartbeat; one silent for longer than
+ *   the stale limit is dead.
+ * - `cc_run_owners`: the process executing each unfinished run. A run whose owner is dead (or that
+ *   is `running` with no owner at all) is an orphan; no other run is ever marked dead, so a process
+ *   starting on a shared database leaves the runs of live processes alone.
+ * - `cc_conversation_affinity`: the process that last executed a run of a conversation holds its
+ *   checkout; the next run of that conversation is queued for it while it lives.
+ */
+const PROCESSES = `${PG_BOSS_SCHEMA}.cc_processes`;
+const OWNERS = `${PG_BOSS_SCHEMA}.cc_run_owners`;
+const AFFINITY = `${PG_BOSS_SCHEMA}.cc_conversation_affinity`;
+/** A process row `p` is alive while its last heartbeat is younger than the limit it declared. */
+const ALIVE = `p.heartbeat_at + p.stale_ms * interval '1 millisecond' > now()`;
+
+export class RunAffinity {
+  private started: Promise<void> | null = null;
+
+  constructor(
+    private readonly sql: pg.Pool,
+    /** This process is dead for the others once its heartbeat is older than this. */
+    readonly staleMs: number,
+  ) {}
+
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      // Each process states its own limit: processes started with different leases judge each other by the beater's.
+      await this.sql.query(`create table if not exists ${PROCESSES} (process_id text primary key, heartbeat_at timestamptz not null, stale_ms bigint not null)`);
+      await this.sql.query(
+        `create table if not exists ${OWNERS} (workspace_id text not null, run_id text not null, process_id text not null, primary key (workspace_id, run_id))`,
+      );
+      await this.sql.query(
+        `create table if not exists ${AFFINITY} (workspace_id text not null, conversation_id text not null, process_id text not null, primary key (workspace_id, conversation_id))`,
+      );
+    })();
+    return this.started;
+  }
+
+  async heartbeat(processId: string): Promise<void> {
+    await this.start();
+    await this.sql.query(`insert into ${PROCESSES} (process_id, heartbeat_at, stale_ms) values ($1, now(), $2) on conflict (process_id) do update set heartbeat_at = now()`, [processId, this.staleMs]);
+  }
+
+  /**
+   * A clean stop: the process is dead at once for everyone (its runs were cancelled and recorded);
+   * kept as a dead row so the runs queued for it are claimed by the others.
+   */
+  async leave(processId: string): Promise<void> {
+    await this.start();
+    await this.sql.query(`update ${PROCESSES} set heartbeat_at = '-infinity' where process_id = $1`, [processId]);
+  }
+
+  /** `processId` executes the run from now on; the run's conversation (if any) sticks to it. */
+  async own(workspaceId: string, runId: string, conversationId: string | null, processId: string): Promise<void> {
+    await this.start();
+    await this.sql.query(
+      `insert into ${OWNERS} (workspace_id, run_id, process_id) values ($1, $2, $3) on conflict (workspace_id, run_id) do update set process_id = excluded.process_id`,
+      [workspaceId, runId, processId],
+    );
+    if (conversationId) {
+      await this.sql.query(
+        `insert into ${AFFINITY} (workspace_id, conversation_id, process_id) values ($1, $2, $3) on conflict (workspace_id, conversation_id) do update set process_id = excluded.process_id`,
+        [workspaceId, conversationId, processId],
+      );
+    }
+  }
+
+  /** The run ended and is recorded: nobody owns it any more. */
+  async disown(workspaceId: string, runId: string): Promise<void> {
+    await this.start();
+    await this.sql.query(`delete from ${OWNERS} where workspace_id = $1 and run_id = $2`, [workspaceId, runId]);
+  }
+
+  /** The live process a conversation sticks to, or null (none yet, or it is dead). */
+  async affinityOf(workspaceId: string, conversationId: string): Promise<string | null> {
+    await this.start();
+    const result = await this.sql.query<{ process_id: string }>(
+      `select a.process_id from ${AFFINITY} a join ${PROCESSES} p on p.process_id = a.process_id
+        where a.workspace_id = $1 and a.conversation_id = $2 and ${ALIVE}`,
+      [workspaceId, conversationId],
+    );
+    return result.rows[0]?.process_id ?? null;
+  }
+
+  /** Processes known dead (their heartbeat is stale): their private run queues are anyone's. */
+  async deadProcesses(): Promise<string[]> {
+    await this.start();
+    const result = await this.sql.query<{ process_id: string }>(`select process_id from ${PROCESSES} p where not (${ALIVE})`);
+    return result.rows.map((row) => row.process_id);
+  }
+
+  /**
+   * Takes the ownership of `workspaceId`'s runs whose owner is dead (or gone), exactly once across
+   * processes (the rows are deleted as they are returned): the caller marks those runs dead.
+   */
+  async takeOrphans(workspaceId: string): Promise<string[]> {
+    await this.start();
+    const result = await this.sql.query<{ run_id: string }>(
+      `delete from ${OWNERS} o
+        where o.workspace_id = $1
+          and not exists (select 1 from ${PROCESSES} p where p.process_id = o.process_id and ${ALIVE})
+        returning o.run_id`,
+      [workspaceId],
+    );
+    return result.rows.map((row) => row.run_id);
+  }
+
+  /** Which of `runIds` have an owner row (owned by some process, live or not yet reaped). */
+  async owned(workspaceId: string, runIds: readonly string[]): Promise<Set<string>> {
+    if (runIds.length === 0) return new Set();
+    await this.start();
+    const result = await this.sql.query<{ run_id: string }>(`select run_id from ${OWNERS} where workspace_id = $1 and run_id = any($2::text[])`, [workspaceId, [...runIds]]);
+    return new Set(result.rows.map((row) => row.run_id));
+  }
+}

@@ -1,0 +1,126 @@
+import type { Logger } from 'pino';
+import type { ModelMessage } from '../../llm/model-types.js';
+import type { AutonomyLevel, Mode } from '../../core/modes.js';
+import { PG_BOSS_SCHEMA, type PgBossConnection } from '../pipelines/pg-boss-job-queue.js';
+import type { ClaimedJob, JobQueue } from '../pipelines/job-queue.js';
+import type { RunAffinity } from './run-affinity.js';
+
+/** The shared queue of a workspace's agent runs; `runs-<process id>` is the queue of one process (affinity). */
+export const RUN_QUEUE = 'runs';
+
+/**
+ * What a queued agent run needs to execute on whichever process claims it: plain data, no
+ * callbacks (issue 16). The run row itself is already recorded (`queued`) by the process that
+ * accepted the message; the agent is read again by the executing process.
+ */
+export interface QueuedRun {
+  runId: string;
+  agentId: string;
+  spaceId: string | null;
+  conversationId: string | null;
+  mode: Mode;
+  autonomy: AutonomyLevel;
+  prompt: string;
+  history: ModelMessage[];
+  repoPath: string | null;
+}
+
+/** Executes a claimed run to its end; resolves when the run is recorded as ended (or was not `queued`). */
+export type ExecuteQueuedRun = (workspaceId: string, run: QueuedRun) => Promise<void>;
+
+/**
+ * Agent runs through pg-boss (issue 16, NF-SCALE): an API process enqueues (`enqueue`), every
+ * process that executes work claims (`poll`) and runs the claimed run through the same
+ * `RunExecutor` as a local run. Placement:
+ * - a conversation whose last run executed on a live process is queued on that process's own queue
+ *   (`runs-<process id>`), so its checkout is reused; otherwise on the shared `runs` queue;
+ * - a process claims its own queue first, then the shared one, then the queues of dead processes
+ *   (their conversations move to whoever claims them, with a fresh checkout there);
+ * - the lease is renewed while the run executes; a run is executed at most once: a claim that finds
+ *   its run no longer `queued` (a dead worker had started it) completes the job and runs nothing —
+ *   the dead worker's run is marked dead by the orphan sweep (`RunAffinity.takeOrphans`).
+ */
+export class RunQueue {
+  private readonly queues = new Map<string, JobQueue>();
+  private readonly executing = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly connection: PgBossConnection,
+    private readonly affinity: RunAffinity,
+    private readonly options: { processId: string; leaseMs: number; maxConcurrent: number; logger: Logger },
+  ) {}
+
+  private queueOf(workspaceId: string): JobQueue {
+    let queue = this.queues.get(workspaceId);
+    if (!queue) this.queues.set(workspaceId, (queue = this.connection.queueFor(workspaceId)));
+    return queue;
+  }
+
+  /** Queues a recorded run for the process its conversation sticks to, or for anyone. */
+  async enqueue(workspaceId: string, run: QueuedRun): Promise<void> {
+    const owner = run.conversationId ? await this.affinity.affinityOf(workspaceId, run.conversationId) : null;
+    await this.queueOf(workspaceId).enqueue({ queue: owner ? `${RUN_QUEUE}-${owner}` : RUN_QUEUE, payload: run, dedupeKey: run.runId });
+  }
+
+  /** Shutdown: claim nothing more; a run claimed but not started yet goes back to the queue. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Runs this process is executing from the queue right now. */
+  get inFlight(): number {
+    return this.executing.size;
+  }
+
+  /** Claims and starts due runs of `workspaceId` while there is room; returns how many it started. */
+  async poll(workspaceId: string, execute: ExecuteQueuedRun): Promise<number> {
+    let started = 0;
+    for (const queue of await this.claimOrder(workspaceId)) {
+      while (!this.stopped && this.executing.size < this.options.maxConcurrent) {
+        const job = await this.queueOf(workspaceId).claim(queue, this.options.processId, this.options.leaseMs);
+        if (!job) break;
+        started += 1;
+        const running = this.execute(workspaceId, job, execute);
+        this.executing.add(running);
+        void running.finally(() => this.executing.delete(running));
+      }
+    }
+    return started;
+  }
+
+  /** Waits for the runs this process claimed (they end when the executor cancels them on close). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.executing]);
+  }
+
+  /** This process's own queue, the shared one, then dead processes' queues that exist in this workspace. */
+  private async claimOrder(workspaceId: string): Promise<string[]> {
+    const order = [`${RUN_QUEUE}-${this.options.processId}`, RUN_QUEUE];
+    const dead = new Set(await this.affinity.deadProcesses());
+    if (dead.size === 0) return order;
+    const prefix = `${workspaceId}__${RUN_QUEUE}-`;
+    const existing = await this.connection.sql.query<{ name: string }>(`select name from ${PG_BOSS_SCHEMA}.queue where starts_with(name, $1)`, [prefix]);
+    for (const { name } of existing.rows) if (dead.has(name.slice(prefix.length))) order.push(name.slice(`${workspaceId}__`.length));
+    return order;
+  }
+
+  private async execute(workspaceId: string, job: ClaimedJob, execute: ExecuteQueuedRun): Promise<void> {
+    const queue = this.queueOf(workspaceId);
+    const { processId, leaseMs } = this.options;
+    if (this.stopped) {
+      await queue.release(processId).catch(() => 0);
+      return;
+    }
+    const heartbeat = setInterval(() => void queue.extend(job.id, processId, leaseMs).catch(() => false), Math.max(500, leaseMs / 3));
+    try {
+      await execute(workspaceId, job.payload as QueuedRun);
+    } catch (error) {
+      this.options.logger.error({ err: error, workspaceId, jobId: job.id }, 'a queued run could not be executed');
+    } finally {
+      clearInterval(heartbeat);
+      // Runs are never retried by the queue (side effects): done or failed, the job is finished.
+      await queue.complete(job.id, processId).catch(() => false);
+    }
+  }
+}
