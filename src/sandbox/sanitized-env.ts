@@ -72,9 +72,13 @@ export function isCredentialVariable(name: string): boolean {
  */
 export function sanitizedEnv(source: NodeJS.ProcessEnv = process.env, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(source)) {
+  // The allowlist is checked first: it is cheap and rejects almost every name, so the credential
+  // patterns run only on the few that would pass (a tool turn builds this environment several times).
+  for (const name of Object.keys(source)) {
+    if (!INHERITED_VARIABLES.includes(name) && !INHERITED_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
+    const value = source[name];
     if (value === undefined || isCredentialVariable(name)) continue;
-    if (INHERITED_VARIABLES.includes(name) || INHERITED_PREFIXES.some((prefix) => name.startsWith(prefix))) env[name] = value;
+    env[name] = value;
   }
   return { ...env, ...NON_INTERACTIVE, ...extra };
 }

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely, Transaction } from 'kysely';
-import { parse as parseYaml } from 'yaml';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { Agent, CreateAgentBody, UpdateAgentBody } from '../../schemas/agent.js';
@@ -25,6 +24,7 @@ import type { EventBus } from '../event-bus.js';
 import type { FileOperations } from '../file-operations.js';
 import type { RunService } from '../runs/run-service.js';
 import type { WorkspaceHandle, WorkspaceService } from '../workspaces/workspace-service.js';
+import { frontmatterDescription } from './frontmatter-description.js';
 
 /** Checks an agent's `effort` against its model's own vocabulary (AG-1); returns a problem or null. */
 export type EffortValidator = (modelId: string | null, adapterId: string | null, effort: string) => string | null;
@@ -184,16 +184,7 @@ export class AgentService {
       agent.skills.map(async (name) => {
         const text = await readFile(join(handle.dir, 'skills', skillDirectoryName(name), 'SKILL.md'), 'utf8').catch(() => null);
         const frontmatter = text ? /^---\n([\s\S]*?)\n---/.exec(text)?.[1] : undefined;
-        let description: string | null = null;
-        if (frontmatter) {
-          try {
-            const parsed = parseYaml(frontmatter) as { description?: unknown } | null;
-            description = typeof parsed?.description === 'string' ? parsed.description : null;
-          } catch {
-            description = null;
-          }
-        }
-        return { name, description };
+        return { name, description: frontmatter ? frontmatterDescription(frontmatter) : null };
       }),
     );
   }

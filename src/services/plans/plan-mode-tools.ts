@@ -28,6 +28,9 @@ export const DelegateTaskInput = z.object({
   task: z.string().min(1).describe('Complete instructions: the colleague sees nothing else of this conversation.'),
 });
 
+/** Input schemas built once per process, not per run: a tool's JSON schema is converted once per schema object (issue 11). */
+const ExitPlanModeInput = z.object({ summary: z.string().optional().describe('What you intend to do once plan mode is lifted.') });
+
 /**
  * The plan-mode verbs and delegation, bound to the services for one run:
  * - `submit_plan` (PLAN-1, PLAN-2; pinned in plan mode, CAP-6): validates and stores the graph;
@@ -74,7 +77,7 @@ export function planModeTools(services: {
           name: 'exit_plan_mode',
           description:
             'Ask the operator to leave plan mode. The first call opens an approval and returns pending; the space stays read-only until it is approved. After approval, call it again to switch the space to agent mode (mutating tools unlock from the next turn).',
-          parameters: z.object({ summary: z.string().optional().describe('What you intend to do once plan mode is lifted.') }),
+          parameters: ExitPlanModeInput,
           tier: 'read',
           effects: [],
           group: 'plans',

@@ -35,6 +35,16 @@ async function attempt(action: () => Promise<ToolResult>): Promise<ToolResult> {
   }
 }
 
+/** Input schemas built once per process, not per run: a tool's JSON schema is converted once per schema object (issue 11). */
+const ListReviewNodesInput = z.object({});
+const DismissFindingInput = FindingIdInput.extend({ reason: z.string().min(1).max(4000) });
+const ResolveFindingInput = FindingIdInput.extend({ reason: z.string().max(4000).optional() });
+const FinalizeReviewInput = z.object({ headline: z.string().max(300).optional(), note: z.string().max(8000).optional() });
+const CreateTicketInput = z.object({ title: z.string().min(1).max(300), description: z.string().max(20_000).default(''), findingId: z.string().optional() });
+const UpdateTicketInput = z.object({ ticketId: z.string().min(1), title: z.string().max(300).optional(), description: z.string().max(20_000).optional(), status: z.string().optional() });
+const CommentTicketInput = z.object({ ticketId: z.string().min(1), body: z.string().min(1).max(20_000) });
+const SendMessageInput = z.object({ text: z.string().min(1).max(20_000) });
+
 /**
  * Review mode's verbs (REV-2, REV-3, REV-5) and its ticket and comms tools (CAP-3), bound to the run:
  * the acting principal is always the run's agent, never an argument. The review is the one the run's
@@ -93,7 +103,7 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
       defineTool({
         name: 'list_review_nodes',
         description: "List the review's findings so far (yours and your peers'), with ids, authors and status.",
-        parameters: z.object({}),
+        parameters: ListReviewNodesInput,
         tier: 'read',
         effects: [],
         group: 'review',
@@ -119,21 +129,21 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
       findingVerb({
         name: 'dismiss_review_node',
         description: 'Dismiss a finding that is wrong, with the reason.',
-        parameters: FindingIdInput.extend({ reason: z.string().min(1).max(4000) }),
+        parameters: DismissFindingInput,
         act: (input, review) => services.reviews.dismiss(workspaceId, input.findingId, me, input.reason, review.id),
         said: (finding) => `${finding.id} dismissed.`,
       }),
       findingVerb({
         name: 'resolve_review_node',
         description: 'Mark a finding resolved: the current head fixes it (on a re-review, after you re-verified it).',
-        parameters: FindingIdInput.extend({ reason: z.string().max(4000).optional() }),
+        parameters: ResolveFindingInput,
         act: (input, review) => services.reviews.resolve(workspaceId, input.findingId, me, input.reason, review.id),
         said: (finding) => `${finding.id} resolved.`,
       }),
       defineTool({
         name: 'finalize_review',
         description: 'Publish the verdict (ship, hold or block), folded by the server from the open findings and the gated checks. Optional.',
-        parameters: z.object({ headline: z.string().max(300).optional(), note: z.string().max(8000).optional() }),
+        parameters: FinalizeReviewInput,
         tier: 'write',
         effects: [],
         recordsOnly: true,
@@ -153,7 +163,7 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
       defineTool({
         name: 'create_ticket',
         description: 'Open a ticket for follow-up work the review found (it is tracked with the review).',
-        parameters: z.object({ title: z.string().min(1).max(300), description: z.string().max(20_000).default(''), findingId: z.string().optional() }),
+        parameters: CreateTicketInput,
         tier: 'write',
         effects: [],
         recordsOnly: true,
@@ -173,7 +183,7 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
       defineTool({
         name: 'update_ticket',
         description: 'Change a ticket: title, description or status (open, inProgress, blocked, done, failed, cancelled).',
-        parameters: z.object({ ticketId: z.string().min(1), title: z.string().max(300).optional(), description: z.string().max(20_000).optional(), status: z.string().optional() }),
+        parameters: UpdateTicketInput,
         tier: 'write',
         effects: [],
         recordsOnly: true,
@@ -188,7 +198,7 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
       defineTool({
         name: 'comment_ticket',
         description: 'Add a comment to a ticket.',
-        parameters: z.object({ ticketId: z.string().min(1), body: z.string().min(1).max(20_000) }),
+        parameters: CommentTicketInput,
         tier: 'write',
         effects: [],
         recordsOnly: true,
@@ -202,7 +212,7 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
       defineTool({
         name: 'send_message',
         description: "Post a message in the review's conversation, visible to the people and the other reviewers.",
-        parameters: z.object({ text: z.string().min(1).max(20_000) }),
+        parameters: SendMessageInput,
         tier: 'write',
         effects: [],
         recordsOnly: true,

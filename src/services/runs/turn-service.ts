@@ -34,8 +34,7 @@ export class TurnService {
   ) {}
 
   async post(workspaceId: string, conversationId: string, body: PostMessageBody, operatorId: string): Promise<PostMessageResponse> {
-    const conversation = await this.spaces.getConversation(workspaceId, conversationId);
-    let space = await this.spaces.get(workspaceId, conversation.spaceId);
+    let { space } = await this.spaces.getConversationInSpace(workspaceId, conversationId);
     if (body.picker !== undefined && body.picker !== space.picker) {
       space = await this.spaces.update(workspaceId, space.id, { picker: body.picker });
     }
@@ -122,8 +121,7 @@ export class TurnService {
    * (MODE-2). No mention or slash command is honoured: the sender does not pick who runs or how.
    */
   async postFromAgent(workspaceId: string, conversationId: string, text: string, author: Agent): Promise<Run> {
-    const conversation = await this.spaces.getConversation(workspaceId, conversationId);
-    const space = await this.spaces.get(workspaceId, conversation.spaceId);
+    const { space } = await this.spaces.getConversationInSpace(workspaceId, conversationId);
     const agent = await this.addressedAgent(workspaceId, null, null, space.defaultAgentId);
     const history = await this.history(workspaceId, conversationId);
     await this.messages.append(workspaceId, {

@@ -69,9 +69,11 @@ export function skillsPrepareHook(skills: SkillService, repoSkills: RepoSkills):
     let active: RepoSkill[] = [];
     let repoSkillsIndex: string | undefined;
     if (scope.spaceId) {
-      await repoSkills.ensureCheckouts(scope.workspaceId, scope.spaceId, context.checkoutKey, context.worktreePath);
+      // Read once for both steps: the space and its links do not change between them (issue 11).
+      const repositories = await repoSkills.repositories(scope.workspaceId, scope.spaceId);
+      await repoSkills.ensureCheckouts(scope.workspaceId, scope.spaceId, context.checkoutKey, context.worktreePath, repositories);
       // The checkout key is the conversation's id (a child run shares its parent's): its write history picks the active repository.
-      const found = await repoSkills.forConversation(scope.workspaceId, { spaceId: scope.spaceId, conversationId: context.checkoutKey, worktreePath: context.worktreePath });
+      const found = await repoSkills.forConversation(scope.workspaceId, { spaceId: scope.spaceId, conversationId: context.checkoutKey, worktreePath: context.worktreePath }, repositories);
       active = found.repositories.find((repo) => repo.name === found.activeRepository)?.skills ?? [];
       repoSkillsIndex = renderRepoSkillsIndex(found);
     }

@@ -121,15 +121,25 @@ export class RepoSkills {
     return [...own.filter((repo) => !linked.some((link) => link.name === repo.name)), ...linked.map((link) => ({ name: link.name, root: `repos/${link.name}`, repoPath: link.repoPath }))];
   }
 
-  /** Checks out the linked repositories of the conversation's worktree (made on first use, SKL-4). */
-  async ensureCheckouts(workspaceId: string, spaceId: string, checkoutKey: string, worktreePath: string): Promise<void> {
-    const linked = (await this.repositories(workspaceId, spaceId)).filter((repo) => repo.root !== '');
+  /**
+   * Checks out the linked repositories of the conversation's worktree (made on first use, SKL-4).
+   * `known` is the space's {@link repositories} when the caller has just read them (one read per run).
+   */
+  async ensureCheckouts(workspaceId: string, spaceId: string, checkoutKey: string, worktreePath: string, known?: ReadonlyArray<WorktreeRepository & { repoPath: string }>): Promise<void> {
+    const linked = (known ?? (await this.repositories(workspaceId, spaceId))).filter((repo) => repo.root !== '');
     if (linked.length > 0) await this.deps.checkouts.ensureLinked(workspaceId, checkoutKey, worktreePath, linked);
   }
 
-  /** Every repository's scanned skills in a worktree, and the active repository of the conversation. */
-  async forConversation(workspaceId: string, input: { spaceId: string; conversationId: string | null; worktreePath: string }): Promise<ConversationRepoSkills> {
-    const repositories = await this.repositories(workspaceId, input.spaceId);
+  /**
+   * Every repository's scanned skills in a worktree, and the active repository of the conversation.
+   * `known` is the space's {@link repositories} when the caller has just read them (one read per run).
+   */
+  async forConversation(
+    workspaceId: string,
+    input: { spaceId: string; conversationId: string | null; worktreePath: string },
+    known?: ReadonlyArray<WorktreeRepository & { repoPath: string }>,
+  ): Promise<ConversationRepoSkills> {
+    const repositories = known ?? (await this.repositories(workspaceId, input.spaceId));
     const scanned: RepositorySkills[] = [];
     for (const repo of repositories) scanned.push(await this.scanRepository(workspaceId, input.worktreePath, repo));
     const activeRepository = await this.activeRepository(workspaceId, input.conversationId, input.worktreePath, repositories);
@@ -153,9 +163,17 @@ export class RepoSkills {
   async scanRepository(workspaceId: string, worktreePath: string, repo: WorktreeRepository): Promise<RepositorySkills> {
     const skills: RepoSkill[] = [];
     const refused: RefusedRepoSkill[] = [];
-    const decisions = await this.deps.skills.workspaceDecisions(workspaceId);
-    // What a verdict depends on besides the content: a change of rules, policy or review setting re-judges every skill.
-    const judgedUnder = [workspaceId, SCAN_RULES_VERSION, JSON.stringify(decisions), await this.deps.skills.reviewSetting(workspaceId)].join('\0');
+    // Read when the first skill folder is found: most repositories ship none, and a run scans every
+    // time it starts (issue 11: two queries a turn for nothing).
+    let policy: { decisions: Awaited<ReturnType<SkillService['workspaceDecisions']>>; judgedUnder: string } | undefined;
+    const judgingPolicy = async () => {
+      if (policy) return policy;
+      const decisions = await this.deps.skills.workspaceDecisions(workspaceId);
+      // What a verdict depends on besides the content: a change of rules, policy or review setting re-judges every skill.
+      const judgedUnder = [workspaceId, SCAN_RULES_VERSION, JSON.stringify(decisions), await this.deps.skills.reviewSetting(workspaceId)].join('\0');
+      policy = { decisions, judgedUnder };
+      return policy;
+    };
     for (const folder of REPO_SKILL_FOLDERS) {
       const base = [repo.root, folder].filter(Boolean).join('/');
       if (!(await plainDirectoryChain(worktreePath, base))) continue;
@@ -171,7 +189,7 @@ export class RepoSkills {
           refused.push({ repository: repo.name, folder: relativeFolder, reason: `a skill named '${dirent.name}' was already taken from an earlier folder`, findings: [] });
           continue;
         }
-        const outcome = await this.scanFolder(workspaceId, join(worktreePath, ...relativeFolder.split('/')), dirent.name, { decisions, judgedUnder });
+        const outcome = await this.scanFolder(workspaceId, join(worktreePath, ...relativeFolder.split('/')), dirent.name, await judgingPolicy());
         if ('reason' in outcome) refused.push({ repository: repo.name, folder: relativeFolder, reason: outcome.reason, findings: outcome.findings });
         else skills.push({ repository: repo.name, name: dirent.name, description: outcome.description, folder: relativeFolder, verdict: outcome.verdict, findings: outcome.findings, entries: outcome.entries });
       }

@@ -4,6 +4,9 @@ import { defineTool, fail, ok } from '../../tools/define-tool.js';
 import type { ModeToolProvider } from '../runs/run-executor.js';
 import type { SkillService } from './skill-service.js';
 
+/** Input schemas built once per process, not per run: a tool's JSON schema is converted once per schema object (issue 11). */
+const LoadSkillInput = z.object({ name: z.string().min(1).max(64).describe('The skill name as listed in your Skills section.') });
+
 /**
  * The `skill` tool (SKL-2, HAR-1): loads the body of one of the agent's linked skills on demand. The
  * frontmatter is already in the prompt's Skills section; the body arrives only when the agent asks.
@@ -17,7 +20,7 @@ export function skillModeTools(skills: SkillService): ModeToolProvider {
       defineTool({
         name: 'skill',
         description: `Load the full instructions of one of your skills by name (${[...linked.values()].join(', ')}). Call it before doing work the skill covers.`,
-        parameters: z.object({ name: z.string().min(1).max(64).describe('The skill name as listed in your Skills section.') }),
+        parameters: LoadSkillInput,
         tier: 'read',
         effects: [],
         group: 'skills',

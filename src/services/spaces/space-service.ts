@@ -175,10 +175,15 @@ export class SpaceService {
   }
 
   async getConversation(workspaceId: string, conversationId: string): Promise<Conversation> {
+    return (await this.getConversationInSpace(workspaceId, conversationId)).conversation;
+  }
+
+  /** A conversation and the space it is in, read once (posting a message needs both, issue 11). */
+  async getConversationInSpace(workspaceId: string, conversationId: string): Promise<{ conversation: Conversation; space: Space }> {
     const db = await this.db(workspaceId);
     const record = await this.findConversationOrThrow(db, conversationId);
     const space = await this.findSpaceOrThrow(db, workspaceId, record.spaceId);
-    return { ...record, mode: space.mode };
+    return { conversation: { ...record, mode: space.mode }, space };
   }
 
   async setConversationGoal(workspaceId: string, conversationId: string, goal: string | null): Promise<Conversation> {
