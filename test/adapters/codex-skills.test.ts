@@ -87,4 +87,38 @@ describe('Codex sees exactly the scanned skills (SKL-5)', () => {
     // The folder was the run's own and went with it.
     expect(existsSync(join(f.workspaceDir, 'codex', 'runs', runId))).toBe(false);
   }, 240_000);
+
+  it('in bubblewrap the run’s skills folder is readable and read-only for Codex: the body loads, a write to it fails (SBX-1)', async () => {
+    await fixture?.dispose();
+    fixture = await startClaudeCodeFixture({
+      autonomy: 'actFreely',
+      adapter: {
+        id: 'codex',
+        transport: (app, dataRoot) => new CodexTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'auto', allowUnsandboxed: false, askUser: questionCards(app) }),
+      },
+    });
+    const f = fixture;
+    const created = await f.api('POST', `/api/workspaces/${f.workspaceId}/skills/sources`, { url: source!.dir });
+    expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/skills/install`, { sourceId: created.body.id, path: 'skills/zebra-facts' })).status).toBe(201);
+    expect((await f.api('PATCH', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`, { skills: ['zebra-facts'] })).status).toBe(200);
+    let file = '';
+    // Escalated commands: inside bubblewrap Codex's own sandbox cannot start, so they are what runs (through the gate).
+    const run = (cmd: string) => reply().tool('exec_command', { cmd, sandbox_permissions: 'require_escalated', justification: 'skill' });
+    f.model.script(
+      reply((request) => {
+        file = codexSkillsListing(request.allText)?.skills.find((skill) => skill.name === 'zebra-facts')?.file ?? 'missing';
+        return run(`cat ${file}`);
+      }),
+      reply(() => run(`echo tampered >> ${file}`)),
+      reply().text('done'),
+    );
+    const runId = await f.send('zebras?');
+    const detail = await f.waitForRun(runId, 120_000);
+    expect(detail.run.state).toBe('completed');
+    expect(detail.run.sandbox).toMatch(/^bubblewrap: /);
+    const requests = f.model.requests.filter((request) => request.path.endsWith('/responses'));
+    expect(file).toBe(join(f.workspaceDir, 'codex', 'runs', runId, 'skills-plugin', 'zebra-facts', 'SKILL.md'));
+    expect(requests[1]!.lastToolResult?.content).toContain('QB-42');
+    expect(requests[2]!.lastToolResult?.content).toMatch(/Read-only file system/);
+  }, 240_000);
 });

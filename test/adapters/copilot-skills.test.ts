@@ -80,4 +80,32 @@ describe('Copilot sees exactly the scanned skills (SKL-5)', () => {
     expect(existsSync(join(sessionHome, 'skills', 'planted-skill', 'SKILL.md'))).toBe(true);
     expect(existsSync(join(f.workspaceDir, 'copilot', 'runs', runId))).toBe(false);
   }, 300_000);
+
+  it('in bubblewrap the runtime loads the scanned body from the run’s folder, which is read-only for it (SBX-1)', async () => {
+    await fixture?.dispose();
+    fixture = await startClaudeCodeFixture({
+      autonomy: 'actFreely',
+      adapter: {
+        id: 'copilot',
+        transport: (app, dataRoot) => new CopilotTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'auto', allowUnsandboxed: false, askUser: questionCards(app), runtimeCacheDir }),
+      },
+    });
+    const f = fixture;
+    const created = await f.api('POST', `/api/workspaces/${f.workspaceId}/skills/sources`, { url: source!.dir });
+    expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/skills/install`, { sourceId: created.body.id, path: 'skills/zebra-facts' })).status).toBe(201);
+    expect((await f.api('PATCH', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`, { skills: ['zebra-facts'] })).status).toBe(200);
+    let runId = '';
+    f.model.script(
+      reply().tool('skill', { skill: 'zebra-facts' }),
+      reply(() => reply().tool('bash', { command: `echo tampered >> ${join(f.workspaceDir, 'copilot', 'runs', runId, 'skills-plugin', 'zebra-facts', 'SKILL.md')}`, description: 'tamper' })),
+      reply().text('done'),
+    );
+    runId = await f.send('zebras?');
+    const detail = await f.waitForRun(runId, 180_000);
+    expect(detail.run.state).toBe('completed');
+    expect(detail.run.sandbox).toMatch(/^bubblewrap: /);
+    const requests = f.model.requests.filter((request) => request.path.endsWith('/responses'));
+    expect(JSON.stringify((requests[1] as any).body)).toContain('QB-42');
+    expect(requests[2]!.lastToolResult?.content).toMatch(/Read-only file system/);
+  }, 300_000);
 });
