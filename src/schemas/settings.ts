@@ -1,11 +1,39 @@
 import { z } from 'zod';
 import { PROVIDER_IDS } from '../llm/provider-ids.js';
+import { AdapterId } from './agent.js';
 import { HttpUrl } from './common.js';
 
 /** Forges a review can be opened from and published to (issue 12). */
 export const FORGE_PROVIDERS = ['github'] as const;
 
 const ProviderMap = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(PROVIDER_IDS), value);
+
+/**
+ * Providers whose runners (external transports) get their own key and base URL (issue 15): brokered,
+ * never in a runner's environment (SEC-6) — the model proxy adds them to a runner's model calls, and a
+ * transport that must call its vendor from the server's process (Cursor) reads them there.
+ */
+export const RUNNER_KEY_PROVIDERS = ['anthropic', 'openai', 'deepseek', 'grok', 'cursor'] as const;
+export type RunnerKeyProvider = (typeof RUNNER_KEY_PROVIDERS)[number];
+const RunnerMap = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(RUNNER_KEY_PROVIDERS), value);
+
+/** The providers a default model is set for: every adapter id, and `builtin` for the built-in harness (agents with no adapter). */
+export const DEFAULT_MODEL_PROVIDERS = ['builtin', ...AdapterId.options] as const;
+const DefaultModelMap = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(DEFAULT_MODEL_PROVIDERS), value);
+
+/** A key as an operator pastes it: printable ASCII of the characters vendors' keys use, nothing that could split a header or a line. */
+export const RunnerKey = z
+  .string()
+  .min(8, 'must be at least 8 characters')
+  .max(512, 'must be at most 512 characters')
+  .regex(/^[A-Za-z0-9._~+/=:-]+$/, 'a key is letters, digits and . _ ~ + / = : - only');
+
+/** A model id as providers spell them (`gpt-5.4`, `claude-sonnet-5-5`, `accounts/x/models/y`, `deepseek-chat@v2`). */
+export const DefaultModelId = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(200, 'must be at most 200 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'a model id is letters, digits and . _ : / @ - (starting with a letter or digit)');
 
 /** Which model reviews skills (a model id, provider-prefixed or not) and how long it may take. */
 export const SkillModelReviewSetting = z.strictObject({
@@ -39,12 +67,19 @@ export const WorkspaceSettings = z.object({
   githubApiBaseUrl: z.string().default('https://api.github.com'),
   /** Where GitHub pull-request pages and clone URLs live; a PR URL or clone URL elsewhere is refused. */
   githubWebBaseUrl: z.string().default('https://github.com'),
+  /** Runner keys per provider (issue 15), write-only: reads show only whether each is set (SEC-6). */
+  runnerKeys: RunnerMap(z.string()).default({}),
+  /** Where a runner provider's key is sent (http(s) only; non-http(s) stored values are dropped on read). */
+  runnerBaseUrls: RunnerMap(z.string()).default({}),
+  /** Per provider (adapter id, `builtin`) the model an agent without its own `modelId` runs on. */
+  defaultModels: DefaultModelMap(z.string()).default({}),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;
 
-export const WorkspaceSettingsView = WorkspaceSettings.omit({ apiKeys: true, forgeTokens: true }).extend({
+export const WorkspaceSettingsView = WorkspaceSettings.omit({ apiKeys: true, forgeTokens: true, runnerKeys: true }).extend({
   apiKeys: ProviderMap(z.literal('set')),
   forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.literal('set')),
+  runnerKeys: RunnerMap(z.literal('set')),
 });
 export type WorkspaceSettingsView = z.infer<typeof WorkspaceSettingsView>;
 
@@ -65,5 +100,9 @@ export const UpdateWorkspaceSettingsBody = z.strictObject({
   forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.string().min(1).max(1000).regex(/^[\x21-\x7e]+$/, 'a token is printable ASCII without spaces').nullable()).optional(),
   githubApiBaseUrl: HttpUrl.optional(),
   githubWebBaseUrl: HttpUrl.optional(),
+  /** A runner key set to null is removed. */
+  runnerKeys: RunnerMap(RunnerKey.nullable()).optional(),
+  runnerBaseUrls: RunnerMap(HttpUrl.nullable()).optional(),
+  defaultModels: DefaultModelMap(DefaultModelId.nullable()).optional(),
 });
 export type UpdateWorkspaceSettingsBody = z.infer<typeof UpdateWorkspaceSettingsBody>;

@@ -1,3 +1,4 @@
+import { runnerModelSettings } from './workspaces/runner-credentials.js';
 import { pino, type Logger } from 'pino';
 import { missingControl } from '../adapters/transport-capabilities.js';
 import { HookSessions } from '../core/hook-sessions.js';
@@ -221,7 +222,9 @@ export class ControlCenter {
     this.operatorPresence = new OperatorPresence(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
     this.skills = new SkillService(this.workspaces, this.policy, undefined, undefined, { refusedLocalRoots: [dataRoot], modelReview: { settings: this.settings, env: options.env ?? process.env } });
-    this.modelBroker = new ModelBroker({ settings: this.settings, env: options.env ?? process.env });
+    // Runners' model calls use the runner keys and base URLs set in Settings, where set (SEC-6, issue 15).
+    const settings = this.settings;
+    this.modelBroker = new ModelBroker({ settings: { get: async (workspaceId) => runnerModelSettings(await settings.get(workspaceId)) }, env: options.env ?? process.env });
     // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
     const commandSandbox = (this.commandSandbox = new CommandSandbox({
       sandbox: options.builtinSandbox ?? 'auto',

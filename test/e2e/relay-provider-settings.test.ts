@@ -63,4 +63,44 @@ describe('relay providers in the web app', () => {
     expect((await server.api('GET', `/api/workspaces/${ws}/agents/${agent.id}`)).body.acpCommand).toEqual({ command: 'copilot', args: ['--acp', '--model=fast'] });
     await ui.screenshot('agent-editor-acp-command');
   }, 60_000);
+
+  it('Settings → runner providers: a write-only key, an http(s) base URL checked by the server, a default model per provider', async () => {
+    const { server, ui, workspaceId: ws } = suite!;
+    const secret = 'key_cursor_E2E_SECRET_0001';
+    const page = ui.page;
+    await page.goto(`${server.url}/w/${ws}/settings/general`);
+    const key = page.getByLabel('Cursor runner key', { exact: true });
+    await key.waitFor();
+    await key.fill(secret);
+    await page.getByLabel('Grok (xAI) runner base URL').fill('file:///etc/passwd');
+    await page.getByRole('button', { name: 'Save runner providers' }).click();
+    await page.getByTestId('runner-provider-grok').getByText(/http:\/\/ or https:\/\//).waitFor();
+    // Refused as a whole: nothing was stored, the key included.
+    const untouched = (await server.api('GET', `/api/workspaces/${ws}/settings`)).body;
+    expect(untouched.runnerKeys).toEqual({});
+    expect(untouched.runnerBaseUrls).toEqual({});
+
+    await page.getByLabel('Grok (xAI) runner base URL').fill('http://127.0.0.1:9/v1');
+    await page.locator('#default-model-codex').fill('gpt-5.4');
+    await page.getByRole('button', { name: 'Save runner providers' }).click();
+    await page.getByRole('status').filter({ hasText: 'Runner providers saved' }).waitFor();
+    const stored = (await server.api('GET', `/api/workspaces/${ws}/settings`)).body;
+    expect(stored.runnerKeys).toEqual({ cursor: 'set' });
+    expect(stored.runnerBaseUrls).toEqual({ grok: 'http://127.0.0.1:9/v1' });
+    expect(stored.defaultModels).toEqual({ codex: 'gpt-5.4' });
+    expect(await key.inputValue()).toBe('');
+    expect(await key.getAttribute('placeholder')).toMatch(/set/);
+
+    // After a reload the page knows only that a key is set; the key itself is nowhere in it.
+    await page.reload();
+    await page.getByLabel('Cursor runner key', { exact: true }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.locator('#default-model-codex').inputValue()).toBe('gpt-5.4');
+    await ui.screenshot('settings-runner-providers');
+
+    // Remove drops it on the server.
+    await page.getByRole('button', { name: 'Remove the Cursor runner key' }).click();
+    await page.getByRole('button', { name: 'Save runner providers' }).click();
+    await expect.poll(async () => (await server.api('GET', `/api/workspaces/${ws}/settings`)).body.runnerKeys).toEqual({});
+  }, 60_000);
 });

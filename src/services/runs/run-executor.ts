@@ -1,3 +1,4 @@
+import { withDefaultModel } from '../workspaces/runner-credentials.js';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { AgentTransport, RunScope } from '../../adapters/agent-transport.js';
@@ -308,7 +309,10 @@ export class RunExecutor {
 
   /** The pipeline: record → prepare → gate + transport → finish. */
   private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun): Promise<RunOutcome> {
-    const { workspaceId, agent } = input;
+    const { workspaceId } = input;
+    const settings = await this.deps.settings.get(workspaceId);
+    // The workspace's default model for the agent's provider, unless the agent names its own.
+    const agent = withDefaultModel(input.agent, settings);
     const runId = queued.id;
     // A child run belongs to the conversation's run tree but speaks only to its parent: it posts no
     // messages, asks no questions, submits no plans and keeps no runner session there.
@@ -322,7 +326,6 @@ export class RunExecutor {
       autonomy: input.autonomy,
     };
     const handle = await this.deps.workspaces.handle(workspaceId);
-    const settings = await this.deps.settings.get(workspaceId);
     const recorder = new RunRecorder(this.deps, {
       scope,
       treeConversationId: input.conversationId,

@@ -26,6 +26,7 @@ export class SettingsService {
     const settings = await readWorkspaceSettings(database.db);
     // A base URL stored before they were limited to http(s) is ignored, never handed to a model client.
     settings.baseUrls = Object.fromEntries(Object.entries(settings.baseUrls).filter(([, url]) => HttpUrl.safeParse(url).success));
+    settings.runnerBaseUrls = Object.fromEntries(Object.entries(settings.runnerBaseUrls).filter(([, url]) => HttpUrl.safeParse(url).success));
     return settings;
   }
 
@@ -35,13 +36,16 @@ export class SettingsService {
 
   async update(workspaceId: string, change: UpdateWorkspaceSettingsBody): Promise<WorkspaceSettingsView> {
     const current = await this.get(workspaceId);
-    const { apiKeys, baseUrls, forgeTokens, ...scalars } = change;
+    const { apiKeys, baseUrls, forgeTokens, runnerKeys, runnerBaseUrls, defaultModels, ...scalars } = change;
     const next = WorkspaceSettings.parse({
       ...current,
       ...Object.fromEntries(Object.entries(scalars).filter(([, value]) => value !== undefined)),
       apiKeys: mergeNullable(current.apiKeys, apiKeys),
       baseUrls: mergeNullable(current.baseUrls, baseUrls),
       forgeTokens: mergeNullable(current.forgeTokens, forgeTokens),
+      runnerKeys: mergeNullable(current.runnerKeys, runnerKeys),
+      runnerBaseUrls: mergeNullable(current.runnerBaseUrls, runnerBaseUrls),
+      defaultModels: mergeNullable(current.defaultModels, defaultModels),
     });
     const { database } = await this.workspaces.handle(workspaceId);
     await writeWorkspaceSettings(database.db, next);
@@ -55,6 +59,7 @@ export class SettingsService {
       ...settings,
       apiKeys: Object.fromEntries(Object.keys(settings.apiKeys).map((provider) => [provider, 'set' as const])),
       forgeTokens: Object.fromEntries(Object.keys(settings.forgeTokens).map((provider) => [provider, 'set' as const])),
+      runnerKeys: Object.fromEntries(Object.keys(settings.runnerKeys).map((provider) => [provider, 'set' as const])),
     };
   }
 }

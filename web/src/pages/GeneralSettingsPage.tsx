@@ -3,6 +3,7 @@ import { ApiError, errorMessage } from '../api/client';
 import { useSettings, useUpdateSettings } from '../api/hooks';
 import type { ProviderId, SettingsView } from '../api/types';
 import { ErrorState, FieldError, Loading } from '../ui/states';
+import { RunnerProviderSettings } from '../settings/RunnerProviderSettings';
 import { SettingsNav } from './SettingsNav';
 
 /** The providers of the built-in harness (HAR-2), as the settings route names them. */
@@ -41,7 +42,10 @@ export function GeneralSettingsPage({ ws }: { ws: string }) {
         ) : settings.isError ? (
           <ErrorState error={settings.error} what="Workspace settings" retry={() => void settings.refetch()} />
         ) : (
-          <SettingsForm ws={ws} settings={settings.data} />
+          <>
+            <SettingsForm ws={ws} settings={settings.data} />
+            <RunnerProviderSettings ws={ws} settings={settings.data} />
+          </>
         )}
       </main>
     </div>
