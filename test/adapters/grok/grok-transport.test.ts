@@ -155,6 +155,18 @@ describe('Grok transport: failures are reported', { timeout: 120_000 }, () => {
     expect(detail.run.error).toMatch(/The Grok CLI ended without finishing the turn \(killed by SIGKILL\)/);
   });
 
+  it('cancel ends the turn cancelled and the CLI process is gone', async () => {
+    let pid = 0;
+    const f = await start({ transport: { onSpawn: (spawned) => (pid = spawned), killGraceMs: 200 } });
+    f.model.script(reply().hang());
+    const runId = await f.send('hello');
+    await f.model.waitForRequests(1, 60_000);
+    expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/runs/${runId}/cancel`)).status).toBe(200);
+    const detail = await f.waitForRun(runId);
+    expect(detail.run.state).toBe('cancelled');
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+
   it('a failed model call (which the CLI turns into an ordinary answer) fails the run with the model’s error', async () => {
     const f = await start();
     f.model.script(reply().error(400, 'the request is refused'));
