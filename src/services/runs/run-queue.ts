@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ModelMessage } from '../../llm/model-types.js';
-import type { AutonomyLevel, Mode } from '../../core/modes.js';
+import { AUTONOMY_LEVELS, MODES, type AutonomyLevel, type Mode } from '../../core/modes.js';
 import { PG_BOSS_SCHEMA, type PgBossConnection } from '../pipelines/pg-boss-job-queue.js';
 import type { ClaimedJob, JobQueue } from '../pipelines/job-queue.js';
 import type { RunAffinity } from './run-affinity.js';
@@ -23,6 +23,24 @@ export interface QueuedRun {
   prompt: string;
   history: ModelMessage[];
   repoPath: string | null;
+}
+
+/**
+ * A claimed job's payload, checked: anything with write access to the queue's tables could have put
+ * it there, so a payload that is not exactly a queued run's shape executes nothing. The run itself is
+ * then looked up in the claiming workspace's own schema, so a forged id of another workspace's run
+ * resolves to nothing.
+ */
+export function parseQueuedRun(payload: unknown): QueuedRun | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const p = payload as Record<string, unknown>;
+  const text = (value: unknown) => typeof value === 'string';
+  const textOrNull = (value: unknown) => value === null || typeof value === 'string';
+  if (!text(p.runId) || !text(p.agentId) || !text(p.prompt)) return null;
+  // The mode and the autonomy decide the run's tool surface and gate: only the known values.
+  if (!(MODES as readonly unknown[]).includes(p.mode) || !(AUTONOMY_LEVELS as readonly unknown[]).includes(p.autonomy)) return null;
+  if (!textOrNull(p.spaceId) || !textOrNull(p.conversationId) || !textOrNull(p.repoPath) || !Array.isArray(p.history)) return null;
+  return p as unknown as QueuedRun;
 }
 
 /** Executes a claimed run to its end; resolves when the run is recorded as ended (or was not `queued`). */
@@ -114,7 +132,9 @@ export class RunQueue {
     }
     const heartbeat = setInterval(() => void queue.extend(job.id, processId, leaseMs).catch(() => false), Math.max(500, leaseMs / 3));
     try {
-      await execute(workspaceId, job.payload as QueuedRun);
+      const run = parseQueuedRun(job.payload);
+      if (run) await execute(workspaceId, run);
+      else this.options.logger.error({ workspaceId, jobId: job.id }, 'a runs-queue job that is not a queued run was dropped');
     } catch (error) {
       this.options.logger.error({ err: error, workspaceId, jobId: job.id }, 'a queued run could not be executed');
     } finally {
