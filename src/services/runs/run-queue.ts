@@ -112,14 +112,21 @@ export class RunQueue {
     await Promise.all([...this.executing]);
   }
 
-  /** This process's own queue, the shared one, then dead processes' queues that exist in this workspace. */
+  /**
+   * This process's own queue, the shared one, then dead processes' queues — only queues that exist in
+   * this workspace: claiming creates a queue in pg-boss (a table), so per-process queues are made only
+   * by an enqueue for a conversation that sticks to that process.
+   */
   private async claimOrder(workspaceId: string): Promise<string[]> {
-    const order = [`${RUN_QUEUE}-${this.options.processId}`, RUN_QUEUE];
-    const dead = new Set(await this.affinity.deadProcesses());
-    if (dead.size === 0) return order;
     const prefix = `${workspaceId}__${RUN_QUEUE}-`;
     const existing = await this.connection.sql.query<{ name: string }>(`select name from ${PG_BOSS_SCHEMA}.queue where starts_with(name, $1)`, [prefix]);
-    for (const { name } of existing.rows) if (dead.has(name.slice(prefix.length))) order.push(name.slice(`${workspaceId}__`.length));
+    const owners = existing.rows.map((row) => row.name.slice(prefix.length));
+    const own = this.options.processId;
+    const order = [...(owners.includes(own) ? [`${RUN_QUEUE}-${own}`] : []), RUN_QUEUE];
+    if (owners.some((owner) => owner !== own)) {
+      const dead = new Set(await this.affinity.deadProcesses());
+      for (const owner of owners) if (dead.has(owner)) order.push(`${RUN_QUEUE}-${owner}`);
+    }
     return order;
   }
 
