@@ -122,7 +122,7 @@ async function resolveAgent(api: ApiClient, workspace: Workspace, idOrName: stri
 
 program
   .command('worker')
-  .description('claim and execute pipeline and plan nodes from the shared PostgreSQL queue (issue 16); no API')
+  .description('claim and execute pipeline and plan nodes, agent runs and approval timeouts from the shared PostgreSQL queue (issue 16); no API')
   .option('--data-dir <dir>', 'this worker\'s own data root (checkouts, scratch; not shared with other workers)')
   .option('--database <url>', 'postgres:// URL of the database the API processes use', process.env.CONTROL_CENTER_DATABASE_URL)
   .option('--port <port>', 'serve /healthz, /readyz and /metrics on this port (default: no port)', parsePort)

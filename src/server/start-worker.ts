@@ -19,8 +19,8 @@ export interface RunningWorker {
 }
 
 /**
- * A worker process (`control-center worker`, issue 16): claims and executes pipeline and plan nodes
- * from the shared PostgreSQL queue. No API: only the operations endpoints, on a port when asked —
+ * A worker process (`control-center worker`, issue 16): claims and executes pipeline and plan nodes,
+ * agent runs and due approval timeouts from the shared PostgreSQL queue. No API: only the operations endpoints, on a port when asked —
  * `/healthz`, `/readyz` (public) and `/metrics` (the worker's own operator token).
  */
 export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {

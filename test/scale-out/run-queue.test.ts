@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { pollUntil } from '../support/plan-server-fixtures.js';
+import { startServeProcess, type ServeProcess } from '../support/serve-process.js';
 import { SseClient } from '../support/sse-client.js';
 import { freshTestDatabase } from '../support/test-database.js';
 import { makeDataRoot } from '../support/test-server.js';
@@ -48,14 +49,12 @@ function startCli(args: string[], ready: string, env: Record<string, string>): P
   });
 }
 
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, limitMs = 60_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+/** A real `serve` on the shared database (its data root is removed at the end). */
+async function startServe(env: Record<string, string>, args: string[]): Promise<ServeProcess> {
+  const started = await startServeProcess({ ...env, CONTROL_CENTER_DATABASE_URL: database.url }, [...args, '--no-default-workspace']);
+  children.push(started.child);
+  roots.push(started.dataRoot);
+  return started;
 }
 
 async function kill9(child: ChildProcess): Promise<void> {
@@ -64,8 +63,7 @@ async function kill9(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-let apiUrl: string;
-let token: string;
+let apiProcess: ServeProcess;
 let workspaceId: string;
 let spaceId: string;
 /** The model servers of the API process (must never be called) and of the two workers. */
@@ -75,18 +73,10 @@ let workers: Started[];
 let workerRoots: string[];
 
 const ws = (path: string) => `/api/workspaces/${workspaceId}${path}`;
-async function api(method: string, path: string, body?: unknown, base = apiUrl): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const api = (method: string, path: string, body?: unknown) => apiProcess.api(method, path, body);
 const newConversation = async () => (await api('POST', ws(`/spaces/${spaceId}/conversations`), { title: 'Queued' })).body.id as string;
 const runOf = async (runId: string) => (await api('GET', ws(`/runs/${runId}`))).body.run as { state: string; liveness: string; error: string | null };
-const waitForRun = (runId: string, done: (run: { state: string; liveness: string }) => boolean, what: string) => poll(() => runOf(runId), done, what);
+const waitForRun = (runId: string, done: (run: { state: string; liveness: string }) => boolean) => pollUntil(() => runOf(runId), done, 60_000);
 /** Which worker's model server answered requests whose text includes `marker`. */
 const servedBy = (marker: string) => workerModels.map((model) => model.requests.filter((request) => JSON.stringify(request).includes(marker)).length);
 
@@ -96,17 +86,14 @@ beforeAll(async () => {
   apiModel = await startScriptedModelServer();
   workerModels = [await startScriptedModelServer(), await startScriptedModelServer()];
   models.push(apiModel, ...workerModels);
-  const apiRoot = await makeDataRoot();
   workerRoots = [await makeDataRoot(), await makeDataRoot()];
-  roots.push(apiRoot, ...workerRoots);
-  const apiProcess = await startCli(['serve', '--role', 'api', '--port', '0', '--data-dir', apiRoot, '--no-default-workspace'], 'curl', apiModel.providerEnv);
-  apiUrl = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(apiProcess.output)![1]!;
-  token = (await readFile(join(apiRoot, 'operator-token'), 'utf8')).trim();
+  roots.push(...workerRoots);
+  apiProcess = await startServe(apiModel.providerEnv, ['--role', 'api']);
   workers = await Promise.all(
     workerRoots.map((root, index) => startCli(['worker', '--data-dir', root, '--lease-seconds', '3', '--grace-seconds', '0'], 'claiming work', workerModels[index]!.providerEnv)),
   );
   workspaceId = (await api('POST', '/api/workspaces', { name: 'Queued runs' })).body.id;
-  await poll(() => api('GET', ws('')), (response) => response.body.seeding === 'done', 'seeding');
+  await pollUntil(() => api('GET', ws('')), (response) => response.body.seeding === 'done', 60_000);
   spaceId = (await api('POST', ws('/spaces'), { name: 'Work' })).body.id;
 }, 180_000);
 
@@ -128,13 +115,13 @@ describe.skipIf(!enabled)('agent runs through the runs queue (issue 16)', () => 
     const sent = await api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'sticky turn one' });
     expect(sent.status).toBe(202);
     expect(sent.body.run.state).toBe('queued');
-    await waitForRun(sent.body.run.id, (run) => run.state === 'completed', 'the first queued run to complete');
+    await waitForRun(sent.body.run.id, (run) => run.state === 'completed');
     const [first0, first1] = servedBy('sticky turn one');
     expect(first0! + first1!).toBe(1);
     const holder = first0 === 1 ? 0 : 1;
 
     const second = await api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'sticky turn two' });
-    await waitForRun(second.body.run.id, (run) => run.state === 'completed', 'the second queued run to complete');
+    await waitForRun(second.body.run.id, (run) => run.state === 'completed');
     // Affinity: the same worker, never the other one, and never the API process.
     expect(servedBy('sticky turn two')[holder]).toBe(1);
     expect(servedBy('sticky turn two')[1 - holder]).toBe(0);
@@ -150,15 +137,15 @@ describe.skipIf(!enabled)('agent runs through the runs queue (issue 16)', () => 
     const conversationId = await newConversation();
     const sent = await api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'hang on this worker' });
     const runId = sent.body.run.id as string;
-    victim = (await poll(async () => hanging.findIndex((conversation) => conversation.requests.length > 0), (index) => index >= 0, 'a worker to start the run'));
+    victim = await pollUntil(async () => hanging.findIndex((conversation) => conversation.requests.length > 0), (index) => index >= 0, 60_000);
     expect((await runOf(runId)).state).toBe('running');
     await kill9(workers[victim]!.child);
 
     // Queued while the dead worker still looks alive: it is queued for that worker, and the survivor takes it once the worker is known dead.
     const next = await api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'after the kill' });
-    const dead = await waitForRun(runId, (run) => run.state !== 'running', 'the killed worker\'s run to be declared dead');
+    const dead = await waitForRun(runId, (run) => run.state !== 'running');
     expect(dead).toMatchObject({ state: 'failed', liveness: 'dead' });
-    await waitForRun(next.body.run.id, (run) => run.state === 'completed', 'the next turn to run on the survivor');
+    await waitForRun(next.body.run.id, (run) => run.state === 'completed');
     expect(servedBy('after the kill')[1 - victim]).toBeGreaterThan(0);
     expect(servedBy('after the kill')[victim]).toBe(0);
   }, 120_000);
@@ -169,52 +156,42 @@ describe.skipIf(!enabled)('agent runs through the runs queue (issue 16)', () => 
     const conversationId = await newConversation();
     const sent = await api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'keep running' });
     const runId = sent.body.run.id as string;
-    await poll(async () => hanging.requests.length, (count) => count > 0, 'the survivor to start the run');
+    await pollUntil(async () => hanging.requests.length, (count) => count > 0, 60_000);
     const plainModel = await startScriptedModelServer();
     models.push(plainModel);
-    const plainRoot = await makeDataRoot();
-    roots.push(plainRoot);
-    await startCli(['serve', '--port', '0', '--data-dir', plainRoot, '--no-default-workspace'], 'curl', plainModel.providerEnv);
+    await startServe(plainModel.providerEnv, []);
     // Its start-up recovery ran before it listened: a run of a live process is not an orphan.
     expect(await runOf(runId)).toMatchObject({ state: 'running', liveness: 'ok' });
     const cancelled = await api('POST', ws(`/runs/${runId}/cancel`));
     expect(cancelled.status).toBe(200);
-    await waitForRun(runId, (run) => run.state === 'cancelled', 'the run to be cancelled in its worker');
+    await waitForRun(runId, (run) => run.state === 'cancelled');
   }, 120_000);
 
   it('a tool-call approval whose process was killed expires at its deadline, applied by a worker (POL-7)', async () => {
     const gateModel = await startScriptedModelServer();
     models.push(gateModel);
-    const gateRoot = await makeDataRoot();
-    roots.push(gateRoot);
     // A plain serve executes runs posted to it in-process; an operator watches it, so its gate asks.
-    const gate = await startCli(['serve', '--port', '0', '--data-dir', gateRoot, '--no-default-workspace'], 'curl', gateModel.providerEnv);
-    const gateUrl = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(gate.output)![1]!;
-    const gateToken = (await readFile(join(gateRoot, 'operator-token'), 'utf8')).trim();
-    const stream = await SseClient.open(`${gateUrl}${ws('/events')}`, { authorization: `Bearer ${gateToken}` });
+    const gate = await startServe(gateModel.providerEnv, []);
+    const stream = await SseClient.open(`${gate.url}${ws('/events')}`, { authorization: `Bearer ${gate.token}` });
     streams.push(stream);
     expect((await api('PATCH', ws('/settings'), { approvalTimeoutSeconds: 5 })).status).toBe(200);
     expect((await api('POST', ws('/policy/rules'), { scope: 'workspace', match: { kind: 'command', prefix: 'touch' }, decision: 'ask' })).status).toBe(201);
     gateModel.scriptFor('ask then die', reply().tool('bash', { command: 'touch gated.txt' }), reply().text('never reached'));
     const conversationId = await newConversation();
     const sentAt = Date.now();
-    const sent = await fetch(`${gateUrl}${ws(`/conversations/${conversationId}/messages`)}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${gateToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ text: 'ask then die' }),
-    });
+    const sent = await gate.api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'ask then die' });
     expect(sent.status).toBe(202);
-    const runId = ((await sent.json()) as { run: { id: string } }).run.id;
+    const runId = sent.body.run.id as string;
     const requested = await stream.waitFor((event) => event.event === 'approval.requested' && event.data.data.runId === runId, 30_000);
     const approvalId = requested.data.data.id as string;
     await kill9(gate.child);
 
     const approvalOf = async () => ((await api('GET', ws(`/approvals?conversationId=${conversationId}`))).body.approvals as Array<{ id: string; status: string }>).find((approval) => approval.id === approvalId);
-    const expired = (await poll(approvalOf, (approval) => approval?.status !== 'pending', 'the approval to expire', 60_000)) as unknown as { status: string; reason: string; decidedAt: string };
+    const expired = (await pollUntil(approvalOf, (approval) => approval?.status !== 'pending', 60_000)) as unknown as { status: string; reason: string; decidedAt: string };
     expect(expired).toMatchObject({ status: 'expired', reason: 'no operator decided before the approval timed out' });
     // Not before its deadline.
     expect(Date.parse(expired.decidedAt)).toBeGreaterThanOrEqual(sentAt + 5_000);
     // The killed process's run is an orphan: declared dead by a live process.
-    expect(await waitForRun(runId, (run) => run.state !== 'running' && run.state !== 'queued', 'the gate\'s run to be declared dead')).toMatchObject({ state: 'failed', liveness: 'dead' });
+    expect(await waitForRun(runId, (run) => run.state !== 'running' && run.state !== 'queued')).toMatchObject({ state: 'failed', liveness: 'dead' });
   }, 120_000);
 });

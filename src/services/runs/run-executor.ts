@@ -242,6 +242,11 @@ export class RunExecutor {
     const handle = await this.deps.workspaces.handle(workspaceId);
     const run = await findRun(handle.database.db, queued.runId);
     if (!run || run.state !== 'queued') return null;
+    // The recorded row is the authority: a job that disagrees with it about who runs, where and how is not this run's.
+    if (run.agentId !== queued.agentId || run.conversationId !== queued.conversationId || run.spaceId !== queued.spaceId || run.mode !== queued.mode || run.autonomy !== queued.autonomy) {
+      this.deps.logger.error({ workspaceId, runId: run.id }, 'a queued job disagrees with its run row; nothing executed');
+      return null;
+    }
     const agent = await this.deps.agents.get(workspaceId, queued.agentId).catch(() => null);
     if (!agent) {
       await this.deps.runs.update(workspaceId, handle.database.db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ModelMessage } from '../../llm/model-types.js';
-import type { AutonomyLevel, Mode } from '../../core/modes.js';
+import { AUTONOMY_LEVELS, MODES, type AutonomyLevel, type Mode } from '../../core/modes.js';
 import { PG_BOSS_SCHEMA, type PgBossConnection } from '../pipelines/pg-boss-job-queue.js';
 import type { ClaimedJob, JobQueue } from '../pipelines/job-queue.js';
 import type { RunAffinity } from './run-affinity.js';
@@ -23,6 +23,24 @@ export interface QueuedRun {
   prompt: string;
   history: ModelMessage[];
   repoPath: string | null;
+}
+
+/**
+ * A claimed job's payload, checked: anything with write access to the queue's tables could have put
+ * it there, so a payload that is not exactly a queued run's shape executes nothing. The run itself is
+ * then looked up in the claiming workspace's own schema, so a forged id of another workspace's run
+ * resolves to nothing.
+ */
+export function parseQueuedRun(payload: unknown): QueuedRun | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const p = payload as Record<string, unknown>;
+  const text = (value: unknown) => typeof value === 'string';
+  const textOrNull = (value: unknown) => value === null || typeof value === 'string';
+  if (!text(p.runId) || !text(p.agentId) || !text(p.prompt)) return null;
+  // The mode and the autonomy decide the run's tool surface and gate: only the known values.
+  if (!(MODES as readonly unknown[]).includes(p.mode) || !(AUTONOMY_LEVELS as readonly unknown[]).includes(p.autonomy)) return null;
+  if (!textOrNull(p.spaceId) || !textOrNull(p.conversationId) || !textOrNull(p.repoPath) || !Array.isArray(p.history)) return null;
+  return p as unknown as QueuedRun;
 }
 
 /** Executes a claimed run to its end; resolves when the run is recorded as ended (or was not `queued`). */
@@ -94,14 +112,21 @@ export class RunQueue {
     await Promise.all([...this.executing]);
   }
 
-  /** This process's own queue, the shared one, then dead processes' queues that exist in this workspace. */
+  /**
+   * This process's own queue, the shared one, then dead processes' queues — only queues that exist in
+   * this workspace: claiming creates a queue in pg-boss (a table), so per-process queues are made only
+   * by an enqueue for a conversation that sticks to that process.
+   */
   private async claimOrder(workspaceId: string): Promise<string[]> {
-    const order = [`${RUN_QUEUE}-${this.options.processId}`, RUN_QUEUE];
-    const dead = new Set(await this.affinity.deadProcesses());
-    if (dead.size === 0) return order;
     const prefix = `${workspaceId}__${RUN_QUEUE}-`;
     const existing = await this.connection.sql.query<{ name: string }>(`select name from ${PG_BOSS_SCHEMA}.queue where starts_with(name, $1)`, [prefix]);
-    for (const { name } of existing.rows) if (dead.has(name.slice(prefix.length))) order.push(name.slice(`${workspaceId}__`.length));
+    const owners = existing.rows.map((row) => row.name.slice(prefix.length));
+    const own = this.options.processId;
+    const order = [...(owners.includes(own) ? [`${RUN_QUEUE}-${own}`] : []), RUN_QUEUE];
+    if (owners.some((owner) => owner !== own)) {
+      const dead = new Set(await this.affinity.deadProcesses());
+      for (const owner of owners) if (dead.has(owner)) order.push(`${RUN_QUEUE}-${owner}`);
+    }
     return order;
   }
 
@@ -114,7 +139,9 @@ export class RunQueue {
     }
     const heartbeat = setInterval(() => void queue.extend(job.id, processId, leaseMs).catch(() => false), Math.max(500, leaseMs / 3));
     try {
-      await execute(workspaceId, job.payload as QueuedRun);
+      const run = parseQueuedRun(job.payload);
+      if (run) await execute(workspaceId, run);
+      else this.options.logger.error({ workspaceId, jobId: job.id }, 'a runs-queue job that is not a queued run was dropped');
     } catch (error) {
       this.options.logger.error({ err: error, workspaceId, jobId: job.id }, 'a queued run could not be executed');
     } finally {
