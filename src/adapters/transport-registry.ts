@@ -8,6 +8,7 @@ import { ClaudeCodeTransport } from './claude-code/claude-code-transport.js';
 import { AcpTransport } from './acp/acp-transport.js';
 import { CodexTransport } from './codex/codex-transport.js';
 import { CopilotTransport } from './copilot/copilot-transport.js';
+import { CursorTransport } from './cursor/cursor-transport.js';
 import { OpenAIImageTransport } from './openai-image/openai-image-transport.js';
 import { unavailableCapabilities, type TransportCapabilities } from './transport-capabilities.js';
 
@@ -52,6 +53,8 @@ export const TRANSPORT_FACTORIES: ReadonlyArray<(deps: TransportDependencies) =>
   (deps) => new AcpTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners }),
   // RLY-7: GitHub Copilot through @github/copilot-sdk, offline with the model proxy as its BYOK provider.
   (deps) => new CopilotTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),
+  // RLY-7: Cursor through @cursor/sdk, in this process: refused unless unsandboxed runners are allowed (SEC-6).
+  (deps) => new CursorTransport({ hookSessions: deps.hookSessions, commandSandbox: deps.commandSandbox, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),
   // RLY-7: OpenAI's images API; the image is stored in the workspace and shown in the conversation.
   () => new OpenAIImageTransport(),
 ];
