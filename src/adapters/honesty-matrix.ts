@@ -841,6 +841,32 @@ function copilotRows(): HonestyRow[] {
   ];
 }
 
+const COPILOT_EXTENSION = 'test/adapters/copilot-extension.test.ts > Copilot extension engine: the mode as a line, no permission checks (RLY-7, RLY-8)';
+const COPILOT_EXTENSION_ASK = `${COPILOT_EXTENSION} > ask: the Ask line starts the first message only; a writing command runs with no card and no gate; switching to Agent revokes the line`;
+const COPILOT_EXTENSION_PLAN = `${COPILOT_EXTENSION} > plan: the Plan line, no exit_plan_mode tool (no Copilot plan mode), and a plan-like answer gets the board`;
+
+/**
+ * Copilot's extension engine: the SDK engine's runtime, sandbox and MCP set-up, but every permission
+ * request approved and the relay mode only as the RLY-8 line — the rows say what that leaves.
+ */
+function copilotExtensionRows(): HonestyRow[] {
+  const noCheck = 'The extension engine makes no permission checks: every request Copilot sends is approved without the policy gate, in every relay mode.';
+  const shared = copilotRows().filter((entry) => entry.key === 'productTools' || entry.key === 'completionContract' || entry.key === 'sandbox' || entry.key === 'skills');
+  return [
+    row({ capability: 'toolSurface', level: 'partial', detail: 'As the SDK engine, without exit_plan_mode (no Copilot plan mode): Copilot’s own tools stay on its surface and product tools come only from the Control Center’s MCP server.', testedBy: COPILOT_EXTENSION_PLAN }),
+    row({ capability: 'shellCommands', level: 'none', detail: `${noCheck} Only the OS sandbox bounds commands (the worktree read-only in read-only modes with bubblewrap).`, testedBy: COPILOT_EXTENSION_ASK }),
+    row({ capability: 'fileWrites', level: 'none', detail: `${noCheck} Plan mode is only the line’s request; with bubblewrap the read-only mount still stops writes.`, testedBy: COPILOT_EXTENSION_ASK }),
+    row({ capability: 'reads', level: 'none', detail: 'Reads are never checked; only the OS sandbox bounds them.', testedBy: COPILOT_EXTENSION_ASK }),
+    row({ capability: 'pushes', level: 'partial', detail: 'The push-proxy git environment as for the SDK engine; a push made by a command is not gated by a permission check, only by the push proxy.', testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved` }),
+    row({ capability: 'nativeTools', level: 'partial', detail: 'Tool starts and completions are shown in the run log as the runtime reports them; nothing is decided by the host.', testedBy: COPILOT_EXTENSION_ASK }),
+    row({ capability: 'modes', mode: 'chat', level: 'partial', detail: 'No agentMode is sent (always interactive): Ask and Autopilot are the `[Relay mode: …]` line at the start of a message, only when the mode changes; leaving them for Agent sends a line saying the earlier instructions no longer apply. A request to the model, nothing more.', testedBy: COPILOT_EXTENSION_ASK }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({ capability: 'modes', mode, level: 'partial', detail: 'The Plan line only (no Copilot plan mode, no exit_plan_mode); a plan-like answer gets the Plan ready board. Nothing refuses a write but the read-only mount under bubblewrap.', testedBy: COPILOT_EXTENSION_PLAN }),
+    ),
+    ...shared,
+  ];
+}
+
 const CURSOR_MODES = 'test/adapters/cursor/cursor-relay-modes.test.ts > Cursor transport: one turn per relay mode (RLY-7, RLY-8)';
 const CURSOR_HOST = 'test/adapters/cursor/cursor-relay-modes.test.ts > Cursor transport: host enforcement (RLY-7, POL-1)';
 const CURSOR_PLAN = 'test/adapters/cursor/cursor-plan-and-failures.test.ts > Cursor transport: plan ready board and completion contract (RLY-5, HAR-4)';
@@ -991,6 +1017,7 @@ export function honestyMatrix(): HonestyMatrix {
       { id: 'codex', label: 'OpenAI Codex', rows: [...codexRows(), skillsRow('codex')] },
       { id: 'acp', label: 'Any ACP agent', rows: [...acpRows(), skillsRow('acp')] },
       { id: 'copilot', label: 'GitHub Copilot (SDK)', rows: copilotRows() },
+      { id: 'copilot-extension', label: 'GitHub Copilot (extension engine)', rows: copilotExtensionRows() },
       { id: 'cursor', label: 'Cursor (SDK, tested against a fake only)', rows: cursorRows() },
       { id: 'openai-image', label: 'OpenAI Image', rows: openAIImageRows() },
     ],
