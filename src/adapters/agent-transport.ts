@@ -89,8 +89,11 @@ export interface TransportRunContext extends RunScope {
   toolbox?: RunToolbox;
   /** The mode's completion contract when its verb is on the surface (HAR-4); null when there is none. */
   completion?: { outputVerb: string; reminder: string } | null;
-  /** The workspace's provider keys and base URLs, for a transport that calls the model itself. */
-  providerSettings?: Pick<WorkspaceSettings, 'apiKeys' | 'baseUrls'>;
+  /**
+   * The workspace's provider keys and base URLs, for a transport that calls the model itself, and its
+   * runner keys, for a transport that calls its vendor from this process (Cursor).
+   */
+  providerSettings?: Pick<WorkspaceSettings, 'apiKeys' | 'baseUrls'> & Partial<Pick<WorkspaceSettings, 'runnerKeys' | 'runnerBaseUrls'>>;
   /** Operator text to inject before the next model call (HAR-5), for a transport that declares `steer`. */
   drainSteering?(): string[];
   /** Resolves once the run is not paused (HAR-5), for a transport that declares `pauseResume`. */

@@ -880,6 +880,148 @@ function copilotRows(): HonestyRow[] {
   ];
 }
 
+const COPILOT_EXTENSION = 'test/adapters/copilot-extension.test.ts > Copilot extension engine: the mode as a line, no permission checks (RLY-7, RLY-8)';
+const COPILOT_EXTENSION_ASK = `${COPILOT_EXTENSION} > ask: the Ask line starts the first message only; a writing command runs with no card and no gate; switching to Agent revokes the line`;
+const COPILOT_EXTENSION_PLAN = `${COPILOT_EXTENSION} > plan: the Plan line, no exit_plan_mode tool (no Copilot plan mode), and a plan-like answer gets the board`;
+
+/**
+ * Copilot's extension engine: the SDK engine's runtime, sandbox and MCP set-up, but every permission
+ * request approved and the relay mode only as the RLY-8 line — the rows say what that leaves.
+ */
+function copilotExtensionRows(): HonestyRow[] {
+  const noCheck = 'The extension engine makes no permission checks: every request Copilot sends is approved without the policy gate, in every relay mode.';
+  const shared = copilotRows().filter((entry) => entry.key === 'productTools' || entry.key === 'completionContract' || entry.key === 'sandbox' || entry.key === 'skills');
+  return [
+    row({ capability: 'toolSurface', level: 'partial', detail: 'As the SDK engine, without exit_plan_mode (no Copilot plan mode): Copilot’s own tools stay on its surface and product tools come only from the Control Center’s MCP server.', testedBy: COPILOT_EXTENSION_PLAN }),
+    row({ capability: 'shellCommands', level: 'none', detail: `${noCheck} Only the OS sandbox bounds commands (the worktree read-only in read-only modes with bubblewrap).`, testedBy: COPILOT_EXTENSION_ASK }),
+    row({ capability: 'fileWrites', level: 'none', detail: `${noCheck} Plan mode is only the line’s request; with bubblewrap the read-only mount still stops writes.`, testedBy: COPILOT_EXTENSION_ASK }),
+    row({ capability: 'reads', level: 'none', detail: 'Reads are never checked; only the OS sandbox bounds them.', testedBy: COPILOT_EXTENSION_ASK }),
+    row({ capability: 'pushes', level: 'partial', detail: 'The push-proxy git environment as for the SDK engine; a push made by a command is not gated by a permission check, only by the push proxy.', testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved` }),
+    row({ capability: 'nativeTools', level: 'partial', detail: 'Tool starts and completions are shown in the run log as the runtime reports them; nothing is decided by the host.', testedBy: COPILOT_EXTENSION_ASK }),
+    row({ capability: 'modes', mode: 'chat', level: 'partial', detail: 'No agentMode is sent (always interactive): Ask and Autopilot are the `[Relay mode: …]` line at the start of a message, only when the mode changes; leaving them for Agent sends a line saying the earlier instructions no longer apply. A request to the model, nothing more.', testedBy: COPILOT_EXTENSION_ASK }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      row({ capability: 'modes', mode, level: 'partial', detail: 'The Plan line only (no Copilot plan mode, no exit_plan_mode); a plan-like answer gets the Plan ready board. Nothing refuses a write but the read-only mount under bubblewrap.', testedBy: COPILOT_EXTENSION_PLAN }),
+    ),
+    ...shared,
+  ];
+}
+
+const CURSOR_MODES = 'test/adapters/cursor/cursor-relay-modes.test.ts > Cursor transport: one turn per relay mode (RLY-7, RLY-8)';
+const CURSOR_HOST = 'test/adapters/cursor/cursor-relay-modes.test.ts > Cursor transport: host enforcement (RLY-7, POL-1)';
+const CURSOR_PLAN = 'test/adapters/cursor/cursor-plan-and-failures.test.ts > Cursor transport: plan ready board and completion contract (RLY-5, HAR-4)';
+const CURSOR_FAILURES = 'test/adapters/cursor/cursor-plan-and-failures.test.ts > Cursor transport: failures are reported, never left running';
+const CURSOR_SETTINGS = 'test/security/cursor-worktree-settings.test.ts > Cursor: worktree files cannot change what the host enforces (RLY-7, SEC-3)';
+const CURSOR_AGENT = `${CURSOR_MODES} > agent: no mode line; a gated run_command runs in the worktree; the next message resumes the same Cursor agent; nothing reaches another provider`;
+const CURSOR_PLAN_WRITE = `${CURSOR_HOST} > plan cannot write: a Cursor edit call in plan cancels the turn before its effect, the run fails saying so`;
+const CURSOR_CONTRACT = `${CURSOR_PLAN} > plan: Cursor’s createPlan becomes a native Plan ready board; submit_plan over the real MCP endpoint meets the contract`;
+/** Every Cursor cell is shown against a stand-in: the SDK needs Cursor's backend, unreachable here. */
+const FAKE_ONLY = ' Tested against a fake SDK at the transport’s seam only.';
+
+/**
+ * Cursor through `@cursor/sdk`: the SDK runs in the server's process and has no permission callback,
+ * so the host shapes the surface (reads + MCP + gated host tools) and cancels a turn on any other
+ * call — after the fact.
+ */
+function cursorRows(): HonestyRow[] {
+  const cell = (input: RowInput): HonestyRow => row({ ...input, detail: `${input.detail}${FAKE_ONLY}` });
+  return [
+    cell({
+      capability: 'toolSurface',
+      level: 'partial',
+      detail: 'The SDK is given a `tools` allowlist: Cursor’s reads (read, grep, glob, ls, semSearch, readLints, todos) and the MCP family — the Control Center’s server and the host tools (`run_command`, `write_file` in writable modes, `ask_user` always). Cursor’s shell, edit, write, delete and subagents are not offered; a call of anything else that the SDK still reports cancels the turn, after the call started.',
+      testedBy: CURSOR_AGENT,
+    }),
+    cell({
+      capability: 'shellCommands',
+      mode: 'chat',
+      level: 'partial',
+      detail: 'Commands run only through the host tool `run_command`, which asks the policy gate before anything runs (operator approval where a rule or Ask asks, fail closed) and runs the command in the built-in bash’s command sandbox. Cursor’s own shell is not offered; if the SDK reports one anyway the host cancels the turn, but that call may already have run.',
+      testedBy: `${CURSOR_HOST} > a command the policy denies is never run, and the agent is told why`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      cell({
+        capability: 'shellCommands',
+        mode,
+        level: 'partial',
+        detail: 'No command tool exists in a read-only mode (no `run_command`, Cursor’s shell not offered, Cursor’s own plan mode). A non-read call the SDK reports cancels the turn and fails the run saying so — after the fact.',
+        testedBy: CURSOR_PLAN_WRITE,
+      }),
+    ),
+    cell({
+      capability: 'fileWrites',
+      level: 'partial',
+      detail: 'Writes go through the host tool `write_file`: the path is confined to the worktree (`..`, absolute paths and symlinks out are refused) and then put to the policy gate; it does not exist in read-only modes. Cursor’s edit/write/delete are not offered; one reported anyway cancels the turn after it started.',
+      testedBy: `${CURSOR_SETTINGS} > write_file cannot leave the worktree: a climbing path, an absolute path and a symlink out are refused`,
+    }),
+    cell({
+      capability: 'reads',
+      level: 'none',
+      detail: 'Cursor’s read tools run inside the server process with the server user’s rights; nothing gates or bounds them (no OS sandbox can wrap an in-process SDK).',
+      testedBy: CURSOR_AGENT,
+    }),
+    cell({
+      capability: 'productTools',
+      level: 'enforced',
+      detail: 'The Control Center’s MCP server is the only one configured (with the run token; the worktree’s MCP lists are never loaded, `settingSources: []`), and it decides every call at the built-in chokepoint. An MCP call to any other server cancels the turn.',
+      testedBy: `${CURSOR_SETTINGS} > an MCP call to a server named only in the worktree cancels the turn`,
+    }),
+    cell({
+      capability: 'pushes',
+      level: 'partial',
+      detail: '`run_command` gets the push-proxy git environment like the built-in bash, and a `git push` is a command the gate decides; no push test runs through Cursor.',
+      testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
+    }),
+    cell({
+      capability: 'completionContract',
+      mode: 'plan',
+      level: 'enforced',
+      detail: 'A completed `mcp` call of submit_plan on the Control Center’s server counts as delivered; a turn ending without it is followed by a reminder message to the same Cursor agent (twice at most), then the run is flagged deliverableFailed.',
+      testedBy: `${CURSOR_PLAN} > plan: without createPlan, an answer that reads like a plan gets the board; a turn without submit_plan is reminded twice, then flagged`,
+    }),
+    cell({
+      capability: 'completionContract',
+      mode: 'orchestrate',
+      level: 'partial',
+      detail: 'The same code with propose_orchestration as the verb; tested in plan mode only.',
+      testedBy: CURSOR_CONTRACT,
+    }),
+    cell({
+      capability: 'nativeTools',
+      level: 'partial',
+      detail: 'Tool calls are shown in the run log as the SDK reports them (start and end); the host decides only its own tools before they run.',
+      testedBy: CURSOR_AGENT,
+    }),
+    cell({
+      capability: 'sandbox',
+      level: 'none',
+      detail: 'The SDK runs inside the server process, which no OS sandbox wraps: every Cursor run is refused unless the operator started the server with `--allow-unsandboxed-runners` (SEC-6). Only `run_command`’s commands go through the built-in bash’s command sandbox (bubblewrap where the host has it).',
+      testedBy: `${CURSOR_FAILURES} > SEC-6: without --allow-unsandboxed-runners every Cursor run is refused before the SDK is called`,
+    }),
+    cell({
+      capability: 'modes',
+      mode: 'chat',
+      level: 'partial',
+      detail: 'Cursor has no ask or autopilot mode: they reach it as the `[Relay mode: …]` line (RLY-8), sent only when the mode changes; leaving them for Agent sends a line saying the earlier instructions no longer apply; Agent sends nothing. The line is a request; Ask’s approvals are the host’s (the gate asks the operator for `run_command` and `write_file`).',
+      testedBy: `${CURSOR_MODES} > ask: the line goes with the first Ask message only, and switching to Agent says the Ask instructions no longer apply`,
+    }),
+    ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
+      cell({
+        capability: 'modes',
+        mode,
+        level: 'partial',
+        detail: 'Cursor’s own `plan` mode on the agent and on each message, reads-only tools and no mutating host tool; Cursor’s createPlan becomes the Plan ready board (a plan-like answer otherwise). A non-read call the SDK reports cancels the turn after it started.',
+        testedBy: `${CURSOR_MODES} > plan: Cursor’s plan mode with reads only and no mutating host tool; no line (plan is native), and leaving plan for Agent sends none either`,
+      }),
+    ),
+    cell({
+      capability: 'skills',
+      level: 'none',
+      detail: 'Cursor’s settings sources (project rules, skills, user settings) are switched off (`settingSources: []`); skills reach it only through the prompt and MCP. Nothing is materialized for Cursor.',
+      testedBy: `${CURSOR_SETTINGS} > hostile .cursor/ settings, MCP lists, rules and .env in the worktree change nothing the SDK is given`,
+    }),
+  ];
+}
+
 /** The honesty matrix (ADP-1) as data: served by `GET /api/honesty-matrix`, shown in docs/honesty-matrix.md. */
 const IMAGE = 'test/adapters/openai-image.test.ts > OpenAI Image transport (RLY-7)';
 const IMAGE_RUN = `${IMAGE} > generates an image: the prompt reaches the images API, the image is stored by content hash and served to the operator`;
@@ -914,7 +1056,9 @@ export function honestyMatrix(): HonestyMatrix {
       { id: 'codex', label: 'OpenAI Codex', rows: [...codexRows(), skillsRow('codex')] },
       { id: 'acp', label: 'Any ACP agent', rows: [...acpRows(), skillsRow('acp')] },
       { id: 'copilot', label: 'GitHub Copilot (SDK)', rows: copilotRows() },
+      { id: 'copilot-extension', label: 'GitHub Copilot (extension engine)', rows: copilotExtensionRows() },
       { id: 'grok', label: 'Grok CLI', rows: grokRows() },
+      { id: 'cursor', label: 'Cursor (SDK, tested against a fake only)', rows: cursorRows() },
       { id: 'openai-image', label: 'OpenAI Image', rows: openAIImageRows() },
     ],
   };

@@ -9,6 +9,7 @@ import { AcpTransport } from './acp/acp-transport.js';
 import { CodexTransport } from './codex/codex-transport.js';
 import { CopilotTransport } from './copilot/copilot-transport.js';
 import { GrokTransport } from './grok/grok-transport.js';
+import { CursorTransport } from './cursor/cursor-transport.js';
 import { OpenAIImageTransport } from './openai-image/openai-image-transport.js';
 import { unavailableCapabilities, type TransportCapabilities } from './transport-capabilities.js';
 
@@ -53,8 +54,12 @@ export const TRANSPORT_FACTORIES: ReadonlyArray<(deps: TransportDependencies) =>
   (deps) => new AcpTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners }),
   // RLY-7: GitHub Copilot through @github/copilot-sdk, offline with the model proxy as its BYOK provider.
   (deps) => new CopilotTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),
+  // RLY-7: Copilot's extension engine: the same runtime, the mode as a message line, no permission checks.
+  (deps) => new CopilotTransport({ engine: 'extension', hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),
   // RLY-7: the npm Grok CLI headless, its model (xAI) reached through the model proxy; bounded only by the OS sandbox.
   (deps) => new GrokTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners }),
+  // RLY-7: Cursor through @cursor/sdk, in this process: refused unless unsandboxed runners are allowed (SEC-6).
+  (deps) => new CursorTransport({ hookSessions: deps.hookSessions, commandSandbox: deps.commandSandbox, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),
   // RLY-7: OpenAI's images API; the image is stored in the workspace and shown in the conversation.
   () => new OpenAIImageTransport(),
 ];

@@ -13,7 +13,7 @@ export const SkillName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be letters, digits, dots, dashes or underscores');
 
 /** Adapters an agent can run on; null is the built-in harness (AG-1, ADP-1). */
-export const AdapterId = z.enum(['claude-code', 'claude-agent-sdk', 'deepseek', 'codex', 'acp', 'copilot', 'openai-image', 'grok']);
+export const AdapterId = z.enum(['claude-code', 'claude-agent-sdk', 'deepseek', 'codex', 'acp', 'copilot', 'copilot-extension', 'grok', 'cursor', 'openai-image']);
 export type AdapterId = z.infer<typeof AdapterId>;
 
 export const SilenceTimeoutMinutes = z.number().int('must be a whole number').min(1, 'must be at least 1').max(240, 'must be at most 240');

@@ -9,7 +9,8 @@ import { GROK_CAPABILITIES } from '../../src/adapters/grok/grok-capabilities.js'
 import { OPENAI_IMAGE_CAPABILITIES } from '../../src/adapters/openai-image/openai-image-capabilities.js';
 import { ACP_CAPABILITIES } from '../../src/adapters/acp/acp-capabilities.js';
 import { CODEX_CAPABILITIES } from '../../src/adapters/codex/codex-capabilities.js';
-import { COPILOT_CAPABILITIES } from '../../src/adapters/copilot/copilot-capabilities.js';
+import { COPILOT_CAPABILITIES, COPILOT_EXTENSION_CAPABILITIES } from '../../src/adapters/copilot/copilot-capabilities.js';
+import { CURSOR_CAPABILITIES } from '../../src/adapters/cursor/cursor-capabilities.js';
 import { CLAUDE_CODE_CAPABILITIES } from '../../src/adapters/claude-code/claude-code-capabilities.js';
 import { HONESTY_CAPABILITIES, honestyMatrix, undeclaredClaims } from '../../src/adapters/honesty-matrix.js';
 import { getCapabilityProfile } from '../../src/core/capability-profiles.js';
@@ -88,7 +89,7 @@ describe('honesty matrix (ADP-1)', () => {
     fixture = await startClaudeCodeFixture({ transport: { sandbox: 'none', allowUnsandboxed: true } });
     const response = await fixture.api('GET', '/api/honesty-matrix');
     expect(response.status).toBe(200);
-    expect(response.body.adapters.map((adapter: any) => adapter.id)).toEqual(['builtin', 'claude-code', 'claude-agent-sdk', 'deepseek', 'codex', 'acp', 'copilot', 'grok', 'openai-image']);
+    expect(response.body.adapters.map((adapter: any) => adapter.id)).toEqual(['builtin', 'claude-code', 'claude-agent-sdk', 'deepseek', 'codex', 'acp', 'copilot', 'copilot-extension', 'grok', 'cursor', 'openai-image']);
     expect(response.body.adapters[1].rows[0]).toEqual(expect.objectContaining({ key: 'toolSurface', capability: 'filters the tool surface', mode: 'chat', level: 'partial', testedBy: expect.stringContaining('test/adapters/') }));
     expect(['bubblewrap', 'seatbelt', 'none']).toContain(response.body.host.sandbox);
     // What each transport declares, the same records the run routes and the matrix check read.
@@ -100,7 +101,9 @@ describe('honesty matrix (ADP-1)', () => {
       ['codex', false, false, ['plan', 'orchestrate']],
       ['acp', false, false, ['plan', 'orchestrate']],
       ['copilot', false, false, ['plan', 'orchestrate']],
+      ['copilot-extension', false, false, ['plan', 'orchestrate']],
       ['grok', false, false, []],
+      ['cursor', false, false, ['plan', 'orchestrate']],
       ['openai-image', false, false, []],
     ]);
     const unauthenticated = await fetch(`${fixture.url}/api/honesty-matrix`);
@@ -110,7 +113,7 @@ describe('honesty matrix (ADP-1)', () => {
 
 describe('honesty matrix against the transports’ declarations (ADP-1)', () => {
   it('every enforced row maps to a capability its transport declares', () => {
-    expect(undeclaredClaims([BUILTIN_CAPABILITIES, CLAUDE_CODE_CAPABILITIES, CLAUDE_AGENT_SDK_CAPABILITIES, DEEPSEEK_CAPABILITIES, CODEX_CAPABILITIES, ACP_CAPABILITIES, COPILOT_CAPABILITIES, GROK_CAPABILITIES, OPENAI_IMAGE_CAPABILITIES])).toEqual([]);
+    expect(undeclaredClaims([BUILTIN_CAPABILITIES, CLAUDE_CODE_CAPABILITIES, CLAUDE_AGENT_SDK_CAPABILITIES, DEEPSEEK_CAPABILITIES, CODEX_CAPABILITIES, ACP_CAPABILITIES, COPILOT_CAPABILITIES, COPILOT_EXTENSION_CAPABILITIES, GROK_CAPABILITIES, CURSOR_CAPABILITIES, OPENAI_IMAGE_CAPABILITIES])).toEqual([]);
   });
 
   it('catches a row that claims more than the declaration (an orchestrate contract the transport does not declare, a hooked read)', () => {
@@ -140,7 +143,7 @@ describe('honesty matrix against the transports’ declarations (ADP-1)', () => 
     const app = await ControlCenter.open({ dataRoot, env: {} });
     try {
       // The server's registry is where the declarations come from: one per registered transport.
-      expect(app.executor.transportCapabilities().map((declared) => declared.adapterId)).toEqual(['builtin', 'claude-code', 'claude-agent-sdk', 'deepseek', 'codex', 'acp', 'copilot', 'grok', 'openai-image']);
+      expect(app.executor.transportCapabilities().map((declared) => declared.adapterId)).toEqual(['builtin', 'claude-code', 'claude-agent-sdk', 'deepseek', 'codex', 'acp', 'copilot', 'copilot-extension', 'grok', 'cursor', 'openai-image']);
       for (const declared of app.executor.transportCapabilities()) {
         // A provider without modes or tools (OpenAI Image, RLY-3) has no contract to observe in any mode.
         // Nor does one whose runner gets no product tools (the Grok CLI): the verb is not on its surface.

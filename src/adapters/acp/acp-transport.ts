@@ -1,12 +1,11 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
-import { relayModeLine } from '../../core/relay/relay-mode-line.js';
-import { relayModeOf, RELAY_MODES, type RelayMode } from '../../core/relay/relay-mode.js';
+import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
+import { nextRelayModeLine } from '../last-relay-mode.js';
 import { gateFailingClosed, type TransportAction } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
@@ -55,8 +54,6 @@ function namesTool(name: string, tool: string): boolean {
   return bare === tool || bare.endsWith(`__${tool}`) || bare.endsWith(`.${tool}`) || bare.endsWith(`/${tool}`);
 }
 
-/** The file under the session directory that remembers the relay mode of the last message (RLY-8). */
-const LAST_MODE_FILE = 'relay-mode';
 
 /** The text of an ACP content block (text blocks only; others are named). */
 function contentText(content: unknown): string {
@@ -322,12 +319,7 @@ export class AcpTransport implements AgentTransport {
       // RLY-7: the agent's own mode when it has one that fits; RLY-8: else the line, only on a change.
       const native = acpModeFor(input.relayMode, modes);
       if (native) await orDeath(agent.request('session/set_mode', { sessionId, modeId: native }));
-      const previous = await readFile(join(input.configDir, LAST_MODE_FILE), 'utf8').then(
-        (value) => (RELAY_MODES as readonly string[]).includes(value.trim()) ? (value.trim() as RelayMode) : null,
-        () => null,
-      );
-      const line = relayModeLine(previous, input.relayMode, relayModesByLine(modes));
-      await writeFile(join(input.configDir, LAST_MODE_FILE), input.relayMode, { mode: 0o600 });
+      const line = await nextRelayModeLine(input.configDir, input.relayMode, relayModesByLine(modes));
       const prompt = [line, fresh ? context.systemPrompt : null, context.prompt].filter((part): part is string => Boolean(part && part.trim())).join('\n\n');
       if (context.signal.aborted) onAbort();
       const promptTurn = async (body: string) => {

@@ -31,3 +31,20 @@ export const COPILOT_CAPABILITIES: TransportCapabilities = {
   // every other skill the runtime loads (built-ins, COPILOT_HOME's) is disabled before each message.
   skills: 'scannedOnly',
 };
+
+/** The `adapterId` of agents that run on Copilot's extension engine (RLY-7, the second Copilot row). */
+export const COPILOT_EXTENSION_ADAPTER_ID = 'copilot-extension';
+
+/**
+ * The extension engine: the same runtime, sandbox, offline BYOK provider and MCP server as the SDK
+ * engine, but no permission checks (every request is approved) and no Copilot modes — the relay mode
+ * is the RLY-8 line at the start of a message when it changes. Only the OS sandbox bounds what it does
+ * (the worktree mounted read-only in read-only modes with bubblewrap); product tools are still decided
+ * by the MCP server, and the completion contract is observed the same way.
+ */
+export const COPILOT_EXTENSION_CAPABILITIES: TransportCapabilities = {
+  ...COPILOT_CAPABILITIES,
+  adapterId: COPILOT_EXTENSION_ADAPTER_ID,
+  label: 'GitHub Copilot (extension engine)',
+  structuralModes: [],
+};

@@ -19,7 +19,9 @@ import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sd
 import { signalProcessTree } from '../claude-code/process-tree.js';
 import { cancelledResult, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
-import { COPILOT_ADAPTER_ID, COPILOT_CAPABILITIES } from './copilot-capabilities.js';
+import type { TransportCapabilities } from '../transport-capabilities.js';
+import { nextRelayModeLine } from '../last-relay-mode.js';
+import { COPILOT_ADAPTER_ID, COPILOT_CAPABILITIES, COPILOT_EXTENSION_ADAPTER_ID, COPILOT_EXTENSION_CAPABILITIES } from './copilot-capabilities.js';
 import { copilotAgentMode } from './copilot-modes.js';
 import { confineCopilotSkills } from './copilot-skills.js';
 import { APPROVE, approvalQuestion, classifyCopilotPermission, CONTROL_CENTER_MCP_SERVER, DENY } from './copilot-permission.js';
@@ -36,6 +38,8 @@ const DEFAULT_COPILOT_MODEL = 'gpt-5.4';
  * `NO_RESPONSE_LINE` in the question service, which adapters may not import).
  */
 const NO_RESPONSE_PREFIX = '[No user response before timeout';
+/** RLY-8: the extension engine has no settable mode, so every mode but agent travels as the line. */
+const EXTENSION_LINE_MODES: readonly RelayMode[] = ['ask', 'plan', 'autopilot'];
 /** What the agent is told when plan mode refuses a mutating request (RLY-7). */
 const PLAN_MODE_REFUSAL = 'You are in plan mode: nothing may be changed. Finish the plan instead.';
 
@@ -57,6 +61,13 @@ export interface CopilotTransportOptions {
   log?: (message: string, detail?: unknown) => void;
   /** Called with the runtime's pid once it is spawned (tests kill it). */
   onSpawn?: (pid: number) => void;
+  /**
+   * `sdk` (default, adapter `copilot`): Copilot's agentMode per message and every permission request
+   * answered by the host. `extension` (adapter `copilot-extension`): the extension engine — the relay
+   * mode as the RLY-8 line at the start of a message when it changes, no agentMode, and every
+   * permission request approved without a check (the honesty matrix says so).
+   */
+  engine?: 'sdk' | 'extension';
 }
 
 type Json = Record<string, unknown>;
@@ -89,12 +100,16 @@ function runtimeProcess(client: CopilotClient): ChildProcess {
  * `exit_plan_mode` is a Plan ready board and is not approved (RLY-5), so a plan turn never implements.
  */
 export class CopilotTransport implements AgentTransport {
-  readonly id = COPILOT_ADAPTER_ID;
-  readonly capabilities = COPILOT_CAPABILITIES;
+  readonly id: string;
+  readonly capabilities: TransportCapabilities;
+  private readonly extension: boolean;
   private readonly sandboxChoice: RunnerSandboxChoice;
 
   constructor(private readonly options: CopilotTransportOptions) {
     this.sandboxChoice = new RunnerSandboxChoice(options.sandbox);
+    this.extension = options.engine === 'extension';
+    this.id = this.extension ? COPILOT_EXTENSION_ADAPTER_ID : COPILOT_ADAPTER_ID;
+    this.capabilities = this.extension ? COPILOT_EXTENSION_CAPABILITIES : COPILOT_CAPABILITIES;
   }
 
   /** SKL-5: the scanned skills as bare folders in the run's own folder, the session's only skill directory. */
@@ -161,7 +176,10 @@ export class CopilotTransport implements AgentTransport {
         );
         context.setSandbox(launch.description);
       } else context.setSandbox(`none: ${detail}; ${UNSANDBOXED_OPT_IN}`);
-      return await this.execute({ context, command: launch ? absoluteCommand(launch.command, process.env.PATH) : runtime.binary, args: launch?.args ?? [], env, readOnly, relayMode, model, modelBaseUrl, log, session, skillsRoot });
+      // RLY-8, extension engine: the mode travels as a line at the start of the message, only on a change.
+      const modeLine = this.extension ? await nextRelayModeLine(configDir, relayMode, EXTENSION_LINE_MODES) : null;
+      const prompt = modeLine ? `${modeLine}\n\n${context.prompt}` : context.prompt;
+      return await this.execute({ context, command: launch ? absoluteCommand(launch.command, process.env.PATH) : runtime.binary, args: launch?.args ?? [], env, readOnly, relayMode, model, modelBaseUrl, log, session, skillsRoot, prompt });
     } catch (error) {
       return { outcome: 'failed', error: `The Copilot runner could not start: ${error instanceof Error ? error.message : String(error)}`, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
     } finally {
@@ -178,6 +196,8 @@ export class CopilotTransport implements AgentTransport {
     env: Record<string, string>;
     readOnly: boolean;
     relayMode: RelayMode;
+    /** The message as sent (with the extension engine's mode line). */
+    prompt: string;
     model: string;
     modelBaseUrl: string;
     log: (message: string, detail?: unknown) => void;
@@ -217,6 +237,8 @@ export class CopilotTransport implements AgentTransport {
     };
 
     const onPermissionRequest = async (request: PermissionRequest): Promise<PermissionRequestResult> => {
+      // The extension engine makes no permission checks: everything is approved (the matrix says so).
+      if (this.extension) return { kind: 'approve-once' };
       const classified = classifyCopilotPermission(request as unknown as Json);
       const toolCallId = 'toolCallId' in request ? request.toolCallId : undefined;
       if (classified.kind === 'read' || classified.kind === 'product') return { kind: 'approve-once' };
@@ -330,11 +352,16 @@ export class CopilotTransport implements AgentTransport {
         const answer = answers?.[0] ?? '';
         return { answer, wasFreeform: !(request.choices ?? []).includes(answer) };
       },
-      // RLY-5: Copilot's native plan signal. Approving it would let the same turn implement.
-      onExitPlanModeRequest: (request) => {
-        showPlan(request.planContent || request.summary, 'native');
-        return { approved: false, feedback: 'The plan is shown to the user, who decides how to continue. End the turn now.' };
-      },
+      // RLY-5: Copilot's native plan signal. Approving it would let the same turn implement. The
+      // extension engine has no plan mode, so the tool is not offered there (it exists only with a handler).
+      ...(this.extension
+        ? {}
+        : {
+            onExitPlanModeRequest: (request: { planContent?: string; summary: string }) => {
+              showPlan(request.planContent || request.summary, 'native');
+              return { approved: false, feedback: 'The plan is shown to the user, who decides how to continue. End the turn now.' };
+            },
+          }),
       onEvent: handleEvent,
     };
 
@@ -396,13 +423,13 @@ export class CopilotTransport implements AgentTransport {
         if (exitDescription !== null || cancelled) return;
         // SKL-5: before every message — a command of the previous one may have written a SKILL.md.
         await confineCopilotSkills(copilotSession!, input.skillsRoot);
-        await copilotSession!.send({ prompt, agentMode: copilotAgentMode(relayMode) });
+        await copilotSession!.send({ prompt, agentMode: this.extension ? 'interactive' : copilotAgentMode(relayMode) });
         await done;
         // RLY-5 fallback (before any reminder replaces the answer): a plan turn, or an Ask turn that
         // approved nothing, whose answer reads like a plan.
         if (idle && (relayMode === 'plan' || (relayMode === 'ask' && !approvedThisTurn)) && looksLikePlan(finalText)) showPlan(finalText, 'answer');
       };
-      await turn(context.prompt);
+      await turn(input.prompt);
       // HAR-4: a turn that ended without the output verb gets the contract's reminder as a new message.
       for (let attempt = 1; contract && verb && !verbDelivered && !cancelled && idle && !failure && attempt <= MAX_REMINDERS; attempt += 1) {
         const reminder = `${contract.reminder}\n\n(In this runner the tool is \`${verb}\` of the ${CONTROL_CENTER_MCP_SERVER} MCP server.)`;

@@ -1,0 +1,33 @@
+import type { TransportCapabilities } from '../transport-capabilities.js';
+
+/** The `adapterId` of agents that run on Cursor through `@cursor/sdk` (RLY-7). */
+export const CURSOR_ADAPTER_ID = 'cursor';
+
+/**
+ * What the Cursor transport supports (ADP-1, RLY-7). The SDK runs the agent inside the server's
+ * process and offers the host no permission callback, so the host shapes the agent's surface
+ * instead: Cursor's own shell, edit, write, delete and subagent tools are taken away (`tools`
+ * allowlist) and replaced by host tools (`run_command`, `write_file`) that go through the policy gate
+ * before they run; any tool call outside the allowlist that still arrives cancels the turn — after
+ * the fact, which is why shell commands and file writes are not declared gated. Reads are Cursor's
+ * own and ungated. Product tools reach Cursor over MCP. No OS sandbox can wrap an in-process SDK:
+ * the transport refuses to run unless the operator allowed unsandboxed runners (SEC-6).
+ * The completion contract is observed: a completed call of the output verb on the Control Center's
+ * MCP server; a turn without it gets a reminder message (twice at most), then the run is flagged.
+ * No steer, no pause; cancel cancels the SDK run.
+ */
+export const CURSOR_CAPABILITIES: TransportCapabilities = {
+  adapterId: CURSOR_ADAPTER_ID,
+  label: 'Cursor (SDK)',
+  steer: false,
+  pauseResume: false,
+  cancel: true,
+  subagents: 'inRunner',
+  nativeTools: true,
+  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
+  completionContract: ['plan', 'orchestrate'],
+  structuralModes: [],
+  sandbox: false,
+  // SKL-5: nothing is materialized for Cursor and its settings sources are switched off.
+  skills: 'unfed',
+};
