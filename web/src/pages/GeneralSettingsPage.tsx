@@ -3,6 +3,7 @@ import { ApiError, errorMessage } from '../api/client';
 import { useSettings, useUpdateSettings } from '../api/hooks';
 import type { ProviderId, SettingsView } from '../api/types';
 import { ErrorState, FieldError, Loading } from '../ui/states';
+import { KeyAndUrlRow, toggled } from '../settings/KeyAndUrlRow';
 import { RunnerProviderSettings } from '../settings/RunnerProviderSettings';
 import { SettingsNav } from './SettingsNav';
 
@@ -116,53 +117,24 @@ function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) 
           </tr>
         </thead>
         <tbody>
-          {PROVIDERS.map((provider) => {
-            const isSet = settings.apiKeys[provider.id] === 'set' && !removeKeys.has(provider.id);
-            return (
-              <tr key={provider.id}>
-                <td>{provider.label}</td>
-                <td>
-                  <div className="inline">
-                    <input
-                      type="password"
-                      autoComplete="off"
-                      aria-label={`${provider.label} API key`}
-                      placeholder={isSet ? '•••••• set — type to replace' : provider.keyless ? 'not needed' : 'not set'}
-                      value={keys[provider.id] ?? ''}
-                      onChange={(event) => setKeys((current) => ({ ...current, [provider.id]: event.target.value }))}
-                    />
-                    {settings.apiKeys[provider.id] === 'set' ? (
-                      <button
-                        type="button"
-                        className="btn btn-ghost btn-small"
-                        onClick={() =>
-                          setRemoveKeys((current) => {
-                            const next = new Set(current);
-                            if (next.has(provider.id)) next.delete(provider.id);
-                            else next.add(provider.id);
-                            return next;
-                          })
-                        }
-                      >
-                        {removeKeys.has(provider.id) ? 'Keep' : 'Remove'}
-                      </button>
-                    ) : null}
-                  </div>
-                  <FieldError message={fieldError(`apiKeys.${provider.id}`)} />
-                </td>
-                <td>
-                  <input
-                    type="url"
-                    aria-label={`${provider.label} base URL`}
-                    placeholder="default"
-                    value={urls[provider.id] ?? ''}
-                    onChange={(event) => setUrls((current) => ({ ...current, [provider.id]: event.target.value }))}
-                  />
-                  <FieldError message={fieldError(`baseUrls.${provider.id}`)} />
-                </td>
-              </tr>
-            );
-          })}
+          {PROVIDERS.map((provider) => (
+            <KeyAndUrlRow
+              key={provider.id}
+              label={provider.label}
+              keyNoun="API key"
+              urlNoun="base URL"
+              stored={settings.apiKeys[provider.id] === 'set'}
+              removing={removeKeys.has(provider.id)}
+              onToggleRemove={() => setRemoveKeys((current) => toggled(current, provider.id))}
+              keyValue={keys[provider.id] ?? ''}
+              onKeyChange={(value) => setKeys((current) => ({ ...current, [provider.id]: value }))}
+              urlValue={urls[provider.id] ?? ''}
+              onUrlChange={(value) => setUrls((current) => ({ ...current, [provider.id]: value }))}
+              keyError={fieldError(`apiKeys.${provider.id}`)}
+              urlError={fieldError(`baseUrls.${provider.id}`)}
+              {...(provider.keyless ? { emptyPlaceholder: 'not needed' } : {})}
+            />
+          ))}
         </tbody>
       </table>
       <h3>Timeouts and limits</h3>

@@ -3,6 +3,7 @@ import { ApiError, errorMessage } from '../api/client';
 import { useHonestyMatrix, useUpdateSettings } from '../api/hooks';
 import type { SettingsView } from '../api/types';
 import { FieldError } from '../ui/states';
+import { KeyAndUrlRow, toggled } from './KeyAndUrlRow';
 
 type RunnerProvider = keyof SettingsView['runnerKeys'];
 type DefaultModelProvider = keyof SettingsView['defaultModels'];
@@ -97,54 +98,25 @@ export function RunnerProviderSettings({ ws, settings }: { ws: string; settings:
           </tr>
         </thead>
         <tbody>
-          {RUNNER_PROVIDERS.map((provider) => {
-            const isSet = settings.runnerKeys[provider.id] === 'set' && !removeKeys.has(provider.id);
-            return (
-              <tr key={provider.id} data-testid={`runner-provider-${provider.id}`}>
-                <td>{provider.label}</td>
-                <td>
-                  <div className="inline">
-                    <input
-                      type="password"
-                      autoComplete="off"
-                      aria-label={`${provider.label} runner key`}
-                      placeholder={isSet ? '•••••• set — type to replace' : 'not set'}
-                      value={keys[provider.id] ?? ''}
-                      onChange={(event) => setKeys((current) => ({ ...current, [provider.id]: event.target.value }))}
-                    />
-                    {settings.runnerKeys[provider.id] === 'set' ? (
-                      <button
-                        type="button"
-                        className="btn btn-ghost btn-small"
-                        aria-label={`${removeKeys.has(provider.id) ? 'Keep' : 'Remove'} the ${provider.label} runner key`}
-                        onClick={() =>
-                          setRemoveKeys((current) => {
-                            const next = new Set(current);
-                            if (next.has(provider.id)) next.delete(provider.id);
-                            else next.add(provider.id);
-                            return next;
-                          })
-                        }
-                      >
-                        {removeKeys.has(provider.id) ? 'Keep' : 'Remove'}
-                      </button>
-                    ) : null}
-                  </div>
-                  <FieldError message={fieldError(`runnerKeys.${provider.id}`)} />
-                </td>
-                <td>
-                  <input
-                    type="url"
-                    aria-label={`${provider.label} runner base URL`}
-                    placeholder="default"
-                    value={urls[provider.id] ?? ''}
-                    onChange={(event) => setUrls((current) => ({ ...current, [provider.id]: event.target.value }))}
-                  />
-                  <FieldError message={fieldError(`runnerBaseUrls.${provider.id}`)} />
-                </td>
-              </tr>
-            );
-          })}
+          {RUNNER_PROVIDERS.map((provider) => (
+            <KeyAndUrlRow
+              key={provider.id}
+              testId={`runner-provider-${provider.id}`}
+              label={provider.label}
+              keyNoun="runner key"
+              urlNoun="runner base URL"
+              stored={settings.runnerKeys[provider.id] === 'set'}
+              removing={removeKeys.has(provider.id)}
+              onToggleRemove={() => setRemoveKeys((current) => toggled(current, provider.id))}
+              keyValue={keys[provider.id] ?? ''}
+              onKeyChange={(value) => setKeys((current) => ({ ...current, [provider.id]: value }))}
+              urlValue={urls[provider.id] ?? ''}
+              onUrlChange={(value) => setUrls((current) => ({ ...current, [provider.id]: value }))}
+              keyError={fieldError(`runnerKeys.${provider.id}`)}
+              urlError={fieldError(`runnerBaseUrls.${provider.id}`)}
+              namedRemoveButton
+            />
+          ))}
         </tbody>
       </table>
       <h3>Default models</h3>

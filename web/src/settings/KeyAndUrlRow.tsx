@@ -1,0 +1,70 @@
+import { FieldError } from '../ui/states';
+
+/**
+ * One provider's row in a settings keys table: a write-only key (the page only learns whether one is
+ * stored, SEC-6) with a Remove/Keep toggle, and a base URL. Used by the model providers of the
+ * built-in harness and by the runner providers (issue 15); the caller owns the form's state.
+ */
+export function KeyAndUrlRow(props: {
+  label: string;
+  /** What the key is called in labels ("API key", "runner key"). */
+  keyNoun: string;
+  /** What the base URL is called in labels ("base URL", "runner base URL"). */
+  urlNoun: string;
+  stored: boolean;
+  removing: boolean;
+  onToggleRemove(): void;
+  keyValue: string;
+  onKeyChange(value: string): void;
+  urlValue: string;
+  onUrlChange(value: string): void;
+  keyError: string | null;
+  urlError: string | null;
+  /** Placeholder when no key is stored. */
+  emptyPlaceholder?: string;
+  /** Gives the Remove/Keep button an accessible name that names the provider. */
+  namedRemoveButton?: boolean;
+  testId?: string;
+}) {
+  const { label, stored, removing } = props;
+  return (
+    <tr data-testid={props.testId}>
+      <td>{label}</td>
+      <td>
+        <div className="inline">
+          <input
+            type="password"
+            autoComplete="off"
+            aria-label={`${label} ${props.keyNoun}`}
+            placeholder={stored && !removing ? '•••••• set — type to replace' : (props.emptyPlaceholder ?? 'not set')}
+            value={props.keyValue}
+            onChange={(event) => props.onKeyChange(event.target.value)}
+          />
+          {stored ? (
+            <button
+              type="button"
+              className="btn btn-ghost btn-small"
+              aria-label={props.namedRemoveButton ? `${removing ? 'Keep' : 'Remove'} the ${label} ${props.keyNoun}` : undefined}
+              onClick={props.onToggleRemove}
+            >
+              {removing ? 'Keep' : 'Remove'}
+            </button>
+          ) : null}
+        </div>
+        <FieldError message={props.keyError} />
+      </td>
+      <td>
+        <input type="url" aria-label={`${label} ${props.urlNoun}`} placeholder="default" value={props.urlValue} onChange={(event) => props.onUrlChange(event.target.value)} />
+        <FieldError message={props.urlError} />
+      </td>
+    </tr>
+  );
+}
+
+/** The next set of providers whose stored key is to be removed, with `id` toggled. */
+export function toggled(current: ReadonlySet<string>, id: string): Set<string> {
+  const next = new Set(current);
+  if (next.has(id)) next.delete(id);
+  else next.add(id);
+  return next;
+}
