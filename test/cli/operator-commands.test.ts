@@ -88,7 +88,8 @@ afterAll(async () => {
   await rm(dataRoot, { recursive: true, force: true });
 });
 
-describe('control-center approvals | plans | runs', () => {
+// Each test drives a dozen real CLI processes against a real server: minutes on a loaded CI machine, not seconds.
+describe('control-center approvals | plans | runs', { timeout: 180_000 }, () => {
   it('approvals lists a pending approval (text and --json) and approves it; runs shows the run with state and cost', async () => {
     expect((await cli('approvals')).stdout).toContain('Nothing waiting for a decision.');
     const conversationId = await conversationIn('Agent', 'Cleanup');

@@ -113,8 +113,9 @@ describe('web app: the orchestration proposal card (ORC-1..3)', () => {
     const stored = (await server.api('GET', `/api/workspaces/${ws}/orchestrations?conversationId=${conversation.id}`)).body.orchestrations[0];
     expect(stored).toMatchObject({ status: 'rejected', reason: 'Too many roles for a search page', pipelineRunId: null, members: [] });
     expect((await server.api('GET', `/api/workspaces/${ws}/agents`)).body.agents.some((agent: any) => agent.name === 'search-writer')).toBe(false);
-    // The orchestrator was woken in its conversation with the reason, and its answer shows there.
-    await expect.poll(() => woken.requests.length, { timeout: 15_000 }).toBe(1);
+    // The orchestrator was woken in its conversation with the reason, and its answer shows there. (Its
+    // text answer in orchestrate mode then gets the completion contract's reminders, which match too.)
+    await expect.poll(() => woken.requests.length, { timeout: 15_000 }).toBeGreaterThan(0);
     expect(woken.requests[0]!.allText).toContain('Too many roles for a search page');
     await page.getByText('Understood: I will propose two roles instead.').waitFor({ timeout: 15_000 });
     await ui.screenshot('orchestration-card-rejected');
