@@ -104,7 +104,8 @@ describe.skipIf(!enabled)('scale-out: API processes and workers on one PostgreSQ
     });
     expect(created.status).toBe(201);
     const started = await api(url1, 'POST', `/api/workspaces/${ws}/pipelines/${created.body.pipeline.id}/runs`, {});
-    expect(started.status).toBe(201);
+    // On failure, say why: the answer and the end of API 1's own log (a 500 was seen once under heavy load).
+    expect(started.status, `${JSON.stringify(started.body)}\n${api1.output.slice(-4000)}`).toBe(201);
     const runId = started.body.id as string;
     const scratch = (root: string, key: string, file: string) => readFile(join(root, 'workspaces', ws, 'pipeline-scratch', runId, key, file), 'utf8').catch(() => '');
 
