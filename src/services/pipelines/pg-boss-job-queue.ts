@@ -8,6 +8,8 @@ export const PG_BOSS_SCHEMA = 'cc_pgboss';
 /** Who holds which job: pg-boss's job row has no holder column, so the lease's owner is kept beside it. */
 const HOLDERS = `${PG_BOSS_SCHEMA}.cc_job_holders`;
 const JOBS = `${PG_BOSS_SCHEMA}.job`;
+/** The advisory lock that serializes pg-boss schema changes (queue creation) across processes. */
+const DDL_LOCK = `${PG_BOSS_SCHEMA}:ddl`;
 /**
  * pg-boss's own retry counter is used for "claims so far", not for failures: a job may be claimed
  * again after any number of expired leases (a dead worker is never the job's fault), and whether a
@@ -43,8 +45,11 @@ export class PgBossConnection {
   start(): Promise<void> {
     this.started ??= (async () => {
       await this.boss.start();
-      await this.pool.query(`create table if not exists ${HOLDERS} (job_id uuid primary key, queue_name text not null, worker_id text not null)`);
-      await this.pool.query(`create index if not exists cc_job_holders_worker on ${HOLDERS} (worker_id)`);
+      // `if not exists` is not safe against another process doing the same at the same moment.
+      await this.serializedDdl(async () => {
+        await this.pool.query(`create table if not exists ${HOLDERS} (job_id uuid primary key, queue_name text not null, worker_id text not null)`);
+        await this.pool.query(`create index if not exists cc_job_holders_worker on ${HOLDERS} (worker_id)`);
+      });
     })();
     return this.started;
   }
@@ -87,12 +92,35 @@ export class PgBossConnection {
   /** @internal */ async ensureQueue(name: string): Promise<PgBoss> {
     await this.start();
     if (!this.created.has(name)) {
-      if (!(await this.boss.getQueue(name))) await this.boss.createQueue(name, { name, policy: 'standard' }).catch(async (error: unknown) => {
-        if (!(await this.boss.getQueue(name))) throw error;
-      });
+      if (!(await this.boss.getQueue(name))) {
+        await this.serializedDdl(async () => {
+          if (!(await this.boss.getQueue(name))) await this.boss.createQueue(name, { name, policy: 'standard' });
+        });
+      }
       this.created.add(name);
     }
     return this.boss;
+  }
+
+  /**
+   * Runs schema changes one at a time across every process on the database. pg-boss's
+   * `create_queue` inserts the queue row, then adds a foreign key to the queue table: two processes
+   * creating different queues at once deadlock in PostgreSQL (and every process creates a new
+   * workspace's queues at about the same moment). A session advisory lock on a connection of our own
+   * pool serializes them; pg-boss's DDL runs on its own pool meanwhile.
+   */
+  private async serializedDdl(work: () => Promise<void>): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('select pg_advisory_lock(hashtext($1))', [DDL_LOCK]);
+      try {
+        await work();
+      } finally {
+        await client.query('select pg_advisory_unlock(hashtext($1))', [DDL_LOCK]);
+      }
+    } finally {
+      client.release();
+    }
   }
 }
 
