@@ -119,8 +119,10 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
       .toHaveLength(1)
       .then(async () => (await server.api('GET', spacesPath())).body.spaces.find((space: any) => !before.has(space.id)));
     expect(created).toMatchObject({ mode: 'chat', autonomy: 'askFirst', picker: 'Ask', kind: 'room' });
-    const conversations = (await server.api('GET', `${spacesPath()}/${created.id}/conversations`)).body.conversations;
-    expect(conversations).toHaveLength(1);
+    // The web app creates the space, then its conversation in a second request: wait for both.
+    const listConversations = async () => (await server.api('GET', `${spacesPath()}/${created.id}/conversations`)).body.conversations;
+    await expect.poll(listConversations).toHaveLength(1);
+    const conversations = await listConversations();
     await expect.poll(() => pathname(page)).toBe(`/w/${ws}/c/${conversations[0].id}`);
     await expect.poll(() => picker(page).inputValue()).toBe('Ask');
     // General kept its mode through all of it.
