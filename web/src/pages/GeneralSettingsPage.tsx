@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../api/client';
-import { useSettings, useUpdateSettings } from '../api/hooks';
+import { useSettings } from '../api/hooks';
 import type { ProviderId, SettingsView } from '../api/types';
 import { ErrorState, FieldError, Loading } from '../ui/states';
 import { KeyAndUrlRow, toggled } from '../settings/KeyAndUrlRow';
+import { useKeysForm } from '../settings/useKeysForm';
 import { RunnerProviderSettings } from '../settings/RunnerProviderSettings';
 import { SettingsNav } from './SettingsNav';
 
@@ -54,13 +55,9 @@ export function GeneralSettingsPage({ ws }: { ws: string }) {
 }
 
 function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) {
-  const update = useUpdateSettings(ws);
-  const [keys, setKeys] = useState<Record<string, string>>({});
-  const [removeKeys, setRemoveKeys] = useState<Set<string>>(new Set());
+  const { keys, setKeys, removeKeys, setRemoveKeys, error, saved, pending, keyPatch, save, fieldError } = useKeysForm(ws);
   const [urls, setUrls] = useState<Record<string, string>>(() => ({ ...(settings.baseUrls as Record<string, string>) }));
   const [numbers, setNumbers] = useState<Record<string, string>>(() => Object.fromEntries(NUMBERS.map(({ key }) => [key, String(settings[key] ?? '')])));
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
 
   // Fresh settings from the server (after a save or a refetch) replace the form's values. Adjusted while
   // rendering (React's pattern for state that follows a prop) rather than in an effect.
@@ -73,9 +70,7 @@ function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) 
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const apiKeys: Record<string, string | null> = {};
-    for (const [provider, value] of Object.entries(keys)) if (value.trim()) apiKeys[provider] = value.trim();
-    for (const provider of removeKeys) apiKeys[provider] = null;
+    const apiKeys = keyPatch();
     const baseUrls: Record<string, string | null> = {};
     for (const { id } of PROVIDERS) {
       const next = (urls[id] ?? '').trim();
@@ -89,20 +84,9 @@ function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) 
       const raw = numbers[key] ?? '';
       if (raw !== String(settings[key] ?? '')) patch[key] = raw.trim() === '' ? null : Number(raw);
     }
-    setError(null);
-    setSaved(false);
-    if (Object.keys(patch).length === 0) return;
-    try {
-      await update.mutateAsync(patch);
-      setKeys({});
-      setRemoveKeys(new Set());
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    }
+    await save(patch);
   };
 
-  const fieldError = (field: string) => (error instanceof ApiError ? error.messageFor(field) : null);
 
   return (
     <form className="editor" onSubmit={submit} noValidate aria-label="Workspace settings">
@@ -163,8 +147,8 @@ function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) 
             Saved
           </span>
         ) : null}
-        <button type="submit" className="btn btn-primary" disabled={update.isPending}>
-          {update.isPending ? 'Saving…' : 'Save settings'}
+        <button type="submit" className="btn btn-primary" disabled={pending}>
+          {pending ? 'Saving…' : 'Save settings'}
         </button>
       </div>
     </form>

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../api/client';
-import { useHonestyMatrix, useUpdateSettings } from '../api/hooks';
+import { useHonestyMatrix } from '../api/hooks';
 import type { SettingsView } from '../api/types';
 import { FieldError } from '../ui/states';
 import { KeyAndUrlRow, toggled } from './KeyAndUrlRow';
+import { useKeysForm } from './useKeysForm';
 
 type RunnerProvider = keyof SettingsView['runnerKeys'];
 type DefaultModelProvider = keyof SettingsView['defaultModels'];
@@ -23,14 +24,10 @@ const RUNNER_PROVIDERS: Array<{ id: RunnerProvider; label: string }> = [
  * the server (SEC-6): the page only learns whether one is set, and never shows one back.
  */
 export function RunnerProviderSettings({ ws, settings }: { ws: string; settings: SettingsView }) {
-  const update = useUpdateSettings(ws);
+  const { keys, setKeys, removeKeys, setRemoveKeys, error, saved, pending, keyPatch, save, fieldError } = useKeysForm(ws);
   const transports = useHonestyMatrix();
-  const [keys, setKeys] = useState<Record<string, string>>({});
-  const [removeKeys, setRemoveKeys] = useState<Set<string>>(new Set());
   const [urls, setUrls] = useState<Record<string, string>>(() => ({ ...(settings.runnerBaseUrls as Record<string, string>) }));
   const [models, setModels] = useState<Record<string, string>>(() => ({ ...(settings.defaultModels as Record<string, string>) }));
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
 
   // Fresh settings (after a save or another tab's change) replace the form's values, adjusted while rendering.
   const [seenSettings, setSeenSettings] = useState(settings);
@@ -57,30 +54,16 @@ export function RunnerProviderSettings({ ws, settings }: { ws: string; settings:
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const runnerKeys: Record<string, string | null> = {};
-    for (const [provider, value] of Object.entries(keys)) if (value.trim()) runnerKeys[provider] = value.trim();
-    for (const provider of removeKeys) runnerKeys[provider] = null;
+    const runnerKeys = keyPatch();
     const runnerBaseUrls = changed(urls, settings.runnerBaseUrls, RUNNER_PROVIDERS.map((provider) => provider.id));
     const defaultModels = changed(models, settings.defaultModels, modelProviders.map((provider) => provider.id));
     const patch: Record<string, unknown> = {};
     if (Object.keys(runnerKeys).length) patch.runnerKeys = runnerKeys;
     if (Object.keys(runnerBaseUrls).length) patch.runnerBaseUrls = runnerBaseUrls;
     if (Object.keys(defaultModels).length) patch.defaultModels = defaultModels;
-    setError(null);
-    setSaved(false);
-    if (Object.keys(patch).length === 0) return;
-    try {
-      await update.mutateAsync(patch);
-      // A typed key is dropped from the page as soon as the server has it.
-      setKeys({});
-      setRemoveKeys(new Set());
-      setSaved(true);
-    } catch (caught) {
-      setError(caught);
-    }
+    await save(patch);
   };
 
-  const fieldError = (field: string) => (error instanceof ApiError ? error.messageFor(field) : null);
   const known = error instanceof ApiError && error.field !== undefined && /^(runnerKeys|runnerBaseUrls|defaultModels)\.[\w-]+$/.test(error.field);
 
   return (
@@ -149,8 +132,8 @@ export function RunnerProviderSettings({ ws, settings }: { ws: string; settings:
             Runner providers saved
           </span>
         ) : null}
-        <button type="submit" className="btn btn-primary" disabled={update.isPending}>
-          {update.isPending ? 'Saving…' : 'Save runner providers'}
+        <button type="submit" className="btn btn-primary" disabled={pending}>
+          {pending ? 'Saving…' : 'Save runner providers'}
         </button>
       </div>
     </form>
