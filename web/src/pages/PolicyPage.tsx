@@ -92,33 +92,39 @@ function AutonomyDial({ ws, spaces, loading }: { ws: string; spaces: Space[]; lo
       </ul>
       {loading ? <Loading label="Loading spaces…" /> : null}
       {!loading && spaces.length === 0 ? <Empty title="No spaces yet" /> : null}
-      {spaces.map((space) => (
-        <fieldset key={space.id} className="autonomy-dial">
-          <legend>{space.name}</legend>
-          <div className="dial" role="radiogroup" aria-label={`Autonomy of ${space.name}`}>
-            {AUTONOMY_LEVELS.map((level) => (
-              <label key={level} className={`dial-stop${space.autonomy === level ? ' active' : ''}`}>
-                <input
-                  type="radio"
-                  name={`autonomy-${space.id}`}
-                  value={level}
-                  checked={space.autonomy === level}
-                  disabled={update.isPending}
-                  onChange={() => {
-                    setError(null);
-                    update.mutate(
-                      { spaceId: space.id, patch: { autonomy: level } },
-                      { onError: (caught) => setError({ spaceId: space.id, message: errorMessage(caught) }) },
-                    );
-                  }}
-                />
-                {autonomyWord(level)}
-              </label>
-            ))}
-          </div>
-          {error?.spaceId === space.id ? <FieldError message={error.message} /> : null}
-        </fieldset>
-      ))}
+      {spaces.map((space) => {
+        // The level being saved shows at once (the radios are controlled: without this a click would
+        // appear to do nothing until the server answers, and then jump).
+        const saving = update.isPending && update.variables?.spaceId === space.id ? (update.variables.patch.autonomy as string) : null;
+        const shown = saving ?? space.autonomy;
+        return (
+          <fieldset key={space.id} className="autonomy-dial">
+            <legend>{space.name}</legend>
+            <div className="dial" role="radiogroup" aria-label={`Autonomy of ${space.name}`}>
+              {AUTONOMY_LEVELS.map((level) => (
+                <label key={level} className={`dial-stop${shown === level ? ' active' : ''}`}>
+                  <input
+                    type="radio"
+                    name={`autonomy-${space.id}`}
+                    value={level}
+                    checked={shown === level}
+                    disabled={update.isPending}
+                    onChange={() => {
+                      setError(null);
+                      update.mutate(
+                        { spaceId: space.id, patch: { autonomy: level } },
+                        { onError: (caught) => setError({ spaceId: space.id, message: errorMessage(caught) }) },
+                      );
+                    }}
+                  />
+                  {autonomyWord(level)}
+                </label>
+              ))}
+            </div>
+            {error?.spaceId === space.id ? <FieldError message={error.message} /> : null}
+          </fieldset>
+        );
+      })}
     </section>
   );
 }
