@@ -1,16 +1,18 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AcpTransport } from '../../src/adapters/acp/acp-transport.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 
 /**
- * The ACP transport against a real ACP agent from npm (`@zed-industries/claude-agent-acp`), its
- * model the scripted model server through the model proxy. The package is not a dependency of the
- * project: the test runs when `CONTROL_CENTER_TEST_ACP_AGENT` names its entry script.
+ * The ACP transport against a real ACP agent from npm (`@zed-industries/claude-agent-acp`, a dev
+ * dependency; `CONTROL_CENTER_TEST_ACP_AGENT` may name another entry script), its model the scripted
+ * model server through the model proxy.
  */
-const REAL_AGENT = process.env.CONTROL_CENTER_TEST_ACP_AGENT;
+const REAL_AGENT =
+  process.env.CONTROL_CENTER_TEST_ACP_AGENT ?? fileURLToPath(new URL('../../node_modules/@zed-industries/claude-agent-acp/dist/index.js', import.meta.url));
 let fixture: ClaudeCodeFixture | null = null;
 
 afterEach(async () => {
@@ -18,12 +20,12 @@ afterEach(async () => {
   fixture = null;
 });
 
-describe.skipIf(!REAL_AGENT)('ACP transport against claude-agent-acp (RLY-7)', () => {
+describe('ACP transport against claude-agent-acp (RLY-7)', () => {
   it('agent: a Bash call asks permission, the gate allows it, the command runs and the agent answers', async () => {
     fixture = await startClaudeCodeFixture({
       adapter: {
         id: 'acp',
-        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_AGENT!] } } }),
+        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_AGENT] } } }),
       },
     });
     const f = fixture;
@@ -42,7 +44,7 @@ describe.skipIf(!REAL_AGENT)('ACP transport against claude-agent-acp (RLY-7)', (
       mode: 'plan',
       adapter: {
         id: 'acp',
-        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_AGENT!] } } }),
+        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_AGENT] } } }),
       },
     });
     const f = fixture;
