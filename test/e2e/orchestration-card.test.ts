@@ -117,8 +117,18 @@ describe('web app: the orchestration proposal card (ORC-1..3)', () => {
     // text answer in orchestrate mode then gets the completion contract's reminders, which match too.)
     await expect.poll(() => woken.requests.length, { timeout: 60_000 }).toBeGreaterThan(0);
     expect(woken.requests[0]!.allText).toContain('Too many roles for a search page');
-    // The woken turn (and its reminders) can take well over 15 s on a loaded CI machine.
-    await page.getByText('Understood: I will propose two roles instead.').first().waitFor({ timeout: 60_000 });
+    // The woken turn (and its reminders) can take well over 15 s on a loaded CI machine. On a timeout
+    // the error carries the runs and messages of the conversation, so a CI log says what happened.
+    await page
+      .getByText('Understood: I will propose two roles instead.')
+      .first()
+      .waitFor({ timeout: 60_000 })
+      .catch(async (error: unknown) => {
+        const runs = (await server.api('GET', `/api/workspaces/${ws}/runs?conversationId=${conversation.id}`)).body;
+        const messages = (await server.api('GET', `/api/workspaces/${ws}/conversations/${conversation.id}/messages`)).body;
+        const shown = await page.locator('main').innerText().catch(() => '(no main)');
+        throw new Error(`${String(error)}\nruns: ${JSON.stringify(runs)}\nmessages: ${JSON.stringify(messages)}\npage: ${shown.slice(0, 3000)}`);
+      });
     await ui.screenshot('orchestration-card-rejected');
   }, 120_000);
 });
