@@ -225,10 +225,10 @@ describe("ACP transport: the agent's own command (RLY-7)", () => {
 
   it('a known ACP agent that is not installed fails the run naming acpCommand.command, before anything starts', async () => {
     const { f, journal } = await start();
-    await f.api('PATCH', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`, { acpCommand: { command: 'claude-agent-acp', args: [] } });
+    await f.api('PATCH', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`, { acpCommand: { command: 'gemini', args: [] } });
     const detail = await f.waitForRun(await f.send('hello'));
     expect(detail.run.state).toBe('failed');
-    expect(detail.run.error).toMatch(/acpCommand\.command: the ACP agent "claude-agent-acp" is not installed/);
+    expect(detail.run.error).toMatch(/acpCommand\.command: the ACP agent "gemini" is not installed/);
     expect(journal()).toEqual([]);
   });
 });
