@@ -208,7 +208,8 @@ describe('control-center chat', () => {
       [['--frobnicate', 'hi'], /frobnicate/],
       [[], /message/],
     ]);
-  });
+    // Each case starts the CLI afresh: seconds apiece on a loaded machine.
+  }, 120_000);
 
   it('targets that do not exist, or conflict, and an empty message exit 2 naming the flag and create nothing', async () => {
     await refused([
@@ -217,5 +218,5 @@ describe('control-center chat', () => {
       [['--space', 'x', '--conversation', 'y', 'hi'], /--space or --conversation/],
       [['   '], /<message>/],
     ]);
-  });
+  }, 120_000);
 });
