@@ -202,13 +202,13 @@ describe('control-center chat', () => {
     expect((await api('GET', '/spaces')).spaces).toHaveLength(spacesBefore);
   }
 
+  // Each case starts the CLI afresh (seconds apiece on a loaded machine), hence the longer timeouts.
   it('flags commander refuses (a bad --mode, an unknown flag, no message) exit 2 and create nothing', async () => {
     await refused([
       [['--mode', 'Turbo', 'hi'], /--mode/],
       [['--frobnicate', 'hi'], /frobnicate/],
       [[], /message/],
     ]);
-    // Each case starts the CLI afresh: seconds apiece on a loaded machine.
   }, 120_000);
 
   it('targets that do not exist, or conflict, and an empty message exit 2 naming the flag and create nothing', async () => {
