@@ -2,6 +2,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { WORKSPACE_EVENT_TYPES } from '@server/schemas/event-types';
 import { api } from './client';
 import { keys } from './keys';
+import { upsertIntoList } from './list-cache';
 import { EMPTY_LIVE_RUN, foldAgentEvent, type LiveRun } from './live-run';
 import type { Agent, Approval, Conversation, Message, Presence, Run, Space, WorkspaceEvent } from './types';
 
@@ -21,15 +22,6 @@ export function onWorkspaceEvent(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
-function upsertById<T extends { id: string }>(list: T[] | undefined, item: T): T[] | undefined {
-  if (!list) return list;
-  const index = list.findIndex((entry) => entry.id === item.id);
-  if (index < 0) return [...list, item];
-  const next = list.slice();
-  next[index] = item;
-  return next;
-}
-
 /**
  * Applies one workspace event to the query caches. Payloads are typed by the server's event schemas
  * (src/schemas/events.ts); the server's tests check every published event against them.
@@ -47,7 +39,7 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'agent.created':
     case 'agent.updated': {
       const agent = event.data;
-      client.setQueryData<{ agents: Agent[] }>(keys.agents(ws), (old) => (old ? { agents: upsertById(old.agents, agent) ?? [] } : old));
+      upsertIntoList<'agents', Agent>(client, keys.agents(ws), 'agents', agent);
       break;
     }
     case 'agent.deleted': {
@@ -58,7 +50,7 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'space.created':
     case 'space.updated': {
       const space = event.data;
-      client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: upsertById(old.spaces, space) ?? [] } : old));
+      upsertIntoList<'spaces', Space>(client, keys.spaces(ws), 'spaces', space);
       client.setQueryData(keys.space(ws, space.id), space);
       // Conversations inherit the space's mode on every read (MODE-1).
       void client.invalidateQueries({ queryKey: keys.allConversations(ws) });
@@ -70,24 +62,20 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'conversation.created':
     case 'conversation.updated': {
       const conversation = event.data;
-      client.setQueryData<{ conversations: Conversation[] }>(keys.conversations(ws, conversation.spaceId), (old) =>
-        old ? { conversations: upsertById(old.conversations, conversation) ?? [] } : old,
-      );
+      upsertIntoList<'conversations', Conversation>(client, keys.conversations(ws, conversation.spaceId), 'conversations', conversation);
       client.setQueryData(keys.conversation(ws, conversation.id), conversation);
       break;
     }
     case 'message.created': {
       const message = event.data;
-      client.setQueryData<{ messages: Message[] }>(keys.messages(ws, message.conversationId), (old) =>
-        old ? { messages: upsertById(old.messages, message) ?? [] } : old,
-      );
+      upsertIntoList<'messages', Message>(client, keys.messages(ws, message.conversationId), 'messages', message);
       break;
     }
     case 'run.created':
     case 'run.updated': {
       const run = event.data;
       // Only turns are listed per conversation; a child run (subagent, delegate) stays in its parent's tree.
-      if (run.conversationId && run.parentRunId === null) client.setQueryData<{ runs: Run[] }>(keys.runs(ws, run.conversationId), (old) => (old ? { runs: upsertById(old.runs, run) ?? [] } : old));
+      if (run.conversationId && run.parentRunId === null) upsertIntoList<'runs', Run>(client, keys.runs(ws, run.conversationId), 'runs', run);
       void client.invalidateQueries({ queryKey: keys.run(ws, run.id) });
       // The run tree (subagents, delegates) and per-agent cost lists include every run.
       if (run.conversationId) void client.invalidateQueries({ queryKey: keys.runTree(ws, run.conversationId) });
