@@ -9,6 +9,8 @@
  * - tool_turn_children_cpu_per_turn: CPU of the server's child processes per turn (git, bubblewrap,
  *   bash, and the long-lived spawn helper that starts them), averaged over the measured turns: /proc
  *   counts it in 10 ms ticks, too coarse for one turn.
+ * With CC_BENCH_CPU_PROFILE=<dir>, the server writes a CPU profile of the measured turns only to
+ * <dir>/tool-turn-server.cpuprofile (the profiler's own cost then inflates the CPU figures).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,6 +53,7 @@ export default async function toolTurn(): Promise<BenchFigure[]> {
   execFileSync('git', ['-C', repo, 'add', '.']);
   execFileSync('git', ['-C', repo, '-c', 'user.name=Bench', '-c', 'user.email=bench@localhost', 'commit', '--quiet', '-m', 'init']);
 
+  const profileDir = process.env.CC_BENCH_CPU_PROFILE;
   const model = await startScriptedModelServer();
   const child = fork(fileURLToPath(new URL('./tool-turn-server.ts', import.meta.url)), [], {
     execArgv: ['--import', 'tsx', ...process.execArgv.filter((flag) => flag.startsWith('--cpu-prof'))],
@@ -81,6 +84,7 @@ export default async function toolTurn(): Promise<BenchFigure[]> {
     let childrenBefore = 0;
     // Two warm-up turns create the checkout and start what is started once; the measured turns reuse them, as a conversation does.
     for (let turn = -2; turn < TURNS; turn += 1) {
+      if (turn === 0 && profileDir) await ask(child, { profile: 'start' });
       model.script(oneShellCall(), oneShellCall());
       const before = await ask<ServerFigures>(child, { cpu: true });
       if (turn === 0) childrenBefore = before.childrenMs;
@@ -99,6 +103,7 @@ export default async function toolTurn(): Promise<BenchFigure[]> {
       }
     }
     const last = await ask<ServerFigures>(child, { cpu: true });
+    if (profileDir) await ask(child, { profile: 'stop' });
     return [
       { metric: 'tool_turn_wall_p50', value: median(wall), unit: 'ms' },
       { metric: 'tool_turn_wall_p90', value: percentile(wall, 90), unit: 'ms' },
