@@ -20,12 +20,14 @@ interface Figures {
   serverMs: number;
   /** CPU of its children, ms: finished ones (cutime + cstime) plus live ones (a long-lived helper). */
   childrenMs: number;
+  /** CPU of its threads other than the main one (V8's compiler and GC helpers, libuv's pool), ms, in 10 ms ticks. */
+  otherThreadsMs: number;
 }
 
 /** USER_HZ on Linux. */
 const TICK_MS = 10;
 
-function statFields(pid: number | 'self'): string[] | null {
+function statFields(pid: number | 'self' | `self/task/${string}`): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -60,6 +62,15 @@ function childrenMs(): number {
   return childTicks * TICK_MS;
 }
 
+/** Threads other than the main one: their CPU is in `serverMs` too, but no JavaScript profile shows it. */
+function otherThreadsMs(): number {
+  let threadTicks = 0;
+  for (const task of readdirSync('/proc/self/task')) {
+    if (Number(task) !== process.pid) threadTicks += ticks(statFields(`self/task/${task}`), 11, 12);
+  }
+  return threadTicks * TICK_MS;
+}
+
 function ownMs(): number {
   const own = process.cpuUsage();
   return (own.user + own.system) / 1000;
@@ -72,10 +83,11 @@ function ownMs(): number {
 function figures(at: 'before' | 'after'): Figures {
   if (at === 'before') {
     const children = childrenMs();
-    return { serverMs: ownMs(), childrenMs: children };
+    const threads = otherThreadsMs();
+    return { serverMs: ownMs(), childrenMs: children, otherThreadsMs: threads };
   }
   const serverMs = ownMs();
-  return { serverMs, childrenMs: childrenMs() };
+  return { serverMs, childrenMs: childrenMs(), otherThreadsMs: otherThreadsMs() };
 }
 
 const server = await startTestServer({ env: JSON.parse(process.env.CC_BENCH_PROVIDER_ENV ?? '{}') as Record<string, string>, modelMaxRetries: 0 });
