@@ -5,9 +5,14 @@
  * over the IPC channel, then answers two requests:
  * - `{cpu: true}` → its own CPU so far and the CPU of its child processes (finished and live ones);
  * - `{wait: runId}` → the same figures once that run has finished.
+ * - `{profile: 'start' | 'stop'}` → starts the V8 CPU profiler (100 µs sampling), or stops it and
+ *   writes the profile to `$CC_BENCH_CPU_PROFILE/tool-turn-server.cpuprofile` (the bench sends these
+ *   around the measured turns only when that variable is set, so start-up and warm-up stay out of it).
  * The answers cost the server one IPC message each; nothing else runs in this process.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { startTestServer } from '../test/support/test-server.js';
 
 interface Figures {
@@ -15,12 +20,14 @@ interface Figures {
   serverMs: number;
   /** CPU of its children, ms: finished ones (cutime + cstime) plus live ones (a long-lived helper). */
   childrenMs: number;
+  /** CPU of its threads other than the main one (V8's compiler and GC helpers, libuv's pool), ms, in 10 ms ticks. */
+  otherThreadsMs: number;
 }
 
 /** USER_HZ on Linux. */
 const TICK_MS = 10;
 
-function statFields(pid: number | 'self'): string[] | null {
+function statFields(pid: number | 'self' | `self/task/${string}`): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -55,6 +62,15 @@ function childrenMs(): number {
   return childTicks * TICK_MS;
 }
 
+/** Threads other than the main one: their CPU is in `serverMs` too, but no JavaScript profile shows it. */
+function otherThreadsMs(): number {
+  let threadTicks = 0;
+  for (const task of readdirSync('/proc/self/task')) {
+    if (Number(task) !== process.pid) threadTicks += ticks(statFields(`self/task/${task}`), 11, 12);
+  }
+  return threadTicks * TICK_MS;
+}
+
 function ownMs(): number {
   const own = process.cpuUsage();
   return (own.user + own.system) / 1000;
@@ -67,15 +83,39 @@ function ownMs(): number {
 function figures(at: 'before' | 'after'): Figures {
   if (at === 'before') {
     const children = childrenMs();
-    return { serverMs: ownMs(), childrenMs: children };
+    const threads = otherThreadsMs();
+    return { serverMs: ownMs(), childrenMs: children, otherThreadsMs: threads };
   }
   const serverMs = ownMs();
-  return { serverMs, childrenMs: childrenMs() };
+  return { serverMs, childrenMs: childrenMs(), otherThreadsMs: otherThreadsMs() };
 }
 
 const server = await startTestServer({ env: JSON.parse(process.env.CC_BENCH_PROVIDER_ENV ?? '{}') as Record<string, string>, modelMaxRetries: 0 });
-process.on('message', (message: { cpu?: boolean; wait?: string; stop?: boolean }) => {
+let profiler: Session | null = null;
+
+async function profile(step: 'start' | 'stop'): Promise<void> {
+  if (step === 'start') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+    await profiler.post('Profiler.start');
+    return;
+  }
+  if (!profiler) return;
+  const { profile: taken } = await profiler.post('Profiler.stop');
+  profiler.disconnect();
+  profiler = null;
+  writeFileSync(join(process.env.CC_BENCH_CPU_PROFILE ?? '.', 'tool-turn-server.cpuprofile'), JSON.stringify(taken));
+}
+
+process.on('message', (message: { cpu?: boolean; wait?: string; stop?: boolean; profile?: 'start' | 'stop' }) => {
   void (async () => {
+    if (message.profile) {
+      await profile(message.profile);
+      process.send?.({ profiled: message.profile });
+      return;
+    }
     if (message.wait) await server.running.app.activeRuns.get(message.wait)?.finished;
     if (message.stop) {
       await server.dispose();

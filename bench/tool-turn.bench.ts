@@ -9,6 +9,11 @@
  * - tool_turn_children_cpu_per_turn: CPU of the server's child processes per turn (git, bubblewrap,
  *   bash, and the long-lived spawn helper that starts them), averaged over the measured turns: /proc
  *   counts it in 10 ms ticks, too coarse for one turn.
+ * - tool_turn_server_other_threads_cpu_per_turn: the part of the server's CPU spent on threads other
+ *   than the main one (V8's background compiler and GC, libuv's pool), averaged the same way. No
+ *   JavaScript profile shows it; it was how the wasm tier-up of the bash grammar was found (issue 11).
+ * With CC_BENCH_CPU_PROFILE=<dir>, the server writes a CPU profile of the measured turns only to
+ * <dir>/tool-turn-server.cpuprofile (the profiler's own cost then inflates the CPU figures).
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +29,7 @@ const TURNS = 40;
 interface ServerFigures {
   serverMs: number;
   childrenMs: number;
+  otherThreadsMs: number;
 }
 
 const hasToolResult = (request: ScriptedRequest) => JSON.stringify(request.body?.messages ?? []).includes('"tool_result"');
@@ -51,6 +57,7 @@ export default async function toolTurn(): Promise<BenchFigure[]> {
   execFileSync('git', ['-C', repo, 'add', '.']);
   execFileSync('git', ['-C', repo, '-c', 'user.name=Bench', '-c', 'user.email=bench@localhost', 'commit', '--quiet', '-m', 'init']);
 
+  const profileDir = process.env.CC_BENCH_CPU_PROFILE;
   const model = await startScriptedModelServer();
   const child = fork(fileURLToPath(new URL('./tool-turn-server.ts', import.meta.url)), [], {
     execArgv: ['--import', 'tsx', ...process.execArgv.filter((flag) => flag.startsWith('--cpu-prof'))],
@@ -79,11 +86,16 @@ export default async function toolTurn(): Promise<BenchFigure[]> {
     const wall: number[] = [];
     const cpu: number[] = [];
     let childrenBefore = 0;
+    let threadsBefore = 0;
     // Two warm-up turns create the checkout and start what is started once; the measured turns reuse them, as a conversation does.
     for (let turn = -2; turn < TURNS; turn += 1) {
+      if (turn === 0 && profileDir) await ask(child, { profile: 'start' });
       model.script(oneShellCall(), oneShellCall());
       const before = await ask<ServerFigures>(child, { cpu: true });
-      if (turn === 0) childrenBefore = before.childrenMs;
+      if (turn === 0) {
+        childrenBefore = before.childrenMs;
+        threadsBefore = before.otherThreadsMs;
+      }
       const started = performance.now();
       const posted = await api('POST', `/api/workspaces/${workspace.id}/conversations/${conversation}/messages`, { text: 'run true once' });
       const runId = posted.body.run?.id as string | undefined;
@@ -99,12 +111,14 @@ export default async function toolTurn(): Promise<BenchFigure[]> {
       }
     }
     const last = await ask<ServerFigures>(child, { cpu: true });
+    if (profileDir) await ask(child, { profile: 'stop' });
     return [
       { metric: 'tool_turn_wall_p50', value: median(wall), unit: 'ms' },
       { metric: 'tool_turn_wall_p90', value: percentile(wall, 90), unit: 'ms' },
       { metric: 'tool_turn_server_cpu_p50', value: median(cpu), unit: 'ms' },
       { metric: 'tool_turn_server_cpu_p90', value: percentile(cpu, 90), unit: 'ms' },
       { metric: 'tool_turn_children_cpu_per_turn', value: (last.childrenMs - childrenBefore) / TURNS, unit: 'ms' },
+      { metric: 'tool_turn_server_other_threads_cpu_per_turn', value: (last.otherThreadsMs - threadsBefore) / TURNS, unit: 'ms' },
     ];
   } finally {
     if (child.exitCode === null) await ask(child, { stop: true }).catch(() => undefined);

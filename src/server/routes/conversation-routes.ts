@@ -31,9 +31,8 @@ export function conversationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const operator = operatorOf(request.principal);
+        // Posting also names an untitled conversation after its first message (TurnService.post).
         const result = await app.turns.post(request.params.workspaceId, request.params.conversationId, request.body, operator.operatorId);
-        // UI: an untitled conversation is named after its first message (deterministic, no model call).
-        if (result.message) await app.spaces.titleFromFirstMessage(request.params.workspaceId, request.params.conversationId, request.body.text);
         return reply.code(202).send(result);
       },
     );

@@ -103,7 +103,7 @@ export class RunService {
     return listRuns(db, { agentId, limit });
   }
 
-  /** AG-3 for many agents at once: two indexed queries, whatever the number of agents. */
+  /** AG-3 for many agents at once: one indexed query, whatever the number of agents. */
   async deriveStates(db: Kysely<WorkspaceSchema>, agentIds: string[]): Promise<Map<string, AgentState>> {
     const states = new Map<string, AgentState>();
     if (agentIds.length === 0) return states;

@@ -1,3 +1,4 @@
+import { UNTITLED_CONVERSATION } from '../../core/conversation-title.js';
 import { resolveDispatchMode } from '../../core/mode-resolution.js';
 import { DEFAULT_AUTONOMY } from '../../core/modes.js';
 import { DomainError, NotFoundError, ValidationError } from '../../errors/index.js';
@@ -34,7 +35,8 @@ export class TurnService {
   ) {}
 
   async post(workspaceId: string, conversationId: string, body: PostMessageBody, operatorId: string): Promise<PostMessageResponse> {
-    let { space } = await this.spaces.getConversationInSpace(workspaceId, conversationId);
+    const found = await this.spaces.getConversationInSpace(workspaceId, conversationId);
+    let space = found.space;
     if (body.picker !== undefined && body.picker !== space.picker) {
       space = await this.spaces.update(workspaceId, space.id, { picker: body.picker });
     }
@@ -76,6 +78,9 @@ export class TurnService {
       history,
       repoPath: space.repoPath,
     });
+    // UI: an untitled conversation is named after its first message (deterministic, no model call).
+    // Only while it is untitled: a titled one (nearly every message) costs no write (issue 11).
+    if (found.conversation.title === UNTITLED_CONVERSATION) await this.spaces.titleFromFirstMessage(workspaceId, conversationId, body.text);
     return { message, run, space };
   }
 

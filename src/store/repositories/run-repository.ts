@@ -147,19 +147,23 @@ export async function unfinishedRunStates(db: Kysely<WorkspaceSchema>): Promise<
 }
 
 /**
- * AG-3 input for many agents at once, in two indexed queries whatever their number: each agent's
- * newest run (state and liveness), and which of them have a run in progress.
+ * AG-3 input for many agents at once, in one indexed query whatever their number: each agent's
+ * newest run (state and liveness) and whether any of its runs is in progress. An agent without a
+ * run has neither, so reading "in progress" beside the newest run misses nothing (one statement
+ * instead of two on every agent lookup, issue 11).
  */
 export async function newestRunStates(
   db: Kysely<WorkspaceSchema>,
   agentIds: readonly string[],
 ): Promise<{ newest: Map<string, Pick<Run, 'state' | 'liveness'>>; running: Set<string> }> {
   if (agentIds.length === 0) return { newest: new Map(), running: new Set() };
-  const ids = [...agentIds];
-  const newestRows = await db
+  const rows = await db
     .selectFrom('runs as r')
     .select(['r.id', 'r.agent_id', 'r.state', 'r.liveness'])
-    .where('r.agent_id', 'in', ids)
+    .select(({ exists, selectFrom }) =>
+      exists(selectFrom('runs as busy').select('busy.id').whereRef('busy.agent_id', '=', 'r.agent_id').where('busy.state', '=', 'running')).as('any_running'),
+    )
+    .where('r.agent_id', 'in', [...agentIds])
     .where(({ eb, selectFrom }) =>
       eb(
         'r.id',
@@ -173,10 +177,10 @@ export async function newestRunStates(
       ),
     )
     .execute();
-  const runningRows = await db.selectFrom('runs').select('agent_id').distinct().where('agent_id', 'in', ids).where('state', '=', 'running').execute();
   return {
-    newest: new Map(newestRows.map((row) => [row.agent_id, { state: parseState(row.state, row.id), liveness: parseLiveness(row.liveness, row.id) }])),
-    running: new Set(runningRows.map((row) => row.agent_id)),
+    newest: new Map(rows.map((row) => [row.agent_id, { state: parseState(row.state, row.id), liveness: parseLiveness(row.liveness, row.id) }])),
+    // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
+    running: new Set(rows.filter((row) => Boolean(row.any_running)).map((row) => row.agent_id)),
   };
 }
 
