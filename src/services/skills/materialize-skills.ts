@@ -79,6 +79,7 @@ export function skillsPrepareHook(skills: SkillService, repoSkills: RepoSkills):
     }
     const target = context.transport.skillsTarget?.({ workspaceDir: context.workspaceDir, runId: scope.runId });
     if (target) await materializeSkills(skills, scope, target, active);
-    return repoSkillsIndex ? { repoSkillsIndex } : {};
+    const listed = await skills.promptSkills(scope.workspaceId, scope.agent.skills);
+    return { skills: listed, ...(repoSkillsIndex ? { repoSkillsIndex } : {}) };
   };
 }
