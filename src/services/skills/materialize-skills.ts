@@ -4,6 +4,7 @@ import type { TransportRunContext } from '../../adapters/agent-transport.js';
 import { safeSegment } from '../../adapters/runner-setup.js';
 import type { SkillsTarget } from '../../adapters/skills-target.js';
 import type { SkillFolderEntry } from '../../core/skills/scan/scan-types.js';
+import { skillNameProblem } from '../../core/skills/skill-frontmatter.js';
 import type { PrepareHook } from '../runs/prepare-run.js';
 import { renderRepoSkillsIndex, type RepoSkill, type RepoSkills } from './repo-skills.js';
 import type { SkillService } from './skill-service.js';
@@ -42,7 +43,9 @@ export async function scannedSkillSet(
   for (const skill of repoSkills) {
     if (!set.some((known) => known.name === skill.name)) set.push({ name: skill.name, entries: skill.entries });
   }
-  return set;
+  // Every name becomes a folder name where it is written: one that is not a plain skill name (`..`,
+  // `/`) is never part of the set, whatever let it through upstream (SEC-4).
+  return set.filter((skill) => skillNameProblem(skill.name) === null);
 }
 
 /**
