@@ -102,7 +102,9 @@ export function skillsPrepareHook(skills: SkillService, repoSkills: RepoSkills, 
     const target = context.transport.skillsTarget?.({ workspaceDir: context.workspaceDir, runId: scope.runId });
     if (target) await materializeSkills(skills, scope, target, active);
     const folders = context.transport.worktreeSkillsFolders;
-    if (folders && folders.length > 0) {
+    // A child run shares its parent's checkout while the parent's agent may still be working in it:
+    // the checkout is not rewritten under a live agent (which could swap a folder for a link mid-write).
+    if (folders && folders.length > 0 && !context.isChildRun) {
       const outcome = await materializeWorktreeSkills({
         worktreePath: context.worktreePath,
         folders,
