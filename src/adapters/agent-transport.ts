@@ -134,5 +134,11 @@ export interface AgentTransport {
    * scanned skills of a run (and how). Without it nothing is materialized for the runner.
    */
   skillsTarget?(run: { workspaceDir: string; runId: string }): SkillsTarget;
+  /**
+   * SKL-5: for a runner whose own skill discovery reads folders of the checkout and can be pointed
+   * nowhere else (ACP agents), those worktree-relative folders (`.agents/skills`): the prepare stage
+   * writes the scanned skills there, confined to the checkout (`materializeWorktreeSkills`).
+   */
+  readonly worktreeSkillsFolders?: readonly string[];
   run(context: TransportRunContext): Promise<TransportResult>;
 }

@@ -74,6 +74,7 @@ const BUILTIN_SANDBOX = 'test/harness/builtin-sandbox.test.ts';
 const REPO_SKILLS = 'test/services/skills/repo-skills.test.ts > linked repositories and their skills (SKL-4, SKL-5)';
 const SDK_SKILLS = 'test/adapters/claude-agent-sdk-skills.test.ts > the Claude Agent SDK sees exactly the scanned skills (SKL-5)';
 const CLAUDE_SKILLS = 'test/adapters/claude-code-skills.test.ts > Claude Code sees the scanned skills (SKL-5)';
+const ACP_SKILLS = 'test/adapters/acp-skills.test.ts > an ACP agent sees the scanned skills (SKL-5, RLY-7)';
 const CODEX_SKILLS = 'test/adapters/codex-skills.test.ts > Codex sees exactly the scanned skills (SKL-5)';
 const BUILTIN_PUSH = `${BUILTIN_SANDBOX} > built-in bash pushes through the push proxy (POL-6)`;
 const SEATBELT_TEXT = `${SANDBOX} > Seatbelt profile (SBX-1, macOS) > generates a profile that denies writes outside the writable paths and limits the network to loopback ports`;
@@ -1161,10 +1162,10 @@ function skillsRow(adapterId: 'builtin' | 'claude-code' | 'claude-agent-sdk' | '
     case 'acp':
       return row({
         capability: 'skills',
-        level: 'none',
+        level: 'partial',
         detail:
-          'The Skills section (in the system prompt that opens a session) and the `skill` tool (over MCP, when the agent takes HTTP MCP servers) come from the shared prepare stage, so what the server shows is scanned; nothing is materialized for an ACP agent — the protocol’s `session/new` has no skills option and each agent discovers skills its own way — so its own skill discovery (in its private HOME or the worktree, e.g. a Claude-based agent reading the checkout’s `.claude/skills/`) is neither fed nor bounded by the Control Center.',
-        testedBy: `${REPO_SKILLS} > a write in repos/beta/ makes beta active: only its skills are carried, a later read of alpha changes nothing`,
+          'ACP’s `session/new` has no skills option, so the prepare stage writes the scanned set (installed skills matching the lock, and the active repository’s scanned repo skills) where ACP agents look on their own: the checkout’s `.agents/skills/<name>/` and `.claude/skills/<name>/`, confined (no link followed on the way, nothing written over a folder that is not the server’s own, the previous run’s copies removed only while unchanged) and kept out of commits by `.git/info/exclude`. The real claude-agent-acp agent is shown offering the installed skill and the scanned repo skill to the model, and not the repository’s quarantined skill or a never-installed linked name. The Skills section and the `skill` tool (over MCP) come from the shared prepare stage. Partial: the agent’s own discovery also reads skills the server did not scan — the repository’s own skills in those folders (a quarantined one shipped in `.claude/skills/` is read by a Claude-based agent, which loads project settings) and its private HOME — and the copies sit in the agent’s writable checkout.',
+        testedBy: `${ACP_SKILLS} > materializes the installed and the scanned repo skill into the checkout and claude-agent-acp offers them; never the quarantined or the unscanned one`,
       });
   }
 }

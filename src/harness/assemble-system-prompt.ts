@@ -5,7 +5,7 @@ export interface SystemPromptParts {
   persona: string;
   /** The agent's own instructions: a section of their own, never a replacement for the rest (AG-1). */
   systemPrompt: string | null;
-  /** Skill names (SKL-1) with the frontmatter description of each linked skill when it has one (SKL-2). */
+  /** The linked skills the agent can load (SKL-1) with each one's frontmatter description (SKL-2). */
   skills: Array<{ name: string; description: string | null }>;
   /** The mode's generated capability preamble plus its hand-written guidance (CAP-1e). */
   modeBlock: string;
@@ -13,6 +13,12 @@ export interface SystemPromptParts {
   repoSkillsIndex?: string;
   /** Facts about where the agent works (worktree path, space name). */
   environment?: string;
+}
+
+/** A text on one line: line breaks and other control characters become single spaces. */
+function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/ {2,}/g, ' ').trim();
 }
 
 /**
@@ -28,7 +34,9 @@ export function assembleSystemPrompt(parts: SystemPromptParts): string {
   if (parts.persona.trim()) sections.push(`# Persona\n\n${parts.persona.trim()}`);
   if (parts.systemPrompt?.trim()) sections.push(`# Agent instructions\n\n${parts.systemPrompt.trim()}`);
   if (parts.skills.length > 0) {
-    const lines = parts.skills.map((skill) => `- ${skill.name}${skill.description ? `: ${skill.description}` : ''}`);
+    // One line per skill: a description's line breaks and control characters are flattened so it
+    // cannot open a heading or a section of its own in the prompt.
+    const lines = parts.skills.map((skill) => `- ${skill.name}${skill.description ? `: ${oneLine(skill.description)}` : ''}`);
     sections.push(`# Skills\n\n${lines.join('\n')}`);
   }
   if (parts.modeBlock.trim()) sections.push(parts.modeBlock.trim());

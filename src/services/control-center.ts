@@ -272,7 +272,7 @@ export class ControlCenter {
     // native skill discovery sees exactly the scanned set, materialized per run in the prepare stage.
     this.spaceRepositories = new SpaceRepositories(this.workspaces, this.spaces, this.executor.checkouts);
     this.repoSkills = new RepoSkills({ workspaces: this.workspaces, spaces: this.spaces, checkouts: this.executor.checkouts, skills: this.skills });
-    this.executor.registerPrepareHook(skillsPrepareHook(this.skills, this.repoSkills));
+    this.executor.registerPrepareHook(skillsPrepareHook(this.skills, this.repoSkills, (message) => this.logger.warn(message)));
     this.executor.registerModeTools(skillModeTools(this.skills));
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor, {
       loadSkill: (workspaceId, name) => this.skills.loadSkill(workspaceId, name),

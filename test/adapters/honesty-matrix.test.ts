@@ -74,14 +74,15 @@ describe('honesty matrix (ADP-1)', () => {
     ]);
   });
 
-  it('has a skills row per runner; the SDK engine’s, Codex’s and Copilot’s discovery are fed the scanned set, the runners fed nothing say so (SKL-5)', () => {
+  it('has a skills row per runner; the SDK engine’s, Codex’s, Copilot’s and ACP agents’ discovery are fed the scanned set, the runners fed nothing say so (SKL-5)', () => {
     const level = (id: string) => honestyMatrix().adapters.find((adapter) => adapter.id === id)!.rows.filter((row) => row.key === 'skills').map((row) => row.level);
     expect(level('builtin')).toEqual(['enforced']);
     expect(level('claude-code')).toEqual(['partial']);
     expect(level('claude-agent-sdk')).toEqual(['partial']);
     expect(level('deepseek')).toEqual(['partial']);
     expect(level('codex')).toEqual(['partial']);
-    expect(level('acp')).toEqual(['none']);
+    expect(level('acp')).toEqual(['partial']);
+    expect(ACP_CAPABILITIES.skills).toBe('fedUnbounded');
     expect(level('copilot')).toEqual(['partial']);
   });
 

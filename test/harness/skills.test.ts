@@ -3,7 +3,7 @@
  * `skill` tool loading its body on demand, and `/skill:<name>` loading it as the turn's directive —
  * unknown or drifted skills refused before anything is sent.
  */
-import { appendFile, rm } from 'node:fs/promises';
+import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
@@ -21,8 +21,11 @@ beforeAll(async () => {
   const created = await api('POST', `/api/workspaces/${fixture.workspaceId}/skills/sources`, { url: source.dir });
   const installed = await api('POST', `/api/workspaces/${fixture.workspaceId}/skills/install`, { sourceId: created.body.id, path: 'skills/bullet-style' });
   expect(installed.status).toBe(201);
+  // A hand-made folder in skills/ that was never installed (so never scanned).
+  await mkdir(join(fixture.workspaceDir, 'skills', 'hand-made'), { recursive: true });
+  await writeFile(join(fixture.workspaceDir, 'skills', 'hand-made', 'SKILL.md'), skillMd('hand-made', 'HAND-MADE-DESCRIPTION', 'HAND-MADE-BODY\n'));
   const engineer = fixture.agents.engineer!;
-  const patched = await api('PATCH', `/api/workspaces/${fixture.workspaceId}/agents/${engineer.id}`, { skills: ['implementation', 'Bullet-Style'] });
+  const patched = await api('PATCH', `/api/workspaces/${fixture.workspaceId}/agents/${engineer.id}`, { skills: ['implementation', 'Bullet-Style', 'never-installed', 'hand-made'] });
   expect(patched.status).toBe(200);
 }, 120_000);
 
@@ -41,11 +44,25 @@ describe('skills on the built-in harness (SKL-2, HAR-1)', () => {
     const runId = await fixture.send('@engineer summarize');
     const detail = await fixture.waitForRun(runId);
     const first = fixture.model.requests.at(-2)!;
-    expect(first.system).toContain('- Bullet-Style: Answer in bullets.');
+    expect(first.system).toContain('- bullet-style: Answer in bullets.');
     expect(first.system).not.toContain(BODY.trim());
     expect(first.toolNames).toContain('skill');
     expect(detail.toolCalls.map((call: any) => [call.name, call.isError])).toEqual([['skill', false]]);
     expect(detail.toolCalls[0].output).toContain(BODY.trim());
+  });
+
+  it('the Skills section lists exactly the skills the agent can load: never a linked name with no installed skill behind it, nor an unscanned folder (SKL-1, SKL-3)', async () => {
+    fixture.model.script(reply().tool('skill', { name: 'hand-made' }), reply().text('ok'));
+    const runId = await fixture.send('@engineer hi');
+    const detail = await fixture.waitForRun(runId);
+    const system = fixture.model.requests.at(-2)!.system;
+    const section = /# Skills\n\n((?:- .*\n?)+)/.exec(system)![1]!.trim().split('\n');
+    expect(section.map((line) => line.split(':')[0])).toEqual(['- implementation', '- bullet-style']);
+    expect(system).not.toContain('never-installed');
+    expect(system).not.toContain('HAND-MADE-DESCRIPTION');
+    // The skill tool agrees with the section: the unscanned folder's body is not loaded.
+    expect(detail.toolCalls[0].isError).toBe(true);
+    expect(JSON.stringify(detail)).not.toContain('HAND-MADE-BODY');
   });
 
   it('the skill tool reaches only the agent’s own skills', async () => {

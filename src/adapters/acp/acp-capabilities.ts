@@ -1,5 +1,8 @@
 import type { TransportCapabilities } from '../transport-capabilities.js';
 
+/** The checkout folders ACP agents discover skills in, where the prepare stage writes the scanned set (SKL-5). */
+export const ACP_SKILLS_FOLDERS: readonly string[] = ['.agents/skills', '.claude/skills'];
+
 /** The `adapterId` of agents that run on any Agent Client Protocol agent (RLY-7). */
 export const ACP_ADAPTER_ID = 'acp';
 
@@ -27,6 +30,7 @@ export const ACP_CAPABILITIES: TransportCapabilities = {
   completionContract: ['plan', 'orchestrate'],
   structuralModes: ['chat'],
   sandbox: true,
-  // SKL-5: nothing is materialized for an ACP agent, and its own skill discovery is not bounded by the server.
-  skills: 'unfed',
+  // SKL-5: the scanned set is written into the checkout's skills folders, but the agent's own
+  // discovery also reads what else is there (the repository's own skills, its HOME).
+  skills: 'fedUnbounded',
 };

@@ -18,7 +18,7 @@ import type { AgentTransport, TransportResult, TransportRunContext } from '../ag
 import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
 import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
-import { ACP_ADAPTER_ID, ACP_CAPABILITIES } from './acp-capabilities.js';
+import { ACP_ADAPTER_ID, ACP_CAPABILITIES, ACP_SKILLS_FOLDERS } from './acp-capabilities.js';
 import { acpCommandFor, resolveAgentAcpCommand, type AcpAgentCommands } from './acp-command.js';
 import { acpModeFor, relayModesByLine, type AcpSessionMode } from './acp-modes.js';
 import { classifyPermission, permissionOutcome, type AcpPermissionOption } from './acp-permission.js';
@@ -83,6 +83,12 @@ function planText(entries: unknown): string {
 export class AcpTransport implements AgentTransport {
   readonly id = ACP_ADAPTER_ID;
   readonly capabilities = ACP_CAPABILITIES;
+  /**
+   * SKL-5: ACP's `session/new` has no skills option, so the scanned set goes where ACP agents look on
+   * their own: the checkout's `.agents/skills/` (the Agent Skills folder) and `.claude/skills/`
+   * (Claude-based agents such as claude-agent-acp), written by the prepare stage.
+   */
+  readonly worktreeSkillsFolders = ACP_SKILLS_FOLDERS;
   private readonly sandboxChoice: RunnerSandboxChoice;
 
   constructor(private readonly options: AcpTransportOptions) {

@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Kysely, Transaction } from 'kysely';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
@@ -19,12 +17,11 @@ import {
 } from '../../store/repositories/agent-repository.js';
 import { unfinishedRunIds } from '../../store/repositories/run-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
-import { AgentDirectory, skillDirectoryName, type AgentDirectoryContent, type PendingDirectoryChange } from './agent-directory.js';
+import { AgentDirectory, type AgentDirectoryContent, type PendingDirectoryChange } from './agent-directory.js';
 import type { EventBus } from '../event-bus.js';
 import type { FileOperations } from '../file-operations.js';
 import type { RunService } from '../runs/run-service.js';
 import type { WorkspaceHandle, WorkspaceService } from '../workspaces/workspace-service.js';
-import { frontmatterDescription } from './frontmatter-description.js';
 
 /** Checks an agent's `effort` against its model's own vocabulary (AG-1); returns a problem or null. */
 export type EffortValidator = (modelId: string | null, adapterId: string | null, effort: string) => string | null;
@@ -172,21 +169,6 @@ export class AgentService {
     }
     await staged.change?.commit();
     this.events.publish(workspaceId, 'agent.deleted', { id: agentId });
-  }
-
-  /**
-   * SKL-1/SKL-2: the agent's skill names with the description from each linked skill's SKILL.md
-   * frontmatter (null when the skill is not installed or has no description).
-   */
-  async skillDescriptions(workspaceId: string, agent: Agent): Promise<Array<{ name: string; description: string | null }>> {
-    const handle = await this.workspaces.handle(workspaceId);
-    return Promise.all(
-      agent.skills.map(async (name) => {
-        const text = await readFile(join(handle.dir, 'skills', skillDirectoryName(name), 'SKILL.md'), 'utf8').catch(() => null);
-        const frontmatter = text ? /^---\n([\s\S]*?)\n---/.exec(text)?.[1] : undefined;
-        return { name, description: frontmatter ? frontmatterDescription(frontmatter) : null };
-      }),
-    );
   }
 
   /** Rewrites an agent's directory from its row (re-seeding, WS-2). */

@@ -54,6 +54,8 @@ export interface PrepareHookContext {
 export interface PrepareHookResult {
   /** HAR-1: the active repository's skills, for the prompt's "Repository skills" section. */
   repoSkillsIndex?: string;
+  /** SKL-1, SKL-2: the agent's skills it can load, for the prompt's Skills section (none listed without such a hook). */
+  skills?: Array<{ name: string; description: string }>;
 }
 
 /** What the prepare stage is asked to equip. */
@@ -114,9 +116,11 @@ export async function prepareRun(deps: PrepareRunDeps, request: PrepareRunReques
   const checkout = await deps.checkouts.ensure(workspaceId, request.checkoutKey, request.repoPath);
   const syncCheckout = checkout.kind === 'git' && worktreeState(profile) !== 'readOnly' && !request.isChildRun;
   const repoSkillsIndex: string[] = [];
+  const skills: Array<{ name: string; description: string }> = [];
   for (const hook of deps.hooks ?? []) {
     const added = await hook({ scope, transport, workspaceDir: request.workspaceDir ?? '', checkoutKey: request.checkoutKey, repoPath: request.repoPath, worktreePath: resolvePath(checkout.path), isChildRun: request.isChildRun });
     if (added?.repoSkillsIndex) repoSkillsIndex.push(added.repoSkillsIndex);
+    if (added?.skills) skills.push(...added.skills);
   }
 
   // The registry: built-in tools plus the mode's own verbs; one-shot and child runs have no ask_user (PLAN-4).
@@ -134,7 +138,6 @@ export async function prepareRun(deps: PrepareRunDeps, request: PrepareRunReques
   const tools = new Map(withinDepth.filter((tool) => surfacedNames.has(tool.name)).map((tool) => [tool.name, tool]));
   const mcpTools = new Map([...tools].filter(([name]) => !NATIVE_EQUIVALENTS.has(name)));
 
-  const skills = await deps.agents.skillDescriptions(workspaceId, agent);
   // CAP-7: the mode block names exactly the tools this runner gets from us.
   const external = !runsToolsOnHost(transport.capabilities);
   // A runner that gets no MCP server (the Grok CLI) is promised none of the product tools.

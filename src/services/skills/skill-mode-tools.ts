@@ -15,18 +15,20 @@ const LoadSkillInput = z.object({ name: z.string().min(1).max(64).describe('The 
 export function skillModeTools(skills: SkillService): ModeToolProvider {
   return ({ workspaceId, agent }) => {
     if (agent.skills.length === 0) return [];
-    const linked = new Map(agent.skills.map((name) => [name.toLowerCase(), name]));
+    const linked = new Set(agent.skills.map((name) => name.toLowerCase()));
     return [
       defineTool({
         name: 'skill',
-        description: `Load the full instructions of one of your skills by name (${[...linked.values()].join(', ')}). Call it before doing work the skill covers.`,
+        // The names are not repeated here: a linked name may have nothing loadable behind it, and the
+        // Skills section of the prompt lists exactly the ones that load (SKL-1).
+        description: 'Load the full instructions of one of the skills listed in your Skills section, by name. Call it before doing work the skill covers.',
         parameters: LoadSkillInput,
         tier: 'read',
         effects: [],
         group: 'skills',
         async execute(input) {
           const key = input.name.toLowerCase();
-          if (!linked.has(key)) return fail(`'${input.name}' is not one of your skills (${[...linked.values()].join(', ')}).`);
+          if (!linked.has(key)) return fail(`'${input.name}' is not one of your skills (see your Skills section).`);
           try {
             const skill = await skills.loadSkill(workspaceId, key);
             return ok(`# Skill: ${skill.name}\n\n${skill.body}`, { name: skill.name });

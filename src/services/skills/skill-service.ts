@@ -11,7 +11,7 @@ import { computeSkillFolderHash } from '../../core/skills/skill-folder-hash.js';
 import { parseSkillFile, skillNameProblem } from '../../core/skills/skill-frontmatter.js';
 import { parseSkillsLock, renderSkillsLock, type SkillsLockEntry } from '../../core/skills/skills-lock.js';
 import { TarFormatError } from '../../core/skills/tar-entries.js';
-import { ConflictError, NotFoundError, SkillScanRefusedError, ValidationError } from '../../errors/index.js';
+import { ConflictError, DomainError, NotFoundError, SkillScanRefusedError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { InstalledSkill, SkillOverride, SkillScanRecord, SkillSource } from '../../schemas/skill.js';
 import { findInstalledSkill, listInstalledSkills, upsertInstalledSkill } from '../../store/repositories/installed-skill-repository.js';
@@ -20,6 +20,7 @@ import { findSkillScan, insertSkillScan, listSkillScans } from '../../store/repo
 import { deleteSkillSource, findSkillSource, findSkillSourceByUrl, insertSkillSource, listSkillSources } from '../../store/repositories/skill-source-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { PolicyService } from '../approvals/policy-service.js';
+import { BUILT_IN_SKILLS } from '../agents/seed-agents.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { checkRef, checkSkillPath, checkSourceUrl, fetchSource, type FetchedSource, type SourceUrlLimits } from './skill-source-git.js';
 import { reviewSkillWithModel, type ModelReviewDeps } from './skill-model-review.js';
@@ -298,15 +299,43 @@ export class SkillService {
     if (installed) {
       const actual = hashOf(await readSkillFolder(join(root, name)).catch(() => []));
       if (actual !== installed.computedHash) throw new ConflictError('name', `skill '${name}' changed on disk after it was scanned (hash ${actual.slice(0, 12)}, locked ${installed.computedHash.slice(0, 12)}); update or reinstall it`);
+    } else if (!Object.hasOwn(BUILT_IN_SKILLS, name)) {
+      // SKL-3: a folder in skills/ that was never installed (hand-made, or left behind) has no scan
+      // verdict, so its content never reaches a prompt; only the server's own built-ins are exempt.
+      throw new NotFoundError('skill', rawName, 'name');
     }
     const bytes = await readConfinedFile(root, `${name}/SKILL.md`, { maxBytes: 512 * 1024 });
     if (!bytes) throw new NotFoundError('skill', rawName, 'name');
+    let parsed: ReturnType<typeof parseSkillFile>;
     try {
-      const parsed = parseSkillFile(bytes.toString('utf8'), name);
-      return { name, description: parsed.frontmatter.description, body: parsed.body };
+      parsed = parseSkillFile(bytes.toString('utf8'), name);
     } catch (error) {
       throw new ValidationError('name', error instanceof Error ? error.message : String(error));
     }
+    // A built-in name is trusted only with the marker the seeding writes (an operator's own folder under that name is not).
+    if (!installed && !/^source:\s*built-in\s*$/m.test(bytes.toString('utf8').split('\n---')[0] ?? '')) throw new NotFoundError('skill', rawName, 'name');
+    return { name, description: parsed.frontmatter.description, body: parsed.body };
+  }
+
+  /**
+   * The Skills section of the prompt (SKL-1, SKL-2): of the agent's linked names, exactly the skills
+   * {@link loadSkill} would load now — installed skills still hashing to their lock entry, and the
+   * server's built-ins — each once, under its canonical name with its frontmatter description. A
+   * linked name with nothing installed behind it, a drifted, missing, hand-made or unreadable skill,
+   * or one whose folder leaves `skills/`, is left out: the prompt never names a skill the agent
+   * cannot load, and never shows a description that was not scanned.
+   */
+  async promptSkills(workspaceId: string, linked: readonly string[]): Promise<Array<{ name: string; description: string }>> {
+    const listed: Array<{ name: string; description: string }> = [];
+    for (const name of new Set(linked.map((skill) => skill.toLowerCase()))) {
+      try {
+        const skill = await this.loadSkill(workspaceId, name);
+        listed.push({ name: skill.name, description: skill.description });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+      }
+    }
+    return listed;
   }
 
   /**
