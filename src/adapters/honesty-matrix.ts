@@ -728,6 +728,7 @@ const GROK_CONTRACT = `${GROK} > Grok transport: the Control Center tools over M
 const GROK_SUBMIT = `${GROK_CONTRACT} > plan: the CLI is offered the MCP tools on its first request; submit_plan through the bridge stores the plan and meets the contract`;
 const GROK_REMINDED = `${GROK_CONTRACT} > plan: a turn without submit_plan is reminded twice as further messages to the same CLI process, then flagged deliverableFailed`;
 const GROK_LIVE = `${GROK} > Grok transport: events arrive during the turn > text deltas, the tool-using step and the tool call’s start and end are recorded while the model is still working`;
+const GROK_STEER = `${GROK} > Grok transport: a message sent into the running turn (HAR-5, RLY-9) > steering reaches the CLI before its next model call; a mode change meanwhile does not change the turn, and applies from the next message`;
 const GROK_CONFIG = 'test/security/grok-worktree-config.test.ts > Grok CLI: the worktree’s own configuration never reaches the runner (SEC-3, SEC-6) > a worktree .env, .grok/settings.json (MCP server command, model, base URL) and .grok/GROK.md are all ignored';
 
 /**
@@ -750,6 +751,7 @@ function grokRows(): HonestyRow[] {
     row({ capability: 'sandbox', host: 'seatbelt', level: 'none', detail: 'Not tested: no macOS host runs these tests; the shared Seatbelt profile generator would be used.', testedBy: SEATBELT_TEXT }),
     row({ capability: 'sandbox', host: 'none', level: 'none', detail: 'No backend: the CLI does not start unless the operator opted in with `--allow-unsandboxed-runners`, and even then a read-only turn (plan) is refused, since nothing else would stop its edits.', testedBy: GROK_PLAN_REFUSED }),
     row({ capability: 'modes', mode: 'chat', level: 'partial', detail: 'The CLI has no settable mode: Ask and Autopilot go as the RLY-8 `[Relay mode: …]` line on the message that changes the mode (the revocation line on the way back to Agent) — words the model may ignore.', testedBy: GROK_LINE }),
+    row({ capability: 'modes', mode: 'chat', level: 'partial', detail: 'RLY-9: a message sent into a running turn (steer) joins the CLI’s conversation before its next model call, without a mode line: the turn keeps its opening mode, and a mode changed meanwhile reaches the CLI as the line on the next message. Nothing the CLI does is gated by the mode either way (see above).', testedBy: GROK_STEER }),
     ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
       row({ capability: 'modes', mode, level: 'partial', detail: 'The RLY-8 Plan line asks the model not to change code; what holds is the read-only worktree mount of the OS sandbox (the turn is refused without one).', testedBy: GROK_PLAN }),
     ),

@@ -13,12 +13,14 @@ export const GROK_ADAPTER_ID = 'grok';
  * endpoint, the only MCP server it is given), each call decided by the MCP server's gate; the
  * completion contract is observed (a successful call of the output verb, else two reminders as
  * further messages to the same process, then the run is flagged). A plan-like answer in a read-only
- * turn shows the Plan ready board. No steer/pause; cancel ends the process.
+ * turn shows the Plan ready board. Steer (HAR-5, RLY-9): operator text sent into the running turn joins
+ * the CLI's conversation before its next model call (the turn keeps its opening mode). No pause;
+ * cancel ends the process.
  */
 export const GROK_CAPABILITIES: TransportCapabilities = {
   adapterId: GROK_ADAPTER_ID,
   label: 'Grok CLI',
-  steer: false,
+  steer: true,
   pauseResume: false,
   cancel: true,
   subagents: 'inRunner',

@@ -61,10 +61,14 @@ export type GrokLiveLine =
   | { cc: 'message'; message: unknown }
   | { cc: 'tool_start'; id: string }
   | { cc: 'tool_end'; id: string; success: boolean; output: string }
+  | { cc: 'steered'; text: string }
   | { cc: 'idle' };
 
-/** One line the host writes on the CLI's stdin after an `idle`. */
-export type GrokHostLine = { send: string } | { end: true };
+/**
+ * One line the host writes on the CLI's stdin: steering text at any time (taken before the next model
+ * call), `send` or `end` after an `idle`.
+ */
+export type GrokHostLine = { steer: string } | { send: string } | { end: true };
 
 /** The loader hooks (run in Node's loader thread): stubs for Ink, the chat UI and the instructions file. */
 function hooksSource(distUrl: string): string {
@@ -116,11 +120,20 @@ function readLines(path) {
 
 const print = (line) => process.stdout.write(JSON.stringify(line) + '\\n');
 
-// The host's instructions, one JSON line each, read only after an idle.
+// The host's lines: steering text for the running message (HAR-5, RLY-9), taken before the next model
+// call; any other line is an instruction, read only after an idle.
 const host = createInterface({ input: process.stdin });
 const instructions = [];
 const waiting = [];
-host.on('line', (line) => (waiting.length > 0 ? waiting.shift()(line) : instructions.push(line)));
+const steering = [];
+host.on('line', (line) => {
+  try {
+    const parsed = JSON.parse(line);
+    if (parsed && typeof parsed.steer === 'string') return void steering.push(parsed.steer);
+  } catch {}
+  if (waiting.length > 0) waiting.shift()(line);
+  else instructions.push(line);
+});
 host.on('close', () => { while (waiting.length > 0) waiting.shift()(null); instructions.push(null); });
 const nextInstruction = () => (instructions.length > 0 ? Promise.resolve(instructions.shift()) : new Promise((resolve) => waiting.push(resolve)));
 
@@ -147,7 +160,18 @@ GrokAgent.prototype.processUserMessage = async function (message) {
   const client = this.grokClient;
   const chatStream = client.chatStream.bind(client);
   let failure = null;
+  const agent = this;
+  // Steering joins the conversation as user messages right before the next model call.
+  const takeSteering = () => {
+    const texts = steering.splice(0);
+    for (const text of texts) {
+      agent.messages.push({ role: 'user', content: text });
+      print({ cc: 'steered', text });
+    }
+    return texts.length;
+  };
   client.chatStream = async function* (...args) {
+    takeSteering();
     try {
       failure = null;
       yield* chatStream(...args);
@@ -179,6 +203,14 @@ GrokAgent.prototype.processUserMessage = async function (message) {
       process.stderr.write(${JSON.stringify(GROK_MODEL_FAILURE_PREFIX)} + String(failure?.message ?? failure).replace(/\\s+/g, ' ') + '\\n');
       process.exitCode = ${GROK_MODEL_FAILURE_EXIT};
       break;
+    }
+    // Steering that came after the last model call: the message goes on with it (the turn is not over).
+    if (steering.length > 0) {
+      flush();
+      const texts = steering.splice(0);
+      for (const text of texts) print({ cc: 'steered', text });
+      next = texts.join('\\n\\n');
+      continue;
     }
     flush();
     print({ cc: 'idle' });

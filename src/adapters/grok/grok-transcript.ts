@@ -63,6 +63,8 @@ export function parseGrokLiveLine(line: string): GrokLiveLine | null {
       return typeof parsed.id === 'string' ? { cc: 'tool_start', id: parsed.id } : null;
     case 'tool_end':
       return typeof parsed.id === 'string' ? { cc: 'tool_end', id: parsed.id, success: parsed.success === true, output: typeof parsed.output === 'string' ? parsed.output : '' } : null;
+    case 'steered':
+      return typeof parsed.text === 'string' ? { cc: 'steered', text: parsed.text } : null;
     case 'idle':
       return { cc: 'idle' };
     default:
@@ -126,6 +128,9 @@ export class GrokTurnTranslator {
         this.emit({ type: 'tool_call_end', call: running.call, result: { content: line.output, isError: !line.success, details: { observedIn: 'grok' } }, executed: true, durationMs: Date.now() - running.started });
         return false;
       }
+      case 'steered':
+        this.emit({ type: 'steering_injected', text: line.text });
+        return false;
       case 'idle':
         return true;
     }

@@ -34,6 +34,8 @@ const MAX_TOOL_ROUNDS = 100;
 const MAX_REMINDERS = 2;
 /** How long the CLI may take to exit once told the turn is over (it closes its MCP bridge first). */
 const EXIT_GRACE_MS = 5_000;
+/** How often operator steering is passed on to the CLI. */
+const STEER_POLL_MS = 100;
 
 export interface GrokTransportOptions {
   hookSessions: HookSessions;
@@ -217,6 +219,11 @@ export class GrokTransport implements AgentTransport {
     };
     if (context.signal.aborted) onAbort();
     else context.signal.addEventListener('abort', onAbort, { once: true });
+    // HAR-5, RLY-9: operator text sent into the running turn goes to the CLI as it arrives; it joins the
+    // conversation before the CLI's next model call. The turn keeps the mode it started with.
+    const steering = setInterval(() => {
+      for (const text of context.drainSteering?.() ?? []) tell({ steer: text });
+    }, STEER_POLL_MS);
 
     let idle = await waitIdle();
     // RLY-5: the CLI has no plan signal of its own; a read-only turn whose answer reads like a plan gets
@@ -229,6 +236,7 @@ export class GrokTransport implements AgentTransport {
       tell({ send: reminder });
       idle = await waitIdle();
     }
+    clearInterval(steering);
     const finished = idle;
     if (finished) {
       tell({ end: true });

@@ -196,6 +196,43 @@ describe('Grok transport: events arrive during the turn', { timeout: 120_000 }, 
   });
 });
 
+describe('Grok transport: a message sent into the running turn (HAR-5, RLY-9)', { timeout: 180_000 }, () => {
+  it('steering reaches the CLI before its next model call; a mode change meanwhile does not change the turn, and applies from the next message', async () => {
+    const f = await start();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    f.model.script(
+      reply(async () => {
+        await held;
+        return reply().tool('bash', { command: 'echo step-one' });
+      }),
+      reply().text('Adjusted as asked.'),
+      reply().text('Next answer.'),
+    );
+    const runId = await f.send('start working');
+    await f.model.waitForRequests(1, 60_000);
+    // The operator switches to Ask and types into the running turn.
+    await f.setMode('chat', 'askFirst');
+    expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/runs/${runId}/steer`, { text: 'also mention the weather' })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    const detail = await f.waitForRun(runId);
+    expect(detail.run.state).toBe('completed');
+    expect(detail.run).toMatchObject({ mode: 'chat', autonomy: 'actWithApproval' });
+    expect(detail.events.filter((event: any) => event.type === 'steering_injected').map((event: any) => event.data.text)).toEqual(['also mention the weather']);
+    const requests = chatRequests(f);
+    expect(requests).toHaveLength(2);
+    // Told before the next model call, as the user's words, without the Ask line (the turn is still Agent).
+    expect(requests[1]!.allText).toContain('also mention the weather');
+    expect(requests[1]!.allText).not.toContain('[Relay mode: Ask]');
+    // The next message starts a turn in Ask and carries the line; the steering stays in the conversation.
+    expect((await f.waitForRun(await f.send('and now?'))).run.state).toBe('completed');
+    const next = chatRequests(f)[2]!;
+    expect(next.lastUserText).toMatch(/^\[Relay mode: Ask\][\s\S]*\n\nand now\?$/);
+    expect(next.allText).toContain('also mention the weather');
+  });
+});
+
 describe('Grok transport: the conversation goes on across messages', { timeout: 240_000 }, () => {
   it('the second message sees the first (its question, tool call and answer); the mode line comes only when the mode changes', async () => {
     const f = await start();
