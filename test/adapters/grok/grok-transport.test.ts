@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GrokTransport, type GrokTransportOptions } from '../../../src/adapters/grok/grok-transport.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../../support/claude-code-fixture.js';
 import { reply } from '../../support/scripted-model-server.js';
+import type { ScriptedReply } from '../../support/scripted-reply.js';
 
 /**
  * The Grok transport (RLY-7) end to end: the real `@vibe-kit/grok-cli` as a child process in headless
@@ -31,6 +32,19 @@ async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; trans
 
 /** In bubblewrap (SBX-1): what a read-only turn needs. */
 const SANDBOXED: Partial<GrokTransportOptions> = { sandbox: 'auto', allowUnsandboxed: false };
+
+/** A reply the scripted model holds back until `release()`: meanwhile the turn is still running. */
+function heldReply(then: () => ScriptedReply): { reply: ScriptedReply; release: () => void } {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  return {
+    reply: reply(async () => {
+      await held;
+      return then();
+    }),
+    release: () => release(),
+  };
+}
 
 const chatRequests = (f: ClaudeCodeFixture) => f.model.requests.filter((request) => request.path.endsWith('/chat/completions'));
 const PLAN = 'Plan:\n1. Read notes.txt.\n2. Replace the greeting.\n3. Add a test.';
@@ -160,15 +174,8 @@ describe('Grok transport: the Control Center tools over MCP and the completion c
 describe('Grok transport: events arrive during the turn', { timeout: 120_000 }, () => {
   it('text deltas, the tool-using step and the tool call’s start and end are recorded while the model is still working', async () => {
     const f = await start();
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    f.model.script(
-      reply().text('Looking first. ').tool('bash', { command: 'echo live-17' }),
-      reply(async () => {
-        await held;
-        return reply().text('All done.');
-      }),
-    );
+    const { reply: answer, release } = heldReply(() => reply().text('All done.'));
+    f.model.script(reply().text('Looking first. ').tool('bash', { command: 'echo live-17' }), answer);
     const runId = await f.send('look');
     await f.model.waitForRequests(2, 60_000);
     // The second model call is held: the turn is not over, yet its first step is already in the run.
@@ -199,16 +206,8 @@ describe('Grok transport: events arrive during the turn', { timeout: 120_000 }, 
 describe('Grok transport: a message sent into the running turn (HAR-5, RLY-9)', { timeout: 180_000 }, () => {
   it('steering reaches the CLI before its next model call; a mode change meanwhile does not change the turn, and applies from the next message', async () => {
     const f = await start();
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    f.model.script(
-      reply(async () => {
-        await held;
-        return reply().tool('bash', { command: 'echo step-one' });
-      }),
-      reply().text('Adjusted as asked.'),
-      reply().text('Next answer.'),
-    );
+    const { reply: firstStep, release } = heldReply(() => reply().tool('bash', { command: 'echo step-one' }));
+    f.model.script(firstStep, reply().text('Adjusted as asked.'), reply().text('Next answer.'));
     const runId = await f.send('start working');
     await f.model.waitForRequests(1, 60_000);
     // The operator switches to Ask and types into the running turn.
