@@ -9,8 +9,8 @@ import { reply } from '../support/scripted-model-server.js';
  * The worktree is hostile (an agent, or a repository, wrote it). The Grok CLI reads a `.env` from its
  * working directory (dotenv) and `.grok/settings.json` (MCP servers it spawns, a model, a base URL) and
  * `.grok/GROK.md` (instructions) from the directory it works in. None of them may reach the CLI the
- * server starts: the preload starts it in its private HOME and never reads the instructions file
- * (src/adapters/grok/grok-preload.ts).
+ * server starts: the preload starts it in the host's read-only project folder, whose only MCP server is
+ * the Control Center's bridge, and never reads the instructions file (src/adapters/grok/grok-preload.ts).
  */
 let fixture: ClaudeCodeFixture | null = null;
 
@@ -45,7 +45,10 @@ describe('Grok CLI: the worktree’s own configuration never reaches the runner 
     expect(request!.headers.authorization).toBe('Bearer scripted-xai-key');
     expect(request!.system).not.toContain('WORKTREE-INSTRUCTIONS-MARKER');
     expect(request!.toolNames).not.toContain('edit_file');
-    expect(request!.toolNames.some((name) => name.startsWith('mcp__'))).toBe(false);
+    // The only MCP tools are the Control Center's (through the host's bridge), none of the worktree's server.
+    const mcpTools = request!.toolNames.filter((name) => name.startsWith('mcp__'));
+    expect(mcpTools.length).toBeGreaterThan(0);
+    expect(mcpTools.filter((name) => !name.startsWith('mcp__control-center__'))).toEqual([]);
     // The MCP server the worktree named was never spawned.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(existsSync(pwned)).toBe(false);

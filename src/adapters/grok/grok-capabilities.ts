@@ -9,19 +9,24 @@ export const GROK_ADAPTER_ID = 'grok';
  * tool calls only after the turn, in the transcript it prints. So nothing is gated by the policy
  * engine — only the OS sandbox bounds what it does (the worktree read-only in read-only modes, which
  * is why a plan turn refuses to start without one). Modes reach it as the RLY-8 `[Relay mode: …]`
- * line. Product tools (MCP) are not offered, so no completion contract is observed; a plan-like
- * answer in a read-only turn still shows the Plan ready board. No steer/pause; cancel ends the process.
+ * line. The Control Center's product tools reach it over MCP (a stdio bridge to the run's MCP
+ * endpoint, the only MCP server it is given), each call decided by the MCP server's gate; the
+ * completion contract is observed (a successful call of the output verb, else two reminders as
+ * further messages to the same process, then the run is flagged). A plan-like answer in a read-only
+ * turn shows the Plan ready board. Steer (HAR-5, RLY-9): operator text sent into the running turn joins
+ * the CLI's conversation before its next model call (the turn keeps its opening mode). No pause;
+ * cancel ends the process.
  */
 export const GROK_CAPABILITIES: TransportCapabilities = {
   adapterId: GROK_ADAPTER_ID,
   label: 'Grok CLI',
-  steer: false,
+  steer: true,
   pauseResume: false,
   cancel: true,
   subagents: 'inRunner',
   nativeTools: true,
-  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: false, pushes: false },
-  completionContract: [],
+  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
+  completionContract: ['plan', 'orchestrate'],
   structuralModes: [],
   sandbox: true,
   // SKL-5: nothing is materialized for Grok, and its own instruction files are not read (the preload stubs them out).

@@ -1,10 +1,11 @@
 import type { AgentEvent } from '../../harness/agent-events.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
+import type { GrokLiveLine } from './grok-preload.js';
 
 /**
- * One message the Grok CLI prints in headless mode (one JSON object per stdout line, OpenAI chat
- * format): the user's message, the assistant's messages (with `tool_calls` when it used tools) and the
- * tools' results. The same lines, kept per conversation, are the transcript the next turn continues.
+ * One message of a Grok CLI conversation (OpenAI chat format): the user's message, the assistant's
+ * messages (with `tool_calls` when it used tools) and the tools' results. The messages of a finished
+ * turn, kept per conversation by the host, are the transcript the next turn continues.
  */
 export interface GrokMessage {
   role: 'user' | 'assistant' | 'tool';
@@ -12,9 +13,6 @@ export interface GrokMessage {
   tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
 }
-
-/** What the CLI writes as the assistant's text of a tool-using step when the model said nothing. */
-const TOOL_STEP_FILLER = 'Using tools to help you...';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -32,35 +30,46 @@ function toolCalls(value: unknown): GrokMessage['tool_calls'] {
   return calls.length > 0 ? calls : undefined;
 }
 
-/**
- * The messages in the CLI's stdout. Lines that are not one of its messages (the CLI and its libraries
- * may print other things) are returned apart, never trusted as messages.
- */
-export function parseGrokOutput(stdout: string): { messages: GrokMessage[]; other: string[] } {
-  const messages: GrokMessage[] = [];
-  const other: string[] = [];
-  for (const line of stdout.split('\n')) {
-    if (!line.trim()) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      other.push(line);
-      continue;
-    }
-    if (!isRecord(parsed) || (parsed.role !== 'user' && parsed.role !== 'assistant' && parsed.role !== 'tool') || typeof parsed.content !== 'string') {
-      other.push(line);
-      continue;
-    }
-    const calls = parsed.role === 'assistant' ? toolCalls(parsed.tool_calls) : undefined;
-    messages.push({
-      role: parsed.role,
-      content: parsed.content,
-      ...(calls ? { tool_calls: calls } : {}),
-      ...(parsed.role === 'tool' && typeof parsed.tool_call_id === 'string' ? { tool_call_id: parsed.tool_call_id } : {}),
-    });
+/** A message the runner printed, reduced to the fields the transcript keeps; null when it is not one. */
+export function parseGrokMessage(value: unknown): GrokMessage | null {
+  if (!isRecord(value) || (value.role !== 'user' && value.role !== 'assistant' && value.role !== 'tool')) return null;
+  // The CLI's own streaming loop keeps an empty assistant text as "" but a missing one as null.
+  const content = typeof value.content === 'string' ? value.content : value.content === null || value.content === undefined ? '' : null;
+  if (content === null) return null;
+  const calls = value.role === 'assistant' ? toolCalls(value.tool_calls) : undefined;
+  return {
+    role: value.role,
+    content,
+    ...(calls ? { tool_calls: calls } : {}),
+    ...(value.role === 'tool' && typeof value.tool_call_id === 'string' ? { tool_call_id: value.tool_call_id } : {}),
+  };
+}
+
+/** One stdout line of the runner as a live line; null when it is not one (the runner is untrusted). */
+export function parseGrokLiveLine(line: string): GrokLiveLine | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return null;
   }
-  return { messages, other };
+  if (!isRecord(parsed)) return null;
+  switch (parsed.cc) {
+    case 'text':
+      return typeof parsed.text === 'string' ? { cc: 'text', text: parsed.text } : null;
+    case 'message':
+      return { cc: 'message', message: parsed.message };
+    case 'tool_start':
+      return typeof parsed.id === 'string' ? { cc: 'tool_start', id: parsed.id } : null;
+    case 'tool_end':
+      return typeof parsed.id === 'string' ? { cc: 'tool_end', id: parsed.id, success: parsed.success === true, output: typeof parsed.output === 'string' ? parsed.output : '' } : null;
+    case 'steered':
+      return typeof parsed.text === 'string' ? { cc: 'steered', text: parsed.text } : null;
+    case 'idle':
+      return { cc: 'idle' };
+    default:
+      return null;
+  }
 }
 
 function callInput(argumentsJson: string): Record<string, unknown> {
@@ -73,34 +82,75 @@ function callInput(argumentsJson: string): Record<string, unknown> {
 }
 
 /**
- * The run events of one finished turn, in the order the CLI took its steps. Everything is seen after
- * the fact (headless mode prints the transcript when the turn is over): each tool call is reported as
- * executed, since the CLI approves and runs every call itself. Returns the final answer.
+ * Turns the runner's live lines into run events as they arrive: text deltas while the model writes,
+ * each assistant step when it is complete, each tool call when it starts and when it ends (an error
+ * result when the CLI's tool failed). Keeps the turn's messages for the transcript, the last answer,
+ * and whether the mode's output verb (the CLI's name for it) was delivered.
  */
-export function replayGrokTurn(messages: GrokMessage[], emit: (event: AgentEvent) => void): { finalText: string } {
-  const open = new Map<string, ToolCallBlock>();
-  let finalText = '';
-  for (const message of messages) {
-    if (message.role === 'assistant') {
-      const text = message.tool_calls && message.content === TOOL_STEP_FILLER ? '' : message.content;
-      if (text) emit({ type: 'text_delta', text });
-      if (!message.tool_calls) finalText = message.content;
-      const calls: ToolCallBlock[] = (message.tool_calls ?? []).map((call) => ({ type: 'tool_call', id: call.id, name: call.function.name, input: callInput(call.function.arguments) }));
-      emit({ type: 'assistant_message', message: { role: 'assistant', content: [...(text ? [{ type: 'text' as const, text }] : []), ...calls] } });
-      for (const block of calls) {
-        open.set(block.id, block);
-        emit({ type: 'tool_call_start', call: block });
+export class GrokTurnTranslator {
+  readonly messages: GrokMessage[] = [];
+  finalText = '';
+  verbDelivered = false;
+  private readonly announced = new Map<string, ToolCallBlock>();
+  private readonly running = new Map<string, { call: ToolCallBlock; started: number }>();
+
+  constructor(
+    private readonly emit: (event: AgentEvent) => void,
+    /** The CLI's tool name of the output verb (`mcp__control-center__submit_plan`), or null. */
+    private readonly verbToolName: string | null,
+  ) {}
+
+  /** Handles one live line; returns true for `idle` (the message is done). */
+  handle(line: GrokLiveLine): boolean {
+    switch (line.cc) {
+      case 'text':
+        if (line.text) this.emit({ type: 'text_delta', text: line.text });
+        return false;
+      case 'message':
+        this.message(parseGrokMessage(line.message));
+        return false;
+      case 'tool_start': {
+        const call = this.announced.get(line.id);
+        if (!call) return false;
+        this.announced.delete(line.id);
+        this.running.set(line.id, { call, started: Date.now() });
+        this.emit({ type: 'tool_call_start', call });
+        return false;
       }
-    } else if (message.role === 'tool' && message.tool_call_id) {
-      const call = open.get(message.tool_call_id);
-      if (!call) continue;
-      open.delete(message.tool_call_id);
-      // The CLI's headless transcript keeps only the text of a result, not whether the tool failed.
-      emit({ type: 'tool_call_end', call, result: { content: message.content, isError: false, details: { observedIn: 'grok', status: 'unknown' } }, executed: true, durationMs: 0 });
+      case 'tool_end': {
+        const running = this.running.get(line.id);
+        if (!running) return false;
+        this.running.delete(line.id);
+        if (line.success && running.call.name === this.verbToolName && !this.verbDelivered) {
+          this.verbDelivered = true;
+          this.emit({ type: 'output_verb_delivered', toolName: running.call.name });
+        }
+        this.emit({ type: 'tool_call_end', call: running.call, result: { content: line.output, isError: !line.success, details: { observedIn: 'grok' } }, executed: true, durationMs: Date.now() - running.started });
+        return false;
+      }
+      case 'steered':
+        this.emit({ type: 'steering_injected', text: line.text });
+        return false;
+      case 'idle':
+        return true;
     }
   }
-  for (const call of open.values()) {
-    emit({ type: 'tool_call_end', call, result: { content: 'The Grok CLI reported no result for this call.', isError: true, details: { observedIn: 'grok' } }, executed: false, durationMs: 0 });
+
+  private message(message: GrokMessage | null): void {
+    if (!message) return;
+    this.messages.push(message);
+    if (message.role !== 'assistant') return;
+    if (!message.tool_calls) this.finalText = message.content;
+    const calls: ToolCallBlock[] = (message.tool_calls ?? []).map((call) => ({ type: 'tool_call', id: call.id, name: call.function.name, input: callInput(call.function.arguments) }));
+    for (const call of calls) this.announced.set(call.id, call);
+    this.emit({ type: 'assistant_message', message: { role: 'assistant', content: [...(message.content ? [{ type: 'text' as const, text: message.content }] : []), ...calls] } });
   }
-  return { finalText };
+
+  /** Calls that started and never ended (the runner died or was stopped): reported as not finished. */
+  closeOpenCalls(): void {
+    for (const { call } of this.running.values()) {
+      this.emit({ type: 'tool_call_end', call, result: { content: 'The Grok CLI ended before this call reported a result.', isError: true, details: { observedIn: 'grok' } }, executed: false, durationMs: 0 });
+    }
+    this.running.clear();
+  }
 }

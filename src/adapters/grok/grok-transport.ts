@@ -1,8 +1,11 @@
 import { realpathSync } from 'node:fs';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import type { HookSessions } from '../../core/hook-sessions.js';
+import { getCapabilityProfile } from '../../core/capability-profiles.js';
+import { buildCompletionContract } from '../../core/completion-contract.js';
 import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
 import { relayModeLine } from '../../core/relay/relay-mode-line.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -15,8 +18,9 @@ import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js
 import { signalProcessTree } from '../claude-code/process-tree.js';
 import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
 import { GROK_ADAPTER_ID, GROK_CAPABILITIES } from './grok-capabilities.js';
-import { GROK_MODEL_FAILURE_EXIT, GROK_MODEL_FAILURE_PREFIX, GROK_PRELOAD_VARIABLES, grokPreloadSource } from './grok-preload.js';
-import { parseGrokOutput, replayGrokTurn } from './grok-transcript.js';
+import { GROK_MCP_BRIDGE_VARIABLES, GROK_MCP_SERVER_NAME, grokMcpBridgeSource, grokMcpSettings, grokMcpToolName, mcpSdkModuleUrls } from './grok-mcp-bridge.js';
+import { GROK_MODEL_FAILURE_EXIT, GROK_MODEL_FAILURE_PREFIX, GROK_PRELOAD_VARIABLES, grokPreloadSource, type GrokHostLine } from './grok-preload.js';
+import { GrokTurnTranslator, parseGrokLiveLine, type GrokMessage } from './grok-transcript.js';
 
 export { GROK_ADAPTER_ID } from './grok-capabilities.js';
 
@@ -26,6 +30,12 @@ const DEFAULT_GROK_MODEL = 'grok-code-fast-1';
 const LINE_MODES: readonly RelayMode[] = ['ask', 'plan', 'autopilot'];
 /** A bound on the CLI's own agent loop (its default is 400 tool rounds per message). */
 const MAX_TOOL_ROUNDS = 100;
+/** Reminders before a run that never delivered its output verb is flagged (the other transports' number). */
+const MAX_REMINDERS = 2;
+/** How long the CLI may take to exit once told the turn is over (it closes its MCP bridge first). */
+const EXIT_GRACE_MS = 5_000;
+/** How often operator steering is passed on to the CLI. */
+const STEER_POLL_MS = 100;
 
 export interface GrokTransportOptions {
   hookSessions: HookSessions;
@@ -64,7 +74,9 @@ function conversationState(root: string, configDir: string): { transcript: strin
  * token (SEC-6). The CLI approves and runs its own tool calls — there is no hook or permission seam —
  * so the OS sandbox is the only bound: a read-only turn (plan) is refused without one. Modes go as the
  * RLY-8 line when they change; the conversation's transcript is carried by the host into the next
- * turn; the events of a turn are reported when it ends (headless mode prints them then).
+ * turn. The Control Center's MCP tools reach it through a stdio bridge (grok-mcp-bridge.ts), so the
+ * mode's completion contract is observed, with reminders sent as further messages to the same process;
+ * its events are reported live, as the preload prints them (grok-preload.ts).
  */
 export class GrokTransport implements AgentTransport {
   readonly id = GROK_ADAPTER_ID;
@@ -99,13 +111,22 @@ export class GrokTransport implements AgentTransport {
           prompt: join(launchDir, 'prompt.txt'),
           systemPrompt: join(launchDir, 'system-prompt.txt'),
           transcript: join(launchDir, 'transcript.jsonl'),
+          bridge: join(launchDir, 'grok-mcp-bridge.mjs'),
         };
+        // The CLI's MCP servers come only from <project>/.grok/settings.json, and the preload makes this
+        // folder inside the read-only launch directory its project: the runner can neither see the
+        // worktree's settings there nor rewrite the host's.
+        const projectDir = join(launchDir, 'project');
+        const settingsDir = join(projectDir, '.grok');
+        await mkdir(settingsDir, { recursive: true, mode: 0o700 });
         const earlier = await readFile(state.transcript, 'utf8').catch(() => '');
         await Promise.all([
           writeFile(files.preload, grokPreloadSource(cli.distUrl), { mode: 0o600 }),
           writeFile(files.prompt, prompt, { mode: 0o600 }),
           writeFile(files.systemPrompt, context.systemPrompt, { mode: 0o600 }),
           writeFile(files.transcript, earlier, { mode: 0o600 }),
+          writeFile(files.bridge, grokMcpBridgeSource(mcpSdkModuleUrls()), { mode: 0o600 }),
+          writeFile(join(settingsDir, 'settings.json'), grokMcpSettings({ node: process.execPath, bridgePath: files.bridge }), { mode: 0o600 }),
         ]);
         const remotes = context.checkout?.pushRemotes ?? [];
         const env = runnerEnvironment({
@@ -113,11 +134,13 @@ export class GrokTransport implements AgentTransport {
           home: dirs.home,
           passThrough: [],
           // SEC-6: the model proxy and the run token, never a real xAI key.
-          brokered: { GROK_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'xai'), GROK_API_KEY: context.mcp.token },
+          brokered: { GROK_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'xai'), GROK_API_KEY: context.mcp.token, [GROK_MCP_BRIDGE_VARIABLES.token]: context.mcp.token },
           extra: {
+            [GROK_MCP_BRIDGE_VARIABLES.url]: context.mcp.url,
             [GROK_PRELOAD_VARIABLES.prompt]: files.prompt,
             [GROK_PRELOAD_VARIABLES.systemPrompt]: files.systemPrompt,
             [GROK_PRELOAD_VARIABLES.transcript]: files.transcript,
+            [GROK_PRELOAD_VARIABLES.projectDir]: projectDir,
             ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
           },
         });
@@ -154,15 +177,38 @@ export class GrokTransport implements AgentTransport {
     env: Record<string, string>;
     readOnly: boolean;
     log: (message: string, detail?: unknown) => void;
-  }): Promise<{ result: TransportResult; turn: ReturnType<typeof parseGrokOutput>['messages'] | null }> {
+  }): Promise<{ result: TransportResult; turn: GrokMessage[] | null }> {
     const { context, log } = input;
     const usage = emptyUsage();
+    // HAR-4: the mode's output verb, when it is on the surface; seen delivered as a successful MCP call.
+    const contract = buildCompletionContract(getCapabilityProfile(context.mode));
+    const verb = contract && context.surfacedTools.some((tool) => tool.name === contract.outputVerb) ? contract.outputVerb : null;
+    const translator = new GrokTurnTranslator((event) => context.emit(event), verb ? grokMcpToolName(verb) : null);
     const { child, exited, stderrTail } = spawnRunnerProcess(input.command, input.args, { cwd: input.cwd, env: input.env });
     if (child.pid !== undefined) this.options.onSpawn?.(child.pid);
-    child.stdin.end();
-    let stdout = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (stdout += chunk));
+    let exitedYet = false;
+    // Resolves the current wait: the CLI is idle (true), or it exited (false).
+    let wake: (idle: boolean) => void = () => undefined;
+    void exited.then(() => {
+      exitedYet = true;
+      wake(false);
+    });
+    const lines = createInterface({ input: child.stdout });
+    let other = 0;
+    lines.on('line', (raw) => {
+      if (!raw.trim()) return;
+      const line = parseGrokLiveLine(raw);
+      if (!line) {
+        // The CLI and its libraries may print other things: never trusted as events.
+        if ((other += 1) <= 5) log('grok: a line that is not an event', raw.slice(0, 500));
+        return;
+      }
+      if (translator.handle(line)) wake(true);
+    });
+    const waitIdle = () => new Promise<boolean>((resolve) => (exitedYet ? resolve(false) : (wake = resolve)));
+    const tell = (line: GrokHostLine) => {
+      if (!child.stdin.destroyed) child.stdin.write(`${JSON.stringify(line)}\n`);
+    };
     let cancelled = false;
     const onAbort = () => {
       cancelled = true;
@@ -173,28 +219,55 @@ export class GrokTransport implements AgentTransport {
     };
     if (context.signal.aborted) onAbort();
     else context.signal.addEventListener('abort', onAbort, { once: true });
+    // HAR-5, RLY-9: operator text sent into the running turn goes to the CLI as it arrives; it joins the
+    // conversation before the CLI's next model call. The turn keeps the mode it started with.
+    const steering = setInterval(() => {
+      for (const text of context.drainSteering?.() ?? []) tell({ steer: text });
+    }, STEER_POLL_MS);
+
+    let idle = await waitIdle();
+    // RLY-5: the CLI has no plan signal of its own; a read-only turn whose answer reads like a plan gets
+    // the board (before any reminder replaces the answer).
+    if (idle && !cancelled && input.readOnly && looksLikePlan(translator.finalText)) context.emit({ type: 'plan_ready', plan: translator.finalText, source: 'answer' });
+    // HAR-4: a message that ended without the output verb gets the contract's reminder as a new message, in the same process.
+    for (let attempt = 1; idle && !cancelled && contract && verb && !translator.verbDelivered && attempt <= MAX_REMINDERS; attempt += 1) {
+      const reminder = `${contract.reminder}\n\n(In this runner the tool is \`${grokMcpToolName(verb)}\`, the \`${verb}\` tool of the ${GROK_MCP_SERVER_NAME} MCP server.)`;
+      context.emit({ type: 'reminder_injected', text: reminder, attempt });
+      tell({ send: reminder });
+      idle = await waitIdle();
+    }
+    clearInterval(steering);
+    const finished = idle;
+    if (finished) {
+      tell({ end: true });
+      child.stdin.end();
+      const grace = setTimeout(() => void (child.pid !== undefined && signalProcessTree(child.pid, 'SIGKILL', [])), EXIT_GRACE_MS);
+      await exited;
+      clearTimeout(grace);
+    }
     const exit = await exited;
     context.signal.removeEventListener('abort', onAbort);
-    // Whatever the CLI started (shell commands) ends with the turn.
+    lines.close();
+    // Whatever the CLI started (shell commands, the MCP bridge) ends with the turn.
     if (child.pid !== undefined) await signalProcessTree(child.pid, 'SIGKILL', []);
+    translator.closeOpenCalls();
     const failed = (error: string) => ({ result: { outcome: 'failed' as const, error, deliverableFailed: false, usage, costUsd: null, finalText: '' }, turn: null });
     if (cancelled) return { result: { outcome: 'cancelled', error: null, deliverableFailed: false, usage, costUsd: null, finalText: '' }, turn: null };
     const stderr = stderrTail().trim();
-    const { messages, other } = parseGrokOutput(stdout);
-    if (other.length > 0) log('grok: lines that are not messages', other.slice(0, 5));
     if (exit.code === GROK_MODEL_FAILURE_EXIT) {
       const reason = stderr.split('\n').find((entry) => entry.startsWith(GROK_MODEL_FAILURE_PREFIX))?.slice(GROK_MODEL_FAILURE_PREFIX.length);
       return failed(`The Grok CLI's model call failed: ${reason ?? stderr.slice(-1_000)}`);
     }
-    if (exit.error || exit.code !== 0) {
+    if (!finished) {
       const how = exit.error ? exit.error.message : exit.signal ? `killed by ${exit.signal}` : `exit ${exit.code}`;
       return failed(`The Grok CLI ended without finishing the turn (${how})${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`);
     }
-    const answered = messages.some((message) => message.role === 'assistant' && !message.tool_calls);
+    const answered = translator.messages.some((message) => message.role === 'assistant' && !message.tool_calls);
+    if (stderr) log('grok: stderr of a finished turn', stderr.slice(-2_000));
     if (!answered) return failed(`The Grok CLI exited without an answer${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`);
-    const { finalText } = replayGrokTurn(messages, (event) => context.emit(event));
-    // RLY-5: the CLI has no plan signal of its own; a read-only turn whose answer reads like a plan gets the board.
-    if (input.readOnly && looksLikePlan(finalText)) context.emit({ type: 'plan_ready', plan: finalText, source: 'answer' });
-    return { result: { outcome: 'completed', error: null, deliverableFailed: false, usage, costUsd: null, finalText }, turn: messages };
+    return {
+      result: { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !translator.verbDelivered), usage, costUsd: null, finalText: translator.finalText },
+      turn: translator.messages,
+    };
   }
 }

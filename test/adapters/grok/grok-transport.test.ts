@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { GrokTransport, type GrokTransportOptions } from '../../../src/adapters/grok/grok-transport.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../../support/claude-code-fixture.js';
 import { reply } from '../../support/scripted-model-server.js';
+import type { ScriptedReply } from '../../support/scripted-reply.js';
 
 /**
  * The Grok transport (RLY-7) end to end: the real `@vibe-kit/grok-cli` as a child process in headless
@@ -32,6 +33,19 @@ async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; trans
 /** In bubblewrap (SBX-1): what a read-only turn needs. */
 const SANDBOXED: Partial<GrokTransportOptions> = { sandbox: 'auto', allowUnsandboxed: false };
 
+/** A reply the scripted model holds back until `release()`: meanwhile the turn is still running. */
+function heldReply(then: () => ScriptedReply): { reply: ScriptedReply; release: () => void } {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  return {
+    reply: reply(async () => {
+      await held;
+      return then();
+    }),
+    release: () => release(),
+  };
+}
+
 const chatRequests = (f: ClaudeCodeFixture) => f.model.requests.filter((request) => request.path.endsWith('/chat/completions'));
 const PLAN = 'Plan:\n1. Read notes.txt.\n2. Replace the greeting.\n3. Add a test.';
 
@@ -50,9 +64,9 @@ describe('Grok transport: one turn per relay mode (RLY-7, RLY-8)', { timeout: 12
     expect(requests[0]!.lastUserText).toBe('make a file');
     expect(requests[0]!.system).toContain('Grok CLI');
     expect(requests[0]!.system).toContain(`Current working directory: ${f.worktreePath()}`);
-    // CAP-7: the server's system prompt reaches the CLI and promises no checks and no tools it lacks.
-    expect(requests[0]!.system).toContain('The Control Center offers no tools of its own in this session.');
-    expect(requests[0]!.system).not.toMatch(/checked by the Control Center before they run|MCP server/);
+    // CAP-7: the server's system prompt reaches the CLI and promises no checks it lacks; the product tools come over MCP.
+    expect(requests[0]!.system).toContain("The Control Center's tools come from its MCP server.");
+    expect(requests[0]!.system).not.toMatch(/checked by the Control Center before they run/);
     expect(requests[1]!.lastToolResult?.content).toMatch(/agent\.txt/);
     const call = detail.toolCalls.find((entry: any) => entry.name === 'create_file');
     expect(call?.input).toEqual({ path: 'agent.txt', content: 'made by grok' });
@@ -91,6 +105,9 @@ describe('Grok transport: one turn per relay mode (RLY-7, RLY-8)', { timeout: 12
       reply().tool('str_replace_editor', { path: 'notes.txt', old_str: 'hello', new_str: 'changed' }),
       reply().tool('bash', { command: 'echo overwritten > notes.txt' }),
       reply().text(PLAN),
+      // HAR-4: no submit_plan, so two reminders follow (their answers do not replace the board).
+      reply().text('Nothing more.'),
+      reply().text('Nothing more.'),
     );
     const detail = await f.waitForRun(await f.send('change the greeting'));
     expect(detail.run.sandbox).toMatch(/^bubblewrap: /);
@@ -110,6 +127,108 @@ describe('Grok transport: one turn per relay mode (RLY-7, RLY-8)', { timeout: 12
     expect(detail.run.state).toBe('failed');
     expect(detail.run.error).toMatch(/approves its own edits.*OS sandbox/);
     expect(chatRequests(f)).toHaveLength(0);
+  });
+});
+
+describe('Grok transport: the Control Center tools over MCP and the completion contract (HAR-4, RLY-7)', { timeout: 120_000 }, () => {
+  it('plan: the CLI is offered the MCP tools on its first request; submit_plan through the bridge stores the plan and meets the contract', async () => {
+    const f = await start({ mode: 'plan', transport: SANDBOXED });
+    let offered: string[] = [];
+    f.model.script(
+      reply((request) => {
+        offered = request.toolNames;
+        return reply().tool('mcp__control-center__submit_plan', { goal: 'Ship the parser', nodes: [{ key: 'read', title: 'Read the grammar', description: 'Study it.', dependsOn: [] }] });
+      }),
+      reply((request) => reply().text(`Submitted: ${request.lastToolResult?.content.slice(0, 60) ?? ''}`)),
+    );
+    const detail = await f.waitForRun(await f.send('plan the parser'));
+    expect(detail.run.state).toBe('completed');
+    expect(offered).toContain('mcp__control-center__submit_plan');
+    // The CLI's own tools are still there; nothing else came over MCP.
+    expect(offered).toContain('bash');
+    expect(offered.filter((name) => name.startsWith('mcp__') && !name.startsWith('mcp__control-center__'))).toEqual([]);
+    expect(detail.run.deliverableFailed).toBe(false);
+    expect(detail.events.filter((event: any) => event.type === 'output_verb_delivered').map((event: any) => event.data.toolName)).toEqual(['mcp__control-center__submit_plan']);
+    expect(detail.events.some((event: any) => event.type === 'reminder_injected')).toBe(false);
+    const plans = (await f.api('GET', `/api/workspaces/${f.workspaceId}/plans?conversationId=${f.conversationId}`)).body.plans;
+    expect(plans.map((plan: any) => plan.goal)).toEqual(['Ship the parser']);
+  });
+
+  it('plan: a turn without submit_plan is reminded twice as further messages to the same CLI process, then flagged deliverableFailed', async () => {
+    const spawned: number[] = [];
+    const f = await start({ mode: 'plan', transport: { ...SANDBOXED, onSpawn: (pid) => spawned.push(pid) } });
+    f.model.script(reply().text('Some thoughts.'), reply().text('Still thinking.'), reply().text('Done thinking.'));
+    const detail = await f.waitForRun(await f.send('plan'));
+    expect(detail.run.state).toBe('completed');
+    expect(spawned).toHaveLength(1);
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected').map((event: any) => event.data.attempt)).toEqual([1, 2]);
+    const requests = chatRequests(f);
+    expect(requests).toHaveLength(3);
+    expect(requests[1]!.lastUserText).toMatch(/You have not called `submit_plan` yet[\s\S]*mcp__control-center__submit_plan/);
+    // The same conversation: the reminder follows the first answer.
+    expect(requests[2]!.allText).toContain('Some thoughts.');
+    expect(detail.run.deliverableFailed).toBe(true);
+  });
+});
+
+describe('Grok transport: events arrive during the turn', { timeout: 120_000 }, () => {
+  it('text deltas, the tool-using step and the tool call’s start and end are recorded while the model is still working', async () => {
+    const f = await start();
+    const { reply: answer, release } = heldReply(() => reply().text('All done.'));
+    f.model.script(reply().text('Looking first. ').tool('bash', { command: 'echo live-17' }), answer);
+    const runId = await f.send('look');
+    await f.model.waitForRequests(2, 60_000);
+    // The second model call is held: the turn is not over, yet its first step is already in the run.
+    const during = (await f.api('GET', `/api/workspaces/${f.workspaceId}/runs/${runId}`)).body;
+    expect(during.run.state).toBe('running');
+    const types = during.events.map((event: any) => event.type);
+    expect(types).toEqual(expect.arrayContaining(['assistant_message', 'tool_call_start', 'tool_call_end']));
+    expect(during.events.find((event: any) => event.type === 'tool_call_end').data.result.content).toContain('live-17');
+    // Text deltas go to the operator's stream as the model writes them (they are not kept in the run log).
+    const deltas = () => f.operator!.events.filter((event) => event.event === 'run.event' && event.data.data.event?.type === 'text_delta').map((event) => event.data.data.event.text);
+    expect(deltas().join('')).toBe('Looking first. ');
+    release();
+    const detail = await f.waitForRun(runId);
+    expect(detail.run.state).toBe('completed');
+    expect(deltas().join('')).toBe('Looking first. All done.');
+  });
+
+  it('a tool the CLI ran and that failed is reported as an error result', async () => {
+    const f = await start();
+    f.model.script(reply().tool('view_file', { path: 'missing.txt' }), reply().text('It is missing.'));
+    const detail = await f.waitForRun(await f.send('read it'));
+    expect(detail.run.state).toBe('completed');
+    const end = detail.events.find((event: any) => event.type === 'tool_call_end');
+    expect(end?.data).toMatchObject({ call: { name: 'view_file' }, result: { isError: true }, executed: true });
+  });
+});
+
+describe('Grok transport: a message sent into the running turn (HAR-5, RLY-9)', { timeout: 180_000 }, () => {
+  it('steering reaches the CLI before its next model call; a mode change meanwhile does not change the turn, and applies from the next message', async () => {
+    const f = await start();
+    const { reply: firstStep, release } = heldReply(() => reply().tool('bash', { command: 'echo step-one' }));
+    f.model.script(firstStep, reply().text('Adjusted as asked.'), reply().text('Next answer.'));
+    const runId = await f.send('start working');
+    await f.model.waitForRequests(1, 60_000);
+    // The operator switches to Ask and types into the running turn.
+    await f.setMode('chat', 'askFirst');
+    expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/runs/${runId}/steer`, { text: 'also mention the weather' })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    const detail = await f.waitForRun(runId);
+    expect(detail.run.state).toBe('completed');
+    expect(detail.run).toMatchObject({ mode: 'chat', autonomy: 'actWithApproval' });
+    expect(detail.events.filter((event: any) => event.type === 'steering_injected').map((event: any) => event.data.text)).toEqual(['also mention the weather']);
+    const requests = chatRequests(f);
+    expect(requests).toHaveLength(2);
+    // Told before the next model call, as the user's words, without the Ask line (the turn is still Agent).
+    expect(requests[1]!.allText).toContain('also mention the weather');
+    expect(requests[1]!.allText).not.toContain('[Relay mode: Ask]');
+    // The next message starts a turn in Ask and carries the line; the steering stays in the conversation.
+    expect((await f.waitForRun(await f.send('and now?'))).run.state).toBe('completed');
+    const next = chatRequests(f)[2]!;
+    expect(next.lastUserText).toMatch(/^\[Relay mode: Ask\][\s\S]*\n\nand now\?$/);
+    expect(next.allText).toContain('also mention the weather');
   });
 });
 

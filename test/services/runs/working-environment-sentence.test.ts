@@ -27,11 +27,11 @@ describe('the system prompt tells a runner only the checks its transport makes (
     }
   });
 
-  it('the Grok CLI, which approves everything itself and gets no MCP server, is told neither', () => {
+  it('the Grok CLI, which approves its own tools but gets the MCP server through its bridge, is told only the tools come from it', () => {
     const sentence = workingEnvironmentSentence(GROK_CAPABILITIES);
     expect(sentence).not.toMatch(CHECKED);
-    expect(sentence).not.toMatch(/MCP server/);
-    expect(sentence).toMatch(/offers no tools of its own in this session/);
+    expect(sentence).toMatch(/tools come from its MCP server/);
+    expect(sentence).not.toMatch(/offers no tools of its own in this session/);
   });
 
   it('the built-in harness, whose tools the host runs, is told paths leaving the worktree are refused', () => {
