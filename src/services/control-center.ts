@@ -112,6 +112,11 @@ export interface ControlCenterOptions {
   queuePollMs?: number;
   /** Issue 16: how many queued agent runs one process executes at once (default 16). */
   maxQueuedRuns?: number;
+  /**
+   * Issue 16: how old a queued run's unconfirmed dispatch must be before a worker's sweep enqueues it
+   * (its API process died between recording and enqueueing; default 60 s — far above an enqueue's time).
+   */
+  dispatchGraceMs?: number;
 }
 
 /** The composition root: every service of one data root, wired once. */
@@ -183,6 +188,7 @@ export class ControlCenter {
   private readonly approvalTimeouts: ApprovalTimeouts | null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly leaseMs: number;
+  private readonly dispatchGraceMs: number;
   /**
    * Issue 16, PostgreSQL only: live events and run controls shared with the other processes on the
    * same database. Null for the embedded SQLite server (one process, nothing to share).
@@ -297,6 +303,7 @@ export class ControlCenter {
     this.jobQueue = store.dialect === 'postgres' ? new PgBossConnection(store.url) : null;
     const jobQueue = this.jobQueue;
     this.leaseMs = options.jobLeaseMs ?? 30_000;
+    this.dispatchGraceMs = options.dispatchGraceMs ?? 60_000;
     const shared = jobQueue ? this.shareRuns(jobQueue, options.maxQueuedRuns ?? 16) : null;
     this.runAffinity = shared?.affinity ?? null;
     this.runQueue = shared?.runQueue ?? null;
@@ -368,6 +375,7 @@ export class ControlCenter {
     this.approvals.scheduleTimeoutsWith((workspaceId, approvalId, dueAt) => timeouts.schedule(workspaceId, approvalId, dueAt));
     if (executesWork(this.role)) {
       this.executor.reportOwnership({
+        claim: (workspaceId, runId) => affinity.claim(workspaceId, runId, this.processId),
         own: (workspaceId, runId, conversationId) => affinity.own(workspaceId, runId, conversationId, this.processId),
         disown: (workspaceId, runId) => affinity.disown(workspaceId, runId),
       });
@@ -519,7 +527,9 @@ export class ControlCenter {
       void (async () => {
         await affinity.heartbeat(this.processId);
         for (const workspace of await this.workspaces.list()) {
-          await this.runs.markSharedOrphansDead(workspace.id, (await this.workspaces.handle(workspace.id)).database.db, affinity, { unowned: false });
+          const db = (await this.workspaces.handle(workspace.id)).database.db;
+          await this.runs.markSharedOrphansDead(workspace.id, db, affinity, { unowned: false });
+          await runQueue?.redispatch(workspace.id, db, this.dispatchGraceMs);
         }
       })()
         .catch((error: unknown) => this.logger.error({ err: error }, 'heartbeat failed'))

@@ -58,6 +58,21 @@ export class RunAffinity {
     await this.sql.query(`update ${PROCESSES} set heartbeat_at = '-infinity' where process_id = $1`, [processId]);
   }
 
+  /**
+   * `processId` takes a queued run unless some process (live or not yet reaped) already holds it;
+   * true when taken. Two claimers of one run — two jobs for it, after a sweep re-enqueued its
+   * dispatch — never both go on.
+   */
+  async claim(workspaceId: string, runId: string, processId: string): Promise<boolean> {
+    await this.start();
+    const result = await this.sql.query(`insert into ${OWNERS} (workspace_id, run_id, process_id) values ($1, $2, $3) on conflict (workspace_id, run_id) do nothing`, [
+      workspaceId,
+      runId,
+      processId,
+    ]);
+    return (result.rowCount ?? 0) === 1;
+  }
+
   /** `processId` executes the run from now on; the run's conversation (if any) sticks to it. */
   async own(workspaceId: string, runId: string, conversationId: string | null, processId: string): Promise<void> {
     await this.start();

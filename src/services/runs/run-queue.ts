@@ -1,9 +1,15 @@
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ModelMessage } from '../../llm/model-types.js';
 import { AUTONOMY_LEVELS, MODES, type AutonomyLevel, type Mode } from '../../core/modes.js';
 import { PG_BOSS_SCHEMA, type PgBossConnection } from '../pipelines/pg-boss-job-queue.js';
 import type { ClaimedJob, JobQueue } from '../pipelines/job-queue.js';
 import type { RunAffinity } from './run-affinity.js';
+import { deleteRunDispatch, staleRunDispatches } from '../../store/repositories/run-dispatch-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+
+/** pg-boss job states in which a job will still be (or is being) executed. */
+const WAITING_OR_CLAIMED: ReadonlySet<string> = new Set(['created', 'retry', 'active']);
 
 /** The shared queue of a workspace's agent runs; `runs-<process id>` is the queue of one process (affinity). */
 export const RUN_QUEUE = 'runs';
@@ -76,9 +82,43 @@ export class RunQueue {
   }
 
   /** Queues a recorded run for the process its conversation sticks to, or for anyone. */
-  async enqueue(workspaceId: string, run: QueuedRun): Promise<void> {
+  async enqueue(workspaceId: string, run: QueuedRun, dedupeKey = run.runId): Promise<void> {
     const owner = run.conversationId ? await this.affinity.affinityOf(workspaceId, run.conversationId) : null;
-    await this.queueOf(workspaceId).enqueue({ queue: owner ? `${RUN_QUEUE}-${owner}` : RUN_QUEUE, payload: run, dedupeKey: run.runId });
+    await this.queueOf(workspaceId).enqueue({ queue: owner ? `${RUN_QUEUE}-${owner}` : RUN_QUEUE, payload: run, dedupeKey });
+  }
+
+  /**
+   * The sweep for runs whose enqueue never happened (the accepting process died between recording
+   * the run and enqueueing it): dispatch rows older than `graceMs` whose run is still `queued` and has
+   * no job waiting or claimed are enqueued now; every row it looked at is then deleted. A run whose
+   * only jobs have ended (completed while the run stayed `queued`: its claimer gave up) gets a job
+   * with a new id — a job id is derived from its key, and pg-boss keeps ended jobs under their id.
+   * Two jobs for one run never both execute it (`RunAffinity.claim`). Returns how many it enqueued.
+   */
+  async redispatch(workspaceId: string, db: Kysely<WorkspaceSchema>, graceMs: number): Promise<number> {
+    let enqueued = 0;
+    for (const row of await staleRunDispatches(db, Date.now() - graceMs, 100)) {
+      const run = parseQueuedRun(row.payload);
+      if (row.runState === 'queued' && run && run.runId === row.runId) {
+        const states = await this.jobStates(workspaceId, row.runId);
+        if (!states.some((state) => WAITING_OR_CLAIMED.has(state))) {
+          await this.enqueue(workspaceId, run, states.length === 0 ? run.runId : `${run.runId}#${states.length}`);
+          this.options.logger.warn({ workspaceId, runId: run.runId }, 'a queued run whose enqueue never happened was enqueued by the sweep');
+          enqueued += 1;
+        }
+      }
+      await deleteRunDispatch(db, row.runId);
+    }
+    return enqueued;
+  }
+
+  /** The pg-boss states of every job that carries `runId`, on the shared and the per-process runs queues. */
+  private async jobStates(workspaceId: string, runId: string): Promise<string[]> {
+    const result = await this.connection.sql.query<{ state: string }>(
+      `select state from ${PG_BOSS_SCHEMA}.job where starts_with(name, $1) and data->'payload'->>'runId' = $2`,
+      [`${workspaceId}__${RUN_QUEUE}`, runId],
+    );
+    return result.rows.map((row) => row.state);
   }
 
   /** Shutdown: claim nothing more; a run claimed but not started yet goes back to the queue. */
