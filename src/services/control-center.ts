@@ -117,6 +117,8 @@ export interface ControlCenterOptions {
    * (its API process died between recording and enqueueing; default 60 s — far above an enqueue's time).
    */
   dispatchGraceMs?: number;
+  /** Issue 16: how long past its stale limit a dead process's row is kept before it is pruned with its empty runs queues (default 1 h). */
+  processPruneMs?: number;
 }
 
 /** The composition root: every service of one data root, wired once. */
@@ -189,6 +191,7 @@ export class ControlCenter {
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly leaseMs: number;
   private readonly dispatchGraceMs: number;
+  private readonly processPruneMs: number;
   /**
    * Issue 16, PostgreSQL only: live events and run controls shared with the other processes on the
    * same database. Null for the embedded SQLite server (one process, nothing to share).
@@ -304,6 +307,7 @@ export class ControlCenter {
     const jobQueue = this.jobQueue;
     this.leaseMs = options.jobLeaseMs ?? 30_000;
     this.dispatchGraceMs = options.dispatchGraceMs ?? 60_000;
+    this.processPruneMs = options.processPruneMs ?? 3_600_000;
     const shared = jobQueue ? this.shareRuns(jobQueue, options.maxQueuedRuns ?? 16) : null;
     this.runAffinity = shared?.affinity ?? null;
     this.runQueue = shared?.runQueue ?? null;
@@ -531,6 +535,7 @@ export class ControlCenter {
           await this.runs.markSharedOrphansDead(workspace.id, db, affinity, { unowned: false });
           await runQueue?.redispatch(workspace.id, db, this.dispatchGraceMs);
         }
+        await runQueue?.prune(this.processPruneMs);
       })()
         .catch((error: unknown) => this.logger.error({ err: error }, 'heartbeat failed'))
         .finally(() => (beating = false));

@@ -85,6 +85,40 @@ export class PgBossConnection {
     return result.rows.map((row) => ({ queue: row.queue, status: row.status, count: Number(row.count) }));
   }
 
+  /**
+   * Deletes queue `name` (its pg-boss partition table, with its ended jobs) unless it still holds a
+   * job waiting, waiting to retry or claimed; true when deleted. Serialized with queue creation.
+   * pg-boss's own `deleteQueue` fails on a queue with any job left (its foreign key is `on delete
+   * restrict`), so the ended jobs are deleted first, in the same transaction.
+   */
+  async deleteQueueIfIdle(name: string): Promise<boolean> {
+    await this.start();
+    let deleted = false;
+    await this.serializedDdl(async () => {
+      const client = await this.pool.connect();
+      try {
+        await client.query('begin');
+        const queue = await client.query(`select 1 from ${PG_BOSS_SCHEMA}.queue where name = $1 for update`, [name]);
+        const busy = await client.query(`select 1 from ${JOBS} where name = $1 and state in ('created', 'retry', 'active') limit 1`, [name]);
+        if (queue.rowCount === 0 || (busy.rowCount ?? 0) > 0) {
+          await client.query('rollback');
+          return;
+        }
+        await client.query(`delete from ${JOBS} where name = $1`, [name]);
+        await client.query(`select ${PG_BOSS_SCHEMA}.delete_queue($1)`, [name]);
+        await client.query('commit');
+        this.created.delete(name);
+        deleted = true;
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    });
+    return deleted;
+  }
+
   /** @internal */ get sql(): pg.Pool {
     return this.pool;
   }

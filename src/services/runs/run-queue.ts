@@ -112,6 +112,26 @@ export class RunQueue {
     return enqueued;
   }
 
+  /**
+   * Forgets processes dead for longer than `afterMs` (`RunAffinity.prune`) and deletes the private
+   * runs queues (`<workspace>__runs-<process id>`, every workspace) of processes no longer known once
+   * they hold no job still to execute — a queue is a pg-boss partition table, so queues of dead
+   * processes would otherwise pile up. Returns the queues deleted.
+   */
+  async prune(afterMs: number): Promise<string[]> {
+    await this.affinity.prune(afterMs);
+    const marker = `__${RUN_QUEUE}-`;
+    const queues = await this.connection.sql.query<{ name: string }>(`select name from ${PG_BOSS_SCHEMA}.queue where strpos(name, $1) > 0`, [marker]);
+    if (queues.rows.length === 0) return [];
+    const known = await this.affinity.knownProcesses();
+    const deleted: string[] = [];
+    for (const { name } of queues.rows) {
+      if (known.has(name.slice(name.lastIndexOf(marker) + marker.length))) continue;
+      if (await this.connection.deleteQueueIfIdle(name)) deleted.push(name);
+    }
+    return deleted;
+  }
+
   /** The pg-boss states of every job that carries `runId`, on the shared and the per-process runs queues. */
   private async jobStates(workspaceId: string, runId: string): Promise<string[]> {
     const result = await this.connection.sql.query<{ state: string }>(
@@ -164,8 +184,9 @@ export class RunQueue {
     const own = this.options.processId;
     const order = [...(owners.includes(own) ? [`${RUN_QUEUE}-${own}`] : []), RUN_QUEUE];
     if (owners.some((owner) => owner !== own)) {
-      const dead = new Set(await this.affinity.deadProcesses());
-      for (const owner of owners) if (dead.has(owner)) order.push(`${RUN_QUEUE}-${owner}`);
+      // Dead, or dead so long its row was pruned: its queue is anyone's until it is empty and deleted.
+      const alive = await this.affinity.liveProcesses();
+      for (const owner of owners) if (owner !== own && !alive.has(owner)) order.push(`${RUN_QUEUE}-${owner}`);
     }
     return order;
   }
