@@ -117,6 +117,11 @@ export interface ControlCenterOptions {
    * (its API process died between recording and enqueueing; default 60 s — far above an enqueue's time).
    */
   dispatchGraceMs?: number;
+  /**
+   * Issue 16: how long a queued run may wait on the own queue of the live process its conversation
+   * sticks to (saturated: at its maximum of concurrent runs) before a process with room takes it (default 60 s).
+   */
+  runStealMs?: number;
   /** Issue 16: how long past its stale limit a dead process's row is kept before it is pruned with its empty runs queues (default 1 h). */
   processPruneMs?: number;
 }
@@ -308,7 +313,7 @@ export class ControlCenter {
     this.leaseMs = options.jobLeaseMs ?? 30_000;
     this.dispatchGraceMs = options.dispatchGraceMs ?? 60_000;
     this.processPruneMs = options.processPruneMs ?? 3_600_000;
-    const shared = jobQueue ? this.shareRuns(jobQueue, options.maxQueuedRuns ?? 16) : null;
+    const shared = jobQueue ? this.shareRuns(jobQueue, options.maxQueuedRuns ?? 16, options.runStealMs ?? 60_000) : null;
     this.runAffinity = shared?.affinity ?? null;
     this.runQueue = shared?.runQueue ?? null;
     this.approvalTimeouts = shared?.timeouts ?? null;
@@ -372,9 +377,9 @@ export class ControlCenter {
    * work records which runs it owns (so only a dead process's runs are ever declared dead) and
    * claims queued runs; every gate's timeout is a delayed job any process applies (POL-7).
    */
-  private shareRuns(jobQueue: PgBossConnection, maxConcurrent: number): { affinity: RunAffinity; runQueue: RunQueue; timeouts: ApprovalTimeouts } {
+  private shareRuns(jobQueue: PgBossConnection, maxConcurrent: number, stealAfterMs: number): { affinity: RunAffinity; runQueue: RunQueue; timeouts: ApprovalTimeouts } {
     const affinity = new RunAffinity(jobQueue.sql, this.leaseMs);
-    const runQueue = new RunQueue(jobQueue, affinity, { processId: this.processId, leaseMs: this.leaseMs, maxConcurrent, logger: this.logger });
+    const runQueue = new RunQueue(jobQueue, affinity, { processId: this.processId, leaseMs: this.leaseMs, maxConcurrent, stealAfterMs, logger: this.logger });
     const timeouts = new ApprovalTimeouts((workspaceId) => jobQueue.queueFor(workspaceId), this.approvals, { processId: this.processId, leaseMs: this.leaseMs, logger: this.logger });
     this.approvals.scheduleTimeoutsWith((workspaceId, approvalId, dueAt) => timeouts.schedule(workspaceId, approvalId, dueAt));
     if (executesWork(this.role)) {
@@ -514,7 +519,8 @@ export class ControlCenter {
       void (async () => {
         for (const workspace of await this.workspaces.list()) {
           await this.pipelineEngine.poll(workspace.id);
-          await runQueue?.poll(workspace.id, async (workspaceId, run) => void (await this.executor.executeQueued(workspaceId, run)));
+          const db = (await this.workspaces.handle(workspace.id)).database.db;
+          await runQueue?.poll(workspace.id, async (workspaceId, run) => void (await this.executor.executeQueued(workspaceId, run)), db);
           await this.approvalTimeouts?.poll(workspace.id);
         }
       })()

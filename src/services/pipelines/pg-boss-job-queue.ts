@@ -259,6 +259,60 @@ export class PgBossJobQueue implements JobQueue {
     return { retryAt };
   }
 
+  /**
+   * Jobs of `queue` due and still waiting (never claimed, or put back) since before `waitedMs` ago,
+   * oldest first: candidates for {@link move}.
+   */
+  async waitingSince(queue: string, waitedMs: number, limit: number): Promise<Array<{ id: string; payload: unknown }>> {
+    const result = await this.connection.sql.query<{ id: string; data: StoredJob }>(
+      `select id, data from ${JOBS} where name = $1 and state in ('created', 'retry') and start_after < now()
+          and created_on < now() - $2 * interval '1 millisecond' order by created_on limit $3`,
+      [this.name(queue), waitedMs, limit],
+    );
+    return result.rows.map((row) => ({ id: row.id, payload: row.data.payload }));
+  }
+
+  /**
+   * Moves a job still waiting in `from` onto `to`, in one transaction: it is cancelled in `from` (only
+   * if nobody claimed it meanwhile — the row is locked, skipped when another mover holds it) and the
+   * same data is sent to `to` under an id derived from the old one. False when it was not waiting
+   * any more. Exactly one of the two jobs can ever be claimed.
+   */
+  async move(jobId: string, from: string, to: string): Promise<boolean> {
+    const fromName = this.name(from);
+    const toName = this.name(to);
+    const boss = await this.connection.ensureQueue(toName);
+    const client = await this.connection.sql.connect();
+    try {
+      await client.query('begin');
+      const moved = await client.query<{ data: StoredJob }>(
+        `update ${JOBS} set state = 'cancelled', completed_on = now(), output = $3::jsonb
+          where name = $1 and id = (select id from ${JOBS} where name = $1 and id = $2 and state in ('created', 'retry') for update skip locked)
+          returning data`,
+        [fromName, jobId, JSON.stringify({ movedTo: to })],
+      );
+      const data = moved.rows[0]?.data;
+      if (!data) {
+        await client.query('rollback');
+        return false;
+      }
+      await boss.send(toName, data as object, {
+        id: jobIdFor(toName, `moved:${jobId}`),
+        retryLimit: UNLIMITED_REDELIVERIES,
+        retryDelay: 0,
+        retryBackoff: false,
+        db: { executeSql: (text: string, values: unknown[]) => client.query(text, values) },
+      });
+      await client.query('commit');
+      return true;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
   async release(workerId: string): Promise<number> {
     return this.requeue(`h.worker_id = $1`, workerId);
   }
