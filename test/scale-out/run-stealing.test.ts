@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlCenter } from '../../src/services/control-center.js';
+import { PgBossConnection } from '../../src/services/pipelines/pg-boss-job-queue.js';
 import { findRun } from '../../src/store/repositories/run-repository.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
@@ -86,6 +87,14 @@ describe.skipIf(!enabled)('work stealing from a saturated worker (issue 16)', ()
     expect(Date.now() - queuedAt).toBeGreaterThanOrEqual(STEAL_MS);
     expect([servedBy(modelA, 'steal two'), servedBy(modelB, 'steal two')]).toEqual([0, 1]);
     expect(await runState(hogRun)).toBe('running');
+    // /metrics counts the moved job once (its copy, done), never as a dead job.
+    const boss = new PgBossConnection(database.url);
+    try {
+      const runsJobs = (await boss.countJobs(workspaceId)).filter((row) => row.queue === 'runs');
+      expect(runsJobs.find((row) => row.status === 'dead')).toBeUndefined();
+    } finally {
+      await boss.stop();
+    }
     // The hog conversation's next turn is not taken while its first turn runs on A.
     await new Promise((resolve) => setTimeout(resolve, STEAL_MS));
     expect(await runState(hogFollowUp)).toBe('queued');

@@ -70,6 +70,7 @@ export class PgBossConnection {
    * as the embedded queue names them (`queued` = waiting or waiting to retry, `claimed` = active,
    * `done`, `dead` = failed or cancelled; archived jobs are gone). A process's own runs queue
    * (`runs-<process id>`, affinity) is counted under `runs`, so the series do not multiply with processes.
+   * A job moved to the shared queue (work stealing, {@link PgBossJobQueue.move}) is not counted: its copy is.
    */
   async countJobs(workspaceId: string): Promise<Array<{ queue: string; status: string; count: number }>> {
     await this.start();
@@ -78,7 +79,7 @@ export class PgBossConnection {
       `select case when q like 'runs-%' then 'runs' else q end as queue, status, count(*) as count from (
          select substr(name, length($1) + 1) as q,
                 case state when 'created' then 'queued' when 'retry' then 'queued' when 'active' then 'claimed' when 'completed' then 'done' else 'dead' end as status
-           from ${JOBS} where starts_with(name, $1)) j
+           from ${JOBS} where starts_with(name, $1) and not (state = 'cancelled' and output ? 'movedTo')) j
         group by 1, 2 order by 1, 2`,
       [prefix],
     );
