@@ -112,6 +112,18 @@ export interface ControlCenterOptions {
   queuePollMs?: number;
   /** Issue 16: how many queued agent runs one process executes at once (default 16). */
   maxQueuedRuns?: number;
+  /**
+   * Issue 16: how old a queued run's unconfirmed dispatch must be before a worker's sweep enqueues it
+   * (its API process died between recording and enqueueing; default 60 s — far above an enqueue's time).
+   */
+  dispatchGraceMs?: number;
+  /**
+   * Issue 16: how long a queued run may wait on the own queue of the live process its conversation
+   * sticks to (saturated: at its maximum of concurrent runs) before a process with room takes it (default 60 s).
+   */
+  runStealMs?: number;
+  /** Issue 16: how long past its stale limit a dead process's row is kept before it is pruned with its empty runs queues (default 1 h). */
+  processPruneMs?: number;
 }
 
 /** The composition root: every service of one data root, wired once. */
@@ -183,6 +195,8 @@ export class ControlCenter {
   private readonly approvalTimeouts: ApprovalTimeouts | null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly leaseMs: number;
+  private readonly dispatchGraceMs: number;
+  private readonly processPruneMs: number;
   /**
    * Issue 16, PostgreSQL only: live events and run controls shared with the other processes on the
    * same database. Null for the embedded SQLite server (one process, nothing to share).
@@ -297,7 +311,9 @@ export class ControlCenter {
     this.jobQueue = store.dialect === 'postgres' ? new PgBossConnection(store.url) : null;
     const jobQueue = this.jobQueue;
     this.leaseMs = options.jobLeaseMs ?? 30_000;
-    const shared = jobQueue ? this.shareRuns(jobQueue, options.maxQueuedRuns ?? 16) : null;
+    this.dispatchGraceMs = options.dispatchGraceMs ?? 60_000;
+    this.processPruneMs = options.processPruneMs ?? 3_600_000;
+    const shared = jobQueue ? this.shareRuns(jobQueue, options.maxQueuedRuns ?? 16, options.runStealMs ?? 60_000) : null;
     this.runAffinity = shared?.affinity ?? null;
     this.runQueue = shared?.runQueue ?? null;
     this.approvalTimeouts = shared?.timeouts ?? null;
@@ -361,13 +377,14 @@ export class ControlCenter {
    * work records which runs it owns (so only a dead process's runs are ever declared dead) and
    * claims queued runs; every gate's timeout is a delayed job any process applies (POL-7).
    */
-  private shareRuns(jobQueue: PgBossConnection, maxConcurrent: number): { affinity: RunAffinity; runQueue: RunQueue; timeouts: ApprovalTimeouts } {
+  private shareRuns(jobQueue: PgBossConnection, maxConcurrent: number, stealAfterMs: number): { affinity: RunAffinity; runQueue: RunQueue; timeouts: ApprovalTimeouts } {
     const affinity = new RunAffinity(jobQueue.sql, this.leaseMs);
-    const runQueue = new RunQueue(jobQueue, affinity, { processId: this.processId, leaseMs: this.leaseMs, maxConcurrent, logger: this.logger });
+    const runQueue = new RunQueue(jobQueue, affinity, { processId: this.processId, leaseMs: this.leaseMs, maxConcurrent, stealAfterMs, logger: this.logger });
     const timeouts = new ApprovalTimeouts((workspaceId) => jobQueue.queueFor(workspaceId), this.approvals, { processId: this.processId, leaseMs: this.leaseMs, logger: this.logger });
     this.approvals.scheduleTimeoutsWith((workspaceId, approvalId, dueAt) => timeouts.schedule(workspaceId, approvalId, dueAt));
     if (executesWork(this.role)) {
       this.executor.reportOwnership({
+        claim: (workspaceId, runId) => affinity.claim(workspaceId, runId, this.processId),
         own: (workspaceId, runId, conversationId) => affinity.own(workspaceId, runId, conversationId, this.processId),
         disown: (workspaceId, runId) => affinity.disown(workspaceId, runId),
       });
@@ -502,7 +519,8 @@ export class ControlCenter {
       void (async () => {
         for (const workspace of await this.workspaces.list()) {
           await this.pipelineEngine.poll(workspace.id);
-          await runQueue?.poll(workspace.id, async (workspaceId, run) => void (await this.executor.executeQueued(workspaceId, run)));
+          const db = (await this.workspaces.handle(workspace.id)).database.db;
+          await runQueue?.poll(workspace.id, async (workspaceId, run) => void (await this.executor.executeQueued(workspaceId, run)), db);
           await this.approvalTimeouts?.poll(workspace.id);
         }
       })()
@@ -519,8 +537,11 @@ export class ControlCenter {
       void (async () => {
         await affinity.heartbeat(this.processId);
         for (const workspace of await this.workspaces.list()) {
-          await this.runs.markSharedOrphansDead(workspace.id, (await this.workspaces.handle(workspace.id)).database.db, affinity, { unowned: false });
+          const db = (await this.workspaces.handle(workspace.id)).database.db;
+          await this.runs.markSharedOrphansDead(workspace.id, db, affinity, { unowned: false });
+          await runQueue?.redispatch(workspace.id, db, this.dispatchGraceMs);
         }
+        await runQueue?.prune(this.processPruneMs);
       })()
         .catch((error: unknown) => this.logger.error({ err: error }, 'heartbeat failed'))
         .finally(() => (beating = false));

@@ -57,6 +57,7 @@ export interface WorkspaceSchema {
   conversation_archives: ConversationArchiveTable;
   workspace_events: WorkspaceEventTable;
   run_commands: RunCommandTable;
+  run_dispatches: RunDispatchTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -711,4 +712,13 @@ export interface RunCommandTable {
   /** JSON: the owner's error (status code, field, message) when it refused. */
   result: string | null;
   created_at: string;
+}
+
+/** Issue 16: a queued run's job payload until its enqueue is confirmed (migration 0022). */
+export interface RunDispatchTable {
+  run_id: string;
+  /** JSON: the `QueuedRun` the runs queue carries. */
+  payload: string;
+  /** Epoch ms when the run was recorded: the sweep re-enqueues rows older than its grace period. */
+  recorded_at_ms: number;
 }

@@ -70,6 +70,7 @@ export class PgBossConnection {
    * as the embedded queue names them (`queued` = waiting or waiting to retry, `claimed` = active,
    * `done`, `dead` = failed or cancelled; archived jobs are gone). A process's own runs queue
    * (`runs-<process id>`, affinity) is counted under `runs`, so the series do not multiply with processes.
+   * A job moved to the shared queue (work stealing, {@link PgBossJobQueue.move}) is not counted: its copy is.
    */
   async countJobs(workspaceId: string): Promise<Array<{ queue: string; status: string; count: number }>> {
     await this.start();
@@ -78,11 +79,45 @@ export class PgBossConnection {
       `select case when q like 'runs-%' then 'runs' else q end as queue, status, count(*) as count from (
          select substr(name, length($1) + 1) as q,
                 case state when 'created' then 'queued' when 'retry' then 'queued' when 'active' then 'claimed' when 'completed' then 'done' else 'dead' end as status
-           from ${JOBS} where starts_with(name, $1)) j
+           from ${JOBS} where starts_with(name, $1) and not (state = 'cancelled' and output ? 'movedTo')) j
         group by 1, 2 order by 1, 2`,
       [prefix],
     );
     return result.rows.map((row) => ({ queue: row.queue, status: row.status, count: Number(row.count) }));
+  }
+
+  /**
+   * Deletes queue `name` (its pg-boss partition table, with its ended jobs) unless it still holds a
+   * job waiting, waiting to retry or claimed; true when deleted. Serialized with queue creation.
+   * pg-boss's own `deleteQueue` fails on a queue with any job left (its foreign key is `on delete
+   * restrict`), so the ended jobs are deleted first, in the same transaction.
+   */
+  async deleteQueueIfIdle(name: string): Promise<boolean> {
+    await this.start();
+    let deleted = false;
+    await this.serializedDdl(async () => {
+      const client = await this.pool.connect();
+      try {
+        await client.query('begin');
+        const queue = await client.query(`select 1 from ${PG_BOSS_SCHEMA}.queue where name = $1 for update`, [name]);
+        const busy = await client.query(`select 1 from ${JOBS} where name = $1 and state in ('created', 'retry', 'active') limit 1`, [name]);
+        if (queue.rowCount === 0 || (busy.rowCount ?? 0) > 0) {
+          await client.query('rollback');
+          return;
+        }
+        await client.query(`delete from ${JOBS} where name = $1`, [name]);
+        await client.query(`select ${PG_BOSS_SCHEMA}.delete_queue($1)`, [name]);
+        await client.query('commit');
+        this.created.delete(name);
+        deleted = true;
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    });
+    return deleted;
   }
 
   /** @internal */ get sql(): pg.Pool {
@@ -223,6 +258,60 @@ export class PgBossJobQueue implements JobQueue {
     }
     await sql.query(`delete from ${HOLDERS} where job_id = $1`, [jobId]);
     return { retryAt };
+  }
+
+  /**
+   * Jobs of `queue` due and still waiting (never claimed, or put back) since before `waitedMs` ago,
+   * oldest first: candidates for {@link move}.
+   */
+  async waitingSince(queue: string, waitedMs: number, limit: number): Promise<Array<{ id: string; payload: unknown }>> {
+    const result = await this.connection.sql.query<{ id: string; data: StoredJob }>(
+      `select id, data from ${JOBS} where name = $1 and state in ('created', 'retry') and start_after < now()
+          and created_on < now() - $2 * interval '1 millisecond' order by created_on limit $3`,
+      [this.name(queue), waitedMs, limit],
+    );
+    return result.rows.map((row) => ({ id: row.id, payload: row.data.payload }));
+  }
+
+  /**
+   * Moves a job still waiting in `from` onto `to`, in one transaction: it is cancelled in `from` (only
+   * if nobody claimed it meanwhile — the row is locked, skipped when another mover holds it) and the
+   * same data is sent to `to` under an id derived from the old one. False when it was not waiting
+   * any more. Exactly one of the two jobs can ever be claimed.
+   */
+  async move(jobId: string, from: string, to: string): Promise<boolean> {
+    const fromName = this.name(from);
+    const toName = this.name(to);
+    const boss = await this.connection.ensureQueue(toName);
+    const client = await this.connection.sql.connect();
+    try {
+      await client.query('begin');
+      const moved = await client.query<{ data: StoredJob }>(
+        `update ${JOBS} set state = 'cancelled', completed_on = now(), output = $3::jsonb
+          where name = $1 and id = (select id from ${JOBS} where name = $1 and id = $2 and state in ('created', 'retry') for update skip locked)
+          returning data`,
+        [fromName, jobId, JSON.stringify({ movedTo: to })],
+      );
+      const data = moved.rows[0]?.data;
+      if (!data) {
+        await client.query('rollback');
+        return false;
+      }
+      await boss.send(toName, data as object, {
+        id: jobIdFor(toName, `moved:${jobId}`),
+        retryLimit: UNLIMITED_REDELIVERIES,
+        retryDelay: 0,
+        retryBackoff: false,
+        db: { executeSql: (text: string, values: unknown[]) => client.query(text, values) },
+      });
+      await client.query('commit');
+      return true;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async release(workerId: string): Promise<number> {

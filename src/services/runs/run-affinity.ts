@@ -58,6 +58,21 @@ export class RunAffinity {
     await this.sql.query(`update ${PROCESSES} set heartbeat_at = '-infinity' where process_id = $1`, [processId]);
   }
 
+  /**
+   * `processId` takes a queued run unless some process (live or not yet reaped) already holds it;
+   * true when taken. Two claimers of one run — two jobs for it, after a sweep re-enqueued its
+   * dispatch — never both go on.
+   */
+  async claim(workspaceId: string, runId: string, processId: string): Promise<boolean> {
+    await this.start();
+    const result = await this.sql.query(`insert into ${OWNERS} (workspace_id, run_id, process_id) values ($1, $2, $3) on conflict (workspace_id, run_id) do nothing`, [
+      workspaceId,
+      runId,
+      processId,
+    ]);
+    return (result.rowCount ?? 0) === 1;
+  }
+
   /** `processId` executes the run from now on; the run's conversation (if any) sticks to it. */
   async own(workspaceId: string, runId: string, conversationId: string | null, processId: string): Promise<void> {
     await this.start();
@@ -90,11 +105,34 @@ export class RunAffinity {
     return result.rows[0]?.process_id ?? null;
   }
 
-  /** Processes known dead (their heartbeat is stale): their private run queues are anyone's. */
-  async deadProcesses(): Promise<string[]> {
+  /** Processes alive now: a private run queue of any other process (dead, or pruned) is anyone's. */
+  async liveProcesses(): Promise<Set<string>> {
     await this.start();
-    const result = await this.sql.query<{ process_id: string }>(`select process_id from ${PROCESSES} p where not (${ALIVE})`);
-    return result.rows.map((row) => row.process_id);
+    const result = await this.sql.query<{ process_id: string }>(`select process_id from ${PROCESSES} p where ${ALIVE}`);
+    return new Set(result.rows.map((row) => row.process_id));
+  }
+
+  /** Every process with a row, alive or dead but not yet pruned. */
+  async knownProcesses(): Promise<Set<string>> {
+    await this.start();
+    const result = await this.sql.query<{ process_id: string }>(`select process_id from ${PROCESSES}`);
+    return new Set(result.rows.map((row) => row.process_id));
+  }
+
+  /**
+   * Forgets processes dead for longer than `afterMs` past their stale limit (a clean stop's
+   * `-infinity` included): their rows and their conversations' affinity. Their owned runs need no
+   * row of theirs to be taken as orphans. Returns the ids forgotten.
+   */
+  async prune(afterMs: number): Promise<string[]> {
+    await this.start();
+    const result = await this.sql.query<{ process_id: string }>(
+      `delete from ${PROCESSES} p where p.heartbeat_at + (p.stale_ms + $1) * interval '1 millisecond' < now() returning p.process_id`,
+      [afterMs],
+    );
+    const gone = result.rows.map((row) => row.process_id);
+    if (gone.length > 0) await this.sql.query(`delete from ${AFFINITY} where process_id = any($1::text[])`, [gone]);
+    return gone;
   }
 
   /**

@@ -28,10 +28,11 @@ import type { MessageService } from './message-service.js';
 import { prepareRun, type ModeToolProvider, type PrepareHook } from './prepare-run.js';
 import { runOnTransport, type McpRun } from './run-on-transport.js';
 import { RunRecorder } from './record-run.js';
-import type { RunService } from './run-service.js';
+import type { RecordRunInput, RunService } from './run-service.js';
 import type { RunTokens } from './run-tokens.js';
 import type { QueuedRun } from './run-queue.js';
 import { findRun } from '../../store/repositories/run-repository.js';
+import { deleteRunDispatch } from '../../store/repositories/run-dispatch-repository.js';
 
 export type { ModeToolContext, ModeToolProvider } from './prepare-run.js';
 
@@ -75,6 +76,11 @@ export interface StartRunInput extends Omit<RunScope, 'runId' | 'conversationId'
  * and when it has ended and been recorded, so a run is declared dead only when its owner is.
  */
 export interface RunOwnership {
+  /**
+   * Takes a queued run for this process unless another process already holds it: the one guard that
+   * keeps a run from executing twice when two jobs for it exist (a re-enqueued dispatch, issue 16).
+   */
+  claim(workspaceId: string, runId: string): Promise<boolean>;
   own(workspaceId: string, runId: string, conversationId: string | null): Promise<void>;
   disown(workspaceId: string, runId: string): Promise<void>;
 }
@@ -211,9 +217,8 @@ export class RunExecutor {
   async launch(input: StartRunInput): Promise<Run> {
     const queueable = !input.onFinished && !input.parentRunId && !input.planStep && !input.surfaceCeiling && input.checkoutKey === undefined;
     if (!this.dispatch || !queueable) return (await this.start(input)).run;
-    const handle = await this.deps.workspaces.handle(input.workspaceId);
-    const run = await this.recordQueued(input, handle.database.db);
-    const queued: QueuedRun = {
+    const db = (await this.deps.workspaces.handle(input.workspaceId)).database.db;
+    const queuedRun = (run: Run): QueuedRun => ({
       runId: run.id,
       agentId: input.agent.id,
       spaceId: input.spaceId,
@@ -223,13 +228,18 @@ export class RunExecutor {
       prompt: input.prompt,
       history: input.history ?? [],
       repoPath: input.repoPath ?? null,
-    };
+    });
+    // The payload is committed with the run: if this process dies before the enqueue, a worker's sweep enqueues it.
+    const run = await this.deps.runs.recordForDispatch(input.workspaceId, db, this.runRecord(input), queuedRun);
     try {
-      await this.dispatch(input.workspaceId, queued);
+      await this.dispatch(input.workspaceId, queuedRun(run));
     } catch (error) {
       // Never a run that looks queued but is in no queue.
-      return this.deps.runs.update(input.workspaceId, handle.database.db, run.id, { state: 'failed', error: `the run could not be queued: ${error instanceof Error ? error.message : String(error)}` });
+      const failed = await this.deps.runs.update(input.workspaceId, db, run.id, { state: 'failed', error: `the run could not be queued: ${error instanceof Error ? error.message : String(error)}` });
+      await deleteRunDispatch(db, run.id);
+      return failed;
     }
+    await deleteRunDispatch(db, run.id).catch((error: unknown) => this.deps.logger.warn({ err: error, runId: run.id }, 'a dispatched run kept its dispatch row; the sweep will drop it'));
     return run;
   }
 
@@ -240,17 +250,23 @@ export class RunExecutor {
    */
   async executeQueued(workspaceId: string, queued: QueuedRun): Promise<RunOutcome | null> {
     const handle = await this.deps.workspaces.handle(workspaceId);
+    // Held before the state is read: of two claimers of one run, only the holder reads on (issue 16).
+    if (this.ownership && !(await this.ownership.claim(workspaceId, queued.runId))) return null;
+    const letGo = async () => {
+      await this.ownership?.disown(workspaceId, queued.runId);
+      return null;
+    };
     const run = await findRun(handle.database.db, queued.runId);
-    if (!run || run.state !== 'queued') return null;
+    if (!run || run.state !== 'queued') return letGo();
     // The recorded row is the authority: a job that disagrees with it about who runs, where and how is not this run's.
     if (run.agentId !== queued.agentId || run.conversationId !== queued.conversationId || run.spaceId !== queued.spaceId || run.mode !== queued.mode || run.autonomy !== queued.autonomy) {
       this.deps.logger.error({ workspaceId, runId: run.id }, 'a queued job disagrees with its run row; nothing executed');
-      return null;
+      return letGo();
     }
     const agent = await this.deps.agents.get(workspaceId, queued.agentId).catch(() => null);
     if (!agent) {
       await this.deps.runs.update(workspaceId, handle.database.db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });
-      return null;
+      return letGo();
     }
     const { finished } = await this.begin(run, {
       workspaceId,
@@ -273,7 +289,11 @@ export class RunExecutor {
   }
 
   private recordQueued(input: StartRunInput, db: Parameters<RunService['record']>[1]): Promise<Run> {
-    return this.deps.runs.record(input.workspaceId, db, {
+    return this.deps.runs.record(input.workspaceId, db, this.runRecord(input));
+  }
+
+  private runRecord(input: StartRunInput): RecordRunInput {
+    return {
       agentId: input.agent.id,
       spaceId: input.spaceId,
       conversationId: input.conversationId,
@@ -282,7 +302,7 @@ export class RunExecutor {
       autonomy: input.autonomy,
       depth: input.depth ?? 0,
       model: input.agent.modelId,
-    });
+    };
   }
 
   /** Executes a recorded `queued` run in this process, in the background. */

@@ -1,9 +1,16 @@
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ModelMessage } from '../../llm/model-types.js';
 import { AUTONOMY_LEVELS, MODES, type AutonomyLevel, type Mode } from '../../core/modes.js';
-import { PG_BOSS_SCHEMA, type PgBossConnection } from '../pipelines/pg-boss-job-queue.js';
-import type { ClaimedJob, JobQueue } from '../pipelines/job-queue.js';
+import { PG_BOSS_SCHEMA, type PgBossConnection, type PgBossJobQueue } from '../pipelines/pg-boss-job-queue.js';
+import type { ClaimedJob } from '../pipelines/job-queue.js';
 import type { RunAffinity } from './run-affinity.js';
+import { deleteRunDispatch, staleRunDispatches } from '../../store/repositories/run-dispatch-repository.js';
+import { runsInConversation } from '../../store/repositories/run-repository.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+
+/** pg-boss job states in which a job will still be (or is being) executed. */
+const WAITING_OR_CLAIMED: ReadonlySet<string> = new Set(['created', 'retry', 'active']);
 
 /** The shared queue of a workspace's agent runs; `runs-<process id>` is the queue of one process (affinity). */
 export const RUN_QUEUE = 'runs';
@@ -59,26 +66,87 @@ export type ExecuteQueuedRun = (workspaceId: string, run: QueuedRun) => Promise<
  *   the dead worker's run is marked dead by the orphan sweep (`RunAffinity.takeOrphans`).
  */
 export class RunQueue {
-  private readonly queues = new Map<string, JobQueue>();
+  private readonly queues = new Map<string, PgBossJobQueue>();
   private readonly executing = new Set<Promise<void>>();
   private stopped = false;
 
   constructor(
     private readonly connection: PgBossConnection,
     private readonly affinity: RunAffinity,
-    private readonly options: { processId: string; leaseMs: number; maxConcurrent: number; logger: Logger },
+    private readonly options: {
+      processId: string;
+      leaseMs: number;
+      maxConcurrent: number;
+      /** How long a run may wait on a live process's own queue before another process may take it. */
+      stealAfterMs: number;
+      logger: Logger;
+    },
   ) {}
 
-  private queueOf(workspaceId: string): JobQueue {
+  private queueOf(workspaceId: string): PgBossJobQueue {
     let queue = this.queues.get(workspaceId);
     if (!queue) this.queues.set(workspaceId, (queue = this.connection.queueFor(workspaceId)));
     return queue;
   }
 
   /** Queues a recorded run for the process its conversation sticks to, or for anyone. */
-  async enqueue(workspaceId: string, run: QueuedRun): Promise<void> {
+  async enqueue(workspaceId: string, run: QueuedRun, dedupeKey = run.runId): Promise<void> {
     const owner = run.conversationId ? await this.affinity.affinityOf(workspaceId, run.conversationId) : null;
-    await this.queueOf(workspaceId).enqueue({ queue: owner ? `${RUN_QUEUE}-${owner}` : RUN_QUEUE, payload: run, dedupeKey: run.runId });
+    await this.queueOf(workspaceId).enqueue({ queue: owner ? `${RUN_QUEUE}-${owner}` : RUN_QUEUE, payload: run, dedupeKey });
+  }
+
+  /**
+   * The sweep for runs whose enqueue never happened (the accepting process died between recording
+   * the run and enqueueing it): dispatch rows older than `graceMs` whose run is still `queued` and has
+   * no job waiting or claimed are enqueued now; every row it looked at is then deleted. A run whose
+   * only jobs have ended (completed while the run stayed `queued`: its claimer gave up) gets a job
+   * with a new id — a job id is derived from its key, and pg-boss keeps ended jobs under their id.
+   * Two jobs for one run never both execute it (`RunAffinity.claim`). Returns how many it enqueued.
+   */
+  async redispatch(workspaceId: string, db: Kysely<WorkspaceSchema>, graceMs: number): Promise<number> {
+    let enqueued = 0;
+    for (const row of await staleRunDispatches(db, Date.now() - graceMs, 100)) {
+      const run = parseQueuedRun(row.payload);
+      if (row.runState === 'queued' && run && run.runId === row.runId) {
+        const states = await this.jobStates(workspaceId, row.runId);
+        if (!states.some((state) => WAITING_OR_CLAIMED.has(state))) {
+          await this.enqueue(workspaceId, run, states.length === 0 ? run.runId : `${run.runId}#${states.length}`);
+          this.options.logger.warn({ workspaceId, runId: run.runId }, 'a queued run whose enqueue never happened was enqueued by the sweep');
+          enqueued += 1;
+        }
+      }
+      await deleteRunDispatch(db, row.runId);
+    }
+    return enqueued;
+  }
+
+  /**
+   * Forgets processes dead for longer than `afterMs` (`RunAffinity.prune`) and deletes the private
+   * runs queues (`<workspace>__runs-<process id>`, every workspace) of processes no longer known once
+   * they hold no job still to execute — a queue is a pg-boss partition table, so queues of dead
+   * processes would otherwise pile up. Returns the queues deleted.
+   */
+  async prune(afterMs: number): Promise<string[]> {
+    await this.affinity.prune(afterMs);
+    const marker = `__${RUN_QUEUE}-`;
+    const queues = await this.connection.sql.query<{ name: string }>(`select name from ${PG_BOSS_SCHEMA}.queue where strpos(name, $1) > 0`, [marker]);
+    if (queues.rows.length === 0) return [];
+    const known = await this.affinity.knownProcesses();
+    const deleted: string[] = [];
+    for (const { name } of queues.rows) {
+      if (known.has(name.slice(name.lastIndexOf(marker) + marker.length))) continue;
+      if (await this.connection.deleteQueueIfIdle(name)) deleted.push(name);
+    }
+    return deleted;
+  }
+
+  /** The pg-boss states of every job that carries `runId`, on the shared and the per-process runs queues. */
+  private async jobStates(workspaceId: string, runId: string): Promise<string[]> {
+    const result = await this.connection.sql.query<{ state: string }>(
+      `select state from ${PG_BOSS_SCHEMA}.job where starts_with(name, $1) and data->'payload'->>'runId' = $2`,
+      [`${workspaceId}__${RUN_QUEUE}`, runId],
+    );
+    return result.rows.map((row) => row.state);
   }
 
   /** Shutdown: claim nothing more; a run claimed but not started yet goes back to the queue. */
@@ -91,10 +159,16 @@ export class RunQueue {
     return this.executing.size;
   }
 
-  /** Claims and starts due runs of `workspaceId` while there is room; returns how many it started. */
-  async poll(workspaceId: string, execute: ExecuteQueuedRun): Promise<number> {
+  /**
+   * Claims and starts due runs of `workspaceId` while there is room; returns how many it started.
+   * With room to spare, it first moves runs that waited too long on a live process's own queue to the
+   * shared one ({@link stealWaiting}); they are claimed from there, by this process or another.
+   */
+  async poll(workspaceId: string, execute: ExecuteQueuedRun, db: Kysely<WorkspaceSchema>): Promise<number> {
     let started = 0;
-    for (const queue of await this.claimOrder(workspaceId)) {
+    const { order, liveOthers } = await this.claimOrder(workspaceId);
+    if (!this.stopped && this.executing.size < this.options.maxConcurrent && liveOthers.length > 0) await this.stealWaiting(workspaceId, db, liveOthers);
+    for (const queue of order) {
       while (!this.stopped && this.executing.size < this.options.maxConcurrent) {
         const job = await this.queueOf(workspaceId).claim(queue, this.options.processId, this.options.leaseMs);
         if (!job) break;
@@ -117,17 +191,44 @@ export class RunQueue {
    * this workspace: claiming creates a queue in pg-boss (a table), so per-process queues are made only
    * by an enqueue for a conversation that sticks to that process.
    */
-  private async claimOrder(workspaceId: string): Promise<string[]> {
+  private async claimOrder(workspaceId: string): Promise<{ order: string[]; liveOthers: string[] }> {
     const prefix = `${workspaceId}__${RUN_QUEUE}-`;
     const existing = await this.connection.sql.query<{ name: string }>(`select name from ${PG_BOSS_SCHEMA}.queue where starts_with(name, $1)`, [prefix]);
     const owners = existing.rows.map((row) => row.name.slice(prefix.length));
     const own = this.options.processId;
     const order = [...(owners.includes(own) ? [`${RUN_QUEUE}-${own}`] : []), RUN_QUEUE];
+    const liveOthers: string[] = [];
     if (owners.some((owner) => owner !== own)) {
-      const dead = new Set(await this.affinity.deadProcesses());
-      for (const owner of owners) if (dead.has(owner)) order.push(`${RUN_QUEUE}-${owner}`);
+      // Dead, or dead so long its row was pruned: its queue is anyone's until it is empty and deleted.
+      const alive = await this.affinity.liveProcesses();
+      for (const owner of owners) {
+        if (owner === own) continue;
+        if (alive.has(owner)) liveOthers.push(owner);
+        else order.push(`${RUN_QUEUE}-${owner}`);
+      }
     }
-    return order;
+    return { order, liveOthers };
+  }
+
+  /**
+   * Work stealing: a live process claims its own queue at every poll while it has room, so a run
+   * still waiting there after `stealAfterMs` waits because that process is saturated (at its
+   * maximum of concurrent runs) or stuck. Such a run is moved to the shared queue (one transaction:
+   * exactly one of the two jobs can be claimed) and executes wherever there is room, with a fresh
+   * checkout there — as after a death; the conversation then sticks to its new process. A run whose
+   * conversation has a run in progress is left where it is: its turns must not run side by side in
+   * two checkouts.
+   */
+  private async stealWaiting(workspaceId: string, db: Kysely<WorkspaceSchema>, liveOthers: readonly string[]): Promise<void> {
+    const queue = this.queueOf(workspaceId);
+    for (const owner of liveOthers) {
+      const from = `${RUN_QUEUE}-${owner}`;
+      for (const job of await queue.waitingSince(from, this.options.stealAfterMs, this.options.maxConcurrent - this.executing.size)) {
+        const run = parseQueuedRun(job.payload);
+        if (run?.conversationId && (await runsInConversation(db, run.conversationId)).some((other) => other.state === 'running')) continue;
+        if (await queue.move(job.id, from, RUN_QUEUE)) this.options.logger.info({ workspaceId, runId: run?.runId, from: owner }, 'a run waiting on a saturated process moved to the shared queue');
+      }
+    }
   }
 
   private async execute(workspaceId: string, job: ClaimedJob, execute: ExecuteQueuedRun): Promise<void> {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../../ids.js';
 import type { AgentState } from '../../schemas/agent.js';
 import type { Run, RunLiveness, RunState } from '../../schemas/run.js';
+import { insertRunWithDispatch } from '../../store/repositories/run-dispatch-repository.js';
 import { findRun, insertRun, listRuns, newestRunStates, unfinishedRunIds, unfinishedRunStates, updateRun, type RunChange } from '../../store/repositories/run-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { deriveAgentState } from '../agents/derive-agent-state.js';
@@ -41,30 +42,19 @@ export class RunService {
   constructor(private readonly events: EventBus) {}
 
   async record(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput): Promise<Run> {
-    const now = nowIso();
-    const state = input.state ?? 'queued';
-    const run: Run = {
-      id: newId('run'),
-      agentId: input.agentId,
-      spaceId: input.spaceId ?? null,
-      conversationId: input.conversationId ?? null,
-      parentRunId: input.parentRunId ?? null,
-      state,
-      liveness: 'ok',
-      deliverableFailed: false,
-      error: null,
-      createdAt: now,
-      startedAt: state === 'running' ? now : null,
-      endedAt: FINISHED.has(state) ? now : null,
-      mode: input.mode ?? null,
-      autonomy: input.autonomy ?? null,
-      model: input.model ?? null,
-      depth: input.depth ?? 0,
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-      costUsd: 0,
-      sandbox: input.sandbox ?? null,
-    };
+    const run = newRun(input);
     await insertRun(db, run);
+    this.events.publish(workspaceId, 'run.created', run);
+    return run;
+  }
+
+  /**
+   * Issue 16: records a `queued` run together with the job payload that will put it on the runs
+   * queue (one transaction), so a process that dies before its enqueue leaves it re-enqueueable.
+   */
+  async recordForDispatch(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput, payloadFor: (run: Run) => unknown): Promise<Run> {
+    const run = newRun({ ...input, state: 'queued' });
+    await insertRunWithDispatch(db, run, payloadFor(run), Date.now());
     this.events.publish(workspaceId, 'run.created', run);
     return run;
   }
@@ -162,4 +152,31 @@ export class RunService {
     }
     return marked;
   }
+}
+
+/** A new run row from what the caller knows; the rest starts empty. */
+function newRun(input: RecordRunInput): Run {
+  const now = nowIso();
+  const state = input.state ?? 'queued';
+  return {
+    id: newId('run'),
+    agentId: input.agentId,
+    spaceId: input.spaceId ?? null,
+    conversationId: input.conversationId ?? null,
+    parentRunId: input.parentRunId ?? null,
+    state,
+    liveness: 'ok',
+    deliverableFailed: false,
+    error: null,
+    createdAt: now,
+    startedAt: state === 'running' ? now : null,
+    endedAt: FINISHED.has(state) ? now : null,
+    mode: input.mode ?? null,
+    autonomy: input.autonomy ?? null,
+    model: input.model ?? null,
+    depth: input.depth ?? 0,
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    costUsd: 0,
+    sandbox: input.sandbox ?? null,
+  };
 }

@@ -1,0 +1,118 @@
+/**
+ * Issue 16 (NF-SCALE): real agent runs through the runs queue on PostgreSQL, executed by 1, 2 and 4
+ * `control-center worker` child processes (own data roots). Each run is one tool turn on the
+ * built-in harness against the scripted model (a `todo` call, then an answer: two model calls).
+ * Per worker count: N runs are posted to an API-role control center (in this process) while no
+ * worker runs, so they wait `queued` on pg-boss's `runs` queue; the workers are then started and the
+ * clock runs from the first worker ready to the last run recorded `completed` (the drain time).
+ * Figures: drain time, runs/s, and worker CPU per run (user + system time of the worker processes
+ * from /proc, divided by the runs: the executing side's cost of a tool turn with its recording).
+ * N: BENCH_RUNS (default 40, so that a run stays near 3 minutes on the shared 2-core development
+ * machine, most of it set-up: seeding, posting, starting workers); BENCH_RUNS_4 for 4 workers
+ * (default the same). `BENCH_RUNS=1000` gives the time to drain 1,000 queued runs.
+ * The host's load average is printed: on a shared 2-core machine, 4 workers contend for 2 cores.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { ControlCenter } from '../src/services/control-center.js';
+import { reply, type ScriptedRequest } from '../test/support/scripted-reply.js';
+import { startScriptedModelServer, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
+import { freshTestDatabase } from '../test/support/test-database.js';
+import { makeDataRoot } from '../test/support/test-server.js';
+import type { BenchFigure } from './figure.js';
+
+const CLOCK_TICKS_PER_S = 100;
+const toolResultsSoFar = (request: ScriptedRequest) => JSON.stringify(request.body?.messages ?? []).split('"tool_result"').length - 1;
+
+/** Whichever run asks: its first call gets a `todo` tool call, its second the answer. */
+function oneToolTurn() {
+  return reply((request) => (toolResultsSoFar(request) === 0 && request.toolNames.includes('todo') ? reply().tool('todo', { todos: [{ content: 'bench', status: 'pending' }] }) : reply().text('done')));
+}
+
+/** User + system CPU of a process so far, in ms (Linux /proc). */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1_000;
+}
+
+function startWorker(root: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker', '--data-dir', root, '--grace-seconds', '0', '--log-level', 'warn'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('claiming work')) resolve(child);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`worker exited with ${code}: ${output.slice(-2_000)}`)));
+  });
+}
+
+async function drain(model: ScriptedModelServer, workers: number, runs: number): Promise<{ ms: number; cpuMsPerRun: number }> {
+  const database = await freshTestDatabase();
+  const roots = [await makeDataRoot()];
+  const children: ChildProcess[] = [];
+  const api = await ControlCenter.open({ dataRoot: roots[0]!, database: database.url, role: 'api', env: model.providerEnv });
+  try {
+    await api.recover();
+    const workspaceId = (await api.workspaces.create('Bench')).id;
+    await api.seeding.seed(workspaceId);
+    const spaceId = (await api.spaces.create(workspaceId, { name: 'Work' })).id;
+    model.script(...Array.from({ length: runs * 2 }, oneToolTurn));
+    const runIds: string[] = [];
+    for (let index = 0; index < runs; index += 1) {
+      const conversation = await api.spaces.createConversation(workspaceId, spaceId, { title: `Run ${index}` });
+      runIds.push((await api.turns.post(workspaceId, conversation.id, { text: `bench run ${index}` }, 'op_bench')).run!.id);
+    }
+    const db = (await api.workspaces.handle(workspaceId)).database.db;
+    const env = { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: database.url };
+    for (let index = 0; index < workers; index += 1) roots.push(await makeDataRoot());
+    const ready = roots.slice(1).map((root) => startWorker(root, env));
+    // The clock starts when the first worker is ready: from then on, work is being claimed.
+    await Promise.race(ready);
+    const started = performance.now();
+    children.push(...(await Promise.all(ready)));
+    const cpuAtStart = await Promise.all(children.map((child) => cpuMs(child.pid!)));
+    for (;;) {
+      const left = await db.selectFrom('runs').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', ['queued', 'running']).executeTakeFirstOrThrow();
+      if (Number(left.n) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const ms = performance.now() - started;
+    const cpuAtEnd = await Promise.all(children.map((child) => cpuMs(child.pid!)));
+    const failed = await db.selectFrom('runs').select('state').where('state', '!=', 'completed').execute();
+    if (failed.length > 0) throw new Error(`${failed.length} runs did not complete`);
+    const cpu = cpuAtEnd.reduce((sum, value, index) => sum + value - cpuAtStart[index]!, 0);
+    return { ms, cpuMsPerRun: cpu / runs };
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    await api.close();
+    await database.drop();
+    for (const root of roots) await rm(root, { recursive: true, force: true });
+  }
+}
+
+export default async function runsQueueBench(): Promise<BenchFigure[]> {
+  const runs = Number(process.env.BENCH_RUNS ?? 40);
+  const runsFor4 = Number(process.env.BENCH_RUNS_4 ?? runs);
+  const model = await startScriptedModelServer();
+  const figures: BenchFigure[] = [{ metric: 'load_average_1m_at_start', value: loadavg()[0]!, unit: '' }];
+  try {
+    for (const workers of [1, 2, 4]) {
+      const count = workers === 4 ? runsFor4 : runs;
+      const { ms, cpuMsPerRun } = await drain(model, workers, count);
+      figures.push(
+        { metric: `drain_${count}_runs_${workers}_workers`, value: ms, unit: 'ms' },
+        { metric: `runs_per_s_${workers}_workers`, value: (count / ms) * 1_000, unit: 'runs/s' },
+        { metric: `worker_cpu_per_tool_turn_${workers}_workers`, value: cpuMsPerRun, unit: 'ms' },
+      );
+    }
+  } finally {
+    await model.close();
+  }
+  return figures;
+}

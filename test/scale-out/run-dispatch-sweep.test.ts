@@ -1,0 +1,128 @@
+import { rm } from 'node:fs/promises';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlCenter } from '../../src/services/control-center.js';
+import { PG_BOSS_SCHEMA } from '../../src/services/pipelines/pg-boss-job-queue.js';
+import { findRun } from '../../src/store/repositories/run-repository.js';
+import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { freshTestDatabase } from '../support/test-database.js';
+import { makeDataRoot } from '../support/test-server.js';
+import { pollUntil } from '../support/plan-server-fixtures.js';
+
+/**
+ * Issue 16 (NF-SCALE, AG-5): an API process records a turn's run `queued`, then enqueues it — two
+ * writes to two places. Here the API process is a real control center on PostgreSQL whose enqueue
+ * never returns (it died in between, as far as the queue knows); a worker's sweep finds the run's
+ * dispatch row after the grace period and enqueues it, and the worker executes it once. A run with
+ * two jobs (a sweep racing a slow enqueue) is executed once.
+ * Needs a PostgreSQL server: runs under CC_TEST_POSTGRES_URL or CC_TEST_DATABASE=postgres.
+ */
+const enabled = Boolean(process.env.CC_TEST_POSTGRES_URL) || process.env.CC_TEST_DATABASE === 'postgres';
+
+let database: Awaited<ReturnType<typeof freshTestDatabase>>;
+let model: ScriptedModelServer;
+const roots: string[] = [];
+let api: ControlCenter;
+let worker: ControlCenter;
+/** The test's own connection, to read pg-boss's job table. */
+let jobs: pg.Pool;
+let workspaceId: string;
+let spaceId: string;
+
+beforeAll(async () => {
+  if (!enabled) return;
+  database = await freshTestDatabase();
+  jobs = new pg.Pool({ connectionString: database.url, max: 1 });
+  model = await startScriptedModelServer();
+  roots.push(await makeDataRoot(), await makeDataRoot());
+  api = await ControlCenter.open({ dataRoot: roots[0]!, database: database.url, role: 'api', env: model.providerEnv });
+  await api.recover();
+  workspaceId = (await api.workspaces.create('Dispatch sweep')).id;
+  await api.seeding.seed(workspaceId);
+  spaceId = (await api.spaces.create(workspaceId, { name: 'Work' })).id;
+  worker = await ControlCenter.open({
+    dataRoot: roots[1]!,
+    database: database.url,
+    role: 'worker',
+    env: model.providerEnv,
+    jobLeaseMs: 3_000,
+    queuePollMs: 200,
+    dispatchGraceMs: 1_500,
+  });
+  await worker.auth.initialize();
+  await worker.recover();
+}, 120_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await api?.close();
+  await model?.close();
+  await jobs?.end();
+  for (const root of roots) await rm(root, { recursive: true, force: true });
+  if (enabled) await database.drop();
+});
+
+const db = async () => (await api.workspaces.handle(workspaceId)).database.db;
+const runState = async (runId: string) => (await findRun(await db(), runId))?.state ?? null;
+const dispatchRows = async () => (await db()).selectFrom('run_dispatches').selectAll().execute();
+const jobsOf = async (runId: string) =>
+  (await jobs.query<{ state: string }>(`select state from ${PG_BOSS_SCHEMA}.job where data->'payload'->>'runId' = $1`, [runId])).rows;
+const requestsWith = (marker: string) => model.requests.filter((request) => JSON.stringify(request).includes(marker)).length;
+
+async function newConversation(): Promise<string> {
+  return (await api.spaces.createConversation(workspaceId, spaceId, { title: 'Turn' })).id;
+}
+
+describe.skipIf(!enabled)('queued runs whose enqueue never happened (issue 16)', () => {
+  it('a run recorded queued by an API process that never enqueued it is enqueued by the sweep and executed once by a worker', async () => {
+    model.scriptFor('lost enqueue', reply().text('answered after the sweep'));
+    // The API process "dies" between the insert and the enqueue: its enqueue never returns.
+    api.executor.dispatchTo(() => new Promise(() => undefined));
+    const conversationId = await newConversation();
+    void api.turns.post(workspaceId, conversationId, { text: 'lost enqueue turn' }, 'op_test');
+    const [dispatch] = await pollUntil(dispatchRows, (rows) => rows.length === 1, 10_000);
+    const runId = dispatch!.run_id;
+    expect(await runState(runId)).toBe('queued');
+    expect(await jobsOf(runId)).toEqual([]);
+    await pollUntil(() => runState(runId), (state) => state === 'completed', 30_000);
+    expect(requestsWith('lost enqueue turn')).toBe(1);
+    expect(await dispatchRows()).toEqual([]);
+    // One job, finished once the run ended.
+    await pollUntil(() => jobsOf(runId), (jobs) => jobs.length === 1 && jobs[0]!.state === 'completed', 10_000);
+  }, 60_000);
+
+  it('a run whose enqueue succeeded keeps no dispatch row and is never enqueued a second time', async () => {
+    model.scriptFor('normal enqueue', reply().text('answered once'));
+    api.executor.dispatchTo((id, run) => api.runQueue!.enqueue(id, run));
+    const conversationId = await newConversation();
+    const posted = await api.turns.post(workspaceId, conversationId, { text: 'normal enqueue turn' }, 'op_test');
+    const runId = posted.run!.id;
+    expect(await dispatchRows()).toEqual([]);
+    await pollUntil(() => runState(runId), (state) => state === 'completed', 30_000);
+    // Several sweeps later (grace 1.5 s, a beat per second): still one job, one model request.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await jobsOf(runId)).map((job) => job.state)).toEqual(['completed']);
+    expect(requestsWith('normal enqueue turn')).toBe(1);
+  }, 60_000);
+
+  it('two jobs for one queued run (a sweep racing a slow enqueue) execute it once', async () => {
+    model.scriptFor('two jobs', reply().text('answered by one claimer'));
+    // Both jobs exist before the worker can claim either: the enqueue is held until both are in.
+    let enqueueBoth!: () => void;
+    const held = new Promise<void>((resolve) => (enqueueBoth = resolve));
+    api.executor.dispatchTo(async (id, run) => {
+      await held;
+      await api.runQueue!.enqueue(id, run);
+      await api.runQueue!.enqueue(id, run, `${run.runId}#1`);
+    });
+    const conversationId = await newConversation();
+    const posting = api.turns.post(workspaceId, conversationId, { text: 'two jobs turn' }, 'op_test');
+    const [dispatch] = await pollUntil(dispatchRows, (rows) => rows.length === 1, 10_000);
+    enqueueBoth();
+    await posting;
+    const runId = dispatch!.run_id;
+    await pollUntil(() => runState(runId), (state) => state === 'completed', 30_000);
+    await pollUntil(() => jobsOf(runId), (jobs) => jobs.length === 2 && jobs.every((job) => job.state === 'completed'), 10_000);
+    expect(requestsWith('two jobs turn')).toBe(1);
+  }, 60_000);
+});
