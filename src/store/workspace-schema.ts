@@ -714,7 +714,7 @@ export interface RunCommandTable {
   created_at: string;
 }
 
-/** Issue 16: a queued run's job payload until its enqueue is confirmed (migration 0022). */
+/** Issue 16: a queued run's job payload until its enqueue is confirmed (migration 0021). */
 export interface RunDispatchTable {
   run_id: string;
   /** JSON: the `QueuedRun` the runs queue carries. */

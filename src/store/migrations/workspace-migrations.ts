@@ -712,7 +712,7 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.alterTable('agents').addColumn('acp_command', 'text').execute();
     },
   },
-  '0022_run_dispatches': {
+  '0021_run_dispatches': {
     // Issue 16: an API process records a run `queued` and then puts it on the runs queue — two
     // writes to two places. The run's job payload is committed with the run row, here, and deleted
     // once the enqueue succeeded; a row left behind (the process died in between) is re-enqueued by
