@@ -1,4 +1,4 @@
-import type { TransportCapabilities } from '../transport-capabilities.js';
+import { declareRunnerCapabilities } from '../runner-capabilities.js';
 
 /** The `adapterId` of agents that run on any Agent Client Protocol agent (RLY-7). */
 export const ACP_ADAPTER_ID = 'acp';
@@ -15,18 +15,12 @@ export const ACP_ADAPTER_ID = 'acp';
  * of the output verb; a turn without it gets a reminder prompt (twice at most), then the run is flagged.
  * No steer/pause; cancel sends `session/cancel` and ends the process.
  */
-export const ACP_CAPABILITIES: TransportCapabilities = {
+export const ACP_CAPABILITIES = declareRunnerCapabilities({
   adapterId: ACP_ADAPTER_ID,
   label: 'ACP agent',
-  steer: false,
-  pauseResume: false,
-  cancel: true,
-  subagents: 'inRunner',
-  nativeTools: true,
-  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
-  completionContract: ['plan', 'orchestrate'],
+  productToolsOverMcp: true,
   structuralModes: ['chat'],
   sandbox: true,
   // SKL-5: nothing is materialized for an ACP agent, and its own skill discovery is not bounded by the server.
   skills: 'unfed',
-};
+});
