@@ -8,6 +8,7 @@ import type { ModelUsage } from '../llm/model-types.js';
 import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../sandbox/sandbox-spec.js';
 import { selectSandbox } from '../sandbox/select-sandbox.js';
 import type { TransportResult, TransportRunContext } from './agent-transport.js';
+import { signalProcessTree } from './claude-code/process-tree.js';
 
 /**
  * What every external runner transport (Claude Code, Claude Agent SDK, Codex, Copilot) sets up the
@@ -209,6 +210,36 @@ export function runnerSandboxSpec(input: {
   };
 }
 
+/**
+ * The constructor options every transport that runs an external runner process takes, besides its
+ * own; one declaration so that each option means the same on every runner.
+ */
+export interface RunnerTransportOptions {
+  /** The registry the push proxy (and Claude Code's hook route) reads: the composition root's one registry. */
+  hookSessions: HookSessions;
+  /**
+   * `auto` (default): bubblewrap/Seatbelt when the host has a working one (probed once per
+   * transport); `none`: never; or a backend to use.
+   */
+  sandbox?: 'auto' | 'none' | SandboxBackend;
+  /**
+   * SEC-6: start the runner even when no OS sandbox wraps it. Off by default: unsandboxed, the runner
+   * runs as the server's user and could read the operator token. The operator opts in with
+   * `serve --allow-unsandboxed-runners`.
+   */
+  allowUnsandboxed?: boolean;
+  /** Paths the sandboxed runner must not see (pass the data root: operator token, databases). */
+  hiddenPaths?: string[];
+  /** Also hide the server user's home directory (~/.ssh, ~/.aws, the operator's own logins). Default true. */
+  hideHome?: boolean;
+  /** SIGTERM → SIGKILL grace on cancel (default 2 s, see {@link killTreeAfterGrace}). */
+  killGraceMs?: number;
+  /** Where diagnostics go (stderr lines, protocol errors). */
+  log?: (message: string, detail?: unknown) => void;
+  /** Called with the runner's pid once it is spawned (tests kill it; benchmarks measure it). */
+  onSpawn?: (pid: number) => void;
+}
+
 /** What {@link withRunnerLaunch} needs from a transport: who it is and how it was configured. */
 export interface RunnerLaunchOptions {
   context: TransportRunContext;
@@ -217,7 +248,7 @@ export interface RunnerLaunchOptions {
   /** The runner as the run's error messages name it (`Codex`, `ACP agent`, …). */
   runnerName: string;
   /** The transport's own configuration (its constructor options). */
-  transport: { hookSessions: HookSessions; allowUnsandboxed?: boolean; hiddenPaths?: string[]; hideHome?: boolean };
+  transport: Pick<RunnerTransportOptions, 'hookSessions' | 'allowUnsandboxed' | 'hiddenPaths' | 'hideHome'>;
   sandboxChoice: RunnerSandboxChoice;
   /** More directories under the run directory (`extra` in the scope, in this order). */
   extraDirs?: string[];
@@ -305,9 +336,13 @@ export interface RunnerProcess {
   stderrTail(): string;
 }
 
-/** Spawns a runner in its own process group (so cancel can signal the whole tree), piping all three streams. */
-export function spawnRunnerProcess(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): RunnerProcess {
+/**
+ * Spawns a runner in its own process group (so cancel can signal the whole tree), piping all three
+ * streams; `onSpawn` hears its pid when it has one.
+ */
+export function spawnRunnerProcess(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; onSpawn?: (pid: number) => void }): RunnerProcess {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
+  if (child.pid !== undefined) options.onSpawn?.(child.pid);
   const tail: string[] = [];
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
@@ -321,4 +356,14 @@ export function spawnRunnerProcess(command: string, args: string[], options: { c
     child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
   });
   return { child, exited, stderrTail: () => tail.join('') };
+}
+
+/**
+ * Cancel's last resort: the runner's whole process tree is killed once `graceMs` (default 2 s) has
+ * passed, whatever the polite stop (an interrupt request, SIGTERM) achieved by then. Does not keep
+ * the server alive.
+ */
+export function killTreeAfterGrace(pid: number | undefined, graceMs = 2_000): void {
+  if (pid === undefined) return;
+  setTimeout(() => void signalProcessTree(pid, 'SIGKILL', []), graceMs).unref();
 }

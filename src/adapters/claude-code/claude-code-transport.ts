@@ -17,7 +17,19 @@ import { CLAUDE_CODE_ADAPTER_ID, CLAUDE_CODE_CAPABILITIES } from './claude-code-
 import { hookSettings, writeHookFiles } from './hook-script.js';
 import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
-import { cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
+import {
+  cancelledResult,
+  claudeSessionExists,
+  emptyUsage,
+  makeRunnerDirs,
+  registerRunSession,
+  RunnerSandboxChoice,
+  runnerNetwork,
+  runnerSandboxSpec,
+  UNSANDBOXED_OPT_IN,
+  unsandboxedRefusal,
+  type RunnerTransportOptions,
+} from '../runner-setup.js';
 import { NdjsonFramer, type MalformedLine } from './ndjson-framer.js';
 import { signalProcessTree } from './process-tree.js';
 import { ClaudeStreamTranslator } from './stream-translator.js';
@@ -28,33 +40,13 @@ export { CLAUDE_CODE_ADAPTER_ID } from './claude-code-capabilities.js';
 /** Reminders before a run that never delivered its output verb is flagged (the built-in harness's number). */
 const DEFAULT_MAX_REMINDERS = 2;
 
-export interface ClaudeCodeTransportOptions {
+/** The CLI's pid is not reported (`onSpawn`): nothing measures it yet. */
+export interface ClaudeCodeTransportOptions extends Omit<RunnerTransportOptions, 'onSpawn'> {
   /** The `claude` binary (default: `$CONTROL_CENTER_CLAUDE_PATH`, else the npm package's). */
   claudePath?: string;
-  /** The registry the hook route and the push proxy read: the composition root's one registry. */
-  hookSessions: HookSessions;
-  /**
-   * `auto`: bubblewrap/Seatbelt when the host has a working one (probed once), else the SBX-2
-   * fallback; `none`: always the fallback; or a backend to use.
-   */
-  sandbox?: 'auto' | 'none' | SandboxBackend;
-  /**
-   * SEC-6: start the CLI even when no OS sandbox wraps it (`sandbox: 'none'`, or `auto` on a host
-   * without one). Off by default: unsandboxed, the CLI runs as the server's user and could read the
-   * operator token. The operator opts in with `serve --allow-unsandboxed-runners`.
-   */
-  allowUnsandboxed?: boolean;
-  /** Paths the sandboxed runner must not see (pass the data root: operator token, databases). */
-  hiddenPaths?: string[];
-  /** Also hide the server user's home directory (~/.ssh, ~/.aws, the operator's own Claude login). Default true. */
-  hideHome?: boolean;
   /** Claude Code's hook timeout; the hook script denies 15 s before it (default 3600 s, covers approval waits). */
   hookTimeoutSeconds?: number;
   maxReminders?: number;
-  /** SIGTERM → SIGKILL grace when a run is cancelled (default 2 s). */
-  killGraceMs?: number;
-  /** Where diagnostics go (stderr lines, protocol errors). */
-  log?: (message: string, detail?: unknown) => void;
 }
 
 
