@@ -6,7 +6,7 @@ import { getCapabilityProfile } from '../core/capability-profiles.js';
 import type { HookSession, HookSessions } from '../core/hook-sessions.js';
 import type { ModelUsage } from '../llm/model-types.js';
 import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../sandbox/sandbox-spec.js';
-import { selectSandbox } from '../sandbox/select-sandbox.js';
+import { configuredSandbox, type SandboxSelection } from '../sandbox/select-sandbox.js';
 import type { TransportResult, TransportRunContext } from './agent-transport.js';
 import { signalProcessTree } from './claude-code/process-tree.js';
 
@@ -110,20 +110,12 @@ export function registerRunSession(
 
 /** The sandbox a transport's runs use, or why none; probed once per transport. */
 export class RunnerSandboxChoice {
-  private choice: Promise<{ backend: SandboxBackend | null; detail: string }> | null = null;
+  private choice: Promise<SandboxSelection> | null = null;
 
   constructor(private readonly configured: 'auto' | 'none' | SandboxBackend = 'auto') {}
 
-  get(): Promise<{ backend: SandboxBackend | null; detail: string }> {
-    if (!this.choice) {
-      const choice = this.configured;
-      this.choice =
-        choice === 'none'
-          ? Promise.resolve({ backend: null, detail: 'disabled by configuration' })
-          : choice === 'auto'
-            ? selectSandbox()
-            : Promise.resolve({ backend: choice, detail: choice.id });
-    }
+  get(): Promise<SandboxSelection> {
+    this.choice ??= configuredSandbox(this.configured);
     return this.choice;
   }
 }

@@ -17,19 +17,7 @@ import type { SandboxLaunch } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import {
-  cancelledResult,
-  emptyUsage,
-  killTreeAfterGrace,
-  makeRunnerDirs,
-  registerRunSession,
-  RunnerSandboxChoice,
-  runnerNetwork,
-  runnerSandboxSpec,
-  UNSANDBOXED_OPT_IN,
-  unsandboxedRefusal,
-  type RunnerTransportOptions,
-} from '../runner-setup.js';
+import { cancelledResult, emptyUsage, killTreeAfterGrace, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal, type RunnerTransportOptions } from '../runner-setup.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
 import type { TransportCapabilities } from '../transport-capabilities.js';
 import { nextRelayModeLine } from '../last-relay-mode.js';
