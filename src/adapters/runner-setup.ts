@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { getCapabilityProfile } from '../core/capability-profiles.js';
 import type { HookSession, HookSessions } from '../core/hook-sessions.js';
+import type { RelayMode } from '../core/relay/relay-mode.js';
 import type { ModelUsage } from '../llm/model-types.js';
 import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../sandbox/sandbox-spec.js';
 import { configuredSandbox, type SandboxSelection } from '../sandbox/select-sandbox.js';
@@ -20,6 +21,14 @@ import { signalProcessTree } from './claude-code/process-tree.js';
 /** A usage record with every counter at zero. */
 export function emptyUsage(): Required<ModelUsage> {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+/** Adds one model turn's usage to a run's running total (absent cache counters count as zero). */
+export function addUsage(total: Required<ModelUsage>, turn: ModelUsage): void {
+  total.inputTokens += turn.inputTokens;
+  total.outputTokens += turn.outputTokens;
+  total.cacheReadTokens += turn.cacheReadTokens ?? 0;
+  total.cacheWriteTokens += turn.cacheWriteTokens ?? 0;
 }
 
 /** An id made safe as one path segment (run and conversation ids come from the database, but never trust a path built from data). */
@@ -309,6 +318,22 @@ export async function withRunnerLaunch(options: RunnerLaunchOptions, body: (scop
     await (launch as SandboxLaunch | null)?.dispose().catch((error: unknown) => log(`${options.runner}: sandbox cleanup failed`, error));
     await rm(dirs.runDir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** What one turn of a runner works with once its program is prepared (wrapped in the run's sandbox). */
+export interface RunnerTurnInput {
+  context: TransportRunContext;
+  /** The program and its arguments as they are spawned (the sandbox's wrapper, or the runner itself). */
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** The mode's worktree profile says read-only (MODE-2). */
+  readOnly: boolean;
+  /** Fixed when the turn starts (MODE-2). */
+  relayMode: RelayMode;
+  log: (message: string, detail?: unknown) => void;
+  /** The run's hook session: its decisions and the signal that ends with the run. */
+  session: HookSession;
 }
 
 /** How a runner process ended. */

@@ -3,8 +3,7 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
-import type { HookSession } from '../../core/hook-sessions.js';
-import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
+import { relayModeOf } from '../../core/relay/relay-mode.js';
 import { nextRelayModeLine } from '../last-relay-mode.js';
 import { gateFailingClosed, type TransportAction } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -16,7 +15,7 @@ import { NodeWorktree } from '../../worktree/node-worktree.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { emptyUsage, killTreeAfterGrace, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions } from '../runner-setup.js';
+import { emptyUsage, killTreeAfterGrace, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
 import { ACP_ADAPTER_ID, ACP_CAPABILITIES } from './acp-capabilities.js';
 import { acpCommandFor, resolveAgentAcpCommand, type AcpAgentCommands } from './acp-command.js';
 import { acpModeFor, relayModesByLine, type AcpSessionMode } from './acp-modes.js';
@@ -112,17 +111,7 @@ export class AcpTransport implements AgentTransport {
     );
   }
 
-  private async execute(input: {
-    context: TransportRunContext;
-    command: string;
-    args: string[];
-    env: Record<string, string>;
-    readOnly: boolean;
-    relayMode: RelayMode;
-    configDir: string;
-    log: (message: string, detail?: unknown) => void;
-    session: HookSession;
-  }): Promise<TransportResult> {
+  private async execute(input: RunnerTurnInput & { configDir: string }): Promise<TransportResult> {
     const { context, log, readOnly } = input;
     const usage = emptyUsage();
     const { child, exited, stderrTail } = spawnRunnerProcess(input.command, input.args, { cwd: context.worktreePath, env: input.env, onSpawn: this.options.onSpawn });

@@ -4,7 +4,7 @@ import { query, type CanUseTool, type HookCallback, type PermissionResult, type 
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { HookDecisionRecord, HookSession } from '../../core/hook-sessions.js';
-import { claudeSessionExists, emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerExit, type RunnerTransportOptions } from '../runner-setup.js';
+import { addUsage, claudeSessionExists, emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerExit, type RunnerTransportOptions } from '../runner-setup.js';
 import { relayModeOf } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -12,7 +12,7 @@ import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
-import { MCP_SERVER_NAME, mcpToolName } from '../claude-code/claude-code-args.js';
+import { MCP_SERVER_NAME, mcpReminder, mcpToolName, mcpToolsSentence } from '../claude-code/claude-code-args.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
 import { ClaudeStreamTranslator } from '../claude-code/stream-translator.js';
 import { CLAUDE_AGENT_SDK_CAPABILITIES, DEEPSEEK_CAPABILITIES } from './claude-agent-sdk-capabilities.js';
@@ -315,7 +315,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
 
     const appendPrompt = [
       context.systemPrompt,
-      input.surfaced.length > 0 ? `The Control Center's tools named above are served to you over MCP: call each as \`${mcpToolName('<name>')}\` (for example \`${mcpToolName(input.surfaced[0]!)}\`).` : '',
+      mcpToolsSentence(input.surfaced),
       input.relayModeSentences,
     ]
       .filter((part) => part.trim())
@@ -370,10 +370,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
         }
         if (message.type === 'result' && translator.result) {
           lastResult = translator.result;
-          usage.inputTokens += lastResult.usage.inputTokens;
-          usage.outputTokens += lastResult.usage.outputTokens;
-          usage.cacheReadTokens += lastResult.usage.cacheReadTokens ?? 0;
-          usage.cacheWriteTokens += lastResult.usage.cacheWriteTokens ?? 0;
+          addUsage(usage, lastResult.usage);
           if (lastResult.costUsd !== null) costUsd = lastResult.costUsd;
           // RLY-5 fallback: a plan turn whose answer reads like a plan but never used ExitPlanMode
           // still gets its board (once; before any completion-contract reminder).
@@ -385,7 +382,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
           const canRemind = contract && verb && !translator.verbDelivered && !lastResult.isError && !cancelled && reminders < maxReminders;
           if (canRemind) {
             reminders += 1;
-            const text = `${contract.reminder}\n\n(In this runner the tool is called \`${mcpToolName(verb)}\`.)`;
+            const text = mcpReminder(contract.reminder, verb);
             context.emit({ type: 'reminder_injected', text, attempt: reminders });
             inputQueue.push(text);
           } else inputQueue.close();

@@ -11,25 +11,13 @@ import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/s
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
-import { claudeCodeArgs, mcpToolName, userMessageLine } from './claude-code-args.js';
+import { claudeCodeArgs, mcpReminder, mcpToolsSentence, userMessageLine } from './claude-code-args.js';
 import { resolveClaudePath } from './claude-binary.js';
 import { CLAUDE_CODE_ADAPTER_ID, CLAUDE_CODE_CAPABILITIES } from './claude-code-capabilities.js';
 import { hookSettings, writeHookFiles } from './hook-script.js';
 import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
-import {
-  cancelledResult,
-  claudeSessionExists,
-  emptyUsage,
-  makeRunnerDirs,
-  registerRunSession,
-  RunnerSandboxChoice,
-  runnerNetwork,
-  runnerSandboxSpec,
-  UNSANDBOXED_OPT_IN,
-  unsandboxedRefusal,
-  type RunnerTransportOptions,
-} from '../runner-setup.js';
+import { addUsage, cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal, type RunnerTransportOptions } from '../runner-setup.js';
 import { NdjsonFramer, type MalformedLine } from './ndjson-framer.js';
 import { signalProcessTree } from './process-tree.js';
 import { ClaudeStreamTranslator } from './stream-translator.js';
@@ -113,12 +101,7 @@ export class ClaudeCodeTransport implements AgentTransport {
     try {
       const claudePath = this.options.claudePath ?? resolveClaudePath(context.env);
       const resume = context.previousSessionId && (await claudeSessionExists(configDir, context.previousSessionId)) ? context.previousSessionId : null;
-      const appendSystemPrompt = [
-        context.systemPrompt,
-        surfaced.length > 0
-          ? `The Control Center's tools named above are served to you over MCP: call each as \`${mcpToolName('<name>')}\` (for example \`${mcpToolName(surfaced[0]!)}\`).`
-          : '',
-      ]
+      const appendSystemPrompt = [context.systemPrompt, mcpToolsSentence(surfaced)]
         .filter((part) => part.trim())
         .join('\n\n');
       const args = claudeCodeArgs({
@@ -264,16 +247,13 @@ export class ClaudeCodeTransport implements AgentTransport {
       }
       if (message.type === 'result' && translator.result) {
         lastResult = translator.result;
-        usage.inputTokens += lastResult.usage.inputTokens;
-        usage.outputTokens += lastResult.usage.outputTokens;
-        usage.cacheReadTokens += lastResult.usage.cacheReadTokens ?? 0;
-        usage.cacheWriteTokens += lastResult.usage.cacheWriteTokens ?? 0;
+        addUsage(usage, lastResult.usage);
         // total_cost_usd is cumulative over the process (verified): keep the newest.
         if (lastResult.costUsd !== null) costUsd = lastResult.costUsd;
         const canRemind = contract && verb && !translator.verbDelivered && !lastResult.isError && !cancelled && reminders < maxReminders;
         if (canRemind) {
           reminders += 1;
-          const text = `${contract.reminder}\n\n(In this runner the tool is called \`${mcpToolName(verb)}\`.)`;
+          const text = mcpReminder(contract.reminder, verb);
           emit({ type: 'reminder_injected', text, attempt: reminders });
           child.stdin.write(userMessageLine(text));
         } else {

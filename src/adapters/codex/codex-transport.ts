@@ -3,7 +3,6 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
-import type { HookSession } from '../../core/hook-sessions.js';
 import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed, type TransportAction } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -14,7 +13,7 @@ import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { emptyUsage, killTreeAfterGrace, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions } from '../runner-setup.js';
+import { emptyUsage, killTreeAfterGrace, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
 import { resolveCodexBinary } from './codex-binary.js';
 import { CODEX_ADAPTER_ID, CODEX_CAPABILITIES } from './codex-capabilities.js';
@@ -117,19 +116,13 @@ export class CodexTransport implements AgentTransport {
     );
   }
 
-  private async execute(input: {
-    context: TransportRunContext;
-    command: string;
-    args: string[];
-    env: Record<string, string>;
-    readOnly: boolean;
-    relayMode: RelayMode;
-    model: string;
-    log: (message: string, detail?: unknown) => void;
-    session: HookSession;
-    /** The run's materialized scanned skills (SKL-5); the only skills Codex may offer. */
-    skillsRoot: string;
-  }): Promise<TransportResult> {
+  private async execute(
+    input: RunnerTurnInput & {
+      model: string;
+      /** The run's materialized scanned skills (SKL-5); the only skills Codex may offer. */
+      skillsRoot: string;
+    },
+  ): Promise<TransportResult> {
     const { context, log, readOnly } = input;
     const usage = emptyUsage();
     const protocolError = (message: string, line?: string) => {

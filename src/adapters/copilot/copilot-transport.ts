@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { CopilotClient, RuntimeConnection, type CopilotSession, type PermissionRequest, type PermissionRequestResult, type SessionConfig, type SessionEvent } from '@github/copilot-sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
-import type { HookSession } from '../../core/hook-sessions.js';
 import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed, type TransportAction, type TransportGateResult } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -17,7 +16,7 @@ import type { SandboxLaunch } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { cancelledResult, emptyUsage, killTreeAfterGrace, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal, type RunnerTransportOptions } from '../runner-setup.js';
+import { cancelledResult, emptyUsage, killTreeAfterGrace, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
 import type { TransportCapabilities } from '../transport-capabilities.js';
 import { nextRelayModeLine } from '../last-relay-mode.js';
@@ -179,22 +178,16 @@ export class CopilotTransport implements AgentTransport {
     }
   }
 
-  private async execute(input: {
-    context: TransportRunContext;
-    command: string;
-    args: string[];
-    env: Record<string, string>;
-    readOnly: boolean;
-    relayMode: RelayMode;
-    /** The message as sent (with the extension engine's mode line). */
-    prompt: string;
-    model: string;
-    modelBaseUrl: string;
-    log: (message: string, detail?: unknown) => void;
-    session: HookSession;
-    /** The run's materialized scanned skills (SKL-5); the only skills the session may offer. */
-    skillsRoot: string;
-  }): Promise<TransportResult> {
+  private async execute(
+    input: RunnerTurnInput & {
+      /** The message as sent (with the extension engine's mode line). */
+      prompt: string;
+      model: string;
+      modelBaseUrl: string;
+      /** The run's materialized scanned skills (SKL-5); the only skills the session may offer. */
+      skillsRoot: string;
+    },
+  ): Promise<TransportResult> {
     const { context, log, readOnly, relayMode } = input;
     const usage = emptyUsage();
     const requestSignal = AbortSignal.any([context.signal, input.session.signal]);
