@@ -4,10 +4,12 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { getCapabilityProfile } from '../core/capability-profiles.js';
 import type { HookSession, HookSessions } from '../core/hook-sessions.js';
+import type { RelayMode } from '../core/relay/relay-mode.js';
 import type { ModelUsage } from '../llm/model-types.js';
 import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../sandbox/sandbox-spec.js';
-import { selectSandbox } from '../sandbox/select-sandbox.js';
+import { configuredSandbox, type SandboxSelection } from '../sandbox/select-sandbox.js';
 import type { TransportResult, TransportRunContext } from './agent-transport.js';
+import { signalProcessTree } from './claude-code/process-tree.js';
 
 /**
  * What every external runner transport (Claude Code, Claude Agent SDK, Codex, Copilot) sets up the
@@ -19,6 +21,14 @@ import type { TransportResult, TransportRunContext } from './agent-transport.js'
 /** A usage record with every counter at zero. */
 export function emptyUsage(): Required<ModelUsage> {
   return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+/** Adds one model turn's usage to a run's running total (absent cache counters count as zero). */
+export function addUsage(total: Required<ModelUsage>, turn: ModelUsage): void {
+  total.inputTokens += turn.inputTokens;
+  total.outputTokens += turn.outputTokens;
+  total.cacheReadTokens += turn.cacheReadTokens ?? 0;
+  total.cacheWriteTokens += turn.cacheWriteTokens ?? 0;
 }
 
 /** An id made safe as one path segment (run and conversation ids come from the database, but never trust a path built from data). */
@@ -109,20 +119,12 @@ export function registerRunSession(
 
 /** The sandbox a transport's runs use, or why none; probed once per transport. */
 export class RunnerSandboxChoice {
-  private choice: Promise<{ backend: SandboxBackend | null; detail: string }> | null = null;
+  private choice: Promise<SandboxSelection> | null = null;
 
   constructor(private readonly configured: 'auto' | 'none' | SandboxBackend = 'auto') {}
 
-  get(): Promise<{ backend: SandboxBackend | null; detail: string }> {
-    if (!this.choice) {
-      const choice = this.configured;
-      this.choice =
-        choice === 'none'
-          ? Promise.resolve({ backend: null, detail: 'disabled by configuration' })
-          : choice === 'auto'
-            ? selectSandbox()
-            : Promise.resolve({ backend: choice, detail: choice.id });
-    }
+  get(): Promise<SandboxSelection> {
+    this.choice ??= configuredSandbox(this.configured);
     return this.choice;
   }
 }
@@ -209,6 +211,36 @@ export function runnerSandboxSpec(input: {
   };
 }
 
+/**
+ * The constructor options every transport that runs an external runner process takes, besides its
+ * own; one declaration so that each option means the same on every runner.
+ */
+export interface RunnerTransportOptions {
+  /** The registry the push proxy (and Claude Code's hook route) reads: the composition root's one registry. */
+  hookSessions: HookSessions;
+  /**
+   * `auto` (default): bubblewrap/Seatbelt when the host has a working one (probed once per
+   * transport); `none`: never; or a backend to use.
+   */
+  sandbox?: 'auto' | 'none' | SandboxBackend;
+  /**
+   * SEC-6: start the runner even when no OS sandbox wraps it. Off by default: unsandboxed, the runner
+   * runs as the server's user and could read the operator token. The operator opts in with
+   * `serve --allow-unsandboxed-runners`.
+   */
+  allowUnsandboxed?: boolean;
+  /** Paths the sandboxed runner must not see (pass the data root: operator token, databases). */
+  hiddenPaths?: string[];
+  /** Also hide the server user's home directory (~/.ssh, ~/.aws, the operator's own logins). Default true. */
+  hideHome?: boolean;
+  /** SIGTERM → SIGKILL grace on cancel (default 2 s, see {@link killTreeAfterGrace}). */
+  killGraceMs?: number;
+  /** Where diagnostics go (stderr lines, protocol errors). */
+  log?: (message: string, detail?: unknown) => void;
+  /** Called with the runner's pid once it is spawned (tests kill it; benchmarks measure it). */
+  onSpawn?: (pid: number) => void;
+}
+
 /** What {@link withRunnerLaunch} needs from a transport: who it is and how it was configured. */
 export interface RunnerLaunchOptions {
   context: TransportRunContext;
@@ -217,7 +249,7 @@ export interface RunnerLaunchOptions {
   /** The runner as the run's error messages name it (`Codex`, `ACP agent`, …). */
   runnerName: string;
   /** The transport's own configuration (its constructor options). */
-  transport: { hookSessions: HookSessions; allowUnsandboxed?: boolean; hiddenPaths?: string[]; hideHome?: boolean };
+  transport: Pick<RunnerTransportOptions, 'hookSessions' | 'allowUnsandboxed' | 'hiddenPaths' | 'hideHome'>;
   sandboxChoice: RunnerSandboxChoice;
   /** More directories under the run directory (`extra` in the scope, in this order). */
   extraDirs?: string[];
@@ -288,6 +320,22 @@ export async function withRunnerLaunch(options: RunnerLaunchOptions, body: (scop
   }
 }
 
+/** What one turn of a runner works with once its program is prepared (wrapped in the run's sandbox). */
+export interface RunnerTurnInput {
+  context: TransportRunContext;
+  /** The program and its arguments as they are spawned (the sandbox's wrapper, or the runner itself). */
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** The mode's worktree profile says read-only (MODE-2). */
+  readOnly: boolean;
+  /** Fixed when the turn starts (MODE-2). */
+  relayMode: RelayMode;
+  log: (message: string, detail?: unknown) => void;
+  /** The run's hook session: its decisions and the signal that ends with the run. */
+  session: HookSession;
+}
+
 /** How a runner process ended. */
 export interface RunnerExit {
   code: number | null;
@@ -305,9 +353,13 @@ export interface RunnerProcess {
   stderrTail(): string;
 }
 
-/** Spawns a runner in its own process group (so cancel can signal the whole tree), piping all three streams. */
-export function spawnRunnerProcess(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): RunnerProcess {
+/**
+ * Spawns a runner in its own process group (so cancel can signal the whole tree), piping all three
+ * streams; `onSpawn` hears its pid when it has one.
+ */
+export function spawnRunnerProcess(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; onSpawn?: (pid: number) => void }): RunnerProcess {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
+  if (child.pid !== undefined) options.onSpawn?.(child.pid);
   const tail: string[] = [];
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
@@ -321,4 +373,14 @@ export function spawnRunnerProcess(command: string, args: string[], options: { c
     child.once('exit', (code, signal) => resolve({ code, signal, error: null }));
   });
   return { child, exited, stderrTail: () => tail.join('') };
+}
+
+/**
+ * Cancel's last resort: the runner's whole process tree is killed once `graceMs` (default 2 s) has
+ * passed, whatever the polite stop (an interrupt request, SIGTERM) achieved by then. Does not keep
+ * the server alive.
+ */
+export function killTreeAfterGrace(pid: number | undefined, graceMs = 2_000): void {
+  if (pid === undefined) return;
+  setTimeout(() => void signalProcessTree(pid, 'SIGKILL', []), graceMs).unref();
 }

@@ -1,4 +1,5 @@
 import type { Mode } from '../core/modes.js';
+import { declareRunnerCapabilities } from './runner-capabilities.js';
 
 /**
  * What a transport declares it supports (ADP-1), the one source the run routes, the web and the
@@ -94,18 +95,12 @@ export function missingControl(capabilities: TransportCapabilities, control: Run
 
 /** The declaration for an agent whose adapter is not registered on this server: it supports nothing (its runs fail at once). */
 export function unavailableCapabilities(adapterId: string): TransportCapabilities {
-  return {
+  return declareRunnerCapabilities({
     adapterId,
     label: `unavailable adapter '${adapterId}'`,
-    steer: false,
-    pauseResume: false,
-    cancel: true,
-    subagents: 'inRunner',
-    nativeTools: true,
-    gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: false, pushes: false },
-    completionContract: [],
+    productToolsOverMcp: false,
     structuralModes: [],
     sandbox: false,
     skills: 'unfed',
-  };
+  });
 }

@@ -4,6 +4,7 @@ import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { HookSession, HookSessions, PushRemote } from '../core/hook-sessions.js';
+import { PerKeyLock } from '../core/per-key-lock.js';
 import { gateFailingClosed } from '../core/transport-gate.js';
 import { nowIso } from '../ids.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
@@ -228,7 +229,8 @@ function parseCgi(output: Buffer): ProxyResponse {
  * real remote: forwarding runs in the server's process with the server's git credentials.
  */
 export class GitPushProxy {
-  private readonly locks = new Map<string, Promise<unknown>>();
+  /** Pushes into one staging repository run one at a time. */
+  private readonly stagingLock = new PerKeyLock();
 
   constructor(
     private readonly sessions: HookSessions,
@@ -240,7 +242,7 @@ export class GitPushProxy {
     if (service !== 'git-receive-pack') return jsonResponse(403, 'forbidden', 'the push proxy serves pushes only (git-receive-pack); fetch from the remote directly');
     const found = this.lookup(token, id);
     if ('status' in found) return found;
-    return this.serialized(found.stagingPath, async () => {
+    return this.stagingLock.exclusive(found.stagingPath, async () => {
       await this.prepareStaging(found.session, found.remote, found.stagingPath);
       return this.httpBackend(found.stagingPath, { method: 'GET', pathInfo: '/info/refs', query: `service=${service}`, body: Buffer.alloc(0), env: {} });
     });
@@ -264,7 +266,7 @@ export class GitPushProxy {
     const result = await gateFailingClosed(() => session.gate(action, gateSignal), ['gitPush']);
     session.decisions.push({ source: 'push', toolUseId: null, toolName: 'git-push-proxy', action, allow: result.allow, result, at: nowIso() });
     const decidedBy = `${result.decidedBy.scope}${result.decidedBy.ruleId ? ` rule ${result.decidedBy.ruleId}` : ''}`;
-    return this.serialized(stagingPath, async () => {
+    return this.stagingLock.exclusive(stagingPath, async () => {
       await this.prepareStaging(session, remote, stagingPath);
       return this.httpBackend(stagingPath, {
         method: 'POST',
@@ -369,14 +371,4 @@ export class GitPushProxy {
     return parseCgi(Buffer.concat(stdout));
   }
 
-  private async serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(work);
-    this.locks.set(key, next);
-    try {
-      return await next;
-    } finally {
-      if (this.locks.get(key) === next) this.locks.delete(key);
-    }
-  }
 }

@@ -6,7 +6,7 @@ import { configEnvironment, hardenedConfig, hardenedGitEnvironment, patternedOve
 import { tryGit } from '../git/run-git.js';
 import { sanitizedEnv } from './sanitized-env.js';
 import type { SandboxBackend, SandboxSpec } from './sandbox-spec.js';
-import { selectSandbox, type SandboxSelection } from './select-sandbox.js';
+import { configuredSandbox, type SandboxSelection } from './select-sandbox.js';
 import { sharedSpawnHelper, type SpawnHelper } from './spawn-helper.js';
 import { WarmSandboxPool } from './warm-sandbox-pool.js';
 
@@ -107,15 +107,7 @@ export class CommandSandbox {
 
   /** The backend commands will use, or why none (probed once). */
   backend(): Promise<SandboxSelection> {
-    if (!this.choice) {
-      const choice = this.options.sandbox ?? 'auto';
-      this.choice =
-        choice === 'none'
-          ? Promise.resolve({ backend: null, detail: 'disabled by configuration' })
-          : choice === 'auto'
-            ? selectSandbox()
-            : Promise.resolve({ backend: choice, detail: choice.id });
-    }
+    this.choice ??= configuredSandbox(this.options.sandbox ?? 'auto');
     return this.choice;
   }
 

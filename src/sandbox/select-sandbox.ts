@@ -24,3 +24,14 @@ export async function selectSandbox(options: { platform?: NodeJS.Platform; bwrap
   }
   return { backend: null, detail: `no sandbox backend for ${platform}` };
 }
+
+/**
+ * What a configured sandbox choice stands for: `none` — no backend, by configuration; `auto` — the
+ * host's ({@link selectSandbox}); a backend — that one. Callers keep the promise, so the host is
+ * probed once per consumer.
+ */
+export function configuredSandbox(choice: 'auto' | 'none' | SandboxBackend): Promise<SandboxSelection> {
+  if (choice === 'none') return Promise.resolve({ backend: null, detail: 'disabled by configuration' });
+  if (choice === 'auto') return selectSandbox();
+  return Promise.resolve({ backend: choice, detail: choice.id });
+}

@@ -1,9 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { AcpTransport } from '../../src/adapters/acp/acp-transport.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { useFakeAcpAgent } from '../support/fake-acp-fixture.js';
 import { pollFor } from '../support/relay-fixture.js';
 
 /**
@@ -13,37 +11,7 @@ import { pollFor } from '../support/relay-fixture.js';
  * "safe" calls without asking the client) and `always-approve`. The protocol, the transport, the policy
  * engine and the approvals are real.
  */
-const FAKE_AGENT = fileURLToPath(new URL('../support/fake-acp-agent.mjs', import.meta.url));
-const GROK_MODES = ['ask', 'plan', 'auto', 'always-approve'];
-let fixture: ClaudeCodeFixture | null = null;
-
-afterEach(async () => {
-  await fixture?.dispose();
-  fixture = null;
-});
-
-async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string } = {}): Promise<{ f: ClaudeCodeFixture; journal: () => Array<Record<string, any>> }> {
-  let journalPath = '';
-  fixture = await startClaudeCodeFixture({
-    ...(options.mode ? { mode: options.mode } : {}),
-    ...(options.autonomy ? { autonomy: options.autonomy } : {}),
-    adapter: {
-      id: 'acp',
-      transport: (app, dataRoot) => {
-        journalPath = join(dataRoot, 'grok-acp-journal.jsonl');
-        writeFileSync(journalPath, '');
-        const args = [FAKE_AGENT, '--name', 'grok', '--journal', journalPath, '--modes', GROK_MODES.join(',')];
-        return new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args } } });
-      },
-    },
-  });
-  const journal = () =>
-    readFileSync(journalPath, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
-  return { f: fixture, journal };
-}
+const start = useFakeAcpAgent({ agentArgs: ['--name', 'grok'], modes: ['ask', 'plan', 'auto', 'always-approve'] });
 
 const setModes = (journal: () => Array<Record<string, any>>) => journal().filter((entry) => entry.event === 'setMode').map((entry) => entry.modeId);
 

@@ -1,9 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { AcpTransport, type AcpTransportOptions } from '../../src/adapters/acp/acp-transport.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { FAKE_ACP_AGENT, useFakeAcpAgent } from '../support/fake-acp-fixture.js';
 import { pollFor } from '../support/relay-fixture.js';
 
 /**
@@ -11,41 +10,7 @@ import { pollFor } from '../support/relay-fixture.js';
  * ACP SDK (test/support/fake-acp-agent.mjs, whose "model" is the `@` directives of the prompt), the
  * run executor, the policy engine, the approval service and the confined worktree files.
  */
-const FAKE_AGENT = fileURLToPath(new URL('../support/fake-acp-agent.mjs', import.meta.url));
-let fixture: ClaudeCodeFixture | null = null;
-
-afterEach(async () => {
-  await fixture?.dispose();
-  fixture = null;
-});
-
-interface Started {
-  f: ClaudeCodeFixture;
-  journal: () => Array<Record<string, any>>;
-}
-
-async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; modes?: string[]; journal?: boolean; transport?: Partial<AcpTransportOptions> } = {}): Promise<Started> {
-  let journalPath = '';
-  fixture = await startClaudeCodeFixture({
-    ...(options.mode ? { mode: options.mode } : {}),
-    ...(options.autonomy ? { autonomy: options.autonomy } : {}),
-    adapter: {
-      id: 'acp',
-      transport: (app, dataRoot) => {
-        journalPath = join(dataRoot, 'acp-journal.jsonl');
-        writeFileSync(journalPath, '');
-        const args = [FAKE_AGENT, ...(options.journal === false ? [] : ['--journal', journalPath]), ...(options.modes ? ['--modes', options.modes.join(',')] : [])];
-        return new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args } }, ...options.transport });
-      },
-    },
-  });
-  const journal = () =>
-    readFileSync(journalPath, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
-  return { f: fixture, journal };
-}
+const start = useFakeAcpAgent();
 
 const CLAUDE_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions'];
 
@@ -214,7 +179,7 @@ describe("ACP transport: the agent's own command (RLY-7)", () => {
   it("the command stored on the agent runs, over the server's table (which here names a shell and would fail)", async () => {
     const { f, journal } = await start({ journal: false, transport: { commands: { '*': { command: '/bin/sh', args: ['-c', 'echo hi'] } } } });
     const journalPath = join(f.dataRoot, 'own-journal.jsonl');
-    const set = await f.api('PATCH', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`, { acpCommand: { command: process.execPath, args: [FAKE_AGENT, '--journal', journalPath] } });
+    const set = await f.api('PATCH', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`, { acpCommand: { command: process.execPath, args: [FAKE_ACP_AGENT, '--journal', journalPath] } });
     expect(set.status).toBe(200);
     const detail = await f.waitForRun(await f.send('@permission execute echo own > own.txt'));
     expect(detail.run.state).toBe('completed');
@@ -225,6 +190,7 @@ describe("ACP transport: the agent's own command (RLY-7)", () => {
 
   it('a known ACP agent that is not installed fails the run naming acpCommand.command, before anything starts', async () => {
     const { f, journal } = await start();
+    // gemini: a known agent that is not a dependency (claude-agent-acp is one now, test/adapters/acp-real-agent.test.ts).
     await f.api('PATCH', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`, { acpCommand: { command: 'gemini', args: [] } });
     const detail = await f.waitForRun(await f.send('hello'));
     expect(detail.run.state).toBe('failed');

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClaudeAgentSdkTransport, type ClaudeAgentSdkTransportOptions } from '../../src/adapters/claude-agent-sdk/claude-agent-sdk-transport.js';
 import { NO_RESPONSE_LINE } from '../../src/services/approvals/question-service.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 import { pollFor, questionCards } from '../support/relay-fixture.js';
+import { useRunnerFixture } from '../support/runner-fixture.js';
 
 /**
  * The Claude Agent SDK transport (RLY-7) end to end: the real SDK and its Claude Code engine, the
@@ -13,32 +14,9 @@ import { pollFor, questionCards } from '../support/relay-fixture.js';
  * (reached through the model proxy) as the only stand-in. Without the OS sandbox, so that what the
  * host's hook and canUseTool enforce is shown on its own.
  */
-let fixture: ClaudeCodeFixture | null = null;
-
-afterEach(async () => {
-  await fixture?.dispose();
-  fixture = null;
-});
-
-async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; transport?: Partial<ClaudeAgentSdkTransportOptions> } = {}): Promise<ClaudeCodeFixture> {
-  fixture = await startClaudeCodeFixture({
-    ...(options.mode ? { mode: options.mode } : {}),
-    ...(options.autonomy ? { autonomy: options.autonomy } : {}),
-    adapter: {
-      id: 'claude-agent-sdk',
-      transport: (app, dataRoot) =>
-        new ClaudeAgentSdkTransport({
-          hookSessions: app.hookSessions,
-          hiddenPaths: [dataRoot],
-          sandbox: 'none',
-          allowUnsandboxed: true,
-          askUser: questionCards(app),
-          ...options.transport,
-        }),
-    },
-  });
-  return fixture;
-}
+const start = useRunnerFixture('claude-agent-sdk', ({ app, base }, options: { mode?: 'chat' | 'plan'; autonomy?: string; transport?: Partial<ClaudeAgentSdkTransportOptions> }) =>
+  new ClaudeAgentSdkTransport({ ...base, askUser: questionCards(app), ...options.transport }),
+);
 
 const modelRequests = (f: ClaudeCodeFixture) => f.model.requests.filter((request) => request.path.startsWith('/v1/messages'));
 

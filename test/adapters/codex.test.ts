@@ -1,42 +1,20 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CodexTransport, type CodexTransportOptions } from '../../src/adapters/codex/codex-transport.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 import { pollFor, questionCards } from '../support/relay-fixture.js';
+import { useRunnerFixture } from '../support/runner-fixture.js';
 
 /**
  * The Codex transport (RLY-7) end to end: the real `codex app-server` (the npm package's native
  * binary) over JSON-RPC, the run executor, the policy engine, the approval and question services and
  * the model proxy, with the scripted model server speaking OpenAI Responses as the only stand-in.
  */
-let fixture: ClaudeCodeFixture | null = null;
-
-afterEach(async () => {
-  await fixture?.dispose();
-  fixture = null;
-});
-
-async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; transport?: Partial<CodexTransportOptions> } = {}): Promise<ClaudeCodeFixture> {
-  fixture = await startClaudeCodeFixture({
-    ...(options.mode ? { mode: options.mode } : {}),
-    ...(options.autonomy ? { autonomy: options.autonomy } : {}),
-    adapter: {
-      id: 'codex',
-      transport: (app, dataRoot) =>
-        new CodexTransport({
-          hookSessions: app.hookSessions,
-          hiddenPaths: [dataRoot],
-          sandbox: 'none',
-          allowUnsandboxed: true,
-          askUser: questionCards(app),
-          ...options.transport,
-        }),
-    },
-  });
-  return fixture;
-}
+const start = useRunnerFixture('codex', ({ app, base }, options: { mode?: 'chat' | 'plan'; autonomy?: string; transport?: Partial<CodexTransportOptions> }) =>
+  new CodexTransport({ ...base, askUser: questionCards(app), ...options.transport }),
+);
 
 const modelRequests = (f: ClaudeCodeFixture) => f.model.requests.filter((request) => request.path.endsWith('/responses'));
 

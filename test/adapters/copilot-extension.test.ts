@@ -1,36 +1,20 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CopilotTransport } from '../../src/adapters/copilot/copilot-transport.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 import { questionCards } from '../support/relay-fixture.js';
+import { useRunnerFixture } from '../support/runner-fixture.js';
 
 /**
  * Copilot's extension engine (RLY-7, RLY-8), the second Copilot row: the real `@github/copilot`
  * runtime offline with the model proxy as its BYOK provider, like the SDK engine's tests; the relay
  * mode reaches it only as the `[Relay mode: …]` line, and it makes no permission checks.
  */
-let fixture: ClaudeCodeFixture | null = null;
 const runtimeCacheDir = join(process.cwd(), 'node_modules', '.cache', 'control-center-copilot-runtime');
 
-afterEach(async () => {
-  await fixture?.dispose();
-  fixture = null;
-});
-
-async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string } = {}): Promise<ClaudeCodeFixture> {
-  fixture = await startClaudeCodeFixture({
-    ...(options.mode ? { mode: options.mode } : {}),
-    ...(options.autonomy ? { autonomy: options.autonomy } : {}),
-    adapter: {
-      id: 'copilot-extension',
-      transport: (app, dataRoot) =>
-        new CopilotTransport({ engine: 'extension', hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, askUser: questionCards(app), runtimeCacheDir }),
-    },
-  });
-  return fixture;
-}
+const start = useRunnerFixture('copilot-extension', ({ app, base }) => new CopilotTransport({ engine: 'extension', ...base, askUser: questionCards(app), runtimeCacheDir }));
 
 const modelRequests = (f: ClaudeCodeFixture) => f.model.requests.filter((request) => request.path.endsWith('/responses'));
 

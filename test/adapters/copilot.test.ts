@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CopilotTransport, type CopilotTransportOptions } from '../../src/adapters/copilot/copilot-transport.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 import { pollFor, questionCards } from '../support/relay-fixture.js';
+import { useRunnerFixture } from '../support/runner-fixture.js';
 
 /**
  * The Copilot transport (RLY-7) end to end: the real `@github/copilot` runtime driven by
@@ -12,36 +13,12 @@ import { pollFor, questionCards } from '../support/relay-fixture.js';
  * policy engine and the question service, with the scripted model server speaking OpenAI Responses as
  * the only stand-in.
  */
-let fixture: ClaudeCodeFixture | null = null;
-
 /** The runtime unpacks ≈235 MB on first start; every test shares one unpacked copy (outside /tmp, which the sandbox replaces). */
 const runtimeCacheDir = join(process.cwd(), 'node_modules', '.cache', 'control-center-copilot-runtime');
 
-afterEach(async () => {
-  await fixture?.dispose();
-  fixture = null;
-});
-
-async function start(options: { mode?: 'chat' | 'plan'; autonomy?: string; transport?: Partial<CopilotTransportOptions> } = {}): Promise<ClaudeCodeFixture> {
-  fixture = await startClaudeCodeFixture({
-    ...(options.mode ? { mode: options.mode } : {}),
-    ...(options.autonomy ? { autonomy: options.autonomy } : {}),
-    adapter: {
-      id: 'copilot',
-      transport: (app, dataRoot) =>
-        new CopilotTransport({
-          hookSessions: app.hookSessions,
-          hiddenPaths: [dataRoot],
-          sandbox: 'none',
-          allowUnsandboxed: true,
-          askUser: questionCards(app),
-          runtimeCacheDir,
-          ...options.transport,
-        }),
-    },
-  });
-  return fixture;
-}
+const start = useRunnerFixture('copilot', ({ app, base }, options: { mode?: 'chat' | 'plan'; autonomy?: string; transport?: Partial<CopilotTransportOptions> }) =>
+  new CopilotTransport({ ...base, askUser: questionCards(app), runtimeCacheDir, ...options.transport }),
+);
 
 const modelRequests = (f: ClaudeCodeFixture) => f.model.requests.filter((request) => request.path.endsWith('/responses'));
 const bash = (command: string) => reply().tool('bash', { command, description: 'run it' });

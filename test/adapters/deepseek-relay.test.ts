@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClaudeAgentSdkTransport } from '../../src/adapters/claude-agent-sdk/claude-agent-sdk-transport.js';
-import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import { useRunnerFixture } from '../support/runner-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 
 /**
@@ -10,22 +11,10 @@ import { reply } from '../support/scripted-model-server.js';
  * scripted model server stands in for that endpoint, configured as the workspace's
  * `deepseek-anthropic` base URL and key; the runner only ever sees the model proxy and its run token.
  */
-let fixture: ClaudeCodeFixture | null = null;
-
-afterEach(async () => {
-  await fixture?.dispose();
-  fixture = null;
-});
+const startDeepSeek = useRunnerFixture('deepseek', ({ base }) => new ClaudeAgentSdkTransport({ backend: 'deepseek', ...base, askUser: async () => [] }));
 
 async function start(mode: 'chat' | 'plan'): Promise<ClaudeCodeFixture> {
-  fixture = await startClaudeCodeFixture({
-    mode,
-    adapter: {
-      id: 'deepseek',
-      transport: (app, dataRoot) =>
-        new ClaudeAgentSdkTransport({ backend: 'deepseek', hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, askUser: async () => [] }),
-    },
-  });
+  const fixture = await startDeepSeek({ mode });
   const settings = await fixture.api('PATCH', `/api/workspaces/${fixture.workspaceId}/settings`, {
     apiKeys: { 'deepseek-anthropic': 'deepseek-secret-key' },
     baseUrls: { 'deepseek-anthropic': fixture.model.anthropicBaseUrl },

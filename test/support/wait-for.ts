@@ -11,3 +11,17 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
   }
   throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last)}`);
 }
+
+/**
+ * Polls `read` every `intervalMs` until `done` holds, failing after `timeoutMs` with the last value —
+ * the tighter loop for in-process servers (pipelines, plans), where a state change lands within ms.
+ */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000, intervalMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

@@ -1,4 +1,4 @@
-import type { TransportCapabilities } from '../transport-capabilities.js';
+import { declareRunnerCapabilities } from '../runner-capabilities.js';
 
 /** The checkout folders ACP agents discover skills in, where the prepare stage writes the scanned set (SKL-5). */
 export const ACP_SKILLS_FOLDERS: readonly string[] = ['.agents/skills', '.claude/skills'];
@@ -18,19 +18,13 @@ export const ACP_ADAPTER_ID = 'acp';
  * of the output verb; a turn without it gets a reminder prompt (twice at most), then the run is flagged.
  * No steer/pause; cancel sends `session/cancel` and ends the process.
  */
-export const ACP_CAPABILITIES: TransportCapabilities = {
+export const ACP_CAPABILITIES = declareRunnerCapabilities({
   adapterId: ACP_ADAPTER_ID,
   label: 'ACP agent',
-  steer: false,
-  pauseResume: false,
-  cancel: true,
-  subagents: 'inRunner',
-  nativeTools: true,
-  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
-  completionContract: ['plan', 'orchestrate'],
+  productToolsOverMcp: true,
   structuralModes: ['chat'],
   sandbox: true,
   // SKL-5: the scanned set is written into the checkout's skills folders, but the agent's own
   // discovery also reads what else is there (the repository's own skills, its HOME).
   skills: 'fedUnbounded',
-};
+});

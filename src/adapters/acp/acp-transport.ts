@@ -3,8 +3,7 @@ import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
-import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
-import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
+import { relayModeOf } from '../../core/relay/relay-mode.js';
 import { nextRelayModeLine } from '../last-relay-mode.js';
 import { gateFailingClosed, type TransportAction } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -12,12 +11,11 @@ import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
-import type { SandboxBackend } from '../../sandbox/sandbox-spec.js';
 import { NodeWorktree } from '../../worktree/node-worktree.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
+import { emptyUsage, killTreeAfterGrace, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
 import { ACP_ADAPTER_ID, ACP_CAPABILITIES, ACP_SKILLS_FOLDERS } from './acp-capabilities.js';
 import { acpCommandFor, resolveAgentAcpCommand, type AcpAgentCommands } from './acp-command.js';
 import { acpModeFor, relayModesByLine, type AcpSessionMode } from './acp-modes.js';
@@ -25,21 +23,11 @@ import { classifyPermission, permissionOutcome, type AcpPermissionOption } from 
 
 export { ACP_ADAPTER_ID } from './acp-capabilities.js';
 
-export interface AcpTransportOptions {
-  hookSessions: HookSessions;
+export interface AcpTransportOptions extends RunnerTransportOptions {
   /** ACP commands by agent name (`*` for every other agent); absent: `CONTROL_CENTER_ACP_AGENTS` from the server's environment. */
   commands?: AcpAgentCommands;
-  sandbox?: 'auto' | 'none' | SandboxBackend;
-  allowUnsandboxed?: boolean;
-  hiddenPaths?: string[];
-  hideHome?: boolean;
   /** Paths the agent program needs to see read-only inside the sandbox (its install directory). */
   programPaths?: string[];
-  /** SIGTERM → SIGKILL grace on cancel (default 2 s). */
-  killGraceMs?: number;
-  log?: (message: string, detail?: unknown) => void;
-  /** Called with the agent's pid once it is spawned (tests kill it). */
-  onSpawn?: (pid: number) => void;
 }
 
 type Json = Record<string, unknown>;
@@ -129,21 +117,10 @@ export class AcpTransport implements AgentTransport {
     );
   }
 
-  private async execute(input: {
-    context: TransportRunContext;
-    command: string;
-    args: string[];
-    env: Record<string, string>;
-    readOnly: boolean;
-    relayMode: RelayMode;
-    configDir: string;
-    log: (message: string, detail?: unknown) => void;
-    session: HookSession;
-  }): Promise<TransportResult> {
+  private async execute(input: RunnerTurnInput & { configDir: string }): Promise<TransportResult> {
     const { context, log, readOnly } = input;
     const usage = emptyUsage();
-    const { child, exited, stderrTail } = spawnRunnerProcess(input.command, input.args, { cwd: context.worktreePath, env: input.env });
-    if (child.pid !== undefined) this.options.onSpawn?.(child.pid);
+    const { child, exited, stderrTail } = spawnRunnerProcess(input.command, input.args, { cwd: context.worktreePath, env: input.env, onSpawn: this.options.onSpawn });
 
     const worktree = new NodeWorktree(context.worktreePath);
     const calls = new Map<string, { call: ToolCallBlock; started: number }>();
@@ -279,8 +256,7 @@ export class AcpTransport implements AgentTransport {
     const onAbort = () => {
       cancelled = true;
       if (sessionId) void agent.notify('session/cancel', { sessionId }).catch(() => undefined);
-      const pid = child.pid;
-      if (pid !== undefined) setTimeout(() => void signalProcessTree(pid, 'SIGKILL', []), this.options.killGraceMs ?? 2_000).unref();
+      killTreeAfterGrace(child.pid, this.options.killGraceMs);
     };
     context.signal.addEventListener('abort', onAbort, { once: true });
     // Process death is detected however the turn stands: every pending request fails with it.

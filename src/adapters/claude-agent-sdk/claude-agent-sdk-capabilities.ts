@@ -1,3 +1,4 @@
+import { declareRunnerCapabilities } from '../runner-capabilities.js';
 import type { TransportCapabilities } from '../transport-capabilities.js';
 
 /** The `adapterId` of agents that run on the Claude Agent SDK (RLY-7). */
@@ -11,20 +12,15 @@ export const CLAUDE_AGENT_SDK_ADAPTER_ID = 'claude-agent-sdk';
  * Reads (Read, Grep, Glob, WebFetch, WebSearch) are let through without asking the policy engine.
  * No steer/pause: a turn's input is fixed at start (reminders aside); cancel ends the process.
  */
-export const CLAUDE_AGENT_SDK_CAPABILITIES: TransportCapabilities = {
+export const CLAUDE_AGENT_SDK_CAPABILITIES = declareRunnerCapabilities({
   adapterId: CLAUDE_AGENT_SDK_ADAPTER_ID,
   label: 'Claude Agent SDK',
-  steer: false,
-  pauseResume: false,
-  cancel: true,
-  subagents: 'inRunner',
-  nativeTools: true,
-  gates: { toolSurface: false, shellCommands: true, fileWrites: true, reads: false, productTools: true, pushes: false },
-  completionContract: ['plan', 'orchestrate'],
+  productToolsOverMcp: true,
+  gatesShellAndWrites: true,
   structuralModes: ['chat'],
   sandbox: true,
   skills: 'scannedOnly',
-};
+});
 
 /** The `adapterId` of DeepSeek relay agents: the same SDK path with DeepSeek's Anthropic-compatible endpoint (RLY-7). */
 export const DEEPSEEK_ADAPTER_ID = 'deepseek';

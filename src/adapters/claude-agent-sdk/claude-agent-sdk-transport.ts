@@ -3,17 +3,16 @@ import { dirname, join } from 'node:path';
 import { query, type CanUseTool, type HookCallback, type PermissionResult, type SDKUserMessage, type SpawnedProcess, type SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
-import type { HookDecisionRecord, HookSession, HookSessions } from '../../core/hook-sessions.js';
-import { claudeSessionExists, emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerExit } from '../runner-setup.js';
+import type { HookDecisionRecord, HookSession } from '../../core/hook-sessions.js';
+import { addUsage, claudeSessionExists, emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerExit, type RunnerTransportOptions } from '../runner-setup.js';
 import { relayModeOf } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
-import type { SandboxBackend } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
-import { MCP_SERVER_NAME, mcpToolName } from '../claude-code/claude-code-args.js';
+import { MCP_SERVER_NAME, mcpReminder, mcpToolName, mcpToolsSentence } from '../claude-code/claude-code-args.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
 import { ClaudeStreamTranslator } from '../claude-code/stream-translator.js';
 import { CLAUDE_AGENT_SDK_CAPABILITIES, DEEPSEEK_CAPABILITIES } from './claude-agent-sdk-capabilities.js';
@@ -42,27 +41,12 @@ export type AskUser = (
   signal: AbortSignal,
 ) => Promise<string[]>;
 
-export interface ClaudeAgentSdkTransportOptions {
-  /** The registry the push proxy reads (the composition root's one registry). */
-  hookSessions: HookSessions;
+export interface ClaudeAgentSdkTransportOptions extends RunnerTransportOptions {
   /** Question cards (RLY-4): the composition root's question service with the workspace's timeout. */
   askUser: AskUser;
-  /** `auto` (default): the host's OS sandbox when it has one; `none`: never; or a backend. */
-  sandbox?: 'auto' | 'none' | SandboxBackend;
-  /** SEC-6: start without an OS sandbox (operator opt-in, `--allow-unsandboxed-runners`). */
-  allowUnsandboxed?: boolean;
-  /** Paths the sandboxed runner must not see (the data root). */
-  hiddenPaths?: string[];
-  /** Also hide the server user's home (default true). */
-  hideHome?: boolean;
   /** Claude Code executable the SDK starts (default: the SDK's own platform binary). */
   claudePath?: string;
   maxReminders?: number;
-  /** SIGTERM → SIGKILL grace on cancel (default 2 s). */
-  killGraceMs?: number;
-  log?: (message: string, detail?: unknown) => void;
-  /** Called with the runner's pid once it is spawned (benchmarks measure its memory). */
-  onSpawn?: (pid: number) => void;
   /**
    * Which model backend this registration speaks for: `claude` (default, the broker's `anthropic`
    * provider) or `deepseek` (RLY-7: the same path with DeepSeek's Anthropic-compatible endpoint and
@@ -331,7 +315,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
 
     const appendPrompt = [
       context.systemPrompt,
-      input.surfaced.length > 0 ? `The Control Center's tools named above are served to you over MCP: call each as \`${mcpToolName('<name>')}\` (for example \`${mcpToolName(input.surfaced[0]!)}\`).` : '',
+      mcpToolsSentence(input.surfaced),
       input.relayModeSentences,
     ]
       .filter((part) => part.trim())
@@ -386,10 +370,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
         }
         if (message.type === 'result' && translator.result) {
           lastResult = translator.result;
-          usage.inputTokens += lastResult.usage.inputTokens;
-          usage.outputTokens += lastResult.usage.outputTokens;
-          usage.cacheReadTokens += lastResult.usage.cacheReadTokens ?? 0;
-          usage.cacheWriteTokens += lastResult.usage.cacheWriteTokens ?? 0;
+          addUsage(usage, lastResult.usage);
           if (lastResult.costUsd !== null) costUsd = lastResult.costUsd;
           // RLY-5 fallback: a plan turn whose answer reads like a plan but never used ExitPlanMode
           // still gets its board (once; before any completion-contract reminder).
@@ -401,7 +382,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
           const canRemind = contract && verb && !translator.verbDelivered && !lastResult.isError && !cancelled && reminders < maxReminders;
           if (canRemind) {
             reminders += 1;
-            const text = `${contract.reminder}\n\n(In this runner the tool is called \`${mcpToolName(verb)}\`.)`;
+            const text = mcpReminder(contract.reminder, verb);
             context.emit({ type: 'reminder_injected', text, attempt: reminders });
             inputQueue.push(text);
           } else inputQueue.close();

@@ -18,6 +18,17 @@ export function mcpToolName(name: string): string {
   return `mcp__${MCP_SERVER_NAME}__${name}`;
 }
 
+/** The system-prompt sentence that tells Claude Code how the surfaced product tools are called; empty when none are. */
+export function mcpToolsSentence(surfaced: readonly string[]): string {
+  if (surfaced.length === 0) return '';
+  return `The Control Center's tools named above are served to you over MCP: call each as \`${mcpToolName('<name>')}\` (for example \`${mcpToolName(surfaced[0]!)}\`).`;
+}
+
+/** HAR-4: the completion contract's reminder, naming the output verb as Claude Code calls it. */
+export function mcpReminder(reminder: string, verb: string): string {
+  return `${reminder}\n\n(In this runner the tool is called \`${mcpToolName(verb)}\`.)`;
+}
+
 export interface ClaudeCodeArgsInput {
   mode: Mode;
   /** `--settings` JSON (the PreToolUse hook). */

@@ -1,4 +1,4 @@
-import type { TransportCapabilities } from '../transport-capabilities.js';
+import { declareRunnerCapabilities } from '../runner-capabilities.js';
 
 /** The `adapterId` of agents that run on the Claude Code CLI. */
 export const CLAUDE_CODE_ADAPTER_ID = 'claude-code';
@@ -10,17 +10,12 @@ export const CLAUDE_CODE_ADAPTER_ID = 'claude-code';
  * hooked. The completion contract is observed where the output verb exists (plan: `submit_plan`
  * over MCP, and orchestrate: `propose_orchestration` over MCP).
  */
-export const CLAUDE_CODE_CAPABILITIES: TransportCapabilities = {
+export const CLAUDE_CODE_CAPABILITIES = declareRunnerCapabilities({
   adapterId: CLAUDE_CODE_ADAPTER_ID,
   label: 'Claude Code CLI',
-  steer: false,
-  pauseResume: false,
-  cancel: true,
-  subagents: 'inRunner',
-  nativeTools: true,
-  gates: { toolSurface: false, shellCommands: true, fileWrites: true, reads: false, productTools: true, pushes: false },
-  completionContract: ['plan', 'orchestrate'],
+  productToolsOverMcp: true,
+  gatesShellAndWrites: true,
   structuralModes: ['chat'],
   sandbox: true,
   skills: 'scannedOnly',
-};
+});

@@ -11,13 +11,13 @@ import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/s
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
-import { claudeCodeArgs, mcpToolName, userMessageLine } from './claude-code-args.js';
+import { claudeCodeArgs, mcpReminder, mcpToolsSentence, userMessageLine } from './claude-code-args.js';
 import { resolveClaudePath } from './claude-binary.js';
 import { CLAUDE_CODE_ADAPTER_ID, CLAUDE_CODE_CAPABILITIES } from './claude-code-capabilities.js';
 import { hookSettings, writeHookFiles } from './hook-script.js';
 import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
-import { cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
+import { addUsage, cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal, type RunnerTransportOptions } from '../runner-setup.js';
 import { NdjsonFramer, type MalformedLine } from './ndjson-framer.js';
 import { signalProcessTree } from './process-tree.js';
 import { ClaudeStreamTranslator } from './stream-translator.js';
@@ -28,33 +28,13 @@ export { CLAUDE_CODE_ADAPTER_ID } from './claude-code-capabilities.js';
 /** Reminders before a run that never delivered its output verb is flagged (the built-in harness's number). */
 const DEFAULT_MAX_REMINDERS = 2;
 
-export interface ClaudeCodeTransportOptions {
+/** The CLI's pid is not reported (`onSpawn`): nothing measures it yet. */
+export interface ClaudeCodeTransportOptions extends Omit<RunnerTransportOptions, 'onSpawn'> {
   /** The `claude` binary (default: `$CONTROL_CENTER_CLAUDE_PATH`, else the npm package's). */
   claudePath?: string;
-  /** The registry the hook route and the push proxy read: the composition root's one registry. */
-  hookSessions: HookSessions;
-  /**
-   * `auto`: bubblewrap/Seatbelt when the host has a working one (probed once), else the SBX-2
-   * fallback; `none`: always the fallback; or a backend to use.
-   */
-  sandbox?: 'auto' | 'none' | SandboxBackend;
-  /**
-   * SEC-6: start the CLI even when no OS sandbox wraps it (`sandbox: 'none'`, or `auto` on a host
-   * without one). Off by default: unsandboxed, the CLI runs as the server's user and could read the
-   * operator token. The operator opts in with `serve --allow-unsandboxed-runners`.
-   */
-  allowUnsandboxed?: boolean;
-  /** Paths the sandboxed runner must not see (pass the data root: operator token, databases). */
-  hiddenPaths?: string[];
-  /** Also hide the server user's home directory (~/.ssh, ~/.aws, the operator's own Claude login). Default true. */
-  hideHome?: boolean;
   /** Claude Code's hook timeout; the hook script denies 15 s before it (default 3600 s, covers approval waits). */
   hookTimeoutSeconds?: number;
   maxReminders?: number;
-  /** SIGTERM → SIGKILL grace when a run is cancelled (default 2 s). */
-  killGraceMs?: number;
-  /** Where diagnostics go (stderr lines, protocol errors). */
-  log?: (message: string, detail?: unknown) => void;
 }
 
 
@@ -121,12 +101,7 @@ export class ClaudeCodeTransport implements AgentTransport {
     try {
       const claudePath = this.options.claudePath ?? resolveClaudePath(context.env);
       const resume = context.previousSessionId && (await claudeSessionExists(configDir, context.previousSessionId)) ? context.previousSessionId : null;
-      const appendSystemPrompt = [
-        context.systemPrompt,
-        surfaced.length > 0
-          ? `The Control Center's tools named above are served to you over MCP: call each as \`${mcpToolName('<name>')}\` (for example \`${mcpToolName(surfaced[0]!)}\`).`
-          : '',
-      ]
+      const appendSystemPrompt = [context.systemPrompt, mcpToolsSentence(surfaced)]
         .filter((part) => part.trim())
         .join('\n\n');
       const args = claudeCodeArgs({
@@ -272,16 +247,13 @@ export class ClaudeCodeTransport implements AgentTransport {
       }
       if (message.type === 'result' && translator.result) {
         lastResult = translator.result;
-        usage.inputTokens += lastResult.usage.inputTokens;
-        usage.outputTokens += lastResult.usage.outputTokens;
-        usage.cacheReadTokens += lastResult.usage.cacheReadTokens ?? 0;
-        usage.cacheWriteTokens += lastResult.usage.cacheWriteTokens ?? 0;
+        addUsage(usage, lastResult.usage);
         // total_cost_usd is cumulative over the process (verified): keep the newest.
         if (lastResult.costUsd !== null) costUsd = lastResult.costUsd;
         const canRemind = contract && verb && !translator.verbDelivered && !lastResult.isError && !cancelled && reminders < maxReminders;
         if (canRemind) {
           reminders += 1;
-          const text = `${contract.reminder}\n\n(In this runner the tool is called \`${mcpToolName(verb)}\`.)`;
+          const text = mcpReminder(contract.reminder, verb);
           emit({ type: 'reminder_injected', text, attempt: reminders });
           child.stdin.write(userMessageLine(text));
         } else {

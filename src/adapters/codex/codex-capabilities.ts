@@ -1,4 +1,4 @@
-import type { TransportCapabilities } from '../transport-capabilities.js';
+import { declareRunnerCapabilities } from '../runner-capabilities.js';
 
 /** The `adapterId` of agents that run on OpenAI Codex (`codex app-server`, RLY-7). */
 export const CODEX_ADAPTER_ID = 'codex';
@@ -13,19 +13,13 @@ export const CODEX_ADAPTER_ID = 'codex';
  * followed by a reminder turn (twice at most), then the run is flagged.
  * No steer/pause (a turn's input is fixed at start); cancel interrupts the turn and ends the process.
  */
-export const CODEX_CAPABILITIES: TransportCapabilities = {
+export const CODEX_CAPABILITIES = declareRunnerCapabilities({
   adapterId: CODEX_ADAPTER_ID,
   label: 'OpenAI Codex',
-  steer: false,
-  pauseResume: false,
-  cancel: true,
-  subagents: 'inRunner',
-  nativeTools: true,
-  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
-  completionContract: ['plan', 'orchestrate'],
+  productToolsOverMcp: true,
   structuralModes: ['chat'],
   sandbox: true,
   // SKL-5: the scanned set is materialized into the run's folder, Codex's only extra skills root;
   // every other skill its discovery finds (checkout, CODEX_HOME, bundled) is switched off per turn.
   skills: 'scannedOnly',
-};
+});

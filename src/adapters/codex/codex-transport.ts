@@ -3,7 +3,6 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
-import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed, type TransportAction } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -11,11 +10,10 @@ import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
-import type { SandboxBackend } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
+import { emptyUsage, killTreeAfterGrace, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
 import { resolveCodexBinary } from './codex-binary.js';
 import { CODEX_ADAPTER_ID, CODEX_CAPABILITIES } from './codex-capabilities.js';
@@ -30,19 +28,9 @@ const DEFAULT_CODEX_MODEL = 'gpt-5.4';
 /** Reminders before a run that never delivered its output verb is flagged (the other transports' number). */
 const MAX_REMINDERS = 2;
 
-export interface CodexTransportOptions {
-  hookSessions: HookSessions;
+export interface CodexTransportOptions extends RunnerTransportOptions {
   /** Question cards (RLY-4) for Codex's `request_user_input`. */
   askUser: AskUser;
-  sandbox?: 'auto' | 'none' | SandboxBackend;
-  allowUnsandboxed?: boolean;
-  hiddenPaths?: string[];
-  hideHome?: boolean;
-  /** SIGTERM → SIGKILL grace on cancel (default 2 s). */
-  killGraceMs?: number;
-  log?: (message: string, detail?: unknown) => void;
-  /** Called with the app-server's pid once it is spawned (tests kill it; benchmarks measure it). */
-  onSpawn?: (pid: number) => void;
 }
 
 /** RLY-7 for Codex: plan → Codex's `plan` collaboration mode; ask and autopilot → developer sentences; agent → nothing. */
@@ -128,27 +116,20 @@ export class CodexTransport implements AgentTransport {
     );
   }
 
-  private async execute(input: {
-    context: TransportRunContext;
-    command: string;
-    args: string[];
-    env: Record<string, string>;
-    readOnly: boolean;
-    relayMode: RelayMode;
-    model: string;
-    log: (message: string, detail?: unknown) => void;
-    session: HookSession;
-    /** The run's materialized scanned skills (SKL-5); the only skills Codex may offer. */
-    skillsRoot: string;
-  }): Promise<TransportResult> {
+  private async execute(
+    input: RunnerTurnInput & {
+      model: string;
+      /** The run's materialized scanned skills (SKL-5); the only skills Codex may offer. */
+      skillsRoot: string;
+    },
+  ): Promise<TransportResult> {
     const { context, log, readOnly } = input;
     const usage = emptyUsage();
     const protocolError = (message: string, line?: string) => {
       log(`codex: ${message}`, line);
       context.emit({ type: 'protocol_error', source: 'codex', message, ...(line !== undefined ? { line } : {}) });
     };
-    const { child, exited, stderrTail } = spawnRunnerProcess(input.command, input.args, { cwd: context.worktreePath, env: input.env });
-    if (child.pid !== undefined) this.options.onSpawn?.(child.pid);
+    const { child, exited, stderrTail } = spawnRunnerProcess(input.command, input.args, { cwd: context.worktreePath, env: input.env, onSpawn: this.options.onSpawn });
 
     // Items Codex started this turn: commands and patches, by id (an approval request names only the id).
     const items = new Map<string, { call: ToolCallBlock; started: number; changes: string[] }>();
@@ -293,8 +274,7 @@ export class CodexTransport implements AgentTransport {
     const onAbort = () => {
       cancelled = true;
       if (threadId && turnId) void rpc.request('turn/interrupt', { threadId, turnId }).catch(() => undefined);
-      const pid = child.pid;
-      if (pid !== undefined) setTimeout(() => void signalProcessTree(pid, 'SIGKILL', []), this.options.killGraceMs ?? 2_000).unref();
+      killTreeAfterGrace(child.pid, this.options.killGraceMs);
       resolveTurn();
     };
     context.signal.addEventListener('abort', onAbort, { once: true });

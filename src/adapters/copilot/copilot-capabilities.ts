@@ -1,3 +1,4 @@
+import { declareRunnerCapabilities } from '../runner-capabilities.js';
 import type { TransportCapabilities } from '../transport-capabilities.js';
 
 /** The `adapterId` of agents that run on GitHub Copilot through `@github/copilot-sdk` (RLY-7). */
@@ -15,22 +16,16 @@ export const COPILOT_ADAPTER_ID = 'copilot';
  * MCP server; a turn without it is followed by a reminder message (twice at most), then the run is
  * flagged. No steer/pause; cancel aborts the turn and ends the runtime process.
  */
-export const COPILOT_CAPABILITIES: TransportCapabilities = {
+export const COPILOT_CAPABILITIES = declareRunnerCapabilities({
   adapterId: COPILOT_ADAPTER_ID,
   label: 'GitHub Copilot (SDK)',
-  steer: false,
-  pauseResume: false,
-  cancel: true,
-  subagents: 'inRunner',
-  nativeTools: true,
-  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
-  completionContract: ['plan', 'orchestrate'],
+  productToolsOverMcp: true,
   structuralModes: ['chat'],
   sandbox: true,
   // SKL-5: the scanned set is materialized into the run's folder, the session's only skill directory;
   // every other skill the runtime loads (built-ins, COPILOT_HOME's) is disabled before each message.
   skills: 'scannedOnly',
-};
+});
 
 /** The `adapterId` of agents that run on Copilot's extension engine (RLY-7, the second Copilot row). */
 export const COPILOT_EXTENSION_ADAPTER_ID = 'copilot-extension';

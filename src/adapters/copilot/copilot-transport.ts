@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { CopilotClient, RuntimeConnection, type CopilotSession, type PermissionRequest, type PermissionRequestResult, type SessionConfig, type SessionEvent } from '@github/copilot-sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
-import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed, type TransportAction, type TransportGateResult } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -13,11 +12,11 @@ import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
-import type { SandboxBackend, SandboxLaunch } from '../../sandbox/sandbox-spec.js';
+import type { SandboxLaunch } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { cancelledResult, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal } from '../runner-setup.js';
+import { cancelledResult, emptyUsage, killTreeAfterGrace, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
 import type { TransportCapabilities } from '../transport-capabilities.js';
 import { nextRelayModeLine } from '../last-relay-mode.js';
@@ -43,24 +42,14 @@ const EXTENSION_LINE_MODES: readonly RelayMode[] = ['ask', 'plan', 'autopilot'];
 /** What the agent is told when plan mode refuses a mutating request (RLY-7). */
 const PLAN_MODE_REFUSAL = 'You are in plan mode: nothing may be changed. Finish the plan instead.';
 
-export interface CopilotTransportOptions {
-  hookSessions: HookSessions;
+export interface CopilotTransportOptions extends RunnerTransportOptions {
   /** Question cards (RLY-4) for `ask_user` and Ask-mode approvals. */
   askUser: AskUser;
-  sandbox?: 'auto' | 'none' | SandboxBackend;
-  allowUnsandboxed?: boolean;
-  hiddenPaths?: string[];
-  hideHome?: boolean;
   /**
    * Where the runtime unpacks its bundled package on first start (≈235 MB, several seconds): shared
    * by every run so only the first pays for it. Default `<workspace>/copilot/runtime-cache`.
    */
   runtimeCacheDir?: string;
-  /** SIGTERM → SIGKILL grace on cancel (default 2 s). */
-  killGraceMs?: number;
-  log?: (message: string, detail?: unknown) => void;
-  /** Called with the runtime's pid once it is spawned (tests kill it). */
-  onSpawn?: (pid: number) => void;
   /**
    * `sdk` (default, adapter `copilot`): Copilot's agentMode per message and every permission request
    * answered by the host. `extension` (adapter `copilot-extension`): the extension engine — the relay
@@ -189,22 +178,16 @@ export class CopilotTransport implements AgentTransport {
     }
   }
 
-  private async execute(input: {
-    context: TransportRunContext;
-    command: string;
-    args: string[];
-    env: Record<string, string>;
-    readOnly: boolean;
-    relayMode: RelayMode;
-    /** The message as sent (with the extension engine's mode line). */
-    prompt: string;
-    model: string;
-    modelBaseUrl: string;
-    log: (message: string, detail?: unknown) => void;
-    session: HookSession;
-    /** The run's materialized scanned skills (SKL-5); the only skills the session may offer. */
-    skillsRoot: string;
-  }): Promise<TransportResult> {
+  private async execute(
+    input: RunnerTurnInput & {
+      /** The message as sent (with the extension engine's mode line). */
+      prompt: string;
+      model: string;
+      modelBaseUrl: string;
+      /** The run's materialized scanned skills (SKL-5); the only skills the session may offer. */
+      skillsRoot: string;
+    },
+  ): Promise<TransportResult> {
     const { context, log, readOnly, relayMode } = input;
     const usage = emptyUsage();
     const requestSignal = AbortSignal.any([context.signal, input.session.signal]);
@@ -381,8 +364,7 @@ export class CopilotTransport implements AgentTransport {
     const onAbort = () => {
       cancelled = true;
       void copilotSession?.abort().catch(() => undefined);
-      const pid = child?.pid;
-      if (pid !== undefined) setTimeout(() => void signalProcessTree(pid, 'SIGKILL', []), this.options.killGraceMs ?? 2_000).unref();
+      killTreeAfterGrace(child?.pid, this.options.killGraceMs);
       wake();
     };
     context.signal.addEventListener('abort', onAbort, { once: true });

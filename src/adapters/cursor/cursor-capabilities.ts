@@ -1,4 +1,4 @@
-import type { TransportCapabilities } from '../transport-capabilities.js';
+import { declareRunnerCapabilities } from '../runner-capabilities.js';
 
 /** The `adapterId` of agents that run on Cursor through `@cursor/sdk` (RLY-7). */
 export const CURSOR_ADAPTER_ID = 'cursor';
@@ -16,18 +16,12 @@ export const CURSOR_ADAPTER_ID = 'cursor';
  * MCP server; a turn without it gets a reminder message (twice at most), then the run is flagged.
  * No steer, no pause; cancel cancels the SDK run.
  */
-export const CURSOR_CAPABILITIES: TransportCapabilities = {
+export const CURSOR_CAPABILITIES = declareRunnerCapabilities({
   adapterId: CURSOR_ADAPTER_ID,
   label: 'Cursor (SDK)',
-  steer: false,
-  pauseResume: false,
-  cancel: true,
-  subagents: 'inRunner',
-  nativeTools: true,
-  gates: { toolSurface: false, shellCommands: false, fileWrites: false, reads: false, productTools: true, pushes: false },
-  completionContract: ['plan', 'orchestrate'],
+  productToolsOverMcp: true,
   structuralModes: [],
   sandbox: false,
   // SKL-5: nothing is materialized for Cursor and its settings sources are switched off.
   skills: 'unfed',
-};
+});

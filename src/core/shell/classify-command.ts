@@ -257,12 +257,7 @@ function walkStatement(node: Node, shell: ShellState, walk: Walk, io: Io): void 
       return;
     }
     case 'pipeline': {
-      const statements: Node[] = [];
-      for (let index = 0; index < node.namedChildCount; index += 1) {
-        const child = node.namedChild(index)!;
-        if (STATEMENT_TYPES.has(child.type)) statements.push(child);
-        else if (child.type === 'ERROR') walk.parseError = true;
-      }
+      const statements = memberStatements(node, walk);
       statements.forEach((statement, position) => {
         const last = position === statements.length - 1;
         walkStatement(statement, copyShell(shell), walk, {
@@ -275,12 +270,7 @@ function walkStatement(node: Node, shell: ShellState, walk: Walk, io: Io): void 
     }
     case 'list': {
       // tree-sitter-bash binds a trailing redirection to the whole list; bash binds it to the last command.
-      const statements: Node[] = [];
-      for (let index = 0; index < node.namedChildCount; index += 1) {
-        const child = node.namedChild(index)!;
-        if (STATEMENT_TYPES.has(child.type)) statements.push(child);
-        else if (child.type === 'ERROR') walk.parseError = true;
-      }
+      const statements = memberStatements(node, walk);
       statements.forEach((statement, position) => {
         const last = position === statements.length - 1;
         walkStatement(statement, shell, walk, { redirects: last ? io.redirects : [], stdinFed: io.stdinFed, background: io.background });
@@ -323,6 +313,17 @@ function walkStatement(node: Node, shell: ShellState, walk: Walk, io: Io): void 
     default:
       walkGroup(node, shell, walk, io);
   }
+}
+
+/** The statements of a pipeline or a list, in order; an unparsable member marks the walk (the line then counts as unknown code). */
+function memberStatements(node: Node, walk: Walk): Node[] {
+  const statements: Node[] = [];
+  for (let index = 0; index < node.namedChildCount; index += 1) {
+    const child = node.namedChild(index)!;
+    if (STATEMENT_TYPES.has(child.type)) statements.push(child);
+    else if (child.type === 'ERROR') walk.parseError = true;
+  }
+  return statements;
 }
 
 /**

@@ -39,7 +39,7 @@ import type { ApprovalService } from '../approvals/approval-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
-import { PerKeyLock } from './per-key-lock.js';
+import { PerKeyLock } from '../../core/per-key-lock.js';
 import { PlanRecordFollower } from './plan-record-follower.js';
 import { estimateRunNode } from './node-cost-estimate.js';
 import { OrchestrationMaterializer, type RoleMember } from './orchestration-materializer.js';

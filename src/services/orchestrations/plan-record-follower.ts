@@ -5,7 +5,7 @@ import { findOrchestrationOfPlan, updateOrchestration } from '../../store/reposi
 import { findPipelineRunSource, findPipelineRunStatus } from '../../store/repositories/pipeline-run-repository.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
-import { PerKeyLock } from './per-key-lock.js';
+import { PerKeyLock } from '../../core/per-key-lock.js';
 import { planOrchestrationStatus } from './plan-orchestration.js';
 
 /**

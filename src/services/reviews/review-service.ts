@@ -31,7 +31,7 @@ import {
   toReview,
 } from '../../store/repositories/review-repository.js';
 import { deleteSpace, deleteSpaceAndConversation } from '../../store/repositories/space-repository.js';
-import type { ReviewTable, WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { ReviewFindingTable, ReviewTable, WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { RunExecutor } from '../runs/run-executor.js';
@@ -67,6 +67,31 @@ const AGENT_AXES: readonly string[] = ['correctness', 'security', 'tests'];
 const GATE_OUTPUT_MAX = 16 * 1024;
 
 const samePrincipal = (left: ReviewPrincipal, right: ReviewPrincipal) => left.kind === right.kind && left.id === right.id;
+
+/** What the author of a finding says; the rest of its row is the same for every new finding. */
+type FindingStatement = Pick<ReviewFindingTable, 'type' | 'priority' | 'confidence' | 'body' | 'anchor_path' | 'anchor_start' | 'anchor_end' | 'axis'>;
+
+/** A new finding's row: open, new in the review's current round, confirmed by nobody yet (typed as narrowly as `statement`). */
+function openFindingRow<Statement extends FindingStatement>(reviewId: string, round: number, author: ReviewPrincipal, runId: string | null, statement: Statement): ReviewFindingTable & Statement {
+  const now = nowIso();
+  return {
+    id: newId('fnd'),
+    review_id: reviewId,
+    round,
+    ...statement,
+    status: 'open',
+    carry: 'new',
+    author_kind: author.kind,
+    author_id: author.id,
+    run_id: runId,
+    confirmed_by: '[]',
+    status_reason: null,
+    status_by: null,
+    resolved_round: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
 
 /**
  * Pull-request reviews (REV-1..5, MODE-6): opening one as a `pullRequest` space in review mode with the
@@ -248,11 +273,7 @@ export class ReviewService {
       const problem = anchorProblem(input.anchor, hunkMapOf(review));
       if (problem) throw new ValidationError('anchor', `anchor refused: ${problem}`);
     }
-    const now = nowIso();
-    const row = {
-      id: newId('fnd'),
-      review_id: reviewId,
-      round: review.round,
+    const row = openFindingRow(reviewId, review.round, author, runId, {
       type: input.type,
       priority: input.priority,
       confidence: input.confidence,
@@ -261,18 +282,7 @@ export class ReviewService {
       anchor_start: input.anchor?.startLine ?? null,
       anchor_end: input.anchor?.endLine ?? null,
       axis: input.axis ?? null,
-      status: 'open',
-      carry: 'new',
-      author_kind: author.kind,
-      author_id: author.id,
-      run_id: runId,
-      confirmed_by: '[]',
-      status_reason: null,
-      status_by: null,
-      resolved_round: null,
-      created_at: now,
-      updated_at: now,
-    };
+    });
     await insertFinding(await this.db(workspaceId), row);
     const finding = toFinding(row);
     this.deps.events.publish(workspaceId, 'review.finding', finding);
@@ -286,31 +296,19 @@ export class ReviewService {
    */
   async recordDropped(workspaceId: string, reviewId: string, author: ReviewPrincipal, runId: string | null, raw: { type: string; priority: unknown; confidence: unknown; body: string }): Promise<void> {
     const review = await this.row(workspaceId, reviewId);
-    const now = nowIso();
-    await insertFinding(await this.db(workspaceId), {
-      id: newId('fnd'),
-      review_id: reviewId,
-      round: review.round,
-      type: raw.type,
-      priority: typeof raw.priority === 'string' ? raw.priority.slice(0, 20) : null,
-      confidence: typeof raw.confidence === 'number' && Number.isFinite(raw.confidence) ? raw.confidence : null,
-      body: raw.body.slice(0, 20_000),
-      anchor_path: null,
-      anchor_start: null,
-      anchor_end: null,
-      axis: null,
-      status: 'open',
-      carry: 'new',
-      author_kind: author.kind,
-      author_id: author.id,
-      run_id: runId,
-      confirmed_by: '[]',
-      status_reason: null,
-      status_by: null,
-      resolved_round: null,
-      created_at: now,
-      updated_at: now,
-    });
+    await insertFinding(
+      await this.db(workspaceId),
+      openFindingRow(reviewId, review.round, author, runId, {
+        type: raw.type,
+        priority: typeof raw.priority === 'string' ? raw.priority.slice(0, 20) : null,
+        confidence: typeof raw.confidence === 'number' && Number.isFinite(raw.confidence) ? raw.confidence : null,
+        body: raw.body.slice(0, 20_000),
+        anchor_path: null,
+        anchor_start: null,
+        anchor_end: null,
+        axis: null,
+      }),
+    );
   }
 
   private async findingOf(workspaceId: string, findingId: string, reviewId?: string): Promise<Finding> {

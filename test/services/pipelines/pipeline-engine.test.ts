@@ -3,22 +3,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sharedSpawnHelper } from '../../../src/sandbox/spawn-helper.js';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
+import { pollUntil } from '../../support/wait-for.js';
 
 let fixture: HarnessFixture | null = null;
 afterEach(async () => {
   await fixture?.dispose();
   fixture = null;
 });
-
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const asks = (marker: string) => (request: ScriptedRequest) => request.lastUserText?.includes(marker) === true;
 
@@ -59,7 +50,7 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
         { key: 'final', type: 'synthesis', agentId, dependsOn: ['left', 'right'], prompt: 'Synthesize {{left.text}} and {{right.text}}', outputSchema: { type: 'object', required: ['summary', 'gaps'], properties: { gaps: { type: 'array' } } } },
       ],
     }, { topic: 'caching' });
-    const run = await poll(() => runOf(f, runId), finished);
+    const run = await pollUntil(() => runOf(f, runId), finished);
     expect(run.status).toBe('completed');
     expect(Object.fromEntries(run.nodes.map((entry: any) => [entry.key, entry.state]))).toEqual({
       room: 'done', research: 'done', green: 'done', red: 'done', left: 'done', right: 'done', never: 'skipped', final: 'done',
@@ -95,7 +86,7 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
         { key: 'blocked', type: 'condition', dependsOn: ['synth'], expression: 'true' },
       ],
     });
-    const run = await poll(() => runOf(f, runId), finished);
+    const run = await pollUntil(() => runOf(f, runId), finished);
     expect(run.status).toBe('failed');
     expect(node(run, 'hole')).toMatchObject({ state: 'failed', attempts: 1 });
     expect(node(run, 'hole').error).toContain('{{start.missing}}');
@@ -116,7 +107,7 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
         { key: 'flaky', type: 'bashScript', script: 'exit 3', retries: { max: 2, backoffMs: 5 } },
       ],
     }, { text: '$(touch pwned) `id` "quoted"; echo injected' });
-    const run = await poll(() => runOf(f, runId), finished);
+    const run = await pollUntil(() => runOf(f, runId), finished);
     expect(node(run, 'echo').state).toBe('done');
     expect(node(run, 'echo').output.stdout).toBe('$(touch pwned) `id` "quoted"; echo injected');
     expect(node(run, 'slow')).toMatchObject({ state: 'failed' });
@@ -130,20 +121,20 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
     const f = fixture;
     // 100 KB of output first, then the words that explain the failure: the tail is what is kept.
     const loud = await createAndRun(f, { name: 'loud', nodes: [{ key: 'loud', type: 'bashScript', script: "head -c 100000 /dev/zero | tr '\\0' x >&2; echo LAST-WORDS >&2; exit 4" }] });
-    const loudRun = await poll(() => runOf(f, loud.runId), finished);
+    const loudRun = await pollUntil(() => runOf(f, loud.runId), finished);
     expect(node(loudRun, 'loud').state).toBe('failed');
     expect(node(loudRun, 'loud').error).toMatch(/exited with 4: x+LAST-WORDS\s*$/);
 
     const slow = await createAndRun(f, { name: 'slow', nodes: [{ key: 'slow', type: 'bashScript', script: 'sleep 30' }] });
-    await poll(() => runOf(f, slow.runId), (run) => node(run, 'slow').state === 'running');
+    await pollUntil(() => runOf(f, slow.runId), (run) => node(run, 'slow').state === 'running');
     // The server itself never forked the script: killing the helper is what ends it.
     const helperChildren = async () => {
       const pid = sharedSpawnHelper().pid;
       return pid === undefined ? '' : await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
     };
-    await poll(helperChildren, (children) => children.trim() !== '');
+    await pollUntil(helperChildren, (children) => children.trim() !== '');
     process.kill(sharedSpawnHelper().pid!, 'SIGKILL');
-    const slowRun = await poll(() => runOf(f, slow.runId), finished);
+    const slowRun = await pollUntil(() => runOf(f, slow.runId), finished);
     expect(node(slowRun, 'slow').state).toBe('failed');
     expect(node(slowRun, 'slow').error).toMatch(/spawn helper/);
   });
@@ -162,7 +153,7 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
         { key: 'after-cancel', type: 'condition', dependsOn: ['cancel-me'], expression: 'true' },
       ],
     }, { version: '1.2' });
-    const waiting = await poll(() => runOf(f, runId), (run) => ['approve', 'deny', 'cancel-me'].every((key) => node(run, key).approvalId));
+    const waiting = await pollUntil(() => runOf(f, runId), (run) => ['approve', 'deny', 'cancel-me'].every((key) => node(run, key).approvalId));
     const approvals = (await f.server.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals;
     const gate = approvals.find((approval: any) => approval.id === node(waiting, 'approve').approvalId);
     expect(gate).toMatchObject({ kind: 'pipeline_gate', durable: true, request: { prompt: 'Ship 1.2?', nodeKey: 'approve' } });
@@ -170,7 +161,7 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
     await f.server.api('POST', `/api/workspaces/${f.workspaceId}/approvals/${node(waiting, 'deny').approvalId}/decision`, { decision: 'reject', reason: 'no' });
     const cancelled = await f.server.api('POST', `/api/workspaces/${f.workspaceId}/pipeline-runs/${runId}/nodes/cancel-me/cancel`);
     expect(cancelled.status).toBe(200);
-    const run = await poll(() => runOf(f, runId), finished);
+    const run = await pollUntil(() => runOf(f, runId), finished);
     expect(Object.fromEntries(run.nodes.map((entry: any) => [entry.key, entry.state]))).toEqual({
       approve: 'done', deny: 'failed', 'cancel-me': 'cancelled', 'after-approve': 'done', 'after-deny': 'blocked', 'after-cancel': 'blocked',
     });
@@ -180,7 +171,7 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
     expect((await f.server.api('POST', `/api/workspaces/${f.workspaceId}/pipeline-runs/${runId}/cancel`)).status).toBe(409);
 
     const second = await createAndRun(f, { name: 'to-cancel', nodes: [{ key: 'wait', type: 'human.gate', prompt: 'wait' }, { key: 'next', type: 'condition', dependsOn: ['wait'], expression: 'true' }] });
-    await poll(() => runOf(f, second.runId), (current) => node(current, 'wait').state === 'running');
+    await pollUntil(() => runOf(f, second.runId), (current) => node(current, 'wait').state === 'running');
     const stopped = await f.server.api('POST', `/api/workspaces/${f.workspaceId}/pipeline-runs/${second.runId}/cancel`);
     expect(stopped.status).toBe(200);
     expect(stopped.body.status).toBe('cancelled');

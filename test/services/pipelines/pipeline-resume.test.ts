@@ -2,22 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSeededWorkspace, makeDataRoot, startTestServer, type TestServer } from '../../support/test-server.js';
+import { pollUntil } from '../../support/wait-for.js';
 
 let server: TestServer | null = null;
 afterEach(async () => {
   await server?.dispose();
   server = null;
 });
-
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const node = (run: any, key: string) => run.nodes.find((candidate: any) => candidate.key === key);
 
@@ -44,27 +35,27 @@ describe('pipeline runs survive restarts (PIPE-1 durability, at most once)', () 
     const started = await server.api('POST', `/api/workspaces/${ws}/pipelines/${created.body.pipeline.id}/runs`, {});
     const runId = started.body.id;
     const read = (s: TestServer) => s.api('GET', `/api/workspaces/${ws}/pipeline-runs/${runId}`).then((response) => response.body);
-    const waiting = await poll(() => read(server!), (run) => node(run, 'gate').state === 'running' && node(run, 'gate').approvalId !== null);
+    const waiting = await pollUntil(() => read(server!), (run) => node(run, 'gate').state === 'running' && node(run, 'gate').approvalId !== null);
     expect(node(waiting, 'effect')).toMatchObject({ state: 'done', attempts: 1 });
     const approvalId = node(waiting, 'gate').approvalId;
     await server.stop();
 
     // First restart: the gate is waiting on the same approval (no second one); deciding it continues the run.
     server = await startTestServer({ dataRoot });
-    const resumed = await poll(() => read(server!), (run) => node(run, 'gate').state === 'running');
+    const resumed = await pollUntil(() => read(server!), (run) => node(run, 'gate').state === 'running');
     expect(node(resumed, 'gate').approvalId).toBe(approvalId);
     const pending = (await server.api('GET', `/api/workspaces/${ws}/approvals?status=pending`)).body.approvals;
     expect(pending.filter((approval: any) => approval.kind === 'pipeline_gate')).toHaveLength(1);
     expect((await server.api('POST', `/api/workspaces/${ws}/approvals/${approvalId}/decision`, { decision: 'approve' })).status).toBe(200);
-    await poll(() => read(server!), (run) => node(run, 'once').state === 'running' && node(run, 'again').state === 'running');
+    await pollUntil(() => read(server!), (run) => node(run, 'once').state === 'running' && node(run, 'again').state === 'running');
     const scratch = join(workspace.dataDir, 'pipeline-scratch', runId);
-    await poll(() => readFile(join(scratch, 'once', 'once.log'), 'utf8').catch(() => ''), (text) => text.length > 0);
-    await poll(() => readFile(join(scratch, 'again', 'again.log'), 'utf8').catch(() => ''), (text) => text.length > 0);
+    await pollUntil(() => readFile(join(scratch, 'once', 'once.log'), 'utf8').catch(() => ''), (text) => text.length > 0);
+    await pollUntil(() => readFile(join(scratch, 'again', 'again.log'), 'utf8').catch(() => ''), (text) => text.length > 0);
     await server.stop();
 
     // Second restart: at most once for `once`, a second attempt for the idempotent `again`.
     server = await startTestServer({ dataRoot });
-    const final = await poll(() => read(server!), (run) => run.status !== 'running');
+    const final = await pollUntil(() => read(server!), (run) => run.status !== 'running');
     expect(final.status).toBe('failed');
     expect(node(final, 'effect')).toMatchObject({ state: 'done', attempts: 1 });
     expect(node(final, 'gate')).toMatchObject({ state: 'done', output: { decision: 'approved' } });

@@ -4,22 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { makeReviewRepo } from '../../support/review-repo.js';
 import { reply } from '../../support/scripted-reply.js';
+import { pollUntil } from '../../support/wait-for.js';
 
 let fixture: HarnessFixture | null = null;
 afterEach(async () => {
   await fixture?.dispose();
   fixture = null;
 });
-
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('pipeline triggers and file authoring (PIPE-1)', () => {
   it('a schedule trigger fires once for a matching minute, never for a non-matching one', async () => {
@@ -54,13 +45,13 @@ describe('pipeline triggers and file authoring (PIPE-1)', () => {
     });
     f.model.script(reply().tool('submit_plan', { goal: 'Ship it', nodes: [{ key: 'one', title: 'One', description: 'one', dependsOn: [] }] }), reply().text('submitted'));
     await f.server.api('POST', `/api/workspaces/${f.workspaceId}/conversations/${f.conversationId}/messages`, { text: '/plan ship it' });
-    const plan = await poll(
+    const plan = await pollUntil(
       async () => (await f.server.api('GET', `/api/workspaces/${f.workspaceId}/plans?conversationId=${f.conversationId}`)).body.plans[0],
       (current) => current?.status === 'proposed',
     );
     f.model.script(reply().text('step done'));
     expect((await f.server.api('POST', `/api/workspaces/${f.workspaceId}/plans/${plan.id}/approve`)).status).toBe(200);
-    const runs = await poll(
+    const runs = await pollUntil(
       async () => (await f.server.api('GET', `/api/workspaces/${f.workspaceId}/pipelines/${created.body.pipeline.id}/runs`)).body.runs,
       (list) => list.length === 1 && list[0].status !== 'running',
     );
@@ -82,7 +73,7 @@ describe('pipeline triggers and file authoring (PIPE-1)', () => {
     const ticket = (await f.server.api('POST', `${base}/tickets`, { title: 'Write the docs', description: 'All of them.' })).body;
     expect((await f.server.api('PATCH', `${base}/tickets/${ticket.id}`, { status: 'inProgress' })).status).toBe(200);
     expect((await f.server.api('PATCH', `${base}/tickets/${ticket.id}`, { status: 'done' })).status).toBe(200);
-    const runs = await poll(
+    const runs = await pollUntil(
       async () => (await f.server.api('GET', `${base}/pipelines/${created.body.pipeline.id}/runs`)).body.runs,
       (list) => list.length === 1 && list[0].status !== 'running',
     );
@@ -111,7 +102,7 @@ describe('pipeline triggers and file authoring (PIPE-1)', () => {
       expect(finding.status).toBe(201);
       expect((await f.server.api('GET', `${base}/pipelines/${created.body.pipeline.id}/runs`)).body.runs).toEqual([]);
       expect((await f.server.api('POST', `${base}/reviews/${review.id}/finalize`, { headline: 'add() is broken' })).status).toBe(200);
-      const runs = await poll(
+      const runs = await pollUntil(
         async () => (await f.server.api('GET', `${base}/pipelines/${created.body.pipeline.id}/runs`)).body.runs,
         (list) => list.length === 1 && list[0].status !== 'running',
       );
@@ -165,7 +156,7 @@ describe('pipeline triggers and file authoring (PIPE-1)', () => {
     const one = await launcher.launch({ workspaceId: f.workspaceId, definition, source: { kind: 'orchestration', id: 'orc_1' }, idempotencyKey: 'orc_1:launch' });
     const two = await launcher.launch({ workspaceId: f.workspaceId, definition, source: { kind: 'orchestration', id: 'orc_1' }, idempotencyKey: 'orc_1:launch' });
     expect(two.pipelineRunId).toBe(one.pipelineRunId);
-    const run = await poll(async () => (await f.server.api('GET', `/api/workspaces/${f.workspaceId}/pipeline-runs/${one.pipelineRunId}`)).body, (current) => current.status !== 'running');
+    const run = await pollUntil(async () => (await f.server.api('GET', `/api/workspaces/${f.workspaceId}/pipeline-runs/${one.pipelineRunId}`)).body, (current) => current.status !== 'running');
     expect(run).toMatchObject({ status: 'completed', source: { kind: 'orchestration', id: 'orc_1' }, pipelineId: null });
     await expect(
       launcher.launch({ workspaceId: f.workspaceId, definition: { ...definition, nodes: [{ ...definition.nodes[0]!, dependsOn: ['ghost'] }] }, source: { kind: 'orchestration', id: 'orc_2' }, idempotencyKey: 'k' }),

@@ -6,6 +6,7 @@ import { startHarnessFixture, type HarnessFixture } from '../../support/harness-
 import { startScriptedModelServer } from '../../support/scripted-model-server.js';
 import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
 import { makeDataRoot, startTestServer, type TestServer } from '../../support/test-server.js';
+import { pollUntil } from '../../support/wait-for.js';
 
 let fixture: HarnessFixture | null = null;
 afterEach(async () => {
@@ -23,15 +24,7 @@ const PLAN = {
   ],
 };
 
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const poll = <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000) => pollUntil(read, done, timeoutMs);
 
 async function proposePlan(server: TestServer, workspaceId: string, conversationId: string): Promise<any> {
   await server.api('POST', `/api/workspaces/${workspaceId}/conversations/${conversationId}/messages`, { text: '/plan ship it' });

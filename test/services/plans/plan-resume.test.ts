@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
 import type { TestServer } from '../../support/test-server.js';
+import { pollUntil } from '../../support/wait-for.js';
 
 let fixture: HarnessFixture | null = null;
 afterEach(async () => {
@@ -19,16 +20,6 @@ const PLAN = {
   ],
 };
 
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 const planOf = (server: TestServer, workspaceId: string, planId: string) => async () => (await server.api('GET', `/api/workspaces/${workspaceId}/plans/${planId}`)).body;
 
 describe('resuming a stopped plan (PLAN-8)', () => {
@@ -38,7 +29,7 @@ describe('resuming a stopped plan (PLAN-8)', () => {
     const base = `/api/workspaces/${workspaceId}/plans`;
     fixture.model.script(reply().tool('submit_plan', PLAN), reply().text('submitted'));
     await server.api('POST', `/api/workspaces/${workspaceId}/conversations/${conversationId}/messages`, { text: '/plan ship it' });
-    const plan = await poll(async () => (await server.api('GET', `${base}?conversationId=${conversationId}`)).body.plans[0], (current) => current?.status === 'proposed');
+    const plan = await pollUntil(async () => (await server.api('GET', `${base}?conversationId=${conversationId}`)).body.plans[0], (current) => current?.status === 'proposed');
 
     // A proposal is not stopped: nothing to resume.
     const early = await server.api('POST', `${base}/${plan.id}/resume`);
@@ -48,12 +39,12 @@ describe('resuming a stopped plan (PLAN-8)', () => {
     fixture.model.scriptFor(step('one'), reply().text('first done'));
     const stepTwo = fixture.model.scriptFor(step('two'), reply().text('slow').hang());
     await server.api('POST', `${base}/${plan.id}/approve`);
-    await poll(planOf(server, workspaceId, plan.id), (current) => current.nodes[1].state === 'running');
+    await pollUntil(planOf(server, workspaceId, plan.id), (current) => current.nodes[1].state === 'running');
     // Cancel while the step's model call hangs, so the re-run below gets the next reply.
-    await poll(async () => stepTwo.requests.length, (count) => count === 1);
+    await pollUntil(async () => stepTwo.requests.length, (count) => count === 1);
     const firstTwoRun = (await planOf(server, workspaceId, plan.id)()).nodes[1].runId;
     expect((await server.api('POST', `${base}/${plan.id}/cancel`)).status).toBe(200);
-    const stopped = await poll(planOf(server, workspaceId, plan.id), (current) => current.nodes[1].state !== 'running');
+    const stopped = await pollUntil(planOf(server, workspaceId, plan.id), (current) => current.nodes[1].state !== 'running');
     expect(stopped.status).toBe('cancelled');
     expect(stopped.nodes.map((node: any) => node.state)).toEqual(['done', 'cancelled', 'cancelled']);
 
@@ -62,7 +53,7 @@ describe('resuming a stopped plan (PLAN-8)', () => {
     const resumed = await server.api('POST', `${base}/${plan.id}/resume`);
     expect(resumed.status).toBe(200);
     expect(resumed.body.status).toBe('executing');
-    const finished = await poll(planOf(server, workspaceId, plan.id), (current) => current.status !== 'executing');
+    const finished = await pollUntil(planOf(server, workspaceId, plan.id), (current) => current.status !== 'executing');
     expect(finished.status).toBe('completed');
     expect(finished.nodes.map((node: any) => node.state)).toEqual(['done', 'done', 'done']);
     // Step one was kept (not run again); step two ran in a new run.

@@ -1,5 +1,6 @@
 /**
- * Serializes work per key inside this process. Orchestrations use it so two nodes asking the budget
+ * Serializes work per key inside this process. The push proxy uses it so two pushes into one staging
+ * repository never interleave. Orchestrations use it so two nodes asking the budget
  * gate at once cannot both take the same remaining budget (ORC-4) — what the nodes in flight hold is
  * durable (budget-reservation-repository.ts) and each decision's transaction first writes the
  * orchestration's row, taking its write lock, so the rule also holds across processes — and so a
