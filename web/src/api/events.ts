@@ -76,7 +76,10 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
       const run = event.data;
       // Only turns are listed per conversation; a child run (subagent, delegate) stays in its parent's tree.
       if (run.conversationId && run.parentRunId === null) upsertIntoList<'runs', Run>(client, keys.runs(ws, run.conversationId), 'runs', run);
-      void client.invalidateQueries({ queryKey: keys.run(ws, run.id) });
+      // An ended run's log is read again even where nothing shows it now: a read started while it ran
+      // (and landing later) must not be what a finished turn shows (FinishedTurn).
+      const ended = run.state !== 'running' && run.state !== 'queued';
+      void client.invalidateQueries({ queryKey: keys.run(ws, run.id), ...(ended ? { refetchType: 'all' as const } : {}) });
       // The run tree (subagents, delegates) and per-agent cost lists include every run.
       if (run.conversationId) void client.invalidateQueries({ queryKey: keys.runTree(ws, run.conversationId) });
       void client.invalidateQueries({ queryKey: keys.agentRuns(ws, run.agentId) });

@@ -1,4 +1,4 @@
-import { useMemo, type ReactNode } from 'react';
+import { useEffect, useMemo, type ReactNode } from 'react';
 import { useConversationApprovals, useRunDetail } from '../api/hooks';
 import { foldRunEvents, type TurnItem } from '../api/live-run';
 import type { Approval, RunDetail, ToolCallRecord } from '../api/types';
@@ -67,6 +67,14 @@ export function finishedItems(detail: RunDetail, replyText: string): { items: Tu
  */
 export function FinishedTurn({ ws, runId, conversationId, replyText }: { ws: string; runId: string; conversationId: string; replyText: string }) {
   const detail = useRunDetail(ws, runId);
+  // The run log may have been read while the turn still ran (the live view reads it when it opens
+  // before the first streamed event), and a read that lands after the turn ended looks fresh: read it
+  // again once, so the finished turn shows everything the agent wrote.
+  const readWhileRunning = detail.data ? detail.data.run.state === 'running' || detail.data.run.state === 'queued' : false;
+  const { refetch } = detail;
+  useEffect(() => {
+    if (readWhileRunning) void refetch();
+  }, [readWhileRunning, refetch]);
   const approvals = useConversationApprovals(ws, conversationId);
   const built = useMemo(() => (detail.data ? finishedItems(detail.data, replyText) : null), [detail.data, replyText]);
   const byCall = useMemo(() => (built ? approvalsByCall(built.items, approvals.data?.approvals ?? [], runId) : new Map<string, Approval>()), [built, approvals.data, runId]);
