@@ -1,12 +1,8 @@
-import { rm } from 'node:fs/promises';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlCenter } from '../../src/services/control-center.js';
-import { PG_BOSS_SCHEMA } from '../../src/services/pipelines/pg-boss-job-queue.js';
+import type { ControlCenter } from '../../src/services/control-center.js';
 import { findRun } from '../../src/store/repositories/run-repository.js';
-import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
-import { freshTestDatabase } from '../support/test-database.js';
-import { makeDataRoot } from '../support/test-server.js';
+import { postgresEnabled, startDispatchPair, type DispatchPair } from '../support/dispatch-pair.js';
+import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 
 /**
@@ -17,56 +13,27 @@ import { pollUntil } from '../support/plan-server-fixtures.js';
  * two jobs (a sweep racing a slow enqueue) is executed once.
  * Needs a PostgreSQL server: runs under CC_TEST_POSTGRES_URL or CC_TEST_DATABASE=postgres.
  */
-const enabled = Boolean(process.env.CC_TEST_POSTGRES_URL) || process.env.CC_TEST_DATABASE === 'postgres';
-
-let database: Awaited<ReturnType<typeof freshTestDatabase>>;
-let model: ScriptedModelServer;
-const roots: string[] = [];
+const enabled = postgresEnabled;
+let pair: DispatchPair;
 let api: ControlCenter;
-let worker: ControlCenter;
-/** The test's own connection, to read pg-boss's job table. */
-let jobs: pg.Pool;
+let model: ScriptedModelServer;
 let workspaceId: string;
 let spaceId: string;
 
 beforeAll(async () => {
   if (!enabled) return;
-  database = await freshTestDatabase();
-  jobs = new pg.Pool({ connectionString: database.url, max: 1 });
-  model = await startScriptedModelServer();
-  roots.push(await makeDataRoot(), await makeDataRoot());
-  api = await ControlCenter.open({ dataRoot: roots[0]!, database: database.url, role: 'api', env: model.providerEnv });
-  await api.recover();
-  workspaceId = (await api.workspaces.create('Dispatch sweep')).id;
-  await api.seeding.seed(workspaceId);
-  spaceId = (await api.spaces.create(workspaceId, { name: 'Work' })).id;
-  worker = await ControlCenter.open({
-    dataRoot: roots[1]!,
-    database: database.url,
-    role: 'worker',
-    env: model.providerEnv,
-    jobLeaseMs: 3_000,
-    queuePollMs: 200,
-    dispatchGraceMs: 1_500,
-  });
-  await worker.auth.initialize();
-  await worker.recover();
+  pair = await startDispatchPair({ workspaceName: 'Dispatch sweep', worker: { jobLeaseMs: 3_000, queuePollMs: 200, dispatchGraceMs: 1_500 } });
+  ({ api, model, workspaceId, spaceId } = pair);
 }, 120_000);
 
 afterAll(async () => {
-  await worker?.close();
-  await api?.close();
-  await model?.close();
-  await jobs?.end();
-  for (const root of roots) await rm(root, { recursive: true, force: true });
-  if (enabled) await database.drop();
+  await pair?.close();
 });
 
-const db = async () => (await api.workspaces.handle(workspaceId)).database.db;
+const db = () => pair.db();
 const runState = async (runId: string) => (await findRun(await db(), runId))?.state ?? null;
 const dispatchRows = async () => (await db()).selectFrom('run_dispatches').selectAll().execute();
-const jobsOf = async (runId: string) =>
-  (await jobs.query<{ state: string }>(`select state from ${PG_BOSS_SCHEMA}.job where data->'payload'->>'runId' = $1`, [runId])).rows;
+const jobsOf = async (runId: string) => (await pair.jobStates(runId)).map((state) => ({ state }));
 const requestsWith = (marker: string) => model.requests.filter((request) => JSON.stringify(request).includes(marker)).length;
 
 async function newConversation(): Promise<string> {

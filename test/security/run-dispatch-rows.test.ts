@@ -1,13 +1,9 @@
-import { rm } from 'node:fs/promises';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlCenter } from '../../src/services/control-center.js';
-import { PG_BOSS_SCHEMA } from '../../src/services/pipelines/pg-boss-job-queue.js';
+import type { ControlCenter } from '../../src/services/control-center.js';
 import { findRun } from '../../src/store/repositories/run-repository.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
-import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
-import { freshTestDatabase } from '../support/test-database.js';
-import { makeDataRoot } from '../support/test-server.js';
+import { postgresEnabled, startDispatchPair, type DispatchPair } from '../support/dispatch-pair.js';
+import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 
 /**
  * Issue 16 (NF-SCALE, SEC): a queued run's job payload waits in `run_dispatches` until its enqueue is
@@ -20,49 +16,33 @@ import { makeDataRoot } from '../support/test-server.js';
  *   rows are deleted, no job is created, no model is called, no run changes.
  * Needs a PostgreSQL server: runs under CC_TEST_POSTGRES_URL or CC_TEST_DATABASE=postgres.
  */
-const enabled = Boolean(process.env.CC_TEST_POSTGRES_URL) || process.env.CC_TEST_DATABASE === 'postgres';
+const enabled = postgresEnabled;
 const HOSTILE = `'); drop table runs; -- $1 \${process.env.HOME} {"runId":"run_forged","mode":"build"} \u202e ünïcode`;
 
-let database: Awaited<ReturnType<typeof freshTestDatabase>>;
-let model: ScriptedModelServer;
-let sql: pg.Pool;
-const roots: string[] = [];
+let pair: DispatchPair;
 let api: ControlCenter;
-let worker: ControlCenter;
+let model: ScriptedModelServer;
 let workspaceId: string;
 let spaceId: string;
 
 beforeAll(async () => {
   if (!enabled) return;
-  database = await freshTestDatabase();
-  model = await startScriptedModelServer();
-  sql = new pg.Pool({ connectionString: database.url, max: 1 });
-  roots.push(await makeDataRoot(), await makeDataRoot());
-  api = await ControlCenter.open({ dataRoot: roots[0]!, database: database.url, role: 'api', env: model.providerEnv });
-  await api.recover();
-  workspaceId = (await api.workspaces.create('Dispatch rows')).id;
-  await api.seeding.seed(workspaceId);
-  spaceId = (await api.spaces.create(workspaceId, { name: 'Work' })).id;
-  // The API process never gets its enqueues through: every run is left to the sweep.
-  api.executor.dispatchTo(() => new Promise(() => undefined));
-  worker = await ControlCenter.open({ dataRoot: roots[1]!, database: database.url, role: 'worker', env: model.providerEnv, jobLeaseMs: 3_000, queuePollMs: 200, dispatchGraceMs: 500 });
-  await worker.auth.initialize();
-  await worker.recover();
+  pair = await startDispatchPair({
+    workspaceName: 'Dispatch rows',
+    worker: { jobLeaseMs: 3_000, queuePollMs: 200, dispatchGraceMs: 500 },
+    // The API process never gets its enqueues through: every run is left to the sweep.
+    beforeWorker: (apiProcess) => apiProcess.executor.dispatchTo(() => new Promise(() => undefined)),
+  });
+  ({ api, model, workspaceId, spaceId } = pair);
 }, 120_000);
 
 afterAll(async () => {
-  await worker?.close();
-  await api?.close();
-  await model?.close();
-  await sql?.end();
-  for (const root of roots) await rm(root, { recursive: true, force: true });
-  if (enabled) await database.drop();
+  await pair?.close();
 });
 
-const db = async () => (await api.workspaces.handle(workspaceId)).database.db;
+const db = () => pair.db();
 const dispatchRows = async () => (await db()).selectFrom('run_dispatches').select('run_id').execute();
-const jobsFor = async (runId: string) =>
-  Number((await sql.query<{ n: string }>(`select count(*) as n from ${PG_BOSS_SCHEMA}.job where data->'payload'->>'runId' = $1`, [runId])).rows[0]!.n);
+const jobsFor = async (runId: string) => (await pair.jobStates(runId)).length;
 
 describe.skipIf(!enabled)('run dispatch rows are data, and forged ones enqueue nothing (issue 16)', () => {
   it('hostile message text survives the dispatch row and the sweep and reaches the model unchanged', async () => {

@@ -1,0 +1,67 @@
+import { rm } from 'node:fs/promises';
+import pg from 'pg';
+import { ControlCenter, type ControlCenterOptions } from '../../src/services/control-center.js';
+import { PG_BOSS_SCHEMA } from '../../src/services/pipelines/pg-boss-job-queue.js';
+import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.js';
+import { freshTestDatabase } from './test-database.js';
+import { makeDataRoot } from './test-server.js';
+
+/** Whether the PostgreSQL-only run-queue suites run: under CC_TEST_POSTGRES_URL or CC_TEST_DATABASE=postgres. */
+export const postgresEnabled = Boolean(process.env.CC_TEST_POSTGRES_URL) || process.env.CC_TEST_DATABASE === 'postgres';
+
+/**
+ * Issue 16: an API-role and a worker-role control center on one fresh PostgreSQL database, each with
+ * its own data root, their models the scripted model server; a seeded workspace with one space, and
+ * the test's own connection to read pg-boss's job table.
+ */
+export interface DispatchPair {
+  api: ControlCenter;
+  worker: ControlCenter;
+  model: ScriptedModelServer;
+  workspaceId: string;
+  spaceId: string;
+  /** The workspace's database, as the API process sees it. */
+  db(): Promise<Awaited<ReturnType<ControlCenter['workspaces']['handle']>>['database']['db']>;
+  /** The states of the pg-boss jobs that carry this run. */
+  jobStates(runId: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function startDispatchPair(options: {
+  workspaceName: string;
+  worker: Pick<ControlCenterOptions, 'jobLeaseMs' | 'queuePollMs' | 'dispatchGraceMs'>;
+  /** Runs on the API process before the worker starts (e.g. to hold its enqueues). */
+  beforeWorker?: (api: ControlCenter) => void;
+}): Promise<DispatchPair> {
+  const database = await freshTestDatabase();
+  const sql = new pg.Pool({ connectionString: database.url, max: 1 });
+  const model = await startScriptedModelServer();
+  const roots = [await makeDataRoot(), await makeDataRoot()];
+  const api = await ControlCenter.open({ dataRoot: roots[0]!, database: database.url, role: 'api', env: model.providerEnv });
+  await api.recover();
+  const workspaceId = (await api.workspaces.create(options.workspaceName)).id;
+  await api.seeding.seed(workspaceId);
+  const spaceId = (await api.spaces.create(workspaceId, { name: 'Work' })).id;
+  options.beforeWorker?.(api);
+  const worker = await ControlCenter.open({ dataRoot: roots[1]!, database: database.url, role: 'worker', env: model.providerEnv, ...options.worker });
+  await worker.auth.initialize();
+  await worker.recover();
+  return {
+    api,
+    worker,
+    model,
+    workspaceId,
+    spaceId,
+    db: async () => (await api.workspaces.handle(workspaceId)).database.db,
+    jobStates: async (runId) =>
+      (await sql.query<{ state: string }>(`select state from ${PG_BOSS_SCHEMA}.job where data->'payload'->>'runId' = $1`, [runId])).rows.map((row) => row.state),
+    async close() {
+      await worker.close();
+      await api.close();
+      await model.close();
+      await sql.end();
+      for (const root of roots) await rm(root, { recursive: true, force: true });
+      await database.drop();
+    },
+  };
+}
