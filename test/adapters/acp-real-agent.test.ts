@@ -1,18 +1,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AcpTransport } from '../../src/adapters/acp/acp-transport.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
+import { REAL_ACP_AGENT } from '../support/real-acp-agent.js';
 
 /**
  * The ACP transport against a real ACP agent from npm (`@zed-industries/claude-agent-acp`, a dev
  * dependency; `CONTROL_CENTER_TEST_ACP_AGENT` may name another entry script), its model the scripted
  * model server through the model proxy.
  */
-const REAL_AGENT =
-  process.env.CONTROL_CENTER_TEST_ACP_AGENT ?? fileURLToPath(new URL('../../node_modules/@zed-industries/claude-agent-acp/dist/index.js', import.meta.url));
 let fixture: ClaudeCodeFixture | null = null;
 
 afterEach(async () => {
@@ -25,7 +23,7 @@ describe('ACP transport against claude-agent-acp (RLY-7)', () => {
     fixture = await startClaudeCodeFixture({
       adapter: {
         id: 'acp',
-        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_AGENT] } } }),
+        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_ACP_AGENT] } } }),
       },
     });
     const f = fixture;
@@ -44,7 +42,7 @@ describe('ACP transport against claude-agent-acp (RLY-7)', () => {
       mode: 'plan',
       adapter: {
         id: 'acp',
-        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_AGENT] } } }),
+        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_ACP_AGENT] } } }),
       },
     });
     const f = fixture;

@@ -9,15 +9,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AcpTransport } from '../../src/adapters/acp/acp-transport.js';
 import { reply } from '../support/scripted-model-server.js';
 import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
-import { startRunnerSkillsScenario } from '../support/runner-skills-scenario.js';
+import { messagesSent, startRunnerSkillsScenario } from '../support/runner-skills-scenario.js';
+import { REAL_ACP_AGENT } from '../support/real-acp-agent.js';
 
-const REAL_AGENT =
-  process.env.CONTROL_CENTER_TEST_ACP_AGENT ?? fileURLToPath(new URL('../../node_modules/@zed-industries/claude-agent-acp/dist/index.js', import.meta.url));
 let fixture: ClaudeCodeFixture | null = null;
 let removeSources: (() => Promise<void>) | null = null;
 
@@ -26,8 +24,6 @@ afterAll(async () => {
   await removeSources?.();
 });
 
-const messagesSent = (f: ClaudeCodeFixture, from: number): string =>
-  JSON.stringify(f.model.requests.slice(from).filter((request) => request.path.startsWith('/v1/messages')).map((request) => (request as any).body));
 
 describe('an ACP agent sees the scanned skills (SKL-5, RLY-7)', () => {
   it('materializes the installed and the scanned repo skill into the checkout and claude-agent-acp offers them; never the quarantined or the unscanned one', async () => {
@@ -36,7 +32,7 @@ describe('an ACP agent sees the scanned skills (SKL-5, RLY-7)', () => {
       zebraBody: 'Zebra stripes are unique.\n',
       adapter: {
         id: 'acp',
-        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_AGENT] } } }),
+        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_ACP_AGENT] } } }),
       },
     });
     fixture = scenario.fixture;

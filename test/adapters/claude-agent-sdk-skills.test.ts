@@ -13,7 +13,7 @@ import { ClaudeAgentSdkTransport } from '../../src/adapters/claude-agent-sdk/cla
 import { reply } from '../support/scripted-model-server.js';
 import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { questionCards } from '../support/relay-fixture.js';
-import { startRunnerSkillsScenario } from '../support/runner-skills-scenario.js';
+import { messagesSent, startRunnerSkillsScenario } from '../support/runner-skills-scenario.js';
 
 let fixture: ClaudeCodeFixture | null = null;
 let removeSources: (() => Promise<void>) | null = null;
@@ -23,8 +23,6 @@ afterAll(async () => {
   await removeSources?.();
 });
 
-const messagesSent = (f: ClaudeCodeFixture, from: number): string =>
-  JSON.stringify(f.model.requests.slice(from).filter((request) => request.path.startsWith('/v1/messages')).map((request) => (request as any).body));
 
 describe('the Claude Agent SDK sees exactly the scanned skills (SKL-5)', () => {
   it('offers the installed skill and the active repository’s scanned skill, never the quarantined or the unscanned one', async () => {

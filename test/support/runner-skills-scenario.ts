@@ -47,3 +47,7 @@ export async function startRunnerSkillsScenario(options: {
   const conversation = await f.api('POST', `/api/workspaces/${f.workspaceId}/spaces/${space.body.id}/conversations`, { title: 'Okapi' });
   return { fixture: f, conversationId: conversation.body.id as string, sourceDir: source.dir, removeSources };
 }
+
+/** The bodies of the Anthropic messages requests a run sent from request `from` on, as one string to search. */
+export const messagesSent = (f: ClaudeCodeFixture, from: number): string =>
+  JSON.stringify(f.model.requests.slice(from).filter((request) => request.path.startsWith('/v1/messages')).map((request) => (request as { body?: unknown }).body));
