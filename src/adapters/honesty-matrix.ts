@@ -1,5 +1,7 @@
 import { getCapabilityProfile } from '../core/capability-profiles.js';
 import { MODES, type Mode } from '../core/modes.js';
+import { CURSOR_CAPABILITIES } from './cursor/cursor-capabilities.js';
+import { GROK_CAPABILITIES } from './grok/grok-capabilities.js';
 import type { TransportCapabilities } from './transport-capabilities.js';
 
 /** How much of a capability the Control Center really enforces on a transport (ADP-1). */
@@ -730,6 +732,7 @@ const GROK_SUBMIT = `${GROK_CONTRACT} > plan: the CLI is offered the MCP tools o
 const GROK_REMINDED = `${GROK_CONTRACT} > plan: a turn without submit_plan is reminded twice as further messages to the same CLI process, then flagged deliverableFailed`;
 const GROK_LIVE = `${GROK} > Grok transport: events arrive during the turn > text deltas, the tool-using step and the tool call’s start and end are recorded while the model is still working`;
 const GROK_STEER = `${GROK} > Grok transport: a message sent into the running turn (HAR-5, RLY-9) > steering reaches the CLI before its next model call; a mode change meanwhile does not change the turn, and applies from the next message`;
+const GROK_SKILLS = 'test/adapters/grok/grok-skills.test.ts > Grok sees exactly the scanned skills, through the server only (SKL-5, RLY-7) > the Skills section and the repo-skills index name the scanned set; the body loads through the MCP skill tool; quarantined and never-installed skills never reach the model';
 const GROK_CONFIG = 'test/security/grok-worktree-config.test.ts > Grok CLI: the worktree’s own configuration never reaches the runner (SEC-3, SEC-6) > a worktree .env, .grok/settings.json (MCP server command, model, base URL) and .grok/GROK.md are all ignored';
 
 /**
@@ -756,7 +759,12 @@ function grokRows(): HonestyRow[] {
     ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
       row({ capability: 'modes', mode, level: 'partial', detail: 'The RLY-8 Plan line asks the model not to change code; what holds is the read-only worktree mount of the OS sandbox (the turn is refused without one).', testedBy: GROK_PLAN }),
     ),
-    row({ capability: 'skills', level: 'none', detail: 'The Skills section reaches the CLI inside the server’s system prompt; nothing is materialized for it, its own `.grok/GROK.md` instructions are not read, and no `skill` tool is offered.', testedBy: GROK_CONFIG }),
+    hostSkillToolRow(GROK_CAPABILITIES, {
+      level: 'enforced',
+      own: 'grok-cli 0.0.34 has none — no file of its `dist/` mentions skills, which a test checks so that an upgrade that adds one fails — and its `.grok/GROK.md` instructions are not read',
+      bound: 'The checkout’s files (a quarantined skill’s folder included) stay readable to its file tools like any other file; nothing presents them to the model as skills.',
+      testedBy: GROK_SKILLS,
+    }),
   ];
 }
 
@@ -917,6 +925,7 @@ const CURSOR_MODES = 'test/adapters/cursor/cursor-relay-modes.test.ts > Cursor t
 const CURSOR_HOST = 'test/adapters/cursor/cursor-relay-modes.test.ts > Cursor transport: host enforcement (RLY-7, POL-1)';
 const CURSOR_PLAN = 'test/adapters/cursor/cursor-plan-and-failures.test.ts > Cursor transport: plan ready board and completion contract (RLY-5, HAR-4)';
 const CURSOR_FAILURES = 'test/adapters/cursor/cursor-plan-and-failures.test.ts > Cursor transport: failures are reported, never left running';
+const CURSOR_SKILLS = 'test/adapters/cursor/cursor-skills.test.ts > Cursor sees exactly the scanned skills, through the server only (SKL-5, RLY-7) > the first message names the scanned set; the body loads through the MCP skill tool; quarantined and never-installed skills are refused; no settings layer or extra folder is given to the SDK';
 const CURSOR_SETTINGS = 'test/security/cursor-worktree-settings.test.ts > Cursor: worktree files cannot change what the host enforces (RLY-7, SEC-3)';
 const CURSOR_AGENT = `${CURSOR_MODES} > agent: no mode line; a gated run_command runs in the worktree; the next message resumes the same Cursor agent; nothing reaches another provider`;
 const CURSOR_PLAN_WRITE = `${CURSOR_HOST} > plan cannot write: a Cursor edit call in plan cancels the turn before its effect, the run fails saying so`;
@@ -931,6 +940,7 @@ const FAKE_ONLY = ' Tested against a fake SDK at the transport’s seam only.';
  */
 function cursorRows(): HonestyRow[] {
   const cell = (input: RowInput): HonestyRow => row({ ...input, detail: `${input.detail}${FAKE_ONLY}` });
+  const withFakeOnly = (derived: HonestyRow): HonestyRow => ({ ...derived, detail: `${derived.detail}${FAKE_ONLY}` });
   return [
     cell({
       capability: 'toolSurface',
@@ -1020,12 +1030,14 @@ function cursorRows(): HonestyRow[] {
         testedBy: `${CURSOR_MODES} > plan: Cursor’s plan mode with reads only and no mutating host tool; no line (plan is native), and leaving plan for Agent sends none either`,
       }),
     ),
-    cell({
-      capability: 'skills',
-      level: 'none',
-      detail: 'Cursor’s settings sources (project rules, skills, user settings) are switched off (`settingSources: []`); skills reach it only through the prompt and MCP. Nothing is materialized for Cursor.',
-      testedBy: `${CURSOR_SETTINGS} > hostile .cursor/ settings, MCP lists, rules and .env in the worktree change nothing the SDK is given`,
-    }),
+    withFakeOnly(
+      hostSkillToolRow(CURSOR_CAPABILITIES, {
+        level: 'partial',
+        own: '`@cursor/sdk` 1.0.31 takes MCP servers but no skills folder of the host’s choosing: its skills come from its settings layers and the workspace folders (`cwd`, `dirs`), that is the agent’s checkout, so its settings sources are switched off (`settingSources: []`) and no extra folder is given',
+        bound: 'Partial: that Cursor then loads no skill of the checkout rests on the SDK’s documentation of `settingSources`; the first message (which carries the system prompt) opens a new Cursor agent only, so a resumed agent keeps the Skills section it was first told.',
+        testedBy: CURSOR_SKILLS,
+      }),
+    ),
   ];
 }
 
@@ -1104,7 +1116,7 @@ function declares(capabilities: TransportCapabilities, row: HonestyRow): boolean
     case 'sandbox':
       return capabilities.sandbox;
     case 'skills':
-      return capabilities.skills === 'scannedOnly';
+      return capabilities.skills === 'scannedOnly' || capabilities.skills === 'hostSkillTool';
     case 'modes':
       return modes.every((mode) => capabilities.structuralModes.includes(mode));
     default:
@@ -1124,6 +1136,21 @@ export function undeclaredClaims(declarations: readonly TransportCapabilities[],
     return adapter.rows
       .filter((row) => row.level === 'enforced' && !declares(declared, row))
       .map((row) => `${adapter.id}: '${row.capability}'${row.mode ? ` in ${row.mode}` : ''} is marked enforced but the transport does not declare it`);
+  });
+}
+
+/**
+ * SKL-5: the skills row of a runner that declares `hostSkillTool` — no skill discovery of its own, so
+ * what it sees is what the server hands it. The text comes from the declaration; `own` says why the
+ * runner discovers nothing itself, `bound` what still is not bounded.
+ */
+function hostSkillToolRow(capabilities: TransportCapabilities, input: { level: EnforcementLevel; own: string; bound: string; testedBy: string }): HonestyRow {
+  if (capabilities.skills !== 'hostSkillTool') throw new Error(`${capabilities.adapterId} declares skills '${capabilities.skills}', not 'hostSkillTool'`);
+  return row({
+    capability: 'skills',
+    level: input.level,
+    detail: `${capabilities.label} has no skill discovery of its own (${input.own}), so nothing is materialized for it and skills reach it only through the server: the Skills section (installed skills that still match skills-lock.json, and built-ins) and the active repository’s repo-skills index (its skills that pass the scan) in the prompt, and the \`skill\` tool over the Control Center’s MCP server, which loads only the agent’s own loadable skills. A quarantined repo skill and a linked name with nothing installed behind it are never listed, and the tool refuses them. ${input.bound}`,
+    testedBy: input.testedBy,
   });
 }
 

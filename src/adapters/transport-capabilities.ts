@@ -54,10 +54,13 @@ export interface TransportCapabilities {
    * SKL-5: `scannedOnly` — every skill the runner can discover as a skill passed the scan (the
    * server's prompt and tools, or a materialized folder its own discovery reads instead of the
    * worktree's); `fedUnbounded` — the scanned set is materialized where the runner looks, but its own
-   * discovery also reads skills the server did not scan; `unfed` — the runner's own skill discovery
-   * is neither fed nor bounded by the server.
+   * discovery also reads skills the server did not scan; `hostSkillTool` — the runner has no skill
+   * discovery of its own (or it is switched off), so skills reach it only through the server: the
+   * Skills section and repo-skills index in its prompt and the `skill` tool over MCP, which carry
+   * only scanned skills; `unfed` — the runner's own skill discovery is neither fed nor bounded by the
+   * server.
    */
-  readonly skills: 'scannedOnly' | 'fedUnbounded' | 'unfed';
+  readonly skills: 'scannedOnly' | 'fedUnbounded' | 'hostSkillTool' | 'unfed';
   /**
    * RLY-3: `none` — the provider has no modes and the relay mode changes nothing it does, so the web
    * hides the mode picker for its agents; absent or `honoured` — modes reach the provider (natively or

@@ -39,7 +39,7 @@ export const TransportCapabilities = z.object({
   completionContract: z.array(ModeSchema),
   structuralModes: z.array(ModeSchema),
   sandbox: z.boolean(),
-  skills: z.enum(['scannedOnly', 'fedUnbounded', 'unfed']),
+  skills: z.enum(['scannedOnly', 'fedUnbounded', 'hostSkillTool', 'unfed']),
   relayModes: z.enum(['honoured', 'none']).optional(),
 });
 export type TransportCapabilities = z.infer<typeof TransportCapabilities>;

@@ -84,6 +84,16 @@ describe('honesty matrix (ADP-1)', () => {
     expect(level('acp')).toEqual(['partial']);
     expect(ACP_CAPABILITIES.skills).toBe('fedUnbounded');
     expect(level('copilot')).toEqual(['partial']);
+    // Runners without skill discovery of their own: the row's text comes from the declaration.
+    expect(GROK_CAPABILITIES.skills).toBe('hostSkillTool');
+    expect(CURSOR_CAPABILITIES.skills).toBe('hostSkillTool');
+    expect(level('grok')).toEqual(['enforced']);
+    expect(level('cursor')).toEqual(['partial']);
+    const detail = (id: string) => honestyMatrix().adapters.find((adapter) => adapter.id === id)!.rows.find((row) => row.key === 'skills')!.detail;
+    for (const [id, label] of [['grok', GROK_CAPABILITIES.label], ['cursor', CURSOR_CAPABILITIES.label]] as const) {
+      expect(detail(id)).toMatch(new RegExp(`^${label.replace(/[()]/g, '\\$&')} has no skill discovery of its own`));
+      expect(detail(id)).toContain('the `skill` tool over the Control Center’s MCP server');
+    }
   });
 
   it('GET /api/honesty-matrix serves the matrix and which sandbox row applies on this host', async () => {

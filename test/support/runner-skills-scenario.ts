@@ -24,6 +24,8 @@ export async function startRunnerSkillsScenario(options: {
   repoSkillsFolder: string;
   zebraBody: string;
   extraRepoFiles?: Record<string, string>;
+  /** The server's environment (a runner's key). */
+  env?: Record<string, string>;
 }): Promise<RunnerSkillsScenario> {
   const source = await makeSkillSource({ 'skills/zebra-facts/SKILL.md': skillMd('zebra-facts', 'Answers questions about zebra stripes (fixture marker QX-42).', options.zebraBody) });
   const repo = await makeSkillSource({
@@ -36,7 +38,7 @@ export async function startRunnerSkillsScenario(options: {
     await rm(source.dir, { recursive: true, force: true });
     await rm(repo.dir, { recursive: true, force: true });
   };
-  const f = await startClaudeCodeFixture({ adapter: options.adapter });
+  const f = await startClaudeCodeFixture({ adapter: options.adapter, ...(options.env ? { env: options.env } : {}) });
   const created = await f.api('POST', `/api/workspaces/${f.workspaceId}/skills/sources`, { url: source.dir });
   expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/skills/install`, { sourceId: created.body.id, path: 'skills/zebra-facts' })).status).toBe(201);
   // `never-scanned` is a name on the agent with no installed, scanned folder behind it.

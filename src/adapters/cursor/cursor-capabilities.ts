@@ -22,6 +22,8 @@ export const CURSOR_CAPABILITIES = declareRunnerCapabilities({
   productToolsOverMcp: true,
   structuralModes: [],
   sandbox: false,
-  // SKL-5: nothing is materialized for Cursor and its settings sources are switched off.
-  skills: 'unfed',
+  // SKL-5: the SDK takes no skills folder of the host's choosing (its skills come from its settings
+  // layers and the workspace folders, i.e. the checkout), so its settings sources are switched off and
+  // skills reach it only through the first message and the `skill` tool over MCP.
+  skills: 'hostSkillTool',
 });

@@ -29,6 +29,7 @@ export const GROK_CAPABILITIES: TransportCapabilities = {
   completionContract: ['plan', 'orchestrate'],
   structuralModes: [],
   sandbox: true,
-  // SKL-5: nothing is materialized for Grok, and its own instruction files are not read (the preload stubs them out).
-  skills: 'unfed',
+  // SKL-5: grok-cli 0.0.34 has no skill discovery (and its own instruction files are not read: the
+  // preload stubs them out); skills reach it only through the prompt and the `skill` tool over MCP.
+  skills: 'hostSkillTool',
 };
