@@ -114,7 +114,8 @@ export async function prepareRun(deps: PrepareRunDeps, request: PrepareRunReques
   const { workspaceId, agent } = scope;
   const profile = getCapabilityProfile(scope.mode);
   const checkout = await deps.checkouts.ensure(workspaceId, request.checkoutKey, request.repoPath);
-  const syncCheckout = checkout.kind === 'git' && worktreeState(profile) !== 'readOnly' && !request.isChildRun;
+  // A folder (a space without a repository of its own) may still hold linked repositories' checkouts (SKL-4).
+  const syncCheckout = worktreeState(profile) !== 'readOnly' && !request.isChildRun;
   const repoSkillsIndex: string[] = [];
   const skills: Array<{ name: string; description: string }> = [];
   for (const hook of deps.hooks ?? []) {

@@ -369,6 +369,9 @@ export class RunExecutor {
       if (syncCheckout) {
         const synced = await this.checkouts.sync(workspaceId, checkoutKey).catch((syncError: unknown) => ({ synced: false, ref: '', reason: String(syncError) }));
         if (synced) recorder.log.event('checkout_synced', synced);
+        // SKL-4: and each linked repository's checkout under repos/<name>/ into its own repository.
+        const linked = await this.checkouts.syncLinked(workspaceId, checkoutKey).catch((syncError: unknown) => [{ repository: '', synced: false as const, ref: '', reason: String(syncError) }]);
+        for (const result of linked) recorder.log.event('checkout_synced', result);
       }
     });
 

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { CheckoutRunner } from '../../git/checkout-runner.js';
 import type { RefSyncResult } from '../../git/sync-checkout.js';
 import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
-import { findCheckout, insertCheckoutOnce } from '../../store/repositories/checkout-repository.js';
+import { findCheckout, findLinkedCheckouts, insertCheckoutOnce } from '../../store/repositories/checkout-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import {
   ensureWorktree,
@@ -17,6 +17,12 @@ import {
   type RemovedWorktree,
 } from '../../git/git-worktrees.js';
 import type { WorkspaceService } from './workspace-service.js';
+
+/** A linked repository's branch brought over after a run (SKL-4), or why it was not. */
+export type LinkedSyncResult = RefSyncResult & { repository: string };
+
+/** What became of a linked repository's checkout asked to go (SKL-4): removed as {@link removeWorktree} does, or refused and left untouched. */
+export type LinkedRemoval = (RemovedWorktree & { refused: null }) | { path: string; removed: false; checkpointRef: null; archivedPath: null; refused: string };
 
 /** The workspace database's `checkouts` table as {@link CheckoutRecords}. */
 export function databaseCheckoutRecords(db: Kysely<WorkspaceSchema>): CheckoutRecords {
@@ -81,14 +87,48 @@ export class CheckoutService {
    * the space unlinks it (SKL-4), like {@link remove}: its branch is brought over and uncommitted work
    * checkpointed into that repository first (HAR-7). Null when it was never checked out.
    */
-  async removeLinked(workspaceId: string, key: string, name: string): Promise<RemovedWorktree | null> {
+  async removeLinked(workspaceId: string, key: string, name: string): Promise<LinkedRemoval | null> {
     const handle = await this.workspaces.handle(workspaceId);
     const records = databaseCheckoutRecords(handle.database.db);
     const recordKey = `${key}/repos/${name}`;
     const record = await records.get(recordKey);
     if (!record) return null;
+    const worktreePath = join(handle.dir, 'worktrees', key);
+    // The agent may have replaced `repos`, `repos/<name>` or its `.git` with a link out: git would then
+    // run, and the folder be deleted, wherever it points. Nothing is touched through it.
+    const state = await linkedCheckoutState(worktreePath, name);
+    if (state.kind === 'refused') return { path: join(worktreePath, 'repos', name), removed: false, checkpointRef: null, archivedPath: null, refused: state.reason };
     const scoped: CheckoutRecords = { get: async () => ({ ...record, conversationId: name }), put: () => Promise.resolve() };
-    return removeWorktree({ repoPath: record.repoPath, worktreesDir: join(handle.dir, 'worktrees', key, 'repos'), conversationId: name, records: scoped, runner: await this.runner(workspaceId, record) });
+    const removed = await removeWorktree({ repoPath: record.repoPath, worktreesDir: join(worktreePath, 'repos'), conversationId: name, records: scoped, runner: await this.runner(workspaceId, record) });
+    return { ...removed, refused: null };
+  }
+
+  /**
+   * Brings each linked repository's checkout branch (`repos/<name>/` of the conversation's worktree)
+   * into that repository as `refs/heads/cc/<key>` (SKL-4, SEC-3), like {@link sync} does for the
+   * worktree itself: each is its own repository with its own record. A `repos`, `repos/<name>` or
+   * `repos/<name>/.git` that is a link or not a directory is refused and named, and git never runs
+   * through it. Empty when the worktree has no `repos` folder.
+   */
+  async syncLinked(workspaceId: string, key: string): Promise<LinkedSyncResult[]> {
+    const handle = await this.workspaces.handle(workspaceId);
+    const worktreePath = join(handle.dir, 'worktrees', key);
+    if (!(await lstat(join(worktreePath, 'repos')).catch(() => null))) return [];
+    const results: LinkedSyncResult[] = [];
+    for (const { name, record } of await findLinkedCheckouts(handle.database.db, key)) {
+      const directory = join(worktreePath, 'repos', name);
+      const ref = `refs/heads/${record.branch}`;
+      const state = await linkedCheckoutState(worktreePath, name);
+      if (state.kind === 'absent') continue;
+      if (state.kind === 'refused') {
+        results.push({ repository: name, synced: false, ref, reason: state.reason });
+        continue;
+      }
+      const runner = await this.runner(workspaceId, record);
+      const synced = await serializedCheckoutWork(directory, () => syncWorktreeBranch(record, runner)).catch((error: unknown): RefSyncResult => ({ synced: false, ref, reason: error instanceof Error ? error.message : String(error) }));
+      results.push({ repository: name, ...synced });
+    }
+    return results;
   }
 
   /** The server's record of a conversation's checkout, or null (no repository, or none made yet). */
@@ -117,19 +157,51 @@ export class CheckoutService {
     return serializedCheckoutWork(directory, () => syncWorktreeBranch(record, runner));
   }
 
-  /** Removes a conversation's checkout after bringing its branch over and checkpointing any uncommitted work (HAR-7). */
-  async remove(workspaceId: string, key: string, repoPath: string | null): Promise<RemovedWorktree> {
+  /**
+   * Removes a conversation's checkout after bringing its branch over and checkpointing any uncommitted
+   * work (HAR-7) — first each linked repository's checkout under `repos/<name>/`, into its own
+   * repository ({@link removeLinked}; a refused one is named in `linked` and never followed: removing
+   * the worktree then unlinks the link itself, never what it points to).
+   */
+  async remove(workspaceId: string, key: string, repoPath: string | null): Promise<RemovedWorktree & { linked: Array<{ repository: string } & LinkedRemoval> }> {
     const handle = await this.workspaces.handle(workspaceId);
     const records = databaseCheckoutRecords(handle.database.db);
+    const linked: Array<{ repository: string } & LinkedRemoval> = [];
+    for (const { name } of await findLinkedCheckouts(handle.database.db, key)) {
+      const removal = await this.removeLinked(workspaceId, key, name);
+      if (removal) linked.push({ repository: name, ...removal });
+    }
     const record = await records.get(key);
-    return removeWorktree({
+    const removed = await removeWorktree({
       repoPath: record?.repoPath ?? repoPath,
       worktreesDir: join(handle.dir, 'worktrees'),
       conversationId: key,
       records,
       ...(record ? { runner: await this.runner(workspaceId, record) } : {}),
     });
+    return { ...removed, linked };
   }
+}
+
+/**
+ * Whether the server may run git in, or delete, the linked checkout `repos/<name>/` of a worktree
+ * (SKL-4): refused when `repos` or `repos/<name>` is a link or not a directory, or
+ * `repos/<name>/.git` is not a directory of its own (a link, or a `gitdir:` file naming another
+ * repository); absent when the folder is not there (nothing to do).
+ */
+async function linkedCheckoutState(worktreePath: string, name: string): Promise<{ kind: 'plain' | 'absent' } | { kind: 'refused'; reason: string }> {
+  const reposDir = join(worktreePath, 'repos');
+  const directory = join(reposDir, name);
+  const refused = (reason: string) => ({ kind: 'refused' as const, reason });
+  const outer = await notPlainDirectory(reposDir);
+  if (outer) return refused(outer);
+  if (!(await lstat(directory).catch(() => null))) return { kind: 'absent' };
+  const own = await notPlainDirectory(directory);
+  if (own) return refused(own);
+  const gitDir = await lstat(join(directory, '.git')).catch(() => null);
+  if (!gitDir) return refused(`${directory} has no .git directory; the server does not run git in it`);
+  if (!gitDir.isDirectory()) return refused(`${join(directory, '.git')} is ${gitDir.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; the server does not run git through it`);
+  return { kind: 'plain' };
 }
 
 /** Why a path the server is about to create a checkout in is not a plain directory (a link or a file), or null (plain or absent). */

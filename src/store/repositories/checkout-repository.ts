@@ -46,3 +46,15 @@ export async function insertCheckoutOnce(db: Kysely<WorkspaceSchema>, record: Ch
     .onConflict((conflict) => conflict.column('conversation_id').doNothing())
     .execute();
 }
+
+/**
+ * The records of the linked repositories' checkouts inside a conversation's worktree (SKL-4): keys
+ * `<key>/repos/<name>`, by name. (`_` is a LIKE wildcard and may be in `key`: the prefix is checked again.)
+ */
+export async function findLinkedCheckouts(db: Kysely<WorkspaceSchema>, key: string): Promise<Array<{ name: string; record: CheckoutRecord }>> {
+  const prefix = `${key}/repos/`;
+  const rows = await db.selectFrom('checkouts').selectAll().where('conversation_id', 'like', `${prefix}%`).orderBy('conversation_id').execute();
+  return rows
+    .filter((row) => row.conversation_id.startsWith(prefix) && !row.conversation_id.slice(prefix.length).includes('/'))
+    .map((row) => ({ name: row.conversation_id.slice(prefix.length), record: toCheckoutRecord(row) }));
+}
