@@ -100,7 +100,7 @@ describe('hostile repos/<name> in a conversation’s worktree (SKL-4, SEC-3)', {
     const removed = await f.server.running.app.executor.checkouts.remove(f.workspaceId, f.conversationId, null);
     const refusals = removed.linked.filter((entry: { refused: string | null }) => entry.refused !== null);
     expect(refusals.map((entry: { repository: string }) => entry.repository).sort()).toEqual(['alpha', 'beta']);
-    expect(refusals[0].refused).toMatch(/repos is a symbolic link/);
+    expect(refusals[0]!.refused).toMatch(/repos is a symbolic link/);
     // The worktree went; the folder its `repos` link named, and the clone in it, are untouched.
     expect(existsSync(worktree)).toBe(false);
     expect(existsSync(join(outside, 'beta', 'secret.txt'))).toBe(true);
