@@ -15,7 +15,7 @@ import { reply } from '../support/scripted-model-server.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { questionCards } from '../support/relay-fixture.js';
 import { codexSkillsListing } from '../support/codex-skills-listing.js';
-import { startRunnerSkillsScenario } from '../support/runner-skills-scenario.js';
+import { startCodexSkillsScenario } from '../support/codex-skills-scenario.js';
 
 let fixture: ClaudeCodeFixture | null = null;
 let removeSources: (() => Promise<void>) | null = null;
@@ -31,14 +31,7 @@ const responsesSent = (f: ClaudeCodeFixture, from: number): string =>
 
 describe('Codex sees exactly the scanned skills (SKL-5)', () => {
   it('lists the installed skill and the active repository’s scanned skill and reads a body from the run’s folder; never the quarantined or the unscanned one', async () => {
-    const scenario = await startRunnerSkillsScenario({
-      repoSkillsFolder: '.agents/skills',
-      zebraBody: 'Zebra stripes are unique (body marker QB-42).\n',
-      adapter: {
-        id: 'codex',
-        transport: (app, dataRoot) => new CodexTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, askUser: questionCards(app) }),
-      },
-    });
+    const scenario = await startCodexSkillsScenario();
     fixture = scenario.fixture;
     removeSources = scenario.removeSources;
     sourceDir = scenario.sourceDir;

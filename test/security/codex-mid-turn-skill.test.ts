@@ -10,11 +10,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CodexTransport } from '../../src/adapters/codex/codex-transport.js';
 import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { codexSkillsListing } from '../support/codex-skills-listing.js';
-import { questionCards } from '../support/relay-fixture.js';
-import { startRunnerSkillsScenario } from '../support/runner-skills-scenario.js';
+import { startCodexSkillsScenario } from '../support/codex-skills-scenario.js';
 import { reply } from '../support/scripted-model-server.js';
 import { skillMd } from '../support/skill-source-fixture.js';
 
@@ -28,14 +26,7 @@ afterAll(async () => {
 
 describe('Codex: a SKILL.md written during a turn (SKL-5)', () => {
   it('never reaches the model as a skill: not later in the same turn, not in the next turn', async () => {
-    const scenario = await startRunnerSkillsScenario({
-      repoSkillsFolder: '.agents/skills',
-      zebraBody: 'Zebra stripes are unique (body marker QB-42).\n',
-      adapter: {
-        id: 'codex',
-        transport: (app, dataRoot) => new CodexTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, askUser: questionCards(app) }),
-      },
-    });
+    const scenario = await startCodexSkillsScenario();
     fixture = scenario.fixture;
     removeSources = scenario.removeSources;
     const f = fixture;
