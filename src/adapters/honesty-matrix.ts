@@ -1149,7 +1149,7 @@ function hostSkillToolRow(capabilities: TransportCapabilities, input: { level: E
   return row({
     capability: 'skills',
     level: input.level,
-    detail: `${capabilities.label} has no skill discovery of its own (${input.own}), so nothing is materialized for it and skills reach it only through the server: the Skills section (installed skills that still match skills-lock.json, and built-ins) and the active repository’s repo-skills index (its skills that pass the scan) in the prompt, and the \`skill\` tool over the Control Center’s MCP server, which loads only the agent’s own loadable skills. A quarantined repo skill and a linked name with nothing installed behind it are never listed, and the tool refuses them. ${input.bound}`,
+    detail: `${capabilities.label}: no skill discovery of its own is in play (${input.own}), so nothing is materialized for it and skills reach it only through the server: the Skills section (installed skills that still match skills-lock.json, and built-ins) and the active repository’s repo-skills index (its skills that pass the scan) in the prompt, and the \`skill\` tool over the Control Center’s MCP server, which loads only the agent’s own loadable skills. A quarantined repo skill and a linked name with nothing installed behind it are never listed, and the tool refuses them. ${input.bound}`,
     testedBy: input.testedBy,
   });
 }

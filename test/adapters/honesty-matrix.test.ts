@@ -91,7 +91,7 @@ describe('honesty matrix (ADP-1)', () => {
     expect(level('cursor')).toEqual(['partial']);
     const detail = (id: string) => honestyMatrix().adapters.find((adapter) => adapter.id === id)!.rows.find((row) => row.key === 'skills')!.detail;
     for (const [id, label] of [['grok', GROK_CAPABILITIES.label], ['cursor', CURSOR_CAPABILITIES.label]] as const) {
-      expect(detail(id)).toMatch(new RegExp(`^${label.replace(/[()]/g, '\\$&')} has no skill discovery of its own`));
+      expect(detail(id)).toMatch(new RegExp(`^${label.replace(/[()]/g, '\\$&')}: no skill discovery of its own is in play`));
       expect(detail(id)).toContain('the `skill` tool over the Control Center’s MCP server');
     }
   });
