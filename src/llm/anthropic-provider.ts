@@ -8,8 +8,10 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
 import type { DoneEvent, ModelEvent, ModelMessage, ModelRequest, ModelTraits, StreamFn } from './model-types.js';
-import { failureDone, watchdogDone } from './provider-failure.js';
+import { openModelEventStream, ModelStreamError } from './model-http-stream.js';
+import { boundedText, failureDone, watchdogDone } from './provider-failure.js';
 import { cachedSdkClient } from './sdk-client-cache.js';
+import type { SseMessage } from './sse-parser.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, StreamWatchdog, watchedFetch } from './stream-watchdog.js';
 
 export interface AnthropicProviderOptions {
@@ -24,9 +26,13 @@ export interface AnthropicProviderOptions {
   promptCaching?: boolean;
   /** Model traits (effort style, temperature support); unknown models get {@link DEFAULT_ANTHROPIC_TRAITS}. */
   traitsFor?: (modelId: string) => ModelTraits | undefined;
+  /** A fetch to send requests with instead of the built-in HTTP client: the call then goes through the Anthropic SDK. */
   fetch?: typeof fetch;
   defaultHeaders?: Record<string, string>;
 }
+
+/** The Messages API version this client speaks (the one the SDK in package.json sends). */
+export const ANTHROPIC_API_VERSION = '2026-10-21';
 
 /** What an Anthropic model id the catalog does not know is assumed to be: a current adaptive-thinking Claude. */
 export const DEFAULT_ANTHROPIC_TRAITS: ModelTraits = {
@@ -176,6 +182,46 @@ interface OpenBlock {
 }
 
 /**
+ * The Messages stream's events from raw server-sent events, as the SDK reads them: pings and unnamed
+ * events skipped, an `error` event thrown (retryable by its type), every other event's data parsed.
+ */
+async function* messageStreamEvents(messages: AsyncIterable<SseMessage>): AsyncGenerator<RawMessageStreamEvent> {
+  for await (const message of messages) {
+    if (message.event === 'ping' || message.event === null) continue;
+    if (message.event === 'error') {
+      let body: unknown = message.data;
+      try {
+        body = JSON.parse(message.data);
+      } catch {
+        // Not JSON: the text itself is the message.
+      }
+      throw new ModelStreamError(body, 'error event in the stream');
+    }
+    if (!message.data) continue;
+    let event: RawMessageStreamEvent;
+    try {
+      event = JSON.parse(message.data) as RawMessageStreamEvent;
+    } catch (error) {
+      // The server's text is not repeated whole: an error message must stay readable whatever it sent.
+      throw new SyntaxError(`event ${JSON.stringify(message.event.slice(0, 64))} is not valid JSON (${boundedText((error as Error).message)})`);
+    }
+    yield event;
+  }
+}
+
+/** The request's headers: the SDK's (version, bearer key, JSON) with the configured defaults on top. */
+function requestHeaders(options: AnthropicProviderOptions): Record<string, string> {
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'content-type': 'application/json',
+    'anthropic-version': ANTHROPIC_API_VERSION,
+    ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+  };
+  for (const [name, value] of Object.entries(options.defaultHeaders ?? {})) headers[name.toLowerCase()] = value;
+  return headers;
+}
+
+/**
  * A {@link StreamFn} over the Anthropic Messages API (streaming). Never throws: HTTP errors,
  * malformed events, dropped connections, idle timeouts and aborts end in a `done` event.
  */
@@ -190,6 +236,22 @@ export function createAnthropicStreamFn(options: AnthropicProviderOptions): Stre
   };
   // Built on first use, then shared by every call with this configuration (issue 11).
   const client = () => cachedSdkClient('anthropic', clientConfig, options.fetch, () => new Anthropic({ ...clientConfig, fetch: watchedFetch(options.fetch), logLevel: 'off' }));
+  const headers = requestHeaders(options);
+  let endpoint: URL | undefined;
+  /** Without a custom fetch, the SDK is skipped: one POST on a kept-alive connection, its events parsed here (issue 11). */
+  const openStream = async (params: MessageCreateParamsStreaming, watchdog: StreamWatchdog): Promise<AsyncIterable<RawMessageStreamEvent>> => {
+    if (options.fetch) return (await client().messages.create(params, { signal: watchdog.signal, fetchOptions: watchdog.fetchOptions() })) as AsyncIterable<RawMessageStreamEvent>;
+    endpoint ??= new URL(`${clientConfig.baseURL.replace(/\/+$/, '')}/v1/messages`);
+    const body = JSON.stringify(params);
+    const events = await openModelEventStream({
+      url: endpoint,
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      body,
+      maxRetries: clientConfig.maxRetries,
+      watchdog,
+    });
+    return messageStreamEvents(events);
+  };
 
   return async function* anthropicStream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const watchdog = new StreamWatchdog(signal, idleTimeoutMs);
@@ -207,13 +269,13 @@ export function createAnthropicStreamFn(options: AnthropicProviderOptions): Stre
         yield early;
         return;
       }
-      const stream = await client().messages.create(params, { signal: watchdog.signal, fetchOptions: watchdog.fetchOptions() });
+      const stream = await openStream(params, watchdog);
 
       const blocks = new Map<number, OpenBlock>();
       let stopReasonRaw: string | null | undefined;
       let sawToolCall = false;
       let sawMessageStop = false;
-      for await (const event of stream as AsyncIterable<RawMessageStreamEvent>) {
+      for await (const event of stream) {
         const out: ModelEvent[] = [];
         switch (event.type) {
           case 'message_start': {
