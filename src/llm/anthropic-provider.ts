@@ -8,8 +8,8 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
 import type { DoneEvent, ModelEvent, ModelMessage, ModelRequest, ModelTraits, StreamFn } from './model-types.js';
-import { openModelEventStream, ModelStreamError } from './model-http-stream.js';
-import { boundedText, failureDone, watchdogDone } from './provider-failure.js';
+import { modelEndpoint, ModelStreamError, parseEventData } from './model-http-stream.js';
+import { failureDone, watchdogDone } from './provider-failure.js';
 import { cachedSdkClient } from './sdk-client-cache.js';
 import type { SseMessage } from './sse-parser.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, StreamWatchdog, watchedFetch } from './stream-watchdog.js';
@@ -198,27 +198,8 @@ async function* messageStreamEvents(messages: AsyncIterable<SseMessage>): AsyncG
       throw new ModelStreamError(body, 'error event in the stream');
     }
     if (!message.data) continue;
-    let event: RawMessageStreamEvent;
-    try {
-      event = JSON.parse(message.data) as RawMessageStreamEvent;
-    } catch (error) {
-      // The server's text is not repeated whole: an error message must stay readable whatever it sent.
-      throw new SyntaxError(`event ${JSON.stringify(message.event.slice(0, 64))} is not valid JSON (${boundedText((error as Error).message)})`);
-    }
-    yield event;
+    yield parseEventData(message) as RawMessageStreamEvent;
   }
-}
-
-/** The request's headers: the SDK's (version, bearer key, JSON) with the configured defaults on top. */
-function requestHeaders(options: AnthropicProviderOptions): Record<string, string> {
-  const headers: Record<string, string> = {
-    accept: 'application/json',
-    'content-type': 'application/json',
-    'anthropic-version': ANTHROPIC_API_VERSION,
-    ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-  };
-  for (const [name, value] of Object.entries(options.defaultHeaders ?? {})) headers[name.toLowerCase()] = value;
-  return headers;
 }
 
 /**
@@ -236,22 +217,19 @@ export function createAnthropicStreamFn(options: AnthropicProviderOptions): Stre
   };
   // Built on first use, then shared by every call with this configuration (issue 11).
   const client = () => cachedSdkClient('anthropic', clientConfig, options.fetch, () => new Anthropic({ ...clientConfig, fetch: watchedFetch(options.fetch), logLevel: 'off' }));
-  const headers = requestHeaders(options);
-  let endpoint: URL | undefined;
-  /** Without a custom fetch, the SDK is skipped: one POST on a kept-alive connection, its events parsed here (issue 11). */
-  const openStream = async (params: MessageCreateParamsStreaming, watchdog: StreamWatchdog): Promise<AsyncIterable<RawMessageStreamEvent>> => {
-    if (options.fetch) return (await client().messages.create(params, { signal: watchdog.signal, fetchOptions: watchdog.fetchOptions() })) as AsyncIterable<RawMessageStreamEvent>;
-    endpoint ??= new URL(`${clientConfig.baseURL.replace(/\/+$/, '')}/v1/messages`);
-    const body = JSON.stringify(params);
-    const events = await openModelEventStream({
-      url: endpoint,
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      body,
-      maxRetries: clientConfig.maxRetries,
-      watchdog,
-    });
-    return messageStreamEvents(events);
-  };
+  // Without a custom fetch the SDK is skipped: one POST on a kept-alive connection, its events parsed here (issue 11).
+  const endpoint = modelEndpoint(
+    clientConfig.baseURL,
+    '/v1/messages',
+    // The SDK's headers: JSON, the API version and the key as a bearer token.
+    { accept: 'application/json', 'content-type': 'application/json', 'anthropic-version': ANTHROPIC_API_VERSION, ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+    options.defaultHeaders,
+    clientConfig.maxRetries,
+  );
+  const openStream = async (params: MessageCreateParamsStreaming, watchdog: StreamWatchdog): Promise<AsyncIterable<RawMessageStreamEvent>> =>
+    options.fetch
+      ? ((await client().messages.create(params, { signal: watchdog.signal, fetchOptions: watchdog.fetchOptions() })) as AsyncIterable<RawMessageStreamEvent>)
+      : messageStreamEvents(await endpoint(params, watchdog));
 
   return async function* anthropicStream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const watchdog = new StreamWatchdog(signal, idleTimeoutMs);

@@ -275,3 +275,32 @@ export class ModelEventStream implements AsyncIterable<SseMessage> {
     wake?.();
   }
 }
+
+/** A provider's endpoint: posts a request body (JSON) to `<baseUrl><path>` and opens its event stream. */
+export type ModelEndpoint = (params: object, watchdog: StreamWatchdog) => Promise<ModelEventStream>;
+
+/**
+ * The endpoint for one provider configuration. The URL is parsed on first use, so a malformed base URL
+ * fails that call (as a `done` error) instead of the provider's construction. `defaultHeaders` from the
+ * configuration override the provider's own headers, whatever their case.
+ */
+export function modelEndpoint(baseUrl: string, path: string, headers: Record<string, string>, defaultHeaders: Record<string, string> | undefined, maxRetries: number): ModelEndpoint {
+  const merged = { ...headers };
+  for (const [name, value] of Object.entries(defaultHeaders ?? {})) merged[name.toLowerCase()] = value;
+  let url: URL | undefined;
+  return (params, watchdog) => {
+    url ??= new URL(`${baseUrl.replace(/\/+$/, '')}${path}`);
+    const body = JSON.stringify(params);
+    return openModelEventStream({ url, headers: { ...merged, 'content-length': String(Buffer.byteLength(body)) }, body, maxRetries, watchdog });
+  };
+}
+
+/** An event's JSON data, or a SyntaxError that names the event without repeating what the server sent. */
+export function parseEventData(message: SseMessage): unknown {
+  try {
+    return JSON.parse(message.data);
+  } catch (error) {
+    const name = message.event === null ? 'an unnamed event' : `event ${JSON.stringify(message.event.slice(0, 64))}`;
+    throw new SyntaxError(`${name} is not valid JSON (${boundedText((error as Error).message)})`);
+  }
+}

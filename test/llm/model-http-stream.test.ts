@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ANTHROPIC_API_VERSION, createAnthropicStreamFn, type AnthropicProviderOptions } from '../../src/llm/anthropic-provider.js';
 import { findModel } from '../../src/llm/model-catalog.js';
+import { createOpenAIStreamFn } from '../../src/llm/openai-provider.js';
 import { SseParser, SseFramingError, type SseMessage } from '../../src/llm/sse-parser.js';
 import { reply, type ScriptedModelServer, startScriptedModelServer } from '../support/scripted-model-server.js';
 import { expectSingleDoneLast, modelRequest, runStream } from '../support/stream-helpers.js';
@@ -63,7 +64,6 @@ describe('SDK-free Anthropic request (issue 11)', () => {
   });
 
   it('reuses one kept-alive connection for consecutive calls', async () => {
-    scripted = await startScriptedModelServer();
     const server = await rawServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.end(
@@ -133,6 +133,39 @@ describe('SDK-free Anthropic request (issue 11)', () => {
     expectSingleDoneLast(events);
     expect(response.stopReason).toBe('error');
     expect(response.errorMessage).toMatch(/^Anthropic request failed: .*Invalid URL/);
+  });
+});
+
+describe('SDK-free OpenAI-compatible request (issue 11)', () => {
+  it('sends the bearer key (a placeholder for keyless local servers) to <base>/chat/completions', async () => {
+    scripted = await startScriptedModelServer();
+    scripted.script(reply().text('one'), reply().text('two'));
+    await runStream(createOpenAIStreamFn({ baseUrl: scripted.openaiBaseUrl, maxRetries: 0 }), modelRequest({ model: 'local-model' }));
+    await runStream(createOpenAIStreamFn({ apiKey: 'sk-o', baseUrl: scripted.openaiBaseUrl, maxRetries: 0, defaultHeaders: { 'X-Title': 'cc' } }), modelRequest({ model: 'gpt-x' }));
+    expect(scripted.requests.map((request) => [request.path, request.headers.authorization])).toEqual([
+      ['/v1/chat/completions', 'Bearer not-needed'],
+      ['/v1/chat/completions', 'Bearer sk-o'],
+    ]);
+    expect(scripted.requests[1]!.headers['x-title']).toBe('cc');
+  });
+
+  it('ignores what follows [DONE], reads the stream to its end and keeps the connection for the next call', async () => {
+    const chunk = (body: object) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', ...body })}\n\n`;
+    const server = await rawServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(
+        chunk({ choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: null }] }) +
+          chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 4, completion_tokens: 1 } }) +
+          'data: [DONE]\n\n' +
+          'data: {not json after done}\n\n',
+      );
+    });
+    const streamFn = createOpenAIStreamFn({ baseUrl: `${server.url}/v1`, maxRetries: 0 });
+    for (let call = 0; call < 2; call += 1) {
+      const { response } = await runStream(streamFn, modelRequest({ model: 'm' }));
+      expect(response).toMatchObject({ text: 'ok', stopReason: 'end_turn', usage: { inputTokens: 4, outputTokens: 1, cacheReadTokens: 0 } });
+    }
+    expect(server.connections()).toBe(1);
   });
 });
 
