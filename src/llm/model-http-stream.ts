@@ -131,17 +131,27 @@ function send(request: ModelHttpRequest): Promise<{ response: IncomingMessage; r
   });
 }
 
-/** Reads a failed response's body (bounded) and turns it into the error the caller sees. */
-async function statusError(response: IncomingMessage): Promise<ModelHttpStatusError> {
+/**
+ * Reads a failed response's body (bounded) and turns it into the error the caller sees. The watchdog
+ * still guards it: a body that stalls is cut by the idle clock, and an abort ends the read at once.
+ */
+async function statusError(response: IncomingMessage, watchdog: StreamWatchdog): Promise<ModelHttpStatusError> {
   const chunks: Buffer[] = [];
   let size = 0;
+  const onAbort = () => response.destroy(new ModelRequestAbortedError('aborted by the stream watchdog'));
+  if (watchdog.signal.aborted) onAbort();
+  else watchdog.signal.addEventListener('abort', onAbort, { once: true });
   try {
     for await (const chunk of response as AsyncIterable<Buffer>) {
+      watchdog.touch();
       if (size < MAX_ERROR_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_ERROR_BODY_BYTES - size));
       size += chunk.length;
     }
-  } catch {
+  } catch (error) {
+    if (error instanceof ModelRequestAbortedError) throw error;
     // A body cut short still says what arrived of it.
+  } finally {
+    watchdog.signal.removeEventListener('abort', onAbort);
   }
   const text = Buffer.concat(chunks).toString('utf8');
   let parsed: unknown;
@@ -185,7 +195,7 @@ export async function openModelEventStream(request: ModelHttpRequest): Promise<M
       await sleep(retryDelayMs(attempt, response.headers), request.watchdog.signal);
       continue;
     }
-    throw await statusError(response);
+    throw await statusError(response, request.watchdog);
   }
 }
 

@@ -90,6 +90,20 @@ describe('hostile model streams (issue 11, HAR-2)', () => {
     expect(inStream.response.errorMessage).toMatch(/^Anthropic stream error \(api_error\): x+… \(998000 more characters\)$/);
   });
 
+  it('an error response whose body never ends is cut by the idle timeout, not waited on forever', async () => {
+    const url = await endpoint((response) => {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.write('{"type":"error","error":');
+    });
+    const streamFn = createAnthropicStreamFn({ apiKey: 'k', baseUrl: url, maxRetries: 0, idleTimeoutMs: 200 });
+    const started = Date.now();
+    const { events, response } = await runStream(streamFn, modelRequest());
+    expectSingleDoneLast(events);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(response.done).toMatchObject({ stopReason: 'error', retryable: true });
+    expect(response.errorMessage).toContain('no data for 200 ms (idle timeout)');
+  });
+
   it('invalid UTF-8 and control bytes in a text delta arrive as text, without breaking the stream', async () => {
     const url = await endpoint((response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
