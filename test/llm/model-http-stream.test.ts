@@ -45,6 +45,16 @@ async function rawServer(handle: (request: IncomingMessage, response: ServerResp
   return { url: `http://127.0.0.1:${(raw.address() as AddressInfo).port}`, connections: () => connections };
 }
 
+/** A whole Anthropic stream answering "ok". */
+const okStream = [
+  'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
+  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}\n\n',
+  'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+  'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n',
+  'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+].join('');
+
 describe('SDK-free Anthropic request (issue 11)', () => {
   it('sends the version, the bearer key and JSON, with configured default headers on top, to <base>/v1/messages', async () => {
     scripted = await startScriptedModelServer();
@@ -66,16 +76,7 @@ describe('SDK-free Anthropic request (issue 11)', () => {
   it('reuses one kept-alive connection for consecutive calls', async () => {
     const server = await rawServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.end(
-        [
-          'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":3,"output_tokens":1}}}\n\n',
-          'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
-          'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}\n\n',
-          'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
-          'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n',
-          'event: message_stop\ndata: {"type":"message_stop"}\n\n',
-        ].join(''),
-      );
+      response.end(okStream);
     });
     const streamFn = anthropic(server.url);
     for (let call = 0; call < 3; call += 1) {
@@ -84,6 +85,24 @@ describe('SDK-free Anthropic request (issue 11)', () => {
       expect(response.usage).toEqual({ inputTokens: 3, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 });
     }
     expect(server.connections()).toBe(1);
+  });
+
+  it('retries once on a fresh connection when a kept-alive one turns out closed, even with no retries allowed', async () => {
+    const seen = new Set<unknown>();
+    const server = await rawServer((request, response) => {
+      if (seen.has(request.socket)) {
+        // What a server that timed the idle connection out looks like to the client: reset on reuse.
+        request.socket.destroy();
+        return;
+      }
+      seen.add(request.socket);
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(okStream);
+    });
+    const streamFn = anthropic(server.url);
+    expect((await runStream(streamFn, modelRequest())).response.text).toBe('ok');
+    expect((await runStream(streamFn, modelRequest())).response.text).toBe('ok');
+    expect(server.connections()).toBe(2);
   });
 
   it('keeps a non-JSON error body as the message and the status on the done event', async () => {
