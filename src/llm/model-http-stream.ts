@@ -286,8 +286,8 @@ export class ModelEventStream implements AsyncIterable<SseMessage> {
   }
 }
 
-/** A provider's endpoint: posts a request body (JSON) to `<baseUrl><path>` and opens its event stream. */
-export type ModelEndpoint = (params: object, watchdog: StreamWatchdog) => Promise<ModelEventStream>;
+/** A provider's endpoint: posts a request body (an object, or JSON already serialized) to `<baseUrl><path>` and opens its event stream. */
+export type ModelEndpoint = (params: object | string, watchdog: StreamWatchdog) => Promise<ModelEventStream>;
 
 /**
  * The endpoint for one provider configuration. The URL is parsed on first use, so a malformed base URL
@@ -300,7 +300,7 @@ export function modelEndpoint(baseUrl: string, path: string, headers: Record<str
   let url: URL | undefined;
   return (params, watchdog) => {
     url ??= new URL(`${baseUrl.replace(/\/+$/, '')}${path}`);
-    const body = JSON.stringify(params);
+    const body = typeof params === 'string' ? params : JSON.stringify(params);
     return openModelEventStream({ url, headers: { ...merged, 'content-length': String(Buffer.byteLength(body)) }, body, maxRetries, watchdog });
   };
 }
