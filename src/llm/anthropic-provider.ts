@@ -1,15 +1,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type {
-  ContentBlockParam,
   MessageCreateParamsStreaming,
-  MessageParam,
   RawMessageStreamEvent,
   TextBlockParam,
-  ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages.js';
 import type { DoneEvent, ModelEvent, ModelMessage, ModelRequest, ModelTraits, StreamFn } from './model-types.js';
+import { anthropicMessagesJson, toAnthropicMessages } from './anthropic-message-turns.js';
+import { modelEndpoint, ModelStreamError, parseEventData } from './model-http-stream.js';
 import { failureDone, watchdogDone } from './provider-failure.js';
 import { cachedSdkClient } from './sdk-client-cache.js';
+import type { SseMessage } from './sse-parser.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, StreamWatchdog, watchedFetch } from './stream-watchdog.js';
 
 export interface AnthropicProviderOptions {
@@ -24,9 +24,13 @@ export interface AnthropicProviderOptions {
   promptCaching?: boolean;
   /** Model traits (effort style, temperature support); unknown models get {@link DEFAULT_ANTHROPIC_TRAITS}. */
   traitsFor?: (modelId: string) => ModelTraits | undefined;
+  /** A fetch to send requests with instead of the built-in HTTP client: the call then goes through the Anthropic SDK. */
   fetch?: typeof fetch;
   defaultHeaders?: Record<string, string>;
 }
+
+/** The Messages API version this client speaks (the one the SDK in package.json sends). */
+export const ANTHROPIC_API_VERSION = '2026-10-21';
 
 /** What an Anthropic model id the catalog does not know is assumed to be: a current adaptive-thinking Claude. */
 export const DEFAULT_ANTHROPIC_TRAITS: ModelTraits = {
@@ -75,56 +79,12 @@ function thinkingParams(request: ModelRequest, traits: ModelTraits): ThinkingPar
   }
 }
 
-/** Neutral messages → Messages API turns: consecutive user-side messages merge, tool results first. */
-export function toAnthropicMessages(messages: ModelMessage[]): MessageParam[] {
-  const turns: MessageParam[] = [];
-  for (const message of messages) {
-    if (message.role === 'assistant') {
-      const content: ContentBlockParam[] = [];
-      for (const block of message.content) {
-        if (block.type === 'text') {
-          if (block.text.length > 0) content.push({ type: 'text', text: block.text });
-        } else if (block.type === 'tool_call') {
-          content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
-        } else if (block.redactedData !== undefined) {
-          content.push({ type: 'redacted_thinking', data: block.redactedData });
-        } else if (block.signature !== undefined) {
-          // Unsigned reasoning (from another provider) cannot be replayed to Claude.
-          content.push({ type: 'thinking', thinking: block.text, signature: block.signature });
-        }
-      }
-      if (content.length > 0) turns.push({ role: 'assistant', content });
-      continue;
-    }
-    const block: TextBlockParam | ToolResultBlockParam =
-      message.role === 'user'
-        ? { type: 'text', text: message.content }
-        : { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content, ...(message.isError ? { is_error: true } : {}) };
-    if (block.type === 'text' && block.text.length === 0) continue;
-    const last = turns.at(-1);
-    if (last?.role === 'user' && Array.isArray(last.content)) {
-      const firstText = last.content.findIndex((existing) => existing.type !== 'tool_result');
-      // The API wants tool_result blocks before any text in a user turn.
-      if (block.type === 'tool_result' && firstText >= 0) last.content.splice(firstText, 0, block);
-      else last.content.push(block);
-    } else {
-      turns.push({ role: 'user', content: [block] });
-    }
-  }
-  return turns;
-}
+/** A request's parameters but for `messages`, which each path builds its own way (objects for the SDK, cached JSON for the wire). */
+type ParamsWithoutMessages = Omit<MessageCreateParamsStreaming, 'messages'>;
 
-function buildParams(request: ModelRequest, traits: ModelTraits, promptCaching: boolean): MessageCreateParamsStreaming | string {
+function buildParams(request: ModelRequest, traits: ModelTraits, promptCaching: boolean): ParamsWithoutMessages | string {
   const thinking = thinkingParams(request, traits);
   if (typeof thinking === 'string') return thinking;
-  const messages = toAnthropicMessages(request.messages);
-  if (promptCaching) {
-    const lastContent = messages.at(-1)?.content;
-    const lastBlock = Array.isArray(lastContent) ? lastContent.at(-1) : undefined;
-    if (lastBlock && (lastBlock.type === 'text' || lastBlock.type === 'tool_result' || lastBlock.type === 'tool_use')) {
-      lastBlock.cache_control = { type: 'ephemeral' };
-    }
-  }
   const tools = request.tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
@@ -139,7 +99,6 @@ function buildParams(request: ModelRequest, traits: ModelTraits, promptCaching: 
   }
   return {
     model: request.model,
-    messages,
     stream: true,
     ...thinking,
     ...(system ? { system } : {}),
@@ -176,6 +135,27 @@ interface OpenBlock {
 }
 
 /**
+ * The Messages stream's events from raw server-sent events, as the SDK reads them: pings and unnamed
+ * events skipped, an `error` event thrown (retryable by its type), every other event's data parsed.
+ */
+async function* messageStreamEvents(messages: AsyncIterable<SseMessage>): AsyncGenerator<RawMessageStreamEvent> {
+  for await (const message of messages) {
+    if (message.event === 'ping' || message.event === null) continue;
+    if (message.event === 'error') {
+      let body: unknown = message.data;
+      try {
+        body = JSON.parse(message.data);
+      } catch {
+        // Not JSON: the text itself is the message.
+      }
+      throw new ModelStreamError(body, 'error event in the stream');
+    }
+    if (!message.data) continue;
+    yield parseEventData(message) as RawMessageStreamEvent;
+  }
+}
+
+/**
  * A {@link StreamFn} over the Anthropic Messages API (streaming). Never throws: HTTP errors,
  * malformed events, dropped connections, idle timeouts and aborts end in a `done` event.
  */
@@ -190,6 +170,23 @@ export function createAnthropicStreamFn(options: AnthropicProviderOptions): Stre
   };
   // Built on first use, then shared by every call with this configuration (issue 11).
   const client = () => cachedSdkClient('anthropic', clientConfig, options.fetch, () => new Anthropic({ ...clientConfig, fetch: watchedFetch(options.fetch), logLevel: 'off' }));
+  // Without a custom fetch the SDK is skipped: one POST on a kept-alive connection, its events parsed here (issue 11).
+  const endpoint = modelEndpoint(
+    clientConfig.baseURL,
+    '/v1/messages',
+    // The SDK's headers: JSON, the API version and the key as a bearer token.
+    { accept: 'application/json', 'content-type': 'application/json', 'anthropic-version': ANTHROPIC_API_VERSION, ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+    options.defaultHeaders,
+    clientConfig.maxRetries,
+  );
+  const openStream = async (params: ParamsWithoutMessages, messages: ModelMessage[], watchdog: StreamWatchdog): Promise<AsyncIterable<RawMessageStreamEvent>> => {
+    if (options.fetch) {
+      const sdkParams = { ...params, messages: toAnthropicMessages(messages, promptCaching) };
+      return (await client().messages.create(sdkParams, { signal: watchdog.signal, fetchOptions: watchdog.fetchOptions() })) as AsyncIterable<RawMessageStreamEvent>;
+    }
+    const head = JSON.stringify(params);
+    return messageStreamEvents(await endpoint(`${head.slice(0, -1)},"messages":${anthropicMessagesJson(messages, promptCaching)}}`, watchdog));
+  };
 
   return async function* anthropicStream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const watchdog = new StreamWatchdog(signal, idleTimeoutMs);
@@ -207,13 +204,13 @@ export function createAnthropicStreamFn(options: AnthropicProviderOptions): Stre
         yield early;
         return;
       }
-      const stream = await client().messages.create(params, { signal: watchdog.signal, fetchOptions: watchdog.fetchOptions() });
+      const stream = await openStream(params, request.messages, watchdog);
 
       const blocks = new Map<number, OpenBlock>();
       let stopReasonRaw: string | null | undefined;
       let sawToolCall = false;
       let sawMessageStop = false;
-      for await (const event of stream as AsyncIterable<RawMessageStreamEvent>) {
+      for await (const event of stream) {
         const out: ModelEvent[] = [];
         switch (event.type) {
           case 'message_start': {

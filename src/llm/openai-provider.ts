@@ -7,8 +7,10 @@ import type {
   ChatCompletionFunctionTool,
 } from 'openai/resources/chat/completions/completions.js';
 import type { DoneEvent, ModelEvent, ModelMessage, ModelRequest, ModelTraits, StreamFn } from './model-types.js';
+import { modelEndpoint, ModelStreamError, parseEventData } from './model-http-stream.js';
 import { failureDone, watchdogDone } from './provider-failure.js';
 import { cachedSdkClient } from './sdk-client-cache.js';
+import type { SseMessage } from './sse-parser.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, StreamWatchdog, watchedFetch } from './stream-watchdog.js';
 
 export interface OpenAIProviderOptions {
@@ -30,6 +32,7 @@ export interface OpenAIProviderOptions {
   replayReasoningContent?: boolean;
   /** Model traits; unknown models get their effort passed through as `reasoning_effort` unchecked. */
   traitsFor?: (modelId: string) => ModelTraits | undefined;
+  /** A fetch to send requests with instead of the built-in HTTP client: the call then goes through the OpenAI SDK. */
   fetch?: typeof fetch;
   defaultHeaders?: Record<string, string>;
 }
@@ -100,6 +103,30 @@ function mapFinishReason(reason: string, sawToolCalls: boolean, label: string): 
 }
 
 /**
+ * Chat Completions chunks from raw server-sent events, as the SDK reads them: everything after
+ * `[DONE]` ignored (the rest is still read, so the connection can be kept), a chunk carrying `error`
+ * thrown, `thread.*` events (Assistants) skipped but for their `error`.
+ */
+async function* chatCompletionChunks(messages: AsyncIterable<SseMessage>): AsyncGenerator<ChatCompletionChunk> {
+  let done = false;
+  for await (const message of messages) {
+    if (done) continue;
+    if (message.data.startsWith('[DONE]')) {
+      done = true;
+      continue;
+    }
+    const data = parseEventData(message) as { error?: unknown; message?: unknown } | null;
+    const thread = message.event?.startsWith('thread.') ?? false;
+    if (!thread && data?.error) throw new ModelStreamError(data.error, 'error in the stream');
+    if (thread) {
+      if (message.event === 'error') throw new ModelStreamError(data?.error, typeof data?.message === 'string' ? data.message : 'error in the stream');
+      continue;
+    }
+    yield data as ChatCompletionChunk;
+  }
+}
+
+/**
  * A {@link StreamFn} over OpenAI-compatible Chat Completions (OpenAI, DeepSeek, xAI, Ollama,
  * vLLM, llama.cpp). Tool calls are accumulated by index and emitted once the turn finishes.
  * Never throws once called: every failure is a final `done` event.
@@ -121,6 +148,19 @@ export function createOpenAIStreamFn(options: OpenAIProviderOptions): StreamFn {
   };
   // Built on first use, then shared by every call with this configuration (issue 11).
   const client = () => cachedSdkClient('openai', clientConfig, options.fetch, () => new OpenAI({ ...clientConfig, fetch: watchedFetch(options.fetch), logLevel: 'off' }));
+  // Without a custom fetch the SDK is skipped: one POST on a kept-alive connection, its events parsed here (issue 11).
+  const endpoint = modelEndpoint(
+    clientConfig.baseURL,
+    '/chat/completions',
+    // The SDK's headers: JSON and the key as a bearer token (a placeholder one for keyless local servers, as the SDK sends).
+    { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${clientConfig.apiKey}` },
+    options.defaultHeaders,
+    clientConfig.maxRetries,
+  );
+  const openStream = async (params: ChatCompletionCreateParamsStreaming, watchdog: StreamWatchdog): Promise<AsyncIterable<ChatCompletionChunk>> =>
+    options.fetch
+      ? ((await client().chat.completions.create(params, { signal: watchdog.signal, fetchOptions: watchdog.fetchOptions() })) as AsyncIterable<ChatCompletionChunk>)
+      : chatCompletionChunks(await endpoint(params, watchdog));
 
   return async function* openAIStream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const watchdog = new StreamWatchdog(signal, idleTimeoutMs);
@@ -152,13 +192,13 @@ export function createOpenAIStreamFn(options: OpenAIProviderOptions): StreamFn {
         ...(request.temperature !== undefined && effort.useTemperature ? { temperature: request.temperature } : {}),
       } as ChatCompletionCreateParamsStreaming;
 
-      const stream = await client().chat.completions.create(params, { signal: watchdog.signal, fetchOptions: watchdog.fetchOptions() });
+      const stream = await openStream(params, watchdog);
 
       const calls = new Map<number, PendingToolCall>();
       let reasoningText = '';
       let reasoningOpen = false;
       let finishReason: string | undefined;
-      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+      for await (const chunk of stream) {
         const out: ModelEvent[] = [];
         const closeReasoning = () => {
           if (!reasoningOpen) return;

@@ -1,6 +1,11 @@
 import type { DoneEvent } from './model-types.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
 
+/** At most `max` characters of text a server sent, marked when cut, for error messages. */
+export function boundedText(text: string, max = 300): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
 /** Statuses worth retrying: rate limits, timeouts, server errors, Anthropic's 529 "overloaded". */
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
@@ -80,7 +85,7 @@ export function failureDone(providerLabel: string, error: unknown, watchdog: Str
   const status = typeof record.status === 'number' ? record.status : undefined;
   if (status !== undefined) {
     const { message, type } = providerMessage(record.error);
-    const detail = message ?? (typeof record.message === 'string' ? record.message : 'no error message');
+    const detail = boundedText(message ?? (typeof record.message === 'string' ? record.message : 'no error message'), 2_000);
     return {
       type: 'done',
       stopReason: 'error',
@@ -96,7 +101,7 @@ export function failureDone(providerLabel: string, error: unknown, watchdog: Str
   if ('status' in record && record.error !== undefined && record.error !== null) {
     // An `error` event inside an otherwise healthy stream: the SDKs raise an APIError without a status.
     const { message, type } = providerMessage(record.error);
-    const detail = message ?? (typeof record.message === 'string' ? record.message : 'unknown error');
+    const detail = boundedText(message ?? (typeof record.message === 'string' ? record.message : 'unknown error'), 2_000);
     const overloaded = type === 'overloaded_error' || type === 'api_error' || type === 'rate_limit_error';
     return {
       type: 'done',

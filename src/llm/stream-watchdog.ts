@@ -12,6 +12,10 @@ const WATCHDOG_KEY = Symbol('streamWatchdog');
  * The idle clock runs only while the provider waits for the network: it is reset by every chunk
  * of response bytes (the SDK's fetch is wrapped so pings and partial lines count too) and paused
  * while the consumer holds an event, so a slow consumer is never mistaken for a hung server.
+ *
+ * Touching, pausing and resuming only set fields: one timer per call checks, when it fires, how long
+ * the stream has really been idle and re-arms itself for the rest (issue 11: a clear and a new timer
+ * per chunk and per event was a visible share of a tool turn's CPU).
  */
 export class StreamWatchdog {
   readonly signal: AbortSignal;
@@ -21,6 +25,10 @@ export class StreamWatchdog {
   private verdictValue: WatchdogVerdict = null;
   private readonly onCallerAbort: () => void;
   private disposed = false;
+  private paused = false;
+  /** `performance.now()` of the last sign of life, or of the moment the clock was resumed. */
+  private lastActivity = 0;
+  private readonly onTimer = () => this.check();
 
   constructor(
     private readonly callerSignal: AbortSignal | undefined,
@@ -45,21 +53,20 @@ export class StreamWatchdog {
 
   /** Bytes arrived: restart the idle clock. */
   touch(): void {
-    if (this.timer) this.resume();
+    this.lastActivity = performance.now();
   }
 
   /** Stop the idle clock while the consumer processes an event. */
   pause(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.paused = true;
   }
 
   /** Restart the idle clock: we are waiting on the network again. */
   resume(): void {
     if (this.disposed || this.verdictValue) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.trip('idle_timeout'), this.idleTimeoutMs);
-    this.timer.unref?.();
+    this.paused = false;
+    this.lastActivity = performance.now();
+    if (!this.timer) this.arm(this.idleTimeoutMs);
   }
 
   /**
@@ -88,14 +95,37 @@ export class StreamWatchdog {
 
   dispose(): void {
     this.disposed = true;
-    this.pause();
+    this.clearTimer();
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  private arm(ms: number): void {
+    this.timer = setTimeout(this.onTimer, Math.max(1, ms));
+    this.timer.unref?.();
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The timer fired: trip if the clock really ran for the whole timeout, else wait for the rest of it. */
+  private check(): void {
+    this.timer = undefined;
+    if (this.disposed || this.verdictValue) return;
+    if (this.paused) {
+      this.arm(this.idleTimeoutMs);
+      return;
+    }
+    const idle = performance.now() - this.lastActivity;
+    if (idle >= this.idleTimeoutMs) this.trip('idle_timeout');
+    else this.arm(this.idleTimeoutMs - idle);
   }
 
   private trip(verdict: Exclude<WatchdogVerdict, null>): void {
     if (this.verdictValue) return;
     this.verdictValue = verdict;
-    this.pause();
+    this.clearTimer();
     this.controller.abort(new Error(verdict === 'aborted' ? 'aborted by caller' : `no data for ${this.idleTimeoutMs} ms`));
   }
 }

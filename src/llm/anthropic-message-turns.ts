@@ -1,0 +1,102 @@
+import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages/messages.js';
+import type { ModelMessage } from './model-types.js';
+
+/** Block types a prompt-cache breakpoint may sit on (thinking blocks take none). */
+const CACHEABLE = new Set(['text', 'tool_result', 'tool_use']);
+
+/** One neutral message's Messages API blocks: an assistant's in order, or the one user-side block (none for empty text). */
+function blocksOf(message: ModelMessage): ContentBlockParam[] {
+  if (message.role === 'user') return message.content.length > 0 ? [{ type: 'text', text: message.content }] : [];
+  if (message.role === 'tool') {
+    return [{ type: 'tool_result', tool_use_id: message.toolCallId, content: message.content, ...(message.isError ? { is_error: true } : {}) }];
+  }
+  const content: ContentBlockParam[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text') {
+      if (block.text.length > 0) content.push({ type: 'text', text: block.text });
+    } else if (block.type === 'tool_call') {
+      content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+    } else if (block.redactedData !== undefined) {
+      content.push({ type: 'redacted_thinking', data: block.redactedData });
+    } else if (block.signature !== undefined) {
+      // Unsigned reasoning (from another provider) cannot be replayed to Claude.
+      content.push({ type: 'thinking', thinking: block.text, signature: block.signature });
+    }
+  }
+  return content;
+}
+
+/**
+ * Groups per-message blocks into Messages API turns: each assistant message is a turn, consecutive
+ * user-side messages merge into one, tool results placed before any text (the API wants them first).
+ */
+function groupTurns<B extends { type: string }>(messages: ModelMessage[], blocks: (message: ModelMessage) => B[]): Array<{ role: 'user' | 'assistant'; content: B[] }> {
+  const turns: Array<{ role: 'user' | 'assistant'; content: B[] }> = [];
+  for (const message of messages) {
+    const content = blocks(message);
+    if (message.role === 'assistant') {
+      if (content.length > 0) turns.push({ role: 'assistant', content: [...content] });
+      continue;
+    }
+    const block = content[0];
+    if (!block) continue;
+    const last = turns.at(-1);
+    if (last?.role === 'user') {
+      const firstText = last.content.findIndex((existing) => existing.type !== 'tool_result');
+      if (block.type === 'tool_result' && firstText >= 0) last.content.splice(firstText, 0, block);
+      else last.content.push(block);
+    } else {
+      turns.push({ role: 'user', content: [block] });
+    }
+  }
+  return turns;
+}
+
+/**
+ * Neutral messages → Messages API turns; with `promptCaching`, the newest turn's last block is a
+ * cache breakpoint (so each call of an agent loop reads the previous call's prefix from cache).
+ */
+export function toAnthropicMessages(messages: ModelMessage[], promptCaching = false): MessageParam[] {
+  const turns: MessageParam[] = groupTurns(messages, blocksOf);
+  const lastBlock = turns.at(-1)?.content.at(-1) as ContentBlockParam | undefined;
+  if (promptCaching && lastBlock && CACHEABLE.has(lastBlock.type)) (lastBlock as ContentBlockParam & { cache_control?: object }).cache_control = { type: 'ephemeral' };
+  return turns;
+}
+
+interface SerializedBlock {
+  type: string;
+  json: string;
+}
+
+/**
+ * Each message's blocks as JSON, kept for the message's lifetime (issue 11): an agent loop sends the
+ * whole history again on every call, and serializing it was the part of a call that grows with the
+ * run (1.5 ms for 250 KB of tool output). Messages are not changed once they are in a request's
+ * history — the loop only appends — so the JSON of a message object stays its JSON.
+ */
+const serialized = new WeakMap<ModelMessage, SerializedBlock[]>();
+
+function serializedBlocksOf(message: ModelMessage): SerializedBlock[] {
+  let blocks = serialized.get(message);
+  if (!blocks) {
+    blocks = blocksOf(message).map((block) => ({ type: block.type, json: JSON.stringify(block) }));
+    serialized.set(message, blocks);
+  }
+  return blocks;
+}
+
+/** The JSON of {@link toAnthropicMessages}'s result, built from each message's cached JSON. */
+export function anthropicMessagesJson(messages: ModelMessage[], promptCaching: boolean): string {
+  const turns = groupTurns(messages, serializedBlocksOf);
+  const parts: string[] = [];
+  turns.forEach((turn, turnIndex) => {
+    const blocks = turn.content.map((block) => block.json);
+    const last = turn.content.at(-1)!;
+    if (promptCaching && turnIndex === turns.length - 1 && CACHEABLE.has(last.type)) {
+      // Every block's JSON is an object: the breakpoint goes in before its closing brace.
+      blocks[blocks.length - 1] = `${last.json.slice(0, -1)},"cache_control":{"type":"ephemeral"}}`;
+    }
+    parts.push(`{"role":"${turn.role}","content":[${blocks.join(',')}]}`);
+  });
+  return `[${parts.join(',')}]`;
+}
