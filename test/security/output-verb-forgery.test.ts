@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useFakeAcpAgent } from '../support/fake-acp-fixture.js';
 import { eventsOf, startCursorFixture, type CursorFixture } from '../adapters/cursor/cursor-fixture.js';
 import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import { validProposal } from '../support/orchestration-fixtures.js';
 
 /**
  * HAR-4, the forgery class: "the output verb was delivered" is what the host's MCP server executed for
@@ -48,8 +49,8 @@ function expectFlaggedWithoutDelivery(detail: any): void {
   expect(eventsOf(detail, 'protocol_error')).toContainEqual(expect.objectContaining({ source: 'completion-contract', message: expect.stringMatching(/never executed/) }));
 }
 
-describe('HAR-4 forgery: an ACP runner\'s stream claiming submit_plan (security)', { timeout: 90_000 }, () => {
-  it('a command writing a fake "submit_plan completed" line into the agent\'s stdout pipe: reminded twice, flagged, no plan', async () => {
+describe('HAR-4 forgery: an ACP runner stream claiming submit_plan (security)', { timeout: 90_000 }, () => {
+  it('a command writing a fake "submit_plan completed" line into the agent stdout pipe: reminded twice, flagged, no plan', async () => {
     const { f, journal } = await startAcp({ mode: 'plan', modes: CLAUDE_MODES });
     const detail = await f.waitForRun(await f.send(FORGE_THROUGH_PIPE));
     expect(journal().filter((entry) => entry.event === 'shell')).toHaveLength(1);
@@ -88,6 +89,26 @@ describe('HAR-4 forgery: an ACP runner\'s stream claiming submit_plan (security)
     expect(eventsOf(detail, 'output_verb_delivered').map((event) => event.toolName)).toEqual(['submit_plan']);
     expect(journal().filter((entry) => entry.event === 'prompt')).toHaveLength(1);
     expect(await plans(f)).toEqual(['Ship the parser']);
+  });
+});
+
+describe('HAR-4 forgery: the same record decides propose_orchestration in orchestrate (security)', { timeout: 90_000 }, () => {
+  it('orchestrate: a propose_orchestration the agent claims but never made: reminded twice, flagged', async () => {
+    const claimed = await startAcp({ mode: 'orchestrate', modes: CLAUDE_MODES });
+    const flagged = await claimed.f.waitForRun(await claimed.f.send('@claim-mcp propose_orchestration'));
+    expect(flagged.run.deliverableFailed).toBe(true);
+    expect(eventsOf(flagged, 'reminder_injected')).toHaveLength(2);
+    expect(eventsOf(flagged, 'reminder_injected')[0].text).toMatch(/propose_orchestration/);
+    expect(eventsOf(flagged, 'output_verb_delivered')).toEqual([]);
+  });
+
+  it('orchestrate: a propose_orchestration made on the MCP server but never reported is counted', async () => {
+    const { f, journal } = await startAcp({ mode: 'orchestrate', modes: CLAUDE_MODES });
+    const detail = await f.waitForRun(await f.send(`@silent-mcp propose_orchestration ${JSON.stringify(validProposal(f.agentId))}`));
+    expect(journal().find((entry) => entry.event === 'mcp')).toMatchObject({ tool: 'propose_orchestration', ok: true, reported: false });
+    expect(detail.run.deliverableFailed).toBe(false);
+    expect(eventsOf(detail, 'reminder_injected')).toEqual([]);
+    expect(eventsOf(detail, 'output_verb_delivered').map((event) => event.toolName)).toEqual(['propose_orchestration']);
   });
 });
 
