@@ -42,7 +42,7 @@ export class OutputVerbDelivery {
       return {
         type: 'protocol_error',
         source: 'completion-contract',
-        message: `The runner reported a delivery of ${this.verb} that the Control Center MCP server never executed for this run; not counted (HAR-4).`,
+        message: `The runner reported a delivery of ${this.verb} that the Control Center MCP server never executed successfully for this run; not counted (HAR-4).`,
       };
     }
     if (this.announced) return null;
