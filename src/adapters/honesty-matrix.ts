@@ -654,8 +654,8 @@ function acpRows(): HonestyRow[] {
     row({
       capability: 'productTools',
       level: 'enforced',
-      detail: 'Product tools come only from the Control Center MCP server, which authorizes every call with the run token against the mode’s surface.',
-      testedBy: `${ACP_GATE} > agent: an allowed command runs; the session gets the worktree as cwd and the Control Center MCP server`,
+      detail: 'Product tools come only from the Control Center MCP server, which authorizes every call with the run token against the mode’s surface. An agent’s permission request for one of them (titled `mcp__control-center__<tool>`, no command) is allowed so that the MCP server, not the command gate, decides; the real claude-agent-acp delivers submit_plan in plan mode that way.',
+      testedBy: 'test/adapters/acp-real-agent.test.ts > ACP transport against claude-agent-acp (RLY-7) > plan: submit_plan called by the real agent over MCP is what the host records: delivered, no reminder (HAR-4)',
     }),
     row({
       capability: 'pushes',

@@ -58,4 +58,24 @@ describe('ACP transport against claude-agent-acp (RLY-7)', () => {
     expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(2);
     expect(detail.run.deliverableFailed).toBe(true);
   });
+
+  it('plan: submit_plan called by the real agent over MCP is what the host records: delivered, no reminder (HAR-4)', async () => {
+    fixture = await startClaudeCodeFixture({
+      mode: 'plan',
+      adapter: {
+        id: 'acp',
+        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_ACP_AGENT] } } }),
+      },
+    });
+    const f = fixture;
+    const plan = { goal: 'Add planned.txt', nodes: [{ key: 'add', title: 'Add the file', description: 'Create planned.txt.', dependsOn: [] }] };
+    f.model.script(reply().tool('mcp__control-center__submit_plan', plan), reply().text('Plan submitted.'));
+    const detail = await f.waitForRun(await f.send('plan a file'), 120_000);
+    expect(detail.run.state).toBe('completed');
+    expect(detail.run.deliverableFailed).toBe(false);
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(0);
+    expect(detail.events.filter((event: any) => event.type === 'output_verb_delivered')).toHaveLength(1);
+    const plans = (await f.api('GET', `/api/workspaces/${f.workspaceId}/plans?conversationId=${f.conversationId}`)).body.plans;
+    expect(plans.map((entry: any) => entry.goal)).toEqual(['Add planned.txt']);
+  });
 });

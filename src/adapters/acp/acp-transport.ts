@@ -134,6 +134,7 @@ export class AcpTransport implements AgentTransport {
     const contract = buildCompletionContract(getCapabilityProfile(context.mode));
     const verb = contract && context.surfacedTools.some((tool) => tool.name === contract.outputVerb) ? contract.outputVerb : null;
     let verbReported = false;
+    const productTools = context.surfacedTools.map((tool) => tool.name);
 
     // Each decision is kept on the run's session like a hook decision (the tool-call id stands in for the tool-use id).
     const gate = async (action: TransportAction, toolCallId: string): Promise<boolean> => {
@@ -158,8 +159,8 @@ export class AcpTransport implements AgentTransport {
         showPlan(text(raw.plan) || planEntries || finalText, 'native');
         return { outcome: permissionOutcome(options, false) };
       }
-      const ask = classifyPermission(toolCall, readOnly);
-      let allow = ask.kind === 'read';
+      const ask = classifyPermission(toolCall, readOnly, productTools);
+      let allow = ask.kind === 'read' || ask.kind === 'productTool';
       if (ask.kind === 'gate') {
         allow = true;
         for (const action of ask.actions) if (!(await gate(action, id))) allow = false;
