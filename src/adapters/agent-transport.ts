@@ -87,8 +87,12 @@ export interface TransportRunContext extends RunScope {
   saveSessionId(sessionId: string): Promise<void>;
   /** The run's tools and their chokepoint, given only to a transport whose capabilities declare `toolExecution: 'host'`. */
   toolbox?: RunToolbox;
-  /** The mode's completion contract when its verb is on the surface (HAR-4); null when there is none. */
-  completion?: { outputVerb: string; reminder: string } | null;
+  /**
+   * The mode's completion contract when its verb is on the surface (HAR-4); null when there is none.
+   * `delivered()` is the host's record: true once the host executed the verb successfully for this run
+   * (for an external runner, the Control Center MCP server did), whatever the runner reports.
+   */
+  completion?: { outputVerb: string; reminder: string; delivered(): boolean } | null;
   /**
    * The workspace's provider keys and base URLs, for a transport that calls the model itself, and its
    * runner keys, for a transport that calls its vendor from this process (Cursor).

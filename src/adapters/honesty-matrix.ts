@@ -67,7 +67,12 @@ const CREDENTIALS = 'test/security/credential-brokering.test.ts';
 const ARGS = 'test/adapters/claude-code-args.test.ts';
 
 const ORCHESTRATE_FLOW = 'test/services/orchestrations/orchestration-flow.test.ts > orchestrate mode end to end (ORC-1..4, AG-7)';
-const TRANSLATOR_VERB = 'test/adapters/stream-translator.test.ts > ClaudeStreamTranslator > reports the output verb only when its MCP call succeeded';
+/** HAR-4 for every external runner: delivered is the host's MCP record of the verb, never the runner's report. */
+const FORGERY = 'test/security/output-verb-forgery.test.ts';
+const FORGED_THROUGH_PIPE = `${FORGERY} > HAR-4 forgery: an ACP runner stream claiming submit_plan (security) > a command writing a fake "submit_plan completed" line into the agent stdout pipe: reminded twice, flagged, no plan`;
+const SILENT_ORCHESTRATION = `${FORGERY} > HAR-4 forgery: the same record decides propose_orchestration in orchestrate (security) > orchestrate: a propose_orchestration made on the MCP server but never reported is counted`;
+/** The sentence every external runner's contract row starts with. */
+const HOST_RECORD = 'Delivered is what the host saw: the Control Center MCP server records the output verb it executed successfully for the run (called with the run’s token); the runner’s own report of the call decides nothing, and a report without the call is logged as a protocol error.';
 
 const PLAN_E2E = `${GATING} > Claude Code transport in plan mode (ADP-3)`;
 const CHAT_E2E = `${GATING} > Claude Code transport in chat mode (ADP-3)`;
@@ -319,15 +324,15 @@ function claudeCodeRows(): HonestyRow[] {
       capability: 'completionContract',
       mode: 'plan',
       level: 'enforced',
-      detail: 'The stream shows whether the output verb’s MCP call succeeded; if the turn ends without it, a reminder is sent as the next stream-json user message (twice at most), then the run is flagged deliverableFailed.',
+      detail: `${HOST_RECORD} If the turn ends without it, a reminder is sent as the next stream-json user message (twice at most), then the run is flagged deliverableFailed.`,
       testedBy: `${PLAN_E2E} > a plan run that ends without submit_plan is reminded, then flagged deliverableFailed`,
     }),
     row({
       capability: 'completionContract',
       mode: 'orchestrate',
       level: 'partial',
-      detail: 'Observed the same way as plan mode: the stream shows whether propose_orchestration’s MCP call succeeded, and a turn ending without it is reminded, then flagged. Checked on the translated stream; no end-to-end run of the real CLI in orchestrate mode yet.',
-      testedBy: TRANSLATOR_VERB,
+      detail: `${HOST_RECORD} The same code as plan mode with propose_orchestration (the host’s record is tested with that verb through the ACP transport); no end-to-end run of the real CLI in orchestrate mode yet.`,
+      testedBy: SILENT_ORCHESTRATION,
     }),
     row({
       capability: 'nativeTools',
@@ -426,14 +431,14 @@ function claudeAgentSdkRows(): HonestyRow[] {
       capability: 'completionContract',
       mode: 'plan',
       level: 'enforced',
-      detail: 'The stream shows whether submit_plan’s MCP call succeeded; if the turn ends without it a reminder goes in as the next streaming-input message (twice at most), then the run is flagged deliverableFailed.',
+      detail: `${HOST_RECORD} If the turn ends without submit_plan a reminder goes in as the next streaming-input message (twice at most), then the run is flagged deliverableFailed.`,
       testedBy: `${SDK_GATE} > plan: a run that ends without submit_plan is reminded, then flagged deliverableFailed`,
     }),
     row({
       capability: 'completionContract',
       mode: 'orchestrate',
       level: 'partial',
-      detail: 'The same contract code as plan mode, with propose_orchestration as the verb: the stream shows whether its MCP call succeeded, and a turn ending without it is reminded, then flagged. Tested end to end in plan mode only.',
+      detail: `${HOST_RECORD} The same contract code as plan mode, with propose_orchestration as the verb: a turn ending without it is reminded, then flagged. Tested end to end in plan mode only.`,
       testedBy: `${SDK_GATE} > plan: a run that ends without submit_plan is reminded, then flagged deliverableFailed`,
     }),
     row({
@@ -560,14 +565,14 @@ function codexRows(): HonestyRow[] {
       capability: 'completionContract',
       mode: 'plan',
       level: 'enforced',
-      detail: 'A completed `mcpToolCall` item of submit_plan from the Control Center MCP server counts as delivered; a turn ending without it is followed by a reminder turn on the same thread (twice at most), then the run is flagged deliverableFailed. Codex offers the MCP tools as one Responses `namespace` tool; their Codex-side approval is off (`default_tools_approval_mode = "approve"`) because the MCP server decides each call.',
+      detail: `${HOST_RECORD} Codex’s completed \`mcpToolCall\` item only names the event. A turn ending without submit_plan is followed by a reminder turn on the same thread (twice at most), then the run is flagged deliverableFailed. Codex offers the MCP tools as one Responses \`namespace\` tool; their Codex-side approval is off (\`default_tools_approval_mode = "approve"\`) because the MCP server decides each call.`,
       testedBy: `${CODEX} > Codex transport: the completion contract over MCP (HAR-4) > plan: a run that ends without submit_plan is reminded in new turns, then flagged deliverableFailed`,
     }),
     row({
       capability: 'completionContract',
       mode: 'orchestrate',
       level: 'partial',
-      detail: 'The same code with propose_orchestration as the verb; tested end to end in plan mode only.',
+      detail: `${HOST_RECORD} The same code with propose_orchestration as the verb; tested end to end in plan mode only.`,
       testedBy: `${CODEX} > Codex transport: the completion contract over MCP (HAR-4) > plan: submit_plan through the Control Center MCP server stores a plan and meets the contract`,
     }),
     row({
@@ -651,8 +656,8 @@ function acpRows(): HonestyRow[] {
     row({
       capability: 'productTools',
       level: 'enforced',
-      detail: 'Product tools come only from the Control Center MCP server, which authorizes every call with the run token against the mode’s surface.',
-      testedBy: `${ACP_GATE} > agent: an allowed command runs; the session gets the worktree as cwd and the Control Center MCP server`,
+      detail: 'Product tools come only from the Control Center MCP server, which authorizes every call with the run token against the mode’s surface. An agent’s permission request for one of them (titled `mcp__control-center__<tool>`, no command) is allowed so that the MCP server, not the command gate, decides; the real claude-agent-acp delivers submit_plan in plan mode that way.',
+      testedBy: 'test/adapters/acp-real-agent.test.ts > ACP transport against claude-agent-acp (RLY-7) > plan: submit_plan called by the real agent over MCP is what the host records: delivered, no reminder (HAR-4)',
     }),
     row({
       capability: 'pushes',
@@ -663,16 +668,16 @@ function acpRows(): HonestyRow[] {
     row({
       capability: 'completionContract',
       mode: 'plan',
-      level: 'partial',
-      detail: 'Observed as far as the agent reports its tool calls: a completed `tool_call` naming the output verb (bare or MCP-prefixed) counts as delivered; a turn without it gets the contract’s reminder as another prompt in the same session (twice at most), then the run is flagged deliverableFailed. An agent that does not report its MCP calls is flagged even when it delivered.',
-      testedBy: `${ACP} > ACP transport: the completion contract over MCP (HAR-4) > plan: a run that ends without submit_plan is reminded in new prompts, then flagged deliverableFailed`,
+      level: 'enforced',
+      detail: `${HOST_RECORD} So a line a command forges into the agent’s output pipe is not counted, and an agent that does not report its MCP calls is counted when it delivered. A turn without submit_plan gets the contract’s reminder as another prompt in the same session (twice at most), then the run is flagged deliverableFailed.`,
+      testedBy: FORGED_THROUGH_PIPE,
     }),
     row({
       capability: 'completionContract',
       mode: 'orchestrate',
-      level: 'partial',
-      detail: 'The same observation and reminders as in plan, with propose_orchestration; tested through plan mode only.',
-      testedBy: `${ACP} > ACP transport: the completion contract over MCP (HAR-4) > plan: submit_plan through the Control Center MCP server stores a plan and meets the contract`,
+      level: 'enforced',
+      detail: `${HOST_RECORD} The same reminders as in plan, with propose_orchestration: a claimed call is reminded and flagged, an unreported real one counts.`,
+      testedBy: SILENT_ORCHESTRATION,
     }),
     row({
       capability: 'nativeTools',
@@ -748,8 +753,8 @@ function grokRows(): HonestyRow[] {
     row({ capability: 'reads', level: 'none', detail: 'Its reads are unseen; the sandbox hides the data root and the server user’s home.', testedBy: GROK_AGENT }),
     row({ capability: 'productTools', level: 'enforced', detail: 'The CLI’s MCP support takes stdio servers from its project `.grok/settings.json` only (its http/sse transports do not speak MCP): the host writes one there, in a folder read-only to the runner, naming a bridge that forwards to the run’s MCP endpoint with the run token. The MCP server authorizes every call against the mode’s surface.', testedBy: GROK_SUBMIT }),
     row({ capability: 'pushes', level: 'partial', detail: 'The runner environment points git at the push proxy (as for the other runners); no Grok test pushes.', testedBy: GROK_AGENT }),
-    row({ capability: 'completionContract', mode: 'plan', level: 'partial', detail: 'Observed as the preload reports the CLI’s tool calls: a successful `mcp__control-center__submit_plan` counts as delivered; a message without it gets the contract’s reminder as another message to the same CLI process (twice at most), then the run is flagged deliverableFailed. The report comes from inside the runner. A plan turn whose answer reads like a plan also shows the Plan ready board (RLY-5 fallback).', testedBy: GROK_REMINDED }),
-    row({ capability: 'completionContract', mode: 'orchestrate', level: 'partial', detail: 'The same observation and reminders as in plan, with propose_orchestration; tested through plan mode only.', testedBy: GROK_SUBMIT }),
+    row({ capability: 'completionContract', mode: 'plan', level: 'enforced', detail: `${HOST_RECORD} The preload’s report of a successful \`mcp__control-center__submit_plan\` (from inside the runner) only names the event. A message without the delivery gets the contract’s reminder as another message to the same CLI process (twice at most), then the run is flagged deliverableFailed. A plan turn whose answer reads like a plan also shows the Plan ready board (RLY-5 fallback).`, testedBy: GROK_REMINDED }),
+    row({ capability: 'completionContract', mode: 'orchestrate', level: 'partial', detail: `${HOST_RECORD} The same reminders as in plan, with propose_orchestration; tested through plan mode only.`, testedBy: GROK_SUBMIT }),
     row({ capability: 'nativeTools', level: 'partial', detail: 'Seen live: the preload runs the CLI’s own streaming loop and reports text deltas, each step, and each tool call as it starts and ends (a failed tool is an error result) — after the CLI approved it, never before.', testedBy: GROK_LIVE }),
     row({ capability: 'sandbox', level: 'enforced', host: 'bubblewrap', detail: 'The CLI runs inside bubblewrap with the runners’ mounts (data root and home hidden, private /tmp and HOME, worktree read-only in read-only modes, loopback-only network to the server and its model proxy).', testedBy: GROK_PLAN }),
     row({ capability: 'sandbox', host: 'seatbelt', level: 'none', detail: 'Not tested: no macOS host runs these tests; the shared Seatbelt profile generator would be used.', testedBy: SEATBELT_TEXT }),
@@ -832,14 +837,14 @@ function copilotRows(): HonestyRow[] {
       capability: 'completionContract',
       mode: 'plan',
       level: 'enforced',
-      detail: 'A successful `tool.execution_complete` of submit_plan on the Control Center MCP server counts as delivered; a turn ending without it is followed by a reminder message in the same session (twice at most), then the run is flagged deliverableFailed.',
+      detail: `${HOST_RECORD} Copilot’s \`tool.execution_complete\` of the call only names the event. A turn ending without submit_plan is followed by a reminder message in the same session (twice at most), then the run is flagged deliverableFailed.`,
       testedBy: `${COPILOT_CONTRACT} > plan: a run that ends without submit_plan is reminded in new messages, then flagged deliverableFailed`,
     }),
     row({
       capability: 'completionContract',
       mode: 'orchestrate',
       level: 'partial',
-      detail: 'The same code with propose_orchestration as the verb; tested end to end in plan mode only.',
+      detail: `${HOST_RECORD} The same code with propose_orchestration as the verb; tested end to end in plan mode only.`,
       testedBy: `${COPILOT_CONTRACT} > plan: submit_plan through the Control Center MCP server stores a plan and meets the contract`,
     }),
     row({
@@ -992,14 +997,14 @@ function cursorRows(): HonestyRow[] {
       capability: 'completionContract',
       mode: 'plan',
       level: 'enforced',
-      detail: 'A completed `mcp` call of submit_plan on the Control Center’s server counts as delivered; a turn ending without it is followed by a reminder message to the same Cursor agent (twice at most), then the run is flagged deliverableFailed.',
+      detail: `${HOST_RECORD} Cursor’s completed \`mcp\` call only names the event (a stream claiming one it never made is reminded and flagged). A turn ending without submit_plan is followed by a reminder message to the same Cursor agent (twice at most), then the run is flagged deliverableFailed.`,
       testedBy: `${CURSOR_PLAN} > plan: without createPlan, an answer that reads like a plan gets the board; a turn without submit_plan is reminded twice, then flagged`,
     }),
     cell({
       capability: 'completionContract',
       mode: 'orchestrate',
       level: 'partial',
-      detail: 'The same code with propose_orchestration as the verb; tested in plan mode only.',
+      detail: `${HOST_RECORD} The same code with propose_orchestration as the verb; tested in plan mode only.`,
       testedBy: CURSOR_CONTRACT,
     }),
     cell({

@@ -41,6 +41,16 @@ export function cancelledResult(): TransportResult {
   return { outcome: 'cancelled', error: null, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' };
 }
 
+/**
+ * HAR-4 for every external runner: whether the run delivered its output verb, as the host's MCP server
+ * recorded executing it — never from the runner's event stream, which a command the agent runs could
+ * forge, and which some agents leave silent about their MCP calls. Decides the reminders and
+ * `deliverableFailed`.
+ */
+export function outputVerbDelivered(context: Pick<TransportRunContext, 'completion'>): boolean {
+  return context.completion?.delivered() ?? false;
+}
+
 /** Claude Code keeps a session as `<config>/projects/<project>/<id>.jsonl`: resume only one that exists. */
 export async function claudeSessionExists(configDir: string, sessionId: string): Promise<boolean> {
   const projects = join(configDir, 'projects');

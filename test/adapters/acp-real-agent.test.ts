@@ -18,15 +18,21 @@ afterEach(async () => {
   fixture = null;
 });
 
+/** A server whose agent runs claude-agent-acp on the ACP transport (unsandboxed by opt-in, so any host runs it). */
+async function startRealAgent(mode?: 'plan'): Promise<ClaudeCodeFixture> {
+  fixture = await startClaudeCodeFixture({
+    ...(mode ? { mode } : {}),
+    adapter: {
+      id: 'acp',
+      transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_ACP_AGENT] } } }),
+    },
+  });
+  return fixture;
+}
+
 describe('ACP transport against claude-agent-acp (RLY-7)', () => {
   it('agent: a Bash call asks permission, the gate allows it, the command runs and the agent answers', async () => {
-    fixture = await startClaudeCodeFixture({
-      adapter: {
-        id: 'acp',
-        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_ACP_AGENT] } } }),
-      },
-    });
-    const f = fixture;
+    const f = await startRealAgent();
     f.model.script(reply().tool('Bash', { command: 'echo real > real.txt', description: 'write a file' }), reply().text('Wrote real.txt.'));
     const detail = await f.waitForRun(await f.send('make a file'), 120_000);
     expect(detail.run.state).toBe('completed');
@@ -38,14 +44,7 @@ describe('ACP transport against claude-agent-acp (RLY-7)', () => {
   });
 
   it('plan: the agent is put in its plan mode; a Bash write it asks for is denied by the mode floor and never runs', async () => {
-    fixture = await startClaudeCodeFixture({
-      mode: 'plan',
-      adapter: {
-        id: 'acp',
-        transport: (app, dataRoot) => new AcpTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true, commands: { '*': { command: process.execPath, args: [REAL_ACP_AGENT] } } }),
-      },
-    });
-    const f = fixture;
+    const f = await startRealAgent('plan');
     f.model.script(reply().tool('Bash', { command: 'touch planned.txt', description: 'write a file' }), reply().text('1. Add planned.txt\n2. Test it'), reply().text('Still a plan.'), reply().text('Still a plan.'));
     const detail = await f.waitForRun(await f.send('plan a file'), 120_000);
     expect(detail.run.state).toBe('completed');
@@ -57,5 +56,18 @@ describe('ACP transport against claude-agent-acp (RLY-7)', () => {
     expect(detail.events.find((event: any) => event.type === 'plan_ready')?.data).toMatchObject({ source: 'answer', plan: '1. Add planned.txt\n2. Test it' });
     expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(2);
     expect(detail.run.deliverableFailed).toBe(true);
+  });
+
+  it('plan: submit_plan called by the real agent over MCP is what the host records: delivered, no reminder (HAR-4)', async () => {
+    const f = await startRealAgent('plan');
+    const plan = { goal: 'Add planned.txt', nodes: [{ key: 'add', title: 'Add the file', description: 'Create planned.txt.', dependsOn: [] }] };
+    f.model.script(reply().tool('mcp__control-center__submit_plan', plan), reply().text('Plan submitted.'));
+    const detail = await f.waitForRun(await f.send('plan a file'), 120_000);
+    expect(detail.run.state).toBe('completed');
+    expect(detail.run.deliverableFailed).toBe(false);
+    expect(detail.events.filter((event: any) => event.type === 'reminder_injected')).toHaveLength(0);
+    expect(detail.events.filter((event: any) => event.type === 'output_verb_delivered')).toHaveLength(1);
+    const plans = (await f.api('GET', `/api/workspaces/${f.workspaceId}/plans?conversationId=${f.conversationId}`)).body.plans;
+    expect(plans.map((entry: any) => entry.goal)).toEqual(['Add planned.txt']);
   });
 });

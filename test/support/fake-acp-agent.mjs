@@ -15,6 +15,9 @@
 //   @unknown                               a request of a method no client knows
 //   @plan <step>|<step>                    a plan session update
 //   @mcp <tool> <json arguments>         call a tool of the session's HTTP MCP server (really), reported as a tool call
+//   @silent-mcp <tool> <json arguments>  the same call, never reported (an agent silent about its MCP calls)
+//   @claim-mcp <tool>                    report a completed call of the MCP tool that was never made (a lying agent)
+//   @shell <command>                     run a command with the agent's own shell tool, without asking or reporting
 //   @die                                   exit at once with code 3, mid-turn
 //   @hang                                  never answer the prompt
 import { execFileSync } from 'node:child_process';
@@ -84,12 +87,13 @@ async function runDirective(client, directive, rest, n) {
   } else if (directive === '@plan') {
     const entries = argument.split('|').map((content) => ({ content, priority: 'medium', status: 'pending' }));
     await client.notify('session/update', { sessionId, update: { sessionUpdate: 'plan', entries } });
-  } else if (directive === '@mcp') {
+  } else if (directive === '@mcp' || directive === '@silent-mcp') {
     const [tool, ...json] = rest;
+    const report = directive === '@mcp';
     const server = mcpServers.find((entry) => entry.type === 'http');
     const toolCallId = `call-${n}`;
     const title = `mcp__${server.name}__${tool}`;
-    await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call', toolCallId, title, kind: 'other', status: 'in_progress', rawInput: JSON.parse(json.join(' ') || '{}') } });
+    if (report) await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call', toolCallId, title, kind: 'other', status: 'in_progress', rawInput: JSON.parse(json.join(' ') || '{}') } });
     const response = await globalThis.fetch(server.url, {
       method: 'POST',
       headers: { ...Object.fromEntries(server.headers.map((header) => [header.name, header.value])), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -97,8 +101,15 @@ async function runDirective(client, directive, rest, n) {
     });
     const body = await response.json();
     const ok = response.ok && !body.error && !body.result?.isError;
-    journal({ event: 'mcp', tool, status: response.status, ok, body });
-    await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status: ok ? 'completed' : 'failed' } });
+    journal({ event: 'mcp', tool, status: response.status, ok, body, reported: report });
+    if (report) await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId, status: ok ? 'completed' : 'failed' } });
+  } else if (directive === '@claim-mcp') {
+    const title = `mcp__${mcpServers.find((entry) => entry.type === 'http')?.name ?? 'control-center'}__${argument}`;
+    await client.notify('session/update', { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: `call-${n}`, title, kind: 'other', status: 'completed', rawInput: {} } });
+    journal({ event: 'claim', tool: argument });
+  } else if (directive === '@shell') {
+    execFileSync('/bin/sh', ['-c', argument], { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+    journal({ event: 'shell', command: argument });
   } else if (directive === '@die') {
     journal({ event: 'die' });
     process.exit(3);

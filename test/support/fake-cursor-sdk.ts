@@ -10,6 +10,7 @@ import type { CursorSdk } from '../../src/adapters/cursor/cursor-sdk-seam.js';
  *   if the host has not cancelled the run on seeing the call (a real SDK may already be running it);
  * - `mcpTool`: a call of the Control Center's MCP server, made for real over HTTP with the URL and
  *   headers the host configured (a JSON-RPC `tools/call`);
+ * - `claimMcpTool`: a completed call of the Control Center's MCP server reported, never made (a lying stream);
  * - `createPlan`: Cursor's plan tool; `fail`: the run ends in `error`; `crash`: the stream throws;
  * - `hang`: the run waits until cancelled.
  */
@@ -19,6 +20,7 @@ export type FakeCursorStep =
   | { cursorTool: string; args?: Record<string, unknown>; effect?: () => void | Promise<void> }
   | { createPlan: string }
   | { mcpTool: string; args: Record<string, unknown> }
+  | { claimMcpTool: string }
   | { usage: { inputTokens: number; outputTokens: number } }
   | { fail: string }
   | { crash: string }
@@ -165,6 +167,11 @@ class FakeRun implements Run {
           const body = (await response.json()) as { error?: unknown; result?: { isError?: boolean } };
           const ok = response.ok && !body.error && !body.result?.isError;
           yield { ...base, type: 'tool_call', call_id: callId, name: 'mcp', status: ok ? 'completed' : 'error', args, result: body as never };
+        } else if ('claimMcpTool' in step) {
+          const callId = `call-${++call}`;
+          const args = { providerIdentifier: 'control-center', toolName: step.claimMcpTool, args: {} };
+          yield { ...base, type: 'tool_call', call_id: callId, name: 'mcp', status: 'running', args };
+          yield { ...base, type: 'tool_call', call_id: callId, name: 'mcp', status: 'completed', args, result: { content: [{ type: 'text', text: 'ok' }] } as never };
         } else if ('hostTool' in step) {
           const callId = `call-${++call}`;
           const args = { providerIdentifier: 'custom-user-tools', toolName: step.hostTool, args: step.args };

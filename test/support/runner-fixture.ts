@@ -6,7 +6,7 @@ import { startClaudeCodeFixture, type ClaudeCodeFixture, type ClaudeCodeFixtureO
 
 /** What a relay test chooses for its conversation: the agent's mode and autonomy (absent: the fixture's). */
 export interface RunnerStartOptions {
-  mode?: 'chat' | 'plan';
+  mode?: 'chat' | 'plan' | 'orchestrate';
   autonomy?: string;
 }
 

@@ -15,6 +15,11 @@ export interface AcpPermissionOption {
 export type AcpPermissionAsk =
   /** Reading or searching: the agent reads inside its OS sandbox; not gated, as on the other runners. */
   | { kind: 'read' }
+  /**
+   * A call of one of the run's Control Center MCP tools: allowed here because the MCP server puts the
+   * call itself through the gate (HAR-3, POL-1); asking the gate twice would refuse it as a "command".
+   */
+  | { kind: 'productTool'; tool: string }
   /** Actions to put to the policy gate, every one of which must pass. */
   | { kind: 'gate'; actions: TransportAction[] }
   /** Refused without asking (a write in a read-only mode, a request naming nothing to check). */
@@ -49,10 +54,12 @@ function pathsOf(toolCall: Json): string[] {
  * run, so the policy's command rules (and the mode floor) decide. Fail closed: a change naming no
  * path, or a command naming nothing, is refused.
  */
-export function classifyPermission(toolCall: Json, readOnly: boolean): AcpPermissionAsk {
+export function classifyPermission(toolCall: Json, readOnly: boolean, productTools: readonly string[] = []): AcpPermissionAsk {
   const kind = text(toolCall.kind) || 'other';
   const toolName = `acp:${kind}`;
   if (READ_KINDS.has(kind)) return { kind: 'read' };
+  const product = productToolOf(toolCall, kind, productTools);
+  if (product) return { kind: 'productTool', tool: product };
   if (WRITE_KINDS.has(kind)) {
     if (readOnly) return { kind: 'refuse', reason: 'this relay mode is read-only' };
     const paths = pathsOf(toolCall);
@@ -62,6 +69,25 @@ export function classifyPermission(toolCall: Json, readOnly: boolean): AcpPermis
   const command = commandOf(toolCall).trim();
   if (!command) return { kind: 'refuse', reason: 'the request names no command' };
   return { kind: 'gate', actions: [{ kind: 'command', command, toolName }] };
+}
+
+/** The MCP name an agent gives a Control Center tool (`mcp__<server>__<tool>`, as claude-agent-acp titles it). */
+const CONTROL_CENTER_PREFIX = 'mcp__control-center__';
+
+/**
+ * The product tool a request asks to call, or null: only a request that is not a file change, carries
+ * no command, and whose title is exactly a surfaced tool's MCP name. An agent could title anything so;
+ * what it is allowed is then only that MCP call, which the MCP server gates (a command with that title
+ * still goes to the gate as a command).
+ */
+function productToolOf(toolCall: Json, kind: string, productTools: readonly string[]): string | null {
+  if (WRITE_KINDS.has(kind)) return null;
+  const raw = (typeof toolCall.rawInput === 'object' && toolCall.rawInput !== null ? toolCall.rawInput : {}) as Json;
+  if (raw.command !== undefined || raw.cmd !== undefined) return null;
+  const title = text(toolCall.title);
+  if (!title.startsWith(CONTROL_CENTER_PREFIX)) return null;
+  const tool = title.slice(CONTROL_CENTER_PREFIX.length);
+  return productTools.includes(tool) ? tool : null;
 }
 
 /**

@@ -15,7 +15,7 @@ import { NodeWorktree } from '../../worktree/node-worktree.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { emptyUsage, killTreeAfterGrace, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
+import { emptyUsage, killTreeAfterGrace, outputVerbDelivered, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
 import { ACP_ADAPTER_ID, ACP_CAPABILITIES, ACP_SKILLS_FOLDERS } from './acp-capabilities.js';
 import { acpCommandFor, resolveAgentAcpCommand, type AcpAgentCommands } from './acp-command.js';
 import { acpModeFor, relayModesByLine, type AcpSessionMode } from './acp-modes.js';
@@ -128,11 +128,13 @@ export class AcpTransport implements AgentTransport {
     let planEntries = '';
     let planShown = false;
     const requestSignal = AbortSignal.any([context.signal, input.session.signal]);
-    // HAR-4: the mode's output verb, when it is on the surface; seen delivered when the agent reports
-    // a completed call of it (the MCP tool's name, however the agent prefixes it).
+    // HAR-4: the mode's output verb, when it is on the surface. Delivered is what the host's MCP server
+    // recorded (outputVerbDelivered); the agent's report of a completed call of it (the MCP tool's name,
+    // however the agent prefixes it) only names the event.
     const contract = buildCompletionContract(getCapabilityProfile(context.mode));
     const verb = contract && context.surfacedTools.some((tool) => tool.name === contract.outputVerb) ? contract.outputVerb : null;
-    let verbDelivered = false;
+    let verbReported = false;
+    const productTools = context.surfacedTools.map((tool) => tool.name);
 
     // Each decision is kept on the run's session like a hook decision (the tool-call id stands in for the tool-use id).
     const gate = async (action: TransportAction, toolCallId: string): Promise<boolean> => {
@@ -157,8 +159,8 @@ export class AcpTransport implements AgentTransport {
         showPlan(text(raw.plan) || planEntries || finalText, 'native');
         return { outcome: permissionOutcome(options, false) };
       }
-      const ask = classifyPermission(toolCall, readOnly);
-      let allow = ask.kind === 'read';
+      const ask = classifyPermission(toolCall, readOnly, productTools);
+      let allow = ask.kind === 'read' || ask.kind === 'productTool';
       if (ask.kind === 'gate') {
         allow = true;
         for (const action of ask.actions) if (!(await gate(action, id))) allow = false;
@@ -222,8 +224,8 @@ export class AcpTransport implements AgentTransport {
       const started = calls.get(id);
       if (!started) return;
       calls.delete(id);
-      if (verb && !verbDelivered && update.status === 'completed' && namesTool(started.call.name, verb)) {
-        verbDelivered = true;
+      if (verb && !verbReported && update.status === 'completed' && namesTool(started.call.name, verb)) {
+        verbReported = true;
         context.emit({ type: 'output_verb_delivered', toolName: verb });
       }
       const content = Array.isArray(update.content) ? (update.content as Json[]).map((entry) => contentText(entry.content)).join('\n') : '';
@@ -323,7 +325,7 @@ export class AcpTransport implements AgentTransport {
       };
       await promptTurn(prompt);
       // HAR-4: a turn that ended without the output verb gets the contract's reminder as another prompt.
-      for (let attempt = 1; contract && verb && !verbDelivered && !cancelled && attempt <= MAX_REMINDERS && stopReason === 'end_turn'; attempt += 1) {
+      for (let attempt = 1; contract && verb && !outputVerbDelivered(context) && !cancelled && attempt <= MAX_REMINDERS && stopReason === 'end_turn'; attempt += 1) {
         const reminder = `${contract.reminder}\n\n(In this runner the tool is the \`${verb}\` tool of the control-center MCP server.)`;
         context.emit({ type: 'reminder_injected', text: reminder, attempt });
         finalText = '';
@@ -348,6 +350,6 @@ export class AcpTransport implements AgentTransport {
       return { outcome: 'failed', error: `The ACP agent ended without finishing the turn (${how})${failure ? `: ${failure}` : ''}${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`, deliverableFailed: false, usage, costUsd: null, finalText };
     }
     if (stopReason === 'refusal') return { outcome: 'failed', error: 'The ACP agent refused the turn', deliverableFailed: false, usage, costUsd: null, finalText };
-    return { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !verbDelivered), usage, costUsd: null, finalText };
+    return { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !outputVerbDelivered(context)), usage, costUsd: null, finalText };
   }
 }

@@ -4,7 +4,7 @@ import { query, type CanUseTool, type HookCallback, type PermissionResult, type 
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { HookDecisionRecord, HookSession } from '../../core/hook-sessions.js';
-import { addUsage, claudeSessionExists, emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerExit, type RunnerTransportOptions } from '../runner-setup.js';
+import { addUsage, claudeSessionExists, emptyUsage, outputVerbDelivered, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerExit, type RunnerTransportOptions } from '../runner-setup.js';
 import { relayModeOf } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
@@ -379,7 +379,8 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
             planShown = true;
             context.emit({ type: 'plan_ready', plan: answer, source: 'answer' });
           }
-          const canRemind = contract && verb && !translator.verbDelivered && !lastResult.isError && !cancelled && reminders < maxReminders;
+          // HAR-4: delivered is the host's MCP record, not the stream's tool_result (which a process could forge).
+          const canRemind = contract && verb && !outputVerbDelivered(context) && !lastResult.isError && !cancelled && reminders < maxReminders;
           if (canRemind) {
             reminders += 1;
             const text = mcpReminder(contract.reminder, verb);
@@ -419,7 +420,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
     if (result.isError || result.subtype !== 'success') {
       return { outcome: 'failed', error: `The Claude Agent SDK reported ${result.subtype}: ${result.text || 'no detail'}`, deliverableFailed: false, usage, costUsd, finalText };
     }
-    return { outcome: 'completed', error: null, deliverableFailed: Boolean(contract && verb && !translator.verbDelivered), usage, costUsd, finalText };
+    return { outcome: 'completed', error: null, deliverableFailed: Boolean(contract && verb && !outputVerbDelivered(context)), usage, costUsd, finalText };
   }
 }
 

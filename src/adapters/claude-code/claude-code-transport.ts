@@ -17,7 +17,7 @@ import { CLAUDE_CODE_ADAPTER_ID, CLAUDE_CODE_CAPABILITIES } from './claude-code-
 import { hookSettings, writeHookFiles } from './hook-script.js';
 import type { HookSession, HookSessions } from '../../core/hook-sessions.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
-import { addUsage, cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal, type RunnerTransportOptions } from '../runner-setup.js';
+import { addUsage, cancelledResult, claudeSessionExists, emptyUsage, makeRunnerDirs, outputVerbDelivered, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal, type RunnerTransportOptions } from '../runner-setup.js';
 import { NdjsonFramer, type MalformedLine } from './ndjson-framer.js';
 import { signalProcessTree } from './process-tree.js';
 import { ClaudeStreamTranslator } from './stream-translator.js';
@@ -250,7 +250,8 @@ export class ClaudeCodeTransport implements AgentTransport {
         addUsage(usage, lastResult.usage);
         // total_cost_usd is cumulative over the process (verified): keep the newest.
         if (lastResult.costUsd !== null) costUsd = lastResult.costUsd;
-        const canRemind = contract && verb && !translator.verbDelivered && !lastResult.isError && !cancelled && reminders < maxReminders;
+        // HAR-4: delivered is the host's MCP record, not the stream's tool_result (which a process could forge).
+        const canRemind = contract && verb && !outputVerbDelivered(context) && !lastResult.isError && !cancelled && reminders < maxReminders;
         if (canRemind) {
           reminders += 1;
           const text = mcpReminder(contract.reminder, verb);
@@ -304,6 +305,6 @@ export class ClaudeCodeTransport implements AgentTransport {
     if (result.isError || result.subtype !== 'success') {
       return { outcome: 'failed', error: `Claude Code reported ${result.subtype}: ${result.text || 'no detail'}`.trim(), deliverableFailed: false, usage, costUsd, finalText };
     }
-    return { outcome: 'completed', error: null, deliverableFailed: Boolean(contract && !translator.verbDelivered), usage, costUsd, finalText };
+    return { outcome: 'completed', error: null, deliverableFailed: Boolean(contract && !outputVerbDelivered(context)), usage, costUsd, finalText };
   }
 }

@@ -13,7 +13,7 @@ import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { emptyUsage, killTreeAfterGrace, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
+import { emptyUsage, killTreeAfterGrace, outputVerbDelivered, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
 import { resolveCodexBinary } from './codex-binary.js';
 import { CODEX_ADAPTER_ID, CODEX_CAPABILITIES } from './codex-capabilities.js';
@@ -137,10 +137,11 @@ export class CodexTransport implements AgentTransport {
     let planShown = false;
     let turnDone: { status: string; error: string | null } | null = null;
     let resolveTurn: () => void = () => undefined;
-    // HAR-4: the mode's output verb, when it is on the surface; seen delivered as a completed MCP item.
+    // HAR-4: the mode's output verb, when it is on the surface. Delivered is what the host's MCP server
+    // recorded (outputVerbDelivered); Codex's completed MCP item of it only names the event.
     const contract = buildCompletionContract(getCapabilityProfile(context.mode));
     const verb = contract && context.surfacedTools.some((tool) => tool.name === contract.outputVerb) ? contract.outputVerb : null;
-    let verbDelivered = false;
+    let verbReported = false;
     const requestSignal = AbortSignal.any([context.signal, input.session.signal]);
 
     // Each decision is kept on the run's session like a hook decision: Codex's approval request is
@@ -222,8 +223,8 @@ export class CodexTransport implements AgentTransport {
           const started = items.get(id);
           if (!started) return;
           const status = text(item.status);
-          if (item.type === 'mcpToolCall' && verb && text(item.tool) === verb && status === 'completed' && !verbDelivered) {
-            verbDelivered = true;
+          if (item.type === 'mcpToolCall' && verb && text(item.tool) === verb && status === 'completed' && !verbReported) {
+            verbReported = true;
             context.emit({ type: 'output_verb_delivered', toolName: verb });
           }
           const executed = status !== 'declined';
@@ -321,7 +322,7 @@ export class CodexTransport implements AgentTransport {
       };
       await runTurn(context.prompt);
       // HAR-4: a turn that ended without the output verb gets the contract's reminder as a new turn.
-      for (let attempt = 1; contract && verb && !verbDelivered && !cancelled && attempt <= MAX_REMINDERS && (turnDone as { status: string } | null)?.status === 'completed'; attempt += 1) {
+      for (let attempt = 1; contract && verb && !outputVerbDelivered(context) && !cancelled && attempt <= MAX_REMINDERS && (turnDone as { status: string } | null)?.status === 'completed'; attempt += 1) {
         const reminder = `${contract.reminder}\n\n(In this runner the tool is the \`${verb}\` tool of the control-center MCP server.)`;
         context.emit({ type: 'reminder_injected', text: reminder, attempt });
         await runTurn(reminder);
@@ -345,6 +346,6 @@ export class CodexTransport implements AgentTransport {
       return { outcome: 'failed', error: `The Codex runner ended without finishing the turn (${how})${failure ? `: ${failure}` : ''}${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`, deliverableFailed: false, usage, costUsd: null, finalText };
     }
     if (done.status !== 'completed') return { outcome: 'failed', error: `Codex ended the turn ${done.status}${done.error ? `: ${done.error}` : ''}`, deliverableFailed: false, usage, costUsd: null, finalText };
-    return { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !verbDelivered), usage, costUsd: null, finalText };
+    return { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !outputVerbDelivered(context)), usage, costUsd: null, finalText };
   }
 }

@@ -16,7 +16,7 @@ import type { SandboxLaunch } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { cancelledResult, emptyUsage, killTreeAfterGrace, makeRunnerDirs, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
+import { cancelledResult, emptyUsage, killTreeAfterGrace, makeRunnerDirs, outputVerbDelivered, registerRunSession, RunnerSandboxChoice, runnerNetwork, runnerSandboxSpec, UNSANDBOXED_OPT_IN, unsandboxedRefusal, type RunnerTransportOptions, type RunnerTurnInput } from '../runner-setup.js';
 import { runSkillsPluginDir, type SkillsTarget } from '../skills-target.js';
 import type { TransportCapabilities } from '../transport-capabilities.js';
 import { nextRelayModeLine } from '../last-relay-mode.js';
@@ -192,11 +192,11 @@ export class CopilotTransport implements AgentTransport {
     const usage = emptyUsage();
     const requestSignal = AbortSignal.any([context.signal, input.session.signal]);
     const calls = new Map<string, { call: ToolCallBlock; started: number; verb: boolean }>();
-    // HAR-4: the mode's output verb, when it is on the surface; seen delivered as a successful call of
-    // it on the Control Center's MCP server.
+    // HAR-4: the mode's output verb, when it is on the surface. Delivered is what the host's MCP server
+    // recorded (outputVerbDelivered); Copilot's report of a successful call of it only names the event.
     const contract = buildCompletionContract(getCapabilityProfile(context.mode));
     const verb = contract && context.surfacedTools.some((tool) => tool.name === contract.outputVerb) ? contract.outputVerb : null;
-    let verbDelivered = false;
+    let verbReported = false;
     let finalText = '';
     let planShown = false;
     // RLY-5: in Ask, an answer that reads like a plan gets a board only when nothing was approved.
@@ -292,8 +292,8 @@ export class CopilotTransport implements AgentTransport {
           const result = (data.result ?? {}) as Json;
           const error = (data.error ?? null) as Json | null;
           const success = data.success === true;
-          if (started.verb && success && !verbDelivered) {
-            verbDelivered = true;
+          if (started.verb && success && !verbReported) {
+            verbReported = true;
             context.emit({ type: 'output_verb_delivered', toolName: started.call.name });
           }
           context.emit({
@@ -413,7 +413,7 @@ export class CopilotTransport implements AgentTransport {
       };
       await turn(input.prompt);
       // HAR-4: a turn that ended without the output verb gets the contract's reminder as a new message.
-      for (let attempt = 1; contract && verb && !verbDelivered && !cancelled && idle && !failure && attempt <= MAX_REMINDERS; attempt += 1) {
+      for (let attempt = 1; contract && verb && !outputVerbDelivered(context) && !cancelled && idle && !failure && attempt <= MAX_REMINDERS; attempt += 1) {
         const reminder = `${contract.reminder}\n\n(In this runner the tool is \`${verb}\` of the ${CONTROL_CENTER_MCP_SERVER} MCP server.)`;
         context.emit({ type: 'reminder_injected', text: reminder, attempt });
         await turn(reminder);
@@ -433,6 +433,6 @@ export class CopilotTransport implements AgentTransport {
       const how = exitDescription ?? 'still running';
       return { outcome: 'failed', error: `The Copilot runner ended without finishing the turn (${how})${failure ? `: ${failure}` : ''}`, deliverableFailed: false, usage, costUsd: null, finalText };
     }
-    return { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !verbDelivered), usage, costUsd: null, finalText };
+    return { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !outputVerbDelivered(context)), usage, costUsd: null, finalText };
   }
 }

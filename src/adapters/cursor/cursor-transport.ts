@@ -13,7 +13,7 @@ import { NodeWorktree, type NodeWorktreeOptions } from '../../worktree/node-work
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan, type AskUser } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { nextRelayModeLine } from '../last-relay-mode.js';
-import { cancelledResult, emptyUsage, RunnerSandboxChoice, withRunnerLaunch, type RunnerLaunchScope } from '../runner-setup.js';
+import { cancelledResult, emptyUsage, outputVerbDelivered, RunnerSandboxChoice, withRunnerLaunch, type RunnerLaunchScope } from '../runner-setup.js';
 import { cursorApiKey, CURSOR_API_KEY_VARIABLE } from './cursor-api-key.js';
 import { CURSOR_ADAPTER_ID, CURSOR_CAPABILITIES } from './cursor-capabilities.js';
 import { cursorHostTools } from './cursor-host-tools.js';
@@ -51,7 +51,8 @@ interface TurnState {
   relayMode: RelayMode;
   /** The mode's output verb when it is on the surface (HAR-4). */
   verb: string | null;
-  verbDelivered: boolean;
+  /** Cursor reported a completed call of the verb (names the event; delivery is the host's record). */
+  verbReported: boolean;
   planShown: boolean;
   usage: ReturnType<typeof emptyUsage>;
   /** The last non-empty answer. */
@@ -159,19 +160,19 @@ export class CursorTransport implements AgentTransport {
       // The system prompt opens a new agent only (a resumed one has it in its conversation).
       const message = [line, fresh ? context.systemPrompt : null, context.prompt].filter((part): part is string => Boolean(part?.trim())).join('\n\n');
       if (context.signal.aborted) return cancelledResult();
-      // HAR-4: the mode's output verb, when it is on the surface; seen delivered as a completed call
-      // of it on the Control Center's MCP server.
+      // HAR-4: the mode's output verb, when it is on the surface. Delivered is what the host's MCP
+      // server recorded executing (outputVerbDelivered), never Cursor's report of the call.
       const contract = buildCompletionContract(getCapabilityProfile(context.mode));
       const verb = contract && context.surfacedTools.some((tool) => tool.name === contract.outputVerb) ? contract.outputVerb : null;
-      const state: TurnState = { relayMode, verb, verbDelivered: false, planShown: false, usage: emptyUsage(), finalText: '' };
+      const state: TurnState = { relayMode, verb, verbReported: false, planShown: false, usage: emptyUsage(), finalText: '' };
       let ended = await this.follow(context, await agent.send(message, { mode: agentOptions.mode! }), state, log);
       // A turn that ended without the output verb gets the contract's reminder as a new message (twice at most).
-      for (let attempt = 1; contract && verb && ended === null && !state.verbDelivered && attempt <= MAX_REMINDERS; attempt += 1) {
+      for (let attempt = 1; contract && verb && ended === null && !outputVerbDelivered(context) && attempt <= MAX_REMINDERS; attempt += 1) {
         const reminder = `${contract.reminder}\n\n(In this runner the tool is \`${verb}\` of the ${CONTROL_CENTER_MCP_SERVER} MCP server.)`;
         context.emit({ type: 'reminder_injected', text: reminder, attempt });
         ended = await this.follow(context, await agent.send(reminder, { mode: agentOptions.mode! }), state, log);
       }
-      return ended ?? { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !state.verbDelivered), usage: state.usage, costUsd: null, finalText: state.finalText };
+      return ended ?? { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !outputVerbDelivered(context)), usage: state.usage, costUsd: null, finalText: state.finalText };
     } finally {
       turnEnded.abort();
       agent?.close();
@@ -227,8 +228,8 @@ export class CursorTransport implements AgentTransport {
           if (message.status === 'running') return;
           const started = open.get(message.call_id) ?? { call, started: Date.now(), verb: false };
           open.delete(message.call_id);
-          if (started.verb && message.status === 'completed' && !state.verbDelivered) {
-            state.verbDelivered = true;
+          if (started.verb && message.status === 'completed' && !state.verbReported) {
+            state.verbReported = true;
             context.emit({ type: 'output_verb_delivered', toolName: state.verb! });
           }
           const content = typeof message.result === 'string' ? message.result : JSON.stringify(message.result ?? null);

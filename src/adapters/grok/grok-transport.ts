@@ -16,7 +16,7 @@ import type { SandboxBackend } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
+import { emptyUsage, outputVerbDelivered, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
 import { GROK_ADAPTER_ID, GROK_CAPABILITIES } from './grok-capabilities.js';
 import { GROK_MCP_BRIDGE_VARIABLES, GROK_MCP_SERVER_NAME, grokMcpBridgeSource, grokMcpSettings, grokMcpToolName, mcpSdkModuleUrls } from './grok-mcp-bridge.js';
 import { GROK_MODEL_FAILURE_EXIT, GROK_MODEL_FAILURE_PREFIX, GROK_PRELOAD_VARIABLES, grokPreloadSource, type GrokHostLine } from './grok-preload.js';
@@ -180,7 +180,8 @@ export class GrokTransport implements AgentTransport {
   }): Promise<{ result: TransportResult; turn: GrokMessage[] | null }> {
     const { context, log } = input;
     const usage = emptyUsage();
-    // HAR-4: the mode's output verb, when it is on the surface; seen delivered as a successful MCP call.
+    // HAR-4: the mode's output verb, when it is on the surface. Delivered is the host's MCP record
+    // (outputVerbDelivered); the CLI's report of a successful call only names the event.
     const contract = buildCompletionContract(getCapabilityProfile(context.mode));
     const verb = contract && context.surfacedTools.some((tool) => tool.name === contract.outputVerb) ? contract.outputVerb : null;
     const translator = new GrokTurnTranslator((event) => context.emit(event), verb ? grokMcpToolName(verb) : null);
@@ -230,7 +231,7 @@ export class GrokTransport implements AgentTransport {
     // the board (before any reminder replaces the answer).
     if (idle && !cancelled && input.readOnly && looksLikePlan(translator.finalText)) context.emit({ type: 'plan_ready', plan: translator.finalText, source: 'answer' });
     // HAR-4: a message that ended without the output verb gets the contract's reminder as a new message, in the same process.
-    for (let attempt = 1; idle && !cancelled && contract && verb && !translator.verbDelivered && attempt <= MAX_REMINDERS; attempt += 1) {
+    for (let attempt = 1; idle && !cancelled && contract && verb && !outputVerbDelivered(context) && attempt <= MAX_REMINDERS; attempt += 1) {
       const reminder = `${contract.reminder}\n\n(In this runner the tool is \`${grokMcpToolName(verb)}\`, the \`${verb}\` tool of the ${GROK_MCP_SERVER_NAME} MCP server.)`;
       context.emit({ type: 'reminder_injected', text: reminder, attempt });
       tell({ send: reminder });
@@ -266,7 +267,7 @@ export class GrokTransport implements AgentTransport {
     if (stderr) log('grok: stderr of a finished turn', stderr.slice(-2_000));
     if (!answered) return failed(`The Grok CLI exited without an answer${stderr ? ` — ${stderr.slice(-1_000)}` : ''}`);
     return {
-      result: { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !translator.verbDelivered), usage, costUsd: null, finalText: translator.finalText },
+      result: { outcome: 'completed', error: null, deliverableFailed: Boolean(verb && !outputVerbDelivered(context)), usage, costUsd: null, finalText: translator.finalText },
       turn: translator.messages,
     };
   }

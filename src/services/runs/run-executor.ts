@@ -194,6 +194,8 @@ export class RunExecutor {
     run.recorder.emit({ type: 'tool_call_start', call });
     const started = performance.now();
     const result = await run.toolCalls.execute(call, signal);
+    // HAR-4: the host's own record of the output verb, the only one a transport's contract check reads.
+    run.delivery?.noteExecuted(name, result);
     run.recorder.emit({ type: 'tool_call_end', call, result, executed: true, durationMs: performance.now() - started });
     return result;
   }

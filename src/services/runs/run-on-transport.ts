@@ -11,6 +11,7 @@ import type { RunToolCalls } from './gate-tool-calls.js';
 import type { PreparedRun } from './prepare-run.js';
 import type { RunRecorder } from './record-run.js';
 import type { RunTokens } from './run-tokens.js';
+import { OutputVerbDelivery } from './output-verb-delivery.js';
 import { findTransportSessionId, saveTransportSessionId } from '../../store/repositories/transport-session-repository.js';
 import { runsToolsOnHost } from '../../adapters/transport-capabilities.js';
 
@@ -19,6 +20,8 @@ export interface McpRun {
   tools: Map<string, Tool>;
   toolCalls: RunToolCalls;
   recorder: RunRecorder;
+  /** HAR-4: the host's record of the run's output verb, fed by the MCP server's tool path; null without a contract. */
+  delivery: OutputVerbDelivery | null;
 }
 
 /** What the transport stage uses of the server. */
@@ -57,8 +60,10 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
   const { workspaceId, runId, agent, conversationId } = scope;
   const db = (await deps.workspaces.handle(workspaceId)).database.db;
   const external = !runsToolsOnHost(transport.capabilities);
+  // HAR-4: whether the output verb was delivered is what the host saw execute, never what a runner says.
+  const delivery = prepared.contract ? new OutputVerbDelivery(prepared.contract.outputVerb) : null;
   // The runner has its own file and shell tools; the MCP server offers only the product's tools.
-  if (external) deps.mcpRuns.set(runId, { tools: prepared.mcpTools, toolCalls, recorder });
+  if (external) deps.mcpRuns.set(runId, { tools: prepared.mcpTools, toolCalls, recorder, delivery });
   const token = deps.runTokens.issue({ workspaceId, runId, agentId: agent.id });
   const broker = external ? deps.modelBroker : undefined;
   // A child run never resumes or overwrites the conversation's runner session (it is its parent's).
@@ -79,9 +84,17 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     workspaceDir: run.workspaceDir,
     signal: run.activeRun.controller.signal,
     emit: (event) => {
+      if (!external) {
+        // An in-process transport's calls are the host's own executions (the built-in harness's loop).
+        if (event.type === 'tool_call_end' && event.executed) delivery?.noteExecuted(event.call.name, event.result);
+        recorder.emit(event);
+        return;
+      }
       // An external runner executes its own native tools; it reports which calls ran.
-      if (external && event.type === 'tool_call_end' && event.executed) recorder.executedCalls.add(event.call.id);
-      recorder.emit(event);
+      if (event.type === 'tool_call_end' && event.executed) recorder.executedCalls.add(event.call.id);
+      // Its "verb delivered" is a claim: it stands only when the MCP server executed the verb (HAR-4).
+      const screened = delivery ? delivery.screen(event) : event.type === 'output_verb_delivered' ? null : event;
+      if (screened) recorder.emit(screened);
     },
     gate: (action, gateSignal) => toolCalls.gateAction(action, gateSignal),
     decide: (action) => toolCalls.decideAction(action),
@@ -91,7 +104,7 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
       if (sessionKey) await saveTransportSessionId(db, sessionKey, sessionId, nowIso());
     },
     ...(external ? {} : { toolbox: toolCalls }),
-    completion: prepared.contract ? { outputVerb: prepared.contract.outputVerb, reminder: prepared.contract.reminder } : null,
+    completion: prepared.contract && delivery ? { outputVerb: prepared.contract.outputVerb, reminder: prepared.contract.reminder, delivered: () => delivery.delivered } : null,
     providerSettings: run.settings,
     drainSteering: () => run.activeRun.steering.splice(0),
     waitWhilePaused: (waitSignal) => deps.active.waitWhilePaused(runId, waitSignal),
@@ -99,6 +112,9 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
   try {
     broker?.open(runId, workspaceId);
     const result = await transport.run(context);
+    // A delivery the host executed but the runner never reported (an ACP agent silent about MCP calls).
+    const unreported = external ? delivery?.unreported() : null;
+    if (unreported) recorder.emit(unreported);
     // SEC-6: the tokens the broker measured are exact (every model response passed through it), so
     // they replace what the runner reported about itself; so does the cost, unless a model the
     // catalog cannot price answered (then the runner's own figure, if it gave one, is kept).
