@@ -221,19 +221,35 @@ export class GrokTransport implements AgentTransport {
     else context.signal.addEventListener('abort', onAbort, { once: true });
     // HAR-5, RLY-9: operator text sent into the running turn goes to the CLI as it arrives; it joins the
     // conversation before the CLI's next model call. The turn keeps the mode it started with.
-    const steering = setInterval(() => {
-      for (const text of context.drainSteering?.() ?? []) tell({ steer: text });
-    }, STEER_POLL_MS);
+    let told = 0;
+    const passOn = (texts: readonly string[]) => {
+      for (const text of texts) tell({ steer: text });
+      told += texts.length;
+    };
+    const steering = setInterval(() => passOn(context.drainSteering?.() ?? []), STEER_POLL_MS);
+    // Text passed on that the CLI has not taken yet: it came after the CLI's last model call.
+    const untaken = () => translator.steeredCount < told;
 
     let idle = await waitIdle();
     // RLY-5: the CLI has no plan signal of its own; a read-only turn whose answer reads like a plan gets
     // the board (before any reminder replaces the answer).
     if (idle && !cancelled && input.readOnly && looksLikePlan(translator.finalText)) context.emit({ type: 'plan_ready', plan: translator.finalText, source: 'answer' });
-    // HAR-4: a message that ended without the output verb gets the contract's reminder as a new message, in the same process.
-    for (let attempt = 1; idle && !cancelled && contract && verb && !translator.verbDelivered && attempt <= MAX_REMINDERS; attempt += 1) {
-      const reminder = `${contract.reminder}\n\n(In this runner the tool is \`${grokMcpToolName(verb)}\`, the \`${verb}\` tool of the ${GROK_MCP_SERVER_NAME} MCP server.)`;
-      context.emit({ type: 'reminder_injected', text: reminder, attempt });
-      tell({ send: reminder });
+    let reminders = 0;
+    while (idle && !cancelled) {
+      passOn(context.drainSteering?.() ?? []);
+      if (!untaken() && contract && verb && !translator.verbDelivered && reminders < MAX_REMINDERS) {
+        // HAR-4: a message that ended without the output verb gets the contract's reminder as a new message, in the same process.
+        reminders += 1;
+        const reminder = `${contract.reminder}\n\n(In this runner the tool is \`${grokMcpToolName(verb)}\`, the \`${verb}\` tool of the ${GROK_MCP_SERVER_NAME} MCP server.)`;
+        context.emit({ type: 'reminder_injected', text: reminder, attempt: reminders });
+        tell({ send: reminder });
+      } else {
+        // RLY-9: the turn would end here. Steering is closed first (later text gets a 409), and what came
+        // meanwhile is passed on: the turn goes on with it instead of dropping it.
+        if (!untaken()) passOn(context.closeSteering?.() ?? context.drainSteering?.() ?? []);
+        if (!untaken()) break;
+        tell({ go_on: true });
+      }
       idle = await waitIdle();
     }
     clearInterval(steering);

@@ -94,6 +94,10 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     completion: prepared.contract ? { outputVerb: prepared.contract.outputVerb, reminder: prepared.contract.reminder } : null,
     providerSettings: run.settings,
     drainSteering: () => run.activeRun.steering.splice(0),
+    closeSteering: () => {
+      run.activeRun.steeringClosed = true;
+      return run.activeRun.steering.splice(0);
+    },
     waitWhilePaused: (waitSignal) => deps.active.waitWhilePaused(runId, waitSignal),
   };
   try {

@@ -302,3 +302,29 @@ describe('Grok transport: failures are reported', { timeout: 120_000 }, () => {
     expect(chatRequests(f).at(-1)!.allText).not.toContain('lost message');
   });
 });
+
+describe('Grok transport: steering that arrives as the turn ends is never dropped (HAR-5, RLY-9)', { timeout: 180_000 }, () => {
+  it('text steered while the last model call answers (after the last steering hand-over) is delivered in the same turn', async () => {
+    const f = await start();
+    let runId = '';
+    let steerStatus = 0;
+    f.model.script(
+      // The steer lands in the run while the CLI's last model call is answering: the answer finishes
+      // within milliseconds, before the next steering hand-over, so the CLI goes idle without it.
+      reply(async () => {
+        steerStatus = (await f.api('POST', `/api/workspaces/${f.workspaceId}/runs/${runId}/steer`, { text: 'one more thing: say goodbye' })).status;
+        return reply().text('First answer.');
+      }),
+      reply().text('Goodbye, as asked.'),
+    );
+    runId = await f.send('hello');
+    const detail = await f.waitForRun(runId);
+    expect(steerStatus).toBe(200);
+    expect(detail.run.state).toBe('completed');
+    expect(detail.events.filter((event: any) => event.type === 'steering_injected').map((event: any) => event.data.text)).toEqual(['one more thing: say goodbye']);
+    const requests = chatRequests(f);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.lastUserText).toBe('one more thing: say goodbye');
+    expect(detail.run.finalText ?? detail.events.filter((event: any) => event.type === 'assistant_message').at(-1)?.data.message.content[0].text).toContain('Goodbye');
+  });
+});
