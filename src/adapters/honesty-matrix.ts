@@ -730,6 +730,7 @@ const GROK_SUBMIT = `${GROK_CONTRACT} > plan: the CLI is offered the MCP tools o
 const GROK_REMINDED = `${GROK_CONTRACT} > plan: a turn without submit_plan is reminded twice as further messages to the same CLI process, then flagged deliverableFailed`;
 const GROK_LIVE = `${GROK} > Grok transport: events arrive during the turn > text deltas, the tool-using step and the tool call’s start and end are recorded while the model is still working`;
 const GROK_STEER = `${GROK} > Grok transport: a message sent into the running turn (HAR-5, RLY-9) > steering reaches the CLI before its next model call; a mode change meanwhile does not change the turn, and applies from the next message`;
+const GROK_PAUSE = `${GROK} > Grok transport: pause holds the next model request at the model proxy (HAR-5) > paused: the tool call in flight finishes, the next model request waits until resume, then the turn completes`;
 const GROK_CONFIG = 'test/security/grok-worktree-config.test.ts > Grok CLI: the worktree’s own configuration never reaches the runner (SEC-3, SEC-6) > a worktree .env, .grok/settings.json (MCP server command, model, base URL) and .grok/GROK.md are all ignored';
 
 /**
@@ -753,6 +754,7 @@ function grokRows(): HonestyRow[] {
     row({ capability: 'sandbox', host: 'none', level: 'none', detail: 'No backend: the CLI does not start unless the operator opted in with `--allow-unsandboxed-runners`, and even then a read-only turn (plan) is refused, since nothing else would stop its edits.', testedBy: GROK_PLAN_REFUSED }),
     row({ capability: 'modes', mode: 'chat', level: 'partial', detail: 'The CLI has no settable mode: Ask and Autopilot go as the RLY-8 `[Relay mode: …]` line on the message that changes the mode (the revocation line on the way back to Agent) — words the model may ignore.', testedBy: GROK_LINE }),
     row({ capability: 'modes', mode: 'chat', level: 'partial', detail: 'RLY-9: a message sent into a running turn (steer) joins the CLI’s conversation before its next model call, without a mode line: the turn keeps its opening mode, and a mode changed meanwhile reaches the CLI as the line on the next message. Nothing the CLI does is gated by the mode either way (see above).', testedBy: GROK_STEER }),
+    row({ capability: 'modes', level: 'partial', detail: 'HAR-5 pause: the CLI reaches its model only through the host’s model proxy with the run token, and the proxy holds a paused run’s next model request until resume (cancel still ends it). A tool call already running when the pause comes finishes first; MCP tool calls are not held.', testedBy: GROK_PAUSE }),
     ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
       row({ capability: 'modes', mode, level: 'partial', detail: 'The RLY-8 Plan line asks the model not to change code; what holds is the read-only worktree mount of the OS sandbox (the turn is refused without one).', testedBy: GROK_PLAN }),
     ),

@@ -186,6 +186,10 @@ GrokAgent.prototype.processUserMessage = async function (message) {
   while (!this.mcpInitialized && Date.now() - started < ${MCP_CONNECT_WAIT_MS}) await new Promise((resolve) => setTimeout(resolve, 20));
 
   const client = this.grokClient;
+  // HAR-5: a paused run's model request is held at the host's model proxy until resume; the CLI's
+  // client would give up after 6 minutes (and retry, then fail the turn), so it waits as long as a
+  // question card may.
+  client.client.timeout = ${MCP_CALL_TIMEOUT_MS};
   const chatStream = client.chatStream.bind(client);
   let failure = null;
   const agent = this;

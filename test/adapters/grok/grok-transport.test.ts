@@ -328,3 +328,52 @@ describe('Grok transport: steering that arrives as the turn ends is never droppe
     expect(detail.run.finalText ?? detail.events.filter((event: any) => event.type === 'assistant_message').at(-1)?.data.message.content[0].text).toContain('Goodbye');
   });
 });
+
+describe('Grok transport: pause holds the next model request at the model proxy (HAR-5)', { timeout: 180_000 }, () => {
+  const runEvents = async (f: ClaudeCodeFixture, runId: string) => (await f.api('GET', `/api/workspaces/${f.workspaceId}/runs/${runId}`)).body.events as any[];
+
+  it('paused: the tool call in flight finishes, the next model request waits until resume, then the turn completes', async () => {
+    const f = await start();
+    const { reply: firstStep, release } = heldReply(() => reply().tool('bash', { command: 'echo while-pausing' }));
+    f.model.script(firstStep, reply().text('Resumed and done.'));
+    const runId = await f.send('work');
+    await f.model.waitForRequests(1, 60_000);
+    const controls = `/api/workspaces/${f.workspaceId}/runs/${runId}`;
+    expect((await f.api('POST', `${controls}/pause`)).status).toBe(200);
+    release();
+    // The command the model asked for still runs (it was decided before the pause)…
+    const deadline = Date.now() + 60_000;
+    while (!(await runEvents(f, runId)).some((event) => event.type === 'tool_call_end') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await runEvents(f, runId)).find((event) => event.type === 'tool_call_end')?.data.result.content).toContain('while-pausing');
+    // …but the CLI gets no further model answer while paused: its request is held at the proxy.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(chatRequests(f)).toHaveLength(1);
+    expect((await f.api('GET', `${controls}/controls`)).body).toMatchObject({ inProgress: true, paused: true });
+    expect((await f.api('GET', `${controls}`)).body.run.state).toBe('running');
+    expect((await f.api('POST', `${controls}/resume`)).status).toBe(200);
+    const detail = await f.waitForRun(runId);
+    expect(detail.run.state).toBe('completed');
+    expect(chatRequests(f)).toHaveLength(2);
+    expect(chatRequests(f)[1]!.lastToolResult?.content).toContain('while-pausing');
+  });
+
+  it('cancel while paused ends the turn cancelled, the held request is never sent on, and the CLI is gone', async () => {
+    let pid = 0;
+    const f = await start({ transport: { onSpawn: (spawned) => (pid = spawned), killGraceMs: 200 } });
+    const { reply: firstStep, release } = heldReply(() => reply().tool('bash', { command: 'echo before-cancel' }));
+    f.model.script(firstStep, reply().text('Never reached.'));
+    const runId = await f.send('work');
+    await f.model.waitForRequests(1, 60_000);
+    const controls = `/api/workspaces/${f.workspaceId}/runs/${runId}`;
+    expect((await f.api('POST', `${controls}/pause`)).status).toBe(200);
+    release();
+    const deadline = Date.now() + 60_000;
+    while (!(await runEvents(f, runId)).some((event) => event.type === 'tool_call_end') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await f.api('POST', `${controls}/cancel`)).status).toBe(200);
+    const detail = await f.waitForRun(runId);
+    expect(detail.run.state).toBe('cancelled');
+    expect(chatRequests(f)).toHaveLength(1);
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
