@@ -20,7 +20,8 @@ import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch }
 import { GROK_ADAPTER_ID, GROK_CAPABILITIES } from './grok-capabilities.js';
 import { GROK_MCP_BRIDGE_VARIABLES, GROK_MCP_SERVER_NAME, grokMcpBridgeSource, grokMcpSettings, grokMcpToolName, mcpSdkModuleUrls } from './grok-mcp-bridge.js';
 import { GROK_MODEL_FAILURE_EXIT, GROK_MODEL_FAILURE_PREFIX, GROK_PRELOAD_VARIABLES, grokPreloadSource, type GrokHostLine } from './grok-preload.js';
-import { GrokTurnTranslator, parseGrokLiveLine, type GrokMessage } from './grok-transcript.js';
+import { GrokTurnTranslator, parseGrokLiveLine, parseGrokMessage, type GrokMessage } from './grok-transcript.js';
+import { compactGrokTranscript, DEFAULT_GROK_TRANSCRIPT_BOUNDS, type GrokTranscriptBounds } from './grok-transcript-compaction.js';
 
 export { GROK_ADAPTER_ID } from './grok-capabilities.js';
 
@@ -48,6 +49,8 @@ export interface GrokTransportOptions {
   log?: (message: string, detail?: unknown) => void;
   /** Called with the CLI's pid once it is spawned (tests kill it; benchmarks measure it). */
   onSpawn?: (pid: number) => void;
+  /** How much of the conversation is carried into a turn (default `DEFAULT_GROK_TRANSCRIPT_BOUNDS`). */
+  transcriptBounds?: GrokTranscriptBounds;
 }
 
 /** Where the installed Grok CLI is: its entry, its `dist/` as a URL, and the `node_modules` it loads from. */
@@ -66,6 +69,23 @@ function resolveGrokCli(): { entry: string; distUrl: string; modulesDir: string 
 function conversationState(root: string, configDir: string): { transcript: string; lastMode: string } {
   const key = basename(configDir);
   return { transcript: join(root, 'transcripts', `${key}.jsonl`), lastMode: join(root, 'transcripts', `${key}.relay-mode`) };
+}
+
+/** The conversation's stored transcript (JSON lines) as the bounded copy the next turn continues. */
+function carriedTranscript(stored: string, bounds: GrokTranscriptBounds = DEFAULT_GROK_TRANSCRIPT_BOUNDS): string {
+  const messages: GrokMessage[] = [];
+  for (const line of stored.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const message = parseGrokMessage(JSON.parse(line));
+      if (message) messages.push(message);
+    } catch {
+      // A torn last line (a crash mid-append) is skipped, not carried.
+    }
+  }
+  return compactGrokTranscript(messages, bounds)
+    .map((message) => `${JSON.stringify(message)}\n`)
+    .join('');
 }
 
 /**
@@ -119,7 +139,8 @@ export class GrokTransport implements AgentTransport {
         const projectDir = join(launchDir, 'project');
         const settingsDir = join(projectDir, '.grok');
         await mkdir(settingsDir, { recursive: true, mode: 0o700 });
-        const earlier = await readFile(state.transcript, 'utf8').catch(() => '');
+        // The host keeps the whole transcript; the CLI gets a bounded copy (older tool outputs cut, very old exchanges left out).
+        const earlier = carriedTranscript(await readFile(state.transcript, 'utf8').catch(() => ''), this.options.transcriptBounds);
         await Promise.all([
           writeFile(files.preload, grokPreloadSource(cli.distUrl), { mode: 0o600 }),
           writeFile(files.prompt, prompt, { mode: 0o600 }),

@@ -377,3 +377,24 @@ describe('Grok transport: pause holds the next model request at the model proxy 
     expect(() => process.kill(pid, 0)).toThrow();
   });
 });
+
+describe('Grok transport: the carried transcript is bounded (RLY-7)', { timeout: 180_000 }, () => {
+  it('a tool output is carried whole while recent, then cut to a marker; the first question and the answers stay', async () => {
+    const f = await start({ transport: { transcriptBounds: { recentExchanges: 1, oldToolOutputChars: 300, maxChars: 1_000_000 } } });
+    f.model.script(reply().tool('bash', { command: 'seq 100000 100400' }), reply().text('Counted.'), reply().text('Second answer.'), reply().text('Third answer.'));
+    expect((await f.waitForRun(await f.send('first question'))).run.state).toBe('completed');
+    expect((await f.waitForRun(await f.send('second question'))).run.state).toBe('completed');
+    // The last earlier exchange is carried whole: the second turn sees the whole output
+    // (100400 is in the command itself; 100399 only in its output).
+    expect(chatRequests(f)[2]!.allText).toContain('100399');
+    expect((await f.waitForRun(await f.send('third question'))).run.state).toBe('completed');
+    const next = chatRequests(f)[3]!;
+    expect(next.allText).toContain('first question');
+    expect(next.allText).toContain('Counted.');
+    expect(next.allText).toContain('Second answer.');
+    expect(next.allText).toContain('100000');
+    expect(next.allText).not.toContain('100399');
+    expect(next.allText).toMatch(/more characters of this earlier tool output are left out of the carried conversation/);
+    expect(next.lastUserText).toBe('third question');
+  });
+});
