@@ -357,6 +357,7 @@ function claudeCodeRows(): HonestyRow[] {
 const SDK = 'test/adapters/claude-agent-sdk.test.ts';
 const SDK_MODES = `${SDK} > Claude Agent SDK transport: one turn per relay mode (RLY-7)`;
 const SDK_GATE = `${SDK} > Claude Agent SDK transport: the policy gate and the MCP server (POL-1)`;
+const SDK_MODE_SWITCH = 'test/adapters/claude-relay-mode-switch.test.ts > Claude and DeepSeek: a mode switch applies from the next turn in a fresh process (seed 003, RLY-8, RLY-9)';
 const SDK_PLAN_WRITE = `${SDK_MODES} > plan: a Write is refused by the host although the SDK’s plan mode would let it through, and a mutating command is denied by the mode floor`;
 
 /** Claude Agent SDK (RLY-7): an in-process PreToolUse hook and canUseTool in front of every tool call. */
@@ -466,8 +467,8 @@ function claudeAgentSdkRows(): HonestyRow[] {
       capability: 'modes',
       mode: 'chat',
       level: 'enforced',
-      detail: 'Agent, Ask and Autopilot run in the SDK’s `default` permission mode, so every gated call reaches the host; Ask and Autopilot add their sentences to the system prompt (RLY-7) and set the autonomy dial the policy engine applies. A mode change applies from the next turn: each turn is a fresh engine process resuming the session (RLY-9).',
-      testedBy: `${SDK_MODES} > autopilot: the system prompt carries the Autopilot sentences and commands run without asking`,
+      detail: 'Agent, Ask and Autopilot run in the SDK’s `default` permission mode, so every gated call reaches the host; Ask and Autopilot add their sentences to the system prompt (RLY-7) and set the autonomy dial the policy engine applies. A mode change applies from the next turn: each turn is a fresh engine process resuming the session (RLY-9, seed 003’s restart on an ask/autopilot switch), with its system prompt rendered fresh (`snapshot: false`: by default the engine would resend the conversation’s first prompt on every resume, so a switch would never reach the model).',
+      testedBy: `${SDK_MODE_SWITCH} > Claude Agent SDK: agent → ask → ask → autopilot → plan → agent, one fresh process per turn, each with its own prompt and permission mode`,
     }),
     ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
       row({
@@ -492,7 +493,7 @@ const DEEPSEEK = 'test/adapters/deepseek-relay.test.ts > DeepSeek relay transpor
 function deepseekRows(): HonestyRow[] {
   return [...claudeAgentSdkRows(), skillsRow('claude-agent-sdk')].map((entry) => {
     const detail = `Same transport code as the Claude Agent SDK, with DeepSeek’s Anthropic-compatible endpoint and key through the model broker. ${entry.detail}`;
-    if (entry.key === 'modes' && entry.mode === 'chat') return { ...entry, detail, testedBy: `${DEEPSEEK} > agent: runs a command and answers through DeepSeek’s endpoint with DeepSeek’s key and model, never the runner’s token` };
+    if (entry.key === 'modes' && entry.mode === 'chat') return { ...entry, detail, testedBy: `${SDK_MODE_SWITCH} > DeepSeek: the same switches through DeepSeek’s Anthropic-compatible endpoint` };
     if (entry.key === 'fileWrites' && entry.mode === 'plan') return { ...entry, detail, testedBy: `${DEEPSEEK} > plan: the same host enforcement as Claude — a Write is refused and the file is never created` };
     return { ...entry, detail };
   });
