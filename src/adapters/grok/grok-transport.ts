@@ -3,7 +3,6 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import type { HookSessions } from '../../core/hook-sessions.js';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
 import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
@@ -12,11 +11,10 @@ import { gitPushEnvironment } from '../../git/git-push-proxy.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
-import type { SandboxBackend } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { emptyUsage, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
+import { emptyUsage, killTreeAfterGrace, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions } from '../runner-setup.js';
 import { GROK_ADAPTER_ID, GROK_CAPABILITIES } from './grok-capabilities.js';
 import { GROK_MCP_BRIDGE_VARIABLES, GROK_MCP_SERVER_NAME, grokMcpBridgeSource, grokMcpSettings, grokMcpToolName, mcpSdkModuleUrls } from './grok-mcp-bridge.js';
 import { GROK_MODEL_FAILURE_EXIT, GROK_MODEL_FAILURE_PREFIX, GROK_PRELOAD_VARIABLES, grokPreloadSource, type GrokHostLine } from './grok-preload.js';
@@ -38,17 +36,7 @@ const EXIT_GRACE_MS = 5_000;
 /** How often operator steering is passed on to the CLI. */
 const STEER_POLL_MS = 100;
 
-export interface GrokTransportOptions {
-  hookSessions: HookSessions;
-  sandbox?: 'auto' | 'none' | SandboxBackend;
-  allowUnsandboxed?: boolean;
-  hiddenPaths?: string[];
-  hideHome?: boolean;
-  /** SIGKILL grace after cancel (default 2 s). */
-  killGraceMs?: number;
-  log?: (message: string, detail?: unknown) => void;
-  /** Called with the CLI's pid once it is spawned (tests kill it; benchmarks measure it). */
-  onSpawn?: (pid: number) => void;
+export interface GrokTransportOptions extends RunnerTransportOptions {
   /** How much of the conversation is carried into a turn (default `DEFAULT_GROK_TRANSCRIPT_BOUNDS`). */
   transcriptBounds?: GrokTranscriptBounds;
 }
@@ -236,7 +224,7 @@ export class GrokTransport implements AgentTransport {
       const pid = child.pid;
       if (pid === undefined) return;
       void signalProcessTree(pid, 'SIGTERM', []);
-      setTimeout(() => void signalProcessTree(pid, 'SIGKILL', []), this.options.killGraceMs ?? 2_000).unref();
+      killTreeAfterGrace(pid, this.options.killGraceMs);
     };
     if (context.signal.aborted) onAbort();
     else context.signal.addEventListener('abort', onAbort, { once: true });
