@@ -2,9 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
-import { GROK_CAPABILITIES } from '../../src/adapters/grok/grok-capabilities.js';
-import type { AgentTransport, TransportRunContext } from '../../src/adapters/agent-transport.js';
-import { emptyUsage } from '../../src/adapters/runner-setup.js';
+import { heldTransport } from '../support/held-transport.js';
 
 /**
  * ADP-1, HAR-5: a run's transport declares which controls it supports; a control it lacks is refused
@@ -96,26 +94,11 @@ describe('run controls follow the transport’s declaration (ADP-1, HAR-5)', () 
 
 describe('steering closes when a turn stops reading it (HAR-5, RLY-9)', () => {
   it('text steered before the close is handed to the transport; text steered after it answers 409 and is not kept', async () => {
-    // A transport at the ADP-1 seam that steers by declaration and, as a real one does when its turn is
-    // about to end, closes steering — then holds the turn open so the route can be tried in that window.
-    let context: TransportRunContext | null = null;
-    let finish: () => void = () => undefined;
-    const ending: AgentTransport = {
-      id: 'grok',
-      capabilities: GROK_CAPABILITIES,
-      run: async (ctx) => {
-        context = ctx;
-        await new Promise<void>((resolve) => (finish = resolve));
-        return { outcome: 'completed', error: null, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: 'Done.' };
-      },
-    };
-    claude = await startClaudeCodeFixture({ adapter: { id: 'grok', transport: () => ending } });
+    // A held turn whose transport, as a real one does when its turn is about to end, closes steering.
+    const held = heldTransport();
+    claude = await startClaudeCodeFixture({ adapter: { id: 'grok', transport: () => held.transport } });
     const f = claude;
-    const runId = await f.send('hello');
-    const deadline = Date.now() + 30_000;
-    while (!context && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    const ctx = context as TransportRunContext | null;
-    if (!ctx) throw new Error('the transport never started');
+    const { runId, ctx } = await held.start(f);
     const steer = (text: string) => f.api('POST', `/api/workspaces/${f.workspaceId}/runs/${runId}/steer`, { text });
     expect((await steer('before the close')).status).toBe(200);
     expect(ctx.closeSteering!()).toEqual(['before the close']);
@@ -124,7 +107,7 @@ describe('steering closes when a turn stops reading it (HAR-5, RLY-9)', () => {
     expect(late.body.error).toMatchObject({ code: 'conflict', field: 'runId' });
     expect(late.body.error.message).toMatch(/finishing its turn.*send the text as a new message/);
     expect(f.app.activeRuns.get(runId)!.steering).toEqual([]);
-    finish();
+    held.finish();
     expect((await f.waitForRun(runId)).run.state).toBe('completed');
   });
 });

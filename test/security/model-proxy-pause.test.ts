@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentTransport, TransportRunContext } from '../../src/adapters/agent-transport.js';
-import { GROK_CAPABILITIES } from '../../src/adapters/grok/grok-capabilities.js';
-import { emptyUsage } from '../../src/adapters/runner-setup.js';
 import { modelProxyBaseUrl } from '../../src/llm/model-proxy-url.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import { heldTransport } from '../support/held-transport.js';
 import { reply } from '../support/scripted-model-server.js';
 
 /**
@@ -18,32 +16,15 @@ afterEach(async () => {
   fixture = null;
 });
 
-/** A transport at the ADP-1 seam that declares pause (Grok's declaration) and holds its turn open. */
-function heldTransport(): { transport: AgentTransport; context: () => TransportRunContext | null; finish: () => void } {
-  let context: TransportRunContext | null = null;
-  let finish: () => void = () => undefined;
-  const transport: AgentTransport = {
-    id: 'grok',
-    capabilities: GROK_CAPABILITIES,
-    run: async (ctx) => {
-      context = ctx;
-      await new Promise<void>((resolve) => {
-        finish = resolve;
-        ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-      });
-      return { outcome: ctx.signal.aborted ? 'cancelled' : 'completed', error: null, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: 'Done.' };
-    },
-  };
-  return { transport, context: () => context, finish: () => finish() };
-}
-
-async function started(f: ClaudeCodeFixture, held: ReturnType<typeof heldTransport>): Promise<{ runId: string; ctx: TransportRunContext }> {
-  const runId = await f.send('hello');
-  const deadline = Date.now() + 30_000;
-  while (!held.context() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  const ctx = held.context();
-  if (!ctx) throw new Error('the transport never started');
-  return { runId, ctx };
+/** A held run on a fresh server, paused. */
+async function pausedRun() {
+  const held = heldTransport();
+  fixture = await startClaudeCodeFixture({ adapter: { id: 'grok', transport: () => held.transport } });
+  const f = fixture;
+  const { runId, ctx } = await held.start(f);
+  const controls = `/api/workspaces/${f.workspaceId}/runs/${runId}`;
+  expect((await f.api('POST', `${controls}/pause`)).status).toBe(200);
+  return { f, held, runId, ctx, controls };
 }
 
 /** Settles with the status, or 'held' if nothing came back within `ms`. */
@@ -53,12 +34,7 @@ async function within(request: Promise<Response>, ms: number): Promise<number | 
 
 describe('model proxy: a paused run reaches no model (HAR-5, SEC-6)', { timeout: 120_000 }, () => {
   it('held on every provider path and with either key header until resume; then forwarded', async () => {
-    const held = heldTransport();
-    fixture = await startClaudeCodeFixture({ adapter: { id: 'grok', transport: () => held.transport } });
-    const f = fixture;
-    const { runId, ctx } = await started(f, held);
-    const controls = `/api/workspaces/${f.workspaceId}/runs/${runId}`;
-    expect((await f.api('POST', `${controls}/pause`)).status).toBe(200);
+    const { f, held, runId, ctx, controls } = await pausedRun();
     f.model.script(reply().text('one'), reply().text('two'));
     const body = (model: string) => JSON.stringify({ model, max_tokens: 16, stream: false, messages: [{ role: 'user', content: 'hi' }] });
     const xai = fetch(`${modelProxyBaseUrl(f.url, 'xai')}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${ctx.mcp.token}`, 'content-type': 'application/json' }, body: body('grok-code-fast-1') });
@@ -75,12 +51,7 @@ describe('model proxy: a paused run reaches no model (HAR-5, SEC-6)', { timeout:
   });
 
   it('cancel while paused ends the held request with 409 and nothing reaches the model', async () => {
-    const held = heldTransport();
-    fixture = await startClaudeCodeFixture({ adapter: { id: 'grok', transport: () => held.transport } });
-    const f = fixture;
-    const { runId, ctx } = await started(f, held);
-    const controls = `/api/workspaces/${f.workspaceId}/runs/${runId}`;
-    expect((await f.api('POST', `${controls}/pause`)).status).toBe(200);
+    const { f, runId, ctx, controls } = await pausedRun();
     f.model.script(reply().text('never'));
     const request = fetch(`${modelProxyBaseUrl(f.url, 'xai')}/chat/completions`, {
       method: 'POST',

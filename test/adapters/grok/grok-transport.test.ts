@@ -331,19 +331,24 @@ describe('Grok transport: steering that arrives as the turn ends is never droppe
 
 describe('Grok transport: pause holds the next model request at the model proxy (HAR-5)', { timeout: 180_000 }, () => {
   const runEvents = async (f: ClaudeCodeFixture, runId: string) => (await f.api('GET', `/api/workspaces/${f.workspaceId}/runs/${runId}`)).body.events as any[];
-
-  it('paused: the tool call in flight finishes, the next model request waits until resume, then the turn completes', async () => {
-    const f = await start();
-    const { reply: firstStep, release } = heldReply(() => reply().tool('bash', { command: 'echo while-pausing' }));
-    f.model.script(firstStep, reply().text('Resumed and done.'));
+  /** A turn paused while its first model call answers with one `bash` call; returns once the call ended. */
+  async function pausedAfterTool(f: ClaudeCodeFixture, command: string, answer: string): Promise<{ runId: string; controls: string }> {
+    const { reply: firstStep, release } = heldReply(() => reply().tool('bash', { command }));
+    f.model.script(firstStep, reply().text(answer));
     const runId = await f.send('work');
     await f.model.waitForRequests(1, 60_000);
     const controls = `/api/workspaces/${f.workspaceId}/runs/${runId}`;
     expect((await f.api('POST', `${controls}/pause`)).status).toBe(200);
     release();
-    // The command the model asked for still runs (it was decided before the pause)…
     const deadline = Date.now() + 60_000;
     while (!(await runEvents(f, runId)).some((event) => event.type === 'tool_call_end') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    return { runId, controls };
+  }
+
+  it('paused: the tool call in flight finishes, the next model request waits until resume, then the turn completes', async () => {
+    const f = await start();
+    const { runId, controls } = await pausedAfterTool(f, 'echo while-pausing', 'Resumed and done.');
+    // The command the model asked for still ran (it was decided before the pause)…
     expect((await runEvents(f, runId)).find((event) => event.type === 'tool_call_end')?.data.result.content).toContain('while-pausing');
     // …but the CLI gets no further model answer while paused: its request is held at the proxy.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -360,15 +365,7 @@ describe('Grok transport: pause holds the next model request at the model proxy 
   it('cancel while paused ends the turn cancelled, the held request is never sent on, and the CLI is gone', async () => {
     let pid = 0;
     const f = await start({ transport: { onSpawn: (spawned) => (pid = spawned), killGraceMs: 200 } });
-    const { reply: firstStep, release } = heldReply(() => reply().tool('bash', { command: 'echo before-cancel' }));
-    f.model.script(firstStep, reply().text('Never reached.'));
-    const runId = await f.send('work');
-    await f.model.waitForRequests(1, 60_000);
-    const controls = `/api/workspaces/${f.workspaceId}/runs/${runId}`;
-    expect((await f.api('POST', `${controls}/pause`)).status).toBe(200);
-    release();
-    const deadline = Date.now() + 60_000;
-    while (!(await runEvents(f, runId)).some((event) => event.type === 'tool_call_end') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const { runId, controls } = await pausedAfterTool(f, 'echo before-cancel', 'Never reached.');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await f.api('POST', `${controls}/cancel`)).status).toBe(200);
     const detail = await f.waitForRun(runId);
