@@ -12,17 +12,15 @@
  * package is cached once (as the tests do), so no run pays for unpacking it.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CopilotClient, RuntimeConnection } from '@github/copilot-sdk';
 import { resolveCopilotRuntime } from '../src/adapters/copilot/copilot-runtime.js';
 import { CopilotTransport } from '../src/adapters/copilot/copilot-transport.js';
-import { startClaudeCodeFixture } from '../test/support/claude-code-fixture.js';
 import { reply, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { median, type BenchFigure } from './figure.js';
-import { benchRunContext } from './relay-run-context.js';
+import { rssMb, timedTransportTurn, turnFigures, withRelayBench } from './relay-run-context.js';
 
 const RUNS = 3;
 const CALLS_PER_TURN = 4;
@@ -31,11 +29,6 @@ const runtimeCacheDir = join(process.cwd(), 'node_modules', '.cache', 'control-c
 
 function scriptTurn(model: ScriptedModelServer): void {
   model.script(...Array.from({ length: CALLS_PER_TURN }, () => reply().tool('bash', { command: 'true', description: 'bench' })), reply().text('done'));
-}
-
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-  return kb / 1024;
 }
 
 /** One bare runtime turn; the runtime's RSS is read after the turn, while it idles. */
@@ -79,26 +72,16 @@ async function bareTurn(model: ScriptedModelServer, cwd: string): Promise<{ wall
   }
 }
 
-export default async function relayCopilotBench(): Promise<BenchFigure[]> {
-  const fixture = await startClaudeCodeFixture({ mode: 'chat' });
-  const scratch = await mkdtemp(join(tmpdir(), 'copilot-bench-'));
-  const figures: BenchFigure[] = [];
-  try {
-    const worktree = join(scratch, 'worktree');
-    await mkdir(worktree, { recursive: true });
+export default function relayCopilotBench(): Promise<BenchFigure[]> {
+  return withRelayBench('copilot', async ({ fixture, scratch, worktree, agent }) => {
     await mkdir(runtimeCacheDir, { recursive: true });
-    const agent = (await fixture.api('GET', `/api/workspaces/${fixture.workspaceId}/agents/${fixture.agentId}`)).body;
-    const transportTurn = async (engine: 'sdk' | 'extension', index: number): Promise<number> => {
-      const runId = `run_copilot_${engine}_bench_${index}`;
-      const { context, close } = benchRunContext(fixture, { runId, agent, worktree, scratch });
-      const transport = new CopilotTransport({ engine, hookSessions: fixture.app.hookSessions, sandbox: 'none', allowUnsandboxed: true, askUser: async () => [], runtimeCacheDir });
-      const started = performance.now();
-      const result = await transport.run(context);
-      const wallMs = performance.now() - started;
-      close();
-      if (result.outcome !== 'completed') throw new Error(`bench turn (${engine}) failed: ${result.error}`);
-      return wallMs;
-    };
+    const transportTurn = (engine: 'sdk' | 'extension', index: number): Promise<number> =>
+      timedTransportTurn(fixture, new CopilotTransport({ engine, hookSessions: fixture.app.hookSessions, sandbox: 'none', allowUnsandboxed: true, askUser: async () => [], runtimeCacheDir }), {
+        runId: `run_copilot_${engine}_bench_${index}`,
+        agent,
+        worktree,
+        scratch,
+      });
     // A first bare turn warms the runtime's unpacked cache; it is not counted.
     scriptTurn(fixture.model);
     await bareTurn(fixture.model, worktree);
@@ -113,15 +96,11 @@ export default async function relayCopilotBench(): Promise<BenchFigure[]> {
       scriptTurn(fixture.model);
       series.extension.push(await transportTurn('extension', index));
     }
-    figures.push({ metric: 'turn_bare_copilot_runtime_ms', value: median(series.bare), unit: 'ms' });
-    figures.push({ metric: 'turn_copilot_sdk_engine_ms', value: median(series.sdk), unit: 'ms' });
-    figures.push({ metric: 'turn_copilot_sdk_engine_overhead_ms', value: median(series.sdk) - median(series.bare), unit: 'ms' });
-    figures.push({ metric: 'turn_copilot_extension_engine_ms', value: median(series.extension), unit: 'ms' });
-    figures.push({ metric: 'turn_copilot_extension_engine_overhead_ms', value: median(series.extension) - median(series.bare), unit: 'ms' });
-    figures.push({ metric: 'idle_session_copilot_runtime_rss_mb', value: median(series.idle), unit: 'MB' });
-  } finally {
-    await fixture.dispose();
-    await rm(scratch, { recursive: true, force: true });
-  }
-  return figures;
+    return [
+      { metric: 'turn_bare_copilot_runtime_ms', value: median(series.bare), unit: 'ms' },
+      ...turnFigures('turn_copilot_sdk_engine', series.bare, series.sdk),
+      ...turnFigures('turn_copilot_extension_engine', series.bare, series.extension),
+      { metric: 'idle_session_copilot_runtime_rss_mb', value: median(series.idle), unit: 'MB' },
+    ];
+  });
 }
