@@ -9,28 +9,21 @@
  * Medians; the model is the scripted model server (no latency of its own).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveCodexBinary } from '../src/adapters/codex/codex-binary.js';
 import { CodexTransport } from '../src/adapters/codex/codex-transport.js';
 import { JsonRpcStdio } from '../src/adapters/codex/json-rpc-stdio.js';
-import { startClaudeCodeFixture } from '../test/support/claude-code-fixture.js';
 import { reply, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { median, type BenchFigure } from './figure.js';
-import { benchRunContext } from './relay-run-context.js';
+import { rssMb, timedTransportTurn, turnFigures, withRelayBench } from './relay-run-context.js';
 
 const RUNS = 3;
 const CALLS_PER_TURN = 4;
 
 function scriptTurn(model: ScriptedModelServer): void {
   model.script(...Array.from({ length: CALLS_PER_TURN }, () => reply().tool('exec_command', { cmd: 'true', sandbox_permissions: 'require_escalated', justification: 'bench' })), reply().text('done'));
-}
-
-function rssMb(pid: number): number {
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-  return kb / 1024;
 }
 
 /** One bare app-server turn; the process's RSS is read after the turn, while it idles. */
@@ -65,25 +58,10 @@ async function bareTurn(model: ScriptedModelServer, cwd: string): Promise<{ wall
   return { wallMs, idleRssMb };
 }
 
-export default async function relayCodexBench(): Promise<BenchFigure[]> {
-  const fixture = await startClaudeCodeFixture({ mode: 'chat' });
-  const scratch = await mkdtemp(join(tmpdir(), 'codex-bench-'));
-  const figures: BenchFigure[] = [];
-  try {
-    const worktree = join(scratch, 'worktree');
-    await mkdir(worktree, { recursive: true });
-    const agent = (await fixture.api('GET', `/api/workspaces/${fixture.workspaceId}/agents/${fixture.agentId}`)).body;
-    const transportTurn = async (index: number): Promise<number> => {
-      const runId = `run_codex_bench_${index}`;
-      const { context, close } = benchRunContext(fixture, { runId, agent, worktree, scratch });
-      const transport = new CodexTransport({ hookSessions: fixture.app.hookSessions, sandbox: 'none', allowUnsandboxed: true, askUser: async () => [] });
-      const started = performance.now();
-      const result = await transport.run(context);
-      const wallMs = performance.now() - started;
-      close();
-      if (result.outcome !== 'completed') throw new Error(`bench turn failed: ${result.error}`);
-      return wallMs;
-    };
+export default function relayCodexBench(): Promise<BenchFigure[]> {
+  return withRelayBench('codex', async ({ fixture, scratch, worktree, agent }) => {
+    const transportTurn = (index: number): Promise<number> =>
+      timedTransportTurn(fixture, new CodexTransport({ hookSessions: fixture.app.hookSessions, sandbox: 'none', allowUnsandboxed: true, askUser: async () => [] }), { runId: `run_codex_bench_${index}`, agent, worktree, scratch });
     const series = { bare: [] as number[], transport: [] as number[], idle: [] as number[] };
     for (let index = 0; index < RUNS; index += 1) {
       scriptTurn(fixture.model);
@@ -93,13 +71,10 @@ export default async function relayCodexBench(): Promise<BenchFigure[]> {
       scriptTurn(fixture.model);
       series.transport.push(await transportTurn(index));
     }
-    figures.push({ metric: 'turn_bare_codex_ms', value: median(series.bare), unit: 'ms' });
-    figures.push({ metric: 'turn_codex_transport_ms', value: median(series.transport), unit: 'ms' });
-    figures.push({ metric: 'turn_codex_transport_overhead_ms', value: median(series.transport) - median(series.bare), unit: 'ms' });
-    figures.push({ metric: 'idle_session_codex_app_server_rss_mb', value: median(series.idle), unit: 'MB' });
-  } finally {
-    await fixture.dispose();
-    await rm(scratch, { recursive: true, force: true });
-  }
-  return figures;
+    return [
+      { metric: 'turn_bare_codex_ms', value: median(series.bare), unit: 'ms' },
+      ...turnFigures('turn_codex_transport', series.bare, series.transport),
+      { metric: 'idle_session_codex_app_server_rss_mb', value: median(series.idle), unit: 'MB' },
+    ];
+  });
 }

@@ -1,6 +1,11 @@
-import type { TransportRunContext } from '../src/adapters/agent-transport.js';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentTransport, TransportRunContext } from '../src/adapters/agent-transport.js';
 import type { Agent } from '../src/schemas/agent.js';
-import type { ClaudeCodeFixture } from '../test/support/claude-code-fixture.js';
+import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../test/support/claude-code-fixture.js';
+import { median, type BenchFigure } from './figure.js';
 
 /**
  * A chat-mode turn's context for a relay transport benchmark, with a run token and an open broker
@@ -44,4 +49,52 @@ export function benchRunContext(fixture: ClaudeCodeFixture, input: { runId: stri
       fixture.app.runTokens.revoke(input.runId);
     },
   };
+}
+
+/** One timed chat turn of `transport` on a fresh bench context; fails loudly unless the turn completed. */
+export async function timedTransportTurn(fixture: ClaudeCodeFixture, transport: AgentTransport, input: { runId: string; agent: Agent; worktree: string; scratch: string }): Promise<number> {
+  const { context, close } = benchRunContext(fixture, input);
+  const started = performance.now();
+  const result = await transport.run(context);
+  const wallMs = performance.now() - started;
+  close();
+  if (result.outcome !== 'completed') throw new Error(`bench turn (${transport.id}) failed: ${result.error}`);
+  return wallMs;
+}
+
+/** The resident size of a process, in MB (Linux `/proc`). */
+export function rssMb(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  return kb / 1024;
+}
+
+/** A transport's median turn (`<metric>_ms`) and its overhead over the bare runtime's median (`<metric>_overhead_ms`). */
+export function turnFigures(metric: string, bare: number[], measured: number[]): BenchFigure[] {
+  return [
+    { metric: `${metric}_ms`, value: median(measured), unit: 'ms' },
+    { metric: `${metric}_overhead_ms`, value: median(measured) - median(bare), unit: 'ms' },
+  ];
+}
+
+/** What a relay benchmark measures in: a real server, a scratch folder with an empty worktree, the agent. */
+export interface RelayBenchScope {
+  fixture: ClaudeCodeFixture;
+  scratch: string;
+  worktree: string;
+  agent: Agent;
+}
+
+/** Runs `body` with a fresh server and scratch folder (named after `name`), disposed of however it ends. */
+export async function withRelayBench(name: string, body: (scope: RelayBenchScope) => Promise<BenchFigure[]>): Promise<BenchFigure[]> {
+  const fixture = await startClaudeCodeFixture({ mode: 'chat' });
+  const scratch = await mkdtemp(join(tmpdir(), `${name}-bench-`));
+  try {
+    const worktree = join(scratch, 'worktree');
+    await mkdir(worktree, { recursive: true });
+    const agent = (await fixture.api('GET', `/api/workspaces/${fixture.workspaceId}/agents/${fixture.agentId}`)).body as Agent;
+    return await body({ fixture, scratch, worktree, agent });
+  } finally {
+    await fixture.dispose();
+    await rm(scratch, { recursive: true, force: true });
+  }
 }

@@ -100,6 +100,11 @@ export interface TransportRunContext extends RunScope {
   providerSettings?: Pick<WorkspaceSettings, 'apiKeys' | 'baseUrls'> & Partial<Pick<WorkspaceSettings, 'runnerKeys' | 'runnerBaseUrls'>>;
   /** Operator text to inject before the next model call (HAR-5), for a transport that declares `steer`. */
   drainSteering?(): string[];
+  /**
+   * The turn is about to end: takes the operator text still waiting and refuses any more (the steer
+   * route then answers 409 instead of accepting text no turn would read, HAR-5, RLY-9).
+   */
+  closeSteering?(): string[];
   /** Resolves once the run is not paused (HAR-5), for a transport that declares `pauseResume`. */
   waitWhilePaused?(signal: AbortSignal): Promise<void>;
 }

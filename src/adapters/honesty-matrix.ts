@@ -364,6 +364,7 @@ function claudeCodeRows(): HonestyRow[] {
 const SDK = 'test/adapters/claude-agent-sdk.test.ts';
 const SDK_MODES = `${SDK} > Claude Agent SDK transport: one turn per relay mode (RLY-7)`;
 const SDK_GATE = `${SDK} > Claude Agent SDK transport: the policy gate and the MCP server (POL-1)`;
+const SDK_MODE_SWITCH = 'test/adapters/claude-relay-mode-switch.test.ts > Claude and DeepSeek: a mode switch applies from the next turn in a fresh process (seed 003, RLY-8, RLY-9)';
 const SDK_PLAN_WRITE = `${SDK_MODES} > plan: a Write is refused by the host although the SDK’s plan mode would let it through, and a mutating command is denied by the mode floor`;
 
 /** Claude Agent SDK (RLY-7): an in-process PreToolUse hook and canUseTool in front of every tool call. */
@@ -473,8 +474,8 @@ function claudeAgentSdkRows(): HonestyRow[] {
       capability: 'modes',
       mode: 'chat',
       level: 'enforced',
-      detail: 'Agent, Ask and Autopilot run in the SDK’s `default` permission mode, so every gated call reaches the host; Ask and Autopilot add their sentences to the system prompt (RLY-7) and set the autonomy dial the policy engine applies. A mode change applies from the next turn: each turn is a fresh engine process resuming the session (RLY-9).',
-      testedBy: `${SDK_MODES} > autopilot: the system prompt carries the Autopilot sentences and commands run without asking`,
+      detail: 'Agent, Ask and Autopilot run in the SDK’s `default` permission mode, so every gated call reaches the host; Ask and Autopilot add their sentences to the system prompt (RLY-7) and set the autonomy dial the policy engine applies. A mode change applies from the next turn: each turn is a fresh engine process resuming the session (RLY-9, seed 003’s restart on an ask/autopilot switch), with its system prompt rendered fresh (`snapshot: false`: by default the engine would resend the conversation’s first prompt on every resume, so a switch would never reach the model).',
+      testedBy: `${SDK_MODE_SWITCH} > Claude Agent SDK: agent → ask → ask → autopilot → plan → agent, one fresh process per turn, each with its own prompt and permission mode`,
     }),
     ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
       row({
@@ -499,7 +500,7 @@ const DEEPSEEK = 'test/adapters/deepseek-relay.test.ts > DeepSeek relay transpor
 function deepseekRows(): HonestyRow[] {
   return [...claudeAgentSdkRows(), skillsRow('claude-agent-sdk')].map((entry) => {
     const detail = `Same transport code as the Claude Agent SDK, with DeepSeek’s Anthropic-compatible endpoint and key through the model broker. ${entry.detail}`;
-    if (entry.key === 'modes' && entry.mode === 'chat') return { ...entry, detail, testedBy: `${DEEPSEEK} > agent: runs a command and answers through DeepSeek’s endpoint with DeepSeek’s key and model, never the runner’s token` };
+    if (entry.key === 'modes' && entry.mode === 'chat') return { ...entry, detail, testedBy: `${SDK_MODE_SWITCH} > DeepSeek: the same switches through DeepSeek’s Anthropic-compatible endpoint` };
     if (entry.key === 'fileWrites' && entry.mode === 'plan') return { ...entry, detail, testedBy: `${DEEPSEEK} > plan: the same host enforcement as Claude — a Write is refused and the file is never created` };
     return { ...entry, detail };
   });
@@ -738,6 +739,7 @@ const GROK_REMINDED = `${GROK_CONTRACT} > plan: a turn without submit_plan is re
 const GROK_LIVE = `${GROK} > Grok transport: events arrive during the turn > text deltas, the tool-using step and the tool call’s start and end are recorded while the model is still working`;
 const GROK_STEER = `${GROK} > Grok transport: a message sent into the running turn (HAR-5, RLY-9) > steering reaches the CLI before its next model call; a mode change meanwhile does not change the turn, and applies from the next message`;
 const GROK_SKILLS = 'test/adapters/grok/grok-skills.test.ts > Grok sees exactly the scanned skills, through the server only (SKL-5, RLY-7) > the Skills section and the repo-skills index name the scanned set; the body loads through the MCP skill tool; quarantined and never-installed skills never reach the model';
+const GROK_PAUSE = `${GROK} > Grok transport: pause holds the next model request at the model proxy (HAR-5) > paused: the tool call in flight finishes, the next model request waits until resume, then the turn completes`;
 const GROK_CONFIG = 'test/security/grok-worktree-config.test.ts > Grok CLI: the worktree’s own configuration never reaches the runner (SEC-3, SEC-6) > a worktree .env, .grok/settings.json (MCP server command, model, base URL) and .grok/GROK.md are all ignored';
 
 /**
@@ -761,6 +763,7 @@ function grokRows(): HonestyRow[] {
     row({ capability: 'sandbox', host: 'none', level: 'none', detail: 'No backend: the CLI does not start unless the operator opted in with `--allow-unsandboxed-runners`, and even then a read-only turn (plan) is refused, since nothing else would stop its edits.', testedBy: GROK_PLAN_REFUSED }),
     row({ capability: 'modes', mode: 'chat', level: 'partial', detail: 'The CLI has no settable mode: Ask and Autopilot go as the RLY-8 `[Relay mode: …]` line on the message that changes the mode (the revocation line on the way back to Agent) — words the model may ignore.', testedBy: GROK_LINE }),
     row({ capability: 'modes', mode: 'chat', level: 'partial', detail: 'RLY-9: a message sent into a running turn (steer) joins the CLI’s conversation before its next model call, without a mode line: the turn keeps its opening mode, and a mode changed meanwhile reaches the CLI as the line on the next message. Nothing the CLI does is gated by the mode either way (see above).', testedBy: GROK_STEER }),
+    row({ capability: 'modes', level: 'partial', detail: 'HAR-5 pause: the CLI reaches its model only through the host’s model proxy with the run token, and the proxy holds a paused run’s next model request until resume (cancel still ends it). A tool call already running when the pause comes finishes first; MCP tool calls are not held.', testedBy: GROK_PAUSE }),
     ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
       row({ capability: 'modes', mode, level: 'partial', detail: 'The RLY-8 Plan line asks the model not to change code; what holds is the read-only worktree mount of the OS sandbox (the turn is refused without one).', testedBy: GROK_PLAN }),
     ),

@@ -26,6 +26,8 @@ export interface AgentLoopConfig {
   completion: LoopCompletionContract | null;
   /** Messages an operator injected into the running turn (HAR-5 steering). */
   drainSteering(): string[];
+  /** The turn is ending: the steering still waiting, and no more accepted (RLY-9). */
+  closeSteering?(): string[];
   /** Resolves when the run is not paused (HAR-5 pause/resume). */
   waitWhilePaused(signal: AbortSignal): Promise<void>;
   signal: AbortSignal;
@@ -171,15 +173,22 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
       }
       continue;
     }
-    if (config.completion && !verbDelivered) {
-      if (reminders < config.completion.maxReminders) {
-        reminders += 1;
-        config.messages.push({ role: 'user', content: config.completion.reminder });
-        emit({ type: 'reminder_injected', text: config.completion.reminder, attempt: reminders });
-        continue;
-      }
-      return end('completed', null, true);
+    if (config.completion && !verbDelivered && reminders < config.completion.maxReminders) {
+      reminders += 1;
+      config.messages.push({ role: 'user', content: config.completion.reminder });
+      emit({ type: 'reminder_injected', text: config.completion.reminder, attempt: reminders });
+      continue;
     }
-    return end('completed', null);
+    // RLY-9: the turn ends now. Steering is closed (later text is refused, not dropped) and what came
+    // since the drain above still goes into this turn.
+    const late = config.closeSteering?.() ?? [];
+    if (late.length > 0) {
+      for (const text of late) {
+        config.messages.push({ role: 'user', content: text });
+        emit({ type: 'steering_injected', text });
+      }
+      continue;
+    }
+    return end('completed', null, Boolean(config.completion && !verbDelivered));
   }
 }

@@ -576,6 +576,8 @@ export class ControlCenter {
     if (!run || run.workspaceId !== workspaceId) throw notSteerable(runId);
     const missing = missingControl(run.transport, 'steer');
     if (missing) throw new ConflictError('runId', `run ${run.runId}: ${missing}`);
+    // RLY-9: a turn that stopped reading steering would never see the text; refuse it rather than drop it.
+    if (run.steeringClosed) throw new ConflictError('runId', `run ${run.runId} is finishing its turn and reads no more steering; send the text as a new message (HAR-5)`);
     run.steering.push(text);
     this.events.publish(workspaceId, 'run.steered', { runId: run.runId, text });
   }

@@ -113,7 +113,7 @@ describe('honesty matrix (ADP-1)', () => {
       ['acp', false, false, ['plan', 'orchestrate']],
       ['copilot', false, false, ['plan', 'orchestrate']],
       ['copilot-extension', false, false, ['plan', 'orchestrate']],
-      ['grok', true, false, ['plan', 'orchestrate']],
+      ['grok', true, true, ['plan', 'orchestrate']],
       ['cursor', false, false, ['plan', 'orchestrate']],
       ['openai-image', false, false, []],
     ]);

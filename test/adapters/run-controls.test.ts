@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import { heldTransport } from '../support/held-transport.js';
 
 /**
  * ADP-1, HAR-5: a run's transport declares which controls it supports; a control it lacks is refused
@@ -88,5 +89,25 @@ describe('run controls follow the transport’s declaration (ADP-1, HAR-5)', () 
     const detail = await h.waitForRun(runId);
     expect(detail.run.state).toBe('completed');
     expect(h.model.requests[1]!.lastUserText).toBe('steered');
+  });
+});
+
+describe('steering closes when a turn stops reading it (HAR-5, RLY-9)', () => {
+  it('text steered before the close is handed to the transport; text steered after it answers 409 and is not kept', async () => {
+    // A held turn whose transport, as a real one does when its turn is about to end, closes steering.
+    const held = heldTransport();
+    claude = await startClaudeCodeFixture({ adapter: { id: 'grok', transport: () => held.transport } });
+    const f = claude;
+    const { runId, ctx } = await held.start(f);
+    const steer = (text: string) => f.api('POST', `/api/workspaces/${f.workspaceId}/runs/${runId}/steer`, { text });
+    expect((await steer('before the close')).status).toBe(200);
+    expect(ctx.closeSteering!()).toEqual(['before the close']);
+    const late = await steer('after the close');
+    expect(late.status).toBe(409);
+    expect(late.body.error).toMatchObject({ code: 'conflict', field: 'runId' });
+    expect(late.body.error.message).toMatch(/finishing its turn.*send the text as a new message/);
+    expect(f.app.activeRuns.get(runId)!.steering).toEqual([]);
+    held.finish();
+    expect((await f.waitForRun(runId)).run.state).toBe('completed');
   });
 });

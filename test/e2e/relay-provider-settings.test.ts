@@ -72,6 +72,12 @@ describe('relay providers in the web app', () => {
     const key = page.getByLabel('Cursor runner key', { exact: true });
     await key.waitFor();
     await key.fill(secret);
+    // DeepSeek's runner URL is its Anthropic-compatible endpoint, and the field says so (seen and read out).
+    const deepseekUrl = page.getByLabel('DeepSeek runner base URL', { exact: true });
+    expect(await deepseekUrl.getAttribute('placeholder')).toMatch(/^Anthropic-compatible/);
+    const described = await deepseekUrl.getAttribute('aria-describedby');
+    expect(await page.locator(`[id="${described}"]`).textContent()).toMatch(/^Anthropic-compatible endpoint .*https:\/\/api\.deepseek\.com\/anthropic$/);
+    await page.getByTestId('runner-provider-deepseek').getByText(/Anthropic-compatible endpoint/).waitFor();
     await page.getByLabel('Grok (xAI) runner base URL').fill('file:///etc/passwd');
     await page.getByRole('button', { name: 'Save runner providers' }).click();
     await page.getByTestId('runner-provider-grok').getByText(/http:\/\/ or https:\/\//).waitFor();

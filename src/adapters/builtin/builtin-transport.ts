@@ -78,6 +78,7 @@ export class BuiltinTransport implements AgentTransport {
         executeTool: (call, signal) => toolbox.execute(call, signal),
         completion: completion ? { outputVerb: completion.outputVerb, reminder: completion.reminder, maxReminders: MAX_REMINDERS } : null,
         drainSteering: () => context.drainSteering?.() ?? [],
+        closeSteering: () => context.closeSteering?.() ?? [],
         waitWhilePaused: (signal) => context.waitWhilePaused?.(signal) ?? Promise.resolve(),
         signal: context.signal,
         emit: (event) => context.emit(event),

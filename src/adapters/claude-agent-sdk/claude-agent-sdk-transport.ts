@@ -342,7 +342,11 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
           mcpServersDelivery: 'initialize',
           mcpServers: { [MCP_SERVER_NAME]: { type: 'http', url: context.mcp.url, headers: { Authorization: `Bearer ${context.mcp.token}` } } },
           disallowedTools: ['EnterWorktree', 'ExitWorktree'],
-          systemPrompt: { type: 'preset', preset: 'claude_code', append: appendPrompt },
+          // Seed 003, RLY-8/9: the engine would record the first turn's system prompt and send it
+          // verbatim on every resume (`snapshot` defaults to true), so a switch to or from ask or
+          // autopilot — and the server's own per-mode prompt — would never reach the model after a
+          // conversation's first turn. Each turn is a fresh process; its prompt is rendered fresh.
+          systemPrompt: { type: 'preset', preset: 'claude_code', append: appendPrompt, snapshot: false },
           env: input.env,
           ...((context.agent.modelId ?? this.backendOf.defaultModel) ? { model: (context.agent.modelId ?? this.backendOf.defaultModel)! } : {}),
           ...(input.resume ? { resume: input.resume } : {}),

@@ -14,14 +14,16 @@ export const GROK_ADAPTER_ID = 'grok';
  * completion contract is observed (a successful call of the output verb, else two reminders as
  * further messages to the same process, then the run is flagged). A plan-like answer in a read-only
  * turn shows the Plan ready board. Steer (HAR-5, RLY-9): operator text sent into the running turn joins
- * the CLI's conversation before its next model call (the turn keeps its opening mode). No pause;
- * cancel ends the process.
+ * the CLI's conversation before its next model call (the turn keeps its opening mode). Pause
+ * (HAR-5): the CLI reaches its model only through the host's model proxy with the run token, which
+ * holds a paused run's next model request until resume — a tool call already running finishes
+ * first. Cancel ends the process, paused or not.
  */
 export const GROK_CAPABILITIES: TransportCapabilities = {
   adapterId: GROK_ADAPTER_ID,
   label: 'Grok CLI',
   steer: true,
-  pauseResume: false,
+  pauseResume: true,
   cancel: true,
   subagents: 'inRunner',
   nativeTools: true,

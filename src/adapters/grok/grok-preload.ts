@@ -66,9 +66,10 @@ export type GrokLiveLine =
 
 /**
  * One line the host writes on the CLI's stdin: steering text at any time (taken before the next model
- * call), `send` or `end` after an `idle`.
+ * call); after an `idle`, `send` (a further message), `go_on` (go on with the steering text that came
+ * after the last model call) or `end`.
  */
-export type GrokHostLine = { steer: string } | { send: string } | { end: true };
+export type GrokHostLine = { steer: string } | { send: string } | { go_on: true } | { end: true };
 
 /** The loader hooks (run in Node's loader thread): stubs for Ink, the chat UI and the instructions file. */
 function hooksSource(distUrl: string): string {
@@ -136,6 +137,33 @@ host.on('line', (line) => {
 });
 host.on('close', () => { while (waiting.length > 0) waiting.shift()(null); instructions.push(null); });
 const nextInstruction = () => (instructions.length > 0 ? Promise.resolve(instructions.shift()) : new Promise((resolve) => waiting.push(resolve)));
+const parseInstruction = (line) => {
+  try {
+    return line === null ? null : JSON.parse(line);
+  } catch {
+    return null;
+  }
+};
+// Steering that came after the last model call, as the message the turn goes on with (null: none).
+function takeLateSteering() {
+  if (steering.length === 0) return null;
+  const texts = steering.splice(0);
+  for (const text of texts) print({ cc: 'steered', text });
+  return texts.join('\\n\\n');
+}
+// After an idle: the next message, or null for the end. Steering that arrived while idle (the host wrote
+// it before this instruction, RLY-9) is never dropped: the message goes on with it, even on an end.
+async function nextMessage() {
+  for (;;) {
+    const parsed = parseInstruction(await nextInstruction());
+    if (parsed && typeof parsed.send === 'string') return parsed.send;
+    const steered = takeLateSteering();
+    if (steered !== null) return steered;
+    // Nothing to go on with: still idle, waiting for the host's next word.
+    if (parsed && parsed.go_on === true) print({ cc: 'idle' });
+    else return null;
+  }
+}
 
 // A tool call of a product tool may wait on a question card for much longer than the SDK's 60 s.
 const { MCPManager } = await import(DIST + 'mcp/client.js');
@@ -158,6 +186,10 @@ GrokAgent.prototype.processUserMessage = async function (message) {
   while (!this.mcpInitialized && Date.now() - started < ${MCP_CONNECT_WAIT_MS}) await new Promise((resolve) => setTimeout(resolve, 20));
 
   const client = this.grokClient;
+  // HAR-5: a paused run's model request is held at the host's model proxy until resume; the CLI's
+  // client would give up after 6 minutes (and retry, then fail the turn), so it waits as long as a
+  // question card may.
+  client.client.timeout = ${MCP_CALL_TIMEOUT_MS};
   const chatStream = client.chatStream.bind(client);
   let failure = null;
   const agent = this;
@@ -205,23 +237,11 @@ GrokAgent.prototype.processUserMessage = async function (message) {
       break;
     }
     // Steering that came after the last model call: the message goes on with it (the turn is not over).
-    if (steering.length > 0) {
-      flush();
-      const texts = steering.splice(0);
-      for (const text of texts) print({ cc: 'steered', text });
-      next = texts.join('\\n\\n');
-      continue;
-    }
     flush();
+    next = takeLateSteering();
+    if (next !== null) continue;
     print({ cc: 'idle' });
-    next = null;
-    const line = await nextInstruction();
-    try {
-      const parsed = line === null ? null : JSON.parse(line);
-      if (parsed && typeof parsed.send === 'string') next = parsed.send;
-    } catch {
-      next = null;
-    }
+    next = await nextMessage();
   }
   host.close();
   process.stdin.destroy();

@@ -91,6 +91,8 @@ export class GrokTurnTranslator {
   readonly messages: GrokMessage[] = [];
   finalText = '';
   verbDelivered = false;
+  /** How many steering texts the CLI took into the conversation (the host compares it with what it passed on). */
+  steeredCount = 0;
   private readonly announced = new Map<string, ToolCallBlock>();
   private readonly running = new Map<string, { call: ToolCallBlock; started: number }>();
 
@@ -129,6 +131,7 @@ export class GrokTurnTranslator {
         return false;
       }
       case 'steered':
+        this.steeredCount += 1;
         this.emit({ type: 'steering_injected', text: line.text });
         return false;
       case 'idle':

@@ -3,7 +3,6 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import type { HookSessions } from '../../core/hook-sessions.js';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
 import { relayModeOf, type RelayMode } from '../../core/relay/relay-mode.js';
@@ -12,15 +11,15 @@ import { gitPushEnvironment } from '../../git/git-push-proxy.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
-import type { SandboxBackend } from '../../sandbox/sandbox-spec.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
-import { emptyUsage, outputVerbDelivered, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch } from '../runner-setup.js';
+import { emptyUsage, killTreeAfterGrace, outputVerbDelivered, RunnerSandboxChoice, spawnRunnerProcess, withRunnerLaunch, type RunnerTransportOptions } from '../runner-setup.js';
 import { GROK_ADAPTER_ID, GROK_CAPABILITIES } from './grok-capabilities.js';
 import { GROK_MCP_BRIDGE_VARIABLES, GROK_MCP_SERVER_NAME, grokMcpBridgeSource, grokMcpSettings, grokMcpToolName, mcpSdkModuleUrls } from './grok-mcp-bridge.js';
 import { GROK_MODEL_FAILURE_EXIT, GROK_MODEL_FAILURE_PREFIX, GROK_PRELOAD_VARIABLES, grokPreloadSource, type GrokHostLine } from './grok-preload.js';
-import { GrokTurnTranslator, parseGrokLiveLine, type GrokMessage } from './grok-transcript.js';
+import { GrokTurnTranslator, parseGrokLiveLine, parseGrokMessage, type GrokMessage } from './grok-transcript.js';
+import { compactGrokTranscript, DEFAULT_GROK_TRANSCRIPT_BOUNDS, type GrokTranscriptBounds } from './grok-transcript-compaction.js';
 
 export { GROK_ADAPTER_ID } from './grok-capabilities.js';
 
@@ -37,17 +36,9 @@ const EXIT_GRACE_MS = 5_000;
 /** How often operator steering is passed on to the CLI. */
 const STEER_POLL_MS = 100;
 
-export interface GrokTransportOptions {
-  hookSessions: HookSessions;
-  sandbox?: 'auto' | 'none' | SandboxBackend;
-  allowUnsandboxed?: boolean;
-  hiddenPaths?: string[];
-  hideHome?: boolean;
-  /** SIGKILL grace after cancel (default 2 s). */
-  killGraceMs?: number;
-  log?: (message: string, detail?: unknown) => void;
-  /** Called with the CLI's pid once it is spawned (tests kill it; benchmarks measure it). */
-  onSpawn?: (pid: number) => void;
+export interface GrokTransportOptions extends RunnerTransportOptions {
+  /** How much of the conversation is carried into a turn (default `DEFAULT_GROK_TRANSCRIPT_BOUNDS`). */
+  transcriptBounds?: GrokTranscriptBounds;
 }
 
 /** Where the installed Grok CLI is: its entry, its `dist/` as a URL, and the `node_modules` it loads from. */
@@ -66,6 +57,23 @@ function resolveGrokCli(): { entry: string; distUrl: string; modulesDir: string 
 function conversationState(root: string, configDir: string): { transcript: string; lastMode: string } {
   const key = basename(configDir);
   return { transcript: join(root, 'transcripts', `${key}.jsonl`), lastMode: join(root, 'transcripts', `${key}.relay-mode`) };
+}
+
+/** The conversation's stored transcript (JSON lines) as the bounded copy the next turn continues. */
+function carriedTranscript(stored: string, bounds: GrokTranscriptBounds = DEFAULT_GROK_TRANSCRIPT_BOUNDS): string {
+  const messages: GrokMessage[] = [];
+  for (const line of stored.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const message = parseGrokMessage(JSON.parse(line));
+      if (message) messages.push(message);
+    } catch {
+      // A torn last line (a crash mid-append) is skipped, not carried.
+    }
+  }
+  return compactGrokTranscript(messages, bounds)
+    .map((message) => `${JSON.stringify(message)}\n`)
+    .join('');
 }
 
 /**
@@ -119,7 +127,8 @@ export class GrokTransport implements AgentTransport {
         const projectDir = join(launchDir, 'project');
         const settingsDir = join(projectDir, '.grok');
         await mkdir(settingsDir, { recursive: true, mode: 0o700 });
-        const earlier = await readFile(state.transcript, 'utf8').catch(() => '');
+        // The host keeps the whole transcript; the CLI gets a bounded copy (older tool outputs cut, very old exchanges left out).
+        const earlier = carriedTranscript(await readFile(state.transcript, 'utf8').catch(() => ''), this.options.transcriptBounds);
         await Promise.all([
           writeFile(files.preload, grokPreloadSource(cli.distUrl), { mode: 0o600 }),
           writeFile(files.prompt, prompt, { mode: 0o600 }),
@@ -216,25 +225,41 @@ export class GrokTransport implements AgentTransport {
       const pid = child.pid;
       if (pid === undefined) return;
       void signalProcessTree(pid, 'SIGTERM', []);
-      setTimeout(() => void signalProcessTree(pid, 'SIGKILL', []), this.options.killGraceMs ?? 2_000).unref();
+      killTreeAfterGrace(pid, this.options.killGraceMs);
     };
     if (context.signal.aborted) onAbort();
     else context.signal.addEventListener('abort', onAbort, { once: true });
     // HAR-5, RLY-9: operator text sent into the running turn goes to the CLI as it arrives; it joins the
     // conversation before the CLI's next model call. The turn keeps the mode it started with.
-    const steering = setInterval(() => {
-      for (const text of context.drainSteering?.() ?? []) tell({ steer: text });
-    }, STEER_POLL_MS);
+    let told = 0;
+    const passOn = (texts: readonly string[]) => {
+      for (const text of texts) tell({ steer: text });
+      told += texts.length;
+    };
+    const steering = setInterval(() => passOn(context.drainSteering?.() ?? []), STEER_POLL_MS);
+    // Text passed on that the CLI has not taken yet: it came after the CLI's last model call.
+    const untaken = () => translator.steeredCount < told;
 
     let idle = await waitIdle();
     // RLY-5: the CLI has no plan signal of its own; a read-only turn whose answer reads like a plan gets
     // the board (before any reminder replaces the answer).
     if (idle && !cancelled && input.readOnly && looksLikePlan(translator.finalText)) context.emit({ type: 'plan_ready', plan: translator.finalText, source: 'answer' });
-    // HAR-4: a message that ended without the output verb gets the contract's reminder as a new message, in the same process.
-    for (let attempt = 1; idle && !cancelled && contract && verb && !outputVerbDelivered(context) && attempt <= MAX_REMINDERS; attempt += 1) {
-      const reminder = `${contract.reminder}\n\n(In this runner the tool is \`${grokMcpToolName(verb)}\`, the \`${verb}\` tool of the ${GROK_MCP_SERVER_NAME} MCP server.)`;
-      context.emit({ type: 'reminder_injected', text: reminder, attempt });
-      tell({ send: reminder });
+    let reminders = 0;
+    while (idle && !cancelled) {
+      passOn(context.drainSteering?.() ?? []);
+      if (!untaken() && contract && verb && !outputVerbDelivered(context) && reminders < MAX_REMINDERS) {
+        // HAR-4: a message that ended without the output verb gets the contract's reminder as a new message, in the same process.
+        reminders += 1;
+        const reminder = `${contract.reminder}\n\n(In this runner the tool is \`${grokMcpToolName(verb)}\`, the \`${verb}\` tool of the ${GROK_MCP_SERVER_NAME} MCP server.)`;
+        context.emit({ type: 'reminder_injected', text: reminder, attempt: reminders });
+        tell({ send: reminder });
+      } else {
+        // RLY-9: the turn would end here. Steering is closed first (later text gets a 409), and what came
+        // meanwhile is passed on: the turn goes on with it instead of dropping it.
+        if (!untaken()) passOn(context.closeSteering?.() ?? context.drainSteering?.() ?? []);
+        if (!untaken()) break;
+        tell({ go_on: true });
+      }
       idle = await waitIdle();
     }
     clearInterval(steering);

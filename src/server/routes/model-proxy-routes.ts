@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { ForbiddenError, UnauthorizedError } from '../../errors/index.js';
+import { ConflictError, ForbiddenError, UnauthorizedError } from '../../errors/index.js';
 import { MODEL_PROXY_PATH } from '../../llm/model-proxy-url.js';
 import type { ControlCenter } from '../../services/control-center.js';
 
@@ -10,7 +10,8 @@ const MODEL_PROXY_BODY_LIMIT = 64 * 1024 * 1024;
  * `/api/model-proxy/<provider>/…` (SEC-6): the loopback model endpoint external runners call with
  * their run token (as `x-api-key` or `Authorization: Bearer`, whichever their SDK sends) instead of
  * the real key. Agent-only: an operator token is refused (403), no token, an unknown or a revoked run
- * token gets 401 from the authentication hook. Bodies pass through as bytes, answers stream back as
+ * token gets 401 from the authentication hook. A paused run's request waits until it is resumed
+ * (HAR-5, the pause of a runner transport that declares one). Bodies pass through as bytes, answers stream back as
  * they arrive; see `ModelBroker` for what is forwarded and metered.
  */
 export function modelProxyRoutes(app: ControlCenter): FastifyPluginAsync {
@@ -29,6 +30,15 @@ export function modelProxyRoutes(app: ControlCenter): FastifyPluginAsync {
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) hungUp.abort();
       });
+      // HAR-5: a paused run's next model request waits here until it is resumed — the runner cannot
+      // get another answer while paused, whatever it does. Cancel (the run's abort) or the runner
+      // hanging up ends the wait; the request is then not forwarded.
+      const run = app.activeRuns.get(principal.runId);
+      if (run?.paused) {
+        const stop = AbortSignal.any([hungUp.signal, run.controller.signal]);
+        await app.activeRuns.waitWhilePaused(principal.runId, stop);
+        if (stop.aborted) throw new ConflictError('runId', `run ${principal.runId} ended while paused; the model request was not sent`);
+      }
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
       const answer = await app.modelBroker.forward({
         principal,

@@ -11,6 +11,8 @@ export interface ActiveRun {
   controller: AbortController;
   paused: boolean;
   steering: string[];
+  /** Set when the turn stops reading steering text (it is ending): later text is refused, never dropped. */
+  steeringClosed?: boolean;
   resumeWaiters: Array<() => void>;
   /** Resolves when the run has fully ended (state persisted). */
   finished: Promise<void>;

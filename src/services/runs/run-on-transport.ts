@@ -107,6 +107,10 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     completion: prepared.contract && delivery ? { outputVerb: prepared.contract.outputVerb, reminder: prepared.contract.reminder, delivered: () => delivery.delivered } : null,
     providerSettings: run.settings,
     drainSteering: () => run.activeRun.steering.splice(0),
+    closeSteering: () => {
+      run.activeRun.steeringClosed = true;
+      return run.activeRun.steering.splice(0);
+    },
     waitWhilePaused: (waitSignal) => deps.active.waitWhilePaused(runId, waitSignal),
   };
   try {

@@ -302,3 +302,96 @@ describe('Grok transport: failures are reported', { timeout: 120_000 }, () => {
     expect(chatRequests(f).at(-1)!.allText).not.toContain('lost message');
   });
 });
+
+describe('Grok transport: steering that arrives as the turn ends is never dropped (HAR-5, RLY-9)', { timeout: 180_000 }, () => {
+  it('text steered while the last model call answers (after the last steering hand-over) is delivered in the same turn', async () => {
+    const f = await start();
+    let runId = '';
+    let steerStatus = 0;
+    f.model.script(
+      // The steer lands in the run while the CLI's last model call is answering: the answer finishes
+      // within milliseconds, before the next steering hand-over, so the CLI goes idle without it.
+      reply(async () => {
+        steerStatus = (await f.api('POST', `/api/workspaces/${f.workspaceId}/runs/${runId}/steer`, { text: 'one more thing: say goodbye' })).status;
+        return reply().text('First answer.');
+      }),
+      reply().text('Goodbye, as asked.'),
+    );
+    runId = await f.send('hello');
+    const detail = await f.waitForRun(runId);
+    expect(steerStatus).toBe(200);
+    expect(detail.run.state).toBe('completed');
+    expect(detail.events.filter((event: any) => event.type === 'steering_injected').map((event: any) => event.data.text)).toEqual(['one more thing: say goodbye']);
+    const requests = chatRequests(f);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.lastUserText).toBe('one more thing: say goodbye');
+    expect(detail.run.finalText ?? detail.events.filter((event: any) => event.type === 'assistant_message').at(-1)?.data.message.content[0].text).toContain('Goodbye');
+  });
+});
+
+describe('Grok transport: pause holds the next model request at the model proxy (HAR-5)', { timeout: 180_000 }, () => {
+  const runEvents = async (f: ClaudeCodeFixture, runId: string) => (await f.api('GET', `/api/workspaces/${f.workspaceId}/runs/${runId}`)).body.events as any[];
+  /** A turn paused while its first model call answers with one `bash` call; returns once the call ended. */
+  async function pausedAfterTool(f: ClaudeCodeFixture, command: string, answer: string): Promise<{ runId: string; controls: string }> {
+    const { reply: firstStep, release } = heldReply(() => reply().tool('bash', { command }));
+    f.model.script(firstStep, reply().text(answer));
+    const runId = await f.send('work');
+    await f.model.waitForRequests(1, 60_000);
+    const controls = `/api/workspaces/${f.workspaceId}/runs/${runId}`;
+    expect((await f.api('POST', `${controls}/pause`)).status).toBe(200);
+    release();
+    const deadline = Date.now() + 60_000;
+    while (!(await runEvents(f, runId)).some((event) => event.type === 'tool_call_end') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    return { runId, controls };
+  }
+
+  it('paused: the tool call in flight finishes, the next model request waits until resume, then the turn completes', async () => {
+    const f = await start();
+    const { runId, controls } = await pausedAfterTool(f, 'echo while-pausing', 'Resumed and done.');
+    // The command the model asked for still ran (it was decided before the pause)…
+    expect((await runEvents(f, runId)).find((event) => event.type === 'tool_call_end')?.data.result.content).toContain('while-pausing');
+    // …but the CLI gets no further model answer while paused: its request is held at the proxy.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(chatRequests(f)).toHaveLength(1);
+    expect((await f.api('GET', `${controls}/controls`)).body).toMatchObject({ inProgress: true, paused: true });
+    expect((await f.api('GET', `${controls}`)).body.run.state).toBe('running');
+    expect((await f.api('POST', `${controls}/resume`)).status).toBe(200);
+    const detail = await f.waitForRun(runId);
+    expect(detail.run.state).toBe('completed');
+    expect(chatRequests(f)).toHaveLength(2);
+    expect(chatRequests(f)[1]!.lastToolResult?.content).toContain('while-pausing');
+  });
+
+  it('cancel while paused ends the turn cancelled, the held request is never sent on, and the CLI is gone', async () => {
+    let pid = 0;
+    const f = await start({ transport: { onSpawn: (spawned) => (pid = spawned), killGraceMs: 200 } });
+    const { runId, controls } = await pausedAfterTool(f, 'echo before-cancel', 'Never reached.');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await f.api('POST', `${controls}/cancel`)).status).toBe(200);
+    const detail = await f.waitForRun(runId);
+    expect(detail.run.state).toBe('cancelled');
+    expect(chatRequests(f)).toHaveLength(1);
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
+
+describe('Grok transport: the carried transcript is bounded (RLY-7)', { timeout: 180_000 }, () => {
+  it('a tool output is carried whole while recent, then cut to a marker; the first question and the answers stay', async () => {
+    const f = await start({ transport: { transcriptBounds: { recentExchanges: 1, oldToolOutputChars: 300, maxChars: 1_000_000 } } });
+    f.model.script(reply().tool('bash', { command: 'seq 100000 100400' }), reply().text('Counted.'), reply().text('Second answer.'), reply().text('Third answer.'));
+    expect((await f.waitForRun(await f.send('first question'))).run.state).toBe('completed');
+    expect((await f.waitForRun(await f.send('second question'))).run.state).toBe('completed');
+    // The last earlier exchange is carried whole: the second turn sees the whole output
+    // (100400 is in the command itself; 100399 only in its output).
+    expect(chatRequests(f)[2]!.allText).toContain('100399');
+    expect((await f.waitForRun(await f.send('third question'))).run.state).toBe('completed');
+    const next = chatRequests(f)[3]!;
+    expect(next.allText).toContain('first question');
+    expect(next.allText).toContain('Counted.');
+    expect(next.allText).toContain('Second answer.');
+    expect(next.allText).toContain('100000');
+    expect(next.allText).not.toContain('100399');
+    expect(next.allText).toMatch(/more characters of this earlier tool output are left out of the carried conversation/);
+    expect(next.lastUserText).toBe('third question');
+  });
+});

@@ -22,6 +22,11 @@ export function KeyAndUrlRow(props: {
   urlError: string | null;
   /** Placeholder when no key is stored. */
   emptyPlaceholder?: string;
+  /**
+   * What the base URL must be, when the provider's name alone would mislead (DeepSeek's runner URL is
+   * its Anthropic-compatible endpoint): shown under the field and read as its description.
+   */
+  urlHint?: { text: string; placeholder: string };
   /** Gives the Remove/Keep button an accessible name that names the provider. */
   namedRemoveButton?: boolean;
   testId?: string;
@@ -54,7 +59,19 @@ export function KeyAndUrlRow(props: {
         <FieldError message={props.keyError} />
       </td>
       <td>
-        <input type="url" aria-label={`${label} ${props.urlNoun}`} placeholder="default" value={props.urlValue} onChange={(event) => props.onUrlChange(event.target.value)} />
+        <input
+          type="url"
+          aria-label={`${label} ${props.urlNoun}`}
+          aria-describedby={props.urlHint && props.testId ? `${props.testId}-url-hint` : undefined}
+          placeholder={props.urlHint?.placeholder ?? 'default'}
+          value={props.urlValue}
+          onChange={(event) => props.onUrlChange(event.target.value)}
+        />
+        {props.urlHint ? (
+          <div className="muted small" id={props.testId ? `${props.testId}-url-hint` : undefined}>
+            {props.urlHint.text}
+          </div>
+        ) : null}
         <FieldError message={props.urlError} />
       </td>
     </tr>

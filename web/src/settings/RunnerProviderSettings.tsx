@@ -10,10 +10,16 @@ type RunnerProvider = keyof SettingsView['runnerKeys'];
 type DefaultModelProvider = keyof SettingsView['defaultModels'];
 
 /** The runner providers (issue 15) in the order Settings lists them; the ids are the server's (type-checked). */
-const RUNNER_PROVIDERS: Array<{ id: RunnerProvider; label: string }> = [
+const RUNNER_PROVIDERS: Array<{ id: RunnerProvider; label: string; urlHint?: { text: string; placeholder: string } }> = [
   { id: 'anthropic', label: 'Anthropic (Claude runners)' },
   { id: 'openai', label: 'OpenAI (Codex, Copilot BYOK, OpenAI Image)' },
-  { id: 'deepseek', label: 'DeepSeek' },
+  // DeepSeek agents run the Claude Agent SDK: the runner URL serves DeepSeek's Anthropic API only (the
+  // key serves both of its APIs), so an OpenAI-style DeepSeek URL here would break them.
+  {
+    id: 'deepseek',
+    label: 'DeepSeek',
+    urlHint: { text: 'Anthropic-compatible endpoint (DeepSeek agents run the Claude Agent SDK), e.g. https://api.deepseek.com/anthropic', placeholder: 'Anthropic-compatible, default https://api.deepseek.com/anthropic' },
+  },
   { id: 'grok', label: 'Grok (xAI)' },
   { id: 'cursor', label: 'Cursor' },
 ];
@@ -97,6 +103,7 @@ export function RunnerProviderSettings({ ws, settings }: { ws: string; settings:
               onUrlChange={(value) => setUrls((current) => ({ ...current, [provider.id]: value }))}
               keyError={fieldError(`runnerKeys.${provider.id}`)}
               urlError={fieldError(`runnerBaseUrls.${provider.id}`)}
+              {...(provider.urlHint ? { urlHint: provider.urlHint } : {})}
               namedRemoveButton
             />
           ))}
