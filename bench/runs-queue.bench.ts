@@ -15,31 +15,16 @@
  * `BENCH_RUNS=1000 BENCH_WORKERS=2` gives the time to drain 1,000 queued runs with two workers.
  * The host's load average is printed: on a shared 2-core machine, 4 workers contend for 2 cores.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { ControlCenter } from '../src/services/control-center.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
+import { startWorkerProcess } from '../test/support/serve-process.js';
 import { freshTestDatabase } from '../test/support/test-database.js';
 import { makeDataRoot } from '../test/support/test-server.js';
 import type { BenchFigure } from './figure.js';
 import { cpuMs, oneToolTurn } from './one-tool-turn-load.js';
-
-function startWorker(root: string, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker', '--data-dir', root, '--grace-seconds', '0', '--log-level', 'warn'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('claiming work')) resolve(child);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`worker exited with ${code}: ${output.slice(-2_000)}`)));
-  });
-}
 
 async function drain(model: ScriptedModelServer, workers: number, runs: number): Promise<{ ms: number; cpuMsPerRun: number; apiCpuMsPerRun: number }> {
   const database = await freshTestDatabase();
@@ -63,7 +48,7 @@ async function drain(model: ScriptedModelServer, workers: number, runs: number):
     const db = (await api.workspaces.handle(workspaceId)).database.db;
     const env = { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: database.url };
     for (let index = 0; index < workers; index += 1) roots.push(await makeDataRoot());
-    const ready = roots.slice(1).map((root) => startWorker(root, env));
+    const ready = roots.slice(1).map((root) => startWorkerProcess(['--data-dir', root, '--grace-seconds', '0', '--log-level', 'warn'], env));
     // The clock starts when the first worker is ready: from then on, work is being claimed.
     await Promise.race(ready);
     const started = performance.now();

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { ControlCenter } from '../../src/services/control-center.js';
 import { findRun } from '../../src/store/repositories/run-repository.js';
 import { postgresEnabled } from '../support/dispatch-pair.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
+import { startWorkerProcess } from '../support/serve-process.js';
 import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import { freshTestDatabase } from '../support/test-database.js';
 import { makeDataRoot } from '../support/test-server.js';
@@ -69,24 +70,16 @@ describe('run-queue flags of worker and serve (issue 16, NF-SCALE)', () => {
   }, 180_000);
 });
 
-/** A `control-center worker` child on the database; resolves once it claims work. */
-function startWorkerProcess(args: string[], env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...CLI, 'worker', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+/** A worker child that the file's clean-up kills. */
+async function startWorkerKilledAtEnd(args: string[], env: Record<string, string>): Promise<ChildProcess> {
+  const child = await startWorkerProcess(args, env);
   cleanups.push(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
   });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('claiming work')) resolve(child);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
-  });
+  return child;
 }
 
 describe.skipIf(!postgresEnabled)('run-queue flags taking effect on PostgreSQL (issue 16, NF-SCALE)', () => {
@@ -113,7 +106,7 @@ describe.skipIf(!postgresEnabled)('run-queue flags taking effect on PostgreSQL (
     const runId = dispatch!.run_id;
     const posted = Date.now();
 
-    await startWorkerProcess(['--data-dir', roots[1]!, '--lease-seconds', '3', '--grace-seconds', '0', '--dispatch-grace-seconds', '1'], {
+    await startWorkerKilledAtEnd(['--data-dir', roots[1]!, '--lease-seconds', '3', '--grace-seconds', '0', '--dispatch-grace-seconds', '1'], {
       ...model.providerEnv,
       CONTROL_CENTER_DATABASE_URL: database.url,
     });
