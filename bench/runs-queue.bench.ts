@@ -48,7 +48,9 @@ async function drain(model: ScriptedModelServer, workers: number, runs: number):
     const db = (await api.workspaces.handle(workspaceId)).database.db;
     const env = { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: database.url };
     for (let index = 0; index < workers; index += 1) roots.push(await makeDataRoot());
-    const ready = roots.slice(1).map((root) => startWorkerProcess(['--data-dir', root, '--grace-seconds', '0', '--log-level', 'warn'], env));
+    // BENCH_MAX_QUEUED_RUNS: each worker's limit of runs at once (`--max-queued-runs`, default 16).
+    const limit = process.env.BENCH_MAX_QUEUED_RUNS ? ['--max-queued-runs', process.env.BENCH_MAX_QUEUED_RUNS] : [];
+    const ready = roots.slice(1).map((root) => startWorkerProcess(['--data-dir', root, '--grace-seconds', '0', '--log-level', 'warn', ...limit], env));
     // The clock starts when the first worker is ready: from then on, work is being claimed.
     await Promise.race(ready);
     const started = performance.now();
