@@ -6,53 +6,27 @@
  * worker runs, so they wait `queued` on pg-boss's `runs` queue; the workers are then started and the
  * clock runs from the first worker ready to the last run recorded `completed` (the drain time).
  * Figures: drain time, runs/s, and worker CPU per run (user + system time of the worker processes
- * from /proc, divided by the runs: the executing side's cost of a tool turn with its recording).
+ * from /proc, divided by the runs: the executing side's cost of a tool turn with its recording);
+ * the API side's CPU per posted turn (recording it `queued`, enqueueing it), so that API + worker
+ * compares with one embedded `serve` doing both (`bench/runs-embedded.bench.ts`, SQLite).
  * N: BENCH_RUNS (default 40, so that a run stays near 3 minutes on the shared 2-core development
  * machine, most of it set-up: seeding, posting, starting workers); BENCH_RUNS_4 for 4 workers
- * (default the same). `BENCH_RUNS=1000` gives the time to drain 1,000 queued runs.
+ * (default the same); BENCH_WORKERS picks the worker counts (default `1,2,4`).
+ * `BENCH_RUNS=1000 BENCH_WORKERS=2` gives the time to drain 1,000 queued runs with two workers.
  * The host's load average is printed: on a shared 2-core machine, 4 workers contend for 2 cores.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { ControlCenter } from '../src/services/control-center.js';
-import { reply, type ScriptedRequest } from '../test/support/scripted-reply.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
+import { startWorkerProcess } from '../test/support/serve-process.js';
 import { freshTestDatabase } from '../test/support/test-database.js';
 import { makeDataRoot } from '../test/support/test-server.js';
 import type { BenchFigure } from './figure.js';
+import { cpuMs, oneToolTurn } from './one-tool-turn-load.js';
 
-const CLOCK_TICKS_PER_S = 100;
-const toolResultsSoFar = (request: ScriptedRequest) => JSON.stringify(request.body?.messages ?? []).split('"tool_result"').length - 1;
-
-/** Whichever run asks: its first call gets a `todo` tool call, its second the answer. */
-function oneToolTurn() {
-  return reply((request) => (toolResultsSoFar(request) === 0 && request.toolNames.includes('todo') ? reply().tool('todo', { todos: [{ content: 'bench', status: 'pending' }] }) : reply().text('done')));
-}
-
-/** User + system CPU of a process so far, in ms (Linux /proc). */
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1_000;
-}
-
-function startWorker(root: string, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker', '--data-dir', root, '--grace-seconds', '0', '--log-level', 'warn'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('claiming work')) resolve(child);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`worker exited with ${code}: ${output.slice(-2_000)}`)));
-  });
-}
-
-async function drain(model: ScriptedModelServer, workers: number, runs: number): Promise<{ ms: number; cpuMsPerRun: number }> {
+async function drain(model: ScriptedModelServer, workers: number, runs: number): Promise<{ ms: number; cpuMsPerRun: number; apiCpuMsPerRun: number }> {
   const database = await freshTestDatabase();
   const roots = [await makeDataRoot()];
   const children: ChildProcess[] = [];
@@ -63,15 +37,20 @@ async function drain(model: ScriptedModelServer, workers: number, runs: number):
     await api.seeding.seed(workspaceId);
     const spaceId = (await api.spaces.create(workspaceId, { name: 'Work' })).id;
     model.script(...Array.from({ length: runs * 2 }, oneToolTurn));
-    const runIds: string[] = [];
-    for (let index = 0; index < runs; index += 1) {
-      const conversation = await api.spaces.createConversation(workspaceId, spaceId, { title: `Run ${index}` });
-      runIds.push((await api.turns.post(workspaceId, conversation.id, { text: `bench run ${index}` }, 'op_bench')).run!.id);
-    }
+    const conversationIds: string[] = [];
+    for (let index = 0; index < runs; index += 1) conversationIds.push((await api.spaces.createConversation(workspaceId, spaceId, { title: `Run ${index}` })).id);
+    // The API side's share of a turn: recording it `queued` and enqueueing it (this process does
+    // nothing else meanwhile: no worker runs yet, the model server is idle).
+    const apiCpuBefore = process.cpuUsage();
+    for (const [index, conversationId] of conversationIds.entries()) await api.turns.post(workspaceId, conversationId, { text: `bench run ${index}` }, 'op_bench');
+    const apiCpu = process.cpuUsage(apiCpuBefore);
+    const apiCpuMsPerRun = (apiCpu.user + apiCpu.system) / 1_000 / runs;
     const db = (await api.workspaces.handle(workspaceId)).database.db;
     const env = { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: database.url };
     for (let index = 0; index < workers; index += 1) roots.push(await makeDataRoot());
-    const ready = roots.slice(1).map((root) => startWorker(root, env));
+    // BENCH_MAX_QUEUED_RUNS: each worker's limit of runs at once (`--max-queued-runs`, default 16).
+    const limit = process.env.BENCH_MAX_QUEUED_RUNS ? ['--max-queued-runs', process.env.BENCH_MAX_QUEUED_RUNS] : [];
+    const ready = roots.slice(1).map((root) => startWorkerProcess(['--data-dir', root, '--grace-seconds', '0', '--log-level', 'warn', ...limit], env));
     // The clock starts when the first worker is ready: from then on, work is being claimed.
     await Promise.race(ready);
     const started = performance.now();
@@ -87,7 +66,7 @@ async function drain(model: ScriptedModelServer, workers: number, runs: number):
     const failed = await db.selectFrom('runs').select('state').where('state', '!=', 'completed').execute();
     if (failed.length > 0) throw new Error(`${failed.length} runs did not complete`);
     const cpu = cpuAtEnd.reduce((sum, value, index) => sum + value - cpuAtStart[index]!, 0);
-    return { ms, cpuMsPerRun: cpu / runs };
+    return { ms, cpuMsPerRun: cpu / runs, apiCpuMsPerRun };
   } finally {
     for (const child of children) child.kill('SIGKILL');
     await api.close();
@@ -102,10 +81,14 @@ export default async function runsQueueBench(): Promise<BenchFigure[]> {
   const model = await startScriptedModelServer();
   const figures: BenchFigure[] = [{ metric: 'load_average_1m_at_start', value: loadavg()[0]!, unit: '' }];
   try {
-    for (const workers of [1, 2, 4]) {
+    // BENCH_WORKERS (e.g. `2`) picks the worker counts: the 1,000-run drain is run for one count at a time.
+    const workerCounts = (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map(Number);
+    for (const workers of workerCounts) {
       const count = workers === 4 ? runsFor4 : runs;
-      const { ms, cpuMsPerRun } = await drain(model, workers, count);
+      const { ms, cpuMsPerRun, apiCpuMsPerRun } = await drain(model, workers, count);
       figures.push(
+        { metric: `load_average_1m_after_${workers}_workers`, value: loadavg()[0]!, unit: '' },
+        { metric: `api_cpu_per_posted_turn_${workers}_workers`, value: apiCpuMsPerRun, unit: 'ms' },
         { metric: `drain_${count}_runs_${workers}_workers`, value: ms, unit: 'ms' },
         { metric: `runs_per_s_${workers}_workers`, value: (count / ms) * 1_000, unit: 'runs/s' },
         { metric: `worker_cpu_per_tool_turn_${workers}_workers`, value: cpuMsPerRun, unit: 'ms' },

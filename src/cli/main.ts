@@ -10,6 +10,7 @@ import { defaultDataDir, defaultPort } from './defaults.js';
 import { registerSkillCommands } from './skill-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerChatCommand } from './chat-command.js';
+import { addRunQueueOptions, runQueueOptions, type RunQueueFlags } from './run-queue-options.js';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -34,7 +35,7 @@ const program = new Command()
   .option('--url <url>', 'server URL for client commands (default: from <data-dir>/server.json)')
   .option('--token <token>', 'operator token for client commands (default: <data-dir>/operator-token)');
 
-program
+const serve = program
   .command('serve')
   .description('start the server with its embedded database on localhost')
   .option('--port <port>', 'port to listen on (0 = pick a free one)', parsePort, defaultPort())
@@ -49,8 +50,9 @@ program
     'let Claude Code run without an OS sandbox when the host has none (it then runs as this user and could read the operator token; SEC-6)',
     ['1', 'true', 'yes'].includes((process.env.CONTROL_CENTER_ALLOW_UNSANDBOXED_RUNNERS ?? '').toLowerCase()),
   )
-  .option('--role <role>', 'all (HTTP and work), or api (HTTP and SSE only; work runs in `control-center worker` processes; needs --database)', 'all')
-  .action(async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; database?: string; shellNetwork: string; allowUnsandboxedRunners: boolean; role: string }) => {
+  .option('--role <role>', 'all (HTTP and work), or api (HTTP and SSE only; work runs in `control-center worker` processes; needs --database)', 'all');
+addRunQueueOptions(serve).action(
+  async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; database?: string; shellNetwork: string; allowUnsandboxedRunners: boolean; role: string } & RunQueueFlags) => {
     // Refused here, before anything opens, when it is not a postgres:// URL.
     const store = parseStoreLocation(options.database);
     if (options.role === 'worker') throw new InvalidArgumentError('a worker is started with `control-center worker`, not `serve --role worker`');
@@ -70,6 +72,7 @@ program
       builtinShellNetwork: options.shellNetwork,
       allowUnsandboxedRunners: options.allowUnsandboxedRunners,
       role,
+      ...runQueueOptions(options),
     });
     const tokenFile = running.app.auth.tokenFile;
     console.log(`Control Center listening on ${running.url} (started in ${Math.round(performance.now() - startedAt)} ms)`);
@@ -94,7 +97,8 @@ program
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
-  });
+  },
+);
 
 async function client(): Promise<ApiClient> {
   const options = program.opts() as { dataDir: string; url?: string; token?: string };
@@ -120,7 +124,7 @@ async function resolveAgent(api: ApiClient, workspace: Workspace, idOrName: stri
   return found;
 }
 
-program
+const worker = program
   .command('worker')
   .description('claim and execute pipeline and plan nodes, agent runs and approval timeouts from the shared PostgreSQL queue (issue 16); no API')
   .option('--data-dir <dir>', 'this worker\'s own data root (checkouts, scratch; not shared with other workers)')
@@ -130,8 +134,9 @@ program
   .option('--log-level <level>', 'pino log level', 'warn')
   .option('--lease-seconds <s>', 'lease on a claimed job: a dead worker\'s job is claimed again this long after its last heartbeat', parseSeconds, 30)
   .option('--grace-seconds <s>', 'on SIGTERM, how long nodes in flight may take to finish before they go back to the queue', parseSeconds, 30)
-  .option('--shell-network <mode>', 'network of the built-in bash sandbox: host or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host')
-  .action(async (options: { dataDir?: string; database?: string; port?: number; host: string; logLevel: string; leaseSeconds: number; graceSeconds: number; shellNetwork: string }) => {
+  .option('--shell-network <mode>', 'network of the built-in bash sandbox: host or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host');
+addRunQueueOptions(worker).action(
+  async (options: { dataDir?: string; database?: string; port?: number; host: string; logLevel: string; leaseSeconds: number; graceSeconds: number; shellNetwork: string } & RunQueueFlags) => {
     const store = parseStoreLocation(options.database);
     checkRole('worker', store);
     if (store.dialect !== 'postgres') return;
@@ -139,22 +144,24 @@ program
       throw new InvalidArgumentError(`--shell-network must be host or loopback, not '${options.shellNetwork}'`);
     }
     const dataRoot = options.dataDir ?? (program.opts() as { dataDir: string }).dataDir;
-    const worker = await startWorker({
+    const running = await startWorker({
       dataRoot,
       database: store.url,
       logLevel: options.logLevel,
       jobLeaseMs: Math.max(1_000, Math.round(options.leaseSeconds * 1_000)),
       builtinShellNetwork: options.shellNetwork,
+      ...runQueueOptions(options),
       ...(options.port !== undefined ? { port: options.port, host: options.host } : {}),
     });
-    console.log(`Control Center worker ${process.pid} claiming work from ${redactUrl(store.url)}${worker.url ? `; operations on ${worker.url}` : ''}`);
+    console.log(`Control Center worker ${process.pid} claiming work from ${redactUrl(store.url)}${running.url ? `; operations on ${running.url}` : ''}`);
     console.log(`Data directory: ${dataRoot}`);
     const shutdown = () => {
-      void worker.close(options.graceSeconds * 1_000).then(() => process.exit(0));
+      void running.close(options.graceSeconds * 1_000).then(() => process.exit(0));
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
-  });
+  },
+);
 
 program
   .command('sign-in-link')

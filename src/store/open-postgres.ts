@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { NulEscapePlugin } from './nul-escape.js';
 import { isUniqueViolation } from './unique-violation.js';
 
 /** Connections per pool: one pool per open workspace plus the registry, so kept small. */
@@ -51,7 +52,8 @@ export async function openPostgres<Schema>(url: string, schema: string): Promise
   // An idle connection the server closes (a restart, an administrator) is dropped by the pool and
   // replaced on the next query; without a listener its error would crash the process.
   pool.on('error', () => undefined);
-  return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  // PostgreSQL's text refuses NUL; operator and agent text may hold it (nul-escape.ts).
+  return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new NulEscapePlugin()] });
 }
 
 /** Creates the schema when it does not exist (two processes racing on it both succeed). */

@@ -63,3 +63,17 @@ export async function startServeOn(dataRoot: string, env: Readonly<Record<string
     },
   };
 }
+
+/** Starts `control-center worker` with `args` and `env` added to this process's environment; resolves once it claims work. */
+export function startWorkerProcess(args: string[], env: Readonly<Record<string, string>>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('claiming work')) resolve(child);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`worker exited with ${code}: ${output.slice(-2_000)}`)));
+  });
+}

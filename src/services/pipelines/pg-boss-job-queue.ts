@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { retryDelayMs, type ClaimedJob, type JobQueue, type JobToEnqueue } from './job-queue.js';
+import { escapeNulDeep, unescapeNulDeep } from '../../store/nul-escape.js';
 
 /** pg-boss keeps its tables in this schema, apart from every workspace's `cc_w_…` schema and the registry's. */
 export const PG_BOSS_SCHEMA = 'cc_pgboss';
@@ -192,7 +193,8 @@ export class PgBossJobQueue implements JobQueue {
     const name = this.name(job.queue);
     const boss = await this.connection.ensureQueue(name);
     const id = jobIdFor(name, job.dedupeKey);
-    const data: StoredJob = { payload: job.payload ?? null, maxAttempts: Math.max(1, job.maxAttempts ?? 1), backoffMs: Math.max(0, job.backoffMs ?? 0) };
+    // jsonb refuses `\u0000` like text does: payload strings are escaped reversibly (nul-escape.ts).
+    const data: StoredJob = { payload: escapeNulDeep(job.payload ?? null), maxAttempts: Math.max(1, job.maxAttempts ?? 1), backoffMs: Math.max(0, job.backoffMs ?? 0) };
     const sent = await boss.send(name, data as object, {
       id,
       startAfter: new Date(job.runAt ?? this.now()),
@@ -215,7 +217,7 @@ export class PgBossJobQueue implements JobQueue {
       `insert into ${HOLDERS} (job_id, queue_name, worker_id) values ($1, $2, $3) on conflict (job_id) do update set worker_id = excluded.worker_id, queue_name = excluded.queue_name`,
       [job.id, name, workerId],
     );
-    return { id: job.id, queue, payload: job.data.payload, attempt: job.retryCount + 1, maxAttempts: job.data.maxAttempts };
+    return { id: job.id, queue, payload: unescapeNulDeep(job.data.payload), attempt: job.retryCount + 1, maxAttempts: job.data.maxAttempts };
   }
 
   async extend(jobId: string, workerId: string, leaseMs: number): Promise<boolean> {
@@ -270,7 +272,7 @@ export class PgBossJobQueue implements JobQueue {
           and created_on < now() - $2 * interval '1 millisecond' order by created_on limit $3`,
       [this.name(queue), waitedMs, limit],
     );
-    return result.rows.map((row) => ({ id: row.id, payload: row.data.payload }));
+    return result.rows.map((row) => ({ id: row.id, payload: unescapeNulDeep(row.data.payload) }));
   }
 
   /**

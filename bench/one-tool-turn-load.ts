@@ -1,0 +1,20 @@
+/**
+ * Issue 16 (NF-SCALE): what the agent-run benches (`runs-queue` on PostgreSQL workers, `runs-embedded`
+ * on one SQLite `serve`) share — the same tool turn against the scripted model and the same CPU reading.
+ */
+import { readFile } from 'node:fs/promises';
+import { reply, type ScriptedRequest } from '../test/support/scripted-reply.js';
+
+const CLOCK_TICKS_PER_S = 100;
+const toolResultsSoFar = (request: ScriptedRequest) => JSON.stringify(request.body?.messages ?? []).split('"tool_result"').length - 1;
+
+/** Whichever run asks: its first call gets a `todo` tool call, its second the answer (two model calls per run). */
+export function oneToolTurn() {
+  return reply((request) => (toolResultsSoFar(request) === 0 && request.toolNames.includes('todo') ? reply().tool('todo', { todos: [{ content: 'bench', status: 'pending' }] }) : reply().text('done')));
+}
+
+/** User + system CPU of a process so far, in ms (Linux /proc). */
+export async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1_000;
+}
