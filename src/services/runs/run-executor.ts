@@ -355,6 +355,7 @@ export class RunExecutor {
       scope,
       treeConversationId: input.conversationId,
       database: handle.database,
+      row: queued,
       silenceMinutes: agent.silenceTimeoutMinutes ?? settings.defaultSilenceTimeoutMinutes,
       onFinished: input.onFinished,
     });
