@@ -116,7 +116,7 @@ export class CheckoutService {
     const handle = await this.workspaces.handle(workspaceId);
     const directory = join(handle.dir, 'worktrees', key);
     const runner = await this.runner(workspaceId, record);
-    return serializedCheckoutWork(directory, () => syncWorktreeBranch(record, runner));
+    return serializedCheckoutWork(directory, () => syncWorktreeBranch(record, runner, { worktreePath: directory }));
   }
 
   /** Removes a conversation's checkout after bringing its branch over and checkpointing any uncommitted work (HAR-7). */
