@@ -52,7 +52,7 @@ function recordingRunner(): { runner: CheckoutRunner; calls: string[][] } {
   return {
     calls,
     runner: (argv, env) => {
-      calls.push(argv);
+      calls.push([...argv]);
       return real(argv, env);
     },
   };
