@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { Message } from '../../schemas/message.js';
 import type { MessageTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn } from './column-parsers.js';
+import { reusableQuery } from '../reusable-query.js';
 
 const parseRole = enumColumn('messages', 'role', Message.shape.role.options);
 const parseAuthorKind = enumColumn('messages', 'author_kind', Message.shape.authorKind.options);
@@ -41,7 +42,10 @@ export async function insertMessage(db: Kysely<WorkspaceSchema>, message: Messag
 }
 
 /** A conversation's messages, oldest first. */
+/** Read on every message posted (the turn's history): compiled once per database (issue 11). */
+const messagesOfConversation = reusableQuery((db, conversationId: string) => db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId).orderBy('created_at').orderBy('id'));
+
 export async function listMessages(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<Message[]> {
-  const rows = await db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId).orderBy('created_at').orderBy('id').execute();
+  const rows = await messagesOfConversation(db, conversationId);
   return rows.map(toMessage);
 }

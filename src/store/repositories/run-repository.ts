@@ -2,6 +2,7 @@ import type { Kysely, Selectable, Updateable } from 'kysely';
 import { RunLiveness, RunState, type Run } from '../../schemas/run.js';
 import type { RunTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn } from './column-parsers.js';
+import { reusableQuery } from '../reusable-query.js';
 
 const parseState = enumColumn('runs', 'state', RunState.options);
 const parseLiveness = enumColumn('runs', 'liveness', RunLiveness.options);
@@ -100,8 +101,11 @@ export async function updateRun(db: Kysely<WorkspaceSchema>, runId: string, chan
   await db.updateTable('runs').set(patch).where('id', '=', runId).execute();
 }
 
+/** A run by id: read on every turn, compiled once per database (issue 11). */
+const runById = reusableQuery((db, runId: string) => db.selectFrom('runs').selectAll().where('id', '=', runId));
+
 export async function findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<Run | null> {
-  const row = await db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  const [row] = await runById(db, runId);
   return row ? toRun(row) : null;
 }
 

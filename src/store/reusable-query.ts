@@ -1,0 +1,52 @@
+import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { WorkspaceSchema } from './workspace-schema.js';
+
+/** Stand-in argument values: a NUL never occurs in the ids and names the repositories look up. */
+const STAND_IN = '\u0000cc-query-argument-';
+
+/** A compiled query and, per parameter, the argument it takes (null: a constant of the query itself). */
+interface Compiled<Row> {
+  query: CompiledQuery<Row>;
+  slots: Array<number | null>;
+}
+
+/**
+ * A query of fixed shape whose compiled SQL is kept per database handle and reused with new
+ * arguments (issue 11): building and compiling a Kysely query costs more than running it against
+ * SQLite, and a tool turn runs about twenty of them. `build` is called once per handle (SQLite or
+ * PostgreSQL, each compiles its own SQL) with stand-ins for the arguments; each stand-in must reach
+ * the compiled parameters as it is, so a builder that transforms an argument is refused at its first
+ * use. A builder must not branch on its arguments either: the SQL is the same for every call, only
+ * the parameters change. Returns the rows.
+ */
+export function reusableQuery<Args extends string[], Row>(build: (db: Kysely<WorkspaceSchema>, ...args: Args) => Compilable<Row>): (db: Kysely<WorkspaceSchema>, ...args: Args) => Promise<Row[]> {
+  const byHandle = new WeakMap<Kysely<WorkspaceSchema>, Compiled<Row>>();
+  return async (db, ...args) => {
+    let compiled = byHandle.get(db);
+    if (!compiled) {
+      compiled = compileWithStandIns(db, build, args.length);
+      byHandle.set(db, compiled);
+    }
+    const { query, slots } = compiled;
+    const parameters = query.parameters.map((value, index) => {
+      const slot = slots[index];
+      return slot === null || slot === undefined ? value : args[slot];
+    });
+    return (await db.executeQuery<Row>({ ...query, parameters })).rows;
+  };
+}
+
+function compileWithStandIns<Args extends string[], Row>(db: Kysely<WorkspaceSchema>, build: (db: Kysely<WorkspaceSchema>, ...args: Args) => Compilable<Row>, arity: number): Compiled<Row> {
+  const standIns = Array.from({ length: arity }, (_, index) => `${STAND_IN}${index}`) as Args;
+  const query = build(db, ...standIns).compile();
+  const used = new Set<number>();
+  const slots = query.parameters.map((value) => {
+    if (typeof value !== 'string' || !value.includes(STAND_IN)) return null;
+    const slot = standIns.indexOf(value);
+    if (slot < 0) throw new Error(`reusableQuery: an argument was transformed before it reached the query (${JSON.stringify(value)}); pass it as it is`);
+    used.add(slot);
+    return slot;
+  });
+  if (used.size !== arity) throw new Error(`reusableQuery: the query uses ${used.size} of its ${arity} arguments; every argument must be a parameter`);
+  return { query, slots };
+}
