@@ -18,23 +18,11 @@ import { ensureWorktree, memoryCheckoutRecords, syncWorktreeBranch, type Checkou
 import { readCheckoutRefHint } from '../../src/git/read-checkout-ref.js';
 import { CommandSandbox } from '../../src/sandbox/command-sandbox.js';
 import { procFdSupported } from '../../src/worktree/proc-fd-support.js';
+import { git } from '../support/review-repo.js';
 import { makeTempDir } from '../support/tool-test-support.js';
 
-const IDENTITY = ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false'];
-
-function git(cwd: string, ...args: string[]): string {
-  const env = { ...process.env };
-  delete env.GIT_DIR;
-  delete env.GIT_WORK_TREE;
-  return execFileSync('git', [...IDENTITY, ...args], { cwd, env, encoding: 'utf8' }).trim();
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
+/** Whether the agent's armed programs left their mark on the host. */
+const markerLeft = async () => (await stat(marker).catch(() => null)) !== null;
 
 let base: { path: string; cleanup: () => Promise<void> };
 let repo: string;
@@ -96,7 +84,7 @@ describe.skipIf(!procFdSupported())('the checkout sync reads the branch tip from
     expect(synced).toEqual({ synced: true, ref: REF, sha: checkout.record.baseSha });
     expect(calls).toEqual([]);
     expect(git(repo, 'rev-parse', REF)).toBe(checkout.record.baseSha);
-    expect(await exists(marker)).toBe(false);
+    expect(await markerLeft()).toBe(false);
   });
 
   it('a ref file linked out of the checkout is not read: git in the sandbox decides', async () => {
@@ -109,7 +97,7 @@ describe.skipIf(!procFdSupported())('the checkout sync reads the branch tip from
     const { runner, calls } = recordingRunner();
     await syncWorktreeBranch(checkout.record, runner, { worktreePath: checkout.path });
     expect(calls[0]?.slice(0, 2)).toEqual(['git', 'rev-parse']);
-    expect(await exists(marker)).toBe(false);
+    expect(await markerLeft()).toBe(false);
   });
 
   it('a .git linked to a repository outside the checkout is not read', async () => {
@@ -150,7 +138,7 @@ describe.skipIf(!procFdSupported())('the checkout sync reads the branch tip from
     expect(calls[0]?.slice(0, 2)).toEqual(['git', 'rev-parse']);
     expect(synced.synced).toBe(false);
     expect(git(repo, 'for-each-ref', '--format=%(objectname)', REF)).not.toBe(bogus);
-    expect(await exists(marker)).toBe(false);
+    expect(await markerLeft()).toBe(false);
     expect(await readFile(join(checkout.path, '.git', REF), 'utf8')).toBe(`${bogus}\n`);
   });
 });
