@@ -50,3 +50,29 @@ function compileWithStandIns<Args extends string[], Row>(db: Kysely<WorkspaceSch
   if (used.size !== arity) throw new Error(`reusableQuery: the query uses ${used.size} of its ${arity} arguments; every argument must be a parameter`);
   return { query, slots };
 }
+
+/**
+ * For statements whose SQL depends on which columns they write (a row insert, a partial update): the
+ * compiled query per database handle and `shape` (the caller's name for its column set), reused with
+ * new `values`. A compiled query is kept only when its parameters are exactly `values`, in order, so
+ * new values can take their places; otherwise it is built every time, as without this (issue 11).
+ */
+export function queryPerShape(): (db: Kysely<WorkspaceSchema>, shape: string, values: readonly unknown[], build: () => Compilable<unknown>) => Promise<void> {
+  const byHandle = new WeakMap<Kysely<WorkspaceSchema>, Map<string, CompiledQuery<unknown>>>();
+  return async (db, shape, values, build) => {
+    let byShape = byHandle.get(db);
+    if (!byShape) {
+      byShape = new Map();
+      byHandle.set(db, byShape);
+    }
+    // An undefined value is a column Kysely leaves out: another shape than the one kept.
+    const known = values.includes(undefined) ? undefined : byShape.get(shape);
+    if (known) {
+      await db.executeQuery({ ...known, parameters: values });
+      return;
+    }
+    const compiled = build().compile();
+    if (!values.includes(undefined) && compiled.parameters.length === values.length && compiled.parameters.every((value, index) => value === values[index])) byShape.set(shape, compiled);
+    await db.executeQuery(compiled);
+  };
+}

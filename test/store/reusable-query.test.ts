@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reusableQuery } from '../../src/store/reusable-query.js';
+import { queryPerShape, reusableQuery } from '../../src/store/reusable-query.js';
 import type { StoreLocation } from '../../src/store/store-location.js';
 import { WorkspaceDatabase } from '../../src/store/workspace-database.js';
 import { freshTestDatabase } from '../support/test-database.js';
@@ -60,6 +60,24 @@ describe.each([
     expect((await between(first.db, 'beta', 'quote')).map((row) => row.key)).toEqual(['beta', 'gamma']);
     // The hostile key was a parameter: the table is still there, with every row.
     expect(await first.db.selectFrom('workspace_settings').select('key').execute()).toHaveLength(KEYS.length);
+  });
+
+  it('writes each row with its own values when an insert or update is reused per column set', async () => {
+    const database = await seeded(`ws_reuse_w_${_name.toLowerCase()}`, location());
+    const write = queryPerShape();
+    for (const [key, value] of [['w1', 'one'], ['w2', `it's "two"`], ['w3', '']]) {
+      const row = { key: key!, value: value! };
+      await write(database.db, 'insert', Object.values(row), () => database.db.insertInto('workspace_settings').values(row));
+    }
+    for (const [key, value] of [['w1', 'uno'], ['w3', 'tres']]) {
+      await write(database.db, 'update value', [value, key], () => database.db.updateTable('workspace_settings').set({ value: value! }).where('key', '=', key!));
+    }
+    const rows = await database.db.selectFrom('workspace_settings').select(['key', 'value']).where('key', 'like', 'w%').orderBy('key').execute();
+    expect(rows).toEqual([
+      { key: 'w1', value: 'uno' },
+      { key: 'w2', value: `it's "two"` },
+      { key: 'w3', value: 'tres' },
+    ]);
   });
 });
 

@@ -1,8 +1,8 @@
-import type { CompiledQuery, Kysely, Selectable, Updateable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import { RunLiveness, RunState, type Run } from '../../schemas/run.js';
 import type { RunTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn } from './column-parsers.js';
-import { reusableQuery } from '../reusable-query.js';
+import { queryPerShape, reusableQuery } from '../reusable-query.js';
 
 const parseState = enumColumn('runs', 'state', RunState.options);
 const parseLiveness = enumColumn('runs', 'liveness', RunLiveness.options);
@@ -90,37 +90,23 @@ function toRunPatch(change: RunChange): Updateable<RunTable> {
   return patch;
 }
 
+/** One run row per turn (more with subagents): compiled once per database (issue 11). */
+const runInsert = queryPerShape();
+
 export async function insertRun(db: Kysely<WorkspaceSchema>, run: Run): Promise<void> {
-  await db.insertInto('runs').values(toRunRow(run)).execute();
+  const row = toRunRow(run);
+  await runInsert(db, 'row', Object.values(row), () => db.insertInto('runs').values(row));
 }
 
-/**
- * Compiled `update runs set <columns> where id = ?` per database handle and set of columns: a run's
- * row is written three times per turn, always with one of a few column sets (issue 11).
- */
-const runUpdates = new WeakMap<Kysely<WorkspaceSchema>, Map<string, CompiledQuery>>();
+/** A run's row is written three times per turn, always with one of a few column sets: compiled once per set (issue 11). */
+const runUpdate = queryPerShape();
 
 /** Writes the changed columns only (a concurrent change to another column is kept). */
 export async function updateRun(db: Kysely<WorkspaceSchema>, runId: string, change: RunChange): Promise<void> {
   const patch = toRunPatch(change);
   const columns = Object.keys(patch) as Array<keyof typeof patch>;
   if (columns.length === 0) return;
-  const values = [...columns.map((column) => patch[column]), runId];
-  let byColumns = runUpdates.get(db);
-  if (!byColumns) {
-    byColumns = new Map();
-    runUpdates.set(db, byColumns);
-  }
-  const shape = columns.join(',');
-  const known = byColumns.get(shape);
-  if (known) {
-    await db.executeQuery({ ...known, parameters: values });
-    return;
-  }
-  const compiled = db.updateTable('runs').set(patch).where('id', '=', runId).compile();
-  // Kept only when its parameters are exactly the values in column order, then the id: new values can take their place.
-  if (compiled.parameters.length === values.length && compiled.parameters.every((value, index) => value === values[index])) byColumns.set(shape, compiled);
-  await db.executeQuery(compiled);
+  await runUpdate(db, columns.join(','), [...columns.map((column) => patch[column]), runId], () => db.updateTable('runs').set(patch).where('id', '=', runId));
 }
 
 /** A run by id: read on every turn, compiled once per database (issue 11). */
