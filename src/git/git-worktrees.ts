@@ -4,6 +4,7 @@ import type { PushRemote } from '../core/hook-sessions.js';
 import { ConflictError } from '../errors/conflict-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 import { SERVER_GIT_IDENTITY, type CheckoutRunner } from './checkout-runner.js';
+import { readCheckoutRefHint } from './read-checkout-ref.js';
 import { readRefFromFiles } from './read-ref-from-files.js';
 import { syncCheckoutRef, type RefSyncResult } from './sync-checkout.js';
 import { discoverPushRemotes } from './git-push-proxy.js';
@@ -278,10 +279,14 @@ export async function ensureWorktree(options: EnsureWorktreeOptions): Promise<Co
  * `refs/heads/cc/<conversationId>` (SEC-3): the agent's commits show up there without anyone
  * pushing, and no other ref of the user's repository moves. See {@link syncCheckoutRef}.
  */
-export async function syncWorktreeBranch(record: CheckoutRecord, runner: CheckoutRunner): Promise<RefSyncResult> {
+export async function syncWorktreeBranch(record: CheckoutRecord, runner: CheckoutRunner, options: { worktreePath?: string } = {}): Promise<RefSyncResult> {
+  const ref = `refs/heads/${record.branch}`;
   const known = await knownCommits(record);
+  // With the checkout's path, its loose ref file is read first: most runs commit nothing, and then
+  // no process starts at all (see readCheckoutRefHint for why that file may be read).
+  const tipHint = options.worktreePath ? await readCheckoutRefHint(options.worktreePath, ref) : null;
   // The branch's tip in the user's repository was just read for the exclusions: no second read.
-  return syncCheckoutRef(record.repoPath, runner, `refs/heads/${record.branch}`, { force: true, exclude: known.commits, current: known.tip });
+  return syncCheckoutRef(record.repoPath, runner, ref, { force: true, exclude: known.commits, current: known.tip, tipHint });
 }
 
 /**

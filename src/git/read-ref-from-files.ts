@@ -5,6 +5,11 @@ const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** Branch refs the server reads this way: `refs/heads/…` made of plain name characters, no `..`. */
 const PLAIN_BRANCH = /^refs\/heads\/[A-Za-z0-9._/-]+$/;
 
+/** True for a branch ref the server may read from files: `refs/heads/…` of plain name characters, no `..`, no `.lock`. */
+export function isPlainBranchRef(ref: string): boolean {
+  return PLAIN_BRANCH.test(ref) && !ref.includes('..') && !ref.endsWith('/') && !ref.endsWith('.lock');
+}
+
 /**
  * A branch's tip read from the files of a repository the server trusts (the user's repository,
  * never an agent's checkout), without starting git: the loose ref first, then `packed-refs`, as
@@ -14,7 +19,7 @@ const PLAIN_BRANCH = /^refs\/heads\/[A-Za-z0-9._/-]+$/;
  * under load, and a tool turn reads this ref once per run.
  */
 export async function readRefFromFiles(gitDir: string, ref: string): Promise<string | null | undefined> {
-  if (!PLAIN_BRANCH.test(ref) || ref.includes('..') || ref.endsWith('/') || ref.endsWith('.lock')) return undefined;
+  if (!isPlainBranchRef(ref)) return undefined;
   if (await exists(join(gitDir, 'reftable'))) return undefined;
   try {
     const loose = (await readFile(join(gitDir, ref), 'utf8')).trim();

@@ -27,6 +27,11 @@ export async function syncCheckoutRef(
     exclude?: readonly string[];
     /** The ref's tip in the user's repository when the caller has just read it (null: no such ref); saves one git process per run. */
     current?: string | null;
+    /**
+     * The ref's tip in the checkout as its files say (`readCheckoutRefHint`), agent-written:
+     * taken only when it is one of `exclude` (a commit the user's repository has), else git decides.
+     */
+    tipHint?: string | null;
   },
 ): Promise<RefSyncResult> {
   // Commits the user's repository already has (the base, the last synced tip) keep the bundle to the
@@ -36,7 +41,10 @@ export async function syncCheckoutRef(
   if (known.length > 0) {
     // Most runs commit nothing: when the checkout's tip is a commit the user's repository has, only
     // the ref may need to move, and no bundle is made (one sandboxed git instead of three processes).
-    const tip = (await runner(['git', 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).stdout.toString('utf8').trim();
+    // A hint naming a known commit saves even that process (issue 11): the agent could have pointed
+    // its branch at such a commit anyway, so acting on it grants nothing.
+    const hinted = options.tipHint && known.includes(options.tipHint) ? options.tipHint : null;
+    const tip = hinted ?? (await runner(['git', 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).stdout.toString('utf8').trim();
     if (known.includes(tip)) {
       const current = options.current !== undefined ? options.current : (await tryGit(['for-each-ref', '--format=%(objectname)', ref], { cwd: repoPath }))?.stdout.trim() || null;
       if (current === tip) return { synced: true, ref, sha: tip };

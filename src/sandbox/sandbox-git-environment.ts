@@ -60,10 +60,9 @@ export function withSandboxGitConfig(env: Readonly<Record<string, string>>, opti
     if (name === 'GIT_CONFIG_COUNT' || name.startsWith('GIT_CONFIG_KEY_') || name.startsWith('GIT_CONFIG_VALUE_')) continue;
     out[name] = value;
   }
-  return {
-    ...out,
-    ...configEnvironment([...configEntries(env), ...SANDBOX_GIT_CONFIG]),
-    GIT_ALLOW_PROTOCOL: SANDBOX_GIT_PROTOCOLS,
-    ...(options.privateHome ? { GIT_CONFIG_GLOBAL: NO_GLOBAL_GIT_CONFIG } : {}),
-  };
+  // Assigned, not spread: see sanitizedEnv (issue 11).
+  Object.assign(out, configEnvironment([...configEntries(env), ...SANDBOX_GIT_CONFIG]));
+  out.GIT_ALLOW_PROTOCOL = SANDBOX_GIT_PROTOCOLS;
+  if (options.privateHome) out.GIT_CONFIG_GLOBAL = NO_GLOBAL_GIT_CONFIG;
+  return out;
 }

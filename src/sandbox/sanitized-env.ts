@@ -80,5 +80,7 @@ export function sanitizedEnv(source: NodeJS.ProcessEnv = process.env, extra: Rec
     if (value === undefined || isCredentialVariable(name)) continue;
     env[name] = value;
   }
-  return { ...env, ...NON_INTERACTIVE, ...extra };
+  // Assigned, not spread: spreading an environment of a few dozen `GIT_CONFIG_*` entries into an
+  // object literal cost several times more (issue 11: a tool turn builds this more than once).
+  return Object.assign(env, NON_INTERACTIVE, extra);
 }

@@ -12,7 +12,7 @@ import type { EventBus } from '../event-bus.js';
 import { LivenessWatchdog } from './liveness-watchdog.js';
 import type { MessageService } from './message-service.js';
 import { RunLog, type RunLogDatabase } from './run-log.js';
-import type { RunService } from './run-service.js';
+import { runChange, type RunService } from './run-service.js';
 
 /** The services the record stage writes to. */
 export interface RecordRunDeps {
@@ -31,6 +31,8 @@ export interface RecordedRun {
   /** The conversation whose run tree the run belongs to (a child run's too): its events are published under it. */
   treeConversationId: string | null;
   database: RunLogDatabase & { db: Kysely<WorkspaceSchema> };
+  /** The run's row as recorded when it was queued; the recorder is its one writer from here on. */
+  row: Run;
   silenceMinutes: number;
   /** Called with the final result when the run has ended and been recorded. */
   onFinished?: ((run: Run, finalText: string) => void | Promise<void>) | undefined;
@@ -59,6 +61,12 @@ export class RunRecorder {
   private firstLostLogWrite = '';
   /** Run-row writes the run's end must not overtake (the sandbox description). */
   private readonly pendingRowWrites = new Set<Promise<unknown>>();
+  /**
+   * The run's row with every change made so far, applied in the order they were made (a liveness
+   * change may overlap another write): the recorder is the one writer of a run in progress, so it
+   * never reads the row back before a change (issue 11).
+   */
+  private row: Run;
   /** Steps run first when the run ends (release the sandbox, sync the checkout…), in order. */
   private readonly endingSteps: Array<() => void | Promise<void>> = [];
 
@@ -67,6 +75,7 @@ export class RunRecorder {
     private readonly run: RecordedRun,
   ) {
     const { runId } = run.scope;
+    this.row = run.row;
     // HAR-6: a run-log write that cannot be stored is reported, never dropped silently: it is logged,
     // the run's error says its log is incomplete at once, and a run that would have completed ends
     // failed instead (a run whose log has holes must not look complete and healthy).
@@ -95,7 +104,9 @@ export class RunRecorder {
 
   /** Writes part of the run's row. */
   update(change: Parameters<RunService['update']>[3]): Promise<Run> {
-    return this.deps.runs.update(this.run.scope.workspaceId, this.run.database.db, this.run.scope.runId, change);
+    const { patch, run } = runChange(this.row, change);
+    this.row = run;
+    return this.deps.runs.writeChange(this.run.scope.workspaceId, this.run.database.db, patch, run);
   }
 
   setLiveness(liveness: Run['liveness']): void {

@@ -20,6 +20,7 @@ import type { QuestionService } from '../approvals/question-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { ModelBroker } from '../model-broker.js';
 import { CheckoutService } from '../workspaces/checkout-service.js';
+import type { CheckoutRecord } from '../../git/git-worktrees.js';
 import type { SettingsService } from '../workspaces/settings-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { ActiveRun, ActiveRuns } from './active-runs.js';
@@ -357,19 +358,21 @@ export class RunExecutor {
       scope,
       treeConversationId: input.conversationId,
       database: handle.database,
+      row: queued,
       silenceMinutes: agent.silenceTimeoutMinutes ?? settings.defaultSilenceTimeoutMinutes,
       onFinished: input.onFinished,
     });
     const checkoutKey = input.checkoutKey ?? (input.parentRunId ? this.checkoutKeys.get(input.parentRunId) : undefined) ?? input.conversationId ?? runId;
     this.checkoutKeys.set(runId, checkoutKey);
     let syncCheckout = false;
+    let checkoutRecord: CheckoutRecord | undefined;
     recorder.onEnding(async () => {
       this.mcpRuns.delete(runId);
       this.checkoutKeys.delete(runId);
       // SEC-3: the agent's commits show up in the user's repository as cc/<conversation>, brought over
       // by the server after every top-level run that could write (child runs share the parent's checkout).
       if (syncCheckout) {
-        const synced = await this.checkouts.sync(workspaceId, checkoutKey).catch((syncError: unknown) => ({ synced: false, ref: '', reason: String(syncError) }));
+        const synced = await this.checkouts.sync(workspaceId, checkoutKey, checkoutRecord).catch((syncError: unknown) => ({ synced: false, ref: '', reason: String(syncError) }));
         if (synced) recorder.log.event('checkout_synced', synced);
         // SKL-4: and each linked repository's checkout under repos/<name>/ into its own repository.
         const linked = await this.checkouts.syncLinked(workspaceId, checkoutKey).catch((syncError: unknown) => [{ repository: '', synced: false as const, ref: '', reason: String(syncError) }]);
@@ -405,6 +408,7 @@ export class RunExecutor {
         },
       );
       syncCheckout = prepared.syncCheckout;
+      checkoutRecord = prepared.checkout.checkout ?? undefined;
       recorder.log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model, adapter: agent.adapterId, tools: [...prepared.surfacedNames] });
 
       const toolCalls = new RunToolCalls(

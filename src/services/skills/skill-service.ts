@@ -55,6 +55,9 @@ export interface VerifyResult {
   lockInSync: boolean;
 }
 
+/** How many parsed SKILL.md texts a service keeps (a workspace's skills, each in a few versions). */
+const PARSED_SKILLS_KEPT = 256;
+
 /** The fetcher is injectable so a test can make the scan itself fail; production uses {@link fetchSource}. */
 export type SourceFetcher = (url: string, ref: string | null) => Promise<FetchedSource>;
 
@@ -95,6 +98,13 @@ export interface SkillServiceOptions extends SourceUrlLimits {
 export class SkillService {
   /** One install/update at a time per workspace: the folder swap and the lock write must not interleave. */
   private readonly locks = new Map<string, Promise<unknown>>();
+  /**
+   * Parsed SKILL.md files by skill name and the sha256 of the exact text read (issue 11): every run
+   * lists the agent's skills, and parsing the YAML was a measurable share of a tool turn. Keyed by the
+   * content, not by path or mtime, so it can never answer for text other than the bytes just read:
+   * the file is still read, confined and lock-verified on every load; only the parse is reused.
+   */
+  private readonly parsedSkills = new Map<string, ReturnType<typeof parseSkillFile>>();
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -306,14 +316,15 @@ export class SkillService {
     }
     const bytes = await readConfinedFile(root, `${name}/SKILL.md`, { maxBytes: 512 * 1024 });
     if (!bytes) throw new NotFoundError('skill', rawName, 'name');
+    const text = bytes.toString('utf8');
     let parsed: ReturnType<typeof parseSkillFile>;
     try {
-      parsed = parseSkillFile(bytes.toString('utf8'), name);
+      parsed = this.parsedSkill(text, name);
     } catch (error) {
       throw new ValidationError('name', error instanceof Error ? error.message : String(error));
     }
     // A built-in name is trusted only with the marker the seeding writes (an operator's own folder under that name is not).
-    if (!installed && !/^source:\s*built-in\s*$/m.test(bytes.toString('utf8').split('\n---')[0] ?? '')) throw new NotFoundError('skill', rawName, 'name');
+    if (!installed && !/^source:\s*built-in\s*$/m.test(text.split('\n---')[0] ?? '')) throw new NotFoundError('skill', rawName, 'name');
     return { name, description: parsed.frontmatter.description, body: parsed.body };
   }
 
@@ -449,6 +460,18 @@ export class SkillService {
     const temporary = `${path}.${newId('tmp')}`;
     await writeFile(temporary, renderSkillsLock(lockEntries(rows)));
     await rename(temporary, path);
+  }
+
+  /** {@link parseSkillFile} of `text`, reused while the same text is read again (a parse error is never kept). */
+  private parsedSkill(text: string, name: string): ReturnType<typeof parseSkillFile> {
+    const key = `${name}:${createHash('sha256').update(text).digest('hex')}`;
+    const known = this.parsedSkills.get(key);
+    if (known) return known;
+    const parsed = parseSkillFile(text, name);
+    // Bounded: the oldest entry goes first (a skill edited many times leaves its old versions behind).
+    if (this.parsedSkills.size >= PARSED_SKILLS_KEPT) this.parsedSkills.delete(this.parsedSkills.keys().next().value!);
+    this.parsedSkills.set(key, parsed);
+    return parsed;
   }
 
   private async serialized<T>(workspaceId: string, work: () => Promise<T>): Promise<T> {

@@ -146,15 +146,17 @@ export class CheckoutService {
   /**
    * Brings the checkout's branch into the user's repository as `refs/heads/cc/<key>` (SEC-3). Null
    * when the conversation has no git checkout. Never throws for what the agent did to its checkout
-   * (a deleted branch, a broken `.git`): the result says why nothing was brought over.
+   * (a deleted branch, a broken `.git`): the result says why nothing was brought over. `known`: the
+   * record the caller already holds (a run's, from {@link ensure}); records are written once and never
+   * change, so it is the one the database would give (issue 11: no second read per turn).
    */
-  async sync(workspaceId: string, key: string): Promise<RefSyncResult | null> {
-    const record = await this.record(workspaceId, key);
+  async sync(workspaceId: string, key: string, known?: CheckoutRecord): Promise<RefSyncResult | null> {
+    const record = known?.conversationId === key ? known : await this.record(workspaceId, key);
     if (!record) return null;
     const handle = await this.workspaces.handle(workspaceId);
     const directory = join(handle.dir, 'worktrees', key);
     const runner = await this.runner(workspaceId, record);
-    return serializedCheckoutWork(directory, () => syncWorktreeBranch(record, runner));
+    return serializedCheckoutWork(directory, () => syncWorktreeBranch(record, runner, { worktreePath: directory }));
   }
 
   /**

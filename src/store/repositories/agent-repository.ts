@@ -4,6 +4,7 @@ import type { Agent } from '../../schemas/agent.js';
 import { AgentAcpCommand } from '../../schemas/agent-acp-command.js';
 import type { AgentTable, WorkspaceSchema } from '../workspace-schema.js';
 import { jsonColumn } from './column-parsers.js';
+import { reusableQuery } from '../reusable-query.js';
 
 /** An agent as stored (AG-1): everything but its state, which is derived from its runs (AG-3). */
 export type AgentRecord = Omit<Agent, 'state'>;
@@ -66,8 +67,11 @@ export async function findAgent(db: Kysely<WorkspaceSchema>, agentId: string): P
   return row ? toAgentRecord(row) : null;
 }
 
+/** Read on every message that names (or defaults to) an agent: compiled once per database (issue 11). */
+const agentByName = reusableQuery((db, name: string) => db.selectFrom('agents').selectAll().where('name', '=', name));
+
 export async function findAgentByName(db: Kysely<WorkspaceSchema>, name: string): Promise<AgentRecord | null> {
-  const row = await db.selectFrom('agents').selectAll().where('name', '=', name).executeTakeFirst();
+  const [row] = await agentByName(db, name);
   return row ? toAgentRecord(row) : null;
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { CheckoutRecord } from '../../git/git-worktrees.js';
 import type { CheckoutTable, WorkspaceSchema } from '../workspace-schema.js';
 import { jsonColumn } from './column-parsers.js';
+import { reusableQuery } from '../reusable-query.js';
 
 const parseRemotes = jsonColumn(
   'checkouts',
@@ -24,8 +25,11 @@ export function toCheckoutRecord(row: Selectable<CheckoutTable>): CheckoutRecord
   };
 }
 
+/** Read on every run with a repository: compiled once per database (issue 11). */
+const checkoutByKey = reusableQuery((db, conversationId: string) => db.selectFrom('checkouts').selectAll().where('conversation_id', '=', conversationId));
+
 export async function findCheckout(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<CheckoutRecord | null> {
-  const row = await db.selectFrom('checkouts').selectAll().where('conversation_id', '=', conversationId).executeTakeFirst();
+  const [row] = await checkoutByKey(db, conversationId);
   return row ? toCheckoutRecord(row) : null;
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Conversation } from '../../schemas/space.js';
 import type { ConversationTable, WorkspaceSchema } from '../workspace-schema.js';
+import { reusableQuery } from '../reusable-query.js';
 
 /** A conversation as stored: its mode is its space's (MODE-1), read from there by the service. */
 export type ConversationRecord = Omit<Conversation, 'mode'>;
@@ -19,8 +20,11 @@ export function toConversationRecord(row: Selectable<ConversationTable>): Conver
   };
 }
 
+/** Read on every message posted: compiled once per database (issue 11). */
+const conversationById = reusableQuery((db, conversationId: string) => db.selectFrom('conversations').selectAll().where('id', '=', conversationId));
+
 export async function findConversation(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<ConversationRecord | null> {
-  const row = await db.selectFrom('conversations').selectAll().where('id', '=', conversationId).executeTakeFirst();
+  const [row] = await conversationById(db, conversationId);
   return row ? toConversationRecord(row) : null;
 }
 

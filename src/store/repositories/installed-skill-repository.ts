@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { InstalledSkill } from '../../schemas/skill.js';
 import type { InstalledSkillTable, WorkspaceSchema } from '../workspace-schema.js';
+import { reusableQuery } from '../reusable-query.js';
 
 export function toInstalledSkill(row: Selectable<InstalledSkillTable>): InstalledSkill {
   return {
@@ -24,8 +25,11 @@ export async function listInstalledSkills(db: Kysely<WorkspaceSchema>): Promise<
   return (await db.selectFrom('installed_skills').selectAll().orderBy('name').execute()).map(toInstalledSkill);
 }
 
+/** Read for each of an agent's skills on every run: compiled once per database (issue 11). */
+const installedSkillByName = reusableQuery((db, name: string) => db.selectFrom('installed_skills').selectAll().where('name', '=', name));
+
 export async function findInstalledSkill(db: Kysely<WorkspaceSchema>, name: string): Promise<InstalledSkill | null> {
-  const row = await db.selectFrom('installed_skills').selectAll().where('name', '=', name).executeTakeFirst();
+  const [row] = await installedSkillByName(db, name);
   return row ? toInstalledSkill(row) : null;
 }
 

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { Message } from '../../schemas/message.js';
 import type { MessageTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn } from './column-parsers.js';
+import { queryPerShape, reusableQuery } from '../reusable-query.js';
 
 const parseRole = enumColumn('messages', 'role', Message.shape.role.options);
 const parseAuthorKind = enumColumn('messages', 'author_kind', Message.shape.authorKind.options);
@@ -22,26 +23,30 @@ export function toMessage(row: Selectable<MessageTable>): Message {
   };
 }
 
+/** Two messages per turn (the operator's and the answer): compiled once per database (issue 11). */
+const messageInsert = queryPerShape();
+
 export async function insertMessage(db: Kysely<WorkspaceSchema>, message: Message): Promise<void> {
-  await db
-    .insertInto('messages')
-    .values({
-      id: message.id,
-      conversation_id: message.conversationId,
-      run_id: message.runId,
-      role: message.role,
-      author_kind: message.authorKind,
-      author_id: message.authorId,
-      mode: message.mode,
-      picker: message.picker,
-      content: message.content,
-      created_at: message.createdAt,
-    })
-    .execute();
+  const row = {
+    id: message.id,
+    conversation_id: message.conversationId,
+    run_id: message.runId,
+    role: message.role,
+    author_kind: message.authorKind,
+    author_id: message.authorId,
+    mode: message.mode,
+    picker: message.picker,
+    content: message.content,
+    created_at: message.createdAt,
+  };
+  await messageInsert(db, 'row', Object.values(row), () => db.insertInto('messages').values(row));
 }
+
+/** Read on every message posted (the turn's history): compiled once per database (issue 11). */
+const messagesOfConversation = reusableQuery((db, conversationId: string) => db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId).orderBy('created_at').orderBy('id'));
 
 /** A conversation's messages, oldest first. */
 export async function listMessages(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<Message[]> {
-  const rows = await db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId).orderBy('created_at').orderBy('id').execute();
+  const rows = await messagesOfConversation(db, conversationId);
   return rows.map(toMessage);
 }

@@ -2,6 +2,7 @@ import type { Kysely, Selectable, Updateable } from 'kysely';
 import { RunLiveness, RunState, type Run } from '../../schemas/run.js';
 import type { RunTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn } from './column-parsers.js';
+import { queryPerShape, reusableQuery } from '../reusable-query.js';
 
 const parseState = enumColumn('runs', 'state', RunState.options);
 const parseLiveness = enumColumn('runs', 'liveness', RunLiveness.options);
@@ -89,19 +90,30 @@ function toRunPatch(change: RunChange): Updateable<RunTable> {
   return patch;
 }
 
+/** One run row per turn (more with subagents): compiled once per database (issue 11). */
+const runInsert = queryPerShape();
+
 export async function insertRun(db: Kysely<WorkspaceSchema>, run: Run): Promise<void> {
-  await db.insertInto('runs').values(toRunRow(run)).execute();
+  const row = toRunRow(run);
+  await runInsert(db, 'row', Object.values(row), () => db.insertInto('runs').values(row));
 }
+
+/** A run's row is written three times per turn, always with one of a few column sets: compiled once per set (issue 11). */
+const runUpdate = queryPerShape();
 
 /** Writes the changed columns only (a concurrent change to another column is kept). */
 export async function updateRun(db: Kysely<WorkspaceSchema>, runId: string, change: RunChange): Promise<void> {
   const patch = toRunPatch(change);
-  if (Object.keys(patch).length === 0) return;
-  await db.updateTable('runs').set(patch).where('id', '=', runId).execute();
+  const columns = Object.keys(patch) as Array<keyof typeof patch>;
+  if (columns.length === 0) return;
+  await runUpdate(db, columns.join(','), [...columns.map((column) => patch[column]), runId], () => db.updateTable('runs').set(patch).where('id', '=', runId));
 }
 
+/** A run by id: read on every turn, compiled once per database (issue 11). */
+const runById = reusableQuery((db, runId: string) => db.selectFrom('runs').selectAll().where('id', '=', runId));
+
 export async function findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<Run | null> {
-  const row = await db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  const [row] = await runById(db, runId);
   return row ? toRun(row) : null;
 }
 
@@ -152,18 +164,15 @@ export async function unfinishedRunStates(db: Kysely<WorkspaceSchema>): Promise<
  * run has neither, so reading "in progress" beside the newest run misses nothing (one statement
  * instead of two on every agent lookup, issue 11).
  */
-export async function newestRunStates(
-  db: Kysely<WorkspaceSchema>,
-  agentIds: readonly string[],
-): Promise<{ newest: Map<string, Pick<Run, 'state' | 'liveness'>>; running: Set<string> }> {
-  if (agentIds.length === 0) return { newest: new Map(), running: new Set() };
-  const rows = await db
+/** Each agent's newest run and whether any of its runs is running: one agent (`=`) or several (`in`). */
+function newestRunsQuery(db: Kysely<WorkspaceSchema>, agents: string | string[]) {
+  return db
     .selectFrom('runs as r')
     .select(['r.id', 'r.agent_id', 'r.state', 'r.liveness'])
     .select(({ exists, selectFrom }) =>
       exists(selectFrom('runs as busy').select('busy.id').whereRef('busy.agent_id', '=', 'r.agent_id').where('busy.state', '=', 'running')).as('any_running'),
     )
-    .where('r.agent_id', 'in', [...agentIds])
+    .where('r.agent_id', typeof agents === 'string' ? '=' : 'in', agents)
     .where(({ eb, selectFrom }) =>
       eb(
         'r.id',
@@ -175,8 +184,18 @@ export async function newestRunStates(
           .orderBy('newest.id', 'desc')
           .limit(1),
       ),
-    )
-    .execute();
+    );
+}
+
+/** {@link newestRunStates} for one agent (an agent looked up for a message, every turn), compiled once per database (issue 11). */
+const newestRunOfAgent = reusableQuery((db, agentId: string) => newestRunsQuery(db, agentId));
+
+export async function newestRunStates(
+  db: Kysely<WorkspaceSchema>,
+  agentIds: readonly string[],
+): Promise<{ newest: Map<string, Pick<Run, 'state' | 'liveness'>>; running: Set<string> }> {
+  if (agentIds.length === 0) return { newest: new Map(), running: new Set() };
+  const rows = agentIds.length === 1 ? await newestRunOfAgent(db, agentIds[0]!) : await newestRunsQuery(db, [...agentIds]).execute();
   return {
     newest: new Map(rows.map((row) => [row.agent_id, { state: parseState(row.state, row.id), liveness: parseLiveness(row.liveness, row.id) }])),
     // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.

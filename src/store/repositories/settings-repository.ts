@@ -2,15 +2,19 @@ import type { Kysely } from 'kysely';
 import { WorkspaceSettings } from '../../schemas/settings.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
 import { jsonColumn } from './column-parsers.js';
+import { reusableQuery } from '../reusable-query.js';
 
 /** The one key the workspace's settings are stored under, as one JSON document. */
 const SETTINGS_KEY = 'settings';
 
 const parseSettings = jsonColumn('workspace_settings', 'value', WorkspaceSettings);
 
+/** Read on every run: compiled once per database (issue 11). */
+const settingsRow = reusableQuery((db, key: string) => db.selectFrom('workspace_settings').select('value').where('key', '=', key));
+
 /** The stored settings with defaults for what is not stored (a new workspace has no row yet). */
 export async function readWorkspaceSettings(db: Kysely<WorkspaceSchema>): Promise<WorkspaceSettings> {
-  const row = await db.selectFrom('workspace_settings').select('value').where('key', '=', SETTINGS_KEY).executeTakeFirst();
+  const [row] = await settingsRow(db, SETTINGS_KEY);
   return row ? parseSettings(row.value, SETTINGS_KEY) : WorkspaceSettings.parse({});
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { SpaceRepositoryTable, WorkspaceSchema } from '../workspace-schema.js';
+import { reusableQuery } from '../reusable-query.js';
 
 /** A repository a space links (SKL-4), checked out under `repos/<name>/`. */
 export interface SpaceRepositoryLink {
@@ -13,8 +14,11 @@ export function toSpaceRepositoryLink(row: Selectable<SpaceRepositoryTable>): Sp
   return { spaceId: row.space_id, name: row.name, repoPath: row.repo_path, createdAt: row.created_at };
 }
 
+/** Read on every run in a space: compiled once per database (issue 11). */
+const linksOfSpace = reusableQuery((db, spaceId: string) => db.selectFrom('space_repositories').selectAll().where('space_id', '=', spaceId).orderBy('name'));
+
 export async function listSpaceRepositoryLinks(db: Kysely<WorkspaceSchema>, spaceId: string): Promise<SpaceRepositoryLink[]> {
-  return (await db.selectFrom('space_repositories').selectAll().where('space_id', '=', spaceId).orderBy('name').execute()).map(toSpaceRepositoryLink);
+  return (await linksOfSpace(db, spaceId)).map(toSpaceRepositoryLink);
 }
 
 export async function findSpaceRepositoryLink(db: Kysely<WorkspaceSchema>, spaceId: string, name: string): Promise<SpaceRepositoryLink | null> {

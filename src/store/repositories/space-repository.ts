@@ -4,6 +4,7 @@ import { spaceModeToPicker } from '../../core/picker.js';
 import { SpaceKind, type Space } from '../../schemas/space.js';
 import type { SpaceTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn } from './column-parsers.js';
+import { reusableQuery } from '../reusable-query.js';
 
 const parseKind = enumColumn('spaces', 'kind', SpaceKind.options);
 const parseMode = enumColumn('spaces', 'mode', MODES);
@@ -36,8 +37,11 @@ export async function listSpaces(db: Kysely<WorkspaceSchema>, workspaceId: strin
   return rows.map((row) => toSpace(row, workspaceId));
 }
 
+/** Read twice per turn: compiled once per database (issue 11). */
+const spaceById = reusableQuery((db, spaceId: string) => db.selectFrom('spaces').selectAll().where('id', '=', spaceId));
+
 export async function findSpace(db: Kysely<WorkspaceSchema>, workspaceId: string, spaceId: string): Promise<Space | null> {
-  const row = await db.selectFrom('spaces').selectAll().where('id', '=', spaceId).executeTakeFirst();
+  const [row] = await spaceById(db, spaceId);
   return row ? toSpace(row, workspaceId) : null;
 }
 
