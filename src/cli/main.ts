@@ -153,7 +153,7 @@ addRunQueueOptions(worker).action(
       ...runQueueOptions(options),
       ...(options.port !== undefined ? { port: options.port, host: options.host } : {}),
     });
-    console.log(`Control Center worker ${process.pid} claiming work from ${redactUrl(store.url)}${running.url ? `; operations on ${running.url}` : ''}`);
+    console.log(`Control Center worker ${process.pid} claiming work from ${redactUrl(store.url)}; runners call back on ${running.runnerUrl}${running.url ? `; operations on ${running.url}` : ''}`);
     console.log(`Data directory: ${dataRoot}`);
     const shutdown = () => {
       void running.close(options.graceSeconds * 1_000).then(() => process.exit(0));

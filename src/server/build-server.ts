@@ -34,6 +34,12 @@ import { workspaceRoutes } from './routes/workspace-routes.js';
 export interface BuildServerOptions {
   /** web/dist to serve; null turns the UI off. */
   webDistDir?: string | null;
+  /**
+   * `all` (default): the whole API. `runner`: only what a run's own processes call back on — Claude
+   * Code's hooks, the git push proxy, the model proxy and the Control Center MCP server, all
+   * authenticated by run tokens — for a worker, which serves no API but executes runs (issue 16).
+   */
+  routes?: 'all' | 'runner';
 }
 
 /** The HTTP API: thin routes (parse → call a service → serialize) over the composition root. */
@@ -82,6 +88,10 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   server.get('/healthz', { schema: { hide: true }, config: { access: 'public' } }, async () => ({ ok: true }));
   server.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => server.swagger());
 
+  if (options.routes === 'runner') {
+    await registerRunnerRoutes(server, app);
+    return server;
+  }
   await server.register(operationsRoutes(app));
   await server.register(workspaceRoutes(app));
   await server.register(agentRoutes(app));
@@ -97,15 +107,20 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(ticketRoutes(app));
   await server.register(orchestrationRoutes(app));
   await server.register(pipelineRoutes(app));
-  await server.register(hookRoutes(app));
-  await server.register(gitPushRoutes(app));
-  await server.register(modelProxyRoutes(app));
+  await registerRunnerRoutes(server, app);
   await server.register(honestyRoutes(app));
   await server.register(imageRoutes(app));
   await server.register(eventRoutes(app));
   await server.register(authRoutes(app));
-  registerMcpServer(server, app);
   // Last: the web app's catch-all never shadows /api, /mcp, /openapi.json or /healthz.
   if (options.webDistDir !== null) await registerWebApp(server, options.webDistDir ?? DEFAULT_WEB_DIST_DIR);
   return server;
+}
+
+/** The routes a run's runner processes call back on (hooks, push proxy, model proxy, MCP). */
+async function registerRunnerRoutes(server: FastifyInstance, app: ControlCenter): Promise<void> {
+  await server.register(hookRoutes(app));
+  await server.register(gitPushRoutes(app));
+  await server.register(modelProxyRoutes(app));
+  registerMcpServer(server, app);
 }

@@ -2,11 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { ControlCenter, type ControlCenterOptions } from '../services/control-center.js';
+import { buildServer } from './build-server.js';
 
 export interface StartWorkerOptions extends Omit<ControlCenterOptions, 'role'> {
   /** Operations port (`/healthz`, `/readyz`, `/metrics`); unset: the worker listens on nothing. */
   port?: number;
   host?: string;
+  /** The runner endpoint's port on 127.0.0.1 (below); unset: any free port. */
+  runnerPort?: number;
   logLevel?: string;
 }
 
@@ -14,6 +17,8 @@ export interface RunningWorker {
   app: ControlCenter;
   /** The operations endpoint's URL when a port was given. */
   url: string | null;
+  /** The runner endpoint's URL: what the runs this worker executes call back on. */
+  runnerUrl: string;
   /** Stops claiming; nodes in flight get `graceMs` to finish, the rest go back to the queue. */
   close(graceMs?: number): Promise<void>;
 }
@@ -28,6 +33,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const app = await ControlCenter.open({ ...options, logger, role: 'worker' });
   await app.auth.initialize();
   await app.recover();
+  // Issue 16: the runs a worker executes call back on their server — Claude Code's hooks, the git push
+  // proxy, the model proxy (Grok, brokered keys) and the Control Center MCP server (every external
+  // runner's product tools and completion contract). Those routes live where the run does, so the
+  // worker serves them itself, on loopback only: its runners are its own child processes.
+  const runner = await buildServer(app, { routes: 'runner', webDistDir: null });
+  await runner.listen({ host: '127.0.0.1', port: options.runnerPort ?? 0 });
+  const runnerUrl = `http://127.0.0.1:${(runner.server.address() as AddressInfo).port}`;
+  app.executor.setServerUrl(runnerUrl);
   let http: Server | null = null;
   let url: string | null = null;
   if (options.port !== undefined) {
@@ -45,11 +58,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   return {
     app,
     url,
+    runnerUrl,
     async close(graceMs = 0) {
       if (closed) return;
       closed = true;
       if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
+      // Runs in flight keep calling back during the grace period: the runner endpoint closes after them.
       await app.close({ graceMs });
+      await runner.close();
     },
   };
 }
