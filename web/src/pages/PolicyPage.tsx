@@ -80,6 +80,10 @@ export function PolicyPage({ ws }: { ws: string }) {
 function AutonomyDial({ ws, spaces, loading }: { ws: string; spaces: Space[]; loading: boolean }) {
   const update = useUpdateSpace(ws);
   const [error, setError] = useState<{ spaceId: string; message: string } | null>(null);
+  // The level just clicked, set in the click's own handler: React re-renders a controlled radio right
+  // after the event, before the mutation's pending state reaches this component, and would otherwise
+  // put the old level back for a moment (a click that seems to do nothing).
+  const [chosen, setChosen] = useState<{ spaceId: string; level: string } | null>(null);
   return (
     <section aria-labelledby="autonomy-title">
       <h3 id="autonomy-title">Autonomy of each space</h3>
@@ -95,7 +99,7 @@ function AutonomyDial({ ws, spaces, loading }: { ws: string; spaces: Space[]; lo
       {spaces.map((space) => {
         // The level being saved shows at once (the radios are controlled: without this a click would
         // appear to do nothing until the server answers, and then jump).
-        const saving = update.isPending && update.variables?.spaceId === space.id ? (update.variables.patch.autonomy as string) : null;
+        const saving = chosen?.spaceId === space.id ? chosen.level : update.isPending && update.variables?.spaceId === space.id ? (update.variables.patch.autonomy as string) : null;
         const shown = saving ?? space.autonomy;
         return (
           <fieldset key={space.id} className="autonomy-dial">
@@ -111,9 +115,14 @@ function AutonomyDial({ ws, spaces, loading }: { ws: string; spaces: Space[]; lo
                     disabled={update.isPending}
                     onChange={() => {
                       setError(null);
+                      setChosen({ spaceId: space.id, level });
                       update.mutate(
                         { spaceId: space.id, patch: { autonomy: level } },
-                        { onError: (caught) => setError({ spaceId: space.id, message: errorMessage(caught) }) },
+                        {
+                          onError: (caught) => setError({ spaceId: space.id, message: errorMessage(caught) }),
+                          // After onSuccess wrote the saved space into the cache (or the error was shown): the server's level shows.
+                          onSettled: () => setChosen(null),
+                        },
                       );
                     }}
                   />
