@@ -90,9 +90,10 @@ export class ApprovalService {
   /** Creates an approval and waits for its outcome. Never resolves `approved` by itself. */
   async requestAndWait(workspaceId: string, input: ApprovalRequest, options: { timeoutMs: number; signal: AbortSignal }): Promise<ApprovalOutcome> {
     const approval = await this.create(workspaceId, input);
-    // The in-process timer below still answers the waiting call; the queued one outlives this process.
-    if (this.timeoutScheduler) await this.timeoutScheduler(workspaceId, approval.id, Date.now() + options.timeoutMs).catch(() => undefined);
-    return new Promise<ApprovalOutcome>((resolve) => {
+    // The waiter is in place before anything else is awaited: the approval is already announced, and
+    // a decision arriving while the timeout is being queued (a pg-boss write, slow under load) must
+    // find it. Queued after the waiter, it was lost and the gate waited for its timeout (issue 16, POL-7).
+    const outcome = new Promise<ApprovalOutcome>((resolve) => {
       const finish = (outcome: ApprovalOutcome) => {
         clearTimeout(timer);
         options.signal.removeEventListener('abort', onAbort);
@@ -111,6 +112,9 @@ export class ApprovalService {
       if (options.signal.aborted) onAbort();
       else options.signal.addEventListener('abort', onAbort, { once: true });
     });
+    // The in-process timer above still answers the waiting call; the queued one outlives this process.
+    if (this.timeoutScheduler) await this.timeoutScheduler(workspaceId, approval.id, Date.now() + options.timeoutMs).catch(() => undefined);
+    return outcome;
   }
 
   /**
