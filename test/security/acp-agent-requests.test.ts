@@ -35,6 +35,9 @@ describe('ACP permission requests fail closed (POL-4)', () => {
     // A command dressed as the MCP tool is still a command for the gate.
     expect(classifyPermission({ kind: 'execute', title: 'mcp__control-center__submit_plan', rawInput: { command: 'rm -rf /' } }, true, surfaced)).toEqual({ kind: 'gate', actions: [{ kind: 'command', command: 'rm -rf /', toolName: 'acp:execute' }] });
     expect(classifyPermission({ kind: 'other', title: 'mcp__control-center__submit_plan', rawInput: { cmd: 'touch x' } }, true, surfaced).kind).toBe('gate');
+    // A fetch (network) or a request naming a file is never let through on its title.
+    expect(classifyPermission({ kind: 'fetch', title: 'mcp__control-center__submit_plan', rawInput: { url: 'http://203.0.113.1/x' } }, true, surfaced).kind).toBe('gate');
+    expect(classifyPermission({ kind: 'other', title: 'mcp__control-center__submit_plan', locations: [{ path: '/etc/passwd' }] }, true, surfaced).kind).toBe('gate');
     // A file change stays a file change; a tool off the surface, another server, or a near miss is a command.
     expect(classifyPermission({ kind: 'edit', title: 'mcp__control-center__submit_plan', locations: [{ path: 'a' }] }, true, surfaced).kind).toBe('refuse');
     for (const title of ['mcp__control-center__propose_orchestration', 'mcp__other__submit_plan', 'mcp__control-center__submit_plan; rm -rf /', ' mcp__control-center__submit_plan', 'submit_plan']) {

@@ -75,13 +75,14 @@ export function classifyPermission(toolCall: Json, readOnly: boolean, productToo
 const CONTROL_CENTER_PREFIX = 'mcp__control-center__';
 
 /**
- * The product tool a request asks to call, or null: only a request that is not a file change, carries
- * no command, and whose title is exactly a surfaced tool's MCP name. An agent could title anything so;
- * what it is allowed is then only that MCP call, which the MCP server gates (a command with that title
- * still goes to the gate as a command).
+ * The product tool a request asks to call, or null: only a request of kind `other` (the kind an agent
+ * gives an MCP call; never execute, fetch or a file change), naming no file and carrying no command,
+ * whose title is exactly a surfaced tool's MCP name. An agent could title anything so; what it is
+ * allowed is then only that MCP call, which the MCP server gates (anything else with that title still
+ * goes to the gate).
  */
 function productToolOf(toolCall: Json, kind: string, productTools: readonly string[]): string | null {
-  if (WRITE_KINDS.has(kind)) return null;
+  if (kind !== 'other' || pathsOf(toolCall).length > 0) return null;
   const raw = (typeof toolCall.rawInput === 'object' && toolCall.rawInput !== null ? toolCall.rawInput : {}) as Json;
   if (raw.command !== undefined || raw.cmd !== undefined) return null;
   const title = text(toolCall.title);
