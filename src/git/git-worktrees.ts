@@ -1,4 +1,5 @@
-import { mkdir, readdir, realpath, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdirSync, statSync } from 'node:fs';
+import { mkdir, readdir, realpath, rename, rm, rmdir } from 'node:fs/promises';
 import { join, resolve as resolvePath } from 'node:path';
 import type { PushRemote } from '../core/hook-sessions.js';
 import { ConflictError } from '../errors/conflict-error.js';
@@ -114,10 +115,10 @@ function assertConversationId(conversationId: string): void {
   }
 }
 
-async function pathExists(path: string): Promise<boolean> {
+/** One synchronous stat: checked on every run, it costs less than a round trip through the thread pool (issue 11). */
+function pathExists(path: string): boolean {
   try {
-    await stat(path);
-    return true;
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }
@@ -233,9 +234,9 @@ export async function ensureWorktree(options: EnsureWorktreeOptions): Promise<Co
   assertConversationId(options.conversationId);
   const directory = resolvePath(options.worktreesDir, options.conversationId);
   return serializedCheckoutWork(directory, async () => {
-    await mkdir(options.worktreesDir, { recursive: true });
+    mkdirSync(options.worktreesDir, { recursive: true });
     if (!options.repoPath) {
-      const existed = await pathExists(directory);
+      const existed = pathExists(directory);
       await mkdir(directory, { recursive: true });
       return { path: directory, kind: 'folder', branch: null, created: !existed, checkout: null };
     }
@@ -243,12 +244,12 @@ export async function ensureWorktree(options: EnsureWorktreeOptions): Promise<Co
     if (!records) throw new Error('ensureWorktree needs checkout records for a repository');
     const existing = await records.get(options.conversationId);
     if (existing) {
-      if (await pathExists(directory)) return { path: directory, kind: 'git', branch: existing.branch, created: false, checkout: existing };
+      if (pathExists(directory)) return { path: directory, kind: 'git', branch: existing.branch, created: false, checkout: existing };
       await cloneCheckout(existing, directory, (await syncedBranch(existing.repoPath, existing.branch)) ?? existing.baseSha);
       return { path: directory, kind: 'git', branch: existing.branch, created: true, checkout: existing };
     }
     const repoPath = resolvePath(options.repoPath);
-    if ((await pathExists(directory)) && (await readdir(directory)).length > 0) {
+    if (pathExists(directory) && (await readdir(directory)).length > 0) {
       if (!(await retireLegacyWorktree(repoPath, options.worktreesDir, directory, options.conversationId))) {
         throw new ConflictError('conversationId', `${directory} exists and is not a checkout this server made; refusing to reuse it`);
       }
@@ -267,7 +268,7 @@ export async function ensureWorktree(options: EnsureWorktreeOptions): Promise<Co
       remotes: await discoverPushRemotes(repoPath),
       createdAt: new Date().toISOString(),
     };
-    if (await pathExists(directory)) await rmdir(directory);
+    if (pathExists(directory)) await rmdir(directory);
     await cloneCheckout(record, directory, baseSha);
     await records.put(record);
     return { path: directory, kind: 'git', branch, created: true, checkout: record };
@@ -284,7 +285,7 @@ export async function syncWorktreeBranch(record: CheckoutRecord, runner: Checkou
   const known = await knownCommits(record);
   // With the checkout's path, its loose ref file is read first: most runs commit nothing, and then
   // no process starts at all (see readCheckoutRefHint for why that file may be read).
-  const tipHint = options.worktreePath ? await readCheckoutRefHint(options.worktreePath, ref) : null;
+  const tipHint = options.worktreePath ? readCheckoutRefHint(options.worktreePath, ref) : null;
   // The branch's tip in the user's repository was just read for the exclusions: no second read.
   return syncCheckoutRef(record.repoPath, runner, ref, { force: true, exclude: known.commits, current: known.tip, tipHint });
 }
@@ -298,7 +299,7 @@ export async function syncWorktreeBranch(record: CheckoutRecord, runner: Checkou
 async function knownCommits(record: CheckoutRecord): Promise<{ commits: string[]; tip: string | null }> {
   const ref = `refs/heads/${record.branch}`;
   // The user's repository's files first (no git process); git when only git can tell.
-  const fromFiles = await readRefFromFiles(record.sourceGitDir, ref);
+  const fromFiles = readRefFromFiles(record.sourceGitDir, ref);
   const tip = fromFiles !== undefined ? (fromFiles ?? '') : ((await tryGit(['for-each-ref', '--format=%(objectname)', ref], { cwd: record.repoPath }))?.stdout.trim() ?? '');
   return { commits: [...new Set([tip, record.baseSha].filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)))], tip: tip || null };
 }
@@ -377,7 +378,7 @@ export async function removeWorktree(options: RemoveWorktreeOptions): Promise<Re
   return serializedCheckoutWork(directory, async () => {
     const nothing: RemovedWorktree = { path: directory, removed: false, checkpointRef: null, archivedPath: null };
     if (!options.repoPath) {
-      if (!(await pathExists(directory))) return nothing;
+      if (!pathExists(directory)) return nothing;
       if ((await readdir(directory)).length === 0) {
         await rmdir(directory);
         return { ...nothing, removed: true };
@@ -390,10 +391,10 @@ export async function removeWorktree(options: RemoveWorktreeOptions): Promise<Re
     }
     const record = options.records ? await options.records.get(options.conversationId) : null;
     if (!record) {
-      if (await pathExists(directory)) throw new ConflictError('conversationId', `${directory} is not a checkout this server made; refusing to delete it`);
+      if (pathExists(directory)) throw new ConflictError('conversationId', `${directory} is not a checkout this server made; refusing to delete it`);
       return nothing;
     }
-    if (!(await pathExists(directory))) return nothing;
+    if (!pathExists(directory)) return nothing;
     if (!options.runner) throw new Error('removeWorktree needs a checkout runner for a git checkout');
     const runner = options.runner;
     const branch = await syncWorktreeBranch(record, runner);

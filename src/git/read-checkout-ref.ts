@@ -1,4 +1,4 @@
-import { readConfinedFile } from '../worktree/read-confined-file.js';
+import { readConfinedFileSync } from '../worktree/read-confined-file.js';
 import { isPlainBranchRef } from './read-ref-from-files.js';
 
 /** A loose ref file as git writes it: one object name and a newline. */
@@ -20,10 +20,12 @@ const MAX_REF_BYTES = 256;
  *   which the agent could have pointed its branch at anyway; anything else is asked of git in the
  *   checkout's sandbox, as before.
  * Null whenever the file does not plainly hold an object name (a packed, symbolic or missing ref, a
- * `.git` file, a reftable repository): the caller then asks git.
+ * `.git` file, a reftable repository): the caller then asks git. Synchronous: a handful of
+ * descriptor-pinned metadata calls and one read of at most 256 bytes, cheaper than the thread pool's
+ * round trips (issue 11); the file is opened non-blocking, so a FIFO cannot stall the server.
  */
-export async function readCheckoutRefHint(worktreePath: string, ref: string): Promise<string | null> {
+export function readCheckoutRefHint(worktreePath: string, ref: string): string | null {
   if (!isPlainBranchRef(ref)) return null;
-  const bytes = await readConfinedFile(worktreePath, `.git/${ref}`, { maxBytes: MAX_REF_BYTES });
+  const bytes = readConfinedFileSync(worktreePath, `.git/${ref}`, { maxBytes: MAX_REF_BYTES });
   return bytes ? (LOOSE_REF.exec(bytes.toString('latin1'))?.[1] ?? null) : null;
 }

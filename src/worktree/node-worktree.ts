@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { CheckedPathFiles } from './checked-path-files.js';
 import { ConfinedFiles } from './confined-files.js';
@@ -81,7 +81,8 @@ export class NodeWorktree implements WorktreeOperations {
 
   /** The root with its own symlinks resolved (a worktree under a symlinked temp dir is still one tree). */
   realRoot(): Promise<string> {
-    this.realRootPromise ??= realpath(this.root);
+    // Synchronous, once per worktree (a run's first command): cheaper than the thread pool's round trip (issue 11).
+    this.realRootPromise ??= new Promise((resolve) => resolve(realpathSync.native(this.root)));
     return this.realRootPromise;
   }
 

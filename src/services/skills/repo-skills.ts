@@ -1,4 +1,5 @@
-import { lstat, readdir } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { basename, join, relative, resolve as resolvePath, sep } from 'node:path';
 import { SCAN_RULES_VERSION } from '../../core/skills/scan/rule-catalog.js';
 import { scanFingerprint } from '../../core/skills/scan/scan-fingerprint.js';
@@ -72,13 +73,26 @@ export function primaryRepositoryName(repoPath: string): string {
   return REPOSITORY_LINK_NAME.test(name) ? name : 'repo';
 }
 
-/** Whether each segment from `base` down to `base/rest` is a real directory, never a link the agent planted. */
-async function plainDirectoryChain(base: string, rest: string): Promise<boolean> {
+/** A directory, not a link to one; false for anything else, missing or unreadable (ENOTDIR, EACCES…). */
+function isPlainDirectory(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether each segment from `base` down to `base/rest` is a real directory, never a link the agent
+ * planted. Synchronous `lstat`s: every run checks the three skill folders of each repository, and
+ * most are missing, so the thread pool's round trips (and the errors they reject with) cost more
+ * than the calls (issue 11).
+ */
+function plainDirectoryChain(base: string, rest: string): boolean {
   let current = base;
   for (const segment of rest.split('/').filter(Boolean)) {
     current = join(current, segment);
-    const stat = await lstat(current).catch(() => null);
-    if (!stat || !stat.isDirectory()) return false;
+    if (!isPlainDirectory(current)) return false;
   }
   return true;
 }
@@ -176,7 +190,7 @@ export class RepoSkills {
     };
     for (const folder of REPO_SKILL_FOLDERS) {
       const base = [repo.root, folder].filter(Boolean).join('/');
-      if (!(await plainDirectoryChain(worktreePath, base))) continue;
+      if (!plainDirectoryChain(worktreePath, base)) continue;
       const dirents = await readdir(join(worktreePath, ...base.split('/')), { withFileTypes: true }).catch(() => []);
       for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : 1))) {
         if (dirent.name.startsWith('.')) continue;

@@ -25,7 +25,7 @@ import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { checkRef, checkSkillPath, checkSourceUrl, fetchSource, type FetchedSource, type SourceUrlLimits } from './skill-source-git.js';
 import { reviewSkillWithModel, type ModelReviewDeps } from './skill-model-review.js';
 import { readSkillFolder, swapFolder, writeSkillFolder } from './skill-folder-files.js';
-import { readConfinedFile } from '../../worktree/read-confined-file.js';
+import { readConfinedFileSync } from '../../worktree/read-confined-file.js';
 
 export interface SourceListing {
   source: SkillSource;
@@ -314,7 +314,9 @@ export class SkillService {
       // verdict, so its content never reaches a prompt; only the server's own built-ins are exempt.
       throw new NotFoundError('skill', rawName, 'name');
     }
-    const bytes = await readConfinedFile(root, `${name}/SKILL.md`, { maxBytes: 512 * 1024 });
+    // Synchronous: every run lists its skills, and the confined read is a handful of descriptor-pinned
+    // calls and one read, cheaper than their round trips through the thread pool (issue 11).
+    const bytes = readConfinedFileSync(root, `${name}/SKILL.md`, { maxBytes: 512 * 1024 });
     if (!bytes) throw new NotFoundError('skill', rawName, 'name');
     const text = bytes.toString('utf8');
     let parsed: ReturnType<typeof parseSkillFile>;

@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
@@ -113,7 +114,8 @@ export class CheckoutService {
   async syncLinked(workspaceId: string, key: string): Promise<LinkedSyncResult[]> {
     const handle = await this.workspaces.handle(workspaceId);
     const worktreePath = join(handle.dir, 'worktrees', key);
-    if (!(await lstat(join(worktreePath, 'repos')).catch(() => null))) return [];
+    // Checked after every writing run, and nearly always absent: one synchronous lstat (issue 11).
+    if (!entryExists(join(worktreePath, 'repos'))) return [];
     const results: LinkedSyncResult[] = [];
     for (const { name, record } of await findLinkedCheckouts(handle.database.db, key)) {
       const directory = join(worktreePath, 'repos', name);
@@ -204,6 +206,15 @@ async function linkedCheckoutState(worktreePath: string, name: string): Promise<
   if (!gitDir) return refused(`${directory} has no .git directory; the server does not run git in it`);
   if (!gitDir.isDirectory()) return refused(`${join(directory, '.git')} is ${gitDir.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; the server does not run git through it`);
   return { kind: 'plain' };
+}
+
+/** Whether anything (a link included, never followed) is at `path`. */
+function entryExists(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** Why a path the server is about to create a checkout in is not a plain directory (a link or a file), or null (plain or absent). */
