@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect, type CompiledQuery, type SqliteDatabase } from 'kysely';
 
 /** How many distinct SQL texts keep their prepared statement (least recently used ones are dropped). */
 const STATEMENT_CACHE_SIZE = 500;
@@ -14,8 +14,39 @@ export function openSqlite<Schema>(filePath: string): { db: Kysely<Schema>; raw:
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  const statements = withStatementCache(raw);
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: statements }) });
+  directHandles.set(db, {
+    execute<Row>(query: CompiledQuery<Row>): Row[] | null {
+      // A Kysely transaction is open on the one connection (it awaits between its statements): a
+      // statement run now would join it. The caller goes through Kysely, which waits for it to end.
+      if (raw.inTransaction) return null;
+      const statement = statements.prepare(query.sql) as Database.Statement;
+      if (statement.reader) return statement.all(query.parameters) as Row[];
+      statement.run(query.parameters);
+      return [];
+    },
+  });
   return { db, raw };
+}
+
+/**
+ * A compiled query run on the SQLite connection itself, synchronously (issue 11): what Kysely adds
+ * around a statement it runs — the connection mutex, a chain of promises, the result object — costs
+ * more than running the statement, for the few hot statements whose SQL is compiled once and kept
+ * (`reusable-query.ts`). Kysely's SQLite driver runs exactly this (`all` for a statement that returns
+ * rows, else `run`) on the same cached statement, so rows and errors are the same.
+ */
+export interface DirectSqlite {
+  /** The rows (none for a write), or null while a transaction is open: then the caller must go through Kysely. */
+  execute<Row>(query: CompiledQuery<Row>): Row[] | null;
+}
+
+const directHandles = new WeakMap<object, DirectSqlite>();
+
+/** The direct path of a SQLite store's Kysely handle; undefined for any other handle (PostgreSQL, a transaction). */
+export function directSqlite(db: object): DirectSqlite | undefined {
+  return directHandles.get(db);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import { escapeNul, NulEscapePlugin } from './nul-escape.js';
+import { directSqlite } from './open-sqlite.js';
 import type { WorkspaceSchema } from './workspace-schema.js';
 
 /**
@@ -49,8 +50,14 @@ export function reusableQuery<Args extends string[], Row>(build: (db: Kysely<Wor
       const slot = slots[index];
       return slot === null || slot === undefined ? value : fresh[slot];
     });
-    return (await db.executeQuery<Row>({ ...query, parameters })).rows;
+    return runKept(db, { ...query, parameters });
   };
+}
+
+/** Runs a kept compiled query: on SQLite on the connection itself when no transaction is open (see `directSqlite`), else through Kysely. */
+async function runKept<Row>(db: Kysely<WorkspaceSchema>, query: CompiledQuery<Row>): Promise<Row[]> {
+  const rows = directSqlite(db)?.execute(query);
+  return rows ?? (await db.executeQuery(query)).rows;
 }
 
 function compileWithStandIns<Args extends string[], Row>(db: Kysely<WorkspaceSchema>, build: (db: Kysely<WorkspaceSchema>, ...args: Args) => Compilable<Row>, arity: number): Compiled<Row> {
@@ -85,7 +92,7 @@ export function queryPerShape(): (db: Kysely<WorkspaceSchema>, shape: string, va
     // An undefined value is a column Kysely leaves out: another shape than the one kept.
     const known = values.includes(undefined) ? undefined : byShape.get(shape);
     if (known) {
-      await db.executeQuery({ ...known, parameters: freshParameters(db, values) });
+      await runKept(db, { ...known, parameters: freshParameters(db, values) });
       return;
     }
     const compiled = build().compile();

@@ -81,6 +81,36 @@ describe.each([
   });
 });
 
+describe('kept queries on SQLite run on the connection itself, never inside an open transaction (issue 11)', () => {
+  it('a read and a write issued while another flow holds a transaction neither see nor join it', async () => {
+    const database = await seeded('ws_reuse_transaction', { dialect: 'sqlite' });
+    const write = queryPerShape();
+    const insert = (row: { key: string; value: string }) => write(database.db, 'insert', Object.values(row), () => database.db.insertInto('workspace_settings').values(row));
+    // The insert's compiled SQL is kept from here on: the next one takes the direct path.
+    await insert({ key: 'before', value: 'b' });
+    let opened!: () => void;
+    const inside = new Promise<void>((resolve) => (opened = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const transaction = database.db.transaction().execute(async (trx) => {
+      await trx.insertInto('workspace_settings').values({ key: 'uncommitted', value: 'u' }).execute();
+      opened();
+      await held;
+      throw new Error('rolled back');
+    });
+    await inside;
+    // Issued while the transaction is open on the one connection: run now, they would be part of it.
+    const read = valueOf(database.db, 'uncommitted');
+    const written = insert({ key: 'outside', value: 'kept' });
+    release();
+    await expect(transaction).rejects.toThrow('rolled back');
+    expect(await read).toEqual([]);
+    await written;
+    expect(await valueOf(database.db, 'outside')).toEqual([{ key: 'outside', value: 'kept' }]);
+    expect(await valueOf(database.db, 'uncommitted')).toEqual([]);
+  });
+});
+
 describe('a builder that would bake a value into the kept SQL is refused (issue 11)', () => {
   it('refuses a transformed argument and an unused one at the first call', async () => {
     const database = await seeded('ws_reuse_refused', { dialect: 'sqlite' });
