@@ -195,8 +195,9 @@ export class TurnService {
    * `excludingLast` leaves out the newest message (it is the prompt being sent).
    */
   private async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
-    const all = (await this.messages.list(workspaceId, conversationId)).filter((message) => message.role !== 'system');
-    const messages = (excludingLast ? all.slice(0, -1) : all).slice(-HISTORY_MESSAGES);
+    // Only the newest messages are read: one more than the history holds, for `excludingLast`.
+    const newest = await this.messages.recent(workspaceId, conversationId, HISTORY_MESSAGES + 1);
+    const messages = (excludingLast ? newest.slice(0, -1) : newest).slice(-HISTORY_MESSAGES);
     const history: ModelMessage[] = [];
     for (const message of messages) {
       const role = message.role === 'user' ? 'user' : 'assistant';

@@ -50,3 +50,23 @@ export async function listMessages(db: Kysely<WorkspaceSchema>, conversationId: 
   const rows = await messagesOfConversation(db, conversationId);
   return rows.map(toMessage);
 }
+
+/** The kept query of {@link listRecentMessages} per count (a count is part of the SQL, not a parameter). */
+const newestOfConversation = new Map<number, (db: Kysely<WorkspaceSchema>, conversationId: string) => Promise<Array<Selectable<MessageTable>>>>();
+
+/**
+ * The newest `count` messages of a conversation that are not system lines, oldest first: a turn's
+ * history. Read through the (conversation, time) index from its end, so a turn reads the same few
+ * rows however long the conversation has grown (issue 11).
+ */
+export async function listRecentMessages(db: Kysely<WorkspaceSchema>, conversationId: string, count: number): Promise<Message[]> {
+  let newest = newestOfConversation.get(count);
+  if (!newest) {
+    newest = reusableQuery((handle, conversation: string) =>
+      handle.selectFrom('messages').selectAll().where('conversation_id', '=', conversation).where('role', '!=', 'system').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(count),
+    );
+    newestOfConversation.set(count, newest);
+  }
+  const rows = await newest(db, conversationId);
+  return rows.reverse().map(toMessage);
+}

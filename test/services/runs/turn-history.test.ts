@@ -1,0 +1,50 @@
+/**
+ * A turn's history (HAR-1, RLY-1): the newest 50 messages of the conversation that are not system
+ * lines, oldest first, however long the conversation has grown — read from its end, not whole
+ * (issue 11: the read used to grow with every turn).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
+import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
+
+let fixture: HarnessFixture;
+
+beforeAll(async () => {
+  fixture = await startHarnessFixture({ operatorConnected: false });
+});
+afterAll(async () => {
+  await fixture.dispose();
+});
+
+/** Each model message's text, in order (a string, or the text blocks of a content array). */
+function texts(request: ScriptedRequest): string[] {
+  const messages = (request.body?.messages ?? []) as Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>;
+  return messages.map((message) => (typeof message.content === 'string' ? message.content : message.content.map((block) => block.text ?? '').join('\n')));
+}
+
+describe('the history a turn sends to the model', () => {
+  it('is the newest 50 messages without system lines, oldest first, in a conversation of 70', async () => {
+    const messages = fixture.server.running.app.messages;
+    const agentId = Object.values(fixture.agents)[0]!.id;
+    for (let index = 0; index < 70; index += 1) {
+      const user = index % 2 === 0;
+      await messages.append(fixture.workspaceId, {
+        conversationId: fixture.conversationId,
+        runId: null,
+        role: user ? 'user' : 'assistant',
+        authorKind: user ? 'operator' : 'agent',
+        authorId: user ? null : agentId,
+        mode: 'chat',
+        picker: null,
+        content: `m${index}`,
+      });
+      // System lines are interleaved; they never reach the model and do not count towards the 50.
+      if (index % 7 === 3) await messages.append(fixture.workspaceId, { conversationId: fixture.conversationId, runId: null, role: 'system', authorKind: 'system', authorId: null, mode: null, picker: null, content: `system line after m${index}` });
+    }
+    fixture.model.script(reply().text('answered'));
+    const run = await fixture.waitForRun(await fixture.send('now'));
+    expect(run.run.state).toBe('completed');
+    const sent = texts(fixture.model.requests[0]!);
+    expect(sent).toEqual([...Array.from({ length: 50 }, (_, offset) => `m${20 + offset}`), 'now']);
+  });
+});
