@@ -19,9 +19,16 @@ interface RunLogStatements {
 }
 
 /**
- * Writes run-log rows (events and tool calls) for one workspace database. The writes of one
- * event-loop turn are queued and flushed together in one transaction on the next turn (a tool turn
- * makes a handful of them), with statements prepared once instead of built and prepared per call.
+ * How long queued run-log rows wait for more before they are written. A tool turn emits its events
+ * over a few milliseconds (model call, gate, command, answer); one transaction for all of them costs
+ * less than one per event-loop turn (issue 11). Readers never wait for it: they flush first.
+ */
+const FLUSH_DELAY_MS = 10;
+
+/**
+ * Writes run-log rows (events and tool calls) for one workspace database. Writes are queued and
+ * flushed together in one transaction at most {@link FLUSH_DELAY_MS} later (a tool turn makes a
+ * handful of them), with statements prepared once instead of built and prepared per call.
  * Order is kept: rows are applied in the order they were queued. Readers call `flush()` first, so
  * a run log read back right after an event always holds it.
  *
@@ -32,7 +39,7 @@ interface RunLogStatements {
 export class RunLogWriter implements RunLogSink {
   private statements: RunLogStatements | null = null;
   private pending: PendingWrite[] = [];
-  private scheduled: NodeJS.Immediate | null = null;
+  private scheduled: NodeJS.Timeout | null = null;
 
   constructor(private readonly raw: Database.Database) {}
 
@@ -57,7 +64,7 @@ export class RunLogWriter implements RunLogSink {
   /** Writes everything queued so far, now (synchronously). Failures go to each write's `onError`. */
   flush(): void {
     if (this.scheduled) {
-      clearImmediate(this.scheduled);
+      clearTimeout(this.scheduled);
       this.scheduled = null;
     }
     if (this.pending.length === 0) return;
@@ -85,10 +92,13 @@ export class RunLogWriter implements RunLogSink {
 
   private enqueue(runId: string, what: string, onError: PendingWrite['onError'], write: (statements: RunLogStatements) => unknown): void {
     this.pending.push({ runId, what, onError, apply: () => write(this.prepared()) });
-    this.scheduled ??= setImmediate(() => {
+    if (this.scheduled) return;
+    this.scheduled = setTimeout(() => {
       this.scheduled = null;
       this.flush();
-    });
+    }, FLUSH_DELAY_MS);
+    // A queued write never keeps a process alive: closing the database flushes it.
+    this.scheduled.unref();
   }
 
   private prepared(): RunLogStatements {

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WORKSPACE_DB_FILE, WorkspaceDatabase } from '../../src/store/workspace-database.js';
+import { pollUntil } from '../support/wait-for.js';
 
 let dir: string;
 let database: WorkspaceDatabase;
@@ -34,7 +35,7 @@ function query<Row>(sql: string, ...parameters: unknown[]): Row[] {
 const storedEvents = (runId: string) => query<{ sequence: number; type: string }>('SELECT sequence, type FROM run_events WHERE run_id = ? ORDER BY rowid', runId);
 
 describe('RunLogWriter (HAR-6)', () => {
-  it('writes nothing until the turn ends, then the whole turn at once, in order', async () => {
+  it('writes nothing at once, then everything queued within the batch delay in one go, in order (issue 11)', async () => {
     const failures: string[] = [];
     const onError = (_error: unknown, what: string) => failures.push(what);
     database.runLog.appendEvent('run_a', 1, 'run_start', '{}', 'now', onError);
@@ -43,10 +44,15 @@ describe('RunLogWriter (HAR-6)', () => {
     database.runLog.toolCallEnded('run_a', 'c1', 'a.txt', false, true, 'later', onError);
     database.runLog.appendEvent('run_a', 2, 'tool_call_end', '{}', 'later', onError);
     expect(storedEvents('run_a')).toEqual([]);
+    // A later event-loop turn's writes join the same batch: one transaction for a tool turn's events.
     await new Promise((resolve) => setImmediate(resolve));
+    database.runLog.appendEvent('run_a', 3, 'usage', '{}', 'later', onError);
+    expect(storedEvents('run_a')).toEqual([]);
+    await pollUntil(async () => storedEvents('run_a'), (stored) => stored.length > 0, 5_000, 2);
     expect(storedEvents('run_a')).toEqual([
       { sequence: 1, type: 'run_start' },
       { sequence: 2, type: 'tool_call_end' },
+      { sequence: 3, type: 'usage' },
     ]);
     const calls = query('SELECT decision, output, is_error, executed, ended_at FROM tool_calls WHERE id = ?', 'run_a:c1');
     expect(calls).toEqual([{ decision: 'allow', output: 'a.txt', is_error: 0, executed: 1, ended_at: 'later' }]);
