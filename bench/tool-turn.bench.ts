@@ -14,6 +14,8 @@
  *   JavaScript profile shows it; it was how the wasm tier-up of the bash grammar was found (issue 11).
  * With CC_BENCH_CPU_PROFILE=<dir>, the server writes a CPU profile of the measured turns only to
  * <dir>/tool-turn-server.cpuprofile (the profiler's own cost then inflates the CPU figures).
+ * CC_BENCH_TURNS sets the number of measured turns (default 100); CC_BENCH_SERVER_FLAGS passes Node
+ * flags to the server process (`--trace-gc`, `--trace-opt`…), for looking into a figure.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +26,8 @@ import { startScriptedModelServer } from '../test/support/scripted-model-server.
 import { reply, type ScriptedRequest } from '../test/support/scripted-reply.js';
 import { median, percentile, type BenchFigure } from './figure.js';
 
-const TURNS = 40;
+/** Measured turns (CC_BENCH_TURNS): enough that the median is a warmed-up server's, as a long-running one is. */
+const TURNS = Number(process.env.CC_BENCH_TURNS ?? 100);
 
 interface ServerFigures {
   serverMs: number;
@@ -60,7 +63,7 @@ export default async function toolTurn(): Promise<BenchFigure[]> {
   const profileDir = process.env.CC_BENCH_CPU_PROFILE;
   const model = await startScriptedModelServer();
   const child = fork(fileURLToPath(new URL('./tool-turn-server.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx', ...process.execArgv.filter((flag) => flag.startsWith('--cpu-prof'))],
+    execArgv: ['--import', 'tsx', ...(process.env.CC_BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []), ...process.execArgv.filter((flag) => flag.startsWith('--cpu-prof'))],
     env: { ...process.env, CC_BENCH_PROVIDER_ENV: JSON.stringify(model.providerEnv) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
