@@ -299,7 +299,7 @@ export async function syncWorktreeBranch(record: CheckoutRecord, runner: Checkou
 async function knownCommits(record: CheckoutRecord): Promise<{ commits: string[]; tip: string | null }> {
   const ref = `refs/heads/${record.branch}`;
   // The user's repository's files first (no git process); git when only git can tell.
-  const fromFiles = readRefFromFiles(record.sourceGitDir, ref);
+  const fromFiles = await readRefFromFiles(record.sourceGitDir, ref);
   const tip = fromFiles !== undefined ? (fromFiles ?? '') : ((await tryGit(['for-each-ref', '--format=%(objectname)', ref], { cwd: record.repoPath }))?.stdout.trim() ?? '');
   return { commits: [...new Set([tip, record.baseSha].filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)))], tip: tip || null };
 }

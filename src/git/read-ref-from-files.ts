@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -18,21 +19,20 @@ export function isPlainBranchRef(ref: string): boolean {
  * the caller then asks git. Spawning git costs the server tens of milliseconds of CPU per process
  * under load, and a tool turn reads this ref once per run.
  *
- * Synchronous: a stat and one or two reads of a small file, a few microseconds each, where a trip
- * through libuv's thread pool costs tens of microseconds of CPU and wakes two threads (issue 11).
+ * The reftable check and the loose ref are read synchronously (a stat and a read of at most 256 bytes,
+ * a few microseconds, where a trip through libuv's thread pool costs tens of microseconds of CPU and
+ * wakes two threads, issue 11); the loose ref is opened non-blocking and must be a small regular
+ * file, so nothing at that path can hold the event loop. `packed-refs`, megabytes in a large
+ * repository, is read off the event loop.
  */
-export function readRefFromFiles(gitDir: string, ref: string): string | null | undefined {
+export async function readRefFromFiles(gitDir: string, ref: string): Promise<string | null | undefined> {
   if (!isPlainBranchRef(ref)) return undefined;
   if (exists(join(gitDir, 'reftable'))) return undefined;
-  try {
-    const loose = readFileSync(join(gitDir, ref), 'utf8').trim();
-    return SHA.test(loose) ? loose : undefined;
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') return undefined;
-  }
+  const loose = readLooseRef(join(gitDir, ref));
+  if (loose !== 'missing') return loose !== null && SHA.test(loose) ? loose : undefined;
   let packed: string;
   try {
-    packed = readFileSync(join(gitDir, 'packed-refs'), 'utf8');
+    packed = await readFile(join(gitDir, 'packed-refs'), 'utf8');
   } catch (error) {
     return errorCode(error) === 'ENOENT' ? null : undefined;
   }
@@ -44,6 +44,33 @@ export function readRefFromFiles(gitDir: string, ref: string): string | null | u
     return SHA.test(sha) ? sha : undefined;
   }
   return null;
+}
+
+/** A loose ref file is 41 or 65 bytes; anything much larger is not one. */
+const MAX_LOOSE_REF_BYTES = 256;
+
+/**
+ * A loose ref file's text, trimmed; 'missing' when there is no file at `path`; null when what is there
+ * is not a small regular file or cannot be read (a directory, a FIFO, a device…): git then decides.
+ */
+function readLooseRef(path: string): string | null | 'missing' {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    return errorCode(error) === 'ENOENT' ? 'missing' : null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_LOOSE_REF_BYTES) return null;
+    const buffer = Buffer.alloc(MAX_LOOSE_REF_BYTES);
+    const length = readSync(fd, buffer, 0, MAX_LOOSE_REF_BYTES, 0);
+    return buffer.toString('utf8', 0, length).trim();
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function exists(path: string): boolean {

@@ -66,6 +66,19 @@ describe('readRefFromFiles: a branch tip without a git process, exactly as git r
     expect(await readRefFromFiles(join(repo, '.git'), 'refs/heads/cc/alias')).toBeUndefined();
   });
 
+  it('leaves anything but a small regular file at the loose ref to git, without waiting on it (a FIFO, a directory, an oversized file)', async () => {
+    const gitDir = join(repo, '.git');
+    execFileSync('mkdir', ['-p', join(gitDir, 'refs', 'heads', 'odd')]);
+    execFileSync('mkfifo', [join(gitDir, 'refs', 'heads', 'odd', 'fifo')]);
+    execFileSync('mkdir', ['-p', join(gitDir, 'refs', 'heads', 'odd', 'folder')]);
+    await writeFile(join(gitDir, 'refs', 'heads', 'odd', 'large'), `${commits[0]}\n${' '.repeat(4096)}`);
+    // A blocking read of the FIFO would never return: nothing writes to it.
+    expect(await readRefFromFiles(gitDir, 'refs/heads/odd/fifo')).toBeUndefined();
+    expect(await readRefFromFiles(gitDir, 'refs/heads/odd/folder')).toBeUndefined();
+    expect(await readRefFromFiles(gitDir, 'refs/heads/odd/large')).toBeUndefined();
+    await rm(join(gitDir, 'refs', 'heads', 'odd'), { recursive: true, force: true });
+  });
+
   it('leaves a reftable repository to git', async () => {
     const other = await mkdtemp(join(tmpdir(), 'cc-read-ref-reftable-'));
     try {
