@@ -1,6 +1,6 @@
 import { newId, nowIso } from '../../ids.js';
 import type { Message } from '../../schemas/message.js';
-import { insertMessage, listMessages, listRecentMessages } from '../../store/repositories/message-repository.js';
+import { insertMessage, listMessages, listRecentMessages, type HistoryMessage } from '../../store/repositories/message-repository.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
@@ -37,8 +37,8 @@ export class MessageService {
     return listMessages(database.db, conversationId);
   }
 
-  /** The newest `count` messages that are not system lines, oldest first (a turn's history). */
-  async recent(workspaceId: string, conversationId: string, count: number): Promise<Message[]> {
+  /** The newest `count` messages that are not system lines, oldest first, as a turn's history needs them. */
+  async recent(workspaceId: string, conversationId: string, count: number): Promise<HistoryMessage[]> {
     const { database } = await this.workspaces.handle(workspaceId);
     return listRecentMessages(database.db, conversationId, count);
   }

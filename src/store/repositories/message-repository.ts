@@ -51,22 +51,33 @@ export async function listMessages(db: Kysely<WorkspaceSchema>, conversationId: 
   return rows.map(toMessage);
 }
 
+/** A message as a turn's history needs it: who said it and what. */
+export type HistoryMessage = Pick<Message, 'role' | 'content'>;
+
 /** The kept query of {@link listRecentMessages} per count (a count is part of the SQL, not a parameter). */
-const newestOfConversation = new Map<number, (db: Kysely<WorkspaceSchema>, conversationId: string) => Promise<Array<Selectable<MessageTable>>>>();
+const newestOfConversation = new Map<number, (db: Kysely<WorkspaceSchema>, conversationId: string) => Promise<Array<Pick<Selectable<MessageTable>, 'id' | 'role' | 'content'>>>>();
 
 /**
  * The newest `count` messages of a conversation that are not system lines, oldest first: a turn's
  * history. Read through the (conversation, time) index from its end, so a turn reads the same few
- * rows however long the conversation has grown (issue 11).
+ * rows however long the conversation has grown, and only the columns the history uses: building the
+ * other eight strings of each row took half the statement's time (issue 11).
  */
-export async function listRecentMessages(db: Kysely<WorkspaceSchema>, conversationId: string, count: number): Promise<Message[]> {
+export async function listRecentMessages(db: Kysely<WorkspaceSchema>, conversationId: string, count: number): Promise<HistoryMessage[]> {
   let newest = newestOfConversation.get(count);
   if (!newest) {
     newest = reusableQuery((handle, conversation: string) =>
-      handle.selectFrom('messages').selectAll().where('conversation_id', '=', conversation).where('role', '!=', 'system').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(count),
+      handle
+        .selectFrom('messages')
+        .select(['id', 'role', 'content'])
+        .where('conversation_id', '=', conversation)
+        .where('role', '!=', 'system')
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(count),
     );
     newestOfConversation.set(count, newest);
   }
   const rows = await newest(db, conversationId);
-  return rows.reverse().map(toMessage);
+  return rows.reverse().map((row) => ({ role: parseRole(row.role, row.id), content: row.content }));
 }
