@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { mkdir, readdir, realpath, rename, rm, rmdir } from 'node:fs/promises';
 import { join, resolve as resolvePath } from 'node:path';
 import type { PushRemote } from '../core/hook-sessions.js';
@@ -9,6 +9,7 @@ import { readCheckoutRefHint } from './read-checkout-ref.js';
 import { readRefFromFiles } from './read-ref-from-files.js';
 import { syncCheckoutRef, type RefSyncResult } from './sync-checkout.js';
 import { discoverPushRemotes } from './git-push-proxy.js';
+import { statOrNull } from '../worktree/stat-or-null.js';
 import { runGit, tryGit } from './run-git.js';
 
 /** Branch prefix of conversation checkouts: `cc/<conversationId>`, in the checkout and in the user's repository. */
@@ -115,13 +116,8 @@ function assertConversationId(conversationId: string): void {
   }
 }
 
-/** One synchronous stat: checked on every run, it costs less than a round trip through the thread pool (issue 11). */
 function pathExists(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
+  return statOrNull(path, 'follow') !== null;
 }
 
 /** `20250102T030405678Z`: sortable, and legal in a ref name (no `:`). */

@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { statOrNull } from '../worktree/stat-or-null.js';
 
 const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** Branch refs the server reads this way: `refs/heads/…` made of plain name characters, no `..`. */
@@ -27,7 +28,7 @@ export function isPlainBranchRef(ref: string): boolean {
  */
 export async function readRefFromFiles(gitDir: string, ref: string): Promise<string | null | undefined> {
   if (!isPlainBranchRef(ref)) return undefined;
-  if (exists(join(gitDir, 'reftable'))) return undefined;
+  if (statOrNull(join(gitDir, 'reftable'), 'follow')) return undefined;
   const loose = readLooseRef(join(gitDir, ref));
   if (loose !== 'missing') return loose !== null && SHA.test(loose) ? loose : undefined;
   let packed: string;
@@ -73,13 +74,6 @@ function readLooseRef(path: string): string | null | 'missing' {
   }
 }
 
-function exists(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
-}
 
 function errorCode(error: unknown): string | undefined {
   return error && typeof error === 'object' && 'code' in error ? String((error as { code: unknown }).code) : undefined;

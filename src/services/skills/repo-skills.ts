@@ -1,4 +1,3 @@
-import { lstatSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, join, relative, resolve as resolvePath, sep } from 'node:path';
 import { SCAN_RULES_VERSION } from '../../core/skills/scan/rule-catalog.js';
@@ -14,6 +13,7 @@ import type { CheckoutService } from '../workspaces/checkout-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { readSkillFolder } from './skill-folder-files.js';
 import type { SkillService } from './skill-service.js';
+import { statOrNull } from '../../worktree/stat-or-null.js';
 
 /** Where a repository ships skills (SKL-4), in the order a name found twice is taken from. */
 export const REPO_SKILL_FOLDERS = ['.agents/skills', '.claude/skills', '.opencode/skills'] as const;
@@ -73,15 +73,6 @@ export function primaryRepositoryName(repoPath: string): string {
   return REPOSITORY_LINK_NAME.test(name) ? name : 'repo';
 }
 
-/** A directory, not a link to one; false for anything else, missing or unreadable (ENOTDIR, EACCES…). */
-function isPlainDirectory(path: string): boolean {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Whether each segment from `base` down to `base/rest` is a real directory, never a link the agent
  * planted. Synchronous `lstat`s: every run checks the three skill folders of each repository, and
@@ -92,7 +83,7 @@ function plainDirectoryChain(base: string, rest: string): boolean {
   let current = base;
   for (const segment of rest.split('/').filter(Boolean)) {
     current = join(current, segment);
-    if (!isPlainDirectory(current)) return false;
+    if (!statOrNull(current, 'noFollow')?.isDirectory()) return false;
   }
   return true;
 }

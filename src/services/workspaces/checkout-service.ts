@@ -1,4 +1,3 @@
-import { lstatSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
@@ -18,6 +17,7 @@ import {
   type RemovedWorktree,
 } from '../../git/git-worktrees.js';
 import type { WorkspaceService } from './workspace-service.js';
+import { statOrNull } from '../../worktree/stat-or-null.js';
 
 /** A linked repository's branch brought over after a run (SKL-4), or why it was not. */
 export type LinkedSyncResult = RefSyncResult & { repository: string };
@@ -115,7 +115,7 @@ export class CheckoutService {
     const handle = await this.workspaces.handle(workspaceId);
     const worktreePath = join(handle.dir, 'worktrees', key);
     // Checked after every writing run, and nearly always absent: one synchronous lstat (issue 11).
-    if (!entryExists(join(worktreePath, 'repos'))) return [];
+    if (!statOrNull(join(worktreePath, 'repos'), 'noFollow')) return [];
     const results: LinkedSyncResult[] = [];
     for (const { name, record } of await findLinkedCheckouts(handle.database.db, key)) {
       const directory = join(worktreePath, 'repos', name);
@@ -206,15 +206,6 @@ async function linkedCheckoutState(worktreePath: string, name: string): Promise<
   if (!gitDir) return refused(`${directory} has no .git directory; the server does not run git in it`);
   if (!gitDir.isDirectory()) return refused(`${join(directory, '.git')} is ${gitDir.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; the server does not run git through it`);
   return { kind: 'plain' };
-}
-
-/** Whether anything (a link included, never followed) is at `path`. */
-function entryExists(path: string): boolean {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
 }
 
 /** Why a path the server is about to create a checkout in is not a plain directory (a link or a file), or null (plain or absent). */
