@@ -2,7 +2,9 @@
 # Installs the system packages the tests use, when they are missing (Debian/Ubuntu, as root or via
 # sudo): git (real repositories and worktrees), chromium (browser tests), bubblewrap + socat (the
 # OS sandbox around Claude Code), postgresql (the store's second dialect, started for the tests by
-# scripts/start-test-postgres.sh). It also gives git an identity when it has none (tests commit).
+# scripts/start-test-postgres.sh), python3 (the warm sandbox's spawn helper, which starts commands
+# with posix_spawn; the tests run it next to the Node one). It also gives git an identity when it has
+# none (tests commit).
 set -euo pipefail
 
 need=()
@@ -11,6 +13,7 @@ command -v git >/dev/null 2>&1 || need+=(git)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v socat >/dev/null 2>&1 || need+=(socat)
 ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+/usr/bin/python3 -c 'import json, selectors' >/dev/null 2>&1 || need+=(python3)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -9,6 +9,7 @@ import type { SandboxBackend, SandboxSpec } from './sandbox-spec.js';
 import { configuredSandbox, type SandboxSelection } from './select-sandbox.js';
 import { sharedSpawnHelper, type SpawnHelper } from './spawn-helper.js';
 import { WarmSandboxPool } from './warm-sandbox-pool.js';
+import type { WarmSandboxHelper } from './warm-sandbox.js';
 
 /** A conversation's warm sandbox stops after this long without a command. */
 const DEFAULT_WARM_IDLE_MS = 60_000;
@@ -38,9 +39,10 @@ export interface CommandSandboxOptions {
    * A warm sandbox per conversation and mount set (`warm-sandbox.ts`) instead of a new sandbox per
    * command, on bubblewrap (the backend with a pid namespace to sweep). `idleMs`: stopped after that
    * long without a command; `stopOnRunEnd`: stopped when each run ends (then only the commands of one
-   * run share it). Default `{ idleMs: 60_000 }`; `false`: a new sandbox per command.
+   * run share it); `helper`: the helper program inside (default `auto`, see `WarmSandbox.prepare`).
+   * Default `{ idleMs: 60_000 }`; `false`: a new sandbox per command.
    */
-  warm?: false | { idleMs: number; stopOnRunEnd?: boolean };
+  warm?: false | { idleMs: number; stopOnRunEnd?: boolean; helper?: WarmSandboxHelper };
 }
 
 export interface RunSandboxInput {
@@ -125,7 +127,7 @@ export class CommandSandbox {
     const spec = this.spec(input);
     const warm = this.options.warm ?? { idleMs: DEFAULT_WARM_IDLE_MS };
     if (warm && input.conversationId && backend.id === 'bubblewrap' && backend.launcher) {
-      this.warmPool ??= new WarmSandboxPool(warm.idleMs);
+      this.warmPool ??= new WarmSandboxPool(warm.idleMs, warm.helper);
       const launcher = backend.launcher.bind(backend);
       // Stopped on run end: a sandbox of the run's own, so that ending one run never cuts off another of the conversation.
       const owner = warm.stopOnRunEnd ? `${input.conversationId}\0run ${++this.runSandboxes}` : input.conversationId;

@@ -19,12 +19,13 @@
  * - not detached: a timeout or a stop kills the process itself.
  * - if the server goes away (the IPC channel closes), every command still running is killed with its
  *   group and the helper exits; if the helper dies, the server kills what it had started
- *   (`spawn-helper.ts`), having been told each pid on start.
+ *   (`spawn-helper.ts`), having been told each pid on start (on the host only: in a warm sandbox's
+ *   pid namespace everything ends with the helper, so no pid is asked for).
  *
  * Messages in: `{type: 'run', id, command, args, cwd, env, detached, timeoutMs, killGraceMs, drainMs,
- * maxOutputBytes, keepTail}`, `{type: 'stop', id}`. Messages out: `{type: 'started', id, pid}`, `{type: 'exit',
- * id, exitCode, signal, stdout, stderr, truncated, timedOut, aborted}`, `{type: 'error', id, message,
- * code}` (the command could not start).
+ * maxOutputBytes, keepTail, reportPid}`, `{type: 'stop', id}`. Messages out: `{type: 'started', id, pid}`
+ * (only with `reportPid`), `{type: 'exit', id, exitCode, signal, stdout, stderr, truncated, timedOut,
+ * aborted}`, `{type: 'error', id, message, code}` (the command could not start).
  */
 export const SPAWN_HELPER_SOURCE = String.raw`
 import { spawn } from 'node:child_process';
@@ -142,7 +143,8 @@ function start(request) {
     sweep();
     send({ type: 'error', id, message: String(error && error.message), code: error && error.code });
   });
-  child.once('spawn', () => send({ type: 'started', id, pid: child.pid }));
+  // Only a server that may have to kill the command itself needs its pid: the message wakes it up.
+  if (request.reportPid) child.once('spawn', () => send({ type: 'started', id, pid: child.pid }));
   child.once('exit', (code, signal) => {
     exited = { code, signal };
     if (!request.detached) return;

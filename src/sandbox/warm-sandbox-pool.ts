@@ -1,5 +1,5 @@
 import type { SandboxLauncher, SandboxSpec } from './sandbox-spec.js';
-import { WarmSandbox } from './warm-sandbox.js';
+import { WarmSandbox, type WarmSandboxHelper } from './warm-sandbox.js';
 
 /** What makes two runs share a warm sandbox: the same conversation and the very same sandbox spec. */
 export interface WarmSandboxKey {
@@ -16,7 +16,10 @@ export interface WarmSandboxKey {
 export class WarmSandboxPool {
   private readonly sandboxes = new Map<string, Promise<WarmSandbox>>();
 
-  constructor(private readonly idleMs: number) {}
+  constructor(
+    private readonly idleMs: number,
+    private readonly helper: WarmSandboxHelper = 'auto',
+  ) {}
 
   /** The conversation's warm sandbox for these mounts, prepared from `launcher` when there is none. */
   async acquire(key: WarmSandboxKey, launcher: () => Promise<SandboxLauncher>): Promise<WarmSandbox> {
@@ -26,6 +29,7 @@ export class WarmSandboxPool {
       sandbox = launcher().then((launch) =>
         WarmSandbox.prepare(launch, {
           idleMs: this.idleMs,
+          helper: this.helper,
           onClosed: () => {
             if (this.sandboxes.get(id) === sandbox) this.sandboxes.delete(id);
           },

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { SandboxLaunch, SandboxLauncher } from './sandbox-spec.js';
-import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, type HelperCommand, type HelperCommandResult } from './spawn-helper.js';
+import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, type HelperCommand, type HelperCommandResult, type HelperProtocol } from './spawn-helper.js';
+import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from './vfork-helper.js';
 
 /**
  * One long-lived sandbox for the commands of one conversation in one checkout (issue 11, "the cost
@@ -24,22 +25,27 @@ import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, type HelperCommand, type HelperCom
  * from the same launch. Its pids live in its own namespace, so the server never signals them: the
  * namespace, and everything in it, ends with the sandbox.
  */
+/** Which helper program runs inside: the Python one where possible (`auto`), or the one named. */
+export type WarmSandboxHelper = 'auto' | 'node' | 'python';
+
 export class WarmSandbox extends SpawnHelper {
   private idleTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
   private constructor(
     private readonly launch: SandboxLaunch,
+    protocol: HelperProtocol,
     private readonly idleMs: number,
     private readonly onClosed: () => void,
   ) {
     super({
       namespacedPids: true,
+      protocol,
       // Env: PATH only for the helper itself (each command brings its own), like the bare helper.
       start: () =>
         spawn(launch.command, launch.args, {
-          stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-          serialization: 'advanced',
+          stdio: protocol === 'lines' ? ['pipe', 'pipe', 'inherit'] : ['ignore', 'ignore', 'inherit', 'ipc'],
+          ...(protocol === 'ipc' ? { serialization: 'advanced' as const } : {}),
           env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
         }),
       onSettled: () => this.armIdleStop(),
@@ -48,11 +54,17 @@ export class WarmSandbox extends SpawnHelper {
 
   /**
    * Prepares the sandbox from the run's launcher (paths resolved, loopback relays up for the
-   * sandbox's lifetime); nothing starts until the first command.
+   * sandbox's lifetime); nothing starts until the first command. The helper inside is the Python
+   * program (`vfork-helper-source.ts`, which starts commands without forking itself) where the
+   * machine has a Python that can run it, else the Node program; `helper` picks one (tests run both).
    */
-  static async prepare(launcher: SandboxLauncher, options: { idleMs: number; onClosed: () => void }): Promise<WarmSandbox> {
+  static async prepare(launcher: SandboxLauncher, options: { idleMs: number; onClosed: () => void; helper?: WarmSandboxHelper }): Promise<WarmSandbox> {
+    const wanted = options.helper ?? 'auto';
+    const python = wanted === 'node' ? null : await vforkHelperPython();
+    if (wanted === 'python' && !python) throw new Error('no python3 (>= 3.8) for the spawn helper on this machine');
+    if (python) return new WarmSandbox(await launcher(python, [...VFORK_HELPER_PYTHON_ARGS, '--sweep-namespace']), 'lines', options.idleMs, options.onClosed);
     const launch = await launcher(process.execPath, [...SPAWN_HELPER_NODE_ARGS, '--', '--sweep-namespace']);
-    return new WarmSandbox(launch, options.idleMs, options.onClosed);
+    return new WarmSandbox(launch, 'ipc', options.idleMs, options.onClosed);
   }
 
   /** The run log's `sandbox` line: the per-command sandbox's, since the confinement is the same. */

@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SpawnHelper, type HelperCommand } from '../../src/sandbox/spawn-helper.js';
+import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from '../../src/sandbox/vfork-helper.js';
+
+const python = await vforkHelperPython();
+const helpers: SpawnHelper[] = [];
+
+afterAll(() => {
+  for (const helper of helpers) helper.close();
+});
+
+function command(line: string): HelperCommand {
+  return { command: 'bash', args: ['-c', line], cwd: tmpdir(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, detached: true, timeoutMs: 30_000, killGraceMs: 200, drainMs: 1_000, maxOutputBytes: 10_000 };
+}
+
+/**
+ * A command's descriptors (issue 11, the Python spawn helper). The helper's stdin and stdout are its
+ * channel to the server, and it holds the pipes of every other command it runs: a command that
+ * inherited one could forge another command's result (a clean `exit` for a command the policy is
+ * watching) or read another conversation's output. A command gets /dev/null, its own two pipes, and
+ * nothing else, even while other commands run, and not what the server itself inherited either (the
+ * test runner leaves a descriptor open without close-on-exec; the Node program passes such a one on).
+ */
+describe.skipIf(!python)('spawn helper descriptors (SEC: a command cannot reach the helper’s channel or another command’s pipes)', () => {
+  it('a command started while another runs holds only 0 (/dev/null), 1 and 2 (its own pipes), and the helper’s environment is PATH only', async () => {
+    const helper = new SpawnHelper({
+      protocol: 'lines',
+      start: () => spawn(python!, VFORK_HELPER_PYTHON_ARGS, { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }),
+    });
+    helpers.push(helper);
+    const other = helper.run(command('sleep 2; echo other'));
+    // `ls` lists the descriptors of the command's bash ($$), which holds what it inherited and nothing else.
+    const result = await helper.run(command('ls -l /proc/$$/fd | grep -o "[0-9]* -> .*" | sed "s/ -> / /" | sort -n'));
+    const descriptors = result.stdout.toString('utf8').trim().split('\n');
+    expect(descriptors.map((line) => line.split(' ')[0])).toEqual(['0', '1', '2']);
+    expect(descriptors[0]).toBe('0 /dev/null');
+    // Its stdout and stderr are pipes of its own, not the helper's stdout (the channel to the server).
+    const helperStdout = readlinkSync(`/proc/${helper.pid}/fd/1`);
+    expect(descriptors.slice(1).map((line) => line.split(' ')[1])).not.toContain(helperStdout);
+    expect((await other).stdout.toString('utf8')).toBe('other\n');
+    const helperEnv = readFileSync(`/proc/${helper.pid}/environ`, 'utf8').split('\0').filter(Boolean);
+    expect(helperEnv.map((entry) => entry.split('=')[0])).toEqual(['PATH']);
+  });
+});
