@@ -4,8 +4,9 @@
  * real server (the bench passes the model endpoint in CC_BENCH_PROVIDER_ENV), sends `{url, token}`
  * over the IPC channel, then answers two requests:
  * - `{cpu: true}` → its own CPU so far and the CPU of its child processes (finished and live ones);
+ *   with CC_BENCH_AB set, it first flips `process.env.CC_AB` between '1' and '0' and says which (`ab`);
  * - `{wait: runId}` → the same figures once that run has finished.
- * - `{profile: 'start' | 'stop'}` → starts the V8 CPU profiler (100 µs sampling), or stops it and
+ * - `{profile: 'start' | 'stop'}` → starts the V8 CPU profiler (CC_BENCH_PROFILE_INTERVAL µs sampling, default 100), or stops it and
  *   writes the profile to `$CC_BENCH_CPU_PROFILE/tool-turn-server.cpuprofile` (the bench sends these
  *   around the measured turns only when that variable is set, so start-up and warm-up stay out of it).
  * The answers cost the server one IPC message each; nothing else runs in this process.
@@ -44,21 +45,41 @@ function ticks(fields: string[] | null, from: number, to: number): number {
   return sum;
 }
 
-function liveChildren(): number[] {
+function liveChildren(pid: number | 'self'): number[] {
   const pids: number[] = [];
-  for (const task of readdirSync('/proc/self/task')) {
-    try {
-      pids.push(...readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-    } catch {
-      // The thread ended while we listed it.
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        pids.push(...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+      } catch {
+        // The thread ended while we listed it.
+      }
     }
+  } catch {
+    // The process ended while we listed it.
   }
   return pids;
 }
 
+/**
+ * Every live descendant, not only the children: the warm sandbox's helper and its commands run under
+ * bubblewrap, so they are grandchildren (and their commands' CPU is in the helper's cutime once reaped).
+ */
+function liveDescendants(): number[] {
+  const found: number[] = [];
+  const queue = liveChildren('self');
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    found.push(pid);
+    queue.push(...liveChildren(pid));
+  }
+  return found;
+}
+
 function childrenMs(): number {
   let childTicks = ticks(statFields('self'), 13, 14);
-  for (const pid of liveChildren()) childTicks += ticks(statFields(pid), 11, 14);
+  // A live process: its own CPU and that of its children it has reaped; its live ones are in the list.
+  for (const pid of liveDescendants()) childTicks += ticks(statFields(pid), 11, 14);
   return childTicks * TICK_MS;
 }
 
@@ -98,7 +119,7 @@ async function profile(step: 'start' | 'stop'): Promise<void> {
     profiler = new Session();
     profiler.connect();
     await profiler.post('Profiler.enable');
-    await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+    await profiler.post('Profiler.setSamplingInterval', { interval: Number(process.env.CC_BENCH_PROFILE_INTERVAL ?? 100) });
     await profiler.post('Profiler.start');
     return;
   }
@@ -116,13 +137,14 @@ process.on('message', (message: { cpu?: boolean; wait?: string; stop?: boolean; 
       process.send?.({ profiled: message.profile });
       return;
     }
+    if (message.cpu && process.env.CC_BENCH_AB) process.env.CC_AB = process.env.CC_AB === '1' ? '0' : '1';
     if (message.wait) await server.running.app.activeRuns.get(message.wait)?.finished;
     if (message.stop) {
       await server.dispose();
       process.send?.({ stopped: true }, () => process.exit(0));
       return;
     }
-    process.send?.(figures(message.wait ? 'after' : 'before'));
+    process.send?.({ ...figures(message.wait ? 'after' : 'before'), ab: process.env.CC_AB });
   })();
 });
 process.send?.({ url: server.url, token: server.token });
