@@ -92,7 +92,14 @@ function linesChannel(child: ChildProcess, receive: (message: HelperMessage) => 
     const lines = (partial + decoder.write(chunk)).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
-      const message = JSON.parse(line) as LineMessage;
+      let message: LineMessage;
+      try {
+        message = JSON.parse(line) as LineMessage;
+      } catch {
+        // Not the helper's protocol: it cannot be trusted with its commands any more. Its exit fails them.
+        child.kill('SIGKILL');
+        return;
+      }
       receive(message.type === 'exit' ? { ...message, stdout: Buffer.from(message.stdout, 'base64'), stderr: Buffer.from(message.stderr, 'base64') } : message);
     }
   });

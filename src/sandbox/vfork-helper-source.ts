@@ -68,6 +68,11 @@ def sweep():
         except OSError:
             pass
 
+def node_bytes(text):
+    # What Node passes for a string: UTF-8, a lone surrogate (JSON can carry one) as U+FFFD. Left to
+    # Python, it would fail the spawn, or become a raw byte through surrogateescape.
+    return text.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace').encode('utf-8')
+
 def resolve(command, env):
     # execvp's lookup, in the command's PATH (not the helper's).
     if '/' in command:
@@ -174,10 +179,11 @@ def start(request):
     try:
         env = request['env']
         path = resolve(request['command'], env)
-        os.chdir(request['cwd'])
+        os.chdir(node_bytes(request['cwd']))
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        pid = os.posix_spawn(path, [request['command']] + request['args'], env,
+        pid = os.posix_spawn(node_bytes(path), [node_bytes(arg) for arg in [request['command']] + request['args']],
+            {node_bytes(name): node_bytes(value) for name, value in env.items()},
             file_actions=[(os.POSIX_SPAWN_OPEN, 0, '/dev/null', os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)],
             setsid=bool(request.get('detached')), setsigdef=DEFAULT_SIGNALS, setsigmask=())
     except (OSError, ValueError, TypeError) as error:

@@ -3,6 +3,9 @@ import type { SandboxLaunch, SandboxLauncher } from './sandbox-spec.js';
 import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, type HelperCommand, type HelperCommandResult, type HelperProtocol } from './spawn-helper.js';
 import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from './vfork-helper.js';
 
+/** Which helper program runs inside: the Python one where possible (`auto`), or the one named. */
+export type WarmSandboxHelper = 'auto' | 'node' | 'python';
+
 /**
  * One long-lived sandbox for the commands of one conversation in one checkout (issue 11, "the cost
  * of a turn"). Instead of a new bubblewrap per `bash` call, bubblewrap starts once — with the mounts,
@@ -25,9 +28,6 @@ import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from './vfork-helper.js';
  * from the same launch. Its pids live in its own namespace, so the server never signals them: the
  * namespace, and everything in it, ends with the sandbox.
  */
-/** Which helper program runs inside: the Python one where possible (`auto`), or the one named. */
-export type WarmSandboxHelper = 'auto' | 'node' | 'python';
-
 export class WarmSandbox extends SpawnHelper {
   private idleTimer: NodeJS.Timeout | null = null;
   private closed = false;

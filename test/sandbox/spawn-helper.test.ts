@@ -234,3 +234,10 @@ for (const each of ['node', 'python'] as const) {
     });
   });
 }
+
+describe('SpawnHelper, JSON-lines protocol', () => {
+  it('a helper that writes anything but its protocol is stopped, and its command fails instead of the server', async () => {
+    const spawner = helper({ protocol: 'lines', start: () => spawn('bash', ['-c', 'read -r line; echo "not a message"; sleep 30'], { stdio: ['pipe', 'pipe', 'inherit'] }) });
+    await expect(spawner.run(command('true'))).rejects.toBeInstanceOf(SpawnHelperDiedError);
+  });
+});
