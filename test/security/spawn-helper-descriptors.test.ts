@@ -32,9 +32,11 @@ describe.skipIf(!python)('spawn helper descriptors (SEC: a command cannot reach 
     });
     helpers.push(helper);
     const other = helper.run(command('sleep 2; echo other'));
-    // `ls` lists the descriptors of the command's bash ($$), which holds what it inherited and nothing else.
-    const result = await helper.run(command('ls -l /proc/$$/fd | grep -o "[0-9]* -> .*" | sed "s/ -> / /" | sort -n'));
-    const descriptors = result.stdout.toString('utf8').trim().split('\n');
+    // `find` lists the descriptors of the command's bash ($$), which holds what it inherited and nothing
+    // else. It is not in a pipeline, where bash would still hold the next stage's pipe while it runs, nor
+    // the whole command, which bash would exec in its own place (the builtin `:` after it prevents that).
+    const result = await helper.run(command('find /proc/$$/fd -mindepth 1 -printf "%f %l\\n"; :'));
+    const descriptors = result.stdout.toString('utf8').trim().split('\n').sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
     expect(descriptors.map((line) => line.split(' ')[0])).toEqual(['0', '1', '2']);
     expect(descriptors[0]).toBe('0 /dev/null');
     // Its stdout and stderr are pipes of its own, not the helper's stdout (the channel to the server).
