@@ -271,13 +271,20 @@ export class SpawnHelper {
 /** The helper's argv after the Node binary: a small heap, the program, nothing inherited. */
 export const SPAWN_HELPER_NODE_ARGS = [`--max-old-space-size=${HELPER_HEAP_MB}`, '--input-type=module', '-e', SPAWN_HELPER_SOURCE];
 
+/**
+ * Starts a helper program (`command args`, bare or inside a sandbox launch) wired for `protocol`:
+ * Node IPC on descriptor 3 with advanced serialization, or JSON lines on its stdin and stdout. Its
+ * environment is PATH only: each command brings its own.
+ */
+export function startHelperProcess(command: string, args: readonly string[], protocol: HelperProtocol): ChildProcess {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  if (protocol === 'lines') return spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], env });
+  return spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'advanced', env });
+}
+
+/** A bare Node on the host: no loader, no NODE_OPTIONS, no inherited flags. */
 function startBareHelper(): ChildProcess {
-  // A bare Node: no loader, no NODE_OPTIONS, no inherited flags; PATH only (each command brings its own environment).
-  return spawn(process.execPath, SPAWN_HELPER_NODE_ARGS, {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    serialization: 'advanced',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-  });
+  return startHelperProcess(process.execPath, SPAWN_HELPER_NODE_ARGS, 'ipc');
 }
 
 function killStarted(pid: number, detached: boolean): void {

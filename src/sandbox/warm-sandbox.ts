@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import type { SandboxLaunch, SandboxLauncher } from './sandbox-spec.js';
-import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, type HelperCommand, type HelperCommandResult, type HelperProtocol } from './spawn-helper.js';
+import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, startHelperProcess, type HelperCommand, type HelperCommandResult, type HelperProtocol } from './spawn-helper.js';
 import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from './vfork-helper.js';
 
 /** Which helper program runs inside: the Python one where possible (`auto`), or the one named. */
@@ -41,13 +40,7 @@ export class WarmSandbox extends SpawnHelper {
     super({
       namespacedPids: true,
       protocol,
-      // Env: PATH only for the helper itself (each command brings its own), like the bare helper.
-      start: () =>
-        spawn(launch.command, launch.args, {
-          stdio: protocol === 'lines' ? ['pipe', 'pipe', 'inherit'] : ['ignore', 'ignore', 'inherit', 'ipc'],
-          ...(protocol === 'ipc' ? { serialization: 'advanced' as const } : {}),
-          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-        }),
+      start: () => startHelperProcess(launch.command, launch.args, protocol),
       onSettled: () => this.armIdleStop(),
     });
   }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, SpawnHelperDiedError, type HelperCommand, type SpawnHelperOptions } from '../../src/sandbox/spawn-helper.js';
+import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, SpawnHelperDiedError, startHelperProcess, type HelperCommand, type SpawnHelperOptions } from '../../src/sandbox/spawn-helper.js';
 import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from '../../src/sandbox/vfork-helper.js';
 
 const helpers: SpawnHelper[] = [];
@@ -19,13 +19,12 @@ let program: 'node' | 'python' = 'node';
  * program talks over Node's IPC channel, the Python one in JSON lines on its stdout.
  */
 function programOptions(observe?: (type: string) => void): SpawnHelperOptions {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
   if (program === 'python') {
     return {
       protocol: 'lines',
       start: () => {
-        const child = spawn(python!, VFORK_HELPER_PYTHON_ARGS, { stdio: ['pipe', 'pipe', 'inherit'], env });
-        if (observe) child.stdout.on('data', (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean).forEach((line) => observe((JSON.parse(line) as { type: string }).type)));
+        const child = startHelperProcess(python!, VFORK_HELPER_PYTHON_ARGS, 'lines');
+        if (observe) child.stdout!.on('data', (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean).forEach((line) => observe((JSON.parse(line) as { type: string }).type)));
         return child;
       },
     };
@@ -33,7 +32,7 @@ function programOptions(observe?: (type: string) => void): SpawnHelperOptions {
   if (!observe) return {};
   return {
     start: () => {
-      const child = spawn(process.execPath, SPAWN_HELPER_NODE_ARGS, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'advanced', env });
+      const child = startHelperProcess(process.execPath, SPAWN_HELPER_NODE_ARGS, 'ipc');
       child.on('message', (message: { type: string }) => observe(message.type));
       return child;
     },
@@ -218,11 +217,10 @@ for (const each of ['node', 'python'] as const) {
       const pythonModule = fileURLToPath(new URL('../../src/sandbox/vfork-helper.ts', import.meta.url));
       // A stand-in server process: it starts one long command through its helper, prints the helper's pid, and waits.
       const script = [
-        `const { SpawnHelper } = await import(${JSON.stringify(module)});`,
+        `const { SpawnHelper, startHelperProcess } = await import(${JSON.stringify(module)});`,
         `const { VFORK_HELPER_PYTHON_ARGS } = await import(${JSON.stringify(pythonModule)});`,
-        "const { spawn } = await import('node:child_process');",
         program === 'python'
-          ? `const spawner = new SpawnHelper({ protocol: 'lines', start: () => spawn(${JSON.stringify(python)}, VFORK_HELPER_PYTHON_ARGS, { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH } }) });`
+          ? `const spawner = new SpawnHelper({ protocol: 'lines', start: () => startHelperProcess(${JSON.stringify(python)}, VFORK_HELPER_PYTHON_ARGS, 'lines') });`
           : 'const spawner = new SpawnHelper();',
         `void spawner.run({ command: 'bash', args: ['-c', 'echo $$ > ${marker}; sleep 30'], cwd: '/', env: { PATH: process.env.PATH }, detached: true, timeoutMs: 60000, killGraceMs: 2000, drainMs: 1000, maxOutputBytes: 100 });`,
         'setInterval(() => { if (spawner.pid) console.log(spawner.pid); }, 100);',

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SpawnHelper, type HelperCommand } from '../../src/sandbox/spawn-helper.js';
+import { SpawnHelper, startHelperProcess, type HelperCommand } from '../../src/sandbox/spawn-helper.js';
 import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from '../../src/sandbox/vfork-helper.js';
 
 const python = await vforkHelperPython();
@@ -14,7 +13,7 @@ afterAll(() => {
 function helperFor(program: 'node' | 'python'): SpawnHelper {
   const created =
     program === 'python'
-      ? new SpawnHelper({ protocol: 'lines', start: () => spawn(python!, VFORK_HELPER_PYTHON_ARGS, { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }) })
+      ? new SpawnHelper({ protocol: 'lines', start: () => startHelperProcess(python!, VFORK_HELPER_PYTHON_ARGS, 'lines') })
       : new SpawnHelper();
   helpers.push(created);
   return created;

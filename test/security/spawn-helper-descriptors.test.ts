@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SpawnHelper, type HelperCommand } from '../../src/sandbox/spawn-helper.js';
+import { SpawnHelper, startHelperProcess, type HelperCommand } from '../../src/sandbox/spawn-helper.js';
 import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from '../../src/sandbox/vfork-helper.js';
 
 const python = await vforkHelperPython();
@@ -28,7 +27,7 @@ describe.skipIf(!python)('spawn helper descriptors (SEC: a command cannot reach 
   it('a command started while another runs holds only 0 (/dev/null), 1 and 2 (its own pipes), and the helper’s environment is PATH only', async () => {
     const helper = new SpawnHelper({
       protocol: 'lines',
-      start: () => spawn(python!, VFORK_HELPER_PYTHON_ARGS, { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }),
+      start: () => startHelperProcess(python!, VFORK_HELPER_PYTHON_ARGS, 'lines'),
     });
     helpers.push(helper);
     const other = helper.run(command('sleep 2; echo other'));
