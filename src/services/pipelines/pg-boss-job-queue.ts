@@ -47,9 +47,9 @@ export class PgBossConnection {
     this.started ??= (async () => {
       await this.boss.start();
       // `if not exists` is not safe against another process doing the same at the same moment.
-      await this.serializedDdl(async () => {
-        await this.pool.query(`create table if not exists ${HOLDERS} (job_id uuid primary key, queue_name text not null, worker_id text not null)`);
-        await this.pool.query(`create index if not exists cc_job_holders_worker on ${HOLDERS} (worker_id)`);
+      await this.serializedDdl(async (client) => {
+        await client.query(`create table if not exists ${HOLDERS} (job_id uuid primary key, queue_name text not null, worker_id text not null)`);
+        await client.query(`create index if not exists cc_job_holders_worker on ${HOLDERS} (worker_id)`);
       });
     })();
     return this.started;
@@ -138,25 +138,33 @@ export class PgBossConnection {
     return this.boss;
   }
 
-  /**
-   * Runs schema changes one at a time across every process on the database. pg-boss's
-   * `create_queue` inserts the queue row, then adds a foreign key to the queue table: two processes
-   * creating different queues at once deadlock in PostgreSQL (and every process creates a new
-   * workspace's queues at about the same moment). A session advisory lock on a connection of our own
-   * pool serializes them; pg-boss's DDL runs on its own pool meanwhile.
-   */
-  private async serializedDdl(work: () => Promise<void>): Promise<void> {
-    const client = await this.pool.connect();
+  /** Runs schema changes one at a time across every process on the database (`serializedPgBossDdl`). */
+  private serializedDdl(work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+    return serializedPgBossDdl(this.pool, work);
+  }
+}
+
+/**
+ * Runs schema changes in pg-boss's schema one at a time across every process on the database.
+ * `create table if not exists` is not safe against another session doing the same at the same
+ * moment (the loser fails with `type "…" already exists`), and pg-boss's `create_queue` inserts the
+ * queue row, then adds a foreign key to the queue table: two processes creating different queues at
+ * once deadlock in PostgreSQL (and every process creates a new workspace's queues at about the same
+ * moment). A session advisory lock on a connection of `pool` serializes them. `work` gets that
+ * connection: its own statements go through it, never through another of `pool`'s, which other
+ * callers waiting for the lock may all hold (pg-boss's DDL runs on pg-boss's own pool).
+ */
+export async function serializedPgBossDdl(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock(hashtext($1))', [DDL_LOCK]);
     try {
-      await client.query('select pg_advisory_lock(hashtext($1))', [DDL_LOCK]);
-      try {
-        await work();
-      } finally {
-        await client.query('select pg_advisory_unlock(hashtext($1))', [DDL_LOCK]);
-      }
+      await work(client);
     } finally {
-      client.release();
+      await client.query('select pg_advisory_unlock(hashtext($1))', [DDL_LOCK]);
     }
+  } finally {
+    client.release();
   }
 }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { PG_BOSS_SCHEMA } from '../pipelines/pg-boss-job-queue.js';
+import { PG_BOSS_SCHEMA, serializedPgBossDdl } from '../pipelines/pg-boss-job-queue.js';
 
 /**
  * Which process executes which run, and which process a conversation sticks to (issue 16,
@@ -31,16 +31,22 @@ export class RunAffinity {
   ) {}
 
   start(): Promise<void> {
-    this.started ??= (async () => {
+    // Every process creates the tables on start, and `if not exists` races in PostgreSQL's catalog
+    // (`type "cc_run_owners" already exists`): one process at a time, under pg-boss's DDL lock.
+    this.started ??= serializedPgBossDdl(this.sql, async (client) => {
       // Each process states its own limit: processes started with different leases judge each other by the beater's.
-      await this.sql.query(`create table if not exists ${PROCESSES} (process_id text primary key, heartbeat_at timestamptz not null, stale_ms bigint not null)`);
-      await this.sql.query(
+      await client.query(`create table if not exists ${PROCESSES} (process_id text primary key, heartbeat_at timestamptz not null, stale_ms bigint not null)`);
+      await client.query(
         `create table if not exists ${OWNERS} (workspace_id text not null, run_id text not null, process_id text not null, primary key (workspace_id, run_id))`,
       );
-      await this.sql.query(
+      await client.query(
         `create table if not exists ${AFFINITY} (workspace_id text not null, conversation_id text not null, process_id text not null, primary key (workspace_id, conversation_id))`,
       );
-    })();
+    }).catch((error: unknown) => {
+      // A failed start (the database away for a moment) is tried again by the next call.
+      this.started = null;
+      throw error;
+    });
     return this.started;
   }
 
