@@ -47,7 +47,7 @@ export class PgBossConnection {
     this.started ??= (async () => {
       await this.boss.start();
       // `if not exists` is not safe against another process doing the same at the same moment.
-      await this.serializedDdl(async (client) => {
+      await serializedPgBossDdl(this.pool, async (client) => {
         await client.query(`create table if not exists ${HOLDERS} (job_id uuid primary key, queue_name text not null, worker_id text not null)`);
         await client.query(`create index if not exists cc_job_holders_worker on ${HOLDERS} (worker_id)`);
       });
@@ -96,8 +96,8 @@ export class PgBossConnection {
   async deleteQueueIfIdle(name: string): Promise<boolean> {
     await this.start();
     let deleted = false;
-    await this.serializedDdl(async () => {
-      const client = await this.pool.connect();
+    // On the lock's own connection: the transaction does not need a second one of the pool.
+    await serializedPgBossDdl(this.pool, async (client) => {
       try {
         await client.query('begin');
         const queue = await client.query(`select 1 from ${PG_BOSS_SCHEMA}.queue where name = $1 for update`, [name]);
@@ -114,8 +114,6 @@ export class PgBossConnection {
       } catch (error) {
         await client.query('rollback').catch(() => undefined);
         throw error;
-      } finally {
-        client.release();
       }
     });
     return deleted;
@@ -129,18 +127,13 @@ export class PgBossConnection {
     await this.start();
     if (!this.created.has(name)) {
       if (!(await this.boss.getQueue(name))) {
-        await this.serializedDdl(async () => {
+        await serializedPgBossDdl(this.pool, async () => {
           if (!(await this.boss.getQueue(name))) await this.boss.createQueue(name, { name, policy: 'standard' });
         });
       }
       this.created.add(name);
     }
     return this.boss;
-  }
-
-  /** Runs schema changes one at a time across every process on the database (`serializedPgBossDdl`). */
-  private serializedDdl(work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
-    return serializedPgBossDdl(this.pool, work);
   }
 }
 
@@ -156,15 +149,18 @@ export class PgBossConnection {
  */
 export async function serializedPgBossDdl(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
   const client = await pool.connect();
+  let unlocked = false;
   try {
     await client.query('select pg_advisory_lock(hashtext($1))', [DDL_LOCK]);
     try {
       await work(client);
     } finally {
       await client.query('select pg_advisory_unlock(hashtext($1))', [DDL_LOCK]);
+      unlocked = true;
     }
   } finally {
-    client.release();
+    // A connection that may still hold the lock is closed, not pooled: closing it releases the lock.
+    client.release(!unlocked);
   }
 }
 
