@@ -238,7 +238,7 @@ for (const each of ['node', 'python'] as const) {
 
 describe('SpawnHelper, JSON-lines protocol', () => {
   it('a helper that writes anything but its protocol is stopped, and its command fails instead of the server', async () => {
-    const spawner = helper({ protocol: 'lines', start: () => spawn('bash', ['-c', 'read -r line; echo "not a message"; sleep 30'], { stdio: ['pipe', 'pipe', 'inherit'] }) });
+    const spawner = helper({ protocol: 'lines', start: () => startHelperProcess('bash', ['-c', 'read -r line; echo "not a message"; sleep 30'], 'lines') });
     await expect(spawner.run(command('true'))).rejects.toBeInstanceOf(SpawnHelperDiedError);
   });
 });
