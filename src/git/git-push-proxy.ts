@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { pipeline } from 'node:stream/promises';
 import type { HookSession, HookSessions, PushRemote } from '../core/hook-sessions.js';
 import { PerKeyLock } from '../core/per-key-lock.js';
 import { gateFailingClosed } from '../core/transport-gate.js';
@@ -10,17 +10,21 @@ import { nowIso } from '../ids.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
 import { gitOperandProblem } from './git-operand.js';
 import { checkRemoteUrl } from './git-remote-url.js';
+import { CommandSectionTooLargeError, ReceivePackFormatError, readCommandSection, receivePackRefusal, type RefUpdate } from './receive-pack-request.js';
 import { runGit, tryGit } from './run-git.js';
 
 /** Path prefix of the proxy on the Control Center (the route is `git-push-routes.ts`). */
 export const GIT_PUSH_PATH = '/api/git-push';
 
-/** One ref update a push asks for (`old` is all zeros for a new ref, `new` all zeros for a deletion). */
-export interface RefUpdate {
-  old: string;
-  new: string;
-  ref: string;
-}
+export { parseReceivePackCommands, type RefUpdate } from './receive-pack-request.js';
+
+/**
+ * Caps on a push (SEC-10). The command section is read into memory before the gitPush decision, so it
+ * is small (a push of thousands of refs fits); the pack behind it is streamed to git, never buffered,
+ * and stops at `PUSH_PACK_BYTES` of decoded bytes (the route also caps the bytes on the wire).
+ */
+export const PUSH_COMMAND_SECTION_BYTES = 1024 * 1024;
+export const PUSH_PACK_BYTES = 512 * 1024 * 1024;
 
 /** An HTTP answer produced by `git http-backend` (or by the proxy itself). */
 export interface ProxyResponse {
@@ -30,28 +34,6 @@ export interface ProxyResponse {
 }
 
 const isZero = (id: string) => /^0+$/.test(id);
-
-/**
- * The command-section of a receive-pack request: pkt-lines `<old> <new> <ref>` (the first one carries
- * capabilities after a NUL) up to the first flush packet. `shallow` lines are skipped.
- */
-export function parseReceivePackCommands(body: Buffer): RefUpdate[] {
-  const updates: RefUpdate[] = [];
-  let offset = 0;
-  while (offset + 4 <= body.length) {
-    const length = Number.parseInt(body.subarray(offset, offset + 4).toString('ascii'), 16);
-    if (Number.isNaN(length)) throw new Error('malformed pkt-line length');
-    if (length === 0) return updates;
-    if (length < 4 || offset + length > body.length) throw new Error('truncated pkt-line');
-    const line = body.subarray(offset + 4, offset + length).toString('utf8').split('\0')[0]!.replace(/\n$/, '');
-    offset += length;
-    if (line.startsWith('shallow ') || line.startsWith('push-cert')) continue;
-    const [old, next, ref] = line.split(' ');
-    if (!old || !next || !ref || !/^[0-9a-f]{40,64}$/.test(old) || !/^[0-9a-f]{40,64}$/.test(next)) throw new Error(`malformed ref update: ${line.slice(0, 200)}`);
-    updates.push({ old, new: next, ref });
-  }
-  throw new Error('the command list has no flush packet');
-}
 
 /** `refs/heads/main` → `main` (what people type, and what command-prefix rules name). */
 function shortRef(ref: string): string {
@@ -248,38 +230,49 @@ export class GitPushProxy {
     });
   }
 
-  /** `POST …/git-receive-pack`: gate the ref updates, then let git receive (and forward) or refuse them. */
-  async receivePack(token: string, id: string, body: Buffer, request: { contentType?: string; contentEncoding?: string }, signal: AbortSignal): Promise<ProxyResponse> {
+  /**
+   * `POST …/git-receive-pack`: read the ref updates from the front of the body, gate them, then either
+   * refuse the push without reading the pack or stream the body on to git (SEC-10: the pack is never
+   * held in memory). `body` yields the decoded request bytes; an error it throws (a cap the route set,
+   * a corrupt gzip stream) stops git, so nothing is forwarded, and is thrown on to the route.
+   */
+  async receivePack(token: string, id: string, body: AsyncIterable<Buffer>, request: { contentType?: string }, signal: AbortSignal): Promise<ProxyResponse> {
     const found = this.lookup(token, id);
     if ('status' in found) return found;
     const { session, remote, stagingPath } = found;
-    let updates: RefUpdate[];
+    const chunks = body[Symbol.asyncIterator]();
+    let read: Awaited<ReturnType<typeof readCommandSection>>;
     try {
-      const plain = request.contentEncoding === 'gzip' || request.contentEncoding === 'x-gzip' ? gunzipSync(body) : body;
-      updates = parseReceivePackCommands(plain);
+      read = await readCommandSection(chunks, PUSH_COMMAND_SECTION_BYTES);
     } catch (error) {
-      return jsonResponse(400, 'bad_request', `not a git-receive-pack request: ${error instanceof Error ? error.message : String(error)}`);
+      if (error instanceof ReceivePackFormatError) return jsonResponse(400, 'bad_request', `not a git-receive-pack request: ${error.message}`);
+      if (error instanceof CommandSectionTooLargeError) return jsonResponse(413, 'payload_too_large', error.message, 'commandSectionBytes');
+      throw error;
     }
-    const command = pushCommandLine(remote.name, updates);
+    const command = pushCommandLine(remote.name, read.section.updates);
     const action = { kind: 'command' as const, command, toolName: 'git-push-proxy' };
     const gateSignal = AbortSignal.any([signal, session.signal]);
     const result = await gateFailingClosed(() => session.gate(action, gateSignal), ['gitPush']);
     session.decisions.push({ source: 'push', toolUseId: null, toolName: 'git-push-proxy', action, allow: result.allow, result, at: nowIso() });
     const decidedBy = `${result.decidedBy.scope}${result.decidedBy.ruleId ? ` rule ${result.decidedBy.ruleId}` : ''}`;
+    if (!result.allow) {
+      // Refused before the pack is read: a denied push costs the server its command section only.
+      const reason = result.reason.replace(/\s+/g, ' ').slice(0, 500);
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/x-git-receive-pack-result', 'cache-control': 'no-cache' },
+        body: receivePackRefusal(read.section, `Control Center: push refused (decided by ${decidedBy}): ${reason}`),
+      };
+    }
     return this.stagingLock.exclusive(stagingPath, async () => {
       await this.prepareStaging(session, remote, stagingPath);
       return this.httpBackend(stagingPath, {
         method: 'POST',
         pathInfo: '/git-receive-pack',
         query: '',
-        body,
+        body: replay(read.consumed, chunks),
         contentType: request.contentType ?? 'application/x-git-receive-pack-request',
-        ...(request.contentEncoding ? { contentEncoding: request.contentEncoding } : {}),
-        env: {
-          CC_PUSH_DECISION: result.allow ? 'allow' : 'deny',
-          CC_PUSH_REASON: `${result.reason.replace(/\s+/g, ' ').slice(0, 500)}`,
-          CC_PUSH_DECIDED_BY: decidedBy,
-        },
+        env: { CC_PUSH_DECISION: 'allow', CC_PUSH_REASON: result.reason.replace(/\s+/g, ' ').slice(0, 500), CC_PUSH_DECIDED_BY: decidedBy },
       });
     });
   }
@@ -332,9 +325,14 @@ export class GitPushProxy {
     });
   }
 
+  /**
+   * Runs `git http-backend` as a CGI. A streamed body is piped to its stdin with backpressure and no
+   * `CONTENT_LENGTH` (git then reads to the end of input); when the body itself fails (a cap), git is
+   * stopped before receive-pack finished the pack, so its hooks never run and nothing is forwarded.
+   */
   private async httpBackend(
     stagingPath: string,
-    request: { method: string; pathInfo: string; query: string; body: Buffer; contentType?: string; contentEncoding?: string; env: Record<string, string> },
+    request: { method: string; pathInfo: string; query: string; body: Buffer | AsyncIterable<Buffer>; contentType?: string; env: Record<string, string> },
   ): Promise<ProxyResponse> {
     const env = hardenedGitEnvironment(this.options.env ?? process.env, 'serverOwned');
     // Environment config outranks the repository's: only our forwarding hook can run, and the hook's
@@ -347,28 +345,67 @@ export class GitPushProxy {
       QUERY_STRING: request.query,
       REQUEST_METHOD: request.method,
       CONTENT_TYPE: request.contentType ?? '',
-      CONTENT_LENGTH: String(request.body.length),
+      CONTENT_LENGTH: Buffer.isBuffer(request.body) ? String(request.body.length) : '',
       REMOTE_USER: 'control-center-agent',
       REMOTE_ADDR: '127.0.0.1',
       ...configEnvironment(config),
-      ...(request.contentEncoding ? { HTTP_CONTENT_ENCODING: request.contentEncoding } : {}),
       ...request.env,
     });
+    // The body reaching git is always decoded by the server (under its caps), never by git.
+    delete env.HTTP_CONTENT_ENCODING;
     const child = spawn(this.options.git ?? 'git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.stdin.on('error', () => undefined);
-    child.stdin.end(request.body);
-    const code = await new Promise<number | null>((resolveExit, reject) => {
+    const exited = new Promise<number | null>((resolveExit, reject) => {
       child.on('error', reject);
       child.on('close', resolveExit);
     });
+    if (Buffer.isBuffer(request.body)) child.stdin.end(request.body);
+    else {
+      const source = failureOf(request.body);
+      // A write error here only means git stopped reading (it answers why on stdout); a body error is ours.
+      await pipeline(source.chunks, child.stdin).catch(() => undefined);
+      if (source.failure.error !== undefined) {
+        child.kill('SIGTERM');
+        await exited.catch(() => null);
+        throw source.failure.error;
+      }
+    }
+    const code = await exited;
     if (code !== 0 && stdout.length === 0) {
       return { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`git http-backend failed: ${Buffer.concat(stderr).toString('utf8').slice(0, 500)}`) };
     }
     return parseCgi(Buffer.concat(stdout));
   }
+}
 
+/** `first`, then the rest of `rest`; ending early (git stopped reading) ends the request stream too. */
+async function* replay(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    if (first.length > 0) yield first;
+    for (;;) {
+      const next = await rest.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await rest.return?.();
+  }
+}
+
+/** `chunks` passed through, remembering the error it threw (to tell a body failure from a write failure). */
+function failureOf(chunks: AsyncIterable<Buffer>): { chunks: AsyncIterable<Buffer>; failure: { error?: unknown } } {
+  const failure: { error?: unknown } = {};
+  async function* watched() {
+    try {
+      yield* chunks;
+    } catch (error) {
+      failure.error = error;
+      throw error;
+    }
+  }
+  return { chunks: watched(), failure };
 }

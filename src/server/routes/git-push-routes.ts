@@ -3,9 +3,16 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { bearerToken } from '../bearer-token.js';
 import type { ControlCenter } from '../../services/control-center.js';
-import { GIT_PUSH_PATH, GitPushProxy, type ProxyResponse } from '../../git/git-push-proxy.js';
+import { GIT_PUSH_PATH, GitPushProxy, PUSH_PACK_BYTES, type ProxyResponse } from '../../git/git-push-proxy.js';
+import { BodyEncodingError, BodyLimitError, bodyErrorJson, boundedBody } from '../bounded-body.js';
 
 const RemoteParams = z.object({ remoteId: z.string().regex(/^[0-9a-f]{16}$/) });
+
+/**
+ * A push's body caps (SEC-10): git sends large packs uncompressed (only small requests are gzipped),
+ * so the wire cap and the decoded cap are the same size; a gzip bomb meets the decoded cap.
+ */
+const PUSH_BODY_LIMITS = { compressedBytes: PUSH_PACK_BYTES, decompressedBytes: PUSH_PACK_BYTES };
 
 /**
  * The git push proxy's smart-HTTP endpoints (POL-6): `GET /api/git-push/<remote>/info/refs` and
@@ -14,16 +21,22 @@ const RemoteParams = z.object({ remoteId: z.string().regex(/^[0-9a-f]{16}$/) });
  */
 export function gitPushRoutes(app: ControlCenter, proxy: GitPushProxy = new GitPushProxy(app.hookSessions)): FastifyPluginAsyncZod {
   return async (server) => {
+    // SEC-10: the body stays a stream: the proxy reads the command section, decides, and only then
+    // streams the pack to git; Fastify must not buffer it first.
     for (const type of ['application/x-git-receive-pack-request', 'application/x-git-upload-pack-request']) {
-      server.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: 2 * 1024 * 1024 * 1024 - 1 }, (_request, body, done) => done(null, body));
+      server.addContentTypeParser(type, (_request, payload, done) => done(null, payload));
     }
     const send = (reply: FastifyReply, response: ProxyResponse) => {
       void reply.code(response.status);
+      // An answer given before the body was read (a refusal, a cap) closes the connection instead of
+      // letting Node read and discard the rest of the body.
+      if (!reply.request.raw.complete) void reply.header('connection', 'close');
       for (const [name, value] of Object.entries(response.headers)) void reply.header(name, value);
       return reply.send(response.body);
     };
     // SEC-1: the proxy is for a run's git only; the operator pushes to the remote directly.
     const config = { access: 'agent' } as const;
+    const json = (status: number, body: unknown): ProxyResponse => ({ status, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) });
     const unauthorized = { status: 401, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ error: { code: 'unauthorized', message: 'missing bearer token', field: 'authorization' } })) };
 
     server.get(
@@ -37,7 +50,7 @@ export function gitPushRoutes(app: ControlCenter, proxy: GitPushProxy = new GitP
     );
     server.post(
       `${GIT_PUSH_PATH}/:remoteId/git-receive-pack`,
-      { config, schema: { hide: true, params: RemoteParams }, bodyLimit: 2 * 1024 * 1024 * 1024 - 1 },
+      { config, schema: { hide: true, params: RemoteParams } },
       async (request, reply) => {
         const token = bearerToken(request.headers.authorization);
         if (!token) return send(reply, unauthorized);
@@ -46,16 +59,22 @@ export function gitPushRoutes(app: ControlCenter, proxy: GitPushProxy = new GitP
         reply.raw.on('close', () => {
           if (!reply.raw.writableFinished) controller.abort();
         });
-        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const header = (name: string) => (typeof request.headers[name] === 'string' ? (request.headers[name] as string) : undefined);
-        return send(
-          reply,
-          await proxy.receivePack(token, request.params.remoteId, body, { contentType: header('content-type'), contentEncoding: header('content-encoding') }, controller.signal),
-        );
+        try {
+          const body = boundedBody(request.raw, { contentLength: header('content-length'), contentEncoding: header('content-encoding') }, PUSH_BODY_LIMITS);
+          return send(reply, await proxy.receivePack(token, request.params.remoteId, body, { contentType: header('content-type') }, controller.signal));
+        } catch (error) {
+          if (error instanceof BodyLimitError || error instanceof BodyEncodingError) return send(reply, json(error.statusCode, bodyErrorJson(error)));
+          // zlib's errors (a corrupt gzip stream) carry a code; anything else is the server's own failure.
+          if (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && (error as NodeJS.ErrnoException).code!.startsWith('Z_')) {
+            return send(reply, json(400, { error: { code: 'bad_request', message: `the body could not be decoded: ${error.message}`, field: 'content-encoding' } }));
+          }
+          throw error;
+        }
       },
     );
     server.post(`${GIT_PUSH_PATH}/:remoteId/git-upload-pack`, { config, schema: { hide: true, params: RemoteParams } }, async (_request, reply) =>
-      reply.code(403).send({ error: { code: 'forbidden', message: 'the push proxy serves pushes only; fetch from the remote directly' } }),
+      reply.code(403).header('connection', 'close').send({ error: { code: 'forbidden', message: 'the push proxy serves pushes only; fetch from the remote directly' } }),
     );
   };
 }
