@@ -1,19 +1,22 @@
 import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { linkStaysInside } from '../../core/skills/scan/rules/symlink-escape.js';
+import { resolveFolderLinks } from '../../core/skills/scan/folder-links.js';
 import type { SkillFolderEntry } from '../../core/skills/scan/scan-types.js';
 
 /**
- * Writes scanned entries into a fresh folder `target` (which must not exist). Links that leave the
- * folder are never written, even under an override: the folder can only hold what it scanned.
+ * Writes scanned entries into a fresh folder `target` (which must not exist). A link is written
+ * only when, resolved as the file system will resolve it (chains and links through linked folders
+ * included, SEC-12), it ends at a file or folder of this folder — never otherwise, even under an
+ * override: the folder can only hold what it scanned.
  */
 export async function writeSkillFolder(target: string, entries: readonly SkillFolderEntry[]): Promise<void> {
   await mkdir(target, { recursive: false });
+  const links = resolveFolderLinks(entries);
   for (const entry of entries) {
     const path = join(target, ...entry.path.split('/'));
     await mkdir(dirname(path), { recursive: true });
     if (entry.kind === 'file') await writeFile(path, entry.content!, { flag: 'wx', mode: entry.mode & 0o111 ? 0o755 : 0o644 });
-    else if (linkStaysInside(entry.path, entry.linkTarget ?? '')) await symlink(entry.linkTarget!, path);
+    else if (links.get(entry.path)?.ok) await symlink(entry.linkTarget!, path);
   }
 }
 

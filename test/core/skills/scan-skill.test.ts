@@ -60,6 +60,7 @@ describe('scanSkillFolder (SKL-3)', () => {
   it('does not flag the benign look-alikes', () => {
     const report = scan(
       text('ok.md', 'Download with `curl -o file.tar.gz https://example.com/x` then inspect it.\nrm -rf ./build\neval("1+1")\n'),
+      text('scripts/notes.txt', 'notes\n'),
       { path: 'link', kind: 'symlink', mode: 0o120000, linkTarget: 'scripts/../SKILL.md' },
     );
     expect(report.findings.filter((finding) => finding.severity === 'quarantine')).toEqual([]);

@@ -4,6 +4,7 @@ import { parseSkillFile, SkillFormatError } from '../skill-frontmatter.js';
 import { capabilityFindings, deriveCapabilities } from './capability-manifest.js';
 import { SCAN_RULES, SCAN_RULES_VERSION } from './rule-catalog.js';
 import { isBinary } from './rules/binary-file.js';
+import { normalizeUntrustedText } from './untrusted-text.js';
 import type { ScanFinding, ScanReport, ScanRule, ScanVerdict, SkillFolderEntry, TextFile } from './scan-types.js';
 
 /** Limits past which the scan refuses instead of reading (a folder too big to read is not a verdict). */
@@ -52,8 +53,10 @@ export function scanSkillFolder(entries: readonly SkillFolderEntry[], options: S
       byteCount += entry.content.byteLength;
       if (byteCount > SCAN_LIMITS.maxTotalBytes) throw new SkillScanError(`the folder is larger than the scan reads (${SCAN_LIMITS.maxTotalBytes} bytes)`);
       if (!isBinary(entry.content)) {
-        const text = new TextDecoder('utf-8').decode(entry.content);
-        texts.push({ path: entry.path, text, lines: text.split(/\r?\n|\r/) });
+        const raw = new TextDecoder('utf-8').decode(entry.content);
+        // SEC-12: the rules judge what the text says, not how its characters are spelled.
+        const text = normalizeUntrustedText(raw);
+        texts.push({ path: entry.path, text, lines: text.split(/\r?\n|\r/), raw });
       }
     }
   }
@@ -70,6 +73,7 @@ export function scanSkillFolder(entries: readonly SkillFolderEntry[], options: S
   for (const rule of rules) {
     try {
       if (rule.checkEntry) for (const entry of entries) findings.push(...rule.checkEntry(entry));
+      if (rule.checkFolder) findings.push(...rule.checkFolder(entries));
       if (rule.checkText) for (const file of texts) findings.push(...rule.checkText(file));
     } catch (error) {
       throw new SkillScanError(`rule '${rule.id}' failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -19,11 +19,16 @@ export interface SkillFolderEntry {
   linkTarget?: string;
 }
 
-/** A text file of the folder, decoded once and split into lines for the content rules. */
+/**
+ * A text file of the folder, decoded once. `text` and `lines` are the normalized view the content
+ * rules read (SEC-12: hidden payloads decoded, NFKC, hidden characters removed; line breaks kept);
+ * `raw` is the text as decoded from the bytes, for the rule that looks for the hidden characters.
+ */
 export interface TextFile {
   path: string;
   text: string;
   lines: readonly string[];
+  raw: string;
 }
 
 /** One rule hit: which rule, where (file + 1-based line; 0 for whole-file facts) and why. */
@@ -44,6 +49,8 @@ export interface ScanRule {
   checkText?(file: TextFile): ScanFinding[];
   /** Checks one entry (mode bits, link targets, raw bytes). */
   checkEntry?(entry: SkillFolderEntry): ScanFinding[];
+  /** Checks the folder as a whole (facts no single entry shows, like where a chain of links leads). */
+  checkFolder?(entries: readonly SkillFolderEntry[]): ScanFinding[];
 }
 
 /** The capabilities a skill's content shows it uses (SKL-3), each mapped to a POL-2 effect class. */

@@ -1,20 +1,33 @@
 import type { ScanFinding, ScanRule } from '../scan-types.js';
+import { HIDDEN_CHARACTER } from '../untrusted-text.js';
 
-/** Zero-width characters and Unicode bidi controls (Trojan Source): text that reads differently than it runs. */
-const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\u202A-\u202E\u2066-\u2069\u00AD\u180E]|(?<!^)\uFEFF/u;
+/** What kind of hidden character a code point is, for the operator reading the report. */
+function kindOf(code: number): string {
+  if (code >= 0xe0000 && code <= 0xe007f) return 'a tag character: invisible text a model reads as ASCII';
+  if ((code >= 0xfe00 && code <= 0xfe0f) || (code >= 0xe0100 && code <= 0xe01ef)) return 'a variation selector, which can carry hidden bytes';
+  if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code === 0x200e || code === 0x200f || code === 0x061c) return 'a bidirectional control: text reads differently than it runs';
+  if (code === 0x3164 || code === 0xffa0 || code === 0x115f || code === 0x1160 || code === 0x2800) return 'a filler that renders as blank space';
+  return 'a default-ignorable character nothing renders';
+}
 
-/** SKL-3 `invisible-characters`: zero-width and bidi-override characters anywhere in a text file. */
+/**
+ * SKL-3 `invisible-characters`, SEC-12: any character a reader cannot see — every default-ignorable
+ * code point (zero-width characters, tag characters, variation selectors, fillers), every bidi
+ * control, the braille blank — anywhere in a text file, the raw text as it will reach a model.
+ * One finding per line, naming the first such character. A BOM opening the file is allowed.
+ */
 export const invisibleCharacters: ScanRule = {
   id: 'invisible-characters',
   severity: 'quarantine',
-  description: 'contains zero-width or bidirectional-override characters',
+  description: 'contains invisible, format or bidirectional-control characters',
   checkText(file): ScanFinding[] {
     const findings: ScanFinding[] = [];
-    file.lines.forEach((line, index) => {
-      const match = INVISIBLE.exec(index === 0 ? line.replace(/^\uFEFF/, '') : line);
+    file.raw.split(/\r?\n|\r/).forEach((line, index) => {
+      const match = HIDDEN_CHARACTER.exec(index === 0 ? line.replace(/^\uFEFF/, '') : line);
       if (match) {
-        const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-        findings.push({ ruleId: 'invisible-characters', severity: 'quarantine', file: file.path, line: index + 1, message: `contains the invisible character U+${code}` });
+        const codePoint = match[0].codePointAt(0)!;
+        const code = codePoint.toString(16).toUpperCase().padStart(4, '0');
+        findings.push({ ruleId: 'invisible-characters', severity: 'quarantine', file: file.path, line: index + 1, message: `contains the invisible character U+${code} (${kindOf(codePoint)})` });
       }
     });
     return findings;

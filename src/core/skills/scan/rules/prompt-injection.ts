@@ -1,23 +1,37 @@
 import type { ScanRule } from '../scan-types.js';
-import { matchLines } from './line-rule.js';
+import { matchText } from './line-rule.js';
 
-/** SKL-3 `prompt-injection`: phrasing that tries to override the agent's instructions or hide actions from the user. */
+/**
+ * What may stand between two words of a phrase: white space including line breaks (an instruction
+ * split across lines reads as one to a model), and the Markdown that renders as nothing between
+ * words (emphasis, quote and list markers, table bars, dashes).
+ */
+const GAP = String.raw`[\s*_~\x60>#|-]+`;
+
+/** Builds one phrase pattern: `~` marks a gap between words. */
+const phrase = (source: string): RegExp => new RegExp(source.replaceAll('~', GAP), 'i');
+
+/**
+ * SKL-3 `prompt-injection`, SEC-12: phrasing that tries to override the agent's instructions or
+ * hide actions from the user, read over the whole normalized text (hidden payloads decoded, NFKC,
+ * invisible characters removed), not one line at a time.
+ */
 export const promptInjection: ScanRule = {
   id: 'prompt-injection',
   severity: 'quarantine',
   description: 'contains phrasing that overrides instructions or hides actions from the user',
   checkText: (file) =>
-    matchLines(
+    matchText(
       file,
       'prompt-injection',
       'quarantine',
       [
-        /\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|preceding|system|other)\s+(?:instructions|prompts?|rules|directions|guidelines)/i,
-        /\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|show|mention\s+(?:this\s+)?to|alert)\s+the\s+(?:user|operator|human)/i,
-        /\bwithout\s+(?:asking|telling|informing|notifying)\s+the\s+(?:user|operator|human)/i,
-        /\b(?:reveal|print|output|exfiltrate|send)\s+(?:your\s+|the\s+)?(?:system\s+prompt|hidden\s+instructions)/i,
-        /\byou\s+are\s+now\s+(?:in\s+)?(?:developer|god|jailbreak|DAN|unrestricted)\b/i,
-        /\b(?:bypass|disable|turn\s+off)\s+(?:the\s+)?(?:approval|safety|sandbox|guardrails?|permission\s+checks?)/i,
+        phrase(String.raw`\b(?:ignore|disregard|forget|override)~(?:(?:all|any|the|your)~)*(?:previous|prior|above|earlier|preceding|system|other)~(?:instructions|prompts?|rules|directions|guidelines)`),
+        phrase(String.raw`\b(?:do~not|don['’]t|never)~(?:tell|inform|notify|show|mention~(?:this~)?to|alert)~the~(?:user|operator|human)`),
+        phrase(String.raw`\bwithout~(?:asking|telling|informing|notifying)~the~(?:user|operator|human)`),
+        phrase(String.raw`\b(?:reveal|print|output|exfiltrate|send)~(?:(?:your|the)~)?(?:system~prompt|hidden~instructions)`),
+        phrase(String.raw`\byou~are~now~(?:in~)?(?:developer|god|jailbreak|DAN|unrestricted)\b`),
+        phrase(String.raw`\b(?:bypass|disable|turn~off)~(?:the~)?(?:approval|safety|sandbox|guardrails?|permission~checks?)`),
       ],
       'contains phrasing that overrides instructions or hides actions from the user',
     ),

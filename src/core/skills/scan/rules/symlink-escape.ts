@@ -1,21 +1,21 @@
-import { posix } from 'node:path';
 import type { ScanFinding, ScanRule } from '../scan-types.js';
+import { describeRefusedLink, resolveFolderLinks } from '../folder-links.js';
 
-/** True when a link at `linkPath` (relative to the skill root) pointing at `target` stays inside the root. */
-export function linkStaysInside(linkPath: string, target: string): boolean {
-  if (target === '' || target.startsWith('/') || /^[A-Za-z]:[\\/]/.test(target) || target.includes('\\') || target.includes('\0')) return false;
-  const resolved = posix.normalize(posix.join(posix.dirname(linkPath), target));
-  return resolved !== '..' && !resolved.startsWith('../') && resolved !== '.';
-}
-
-/** SKL-3 `symlink-escape`: a link whose target leaves the skill folder (absolute, or climbing out). */
+/**
+ * SKL-3 `symlink-escape`, SEC-12: a link that, resolved as the file system would (chains and links
+ * through linked folders included), does not end at a file or folder inside the skill folder.
+ */
 export const symlinkEscape: ScanRule = {
   id: 'symlink-escape',
   severity: 'quarantine',
-  description: 'has a symbolic link leaving the skill folder',
-  checkEntry(entry): ScanFinding[] {
-    if (entry.kind !== 'symlink') return [];
-    if (linkStaysInside(entry.path, entry.linkTarget ?? '')) return [];
-    return [{ ruleId: 'symlink-escape', severity: 'quarantine', file: entry.path, line: 0, message: `is a symbolic link to '${entry.linkTarget ?? ''}', outside the skill folder` }];
+  description: 'has a symbolic link that does not resolve to a file or folder inside the skill folder',
+  checkFolder(entries): ScanFinding[] {
+    const findings: ScanFinding[] = [];
+    for (const [path, resolution] of resolveFolderLinks(entries)) {
+      if (resolution.ok) continue;
+      const target = entries.find((entry) => entry.path === path)?.linkTarget ?? '';
+      findings.push({ ruleId: 'symlink-escape', severity: 'quarantine', file: path, line: 0, message: describeRefusedLink(path, target, resolution) });
+    }
+    return findings;
   },
 };

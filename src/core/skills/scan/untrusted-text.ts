@@ -1,0 +1,64 @@
+/**
+ * The normalized view of untrusted text (SEC-12): what the content rules read instead of the raw
+ * characters, so that text which looks harmless to a reviewer but reads differently to a model —
+ * or to a pattern — is judged by what it says.
+ *
+ * A model reads code points a screen never draws: Unicode tag characters (U+E0020–E007E spell out
+ * ASCII one for one), variation selectors (256 of them, enough to carry one byte each), zero-width
+ * and bidi controls, and fillers that render as blank space. Patterns are fooled by them too:
+ * `ig<U+200B>nore` is not `ignore`, and fullwidth `ｉｇｎｏｒｅ` is not either until NFKC folds it.
+ */
+
+/**
+ * Every character a reader cannot see or that reorders what it sees: the Unicode
+ * Default_Ignorable_Code_Point property (zero-width characters, tag characters, variation
+ * selectors, soft hyphen, Hangul fillers, invisible operators, …), the bidi controls (some of which
+ * are not default-ignorable, e.g. U+061C is, U+200E/F are), and fillers that render as blank space
+ * without being default-ignorable (U+2800 braille blank). A BOM at the very start of a file is the
+ * one allowed exception, and callers skip it themselves.
+ */
+export const HIDDEN_CHARACTER = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\u2800]/u;
+const HIDDEN_CHARACTERS = new RegExp(HIDDEN_CHARACTER.source, 'gu');
+
+/** A run of Unicode tag characters (U+E0000–E007F): invisible, and U+E0020–E007E map one for one to ASCII. */
+const TAG_RUN = /[\u{E0000}-\u{E007F}]+/gu;
+
+/**
+ * A run of variation selectors long enough to be a payload rather than an emoji presentation
+ * selector: VS1–VS16 (U+FE00–FE0F) and VS17–VS256 (U+E0100–E01EF) are 256 code points, so a run of
+ * them can carry arbitrary bytes. A legitimate emoji uses one after a base character.
+ */
+const SELECTOR_RUN = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]{4,}/gu;
+
+/** The ASCII text a run of tag characters spells (tags outside U+E0020–E007E, like the flag terminator, spell nothing). */
+export function decodeTagCharacters(run: string): string {
+  let decoded = '';
+  for (const character of run) {
+    const code = character.codePointAt(0)! - 0xe0000;
+    if (code >= 0x20 && code <= 0x7e) decoded += String.fromCharCode(code);
+  }
+  return decoded;
+}
+
+/** The bytes a run of variation selectors carries (VS1–16 are 0–15, VS17–256 are 16–255), read as UTF-8. */
+export function decodeSelectorRun(run: string): string {
+  const bytes: number[] = [];
+  for (const character of run) {
+    const code = character.codePointAt(0)!;
+    bytes.push(code <= 0xfe0f ? code - 0xfe00 : code - 0xe0100 + 16);
+  }
+  // Control characters decoded from a payload stay out of the view: they would shift line numbers.
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
+  return new TextDecoder('utf-8').decode(new Uint8Array(bytes)).replace(/[\u0000-\u001f\u007f]/g, ' ');
+}
+
+/**
+ * The text as the content rules read it: hidden payloads decoded into plain view (each surrounded
+ * by spaces so it reads as words of its own), then NFKC (fullwidth, mathematical and other
+ * compatibility forms folded to their plain letters), then every hidden character left removed (so
+ * `ig<U+200B>nore` reads `ignore`). Line breaks are kept where they were: findings name real lines.
+ */
+export function normalizeUntrustedText(text: string): string {
+  const decoded = text.replace(TAG_RUN, (run) => ` ${decodeTagCharacters(run)} `).replace(SELECTOR_RUN, (run) => ` ${decodeSelectorRun(run)} `);
+  return decoded.normalize('NFKC').replace(HIDDEN_CHARACTERS, '');
+}
