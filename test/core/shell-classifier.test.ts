@@ -40,8 +40,10 @@ describe('shell classifier structure (POL-2)', () => {
     expect(classifyShellCommand('cd /work/repo/src && touch x', { worktreeRoot: '/work/repo' })).toMatchObject({ classes: [], writesWorktree: true });
   });
 
-  it('summary collapses whitespace and is what a fingerprint hashes', () => {
-    expect(classifyShellCommand('  git   push\n origin  ').summary).toBe('git push origin');
+  it('summary collapses unquoted whitespace, keeps line breaks (they separate commands) and quoted whitespace', () => {
+    expect(classifyShellCommand('  git   push \t origin  ').summary).toBe('git push origin');
+    expect(classifyShellCommand('  git   push\n origin  ').summary).toBe('git push\norigin');
+    expect(classifyShellCommand(`rm  -f "a  b" 'c\td'`).summary).toBe(`rm -f "a  b" 'c\td'`);
   });
 
   it('unparsable input is unknown with the restrictive classes', () => {

@@ -15,7 +15,7 @@ afterEach(async () => {
   fixture = null;
 });
 
-const ASKED = 'node -e "require(\'fs\').writeFileSync(\'ran.log\', \'ran\')"';
+const ASKED = 'echo ran > ran.log && rm -f stale.log';
 const DENIED = 'echo ran > ran.log; git push origin main';
 
 describe('bashScript nodes are policy-checked (PIPE-1, POL-3)', () => {
@@ -23,7 +23,8 @@ describe('bashScript nodes are policy-checked (PIPE-1, POL-3)', () => {
     fixture = await startHarnessFixture({ operatorConnected: false });
     const f = fixture;
     const api = (method: string, path: string, body?: unknown) => f.server.api(method, `/api/workspaces/${f.workspaceId}${path}`, body);
-    // The operator forbids pushing; running unknown code asks by default.
+    // The operator forbids pushing; deleting a file asks by default. (Code the classifier cannot see,
+    // `node -e …`, may push: the push deny refuses it too, SEC-5.)
     expect((await api('POST', '/policy/rules', { scope: 'workspace', match: { kind: 'class', effectClass: 'gitPush' }, decision: 'deny' })).status).toBe(201);
     expect((await api('POST', '/policy/probe', { command: ASKED })).body.decision).toBe('ask');
     expect((await api('POST', '/policy/probe', { command: DENIED })).body.decision).toBe('deny');
@@ -58,7 +59,7 @@ describe('bashScript nodes are policy-checked (PIPE-1, POL-3)', () => {
     for (const key of ['approved', 'rejected']) {
       const approval = pending.find((entry: any) => entry.id === nodeOf(run, key).approvalId);
       expect(approval).toMatchObject({ kind: 'pipeline_command', status: 'pending' });
-      expect(JSON.stringify(approval)).toContain('writeFileSync');
+      expect(JSON.stringify(approval)).toContain('rm -f stale.log');
       expect(await ranIn(key)).toBe(false);
     }
     expect((await api('POST', `/approvals/${nodeOf(run, 'rejected').approvalId}/decision`, { decision: 'reject', reason: 'not today' })).status).toBe(200);

@@ -1,5 +1,6 @@
-import { canonicalEffectClasses, type EffectClass } from '../effect-classes.js';
+import { canonicalEffectClasses, EFFECT_CLASSES, type EffectClass } from '../effect-classes.js';
 import { lookupProgramRule } from './command-rules.js';
+import { normalizeCommandWhitespace } from './command-whitespace.js';
 import { isCodeInjectingVariable } from './code-injecting-variables.js';
 import { gitMetadataRunsPrograms } from './git-metadata.js';
 import { makeRecipes } from './makefile-recipes.js';
@@ -33,7 +34,7 @@ export interface ShellClassification {
   readonly subcommands: readonly ShellSubcommand[];
   /** True when any part could not be understood; the restrictive classes were applied. */
   readonly unknown: boolean;
-  /** The command line with whitespace collapsed: what an approval shows and a fingerprint hashes. */
+  /** The command line with its layout normalised (quoted whitespace kept): what an approval shows and a fingerprint hashes. */
   readonly summary: string;
 }
 
@@ -50,10 +51,12 @@ export interface ClassifyOptions {
 }
 
 /**
- * What code the classifier cannot read is assumed to do: spawn processes, write outside the worktree,
- * delete files and reach the network (and write the worktree). Unknown is never read (POL-2).
+ * What code the classifier cannot read is assumed to do: anything a command it can read could do, so
+ * every effect class (and a worktree write). Unknown is never read (POL-2). Every class, not the
+ * likely few: deny beats ask, so a class missing here would let a rule denying it (`gitPush` deny,
+ * `python3 push.py`) be outvoted into an approvable ask by the classes that are here (SEC-5).
  */
-export const UNKNOWN_CODE_CLASSES: readonly EffectClass[] = ['processSpawn', 'fileWriteOutsideWorktree', 'fileDelete', 'networkEgress'];
+export const UNKNOWN_CODE_CLASSES: readonly EffectClass[] = EFFECT_CLASSES;
 
 /** Nesting limit for `sh -c` inside `sh -c` …; deeper is unknown rather than a stack overflow. */
 const MAX_SCRIPT_DEPTH = 8;
@@ -695,7 +698,7 @@ function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, 
  */
 export function classifyShellCommand(command: string, options: ClassifyOptions = {}): ShellClassification {
   const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, gitChecked: [], gitMetadataWritten: false, depth: 0, parseError: false };
-  const summary = command.replace(/\s+/g, ' ').trim();
+  const summary = normalizeCommandWhitespace(command);
   const tree = parseShell(command);
   if (!tree) {
     walk.parseError = true;
