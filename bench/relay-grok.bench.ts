@@ -69,7 +69,7 @@ export default async function relayGrokBench(): Promise<BenchFigure[]> {
       await bare.cleanup();
       if (code !== 0) throw new Error(`bare grok-cli exited ${code}`);
       scriptTurn(fixture.model);
-      const { context, close } = benchRunContext(fixture, { runId: `run_grok_bench_${index}`, agent, worktree, scratch });
+      const { context, close } = benchRunContext(fixture, { runId: `run_grok_bench_${index}`, agent, worktree, scratch, provider: 'xai' });
       const begun = performance.now();
       const result = await transport.run(context);
       series.transport.push(performance.now() - begun);

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentTransport, TransportRunContext } from '../src/adapters/agent-transport.js';
+import type { ProviderId } from '../src/llm/provider-ids.js';
 import type { Agent } from '../src/schemas/agent.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../test/support/claude-code-fixture.js';
 import { median, type BenchFigure } from './figure.js';
@@ -12,9 +13,12 @@ import { median, type BenchFigure } from './figure.js';
  * run (the model proxy meters it); the real policy engine decides each command (no approvals: the
  * benchmarks' commands are allowed by default). `close()` revokes the token and closes the run.
  */
-export function benchRunContext(fixture: ClaudeCodeFixture, input: { runId: string; agent: Agent; worktree: string; scratch: string }): { context: TransportRunContext; close: () => void } {
+export function benchRunContext(
+  fixture: ClaudeCodeFixture,
+  input: { runId: string; agent: Agent; worktree: string; scratch: string; provider: ProviderId | null },
+): { context: TransportRunContext; close: () => void } {
   const token = fixture.app.runTokens.issue({ workspaceId: fixture.workspaceId, runId: input.runId, agentId: fixture.agentId });
-  fixture.app.modelBroker.open(input.runId, fixture.workspaceId);
+  fixture.app.modelBroker.open(input.runId, fixture.workspaceId, input.provider);
   const context: TransportRunContext = {
     workspaceId: fixture.workspaceId,
     runId: input.runId,
@@ -53,7 +57,7 @@ export function benchRunContext(fixture: ClaudeCodeFixture, input: { runId: stri
 
 /** One timed chat turn of `transport` on a fresh bench context; fails loudly unless the turn completed. */
 export async function timedTransportTurn(fixture: ClaudeCodeFixture, transport: AgentTransport, input: { runId: string; agent: Agent; worktree: string; scratch: string }): Promise<number> {
-  const { context, close } = benchRunContext(fixture, input);
+  const { context, close } = benchRunContext(fixture, { ...input, provider: transport.modelProvider?.(input.agent) ?? null });
   const started = performance.now();
   const result = await transport.run(context);
   const wallMs = performance.now() - started;

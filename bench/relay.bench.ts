@@ -99,7 +99,7 @@ export default async function relayBench(): Promise<BenchFigure[]> {
 
     const transportTurn = async (sandbox: 'none' | 'auto', index: number): Promise<number> => {
       const runId = `run_sdk_bench_${sandbox}_${index}`;
-      const { context, close } = benchRunContext(fixture, { runId, agent, worktree, scratch });
+      const { context, close } = benchRunContext(fixture, { runId, agent, worktree, scratch, provider: 'anthropic' });
       let pid = 0;
       const transport = new ClaudeAgentSdkTransport({
         hookSessions: fixture.app.hookSessions,

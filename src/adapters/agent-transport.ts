@@ -2,6 +2,7 @@ import type { AutonomyLevel, Mode } from '../core/modes.js';
 import type { ToolDescriptor } from '../core/tool-descriptor.js';
 import type { AgentEvent } from '../harness/agent-events.js';
 import type { ModelMessage, ModelUsage } from '../llm/model-types.js';
+import type { ProviderId } from '../llm/provider-ids.js';
 import type { Agent } from '../schemas/agent.js';
 import type { PushRemote } from '../core/hook-sessions.js';
 import type { TransportAction, TransportGateResult } from '../core/transport-gate.js';
@@ -138,6 +139,12 @@ export interface AgentTransport {
    * the run records the agent's model id.
    */
   resolveModel?(request: TransportModelRequest): string;
+  /**
+   * SEC-8: the one provider an external runner of this agent reaches through the model proxy (the
+   * provider whose proxy base URL the transport hands it). The run token spends that provider and no
+   * other; without it (or with null) the token spends none.
+   */
+  modelProvider?(agent: Agent): ProviderId | null;
   /**
    * SKL-5: for a runner whose own skill discovery reads folders, where the prepare stage writes the
    * scanned skills of a run (and how). Without it nothing is materialized for the runner.

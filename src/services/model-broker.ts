@@ -1,10 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { ForbiddenError, NotFoundError } from '../errors/index.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors/index.js';
 import { computeCost, findModel, modelPricing, PROVIDER_IDS, PROVIDERS, resolveProviderEndpoint, type ModelSettings, type ProviderId, type ProviderInfo } from '../llm/model-catalog.js';
 import type { ModelUsage } from '../llm/model-types.js';
-import { WireUsageMeter, type MeteredWire } from '../llm/wire-usage-meter.js';
+import { matchModelEndpoint, type MatchedModelEndpoint } from '../llm/model-proxy-endpoints.js';
+import { plainRequestPath } from '../llm/plain-request-path.js';
+import { WireUsageMeter } from '../llm/wire-usage-meter.js';
 import type { AgentPrincipal } from './runs/run-tokens.js';
 
 /** Token counts and cost the broker measured for one run (SEC-6: exact per-run cost for external runners). */
@@ -22,15 +24,21 @@ export interface BrokerRequest {
   principal: AgentPrincipal;
   provider: string;
   method: string;
-  /** The path after `/api/model-proxy/<provider>`, starting with `/` (or empty). */
-  path: string;
+  /** The path after `/api/model-proxy/<provider>` exactly as the runner sent it (still encoded), starting with `/` (or empty). */
+  rawPath: string;
   /** The raw query string without `?`, or ''. */
-  query: string;
+  rawQuery: string;
   headers: IncomingHttpHeaders;
   body: Buffer | undefined;
-  /** Aborted when the runner hangs up. */
-  signal: AbortSignal;
 }
+
+/**
+ * A request the broker has admitted (SEC-8): its token's run, workspace and provider check out and it
+ * names an allowlisted endpoint. `local` is answered by the broker itself and never forwarded.
+ */
+export type AdmittedModelCall =
+  | { kind: 'local'; response: BrokerResponse }
+  | { kind: 'upstream'; runId: string; run: OpenRun; provider: ProviderInfo; method: 'GET' | 'POST'; matched: MatchedModelEndpoint; headers: IncomingHttpHeaders; body: Buffer | undefined };
 
 export interface BrokerResponse {
   status: number;
@@ -45,29 +53,6 @@ export interface ModelBrokerOptions {
   env: Record<string, string | undefined>;
   fetch?: typeof fetch;
 }
-
-/** An endpoint of a provider's API the broker forwards; nothing else can be reached with the real key. */
-interface Endpoint {
-  method: 'GET' | 'POST';
-  pattern: RegExp;
-  /** Set for model calls whose responses carry usage. */
-  wire: MeteredWire | null;
-}
-
-const ANTHROPIC_ENDPOINTS: readonly Endpoint[] = [
-  { method: 'POST', pattern: /^\/v1\/messages$/, wire: 'anthropic-messages' },
-  { method: 'POST', pattern: /^\/v1\/messages\/count_tokens$/, wire: null },
-  { method: 'GET', pattern: /^\/v1\/models(\/[A-Za-z0-9._:-]+)?$/, wire: null },
-];
-
-/** Paths relative to an OpenAI-style base URL (which already ends in `/v1` where the vendor has one). */
-const OPENAI_ENDPOINTS: readonly Endpoint[] = [
-  { method: 'POST', pattern: /^\/chat\/completions$/, wire: 'openai-chat-completions' },
-  { method: 'POST', pattern: /^\/responses$/, wire: 'openai-responses' },
-  { method: 'POST', pattern: /^\/completions$/, wire: 'openai-chat-completions' },
-  { method: 'POST', pattern: /^\/embeddings$/, wire: 'openai-chat-completions' },
-  { method: 'GET', pattern: /^\/models(\/[A-Za-z0-9._:/-]+)?$/, wire: null },
-];
 
 /** Request headers passed upstream; everything else (the run token, cookies, forwarding headers) stays behind. */
 const FORWARDED_REQUEST_HEADERS = new Set(['content-type', 'accept', 'user-agent', 'anthropic-version', 'anthropic-beta', 'openai-beta']);
@@ -101,6 +86,8 @@ function requestedModel(body: Buffer | undefined): string | null {
 
 interface OpenRun {
   workspaceId: string;
+  /** SEC-8: the one provider the run is configured for; null when its runner reaches no model through the broker. */
+  provider: ProviderId | null;
   metered: MeteredRunUsage;
   /** Ends the run's requests still in flight when the run ends. */
   ended: AbortController;
@@ -114,7 +101,9 @@ interface OpenRun {
  * streams the answer back byte for byte, and meters the usage each response reports against the run.
  *
  * Only a provider's model endpoints are reachable (messages, chat completions, responses, token
- * counting, model listing): the run token cannot be turned into any other use of the real key.
+ * counting, model listing; `model-proxy-endpoints.ts`), matched on the decoded path after every
+ * ambiguous form was refused, and only for the provider the token's run is bound to (SEC-8): the run
+ * token cannot be turned into any other use of the real key, nor into another provider's key.
  * The real key is never put in a response: upstream error bodies are scrubbed of it.
  */
 export class ModelBroker {
@@ -125,10 +114,11 @@ export class ModelBroker {
     this.fetchFn = options.fetch ?? fetch;
   }
 
-  /** Lets the run's token use the broker until {@link close}. */
-  open(runId: string, workspaceId: string): void {
+  /** Lets the run's token spend `provider` (and only it, SEC-8) until {@link close}. */
+  open(runId: string, workspaceId: string, provider: ProviderId | null): void {
     this.runs.set(runId, {
       workspaceId,
+      provider,
       metered: { usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0, responses: 0, priced: true },
       ended: new AbortController(),
     });
@@ -148,22 +138,43 @@ export class ModelBroker {
     return this.runs.get(runId)?.metered ?? null;
   }
 
-  async forward(request: BrokerRequest): Promise<BrokerResponse> {
-    const run = this.runs.get(request.principal.runId);
+  /**
+   * Decides whether a request may be forwarded, before anything is (and before a paused run's wait):
+   * the token's run must be open in the token's workspace (403), the provider known (404) and the
+   * one the run is bound to (403 naming it), the path plain (400: no dot segments, doubled or encoded
+   * slashes, backslashes, NUL, however encoded) and the (method, path) on the allowlist (404).
+   */
+  admit(request: BrokerRequest): AdmittedModelCall {
+    const runId = request.principal.runId;
+    const run = this.runs.get(runId);
     if (!run || run.workspaceId !== request.principal.workspaceId) {
       throw new ForbiddenError('this run token does not belong to a run that may call models through the broker', 'authorization');
     }
     const provider = providerOf(request.provider);
-    const method = request.method.toUpperCase();
-    // The CLI probes its base URL at start-up; answer it here, the upstream is none of its business.
-    if ((method === 'HEAD' || method === 'GET') && (request.path === '' || request.path === '/')) {
-      return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ ok: true, provider: provider.id })) };
+    if (run.provider !== provider.id) {
+      const bound = run.provider ? `${PROVIDERS[run.provider].label} (${run.provider}), the provider its run is configured for` : 'no provider: its runner reaches no model through the broker';
+      throw new ForbiddenError(`this run token may not spend ${provider.label} (${provider.id}); it spends only ${bound}`, 'provider');
     }
-    const path = provider.protocol === 'anthropic-messages' ? request.path : request.path.replace(/^\/v1(?=\/)/, '');
-    const endpoints = provider.protocol === 'anthropic-messages' ? ANTHROPIC_ENDPOINTS : OPENAI_ENDPOINTS;
-    const endpoint = endpoints.find((candidate) => candidate.method === method && candidate.pattern.test(path));
-    if (!endpoint) throw new NotFoundError(`${provider.label} endpoint`, `${method} ${request.path || '/'}`, 'path');
+    const method = request.method.toUpperCase();
+    const path = plainRequestPath(request.rawPath);
+    if (!path.ok) throw new ValidationError('path', `the model proxy path ${path.problem}; nothing was forwarded`);
+    // The CLI probes its base URL at start-up; answer it here, the upstream is none of its business.
+    if ((method === 'HEAD' || method === 'GET') && path.segments.length === 0) {
+      return { kind: 'local', response: { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ ok: true, provider: provider.id })) } };
+    }
+    const matched = method === 'GET' || method === 'POST' ? matchModelEndpoint(provider.protocol, method, path.segments, request.rawQuery) : null;
+    if (!matched) throw new NotFoundError(`${provider.label} endpoint`, `${method} ${request.rawPath || '/'}`, 'path');
+    return { kind: 'upstream', runId, run, provider, method: matched.endpoint.method, matched, headers: request.headers, body: request.body };
+  }
 
+  /** Sends an admitted call upstream with the real key; `signal` is aborted when the runner hangs up. */
+  async forward(call: AdmittedModelCall, signal: AbortSignal): Promise<BrokerResponse> {
+    if (call.kind === 'local') return call.response;
+    const { run, provider, method, matched } = call;
+    // The run may have ended while the call waited (a pause): its token spends nothing any more.
+    if (this.runs.get(call.runId) !== run) throw new ConflictError('runId', `run ${call.runId} has ended; the model request was not sent`);
+    const endpoint = matched.endpoint;
+    const request = call;
     const settings = await this.options.settings.get(run.workspaceId);
     const { baseUrl, apiKey } = resolveProviderEndpoint(provider, settings, this.options.env);
     const headers: Record<string, string> = { 'accept-encoding': 'identity' };
@@ -175,14 +186,14 @@ export class ModelBroker {
       if (provider.protocol === 'anthropic-messages') headers['x-api-key'] = apiKey;
       else headers.authorization = `Bearer ${apiKey}`;
     }
-    const url = `${baseUrl.replace(/\/+$/, '')}${path}${request.query ? `?${request.query}` : ''}`;
+    const url = `${baseUrl.replace(/\/+$/, '')}${matched.upstreamPath}${matched.upstreamQuery ? `?${matched.upstreamQuery}` : ''}`;
     let upstream: Response;
     try {
       upstream = await this.fetchFn(url, {
         method,
         headers,
         ...(method === 'POST' && request.body ? { body: request.body } : {}),
-        signal: AbortSignal.any([request.signal, run.ended.signal]),
+        signal: AbortSignal.any([signal, run.ended.signal]),
       });
     } catch (error) {
       const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);

@@ -214,9 +214,9 @@ async function startEchoUpstream(): Promise<{ url: string; seen: Array<{ path: s
 }
 
 /** A run token the broker accepts, as the run executor makes one for a transport run (closed after the test). */
-function openBrokeredRun(f: ClaudeCodeFixture, runId: string): string {
+function openBrokeredRun(f: ClaudeCodeFixture, runId: string, provider: 'anthropic' | 'openai'): string {
   const token = f.app.runTokens.issue({ workspaceId: f.workspaceId, runId, agentId: f.agentId });
-  f.app.modelBroker.open(runId, f.workspaceId);
+  f.app.modelBroker.open(runId, f.workspaceId, provider);
   cleanups.push(() => {
     f.app.modelBroker.close(runId);
     f.app.runTokens.revoke(runId);
@@ -230,7 +230,7 @@ describe('the model proxy forwards, streams and meters OpenAI-style calls too (S
     fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true }, env: { OPENAI_API_KEY: REAL_KEY, OPENAI_BASE_URL: `${upstream.url}/v1` } });
     const f = fixture;
     const runId = 'run_brokered_direct';
-    const token = openBrokeredRun(f, runId);
+    const token = openBrokeredRun(f, runId, 'openai');
     const body = { model: 'gpt-5.4', stream: true, messages: [{ role: 'user', content: 'hi' }] };
     const response = await proxy(f, { authorization: `Bearer ${token}`, cookie: 'session=operator' }, '/api/model-proxy/openai/chat/completions', body);
     expect(response.status).toBe(200);
@@ -256,7 +256,7 @@ describe('the model proxy forwards, streams and meters OpenAI-style calls too (S
     fixture = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true }, env: { ANTHROPIC_API_KEY: REAL_KEY, ANTHROPIC_BASE_URL: upstream.url } });
     const f = fixture;
     const runId = 'run_brokered_paths';
-    const token = openBrokeredRun(f, runId);
+    const token = openBrokeredRun(f, runId, 'anthropic');
     // The upstream answers the messages call with an error quoting the key: the broker scrubs it.
     const scrubbed = await proxy(f, { 'x-api-key': token });
     expect(scrubbed.status).toBe(401);
@@ -274,7 +274,8 @@ describe('the model proxy forwards, streams and meters OpenAI-style calls too (S
       '/api/model-proxy/not-a-provider/v1/messages',
     ]) {
       const response = await proxy(f, { 'x-api-key': token }, path);
-      expect([400, 404], path).toContain(response.status);
+      // 400: not a plain path; 403: another provider than the run's (SEC-8); 404: not on the allowlist.
+      expect([400, 403, 404], path).toContain(response.status);
     }
     expect(upstream.seen.length).toBe(seen);
     // The start-up probe of the base URL is answered by the proxy itself.

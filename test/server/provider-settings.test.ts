@@ -110,7 +110,7 @@ describe('per-provider settings over HTTP (issue 15)', () => {
     const agent = (await server.api('GET', `/api/workspaces/${ws}/agents`)).body.agents[0];
     const app = server.running.app;
     // A run in progress on a transport: the broker lets its token through (what the executor does at launch).
-    app.modelBroker.open('run_proxied', ws);
+    app.modelBroker.open('run_proxied', ws, 'anthropic');
     const runToken = app.runTokens.issue({ workspaceId: ws, runId: 'run_proxied', agentId: agent.id });
     try {
       model.script(reply().text('from the proxy'));

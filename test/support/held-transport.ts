@@ -21,6 +21,8 @@ export function heldTransport(): HeldTransport {
   const transport: AgentTransport = {
     id: 'grok',
     capabilities: GROK_CAPABILITIES,
+    // Its token spends what a Grok run's does (SEC-8).
+    modelProvider: () => 'xai',
     run: async (ctx) => {
       context = ctx;
       await new Promise<void>((resolve) => {

@@ -47,6 +47,8 @@ export interface ScriptedModelServer {
   readonly unscriptedRequests: ScriptedRequest[];
   /** Requests to paths the server does not serve (answered 404). */
   readonly unknownRequests: Array<{ method: string; path: string }>;
+  /** Every request that arrived, whatever its path, as sent (path with query): what a proxy in front forwarded. */
+  readonly received: Array<{ method: string; path: string }>;
   /** Replies still queued, shared queue and conversations together. */
   readonly pendingReplies: number;
   /** Appends replies to the shared queue: each model request takes the next one. */
@@ -106,6 +108,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   const requests: ScriptedRequest[] = [];
   const unscriptedRequests: ScriptedRequest[] = [];
   const unknownRequests: Array<{ method: string; path: string }> = [];
+  const received: Array<{ method: string; path: string }> = [];
   const hangReleases = new Set<() => void>();
   const requestWaiters = new Set<() => void>();
   let closed = false;
@@ -247,6 +250,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     const path = request.url ?? '/';
     const pathname = path.split('?')[0] ?? '/';
     const method = request.method ?? 'GET';
+    received.push({ method, path });
     const handle = async () => {
       if (method === 'POST' && pathname === '/v1/messages') return handleModelRequest('anthropic', request, response, path);
       if (method === 'POST' && (pathname === '/v1/chat/completions' || pathname === '/chat/completions')) {
@@ -321,6 +325,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       OPENAI_COMPATIBLE_BASE_URL: `${url}/v1`,
     },
     requests,
+    received,
     unscriptedRequests,
     unknownRequests,
     get pendingReplies() {
@@ -361,6 +366,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       requests.length = 0;
       unscriptedRequests.length = 0;
       unknownRequests.length = 0;
+      received.length = 0;
     },
     async close() {
       if (closed) return;

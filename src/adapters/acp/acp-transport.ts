@@ -7,11 +7,13 @@ import { relayModeOf } from '../../core/relay/relay-mode.js';
 import { nextRelayModeLine } from '../last-relay-mode.js';
 import { gateFailingClosed, type TransportAction } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
+import { PROVIDERS } from '../../llm/model-catalog.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
 import { NodeWorktree } from '../../worktree/node-worktree.js';
+import type { Agent } from '../../schemas/agent.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { looksLikePlan } from '../claude-agent-sdk/claude-agent-sdk-transport.js';
 import { signalProcessTree } from '../claude-code/process-tree.js';
@@ -22,6 +24,12 @@ import { acpModeFor, relayModesByLine, type AcpSessionMode } from './acp-modes.j
 import { classifyPermission, permissionOutcome, type AcpPermissionOption } from './acp-permission.js';
 
 export { ACP_ADAPTER_ID } from './acp-capabilities.js';
+
+/** The provider's base URL and key variables, pointing at the model proxy with the run token. */
+function brokeredModelVariables(provider: 'anthropic' | 'openai', serverUrl: string, token: string): Record<string, string> {
+  const variables = provider === 'openai' ? { baseUrl: 'OPENAI_BASE_URL', apiKey: 'OPENAI_API_KEY' } : { baseUrl: 'ANTHROPIC_BASE_URL', apiKey: 'ANTHROPIC_API_KEY' };
+  return { [variables.baseUrl]: modelProxyBaseUrl(serverUrl, provider), [variables.apiKey]: token };
+}
 
 export interface AcpTransportOptions extends RunnerTransportOptions {
   /** ACP commands by agent name (`*` for every other agent); absent: `CONTROL_CENTER_ACP_AGENTS` from the server's environment. */
@@ -83,6 +91,15 @@ export class AcpTransport implements AgentTransport {
     this.sandboxChoice = new RunnerSandboxChoice(options.sandbox);
   }
 
+  /**
+   * SEC-8: an ACP agent could speak to either model API, but its run token spends one provider: OpenAI
+   * when the agent's model is one of the catalog's OpenAI models, else Anthropic (claude-agent-acp,
+   * the common case). Only that provider's base URL and key variables are set for the agent.
+   */
+  modelProvider(agent: Agent): 'anthropic' | 'openai' {
+    return PROVIDERS.openai.models.some((model) => model.id === agent.modelId) ? 'openai' : 'anthropic';
+  }
+
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
     // MODE-2, RLY-9: fixed at turn start; each turn is a fresh agent process, so a change applies next turn.
@@ -99,12 +116,7 @@ export class AcpTransport implements AgentTransport {
           source: context.env,
           home: dirs.home,
           // SEC-6: an ACP agent that calls a model reaches it through the model proxy with the run token.
-          brokered: {
-            ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'anthropic'),
-            ANTHROPIC_API_KEY: context.mcp.token,
-            OPENAI_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'openai'),
-            OPENAI_API_KEY: context.mcp.token,
-          },
+          brokered: brokeredModelVariables(this.modelProvider(context.agent), context.serverUrl, context.mcp.token),
           extra: withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
         });
         const launched = await sandboxed({

@@ -138,6 +138,11 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
     return { dir: runSkillsPluginDir(run.workspaceDir, RUNNER_FOLDER, run.runId), layout: 'claudePlugin' };
   }
 
+  /** SEC-8: the provider the runner is pointed at through the model proxy (its backend's); its run token spends no other. */
+  modelProvider(): ProviderId {
+    return this.backendOf.provider;
+  }
+
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
     const profile = getCapabilityProfile(context.mode);
@@ -159,7 +164,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
         const env = runnerEnvironment({
           source: context.env,
           home,
-          brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, this.backendOf.provider), ANTHROPIC_API_KEY: context.mcp.token },
+          brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, this.modelProvider()), ANTHROPIC_API_KEY: context.mcp.token },
           extra: {
             CLAUDE_CONFIG_DIR: configDir,
             CLAUDE_AGENT_SDK_CLIENT_APP: 'control-center',

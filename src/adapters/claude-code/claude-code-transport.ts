@@ -75,6 +75,11 @@ export class ClaudeCodeTransport implements AgentTransport {
     return this.sandboxChoice.get();
   }
 
+  /** SEC-8: the provider the runner is pointed at through the model proxy; its run token spends no other. */
+  modelProvider() {
+    return 'anthropic' as const;
+  }
+
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
     const emit = (event: AgentEvent) => context.emit(event);
@@ -121,7 +126,7 @@ export class ClaudeCodeTransport implements AgentTransport {
         home,
         // SEC-6: the model is reached through the server's broker with the run token; the real key
         // and upstream stay in the server.
-        brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'anthropic'), ANTHROPIC_API_KEY: context.mcp.token },
+        brokered: { ANTHROPIC_BASE_URL: modelProxyBaseUrl(context.serverUrl, this.modelProvider()), ANTHROPIC_API_KEY: context.mcp.token },
         extra: {
           CLAUDE_CONFIG_DIR: configDir,
           // SEC-5: repository hooks and fixed-name config programs are off for the runner's git.

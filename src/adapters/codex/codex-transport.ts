@@ -80,6 +80,11 @@ export class CodexTransport implements AgentTransport {
     return { dir: runSkillsPluginDir(run.workspaceDir, 'codex', run.runId), layout: 'skillFolders' };
   }
 
+  /** SEC-8: the provider the runner is pointed at through the model proxy; its run token spends no other. */
+  modelProvider() {
+    return 'openai' as const;
+  }
+
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
     // MODE-2, RLY-9: fixed at turn start; each turn is a fresh app-server, so a change applies next turn.
@@ -95,7 +100,7 @@ export class CodexTransport implements AgentTransport {
         await symlink(codex.binary, join(binDir, 'codex-linux-sandbox')).catch(() => undefined);
         const model = context.agent.modelId ?? DEFAULT_CODEX_MODEL;
         await mkdir(configDir, { recursive: true, mode: 0o700 });
-        await writeFile(join(configDir, 'config.toml'), codexConfigToml({ model, modelBaseUrl: modelProxyBaseUrl(context.serverUrl, 'openai'), mcpUrl: context.mcp.url }), { mode: 0o600 });
+        await writeFile(join(configDir, 'config.toml'), codexConfigToml({ model, modelBaseUrl: modelProxyBaseUrl(context.serverUrl, this.modelProvider()), mcpUrl: context.mcp.url }), { mode: 0o600 });
         const remotes = context.checkout?.pushRemotes ?? [];
         const env = runnerEnvironment({
           source: context.env,

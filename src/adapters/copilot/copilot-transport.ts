@@ -106,6 +106,11 @@ export class CopilotTransport implements AgentTransport {
     return { dir: runSkillsPluginDir(run.workspaceDir, 'copilot', run.runId), layout: 'skillFolders' };
   }
 
+  /** SEC-8: the provider the runner is pointed at through the model proxy; its run token spends no other. */
+  modelProvider() {
+    return 'openai' as const;
+  }
+
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
     if (context.signal.aborted) return cancelledResult();
@@ -121,7 +126,7 @@ export class CopilotTransport implements AgentTransport {
       const runtime = resolveCopilotRuntime(context.env);
       const skillsRoot = this.skillsTarget(context).dir;
       const model = context.agent.modelId ?? DEFAULT_COPILOT_MODEL;
-      const modelBaseUrl = modelProxyBaseUrl(context.serverUrl, 'openai');
+      const modelBaseUrl = modelProxyBaseUrl(context.serverUrl, this.modelProvider());
       const remotes = context.checkout?.pushRemotes ?? [];
       const env = runnerEnvironment({
         source: context.env,

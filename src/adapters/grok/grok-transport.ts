@@ -95,6 +95,11 @@ export class GrokTransport implements AgentTransport {
     this.sandboxChoice = new RunnerSandboxChoice(options.sandbox);
   }
 
+  /** SEC-8: the provider the runner is pointed at through the model proxy; its run token spends no other. */
+  modelProvider() {
+    return 'xai' as const;
+  }
+
   async run(context: TransportRunContext): Promise<TransportResult> {
     const log = this.options.log ?? (() => undefined);
     // MODE-2: fixed at turn start; each turn is a fresh CLI process.
@@ -143,7 +148,7 @@ export class GrokTransport implements AgentTransport {
           home: dirs.home,
           passThrough: [],
           // SEC-6: the model proxy and the run token, never a real xAI key.
-          brokered: { GROK_BASE_URL: modelProxyBaseUrl(context.serverUrl, 'xai'), GROK_API_KEY: context.mcp.token, [GROK_MCP_BRIDGE_VARIABLES.token]: context.mcp.token },
+          brokered: { GROK_BASE_URL: modelProxyBaseUrl(context.serverUrl, this.modelProvider()), GROK_API_KEY: context.mcp.token, [GROK_MCP_BRIDGE_VARIABLES.token]: context.mcp.token },
           extra: {
             [GROK_MCP_BRIDGE_VARIABLES.url]: context.mcp.url,
             [GROK_PRELOAD_VARIABLES.prompt]: files.prompt,

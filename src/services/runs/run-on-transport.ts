@@ -114,7 +114,8 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     waitWhilePaused: (waitSignal) => deps.active.waitWhilePaused(runId, waitSignal),
   };
   try {
-    broker?.open(runId, workspaceId);
+    // SEC-8: the token spends the provider the transport points its runner at, nothing else.
+    broker?.open(runId, workspaceId, transport.modelProvider?.(agent) ?? null);
     const result = await transport.run(context);
     // A delivery the host executed but the runner never reported (an ACP agent silent about MCP calls).
     const unreported = external ? delivery?.unreported() : null;
