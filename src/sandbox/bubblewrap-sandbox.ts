@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { startLoopbackRelays } from './loopback-relay.js';
+import { LaunchCgroup } from './process-cgroup.js';
+import { describeLimits, processLimits, rlimitCommands, type ProcessLimits } from './process-limits.js';
 import type { SandboxBackend, SandboxLaunch, SandboxLauncher, SandboxSpec } from './sandbox-spec.js';
 
 const execFileAsync = promisify(execFile);
@@ -88,6 +90,18 @@ export function bubblewrapArguments(spec: SandboxSpec, relaySocketPath?: (port: 
     args.push(spec.command, ...spec.args);
   }
   return args;
+}
+
+/**
+ * The `sh` that starts bubblewrap (SEC-11): it moves itself into the launch's cgroup before it execs
+ * anything, so bubblewrap and every process below it are counted there from the first one; it sets
+ * the rlimits, which bubblewrap and everything below inherit and, with capabilities dropped, cannot
+ * raise; then it becomes bubblewrap. A cgroup it cannot join fails the launch (`set -e`): never a
+ * command that runs unbounded.
+ */
+export function limitedLaunchArguments(limits: ProcessLimits, procsFiles: readonly string[], command: string, args: readonly string[]): string[] {
+  const script = ['set -e', ...procsFiles.map((file) => `echo $$ > ${shellQuote(file)}`), ...rlimitCommands(limits), 'exec "$@"'].join('\n');
+  return ['-c', script, 'cc-limits', command, ...args];
 }
 
 /** One line for the run log: what the sandbox allows. */
@@ -187,13 +201,24 @@ export class BubblewrapSandbox implements SandboxBackend {
   }
 
   private async launch(spec: SandboxSpec): Promise<SandboxLaunch> {
+    const limits = processLimits(spec.limits);
+    const cgroup = await LaunchCgroup.create(limits);
     // No port to relay (a checkout's git: no network at all): no relay directory to make and remove per command.
-    const relays = spec.network.kind === 'loopback' && spec.network.ports.length > 0 ? await startLoopbackRelays(spec.network.ports) : null;
+    const relays =
+      spec.network.kind === 'loopback' && spec.network.ports.length > 0
+        ? await startLoopbackRelays(spec.network.ports).catch(async (error: unknown) => {
+            await cgroup?.remove();
+            throw error;
+          })
+        : null;
+    const cgroupPhrase = cgroup ? cgroup.description : 'process count and total memory not bounded (no writable cgroup on this host)';
     return {
-      command: this.bwrap,
-      args: bubblewrapArguments(spec, relays ? (port) => relays.socketPath(port) : undefined),
-      description: describeBubblewrap(spec),
+      command: '/bin/sh',
+      args: limitedLaunchArguments(limits, cgroup?.procsFiles ?? [], this.bwrap, bubblewrapArguments(spec, relays ? (port) => relays.socketPath(port) : undefined)),
+      description: `${describeBubblewrap(spec)}; ${describeLimits(limits, cgroupPhrase)}`,
+      cgroup,
       dispose: async () => {
+        await cgroup?.remove();
         await relays?.close();
       },
     };

@@ -4,7 +4,10 @@ import type { CheckoutCommandResult, CheckoutRunner } from '../git/checkout-runn
 import type { CommandWrapper } from '../worktree/node-worktree.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment, patternedOverrides } from '../git/git-hardening.js';
 import { tryGit } from '../git/run-git.js';
+import { runWithinLimits } from './limited-run.js';
+import { COMMAND_CPU_SECONDS, type ProcessLimits } from './process-limits.js';
 import { sanitizedEnv } from './sanitized-env.js';
+import type { LaunchCgroup } from './process-cgroup.js';
 import type { SandboxBackend, SandboxSpec } from './sandbox-spec.js';
 import { configuredSandbox, type SandboxSelection } from './select-sandbox.js';
 import { sharedSpawnHelper, type SpawnHelper } from './spawn-helper.js';
@@ -43,6 +46,12 @@ export interface CommandSandboxOptions {
    * Default `{ idleMs: 60_000 }`; `false`: a new sandbox per command.
    */
   warm?: false | { idleMs: number; stopOnRunEnd?: boolean; helper?: WarmSandboxHelper };
+  /**
+   * The resource limits of every command (SEC-11); unset ones take `DEFAULT_PROCESS_LIMITS`. A command
+   * that reaches a cgroup limit is always stopped, with everything it started; a command in its own
+   * sandbox also gets `COMMAND_CPU_SECONDS` of CPU time unless `cpuSeconds` says otherwise.
+   */
+  limits?: Partial<ProcessLimits>;
 }
 
 export interface RunSandboxInput {
@@ -124,9 +133,10 @@ export class CommandSandbox {
         release: () => undefined,
       };
     }
-    const spec = this.spec(input);
     const warm = this.options.warm ?? { idleMs: DEFAULT_WARM_IDLE_MS };
     if (warm && input.conversationId && backend.id === 'bubblewrap' && backend.launcher) {
+      // The warm sandbox's helper lives for many commands: its own CPU time adds up, so no RLIMIT_CPU (the commands' timeouts bound theirs).
+      const spec = { ...this.spec(input), limits: { ...this.options.limits, cpuSeconds: null, stopWhenReached: true } };
       this.warmPool ??= new WarmSandboxPool(warm.idleMs, warm.helper);
       const launcher = backend.launcher.bind(backend);
       // Stopped on run end: a sandbox of the run's own, so that ending one run never cuts off another of the conversation.
@@ -142,6 +152,7 @@ export class CommandSandbox {
         },
       };
     }
+    const spec = { ...this.spec(input), limits: this.commandLimits() };
     const launch = backend.launcher ? await backend.launcher(spec) : (command: string, args: string[]) => backend.prepare({ ...spec, command, args });
     // Prepared once up front: it names the sandbox for the run log and fails early if it cannot start.
     const probe = await launch('true', []);
@@ -191,6 +202,11 @@ export class CommandSandbox {
     };
   }
 
+  /** The limits of one command in a sandbox of its own (a `bash` call, a gate, a pipeline script, the server's git in a checkout). */
+  private commandLimits(): Partial<ProcessLimits> {
+    return { cpuSeconds: COMMAND_CPU_SECONDS, ...this.options.limits, stopWhenReached: true };
+  }
+
   private hiddenPaths(workspaceDir: string): string[] {
     const hidden = [workspaceDir, ...(this.options.hiddenPaths ?? [])];
     if (this.options.hideHome !== false) hidden.push(homedir());
@@ -230,9 +246,10 @@ export class CommandSandbox {
         hidden: this.hiddenPaths(input.workspaceDir),
         privateTmp: ['/tmp'],
         network: { kind: 'loopback', ports: [] },
+        limits: this.commandLimits(),
       });
       try {
-        return await runToEnd(launch.command, launch.args, input.worktreePath, env);
+        return await runToEnd(launch.command, launch.args, input.worktreePath, env, launch.cgroup);
       } finally {
         await launch.dispose();
       }
@@ -246,8 +263,8 @@ export class CommandSandbox {
  */
 const CHECKOUT_COMMAND_TIMEOUT_MS = 10 * 60_000;
 
-async function runToEnd(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CheckoutCommandResult> {
-  const result = await sharedSpawnHelper().run({
+async function runToEnd(command: string, args: string[], cwd: string, env: Record<string, string>, cgroup?: LaunchCgroup | null): Promise<CheckoutCommandResult> {
+  const result = await runWithinLimits(sharedSpawnHelper(), {
     command,
     args,
     cwd,
@@ -257,8 +274,10 @@ async function runToEnd(command: string, args: string[], cwd: string, env: Recor
     killGraceMs: 0,
     drainMs: null,
     maxOutputBytes: null,
-  });
-  return { stdout: result.stdout, stderr: result.stderr.toString('utf8'), exitCode: result.exitCode };
+  }, cgroup);
+  // A gate's output is what the reviewer reads: the limit is said there, after what the command wrote.
+  const stderr = result.stderr.toString('utf8') + (result.limitReached ? `\n${result.limitReached}; the command and every process it started were stopped\n` : '');
+  return { stdout: result.stdout, stderr, exitCode: result.exitCode };
 }
 
 /**

@@ -1,3 +1,6 @@
+import type { LaunchCgroup } from './process-cgroup.js';
+import type { ProcessLimits } from './process-limits.js';
+
 /**
  * What a runner process needs from an OS sandbox (SBX-1, SBX-3): where it may write, what it must not
  * see, and which loopback ports it may connect to. Every backend (bubblewrap, Seatbelt) projects this
@@ -28,6 +31,8 @@ export interface SandboxSpec {
    * endpoint, the Control Center); `host`: the host network namespace, unrestricted.
    */
   network: { kind: 'loopback'; ports: number[] } | { kind: 'host'; reason: string };
+  /** The resource limits of everything the launch runs (SEC-11); unset ones take `DEFAULT_PROCESS_LIMITS`. */
+  limits?: Partial<ProcessLimits>;
 }
 
 /** A prepared launch: run `command args` with `env`, then call `dispose` once the process ended. */
@@ -36,6 +41,11 @@ export interface SandboxLaunch {
   args: string[];
   /** One line for the run log (`setSandbox`). */
   description: string;
+  /**
+   * The launch's cgroup (SEC-11), where the host has one to give: what limit its processes reached,
+   * and a watch that stops them when one is (see `limited-run.ts`). Removed by `dispose`.
+   */
+  cgroup?: LaunchCgroup | null;
   dispose(): Promise<void>;
 }
 

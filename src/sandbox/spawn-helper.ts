@@ -31,6 +31,8 @@ export interface HelperCommandResult {
   truncated: boolean;
   timedOut: boolean;
   aborted: boolean;
+  /** The resource limit the command reached and was stopped for (SEC-11, `limited-run.ts`). */
+  limitReached?: string;
 }
 
 /** The helper died while a command ran: the command was killed and has no result. */

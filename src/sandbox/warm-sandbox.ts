@@ -1,5 +1,6 @@
+import { runWithinLimits } from './limited-run.js';
 import type { SandboxLaunch, SandboxLauncher } from './sandbox-spec.js';
-import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, startHelperProcess, type HelperCommand, type HelperCommandResult, type HelperProtocol } from './spawn-helper.js';
+import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, SpawnHelperDiedError, startHelperProcess, type HelperCommand, type HelperCommandResult, type HelperProtocol } from './spawn-helper.js';
 import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from './vfork-helper.js';
 
 /** Which helper program runs inside: the Python one where possible (`auto`), or the one named. */
@@ -70,10 +71,27 @@ export class WarmSandbox extends SpawnHelper {
     return this.closed;
   }
 
-  override run(command: HelperCommand): Promise<HelperCommandResult> {
-    if (this.closed) return Promise.reject(new Error('the warm sandbox was stopped'));
+  /**
+   * Runs a command; its limits (SEC-11) are those of the whole sandbox's cgroup. When a command
+   * reaches one, the cgroup kills every process of the sandbox, helper included (inside the sandbox,
+   * nothing can tell the bomb's processes from the helper's): every command in flight ends with the
+   * limit as its result, and the next command starts a fresh sandbox from the same launch.
+   */
+  override async run(command: HelperCommand): Promise<HelperCommandResult> {
+    if (this.closed) throw new Error('the warm sandbox was stopped');
     this.disarmIdleStop();
-    return super.run(command);
+    const cgroup = this.launch.cgroup;
+    if (!cgroup) return super.run(command);
+    // A fresh helper: what an earlier one reached is history.
+    if (!this.alive) await cgroup.rebase();
+    try {
+      return await runWithinLimits({ run: (request) => super.run(request) }, command, cgroup);
+    } catch (error) {
+      const limitReached = error instanceof SpawnHelperDiedError ? await cgroup.reached() : null;
+      if (!limitReached) throw error;
+      const nothing = Buffer.alloc(0);
+      return { exitCode: null, signal: 'SIGKILL', stdout: nothing, stderr: nothing, truncated: false, timedOut: false, aborted: false, limitReached };
+    }
   }
 
   /** Stops the sandbox (and every command in it) and releases its relays; it cannot be used again. */

@@ -6,6 +6,7 @@ import { loadShellParser } from '../core/shell/shell-parser.js';
 import { ConflictError, NotFoundError } from '../errors/index.js';
 import { CommandSandbox } from '../sandbox/command-sandbox.js';
 import type { SandboxBackend } from '../sandbox/sandbox-spec.js';
+import type { ProcessLimits } from '../sandbox/process-limits.js';
 import { RegistryStore } from '../store/registry-store.js';
 import { parseStoreLocation } from '../store/store-location.js';
 import { PgBossConnection } from './pipelines/pg-boss-job-queue.js';
@@ -94,6 +95,8 @@ export interface ControlCenterOptions {
   builtinSandbox?: 'auto' | 'none' | SandboxBackend;
   /** Network of the built-in bash sandbox: `host` (default; egress decided by policy) or `loopback`. */
   builtinShellNetwork?: 'host' | 'loopback';
+  /** SEC-11: resource limits of the built-in bash commands, gates and pipeline scripts (default `DEFAULT_PROCESS_LIMITS`). */
+  processLimits?: Partial<ProcessLimits>;
   /**
    * SEC-6: let external runners (Claude Code) start on a host without a working OS sandbox. Off by
    * default: unsandboxed, such a runner runs as the server's user and could read the operator token.
@@ -244,6 +247,7 @@ export class ControlCenter {
       sandbox: options.builtinSandbox ?? 'auto',
       hiddenPaths: [dataRoot],
       network: options.builtinShellNetwork ?? 'host',
+      ...(options.processLimits ? { limits: options.processLimits } : {}),
     }));
     // ADP-1: every transport this server ships, from the registry's one list of factories. The data
     // root holds the operator token: no sandboxed runner may see it.

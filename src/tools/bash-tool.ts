@@ -50,7 +50,8 @@ export const bashTool = defineTool({
       signal: context.signal,
     });
     const parts: string[] = [];
-    if (result.timedOut) parts.push(`Timed out after ${timeoutSeconds} s; the command and its child processes were stopped.`);
+    if (result.limitReached) parts.push(`Stopped: ${result.limitReached}; the command and every process it started were ended.`);
+    else if (result.timedOut) parts.push(`Timed out after ${timeoutSeconds} s; the command and its child processes were stopped.`);
     else if (result.aborted) parts.push('Stopped: the run was cancelled.');
     else if (result.exitCode === null) parts.push(`Killed by ${result.signal ?? 'a signal'}.`);
     parts.push(`exit code: ${result.exitCode ?? 'none'}`);
@@ -66,8 +67,9 @@ export const bashTool = defineTool({
       timedOut: result.timedOut,
       truncated: result.truncated,
       aborted: result.aborted === true,
+      limitReached: result.limitReached ?? null,
     };
     const content = parts.join('\n');
-    return result.exitCode === 0 && !result.timedOut && !result.aborted ? ok(content, details) : fail(content, details);
+    return result.exitCode === 0 && !result.timedOut && !result.aborted && !result.limitReached ? ok(content, details) : fail(content, details);
   },
 });

@@ -6,6 +6,8 @@ import { procFdSupported } from './proc-fd-support.js';
 import type { WalkedFile } from './walked-file.js';
 import type { WorktreeFiles } from './worktree-files.js';
 import { sanitizedEnv } from '../sandbox/sanitized-env.js';
+import { runWithinLimits } from '../sandbox/limited-run.js';
+import type { LaunchCgroup } from '../sandbox/process-cgroup.js';
 import { sharedSpawnHelper, type SpawnHelper } from '../sandbox/spawn-helper.js';
 import type { ExecResult, WorktreeOperations } from './worktree-operations.js';
 
@@ -13,6 +15,8 @@ import type { ExecResult, WorktreeOperations } from './worktree-operations.js';
 export interface WrappedCommand {
   command: string;
   args: string[];
+  /** The cgroup whose limits bind the command (SEC-11): watched while it runs. */
+  cgroup?: LaunchCgroup | null;
   dispose(): Promise<void>;
 }
 
@@ -132,7 +136,7 @@ export class NodeWorktree implements WorktreeOperations {
     cwd: string,
     options: { timeoutMs: number; maxOutputBytes: number; signal: AbortSignal; env?: Record<string, string> },
   ): Promise<ExecResult> {
-    const result = await this.spawnHelper.run({
+    const result = await runWithinLimits(this.spawnHelper, {
       command: launch.command,
       args: launch.args,
       cwd,
@@ -144,7 +148,7 @@ export class NodeWorktree implements WorktreeOperations {
       drainMs: PIPE_DRAIN_MS,
       maxOutputBytes: options.maxOutputBytes,
       signal: options.signal,
-    });
+    }, launch.cgroup);
     // A cut in the middle of a multi-byte character becomes U+FFFD; that is fine for a model to read.
     return {
       exitCode: result.exitCode,
@@ -154,6 +158,7 @@ export class NodeWorktree implements WorktreeOperations {
       timedOut: result.timedOut,
       truncated: result.truncated,
       aborted: result.aborted,
+      ...(result.limitReached ? { limitReached: result.limitReached } : {}),
     };
   }
 }

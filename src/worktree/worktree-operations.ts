@@ -32,4 +32,6 @@ export interface ExecResult {
   truncated: boolean;
   /** True when the caller's signal stopped the command (the run was cancelled). */
   aborted?: boolean;
+  /** The resource limit (SEC-11) the command reached, for which it and everything it started were stopped. */
+  limitReached?: string;
 }

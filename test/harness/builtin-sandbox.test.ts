@@ -77,7 +77,7 @@ describe.skipIf(!probe.available)('built-in bash in bubblewrap (SBX-1)', () => {
     expect(detail.run.state).toBe('completed');
     // The default keeps the host network: egress is decided per command by policy (CAP-4).
     expect(detail.run.sandbox).toMatch(
-      /^bubblewrap: worktree writable; rest of the filesystem read-only; \d+ hidden path\(s\); private \/tmp and HOME; network: host namespace \(network egress is decided per command by the policy engine\)$/,
+      /^bubblewrap: worktree writable; rest of the filesystem read-only; \d+ hidden path\(s\); private \/tmp and HOME; network: host namespace \(network egress is decided per command by the policy engine\); limits: .+ per process; .+$/,
     );
     // The policy allowed every call and each one ran: the OS refused the escapes.
     expect(detail.toolCalls.map((call: any) => [call.decision, call.executed])).toEqual(Array(4).fill(['allow', true]));
@@ -100,7 +100,7 @@ describe.skipIf(!probe.available)('built-in bash in bubblewrap (SBX-1)', () => {
       reply().text('done'),
     );
     const detail = await fixture.waitForRun(await fixture.send('reach out'));
-    expect(detail.run.sandbox).toMatch(/network: loopback ports none only$/);
+    expect(detail.run.sandbox).toMatch(/network: loopback ports none only; limits: /);
     expect(detail.toolCalls[0].output).toContain('unreachable');
   });
 
