@@ -59,6 +59,9 @@ export function decodeSelectorRun(run: string): string {
  * `ig<U+200B>nore` reads `ignore`). Line breaks are kept where they were: findings name real lines.
  */
 export function normalizeUntrustedText(text: string): string {
+  // ASCII has nothing to decode, fold or remove: most files of most skills take this way out.
+  // eslint-disable-next-line no-control-regex -- the whole ASCII range, control characters included
+  if (!/[^\u0000-\u007f]/.test(text)) return text;
   const decoded = text.replace(TAG_RUN, (run) => ` ${decodeTagCharacters(run)} `).replace(SELECTOR_RUN, (run) => ` ${decodeSelectorRun(run)} `);
   return decoded.normalize('NFKC').replace(HIDDEN_CHARACTERS, '');
 }
