@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { IsoTime } from './common.js';
 
-/** One question of an `ask_user` card, with the options the agent offered (PLAN-4). */
-export const QuestionItem = z.object({ question: z.string(), options: z.array(z.string()).optional() });
+/**
+ * One question of a card, with the options offered (PLAN-4). `consent` marks a card the server put to
+ * the operator to approve an action (RLY-6, RLY-7); an agent's own question never carries it.
+ */
+export const QuestionItem = z.object({ question: z.string(), options: z.array(z.string()).optional(), consent: z.boolean().optional() });
 export type QuestionItem = z.infer<typeof QuestionItem>;
 
 /** Pending while the run waits; answered, expired (RLY-4 timeout) or cancelled with the run. */

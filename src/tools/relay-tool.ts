@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONSENT_QUESTION_ENDING } from '../core/relay/consent-card.js';
+import { CONSENT_QUESTION_ENDING, consentQuestion } from '../core/relay/consent-card.js';
 import { defineTool, fail, ok, type Tool, type ToolContext, type ToolResult } from './define-tool.js';
 
 /** The tool's name as SPEC RLY-6 spells it. */
@@ -155,7 +155,7 @@ async function askOperator(context: ToolContext, summary: string): Promise<ToolR
   if (!context.askUser) return fail('relay_tool needs an operator to approve this in the current relay mode, and this run has nobody to ask (POL-4). Nothing was done.');
   let answer: string | undefined;
   try {
-    [answer] = await context.askUser([{ question: `relay_tool wants to ${summary}. ${CONSENT_QUESTION_ENDING}`, options: [RELAY_APPROVE, 'Deny'] }], context.signal);
+    [answer] = await context.askUser([consentQuestion(`relay_tool wants to ${summary}. ${CONSENT_QUESTION_ENDING}`, [RELAY_APPROVE, 'Deny'])], context.signal);
   } catch (error) {
     if (context.signal.aborted) return fail('Not done: the run was cancelled while waiting for approval.');
     throw error;

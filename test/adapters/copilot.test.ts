@@ -84,7 +84,7 @@ describe('Copilot transport: Ask cards (RLY-7)', { timeout: 120_000 }, () => {
     f.model.script(bash('echo yes > ask.txt'), reply().text('Wrote it.'));
     const runId = await f.send('make a file');
     const question = await pendingQuestion(f);
-    expect(question.questions).toEqual([{ question: 'Copilot wants to run: echo yes > ask.txt\nApprove this action?', options: ['Approve', 'Deny'] }]);
+    expect(question.questions).toEqual([{ question: 'Copilot wants to run: echo yes > ask.txt\nApprove this action?', options: ['Approve', 'Deny'], consent: true }]);
     expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/questions/${question.id}/answer`, { answers: ['Approve'] })).status).toBe(200);
     const detail = await f.waitForRun(runId);
     expect(detail.run.state).toBe('completed');

@@ -1,4 +1,5 @@
 import type { TransportAction } from '../../core/transport-gate.js';
+import { CONSENT_QUESTION_ENDING, consentQuestion, type ConsentQuestion } from '../../core/relay/consent-card.js';
 
 type Json = Record<string, unknown>;
 
@@ -56,8 +57,8 @@ export function classifyCopilotPermission(request: Json): CopilotPermissionAsk {
 }
 
 /** The question card an Ask-mode permission request becomes (RLY-7). */
-export function approvalQuestion(summary: string): { question: string; options: string[] } {
-  return { question: `Copilot wants to run: ${summary}\nApprove this action?`, options: [APPROVE, DENY] };
+export function approvalQuestion(summary: string): ConsentQuestion {
+  return consentQuestion(`Copilot wants to run: ${summary}\n${CONSENT_QUESTION_ENDING}`, [APPROVE, DENY]);
 }
 
 export const APPROVE = 'Approve';
