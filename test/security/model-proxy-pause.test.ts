@@ -51,6 +51,18 @@ describe('model proxy: a paused run reaches no model (HAR-5, SEC-6)', { timeout:
     expect((await f.waitForRun(runId)).run.state).toBe('completed');
   });
 
+  it('a refused request is answered at once while paused, never held (SEC-8: admission comes before the wait)', async () => {
+    const { f, held, runId, ctx } = await pausedRun();
+    const post = (url: string) => fetch(url, { method: 'POST', headers: { authorization: `Bearer ${ctx.mcp.token}`, 'content-type': 'application/json' }, body: '{}' });
+    // A traversal (400), another provider than the run's (403), a path off the allowlist (404).
+    expect(await within(post(`${modelProxyBaseUrl(f.url, 'xai')}/models/..%2ffiles`), 5_000)).toBe(400);
+    expect(await within(post(`${modelProxyBaseUrl(f.url, 'anthropic')}/v1/messages`), 5_000)).toBe(403);
+    expect(await within(post(`${modelProxyBaseUrl(f.url, 'xai')}/files`), 5_000)).toBe(404);
+    expect(f.model.received).toEqual([]);
+    held.finish();
+    expect((await f.waitForRun(runId)).run.state).toBe('completed');
+  });
+
   it('cancel while paused ends the held request with 409 and nothing reaches the model', async () => {
     const { f, runId, ctx, controls } = await pausedRun();
     f.model.script(reply().text('never'));
