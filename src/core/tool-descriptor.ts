@@ -44,8 +44,49 @@ export interface ToolDescriptor {
    * It is an explicit declaration, so it satisfies POL-2's "declare something" rule.
    */
   readonly recordsOnly?: boolean;
+  /**
+   * Classes that depend on what a call asks for (SEC-9): the value of one input field picks them, on top
+   * of {@link effects}. `relay_tool`'s `list` changes nothing while its `send` starts another
+   * conversation's turn, so one static list would either lie about `list` or about `send`. Surfaces
+   * filter on `effects` (what every call does); the policy engine decides each call on both.
+   */
+  readonly effectsByAction?: EffectsByAction;
+  /**
+   * The tool can start runs (a subagent, a delegate, another conversation's turn). Every run it starts
+   * carries the caller's rules as a ceiling (SEC-9), so starting work elsewhere never loosens a rule.
+   */
+  readonly startsRuns?: boolean;
+  /**
+   * The tool asks the operator itself, with a question card, before it acts (RLY-6's ask and plan relay
+   * modes). The card stands in for the asks of the mode and the dial; a rule's deny still refuses the
+   * call before the card is shown, and a rule's ask is answered by the card.
+   */
+  readonly asksOperatorFirst?: boolean;
   /** Optional grouping for display (`files`, `git`, `tickets`, …); no policy meaning. */
   readonly group?: string;
+}
+
+/** Per-call effect classes: `field` names the input field, `classes` maps each of its values to classes. */
+export interface EffectsByAction {
+  readonly field: string;
+  readonly classes: Readonly<Record<string, readonly EffectClass[]>>;
+}
+
+/**
+ * The classes one call of `tool` with `input` can cause: the static ones plus those its action picks
+ * (SEC-9). An action the table does not name gets only the static ones — the tool's schema refuses
+ * unknown actions before any call reaches the policy engine.
+ */
+export function callEffects(tool: Pick<ToolDescriptor, 'effects' | 'effectsByAction'>, input: unknown): EffectClass[] {
+  if (!tool.effectsByAction) return [...tool.effects];
+  const value = input && typeof input === 'object' ? (input as Record<string, unknown>)[tool.effectsByAction.field] : undefined;
+  const picked = typeof value === 'string' && Object.hasOwn(tool.effectsByAction.classes, value) ? tool.effectsByAction.classes[value]! : [];
+  return [...new Set([...tool.effects, ...picked])];
+}
+
+/** True when at least one call of the tool declares an effect class. */
+function declaresAnyEffect(tool: ToolDescriptor): boolean {
+  return tool.effects.length > 0 || Object.values(tool.effectsByAction?.classes ?? {}).some((classes) => classes.length > 0);
 }
 
 /** A tool "mutates" when its tier is above `read`. */
@@ -75,12 +116,22 @@ export function validateToolDescriptor(tool: ToolDescriptor): string[] {
     }
     if (new Set(tool.effects).size !== tool.effects.length) problems.push(`${label}: effects list a class twice`);
   }
+  for (const [action, classes] of Object.entries(tool.effectsByAction?.classes ?? {})) {
+    for (const effect of classes) {
+      if (!isEffectClass(effect)) problems.push(`${label}: ${JSON.stringify(effect)} of action ${action} is not an effect class (POL-2)`);
+    }
+  }
+  // Starting a run is more than writing a record: a write-tier tool that does it names its classes.
+  // (A read-tier one, `task`, starts children in its own space under its own surface and rules.)
+  if (tool.startsRuns === true && tool.tier !== 'read' && !declaresAnyEffect(tool)) {
+    problems.push(`${label}: a tool that starts runs must declare the classes of what it starts, not only recordsOnly (SEC-9)`);
+  }
   if (typeof tool.writesWorktree !== 'boolean') problems.push(`${label}: writesWorktree must be a boolean`);
   if (
     isToolTier(tool.tier) &&
     isMutatingTool(tool) &&
     Array.isArray(tool.effects) &&
-    tool.effects.length === 0 &&
+    !declaresAnyEffect(tool) &&
     tool.writesWorktree !== true &&
     tool.recordsOnly !== true
   ) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IsoTime } from './common.js';
+import { InheritedRules } from '../core/policy/inherited-rules.js';
 import { DecidedBy } from './policy.js';
 
 /** Run lifecycle (HAR-6). `queued` and `succeeded`-like endings exist on runs, never on agents (AG-3). */
@@ -31,6 +32,11 @@ export const Run = z.object({
   usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cacheReadTokens: z.number(), cacheWriteTokens: z.number() }),
   costUsd: z.number(),
   sandbox: z.string().nullable(),
+  /**
+   * SEC-9: the rule scopes of the runs that started this one (a relay sender, a subagent's or a
+   * delegate's parent, up the chain). Every call is decided under them too; empty for an operator's turn.
+   */
+  inheritedRules: InheritedRules,
 });
 export type Run = z.infer<typeof Run>;
 

@@ -112,6 +112,8 @@ export interface RunTable {
   cost_usd: number | null;
   /** Which sandbox backend wrapped the run (or the SBX-2 fallback), for adapters that use one. */
   sandbox: string | null;
+  /** JSON `InheritedRules` (SEC-9): the rules of the runs that started this one; null for none. */
+  inherited_rules: string | null;
 }
 
 export interface SpaceTable {

@@ -30,6 +30,9 @@ export function toolDescriptors(tools: readonly Tool[]): ToolDescriptor[] {
     effects: [...tool.effects],
     writesWorktree: tool.writesWorktree,
     ...(tool.recordsOnly ? { recordsOnly: true } : {}),
+    ...(tool.effectsByAction ? { effectsByAction: tool.effectsByAction } : {}),
+    ...(tool.startsRuns ? { startsRuns: true } : {}),
+    ...(tool.asksOperatorFirst ? { asksOperatorFirst: true } : {}),
     ...(tool.group ? { group: tool.group } : {}),
   }));
 }

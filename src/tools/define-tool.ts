@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { EffectClass } from '../core/effect-classes.js';
-import type { ToolDescriptor, ToolTier } from '../core/tool-descriptor.js';
+import type { EffectsByAction, ToolDescriptor, ToolTier } from '../core/tool-descriptor.js';
 import type { WorktreeOperations } from '../worktree/worktree-operations.js';
 
 /** What a tool gives back to the model. Failures are data (`isError`), never exceptions (convention 5). */
@@ -48,6 +48,9 @@ export interface ToolDefinition<Schema extends z.ZodType> {
   effects: EffectClass[];
   writesWorktree?: boolean;
   recordsOnly?: boolean;
+  effectsByAction?: EffectsByAction;
+  startsRuns?: boolean;
+  asksOperatorFirst?: boolean;
   group?: string;
   execute(input: z.output<Schema>, context: ToolContext): Promise<ToolResult>;
 }
@@ -62,6 +65,9 @@ export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<
     effects: definition.effects,
     writesWorktree: definition.writesWorktree ?? false,
     ...(definition.recordsOnly ? { recordsOnly: true } : {}),
+    ...(definition.effectsByAction ? { effectsByAction: definition.effectsByAction } : {}),
+    ...(definition.startsRuns ? { startsRuns: true } : {}),
+    ...(definition.asksOperatorFirst ? { asksOperatorFirst: true } : {}),
     ...(definition.group ? { group: definition.group } : {}),
     execute: definition.execute,
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EffectClass } from '../core/effect-classes.js';
 import { CONSENT_QUESTION_ENDING, consentQuestion } from '../core/relay/consent-card.js';
 import { defineTool, fail, ok, type Tool, type ToolContext, type ToolResult } from './define-tool.js';
 
@@ -70,16 +71,35 @@ export class RelayRefusal extends Error {
 export const RELAY_APPROVE = 'Approve';
 
 /**
+ * What each action changes, declared as effect classes (SEC-9). Every write action changes the
+ * workspace beyond this conversation: `send` and `create_session` start another conversation's turn
+ * (and `create_session` makes a space and a conversation), `answer_question` lets another run go on
+ * with words this agent chose, `stop` ends another run, `archive` closes another conversation. So each
+ * is `workspaceMutation`, and a rule against that class governs them; `list` changes nothing.
+ */
+export const RELAY_ACTION_EFFECTS: Readonly<Record<RelayToolInput['action'], readonly EffectClass[]>> = {
+  list: [],
+  send: ['workspaceMutation'],
+  create_session: ['workspaceMutation'],
+  answer_question: ['workspaceMutation'],
+  stop: ['workspaceMutation'],
+  archive: ['workspaceMutation'],
+};
+
+/**
  * `relay_tool` (RLY-6): lets an agent list, send to, create, answer, stop and archive other
  * conversations of its workspace.
  *
- * Effects, declared per relay mode so the descriptor says what the tool does without an operator:
- * - agent and autopilot: write tier, `recordsOnly` (it writes only Control Center records — messages,
- *   a new chat, an answer, a stop request, an archive mark); the policy engine and the autonomy dial
- *   gate it like any write tool (a `proposeOnly` space denies it, a remembered choice applies);
+ * Effects are declared per action ({@link RELAY_ACTION_EFFECTS}) and decided per call by the policy
+ * engine, in every relay mode:
+ * - agent and autopilot: write tier; the rules and the autonomy dial gate each write action like any
+ *   write tool (a `proposeOnly` space denies it, a remembered choice applies);
  * - ask and plan: every write action first asks the operator with a question card and does nothing
- *   unless the answer is "Approve" — so, like `exit_plan_mode`, it is declared read tier (an approval
- *   in front of its own question would ask twice, and fail closed with nobody connected).
+ *   unless the answer is "Approve" (`asksOperatorFirst`): the card stands in for the mode's and the
+ *   dial's ask, so it is declared read tier (an approval in front of its own question would ask twice,
+ *   and fail closed with nobody connected); a rule that denies the class still refuses the call.
+ * Runs it starts (`send`, `create_session` with a first message) carry this run's rules as a ceiling
+ * (SEC-9): the desk passes them on.
  */
 export function relayTool(desk: RelayDesk, options: { askFirst: boolean }): Tool<RelayToolInput> {
   return defineTool({
@@ -89,7 +109,9 @@ export function relayTool(desk: RelayDesk, options: { askFirst: boolean }): Tool
     parameters: RelayToolInput,
     tier: options.askFirst ? 'read' : 'write',
     effects: [],
-    recordsOnly: true,
+    effectsByAction: { field: 'action', classes: RELAY_ACTION_EFFECTS },
+    startsRuns: true,
+    ...(options.askFirst ? { asksOperatorFirst: true } : {}),
     group: 'conversation',
     async execute(input, context) {
       try {

@@ -18,6 +18,12 @@ export type TaskInput = z.infer<typeof TaskInput>;
  * profile, same worktree, same dial), never wider. With that, delegation adds no capability, and a
  * plan-mode run may still send a read-only research subagent. (Declaring `execute` would have hidden
  * subagents from every read-only mode while adding no protection the per-call gate does not give.)
+ *
+ * `startsRuns` (SEC-9): the child run carries this run's rules — its space's, its agent's and every
+ * ceiling it inherited — so a child can never do what its parent's rules refuse. No effect class:
+ * the child works in the parent's own space, mode and checkout (nothing new appears in the workspace
+ * but the child's row in the parent's run tree), which is why `workspaceMutation` is not declared and
+ * read-only modes keep their research subagents.
  */
 export const taskTool = defineTool({
   name: 'task',
@@ -26,6 +32,7 @@ export const taskTool = defineTool({
   parameters: TaskInput,
   tier: 'read',
   effects: [],
+  startsRuns: true,
   group: 'agents',
   async execute(input, context) {
     if (!context.runSubagent) {

@@ -59,6 +59,7 @@ const run: Run = {
   usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0 },
   costUsd: 0.5,
   sandbox: null,
+  inheritedRules: [{ runId: 'run_0', spaceId: 'sp_1', spaceName: 'Locked', agentId: 'ag_0' }],
 };
 
 const plan: PlanRecord = {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Decision } from '../../core/decisions.js';
-import { mostRestrictive } from '../../core/decisions.js';
+import { decisionSeverity } from '../../core/decisions.js';
 import type { EffectClass } from '../../core/effect-classes.js';
 import { resolveDispatchMode } from '../../core/mode-resolution.js';
 import { DEFAULT_AUTONOMY, type AutonomyLevel, type Mode } from '../../core/modes.js';
@@ -11,7 +11,8 @@ import type { DecidedBy, PolicyDecision } from '../../core/policy/policy-decisio
 import type { PolicyRule as CorePolicyRule } from '../../core/policy/policy-rule.js';
 import { fingerprintAction, rememberChoiceRule } from '../../core/policy/remembered-choice.js';
 import { classifyShellCommand, type ShellClassification } from '../../core/shell/classify-command.js';
-import type { ToolDescriptor } from '../../core/tool-descriptor.js';
+import { describeInheritedScope, type InheritedRuleScope, type InheritedRules } from '../../core/policy/inherited-rules.js';
+import { callEffects, type ToolDescriptor } from '../../core/tool-descriptor.js';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../../schemas/policy.js';
@@ -29,8 +30,11 @@ export interface ToolCallContext {
   autonomy: AutonomyLevel;
   spaceId: string | null;
   agentId: string | null;
-  /** A subagent's parent: its rules apply too, so the parent's denies are a ceiling (HAR-5). */
-  parentAgentId?: string | null;
+  /**
+   * SEC-9: the rule scopes of the runs that started this one (a relay sender, a subagent's or a
+   * delegate's parent, up the chain). Each is decided too, and the most restrictive answer wins.
+   */
+  inheritedRules?: InheritedRules;
   worktreeRoot?: string;
 }
 
@@ -44,6 +48,8 @@ export interface PolicyVerdict {
   summary: string;
   fingerprint: string;
   classification?: ShellClassification;
+  /** Set when an inherited ceiling, not the run's own rules, made the decision (SEC-9). */
+  inheritedFrom?: InheritedRuleScope;
 }
 
 /** Tools whose input is a shell command line, classified per subcommand (POL-2). */
@@ -144,8 +150,16 @@ export class PolicyService {
       return this.decideCommand(workspaceId, context, typeof command === 'string' ? command : '', tool.name, tool.tier);
     }
     const summary = toolCallSummary(tool.name, input);
-    const fingerprint = fingerprintAction(tool.effects, summary);
-    return this.decide(workspaceId, context, toolAction(tool, fingerprint), summary, fingerprint);
+    // SEC-9: the classes of this call (relay_tool's `send` is not its `list`), not only the static ones.
+    const effects = callEffects(tool, input);
+    const fingerprint = fingerprintAction(effects, summary);
+    const action = { ...toolAction(tool, fingerprint), classes: effects };
+    if (!tool.asksOperatorFirst) return this.decide(workspaceId, context, action, summary, fingerprint);
+    // The tool's own question card is the ask of the mode and the dial (RLY-6): the operator rules
+    // alone decide here, and their deny refuses the call before any card; their ask is the card's.
+    const ruled = await this.decide(workspaceId, { ...context, mode: 'chat', autonomy: 'actWithApproval' }, { ...action, tier: 'write' }, summary, fingerprint);
+    if (ruled.decision !== 'ask') return ruled;
+    return { ...ruled, decision: 'allow', explanation: `${ruled.explanation} The tool asks the operator itself with a question card before it acts (RLY-6).` };
   }
 
   /** Decides a shell command line (the built-in bash tool, Claude Code's Bash hook). */
@@ -202,13 +216,24 @@ export class PolicyService {
 
   private async decide(workspaceId: string, context: ToolCallContext, action: PolicyAction, summary: string, fingerprint: string): Promise<PolicyVerdict> {
     const policy = await this.compiledFor(workspaceId);
-    const base = { mode: context.mode, autonomy: context.autonomy, workspaceId, ...(context.spaceId ? { spaceId: context.spaceId } : {}) };
-    let decision: PolicyDecision = decideAction(policy, action, { ...base, ...(context.agentId ? { agentId: context.agentId } : {}) });
-    if (context.parentAgentId && context.parentAgentId !== context.agentId) {
-      const parent = decideAction(policy, action, { ...base, agentId: context.parentAgentId });
-      if (mostRestrictive(decision.decision, parent.decision) !== decision.decision) decision = parent;
+    const base = { mode: context.mode, autonomy: context.autonomy, workspaceId };
+    const scoped = (spaceId: string | null, agentId: string | null) => ({ ...base, ...(spaceId ? { spaceId } : {}), ...(agentId ? { agentId } : {}) });
+    const own = decideAction(policy, action, scoped(context.spaceId, context.agentId));
+    let decision: PolicyDecision = own;
+    let inheritedFrom: InheritedRuleScope | undefined;
+    // SEC-9: the same action under each inherited scope's rules, in this run's mode and dial; the
+    // most restrictive wins (a tie keeps the run's own answer). A pinned verb stays pinned (CAP-6).
+    if (own.decidedBy.scope !== 'pinned') {
+      for (const scope of context.inheritedRules ?? []) {
+        const inherited = decideAction(policy, action, scoped(scope.spaceId, scope.agentId));
+        if (decisionSeverity(inherited.decision) > decisionSeverity(decision.decision)) {
+          decision = inherited;
+          inheritedFrom = scope;
+        }
+      }
     }
-    return { decision: decision.decision, classes: decision.classes, decidedBy: decision.decidedBy, explanation: decision.reason, summary, fingerprint };
+    const explanation = inheritedFrom ? `${decision.reason} Inherited from ${describeInheritedScope(inheritedFrom)} (SEC-9).` : decision.reason;
+    return { decision: decision.decision, classes: decision.classes, decidedBy: decision.decidedBy, explanation, summary, fingerprint, ...(inheritedFrom ? { inheritedFrom } : {}) };
   }
 
   private async compiledFor(workspaceId: string): Promise<CompiledPolicy> {

@@ -10,6 +10,7 @@ import type { SettingsService } from '../workspaces/settings-service.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { runParentLink } from '../../store/repositories/run-repository.js';
+import { ceilingOfWorkStartedBy, spaceNameIn } from '../runs/inherited-ceiling.js';
 
 const PlanNodeInput = z.object({
   key: z.string().describe('Short unique key of the step, e.g. "schema" or "api-1".'),
@@ -122,8 +123,10 @@ export function planModeTools(services: {
           'Hand a task to a better-suited colleague (by agent name) and get their report back. Limited depth; you cannot delegate to yourself or back up the chain.',
         parameters: DelegateTaskInput,
         tier: 'write',
-        effects: [],
-        recordsOnly: true,
+        // SEC-9: it starts another agent's run, whose own rules (agent scope) are not this run's, so
+        // it is declared like any work started elsewhere; the delegate also inherits this run's rules.
+        effects: ['workspaceMutation'],
+        startsRuns: true,
         group: 'agents',
         async execute(input, context) {
           const settings = await services.settings.get(workspaceId);
@@ -145,7 +148,8 @@ export function planModeTools(services: {
             prompt: `${agent.name} delegated this task to you:\n\n${input.task}\n\nEnd with a short report of what you did.`,
             parentRunId: runId,
             depth: verdict.depth,
-            parentAgentId: agent.id,
+            // SEC-9: this run's rules (its space's, its agent's, its own ceiling) bound the delegate.
+            inheritedRules: await ceilingOfWorkStartedBy((await services.workspaces.handle(workspaceId)).database.db, runId, spaceNameIn(services.spaces, workspaceId)),
             repoPath: space?.repoPath ?? null,
           });
           const cancel = () => services.executor().cancel(run.id);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve as resolvePath, sep } from 'node:path';
 import type { RunScope, RunToolbox, TransportAction, TransportGateResult } from '../../adapters/agent-transport.js';
+import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import type { ToolDescriptor } from '../../core/tool-descriptor.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
 import type { WorkspaceSettings } from '../../schemas/settings.js';
@@ -28,7 +29,8 @@ export interface GateToolCallsDeps {
 
 /** `workspace rule r_1`, `default` …: which layer of the policy decided, for the model and the log. */
 function decidedBy(verdict: PolicyVerdict): string {
-  return `${verdict.decidedBy.scope}${verdict.decidedBy.ruleId ? ` rule ${verdict.decidedBy.ruleId}` : ''}`;
+  const rule = `${verdict.decidedBy.scope}${verdict.decidedBy.ruleId ? ` rule ${verdict.decidedBy.ruleId}` : ''}`;
+  return verdict.inheritedFrom ? `${rule}, inherited from run ${verdict.inheritedFrom.runId}` : rule;
 }
 
 /** The run whose calls are gated. */
@@ -36,8 +38,8 @@ export interface GatedRun {
   scope: RunScope;
   /** The conversation whose run tree the run belongs to: approvals are filed under it. */
   treeConversationId: string | null;
-  /** The parent's agent, whose policy also applies to a child (its denies are a ceiling). */
-  parentAgentId: string | null;
+  /** SEC-9: the rule scopes of the runs that started this one; their denies and asks are a ceiling. */
+  inheritedRules: InheritedRules;
   /** The run's tools on its surface (HAR-3). */
   tools: ReadonlyMap<string, Tool>;
   worktreePath: string;
@@ -76,7 +78,7 @@ export class RunToolCalls implements RunToolbox {
 
   private policyContext() {
     const { scope } = this.run;
-    return { mode: scope.mode, autonomy: scope.autonomy, spaceId: scope.spaceId, agentId: scope.agent.id, parentAgentId: this.run.parentAgentId, worktreeRoot: this.run.worktreePath };
+    return { mode: scope.mode, autonomy: scope.autonomy, spaceId: scope.spaceId, agentId: scope.agent.id, inheritedRules: this.run.inheritedRules, worktreeRoot: this.run.worktreePath };
   }
 
   /**
@@ -89,7 +91,7 @@ export class RunToolCalls implements RunToolbox {
     const { scope } = this.run;
     const { workspaceId, agent, runId } = scope;
     if (verdict.decision === 'allow') return null;
-    const refusal = { decidedBy: verdict.decidedBy, classes: verdict.classes };
+    const refusal = { decidedBy: verdict.decidedBy, classes: verdict.classes, ...(verdict.inheritedFrom ? { inheritedFrom: verdict.inheritedFrom } : {}) };
     if (verdict.decision === 'deny') return fail(`Denied by policy (decided by ${decidedBy(verdict)}): ${verdict.explanation}`, refusal);
     if (this.deps.events.subscriberCount(workspaceId) === 0) {
       return fail(
@@ -109,7 +111,16 @@ export class RunToolCalls implements RunToolbox {
           spaceId: scope.spaceId,
           conversationId: this.run.treeConversationId,
           title: `${agent.name} wants to run ${call.name}: ${verdict.summary}`,
-          request: { toolName: call.name, input: call.input, classes: verdict.classes, summary: verdict.summary, decidedBy: verdict.decidedBy, fingerprint: verdict.fingerprint },
+          request: {
+            toolName: call.name,
+            input: call.input,
+            classes: verdict.classes,
+            summary: verdict.summary,
+            decidedBy: verdict.decidedBy,
+            fingerprint: verdict.fingerprint,
+            // SEC-9: the card says when the ask is another space's rule, not this run's own.
+            ...(verdict.inheritedFrom ? { inheritedFrom: verdict.inheritedFrom, explanation: verdict.explanation } : {}),
+          },
         },
         { timeoutMs: settings.approvalTimeoutSeconds * 1000, signal },
       ),

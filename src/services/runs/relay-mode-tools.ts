@@ -13,6 +13,7 @@ import type { QuestionService } from '../approvals/question-service.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { ActiveRuns } from './active-runs.js';
+import { ceilingOfWorkStartedBy, spaceNameIn } from './inherited-ceiling.js';
 import type { ModeToolProvider } from './prepare-run.js';
 import type { RunExecutor } from './run-executor.js';
 import type { TurnService } from './turn-service.js';
@@ -89,7 +90,8 @@ class WorkspaceRelayDesk implements RelayDesk {
   async send(conversationId: string, text: string): Promise<string> {
     await this.other(conversationId);
     if (await findConversationArchive(await this.db(), conversationId)) throw new RelayRefusal('conversationId', `${conversationId} is archived: it takes no new messages.`);
-    const run = await this.guard(() => this.services.turns.postFromAgent(this.workspaceId, conversationId, text, this.agent));
+    const ceiling = await this.ceiling();
+    const run = await this.guard(() => this.services.turns.postFromAgent(this.workspaceId, conversationId, text, this.agent, ceiling));
     return `Sent to ${conversationId}; its agent started run ${run.id}.`;
   }
 
@@ -102,7 +104,8 @@ class WorkspaceRelayDesk implements RelayDesk {
     const space = await this.guard(() => this.services.spaces.create(this.workspaceId, { name, defaultAgentId: home.defaultAgentId, repoPath: home.repoPath }));
     const conversation = await this.services.spaces.createConversation(this.workspaceId, space.id, { title: name });
     if (!text) return `Created chat ${conversation.id} in new space ${space.id}.`;
-    const run = await this.guard(() => this.services.turns.postFromAgent(this.workspaceId, conversation.id, text, this.agent));
+    const ceiling = await this.ceiling();
+    const run = await this.guard(() => this.services.turns.postFromAgent(this.workspaceId, conversation.id, text, this.agent, ceiling));
     return `Created chat ${conversation.id} in new space ${space.id}; its agent started run ${run.id}.`;
   }
 
@@ -162,6 +165,14 @@ class WorkspaceRelayDesk implements RelayDesk {
       if (error instanceof DomainError) throw new RelayRefusal(error.field ?? 'input', error.message);
       throw error;
     }
+  }
+
+  /**
+   * SEC-9: the turn this desk starts runs under this run's rules too — its space's, its agent's and
+   * the ceiling it carries itself — whatever rules the target space has (a new chat has none).
+   */
+  private async ceiling() {
+    return ceilingOfWorkStartedBy(await this.db(), this.runId, spaceNameIn(this.services.spaces, this.workspaceId));
   }
 
   private async db() {

@@ -5,6 +5,8 @@ import type { AgentTransport, RunScope } from '../../adapters/agent-transport.js
 import type { TransportRegistry } from '../../adapters/transport-registry.js';
 import type { TransportCapabilities } from '../../adapters/transport-capabilities.js';
 import type { Mode } from '../../core/modes.js';
+import type { InheritedRules } from '../../core/policy/inherited-rules.js';
+import { ceilingOfWorkStartedBy } from './inherited-ceiling.js';
 import { DomainError } from '../../errors/index.js';
 import type { ModelMessage, ToolCallBlock } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
@@ -57,8 +59,11 @@ export interface StartRunInput extends Omit<RunScope, 'runId' | 'conversationId'
   depth?: number;
   /** A child run's surface can only be narrower than its parent's (HAR-5). */
   surfaceCeiling?: ReadonlySet<string>;
-  /** The parent's agent, whose policy also applies to a child (its denies are a ceiling). */
-  parentAgentId?: string | null;
+  /**
+   * SEC-9: the rule scopes of the run that started this one and of every run before it (see
+   * `ceilingOfWorkStartedBy`). Recorded on the run row, so a queued run and a worker keep it.
+   */
+  inheritedRules?: InheritedRules;
   repoPath?: string | null;
   /**
    * The checkout the run works in (SEC-7): a subagent's or a delegate's is its parent's, so a child
@@ -281,6 +286,8 @@ export class RunExecutor {
       prompt: queued.prompt,
       history: queued.history,
       repoPath: queued.repoPath,
+      // SEC-9: the ceiling comes from the recorded row, never from the job payload.
+      inheritedRules: run.inheritedRules,
     });
     return finished;
   }
@@ -305,6 +312,7 @@ export class RunExecutor {
       autonomy: input.autonomy,
       depth: input.depth ?? 0,
       model: input.agent.modelId,
+      inheritedRules: input.inheritedRules ?? [],
     };
   }
 
@@ -416,7 +424,7 @@ export class RunExecutor {
         {
           scope,
           treeConversationId: input.conversationId,
-          parentAgentId: input.parentAgentId ?? null,
+          inheritedRules: queued.inheritedRules,
           tools: prepared.tools,
           worktreePath: prepared.worktreePath,
           settings,
@@ -466,7 +474,8 @@ export class RunExecutor {
       parentRunId,
       depth: (parent.depth ?? 0) + 1,
       surfaceCeiling: parentSurface,
-      parentAgentId: parent.agent.id,
+      // SEC-9: the parent's rules (its space's, its agent's, its own ceiling) bound the child.
+      inheritedRules: await ceilingOfWorkStartedBy((await this.deps.workspaces.handle(parent.workspaceId)).database.db, parentRunId),
       repoPath: parent.repoPath ?? null,
       // SEC-7: the parent's checkout (read-only in read-only modes), never one per subagent call.
       ...(this.checkoutKeys.has(parentRunId) ? { checkoutKey: this.checkoutKeys.get(parentRunId)! } : {}),

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../../ids.js';
+import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import type { AgentState } from '../../schemas/agent.js';
 import type { Run, RunLiveness, RunState } from '../../schemas/run.js';
 import { insertRunWithDispatch } from '../../store/repositories/run-dispatch-repository.js';
@@ -19,6 +20,8 @@ export interface RecordRunInput {
   model?: string | null;
   depth?: number;
   sandbox?: string | null;
+  /** SEC-9: the rule scopes of the runs that started this one. */
+  inheritedRules?: InheritedRules;
 }
 
 export interface UpdateRunInput {
@@ -195,5 +198,6 @@ function newRun(input: RecordRunInput): Run {
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
     costUsd: 0,
     sandbox: input.sandbox ?? null,
+    inheritedRules: input.inheritedRules ?? [],
   };
 }

@@ -2,6 +2,7 @@ import { UNTITLED_CONVERSATION } from '../../core/conversation-title.js';
 import { resolveDispatchMode } from '../../core/mode-resolution.js';
 import { DEFAULT_AUTONOMY } from '../../core/modes.js';
 import { DomainError, NotFoundError, ValidationError } from '../../errors/index.js';
+import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import type { ModelMessage } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
 import type { PostMessageBody, PostMessageResponse } from '../../schemas/message.js';
@@ -124,8 +125,9 @@ export class TurnService {
    * RLY-6, relay_tool's `send`: a message another agent wrote, recorded as that agent's (never as an
    * operator's), starting a turn of the conversation's own default agent in the mode its space has now
    * (MODE-2). No mention or slash command is honoured: the sender does not pick who runs or how.
+   * The turn carries the sender's rules as a ceiling (SEC-9): it runs under the stricter of the two.
    */
-  async postFromAgent(workspaceId: string, conversationId: string, text: string, author: Agent): Promise<Run> {
+  async postFromAgent(workspaceId: string, conversationId: string, text: string, author: Agent, inheritedRules: InheritedRules): Promise<Run> {
     const { space } = await this.spaces.getConversationInSpace(workspaceId, conversationId);
     const agent = await this.addressedAgent(workspaceId, null, null, space.defaultAgentId);
     const history = await this.history(workspaceId, conversationId);
@@ -149,6 +151,7 @@ export class TurnService {
       prompt: text,
       history,
       repoPath: space.repoPath,
+      inheritedRules,
     });
     return run;
   }

@@ -726,4 +726,11 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0022_run_inherited_rules': {
+    // SEC-9: a run started by another run (relay_tool, task, delegate_task) carries that run's rule
+    // scopes as a ceiling. Stored with the run so a queued run, a worker and a restart all read it.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('runs').addColumn('inherited_rules', 'text').execute();
+    },
+  },
 };

@@ -1,11 +1,14 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import { RunLiveness, RunState, type Run } from '../../schemas/run.js';
 import type { RunTable, WorkspaceSchema } from '../workspace-schema.js';
-import { enumColumn } from './column-parsers.js';
+import { InheritedRules } from '../../core/policy/inherited-rules.js';
+import { enumColumn, jsonColumn } from './column-parsers.js';
 import { queryPerShape, reusableQuery } from '../reusable-query.js';
 
 const parseState = enumColumn('runs', 'state', RunState.options);
 const parseLiveness = enumColumn('runs', 'liveness', RunLiveness.options);
+// A damaged ceiling fails loudly rather than reading as "no ceiling" (SEC-9 fails closed).
+const parseInheritedRules = jsonColumn('runs', 'inherited_rules', InheritedRules);
 
 /** The one mapper from a `runs` row (HAR-6). Counters absent on old rows read as zero. */
 export function toRun(row: Selectable<RunTable>): Run {
@@ -34,6 +37,7 @@ export function toRun(row: Selectable<RunTable>): Run {
     },
     costUsd: row.cost_usd ?? 0,
     sandbox: row.sandbox,
+    inheritedRules: row.inherited_rules === null ? [] : parseInheritedRules(row.inherited_rules, row.id),
   };
 }
 
@@ -62,11 +66,12 @@ function toRunRow(run: Run): RunTable {
     cache_write_tokens: run.usage.cacheWriteTokens,
     cost_usd: run.costUsd,
     sandbox: run.sandbox,
+    inherited_rules: run.inheritedRules.length === 0 ? null : JSON.stringify(run.inheritedRules),
   };
 }
 
 /** The columns of a run a change may touch (everything but id, owner and creation time). */
-export type RunChange = Partial<Omit<Run, 'id' | 'agentId' | 'spaceId' | 'conversationId' | 'parentRunId' | 'createdAt' | 'depth'>>;
+export type RunChange = Partial<Omit<Run, 'id' | 'agentId' | 'spaceId' | 'conversationId' | 'parentRunId' | 'createdAt' | 'depth' | 'inheritedRules'>>;
 
 function toRunPatch(change: RunChange): Updateable<RunTable> {
   const patch: Updateable<RunTable> = {};
