@@ -20,8 +20,11 @@ export class BodyLimitError extends Error {
 /** A `Content-Encoding` the server does not decode for this route (415, names the header). */
 export class BodyEncodingError extends Error {
   readonly statusCode = 415;
-  constructor(readonly encoding: string) {
-    super(`content-encoding ${JSON.stringify(encoding.slice(0, 50))} is not accepted here (identity, gzip, deflate or br)`);
+  constructor(
+    readonly encoding: string,
+    accepted: readonly string[] = ['identity', 'gzip', 'deflate', 'br'],
+  ) {
+    super(`content-encoding ${JSON.stringify(encoding.slice(0, 50))} is not accepted here (${accepted.join(', ')})`);
     this.name = 'BodyEncodingError';
   }
 }

@@ -4,6 +4,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { ControlCenter } from '../services/control-center.js';
 import { createAuthenticateHook } from './authenticate.js';
 import { trackRouteAccess } from './route-access.js';
+import { BodyEncodingError } from './bounded-body.js';
 import { handleError } from './error-handler.js';
 import { registerMcpServer } from './mcp-server.js';
 import { recordRouteResponses } from './route-response-schemas.js';
@@ -63,7 +64,11 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
     reply.code(404).send({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}` } }),
   );
   // DELETE with a JSON body is allowed; a DELETE without one should not fail on an empty body.
-  server.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  // SEC-10: JSON bodies are capped at `bodyLimit` wire bytes and never decompressed (Fastify does not
+  // decode Content-Encoding); a compressed one is refused by name rather than parsed as garbage.
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (encoding && encoding !== 'identity') return done(new BodyEncodingError(encoding, ['identity']), undefined);
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {

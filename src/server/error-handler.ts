@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../errors/index.js';
+import { BodyEncodingError, BodyLimitError, bodyErrorJson } from './bounded-body.js';
 import type { ApiError } from '../schemas/common.js';
 
 /** `/name` or `/skills/2` → `name`, `skills.2`; the body root is `body`. */
@@ -39,6 +40,8 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     const body: ApiError = { error: { code: 'bad_request', message: error.message, field: 'body' } };
     return reply.code(400).send(body);
   }
+  // SEC-10: a body past its cap, or in an encoding this route does not decode, names what it broke.
+  if (error instanceof BodyLimitError || error instanceof BodyEncodingError) return reply.code(error.statusCode).send(bodyErrorJson(error));
   if (error.statusCode === 413 || error.statusCode === 415) {
     return reply.code(error.statusCode).send({ error: { code: 'bad_request', message: error.message, field: 'body' } } satisfies ApiError);
   }
