@@ -20,6 +20,12 @@
 export const HIDDEN_CHARACTER = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\u2800]/u;
 const HIDDEN_CHARACTERS = new RegExp(HIDDEN_CHARACTER.source, 'gu');
 
+/** True when the text is plain ASCII: nothing in it can be hidden, folded or decoded. */
+function isAscii(text: string): boolean {
+  // eslint-disable-next-line no-control-regex -- the whole ASCII range, control characters included
+  return !/[^\u0000-\u007f]/.test(text);
+}
+
 /** A run of Unicode tag characters (U+E0000–E007F): invisible, and U+E0020–E007E map one for one to ASCII. */
 const TAG_RUN = /[\u{E0000}-\u{E007F}]+/gu;
 
@@ -60,8 +66,18 @@ export function decodeSelectorRun(run: string): string {
  */
 export function normalizeUntrustedText(text: string): string {
   // ASCII has nothing to decode, fold or remove: most files of most skills take this way out.
-  // eslint-disable-next-line no-control-regex -- the whole ASCII range, control characters included
-  if (!/[^\u0000-\u007f]/.test(text)) return text;
+  if (isAscii(text)) return text;
   const decoded = text.replace(TAG_RUN, (run) => ` ${decodeTagCharacters(run)} `).replace(SELECTOR_RUN, (run) => ` ${decodeSelectorRun(run)} `);
   return decoded.normalize('NFKC').replace(HIDDEN_CHARACTERS, '');
+}
+
+/**
+ * The text with every hidden character replaced by a visible `[U+XXXX]` marker (SEC-12): for
+ * material a model must read as it is — a diff under review, where a hidden character is itself a
+ * finding — but whose invisible characters must not speak to the model unseen. Line breaks, and
+ * so line numbers, are kept; a BOM opening the text is dropped.
+ */
+export function revealHiddenCharacters(text: string): string {
+  if (isAscii(text)) return text;
+  return text.replace(/^\uFEFF/, '').replace(HIDDEN_CHARACTERS, (character) => `[U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
 }
