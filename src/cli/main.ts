@@ -11,6 +11,10 @@ import { registerSkillCommands } from './skill-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerChatCommand } from './chat-command.js';
 import { addRunQueueOptions, runQueueOptions, type RunQueueFlags } from './run-queue-options.js';
+import { closeInheritedDescriptors } from '../sandbox/inherited-descriptors.js';
+
+// SEC-11: nothing the server spawns may inherit what whoever started it left open.
+closeInheritedDescriptors();
 
 function parsePort(value: string): number {
   const port = Number(value);

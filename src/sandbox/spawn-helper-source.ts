@@ -29,7 +29,24 @@
  */
 export const SPAWN_HELPER_SOURCE = String.raw`
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { closeSync, readdirSync, readFileSync } from 'node:fs';
+
+// Descriptors the helper inherited without close-on-exec (whatever its starter left open) would pass
+// to every command: Node's spawn keeps them, as exec does. They are closed before anything runs; the
+// IPC channel is the helper's own, and Node opens everything else close-on-exec (SEC-11; the same
+// rule as sandbox/inherited-descriptors.ts, repeated here because this program imports nothing).
+// No /proc (macOS): nothing to list, nothing closed.
+const inherited = process.platform === 'linux' ? readdirSync('/proc/self/fd') : [];
+for (const name of inherited) {
+  const fd = Number(name);
+  if (fd <= 2 || fd === process.channel?.fd) continue;
+  try {
+    const flags = parseInt(/^flags:\s+([0-7]+)$/m.exec(readFileSync('/proc/self/fdinfo/' + fd, 'utf8'))?.[1] ?? '', 8);
+    if (!Number.isNaN(flags) && (flags & 0o2000000) === 0) closeSync(fd);
+  } catch {
+    // The listing's own descriptor, gone already.
+  }
+}
 
 const running = new Map();
 

@@ -1,7 +1,9 @@
-import { readFileSync, readlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SpawnHelper, startHelperProcess, type HelperCommand } from '../../src/sandbox/spawn-helper.js';
+import { SPAWN_HELPER_NODE_ARGS, SpawnHelper, startHelperProcess, type HelperCommand } from '../../src/sandbox/spawn-helper.js';
 import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from '../../src/sandbox/vfork-helper.js';
 
 const python = await vforkHelperPython();
@@ -44,5 +46,35 @@ describe.skipIf(!python)('spawn helper descriptors (SEC: a command cannot reach 
     expect((await other).stdout.toString('utf8')).toBe('other\n');
     const helperEnv = readFileSync(`/proc/${helper.pid}/environ`, 'utf8').split('\0').filter(Boolean);
     expect(helperEnv.map((entry) => entry.split('=')[0])).toEqual(['PATH']);
+  });
+});
+
+/**
+ * SEC-11: the Node program (the server's shared helper, which starts review gates, pipeline scripts
+ * and the server's git) passes nothing it inherited either. It is started here with a descriptor
+ * left open without close-on-exec at 9 and at 42, as a server started by a careless parent would
+ * hand it on; a command must not find them.
+ */
+describe.skipIf(process.platform !== 'linux')('Node spawn helper descriptors (SEC-11)', () => {
+  it('a command of the Node helper holds 0, 1 and 2 only, not what the helper inherited', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cc-helper-fds-'));
+    const secret = join(dir, 'secret');
+    writeFileSync(secret, 'inherited-secret');
+    const fd = openSync(secret, 'r');
+    const stdio: Array<'ignore' | 'inherit' | 'ipc' | number> = ['ignore', 'ignore', 'inherit', 'ipc'];
+    while (stdio.length < 42) stdio.push(stdio.length === 9 ? fd : 'ignore');
+    stdio.push(fd);
+    const helper = new SpawnHelper({ start: () => spawn(process.execPath, SPAWN_HELPER_NODE_ARGS, { stdio, serialization: 'advanced', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }) });
+    helpers.push(helper);
+    try {
+      const result = await helper.run(command('find /proc/$$/fd -mindepth 1 -printf "%f\\n" | sort -n | tr "\\n" " "; cat /proc/self/fd/9 /proc/self/fd/42 2>/dev/null; :'));
+      expect(result.stdout.toString('utf8')).not.toContain('inherited-secret');
+      // The pipeline holds one more descriptor in the shell while `find` runs: its pipe to `sort`.
+      expect(result.stdout.toString('utf8').trim().split(' ').filter((entry) => Number(entry) > 2).length).toBeLessThanOrEqual(1);
+      expect(result.stdout.toString('utf8')).not.toMatch(/\b(9|42)\b/);
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -23,10 +23,21 @@ export async function startServeProcess(env: Record<string, string>, extraArgs: 
  * `serve` on an existing data root — a restart after a kill starts a second process on the first one's
  * root. `stop()` still removes the root.
  */
-export async function startServeOn(dataRoot: string, env: Readonly<Record<string, string>>, extraArgs: string[] = []): Promise<ServeProcess> {
+export async function startServeOn(
+  dataRoot: string,
+  env: Readonly<Record<string, string>>,
+  extraArgs: string[] = [],
+  /** Descriptors the server inherits besides its stdio, as whoever starts it might leave them: child fd → an open fd of this process. */
+  inherited: Readonly<Record<number, number>> = {},
+): Promise<ServeProcess> {
+  const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'pipe'];
+  for (const [childFd, fd] of Object.entries(inherited)) {
+    while (stdio.length < Number(childFd)) stdio.push('ignore');
+    stdio[Number(childFd)] = fd;
+  }
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataRoot, ...extraArgs], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio,
   });
   const url = await new Promise<string>((resolve, reject) => {
     let output = '';
