@@ -1,6 +1,7 @@
 import { isBinary } from '../scan/rules/binary-file.js';
 import { verdictOf } from '../scan/scan-skill.js';
 import type { ScanFinding, ScanReport, SkillFolderEntry } from '../scan/scan-types.js';
+import { revealHiddenCharacters } from '../scan/untrusted-text.js';
 
 /** The rule id a model review's finding carries in the report (SKL-3). */
 export const MODEL_REVIEW_RULE_ID = 'model-review';
@@ -44,7 +45,8 @@ export function modelReviewPrompt(entries: readonly SkillFolderEntry[]): string 
       parts.push(`(${entry.kind === 'symlink' ? 'symbolic link' : 'binary file'}: ${JSON.stringify(entry.path)})`);
       continue;
     }
-    const text = new TextDecoder().decode(entry.content);
+    // SEC-12: the reviewing model sees hidden characters as `[U+XXXX]` markers, never as text that speaks to it unseen.
+    const text = revealHiddenCharacters(new TextDecoder().decode(entry.content));
     const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
     const fence = '`'.repeat(longest + 1);
     const block = `File ${JSON.stringify(entry.path)}:\n${fence}\n${text}\n${fence}`;
