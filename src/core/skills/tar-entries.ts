@@ -52,13 +52,27 @@ function memberPath(raw: string): string | null {
 }
 
 /**
+ * How much of a skill folder is read (SEC-10): the files' content in total, and the number of members
+ * (files, links, directories). Skills are instructions and small scripts; a folder past either cap is
+ * refused whole, before its content is copied.
+ */
+export interface SkillFolderLimits {
+  maxBytes: number;
+  maxEntries: number;
+}
+
+export const SKILL_FOLDER_LIMITS: SkillFolderLimits = { maxBytes: 32 * 1024 * 1024, maxEntries: 2_000 };
+
+/**
  * Reads the files and symbolic links of a `git archive --format=tar` stream into memory (SKL-3: the
  * scan sees the folder before anything is written, and nothing hostile in the archive — a `..`
  * member, an absolute path, a device — is ever handed to an extractor). Directories are implied by
- * paths; any other member type is refused.
+ * paths; any other member type is refused, and so is a folder past `limits` (SEC-10).
  */
-export function readTarEntries(archive: Uint8Array): SkillFolderEntry[] {
+export function readTarEntries(archive: Uint8Array, limits: SkillFolderLimits = SKILL_FOLDER_LIMITS): SkillFolderEntry[] {
   const entries: SkillFolderEntry[] = [];
+  let members = 0;
+  let bytes = 0;
   let offset = 0;
   let pax = new Map<string, string>();
   while (offset + BLOCK <= archive.length) {
@@ -80,7 +94,11 @@ export function readTarEntries(archive: Uint8Array): SkillFolderEntry[] {
     const rawName = pax.get('path') ?? (prefix ? `${prefix}/${field(header, 0, 100)}` : field(header, 0, 100));
     const linkTarget = pax.get('linkpath') ?? field(header, 157, 100);
     pax = new Map();
+    members += 1;
+    if (members > limits.maxEntries) throw new TarFormatError(`the folder has more than ${limits.maxEntries} entries, the most a skill may have`);
     if (type === '5') continue;
+    bytes += size;
+    if (bytes > limits.maxBytes) throw new TarFormatError(`the folder holds more than ${limits.maxBytes} bytes, the most a skill may have`);
     const path = memberPath(rawName);
     if (path === null) throw new TarFormatError(`unsafe member path '${rawName}'`);
     const mode = octal(header, 100, 8);

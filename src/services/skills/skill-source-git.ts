@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { realpathSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import type { SkillFolderEntry } from '../../core/skills/scan/scan-types.js';
-import { readTarEntries } from '../../core/skills/tar-entries.js';
+import { SKILL_FOLDER_LIMITS, readTarEntries } from '../../core/skills/tar-entries.js';
 import { GitCommandError } from '../../git/git-command-error.js';
 import { checkRemoteUrl } from '../../git/git-remote-url.js';
 import { runGit } from '../../git/run-git.js';
@@ -115,6 +115,31 @@ export interface FetchedSource {
   dispose(): Promise<void>;
 }
 
+/** The largest SKILL.md read to list a source (the installed one is read with the same cap). */
+const SKILL_FILE_MAX_BYTES = 512 * 1024;
+
+/**
+ * Refuses a folder past {@link SKILL_FOLDER_LIMITS} from git's listing of its tree (SEC-10): the
+ * sizes come from the object headers, so a blob that inflates to gigabytes is refused without being
+ * inflated, and nothing is archived, written or read into memory.
+ */
+async function checkFolderSize(git: (args: string[], operands?: string[]) => Promise<{ stdout: string }>, treeish: string, path: string): Promise<void> {
+  const listing = await git(['ls-tree', '-r', '-t', '-l', '-z'], [treeish]).catch((error: unknown) => {
+    // More listing than git's output cap is itself far past the entry cap.
+    if (error instanceof GitCommandError && /printed more than/.test(error.message)) return null;
+    throw error;
+  });
+  const records = listing?.stdout.split('\0').filter((record) => record !== '') ?? null;
+  if (records === null || records.length > SKILL_FOLDER_LIMITS.maxEntries) {
+    throw new ValidationError('path', `'${path}' has more than ${SKILL_FOLDER_LIMITS.maxEntries} entries, the most a skill may have; nothing was written`);
+  }
+  // `<mode> <type> <object> <size>\t<name>`; the size of a tree or submodule is `-`.
+  const bytes = records.reduce((total, record) => total + (Number(record.slice(0, record.indexOf('\t')).trim().split(/\s+/)[3]) || 0), 0);
+  if (bytes > SKILL_FOLDER_LIMITS.maxBytes) {
+    throw new ValidationError('path', `'${path}' holds ${bytes} bytes, more than the ${SKILL_FOLDER_LIMITS.maxBytes} a skill may have; nothing was written`);
+  }
+}
+
 function fetchError(field: string, error: unknown): never {
   if (error instanceof GitCommandError) throw new ValidationError(field, `git could not fetch it: ${error.message.split('\n').slice(0, 3).join(' ').slice(0, 500)}`);
   throw error;
@@ -139,13 +164,20 @@ export async function fetchSource(url: string, ref: string | null): Promise<Fetc
         return listed.stdout.split('\0').filter((path) => path === 'SKILL.md' || path.endsWith('/SKILL.md'));
       },
       async readText(path) {
+        // SEC-10: the size from the object header first; an oversized file is never inflated.
+        const size = Number((await git(['cat-file', '-s'], [`${commit}:${path}`])).stdout.trim());
+        if (!(size <= SKILL_FILE_MAX_BYTES)) throw new ValidationError('path', `'${path}' is ${size} bytes, more than the ${SKILL_FILE_MAX_BYTES} a SKILL.md may have`);
         return (await git(['cat-file', 'blob'], [`${commit}:${path}`])).stdout;
       },
       async folder(path) {
         const type = await git(['cat-file', '-t'], [`${commit}:${path}`]).catch(() => null);
         if (type?.stdout.trim() !== 'tree') throw new ValidationError('path', `'${path}' is not a folder at commit ${commit.slice(0, 12)}`);
+        await checkFolderSize(git, `${commit}:${path}`, path);
         const archive = join(dir, 'folder.tar');
         await git(['archive', '--format=tar', `--output=${archive}`], [`${commit}:${path}`]);
+        // The listing bounded the content; headers and padding add at most ~1.5 KiB a member.
+        const archiveCap = SKILL_FOLDER_LIMITS.maxBytes + (SKILL_FOLDER_LIMITS.maxEntries + 4) * 1536;
+        if ((await stat(archive)).size > archiveCap) throw new ValidationError('path', `'${path}' makes an archive larger than ${archiveCap} bytes; nothing was written`);
         return readTarEntries(new Uint8Array(await readFile(archive)));
       },
       dispose: () => rm(dir, { recursive: true, force: true }),
