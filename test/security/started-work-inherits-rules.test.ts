@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { useFakeAcpAgent } from '../support/fake-acp-fixture.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 import { waitFor } from '../support/wait-for.js';
@@ -136,5 +137,30 @@ describe('work an agent starts elsewhere runs under its rules too (SEC-9)', () =
     const detail = await fixture.waitForRun(posted.body.run.id);
     expect(detail.run.inheritedRules).toEqual([]);
     expect(detail.toolCalls.find((call: any) => call.name === 'bash')).toMatchObject({ executed: true, decision: 'allow' });
+  });
+});
+
+const startAcp = useFakeAcpAgent();
+
+describe('over the MCP endpoint too: an external runner’s relay_tool hands on its rules (SEC-9)', () => {
+  it('an ACP agent in the locked space relays a command to an open space; the runner there is refused by the locked space’s rule', async () => {
+    const { f, journal } = await startAcp();
+    const rule = await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'space', scopeId: f.spaceId, match: { kind: 'class', effectClass: 'networkEgress' }, decision: 'deny' });
+    expect(rule.status).toBe(201);
+    const space = await f.api('POST', `/api/workspaces/${f.workspaceId}/spaces`, { name: 'Open', defaultAgentId: f.agentId });
+    const open = (await f.api('POST', `/api/workspaces/${f.workspaceId}/spaces/${space.body.id}/conversations`, { title: 'Open' })).body.id as string;
+    const relayed = { action: 'send', conversationId: open, text: `@permission execute ${EGRESS}` };
+    const senderRunId = await f.send(`@mcp relay_tool ${JSON.stringify(relayed)}`);
+    await f.waitForRun(senderRunId);
+    expect(journal().find((entry) => entry.event === 'mcp')).toMatchObject({ tool: 'relay_tool', ok: true });
+
+    const runs = (await f.api('GET', `/api/workspaces/${f.workspaceId}/runs`)).body.runs as any[];
+    const started = runs.find((run) => run.conversationId === open)!;
+    const detail = await f.waitForRun(started.id);
+    expect(detail.run.inheritedRules).toEqual([expect.objectContaining({ runId: senderRunId, spaceId: f.spaceId })]);
+    // The runner asked to run the command; the gate refused it, citing the locked space's rule.
+    expect(journal().filter((entry) => entry.event === 'permission').map((entry) => entry.outcome.optionId)).toEqual(['no']);
+    expect(f.decisions.filter((entry) => entry.action.kind === 'command').map((entry) => [entry.allow, entry.result.decidedBy?.ruleId])).toEqual([[false, rule.body.id]]);
+    expect(f.decisions.find((entry) => entry.action.kind === 'command')!.result.reason).toContain(`inherited from run ${senderRunId}`);
   });
 });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentTransport, RunScope } from '../../adapters/agent-transport.js';
 import type { TransportRegistry } from '../../adapters/transport-registry.js';
 import type { TransportCapabilities } from '../../adapters/transport-capabilities.js';
-import type { Mode } from '../../core/modes.js';
+import { DEFAULT_AUTONOMY, type AutonomyLevel, type Mode } from '../../core/modes.js';
 import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import { ceilingOfWorkStartedBy } from './inherited-ceiling.js';
 import { DomainError } from '../../errors/index.js';
@@ -177,8 +177,21 @@ export class RunExecutor {
    */
   toolNamesFor(mode: Mode): string[] {
     // An agent with nothing linked: providers that list per-agent tools (skills) offer none for it.
-    const placeholder = { workspaceId: '', runId: '', agent: { skills: [] as string[] } as Agent, spaceId: null, conversationId: null, treeConversationId: null, mode };
-    return [...builtinTools(), ...this.modeTools.flatMap((provider) => provider(placeholder))].map((tool) => tool.name);
+    return this.productToolsFor({ mode, autonomy: DEFAULT_AUTONOMY, inConversation: false, linkedSkills: [] }).map((tool) => tool.name);
+  }
+
+  /**
+   * Every product tool a run could be given before surface filtering — the built-in tools and every
+   * mode-tool provider's — for a run in `mode` and `autonomy`, speaking in a conversation or not, with
+   * an agent that has `linkedSkills`. What SEC-9's declaration test walks: a provider that adds a tool
+   * makes it appear here, declared or not. The tools are built, never executed.
+   */
+  productToolsFor(run: { mode: Mode; autonomy: AutonomyLevel; inConversation: boolean; linkedSkills: string[] }): Tool[] {
+    // A conversation lives in a space: providers that need one (review verbs) offer their tools then.
+    const conversationId = run.inConversation ? 'cv_enumeration' : null;
+    const spaceId = run.inConversation ? 'sp_enumeration' : null;
+    const placeholder = { workspaceId: '', runId: '', agent: { skills: run.linkedSkills } as Agent, spaceId, conversationId, treeConversationId: conversationId, mode: run.mode, autonomy: run.autonomy };
+    return [...builtinTools(), ...this.modeTools.flatMap((provider) => provider(placeholder))];
   }
 
   /** The server's own base URL, once it listens (external runners call back into it). */
