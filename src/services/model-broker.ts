@@ -174,11 +174,10 @@ export class ModelBroker {
     // The run may have ended while the call waited (a pause): its token spends nothing any more.
     if (this.runs.get(call.runId) !== run) throw new ConflictError('runId', `run ${call.runId} has ended; the model request was not sent`);
     const endpoint = matched.endpoint;
-    const request = call;
     const settings = await this.options.settings.get(run.workspaceId);
     const { baseUrl, apiKey } = resolveProviderEndpoint(provider, settings, this.options.env);
     const headers: Record<string, string> = { 'accept-encoding': 'identity' };
-    for (const [name, value] of Object.entries(request.headers)) {
+    for (const [name, value] of Object.entries(call.headers)) {
       if (value === undefined || !forwarded(name, FORWARDED_REQUEST_HEADERS, FORWARDED_REQUEST_PREFIXES)) continue;
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
     }
@@ -192,7 +191,7 @@ export class ModelBroker {
       upstream = await this.fetchFn(url, {
         method,
         headers,
-        ...(method === 'POST' && request.body ? { body: request.body } : {}),
+        ...(method === 'POST' && call.body ? { body: call.body } : {}),
         signal: AbortSignal.any([signal, run.ended.signal]),
       });
     } catch (error) {
@@ -209,7 +208,7 @@ export class ModelBroker {
       if (recorded) return;
       recorded = true;
       const measured = meter?.end();
-      if (measured) this.record(run, provider, settings, measured.model ?? requestedModel(request.body), measured.usage);
+      if (measured) this.record(run, provider, settings, measured.model ?? requestedModel(call.body), measured.usage);
     };
     const streaming = (upstream.headers.get('content-type') ?? '').includes('text/event-stream');
     if (!upstream.body) {
