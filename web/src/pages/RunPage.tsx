@@ -62,6 +62,20 @@ export function RunPage({ ws, runId }: { ws: string; runId: string }) {
         <dd>
           {formatTokens(run.usage.inputTokens)} in / {formatTokens(run.usage.outputTokens)} out
         </dd>
+        {run.inheritedRules.length > 0 ? (
+          <>
+            {/* SEC-9: work started by another run also answers to that run's rules. */}
+            <dt>Also under the rules of</dt>
+            <dd data-testid="run-inherited-rules">
+              {run.inheritedRules.map((scope) => (
+                <div key={`${scope.spaceId ?? ''}:${scope.agentId}`}>
+                  {scope.spaceName ? `space “${scope.spaceName}”` : scope.spaceId ? `space ${scope.spaceId}` : 'no space'} (it started this work in run{' '}
+                  <Link to={paths.run(ws, scope.runId)}>{scope.runId}</Link>)
+                </div>
+              ))}
+            </dd>
+          </>
+        ) : null}
         {run.mode ? (
           <>
             <dt>Mode</dt>

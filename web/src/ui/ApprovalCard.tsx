@@ -46,6 +46,8 @@ export function ApprovalCard({ ws, approval, agents, showLinks = true }: { ws: s
         <div className="approval-body">
           {toolName ? <code className="tool-name">{toolName}</code> : null}
           {summary ? <pre className="approval-summary">{summary}</pre> : null}
+          {/* SEC-9: the ask comes from the rules of the run that started this work, not this space's own. */}
+          {approval.request.inheritedFrom && typeof approval.request.explanation === 'string' ? <p className="small" data-testid="approval-inherited">{approval.request.explanation}</p> : null}
           {classes.length ? (
             <div className="approval-classes">
               {classes.map((effect) => (
