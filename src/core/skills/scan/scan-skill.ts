@@ -65,16 +65,21 @@ export function scanSkillFolder(entries: readonly SkillFolderEntry[], options: S
   const skillText = texts.find((file) => file.path === 'SKILL.md');
   if (!skillText) throw new SkillScanError('SKILL.md is not UTF-8 text');
   try {
-    parseSkillFile(skillText.text, options.folderName);
+    // The raw text: the frontmatter is checked as it will be read when the skill loads.
+    parseSkillFile(skillText.raw, options.folderName);
   } catch (error) {
     if (error instanceof SkillFormatError) throw new SkillScanError(error.message);
     throw error;
   }
+  // One at a time, not spread: a file can match on hundreds of thousands of lines, more arguments than a call takes.
+  const add = (found: readonly ScanFinding[]): void => {
+    for (const finding of found) findings.push(finding);
+  };
   for (const rule of rules) {
     try {
-      if (rule.checkEntry) for (const entry of entries) findings.push(...rule.checkEntry(entry));
-      if (rule.checkFolder) findings.push(...rule.checkFolder(entries));
-      if (rule.checkText) for (const file of texts) findings.push(...rule.checkText(file));
+      if (rule.checkEntry) for (const entry of entries) add(rule.checkEntry(entry));
+      if (rule.checkFolder) add(rule.checkFolder(entries));
+      if (rule.checkText) for (const file of texts) add(rule.checkText(file));
     } catch (error) {
       throw new SkillScanError(`rule '${rule.id}' failed: ${error instanceof Error ? error.message : String(error)}`);
     }
