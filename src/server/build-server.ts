@@ -5,6 +5,7 @@ import type { ControlCenter } from '../services/control-center.js';
 import { createAuthenticateHook } from './authenticate.js';
 import { trackRouteAccess } from './route-access.js';
 import { BodyEncodingError } from './bounded-body.js';
+import { MAX_JSON_NESTING, nestsDeeperThan } from './json-nesting.js';
 import { handleError } from './error-handler.js';
 import { registerMcpServer } from './mcp-server.js';
 import { recordRouteResponses } from './route-response-schemas.js';
@@ -65,12 +66,16 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   );
   // DELETE with a JSON body is allowed; a DELETE without one should not fail on an empty body.
   // SEC-10: JSON bodies are capped at `bodyLimit` wire bytes and never decompressed (Fastify does not
-  // decode Content-Encoding); a compressed one is refused by name rather than parsed as garbage.
+  // decode Content-Encoding); a compressed one is refused by name rather than parsed as garbage, and
+  // a deeply nested one before JSON.parse spends seconds on it.
   server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const encoding = request.headers['content-encoding']?.trim().toLowerCase();
     if (encoding && encoding !== 'identity') return done(new BodyEncodingError(encoding, ['identity']), undefined);
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    if (nestsDeeperThan(text)) {
+      return done(Object.assign(new Error(`request body nests arrays and objects deeper than ${MAX_JSON_NESTING} levels`), { statusCode: 400 }), undefined);
+    }
     try {
       done(null, JSON.parse(text));
     } catch {

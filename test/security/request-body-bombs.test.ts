@@ -241,6 +241,18 @@ describe('request body bombs (SEC-10)', () => {
     expect(JSON.parse(result.body).error).toMatchObject({ field: 'content-encoding' });
   });
 
+  it('a JSON body nested thousands of levels deep is refused before JSON.parse, while /healthz keeps answering', async () => {
+    const depth = 2 * MIB;
+    const body = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const attack = fetch(`${serve.url}/api/workspaces`, { method: 'POST', headers: { authorization: `Bearer ${serve.token}`, 'content-type': 'application/json' }, body });
+    const { result, latencies, failures } = await duringAttack(attack.then(async (response) => ({ status: response.status, body: (await response.json()) as { error: { field: string; message: string } } })));
+    console.log(`SEC-10 nested JSON (${(body.length / MIB).toFixed(0)} MiB): /healthz p99 ${p99(latencies).toFixed(1)} ms over ${latencies.length} polls`);
+    expect(result.status).toBe(400);
+    expect(result.body.error).toMatchObject({ field: 'body' });
+    expect(result.body.error.message).toMatch(/nests arrays and objects deeper than \d+ levels/);
+    expect(failures).toBe(0);
+  });
+
   it('a compressed body sent to a JSON route is refused with 415, never inflated', async () => {
     const bomb = await gzipOf(Buffer.alloc(MIB, 0x20), 64, Buffer.from('{"name":"'));
     const response = await fetch(`${serve.url}/api/workspaces`, {
