@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyShellCommand, compilePolicy, decideAction, EFFECT_CLASSES, loadShellParser, shellAction, type PolicyContext } from '../../src/core/index.js';
-import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
+import { startProbeServer, type ProbeServer } from '../support/policy-probe-server.js';
 
 /**
  * SEC-5, POL-3: code the classifier cannot see may do anything a visible command does — push, commit,
@@ -27,12 +27,10 @@ describe('unseen code carries every effect class (SEC-5)', () => {
 });
 
 describe('SEC-5 over real HTTP: a push deny is not turned into an ask by unseen code', () => {
-  let server: TestServer;
-  let workspaceId: string;
-  const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${workspaceId}${path}`, body);
+  let server: ProbeServer;
+  const api = (method: string, path: string, body?: unknown) => server.api(method, path, body);
   beforeAll(async () => {
-    server = await startTestServer();
-    workspaceId = (await createSeededWorkspace(server)).id;
+    server = await startProbeServer();
   });
   afterAll(async () => {
     await server.dispose();

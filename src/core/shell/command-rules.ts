@@ -1,4 +1,5 @@
 import type { ProgramRule } from './program-outcome.js';
+import { CONTAINER_RUNTIME_RULES } from './rules/container-runtimes.js';
 import { FILE_COMMAND_RULES } from './rules/file-commands.js';
 import { ghRule } from './rules/gh-command.js';
 import { gitRule } from './rules/git-command.js';
@@ -21,6 +22,7 @@ const RULES: ReadonlyMap<string, ProgramRule> = new Map<string, ProgramRule>(
     ...FILE_COMMAND_RULES,
     ...NETWORK_COMMAND_RULES,
     ...PROCESS_COMMAND_RULES,
+    ...CONTAINER_RUNTIME_RULES,
     ...SECRET_COMMAND_RULES,
     ...INTERPRETER_RULES,
     ...PACKAGE_MANAGER_RULES,

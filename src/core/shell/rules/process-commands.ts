@@ -23,16 +23,6 @@ function formatter(writeFlags: readonly string[], alwaysWrites = false): Program
   };
 }
 
-const DOCKER_READS: ReadonlySet<string> = new Set(['ps', 'images', 'image', 'inspect', 'logs', 'version', 'info', 'stats', 'top', 'port', 'history', 'diff', 'events', 'help']);
-
-/** Containers are sandboxes: creating, running or changing them is sandboxControl (plus processSpawn). */
-const container: ProgramRule = (args) => {
-  const subcommand = args.find((word) => !(word.value ?? '').startsWith('-'))?.value;
-  if (subcommand === undefined || (subcommand !== null && DOCKER_READS.has(subcommand))) return NO_EFFECT;
-  const egress = subcommand === 'pull' || subcommand === 'push' || subcommand === 'login' || subcommand === 'search';
-  return { classes: ['sandboxControl', 'processSpawn', ...(egress ? (['networkEgress'] as const) : [])] };
-};
-
 /** Sandbox and namespace tools: they change the sandbox and run a command we do not follow. */
 const sandboxTool: ProgramRule = () => ({ classes: ['sandboxControl', 'processSpawn'], unknownCode: true });
 
@@ -61,7 +51,7 @@ const multiplexer: ProgramRule = (args) => {
   return subcommand === 'ls' || subcommand === 'list-sessions' || subcommand === '-ls' || subcommand === '-list' ? NO_EFFECT : { classes: ['processSpawn'], unknownCode: true };
 };
 
-/** Rules for commands that start, stop or drive processes, build tools, test runners and containers (POL-2: processSpawn, sandboxControl, workspaceMutation). */
+/** Rules for commands that start, stop or drive processes, build tools, test runners and sandbox tools (POL-2: processSpawn, sandboxControl, workspaceMutation); container runtimes have their own table. */
 export const PROCESS_COMMAND_RULES: Readonly<Record<string, ProgramRule>> = {
   kill: spawns,
   pkill: spawns,
@@ -130,10 +120,6 @@ export const PROCESS_COMMAND_RULES: Readonly<Record<string, ProgramRule>> = {
   rubocop: formatter(['-a', '-A', '--autocorrect', '--autocorrect-all']),
   stylelint: formatter(['--fix']),
   terraform: (args) => (args[0]?.value === 'fmt' || args[0]?.value === 'init' ? { classes: ['processSpawn'], writes: [CURRENT_DIRECTORY] } : { classes: ['processSpawn', 'networkEgress'], unknownCode: true }),
-  docker: container,
-  podman: container,
-  nerdctl: container,
-  'docker-compose': container,
   bwrap: sandboxTool,
   firejail: sandboxTool,
   nsjail: sandboxTool,
