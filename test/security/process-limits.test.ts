@@ -9,6 +9,7 @@ import { cgroupSupport } from '../../src/sandbox/process-cgroup.js';
 import type { ProcessLimits } from '../../src/sandbox/process-limits.js';
 import { NodeWorktree } from '../../src/worktree/node-worktree.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
+import { makeReviewRepo } from '../support/review-repo.js';
 import { reply } from '../support/scripted-reply.js';
 
 /**
@@ -144,5 +145,40 @@ describe.skipIf(!probe.available || support.kind === 'none')('process limits of 
     const cpu = await worktree.exec('ulimit -t; ulimit -Ht', { timeoutMs: 10_000, maxOutputBytes: 1_000, signal: new AbortController().signal });
     expect(cpu.stdout).toBe('600\n600\n');
     expect(existsSync(join(worktreePath, '.git'))).toBe(true);
+  });
+
+  it('a review gate and a pipeline script that fork-bomb are stopped with "process limit reached"; nothing of them is left', async () => {
+    fixture = await startHarnessFixture({ operatorConnected: false, server: { processLimits: LIMITS } });
+    const f = fixture;
+    const api = (method: string, path: string, body?: unknown) => f.server.api(method, `/api/workspaces/${f.workspaceId}${path}`, body);
+    const gateMarker = bombMarker();
+    const { repo } = await makeReviewRepo();
+    dirs.push(repo);
+    const opened = await api('POST', '/reviews', { repoPath: repo, base: 'main', head: 'feature' });
+    expect(opened.status).toBe(201);
+    expect((await api('PUT', '/review-gates', { repoPath: repo, gates: [{ name: 'bomb', command: `${gateMarker}=1; bomb() { bomb | bomb & }; bomb; sleep 30` }] })).status).toBe(200);
+    const gates = await api('POST', `/reviews/${opened.body.review.id}/gates/run`);
+    expect(gates.status).toBe(200);
+    const [gate] = gates.body.results as Array<{ status: string; output: string }>;
+    // Killed before it finished: the gate did not pass, and its output says why.
+    expect(gate!.status).not.toBe('pass');
+    expect(gate!.output).toContain('process limit reached: the command tried to run more than 64 processes at once');
+    expect(processesWith(gateMarker)).toEqual([]);
+
+    const scriptMarker = bombMarker();
+    const created = await api('POST', '/policy/rules', { scope: 'workspace', match: { kind: 'command', prefix: scriptMarker }, decision: 'allow' });
+    expect(created.status).toBe(201);
+    const pipeline = await api('POST', '/pipelines', { name: 'bomb', nodes: [{ key: 'bomb', type: 'bashScript', script: `${scriptMarker}=1; :(){ :|:& };:; sleep 30` }] });
+    expect(pipeline.status).toBe(201);
+    const started = await api('POST', `/pipelines/${pipeline.body.pipeline.id}/runs`, {});
+    let run = (await api('GET', `/pipeline-runs/${started.body.id}`)).body;
+    for (let attempt = 0; attempt < 600 && run.status === 'running'; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      run = (await api('GET', `/pipeline-runs/${started.body.id}`)).body;
+    }
+    const node = run.nodes.find((entry: { key: string }) => entry.key === 'bomb');
+    expect(node.state).toBe('failed');
+    expect(node.error).toContain('process limit reached');
+    expect(processesWith(scriptMarker)).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import type { PipelineNode } from '../../core/pipelines/pipeline-definition.js';
 import { effectiveSpaceMode } from '../../core/pipelines/space-mode-extras.js';
 import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
 import { sanitizedEnv } from '../../sandbox/sanitized-env.js';
+import { runWithinLimits } from '../../sandbox/limited-run.js';
 import { sharedSpawnHelper, type SpawnHelper } from '../../sandbox/spawn-helper.js';
 import type { Approval } from '../../schemas/approval.js';
 import type { Run } from '../../schemas/run.js';
@@ -238,7 +239,8 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
     const sandbox = await deps.commandSandbox.forRun({ worktreePath: scratch, readOnly: false, sharedObjectsDir: null, workspaceDir: handle.dir, reach: [] });
     const launch = sandbox.wrapCommand ? await sandbox.wrapCommand(['bash', '-c', script]) : { command: 'bash', args: ['-c', script], dispose: async () => undefined };
     try {
-      const result = await (deps.spawnHelper ?? sharedSpawnHelper()).run({
+      // Within the sandbox's process limits (SEC-11): a script that reaches one is stopped and says which.
+      const result = await runWithinLimits(deps.spawnHelper ?? sharedSpawnHelper(), {
         command: launch.command,
         args: launch.args,
         cwd: scratch,
@@ -251,9 +253,10 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
         maxOutputBytes: OUTPUT_CAP,
         keepTail: true,
         signal: execution.signal,
-      });
+      }, 'cgroup' in launch ? launch.cgroup : null);
       const stdout = result.stdout.toString('utf8');
       const stderr = result.stderr.toString('utf8');
+      if (result.limitReached) throw new Error(`script stopped: ${result.limitReached}: ${stderr.slice(-2_000)}`);
       if (result.exitCode === 0) return { exitCode: 0, stdout, stderr, sandbox: sandbox.description };
       throw new Error(`script exited with ${result.exitCode ?? 'a signal'}: ${stderr.slice(-2_000)}`);
     } finally {
