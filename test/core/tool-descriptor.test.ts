@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isMutatingTool, tierRank, validateToolDescriptor, validateToolRegistry, type ToolDescriptor } from '../../src/core/index.js';
+import { callEffects } from '../../src/core/tool-descriptor.js';
 
 const tool = (overrides: Partial<ToolDescriptor>): ToolDescriptor => ({
   name: 'some_tool',
@@ -45,5 +46,27 @@ describe('tool descriptors (POL-2, CAP-6)', () => {
     expect(validateToolRegistry([pushyPinned]).join()).toMatch(/gitPush/);
     expect(validateToolRegistry([tool({}), tool({})]).join()).toMatch(/registered twice/);
     expect(validateToolRegistry([tool({ name: 'submit_plan', tier: 'write', recordsOnly: true })])).toEqual([]);
+  });
+});
+
+describe('per-action effects and started runs (SEC-9)', () => {
+  const relayLike = tool({ tier: 'write', effectsByAction: { field: 'action', classes: { list: [], send: ['workspaceMutation'] } }, startsRuns: true });
+
+  it('a call gets the static classes plus those its action picks; an unnamed or missing action only the static ones', () => {
+    expect(callEffects(relayLike, { action: 'send' })).toEqual(['workspaceMutation']);
+    expect(callEffects(relayLike, { action: 'list' })).toEqual([]);
+    expect(callEffects(relayLike, { action: 'toString' })).toEqual([]);
+    expect(callEffects(relayLike, null)).toEqual([]);
+    expect(callEffects({ ...relayLike, effects: ['networkEgress'] }, { action: 'send' })).toEqual(['networkEgress', 'workspaceMutation']);
+  });
+
+  it('a per-action class counts as a declaration; an unknown one is refused', () => {
+    expect(validateToolDescriptor(relayLike)).toEqual([]);
+    expect(validateToolDescriptor(tool({ tier: 'write', effectsByAction: { field: 'action', classes: { send: ['teleport' as never] } } })).join()).toMatch(/"teleport" of action send is not an effect class/);
+  });
+
+  it('a write-tier tool that starts runs must name classes: records-only is not enough', () => {
+    expect(validateToolDescriptor(tool({ tier: 'write', recordsOnly: true, startsRuns: true })).join()).toMatch(/starts runs must declare the classes/);
+    expect(validateToolDescriptor(tool({ tier: 'read', startsRuns: true }))).toEqual([]);
   });
 });
