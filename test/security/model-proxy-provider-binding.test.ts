@@ -91,4 +91,29 @@ describe('a run token spends only its own run’s provider (SEC-8)', () => {
       f.app.runTokens.revoke(runId);
     }
   });
+
+  it('every registered runner transport declares the provider it points its runner at (ACP by the agent’s model)', async () => {
+    fixture = await startClaudeCodeFixture({ mode: 'chat' });
+    const f = fixture;
+    const transports = (f.app.executor as unknown as { transports: { get(id: string): { modelProvider?(agent: unknown): string | null } | undefined } }).transports;
+    const agent = (await f.api('GET', `/api/workspaces/${f.workspaceId}/agents/${f.agentId}`)).body;
+    const expected: Record<string, string | null> = {
+      'claude-code': 'anthropic',
+      'claude-agent-sdk': 'anthropic',
+      deepseek: 'deepseek-anthropic',
+      codex: 'openai',
+      copilot: 'openai',
+      'copilot-extension': 'openai',
+      grok: 'xai',
+      acp: 'anthropic',
+      // Cursor calls its vendor from the server's process: its runner's token spends no provider.
+      cursor: null,
+    };
+    for (const [adapterId, provider] of Object.entries(expected)) {
+      const transport = transports.get(adapterId);
+      expect(transport, adapterId).toBeDefined();
+      expect(transport!.modelProvider?.({ ...agent, adapterId }) ?? null, adapterId).toBe(provider);
+    }
+    expect(transports.get('acp')!.modelProvider!({ ...agent, adapterId: 'acp', modelId: 'gpt-5.4' })).toBe('openai');
+  });
 });
