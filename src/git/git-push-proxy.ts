@@ -249,6 +249,9 @@ export class GitPushProxy {
       if (error instanceof CommandSectionTooLargeError) return jsonResponse(413, 'payload_too_large', error.message, 'commandSectionBytes');
       throw error;
     }
+    // git probes a large push with an empty request (a flush packet alone) before sending it: with no
+    // ref update there is nothing to decide, and receive-pack given no command reads no pack.
+    if (read.section.updates.length === 0) return this.receive(session, remote, stagingPath, read.consumed, request, null);
     const command = pushCommandLine(remote.name, read.section.updates);
     const action = { kind: 'command' as const, command, toolName: 'git-push-proxy' };
     const gateSignal = AbortSignal.any([signal, session.signal]);
@@ -264,15 +267,30 @@ export class GitPushProxy {
         body: receivePackRefusal(read.section, `Control Center: push refused (decided by ${decidedBy}): ${reason}`),
       };
     }
+    return this.receive(session, remote, stagingPath, replay(read.consumed, chunks), request, { reason: result.reason, decidedBy });
+  }
+
+  /** Hands an allowed (or empty) push to git in the staging repository, whose hook forwards it. */
+  private receive(
+    session: HookSession,
+    remote: PushRemote,
+    stagingPath: string,
+    body: Buffer | AsyncIterable<Buffer>,
+    request: { contentType?: string },
+    allowed: { reason: string; decidedBy: string } | null,
+  ): Promise<ProxyResponse> {
     return this.stagingLock.exclusive(stagingPath, async () => {
       await this.prepareStaging(session, remote, stagingPath);
       return this.httpBackend(stagingPath, {
         method: 'POST',
         pathInfo: '/git-receive-pack',
         query: '',
-        body: replay(read.consumed, chunks),
+        body,
         contentType: request.contentType ?? 'application/x-git-receive-pack-request',
-        env: { CC_PUSH_DECISION: 'allow', CC_PUSH_REASON: result.reason.replace(/\s+/g, ' ').slice(0, 500), CC_PUSH_DECIDED_BY: decidedBy },
+        // An empty request updates no ref, so the hook never runs; it is refused there all the same.
+        env: allowed
+          ? { CC_PUSH_DECISION: 'allow', CC_PUSH_REASON: allowed.reason.replace(/\s+/g, ' ').slice(0, 500), CC_PUSH_DECIDED_BY: allowed.decidedBy }
+          : { CC_PUSH_DECISION: 'deny', CC_PUSH_REASON: 'no ref update was decided', CC_PUSH_DECIDED_BY: 'nothing' },
       });
     });
   }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { bearerToken } from '../bearer-token.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { GIT_PUSH_PATH, GitPushProxy, PUSH_PACK_BYTES, type ProxyResponse } from '../../git/git-push-proxy.js';
-import { BodyEncodingError, BodyLimitError, bodyErrorJson, boundedBody } from '../bounded-body.js';
+import { BodyEncodingError, BodyLimitError, bodyErrorJson, boundedBody, type BodyLimits } from '../bounded-body.js';
 
 const RemoteParams = z.object({ remoteId: z.string().regex(/^[0-9a-f]{16}$/) });
 
@@ -19,7 +19,11 @@ const PUSH_BODY_LIMITS = { compressedBytes: PUSH_PACK_BYTES, decompressedBytes: 
  * `POST /api/git-push/<remote>/git-receive-pack`, authenticated with the run's bearer token (sent by
  * git through `http.extraHeader`). Fetches are not served: only pushes are routed here.
  */
-export function gitPushRoutes(app: ControlCenter, proxy: GitPushProxy = new GitPushProxy(app.hookSessions)): FastifyPluginAsyncZod {
+export function gitPushRoutes(
+  app: ControlCenter,
+  proxy: GitPushProxy = new GitPushProxy(app.hookSessions),
+  limits: BodyLimits = PUSH_BODY_LIMITS,
+): FastifyPluginAsyncZod {
   return async (server) => {
     // SEC-10: the body stays a stream: the proxy reads the command section, decides, and only then
     // streams the pack to git; Fastify must not buffer it first.
@@ -61,7 +65,7 @@ export function gitPushRoutes(app: ControlCenter, proxy: GitPushProxy = new GitP
         });
         const header = (name: string) => (typeof request.headers[name] === 'string' ? (request.headers[name] as string) : undefined);
         try {
-          const body = boundedBody(request.raw, { contentLength: header('content-length'), contentEncoding: header('content-encoding') }, PUSH_BODY_LIMITS);
+          const body = boundedBody(request.raw, { contentLength: header('content-length'), contentEncoding: header('content-encoding') }, limits);
           return send(reply, await proxy.receivePack(token, request.params.remoteId, body, { contentType: header('content-type') }, controller.signal));
         } catch (error) {
           if (error instanceof BodyLimitError || error instanceof BodyEncodingError) return send(reply, json(error.statusCode, bodyErrorJson(error)));

@@ -1,0 +1,112 @@
+/**
+ * SEC-10: an allowed push's pack is streamed to git, never held in memory, and stops at the pack cap:
+ * past it git is stopped before receive-pack has the whole pack, so the forwarding hook never runs,
+ * the real remote is unchanged, and the client gets 413 naming the limit. The real push route and the
+ * real authentication hook over HTTP, real git on both ends; the cap is lowered to 4 MiB (the route's
+ * `limits`) so the test pushes 8 MiB rather than 512.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HookSession } from '../../src/core/hook-sessions.js';
+import { discoverPushRemotes, gitPushEnvironment } from '../../src/git/git-push-proxy.js';
+import { createAuthenticateHook } from '../../src/server/authenticate.js';
+import { gitPushRoutes } from '../../src/server/routes/git-push-routes.js';
+import { ControlCenter } from '../../src/services/control-center.js';
+import { makeRepoWithRemote } from '../support/claude-code-fixture.js';
+
+const MIB = 1024 * 1024;
+const IDENTITY = ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.com'];
+
+let scratch: string;
+let app: ControlCenter;
+let server: FastifyInstance;
+let url: string;
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+function remoteRef(remotePath: string, ref: string): string | null {
+  try {
+    return git(remotePath, 'rev-parse', '--verify', '--quiet', ref);
+  } catch {
+    return null;
+  }
+}
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'cc-pack-cap-'));
+  app = await ControlCenter.open({ dataRoot: join(scratch, 'data'), env: { PATH: process.env.PATH, LANG: 'C.UTF-8' }, logger: pino({ level: 'silent' }) });
+  await app.auth.initialize();
+  server = Fastify();
+  server.setValidatorCompiler(validatorCompiler);
+  server.setSerializerCompiler(serializerCompiler);
+  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions));
+  await server.register(gitPushRoutes(app, undefined, { compressedBytes: 64 * MIB, decompressedBytes: 4 * MIB }));
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.server.address();
+  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await app?.close();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe('push pack cap (SEC-10)', () => {
+  it('an allowed push whose pack passes the cap is cut off with 413 and reaches nothing; a small one still goes through', async () => {
+    const { repoPath, remotePath } = await makeRepoWithRemote(join(scratch, 'repos'));
+    const small = git(repoPath, 'rev-parse', 'HEAD');
+    // Random bytes do not compress: the pack is as large as the file.
+    await writeFile(join(repoPath, 'big.bin'), randomBytes(8 * MIB));
+    git(repoPath, 'add', 'big.bin');
+    git(repoPath, ...IDENTITY, 'commit', '-q', '-m', 'big');
+    const remotes = await discoverPushRemotes(repoPath);
+    const runId = 'run_pack_cap';
+    const token = app.runTokens.issue({ workspaceId: 'ws_pack_cap', runId, agentId: 'agent_pack_cap' });
+    const session: HookSession = {
+      token,
+      workspaceId: 'ws_pack_cap',
+      runId,
+      mode: 'chat',
+      worktreePath: repoPath,
+      // The rules allow the push: what stops it is the cap alone.
+      gate: async () => ({ allow: true, decision: 'allow', reason: 'allowed for the test', decidedBy: { scope: 'default', ruleId: null }, classes: [] }),
+      signal: new AbortController().signal,
+      pushRemotes: new Map(remotes.map((remote) => [remote.id, remote])),
+      pushStagingDir: join(scratch, 'staging'),
+      decisions: [],
+    };
+    const unregister = app.hookSessions.register(session);
+    try {
+      const env = { ...process.env, ...gitPushEnvironment(url, token, remotes) };
+      const push = (refspec: string) =>
+        new Promise<{ code: number; stderr: string }>((resolve) => {
+          const child = spawn('git', ['push', 'origin', refspec], { cwd: repoPath, env });
+          let stderr = '';
+          child.stderr.on('data', (chunk) => (stderr += chunk));
+          child.on('close', (code) => resolve({ code: code ?? 1, stderr }));
+        });
+      const big = await push('HEAD:refs/heads/big');
+      expect(big.code).not.toBe(0);
+      expect(big.stderr).toMatch(/413/);
+      expect(remoteRef(remotePath, 'refs/heads/big')).toBeNull();
+      expect(session.decisions.map((entry) => entry.allow)).toEqual([true]);
+
+      const fine = await push(`${small}:refs/heads/small`);
+      expect(fine.code, fine.stderr).toBe(0);
+      expect(remoteRef(remotePath, 'refs/heads/small')).toBe(small);
+    } finally {
+      unregister();
+      app.runTokens.revoke(runId);
+    }
+  }, 60_000);
+});
