@@ -16,7 +16,12 @@ export interface ProcessLimits {
   maxProcesses: number;
   /** Memory of all the launch's processes together (the cgroup's memory limit); the kernel kills within the launch beyond it. */
   memoryBytes: number;
-  /** Address space of each process (RLIMIT_AS): the bound for memory where no cgroup can be made. */
+  /**
+   * Address space of each process (RLIMIT_AS): stops one oversized allocation at once. It is not the
+   * memory bound (the cgroup's is): runtimes reserve far more address space than they use — V8 reserves
+   * ~10 GiB per WebAssembly memory, so Node's own `fetch` (undici's llhttp is WebAssembly) fails below
+   * ~12 GiB (measured with Node 20).
+   */
   addressSpaceBytes: number;
   /**
    * CPU time of each process (RLIMIT_CPU). Null for a long-lived launch (a runner, a warm sandbox's
@@ -38,11 +43,11 @@ export interface ProcessLimits {
 
 const GiB = 1024 ** 3;
 
-/** Generous for a build or a test suite, small against a host: 256 processes, 4 GiB together, 8 GiB of address space each. */
+/** Generous for a build or a test suite, small against a host: 256 processes, 4 GiB of memory together, 32 GiB of address space each. */
 export const DEFAULT_PROCESS_LIMITS: ProcessLimits = {
   maxProcesses: 256,
   memoryBytes: 4 * GiB,
-  addressSpaceBytes: 8 * GiB,
+  addressSpaceBytes: 32 * GiB,
   cpuSeconds: null,
   fileSizeBytes: 8 * GiB,
   openFiles: 8_192,

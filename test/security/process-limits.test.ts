@@ -3,10 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { probeBubblewrap } from '../../src/sandbox/bubblewrap-sandbox.js';
+import { BubblewrapSandbox, probeBubblewrap } from '../../src/sandbox/bubblewrap-sandbox.js';
 import { CommandSandbox, type RunSandbox } from '../../src/sandbox/command-sandbox.js';
 import { cgroupSupport } from '../../src/sandbox/process-cgroup.js';
-import type { ProcessLimits } from '../../src/sandbox/process-limits.js';
+import { DEFAULT_PROCESS_LIMITS, type ProcessLimits } from '../../src/sandbox/process-limits.js';
+import { sharedSpawnHelper } from '../../src/sandbox/spawn-helper.js';
 import { NodeWorktree } from '../../src/worktree/node-worktree.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { makeReviewRepo } from '../support/review-repo.js';
@@ -52,8 +53,9 @@ function processesWith(marker: string): number[] {
 
 /** This test process's launch cgroups (the harness server runs in it): none may outlive its launch. */
 function launchCgroupsOf(pid: number): string[] {
-  if (support.kind !== 'v1') return [];
-  return readdirSync(support.pids).filter((name) => name.startsWith(`cc-launch-${pid}-`));
+  if (support.kind === 'none') return [];
+  const parent = support.kind === 'v1' ? support.pids : support.parent;
+  return readdirSync(parent).filter((name) => name.startsWith(`cc-launch-${pid}-`)).map((name) => join(parent, name));
 }
 
 const bombMarker = () => `cc_bomb_${process.pid}_${Math.random().toString(36).slice(2)}`;
@@ -180,5 +182,36 @@ describe.skipIf(!probe.available || support.kind === 'none')('process limits of 
     expect(node.state).toBe('failed');
     expect(node.error).toContain('process limit reached');
     expect(processesWith(scriptMarker)).toEqual([]);
+  });
+
+  it('an external runner’s launch (the one every runner transport prepares) runs in a cgroup of its own with the default limits, removed when the launch is disposed', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cc-runner-limits-'));
+    dirs.push(root);
+    const launch = await new BubblewrapSandbox().prepare({
+      command: 'sh',
+      args: ['-c', 'grep -E "^[0-9]+:pids:" /proc/self/cgroup; ulimit -v; ulimit -n; ulimit -t'],
+      cwd: root,
+      writable: [root],
+      readOnly: [],
+      hidden: [],
+      privateTmp: ['/tmp'],
+      network: { kind: 'loopback', ports: [] },
+    });
+    try {
+      expect(launch.cgroup).toBeTruthy();
+      const result = await sharedSpawnHelper().run({ command: launch.command, args: launch.args, cwd: root, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, detached: true, timeoutMs: 20_000, killGraceMs: 0, drainMs: 1_000, maxOutputBytes: 10_000 });
+      const [cgroupLine, addressSpace, openFiles, cpu] = result.stdout.toString('utf8').trim().split('\n');
+      // The sandbox has a cgroup namespace of its own: it sees its cgroup as the root, the host sees it under the launch's name.
+      expect(cgroupLine).toMatch(/^\d+:pids:\/$/);
+      expect(Number(addressSpace) * 1024).toBe(DEFAULT_PROCESS_LIMITS.addressSpaceBytes);
+      expect(Number(openFiles)).toBe(DEFAULT_PROCESS_LIMITS.openFiles);
+      // A runner lives for a whole session: its CPU time is not limited, its commands' timeouts bound them.
+      expect(cpu).toBe('unlimited');
+      expect(launchCgroupsOf(process.pid).length).toBeGreaterThan(0);
+      expect(readFileSync(join(launchCgroupsOf(process.pid)[0]!, 'pids.max'), 'utf8').trim()).toBe(String(DEFAULT_PROCESS_LIMITS.maxProcesses));
+    } finally {
+      await launch.dispose();
+    }
+    expect(launchCgroupsOf(process.pid)).toEqual([]);
   });
 });
