@@ -4,8 +4,11 @@ import { CURSOR_CAPABILITIES } from './cursor/cursor-capabilities.js';
 import { GROK_CAPABILITIES } from './grok/grok-capabilities.js';
 import type { TransportCapabilities } from './transport-capabilities.js';
 
-/** How much of a capability the Control Center really enforces on a transport (ADP-1). */
-export type EnforcementLevel = 'enforced' | 'partial' | 'none';
+/**
+ * How much of a capability the Control Center really enforces on a transport (ADP-1);
+ * `notApplicable` where the capability does not exist on the transport (nothing to enforce, TRUTH-2).
+ */
+export type EnforcementLevel = 'enforced' | 'partial' | 'none' | 'notApplicable';
 
 /** The questions ADP-1 asks of every transport. */
 export const HONESTY_CAPABILITIES = {
@@ -69,12 +72,21 @@ const ARGS = 'test/adapters/claude-code-args.test.ts';
 const ORCHESTRATE_FLOW = 'test/services/orchestrations/orchestration-flow.test.ts > orchestrate mode end to end (ORC-1..4, AG-7)';
 /** HAR-4 for every external runner: delivered is the host's MCP record of the verb, never the runner's report. */
 const FORGERY = 'test/security/output-verb-forgery.test.ts';
-const FORGED_THROUGH_PIPE = `${FORGERY} > HAR-4 forgery: an ACP runner stream claiming submit_plan (security) > a command writing a fake "submit_plan completed" line into the agent stdout pipe: reminded twice, flagged, no plan`;
 const SILENT_ORCHESTRATION = `${FORGERY} > HAR-4 forgery: the same record decides propose_orchestration in orchestrate (security) > orchestrate: a propose_orchestration made on the MCP server but never reported is counted`;
 /** The sentence every external runner's contract row starts with. */
 const HOST_RECORD = 'Delivered is what the host saw: the Control Center MCP server records the output verb it executed successfully for the run (called with the run’s token); the runner’s own report of the call decides nothing, and a report without the call is logged as a protocol error.';
 
 const PLAN_E2E = `${GATING} > Claude Code transport in plan mode (ADP-3)`;
+const READ_ONLY_WRITES = 'test/adapters/claude-read-only-mode-writes.test.ts';
+/** A run of the real CLI in review (as a reviewer) or orchestrate whose Write and Bash redirect are refused. */
+const CLAUDE_READ_ONLY_WRITES = {
+  review: `${READ_ONLY_WRITES} > Claude Code CLI: native writes in review and orchestrate (CAP-5) > review: as a reviewer, a native Write and a Bash redirect are refused and leave no file`,
+  orchestrate: `${READ_ONLY_WRITES} > Claude Code CLI: native writes in review and orchestrate (CAP-5) > orchestrate: a native Write and a Bash redirect are refused and leave no file`,
+} as const;
+const SDK_READ_ONLY_WRITES = {
+  review: `${READ_ONLY_WRITES} > Claude Agent SDK: native writes in review and orchestrate (CAP-5) > review: as a reviewer, a native Write and a Bash redirect are refused by the host and leave no file`,
+  orchestrate: `${READ_ONLY_WRITES} > Claude Agent SDK: native writes in review and orchestrate (CAP-5) > orchestrate: a native Write and a Bash redirect are refused by the host and leave no file`,
+} as const;
 const CHAT_E2E = `${GATING} > Claude Code transport in chat mode (ADP-3)`;
 
 const BUILTIN_SANDBOX = 'test/harness/builtin-sandbox.test.ts';
@@ -295,10 +307,7 @@ function claudeCodeRows(): HonestyRow[] {
         mode,
         level: 'enforced',
         detail: 'The write tools are removed; Bash writes are denied by the mode floor through the hook; with bubblewrap the worktree is also mounted read-only (CAP-5).',
-        testedBy:
-          mode === 'plan'
-            ? `${PLAN_E2E} > a scripted Write is refused, leaves no file, and Write is not offered to the model`
-            : `${SANDBOX} > bubblewrap sandbox mounts and network (SBX-1, SBX-3) > a read-only mode mounts the worktree read-only`,
+        testedBy: mode === 'plan' ? `${PLAN_E2E} > a scripted Write is refused, leaves no file, and Write is not offered to the model` : CLAUDE_READ_ONLY_WRITES[mode],
       }),
     ),
     row({
@@ -331,7 +340,7 @@ function claudeCodeRows(): HonestyRow[] {
       capability: 'completionContract',
       mode: 'orchestrate',
       level: 'partial',
-      detail: `${HOST_RECORD} The same code as plan mode with propose_orchestration (the host’s record is tested with that verb through the ACP transport); no end-to-end run of the real CLI in orchestrate mode yet.`,
+      detail: `${HOST_RECORD} The same code as plan mode with propose_orchestration (the host’s record is tested with that verb through the ACP transport, tested against a fake ACP agent); no end-to-end run of the real CLI in orchestrate mode yet.`,
       testedBy: SILENT_ORCHESTRATION,
     }),
     row({
@@ -346,7 +355,7 @@ function claudeCodeRows(): HonestyRow[] {
       mode: 'chat',
       level: 'enforced',
       detail: 'Chat restricts nothing beyond policy: `--dangerously-skip-permissions` (the CLI asks nobody); the hook, the MCP server and the proxy apply the rules.',
-      testedBy: `${ARGS} > claudeCodeArgs (ADP-3) > chat passes the skip flag and never plan mode, and removes only the worktree tools`,
+      testedBy: `${CHAT_E2E} > an ask rule holds a Bash command until the operator approves it`,
     }),
     ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
       row({
@@ -406,7 +415,7 @@ function claudeAgentSdkRows(): HonestyRow[] {
         level: 'enforced',
         detail:
           'The host refuses every write tool before any gate (measured on SDK 0.3.332: the SDK’s plan permission mode lets a write through when the host allows it); Bash writes are denied by the mode floor through the hook; with bubblewrap the worktree is also mounted read-only.',
-        testedBy: SDK_PLAN_WRITE,
+        testedBy: mode === 'plan' ? SDK_PLAN_WRITE : SDK_READ_ONLY_WRITES[mode],
       }),
     ),
     row({
@@ -491,17 +500,36 @@ function claudeAgentSdkRows(): HonestyRow[] {
 }
 
 const DEEPSEEK = 'test/adapters/deepseek-relay.test.ts > DeepSeek relay transport (RLY-7)';
+const DEEPSEEK_GATES = 'test/adapters/deepseek-enforcement.test.ts > DeepSeek: the host’s gates on DeepSeek’s own runs (RLY-7, POL-1)';
+
+/**
+ * TRUTH-2: the DeepSeek run that shows each ✅ cell (keyed `capability:mode-or-host`), so that no ✅
+ * of DeepSeek rests on a Claude Agent SDK test.
+ */
+const DEEPSEEK_PROOFS: Readonly<Record<string, string>> = {
+  'shellCommands:chat': `${DEEPSEEK_GATES} > ask: a command the operator rejects is never executed`,
+  'shellCommands:plan': `${DEEPSEEK_GATES} > plan: a mutating command is denied by the mode floor and never runs`,
+  'fileWrites:chat': `${DEEPSEEK_GATES} > ask: a native Write waits for approval, and a rejected write leaves no file`,
+  'fileWrites:plan': `${DEEPSEEK} > plan: the same host enforcement as Claude — a Write is refused and the file is never created`,
+  'fileWrites:review': `${DEEPSEEK_GATES} > review: as a reviewer, a native Write and a Bash redirect are refused by the host and leave no file`,
+  'fileWrites:orchestrate': `${DEEPSEEK_GATES} > orchestrate: a native Write and a Bash redirect are refused by the host and leave no file`,
+  'productTools:': `${DEEPSEEK_GATES} > plan: submit_plan over the Control Center MCP server stores a plan and meets the completion contract`,
+  'completionContract:plan': `${DEEPSEEK_GATES} > plan: a run that ends without submit_plan is reminded, then flagged deliverableFailed`,
+  'sandbox:bubblewrap': 'test/adapters/deepseek-enforcement.test.ts > DeepSeek in bubblewrap (SBX-1) > inside bubblewrap a write outside the worktree fails at the OS level and the data root is hidden',
+  'modes:chat': `${SDK_MODE_SWITCH} > DeepSeek: the same switches (agent → ask → ask → autopilot → plan → agent) through DeepSeek’s Anthropic-compatible endpoint`,
+};
 
 /**
  * DeepSeek (RLY-7) runs on the Claude Agent SDK transport's code unchanged (another broker provider:
- * DeepSeek's Anthropic-compatible endpoint and key), so its cells are the SDK's; the cells its own
- * tests show run against DeepSeek's configuration point at them.
+ * DeepSeek's Anthropic-compatible endpoint and key), so its cells say what the SDK's say; each ✅ is
+ * shown by a DeepSeek run of its own. A ✅ no DeepSeek run shows would be partial, saying so.
  */
 function deepseekRows(): HonestyRow[] {
   return [...claudeAgentSdkRows(), skillsRow('claude-agent-sdk')].map((entry) => {
     const detail = `Same transport code as the Claude Agent SDK, with DeepSeek’s Anthropic-compatible endpoint and key through the model broker. ${entry.detail}`;
-    if (entry.key === 'modes' && entry.mode === 'chat') return { ...entry, detail, testedBy: `${SDK_MODE_SWITCH} > DeepSeek: the same switches through DeepSeek’s Anthropic-compatible endpoint` };
-    if (entry.key === 'fileWrites' && entry.mode === 'plan') return { ...entry, detail, testedBy: `${DEEPSEEK} > plan: the same host enforcement as Claude — a Write is refused and the file is never created` };
+    const proof = DEEPSEEK_PROOFS[`${entry.key}:${entry.mode ?? entry.host ?? ''}`];
+    if (proof) return { ...entry, detail, testedBy: proof };
+    if (entry.level === 'enforced') return { ...entry, level: 'partial' as const, detail: `${detail} Shown with the Claude Agent SDK’s own provider only; no DeepSeek run is tested for this cell.` };
     return { ...entry, detail };
   });
 }
@@ -627,8 +655,26 @@ const ACP_GATE = `${ACP} > ACP transport: permission requests go to the policy g
 const ACP_REQUESTS = `${ACP} > ACP transport: agent requests the host answers`;
 const ACP_PLAN = `${ACP_GATE} > plan: set_mode plan; a mutating command the agent would run is denied, and an edit is refused without asking`;
 
+const ACP_REAL_AGENT = 'test/adapters/acp-real-agent.test.ts > ACP transport against claude-agent-acp (RLY-7)';
+/** Said by every ACP cell shown only with the scripted ACP agent (test/support/fake-acp-agent.mjs). */
+const FAKE_ACP_AGENT = ' Tested against a fake ACP agent (a scripted process speaking the protocol), not a real agent.';
+
+/**
+ * TRUTH-2: an ACP cell whose test runs the scripted ACP agent says so, and is at most partial: a real
+ * agent's behaviour is not shown by it.
+ */
+function provenWithFakeAcpAgent(entry: HonestyRow): HonestyRow {
+  const fake = entry.testedBy.startsWith(`${ACP} > `) || entry.testedBy.startsWith(`${FORGERY} > `);
+  if (!fake) return entry;
+  return { ...entry, level: entry.level === 'enforced' ? 'partial' : entry.level, detail: `${entry.detail}${FAKE_ACP_AGENT}` };
+}
+
 /** Any ACP agent (RLY-7): its permission requests and `fs/*` requests answered by the host; what it does unasked is unseen. */
 function acpRows(): HonestyRow[] {
+  return acpCells().map(provenWithFakeAcpAgent);
+}
+
+function acpCells(): HonestyRow[] {
   return [
     row({
       capability: 'toolSurface',
@@ -658,7 +704,7 @@ function acpRows(): HonestyRow[] {
       capability: 'productTools',
       level: 'enforced',
       detail: 'Product tools come only from the Control Center MCP server, which authorizes every call with the run token against the mode’s surface. An agent’s permission request for one of them (titled `mcp__control-center__<tool>`, no command) is allowed so that the MCP server, not the command gate, decides; the real claude-agent-acp delivers submit_plan in plan mode that way.',
-      testedBy: 'test/adapters/acp-real-agent.test.ts > ACP transport against claude-agent-acp (RLY-7) > plan: submit_plan called by the real agent over MCP is what the host records: delivered, no reminder (HAR-4)',
+      testedBy: `${ACP_REAL_AGENT} > plan: submit_plan called by the real agent over MCP is what the host records: delivered, no reminder (HAR-4)`,
     }),
     row({
       capability: 'pushes',
@@ -670,8 +716,8 @@ function acpRows(): HonestyRow[] {
       capability: 'completionContract',
       mode: 'plan',
       level: 'enforced',
-      detail: `${HOST_RECORD} So a line a command forges into the agent’s output pipe is not counted, and an agent that does not report its MCP calls is counted when it delivered. A turn without submit_plan gets the contract’s reminder as another prompt in the same session (twice at most), then the run is flagged deliverableFailed.`,
-      testedBy: FORGED_THROUGH_PIPE,
+      detail: `${HOST_RECORD} The real claude-agent-acp agent’s submit_plan is shown counted from the host’s record, with no reminder. That a line a command forges into the agent’s output pipe is not counted, that an agent which does not report its MCP calls is counted when it delivered, and the reminders (a turn without submit_plan gets one as another prompt in the same session, twice at most, then the run is flagged deliverableFailed) are tested against a fake ACP agent.`,
+      testedBy: `${ACP_REAL_AGENT} > plan: submit_plan called by the real agent over MCP is what the host records: delivered, no reminder (HAR-4)`,
     }),
     row({
       capability: 'completionContract',
@@ -913,7 +959,12 @@ const COPILOT_EXTENSION_PLAN = `${COPILOT_EXTENSION} > plan: the Plan line, no e
  */
 function copilotExtensionRows(): HonestyRow[] {
   const noCheck = 'The extension engine makes no permission checks: every request Copilot sends is approved without the policy gate, in every relay mode.';
-  const shared = copilotRows().filter((entry) => entry.key === 'productTools' || entry.key === 'completionContract' || entry.key === 'sandbox' || entry.key === 'skills');
+  // TRUTH-2: these cells are shown with the SDK engine only, so none of them is a ✅ of this engine.
+  const shared = copilotRows()
+    .filter((entry) => entry.key === 'productTools' || entry.key === 'completionContract' || entry.key === 'sandbox' || entry.key === 'skills')
+    .map((entry) =>
+      entry.level === 'enforced' ? { ...entry, level: 'partial' as const, detail: `${entry.detail} Shown with the SDK engine (the same runtime, MCP and sandbox set-up); no test runs the extension engine for this cell.` } : entry,
+    );
   return [
     row({ capability: 'toolSurface', level: 'partial', detail: 'As the SDK engine, without exit_plan_mode (no Copilot plan mode): Copilot’s own tools stay on its surface and product tools come only from the Control Center’s MCP server.', testedBy: COPILOT_EXTENSION_PLAN }),
     row({ capability: 'shellCommands', level: 'none', detail: `${noCheck} Only the OS sandbox bounds commands (the worktree read-only in read-only modes with bubblewrap).`, testedBy: COPILOT_EXTENSION_ASK }),
@@ -947,7 +998,8 @@ const FAKE_ONLY = ' Tested against a fake SDK at the transport’s seam only.';
  * call — after the fact.
  */
 function cursorRows(): HonestyRow[] {
-  const cell = (input: RowInput): HonestyRow => row({ ...input, detail: `${input.detail}${FAKE_ONLY}` });
+  // TRUTH-2: a cell proven against a fake is at most partial, whatever the host does for it.
+  const cell = (input: RowInput): HonestyRow => row({ ...input, level: input.level === 'enforced' ? 'partial' : input.level, detail: `${input.detail}${FAKE_ONLY}` });
   const withFakeOnly = (derived: HonestyRow): HonestyRow => ({ ...derived, detail: `${derived.detail}${FAKE_ONLY}` });
   return [
     cell({
@@ -1055,21 +1107,21 @@ const IMAGE_RUN = `${IMAGE} > generates an image: the prompt reaches the images 
 const IMAGE_MODES = `${IMAGE} > modes have no effect: the plan mode sends the same request (no mode words), and the capabilities tell the web to hide the picker (RLY-3)`;
 const IMAGE_HOSTILE = 'test/security/image-provider-response.test.ts > hostile images-API answers (RLY-7) > an answer that names a URL fails the run and the URL is never fetched';
 
-/** OpenAI Image: one images-API request per turn from the server; nothing runs, so most gates have nothing to gate. */
+/** OpenAI Image: one images-API request per turn from the server; nothing runs, so most cells do not apply (n/a, TRUTH-2). */
 function openAIImageRows(): HonestyRow[] {
-  const nothingRuns = (capability: HonestyCapability, detail: string): HonestyRow => row({ capability, level: 'none', detail, testedBy: IMAGE_RUN });
+  const notApplicable = (capability: HonestyCapability, detail: string, testedBy = IMAGE_RUN): HonestyRow => row({ capability, level: 'notApplicable', detail: `Not applicable: ${detail}`, testedBy });
   return [
-    row({ capability: 'toolSurface', level: 'enforced', detail: 'The images API is offered no tool at all: the request carries only the prompt, the model and `n: 1`.', testedBy: IMAGE_RUN }),
-    nothingRuns('shellCommands', 'Not applicable: the image model runs no commands (there is no process and no tool).'),
-    nothingRuns('fileWrites', 'Not applicable: the model writes nothing; the server stores the returned image itself, only after checking its magic bytes and size.'),
-    nothingRuns('reads', 'Not applicable: the model reads nothing of the worktree; it sees the prompt only.'),
-    nothingRuns('productTools', 'Not applicable: no product tool is offered to the image model.'),
-    nothingRuns('pushes', 'Not applicable: nothing can push.'),
-    nothingRuns('completionContract', 'No mode has an output verb here: a turn completes when one image was stored.'),
-    row({ capability: 'nativeTools', level: 'enforced', detail: 'The images API has no tools of its own that act on anything.', testedBy: IMAGE_RUN }),
-    row({ capability: 'sandbox', level: 'none', detail: 'No process runs, so nothing is sandboxed; the answer is treated as hostile instead: a URL is never fetched (only inline base64), bytes must be PNG/JPEG/WebP by magic bytes and under the size cap, else the run fails and nothing is stored.', testedBy: IMAGE_HOSTILE }),
-    row({ capability: 'modes', level: 'none', detail: 'The relay mode has no effect and is never sent; the transport declares `relayModes: none` so the web hides the mode picker for its agents (RLY-3).', testedBy: IMAGE_MODES }),
-    row({ capability: 'skills', level: 'none', detail: 'Skills do not reach the image model (the prompt is the operator’s message only).', testedBy: IMAGE_MODES }),
+    notApplicable('toolSurface', 'there is no tool surface to filter — the images API is offered no tool at all (the request carries only the prompt, the model and `n: 1`).'),
+    notApplicable('shellCommands', 'the image model runs no commands (there is no process and no tool).'),
+    notApplicable('fileWrites', 'the model writes nothing; the server stores the returned image itself, only after checking its magic bytes and size.'),
+    notApplicable('reads', 'the model reads nothing of the worktree; it sees the prompt only.'),
+    notApplicable('productTools', 'no product tool is offered to the image model.'),
+    notApplicable('pushes', 'nothing can push.'),
+    notApplicable('completionContract', 'no mode has an output verb here: a turn completes when one image was stored.'),
+    notApplicable('nativeTools', 'the images API has no tools of its own that act on anything.'),
+    notApplicable('sandbox', 'no process runs, so there is nothing to sandbox; the answer is treated as hostile instead: a URL is never fetched (only inline base64), bytes must be PNG/JPEG/WebP by magic bytes and under the size cap, else the run fails and nothing is stored.', IMAGE_HOSTILE),
+    notApplicable('modes', 'the relay mode has no effect and is never sent (the transport declares `relayModes: none`, RLY-3).', IMAGE_MODES),
+    notApplicable('skills', 'skills do not reach the image model (the prompt is the operator’s message only).', IMAGE_MODES),
   ];
 }
 
@@ -1091,7 +1143,7 @@ export function honestyMatrix(): HonestyMatrix {
   };
 }
 
-const LEVEL_MARK: Readonly<Record<EnforcementLevel, string>> = { enforced: '✅ enforced', partial: '🟡 partial', none: '❌ none' };
+const LEVEL_MARK: Readonly<Record<EnforcementLevel, string>> = { enforced: '✅ enforced', partial: '🟡 partial', none: '❌ none', notApplicable: '➖ n/a' };
 
 /** The matrix as Markdown tables (one per adapter), embedded verbatim in docs/honesty-matrix.md. */
 export function renderHonestyMatrixMarkdown(matrix: HonestyMatrix = honestyMatrix()): string {

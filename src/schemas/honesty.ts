@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ModeSchema } from './space.js';
 
-export const EnforcementLevel = z.enum(['enforced', 'partial', 'none']);
+/** How much is enforced; `notApplicable` (shown "n/a") where the capability does not exist on the transport. */
+export const EnforcementLevel = z.enum(['enforced', 'partial', 'none', 'notApplicable']);
 export type EnforcementLevel = z.infer<typeof EnforcementLevel>;
 
 export const HostSandbox = z.enum(['bubblewrap', 'seatbelt', 'none']);
@@ -41,6 +42,12 @@ export const TransportCapabilities = z.object({
   sandbox: z.boolean(),
   skills: z.enum(['scannedOnly', 'fedUnbounded', 'hostSkillTool', 'unfed']),
   relayModes: z.enum(['honoured', 'none']).optional(),
+  /** TRUTH-1: the agent fields and space settings the transport applies, each with how; the rest are refused. */
+  honours: z.object({
+    agentFields: z.record(z.string(), z.string()),
+    effortDefaultModelId: z.string().optional(),
+    spaceSettings: z.record(z.string(), z.string()),
+  }),
 });
 export type TransportCapabilities = z.infer<typeof TransportCapabilities>;
 

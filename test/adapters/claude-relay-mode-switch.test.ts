@@ -66,7 +66,7 @@ describe('Claude and DeepSeek: a mode switch applies from the next turn in a fre
     await switchThroughModes(await startClaude());
   });
 
-  it('DeepSeek: the same switches through DeepSeek’s Anthropic-compatible endpoint', async () => {
+  it('DeepSeek: the same switches (agent → ask → ask → autopilot → plan → agent) through DeepSeek’s Anthropic-compatible endpoint', async () => {
     const f = await startDeepSeek();
     const settings = await f.api('PATCH', `/api/workspaces/${f.workspaceId}/settings`, {
       apiKeys: { 'deepseek-anthropic': 'deepseek-secret-key' },

@@ -1,27 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ClaudeAgentSdkTransport } from '../../src/adapters/claude-agent-sdk/claude-agent-sdk-transport.js';
 import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
-import { useRunnerFixture } from '../support/runner-fixture.js';
+import { useDeepSeekFixture } from '../support/deepseek-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 
-/**
- * DeepSeek (RLY-7): the Claude Agent SDK path with DeepSeek's Anthropic-compatible endpoint. The
- * scripted model server stands in for that endpoint, configured as the workspace's
- * `deepseek-anthropic` base URL and key; the runner only ever sees the model proxy and its run token.
- */
-const startDeepSeek = useRunnerFixture('deepseek', ({ base }) => new ClaudeAgentSdkTransport({ backend: 'deepseek', ...base, askUser: async () => [] }));
-
-async function start(mode: 'chat' | 'plan'): Promise<ClaudeCodeFixture> {
-  const fixture = await startDeepSeek({ mode });
-  const settings = await fixture.api('PATCH', `/api/workspaces/${fixture.workspaceId}/settings`, {
-    apiKeys: { 'deepseek-anthropic': 'deepseek-secret-key' },
-    baseUrls: { 'deepseek-anthropic': fixture.model.anthropicBaseUrl },
-  });
-  expect(settings.status).toBe(200);
-  return fixture;
-}
+/** DeepSeek (RLY-7): the Claude Agent SDK path with DeepSeek's endpoint and key (see useDeepSeekFixture). */
+const startDeepSeek = useDeepSeekFixture();
+const start = (mode: 'chat' | 'plan') => startDeepSeek({ mode });
 
 const modelRequests = (f: ClaudeCodeFixture) => f.model.requests.filter((request) => request.path.startsWith('/v1/messages'));
 

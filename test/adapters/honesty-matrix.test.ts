@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,33 +12,14 @@ import { CODEX_CAPABILITIES } from '../../src/adapters/codex/codex-capabilities.
 import { COPILOT_CAPABILITIES, COPILOT_EXTENSION_CAPABILITIES } from '../../src/adapters/copilot/copilot-capabilities.js';
 import { CURSOR_CAPABILITIES } from '../../src/adapters/cursor/cursor-capabilities.js';
 import { CLAUDE_CODE_CAPABILITIES } from '../../src/adapters/claude-code/claude-code-capabilities.js';
-import { HONESTY_CAPABILITIES, honestyMatrix, undeclaredClaims } from '../../src/adapters/honesty-matrix.js';
+import { HONESTY_CAPABILITIES, honestyMatrix, renderHonestyMatrixMarkdown, undeclaredClaims, type HonestyRow } from '../../src/adapters/honesty-matrix.js';
 import { getCapabilityProfile } from '../../src/core/capability-profiles.js';
 import { MODES } from '../../src/core/modes.js';
 import { ControlCenter } from '../../src/services/control-center.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import { citationProblems } from '../support/matrix-citation.js';
 
 const root = join(import.meta.dirname, '..', '..');
-
-/** `file > describe > it` → where a test with exactly these titles is declared, or why not. */
-function locate(testedBy: string): string | null {
-  const [file, describeTitle, ...rest] = testedBy.split(' > ');
-  const itTitle = rest.join(' > ');
-  if (!file || !describeTitle || !itTitle) return `malformed: ${testedBy}`;
-  const path = join(root, file);
-  if (!existsSync(path)) return `no file ${file}`;
-  const text = readFileSync(path, 'utf8');
-  const declared = (title: string, from = 0) => Math.min(...["'", '"', '`'].map((quote) => text.indexOf(`${quote}${title}${quote}`, from)).map((index) => (index === -1 ? Infinity : index)));
-  const describeAt = declared(describeTitle);
-  if (describeAt === Infinity) return `no describe '${describeTitle}' in ${file}`;
-  const itAt = declared(itTitle, describeAt);
-  if (itAt === Infinity) return `no test '${itTitle}' after describe '${describeTitle}' in ${file}`;
-  const nextDescribe = text.slice(describeAt + describeTitle.length).search(/\bdescribe(\.\w+(\([^)]*\))?)?\(/);
-  if (nextDescribe !== -1 && itAt > describeAt + describeTitle.length + nextDescribe) return `'${itTitle}' is not inside describe '${describeTitle}' in ${file}`;
-  const before = text.slice(Math.max(0, itAt - 40), itAt);
-  if (!/\b(it|test)(\.\w+(\([^)]*\))?)?\(\s*$/.test(before)) return `'${itTitle}' in ${file} is not a test declaration`;
-  return null;
-}
 
 let fixture: ClaudeCodeFixture | null = null;
 afterEach(async () => {
@@ -47,8 +28,8 @@ afterEach(async () => {
 });
 
 describe('honesty matrix (ADP-1)', () => {
-  it('every cell names a test that exists (claiming coverage without a test is a defect)', () => {
-    const problems = honestyMatrix().adapters.flatMap((adapter) => adapter.rows.map((row) => locate(row.testedBy)).filter((problem): problem is string => problem !== null));
+  it('every cell names a test that exists and runs wherever the row holds; every ✅ names a run of that transport in that mode; a cell shown against a fake says so and is no ✅ (TRUTH-2)', () => {
+    const problems = honestyMatrix().adapters.flatMap((adapter) => adapter.rows.flatMap((row) => citationProblems(adapter.id, row)));
     expect(problems).toEqual([]);
   });
 
@@ -57,7 +38,7 @@ describe('honesty matrix (ADP-1)', () => {
       const covered = new Set(adapter.rows.map((row) => row.key));
       for (const capability of Object.keys(HONESTY_CAPABILITIES)) expect(covered.has(capability as keyof typeof HONESTY_CAPABILITIES)).toBe(true);
       for (const row of adapter.rows) {
-        expect(['enforced', 'partial', 'none']).toContain(row.level);
+        expect(['enforced', 'partial', 'none', 'notApplicable']).toContain(row.level);
         expect(row.detail.length).toBeGreaterThan(20);
       }
     }
@@ -102,6 +83,8 @@ describe('honesty matrix (ADP-1)', () => {
     expect(response.status).toBe(200);
     expect(response.body.adapters.map((adapter: any) => adapter.id)).toEqual(['builtin', 'claude-code', 'claude-agent-sdk', 'deepseek', 'codex', 'acp', 'copilot', 'copilot-extension', 'grok', 'cursor', 'openai-image']);
     expect(response.body.adapters[1].rows[0]).toEqual(expect.objectContaining({ key: 'toolSurface', capability: 'filters the tool surface', mode: 'chat', level: 'partial', testedBy: expect.stringContaining('test/adapters/') }));
+    // A cell that does not apply is served as such (TRUTH-2), not as enforced or none.
+    expect(response.body.adapters.find((adapter: any) => adapter.id === 'openai-image').rows.find((row: any) => row.key === 'toolSurface').level).toBe('notApplicable');
     expect(['bubblewrap', 'seatbelt', 'none']).toContain(response.body.host.sandbox);
     // What each transport declares, the same records the run routes and the matrix check read.
     expect(response.body.transports.map((declared: any) => [declared.adapterId, declared.steer, declared.pauseResume, declared.completionContract])).toEqual([
@@ -183,9 +166,65 @@ describe('honesty matrix against the transports’ declarations (ADP-1)', () => 
   });
 });
 
+const SAMPLES = 'test/support/matrix-citation-samples.ts';
+
+/** A row of `adapterId` as the matrix has it, changed by `change` (a mistake the checker must catch). */
+function alteredRow(adapterId: string, pick: (row: HonestyRow) => boolean, change: Partial<HonestyRow>): HonestyRow {
+  const found = honestyMatrix().adapters.find((adapter) => adapter.id === adapterId)!.rows.find(pick)!;
+  return { ...found, ...change };
+}
+
+describe('the honesty-matrix checker refuses proofs that prove nothing for the row (TRUTH-2)', () => {
+  const planWrite = (row: HonestyRow) => row.key === 'fileWrites' && row.mode === 'plan';
+
+  it('a ✅ that cites another transport’s test: DeepSeek citing the Claude Agent SDK’s', () => {
+    const sdkProof = alteredRow('claude-agent-sdk', planWrite, {}).testedBy;
+    expect(citationProblems('deepseek', alteredRow('deepseek', planWrite, { testedBy: sdkProof }))).toEqual([
+      "deepseek: 'intercepts native file writes' in plan is enforced but cites a test that is not deepseek's (neither its file nor a title names that transport)",
+    ]);
+  });
+
+  it('a ✅ in one mode that cites a run in another: Claude Code’s review write refusal citing its plan run', () => {
+    const planProof = alteredRow('claude-code', planWrite, {}).testedBy;
+    const review = alteredRow('claude-code', (row) => row.key === 'fileWrites' && row.mode === 'review', { testedBy: planProof });
+    expect(citationProblems('claude-code', review)).toEqual(["claude-code: 'intercepts native file writes' in review is enforced in review but cites a test whose titles name no run in that mode"]);
+  });
+
+  it('a cited test that is skipped, todo, under skipIf, or can return before asserting; a bubblewrap row may cite a test that skips only without bubblewrap', () => {
+    const cite = (title: string, change: Partial<HonestyRow> = {}) =>
+      citationProblems('claude-code', alteredRow('claude-code', planWrite, { testedBy: `${SAMPLES} > samples: Claude Code runs that may not run > ${title}`, ...change }));
+    expect(cite('plan: a skipped test')).toEqual([expect.stringMatching(/test 'plan: a skipped test' is \.skip: it never runs/)]);
+    expect(cite('plan: a test still to write')).toEqual([expect.stringMatching(/is \.todo: it never runs/)]);
+    expect(cite('plan: a test skipped on some hosts')).toEqual([expect.stringMatching(/is \.skipIf\(onSomeHosts\): it may not run where the row claims enforced/)]);
+    expect(cite('plan: a test that may end before it asserts')).toEqual([expect.stringMatching(/can end without asserting: if \(onSomeHosts\) return;/)]);
+    // Positive control: the same row with a test that always runs passes (the file imports no stand-in of Claude Code).
+    expect(citationProblems('claude-code', alteredRow('claude-code', planWrite, { testedBy: 'test/adapters/claude-code-gating.test.ts > Claude Code transport in plan mode (ADP-3) > a scripted Write is refused, leaves no file, and Write is not offered to the model' }))).toEqual([]);
+    const bubblewrapOnly = `${SAMPLES} > samples: Claude Code in bubblewrap > a test that runs wherever bubblewrap works`;
+    const sandboxRow = (host: 'bubblewrap' | 'none') => alteredRow('claude-code', (row) => row.key === 'sandbox' && row.host === host, { testedBy: bubblewrapOnly, level: 'enforced' });
+    expect(citationProblems('claude-code', sandboxRow('bubblewrap')).filter((problem) => /skipIf/.test(problem))).toEqual([]);
+    expect(citationProblems('claude-code', sandboxRow('none'))).toContainEqual(expect.stringMatching(/is \.skipIf\(!probe\.available\): it may not run where the row claims enforced/));
+  });
+
+  it('a ✅ proven against a stand-in for the runtime, and a row against a fake that does not say so', () => {
+    const cursorContract = (change: Partial<HonestyRow>) => alteredRow('cursor', (row) => row.key === 'completionContract' && row.mode === 'plan', change);
+    expect(citationProblems('cursor', cursorContract({ level: 'enforced' }))).toEqual([expect.stringMatching(/is enforced but its test runs against a stand-in \(test\/support\/fake-cursor-sdk\.ts\), not the runtime/)]);
+    expect(citationProblems('cursor', cursorContract({ detail: 'Observed through the host record.' }))).toEqual([expect.stringMatching(/the detail does not say "tested against a fake"/)]);
+  });
+});
+
+describe('cells that do not apply (TRUTH-2)', () => {
+  it('are n/a, and say why; no other cell says "not applicable"', () => {
+    for (const adapter of honestyMatrix().adapters) {
+      for (const row of adapter.rows) expect({ adapter: adapter.id, key: row.key, notApplicable: /^Not applicable: ./.test(row.detail) }).toEqual({ adapter: adapter.id, key: row.key, notApplicable: row.level === 'notApplicable' });
+    }
+    const image = honestyMatrix().adapters.find((adapter) => adapter.id === 'openai-image')!;
+    expect(image.rows.filter((row) => row.level !== 'notApplicable')).toEqual([]);
+    expect(renderHonestyMatrixMarkdown()).toMatch(/\| filters the tool surface \| all modes \| ➖ n\/a \| Not applicable: /);
+  });
+});
+
 describe('docs/honesty-matrix.md', () => {
   it('embeds the tables generated from the data, unchanged', async () => {
-    const { renderHonestyMatrixMarkdown } = await import('../../src/adapters/honesty-matrix.js');
     const doc = readFileSync(join(root, 'docs', 'honesty-matrix.md'), 'utf8');
     const embedded = doc.split('<!-- honesty-matrix:begin')[1]!.split('\n').slice(1).join('\n').split('<!-- honesty-matrix:end -->')[0]!.trim();
     expect(embedded).toBe(renderHonestyMatrixMarkdown().trim());

@@ -2,7 +2,8 @@ import { useHonestyMatrix } from '../api/hooks';
 import type { HonestyRow } from '../api/types';
 import { Empty, ErrorState, Loading } from '../ui/states';
 
-const LEVEL_LABELS: Record<HonestyRow['level'], string> = { enforced: 'Enforced', partial: 'Partial', none: 'Not enforced' };
+// A capability that does not exist on a transport is "n/a", never "Not enforced": nothing is missing (TRUTH-2).
+const LEVEL_LABELS: Record<HonestyRow['level'], string> = { enforced: 'Enforced', partial: 'Partial', none: 'Not enforced', notApplicable: 'n/a' };
 
 /** ADP-1: per adapter (and mode), what the Control Center can enforce — shown exactly as the server states it. */
 export function HonestyPage() {
