@@ -8,6 +8,7 @@ import { NETWORK_COMMAND_RULES } from './rules/network-commands.js';
 import { PACKAGE_MANAGER_RULES } from './rules/package-managers.js';
 import { PROCESS_COMMAND_RULES } from './rules/process-commands.js';
 import { READ_COMMAND_RULES } from './rules/read-commands.js';
+import { SEARCH_COMMAND_RULES } from './rules/search-commands.js';
 import { SECRET_COMMAND_RULES } from './rules/secret-commands.js';
 import { SHELL_BUILTIN_RULES, SHELL_NAMES, shellRule } from './rules/shell-builtins.js';
 
@@ -19,6 +20,7 @@ import { SHELL_BUILTIN_RULES, SHELL_NAMES, shellRule } from './rules/shell-built
 const RULES: ReadonlyMap<string, ProgramRule> = new Map<string, ProgramRule>(
   Object.entries({
     ...READ_COMMAND_RULES,
+    ...SEARCH_COMMAND_RULES,
     ...FILE_COMMAND_RULES,
     ...NETWORK_COMMAND_RULES,
     ...PROCESS_COMMAND_RULES,

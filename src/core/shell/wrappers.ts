@@ -152,6 +152,41 @@ const trace: Unwrapper = (args) => {
   return { inner, classes: ['processSpawn'], ...(output.length > 0 ? { writes: output } : {}) };
 };
 
+/** GNU parallel's options that take a value; an option not listed is read as a flag, so its value (if any) becomes the command — unknown, never read. */
+const PARALLEL_VALUES = {
+  short: 'jSanNCdEILP',
+  long: [
+    'jobs', 'sshlogin', 'sshloginfile', 'slf', 'arg-file', 'max-args', 'max-replace-args', 'colsep', 'delimiter', 'eof', 'joblog', 'results', 'res',
+    'tmpdir', 'workdir', 'wd', 'env', 'tagstring', 'tag-string', 'delay', 'timeout', 'retries', 'load', 'memfree', 'halt', 'basefile', 'bf',
+    'transferfile', 'tf', 'return', 'block', 'block-size', 'recstart', 'recend', 'nice', 'max-procs', 'replace', 'max-line-length-allowed',
+  ],
+};
+const PARALLEL_INPUT_SEPARATORS: ReadonlySet<string> = new Set([':::', '::::', ':::+', '::::+']);
+
+/**
+ * `parallel [options] CMD… ::: ARGS`: GNU parallel joins CMD's words with spaces and runs them through
+ * a shell once per input, `{}`-style placeholders replaced by the input (else appended). The command is
+ * classified as that shell, each input an expansion whose value is unknown. Without a command, the
+ * inputs are the commands: unseen code. `-S`/`--sshlogin` runs on other hosts (networkEgress).
+ */
+const parallel: Unwrapper = (args) => {
+  const parsed = parseOptions(args, { ...PARALLEL_VALUES, stopAtPositional: true });
+  const end = args.findIndex((word, index) => index >= parsed.restIndex && word.value !== null && PARALLEL_INPUT_SEPARATORS.has(word.value));
+  const command = args.slice(parsed.restIndex, end === -1 ? args.length : end);
+  const remote = hasOption(parsed, '-S', '--sshlogin', '--sshloginfile', '--slf');
+  const writes = optionValues(parsed, '--joblog', '--results', '--res');
+  const classes: EffectClass[] = remote ? ['networkEgress', 'processSpawn'] : ['processSpawn'];
+  if (command.length === 0) return { inner: [], alone: { unknownCode: true }, classes, writes };
+  if (command.some((word) => word.value === null)) return { inner: [], script: dynamicWord(command.map((word) => word.raw).join(' ')), classes, writes };
+  const text = command.map((word) => word.value).join(' ');
+  const input = '"$PARALLEL_INPUT"';
+  const withInput = /\{[^{}\s]*\}/.test(text) ? text.replace(/\{[^{}\s]*\}/g, input) : `${text} ${input}`;
+  return { inner: [], script: { value: withInput, raw: text }, classes, writes };
+};
+
+/** `sshpass -p PASSWORD ssh …`: runs the command with a password it was handed (secretAccess). */
+const sshpass: Unwrapper = (args) => ({ inner: split(args, { short: 'pfdP' }).inner, classes: ['secretAccess'] });
+
 /** Every wrapper the classifier sees through (POL-2), by program name. */
 export const WRAPPERS: Readonly<Record<string, Unwrapper>> = {
   env,
@@ -183,4 +218,9 @@ export const WRAPPERS: Readonly<Record<string, Unwrapper>> = {
   flock,
   strace: trace,
   ltrace: trace,
+  parallel,
+  sshpass,
+  // `busybox rm -rf x` runs the `rm` applet: the same program under another name.
+  busybox: plain,
+  toybox: plain,
 };

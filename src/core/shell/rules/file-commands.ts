@@ -1,6 +1,7 @@
 import { hasOption, optionValues, parseOptions } from '../option-parser.js';
 import { CURRENT_DIRECTORY, NO_EFFECT, type ProgramRule } from '../program-outcome.js';
 import { dynamicWord, type ShellWord } from '../shell-words.js';
+import { sedScriptRunsOrWrites } from './sed-script.js';
 
 /** Deleting commands: fileDelete (POL-2), plus a write wherever the deleted paths are. */
 function deleting(spec: { short?: string; long?: string[] } = {}): ProgramRule {
@@ -52,7 +53,7 @@ const changeAttributes: ProgramRule = (args) => {
   return { writes: files };
 };
 
-/** GNU sed: `-i` edits files in place; a `w` command or `e` command in the script writes or runs. */
+/** GNU sed: `-i` edits files in place; a script that can run or write (`e`, `w`, `s///e`, behind any address) is unknown code. */
 const sed: ProgramRule = (args) => {
   const parsed = parseOptions(args, { short: 'efl', long: ['expression', 'file', 'line-length'] });
   const scripts = optionValues(parsed, '-e', '--expression');
@@ -63,7 +64,7 @@ const sed: ProgramRule = (args) => {
     files = files.slice(1);
   }
   const inPlace = hasOption(parsed, '-i', '--in-place');
-  const scriptUnknown = scriptFiles.length > 0 || scripts.some((script) => script.value === null || /(^|[;\n}\s])[wWe](\s|$)|\/[gpIi0-9]*w\s/.test(script.value));
+  const scriptUnknown = scriptFiles.length > 0 || scripts.some((script) => script.value === null || sedScriptRunsOrWrites(script.value));
   if (scriptUnknown) return { unknownCode: true, writes: inPlace ? files : [] };
   return inPlace ? { writes: files } : NO_EFFECT;
 };

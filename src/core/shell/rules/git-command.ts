@@ -1,5 +1,6 @@
 import type { EffectClass } from '../../effect-classes.js';
 import { gitConfigKeyNamesProgram } from '../git-metadata.js';
+import { gitArgumentCommands } from './git-argument-commands.js';
 import { hasOption, parseOptions, type ParsedOptions } from '../option-parser.js';
 import { CURRENT_DIRECTORY, NO_EFFECT, type ProgramOutcome, type ProgramRule } from '../program-outcome.js';
 import type { ShellWord } from '../shell-words.js';
@@ -123,7 +124,9 @@ function isDryRun(parsed: ParsedOptions): boolean {
  */
 export const gitRule: ProgramRule = (args, context) => {
   const invocation = parseGlobals(args);
-  const outcome = withConfiguredPrograms(invocation, classifyGit(invocation, context));
+  const classified = classifyGit(invocation, context);
+  const runs = invocation.subcommand?.value ? gitArgumentCommands(invocation.subcommand.value, invocation.args) : null;
+  const outcome = withConfiguredPrograms(invocation, runs ? { ...classified, ...runs, classes: [...(classified.classes ?? []), ...(runs.classes ?? [])] } : classified);
   // Rules match `git push …` whatever global options stand before the subcommand (`git -C x push`).
   return invocation.subcommand ? { ...outcome, ruleArgs: [invocation.subcommand, ...invocation.args] } : outcome;
 };
@@ -242,9 +245,8 @@ function classifyGit(invocation: GitInvocation, _context: Parameters<ProgramRule
     }
     case 'submodule': {
       const action = parsed.positionals[0]?.value;
-      if (action === undefined || action === 'status' || action === 'summary' || action === 'foreach') {
-        return action === 'foreach' ? { unknownCode: true } : NO_EFFECT;
-      }
+      // `foreach`: what it runs is classified by gitArgumentCommands.
+      if (action === undefined || action === 'status' || action === 'summary' || action === 'foreach') return NO_EFFECT;
       return outcome(['networkEgress'], true, repo);
     }
     case 'reflog': {
@@ -273,8 +275,8 @@ function classifyGit(invocation: GitInvocation, _context: Parameters<ProgramRule
   }
   if (COMMIT_SUBCOMMANDS.has(name)) {
     if (name === 'merge' && hasOption(parsed, '--abort')) return outcome(['fileDelete'], true, repo);
-    const rewritesWithCode = name === 'rebase' && hasOption(parsed, '--exec', '-x');
-    return rewritesWithCode ? { unknownCode: true, classes: ['gitCommit'], writes: repo } : outcome(['gitCommit'], true, repo);
+    // `rebase --exec CMD`: CMD is classified by gitArgumentCommands.
+    return outcome(['gitCommit'], true, repo);
   }
   if (WRITE_SUBCOMMANDS.has(name)) return outcome([], true, repo);
   // Anything else is an alias or an external `git-foo` program: unknown code.

@@ -1,6 +1,7 @@
 import { hasOption, optionValues, parseOptions } from '../option-parser.js';
 import { CURRENT_DIRECTORY, type ProgramRule } from '../program-outcome.js';
-import type { ShellWord } from '../shell-words.js';
+import type { EffectClass } from '../../effect-classes.js';
+import { dynamicWord, type ShellWord } from '../shell-words.js';
 
 /** curl options that take a value (short letters and long names); enough to find `-o`/`-O` and cookie jars. */
 const CURL_SHORT = 'AbcCdDeEFHKmoPQrTuUwxXyYz';
@@ -45,11 +46,54 @@ function isRemote(word: ShellWord): boolean {
   return colon > 0 && (slash === -1 || colon < slash);
 }
 
-/** scp: network egress; the destination is written locally unless it is remote. */
+/**
+ * ssh settings that make the *local* side run a program (`ProxyCommand`, `LocalCommand`,
+ * `KnownHostsCommand`, `Match exec`), and `-F`/`Include` configs, which may hold them: unseen code.
+ */
+const LOCAL_PROGRAM_SETTING = /^\s*(proxycommand|localcommand|permitlocalcommand|knownhostscommand|match|include|securitykeyprovider|pkcs11provider)\b/i;
+
+/** Whether ssh-family options (`-o …`, `-F`, `-S`/`-D` programs) make the local side run code the classifier cannot see. */
+function runsLocalProgram(parsed: ReturnType<typeof parseOptions>, programOptions: readonly string[]): boolean {
+  if (hasOption(parsed, '-F', ...programOptions)) return true;
+  return optionValues(parsed, '-o').some((setting) => setting.value === null || LOCAL_PROGRAM_SETTING.test(setting.value));
+}
+
+const SSH_VALUES = 'BbcDEeFIiJLlmOoPpQRSWw';
+
+/**
+ * `ssh [options] host [command…]` (POL-2): network egress, and the remote command — the words after
+ * the host, joined with spaces as ssh sends them to the remote shell — classified as shell, so `ssh
+ * host git push` meets a push rule ("remote: egress + whatever it runs"). ssh also reads options after
+ * the host. A setting that runs a local program is unseen code (SEC-5); `-f` keeps a process running.
+ */
+const ssh: ProgramRule = (args) => {
+  const before = parseOptions(args, { short: SSH_VALUES, stopAtPositional: true });
+  const host = args[before.restIndex];
+  const after = parseOptions(args.slice(before.restIndex + 1), { short: SSH_VALUES, stopAtPositional: true });
+  const command = args.slice(before.restIndex + 1 + after.restIndex);
+  const remoteCommand = [...optionValues(before, '-o'), ...optionValues(after, '-o')].find((setting) => setting.value === null || /^\s*remotecommand\b/i.test(setting.value));
+  const classes: EffectClass[] = ['networkEgress'];
+  if (hasOption(before, '-f') || hasOption(after, '-f')) classes.push('processSpawn');
+  if (runsLocalProgram(before, []) || runsLocalProgram(after, [])) return { classes, unknownCode: true };
+  if (remoteCommand) return { classes, script: remoteCommand.value === null ? remoteCommand : { value: remoteCommand.value.replace(/^\s*remotecommand\s*=?\s*/i, ''), raw: remoteCommand.raw } };
+  if (host === undefined || command.length === 0) return { classes };
+  const joined = command.some((word) => word.value === null) ? dynamicWord(command.map((word) => word.raw).join(' ')) : { value: command.map((word) => word.value).join(' '), raw: command.map((word) => word.raw).join(' ') };
+  return { classes, script: joined };
+};
+
+/** scp: network egress; the destination is written locally unless it is remote; `-S PROGRAM` or a local-program setting is unseen code. */
 const scp: ProgramRule = (args) => {
-  const { positionals } = parseOptions(args, { short: 'cFiJloPS', long: [] });
+  const parsed = parseOptions(args, { short: 'cFiJloPSDX', long: [] });
+  if (runsLocalProgram(parsed, ['-S'])) return { classes: ['networkEgress'], unknownCode: true };
+  const { positionals } = parsed;
   const target = positionals[positionals.length - 1];
   return { classes: ['networkEgress'], writes: target && !isRemote(target) && positionals.length > 1 ? [target] : [] };
+};
+
+/** sftp: egress; `-S PROGRAM`, `-D SERVER_PATH` or a local-program setting run a program the classifier cannot see. */
+const sftp: ProgramRule = (args) => {
+  const parsed = parseOptions(args, { short: 'BbcDFiJloPRSsX', long: [] });
+  return runsLocalProgram(parsed, ['-S', '-D', '-b']) ? { classes: ['networkEgress'], unknownCode: true } : { classes: ['networkEgress'] };
 };
 
 /** rsync: local when no operand is remote; `--delete*` removes files at the destination (fileDelete). */
@@ -60,7 +104,9 @@ const rsync: ProgramRule = (args) => {
   const target = positionals[positionals.length - 1];
   const deletes = [...parsed.flags].some((flag) => flag.startsWith('--delete') || flag === '--remove-source-files');
   const writes = target && positionals.length > 1 && !isRemote(target) ? [target] : [];
-  return { classes: [...(remote ? (['networkEgress'] as const) : []), ...(deletes ? (['fileDelete'] as const) : [])], writes };
+  // `-e CMD` is the program rsync runs locally to reach the remote (normally `ssh …`): classified as shell.
+  const remoteShell = optionValues(parsed, '-e', '--rsh')[0];
+  return { classes: [...(remote ? (['networkEgress'] as const) : []), ...(deletes ? (['fileDelete'] as const) : [])], writes, ...(remoteShell ? { script: remoteShell } : {}) };
 };
 
 const egress: ProgramRule = () => ({ classes: ['networkEgress'] });
@@ -79,8 +125,8 @@ export const NETWORK_COMMAND_RULES: Readonly<Record<string, ProgramRule>> = {
   wget,
   scp,
   rsync,
-  sftp: egress,
-  ssh: egress,
+  sftp,
+  ssh,
   mosh: egress,
   nc: egress,
   ncat: egress,

@@ -42,8 +42,26 @@ const controlCenter: ProgramRule = (args) => {
   return { classes: ['workspaceMutation'] };
 };
 
-/** `crontab -l` reads; every other use installs jobs that spawn processes later. */
-const crontab: ProgramRule = (args) => (args.length === 1 && args[0]!.value === '-l' ? NO_EFFECT : { classes: ['processSpawn', 'fileWriteOutsideWorktree'] });
+/**
+ * `crontab -l` reads and `-r` removes; every other use installs a table of commands (from a file,
+ * stdin or an editor) that cron runs later, outside any gate: code the classifier cannot see (SEC-5).
+ */
+const crontab: ProgramRule = (args) => {
+  if (args.length === 1 && args[0]!.value === '-l') return NO_EFFECT;
+  if (args.length === 1 && args[0]!.value === '-r') return { classes: ['processSpawn', 'fileWriteOutsideWorktree'] };
+  return { classes: ['processSpawn', 'fileWriteOutsideWorktree'], unknownCode: true };
+};
+
+/**
+ * `at`/`batch` queue commands read from stdin or `-f FILE` for the at daemon to run later, outside any
+ * gate: unseen code (SEC-5). Listing (`-l`, `atq`), printing (`-c`) and removing (`-r`, `atrm`) jobs do not.
+ */
+const atQueue: ProgramRule = (args) => {
+  const flags = args.map((word) => word.value);
+  if (flags.includes('-l') || flags.includes('-c') || flags.includes('-V')) return NO_EFFECT;
+  if (flags.includes('-r') || flags.includes('-d')) return { classes: ['processSpawn'] };
+  return { classes: ['processSpawn'], unknownCode: true };
+};
 
 /** tmux/screen: listing reads; anything else starts or drives terminal sessions. */
 const multiplexer: ProgramRule = (args) => {
@@ -133,8 +151,10 @@ export const PROCESS_COMMAND_RULES: Readonly<Record<string, ProgramRule>> = {
   launchctl: serviceManager,
   open: spawns,
   'xdg-open': spawns,
-  at: spawns,
-  batch: spawns,
+  at: atQueue,
+  batch: atQueue,
+  atq: () => NO_EFFECT,
+  atrm: spawns,
   crontab,
   tmux: multiplexer,
   screen: multiplexer,
