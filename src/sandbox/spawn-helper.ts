@@ -228,6 +228,14 @@ export class SpawnHelper {
     });
   }
 
+  /** Resolves once the current helper process, if any, has exited and its commands have been failed. */
+  protected exited(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    // Registered after the one `ensure` adds, so it runs after the helper has been forgotten.
+    return new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
   /** Stops the helper (and with it every command it runs). */
   close(): void {
     this.child?.kill('SIGKILL');

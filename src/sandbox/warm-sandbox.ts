@@ -85,7 +85,15 @@ export class WarmSandbox extends SpawnHelper {
     // A fresh helper: what an earlier one reached is history.
     if (!this.alive) await cgroup.rebase();
     try {
-      return await runWithinLimits({ run: (request) => super.run(request) }, command, cgroup);
+      const result = await runWithinLimits({ run: (request) => super.run(request) }, command, cgroup);
+      if (result.limitReached) {
+        // The whole sandbox goes (the watch may have killed it already, or the limit was seen only
+        // in the last read): the next command starts a fresh one and counts limits from there, and
+        // must not reach this helper before its exit is seen.
+        await cgroup.killAll();
+        await this.exited();
+      }
+      return result;
     } catch (error) {
       const limitReached = error instanceof SpawnHelperDiedError ? await cgroup.reached() : null;
       if (!limitReached) throw error;

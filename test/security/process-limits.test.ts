@@ -114,14 +114,15 @@ describe.skipIf(!probe.available || support.kind === 'none')('process limits of 
     );
     const detail = await fixture.waitForRun(await fixture.send('eat memory'), 60_000);
     const [loop, single, files] = detail.toolCalls;
-    expect(loop.isError).toBe(true);
-    expect(loop.output).toContain("memory limit reached: the command's processes used more than 128 MiB together");
+    const outputs = JSON.stringify(detail.toolCalls.map((call: { output: string }) => call.output));
+    expect(loop.isError, outputs).toBe(true);
+    expect(loop.output, outputs).toContain("memory limit reached: the command's processes used more than 128 MiB together");
     expect(loop.output).not.toContain('still-here');
     // 3 GiB in one piece is more than the 1 GiB of address space a process may have.
-    expect(single.isError).toBe(true);
-    expect(single.output).toContain('MemoryError');
+    expect(single.isError, outputs).toBe(true);
+    expect(single.output, outputs).toContain('MemoryError');
     // 1 MiB files at most, 256 descriptors.
-    expect(files.output).toMatch(/File size limit exceeded|File too large/);
+    expect(files.output, outputs).toMatch(/File size limit exceeded|File too large/);
     expect(files.output).toMatch(/ 1048576 .*big\.bin/);
     expect(files.output).toMatch(/\n256\n/);
   });
