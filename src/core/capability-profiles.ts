@@ -87,6 +87,7 @@ export const REVIEW_ALLOWLIST: readonly string[] = [
   'confirm_review_node',
   'dismiss_review_node',
   'resolve_review_node',
+  'assess_review_axis',
   'finalize_review',
   'create_ticket',
   'update_ticket',

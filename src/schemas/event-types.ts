@@ -45,6 +45,7 @@ export const WORKSPACE_EVENT_TYPES = [
   'review.updated',
   'review.finding',
   'review.finalized',
+  'review.gate',
   'ticket.created',
   'ticket.updated',
   'ticket.commented',

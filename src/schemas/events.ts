@@ -1,6 +1,6 @@
 import { Orchestration } from './orchestration.js';
 import { z } from 'zod';
-import { Finding, Review } from './review.js';
+import { Finding, GateProgress, Review } from './review.js';
 import { Ticket, TicketComment } from './ticket.js';
 import type { AgentEvent as HarnessAgentEvent } from '../harness/agent-events.js';
 import { Agent } from './agent.js';
@@ -113,6 +113,7 @@ export const WORKSPACE_EVENT_PAYLOADS = {
   'review.updated': Review,
   'review.finding': Finding,
   'review.finalized': Review,
+  'review.gate': GateProgress,
   'ticket.created': Ticket,
   'ticket.updated': Ticket,
   'ticket.commented': TicketComment,

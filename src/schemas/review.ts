@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AXIS_ASSESSMENTS } from '../core/review/axis-evidence.js';
+import { AXIS_STATUSES } from '../core/review/fold-verdict.js';
 import { FINDING_PRIORITIES, FINDING_STATUSES, FINDING_TYPES, VERDICTS } from '../core/review/review-types.js';
 import { DisplayName, IsoTime } from './common.js';
 
@@ -38,9 +40,38 @@ export type Finding = z.infer<typeof Finding>;
 export const AxisResult = z.object({
   axis: z.string(),
   kind: z.enum(['agent', 'gated']),
-  status: z.enum(['pass', 'fail', 'notRun']),
+  /** `notAssessed`: nobody gave evidence for this axis on this head (TRUTH-3); it holds the verdict. */
+  status: z.enum(AXIS_STATUSES),
+  /** The evidence (who assessed and on what basis, which gate passed) or what is missing. */
   detail: z.string().optional(),
 });
+
+/** An axis name: the agents' axes (correctness, security, tests) or any short slug. */
+export const AxisName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'must be a short lowercase slug (correctness, security, tests…)');
+
+/** A reviewer's or a person's explicit assessment of one axis of the review's head (TRUTH-3). */
+export const AxisAssessment = z.object({
+  id: z.string(),
+  reviewId: z.string(),
+  headSha: z.string(),
+  axis: z.string(),
+  assessment: z.enum(AXIS_ASSESSMENTS),
+  basis: z.string(),
+  assessor: Principal,
+  /** Display name of the assessor: the agent's name, or `operator`. */
+  by: z.string(),
+  runId: z.string().nullable(),
+  createdAt: IsoTime,
+});
+export type AxisAssessment = z.infer<typeof AxisAssessment>;
+
+export const AssessAxisBody = z.strictObject({
+  axis: AxisName,
+  assessment: z.enum(AXIS_ASSESSMENTS),
+  /** What was checked; an assessment without a basis is not evidence. */
+  basis: z.string().trim().min(1, 'say what you checked').max(4000),
+});
+export type AssessAxisBody = z.infer<typeof AssessAxisBody>;
 
 export const GateResult = z.object({
   name: z.string(),
@@ -52,6 +83,20 @@ export const GateResult = z.object({
   ranAt: IsoTime,
 });
 export type GateResult = z.infer<typeof GateResult>;
+
+/** A gate run's progress, published live as each gate starts and ends (`running`, then its result). */
+export const GateProgress = z.object({
+  reviewId: z.string(),
+  name: z.string(),
+  command: z.string(),
+  headSha: z.string(),
+  status: z.enum(['running', 'pass', 'fail', 'notRun']),
+  exitCode: z.number().int().nullable(),
+  /** 1-based position of this gate in the run, and how many gates the run has. */
+  index: z.number().int(),
+  total: z.number().int(),
+});
+export type GateProgress = z.infer<typeof GateProgress>;
 
 export const VerdictView = z.object({
   verdict: z.enum(VERDICTS),

@@ -30,6 +30,7 @@ export interface WorkspaceSchema {
   review_findings: ReviewFindingTable;
   review_gates: ReviewGateTable;
   review_gate_results: ReviewGateResultTable;
+  review_axis_assessments: ReviewAxisAssessmentTable;
   ticket_comments: TicketCommentTable;
   orchestrations: OrchestrationTable;
   orchestration_revisions: OrchestrationRevisionTable;
@@ -237,6 +238,8 @@ export interface PlanTable {
   errors: string;
   /** JSON of the compiled blueprint, set on approval. */
   blueprint: string | null;
+  /** JSON of the cost estimate frozen with the approval (TRUTH-3, migration 0023); null before approval or for older plans. */
+  approved_estimate: string | null;
   decided_by: string | null;
   reason: string | null;
   created_at: string;
@@ -362,6 +365,23 @@ export interface ReviewGateTable {
   repo_path: string;
   name: string;
   command: string;
+  created_at: string;
+}
+
+/** An explicit assessment of one axis of one head by a reviewer or a person (TRUTH-3). */
+export interface ReviewAxisAssessmentTable {
+  id: string;
+  review_id: string;
+  head_sha: string;
+  axis: string;
+  /** `pass` or `fail`. */
+  assessment: string;
+  basis: string;
+  assessor_kind: string;
+  assessor_id: string;
+  /** The agent's name (or `operator`) when it assessed: shown with the axis. */
+  assessor_name: string;
+  run_id: string | null;
   created_at: string;
 }
 

@@ -96,7 +96,9 @@ describe('control-center CLI', () => {
       expect(body).toMatchObject({ created: true, review: { title: 'CLI review', base: 'main', head: 'feature' } });
       const shown = JSON.parse((await cli('review', '--workspace', 'Default', 'show', body.review.id)).stdout);
       expect(shown.review.hunkMap['src/math.js']).toEqual([[3, 3], [9, 11]]);
-      expect(shown.verdict.current).toMatchObject({ verdict: 'ship' });
+      // Nobody reviewed it yet: no evidence, so not ship (TRUTH-3).
+      expect(shown.verdict.current).toMatchObject({ verdict: 'hold' });
+      expect(shown.verdict.current.axes).toContainEqual(expect.objectContaining({ axis: 'security', status: 'notAssessed' }));
       // After `--` the CLI passes it on as the head ref; the server refuses it.
       const bad = await cli('review', '--workspace', 'Default', 'open', '--', repo, 'main', '--output=/tmp/x');
       expect(bad.code).not.toBe(0);

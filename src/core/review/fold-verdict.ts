@@ -8,15 +8,20 @@ export interface VerdictFinding {
   axis?: string | null;
 }
 
+/** What an axis result can say; `notRun` is for gates, `notAssessed` for the reviewers' axes. */
+export const AXIS_STATUSES = ['pass', 'fail', 'notRun', 'notAssessed'] as const;
+export type AxisStatus = (typeof AXIS_STATUSES)[number];
+
 /**
  * One axis result (REV-4). `agent` axes (correctness, security, tests…) come from the reviewers;
  * `gated` axes are commands the server ran itself. `notRun` is a gate that could not run (no command
- * output, no sandbox, a timeout): missing evidence, which never counts as a pass.
+ * output, no sandbox, a timeout) and `notAssessed` an agent axis nobody gave evidence for (TRUTH-3):
+ * missing evidence, which never counts as a pass.
  */
 export interface AxisResult {
   axis: string;
   kind: 'agent' | 'gated';
-  status: 'pass' | 'fail' | 'notRun';
+  status: AxisStatus;
   detail?: string;
 }
 
@@ -91,7 +96,8 @@ export function foldVerdict(input: VerdictInput): FoldedVerdict {
       verdict = stricter(verdict, 'hold');
       holdEvidence = Math.max(holdEvidence, 0.5);
       reasons.push(`gate ${axis.axis} could not run${axis.detail ? `: ${axis.detail}` : ''} (missing evidence is not a pass)`);
-    } else if (axis.kind === 'agent' && axis.status !== 'pass') {
+    } else if (axis.status !== 'pass') {
+      // An agent axis that failed or that nobody assessed (TRUTH-3): at most hold, naming what is missing.
       verdict = stricter(verdict, 'hold');
       holdEvidence = Math.max(holdEvidence, 0.5);
       reasons.push(`axis ${axis.axis} ${axis.status === 'fail' ? 'failed' : 'was not assessed'}${axis.detail ? `: ${axis.detail}` : ''}`);

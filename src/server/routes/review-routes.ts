@@ -5,6 +5,8 @@ import { FINDING_TYPES } from '../../core/review/review-types.js';
 import { ValidationError } from '../../errors/index.js';
 import { ApiError } from '../../schemas/common.js';
 import {
+  AssessAxisBody,
+  AxisAssessment,
   DispatchReviewBody,
   FinalizeReviewBody,
   Finding,
@@ -129,6 +131,26 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         },
       );
     }
+    server.get(
+      '/api/workspaces/:workspaceId/reviews/:reviewId/assessments',
+      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ assessments: z.array(AxisAssessment) }), 404: ApiError } } },
+      async (request) => ({ assessments: await app.reviews.assessments(request.params.workspaceId, request.params.reviewId) }),
+    );
+    server.post(
+      '/api/workspaces/:workspaceId/reviews/:reviewId/assessments',
+      {
+        config: OPERATOR,
+        schema: {
+          tags: ['reviews'],
+          params: ReviewParams,
+          body: AssessAxisBody,
+          description: "Records a person's explicit assessment of one axis of the review's current head, with what was checked: the evidence an agent axis needs to pass.",
+          response: { 201: AxisAssessment, 400: ApiError, 404: ApiError },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await app.reviews.assessAxis(request.params.workspaceId, request.params.reviewId, { ...who(request.principal), name: 'operator' }, null, request.body)),
+    );
     server.get(
       '/api/workspaces/:workspaceId/reviews/:reviewId/verdict',
       { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ current: VerdictView, published: VerdictView.nullable() }), 404: ApiError } } },

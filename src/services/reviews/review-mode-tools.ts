@@ -7,7 +7,7 @@ import type { MessageService } from '../runs/message-service.js';
 import type { ModeToolProvider } from '../runs/run-executor.js';
 import type { TicketService } from '../tickets/ticket-service.js';
 import type { ReviewService } from './review-service.js';
-import type { Finding, Review } from '../../schemas/review.js';
+import { AssessAxisBody, type Finding, type Review } from '../../schemas/review.js';
 
 export const AddReviewNodeInput = z.object({
   type: z.enum(FINDING_TYPES).describe('bug, suggestion, recommendation, question or ticket.'),
@@ -44,6 +44,11 @@ const CreateTicketInput = z.object({ title: z.string().min(1).max(300), descript
 const UpdateTicketInput = z.object({ ticketId: z.string().min(1), title: z.string().max(300).optional(), description: z.string().max(20_000).optional(), status: z.string().optional() });
 const CommentTicketInput = z.object({ ticketId: z.string().min(1), body: z.string().min(1).max(20_000) });
 const SendMessageInput = z.object({ text: z.string().min(1).max(20_000) });
+const AssessAxisInput = z.object({
+  axis: AssessAxisBody.shape.axis.describe('The axis you assessed: correctness, security, tests (or another short slug).'),
+  assessment: AssessAxisBody.shape.assessment.describe('pass: you checked it and found no problem; fail: you found one (record it with add_review_node too).'),
+  basis: AssessAxisBody.shape.basis.describe('What you checked to reach this, concretely (files, functions, tests run or read). Shown with the axis.'),
+});
 
 /**
  * Review mode's verbs (REV-2, REV-3, REV-5) and its ticket and comms tools (CAP-3), bound to the run:
@@ -139,6 +144,21 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
         parameters: ResolveFindingInput,
         act: (input, review) => services.reviews.resolve(workspaceId, input.findingId, me, input.reason, review.id),
         said: (finding) => `${finding.id} resolved.`,
+      }),
+      defineTool({
+        name: 'assess_review_axis',
+        description:
+          'Record your explicit assessment of one axis (correctness, security, tests…) of the head under review, with what you checked. An axis nobody assessed is "not assessed" and holds the verdict: saying "OK" is not an assessment.',
+        parameters: AssessAxisInput,
+        tier: 'write',
+        effects: [],
+        recordsOnly: true,
+        group: 'review',
+        execute: (input) =>
+          withReview(async (review) => {
+            const recorded = await services.reviews.assessAxis(workspaceId, review.id, { ...me, name: agent.name }, runId, input);
+            return ok(`Recorded: ${recorded.axis} ${recorded.assessment} for head ${recorded.headSha.slice(0, 10)}.`, { assessmentId: recorded.id });
+          }),
       }),
       defineTool({
         name: 'finalize_review',

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely, Selectable } from 'kysely';
 import type { AutonomyLevel } from '../../core/modes.js';
+import { agentAxes } from '../../core/review/axis-evidence.js';
 import { foldVerdict, type AxisResult } from '../../core/review/fold-verdict.js';
 import { anchorProblem } from '../../core/review/hunk-map.js';
 import { reviewDelta } from '../../core/review/review-delta.js';
@@ -13,7 +14,8 @@ import { runGit, tryGit } from '../../git/run-git.js';
 import { newId, nowIso } from '../../ids.js';
 import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
 import type { Agent } from '../../schemas/agent.js';
-import type { Finding, GateResult, OpenReviewBody, Review, VerdictView } from '../../schemas/review.js';
+import type { AssessAxisBody, AxisAssessment, Finding, GateResult, OpenReviewBody, Review, VerdictView } from '../../schemas/review.js';
+import { insertAxisAssessment, listAxisAssessments, toAxisAssessment } from '../../store/repositories/axis-assessment-repository.js';
 import { findFindingRow, insertFinding, readFindings, toFinding, updateFindingRow } from '../../store/repositories/finding-repository.js';
 import {
   findReviewRow,
@@ -367,6 +369,36 @@ export class ReviewService {
     return this.change(workspaceId, finding, { status: 'resolved', status_reason: reason ?? null, status_by: `${by.kind}:${by.id}`, resolved_round: review.round });
   }
 
+  /**
+   * Records an explicit assessment of one axis of the review's current head (TRUTH-3): the evidence
+   * an agent axis needs to pass. `name` is what the verdict shows as the assessor (the agent's name).
+   */
+  async assessAxis(workspaceId: string, reviewId: string, assessor: ReviewPrincipal & { name: string }, runId: string | null, input: AssessAxisBody): Promise<AxisAssessment> {
+    const review = await this.row(workspaceId, reviewId);
+    const row = {
+      id: newId('asm'),
+      review_id: reviewId,
+      head_sha: review.head_sha,
+      axis: input.axis,
+      assessment: input.assessment,
+      basis: input.basis.trim(),
+      assessor_kind: assessor.kind,
+      assessor_id: assessor.id,
+      assessor_name: assessor.name,
+      run_id: runId,
+      created_at: nowIso(),
+    };
+    await insertAxisAssessment(await this.db(workspaceId), row);
+    this.deps.events.publish(workspaceId, 'review.updated', toReview(workspaceId, review));
+    return toAxisAssessment(row);
+  }
+
+  /** The assessments of the review's current head (older heads' are kept but are not evidence now). */
+  async assessments(workspaceId: string, reviewId: string): Promise<AxisAssessment[]> {
+    const review = await this.row(workspaceId, reviewId);
+    return listAxisAssessments(await this.db(workspaceId), reviewId, review.head_sha);
+  }
+
   async gates(workspaceId: string, repoPath: string): Promise<Array<{ name: string; command: string }>> {
     return listGateConfigs(await this.db(workspaceId), repoPath);
   }
@@ -400,9 +432,12 @@ export class ReviewService {
     const handle = await this.deps.workspaces.handle(workspaceId);
     const configs = await this.gates(workspaceId, review.repo_path);
     const { backend, detail } = await this.deps.sandbox.backend();
-    for (const gate of configs) {
+    for (const [position, gate] of configs.entries()) {
       const ranAt = nowIso();
       const base = { name: gate.name, command: gate.command, headSha: review.head_sha, ranAt };
+      // Progress for whoever watches (the review page): this gate started, then how it ended.
+      const progress = { reviewId, name: gate.name, command: gate.command, headSha: review.head_sha, index: position + 1, total: configs.length };
+      this.deps.events.publish(workspaceId, 'review.gate', { ...progress, status: 'running', exitCode: null });
       let result: GateResult;
       if (!backend) {
         result = { ...base, status: 'notRun', exitCode: null, output: `no OS sandbox on this host (${detail}); the server does not run the change's code unsandboxed` };
@@ -431,6 +466,7 @@ export class ReviewService {
         }
       }
       await putGateResult(handle.database.db, reviewId, result);
+      this.deps.events.publish(workspaceId, 'review.gate', { ...progress, status: result.status, exitCode: result.exitCode });
     }
     return this.gateResults(workspaceId, reviewId);
   }
@@ -445,18 +481,17 @@ export class ReviewService {
     const db = await this.db(workspaceId);
     const { findings, dropped } = await readFindings(db, reviewId);
     const settings = await this.deps.settings.get(workspaceId);
-    const results = new Map((await listGateResults(db, reviewId, review.head_sha)).map((result) => [result.name, result]));
-    const axes: AxisResult[] = [];
-    // One pass: per agent axis, how many live P0/P1 findings it has.
-    const failingByAxis = new Map<string, number>(AGENT_AXES.map((axis) => [axis, 0]));
-    for (const finding of findings) {
-      if (!finding.axis) continue;
-      const serious = LIVE_FINDING_STATUSES.has(finding.status) && (finding.priority === 'P0' || finding.priority === 'P1');
-      failingByAxis.set(finding.axis, (failingByAxis.get(finding.axis) ?? 0) + (serious ? 1 : 0));
-    }
-    for (const [axis, failing] of failingByAxis) {
-      axes.push({ axis, kind: 'agent', status: failing > 0 ? 'fail' : 'pass', ...(failing > 0 ? { detail: `${failing} open P0/P1 finding(s)` } : {}) });
-    }
+    const gateResults = await listGateResults(db, reviewId, review.head_sha);
+    const results = new Map(gateResults.map((result) => [result.name, result]));
+    // TRUTH-3: an agent axis passes only with evidence about this head (an explicit assessment, or a
+    // gate of the same name that passed on it); silence leaves it not assessed.
+    const axes: AxisResult[] = agentAxes({
+      axes: AGENT_AXES,
+      headSha: review.head_sha,
+      findings,
+      assessments: await listAxisAssessments(db, reviewId, review.head_sha),
+      gates: gateResults,
+    });
     for (const gate of await listGateConfigs(db, review.repo_path)) {
       const result = results.get(gate.name);
       axes.push(

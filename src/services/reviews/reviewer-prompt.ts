@@ -29,6 +29,8 @@ export function reviewerPrompt(input: { review: Review; diff: string; earlier: r
     ...(files.length > 400 ? [`- … and ${files.length - 400} more file(s)`] : []),
     '',
     'Record each problem with add_review_node (type, priority P0–P3, confidence 0–1, body, and an anchor {path, startLine, endLine} inside the changed lines when it is about specific lines). See your peers\' findings with list_review_nodes; confirm the ones you verified yourself with confirm_review_node (never your own), dismiss wrong ones with a reason. Finalize with finalize_review only if you are the last word; recording nothing is fine for a clean change.',
+    // TRUTH-3: silence is not evidence. An axis passes only when someone says what they checked.
+    'For each axis you examined (correctness, security, tests), record your conclusion with assess_review_axis {axis, assessment: pass|fail, basis: what you checked}. An axis nobody assessed counts as "not assessed" and holds the verdict; answering "OK" assesses nothing.',
   ];
   if (earlier.length > 0) {
     lines.push('', `This is a re-review. Re-verify these earlier findings against the new head: call resolve_review_node for each one the change fixed; leave the others open (their severity does not change without a code change).`);

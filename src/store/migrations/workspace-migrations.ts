@@ -733,4 +733,34 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.alterTable('runs').addColumn('inherited_rules', 'text').execute();
     },
   },
+  '0023_plan_approved_estimate': {
+    // TRUTH-3: the cost estimate a plan was approved at, kept with the approval (JSON of the API's
+    // PlanCostEstimate). Recomputing it later from a grown run history showed a different figure than
+    // the one the operator approved. Null for plans approved before this column existed.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('plans').addColumn('approved_estimate', 'text').execute();
+    },
+  },
+  '0023_review_axis_assessments': {
+    // TRUTH-3: a reviewer's axis is pass only with evidence. An explicit assessment (pass or fail,
+    // with what was checked) is recorded per axis and per head: one about an older head says nothing
+    // about the current one.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('review_axis_assessments')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('review_id', 'text', (column) => column.notNull())
+        .addColumn('head_sha', 'text', (column) => column.notNull())
+        .addColumn('axis', 'text', (column) => column.notNull())
+        .addColumn('assessment', 'text', (column) => column.notNull())
+        .addColumn('basis', 'text', (column) => column.notNull())
+        .addColumn('assessor_kind', 'text', (column) => column.notNull())
+        .addColumn('assessor_id', 'text', (column) => column.notNull())
+        .addColumn('assessor_name', 'text', (column) => column.notNull())
+        .addColumn('run_id', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('review_axis_assessments_review_head').on('review_axis_assessments').columns(['review_id', 'head_sha']).execute();
+    },
+  },
 };

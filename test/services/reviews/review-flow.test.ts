@@ -139,6 +139,10 @@ describe('review mode end to end (REV-1..5, MODE-6, CAP-3)', () => {
     expect(findings.find((finding: any) => finding.id === bug.id).carry).toBe('notVerifiable');
     expect(findings.find((finding: any) => finding.id !== bug.id).carry).toBe('stillOpen');
     expect((await api('POST', `/reviews/${review.id}/findings/${bug.id}/resolve`, {})).body.status).toBe('resolved');
+    // Ship needs evidence for every agent axis on this head (TRUTH-3): a person assesses them.
+    for (const axis of ['correctness', 'security', 'tests']) {
+      expect((await api('POST', `/reviews/${review.id}/assessments`, { axis, assessment: 'pass', basis: `re-read src/math.js at round 2 for ${axis}` })).status).toBe(201);
+    }
     const finalized = await api('POST', `/reviews/${review.id}/finalize`, { headline: 'round 2' });
     expect(finalized.body.verdict).toMatchObject({ verdict: 'ship', round: 2, delta: { summary: '1 resolved · 0 new · 1 still open' } });
     expect(finalized.body.verdict.axes).toEqual(expect.arrayContaining([expect.objectContaining({ axis: 'unit', kind: 'gated', status: 'pass' })]));

@@ -167,6 +167,7 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'review.updated':
     case 'review.finding':
     case 'review.finalized':
+    case 'review.gate':
       void client.invalidateQueries({ queryKey: keys.reviews(ws) });
       break;
     case 'ticket.created':
