@@ -190,6 +190,10 @@ describe('web app: sign-in, workspaces, agents, org chart (§13, AG-1, AG-3)', (
     expect(rows).toBeGreaterThan(10);
     expect(await page.locator('[data-testid="honesty-matrix"] tbody tr').count()).toBe(rows);
     await expect(page.getByText('Claude Code CLI').first().isVisible()).resolves.toBe(true);
+    // TRUTH-2: a cell that does not apply reads "n/a", never "Not enforced" (OpenAI Image runs no tool, process or mode).
+    const image = route.body.adapters.find((adapter: any) => adapter.id === 'openai-image');
+    const shown = await page.locator('section[aria-labelledby="adapter-openai-image"] tbody .level').allTextContents();
+    expect(shown).toEqual(image.rows.map(() => 'n/a'));
     await ui.screenshot('honesty-matrix');
   });
 
