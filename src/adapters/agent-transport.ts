@@ -146,6 +146,11 @@ export interface AgentTransport {
    */
   modelProvider?(agent: Agent): ProviderId | null;
   /**
+   * TRUTH-4: true when the runner may never call its {@link modelProvider} (an ACP agent can bring its
+   * own model and key), so a run is not refused before it starts for that provider's missing key.
+   */
+  readonly modelProviderOptional?: boolean;
+  /**
    * SKL-5: for a runner whose own skill discovery reads folders, where the prepare stage writes the
    * scanned skills of a run (and how). Without it nothing is materialized for the runner.
    */

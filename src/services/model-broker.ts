@@ -3,10 +3,14 @@ import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors/index.js';
 import { computeCost, findModel, modelPricing, PROVIDER_IDS, PROVIDERS, resolveProviderEndpoint, type ModelSettings, type ProviderId, type ProviderInfo } from '../llm/model-catalog.js';
+import { ModelNotConfiguredError } from '../llm/model-not-configured-error.js';
 import type { ModelUsage } from '../llm/model-types.js';
 import { matchModelEndpoint, type MatchedModelEndpoint } from '../llm/model-proxy-endpoints.js';
 import { plainRequestPath } from '../llm/plain-request-path.js';
 import { WireUsageMeter } from '../llm/wire-usage-meter.js';
+import { BaseUrlProbe } from './base-url-probe.js';
+import { providerSetupProblem, unreachableBaseUrlCause } from './model-provider-readiness.js';
+import { authenticationErrorAnswer, unreachableCode, unreachableUpstreamAnswer } from './model-proxy-error-answers.js';
 import type { AgentPrincipal } from './runs/run-tokens.js';
 
 /** Token counts and cost the broker measured for one run (SEC-6: exact per-run cost for external runners). */
@@ -91,6 +95,10 @@ interface OpenRun {
   metered: MeteredRunUsage;
   /** Ends the run's requests still in flight when the run ends. */
   ended: AbortController;
+  /** TRUTH-4: why the run's model cannot be reached (no key, an unreachable base URL), once the broker found out. */
+  fatalCause: string | null;
+  /** Told the fatal cause the moment it is found, so the run ends now rather than after the runner's retries. */
+  onFatal: ((cause: string) => void) | undefined;
 }
 
 /**
@@ -109,19 +117,50 @@ interface OpenRun {
 export class ModelBroker {
   private readonly runs = new Map<string, OpenRun>();
   private readonly fetchFn: typeof fetch;
+  private readonly probe = new BaseUrlProbe();
 
   constructor(private readonly options: ModelBrokerOptions) {
     this.fetchFn = options.fetch ?? fetch;
   }
 
-  /** Lets the run's token spend `provider` (and only it, SEC-8) until {@link close}. */
-  open(runId: string, workspaceId: string, provider: ProviderId | null): void {
+  /**
+   * Lets the run's token spend `provider` (and only it, SEC-8) until {@link close}. `onFatal` hears
+   * (once) when a call finds that the provider cannot be used at all (TRUTH-4).
+   */
+  open(runId: string, workspaceId: string, provider: ProviderId | null, onFatal?: (cause: string) => void): void {
     this.runs.set(runId, {
       workspaceId,
       provider,
       metered: { usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0, responses: 0, priced: true },
       ended: new AbortController(),
+      fatalCause: null,
+      onFatal,
     });
+  }
+
+  /** TRUTH-4: why the run's model could not be reached, if a call found out (read it before {@link close}). */
+  fatalCause(runId: string): string | null {
+    return this.runs.get(runId)?.fatalCause ?? null;
+  }
+
+  /**
+   * TRUTH-4: why `provider` cannot be called for this workspace (a missing key or base URL, naming the
+   * setting), or null; checked before a run starts, with the settings and environment calls use.
+   */
+  async setupProblem(workspaceId: string, provider: ProviderId): Promise<string | null> {
+    return providerSetupProblem(PROVIDERS[provider], await this.options.settings.get(workspaceId), this.options.env);
+  }
+
+  /**
+   * TRUTH-4: why `provider`'s base URL cannot be reached (nothing listens there, its host does not
+   * resolve), found with one connect before a runner starts; null when it answered or the probe could
+   * not tell. Call after {@link setupProblem} found nothing.
+   */
+  async reachProblem(workspaceId: string, provider: ProviderId): Promise<string | null> {
+    const info = PROVIDERS[provider];
+    const { baseUrl } = resolveProviderEndpoint(info, await this.options.settings.get(workspaceId), this.options.env);
+    const code = await this.probe.unreachable(baseUrl);
+    return code ? unreachableBaseUrlCause(info, baseUrl, code) : null;
   }
 
   /** Ends the run's access (requests in flight are cut) and returns what it used, or null if it never called. */
@@ -175,7 +214,17 @@ export class ModelBroker {
     if (this.runs.get(call.runId) !== run) throw new ConflictError('runId', `run ${call.runId} has ended; the model request was not sent`);
     const endpoint = matched.endpoint;
     const settings = await this.options.settings.get(run.workspaceId);
-    const { baseUrl, apiKey } = resolveProviderEndpoint(provider, settings, this.options.env);
+    let resolved: ReturnType<typeof resolveProviderEndpoint>;
+    try {
+      resolved = resolveProviderEndpoint(provider, settings, this.options.env);
+    } catch (error) {
+      if (!(error instanceof ModelNotConfiguredError)) throw error;
+      // TRUTH-4: a missing key is final: the runtime must not retry it, and the run must say so now.
+      const cause = providerSetupProblem(provider, settings, this.options.env) ?? error.message;
+      this.fatal(run, cause);
+      return authenticationErrorAnswer(provider.protocol, cause);
+    }
+    const { baseUrl, apiKey } = resolved;
     const headers: Record<string, string> = { 'accept-encoding': 'identity' };
     for (const [name, value] of Object.entries(call.headers)) {
       if (value === undefined || !forwarded(name, FORWARDED_REQUEST_HEADERS, FORWARDED_REQUEST_PREFIXES)) continue;
@@ -196,6 +245,13 @@ export class ModelBroker {
       });
     } catch (error) {
       const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      const code = unreachableCode(error);
+      if (code && !signal.aborted && !run.ended.signal.aborted) {
+        // TRUTH-4: nothing listens at the base URL (or its host does not resolve): retrying cannot help.
+        const cause = unreachableBaseUrlCause(provider, baseUrl, code);
+        this.fatal(run, cause);
+        return unreachableUpstreamAnswer(provider.protocol, scrub(cause, apiKey));
+      }
       return jsonError(502, 'upstream_unreachable', `${provider.label} at ${baseUrl} could not be reached: ${scrub(reason, apiKey)}`);
     }
     const responseHeaders: Record<string, string> = {};
@@ -238,6 +294,13 @@ export class ModelBroker {
     // A stream cut short (the runner hung up, the run ended) still counts what it reported so far.
     tap.on('close', record);
     return { status: upstream.status, headers: responseHeaders, body: source.pipe(tap) };
+  }
+
+  /** Records the run's first fatal cause and tells the run, once. */
+  private fatal(run: OpenRun, cause: string): void {
+    if (run.fatalCause) return;
+    run.fatalCause = cause;
+    run.onFatal?.(cause);
   }
 
   private record(run: OpenRun, provider: ProviderInfo, settings: ModelSettings, modelId: string | null, usage: Required<ModelUsage>): void {

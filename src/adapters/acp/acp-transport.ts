@@ -91,6 +91,9 @@ export class AcpTransport implements AgentTransport {
     this.sandboxChoice = new RunnerSandboxChoice(options.sandbox);
   }
 
+  /** TRUTH-4: an ACP agent may call no model through the proxy at all (it can bring its own). */
+  readonly modelProviderOptional = true;
+
   /**
    * SEC-8: an ACP agent could speak to either model API, but its run token spends one provider: OpenAI
    * when the agent's model is one of the catalog's OpenAI models, else Anthropic (claude-agent-acp,

@@ -30,6 +30,7 @@ import { RunToolCalls } from './gate-tool-calls.js';
 import type { MessageService } from './message-service.js';
 import { prepareRun, type ModeToolProvider, type PrepareHook } from './prepare-run.js';
 import { runOnTransport, type McpRun } from './run-on-transport.js';
+import { brokeredProviderProblem } from './brokered-provider-problem.js';
 import { RunRecorder } from './record-run.js';
 import type { RecordRunInput, RunService } from './run-service.js';
 import type { RunTokens } from './run-tokens.js';
@@ -410,6 +411,9 @@ export class RunExecutor {
       } catch (error) {
         return await recorder.finish('failed', error instanceof DomainError ? error.message : String(error));
       }
+      // TRUTH-4: a runner without its provider's key or base URL cannot work: say which setting, now.
+      const setupProblem = await brokeredProviderProblem(this.deps.modelBroker, transport, agent, workspaceId);
+      if (setupProblem) return await recorder.finish('failed', setupProblem);
       await recorder.update({ state: 'running', model });
       this.deps.presence.set(workspaceId, agent.id, 'thinking', runId);
 

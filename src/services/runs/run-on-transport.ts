@@ -115,8 +115,12 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
   };
   try {
     // SEC-8: the token spends the provider the transport points its runner at, nothing else.
-    broker?.open(runId, workspaceId, transport.modelProvider?.(agent) ?? null);
-    const result = await transport.run(context);
+    // TRUTH-4: a call that finds the model unusable (no key, nothing at the base URL) ends the run at
+    // once; the runner's own retries would only delay the failure.
+    broker?.open(runId, workspaceId, transport.modelProvider?.(agent) ?? null, () => run.activeRun.controller.abort());
+    const ran = await transport.run(context);
+    const fatalCause = broker?.fatalCause(runId);
+    const result: TransportResult = fatalCause ? { ...ran, outcome: 'failed', error: fatalCause } : ran;
     // A delivery the host executed but the runner never reported (an ACP agent silent about MCP calls).
     const unreported = external ? delivery?.unreported() : null;
     if (unreported) recorder.emit(unreported);
