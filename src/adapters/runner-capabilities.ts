@@ -21,6 +21,7 @@ export interface RunnerCapabilityDifferences {
   readonly structuralModes: TransportCapabilities['structuralModes'];
   readonly sandbox: boolean;
   readonly skills: TransportCapabilities['skills'];
+  readonly honours: TransportCapabilities['honours'];
 }
 
 /**
@@ -53,5 +54,6 @@ export function declareRunnerCapabilities(runner: RunnerCapabilityDifferences): 
     structuralModes: runner.structuralModes,
     sandbox: runner.sandbox,
     skills: runner.skills,
+    honours: runner.honours,
   };
 }

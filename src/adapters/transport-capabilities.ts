@@ -1,4 +1,5 @@
 import type { Mode } from '../core/modes.js';
+import type { HonouredSettings } from './agent-field-support.js';
 import { declareRunnerCapabilities } from './runner-capabilities.js';
 
 /**
@@ -67,6 +68,11 @@ export interface TransportCapabilities {
    * as the RLY-8 line).
    */
   readonly relayModes?: 'honoured' | 'none';
+  /**
+   * TRUTH-1: the agent fields and space settings this transport applies, each with how; the API
+   * refuses the rest (400 naming the field and the transport) and the editors hide them.
+   */
+  readonly honours: HonouredSettings;
 }
 
 /**
@@ -105,5 +111,7 @@ export function unavailableCapabilities(adapterId: string): TransportCapabilitie
     structuralModes: [],
     sandbox: false,
     skills: 'unfed',
+    // Nothing runs, so nothing is applied: only what every agent carries is accepted.
+    honours: { agentFields: {}, spaceSettings: {} },
   });
 }

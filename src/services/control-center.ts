@@ -227,10 +227,12 @@ export class ControlCenter {
       () => (this.jobQueue ? (workspaceId) => this.jobQueue!.countJobs(workspaceId) : null),
     );
     this.runs = new RunService(this.events);
-    this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort);
+    // Filled below; the agent service reads each transport's declaration of the fields it honours (TRUTH-1).
+    const transports = new TransportRegistry();
+    this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort, (agent) => transports.capabilitiesFor(agent));
     this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, this.logger);
-    this.spaces = new SpaceService(this.workspaces, this.events);
-    this.settings = new SettingsService(this.workspaces, this.events);
+    this.spaces = new SpaceService(this.workspaces, this.events, (agent) => transports.capabilitiesFor(agent));
+    this.settings = new SettingsService(this.workspaces, this.events, options.env ?? process.env);
     this.messages = new MessageService(this.workspaces, this.events);
     this.shares = new ConversationShareService(this.workspaces, this.spaces, this.messages);
     this.approvals = new ApprovalService(this.workspaces, this.events);
@@ -251,7 +253,6 @@ export class ControlCenter {
     }));
     // ADP-1: every transport this server ships, from the registry's one list of factories. The data
     // root holds the operator token: no sandboxed runner may see it.
-    const transports = new TransportRegistry();
     for (const create of TRANSPORT_FACTORIES) {
       transports.register(
         create({

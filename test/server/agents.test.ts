@@ -55,7 +55,6 @@ describe('agents (AG-1, AG-2)', () => {
       adapterId: 'claude-code',
       modelId: 'claude-sonnet-4-5',
       effort: 'high',
-      contextSize: 200_000,
       silenceTimeoutMinutes: 30,
       reportsTo: await ceoId(),
     });
@@ -65,7 +64,6 @@ describe('agents (AG-1, AG-2)', () => {
       skills: ['Code-Review', 'testing'],
       adapterId: 'claude-code',
       effort: 'high',
-      contextSize: 200_000,
       silenceTimeoutMinutes: 30,
     });
     // Renaming moved the directory; links are lowercase (SKL-1).

@@ -1,4 +1,5 @@
 import { declareRunnerCapabilities } from '../runner-capabilities.js';
+import { PROMPT_FIELDS } from '../agent-field-support.js';
 
 /** The checkout folders ACP agents discover skills in, where the prepare stage writes the scanned set (SKL-5). */
 export const ACP_SKILLS_FOLDERS: readonly string[] = ['.agents/skills', '.claude/skills'];
@@ -27,4 +28,9 @@ export const ACP_CAPABILITIES = declareRunnerCapabilities({
   // SKL-5: the scanned set is written into the checkout's skills folders, but the agent's own
   // discovery also reads what else is there (the repository's own skills, its HOME).
   skills: 'fedUnbounded',
+  // The ACP agent's command chooses its own model; the protocol gives the host no model or effort setting.
+  honours: {
+    agentFields: { ...PROMPT_FIELDS },
+    spaceSettings: { autonomy: "the agent's permission requests and file writes are answered by the policy engine" },
+  },
 });

@@ -1,4 +1,5 @@
 import type { TransportCapabilities } from '../transport-capabilities.js';
+import { PROMPT_FIELDS } from '../agent-field-support.js';
 
 /** The adapter id of the built-in harness (agents with `adapterId: null` run on it). */
 export const BUILTIN_ADAPTER_ID = 'builtin';
@@ -25,4 +26,13 @@ export const BUILTIN_CAPABILITIES: TransportCapabilities = {
   structuralModes: ['chat', 'review', 'plan', 'orchestrate'],
   sandbox: true,
   skills: 'scannedOnly',
+  honours: {
+    agentFields: {
+      modelId: 'the model the harness calls',
+      effort: "the model's own effort parameter in every request (adaptive effort or a thinking budget for Claude, reasoning_effort for OpenAI-compatible reasoning models)",
+      ...PROMPT_FIELDS,
+      skills: 'the scanned skills are listed in the prompt and loaded by the skill tool',
+    },
+    spaceSettings: { autonomy: 'every tool call is decided by the policy engine under the dial' },
+  },
 };

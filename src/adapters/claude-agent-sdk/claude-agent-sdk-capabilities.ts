@@ -1,4 +1,5 @@
 import { declareRunnerCapabilities } from '../runner-capabilities.js';
+import { PROMPT_FIELDS } from '../agent-field-support.js';
 import type { TransportCapabilities } from '../transport-capabilities.js';
 
 /** The `adapterId` of agents that run on the Claude Agent SDK (RLY-7). */
@@ -20,10 +21,17 @@ export const CLAUDE_AGENT_SDK_CAPABILITIES = declareRunnerCapabilities({
   structuralModes: ['chat'],
   sandbox: true,
   skills: 'scannedOnly',
+  honours: {
+    agentFields: { modelId: "the SDK's model option", effort: "the SDK's effort option (Claude's adaptive thinking effort in every request)", ...PROMPT_FIELDS },
+    spaceSettings: { autonomy: "every shell command and file write reaches the policy engine through the SDK's permission callback" },
+  },
 });
 
 /** The `adapterId` of DeepSeek relay agents: the same SDK path with DeepSeek's Anthropic-compatible endpoint (RLY-7). */
 export const DEEPSEEK_ADAPTER_ID = 'deepseek';
 
 /** DeepSeek runs on this transport's code unchanged, so it declares exactly the same (ADP-1). */
-export const DEEPSEEK_CAPABILITIES: TransportCapabilities = { ...CLAUDE_AGENT_SDK_CAPABILITIES, adapterId: DEEPSEEK_ADAPTER_ID, label: 'DeepSeek (Claude Agent SDK)' };
+export const DEEPSEEK_CAPABILITIES: TransportCapabilities = { ...CLAUDE_AGENT_SDK_CAPABILITIES, adapterId: DEEPSEEK_ADAPTER_ID, label: 'DeepSeek (Claude Agent SDK)',
+  // DeepSeek's Anthropic-compatible endpoint documents no effort or thinking-budget parameter.
+  honours: { ...CLAUDE_AGENT_SDK_CAPABILITIES.honours, agentFields: { modelId: "the SDK's model option", ...PROMPT_FIELDS } },
+};

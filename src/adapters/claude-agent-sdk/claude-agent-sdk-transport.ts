@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { query, type CanUseTool, type HookCallback, type PermissionResult, type SDKUserMessage, type SpawnedProcess, type SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
+import { query, type CanUseTool, type EffortLevel, type HookCallback, type PermissionResult, type SDKUserMessage, type SpawnedProcess, type SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
 import type { HookDecisionRecord, HookSession } from '../../core/hook-sessions.js';
@@ -354,6 +354,9 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
           systemPrompt: { type: 'preset', preset: 'claude_code', append: appendPrompt, snapshot: false },
           env: input.env,
           ...((context.agent.modelId ?? this.backendOf.defaultModel) ? { model: (context.agent.modelId ?? this.backendOf.defaultModel)! } : {}),
+          // TRUTH-1: only where the backend declares it honours effort (DeepSeek does not); the
+          // value was checked against the model's vocabulary when the agent was written.
+          ...(context.agent.effort && this.backendOf.capabilities.honours.agentFields.effort ? { effort: context.agent.effort as EffortLevel } : {}),
           ...(input.resume ? { resume: input.resume } : {}),
           ...(executable ? { pathToClaudeCodeExecutable: executable } : {}),
           spawnClaudeCodeProcess: spawnProcess,

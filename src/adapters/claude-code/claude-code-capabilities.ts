@@ -1,4 +1,5 @@
 import { declareRunnerCapabilities } from '../runner-capabilities.js';
+import { PROMPT_FIELDS } from '../agent-field-support.js';
 
 /** The `adapterId` of agents that run on the Claude Code CLI. */
 export const CLAUDE_CODE_ADAPTER_ID = 'claude-code';
@@ -18,4 +19,8 @@ export const CLAUDE_CODE_CAPABILITIES = declareRunnerCapabilities({
   structuralModes: ['chat'],
   sandbox: true,
   skills: 'scannedOnly',
+  honours: {
+    agentFields: { modelId: 'passed as --model', effort: 'passed as --effort', ...PROMPT_FIELDS },
+    spaceSettings: { autonomy: "every shell command and file write reaches the policy engine through Claude Code's PreToolUse hook" },
+  },
 });

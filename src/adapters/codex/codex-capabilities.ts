@@ -1,4 +1,5 @@
 import { declareRunnerCapabilities } from '../runner-capabilities.js';
+import { PROMPT_FIELDS } from '../agent-field-support.js';
 
 /** The `adapterId` of agents that run on OpenAI Codex (`codex app-server`, RLY-7). */
 export const CODEX_ADAPTER_ID = 'codex';
@@ -22,4 +23,9 @@ export const CODEX_CAPABILITIES = declareRunnerCapabilities({
   // SKL-5: the scanned set is materialized into the run's folder, Codex's only extra skills root;
   // every other skill its discovery finds (checkout, CODEX_HOME, bundled) is switched off per turn.
   skills: 'scannedOnly',
+  honours: {
+    agentFields: { modelId: "Codex's model setting", effort: "Codex's model_reasoning_effort (the reasoning effort of every Responses request)", ...PROMPT_FIELDS },
+    effortDefaultModelId: 'gpt-5.4',
+    spaceSettings: { autonomy: "every write and patch Codex wants is an approval request the policy engine answers" },
+  },
 });

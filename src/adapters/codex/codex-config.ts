@@ -22,6 +22,8 @@ function tomlString(value: string): string {
 
 export interface CodexConfigInput {
   model: string;
+  /** The agent's effort (TRUTH-1), Codex's `model_reasoning_effort`; null leaves Codex's default. */
+  effort: string | null;
   /** The model proxy's base URL for the OpenAI provider; Codex appends `/responses`. */
   modelBaseUrl: string;
   mcpUrl: string;
@@ -30,6 +32,7 @@ export interface CodexConfigInput {
 export function codexConfigToml(input: CodexConfigInput): string {
   return [
     `model = ${tomlString(input.model)}`,
+    ...(input.effort ? [`model_reasoning_effort = ${tomlString(input.effort)}`] : []),
     `model_provider = ${tomlString(CODEX_PROVIDER_ID)}`,
     // Every escape from Codex's read-only sandbox (any write) and every patch is an approval request
     // the host answers; nothing is approved by Codex itself.

@@ -100,7 +100,7 @@ export class CodexTransport implements AgentTransport {
         await symlink(codex.binary, join(binDir, 'codex-linux-sandbox')).catch(() => undefined);
         const model = context.agent.modelId ?? DEFAULT_CODEX_MODEL;
         await mkdir(configDir, { recursive: true, mode: 0o700 });
-        await writeFile(join(configDir, 'config.toml'), codexConfigToml({ model, modelBaseUrl: modelProxyBaseUrl(context.serverUrl, this.modelProvider()), mcpUrl: context.mcp.url }), { mode: 0o600 });
+        await writeFile(join(configDir, 'config.toml'), codexConfigToml({ model, effort: context.agent.effort, modelBaseUrl: modelProxyBaseUrl(context.serverUrl, this.modelProvider()), mcpUrl: context.mcp.url }), { mode: 0o600 });
         const remotes = context.checkout?.pushRemotes ?? [];
         const env = runnerEnvironment({
           source: context.env,
@@ -308,7 +308,7 @@ export class CodexTransport implements AgentTransport {
       thread ??= await rpc.request<Json>('thread/start', threadParams);
       threadId = text((thread.thread as Json | undefined)?.id);
       if (threadId && threadId !== context.previousSessionId) await context.saveSessionId(threadId).catch((error: unknown) => log('codex: saving the thread id failed', error));
-      const collaborationMode = { mode: input.relayMode === 'plan' ? 'plan' : 'default', settings: { model: input.model, reasoning_effort: null, developer_instructions: null } };
+      const collaborationMode = { mode: input.relayMode === 'plan' ? 'plan' : 'default', settings: { model: input.model, reasoning_effort: context.agent.effort, developer_instructions: null } };
       const runTurn = async (prompt: string) => {
         turnDone = null;
         // SKL-5: again before every turn — a command of the previous turn may have written a SKILL.md.

@@ -1,4 +1,5 @@
 import { declareRunnerCapabilities } from '../runner-capabilities.js';
+import { PROMPT_FIELDS } from '../agent-field-support.js';
 import type { TransportCapabilities } from '../transport-capabilities.js';
 
 /** The `adapterId` of agents that run on GitHub Copilot through `@github/copilot-sdk` (RLY-7). */
@@ -25,6 +26,10 @@ export const COPILOT_CAPABILITIES = declareRunnerCapabilities({
   // SKL-5: the scanned set is materialized into the run's folder, the session's only skill directory;
   // every other skill the runtime loads (built-ins, COPILOT_HOME's) is disabled before each message.
   skills: 'scannedOnly',
+  honours: {
+    agentFields: { modelId: "the session's model", ...PROMPT_FIELDS },
+    spaceSettings: { autonomy: "every permission request of Copilot's tools is answered by the policy engine" },
+  },
 });
 
 /** The `adapterId` of agents that run on Copilot's extension engine (RLY-7, the second Copilot row). */
@@ -42,4 +47,6 @@ export const COPILOT_EXTENSION_CAPABILITIES: TransportCapabilities = {
   adapterId: COPILOT_EXTENSION_ADAPTER_ID,
   label: 'GitHub Copilot (extension engine)',
   structuralModes: [],
+  // No permission checks in this engine: the dial could not hold back a single native tool call.
+  honours: { ...COPILOT_CAPABILITIES.honours, spaceSettings: {} },
 };

@@ -1,4 +1,5 @@
 import { declareRunnerCapabilities } from '../runner-capabilities.js';
+import { PROMPT_FIELDS } from '../agent-field-support.js';
 
 /** The `adapterId` of agents that run on Cursor through `@cursor/sdk` (RLY-7). */
 export const CURSOR_ADAPTER_ID = 'cursor';
@@ -26,4 +27,8 @@ export const CURSOR_CAPABILITIES = declareRunnerCapabilities({
   // layers and the workspace folders, i.e. the checkout), so its settings sources are switched off and
   // skills reach it only through the first message and the `skill` tool over MCP.
   skills: 'hostSkillTool',
+  honours: {
+    agentFields: { modelId: "the SDK's model option", ...PROMPT_FIELDS },
+    spaceSettings: { autonomy: 'the host run_command and write_file tools that replace Cursor\'s own go through the policy engine' },
+  },
 });

@@ -1,4 +1,5 @@
 import type { TransportCapabilities } from '../transport-capabilities.js';
+import { PROMPT_FIELDS } from '../agent-field-support.js';
 
 /** The `adapterId` of agents that run on the npm Grok CLI (`@vibe-kit/grok-cli`, RLY-7). */
 export const GROK_ADAPTER_ID = 'grok';
@@ -34,4 +35,6 @@ export const GROK_CAPABILITIES: TransportCapabilities = {
   // SKL-5: grok-cli 0.0.34 has no skill discovery (and its own instruction files are not read: the
   // preload stubs them out); skills reach it only through the prompt and the `skill` tool over MCP.
   skills: 'hostSkillTool',
+  // The CLI approves its own tool calls: the dial could not hold back a single native tool call.
+  honours: { agentFields: { modelId: "the CLI's --model", ...PROMPT_FIELDS }, spaceSettings: {} },
 };

@@ -23,4 +23,9 @@ export const OPENAI_IMAGE_CAPABILITIES: TransportCapabilities = {
   sandbox: false,
   skills: 'unfed',
   relayModes: 'none',
+  // The images API takes a prompt and a model; it has no system prompt, skills or effort.
+  honours: {
+    agentFields: { modelId: 'the images API model' },
+    spaceSettings: { autonomy: 'no tool runs, so nothing can act without the approval the dial asks for' },
+  },
 };

@@ -21,6 +21,7 @@ import { AgentDirectory, type AgentDirectoryContent, type PendingDirectoryChange
 import type { EventBus } from '../event-bus.js';
 import type { FileOperations } from '../file-operations.js';
 import type { RunService } from '../runs/run-service.js';
+import { fieldsWritten, refuseFieldsTheTransportIgnores, type CapabilitiesLookup } from './transport-field-check.js';
 import type { WorkspaceHandle, WorkspaceService } from '../workspaces/workspace-service.js';
 
 /** Checks an agent's `effort` against its model's own vocabulary (AG-1); returns a problem or null. */
@@ -66,6 +67,7 @@ export class AgentService {
     private readonly events: EventBus,
     private readonly files: FileOperations,
     private readonly validateEffort: EffortValidator,
+    private readonly capabilitiesFor: CapabilitiesLookup,
   ) {}
 
   async list(workspaceId: string): Promise<Agent[]> {
@@ -111,7 +113,7 @@ export class AgentService {
         createdAt: now,
         updatedAt: now,
       };
-      await this.validate(trx, record, null);
+      await this.validate(trx, record, null, fieldsWritten(input, null));
       await insertAgent(trx, record);
       return { record, previousName: null };
     });
@@ -140,7 +142,7 @@ export class AgentService {
         acpCommand: acpCommandAfter(change, current),
         updatedAt: nowIso(),
       };
-      await this.validate(trx, next, current.id);
+      await this.validate(trx, next, current.id, fieldsWritten(change, current));
       await updateAgent(trx, next);
       return { record: next, previousName: current.name };
     });
@@ -213,8 +215,12 @@ export class AgentService {
     return { ...content, reportsToName: managerName };
   }
 
-  /** The rules that need the database: unique name, manager in this workspace, no reporting cycle, effort. */
-  private async validate(db: Database, record: AgentRecord, existingId: string | null): Promise<void> {
+  /**
+   * The rules that need the database: unique name, manager in this workspace, no reporting cycle;
+   * and the fields this write sets, which the agent's transport must honour (TRUTH-1), effort in the
+   * vocabulary of the model the transport will run.
+   */
+  private async validate(db: Database, record: AgentRecord, existingId: string | null, written: ReadonlySet<string>): Promise<void> {
     const clash = await agentIdByName(db, record.name);
     if (clash && clash !== existingId) throw new ConflictError('name', `an agent named '${record.name}' already exists in this workspace`);
     if (record.reportsTo) {
@@ -236,8 +242,10 @@ export class AgentService {
     if (record.acpCommand && record.adapterId !== ACP_ADAPTER) {
       throw new ValidationError('acpCommand', `only an agent whose adapterId is "${ACP_ADAPTER}" runs an ACP command`);
     }
-    if (record.effort !== null) {
-      const problem = this.validateEffort(record.modelId, record.adapterId, record.effort);
+    const capabilities = this.capabilitiesFor(record);
+    refuseFieldsTheTransportIgnores(capabilities, record, written);
+    if (record.effort !== null && (written.has('effort') || written.has('modelId'))) {
+      const problem = this.validateEffort(record.modelId ?? capabilities.honours.effortDefaultModelId ?? null, record.adapterId, record.effort);
       if (problem) throw new ValidationError('effort', problem);
     }
   }

@@ -26,6 +26,8 @@ import { findSpace, insertSpace, listSpaces, updateSpace } from '../../store/rep
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
 import { assertRepositoryPath } from '../workspaces/repository-path-check.js';
+import type { CapabilitiesLookup } from '../agents/transport-field-check.js';
+import { refuseAutonomyTheTransportIgnores } from './autonomy-honoured-check.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
 /**
@@ -36,6 +38,8 @@ export class SpaceService {
   constructor(
     private readonly workspaces: WorkspaceService,
     private readonly events: EventBus,
+    /** What the default agent's transport honours (TRUTH-1); absent, autonomy is not checked against it. */
+    private readonly capabilitiesFor?: CapabilitiesLookup,
   ) {}
 
   async list(workspaceId: string): Promise<Space[]> {
@@ -62,6 +66,9 @@ export class SpaceService {
     }
     if (input.defaultAgentId) await this.assertAgent(db, input.defaultAgentId, 'defaultAgentId');
     if (input.repoPath) await assertRepositoryPath(input.repoPath);
+    if (input.autonomy !== undefined && this.capabilitiesFor) {
+      await refuseAutonomyTheTransportIgnores(db, this.capabilitiesFor, { field: 'autonomy', autonomy: input.autonomy, defaultAgentId: input.defaultAgentId ?? null });
+    }
     const now = nowIso();
     const mode: Mode = kind === 'pullRequest' ? 'review' : (input.mode ?? 'chat');
     const autonomy = input.autonomy ?? DEFAULT_AUTONOMY;
@@ -101,6 +108,10 @@ export class SpaceService {
       throw new ValidationError('mode', 'review is not user-selectable (MODE-6)');
     }
     if (change.defaultAgentId) await this.assertAgent(db, change.defaultAgentId, 'defaultAgentId');
+    if (autonomy !== current.autonomy && this.capabilitiesFor) {
+      const defaultAgentId = change.defaultAgentId !== undefined ? change.defaultAgentId : current.defaultAgentId;
+      await refuseAutonomyTheTransportIgnores(db, this.capabilitiesFor, { field: change.picker !== undefined ? 'picker' : 'autonomy', autonomy, defaultAgentId });
+    }
     const space: Space = {
       ...current,
       name: change.name ?? current.name,

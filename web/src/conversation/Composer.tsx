@@ -8,7 +8,7 @@ import { isPickerValue, nextPicker, PICKER_HINTS, PICKER_VALUES, rememberPicker,
 import { paths } from '../app/router';
 import { Link } from '../ui/link';
 import { FieldError } from '../ui/states';
-import { transportWithoutModes } from './answering-transport';
+import { transportIgnoringAutonomy, transportWithoutModes } from './answering-transport';
 
 const SLASH_HINTS = [
   { command: '/plan', hint: 'arm Plan mode, send nothing' },
@@ -35,6 +35,11 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
   const transports = useHonestyMatrix();
   const modeless = transportWithoutModes(space, agents.data?.agents, transports.data?.transports);
   const hasPicker = !isReview && !modeless;
+  // TRUTH-1: on a runner whose tools run unasked, values that promise to ask are not offered (the server refuses them).
+  const ungated = transportIgnoringAutonomy(space, agents.data?.agents, transports.data?.transports);
+  const promisesToAsk = (value: PickerValue) => ungated !== null && (value === 'Agent' || value === 'Ask');
+  const pickerHint = (value: PickerValue | null) =>
+    value === null ? '' : promisesToAsk(value) || (ungated && space.autonomy !== 'actFreely') ? `${ungated!.label} runs its own tools without asking; only Autopilot describes what it does` : PICKER_HINTS[value];
 
   const choose = async (value: PickerValue) => {
     if (!hasPicker) return;
@@ -117,7 +122,7 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
               aria-label="Mode"
               data-testid="mode-picker"
               value={space.picker ?? ''}
-              title={space.picker ? PICKER_HINTS[space.picker] : undefined}
+              title={space.picker ? pickerHint(space.picker) : undefined}
               onChange={(event) => {
                 if (isPickerValue(event.target.value)) void choose(event.target.value);
               }}
@@ -128,14 +133,14 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
                 </option>
               ) : null}
               {PICKER_VALUES.map((value) => (
-                <option key={value} value={value}>
-                  {value}
+                <option key={value} value={value} disabled={promisesToAsk(value)}>
+                  {promisesToAsk(value) ? `${value} (not on ${ungated!.label}: its tools run unasked)` : value}
                 </option>
               ))}
             </select>
           </label>
         )}
-        {hasPicker && !turnRunning ? <span className="muted small mode-hint">{space.picker ? PICKER_HINTS[space.picker] : ''}</span> : null}
+        {hasPicker && !turnRunning ? <span className="muted small mode-hint" data-testid="mode-hint">{pickerHint(space.picker)}</span> : null}
         <span className="spacer" />
         {turnRunning && hasPicker ? (
           <span className="small next-turn" data-testid="next-turn-note">

@@ -23,3 +23,16 @@ export function transportWithoutModes(space: Pick<Space, 'defaultAgentId'>, agen
   const transport = transports.find((candidate) => candidate.adapterId === (agent.adapterId ?? 'builtin'));
   return transport?.relayModes === 'none' ? transport : null;
 }
+
+/**
+ * TRUTH-1: the transport that answers in this space when it declares no way to honour the autonomy
+ * dial (its own tools run unasked: Grok CLI, Copilot's extension engine) — then the composer offers
+ * only the picker values that do not promise to ask. Null when it honours the dial or is unknown.
+ */
+export function transportIgnoringAutonomy(space: Pick<Space, 'defaultAgentId'>, agents: readonly Agent[] | undefined, transports: readonly Transport[] | undefined): Transport | null {
+  if (!agents || !transports) return null;
+  const agent = answeringAgent(space, agents);
+  if (!agent) return null;
+  const transport = transports.find((candidate) => candidate.adapterId === (agent.adapterId ?? 'builtin'));
+  return transport && transport.honours.spaceSettings.autonomy === undefined && transport.relayModes !== 'none' ? transport : null;
+}

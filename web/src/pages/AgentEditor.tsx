@@ -8,6 +8,7 @@ import { AgentStateBadge } from '../ui/badges';
 import { FieldError } from '../ui/states';
 import { TagInput } from '../ui/TagInput';
 import { InstalledSkillPicker } from '../skills/InstalledSkillPicker';
+import { FIELD_WORDS, TRANSPORT_DEPENDENT_FIELDS, transportFieldView, type TransportDependentField } from './agent-field-applicability';
 
 /** The editable form of an agent: strings for inputs, converted to AG-1 values on save. */
 interface Draft {
@@ -176,6 +177,14 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
 
   const possibleManagers = agents.filter((candidate) => candidate.id !== agent.id);
 
+  // TRUTH-1: the chosen transport's own declaration says which of these fields reach its runtime.
+  const fieldView = transportFieldView(transports.data?.transports, draft.adapterId);
+  const hasValue = (field: TransportDependentField) => {
+    const value = fieldValue(draft, field);
+    return !(value === null || value === '' || (Array.isArray(value) && value.length === 0));
+  };
+  const absentFields = TRANSPORT_DEPENDENT_FIELDS.filter((field) => fieldView.of(field, hasValue(field)).kind === 'absent');
+
   const row = (field: keyof Draft, label: string, control: (props: { id: string; invalid: boolean; describedBy: string | undefined }) => ReactNode, hint?: string) => {
     const id = `agent-${field}`;
     const message = fieldError(field);
@@ -190,6 +199,16 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
         <FieldError message={message} id={errorId} />
       </div>
     );
+  };
+
+  /** A row for a field that depends on the transport: hidden when it does not apply, marked when a stored value is ignored. */
+  const dependentRow = (field: TransportDependentField, label: string, control: Parameters<typeof row>[2], hint?: string) => {
+    const applicability = fieldView.of(field, hasValue(field));
+    if (applicability.kind === 'absent') return null;
+    if (applicability.kind === 'ignoredStored') {
+      return row(field, label, control, `Ignored by ${fieldView.label}: it has no setting this could be applied to. Clear it; the server refuses a new value here.`);
+    }
+    return row(field, label, control, [hint, applicability.how && fieldView.label ? `${fieldView.label}: ${applicability.how}.` : null].filter(Boolean).join(' ') || undefined);
   };
 
   return (
@@ -226,13 +245,13 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
           <input id={p.id} value={draft.title} onChange={(e) => set('title', e.target.value)} aria-invalid={p.invalid || undefined} aria-describedby={p.describedBy} />
         ))}
       </div>
-      {row('persona', 'Persona', (p) => (
+      {dependentRow('persona', 'Persona', (p) => (
         <textarea id={p.id} rows={3} value={draft.persona} onChange={(e) => set('persona', e.target.value)} aria-invalid={p.invalid || undefined} aria-describedby={p.describedBy} />
       ), 'Inserted as a section of the prompt.')}
-      {row('systemPrompt', 'Agent instructions', (p) => (
+      {dependentRow('systemPrompt', 'Agent instructions', (p) => (
         <textarea id={p.id} rows={4} value={draft.systemPrompt} onChange={(e) => set('systemPrompt', e.target.value)} aria-invalid={p.invalid || undefined} aria-describedby={p.describedBy} />
       ), 'Optional. Added as an "Agent instructions" section; it never replaces the rest of the prompt.')}
-      {row('skills', 'Skills', (p) => (
+      {dependentRow('skills', 'Skills', (p) => (
         <>
           <TagInput id={p.id} value={draft.skills} onChange={(next) => set('skills', next)} placeholder="Type a skill and press Enter" invalid={p.invalid} describedBy={p.describedBy} />
           <InstalledSkillPicker ws={ws} value={draft.skills} onChange={(next) => set('skills', next)} />
@@ -248,7 +267,7 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
             ))}
           </select>
         ))}
-        {row('modelId', 'Model', (p) => (
+        {dependentRow('modelId', 'Model', (p) => (
           <>
             <input id={p.id} list="model-suggestions" placeholder="default (Anthropic)" value={draft.modelId} onChange={(e) => set('modelId', e.target.value)} aria-invalid={p.invalid || undefined} aria-describedby={p.describedBy} />
             <datalist id="model-suggestions">
@@ -258,7 +277,7 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
             </datalist>
           </>
         ))}
-        {row('effort', 'Effort', (p) => (
+        {dependentRow('effort', 'Effort', (p) => (
           <>
             <input id={p.id} list="effort-suggestions" placeholder="model default" value={draft.effort} onChange={(e) => set('effort', e.target.value)} aria-invalid={p.invalid || undefined} aria-describedby={p.describedBy} />
             <datalist id="effort-suggestions">
@@ -270,7 +289,7 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
         ), 'From the chosen model\'s own vocabulary.')}
       </div>
       <div className="grid-3">
-        {row('contextSize', 'Context size (tokens)', (p) => (
+        {dependentRow('contextSize', 'Context size (tokens)', (p) => (
           <input id={p.id} type="number" inputMode="numeric" placeholder="model default" value={draft.contextSize} onChange={(e) => set('contextSize', e.target.value)} aria-invalid={p.invalid || undefined} aria-describedby={p.describedBy} />
         ))}
         {row('silenceTimeoutMinutes', 'Silence timeout (minutes)', (p) => (
@@ -288,6 +307,11 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
           </select>
         ))}
       </div>
+      {absentFields.length > 0 && fieldView.label ? (
+        <p className="muted small" data-testid="absent-agent-fields">
+          Not shown for {fieldView.label}: {absentFields.map((field) => FIELD_WORDS[field]).join(', ')} — its runtime has no setting they could be applied to, so the server refuses them.
+        </p>
+      ) : null}
       {draft.adapterId === 'acp' ? (
         <div className="grid-2">
           {row('acpCommand', 'ACP agent program', (p) => (
