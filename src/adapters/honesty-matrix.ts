@@ -525,13 +525,26 @@ const DEEPSEEK_PROOFS: Readonly<Record<string, string>> = {
  * shown by a DeepSeek run of its own. A ✅ no DeepSeek run shows would be partial, saying so.
  */
 function deepseekRows(): HonestyRow[] {
-  return [...claudeAgentSdkRows(), skillsRow('claude-agent-sdk')].map((entry) => {
-    const detail = `Same transport code as the Claude Agent SDK, with DeepSeek’s Anthropic-compatible endpoint and key through the model broker. ${entry.detail}`;
-    const proof = DEEPSEEK_PROOFS[`${entry.key}:${entry.mode ?? entry.host ?? ''}`];
-    if (proof) return { ...entry, detail, testedBy: proof };
-    if (entry.level === 'enforced') return { ...entry, level: 'partial' as const, detail: `${detail} Shown with the Claude Agent SDK’s own provider only; no DeepSeek run is tested for this cell.` };
-    return { ...entry, detail };
-  });
+  return [...claudeAgentSdkRows(), skillsRow('claude-agent-sdk')].map((entry) =>
+    citedForSibling(
+      { ...entry, detail: `Same transport code as the Claude Agent SDK, with DeepSeek’s Anthropic-compatible endpoint and key through the model broker. ${entry.detail}` },
+      DEEPSEEK_PROOFS,
+      'Shown with the Claude Agent SDK’s own provider only; no DeepSeek run is tested for this cell.',
+    ),
+  );
+}
+
+/**
+ * TRUTH-2: a cell one transport shares with another whose code it reuses (DeepSeek on the Agent
+ * SDK's, Copilot's extension engine on the SDK engine's), re-cited to the run of this transport that
+ * shows it (`proofs`, keyed `capability:mode-or-host`). A ✅ no such run shows becomes partial and
+ * says so (`unshown`): the sibling's test is not this transport's proof.
+ */
+function citedForSibling(entry: HonestyRow, proofs: Readonly<Record<string, string>>, unshown: string): HonestyRow {
+  const proof = proofs[`${entry.key}:${entry.mode ?? entry.host ?? ''}`];
+  if (proof) return { ...entry, testedBy: proof };
+  if (entry.level === 'enforced') return { ...entry, level: 'partial', detail: `${entry.detail} ${unshown}` };
+  return entry;
 }
 
 const CODEX = 'test/adapters/codex.test.ts';
@@ -952,6 +965,14 @@ function copilotRows(): HonestyRow[] {
 const COPILOT_EXTENSION = 'test/adapters/copilot-extension.test.ts > Copilot extension engine: the mode as a line, no permission checks (RLY-7, RLY-8)';
 const COPILOT_EXTENSION_ASK = `${COPILOT_EXTENSION} > ask: the Ask line starts the first message only; a writing command runs with no card and no gate; switching to Agent revokes the line`;
 const COPILOT_EXTENSION_PLAN = `${COPILOT_EXTENSION} > plan: the Plan line, no exit_plan_mode tool (no Copilot plan mode), and a plan-like answer gets the board`;
+const COPILOT_EXTENSION_RUNS = 'test/adapters/copilot-extension-enforcement.test.ts';
+const COPILOT_EXTENSION_CONTRACT = `${COPILOT_EXTENSION_RUNS} > Copilot extension engine: the Control Center MCP tools and the completion contract (HAR-4)`;
+/** The extension engine's own runs behind the ✅ cells it shares with the SDK engine (TRUTH-2). */
+const COPILOT_EXTENSION_PROOFS: Readonly<Record<string, string>> = {
+  'productTools:': `${COPILOT_EXTENSION_CONTRACT} > plan: submit_plan over the Control Center MCP server stores a plan and meets the contract`,
+  'completionContract:plan': `${COPILOT_EXTENSION_CONTRACT} > plan: a turn without submit_plan is reminded twice in new messages, then flagged deliverableFailed`,
+  'sandbox:bubblewrap': `${COPILOT_EXTENSION_RUNS} > Copilot extension engine in bubblewrap (SBX-1) > plan: although every request is approved, the worktree is read-only and the data root hidden: the write is not made`,
+};
 
 /**
  * Copilot's extension engine: the SDK engine's runtime, sandbox and MCP set-up, but every permission
@@ -959,12 +980,9 @@ const COPILOT_EXTENSION_PLAN = `${COPILOT_EXTENSION} > plan: the Plan line, no e
  */
 function copilotExtensionRows(): HonestyRow[] {
   const noCheck = 'The extension engine makes no permission checks: every request Copilot sends is approved without the policy gate, in every relay mode.';
-  // TRUTH-2: these cells are shown with the SDK engine only, so none of them is a ✅ of this engine.
   const shared = copilotRows()
     .filter((entry) => entry.key === 'productTools' || entry.key === 'completionContract' || entry.key === 'sandbox' || entry.key === 'skills')
-    .map((entry) =>
-      entry.level === 'enforced' ? { ...entry, level: 'partial' as const, detail: `${entry.detail} Shown with the SDK engine (the same runtime, MCP and sandbox set-up); no test runs the extension engine for this cell.` } : entry,
-    );
+    .map((entry) => citedForSibling(entry, COPILOT_EXTENSION_PROOFS, 'Shown with the SDK engine (the same runtime, MCP and sandbox set-up); no test runs the extension engine for this cell.'));
   return [
     row({ capability: 'toolSurface', level: 'partial', detail: 'As the SDK engine, without exit_plan_mode (no Copilot plan mode): Copilot’s own tools stay on its surface and product tools come only from the Control Center’s MCP server.', testedBy: COPILOT_EXTENSION_PLAN }),
     row({ capability: 'shellCommands', level: 'none', detail: `${noCheck} Only the OS sandbox bounds commands (the worktree read-only in read-only modes with bubblewrap).`, testedBy: COPILOT_EXTENSION_ASK }),
