@@ -52,7 +52,7 @@ describe('review space (REV-2, REV-4, UI)', () => {
     expect(await banner.textContent()).toContain('current (not finalized)');
     expect(await banner.textContent()).toContain('0 resolved · 3 new · 0 still open');
     // The gate has not run for this head: missing evidence, shown as not run.
-    expect(await banner.getByTestId('axis').filter({ hasText: 'unit' }).textContent()).toContain('notRun');
+    expect(await banner.getByTestId('axis').filter({ hasText: 'unit' }).textContent()).toContain('not run');
 
     // Findings sit on their line of the diff; the repo-wide one in its own section.
     const file = page.locator('.diff-file[data-path="src/math.js"]');

@@ -63,11 +63,6 @@ describe('review verdicts need evidence (TRUTH-3)', () => {
     const reviewId = opened.body.review.id;
     await dispatchAndWait(reviewId);
 
-    // The reviewers were told how to give evidence, and had the tool to do it.
-    const first = fixture.model.requests.find(reviewer('qa'))!;
-    expect(first.toolNames).toContain('assess_review_axis');
-    expect(first.lastUserText).toMatch(/answering "OK" assesses nothing/);
-
     const finalized = await api('POST', `/reviews/${reviewId}/finalize`, {});
     expect(finalized.status).toBe(200);
     const verdict = finalized.body.verdict;
@@ -80,6 +75,11 @@ describe('review verdicts need evidence (TRUTH-3)', () => {
     }
     expect(verdict.axes.filter((axis: any) => axis.status === 'pass')).toEqual([]);
     expect((await api('GET', `/reviews/${reviewId}/assessments`)).body.assessments).toEqual([]);
+
+    // The reviewers were told how to give evidence, and had the tool to do it.
+    const first = fixture.model.requests.find(reviewer('qa'))!;
+    expect(first.toolNames).toContain('assess_review_axis');
+    expect(first.lastUserText).toMatch(/answering "OK" assesses nothing/);
   });
 
   it('a gate that passed on this head and explicit assessments through the reviewers\' tool: ship, each axis showing its evidence', async () => {

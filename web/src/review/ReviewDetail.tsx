@@ -4,12 +4,15 @@ import { useAgents } from '../api/hooks';
 import { ErrorState, Loading } from '../ui/states';
 import { parseDiff } from './diff-lines';
 import { disagreements } from './disagreements';
+import { GatesPanel } from './GatesPanel';
 import { PublishPanel } from './PublishPanel';
 import { downloadExport, useFindingAction, useFindings, useReview, useReviewCommand, useReviewDiff, useReviewTickets, useVerdict, type Finding, type VerdictView } from './review-api';
 
 const TYPES = ['bug', 'suggestion', 'recommendation', 'question', 'ticket'];
 const PRIORITIES = ['P0', 'P1', 'P2', 'P3'];
 const STATUSES = ['open', 'consensusReady', 'contested', 'dismissed', 'resolved'];
+/** An axis's status in plain words (TRUTH-3: "not assessed" and "not run" are missing evidence, never a pass). */
+const AXIS_WORDS: Record<VerdictView['axes'][number]['status'], string> = { pass: 'pass', fail: 'fail', notRun: 'not run', notAssessed: 'not assessed' };
 
 /** One review: verdict banner, filters, the diff with findings on their lines, disagreements, tickets. */
 export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string }) {
@@ -40,9 +43,6 @@ export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string })
           <button type="button" className="btn" onClick={() => command.mutate({ command: 'dispatch' })}>
             Dispatch reviewers
           </button>
-          <button type="button" className="btn" onClick={() => command.mutate({ command: 'gates/run' })}>
-            Run gates
-          </button>
           <button type="button" className="btn" onClick={() => command.mutate({ command: 'finalize' })}>
             Finalize
           </button>
@@ -57,6 +57,7 @@ export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string })
       </header>
       <PublishPanel ws={ws} reviewId={reviewId} finalized={Boolean(review.data.verdict)} />
       {verdict.data ? <VerdictBanner verdict={verdict.data.published ?? verdict.data.current} published={Boolean(verdict.data.published)} dropped={findings.data.dropped} /> : null}
+      <GatesPanel ws={ws} reviewId={reviewId} repoPath={review.data.repoPath} headSha={review.data.headSha} />
       <div className="review-filters" aria-label="Filters">
         <FilterSelect label="Type" value={filters.type} options={TYPES} onChange={(type) => setFilters({ ...filters, type })} />
         <FilterSelect label="Priority" value={filters.priority} options={PRIORITIES} onChange={(priority) => setFilters({ ...filters, priority })} />
@@ -161,10 +162,19 @@ function VerdictBanner({ verdict, published, dropped }: { verdict: VerdictView; 
         {verdict.axes.map((axis) => (
           <span key={`${axis.kind}-${axis.axis}`} className={`axis-chip axis-${axis.status}`} title={axis.detail ?? ''} data-testid="axis">
             {axis.kind === 'gated' ? '⚙ ' : ''}
-            {axis.axis}: {axis.status}
+            {axis.axis}: {AXIS_WORDS[axis.status]}
           </span>
         ))}
       </div>
+      {/* What each pass rests on; what is missing is already in the reasons above. */}
+      <ul className="verdict-evidence" aria-label="Evidence per axis">
+        {verdict.axes.filter((axis) => axis.status === 'pass').map((axis) => (
+          <li key={`${axis.kind}-${axis.axis}`} data-testid="axis-evidence">
+            {axis.kind === 'gated' ? 'gate ' : ''}
+            {axis.axis}: {axis.detail ?? AXIS_WORDS[axis.status]}
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Finding, ForgeLink, Review, ReviewPublication, VerdictView } from '@server/schemas/review';
+import type { AxisAssessment, Finding, ForgeLink, GateResult, Review, ReviewPublication, VerdictView } from '@server/schemas/review';
 import type { Ticket } from '@server/schemas/ticket';
-import { api, getToken } from '../api/client';
+import { api, getToken, request } from '../api/client';
 import { keys } from '../api/keys';
 
-export type { Finding, GateResult, Review, VerdictView } from '@server/schemas/review';
+export type { AxisAssessment, Finding, GateProgress, GateResult, Review, VerdictView } from '@server/schemas/review';
 export type { Ticket } from '@server/schemas/ticket';
 
 const w = (ws: string) => `/api/workspaces/${encodeURIComponent(ws)}`;
@@ -73,9 +73,48 @@ export function useFindingAction(ws: string, reviewId: string) {
 export function useReviewCommand(ws: string, reviewId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ command, body }: { command: 'finalize' | 'dispatch' | 'gates/run'; body?: unknown }) => api.post<unknown>(`${r(ws, reviewId)}/${command}`, body ?? {}),
+    mutationFn: ({ command, body }: { command: 'finalize' | 'dispatch'; body?: unknown }) => api.post<unknown>(`${r(ws, reviewId)}/${command}`, body ?? {}),
     onSuccess: () => void client.invalidateQueries({ queryKey: keys.reviews(ws) }),
   });
+}
+
+export interface GateConfig {
+  name: string;
+  command: string;
+}
+
+/** A repository's configured gates (its gated axes: tests, lint, type-check…). */
+export function useGateConfig(ws: string, repoPath: string) {
+  return useQuery({
+    queryKey: [...keys.reviews(ws), 'gate-config', repoPath],
+    queryFn: () => api.get<{ repoPath: string; gates: GateConfig[] }>(`${w(ws)}/review-gates?repoPath=${encodeURIComponent(repoPath)}`),
+  });
+}
+
+export function useSaveGates(ws: string, repoPath: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (gates: GateConfig[]) => request<{ repoPath: string; gates: GateConfig[] }>('PUT', `${w(ws)}/review-gates`, { repoPath, gates }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: keys.reviews(ws) }),
+  });
+}
+
+/** The gate results recorded for the review's current head. */
+export function useGateResults(ws: string, reviewId: string) {
+  return useQuery({ queryKey: [...keys.reviews(ws), reviewId, 'gates'], queryFn: () => api.get<{ results: GateResult[] }>(`${r(ws, reviewId)}/gates`) });
+}
+
+export function useRunGates(ws: string, reviewId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api.post<{ results: GateResult[] }>(`${r(ws, reviewId)}/gates/run`, {}),
+    onSettled: () => void client.invalidateQueries({ queryKey: keys.reviews(ws) }),
+  });
+}
+
+/** The explicit axis assessments of the review's current head (the evidence an agent axis needs). */
+export function useAssessments(ws: string, reviewId: string) {
+  return useQuery({ queryKey: [...keys.reviews(ws), reviewId, 'assessments'], queryFn: () => api.get<{ assessments: AxisAssessment[] }>(`${r(ws, reviewId)}/assessments`) });
 }
 
 /** Downloads an export with the operator token (a plain link cannot send the Authorization header). */
