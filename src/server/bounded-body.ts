@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { Transform, pipeline, type Readable, type TransformCallback } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
@@ -92,4 +93,20 @@ export function boundedBody(raw: Readable, headers: { contentLength?: string | u
   if (decoder) pipeline(wire, decoder, decoded, () => raw.unpipe(wire));
   else pipeline(wire, decoded, () => raw.unpipe(wire));
   return decoded;
+}
+
+/**
+ * After an answer given before the body was read (a refusal, a cap): reads and drops the rest of the
+ * body, so the client gets the answer instead of a connection reset (closing a socket with unread
+ * data resets it, and curl, so git, then reports "RPC failed" and loses the reason). Nothing is
+ * decoded or kept; past `limit` more bytes the connection is cut.
+ */
+export function discardRest(raw: IncomingMessage, limit: number): void {
+  raw.unpipe();
+  let dropped = 0;
+  raw.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > limit) raw.socket.destroy();
+  });
+  raw.resume();
 }

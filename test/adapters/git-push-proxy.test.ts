@@ -1,4 +1,3 @@
-import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TransportAction, TransportGateResult } from '../../src/adapters/agent-transport.js';
@@ -6,6 +5,7 @@ import type { HookSession } from '../../src/core/hook-sessions.js';
 import { discoverPushRemotes, gitPushEnvironment, parseReceivePackCommands, pushCommandLine } from '../../src/git/git-push-proxy.js';
 import { reply } from '../support/scripted-model-server.js';
 import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
+import { gitText as git, pushToOrigin, remoteRef } from '../support/proxied-push.js';
 
 let fixture: ClaudeCodeFixture | null = null;
 afterEach(async () => {
@@ -14,18 +14,6 @@ afterEach(async () => {
 });
 
 const IDENTITY = ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.com'];
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-}
-
-function remoteRef(remotePath: string, ref: string): string | null {
-  try {
-    return git(remotePath, 'rev-parse', '--verify', '--quiet', ref);
-  } catch {
-    return null;
-  }
-}
 
 async function pendingApprovals(f: ClaudeCodeFixture, count: number, timeoutMs = 30_000): Promise<any[]> {
   const deadline = Date.now() + timeoutMs;
@@ -129,13 +117,7 @@ describe('git push proxy decisions (POL-1, POL-3)', () => {
     const unregister = f.app.hookSessions.register(session);
     try {
       const env = { ...process.env, ...gitPushEnvironment(f.url, token, remotes) };
-      const push = (refspec: string) =>
-        new Promise<{ code: number; stderr: string }>((resolve) => {
-          const child = spawn('git', ['push', 'origin', refspec], { cwd: repoPath, env });
-          let stderr = '';
-          child.stderr.on('data', (chunk) => (stderr += chunk));
-          child.on('close', (code) => resolve({ code: code ?? 1, stderr }));
-        });
+      const push = (refspec: string) => pushToOrigin(repoPath, env, refspec);
       const head = git(repoPath, 'rev-parse', 'HEAD');
       const featurePush = await push('HEAD:refs/heads/feature');
       expect(featurePush.code).toBe(0);

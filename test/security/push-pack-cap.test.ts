@@ -5,7 +5,6 @@
  * real authentication hook over HTTP, real git on both ends; the cap is lowered to 4 MiB (the route's
  * `limits`) so the test pushes 8 MiB rather than 512.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,6 +19,7 @@ import { createAuthenticateHook } from '../../src/server/authenticate.js';
 import { gitPushRoutes } from '../../src/server/routes/git-push-routes.js';
 import { ControlCenter } from '../../src/services/control-center.js';
 import { makeRepoWithRemote } from '../support/claude-code-fixture.js';
+import { gitText as git, pushToOrigin, remoteRef } from '../support/proxied-push.js';
 
 const MIB = 1024 * 1024;
 const IDENTITY = ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.com'];
@@ -28,18 +28,6 @@ let scratch: string;
 let app: ControlCenter;
 let server: FastifyInstance;
 let url: string;
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-}
-
-function remoteRef(remotePath: string, ref: string): string | null {
-  try {
-    return git(remotePath, 'rev-parse', '--verify', '--quiet', ref);
-  } catch {
-    return null;
-  }
-}
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'cc-pack-cap-'));
@@ -62,7 +50,7 @@ afterAll(async () => {
 });
 
 describe('push pack cap (SEC-10)', () => {
-  it('an allowed push whose pack passes the cap is cut off with 413 and reaches nothing; a small one still goes through', async () => {
+  it('an allowed push whose pack passes the cap is cut off with 413 and reaches nothing; a denied large push shows its reason; a small one still goes through', async () => {
     const { repoPath, remotePath } = await makeRepoWithRemote(join(scratch, 'repos'));
     const small = git(repoPath, 'rev-parse', 'HEAD');
     // Random bytes do not compress: the pack is as large as the file.
@@ -78,8 +66,11 @@ describe('push pack cap (SEC-10)', () => {
       runId,
       mode: 'chat',
       worktreePath: repoPath,
-      // The rules allow the push: what stops it is the cap alone.
-      gate: async () => ({ allow: true, decision: 'allow', reason: 'allowed for the test', decidedBy: { scope: 'default', ruleId: null }, classes: [] }),
+      // The rules allow every push but one to `denied`: what stops the others is the cap alone.
+      gate: async (action) => {
+        const denied = action.kind === 'command' && action.command.endsWith(' denied');
+        return { allow: !denied, decision: denied ? 'deny' : 'allow', reason: denied ? 'not that branch' : 'allowed for the test', decidedBy: { scope: 'default', ruleId: null }, classes: [] };
+      },
       signal: new AbortController().signal,
       pushRemotes: new Map(remotes.map((remote) => [remote.id, remote])),
       pushStagingDir: join(scratch, 'staging'),
@@ -88,18 +79,19 @@ describe('push pack cap (SEC-10)', () => {
     const unregister = app.hookSessions.register(session);
     try {
       const env = { ...process.env, ...gitPushEnvironment(url, token, remotes) };
-      const push = (refspec: string) =>
-        new Promise<{ code: number; stderr: string }>((resolve) => {
-          const child = spawn('git', ['push', 'origin', refspec], { cwd: repoPath, env });
-          let stderr = '';
-          child.stderr.on('data', (chunk) => (stderr += chunk));
-          child.on('close', (code) => resolve({ code: code ?? 1, stderr }));
-        });
+      const push = (refspec: string) => pushToOrigin(repoPath, env, refspec);
       const big = await push('HEAD:refs/heads/big');
       expect(big.code).not.toBe(0);
       expect(big.stderr).toMatch(/413/);
       expect(remoteRef(remotePath, 'refs/heads/big')).toBeNull();
       expect(session.decisions.map((entry) => entry.allow)).toEqual([true]);
+
+
+      // Denied before its pack is read, and the unread pack dropped so git still prints the reason.
+      const denied = await push('HEAD:refs/heads/denied');
+      expect(denied.code).not.toBe(0);
+      expect(denied.stderr).toMatch(/push refused \(decided by default\): not that branch/);
+      expect(remoteRef(remotePath, 'refs/heads/denied')).toBeNull();
 
       const fine = await push(`${small}:refs/heads/small`);
       expect(fine.code, fine.stderr).toBe(0);

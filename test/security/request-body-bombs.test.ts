@@ -86,6 +86,8 @@ function postPush(headers: Record<string, string>, chunks: Iterable<Buffer>): Pr
     let answered: { status: number; sentAtResponse: number } | null = null;
     const request = httpRequest(`${push.url}/git-receive-pack`, {
       method: 'POST',
+      // A connection of its own: Node's pooling agent would hand a connection whose body was cut short to the next request.
+      agent: false,
       headers: { authorization: `Bearer ${push.token}`, 'content-type': 'application/x-git-receive-pack-request', ...headers },
     });
     const timer = setTimeout(() => {
@@ -99,6 +101,8 @@ function postPush(headers: Record<string, string>, chunks: Iterable<Buffer>): Pr
       response.on('end', () => {
         clearTimeout(timer);
         resolve({ ...answered!, body: Buffer.concat(parts).toString('latin1'), sent });
+        // Done with this connection, as git is once it has the answer; the unsent rest never goes.
+        request.destroy();
       });
     });
     // The server closes the connection after answering early; the unsent rest is expected to fail.

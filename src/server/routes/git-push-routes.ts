@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { bearerToken } from '../bearer-token.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { GIT_PUSH_PATH, GitPushProxy, PUSH_PACK_BYTES, type ProxyResponse } from '../../git/git-push-proxy.js';
-import { BodyEncodingError, BodyLimitError, bodyErrorJson, boundedBody, type BodyLimits } from '../bounded-body.js';
+import { BodyEncodingError, BodyLimitError, bodyErrorJson, boundedBody, discardRest, type BodyLimits } from '../bounded-body.js';
 
 const RemoteParams = z.object({ remoteId: z.string().regex(/^[0-9a-f]{16}$/) });
 
@@ -32,9 +32,9 @@ export function gitPushRoutes(
     }
     const send = (reply: FastifyReply, response: ProxyResponse) => {
       void reply.code(response.status);
-      // An answer given before the body was read (a refusal, a cap) closes the connection instead of
-      // letting Node read and discard the rest of the body.
-      if (!reply.request.raw.complete) void reply.header('connection', 'close');
+      // An answer given before the body was read (a refusal, a cap): the rest is dropped unread, at
+      // most one cap's worth, so git still shows the reason.
+      if (!reply.request.raw.complete) discardRest(reply.request.raw, limits.compressedBytes);
       for (const [name, value] of Object.entries(response.headers)) void reply.header(name, value);
       return reply.send(response.body);
     };
