@@ -95,6 +95,21 @@ async function detect(): Promise<CgroupSupport> {
   return { kind: 'none', detail: 'no writable cgroup with the pids controller: rlimits only, process count unbounded for root' };
 }
 
+/** Whether `dir` is gone (removed now, or already). */
+function removeDir(dir: string): Promise<boolean> {
+  return rmdir(dir).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+  );
+}
+
+async function retryRemoval(dir: string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 20).unref());
+    if (await removeDir(dir)) return;
+  }
+}
+
 let probed: Promise<CgroupSupport> | null = null;
 
 /** What this host offers, probed once per process. */
@@ -229,21 +244,18 @@ export class LaunchCgroup {
     }
   }
 
-  /** Kills what is left and removes the cgroup (a process still exiting keeps it busy for a moment). */
+  /**
+   * Kills what is left and removes the cgroup. A process still exiting keeps it busy for a moment:
+   * then the removal is tried again in the background (nothing is left to run in it), so that a
+   * command's result does not wait for the kernel's cleanup.
+   */
   async remove(): Promise<void> {
     this.watchers = 0;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.killAll();
     for (const dir of new Set([this.dirs.pids, this.dirs.memory].filter((dir): dir is string => dir !== null))) {
-      for (let attempt = 0; attempt < 50; attempt += 1) {
-        const removed = await rmdir(dir).then(
-          () => true,
-          (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
-        );
-        if (removed) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      if (!(await removeDir(dir))) void retryRemoval(dir);
     }
   }
 
