@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEED_CEO, SEED_SPECIALISTS } from '../../src/services/agents/seed-agents.js';
 import { findAgent, updateAgent } from '../../src/store/repositories/agent-repository.js';
 import { workspaceStoreRows } from '../support/test-database.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
@@ -149,10 +150,12 @@ describe('agent settings are honoured or refused (TRUTH-1)', () => {
     await server.api('DELETE', `${agentsPath}/${agent.body.id}`);
   });
 
+  // A guard rather than a regression test: the seeds never carried a refused value, and must not start to.
   it('the seeded agents carry only what their transport honours', async () => {
-    const { body } = await server.api('GET', agentsPath);
-    expect(body.agents.length).toBeGreaterThan(0);
-    for (const agent of body.agents) {
+    const seedNames = [SEED_CEO, ...SEED_SPECIALISTS].map((seed) => seed.name);
+    const seeded = (await server.api('GET', agentsPath)).body.agents.filter((agent: { name: string }) => seedNames.includes(agent.name));
+    expect(seeded.map((agent: { name: string }) => agent.name).sort()).toEqual([...seedNames].sort());
+    for (const agent of seeded) {
       const honoured = HONOURED[agent.adapterId ?? 'builtin']!;
       for (const field of FIELDS) {
         if (!honoured.includes(field)) expect(agent[field], `${agent.name}.${field}`).toEqual(UNSET[field]);
