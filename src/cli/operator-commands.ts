@@ -5,6 +5,7 @@ import type { Question } from '../schemas/question.js';
 import type { Run } from '../schemas/run.js';
 import type { Workspace } from '../schemas/workspace.js';
 import type { ApiClient } from './api-client.js';
+import { dollars, planCostText } from './plan-cost-text.js';
 import { cell } from './terminal-text.js';
 
 /** What the operator commands need from main.ts: the API client and the workspace lookup. */
@@ -18,7 +19,6 @@ const out = (line: string): void => {
 };
 const json = (value: unknown) => out(JSON.stringify(value, null, 2));
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '-');
-const dollars = (usd: number | null) => (usd === null ? '?' : `$${usd.toFixed(usd < 1 ? 4 : 2)}`);
 /** The one line that says what an approval is about: its command, goal or action, else its title. */
 export function summaryOf(approval: Approval): string {
   for (const key of ['summary', 'command', 'goal', 'action']) {
@@ -101,7 +101,7 @@ export function registerOperatorCommands(program: Command, context: OperatorComm
       if (options.json) return json(list);
       if (list.length === 0) return out('No plans.');
       for (const plan of list) {
-        out(`${plan.id}  ${cell(plan.status, 10)} ${String(plan.progress.settled).padStart(2)}/${String(plan.progress.total).padEnd(2)} steps  est. ${cell(dollars(plan.costEstimate.total.usd), 9)} ${cell(plan.goal, 70)}`);
+        out(`${plan.id}  ${cell(plan.status, 10)} ${String(plan.progress.settled).padStart(2)}/${String(plan.progress.total).padEnd(2)} steps  ${cell(planCostText(plan), 66)} ${cell(plan.goal, 70)}`);
       }
     });
   plans
@@ -112,7 +112,8 @@ export function registerOperatorCommands(program: Command, context: OperatorComm
       const { api, base } = await withWorkspace(options);
       const plan = await api.request<Plan>('GET', `${base}/plans/${encodeURIComponent(planId)}`);
       if (options.json) return json(plan);
-      out(`${plan.id}  ${plan.status}  ${plan.progress.settled}/${plan.progress.total} settled  est. ${dollars(plan.costEstimate.total.usd)}`);
+      out(`${plan.id}  ${plan.status}  ${plan.progress.settled}/${plan.progress.total} settled  ${planCostText(plan)}`);
+      if (plan.costEstimate.frozenAt) out(`estimate frozen at approval, ${time(plan.costEstimate.frozenAt)}`);
       out(`goal: ${cell(plan.goal, 200).trimEnd()}`);
       for (const error of plan.errors) out(`error: ${cell(error.message, 200).trimEnd()}`);
       for (const node of plan.nodes) out(`  ${cell(node.key, 16)} ${cell(node.state, 10)} ${cell(node.title, 60).trimEnd()}${node.dependsOn.length ? `  (after ${node.dependsOn.join(', ')})` : ''}`);

@@ -24,14 +24,48 @@ export type PlanNodeView = z.infer<typeof PlanNodeView>;
 export const PlanError = z.object({ code: z.string(), message: z.string(), field: z.string(), nodeKey: z.string().optional() });
 export type PlanError = z.infer<typeof PlanError>;
 
-/** The cost estimate of a plan (PLAN-3): tokens per step and in total, US dollars when the price is known. */
+/**
+ * The words for an estimate nobody can give (TRUTH-3), shown as "unknown (<reason>)" by every client.
+ * One place, so the API, the CLI and the web app say the same thing.
+ */
+export const UNKNOWN_ESTIMATE_REASONS = {
+  noHistory: 'no run history',
+  noPrice: "the model's price is unknown",
+  notRecorded: 'not recorded at approval',
+} as const;
+
+/**
+ * The cost estimate of a plan (PLAN-3): tokens per step and in total, US dollars when known. TRUTH-3: a
+ * proposal's estimate follows the agent's history until the operator decides; approval freezes it
+ * (`frozenAt`), so an approved plan always shows the estimate it was approved at.
+ */
 export const PlanCostEstimate = z.object({
-  perNode: z.array(z.object({ key: z.string(), inputTokens: z.number(), outputTokens: z.number(), usd: z.number().nullable() })),
-  total: z.object({ inputTokens: z.number(), outputTokens: z.number(), usd: z.number().nullable() }),
-  basis: z.enum(['history', 'default']),
+  perNode: z.array(z.object({ key: z.string(), inputTokens: z.number().nullable(), outputTokens: z.number().nullable(), usd: z.number().nullable() })),
+  total: z.object({ inputTokens: z.number().nullable(), outputTokens: z.number().nullable(), usd: z.number().nullable() }),
+  /**
+   * `history`: the median of the agent's own past runs; `noHistory`: fewer than three runs, so nothing
+   * is estimated; `notRecorded`: a plan approved before estimates were kept with the approval.
+   */
+  basis: z.enum(['history', 'noHistory', 'notRecorded']),
+  /** Usable past runs of the agent the estimate rests on. */
+  historyRuns: z.number(),
+  /** Why `total.usd` is unknown, one of {@link UNKNOWN_ESTIMATE_REASONS}; null when it is known. */
+  unknownReason: z.string().nullable(),
+  /** When the estimate was frozen with the approval; null while the plan is not approved. */
+  frozenAt: IsoTime.nullable(),
   currency: z.literal('USD'),
 });
 export type PlanCostEstimate = z.infer<typeof PlanCostEstimate>;
+
+/** What a plan's steps actually cost (TRUTH-3): the recorded runs of its steps and every run they started. */
+export const PlanActualCost = z.object({
+  usd: z.number(),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  /** Recorded runs summed (step runs and the runs under them). */
+  runs: z.number(),
+});
+export type PlanActualCost = z.infer<typeof PlanActualCost>;
 
 /** A plan as the conversation row and Plan Studio show it (PLAN-3, PLAN-8). */
 export const Plan = z.object({
@@ -53,6 +87,8 @@ export const Plan = z.object({
   /** PLAN-7 on ORC-4: the `orc_` orchestration that records the approved plan (null before approval). */
   orchestrationId: z.string().nullable().optional(),
   costEstimate: PlanCostEstimate,
+  /** Actual cost so far, shown beside the estimate. */
+  actualCost: PlanActualCost,
   decidedBy: z.string().nullable(),
   reason: z.string().nullable(),
   createdAt: IsoTime,

@@ -238,7 +238,7 @@ export interface PlanTable {
   errors: string;
   /** JSON of the compiled blueprint, set on approval. */
   blueprint: string | null;
-  /** JSON of the cost estimate frozen with the approval (TRUTH-3, migration 0023); null before approval or for older plans. */
+  /** JSON of the cost estimate frozen with the approval (TRUTH-3, migration 0024); null before approval or for older plans. */
   approved_estimate: string | null;
   decided_by: string | null;
   reason: string | null;

@@ -292,7 +292,8 @@ describe('cost and time of a plan (PLAN-3, HAR-6)', () => {
     await page.goto(`${server.url}/w/${ws}/c/${conversationId}`);
     const costLine = page.getByTestId('goal-progress-cost');
     await costLine.waitFor({ timeout: 20_000 });
-    expect(await costLine.textContent()).toMatch(done.costEstimate.total.usd === null ? /^Spent \$[\d.,]+ \(no estimate\)/ : /^Spent \$[\d.,]+ of \$[\d.,]+ estimated/);
+    // TRUTH-3: the estimate frozen at approval (or why it is unknown), with the recorded actual beside it.
+    expect(await costLine.textContent()).toMatch(done.costEstimate.total.usd === null ? /^estimated unknown \([a-z' ]+\) · spent \$[\d.,]+/ : /^estimated \$[\d.,]+ · spent \$[\d.,]+/);
 
     await page.goto(`${server.url}/w/${ws}/c/${conversationId}?plan=${plan.id}`);
     const studio = page.getByTestId('plan-studio');

@@ -29,10 +29,24 @@ const node = (key: string, title: string, dependsOn: string[], state = 'pending'
   level: null,
 });
 
-const cost = (entries: Array<[string, number]>) => ({
+const cost = (entries: Array<[string, number]>, frozenAt: string | null = null) => ({
   perNode: entries.map(([key, usd]) => ({ key, inputTokens: 12_000, outputTokens: 3_000, usd })),
   total: { inputTokens: 12_000 * entries.length, outputTokens: 3_000 * entries.length, usd: entries.reduce((sum, [, usd]) => sum + usd, 0) },
-  basis: 'default',
+  basis: 'history',
+  historyRuns: 5,
+  unknownReason: null,
+  frozenAt,
+  currency: 'USD',
+});
+
+/** What the server sends for an agent without run history (TRUTH-3): no figures, and why. */
+const unknownCost = (keys: string[]) => ({
+  perNode: keys.map((key) => ({ key, inputTokens: null, outputTokens: null, usd: null })),
+  total: { inputTokens: null, outputTokens: null, usd: null },
+  basis: 'noHistory',
+  historyRuns: 0,
+  unknownReason: 'no run history',
+  frozenAt: null,
   currency: 'USD',
 });
 
@@ -52,7 +66,8 @@ function invalidPlan() {
     edges: [{ from: 'one', to: 'two' }],
     errors: [{ code: 'dangling_dependency', message: 'depends on "ghost", which does not exist', field: 'nodes.1.dependsOn', nodeKey: 'two' }],
     progress: { settled: 0, total: 2 },
-    costEstimate: cost([['one', 0.01], ['two', 0.02]]),
+    costEstimate: unknownCost(['one', 'two']),
+    actualCost: { usd: 0, inputTokens: 0, outputTokens: 0, runs: 0 },
     createdAt: '2026-01-01T00:00:00.000Z',
   };
 }
@@ -77,7 +92,9 @@ function validPlan() {
     edges: [{ from: 'research', to: 'build' }, { from: 'build', to: 'verify' }],
     errors: [],
     progress: { settled: running ? 1 : 0, total: 3 },
-    costEstimate: cost([['research', 0.012], ['build', 0.03], ['verify', 0.008]]),
+    // Frozen with the approval (TRUTH-3): the running plan keeps the figure it was approved at.
+    costEstimate: cost([['research', 0.012], ['build', 0.03], ['verify', 0.008]], running ? '2026-01-01T00:01:30.000Z' : null),
+    actualCost: { usd: running ? 0.0213 : 0, inputTokens: running ? 9_000 : 0, outputTokens: running ? 900 : 0, runs: running ? 1 : 0 },
     createdAt: '2026-01-01T00:01:00.000Z',
   };
 }
@@ -122,6 +139,8 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
     const invalidRow = rows.filter({ hasText: 'dangling dependency' });
     expect(await invalidRow.textContent()).toContain('2 steps');
+    // No run history: the row says the estimate is unknown and why, never "$0.00".
+    expect(await invalidRow.getByTestId('plan-row-cost').textContent()).toBe('estimated unknown (no run history)');
     expect(await invalidRow.getByRole('button', { name: 'Approve and run' }).isDisabled()).toBe(true);
     await invalidRow.getByRole('button', { name: 'Open' }).click();
     const studio = page.getByTestId('plan-studio');
@@ -129,6 +148,8 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     expect(new URL(page.url()).searchParams.get('plan')).toBe('plan_invalid');
     expect(await studio.getByRole('button', { name: 'Approve plan' }).isDisabled()).toBe(true);
     expect(await studio.getByTestId('plan-errors').textContent()).toContain('two: depends on "ghost"');
+    expect(await studio.getByTestId('cost-estimate').locator('.cost-total').textContent()).toBe('unknown (no run history)');
+    expect(await studio.getByTestId('cost-summary').textContent()).toMatch(/^estimated unknown \(no run history\) · spent/);
     await expect.poll(() => studio.getByTestId('plan-node').count()).toBe(2);
     await ui.screenshot('plan-studio-invalid');
   });
@@ -157,6 +178,9 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     await expect.poll(() => studio.locator('[data-node-key="research"]').getAttribute('data-state')).toBe('done');
     expect(await studio.locator('[data-node-key="build"]').getAttribute('data-state')).toBe('running');
     expect(await studio.getByRole('button', { name: 'Approve plan' }).count()).toBe(0);
+    // The estimate it was approved at, with actual beside it, in the cost panel and on the plan row.
+    await expect.poll(() => studio.getByTestId('cost-summary').textContent()).toMatch(/^estimated \$0\.05 · spent \$[\d.]+$/);
+    expect(await studio.getByTestId('cost-estimate').textContent()).toContain('frozen at approval');
 
     await studio.locator('[data-node-key="build"]').click();
     await studio.getByRole('button', { name: 'Cancel this step' }).click();
@@ -172,6 +196,8 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     await page.getByRole('tab', { name: 'Conversation' }).click();
     await expect.poll(() => page.getByTestId('goal-progress').textContent()).toBe('Running — 1 of 3 steps done, 1 in progress');
     expect(await page.getByTestId('goal-row').textContent()).toContain('Ship the export button');
+    expect(await page.getByTestId('plan-row').filter({ hasText: 'Ship the export button' }).getByTestId('plan-row-cost').textContent()).toBe('estimated $0.05 · spent $0.0213');
+
   });
 
   it('keyboard: the steps list selects nodes without a mouse', async () => {

@@ -13,28 +13,32 @@ export interface RunTokenUsage {
   readonly outputTokens: number;
 }
 
-/** What one step is expected to consume. */
+/** What one step is expected to consume; null figures are unknown (no run history, or no price). */
 export interface NodeCostEstimate {
   readonly key: string;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
   readonly usd: number | null;
 }
+
+/**
+ * Where an estimate comes from: the agent's own run history, or nothing — then every figure is null
+ * (TRUTH-3: a number shown to a person rests on evidence; an invented per-step default is not).
+ */
+export type PlanEstimateBasis = 'history' | 'noHistory';
 
 /** Plan Studio's cost estimate (PLAN-3): per step and in total, and whether it rests on history. */
 export interface PlanCostEstimate {
   readonly perNode: readonly NodeCostEstimate[];
-  readonly total: { readonly inputTokens: number; readonly outputTokens: number; readonly usd: number | null };
-  readonly basis: 'history' | 'default';
+  readonly total: { readonly inputTokens: number | null; readonly outputTokens: number | null; readonly usd: number | null };
+  readonly basis: PlanEstimateBasis;
+  /** Usable past runs the estimate rests on (fewer than {@link MIN_HISTORY_RUNS}: basis `noHistory`). */
+  readonly historyRuns: number;
   readonly currency: 'USD';
 }
 
-/** Runs of history needed before its median replaces the defaults: one or two runs are anecdotes. */
+/** Runs of history needed before an estimate is given: one or two runs are anecdotes. */
 export const MIN_HISTORY_RUNS = 3;
-/** Input tokens assumed for a typical step when the agent lacks history: a few files read plus context. */
-export const DEFAULT_STEP_INPUT_TOKENS = 40_000;
-/** Output tokens assumed for a typical step when the agent lacks history. */
-export const DEFAULT_STEP_OUTPUT_TOKENS = 4_000;
 /** Description length (characters, trimmed) of a "typical" step, for which the complexity factor is 1. */
 export const TYPICAL_DESCRIPTION_LENGTH = 500;
 /** Bounds of the complexity factor: a terse step still costs something; a long one is not unbounded. */
@@ -79,10 +83,10 @@ function roundUsd(usd: number | null): number | null {
 }
 
 /**
- * Estimates what running a plan will cost (PLAN-3). Per step:
+ * Estimates what running a plan will cost (PLAN-3). With fewer than 3 usable past runs of the agent
+ * the estimate is unknown (basis `noHistory`, every figure null). Otherwise, per step:
  *
- *   baseline = median input/output tokens of the agent's past runs when it has at least 3 usable runs
- *              (basis `history`), else 40,000 input / 4,000 output tokens (basis `default`);
+ *   baseline = median input/output tokens of the agent's past runs (basis `history`);
  *   tokens   = round(baseline × complexityFactor(description))   — see {@link complexityFactor};
  *   usd      = (inputTokens × inputPerMillion + outputTokens × outputPerMillion) / 1,000,000,
  *              null when the model's pricing is unknown.
@@ -97,9 +101,17 @@ export function estimatePlanCost(
   history: readonly RunTokenUsage[],
 ): PlanCostEstimate {
   const runs = history.filter(usable);
-  const basis = runs.length >= MIN_HISTORY_RUNS ? 'history' : 'default';
-  const baseInput = basis === 'history' ? medianOf(runs.map((run) => run.inputTokens)) : DEFAULT_STEP_INPUT_TOKENS;
-  const baseOutput = basis === 'history' ? medianOf(runs.map((run) => run.outputTokens)) : DEFAULT_STEP_OUTPUT_TOKENS;
+  if (runs.length < MIN_HISTORY_RUNS) {
+    return {
+      perNode: nodes.map((node) => ({ key: node.key, inputTokens: null, outputTokens: null, usd: null })),
+      total: { inputTokens: null, outputTokens: null, usd: null },
+      basis: 'noHistory',
+      historyRuns: runs.length,
+      currency: 'USD',
+    };
+  }
+  const baseInput = medianOf(runs.map((run) => run.inputTokens));
+  const baseOutput = medianOf(runs.map((run) => run.outputTokens));
 
   let totalInput = 0;
   let totalOutput = 0;
@@ -117,7 +129,8 @@ export function estimatePlanCost(
   return {
     perNode,
     total: { inputTokens: totalInput, outputTokens: totalOutput, usd: isPriced(pricing) ? roundUsd(totalUsd) : null },
-    basis,
+    basis: 'history',
+    historyRuns: runs.length,
     currency: 'USD',
   };
 }

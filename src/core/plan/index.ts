@@ -26,8 +26,6 @@ export {
   estimatePlanCost,
   complexityFactor,
   MIN_HISTORY_RUNS,
-  DEFAULT_STEP_INPUT_TOKENS,
-  DEFAULT_STEP_OUTPUT_TOKENS,
   TYPICAL_DESCRIPTION_LENGTH,
   MIN_COMPLEXITY_FACTOR,
   MAX_COMPLEXITY_FACTOR,
@@ -35,4 +33,5 @@ export {
   type RunTokenUsage,
   type NodeCostEstimate,
   type PlanCostEstimate,
+  type PlanEstimateBasis,
 } from './estimate-plan-cost.js';

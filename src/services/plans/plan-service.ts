@@ -34,10 +34,12 @@ import {
   type PlanRecord,
 } from '../../store/repositories/plan-repository.js';
 import { completedRunUsage } from '../../store/repositories/run-repository.js';
+import { runTreeCost } from '../../store/repositories/run-tree-cost.js';
 import { insertTicket, reopenPlanTickets, setPlanTicketStatus } from '../../store/repositories/ticket-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { findOrchestrationOfPlan } from '../../store/repositories/orchestration-repository.js';
 import { recordPlanOrchestration } from '../orchestrations/plan-orchestration.js';
+import { freezeEstimate, liveEstimate, notRecordedEstimate } from './plan-estimate-view.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
@@ -135,6 +137,7 @@ export class PlanService {
         submission: input.submission,
         errors: [],
         blueprint: null,
+        approvedEstimate: null,
         decidedBy: null,
         reason: null,
         createdAt: now,
@@ -173,8 +176,11 @@ export class PlanService {
     }
     const blueprint = compilePlan(submission);
     const now = nowIso();
+    // TRUTH-3: the estimate the operator approves is the one the plan keeps; later runs grow the
+    // agent's history, and a recomputed figure would no longer be what was approved.
+    const estimate = freezeEstimate(await this.estimate(workspaceId, db, row.agentId, submission), now);
     await db.transaction().execute(async (trx) => {
-      const started = await startPlanExecution(trx, planId, { blueprint, decidedBy: operator.operatorId, at: now });
+      const started = await startPlanExecution(trx, planId, { blueprint, estimate, decidedBy: operator.operatorId, at: now });
       if (!started) throw new ConflictError('planId', `plan ${planId} was decided concurrently`);
       // PLAN-7 on ORC-4: the approved plan is recorded as an orchestration (one role: its planner).
       await recordPlanOrchestration(trx, row, { decidedBy: operator.operatorId, at: now });
@@ -452,13 +458,24 @@ export class PlanService {
       progress: { settled: progress.settled, total: progress.total },
       pipelineRunId: execution?.runId ?? null,
       orchestrationId: (await findOrchestrationOfPlan(db, row.id))?.id ?? null,
-      costEstimate: await this.estimate(workspaceId, db, row.agentId, submission),
+      costEstimate: await this.shownEstimate(workspaceId, db, row),
+      actualCost: await runTreeCost(db, nodes.flatMap((node) => (node.runId ? [node.runId] : []))),
       decidedBy: row.decidedBy,
       reason: row.reason,
       createdAt: row.createdAt,
       decidedAt: row.decidedAt,
       updatedAt: row.updatedAt,
     };
+  }
+
+  /**
+   * The estimate a plan shows (TRUTH-3): an approved plan (it has a blueprint) the one frozen with its
+   * approval, or "not recorded" when it was approved before estimates were kept; a plan not approved
+   * the current one.
+   */
+  private async shownEstimate(workspaceId: string, db: Kysely<WorkspaceSchema>, row: PlanRecord): Promise<Plan['costEstimate']> {
+    if (row.blueprint === null) return this.estimate(workspaceId, db, row.agentId, row.submission);
+    return row.approvedEstimate ?? notRecordedEstimate(row.submission.nodes.map((node) => node.key), row.decidedAt);
   }
 
   /** PLAN-3's cost estimate: the agent's model pricing and its own run history (docs/plan-graphs.md). */
@@ -470,13 +487,7 @@ export class PlanService {
     } catch {
       pricing = null;
     }
-    const estimate = estimatePlanCost(submission.nodes, pricing, await completedRunUsage(db, agentId, 50));
-    return {
-      perNode: estimate.perNode.map((node) => ({ ...node })),
-      total: { ...estimate.total },
-      basis: estimate.basis,
-      currency: estimate.currency,
-    };
+    return liveEstimate(estimatePlanCost(submission.nodes, pricing, await completedRunUsage(db, agentId, 50)));
   }
 
   private async findPlanOrThrow(db: Kysely<WorkspaceSchema>, planId: string): Promise<PlanRecord> {

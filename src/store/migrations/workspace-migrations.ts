@@ -733,14 +733,6 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.alterTable('runs').addColumn('inherited_rules', 'text').execute();
     },
   },
-  '0023_plan_approved_estimate': {
-    // TRUTH-3: the cost estimate a plan was approved at, kept with the approval (JSON of the API's
-    // PlanCostEstimate). Recomputing it later from a grown run history showed a different figure than
-    // the one the operator approved. Null for plans approved before this column existed.
-    async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('plans').addColumn('approved_estimate', 'text').execute();
-    },
-  },
   '0023_review_axis_assessments': {
     // TRUTH-3: a reviewer's axis is pass only with evidence. An explicit assessment (pass or fail,
     // with what was checked) is recorded per axis and per head: one about an older head says nothing
@@ -761,6 +753,14 @@ export const workspaceMigrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (column) => column.notNull())
         .execute();
       await db.schema.createIndex('review_axis_assessments_review_head').on('review_axis_assessments').columns(['review_id', 'head_sha']).execute();
+    },
+  },
+  '0024_plan_approved_estimate': {
+    // TRUTH-3: the cost estimate a plan was approved at, kept with the approval (JSON of the API's
+    // PlanCostEstimate). Recomputing it later from a grown run history showed a different figure than
+    // the one the operator approved. Null for plans approved before this column existed.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('plans').addColumn('approved_estimate', 'text').execute();
     },
   },
 };

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { PlanBlueprint } from '../../core/plan/plan-blueprint.js';
 import type { PlanSubmission } from '../../core/plan/plan-graph.js';
 import { PLAN_VIOLATION_CODES, type PlanViolation } from '../../core/plan/plan-violation.js';
-import { PlanStatus } from '../../schemas/plan.js';
+import { PlanCostEstimate, PlanStatus } from '../../schemas/plan.js';
 import type { PlanTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn, jsonColumn } from './column-parsers.js';
 
@@ -35,6 +35,7 @@ const parseStatus = enumColumn('plans', 'status', PlanStatus.options);
 const parseSubmission = jsonColumn('plans', 'submission', PlanSubmissionSchema);
 const parseErrors = jsonColumn('plans', 'errors', z.array(PlanViolationSchema));
 const parseBlueprint = jsonColumn('plans', 'blueprint', PlanBlueprintSchema);
+const parseApprovedEstimate = jsonColumn('plans', 'approved_estimate', PlanCostEstimate);
 
 /** A stored plan version (PLAN-2, PLAN-7): the submission as sent, and the blueprint once approved. */
 export interface PlanRecord {
@@ -49,6 +50,8 @@ export interface PlanRecord {
   submission: PlanSubmission;
   errors: PlanViolation[];
   blueprint: PlanBlueprint | null;
+  /** The estimate frozen with the approval (TRUTH-3); null before approval and for plans approved before it was kept. */
+  approvedEstimate: PlanCostEstimate | null;
   decidedBy: string | null;
   reason: string | null;
   createdAt: string;
@@ -70,6 +73,7 @@ export function toPlanRecord(row: Selectable<PlanTable>): PlanRecord {
     submission: parseSubmission(row.submission, row.id),
     errors: parseErrors(row.errors, row.id),
     blueprint: row.blueprint === null ? null : parseBlueprint(row.blueprint, row.id),
+    approvedEstimate: row.approved_estimate === null ? null : parseApprovedEstimate(row.approved_estimate, row.id),
     decidedBy: row.decided_by,
     reason: row.reason,
     createdAt: row.created_at,
@@ -125,6 +129,7 @@ export async function insertPlan(db: Kysely<WorkspaceSchema>, plan: PlanRecord):
       submission: JSON.stringify(plan.submission),
       errors: JSON.stringify(plan.errors),
       blueprint: plan.blueprint === null ? null : JSON.stringify(plan.blueprint),
+      approved_estimate: plan.approvedEstimate === null ? null : JSON.stringify(plan.approvedEstimate),
       decided_by: plan.decidedBy,
       reason: plan.reason,
       created_at: plan.createdAt,
@@ -134,15 +139,18 @@ export async function insertPlan(db: Kysely<WorkspaceSchema>, plan: PlanRecord):
     .execute();
 }
 
-/** PLAN-7: a proposed plan starts executing with its blueprint; false when it was no longer proposed. */
+/**
+ * PLAN-7: a proposed plan starts executing with its blueprint and the estimate it was approved at
+ * (TRUTH-3); false when it was no longer proposed.
+ */
 export async function startPlanExecution(
   db: Kysely<WorkspaceSchema>,
   planId: string,
-  change: { blueprint: PlanBlueprint; decidedBy: string; at: string },
+  change: { blueprint: PlanBlueprint; estimate: PlanCostEstimate; decidedBy: string; at: string },
 ): Promise<boolean> {
   const result = await db
     .updateTable('plans')
-    .set({ status: 'executing', blueprint: JSON.stringify(change.blueprint), decided_by: change.decidedBy, decided_at: change.at, updated_at: change.at })
+    .set({ status: 'executing', blueprint: JSON.stringify(change.blueprint), approved_estimate: JSON.stringify(change.estimate), decided_by: change.decidedBy, decided_at: change.at, updated_at: change.at })
     .where('id', '=', planId)
     .where('status', '=', 'proposed')
     .executeTakeFirst();

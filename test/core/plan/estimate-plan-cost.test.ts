@@ -5,12 +5,13 @@ const pricing = { inputPerMillion: 3, outputPerMillion: 15 };
 const typical = 'x'.repeat(500);
 
 describe('estimatePlanCost', () => {
-  it('uses the documented defaults without enough history', () => {
+  it('gives no figures without enough history (TRUTH-3: an invented default is not evidence)', () => {
     const estimate = estimatePlanCost([{ key: 'a', description: typical }], pricing, [{ inputTokens: 1, outputTokens: 1 }, { inputTokens: 2, outputTokens: 2 }]);
     expect(estimate).toEqual({
-      perNode: [{ key: 'a', inputTokens: 40_000, outputTokens: 4_000, usd: 0.18 }],
-      total: { inputTokens: 40_000, outputTokens: 4_000, usd: 0.18 },
-      basis: 'default',
+      perNode: [{ key: 'a', inputTokens: null, outputTokens: null, usd: null }],
+      total: { inputTokens: null, outputTokens: null, usd: null },
+      basis: 'noHistory',
+      historyRuns: 2,
       currency: 'USD',
     });
   });
@@ -39,7 +40,8 @@ describe('estimatePlanCost', () => {
     expect(complexityFactor(typical)).toBe(1);
     expect(complexityFactor('x'.repeat(1_000))).toBe(1.5);
     expect(complexityFactor('x'.repeat(9_999))).toBe(3);
-    const estimate = estimatePlanCost([{ key: 'short', description: '' }, { key: 'long', description: 'x'.repeat(1_500) }], pricing, []);
+    const history = Array.from({ length: 3 }, () => ({ inputTokens: 40_000, outputTokens: 4_000 }));
+    const estimate = estimatePlanCost([{ key: 'short', description: '' }, { key: 'long', description: 'x'.repeat(1_500) }], pricing, history);
     expect(estimate.perNode.map((node) => [node.inputTokens, node.outputTokens])).toEqual([
       [20_000, 2_000],
       [80_000, 8_000],
@@ -49,7 +51,8 @@ describe('estimatePlanCost', () => {
 
   it('reports unknown dollars when pricing is missing on either side', () => {
     for (const unknown of [null, { inputPerMillion: null, outputPerMillion: 15 }, { inputPerMillion: 3, outputPerMillion: null }]) {
-      const estimate = estimatePlanCost([{ key: 'a', description: typical }], unknown, []);
+      const history = Array.from({ length: 3 }, () => ({ inputTokens: 40_000, outputTokens: 4_000 }));
+      const estimate = estimatePlanCost([{ key: 'a', description: typical }], unknown, history);
       expect(estimate.perNode[0]!.usd).toBeNull();
       expect(estimate.total.usd).toBeNull();
       expect(estimate.total.inputTokens).toBe(40_000);
@@ -57,6 +60,7 @@ describe('estimatePlanCost', () => {
   });
 
   it('estimates an empty plan as zero', () => {
-    expect(estimatePlanCost([], pricing, []).total).toEqual({ inputTokens: 0, outputTokens: 0, usd: 0 });
+    const history = Array.from({ length: 3 }, () => ({ inputTokens: 1, outputTokens: 1 }));
+    expect(estimatePlanCost([], pricing, history).total).toEqual({ inputTokens: 0, outputTokens: 0, usd: 0 });
   });
 });

@@ -72,7 +72,8 @@ describe('plan mode end to end (PLAN-1..8, MODE-4)', () => {
     const plan = plans[0];
     expect(plan).toMatchObject({ version: 1, goal: 'Fix the login bug', status: 'proposed', stepCount: 3, progress: { settled: 0, total: 3 } });
     expect(plan.costEstimate.perNode).toHaveLength(3);
-    expect(plan.costEstimate.total.inputTokens).toBeGreaterThan(0);
+    // The agent has no finished runs yet: nothing to estimate from, so no figures (TRUTH-3).
+    expect(plan.costEstimate).toMatchObject({ basis: 'noHistory', unknownReason: 'no run history', total: { usd: null } });
     const submitted = await fixture.operator!.waitFor((event) => event.event === 'plan.submitted');
     expect(submitted.data.data.id).toBe(plan.id);
 

@@ -5,7 +5,7 @@ import type { Plan } from '../api/types';
 import { FieldError } from '../ui/states';
 import { formatDuration } from '../ui/cost-time';
 import { usePlanActuals } from './plan-actuals';
-import { canResume, formatCost, planOutcome, planProgress, totalCost } from './plan-view';
+import { canResume, estimateAndSpent, planOutcome, planProgress } from './plan-view';
 
 /**
  * PLAN-8: a started plan's outcome in words ("Stopped — 2 of 4 steps done"), Stop behind a
@@ -19,7 +19,6 @@ export function PlanControls({ ws, plan, testId, extra }: { ws: string; plan: Pl
   const progress = planProgress(plan);
   if (!progress) return null;
   const outcome = planOutcome(plan);
-  const estimate = totalCost(plan.costEstimate).amount;
   return (
     <div className="plan-controls">
       <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={outcome.done} aria-label="Plan progress">
@@ -66,8 +65,7 @@ export function PlanControls({ ws, plan, testId, extra }: { ws: string; plan: Pl
         </div>
       ) : null}
       <div className="small muted plan-cost-line" data-testid={`${testId}-cost`}>
-        Spent {formatCost(actuals.total.costUsd, 'USD')}
-        {estimate !== null ? ` of ${formatCost(estimate, 'USD')} estimated` : ' (no estimate)'}
+        {estimateAndSpent(plan.costEstimate, actuals.total.costUsd)}
         {actuals.total.durationMs ? ` · steps took ${formatDuration(actuals.total.durationMs)}` : ''}
       </div>
       {action.isError ? <FieldError message={errorMessage(action.error)} /> : null}

@@ -6,7 +6,7 @@ import { FieldError } from '../ui/states';
 import { nodeStateWord, planStatusWord } from '../ui/words';
 import { FinishedTurn } from './FinishedTurn';
 import type { PlanStepView } from './plan-steps';
-import { isAwaitingApproval, planOutcome, planProgress, planStatusTone, stepCount } from './plan-view';
+import { estimateAndSpent, estimateWords, isAwaitingApproval, planOutcome, planProgress, planStatusTone, stepCount } from './plan-view';
 import { isActive, LiveTurn } from './RunBlocks';
 
 const STEP_TONES: Record<string, 'neutral' | 'info' | 'ok' | 'warn' | 'bad'> = { running: 'info', done: 'ok', failed: 'bad', blocked: 'warn', cancelled: 'neutral' };
@@ -36,6 +36,10 @@ export function PlanRow({ ws, plan, steps = [], agentById, onOpen }: { ws: strin
           {count} step{count === 1 ? '' : 's'}
         </span>
         {progress ? <span className="muted small">{planOutcome(plan).label}</span> : null}
+        {/* TRUTH-3: the estimate (frozen once approved) with what the steps' runs recorded beside it. */}
+        <span className="muted small" data-testid="plan-row-cost">
+          {progress ? estimateAndSpent(plan.costEstimate, plan.actualCost.usd) : `estimated ${estimateWords(plan.costEstimate)}`}
+        </span>
         <span className="spacer" />
         <button type="button" className="btn btn-small" onClick={onOpen}>
           Open

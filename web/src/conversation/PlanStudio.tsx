@@ -7,11 +7,13 @@ import { Badge } from '../ui/badges';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
 import {
   basisLabel,
+  estimateAndSpent,
+  estimateWords,
+  nodeEstimateWords,
   CANCELLABLE_NODE_STATES,
   formatCost,
   formatTokens,
   isAwaitingApproval,
-  nodeCost,
   nodeTokens,
   planErrorText,
   planProgress,
@@ -227,7 +229,7 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
                 <dd>{selected.dependsOn.length ? selected.dependsOn.join(', ') : 'nothing'}</dd>
                 <dt>Estimated cost</dt>
                 <dd>
-                  {formatCost(nodeCost(plan.costEstimate, selected.key), currency)}
+                  {nodeEstimateWords(plan.costEstimate, selected.key)}
                   {selectedTokens ? <span className="muted"> · {formatTokens(selectedTokens.inputTokens)} in / {formatTokens(selectedTokens.outputTokens)} out</span> : null}
                 </dd>
                 <StepActualFacts ws={ws} actual={actuals.perNode.get(selected.key)} />
@@ -252,13 +254,16 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
             <h4>Cost estimate</h4>
             {plan.costEstimate ? (
               <>
-                <div className="cost-total">{formatCost(total.amount, currency)}</div>
+                <div className="cost-total">{estimateWords(plan.costEstimate)}</div>
                 {total.inputTokens !== null ? (
                   <div className="small">
                     {formatTokens(total.inputTokens)} tokens in / {formatTokens(total.outputTokens)} out
                   </div>
                 ) : null}
-                <div className="muted small">{basisLabel(plan.costEstimate.basis)}</div>
+                <div className="muted small">{basisLabel(plan.costEstimate)}</div>
+                <div className="small" data-testid="cost-summary">
+                  {estimateAndSpent(plan.costEstimate, actuals.total.costUsd)}
+                </div>
                 <div className="small" data-testid="cost-actual">
                   Spent so far: {formatCost(actuals.total.costUsd, currency)} · {formatTokens(actuals.total.inputTokens)} in / {formatTokens(actuals.total.outputTokens)} out
                 </div>

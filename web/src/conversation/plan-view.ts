@@ -76,7 +76,7 @@ export function nodeCost(estimate: CostEstimate | null, key: string): number | n
 
 export function nodeTokens(estimate: CostEstimate | null, key: string): { inputTokens: number; outputTokens: number } | null {
   const entry = estimate?.perNode.find((item) => item.key === key);
-  return entry ? { inputTokens: entry.inputTokens, outputTokens: entry.outputTokens } : null;
+  return entry && entry.inputTokens !== null && entry.outputTokens !== null ? { inputTokens: entry.inputTokens, outputTokens: entry.outputTokens } : null;
 }
 
 export function totalCost(estimate: CostEstimate | null): { amount: number | null; inputTokens: number | null; outputTokens: number | null } {
@@ -99,10 +99,31 @@ export function formatTokens(count: number | null): string {
 }
 
 const BASIS_LABELS: Record<string, string> = {
-  history: 'Estimated from this workspace\'s earlier runs',
-  default: 'Default estimate per step (no run history yet)',
+  history: "Estimated from this agent's earlier runs",
+  noHistory: 'This agent has no run history yet: nothing to estimate from',
+  notRecorded: 'Approved before estimates were kept with the approval',
 };
 
-export function basisLabel(basis: string): string {
-  return BASIS_LABELS[basis] ?? basis;
+/** Where the estimate comes from, and whether it is the one frozen with the approval (TRUTH-3). */
+export function basisLabel(estimate: CostEstimate): string {
+  const basis = BASIS_LABELS[estimate.basis] ?? estimate.basis;
+  return estimate.frozenAt && estimate.basis !== 'notRecorded' ? `${basis}; frozen at approval` : basis;
+}
+
+/** The plan's estimate in words: a figure, or "unknown (<why>)" as the server says it — never "$0.00" for unknown. */
+export function estimateWords(estimate: CostEstimate | null): string {
+  if (!estimate) return 'unknown';
+  return estimate.total.usd === null ? `unknown (${estimate.unknownReason ?? 'no estimate'})` : formatCost(estimate.total.usd, estimate.currency);
+}
+
+/** A step's estimate in words, like {@link estimateWords}. */
+export function nodeEstimateWords(estimate: CostEstimate | null, key: string): string {
+  const usd = nodeCost(estimate, key);
+  if (usd !== null || !estimate) return formatCost(usd, estimate?.currency ?? 'USD');
+  return `unknown (${estimate.unknownReason ?? 'no estimate'})`;
+}
+
+/** "estimated $0.2501 · spent $0.0020": the estimate (frozen once approved) with the recorded actual beside it. */
+export function estimateAndSpent(estimate: CostEstimate | null, spentUsd: number): string {
+  return `estimated ${estimateWords(estimate)} · spent ${formatCost(spentUsd, 'USD')}`;
 }
