@@ -76,10 +76,25 @@ export const WorkspaceSettings = z.object({
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;
 
+/**
+ * TRUTH-4: where a provider's key and base URL come from, as Settings shows them (never a key): set
+ * in Settings, taken from the server's environment (`keyEnvVar`, `baseUrlEnvVar`), the provider's
+ * default URL, not needed (a local Ollama), or missing.
+ */
+export const ProviderSetupView = z.object({
+  key: z.enum(['settings', 'environment', 'notNeeded', 'missing']),
+  keyEnvVar: z.string().nullable(),
+  baseUrl: z.enum(['settings', 'environment', 'default', 'missing']),
+  baseUrlEnvVar: z.string(),
+});
+export type ProviderSetupView = z.infer<typeof ProviderSetupView>;
+
 export const WorkspaceSettingsView = WorkspaceSettings.omit({ apiKeys: true, forgeTokens: true, runnerKeys: true }).extend({
   apiKeys: ProviderMap(z.literal('set')),
   forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.literal('set')),
   runnerKeys: RunnerMap(z.literal('set')),
+  /** Per model provider, where its key and base URL come from (the workspace's settings, then the server's environment). */
+  providerSetup: z.record(z.enum(PROVIDER_IDS), ProviderSetupView),
 });
 export type WorkspaceSettingsView = z.infer<typeof WorkspaceSettingsView>;
 

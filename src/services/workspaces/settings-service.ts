@@ -2,6 +2,7 @@ import { HttpUrl } from '../../schemas/common.js';
 import { WorkspaceSettings, type UpdateWorkspaceSettingsBody, type WorkspaceSettingsView } from '../../schemas/settings.js';
 import { readWorkspaceSettings, writeWorkspaceSettings } from '../../store/repositories/settings-repository.js';
 import type { EventBus } from '../event-bus.js';
+import { providerSetup } from './provider-setup.js';
 import type { WorkspaceService } from './workspace-service.js';
 
 function mergeNullable(current: Record<string, string | undefined>, change: Record<string, string | null | undefined> | undefined) {
@@ -19,6 +20,8 @@ export class SettingsService {
   constructor(
     private readonly workspaces: WorkspaceService,
     private readonly events: EventBus,
+    /** The server's environment, where a provider's key or base URL comes from when settings lack it (shown by source, never by value). */
+    private readonly env: Record<string, string | undefined> = {},
   ) {}
 
   async get(workspaceId: string): Promise<WorkspaceSettings> {
@@ -60,6 +63,7 @@ export class SettingsService {
       apiKeys: Object.fromEntries(Object.keys(settings.apiKeys).map((provider) => [provider, 'set' as const])),
       forgeTokens: Object.fromEntries(Object.keys(settings.forgeTokens).map((provider) => [provider, 'set' as const])),
       runnerKeys: Object.fromEntries(Object.keys(settings.runnerKeys).map((provider) => [provider, 'set' as const])),
+      providerSetup: providerSetup(settings, this.env),
     };
   }
 }
