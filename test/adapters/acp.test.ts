@@ -82,6 +82,14 @@ describe('ACP transport: agent requests the host answers', () => {
     const errors = journal().filter((entry) => entry.event === 'error');
     expect(errors.map((entry) => entry.code)).toEqual([-32602, -32602]);
     expect(journal().find((entry) => entry.event === 'read')!.content).toBe('hi there');
+    // Every write was put to the policy gate (the outside ones were then refused by the confined
+    // file access): without the gate call the inside file is written all the same, so these
+    // decisions are what prove the gate was asked.
+    expect(f.decisions.map((entry) => [entry.action.kind, entry.toolName, 'path' in entry.action ? entry.action.path : null])).toEqual([
+      ['fileWrite', 'fs/write_text_file', 'notes/hello.txt'],
+      ['fileWrite', 'fs/write_text_file', '../../escape.txt'],
+      ['fileWrite', 'fs/write_text_file', outside],
+    ]);
   });
 
   it('plan: fs/write_text_file is refused in a read-only mode even though the policy would allow it', async () => {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -308,6 +308,13 @@ describe('discovered remotes: hostile URLs are dropped with a reason, and a push
 });
 
 describe('server-run git ignores programs named by config an agent wrote (SEC-2)', () => {
+  /**
+   * The checkout runner passes git an allowlisted environment without `$CC_PWN`, so a payload run
+   * there must name the marker by its absolute path: through `$CC_PWN` it would touch a file
+   * elsewhere and the test could not see a filter that did run.
+   */
+  const touchAbsolute = (name: string) => `touch '${MARKS}${name}'`;
+
   /** A worktree with an untracked file whose attributes name a filter the config defines. */
   function filtered(configure: (gitDirHolder: string) => void): string {
     const { repo } = makeRepo('filter');
@@ -318,11 +325,11 @@ describe('server-run git ignores programs named by config an agent wrote (SEC-2)
 
   it.each<[string, (repo: string) => void]>([
     ['filter.<x>.clean in .git/config', (repo) => {
-      setConfig(repo, 'filter.evil.clean', `${touch('clean')}; cat`);
+      setConfig(repo, 'filter.evil.clean', `${touchAbsolute('clean')}; cat`);
       writeFileSync(join(repo, '.gitattributes'), '* filter=evil\n');
     }],
     ['a filter driver whose name holds "="', (repo) => {
-      setConfig(repo, 'filter.a=b.clean', `${touch('clean-eq')}; cat`);
+      setConfig(repo, 'filter.a=b.clean', `${touchAbsolute('clean-eq')}; cat`);
       setConfig(repo, 'filter.a=b.required', 'true');
       writeFileSync(join(repo, '.gitattributes'), '* filter=a=b\n');
     }],
@@ -331,21 +338,28 @@ describe('server-run git ignores programs named by config an agent wrote (SEC-2)
       writeFileSync(join(repo, '.gitattributes'), '* filter=evil\n');
     }],
     ['attributes in .git/info/attributes', (repo) => {
-      setConfig(repo, 'filter.evil.clean', `${touch('info-attributes')}; cat`);
+      setConfig(repo, 'filter.evil.clean', `${touchAbsolute('info-attributes')}; cat`);
       writeFileSync(join(repo, '.git', 'info', 'attributes'), '* filter=evil\n');
     }],
     ['a .git file pointing at a git dir whose config defines the filter', (repo) => {
       renameSync(join(repo, '.git'), join(repo, '.agent-gitdir'));
       writeFileSync(join(repo, '.git'), 'gitdir: .agent-gitdir\n');
-      setConfig(repo, 'filter.evil.clean', `${touch('gitfile')}; cat`);
+      setConfig(repo, 'filter.evil.clean', `${touchAbsolute('gitfile')}; cat`);
       writeFileSync(join(repo, '.gitattributes'), '* filter=evil\n');
     }],
-    ['core.fsmonitor', (repo) => setConfig(repo, 'core.fsmonitor', touch('fsmonitor'))],
+    ['core.fsmonitor', (repo) => setConfig(repo, 'core.fsmonitor', touchAbsolute('fsmonitor'))],
   ])('checkpointing a worktree: %s', async (_label, configure) => {
     const repo = filtered(configure);
     const ref = await checkpointOnHost(repo, 'conv_sec2');
     expect(ref).toMatch(/^refs\/cc-checkpoints\/conv_sec2\//);
     expect(marks()).toEqual([]);
+    // Positive control: the host's own git, without the server's overrides, does run the payload,
+    // so an empty MARKS above means the overrides stopped it, not that the payload was inert.
+    spawnSync('git', ['add', '--all'], { cwd: repo, env: { ...process.env, ...IDENTITY } });
+    spawnSync('git', ['status', '--porcelain'], { cwd: repo, env: { ...process.env, ...IDENTITY } });
+    const live = marks();
+    for (const name of live) rmSync(join(MARKS, name), { force: true });
+    expect(live).not.toEqual([]);
   });
 
   it('creating a conversation worktree does not run a smudge filter from the repository', async () => {
