@@ -669,6 +669,7 @@ const ACP_REQUESTS = `${ACP} > ACP transport: agent requests the host answers`;
 const ACP_PLAN = `${ACP_GATE} > plan: set_mode plan; a mutating command the agent would run is denied, and an edit is refused without asking`;
 
 const ACP_REAL_AGENT = 'test/adapters/acp-real-agent.test.ts > ACP transport against claude-agent-acp (RLY-7)';
+const ACP_REAL_RUNS = 'test/adapters/acp-real-agent-enforcement.test.ts > ACP transport against claude-agent-acp: orchestrate and the sandbox (RLY-7, HAR-4, SBX-1)';
 /** Said by every ACP cell shown only with the scripted ACP agent (test/support/fake-acp-agent.mjs). */
 const FAKE_ACP_AGENT = ' Tested against a fake ACP agent (a scripted process speaking the protocol), not a real agent.';
 
@@ -736,8 +737,8 @@ function acpCells(): HonestyRow[] {
       capability: 'completionContract',
       mode: 'orchestrate',
       level: 'enforced',
-      detail: `${HOST_RECORD} The same reminders as in plan, with propose_orchestration: a claimed call is reminded and flagged, an unreported real one counts.`,
-      testedBy: SILENT_ORCHESTRATION,
+      detail: `${HOST_RECORD} The same reminders as in plan, with propose_orchestration: the real claude-agent-acp agent ending an orchestrate turn without it is reminded twice in the same session, then flagged. That a claimed call is reminded and flagged and an unreported real one counts is tested against a fake ACP agent.`,
+      testedBy: `${ACP_REAL_RUNS} > orchestrate: a turn without propose_orchestration is reminded twice in the same session, then flagged deliverableFailed`,
     }),
     row({
       capability: 'nativeTools',
@@ -749,8 +750,8 @@ function acpCells(): HonestyRow[] {
       capability: 'sandbox',
       level: 'enforced',
       host: 'bubblewrap',
-      detail: 'The agent process runs inside bubblewrap with the runners’ mounts (data root and home hidden, private /tmp and HOME, worktree read-only in read-only modes, loopback-only network).',
-      testedBy: `${ACP} > ACP transport in bubblewrap (SBX-1) > the agent runs inside the runner sandbox: an allowed command writes the worktree, the data root stays hidden`,
+      detail: 'The agent process runs inside bubblewrap with the runners’ mounts (data root and home hidden, private /tmp and HOME, worktree read-only in read-only modes, loopback-only network). Shown with the real claude-agent-acp agent: a command the gate allows still cannot write outside the worktree or read the operator token.',
+      testedBy: `${ACP_REAL_RUNS} > inside bubblewrap a command the gate allows still cannot write outside the worktree, and the data root is hidden`,
     }),
     row({
       capability: 'sandbox',
