@@ -2,7 +2,8 @@
  * Review gates in the browser against the real backend (REV-4, TRUTH-3, UI): a person configures the
  * repository's gates on the review page (a bad name is refused, naming the row), runs them, watches
  * them progress, and sees each gate's output and exit code; the verdict names the failing gate and the
- * axes nobody assessed. Gates run in the real OS sandbox on a copy of head.
+ * axes nobody assessed; a person's assessment with its basis makes an axis pass. Gates run in the real
+ * OS sandbox on a copy of head.
  */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +38,7 @@ afterAll(async () => {
 });
 
 describe('review gates (REV-4, TRUTH-3, UI)', () => {
-  it('configures gates in the UI, runs them with progress, and shows each output and exit code', async () => {
+  it('configures gates in the UI, runs them with progress, shows each output and exit code; a person records an assessment', async () => {
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/reviews/${reviewId}`);
     await expect.poll(() => page.getByTestId('live-status').textContent()).toBe('Live');
@@ -88,6 +89,19 @@ describe('review gates (REV-4, TRUTH-3, UI)', () => {
     await expect.poll(() => banner.textContent()).toContain('BLOCK');
     expect(await banner.textContent()).toContain('gate unit failed: exit 1');
     expect(await banner.getByTestId('axis').filter({ hasText: 'lint' }).textContent()).toBe('⚙ lint: pass');
+
+    // A person records an assessment: without a basis it is refused; with one, the axis passes and says why.
+    const assessments = page.getByRole('region', { name: 'Assessments' });
+    await assessments.getByLabel('Axis to assess').selectOption('security');
+    await assessments.getByRole('button', { name: 'Record assessment' }).click();
+    await expect.poll(() => assessments.textContent()).toMatch(/say what you checked/i);
+    expect(await banner.getByTestId('axis').filter({ hasText: 'security' }).textContent()).toBe('security: not assessed');
+    await assessments.getByLabel('What you checked').fill('triple() and add() take numbers only; nothing reaches a shell or eval');
+    await assessments.getByRole('button', { name: 'Record assessment' }).click();
+    await expect.poll(() => banner.getByTestId('axis').filter({ hasText: 'security' }).textContent()).toBe('security: pass');
+    expect(await banner.getByTestId('axis-evidence').filter({ hasText: 'security' }).textContent()).toBe('security: assessed by operator: triple() and add() take numbers only; nothing reaches a shell or eval');
+    expect(await assessments.getByTestId('assessment').textContent()).toContain('security: pass by operator');
+    expect(await banner.textContent()).toContain('axis correctness was not assessed');
     await ui.screenshot('review-gates');
   });
 });

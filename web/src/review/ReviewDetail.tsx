@@ -4,6 +4,7 @@ import { useAgents } from '../api/hooks';
 import { ErrorState, Loading } from '../ui/states';
 import { parseDiff } from './diff-lines';
 import { disagreements } from './disagreements';
+import { AssessAxisForm } from './AssessAxisForm';
 import { GatesPanel } from './GatesPanel';
 import { PublishPanel } from './PublishPanel';
 import { downloadExport, useFindingAction, useFindings, useReview, useReviewCommand, useReviewDiff, useReviewTickets, useVerdict, type Finding, type VerdictView } from './review-api';
@@ -58,6 +59,7 @@ export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string })
       <PublishPanel ws={ws} reviewId={reviewId} finalized={Boolean(review.data.verdict)} />
       {verdict.data ? <VerdictBanner verdict={verdict.data.published ?? verdict.data.current} published={Boolean(verdict.data.published)} dropped={findings.data.dropped} /> : null}
       <GatesPanel ws={ws} reviewId={reviewId} repoPath={review.data.repoPath} headSha={review.data.headSha} />
+      {verdict.data ? <AssessAxisForm ws={ws} reviewId={reviewId} axes={verdict.data.current.axes.filter((axis) => axis.kind === 'agent').map((axis) => axis.axis)} /> : null}
       <div className="review-filters" aria-label="Filters">
         <FilterSelect label="Type" value={filters.type} options={TYPES} onChange={(type) => setFilters({ ...filters, type })} />
         <FilterSelect label="Priority" value={filters.priority} options={PRIORITIES} onChange={(priority) => setFilters({ ...filters, priority })} />

@@ -117,6 +117,14 @@ export function useAssessments(ws: string, reviewId: string) {
   return useQuery({ queryKey: [...keys.reviews(ws), reviewId, 'assessments'], queryFn: () => api.get<{ assessments: AxisAssessment[] }>(`${r(ws, reviewId)}/assessments`) });
 }
 
+export function useRecordAssessment(ws: string, reviewId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { axis: string; assessment: 'pass' | 'fail'; basis: string }) => api.post<AxisAssessment>(`${r(ws, reviewId)}/assessments`, body),
+    onSuccess: () => void client.invalidateQueries({ queryKey: keys.reviews(ws) }),
+  });
+}
+
 /** Downloads an export with the operator token (a plain link cannot send the Authorization header). */
 export async function downloadExport(ws: string, reviewId: string, format: 'sarif' | 'md'): Promise<void> {
   const response = await fetch(`${r(ws, reviewId)}/export.${format}`, { headers: { authorization: `Bearer ${getToken() ?? ''}` } });
