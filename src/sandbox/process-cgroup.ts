@@ -1,3 +1,4 @@
+import { rmdirSync } from 'node:fs';
 import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatBytes, type ProcessLimits } from './process-limits.js';
@@ -103,11 +104,29 @@ function removeDir(dir: string): Promise<boolean> {
   );
 }
 
+/** Cgroups whose removal is still being retried: tried once more, synchronously, when the process exits. */
+const pendingRemovals = new Set<string>();
+let exitHook = false;
+
 async function retryRemoval(dir: string): Promise<void> {
+  pendingRemovals.add(dir);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const pending of pendingRemovals) {
+        try {
+          rmdirSync(pending);
+        } catch {
+          // Still busy: the next server removes it (`removeStale`).
+        }
+      }
+    });
+  }
   for (let attempt = 0; attempt < 50; attempt += 1) {
     await new Promise((resolve) => setTimeout(resolve, 20).unref());
-    if (await removeDir(dir)) return;
+    if (await removeDir(dir)) break;
   }
+  pendingRemovals.delete(dir);
 }
 
 let probed: Promise<CgroupSupport> | null = null;
