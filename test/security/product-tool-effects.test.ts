@@ -49,6 +49,7 @@ const REACH: Record<string, Reach | Record<string, Reach>> = {
   confirm_review_node: 'ownRecords',
   dismiss_review_node: 'ownRecords',
   resolve_review_node: 'ownRecords',
+  assess_review_axis: 'ownRecords',
   finalize_review: 'ownRecords',
   create_ticket: 'ownRecords',
   update_ticket: 'ownRecords',
