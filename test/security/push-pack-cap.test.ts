@@ -5,9 +5,11 @@
  * real authentication hook over HTTP, real git on both ends; the cap is lowered to 4 MiB (the route's
  * `limits`) so the test pushes 8 MiB rather than 512.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -50,7 +52,7 @@ afterAll(async () => {
 });
 
 describe('push pack cap (SEC-10)', () => {
-  it('an allowed push whose pack passes the cap is cut off with 413 and reaches nothing; a denied large push shows its reason; a small one still goes through', async () => {
+  it('an allowed pack past the cap, plain or gzipped, is cut off with 413 and reaches nothing; a denied large push shows its reason; small pushes, plain and gzipped, go through', async () => {
     const { repoPath, remotePath } = await makeRepoWithRemote(join(scratch, 'repos'));
     const small = git(repoPath, 'rev-parse', 'HEAD');
     // Random bytes do not compress: the pack is as large as the file.
@@ -92,6 +94,31 @@ describe('push pack cap (SEC-10)', () => {
       expect(denied.code).not.toBe(0);
       expect(denied.stderr).toMatch(/push refused \(decided by default\): not that branch/);
       expect(remoteRef(remotePath, 'refs/heads/denied')).toBeNull();
+
+      // The same pack gzipped by hand (git sends large packs plain): decoded as it streams to git, and
+      // cut at the decoded cap although its wire size is under the wire cap; a small gzipped push lands.
+      const remote = remotes.find((entry) => entry.name === 'origin')!;
+      const post = async (ref: string, commit: string, base: string) => {
+        const pack = execFileSync('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: repoPath, input: `${commit}\n^${base}\n`, maxBuffer: 64 * MIB });
+        const line = `${'0'.repeat(40)} ${commit} ${ref}\0report-status\n`;
+        const commands = Buffer.from(`${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}0000`);
+        const response = await fetch(`${url}/api/git-push/${remote.id}/git-receive-pack`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-git-receive-pack-request', 'content-encoding': 'gzip' },
+          body: gzipSync(Buffer.concat([commands, pack])),
+        });
+        return { status: response.status, text: await response.text() };
+      };
+      const gzippedBig = await post('refs/heads/gzipped-big', git(repoPath, 'rev-parse', 'HEAD'), small);
+      expect(gzippedBig.status).toBe(413);
+      expect(JSON.parse(gzippedBig.text).error).toMatchObject({ code: 'payload_too_large', field: 'decompressedBytes' });
+      expect(remoteRef(remotePath, 'refs/heads/gzipped-big')).toBeNull();
+      // A commit on top of what the remote has (the big one never reached it).
+      const followUp = git(repoPath, ...IDENTITY, 'commit-tree', `${small}^{tree}`, '-p', small, '-m', 'small follow-up');
+      const gzippedSmall = await post('refs/heads/gzipped-small', followUp, small);
+      expect(gzippedSmall.status, gzippedSmall.text).toBe(200);
+      expect(gzippedSmall.text).toContain('ok refs/heads/gzipped-small');
+      expect(remoteRef(remotePath, 'refs/heads/gzipped-small')).toBe(followUp);
 
       const fine = await push(`${small}:refs/heads/small`);
       expect(fine.code, fine.stderr).toBe(0);
