@@ -113,12 +113,23 @@ describe.skipIf(!probe.available)('checkout isolation on the built-in harness (S
   });
 
   it('a .git file pointing at the user repository itself gives no write access to it', async () => {
-    const { repoPath } = await startHarness();
+    const { repoPath, api } = await startHarness();
     const before = userRefs(repoPath);
     const mainBefore = git(repoPath, 'rev-parse', 'refs/heads/main');
     const configBefore = readFileSync(join(repoPath, '.git', 'config'), 'utf8');
-    await bashTurn(`${COMMIT} "to be forced onto main" && git rev-parse HEAD > .agent-sha`, `rm -rf .git && printf 'gitdir: %s\\n' '${join(repoPath, '.git')}' > .git; true`);
-    const outputs = await bashTurn(`git update-ref refs/heads/main $(cat .agent-sha) 2>&1; echo '[core]' >> ${join(repoPath, '.git', 'config')} 2>&1; true`);
+    const [commitOutput] = await bashTurn(`${COMMIT} "to be forced onto main" >/dev/null && git rev-parse HEAD`, `rm -rf .git && printf 'gitdir: %s\\n' '${join(repoPath, '.git')}' > .git; true`);
+    // The commit's id is written out literally: a command substitution is code the classifier cannot
+    // see, which the gitPush deny above would refuse before the sandbox is ever tested.
+    const agentSha = /\b[0-9a-f]{40}\b/.exec(commitOutput ?? '')?.[0];
+    expect(agentSha).toBeDefined();
+    const attack = `git update-ref refs/heads/main ${agentSha} 2>&1; echo '[core]' >> ${join(repoPath, '.git', 'config')} 2>&1; true`;
+    // First layer: git under a `.git` pointing elsewhere is code the classifier cannot see, which
+    // carries every class, so the deny on pushes refuses it before anything runs (SEC-5).
+    expect((await bashTurn(attack))[0]).toMatch(/Denied by policy .*gitPush/);
+    // Second layer, the one under test: with that rule gone, the OS still refuses the write.
+    const rules = (await api('GET', '/policy/rules')).body.rules as Array<{ id: string; match: { effectClass?: string } }>;
+    for (const rule of rules.filter((candidate) => candidate.match.effectClass === 'gitPush')) expect((await api('DELETE', `/policy/rules/${rule.id}`)).status).toBeLessThan(300);
+    const outputs = await bashTurn(attack);
     expect(outputs[0]).toMatch(/Read-only file system|No such file or directory|not a git repository/i);
     expect(git(repoPath, 'rev-parse', 'refs/heads/main')).toBe(mainBefore);
     expect(userRefs(repoPath)).toBe(before);
