@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import type { FindingAnchor, FindingPriority, FindingStatus, FindingType, Verdict } from './review-types.js';
 
 /** What the exports need of a review. */
@@ -37,12 +38,24 @@ export interface ExportVerdict {
 /** SARIF levels by priority: P0/P1 are errors, P2 a warning, P3 a note. */
 const LEVEL: Record<FindingPriority, 'error' | 'warning' | 'note'> = { P0: 'error', P1: 'error', P2: 'warning', P3: 'note' };
 
+/** The uriBaseId that stands for the repository's root: result paths are relative to it. */
+const REPO_ROOT = 'REPO_ROOT';
+
+/** A rule's display name, distinct from its id as SARIF asks (`bug` → `BugFinding`). */
+function ruleName(type: string): string {
+  return `${type.charAt(0).toUpperCase()}${type.slice(1)}Finding`;
+}
+
 /**
  * The review as a SARIF 2.1.0 log: one run, one rule per finding type, one result per finding with
  * its head-side region; dismissed and resolved findings carry a suppression or `kind: pass`.
+ * Written to pass Microsoft's SARIF validator without warnings: rules have a name distinct from their
+ * id, the tool gives its version, and the repository maps to the uriBaseId the result paths use, so a
+ * consumer can place every result in the repository.
  */
-export function reviewToSarif(review: ExportReview, findings: readonly ExportFinding[], verdict: ExportVerdict | null): Record<string, unknown> {
+export function reviewToSarif(review: ExportReview, findings: readonly ExportFinding[], verdict: ExportVerdict | null, toolVersion: string): Record<string, unknown> {
   const types = [...new Set(findings.map((finding) => finding.type))].sort();
+  const repoRootUri = pathToFileURL(review.repoPath.endsWith('/') ? review.repoPath : `${review.repoPath}/`).href;
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -51,11 +64,13 @@ export function reviewToSarif(review: ExportReview, findings: readonly ExportFin
         tool: {
           driver: {
             name: 'Control Center review',
+            version: toolVersion,
             informationUri: 'https://example.invalid/control-center/review',
-            rules: types.map((type) => ({ id: type, name: type, shortDescription: { text: `Review finding: ${type}` } })),
+            rules: types.map((type) => ({ id: type, name: ruleName(type), shortDescription: { text: `Review finding: ${type}` } })),
           },
         },
-        versionControlProvenance: [{ repositoryUri: `file://${review.repoPath}`, revisionId: review.headSha, branch: review.head }],
+        originalUriBaseIds: { [REPO_ROOT]: { uri: repoRootUri } },
+        versionControlProvenance: [{ repositoryUri: repoRootUri, revisionId: review.headSha, branch: review.head, mappedTo: { uriBaseId: REPO_ROOT } }],
         properties: { base: review.base, baseSha: review.baseSha, headSha: review.headSha, mergeBaseSha: review.mergeBaseSha, round: review.round, verdict: verdict?.verdict ?? null, verdictConfidence: verdict?.confidence ?? null },
         results: findings.map((finding) => ({
           ruleId: finding.type,
@@ -68,7 +83,7 @@ export function reviewToSarif(review: ExportReview, findings: readonly ExportFin
                 locations: [
                   {
                     physicalLocation: {
-                      artifactLocation: { uri: finding.anchor.path.split('/').map(encodeURIComponent).join('/') },
+                      artifactLocation: { uri: finding.anchor.path.split('/').map(encodeURIComponent).join('/'), uriBaseId: REPO_ROOT },
                       region: { startLine: finding.anchor.startLine, endLine: finding.anchor.endLine },
                     },
                   },

@@ -24,6 +24,7 @@ import {
 } from '../../schemas/review.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
+import { PRODUCT_VERSION } from '../product-version.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const ReviewParams = WorkspaceParams.extend({ reviewId: z.string().min(1) });
@@ -226,7 +227,7 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { review, findings, verdict } = await exportData(request.params.workspaceId, request.params.reviewId);
         void reply.header('content-disposition', `attachment; filename="review-${review.id}.sarif"`);
-        return reviewToSarif(review, findings, verdict);
+        return reviewToSarif(review, findings, verdict, PRODUCT_VERSION);
       },
     );
     server.get(
