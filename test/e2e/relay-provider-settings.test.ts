@@ -64,49 +64,54 @@ describe('relay providers in the web app', () => {
     await ui.screenshot('agent-editor-acp-command');
   }, 60_000);
 
-  it('Settings → runner providers: a write-only key, an http(s) base URL checked by the server, a default model per provider', async () => {
+  it('Settings → providers: one table; a write-only key, an http(s) base URL checked by the server; a default model per provider', async () => {
     const { server, ui, workspaceId: ws } = suite!;
     const secret = 'key_cursor_E2E_SECRET_0001';
     const page = ui.page;
     await page.goto(`${server.url}/w/${ws}/settings/general`);
-    const key = page.getByLabel('Cursor runner key', { exact: true });
-    await key.waitFor();
+    // One table of providers: no second, near-identical runner table.
+    await page.getByRole('heading', { name: 'Providers' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Runner providers' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Model providers' }).count()).toBe(0);
+    const key = page.getByLabel('Cursor API key', { exact: true });
     await key.fill(secret);
-    // DeepSeek's runner URL is its Anthropic-compatible endpoint, and the field says so (seen and read out).
-    const deepseekUrl = page.getByLabel('DeepSeek runner base URL', { exact: true });
+    // DeepSeek agents' URL is DeepSeek's Anthropic-compatible endpoint, and the field says so (seen and read out).
+    const deepseekUrl = page.getByLabel('DeepSeek, Anthropic API (DeepSeek agents) base URL', { exact: true });
     expect(await deepseekUrl.getAttribute('placeholder')).toMatch(/^Anthropic-compatible/);
     const described = await deepseekUrl.getAttribute('aria-describedby');
     expect(await page.locator(`[id="${described}"]`).textContent()).toMatch(/^Anthropic-compatible endpoint .*https:\/\/api\.deepseek\.com\/anthropic$/);
-    await page.getByTestId('runner-provider-deepseek').getByText(/Anthropic-compatible endpoint/).waitFor();
-    await page.getByLabel('Grok (xAI) runner base URL').fill('file:///etc/passwd');
-    await page.getByRole('button', { name: 'Save runner providers' }).click();
-    await page.getByTestId('runner-provider-grok').getByText(/http:\/\/ or https:\/\//).waitFor();
+    await page.getByLabel('xAI (built-in harness, Grok) base URL').fill('file:///etc/passwd');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByTestId('provider-xai').getByText(/http:\/\/ or https:\/\//).waitFor();
     // Refused as a whole: nothing was stored, the key included.
     const untouched = (await server.api('GET', `/api/workspaces/${ws}/settings`)).body;
     expect(untouched.runnerKeys).toEqual({});
-    expect(untouched.runnerBaseUrls).toEqual({});
+    expect(untouched.baseUrls.xai).toBeUndefined();
 
-    await page.getByLabel('Grok (xAI) runner base URL').fill('http://127.0.0.1:9/v1');
-    await page.locator('#default-model-codex').fill('gpt-5.4');
-    await page.getByRole('button', { name: 'Save runner providers' }).click();
-    await page.getByRole('status').filter({ hasText: 'Runner providers saved' }).waitFor();
+    await page.getByLabel('xAI (built-in harness, Grok) base URL').fill('http://127.0.0.1:9/v1');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: /^Saved$/ }).waitFor();
     const stored = (await server.api('GET', `/api/workspaces/${ws}/settings`)).body;
     expect(stored.runnerKeys).toEqual({ cursor: 'set' });
-    expect(stored.runnerBaseUrls).toEqual({ grok: 'http://127.0.0.1:9/v1' });
-    expect(stored.defaultModels).toEqual({ codex: 'gpt-5.4' });
+    expect(stored.baseUrls.xai).toBe('http://127.0.0.1:9/v1');
     expect(await key.inputValue()).toBe('');
     expect(await key.getAttribute('placeholder')).toMatch(/set/);
 
+    await page.locator('#default-model-codex').fill('gpt-5.4');
+    await page.getByRole('button', { name: 'Save default models' }).click();
+    await page.getByRole('status').filter({ hasText: 'Default models saved' }).waitFor();
+    expect((await server.api('GET', `/api/workspaces/${ws}/settings`)).body.defaultModels).toEqual({ codex: 'gpt-5.4' });
+
     // After a reload the page knows only that a key is set; the key itself is nowhere in it.
     await page.reload();
-    await page.getByLabel('Cursor runner key', { exact: true }).waitFor();
+    await page.getByLabel('Cursor API key', { exact: true }).waitFor();
     expect(await page.content()).not.toContain(secret);
     expect(await page.locator('#default-model-codex').inputValue()).toBe('gpt-5.4');
-    await ui.screenshot('settings-runner-providers');
+    await ui.screenshot('settings-providers');
 
     // Remove drops it on the server.
-    await page.getByRole('button', { name: 'Remove the Cursor runner key' }).click();
-    await page.getByRole('button', { name: 'Save runner providers' }).click();
+    await page.getByRole('button', { name: 'Remove the Cursor API key' }).click();
+    await page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(async () => (await server.api('GET', `/api/workspaces/${ws}/settings`)).body.runnerKeys).toEqual({});
   }, 60_000);
 });

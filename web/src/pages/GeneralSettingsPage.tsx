@@ -5,19 +5,44 @@ import type { ProviderId, SettingsView } from '../api/types';
 import { ErrorState, FieldError, Loading } from '../ui/states';
 import { KeyAndUrlRow, toggled } from '../settings/KeyAndUrlRow';
 import { useKeysForm } from '../settings/useKeysForm';
-import { RunnerProviderSettings } from '../settings/RunnerProviderSettings';
+import { DefaultModelSettings } from '../settings/DefaultModelSettings';
 import { SettingsNav } from './SettingsNav';
 
-/** The providers of the built-in harness (HAR-2), as the settings route names them. */
-const PROVIDERS: Array<{ id: ProviderId; label: string; keyless?: boolean }> = [
-  { id: 'anthropic', label: 'Anthropic' },
-  { id: 'openai', label: 'OpenAI' },
-  { id: 'deepseek', label: 'DeepSeek' },
-  { id: 'xai', label: 'xAI (Grok)' },
-  { id: 'ollama', label: 'Ollama (local)', keyless: true },
+type RunnerProvider = keyof SettingsView['runnerKeys'];
+
+/**
+ * Every provider in one table: the built-in harness and the runners call the same providers with the
+ * same keys (the model proxy adds them to a runner's calls). `runner` names a runner key stored for
+ * the provider, which runners use instead; Cursor has only a runner key (its SDK runs in the server).
+ */
+const PROVIDERS: Array<{ id: ProviderId | 'cursor'; label: string; runner?: RunnerProvider }> = [
+  { id: 'anthropic', label: 'Anthropic (built-in harness, Claude Code, Claude Agent SDK)', runner: 'anthropic' },
+  { id: 'openai', label: 'OpenAI (built-in harness, Codex, Copilot, OpenAI Image)', runner: 'openai' },
+  { id: 'deepseek', label: 'DeepSeek (built-in harness)', runner: 'deepseek' },
+  { id: 'deepseek-anthropic', label: 'DeepSeek, Anthropic API (DeepSeek agents)' },
+  { id: 'xai', label: 'xAI (built-in harness, Grok)', runner: 'grok' },
+  { id: 'ollama', label: 'Ollama (local)' },
   { id: 'openai-compatible', label: 'OpenAI-compatible server' },
-  { id: 'deepseek-anthropic', label: 'DeepSeek, Anthropic API (DeepSeek relay agents)' },
+  { id: 'cursor', label: 'Cursor', runner: 'cursor' },
 ];
+
+/** Where the key in use comes from when none is stored here (never the key itself). */
+function keySource(settings: SettingsView, id: ProviderId | 'cursor'): { placeholder: string; source?: string } {
+  if (id === 'cursor') return { placeholder: 'not set' };
+  const setup = settings.providerSetup[id];
+  if (setup.key === 'environment') return { placeholder: 'from environment', source: `from environment (${setup.keyEnvVar ?? ''})` };
+  if (setup.key === 'notNeeded') return { placeholder: 'not needed' };
+  return { placeholder: 'not set', source: setup.keyEnvVar ? `not set: set it here or ${setup.keyEnvVar}` : 'not set' };
+}
+
+/** What the base URL field says when none is stored here. */
+function urlPlaceholder(settings: SettingsView, id: ProviderId | 'cursor'): string {
+  if (id === 'cursor') return 'default';
+  const setup = settings.providerSetup[id];
+  if (setup.baseUrl === 'environment') return `from environment (${setup.baseUrlEnvVar})`;
+  if (setup.baseUrl === 'missing') return `not set: set it here or ${setup.baseUrlEnvVar}`;
+  return 'default';
+}
 
 const NUMBERS: Array<{ key: keyof SettingsView; label: string; hint: string }> = [
   { key: 'defaultSilenceTimeoutMinutes', label: 'Default silence timeout (minutes)', hint: 'For agents without their own; 1–240.' },
@@ -28,10 +53,10 @@ const NUMBERS: Array<{ key: keyof SettingsView; label: string; hint: string }> =
 ];
 
 function isKnownField(field: string): boolean {
-  return NUMBERS.some(({ key }) => key === field) || /^(apiKeys|baseUrls)\.[\w-]+$/.test(field);
+  return NUMBERS.some(({ key }) => key === field) || /^(apiKeys|baseUrls|runnerKeys|runnerBaseUrls)\.[\w-]+$/.test(field);
 }
 
-/** Settings → Workspace → General: model keys (write-only) and base URLs, timeouts, limits. */
+/** Settings → Workspace → General: provider keys (write-only) and base URLs, timeouts, limits, default models. */
 export function GeneralSettingsPage({ ws }: { ws: string }) {
   const settings = useSettings(ws);
   return (
@@ -46,7 +71,7 @@ export function GeneralSettingsPage({ ws }: { ws: string }) {
         ) : (
           <>
             <SettingsForm ws={ws} settings={settings.data} />
-            <RunnerProviderSettings ws={ws} settings={settings.data} />
+            <DefaultModelSettings ws={ws} settings={settings.data} />
           </>
         )}
       </main>
@@ -54,9 +79,29 @@ export function GeneralSettingsPage({ ws }: { ws: string }) {
   );
 }
 
+/** DeepSeek's agents run the Claude Agent SDK: their URL is DeepSeek's Anthropic-compatible endpoint, never the OpenAI-style one. */
+const DEEPSEEK_ANTHROPIC_URL_HINT = {
+  text: 'Anthropic-compatible endpoint (DeepSeek agents run the Claude Agent SDK), e.g. https://api.deepseek.com/anthropic',
+  placeholder: 'Anthropic-compatible, default https://api.deepseek.com/anthropic',
+};
+
+/** A runner key stored for a provider (runners use it instead of the provider's key), with Remove/Keep. */
+function RunnerKeyNote({ label, removing, onToggle }: { label: string; removing: boolean; onToggle(): void }) {
+  return (
+    <div className="muted small">
+      {removing ? 'The runner key will be removed on save.' : 'A runner key is also set: agents on external runners use it.'}{' '}
+      <button type="button" className="btn btn-ghost btn-small" aria-label={`${removing ? 'Keep' : 'Remove'} the ${label} runner key`} onClick={onToggle}>
+        {removing ? 'Keep' : 'Remove'}
+      </button>
+    </div>
+  );
+}
+
 function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) {
   const { keys, setKeys, removeKeys, setRemoveKeys, error, saved, pending, keyPatch, save, fieldError } = useKeysForm(ws);
-  const [urls, setUrls] = useState<Record<string, string>>(() => ({ ...(settings.baseUrls as Record<string, string>) }));
+  const storedUrls = (from: SettingsView) => ({ ...(from.baseUrls as Record<string, string>), ...(from.runnerBaseUrls.cursor ? { cursor: from.runnerBaseUrls.cursor } : {}) });
+  const [urls, setUrls] = useState<Record<string, string>>(() => storedUrls(settings));
+  const [removeRunnerKeys, setRemoveRunnerKeys] = useState<Set<string>>(new Set());
   const [numbers, setNumbers] = useState<Record<string, string>>(() => Object.fromEntries(NUMBERS.map(({ key }) => [key, String(settings[key] ?? '')])));
 
   // Fresh settings from the server (after a save or a refetch) replace the form's values. Adjusted while
@@ -64,22 +109,29 @@ function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) 
   const [seenSettings, setSeenSettings] = useState(settings);
   if (settings !== seenSettings) {
     setSeenSettings(settings);
-    setUrls({ ...(settings.baseUrls as Record<string, string>) });
+    setUrls(storedUrls(settings));
+    setRemoveRunnerKeys(new Set());
     setNumbers(Object.fromEntries(NUMBERS.map(({ key }) => [key, String(settings[key] ?? '')])));
   }
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const apiKeys = keyPatch();
+    // Cursor's key and URL are runner settings; every other row is the provider's own.
+    const { cursor: cursorKey, ...apiKeys } = keyPatch();
+    const runnerKeys: Record<string, string | null> = Object.fromEntries([...removeRunnerKeys].map((id) => [id, null]));
+    if (cursorKey !== undefined) runnerKeys.cursor = cursorKey;
     const baseUrls: Record<string, string | null> = {};
+    const runnerBaseUrls: Record<string, string | null> = {};
     for (const { id } of PROVIDERS) {
       const next = (urls[id] ?? '').trim();
-      const before = (settings.baseUrls[id] ?? '').trim();
-      if (next !== before) baseUrls[id] = next === '' ? null : next;
+      const before = ((id === 'cursor' ? settings.runnerBaseUrls.cursor : settings.baseUrls[id]) ?? '').trim();
+      if (next !== before) (id === 'cursor' ? runnerBaseUrls : baseUrls)[id] = next === '' ? null : next;
     }
     const patch: Record<string, unknown> = {};
     if (Object.keys(apiKeys).length) patch.apiKeys = apiKeys;
     if (Object.keys(baseUrls).length) patch.baseUrls = baseUrls;
+    if (Object.keys(runnerKeys).length) patch.runnerKeys = runnerKeys;
+    if (Object.keys(runnerBaseUrls).length) patch.runnerBaseUrls = runnerBaseUrls;
     for (const { key } of NUMBERS) {
       const raw = numbers[key] ?? '';
       if (raw !== String(settings[key] ?? '')) patch[key] = raw.trim() === '' ? null : Number(raw);
@@ -90,8 +142,10 @@ function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) 
 
   return (
     <form className="editor" onSubmit={submit} noValidate aria-label="Workspace settings">
-      <h3>Model providers</h3>
-      <p className="muted small">Keys are write-only: the server only says whether one is set.</p>
+      <h3>Providers</h3>
+      <p className="muted small">
+        Keys are write-only: the server only says whether one is set, or that it runs on one from its environment. Agents on an external runner never hold a key: the server adds it to their model calls.
+      </p>
       <table className="table">
         <thead>
           <tr>
@@ -101,24 +155,37 @@ function SettingsForm({ ws, settings }: { ws: string; settings: SettingsView }) 
           </tr>
         </thead>
         <tbody>
-          {PROVIDERS.map((provider) => (
-            <KeyAndUrlRow
-              key={provider.id}
-              label={provider.label}
-              keyNoun="API key"
-              urlNoun="base URL"
-              stored={settings.apiKeys[provider.id] === 'set'}
-              removing={removeKeys.has(provider.id)}
-              onToggleRemove={() => setRemoveKeys((current) => toggled(current, provider.id))}
-              keyValue={keys[provider.id] ?? ''}
-              onKeyChange={(value) => setKeys((current) => ({ ...current, [provider.id]: value }))}
-              urlValue={urls[provider.id] ?? ''}
-              onUrlChange={(value) => setUrls((current) => ({ ...current, [provider.id]: value }))}
-              keyError={fieldError(`apiKeys.${provider.id}`)}
-              urlError={fieldError(`baseUrls.${provider.id}`)}
-              {...(provider.keyless ? { emptyPlaceholder: 'not needed' } : {})}
-            />
-          ))}
+          {PROVIDERS.map((provider) => {
+            const cursor = provider.id === 'cursor';
+            const source = keySource(settings, provider.id);
+            const runnerKeyStored = !cursor && provider.runner !== undefined && settings.runnerKeys[provider.runner] === 'set';
+            return (
+              <KeyAndUrlRow
+                key={provider.id}
+                testId={`provider-${provider.id}`}
+                label={provider.label}
+                keyNoun="API key"
+                urlNoun="base URL"
+                stored={cursor ? settings.runnerKeys.cursor === 'set' : settings.apiKeys[provider.id as ProviderId] === 'set'}
+                removing={removeKeys.has(provider.id)}
+                onToggleRemove={() => setRemoveKeys((current) => toggled(current, provider.id))}
+                keyValue={keys[provider.id] ?? ''}
+                onKeyChange={(value) => setKeys((current) => ({ ...current, [provider.id]: value }))}
+                urlValue={urls[provider.id] ?? ''}
+                onUrlChange={(value) => setUrls((current) => ({ ...current, [provider.id]: value }))}
+                keyError={fieldError(cursor ? 'runnerKeys.cursor' : `apiKeys.${provider.id}`)}
+                urlError={fieldError(cursor ? 'runnerBaseUrls.cursor' : `baseUrls.${provider.id}`)}
+                emptyPlaceholder={source.placeholder}
+                {...(source.source ? { keySource: source.source } : {})}
+                urlPlaceholder={urlPlaceholder(settings, provider.id)}
+                {...(provider.id === 'deepseek-anthropic' ? { urlHint: DEEPSEEK_ANTHROPIC_URL_HINT } : {})}
+                namedRemoveButton
+                {...(runnerKeyStored && provider.runner
+                  ? { keyNote: <RunnerKeyNote label={provider.label} removing={removeRunnerKeys.has(provider.runner)} onToggle={() => setRemoveRunnerKeys((current) => toggled(current, provider.runner!))} /> }
+                  : {})}
+              />
+            );
+          })}
         </tbody>
       </table>
       <h3>Timeouts and limits</h3>

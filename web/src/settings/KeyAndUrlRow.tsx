@@ -1,9 +1,10 @@
+import type { ReactNode } from 'react';
 import { FieldError } from '../ui/states';
 
 /**
  * One provider's row in a settings keys table: a write-only key (the page only learns whether one is
  * stored, SEC-6) with a Remove/Keep toggle, and a base URL. Used by the model providers of the
- * built-in harness and by the runner providers (issue 15); the caller owns the form's state.
+ * built-in harness and the runners in one table; the caller owns the form's state.
  */
 export function KeyAndUrlRow(props: {
   label: string;
@@ -22,6 +23,12 @@ export function KeyAndUrlRow(props: {
   urlError: string | null;
   /** Placeholder when no key is stored. */
   emptyPlaceholder?: string;
+  /** Where the key in use comes from when none is stored here ("from environment (ANTHROPIC_API_KEY)"): shown under the field. */
+  keySource?: string;
+  /** Placeholder of the base URL field when none is stored ("default", "from environment (…)"). */
+  urlPlaceholder?: string;
+  /** More about this provider's key shown under the field (a runner key stored beside it). */
+  keyNote?: ReactNode;
   /**
    * What the base URL must be, when the provider's name alone would mislead (DeepSeek's runner URL is
    * its Anthropic-compatible endpoint): shown under the field and read as its description.
@@ -56,6 +63,8 @@ export function KeyAndUrlRow(props: {
             </button>
           ) : null}
         </div>
+        {props.keySource && !(stored && !removing) ? <div className="muted small">{props.keySource}</div> : null}
+        {props.keyNote}
         <FieldError message={props.keyError} />
       </td>
       <td>
@@ -63,7 +72,7 @@ export function KeyAndUrlRow(props: {
           type="url"
           aria-label={`${label} ${props.urlNoun}`}
           aria-describedby={props.urlHint && props.testId ? `${props.testId}-url-hint` : undefined}
-          placeholder={props.urlHint?.placeholder ?? 'default'}
+          placeholder={props.urlHint?.placeholder ?? props.urlPlaceholder ?? 'default'}
           value={props.urlValue}
           onChange={(event) => props.onUrlChange(event.target.value)}
         />
