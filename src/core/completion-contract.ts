@@ -24,3 +24,16 @@ export function buildCompletionContract(profile: CapabilityProfile): CompletionC
   ].join('\n');
   return { outputVerb: profile.outputVerb, reminder, failureLine };
 }
+
+/**
+ * The one reminder a pipeline node with an output schema gets when its answer does not end with a
+ * JSON object matching that schema (HAR-4's reminder, applied to structured output): real models
+ * often wrap the JSON in prose or miss a field. `problem` says what was wrong with the answer.
+ */
+export function outputSchemaReminder(schema: Record<string, unknown>, problem: string): string {
+  return [
+    `Your answer must end with a JSON object matching this JSON Schema: ${JSON.stringify(schema)}`,
+    `Your last answer did not: ${problem}.`,
+    'Answer again and end with that JSON object (a fenced ```json block is fine); nothing after it.',
+  ].join('\n');
+}

@@ -45,6 +45,7 @@ import { estimateRunNode } from './node-cost-estimate.js';
 import { OrchestrationMaterializer, type RoleMember } from './orchestration-materializer.js';
 import { setOrchestrationTicketStatus } from './orchestration-tickets.js';
 import type { PipelineBudgetGate, PipelineBudgetVerdict, PipelineLauncher, PipelineRunControl, PipelineRunObserver } from './pipeline-launcher.js';
+import { unfinishedNodesError } from './unfinished-nodes-error.js';
 
 /** ORC-3: an agent's re-proposal within this long of its previous revision is refused. */
 export const REPROPOSAL_COOLDOWN_MS = 2 * 60_000;
@@ -448,8 +449,11 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
   }
 
   async onPipelineFinished(report: Parameters<PipelineRunObserver['onPipelineFinished']>[0]): Promise<void> {
-    if (report.source.kind === 'orchestration') await forgetBudgetRun(await this.db(report.workspaceId), report.source.id, report.pipelineRunId);
-    await this.transition(report.workspaceId, report.source, report.state, { error: report.error ?? null });
+    const db = await this.db(report.workspaceId);
+    if (report.source.kind === 'orchestration') await forgetBudgetRun(db, report.source.id, report.pipelineRunId);
+    // TRUTH-4: the orchestration names the node that failed and why, not only how many did not finish.
+    const named = report.state === 'completed' ? null : await unfinishedNodesError(db, report.pipelineRunId);
+    await this.transition(report.workspaceId, report.source, report.state, { error: named ?? report.error ?? null });
   }
 
   // internals ---------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { outputSchemaReminder } from '../../core/completion-contract.js';
 import { resolveDispatchMode } from '../../core/mode-resolution.js';
+import { checkAgainstSchema } from '../../core/pipelines/output-schema-check.js';
 import { DEFAULT_AUTONOMY } from '../../core/modes.js';
 import { evaluateCondition } from '../../core/pipelines/condition-expression.js';
 import type { PipelineNode } from '../../core/pipelines/pipeline-definition.js';
@@ -61,6 +63,22 @@ export function extractJson(text: string): unknown {
     }
   }
   throw new Error('the agent did not end with a JSON object matching the output schema');
+}
+
+/** Characters of a previous answer quoted back in a reminder to a run without that conversation. */
+const QUOTED_ANSWER_CHARS = 8_000;
+
+/** An answer checked against a node's output schema: the parsed value, or what is wrong with it in words. */
+function checkAnswer(text: string, schema: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; problem: string } {
+  let value: unknown;
+  try {
+    value = extractJson(text);
+  } catch (error) {
+    return { ok: false, problem: (error as Error).message };
+  }
+  const problems = checkAgainstSchema(value, schema);
+  if (problems.length > 0) return { ok: false, problem: `the agent's JSON does not match the output schema: ${problems.slice(0, 10).join('; ')}` };
+  return { ok: true, value };
 }
 
 /**
@@ -141,8 +159,23 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
     return { spaceId: output.spaceId, conversationId: output.conversationId };
   }
 
-  const agentOutput = (node: PipelineNode, result: { text: string; runId: string; agentId: string }): unknown =>
-    node.outputSchema ? extractJson(result.text) : result;
+  /**
+   * Runs an agent node's agent and returns its output: the run itself, or — with an output schema —
+   * the JSON its answer ends with. An answer without matching JSON gets one reminder turn
+   * (outputSchemaReminder) before the node fails with the reason; a run that holds no conversation is
+   * shown its previous answer, since it cannot see it otherwise.
+   */
+  async function agentAnswer(execution: NodeExecution, node: PipelineNode, agentId: string, prompt: string, room: { spaceId: string; conversationId: string } | null): Promise<unknown> {
+    const result = await runAgent(execution, agentId, prompt, room);
+    if (!node.outputSchema) return result;
+    const first = checkAnswer(result.text, node.outputSchema);
+    if (first.ok) return first.value;
+    const reminder = outputSchemaReminder(node.outputSchema, first.problem);
+    const text = room ? reminder : `${prompt}\n\nYour previous answer was:\n${result.text.slice(-QUOTED_ANSWER_CHARS)}\n\n${reminder}`;
+    const again = checkAnswer((await runAgent(execution, agentId, text, room)).text, node.outputSchema);
+    if (again.ok) return again.value;
+    throw new Error(`${again.problem} (also after a reminder)`);
+  }
 
   engine.registerExecutor('condition', async (execution) => {
     const node = execution.node as Extract<PipelineNode, { type: 'condition' }>;
@@ -172,7 +205,7 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
   engine.registerExecutor('promptAgent', async (execution) => {
     const node = execution.node as Extract<PipelineNode, { type: 'promptAgent' }>;
     const prompt = execution.resolve(node.prompt);
-    return agentOutput(node, await runAgent(execution, node.agentId, prompt, roomFrom(execution, node.spaceFrom)));
+    return agentAnswer(execution, node, node.agentId, prompt, roomFrom(execution, node.spaceFrom));
   });
 
   engine.registerExecutor('ticketWork', async (execution) => {
@@ -184,8 +217,7 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
     const setStatus = (status: string) => setTicketStatus(db, node.ticketId, status, new Date().toISOString());
     await setStatus('inProgress');
     try {
-      const result = await runAgent(execution, node.agentId, `Ticket ${ticket.title}\n\n${ticket.description}\n\n${prompt}`, null);
-      const output = agentOutput(node, result);
+      const output = await agentAnswer(execution, node, node.agentId, `Ticket ${ticket.title}\n\n${ticket.description}\n\n${prompt}`, null);
       await setStatus('done');
       return output;
     } catch (error) {
@@ -198,9 +230,8 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
     const node = execution.node as Extract<PipelineNode, { type: 'synthesis' }>;
     const prompt = execution.resolve(node.prompt);
     const schemaNote = node.outputSchema ? `\n\nEnd your answer with one JSON object that matches this JSON Schema:\n${JSON.stringify(node.outputSchema)}` : '';
-    const result = await runAgent(execution, node.agentId, `${prompt}${schemaNote}`, null);
-    // The engine checks the parsed object against outputSchema; a mismatch fails (and may retry) the node.
-    return node.outputSchema ? extractJson(result.text) : result;
+    // An answer without matching JSON gets one reminder; the engine checks the output against the schema again.
+    return agentAnswer(execution, node, node.agentId, `${prompt}${schemaNote}`, null);
   });
 
   engine.registerExecutor('team.dispatch', async (execution) => {
@@ -215,8 +246,7 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
         team.memberAgentIds.filter((id) => id !== team.managerAgentId).map(async (id) => (await deps.agents.get(execution.workspaceId, id).catch(() => null))?.name ?? id),
       );
       const roster = members.length > 0 ? members.join(', ') : '(no other members: do it yourself)';
-      const result = await runAgent(execution, team.managerAgentId, `${prompt}\n\nYou manage this team; hand parts to its members with delegate_task: ${roster}.`, null);
-      return agentOutput(node, result);
+      return agentAnswer(execution, node, team.managerAgentId, `${prompt}\n\nYou manage this team; hand parts to its members with delegate_task: ${roster}.`, null);
     }
     if (team.memberAgentIds.length === 0) throw new PermanentNodeError(`team ${node.teamId} has no members`);
     // allParallel: every member gets the same prompt at once; one failed member fails the node.

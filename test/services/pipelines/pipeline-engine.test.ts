@@ -75,7 +75,14 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
     fixture = await startHarnessFixture({ operatorConnected: false });
     const f = fixture;
     const agentId = f.agents['ceo']!.id;
-    f.model.scriptFor(asks('Summarize'), reply().text('{"summary": "no gaps field"}'), reply().text('still {"wrong": true}'));
+    // Each attempt: an answer, then the output-schema reminder's answer (TRUTH-4), both breaking the schema.
+    f.model.scriptFor(
+      asks('Summarize'),
+      reply().text('{"summary": "no gaps field"}'),
+      reply().text('still {"wrong": true}'),
+      reply().text('{"summary": "no gaps field"}'),
+      reply().text('{"summary": "again no gaps"}'),
+    );
     const { runId } = await createAndRun(f, {
       name: 'failing',
       nodes: [
@@ -93,6 +100,8 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
     expect(node(run, 'after').state).toBe('done');
     expect(node(run, 'synth')).toMatchObject({ state: 'failed', attempts: 2 });
     expect(node(run, 'synth').error).toContain('$.gaps: required');
+    expect(node(run, 'synth').error).toContain('(also after a reminder)');
+    expect(f.model.requests.filter((request) => request.lastUserText?.includes('Your answer must end with a JSON object matching')).length).toBe(2);
     expect(node(run, 'blocked')).toMatchObject({ state: 'blocked', attempts: 0 });
   });
 
