@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { HookSession, HookSessions, PushRemote } from '../core/hook-sessions.js';
 import { PerKeyLock } from '../core/per-key-lock.js';
+import { PUSH_PROXY_TOOL_NAME } from '../core/push-grants.js';
 import { gateFailingClosed } from '../core/transport-gate.js';
 import { nowIso } from '../ids.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
@@ -253,10 +254,11 @@ export class GitPushProxy {
     // ref update there is nothing to decide, and receive-pack given no command reads no pack.
     if (read.section.updates.length === 0) return this.receive(session, remote, stagingPath, read.consumed, request, null);
     const command = pushCommandLine(remote.name, read.section.updates);
-    const action = { kind: 'command' as const, command, toolName: 'git-push-proxy' };
+    // POL-6: the run's gate honours here, once, an approval the operator just gave for this push at the hook.
+    const action = { kind: 'command' as const, command, toolName: PUSH_PROXY_TOOL_NAME };
     const gateSignal = AbortSignal.any([signal, session.signal]);
     const result = await gateFailingClosed(() => session.gate(action, gateSignal), ['gitPush']);
-    session.decisions.push({ source: 'push', toolUseId: null, toolName: 'git-push-proxy', action, allow: result.allow, result, at: nowIso() });
+    session.decisions.push({ source: 'push', toolUseId: null, toolName: PUSH_PROXY_TOOL_NAME, action, allow: result.allow, result, at: nowIso() });
     const decidedBy = `${result.decidedBy.scope}${result.decidedBy.ruleId ? ` rule ${result.decidedBy.ruleId}` : ''}`;
     if (!result.allow) {
       // Refused before the pack is read: a denied push costs the server its command section only.

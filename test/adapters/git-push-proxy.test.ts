@@ -31,7 +31,7 @@ async function decide(f: ClaudeCodeFixture, approvalId: string, decision: 'appro
 }
 
 describe('git push proxy (POL-6)', () => {
-  it('a push is held for approval and forwarded to the bare remote once approved', async () => {
+  it('a push is asked once, at the hook, and forwarded to the bare remote once approved (one approval per push)', async () => {
     fixture = await startClaudeCodeFixture({ mode: 'chat', repo: true, transport: { sandbox: 'auto' } });
     const f = fixture;
     f.model.script(
@@ -40,24 +40,21 @@ describe('git push proxy (POL-6)', () => {
       reply().text('Pushed.'),
     );
     const runId = await f.send('commit and push');
-    // First chokepoint: the hook sees `git push` (gitPush → ask by default).
+    // The hook sees `git push` (gitPush → ask by default): the operator's one card for this push.
     const [hookApproval] = await pendingApprovals(f, 1);
     expect(hookApproval.title).toMatch(/git push origin HEAD:refs\/heads\/feature/);
-    await decide(f, hookApproval.id, 'approve');
-    // Second chokepoint: the proxy receives the real ref update and holds it.
-    const proxyApproval = (await pendingApprovals(f, 1)).find((approval) => approval.id !== hookApproval.id);
-    expect(proxyApproval.title).toMatch(/git push origin feature/);
-    expect(proxyApproval.request.decidedBy).toEqual({ scope: 'default', ruleId: null });
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(remoteRef(f.remotePath!, 'refs/heads/feature')).toBeNull();
-    await decide(f, proxyApproval.id, 'approve');
+    await decide(f, hookApproval.id, 'approve');
+    // POL-6: the proxy honours that approval for the matching push instead of asking a second time.
     const detail = await f.waitForRun(runId);
     expect(detail.run.state).toBe('completed');
+    const approvals = (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals`)).body.approvals;
+    expect(approvals.map((approval: any) => approval.id)).toEqual([hookApproval.id]);
     const head = git(f.worktreePath(), 'rev-parse', 'HEAD');
     expect(remoteRef(f.remotePath!, 'refs/heads/feature')).toBe(head);
     expect(git(f.remotePath!, 'log', '-1', '--format=%s', 'feature')).toBe('agent work');
     const push = f.decisions.find((entry) => entry.source === 'push');
-    expect(push).toMatchObject({ allow: true, action: { kind: 'command', command: 'git push origin feature' }, result: { decision: 'ask' } });
+    expect(push).toMatchObject({ allow: true, action: { kind: 'command', command: 'git push origin feature' }, result: { decision: 'ask', reason: expect.stringContaining('approved `git push origin HEAD:refs/heads/feature`') } });
   });
 
   it('a push hidden in a script is still caught by the proxy; rejected, the real remote is unchanged', async () => {

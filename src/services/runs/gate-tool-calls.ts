@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve as resolvePath, sep } from 'node:path';
 import type { RunScope, RunToolbox, TransportAction, TransportGateResult } from '../../adapters/agent-transport.js';
 import type { InheritedRules } from '../../core/policy/inherited-rules.js';
+import { PUSH_PROXY_TOOL_NAME, PushGrants } from '../../core/push-grants.js';
 import type { ToolDescriptor } from '../../core/tool-descriptor.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
 import type { WorkspaceSettings } from '../../schemas/settings.js';
@@ -60,12 +61,16 @@ export class RunToolCalls implements RunToolbox {
   private worktree: WorktreeOperations;
   /** Per-run state the tools keep between calls (the todo list…). */
   private readonly runState = new Map<string, unknown>();
+  /** POL-6: the operator's approvals of `git push` commands, honoured once by this run's push proxy. */
+  private readonly pushGrants: PushGrants;
 
   constructor(
     private readonly deps: GateToolCallsDeps,
     private readonly run: GatedRun,
+    pushGrants: PushGrants = new PushGrants(),
   ) {
     this.worktree = new NodeWorktree(run.worktreePath);
+    this.pushGrants = pushGrants;
   }
 
   get tools(): Tool[] {
@@ -127,6 +132,8 @@ export class RunToolCalls implements RunToolbox {
     );
     if (outcome.status === 'approved') {
       if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'allow');
+      // POL-6: the push this command makes reaches the push proxy next; this approval covers it once.
+      if (verdict.classes.includes('gitPush') && call.name !== PUSH_PROXY_TOOL_NAME && typeof call.input.command === 'string') this.pushGrants.grant(call.input.command);
       return null;
     }
     if (outcome.status === 'rejected') {
@@ -176,6 +183,13 @@ export class RunToolCalls implements RunToolbox {
   /** A hook's or the push proxy's report of a runner's own action, decided and gated like a built-in call (POL-1). */
   async gateAction(action: TransportAction, signal: AbortSignal): Promise<TransportGateResult> {
     const verdict = await this.verdictFor(action);
+    // POL-6: a push the operator already approved at this run's gate is not asked twice. Only an
+    // `ask` is answered by the grant: a deny (or a rule that allows) decides as always.
+    const granted = verdict.decision === 'ask' && action.kind === 'command' && action.toolName === PUSH_PROXY_TOOL_NAME ? this.pushGrants.take(action.command) : null;
+    if (granted !== null) {
+      const reason = `Allowed: the operator approved \`${granted.slice(0, 200)}\` at this run's gate moments ago (one approval per push; decided by ${decidedBy(verdict)}).`;
+      return { allow: true, decision: verdict.decision, reason, decidedBy: verdict.decidedBy, classes: verdict.classes };
+    }
     const call: ToolCallBlock = { type: 'tool_call', id: `hook_${randomUUID()}`, name: action.toolName, input: action.kind === 'command' ? { command: action.command } : { path: action.path } };
     const denied = await this.gate(verdict, call, signal);
     return {
