@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClaudeAgentSdkTransport } from '../../src/adapters/claude-agent-sdk/claude-agent-sdk-transport.js';
 import { CodexTransport } from '../../src/adapters/codex/codex-transport.js';
+import { CopilotTransport } from '../../src/adapters/copilot/copilot-transport.js';
 import type { ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 import { questionCards } from '../support/relay-fixture.js';
@@ -12,6 +14,10 @@ import { useRunnerFixture } from '../support/runner-fixture.js';
  * SDK engine, with the scripted model server (behind the model proxy) as the only stand-in.
  */
 const startCodex = useRunnerFixture('codex', ({ app, base }) => new CodexTransport({ ...base, askUser: questionCards(app) }));
+/** The Copilot runtime unpacks ≈235 MB on first start; shared with test/adapters/copilot.test.ts. */
+const runtimeCacheDir = join(process.cwd(), 'node_modules', '.cache', 'control-center-copilot-runtime');
+const startCopilot = useRunnerFixture('copilot', ({ app, base }) => new CopilotTransport({ ...base, askUser: questionCards(app), runtimeCacheDir }));
+const startCopilotExtension = useRunnerFixture('copilot-extension', ({ app, base }) => new CopilotTransport({ ...base, engine: 'extension', askUser: questionCards(app), runtimeCacheDir }));
 const startSdk = useRunnerFixture('claude-agent-sdk', ({ app, base }) => new ClaudeAgentSdkTransport({ ...base, askUser: questionCards(app) }));
 
 async function setEffort(f: ClaudeCodeFixture, effort: string): Promise<void> {
@@ -44,6 +50,16 @@ describe('effort reaches the runtime (TRUTH-1)', () => {
     expect(refused.body.error.message).toContain('xhigh');
     expect(refused.body.error.message).not.toContain('max');
   });
+
+  for (const [label, startRuntime] of [['Copilot (SDK engine)', startCopilot], ['Copilot (extension engine)', startCopilotExtension]] as const) {
+    it(`${label}: the Responses request carries the agent’s reasoning effort`, async () => {
+      const f = await startRuntime();
+      await setEffort(f, 'medium');
+      await runOneTurn(f);
+      const request = f.model.requests.find((entry) => entry.path.endsWith('/responses'))!;
+      expect((request.body as { reasoning?: { effort?: unknown } }).reasoning?.effort).toBe('medium');
+    });
+  }
 
   it('Claude Agent SDK: the Messages request carries the agent’s effort', async () => {
     const f = await startSdk();

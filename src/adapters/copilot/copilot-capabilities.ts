@@ -27,7 +27,8 @@ export const COPILOT_CAPABILITIES = declareRunnerCapabilities({
   // every other skill the runtime loads (built-ins, COPILOT_HOME's) is disabled before each message.
   skills: 'scannedOnly',
   honours: {
-    agentFields: { modelId: "the session's model", ...PROMPT_FIELDS },
+    agentFields: { modelId: "the session's model", effort: "the session's reasoningEffort (the reasoning effort of every Responses request)", ...PROMPT_FIELDS },
+    effortDefaultModelId: 'gpt-5.4',
     spaceSettings: { autonomy: "every permission request of Copilot's tools is answered by the policy engine" },
   },
 });

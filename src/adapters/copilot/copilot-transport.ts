@@ -325,6 +325,8 @@ export class CopilotTransport implements AgentTransport {
     const sessionConfig: SessionConfig = {
       clientName: 'control-center',
       model: input.model,
+      // TRUTH-1: the runtime sends it as the Responses request's reasoning effort (both engines).
+      ...(context.agent.effort ? { reasoningEffort: context.agent.effort as NonNullable<SessionConfig['reasoningEffort']> } : {}),
       workingDirectory: context.worktreePath,
       provider: { type: 'openai', wireApi: 'responses', baseUrl: input.modelBaseUrl, apiKey: context.mcp.token },
       systemMessage: { mode: 'append', content: context.systemPrompt },
