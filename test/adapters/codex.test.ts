@@ -64,11 +64,14 @@ describe('Codex transport: one turn per relay mode (RLY-7)', () => {
 
   it('plan: a mutating command is denied by the mode floor and not executed; the plan becomes a Plan ready board', async () => {
     const f = await start({ mode: 'plan' });
-    const victim = join(f.worktreePath(), 'README.md');
-    f.model.script(escalated(`rm -rf ${victim}`), reply().text('<proposed_plan>\n1. Add the file\n2. Test it\n</proposed_plan>'));
+    // A command whose effect is visible: had the gate let it through, the file would exist (as in agent mode).
+    const target = join(f.worktreePath(), 'planned.txt');
+    f.model.script(escalated(`echo made > ${target}`), reply().text('<proposed_plan>\n1. Add the file\n2. Test it\n</proposed_plan>'));
     const detail = await f.waitForRun(await f.send('plan it'));
     expect(detail.run.state).toBe('completed');
     expect(modelRequests(f)[1]!.lastToolResult?.content).toMatch(/rejected/i);
+    expect(existsSync(target)).toBe(false);
+    expect(f.decisions.map((entry) => [entry.action.kind, entry.allow])).toEqual([['command', false]]);
     const board = detail.events.find((event: any) => event.type === 'plan_ready');
     expect(board).toBeTruthy();
     expect(board.data).toMatchObject({ source: 'native' });

@@ -110,8 +110,18 @@ describe('built-in harness runs (HAR-1, HAR-3, HAR-6)', () => {
     );
     const runId = await fixture.send('try to escape');
     const detail = await fixture.waitForRun(runId);
-    expect(detail.toolCalls.every((call: any) => call.isError)).toBe(true);
-    for (const call of detail.toolCalls) expect(call.output).toMatch(/Refused path/);
+    // All three calls were made and each was refused by name: an `every` over the calls alone would
+    // pass on a run that made none.
+    expect(detail.toolCalls.map((call: any) => [call.name, call.isError])).toEqual([
+      ['read', true],
+      ['read', true],
+      ['write', true],
+    ]);
+    expect(detail.toolCalls.map((call: any) => call.output)).toEqual([
+      expect.stringMatching(/^Refused path "\.\.\/\.\.\/registry\.sqlite"/),
+      expect.stringMatching(/^Refused path "\/etc\/hostname"/),
+      expect.stringMatching(/^Refused path "\.\.\/escape\.txt"/),
+    ]);
     expect(existsSync(join(worktree(), '..', 'escape.txt'))).toBe(false);
   });
 

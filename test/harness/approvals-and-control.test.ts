@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NO_RESPONSE_LINE } from '../../src/services/approvals/question-service.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
+import { pollFor } from '../support/relay-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 
 let fixture: HarnessFixture;
@@ -156,7 +157,10 @@ describe('run control on the built-in harness (HAR-5)', () => {
     expect((await api('POST', `/runs/${runId}/pause`)).status).toBe(200);
     expect((await api('POST', `/runs/${runId}/pause`)).status).toBe(409);
     await api('POST', `/approvals/${approval.id}/decision`, { decision: 'approve' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Held, positively: the loop has reached its pause point and waits there to be resumed (a quiet
+    // window would pass a run that is only slow to make its next model call).
+    await pollFor(async () => (fixture.server.running.app.activeRuns.get(runId)?.resumeWaiters.length ?? 0) > 0, 'the run to wait at its pause point', 10_000);
+    expect(existsSync(join(worktree(), 'y'))).toBe(true);
     expect(fixture.model.requests).toHaveLength(1);
     expect((await api('POST', `/runs/${runId}/resume`)).status).toBe(200);
     const detail = await fixture.waitForRun(runId);

@@ -5,6 +5,7 @@
  * in read-only modes), and the checkout itself — its `.git` included — is mounted read-only.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +97,8 @@ describe.skipIf(!probe.available)('the read-only mount covers the checkout and i
     const tree = new NodeWorktree(checkout.path, { wrapCommand: run.wrapCommand!, defaultEnv: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...run.env } });
     const checkoutState = () => [git(checkout.path, 'for-each-ref'), git(checkout.path, 'config', '--list', '--local'), git(checkout.path, 'rev-parse', 'HEAD')].join('\n');
     const before = { checkout: checkoutState(), repo: repositoryState(repoPath) };
+    // Where git itself would look for a hook of this checkout (a linked worktree's `.git` is a file, so `.git/hooks` names nothing).
+    const hook = join(git(checkout.path, 'rev-parse', '--path-format=absolute', '--git-path', 'hooks'), 'post-commit');
     const result = await tree.exec(
       [
         'git log -1 --format=%s',
@@ -103,7 +106,7 @@ describe.skipIf(!probe.available)('the read-only mount covers the checkout and i
         'git update-ref refs/heads/sneaky HEAD',
         'git branch another',
         'git config core.fsmonitor "touch /tmp/pwned"',
-        'echo "#!/bin/sh" > .git/hooks/post-commit',
+        `echo "#!/bin/sh" > ${hook}`,
         'touch new.txt',
         'echo done',
       ].join('; '),
@@ -114,6 +117,9 @@ describe.skipIf(!probe.available)('the read-only mount covers the checkout and i
     expect(result.stderr).toMatch(/Read-only file system/);
     expect(checkoutState()).toBe(before.checkout);
     expect(repositoryState(repoPath)).toBe(before.repo);
+    // The file writes, checked one by one: the states above do not show an untracked file or a hook.
+    expect(existsSync(join(checkout.path, 'new.txt'))).toBe(false);
+    expect(existsSync(hook)).toBe(false);
   });
 
   it('Claude Code in plan mode runs on a read-only checkout and leaves the user repository as it was', async () => {

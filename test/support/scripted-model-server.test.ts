@@ -272,6 +272,29 @@ describe('scripted model server — scripting', () => {
     expect(server.requests[0]!.lastToolResult).toEqual({ toolCallId: 'toolu_1', content: 'ENOENT', isError: true });
   });
 
+  it('a failed expect inside a dynamic reply fails the test: waitForRequests and close rethrow it, not only an HTTP 500', async () => {
+    const own = await startScriptedModelServer();
+    own.script(reply((request) => {
+      expect(request.lastUserText).toBe('something else');
+      return reply().text('unreachable');
+    }));
+    const response = await post(`${own.url}/v1/messages`, anthropicBody());
+    expect(response.status).toBe(500);
+    expect(own.callbackErrors).toHaveLength(1);
+    await expect(own.waitForRequests(2)).rejects.toThrow(/expected 'Hello' to be 'something else'/);
+    await expect(own.close()).rejects.toThrow(/expected 'Hello' to be 'something else'/);
+  });
+
+  it('a throwing conversation matcher fails the test at close', async () => {
+    const own = await startScriptedModelServer();
+    own.scriptFor(() => {
+      throw new Error('matcher broke');
+    }, reply().text('never'));
+    const response = await post(`${own.url}/v1/chat/completions`, openAIBody());
+    expect(response.status).toBe(500);
+    await expect(own.close()).rejects.toThrow('matcher broke');
+  });
+
   it('gives each of 150 concurrent requests its own next reply', async () => {
     const count = 150;
     server.script(...Array.from({ length: count }, (_, index) => reply().text(`reply ${index}`)));

@@ -45,6 +45,13 @@ export interface ScriptedModelServer {
   readonly requests: ScriptedRequest[];
   /** Model requests that found no scripted reply. */
   readonly unscriptedRequests: ScriptedRequest[];
+  /**
+   * What a test's own code running inside the server threw — a dynamic reply, a matcher — with a
+   * failed `expect` among them. The client only sees an HTTP 500, which a runtime may retry or
+   * swallow, so `close()` and `waitForRequests` rethrow the first of these: the test fails with
+   * the assertion's own message instead of passing or failing elsewhere.
+   */
+  readonly callbackErrors: readonly unknown[];
   /** Requests to paths the server does not serve (answered 404). */
   readonly unknownRequests: Array<{ method: string; path: string }>;
   /** Every request that arrived, whatever its path, as sent (path with query): what a proxy in front forwarded. */
@@ -55,11 +62,11 @@ export interface ScriptedModelServer {
   script(...replies: ScriptedReply[]): void;
   /** A separate queue for requests the matcher selects (checked before the shared queue, in creation order). */
   scriptFor(matcher: ConversationMatcher, ...replies: ScriptedReply[]): ScriptedConversation;
-  /** Resolves once at least `count` model requests have arrived. */
+  /** Resolves once at least `count` model requests have arrived; rejects with a callback's error (see `callbackErrors`). */
   waitForRequests(count: number, timeoutMs?: number): Promise<ScriptedRequest[]>;
   /** Forgets queued replies, conversations and recorded requests. */
   reset(): void;
-  /** Releases hanging replies, drops open connections and stops listening. */
+  /** Releases hanging replies, drops open connections and stops listening; then rethrows a callback's error (see `callbackErrors`). */
   close(): Promise<void>;
 }
 
@@ -111,6 +118,15 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   const received: Array<{ method: string; path: string }> = [];
   const hangReleases = new Set<() => void>();
   const requestWaiters = new Set<() => void>();
+  const callbackErrors: unknown[] = [];
+  /** Keeps what a test's callback threw, and wakes the waiters so they can rethrow it. */
+  const recordCallbackError = (error: unknown) => {
+    callbackErrors.push(error);
+    notifyWaiters();
+  };
+  /** The error a test sees: the callback's own (an assertion keeps its diff), or all of them. */
+  const callbackFailure = (): unknown =>
+    callbackErrors.length === 1 ? callbackErrors[0] : new AggregateError(callbackErrors, `scripted model server: ${callbackErrors.length} callbacks threw`);
   let closed = false;
 
   const notifyWaiters = () => {
@@ -132,7 +148,15 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
 
   const nextReply = (request: ScriptedRequest): ScriptedReply | undefined => {
     for (const conversation of conversations) {
-      if (!matches(conversation.matcher, request)) continue;
+      let matched: boolean;
+      try {
+        matched = matches(conversation.matcher, request);
+      } catch (error) {
+        // The test's matcher threw (an `expect` in it, say): the request is answered 500 below, the test fails at close.
+        recordCallbackError(error);
+        throw error;
+      }
+      if (!matched) continue;
       request.conversation = conversation.name;
       conversation.requests.push(request);
       // A matched conversation never borrows from the shared queue.
@@ -238,6 +262,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     try {
       spec = await resolveSpec(scripted ?? reply().text(unscriptedText), recorded);
     } catch (error) {
+      recordCallbackError(error);
       sendJsonError(response, protocol, 500, `scripted model server: the dynamic reply threw: ${(error as Error).message}`);
       return;
     }
@@ -326,6 +351,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     },
     requests,
     received,
+    callbackErrors,
     unscriptedRequests,
     unknownRequests,
     get pendingReplies() {
@@ -346,12 +372,18 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     },
     waitForRequests(count: number, timeoutMs = 10_000) {
       return new Promise<ScriptedRequest[]>((resolve, reject) => {
+        if (callbackErrors.length > 0) return reject(callbackFailure());
         if (requests.length >= count) return resolve(requests.slice());
         const timer = setTimeout(() => {
           requestWaiters.delete(check);
           reject(new Error(`scripted model server: ${requests.length} of ${count} requests arrived within ${timeoutMs} ms`));
         }, timeoutMs);
         const check = () => {
+          if (callbackErrors.length > 0) {
+            clearTimeout(timer);
+            requestWaiters.delete(check);
+            return reject(callbackFailure());
+          }
           if (requests.length < count) return;
           clearTimeout(timer);
           requestWaiters.delete(check);
@@ -376,6 +408,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      if (callbackErrors.length > 0) throw callbackFailure();
     },
   };
 }
