@@ -19,7 +19,7 @@ export interface HonouredSettings {
   readonly agentFields: Readonly<Partial<Record<TransportAgentField, string>>>;
   /**
    * For `effort`: the model whose vocabulary an agent naming no model is checked against (the model
-   * the transport runs when none is named); null when the field is not honoured.
+   * the transport runs when none is named); absent, the built-in harness's default model.
    */
   readonly effortDefaultModelId?: string;
   /** Space setting → how the transport applies it. Absent: only the default value is accepted. */
