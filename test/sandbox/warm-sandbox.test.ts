@@ -59,6 +59,16 @@ async function ended(sandbox: WarmSandbox): Promise<void> {
 }
 
 /** Command names of every process in the sandbox's pid namespace, but the sandbox's own two (bwrap init and the helper) and `ps`. */
+/** Waits until `count` processes whose arguments contain `name` run in the sandbox of `worktree`. */
+async function untilListed(worktree: NodeWorktree, name: string, count = 1): Promise<void> {
+  for (let tries = 0; tries < 400; tries += 1) {
+    const listed = await exec(worktree, 'ps -e -o args=');
+    if (listed.stdout.split('\n').filter((line) => line.includes(name) && !line.startsWith('ps ')).length >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`${count} × ${name} never ran in the sandbox`);
+}
+
 async function strayProcesses(worktree: NodeWorktree): Promise<string[]> {
   const listed = await exec(worktree, 'ps -e -o pid=,comm=');
   return listed.stdout
@@ -118,7 +128,9 @@ for (const program of ['python', 'node'] as const) {
       // A command running in A is invisible from B (separate pid namespaces), and B cannot see A's checkout.
       const ac = new AbortController();
       const sleeping = exec(shellA, 'exec -a cc-warm-marker sleep 30', { signal: ac.signal });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Positive control: A itself sees the marker running, so B's not seeing it below is isolation,
+      // not a process that had not started yet.
+      await untilListed(shellA, 'cc-warm-marker');
       const fromB = await exec(shellB, `ps -e -o args=; ls ${pathsA.worktreePath} 2>&1 || true`);
       expect(fromB.stdout).not.toContain('cc-warm-marker');
       expect(fromB.stdout).not.toContain('secret');
@@ -133,7 +145,8 @@ for (const program of ['python', 'node'] as const) {
       const worktree = shell(run, paths.worktreePath);
       const ac = new AbortController();
       const aborted = exec(worktree, 'sleep 30 & sleep 30 & wait', { signal: ac.signal });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Both children are running before the abort, so the empty list after it is their killing.
+      await untilListed(worktree, 'sleep', 2);
       ac.abort();
       const result = await aborted;
       expect(result.aborted).toBe(true);
@@ -173,7 +186,7 @@ for (const program of ['python', 'node'] as const) {
       expect((await exec(worktree, 'echo up')).stdout).toBe('up\n');
       const firstPid = helper.pid!;
       const inFlight = exec(worktree, 'sleep 30');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await untilListed(worktree, 'sleep');
       process.kill(firstPid, 'SIGKILL');
       await expect(inFlight).rejects.toBeInstanceOf(SpawnHelperDiedError);
       const after = await exec(worktree, 'echo again');
