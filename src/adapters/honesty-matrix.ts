@@ -1123,7 +1123,7 @@ function cursorRows(): HonestyRow[] {
 /** The honesty matrix (ADP-1) as data: served by `GET /api/honesty-matrix`, shown in docs/honesty-matrix.md. */
 const IMAGE = 'test/adapters/openai-image.test.ts > OpenAI Image transport (RLY-7)';
 const IMAGE_RUN = `${IMAGE} > generates an image: the prompt reaches the images API, the image is stored by content hash and served to the operator`;
-const IMAGE_MODES = `${IMAGE} > modes have no effect: the plan mode sends the same request (no mode words), and the capabilities tell the web to hide the picker (RLY-3)`;
+const IMAGE_MODES = `${IMAGE} > modes have no effect: the plan mode sends the same request (no mode words), and the capabilities tell the web to mark every mode as having no effect (RLY-3)`;
 const IMAGE_HOSTILE = 'test/security/image-provider-response.test.ts > hostile images-API answers (RLY-7) > an answer that names a URL fails the run and the URL is never fetched';
 
 /** OpenAI Image: one images-API request per turn from the server; nothing runs, so most cells do not apply (n/a, TRUTH-2). */

@@ -58,7 +58,7 @@ describe('OpenAI Image transport (RLY-7)', () => {
     expect((await fetch(`${base}/${unknown}`, auth)).status).toBe(404);
   });
 
-  it('modes have no effect: the plan mode sends the same request (no mode words), and the capabilities tell the web to hide the picker (RLY-3)', async () => {
+  it('modes have no effect: the plan mode sends the same request (no mode words), and the capabilities tell the web to mark every mode as having no effect (RLY-3)', async () => {
     const { f, images } = await start({ mode: 'plan' });
     images.script({ data: [{ b64_json: ONE_PIXEL_PNG_BASE64 }] });
     const detail = await f.waitForRun(await f.send('a red square'));

@@ -1,7 +1,7 @@
 /**
  * Browser tests (real chromium, real server) for the relay features around providers (issue 15):
- * RLY-3's picker hidden for a provider without modes, the ACP agent's command in the agent editor
- * (RLY-7), and per-provider settings in Settings.
+ * RLY-3's modes marked "no effect" for a provider without modes, the ACP agent's command in the
+ * agent editor (RLY-7), and per-provider settings in Settings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 describe('relay providers in the web app', () => {
-  it('RLY-3: a space answered by an OpenAI Image agent shows no mode picker; one answered by Claude Code does', async () => {
+  it('RLY-3: a space answered by an OpenAI Image agent shows every mode, each marked "no effect on OpenAI Image"; one answered by Claude Code shows them unmarked', async () => {
     const { server, ui, workspaceId: ws } = suite!;
     const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${ws}${path}`, body);
     const painter = (await api('POST', '/agents', { name: 'painter', adapterId: 'openai-image' })).body;
@@ -26,21 +26,36 @@ describe('relay providers in the web app', () => {
     const imageConversation = (await api('POST', `/spaces/${imageSpace.id}/conversations`, { title: 'Posters' })).body;
     const codeSpace = (await api('POST', '/spaces', { name: 'Code', defaultAgentId: coder.id })).body;
     const codeConversation = (await api('POST', `/spaces/${codeSpace.id}/conversations`, { title: 'Fixes' })).body;
+    const pickable = async () => {
+      const options = ui.page.getByTestId('mode-picker').locator('option:not([value=""])');
+      return options.evaluateAll((elements) => elements.map((option) => ({ value: option.getAttribute('value') ?? '', text: option.textContent, disabled: option.hasAttribute('disabled') })));
+    };
 
     const page = ui.page;
     await page.goto(`${server.url}/w/${ws}/c/${imageConversation.id}`);
-    await page.getByTestId('mode-none').waitFor();
-    expect(await page.getByTestId('mode-none').textContent()).toMatch(/OpenAI Image: modes have no effect/);
-    expect(await page.getByTestId('mode-picker').count()).toBe(0);
-    // Shift+Tab while typing does not change a mode that has no effect.
-    await page.getByTestId('composer-input').fill('a red poster');
-    await page.getByTestId('composer-input').press('Shift+Tab');
-    expect((await api('GET', `/spaces/${imageSpace.id}`)).body.picker).toBe(imageSpace.picker);
-    await ui.screenshot('composer-without-modes');
+    await page.getByTestId('mode-picker').waitFor();
+    // The marks come with the transports' declarations, which load after the picker.
+    const allMarked = async () => {
+      const options = await pickable();
+      return options.length > 0 && options.every((option) => option.text?.endsWith('(no effect on OpenAI Image)'));
+    };
+    await expect.poll(allMarked).toBe(true);
+    const imageOptions = await pickable();
+    expect(imageOptions.map((option) => option.value)).toEqual(expect.arrayContaining(['Agent', 'Ask', 'Plan', 'Autopilot']));
+    expect(imageOptions.map((option) => option.text)).toContain('Plan (no effect on OpenAI Image)');
+    expect(imageOptions.filter((option) => option.disabled)).toEqual([]);
+    expect(await page.getByTestId('mode-hint').textContent()).toMatch(/^Modes have no effect on OpenAI Image/);
+    // Picking one is kept for the space (RLY-2) — it just changes nothing for this agent.
+    await page.getByTestId('mode-picker').selectOption('Plan');
+    await expect.poll(async () => (await api('GET', `/spaces/${imageSpace.id}`)).body.picker).toBe('Plan');
+    await ui.screenshot('composer-modes-without-effect');
 
     await page.goto(`${server.url}/w/${ws}/c/${codeConversation.id}`);
     await page.getByTestId('mode-picker').waitFor();
-    expect(await page.getByTestId('mode-none').count()).toBe(0);
+    await page.getByTestId('mode-hint').waitFor();
+    const codeOptions = await pickable();
+    expect(codeOptions.map((option) => option.text)).toEqual(codeOptions.map((option) => option.value));
+    expect(await page.getByTestId('mode-hint').textContent()).not.toMatch(/no effect/);
   }, 120_000);
 
   it("RLY-7: the agent editor sets an ACP agent's program and arguments; a shell is refused under the field", async () => {

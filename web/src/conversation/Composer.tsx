@@ -30,16 +30,26 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const pickerRef = useRef<HTMLSelectElement>(null);
   const isReview = space.mode === 'review';
-  // RLY-3: a provider whose transport declares no relay modes (OpenAI Image) gets no picker.
+  // RLY-3: a transport that declares no relay modes (OpenAI Image) still shows all four, each marked
+  // as having no effect there — the choice is kept for the space (another agent may honour it).
   const agents = useAgents(ws);
   const transports = useHonestyMatrix();
   const modeless = transportWithoutModes(space, agents.data?.agents, transports.data?.transports);
-  const hasPicker = !isReview && !modeless;
+  const hasPicker = !isReview;
   // TRUTH-1: on a runner whose tools run unasked, values that promise to ask are not offered (the server refuses them).
   const ungated = transportIgnoringAutonomy(space, agents.data?.agents, transports.data?.transports);
   const promisesToAsk = (value: PickerValue) => ungated !== null && (value === 'Agent' || value === 'Ask');
-  const pickerHint = (value: PickerValue | null) =>
-    value === null ? '' : promisesToAsk(value) || (ungated && space.autonomy !== 'actFreely') ? `${ungated!.label} runs its own tools without asking; only Autopilot describes what it does` : PICKER_HINTS[value];
+  const optionLabel = (value: PickerValue) => {
+    if (modeless) return `${value} (no effect on ${modeless.label})`;
+    if (promisesToAsk(value)) return `${value} (not on ${ungated!.label}: its tools run unasked)`;
+    return value;
+  };
+  const pickerHint = (value: PickerValue | null) => {
+    if (modeless) return `Modes have no effect on ${modeless.label}`;
+    if (value === null) return '';
+    if (promisesToAsk(value) || (ungated && space.autonomy !== 'actFreely')) return `${ungated!.label} runs its own tools without asking; only Autopilot describes what it does`;
+    return PICKER_HINTS[value];
+  };
 
   const choose = async (value: PickerValue) => {
     if (!hasPicker) return;
@@ -110,10 +120,6 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
           <span className="mode-readonly" data-testid="mode-readonly" title="Review mode is set by pull-request spaces and pipelines; it cannot be picked (MODE-6).">
             Mode: Review · read-only
           </span>
-        ) : modeless ? (
-          <span className="mode-readonly" data-testid="mode-none" title="This provider ignores relay modes, so there is nothing to pick (RLY-3).">
-            {modeless.label}: modes have no effect
-          </span>
         ) : (
           <label className="mode-picker">
             <span className="sr-only">Mode</span>
@@ -134,15 +140,15 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
               ) : null}
               {PICKER_VALUES.map((value) => (
                 <option key={value} value={value} disabled={promisesToAsk(value)}>
-                  {promisesToAsk(value) ? `${value} (not on ${ungated!.label}: its tools run unasked)` : value}
+                  {optionLabel(value)}
                 </option>
               ))}
             </select>
           </label>
         )}
-        {hasPicker && !turnRunning ? <span className="muted small mode-hint" data-testid="mode-hint">{pickerHint(space.picker)}</span> : null}
+        {hasPicker && !turnRunning ? <span className="muted small mode-hint" data-testid="mode-hint" title={pickerHint(space.picker)}>{pickerHint(space.picker)}</span> : null}
         <span className="spacer" />
-        {turnRunning && hasPicker ? (
+        {turnRunning && hasPicker && !modeless ? (
           <span className="small next-turn" data-testid="next-turn-note">
             A turn is running: a mode change applies from the next turn.
           </span>

@@ -13,8 +13,8 @@ export function answeringAgent(space: Pick<Space, 'defaultAgentId'>, agents: rea
 
 /**
  * RLY-3: whether the transport that answers in this space declares that relay modes have no effect
- * (`relayModes: 'none'`, e.g. OpenAI Image) — then the composer shows no mode picker. Unknown while
- * the agents or the declarations load: the picker stays (hiding it is the exception).
+ * (`relayModes: 'none'`, e.g. OpenAI Image) — then the composer still shows all four modes, each marked
+ * "no effect on <transport>". Unknown while the agents or the declarations load: no mark.
  */
 export function transportWithoutModes(space: Pick<Space, 'defaultAgentId'>, agents: readonly Agent[] | undefined, transports: readonly Transport[] | undefined): Transport | null {
   if (!agents || !transports) return null;
