@@ -327,7 +327,7 @@ function claudeCodeRows(): HonestyRow[] {
       level: 'partial',
       detail:
         'A `git push` typed in Bash is decided by the hook. The runner’s git config (environment, not the repository) also routes every push to a configured remote through the push proxy, which decides it as a `git push <remote> <refs>` command line before git receives it and forwards it to the real remote only when allowed — so pushes from scripts are caught too. A script that pushes to an ad-hoc URL or a remote with an explicit pushurl skips both; without a sandbox nothing else stops it.',
-      testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
+      testedBy: `${PUSH} > git push proxy (POL-6) > a push is asked once, at the hook, and forwarded to the bare remote once approved (one approval per push)`,
     }),
     row({
       capability: 'completionContract',
@@ -435,7 +435,7 @@ function claudeAgentSdkRows(): HonestyRow[] {
       level: 'partial',
       detail:
         'The runner gets the same git environment as the Claude Code CLI (every push to a configured remote goes through the push proxy with the run token) and a `git push` typed in Bash is decided by the hook; the proxy itself is tested with the Claude Code CLI. A script pushing to an ad-hoc URL skips both; without a sandbox nothing else stops it.',
-      testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
+      testedBy: `${PUSH} > git push proxy (POL-6) > a push is asked once, at the hook, and forwarded to the bare remote once approved (one approval per push)`,
     }),
     row({
       capability: 'completionContract',
@@ -601,7 +601,7 @@ function codexRows(): HonestyRow[] {
       capability: 'pushes',
       level: 'partial',
       detail: 'The runner gets the push-proxy git environment like the Claude runners and a `git push` must escalate through the gate; no push test runs Codex itself.',
-      testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
+      testedBy: `${PUSH} > git push proxy (POL-6) > a push is asked once, at the hook, and forwarded to the bare remote once approved (one approval per push)`,
     }),
     row({
       capability: 'completionContract',
@@ -894,7 +894,7 @@ function copilotRows(): HonestyRow[] {
       capability: 'pushes',
       level: 'partial',
       detail: 'The runtime gets the push-proxy git environment like the other runners, and a `git push` command is a mutating shell request that must pass the gate; no push test runs Copilot itself.',
-      testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
+      testedBy: `${PUSH} > git push proxy (POL-6) > a push is asked once, at the hook, and forwarded to the bare remote once approved (one approval per push)`,
     }),
     row({
       capability: 'completionContract',
@@ -989,7 +989,7 @@ function copilotExtensionRows(): HonestyRow[] {
     row({ capability: 'shellCommands', level: 'none', detail: `${noCheck} Only the OS sandbox bounds commands (the worktree read-only in read-only modes with bubblewrap).`, testedBy: COPILOT_EXTENSION_ASK }),
     row({ capability: 'fileWrites', level: 'none', detail: `${noCheck} Plan mode is only the line’s request; with bubblewrap the read-only mount still stops writes.`, testedBy: COPILOT_EXTENSION_ASK }),
     row({ capability: 'reads', level: 'none', detail: 'Reads are never checked; only the OS sandbox bounds them.', testedBy: COPILOT_EXTENSION_ASK }),
-    row({ capability: 'pushes', level: 'partial', detail: 'The push-proxy git environment as for the SDK engine; a push made by a command is not gated by a permission check, only by the push proxy.', testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved` }),
+    row({ capability: 'pushes', level: 'partial', detail: 'The push-proxy git environment as for the SDK engine; a push made by a command is not gated by a permission check, only by the push proxy.', testedBy: `${PUSH} > git push proxy (POL-6) > a push is asked once, at the hook, and forwarded to the bare remote once approved (one approval per push)` }),
     row({ capability: 'nativeTools', level: 'partial', detail: 'Tool starts and completions are shown in the run log as the runtime reports them; nothing is decided by the host.', testedBy: COPILOT_EXTENSION_ASK }),
     row({ capability: 'modes', mode: 'chat', level: 'partial', detail: 'No agentMode is sent (always interactive): Ask and Autopilot are the `[Relay mode: …]` line at the start of a message, only when the mode changes; leaving them for Agent sends a line saying the earlier instructions no longer apply. A request to the model, nothing more.', testedBy: COPILOT_EXTENSION_ASK }),
     ...(['plan', 'review', 'orchestrate'] as const).map((mode) =>
@@ -1065,7 +1065,7 @@ function cursorRows(): HonestyRow[] {
       capability: 'pushes',
       level: 'partial',
       detail: '`run_command` gets the push-proxy git environment like the built-in bash, and a `git push` is a command the gate decides; no push test runs through Cursor.',
-      testedBy: `${PUSH} > git push proxy (POL-6) > a push is held for approval and forwarded to the bare remote once approved`,
+      testedBy: `${PUSH} > git push proxy (POL-6) > a push is asked once, at the hook, and forwarded to the bare remote once approved (one approval per push)`,
     }),
     cell({
       capability: 'completionContract',
