@@ -161,19 +161,21 @@ describe('web app: sign-in, workspaces, agents, org chart (§13, AG-1, AG-3)', (
   });
 
   it('general settings show keys write-only and save timeouts', async () => {
+    // The providers table names each row by the provider and what runs on it.
+    const ANTHROPIC_KEY_FIELD = 'Anthropic (built-in harness, Claude Code, Claude Agent SDK) API key';
     const { page } = ui;
     await page.goto(`${server.url}/w/${acme.id}/settings/general`);
     const settingsRoute = await server.api('GET', `/api/workspaces/${acme.id}/settings`);
     expect(settingsRoute.status).toBe(200);
-    await page.getByLabel('Anthropic API key').fill('sk-test-123');
+    await page.getByLabel(ANTHROPIC_KEY_FIELD, { exact: true }).fill('sk-test-123');
     await page.getByLabel('Approval timeout (seconds)').fill('120');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     const after = (await server.api('GET', `/api/workspaces/${acme.id}/settings`)).body;
     expect(after.apiKeys.anthropic).toBe('set');
     expect(after.approvalTimeoutSeconds).toBe(120);
-    expect(await page.getByLabel('Anthropic API key').inputValue()).toBe('');
-    expect(await page.getByLabel('Anthropic API key').getAttribute('placeholder')).toContain('set');
+    expect(await page.getByLabel(ANTHROPIC_KEY_FIELD, { exact: true }).inputValue()).toBe('');
+    expect(await page.getByLabel(ANTHROPIC_KEY_FIELD, { exact: true }).getAttribute('placeholder')).toContain('set');
     await page.getByLabel('Approval timeout (seconds)').fill('1');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => page.locator('.field-error').count()).toBeGreaterThan(0);
