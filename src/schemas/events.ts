@@ -132,8 +132,18 @@ export type WorkspaceEvent = {
     type: T;
     at: string;
     data: WorkspaceEventPayloads[T];
+    /** Set when an agent's tool call caused the event (SEC-9): reactions that start work, such as pipeline triggers, do not fire on it. */
+    cause?: EventCause;
   };
 }[WorkspaceEventType];
+
+/** What caused an event, when it was not a person or the server itself. */
+export interface EventCause {
+  /** The run whose agent called the tool that caused the event. */
+  agentRunId: string;
+  /** The tool it called. */
+  tool: string;
+}
 
 const EventEnvelope = z.object({
   sequence: z.number().int(),

@@ -1,5 +1,5 @@
 import { nowIso } from '../ids.js';
-import type { WorkspaceEvent, WorkspaceEventPayloads, WorkspaceEventType } from '../schemas/events.js';
+import type { EventCause, WorkspaceEvent, WorkspaceEventPayloads, WorkspaceEventType } from '../schemas/events.js';
 
 /** One live event of a workspace, as sent on its SSE stream (its types live in src/schemas/events.ts). */
 export type { WorkspaceEvent };
@@ -54,11 +54,14 @@ export class EventBus {
     this.journal = journal;
   }
 
-  /** Publishes one event; the payload must match its type's schema in src/schemas/events.ts (checked by the compiler). */
-  publish<T extends WorkspaceEventType>(workspaceId: string, type: T, data: WorkspaceEventPayloads[T]): WorkspaceEvent {
+  /**
+   * Publishes one event; the payload must match its type's schema in src/schemas/events.ts (checked by
+   * the compiler). `cause` marks an event an agent's tool call caused, so reactions can tell it apart.
+   */
+  publish<T extends WorkspaceEventType>(workspaceId: string, type: T, data: WorkspaceEventPayloads[T], cause?: EventCause): WorkspaceEvent {
     this.sequence += 1;
     // The compiler cannot correlate `type` and `data` through the generic; the signature already did.
-    const event = { sequence: this.sequence, workspaceId, type, at: nowIso(), data } as WorkspaceEvent;
+    const event = { sequence: this.sequence, workspaceId, type, at: nowIso(), data, ...(cause ? { cause } : {}) } as WorkspaceEvent;
     if (this.journal) {
       this.journal.append(event);
     } else {

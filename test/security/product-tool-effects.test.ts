@@ -50,6 +50,9 @@ const REACH: Record<string, Reach | Record<string, Reach>> = {
   dismiss_review_node: 'ownRecords',
   resolve_review_node: 'ownRecords',
   assess_review_axis: 'ownRecords',
+  // The verdict and the review's own tickets only (a foreign ticketId is refused), and no runs: the
+  // events these calls cause (review.finalized, ticket.done) fire no pipeline trigger when an agent's
+  // tool call caused them (review-tool-triggers.test.ts), so they need no startsRuns.
   finalize_review: 'ownRecords',
   create_ticket: 'ownRecords',
   update_ticket: 'ownRecords',

@@ -48,7 +48,9 @@ export const PIPELINE_FILES_DIR = 'pipelines';
 
 /**
  * Domain-event triggers (PIPE-1) and the bus events that fire them: a plan approved, a review's verdict
- * published, a ticket moved to done (by a person, the API or an agent's `update_ticket`).
+ * published, a ticket moved to done (by a person or the API). An event an agent's tool call caused
+ * (`update_ticket`, `finalize_review`) fires none of them: a pipeline run carries no rules of the run
+ * that caused it, so an agent could otherwise start work under rules weaker than its own (SEC-9).
  */
 const EVENT_TRIGGERS: Record<'plan.approved' | 'review.finalized' | 'ticket.done', (event: WorkspaceEvent) => boolean> = {
   'plan.approved': (event) => event.type === 'plan.approved',
@@ -259,6 +261,13 @@ export class PipelineService {
       const triggers = await listEventTriggers(db);
       for (const trigger of triggers) {
         if (!names.includes(trigger.event)) continue;
+        if (event.cause) {
+          this.logger?.warn(
+            { pipelineId: trigger.pipelineId, trigger: trigger.event, agentRunId: event.cause.agentRunId, tool: event.cause.tool },
+            "event trigger not fired: an agent's tool call caused the event, and a pipeline run would not carry that agent's rules",
+          );
+          continue;
+        }
         const subject = (event.data as { id?: unknown }).id;
         await markTriggerFired(db, trigger.id, nowIso());
         await this.startRun(event.workspaceId, trigger.pipelineId, { type: 'event', payload: { event: trigger.event, data: event.data } }, `event:${trigger.event}:${typeof subject === 'string' ? subject : event.sequence}`);

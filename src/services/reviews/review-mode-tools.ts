@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { findingDropReason } from '../../core/review/read-finding.js';
 import { FINDING_TYPES } from '../../core/review/review-types.js';
 import { DomainError } from '../../errors/domain-error.js';
+import { ValidationError } from '../../errors/validation-error.js';
 import { fail, ok, defineTool, type Tool, type ToolResult } from '../../tools/define-tool.js';
 import type { MessageService } from '../runs/message-service.js';
 import type { ModeToolProvider } from '../runs/run-executor.js';
@@ -65,6 +66,20 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
         if (!review) return fail('This space has no review: it was not opened for a pull request.');
         return action(review);
       });
+    /**
+     * A ticket tool acts on the review's own tickets only: the review agent was given this review, not
+     * the workspace's ticket board, and a ticket it could move elsewhere is work it could redirect.
+     */
+    const withOwnTicket = (ticketId: string, action: (review: Review) => Promise<ToolResult>) =>
+      withReview(async (review) => {
+        const ticket = await services.tickets.get(workspaceId, ticketId);
+        if (ticket.reviewId !== review.id) {
+          throw new ValidationError('ticketId', `ticketId ${JSON.stringify(ticketId)} is not one of this review's tickets: a review agent changes and comments only on the tickets of its own review (those created with create_ticket)`);
+        }
+        return action(review);
+      });
+    /** Events these tools cause are marked as an agent's, so pipeline triggers do not start work from them. */
+    const causedBy = (tool: string) => ({ agentRunId: runId, tool });
     /** One of the verbs that act on a finding by id (confirm, dismiss, resolve): records only, in the run's review. */
     const findingVerb = <T extends typeof FindingIdInput>(verb: { name: string; description: string; parameters: T; act: (input: z.infer<T>, review: Review) => Promise<Finding>; said: (finding: Finding) => string }) =>
       defineTool({
@@ -170,10 +185,16 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
         group: 'review',
         execute: (input) =>
           withReview(async (review) => {
-            const published = await services.reviews.finalize(workspaceId, review.id, me, {
-              ...(input.headline !== undefined ? { headline: input.headline } : {}),
-              ...(input.note !== undefined ? { note: input.note } : {}),
-            });
+            const published = await services.reviews.finalize(
+              workspaceId,
+              review.id,
+              me,
+              {
+                ...(input.headline !== undefined ? { headline: input.headline } : {}),
+                ...(input.note !== undefined ? { note: input.note } : {}),
+              },
+              causedBy('finalize_review'),
+            );
             const verdict = published.verdict!;
             return ok(`Verdict published: ${verdict.verdict} (confidence ${verdict.confidence}). ${verdict.reasons.join('; ') || 'No blocking findings.'} ${verdict.delta.summary}.`, {
               verdict: verdict.verdict,
@@ -202,30 +223,31 @@ export function reviewModeTools(services: { reviews: ReviewService; tickets: Tic
       }),
       defineTool({
         name: 'update_ticket',
-        description: 'Change a ticket: title, description or status (open, inProgress, blocked, done, failed, cancelled).',
+        description: "Change one of this review's tickets: title, description or status (open, inProgress, blocked, done, failed, cancelled).",
         parameters: UpdateTicketInput,
         tier: 'write',
         effects: [],
         recordsOnly: true,
         group: 'tickets',
-        execute: (input) =>
-          attempt(async () => {
-            const { ticketId, ...change } = input;
-            const ticket = await services.tickets.update(workspaceId, ticketId, change);
+        execute: (input) => {
+          const { ticketId, ...change } = input;
+          return withOwnTicket(ticketId, async () => {
+            const ticket = await services.tickets.update(workspaceId, ticketId, change, causedBy('update_ticket'));
             return ok(`Ticket ${ticket.id} is ${ticket.status}.`);
-          }),
+          });
+        },
       }),
       defineTool({
         name: 'comment_ticket',
-        description: 'Add a comment to a ticket.',
+        description: "Add a comment to one of this review's tickets.",
         parameters: CommentTicketInput,
         tier: 'write',
         effects: [],
         recordsOnly: true,
         group: 'tickets',
         execute: (input) =>
-          attempt(async () => {
-            const comment = await services.tickets.comment(workspaceId, input.ticketId, me, input.body);
+          withOwnTicket(input.ticketId, async () => {
+            const comment = await services.tickets.comment(workspaceId, input.ticketId, me, input.body, causedBy('comment_ticket'));
             return ok(`Commented on ${input.ticketId} (${comment.id}).`);
           }),
       }),

@@ -14,6 +14,7 @@ import { runGit, tryGit } from '../../git/run-git.js';
 import { newId, nowIso } from '../../ids.js';
 import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
 import type { Agent } from '../../schemas/agent.js';
+import type { EventCause } from '../../schemas/events.js';
 import type { AssessAxisBody, AxisAssessment, Finding, GateResult, OpenReviewBody, Review, VerdictView } from '../../schemas/review.js';
 import { insertAxisAssessment, listAxisAssessments, toAxisAssessment } from '../../store/repositories/axis-assessment-repository.js';
 import { findFindingRow, insertFinding, readFindings, toFinding, updateFindingRow } from '../../store/repositories/finding-repository.js';
@@ -518,7 +519,7 @@ export class ReviewService {
    * Publishes the verdict (REV-5: optional, and may be called again; the latest publication wins).
    * Gates not yet run for this head are run first, so a published verdict has its gate evidence.
    */
-  async finalize(workspaceId: string, reviewId: string, by: ReviewPrincipal, input: { headline?: string; note?: string } = {}): Promise<Review> {
+  async finalize(workspaceId: string, reviewId: string, by: ReviewPrincipal, input: { headline?: string; note?: string } = {}, cause?: EventCause): Promise<Review> {
     const review = await this.row(workspaceId, reviewId);
     const db = await this.db(workspaceId);
     const done = new Set((await listGateResults(db, reviewId, review.head_sha)).map((result) => result.name));
@@ -528,7 +529,7 @@ export class ReviewService {
     const now = nowIso();
     await setReviewVerdict(db, reviewId, verdict, `${by.kind}:${by.id}`, now);
     const published = await this.get(workspaceId, reviewId);
-    this.deps.events.publish(workspaceId, 'review.finalized', published);
+    this.deps.events.publish(workspaceId, 'review.finalized', published, cause);
     return published;
   }
 

@@ -14,6 +14,7 @@ import { agentExists } from '../../store/repositories/agent-repository.js';
 import { findProject, listProjects } from '../../store/repositories/project-repository.js';
 import type { Project } from '../../schemas/project.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { EventCause } from '../../schemas/events.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
@@ -75,7 +76,8 @@ export class TicketService {
     return listTickets(await this.db(workspaceId), filter);
   }
 
-  async update(workspaceId: string, ticketId: string, change: { title?: string; description?: string; status?: string; assigneeAgentId?: string | null }): Promise<Ticket> {
+  /** `cause`: the agent tool call that made the change, carried on the event (pipeline triggers ignore such events). */
+  async update(workspaceId: string, ticketId: string, change: { title?: string; description?: string; status?: string; assigneeAgentId?: string | null }, cause?: EventCause): Promise<Ticket> {
     const db = await this.db(workspaceId);
     await this.get(workspaceId, ticketId);
     assertText(change.title, 'title', 300);
@@ -85,15 +87,15 @@ export class TicketService {
     }
     await updateTicketRow(db, ticketId, change);
     const ticket = await this.get(workspaceId, ticketId);
-    this.events.publish(workspaceId, 'ticket.updated', ticket);
+    this.events.publish(workspaceId, 'ticket.updated', ticket, cause);
     return ticket;
   }
 
-  async comment(workspaceId: string, ticketId: string, author: { kind: string; id: string }, body: string): Promise<TicketComment> {
+  async comment(workspaceId: string, ticketId: string, author: { kind: string; id: string }, body: string, cause?: EventCause): Promise<TicketComment> {
     await this.get(workspaceId, ticketId);
     assertText(body, 'body', 20_000);
     const comment = await insertTicketComment(await this.db(workspaceId), { ticketId, author, body });
-    this.events.publish(workspaceId, 'ticket.commented', comment);
+    this.events.publish(workspaceId, 'ticket.commented', comment, cause);
     return comment;
   }
 
