@@ -1,6 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { normalizeCommandWhitespace } from '../../src/core/shell/command-whitespace.js';
+import { fingerprintAction } from '../../src/core/policy/remembered-choice.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 
@@ -62,5 +64,37 @@ describe('remembered choices keep quoted whitespace (POL-3)', () => {
     expect(thirdDetail.toolCalls[0]).toMatchObject({ decision: 'allow', decidedBy: { scope: 'workspace' }, executed: true });
     expect(existsSync(join(worktree(), 'draft copy.txt'))).toBe(false);
     expect((await api('GET', '/approvals')).body.approvals).toHaveLength(2);
+  });
+});
+
+describe('the normaliser reads quotes and blanks as bash does (POL-3)', () => {
+  /** Pairs bash runs with different arguments: each must normalise (and key a remembered choice) differently. */
+  const distinct: Array<[string, string]> = [
+    // `\$` is a literal dollar sign: the quote after it is a plain single quote, ended by the next `'`.
+    ["printf '%s|' \\$'a\\' 'b  c'", "printf '%s|' \\$'a\\' 'b c'"],
+    // `$$` is the process id: the quote after it is plain too.
+    ["printf '%s|' $$'a\\' 'b  c'", "printf '%s|' $$'a\\' 'b c'"],
+    // A no-break space, a line separator and a carriage return are word characters to bash.
+    ['rm x\u00A0y', 'rm x y'],
+    ['rm x\u2028y', 'rm x y'],
+    ['rm x\ry', 'rm x y'],
+    ['rm x\u00A0', 'rm x'],
+    ['rm \u00A0x', 'rm x'],
+  ];
+
+  it('keeps apart what bash runs differently', () => {
+    for (const [one, other] of distinct) {
+      expect(normalizeCommandWhitespace(one), JSON.stringify([one, other])).not.toBe(normalizeCommandWhitespace(other));
+      expect(fingerprintAction(['fileDelete'], one), JSON.stringify([one, other])).not.toBe(fingerprintAction(['fileDelete'], other));
+    }
+  });
+
+  it('still merges what bash runs alike, an unescaped ANSI-C quote included', () => {
+    expect(normalizeCommandWhitespace("printf '%s|' $'a\\' 'b  c'")).toBe(normalizeCommandWhitespace("printf   '%s|'\t$'a\\' 'b  c'"));
+    // `$'a\' '` is one ANSI-C word (the `\'` is escaped): the spacing after it is outside quotes.
+    expect(normalizeCommandWhitespace("printf '%s|' $'a\\' 'b  c'")).toBe("printf '%s|' $'a\\' 'b c'");
+    expect(normalizeCommandWhitespace("printf '%s|' $$$'a\\' 'b  c'")).toBe("printf '%s|' $$$'a\\' 'b c'");
+    expect(normalizeCommandWhitespace('  rm   x \t\n\t y  ')).toBe('rm x\ny');
+    expect(normalizeCommandWhitespace('rm x\u00A0y')).toBe('rm x\u00A0y');
   });
 });
