@@ -33,13 +33,25 @@ function chainedSkill(prefix: string, climb: number): Record<string, FixtureFile
   };
 }
 
+/**
+ * Two folders linked into each other: `a/x -> ../b` and `b/y -> ../a` each lead to a folder that does
+ * not hold them, yet a walker following links goes a → b → a → … without end.
+ */
+const LOOPED: Record<string, FixtureFile | string> = {
+  'skills/looped/SKILL.md': skillMd('looped', 'Keeps two note folders.'),
+  'skills/looped/a/notes.md': 'A notes.\n',
+  'skills/looped/b/notes.md': 'B notes.\n',
+  'skills/looped/a/x': { link: '../b' },
+  'skills/looped/b/y': { link: '../a' },
+};
+
 beforeAll(async () => {
   server = await startTestServer();
   ws = await createSeededWorkspace(server, 'Link chains');
   token = (await readFile(join(server.dataRoot, 'operator-token'), 'utf8')).trim();
   // How far the installed folder skills/chained/ is below the data root that holds the operator token.
   const climb = relative(join(ws.dataDir, 'skills', 'chained'), server.dataRoot).split('/').length;
-  source = await makeSkillSource({ 'README.md': '# skills\n', ...chainedSkill('skills/chained', climb), ...chainedSkill('.claude/skills/chained', climb) });
+  source = await makeSkillSource({ 'README.md': '# skills\n', ...chainedSkill('skills/chained', climb), ...chainedSkill('.claude/skills/chained', climb), ...LOOPED });
 }, 120_000);
 
 afterAll(async () => {
@@ -80,5 +92,24 @@ describe('links resolved as the file system would, chains included (SEC-12)', ()
     expect(repo.skills).toEqual([]);
     expect(repo.refused).toEqual([expect.objectContaining({ folder: '.claude/skills/chained', reason: 'quarantined by symlink-escape' })]);
     expect(repo.refused[0].findings.map((finding: { file: string }) => finding.file)).toEqual(['alias', 'token']);
+  });
+
+  it('two folders linked into each other are a loop: quarantined naming both links; an override writes neither', async () => {
+    // The source the first test added (a source is added once per workspace).
+    const { sources } = (await server.api('GET', `/api/workspaces/${ws.id}/skills/sources`)).body as { sources: Array<{ id: string; url: string }> };
+    const sourceId = sources.find((candidate) => candidate.url === source.dir)?.id ?? (await server.api('POST', `/api/workspaces/${ws.id}/skills/sources`, { url: source.dir })).body.id;
+    const installed = await server.api('POST', `/api/workspaces/${ws.id}/skills/install`, { sourceId, path: 'skills/looped' });
+    expect(installed.status).toBe(200);
+    expect(installed.body.outcome).toBe('quarantined');
+    const findings = installed.body.scan.report.findings.filter((finding: { ruleId: string }) => finding.ruleId === 'symlink-escape');
+    expect(findings).toEqual([
+      expect.objectContaining({ file: 'a/x', severity: 'quarantine', message: expect.stringMatching(/links lead back to it \(a loop\)/) }),
+      expect.objectContaining({ file: 'b/y', severity: 'quarantine', message: expect.stringMatching(/links lead back to it \(a loop\)/) }),
+    ]);
+    const overridden = await server.api('POST', `/api/workspaces/${ws.id}/skills/overrides`, { reportId: installed.body.scan.id, reason: 'reviewed by hand' });
+    expect(overridden.status).toBe(201);
+    const folder = join(ws.dataDir, 'skills', 'looped');
+    expect(await readFile(join(folder, 'a', 'notes.md'), 'utf8')).toBe('A notes.\n');
+    for (const name of ['a/x', 'b/y']) await expect(lstat(join(folder, ...name.split('/'))), name).rejects.toThrow(/ENOENT/);
   });
 });

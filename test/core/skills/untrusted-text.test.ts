@@ -20,7 +20,15 @@ describe('normalizeUntrustedText (SEC-12)', () => {
     for (const code of [0x200b, 0x200e, 0x061c, 0x202e, 0x2066, 0x00ad, 0x180e, 0x3164, 0xffa0, 0x115f, 0x1160, 0x2800, 0xfe0f, 0xe0001, 0xe0041, 0xe0100, 0x034f]) {
       expect(HIDDEN_CHARACTER.test(String.fromCodePoint(code)), code.toString(16)).toBe(true);
     }
-    for (const text of ['a', ' ', '\n', '\t', 'é', 'ü', '中', '😀', '\u2028']) expect(HIDDEN_CHARACTER.test(text), JSON.stringify(text)).toBe(false);
+    for (const text of ['a', ' ', '\n', '\t', 'é', 'ü', '中', '😀', '\u2028', '\u0301', '\u20DD']) expect(HIDDEN_CHARACTER.test(text), JSON.stringify(text)).toBe(false);
+  });
+
+  it('counts private-use characters and overlay marks as hiding, and strips them before the rules read the text', () => {
+    for (const code of [0xe000, 0xf8ff, 0xf0000, 0x10fffd, 0x0334, 0x0336, 0x0338, 0x20d2, 0x20d3, 0x20d8, 0x20da, 0x20e5, 0x20ea]) {
+      expect(HIDDEN_CHARACTER.test(String.fromCodePoint(code)), code.toString(16)).toBe(true);
+    }
+    expect(normalizeUntrustedText('i\u0336gnore ig\uE000nore pre\u{F0000}vious\u20D2 =\u0338')).toBe('ignore ignore previous =');
+    expect(revealHiddenCharacters('i\u0336g\uE000')).toBe('i[U+0336]g[U+E000]');
   });
 
   it('reveals hidden characters as visible markers, keeping everything else and the line breaks', () => {

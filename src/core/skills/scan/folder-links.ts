@@ -13,8 +13,9 @@ export type LinkResolution = { ok: true; kind: 'file' | 'directory'; path: strin
  * really leads — not from where its name sits. Judging each link's text on its own misses this:
  * `deep/er/j -> ../../refs` and `t -> deep/er/j/../../../secret` both read as inside the folder,
  * yet `t` leads one level above it. A link is acceptable only when its final target is a file of
- * the folder, or a folder of it that does not hold the link (which would be a loop); absolute,
- * climbing, dangling, through-a-file and looping links are refused.
+ * the folder, or a folder of it that does not hold the link and whose own links never lead back to
+ * it (either would be a loop for a walker following links); absolute, climbing, dangling,
+ * through-a-file and looping links are refused.
  */
 export function resolveFolderLinks(entries: readonly SkillFolderEntry[]): Map<string, LinkResolution> {
   const files = new Set<string>();
@@ -28,7 +29,49 @@ export function resolveFolderLinks(entries: readonly SkillFolderEntry[]): Map<st
   }
   const resolutions = new Map<string, LinkResolution>();
   for (const path of links.keys()) resolutions.set(path, resolveLink(path, { files, links, folders }));
+  const looping = linksInFolderLoops(resolutions);
+  for (const [path, resolution] of resolutions) {
+    if (!resolution.ok) continue;
+    const { via } = resolution;
+    if (looping.has(path)) resolutions.set(path, { ok: false, problem: 'leads to a folder whose links lead back to it (a loop)', via });
+    // Such a link is never written, so a link resolved through it would dangle once the folder is.
+    else if (via.some((link) => looping.has(link))) resolutions.set(path, { ok: false, problem: 'goes through a link that loops', via });
+  }
   return resolutions;
+}
+
+/**
+ * The links to folders that a walker following links would enter without end. Each link is checked
+ * alone to not lead to a folder holding it, but two together can: `a/x -> ../b` with `b/y -> ../a` —
+ * walking `a` enters `b` through `x`, whose `y` enters `a` again, and so on. A link to folder T is
+ * refused when some link that T holds, at any depth and through the links it leads to, leads back
+ * to T or to a folder holding T: every link of such a loop, and every link leading into a folder
+ * of one (walking it would never end either).
+ */
+function linksInFolderLoops(resolutions: ReadonlyMap<string, LinkResolution>): Set<string> {
+  const targets = new Map<string, string>();
+  for (const [path, resolution] of resolutions) if (resolution.ok && resolution.kind === 'directory') targets.set(path, resolution.path);
+  // The links a walker meets inside the folder a link leads to.
+  const held = new Map<string, string[]>();
+  for (const [path, target] of targets) held.set(path, [...targets.keys()].filter((other) => other.startsWith(`${target}/`)));
+  const looping = new Set<string>();
+  for (const [start, folder] of targets) {
+    // Depth-first through the links met on the way, each once: one leading to `folder` or above it is a loop.
+    const seen = new Set<string>();
+    const stack = [...held.get(start)!];
+    while (stack.length > 0) {
+      const link = stack.pop()!;
+      if (seen.has(link)) continue;
+      seen.add(link);
+      const target = targets.get(link)!;
+      if (folder === target || folder.startsWith(`${target}/`)) {
+        looping.add(start);
+        break;
+      }
+      stack.push(...held.get(link)!);
+    }
+  }
+  return looping;
 }
 
 /** True when `target` is not a relative POSIX path a written folder could hold (absolute, Windows-shaped, empty, NUL). */

@@ -10,15 +10,26 @@
  */
 
 /**
+ * Combining marks drawn across the letter before them (strokes, slashes, rings): `i<U+0336>gnore`
+ * reads to a reviewer as struck-out text and to a pattern as no word at all, while a model reads
+ * the word through the mark. U+0334–0338 and the symbol overlays U+20D2–20D3, 20D8–20DA, 20E5, 20EA.
+ */
+const OVERLAY_MARKS = '\\u0334-\\u0338\\u20D2\\u20D3\\u20D8-\\u20DA\\u20E5\\u20EA';
+
+/**
  * Every character a reader cannot see or that reorders what it sees: the Unicode
  * Default_Ignorable_Code_Point property (zero-width characters, tag characters, variation
  * selectors, soft hyphen, Hangul fillers, invisible operators, …), the bidi controls (some of which
  * are not default-ignorable, e.g. U+061C is, U+200E/F are), and fillers that render as blank space
- * without being default-ignorable (U+2800 braille blank). A BOM at the very start of a file is the
- * one allowed exception, and callers skip it themselves.
+ * without being default-ignorable (U+2800 braille blank). With them, the characters that disguise a
+ * word rather than hide it: private-use code points (no standard meaning or glyph, so a font draws
+ * whatever it likes and `ig<U+E000>nore` is no word to a pattern) and the overlay marks above. A BOM
+ * at the very start of a file is the one allowed exception, and callers skip it themselves.
  */
-export const HIDDEN_CHARACTER = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\u2800]/u;
+export const HIDDEN_CHARACTER = new RegExp(`[\\p{Default_Ignorable_Code_Point}\\p{Bidi_Control}\\u2800\\p{Co}${OVERLAY_MARKS}]`, 'u');
 const HIDDEN_CHARACTERS = new RegExp(HIDDEN_CHARACTER.source, 'gu');
+/** The overlay marks, removed before NFKC too: it composes some of them with the sign before (`=` + U+0338 is `≠`). */
+const OVERLAY_MARK_RUN = new RegExp(`[${OVERLAY_MARKS}]+`, 'gu');
 
 /** True when the text is plain ASCII: nothing in it can be hidden, folded or decoded. */
 function isAscii(text: string): boolean {
@@ -62,13 +73,13 @@ export function decodeSelectorRun(run: string): string {
  * The text as the content rules read it: hidden payloads decoded into plain view (each surrounded
  * by spaces so it reads as words of its own), then NFKC (fullwidth, mathematical and other
  * compatibility forms folded to their plain letters), then every hidden character left removed (so
- * `ig<U+200B>nore` reads `ignore`). Line breaks are kept where they were: findings name real lines.
+ * `ig<U+200B>nore`, `i<U+0336>gnore` and `ig<U+E000>nore` read `ignore`). Line breaks are kept where they were: findings name real lines.
  */
 export function normalizeUntrustedText(text: string): string {
   // ASCII has nothing to decode, fold or remove: most files of most skills take this way out.
   if (isAscii(text)) return text;
   const decoded = text.replace(TAG_RUN, (run) => ` ${decodeTagCharacters(run)} `).replace(SELECTOR_RUN, (run) => ` ${decodeSelectorRun(run)} `);
-  return decoded.normalize('NFKC').replace(HIDDEN_CHARACTERS, '');
+  return decoded.replace(OVERLAY_MARK_RUN, '').normalize('NFKC').replace(HIDDEN_CHARACTERS, '');
 }
 
 /**
