@@ -1,3 +1,5 @@
+import { classifyShellCommand } from './shell/classify-command.js';
+
 /**
  * Single approval per push (POL-6). When the operator approves a `git push` command line at a
  * run's gate (the Claude Code Bash hook, the built-in bash tool), the push proxy would otherwise ask
@@ -5,88 +7,131 @@
  * grant that the proxy honours for the matching push of the same run. A grant only ever stands in for
  * an operator's "yes" to an `ask`: a push the policy denies stays denied, and a push no gate saw (one
  * made inside a script) finds no grant and is asked at the proxy.
+ *
+ * A grant covers only what the approved command names literally, read from the shell classifier's
+ * parse (quotes, comments and separators resolved as the shell resolves them), never from a split of
+ * the text: a remote and a list of destination refs, each either updated or (only under an explicit
+ * `--delete` / `:ref`) deleted. A push whose words are not all static, that leaves its remote or refs
+ * to git's defaults (`git push`, `git push origin`, `git push origin HEAD`), or that uses an option
+ * widening what it sends (`--all`, `--mirror`, `--tags`, `--repo` …) gives no grant: the proxy asks
+ * once more. The proxy matches a grant against the ref updates it parsed, not against a command line.
+ * Whether an update is a fast-forward is not known before its pack arrives, so a grant does not
+ * distinguish force pushes.
  */
 
 /** The tool name the push proxy reports its pushes under (`git-push-proxy.ts`). */
 export const PUSH_PROXY_TOOL_NAME = 'git-push-proxy';
 
-/** How long an approval at the gate covers the push it approved. */
+/**
+ * How long an approval at the gate covers the push it approved, at most. The built-in bash tool
+ * drops a call's grants as soon as the call ends ({@link PushGrants.revoke}); a Claude Code Bash
+ * command sends no completion to the gate, so there this bound (its Bash tool's default timeout) is all.
+ */
 export const PUSH_GRANT_TTL_MS = 2 * 60 * 1000;
 
-/** What a `git push` command line names: the remote and the destination refs, or null where it leaves them to git's defaults. */
+/** One destination ref a push names: `main`, `refs/tags/v1`; `delete` when it removes the ref. */
+export interface PushRefTarget {
+  ref: string;
+  delete: boolean;
+}
+
+/** What a literal `git push` names: its remote and each destination ref. */
 export interface PushTarget {
-  remote: string | null;
-  /** Short destination ref names (`main`, `v1`); null when the command leaves them to git (`git push`, `git push origin HEAD`). */
-  refs: string[] | null;
+  remote: string;
+  refs: PushRefTarget[];
+}
+
+/** The push the proxy received: the remote's name and the ref updates of receive-pack (full ref names). */
+export interface ProxyPush {
+  remote: string;
+  updates: readonly PushRefTarget[];
 }
 
 interface PushGrant extends PushTarget {
   command: string;
+  callId: string | null;
   expiresAt: number;
 }
 
-/** A plain shell word (no quoting, expansion or redirection): anything else makes a target unknown. */
-const PLAIN_WORD = /^[A-Za-z0-9._/:@^~+=,%-]+$/;
-/** git's global options that take the next word as their value (`git -C dir push`). */
-const GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env']);
-/** `git push` options that take the next word as their value. */
-const PUSH_WITH_VALUE = new Set(['-o', '--push-option', '--repo', '--receive-pack', '--exec']);
+/** `git push` options that change nothing about which refs go where. */
+const HARMLESS_FLAGS = new Set([
+  '-f', '--force', '--force-if-includes', '--no-force-if-includes', '--no-force-with-lease',
+  '-u', '--set-upstream', '-q', '--quiet', '-v', '--verbose', '--progress', '--no-progress',
+  '--verify', '--no-verify', '-n', '--dry-run', '--porcelain', '--atomic', '--no-atomic',
+  '--thin', '--no-thin', '-4', '--ipv4', '-6', '--ipv6', '--signed', '--no-signed',
+]);
+/** Harmless options that take the next word as their value. */
+const HARMLESS_WITH_VALUE = new Set(['-o', '--push-option']);
+/** Harmless options written `--name=value`. */
+const HARMLESS_WITH_INLINE_VALUE = ['--force-with-lease=', '--push-option=', '--signed='];
 
-/** `refs/heads/main` and `refs/tags/v1` → `main`, `v1`: the proxy sees full names, people type short ones. */
-function shortRef(ref: string): string {
-  return ref.replace(/^refs\/(heads|tags)\//, '');
+/** A destination the grant can name exactly: not a glob, not `HEAD`/`@` (which ref that is depends on the checkout). */
+function namedRef(name: string): string | null {
+  if (name === '' || name === 'HEAD' || name.startsWith('@') || name.includes('*')) return null;
+  return name;
 }
 
-/** The destination ref of one refspec (`HEAD:refs/heads/x` → `x`, `+main` → `main`, `:old` → `old`); null for `HEAD`. */
-function destination(refspec: string): string | null {
-  const spec = refspec.startsWith('+') ? refspec.slice(1) : refspec;
-  const colon = spec.indexOf(':');
-  const target = colon === -1 ? spec : spec.slice(colon + 1);
-  if (target === '' || target === 'HEAD' || target.startsWith('@')) return null;
-  return shortRef(target);
+/** The target of one literal `git push` argv (`['git', 'push', …]`); null when it names less than everything it pushes. */
+function targetOf(args: readonly string[]): PushTarget | null {
+  const positionals: string[] = [];
+  let deleting = false;
+  for (let at = 0; at < args.length; at += 1) {
+    const word = args[at]!;
+    if (word === '--') {
+      positionals.push(...args.slice(at + 1));
+      break;
+    }
+    if (!word.startsWith('-') || word === '-') positionals.push(word);
+    else if (word === '-d' || word === '--delete') deleting = true;
+    else if (HARMLESS_WITH_VALUE.has(word)) at += 1;
+    else if (!HARMLESS_FLAGS.has(word) && word !== '--force-with-lease' && !HARMLESS_WITH_INLINE_VALUE.some((prefix) => word.startsWith(prefix))) return null;
+  }
+  const [remote, ...refspecs] = positionals;
+  if (remote === undefined || refspecs.length === 0) return null;
+  const refs: PushRefTarget[] = [];
+  for (const refspec of refspecs) {
+    const spec = refspec.startsWith('+') ? refspec.slice(1) : refspec;
+    const colon = spec.indexOf(':');
+    if (deleting) {
+      // `git push origin --delete old`: only plain names are deletes; anything else git itself rejects.
+      const ref = colon === -1 ? namedRef(spec) : null;
+      if (ref === null) return null;
+      refs.push({ ref, delete: true });
+      continue;
+    }
+    const ref = namedRef(colon === -1 ? spec : spec.slice(colon + 1));
+    if (ref === null) return null;
+    refs.push({ ref, delete: colon === 0 });
+  }
+  return { remote, refs };
 }
 
 /**
- * Every `git push` in a command line, with what it names. Simple command lists only (`a && git push
- * origin main`); a push whose words are not plain (quotes, `$VAR`, globs) is listed with an unknown
- * target, which matches only what the operator could not have read more precisely anyway.
+ * Every `git push` in a command line, as the shell classifier parsed it (the simple commands of lists,
+ * pipelines, `sh -c`, `$(…)`), with what it names; a push it cannot name exactly is left out (no grant).
+ * Requires the shell parser to be loaded (`loadShellParser`).
  */
 export function pushTargets(command: string): PushTarget[] {
   const targets: PushTarget[] = [];
-  for (const segment of command.split(/&&|\|\||[;|\n]/)) {
-    const words = segment.trim().split(/\s+/).filter((word) => word !== '');
-    if (words[0] !== 'git') continue;
-    let index = 1;
-    while (index < words.length && words[index]!.startsWith('-')) index += GLOBAL_WITH_VALUE.has(words[index]!) ? 2 : 1;
-    if (words[index] !== 'push') continue;
-    const rest = words.slice(index + 1);
-    if (!rest.every((word) => PLAIN_WORD.test(word))) {
-      targets.push({ remote: null, refs: null });
-      continue;
-    }
-    const positionals: string[] = [];
-    for (let at = 0; at < rest.length; at += 1) {
-      const word = rest[at]!;
-      if (word === '--') {
-        positionals.push(...rest.slice(at + 1));
-        break;
-      }
-      if (PUSH_WITH_VALUE.has(word)) at += 1;
-      else if (!word.startsWith('-')) positionals.push(word);
-    }
-    const [remote, ...refspecs] = positionals;
-    const refs = refspecs.map(destination);
-    targets.push({ remote: remote ?? null, refs: refs.length === 0 || refs.some((ref) => ref === null) ? null : (refs as string[]) });
+  for (const subcommand of classifyShellCommand(command).subcommands) {
+    const [program, verb, ...args] = subcommand.argv;
+    if (program !== 'git' || verb !== 'push' || !subcommand.literal) continue;
+    const target = targetOf(args);
+    if (target) targets.push(target);
   }
   return targets;
 }
 
-/** Whether `grant` covers the push the proxy received: same remote, and no ref the operator did not approve. */
-function covers(grant: PushTarget, push: PushTarget): boolean {
-  if (grant.remote !== null && grant.remote !== push.remote) return false;
-  if (grant.refs === null) return true;
-  if (push.refs === null) return false;
-  return push.refs.every((ref) => grant.refs!.includes(ref));
+/** Whether a ref the operator typed names the full ref the proxy received (`main` → `refs/heads/main` or `refs/tags/main`). */
+function namesRef(typed: string, full: string): boolean {
+  if (typed.startsWith('refs/')) return typed === full;
+  return full === `refs/heads/${typed}` || full === `refs/tags/${typed}`;
+}
+
+/** Whether `grant` covers the proxy's push: same remote, and every update one the operator approved, a delete only as a delete. */
+function covers(grant: PushTarget, push: ProxyPush): boolean {
+  if (grant.remote !== push.remote || push.updates.length === 0) return false;
+  return push.updates.every((update) => grant.refs.some((approved) => approved.delete === update.delete && namesRef(approved.ref, update.ref)));
 }
 
 /**
@@ -101,23 +146,26 @@ export class PushGrants {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Records the operator's approval of `command` (one grant per `git push` in it); returns how many. */
-  grant(command: string): number {
+  /**
+   * Records the operator's approval of `command` (one grant per `git push` it names exactly); returns
+   * how many. `callId` is the gated call, so its grants end with it ({@link revoke}).
+   */
+  grant(command: string, callId: string | null = null): number {
     const expiresAt = this.now() + this.ttlMs;
     const targets = pushTargets(command);
-    for (const target of targets) this.grants.push({ ...target, command, expiresAt });
+    for (const target of targets) this.grants.push({ ...target, command, callId, expiresAt });
     return targets.length;
   }
 
-  /**
-   * Uses up the grant covering the proxy's push (its command line, as `pushCommandLine` writes it);
-   * returns the approved command line it came from, or null when none covers it (the proxy then asks).
-   */
-  take(proxyCommand: string): string | null {
+  /** Drops what is left of a call's grants once the call has ended: a push it did not make is not covered later. */
+  revoke(callId: string): void {
+    this.grants = this.grants.filter((grant) => grant.callId !== callId);
+  }
+
+  /** Uses up the grant covering the proxy's push; returns the approved command line it came from, or null (the proxy then asks). */
+  take(push: ProxyPush): string | null {
     const now = this.now();
     this.grants = this.grants.filter((grant) => grant.expiresAt > now);
-    const [push] = pushTargets(proxyCommand);
-    if (!push) return null;
     const index = this.grants.findIndex((grant) => covers(grant, push));
     if (index === -1) return null;
     const [used] = this.grants.splice(index, 1);

@@ -1,8 +1,15 @@
 import type { DecidedBy } from './policy/policy-decision.js';
+import type { ProxyPush } from './push-grants.js';
 
 /** An action an external runner is about to take, as its hook reports it (ADP-3, POL-1). */
 export type TransportAction =
-  | { kind: 'command'; command: string; toolName: string }
+  | {
+      kind: 'command';
+      command: string;
+      toolName: string;
+      /** Set by the push proxy only: the ref updates it received, which an approval's grant is matched against (POL-6). */
+      push?: ProxyPush;
+    }
   | { kind: 'fileWrite'; path: string; toolName: string };
 
 /** The policy engine's and the operator's answer for one transport action (after any approval wait). */

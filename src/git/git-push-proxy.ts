@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { HookSession, HookSessions, PushRemote } from '../core/hook-sessions.js';
 import { PerKeyLock } from '../core/per-key-lock.js';
-import { PUSH_PROXY_TOOL_NAME } from '../core/push-grants.js';
+import { PUSH_PROXY_TOOL_NAME, type ProxyPush } from '../core/push-grants.js';
 import { gateFailingClosed } from '../core/transport-gate.js';
 import { nowIso } from '../ids.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
@@ -41,17 +41,42 @@ function shortRef(ref: string): string {
   return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : ref;
 }
 
+/** A word the shell reads as itself: anything else is single-quoted in {@link pushCommandLine}. */
+const PLAIN_SHELL_WORD = /^[A-Za-z0-9._/:@+=,%-]+$/;
+
+function shellQuote(word: string): string {
+  return PLAIN_SHELL_WORD.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * Why a ref name the proxy received cannot be shown as one shell word, or null. git's own ref format
+ * already excludes these (whitespace, control characters, backslash); the proxy reads the ref updates
+ * before git checks them, so it refuses them itself, naming the ref.
+ */
+export function pushRefProblem(ref: string): string | null {
+  // eslint-disable-next-line no-control-regex
+  return /[\s\x00-\x1f\x7f\\]/.test(ref) ? `ref name ${JSON.stringify(ref.slice(0, 200))} contains whitespace, a control character or a backslash` : null;
+}
+
 /**
  * The push as a command line, so it is decided by the same rules as a `git push` typed in a shell
  * (POL-1, POL-3): `git push origin main feature`, `git push origin --delete old`. Command-prefix
  * rules such as `git push origin feature → allow` therefore apply to pushes through the proxy too.
+ * Every ref is shell-quoted: `;`, `|`, `&` and `#` are legal in ref names, and unquoted they would end
+ * the command (`git push origin feature;x main` reads as a push of `feature` alone, and `#x main` as
+ * none). This line is for the policy decision only; a grant is matched by {@link proxyPush}.
  */
 export function pushCommandLine(remoteName: string, updates: readonly RefUpdate[]): string {
   const deletes = updates.filter((update) => isZero(update.new)).map((update) => shortRef(update.ref));
   const pushes = updates.filter((update) => !isZero(update.new)).map((update) => shortRef(update.ref));
-  const parts = ['git', 'push', remoteName, ...pushes];
-  if (deletes.length > 0) parts.push('--delete', ...deletes);
+  const parts = ['git', 'push', remoteName, ...pushes.map(shellQuote)];
+  if (deletes.length > 0) parts.push('--delete', ...deletes.map(shellQuote));
   return parts.join(' ');
+}
+
+/** The push as a gate grant matches it (POL-6): the remote and each full ref name, deletes marked. */
+export function proxyPush(remoteName: string, updates: readonly RefUpdate[]): ProxyPush {
+  return { remote: remoteName, updates: updates.map((update) => ({ ref: update.ref, delete: isZero(update.new) })) };
 }
 
 /**
@@ -253,9 +278,18 @@ export class GitPushProxy {
     // git probes a large push with an empty request (a flush packet alone) before sending it: with no
     // ref update there is nothing to decide, and receive-pack given no command reads no pack.
     if (read.section.updates.length === 0) return this.receive(session, remote, stagingPath, read.consumed, request, null);
+    const badRef = read.section.updates.map((update) => pushRefProblem(update.ref)).find((problem) => problem !== null);
+    if (badRef) {
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/x-git-receive-pack-result', 'cache-control': 'no-cache' },
+        body: receivePackRefusal(read.section, `Control Center: push refused: ${badRef}`),
+      };
+    }
     const command = pushCommandLine(remote.name, read.section.updates);
-    // POL-6: the run's gate honours here, once, an approval the operator just gave for this push at the hook.
-    const action = { kind: 'command' as const, command, toolName: PUSH_PROXY_TOOL_NAME };
+    // POL-6: the run's gate honours here, once, an approval the operator just gave for this push at
+    // the hook, matched against these ref updates (not against the command line).
+    const action = { kind: 'command' as const, command, toolName: PUSH_PROXY_TOOL_NAME, push: proxyPush(remote.name, read.section.updates) };
     const gateSignal = AbortSignal.any([signal, session.signal]);
     const result = await gateFailingClosed(() => session.gate(action, gateSignal), ['gitPush']);
     session.decisions.push({ source: 'push', toolUseId: null, toolName: PUSH_PROXY_TOOL_NAME, action, allow: result.allow, result, at: nowIso() });

@@ -23,6 +23,11 @@ export interface ShellSubcommand {
   readonly writesWorktree: boolean;
   /** True when it was classified by the most restrictive fallback (unknown program or unknown code). */
   readonly unknown: boolean;
+  /**
+   * True when every word's value is known statically and the line parsed cleanly, so `argv` is exactly
+   * what the program receives: only then may an approval of it be read as naming what it acts on.
+   */
+  readonly literal: boolean;
 }
 
 /** The classification of a whole command line (POL-2). */
@@ -94,6 +99,7 @@ interface ShellState {
 
 interface Draft {
   argv: string[];
+  literal: boolean;
   classes: Set<EffectClass>;
   writesWorktree: boolean;
   unknown: boolean;
@@ -123,7 +129,7 @@ function copyShell(shell: ShellState): ShellState {
 }
 
 function newDraft(argv: readonly ShellWord[]): Draft {
-  return { argv: argv.map((word) => word.value ?? word.raw), classes: new Set(), writesWorktree: false, unknown: false };
+  return { argv: argv.map((word) => word.value ?? word.raw), literal: argv.every((word) => word.value !== null), classes: new Set(), writesWorktree: false, unknown: false };
 }
 
 function addLocation(draft: Draft, location: PathLocation): void {
@@ -727,7 +733,9 @@ export function classifyShellCommand(command: string, options: ClassifyOptions =
     for (const effectClass of draft.classes) all.add(effectClass);
     writesWorktree ||= draft.writesWorktree;
     unknown ||= draft.unknown;
-    return { argv: draft.argv, classes: canonicalEffectClasses(draft.classes), writesWorktree: draft.writesWorktree, unknown: draft.unknown };
+    // A line that did not parse cleanly may have been split differently from how the shell splits it.
+    const literal = draft.literal && !walk.parseError;
+    return { argv: draft.argv, classes: canonicalEffectClasses(draft.classes), writesWorktree: draft.writesWorktree, unknown: draft.unknown, literal };
   });
   return { classes: canonicalEffectClasses(all), writesWorktree, subcommands, unknown, summary };
 }

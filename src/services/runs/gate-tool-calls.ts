@@ -133,7 +133,7 @@ export class RunToolCalls implements RunToolbox {
     if (outcome.status === 'approved') {
       if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'allow');
       // POL-6: the push this command makes reaches the push proxy next; this approval covers it once.
-      if (verdict.classes.includes('gitPush') && call.name !== PUSH_PROXY_TOOL_NAME && typeof call.input.command === 'string') this.pushGrants.grant(call.input.command);
+      if (verdict.classes.includes('gitPush') && call.name !== PUSH_PROXY_TOOL_NAME && typeof call.input.command === 'string') this.pushGrants.grant(call.input.command, call.id);
       return null;
     }
     if (outcome.status === 'rejected') {
@@ -176,6 +176,8 @@ export class RunToolCalls implements RunToolbox {
     } catch (error) {
       return fail(`${call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
+      // POL-6: an approval covers the push its command makes while it runs, not one made later.
+      this.pushGrants.revoke(call.id);
       this.deps.presence.set(workspaceId, agent.id, 'thinking', runId);
     }
   }
@@ -185,7 +187,8 @@ export class RunToolCalls implements RunToolbox {
     const verdict = await this.verdictFor(action);
     // POL-6: a push the operator already approved at this run's gate is not asked twice. Only an
     // `ask` is answered by the grant: a deny (or a rule that allows) decides as always.
-    const granted = verdict.decision === 'ask' && action.kind === 'command' && action.toolName === PUSH_PROXY_TOOL_NAME ? this.pushGrants.take(action.command) : null;
+    // The grant is matched against the ref updates the proxy parsed, never against a command line.
+    const granted = verdict.decision === 'ask' && action.kind === 'command' && action.toolName === PUSH_PROXY_TOOL_NAME && action.push ? this.pushGrants.take(action.push) : null;
     if (granted !== null) {
       const reason = `Allowed: the operator approved \`${granted.slice(0, 200)}\` at this run's gate moments ago (one approval per push; decided by ${decidedBy(verdict)}).`;
       return { allow: true, decision: verdict.decision, reason, decidedBy: verdict.decidedBy, classes: verdict.classes };
