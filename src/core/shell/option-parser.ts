@@ -93,3 +93,31 @@ export function hasOption(parsed: ParsedOptions, ...names: string[]): boolean {
 export function optionValues(parsed: ParsedOptions, ...names: string[]): ShellWord[] {
   return names.flatMap((name) => parsed.values.get(name) ?? []);
 }
+
+/**
+ * GNU getopt accepts any unambiguous prefix of a long option (`--to-com=CMD` is `--to-command=CMD`).
+ * Rewrites each abbreviated `--name[=value]` that starts one of `names` to its full spelling, so an
+ * option that runs a program cannot hide behind a shortened name. A prefix of several names takes the
+ * first listed (callers list the options that run programs first: a prefix tar would reject as ambiguous
+ * reads as the more dangerous one). `exact` names are real options that win as typed (`--checkpoint`).
+ */
+export function expandLongAbbreviations(args: readonly ShellWord[], names: readonly string[], exact: readonly string[] = []): ShellWord[] {
+  return args.map((arg) => {
+    const text = arg.value;
+    if (text === null || !text.startsWith('--') || text === '--') return arg;
+    const equals = text.indexOf('=');
+    const name = equals === -1 ? text.slice(2) : text.slice(2, equals);
+    if (names.includes(name) || exact.includes(name)) return arg;
+    const full = names.find((candidate) => candidate.startsWith(name));
+    if (full === undefined) return arg;
+    return { value: `--${full}${equals === -1 ? '' : text.slice(equals)}`, raw: arg.raw };
+  });
+}
+
+/**
+ * True when an option word is only known at run time (`--to-command="$CMD"`, `-I"$X"`): it may be an
+ * option that runs a program, so a program with such options cannot read it as a plain flag.
+ */
+export function hasDynamicOption(args: readonly ShellWord[]): boolean {
+  return args.some((word) => word.value === null && /^["']*-/.test(word.raw));
+}

@@ -146,10 +146,27 @@ const flock: Unwrapper = (args) => {
   return script ? { inner: [], script, writes } : { inner, writes };
 };
 
+/** A static word as shell source that reads back as the same single word. */
+function quoted(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * strace/ltrace run the command traced; `-o FILE` writes FILE, but `-o '|CMD'` / `-o '!CMD'` pipes the
+ * trace to CMD through the shell. Both then run: the traced command and CMD are classified as one
+ * script of two commands; when either is only known at run time, the whole is unseen code.
+ */
 const trace: Unwrapper = (args) => {
   const { parsed, inner } = split(args, { short: 'oepsuEIbPSXaU', long: ['output', 'trace', 'attach', 'string-limit', 'user', 'env'] });
   const output = optionValues(parsed, '-o', '--output');
-  return { inner, classes: ['processSpawn'], ...(output.length > 0 ? { writes: output } : {}) };
+  const piped = (word: ShellWord): boolean => word.value === null || word.value.startsWith('|') || word.value.startsWith('!');
+  const files = output.filter((word) => !piped(word));
+  const pipes = output.filter(piped);
+  const step = { inner, classes: ['processSpawn'] as const, ...(files.length > 0 ? { writes: files } : {}) };
+  if (pipes.length === 0) return step;
+  if (pipes.some((word) => word.value === null) || inner.some((word) => word.value === null)) return { ...step, injectsCode: true };
+  const source = [inner.map((word) => quoted(word.value!)).join(' '), ...pipes.map((word) => word.value!.slice(1))].filter((part) => part !== '').join('\n');
+  return { ...step, inner: [], script: { value: source, raw: source } };
 };
 
 /** GNU parallel's options that take a value; an option not listed is read as a flag, so its value (if any) becomes the command — unknown, never read. */

@@ -1,5 +1,5 @@
-import { hasOption, optionValues, parseOptions } from '../option-parser.js';
-import { CURRENT_DIRECTORY, NO_EFFECT, type ProgramRule } from '../program-outcome.js';
+import { expandLongAbbreviations, hasDynamicOption, hasOption, optionValues, parseOptions } from '../option-parser.js';
+import { CURRENT_DIRECTORY, NO_EFFECT, type NestedCommand, type ProgramOutcome, type ProgramRule } from '../program-outcome.js';
 import { dynamicWord, type ShellWord } from '../shell-words.js';
 import { sedScriptRunsOrWrites } from './sed-script.js';
 
@@ -77,22 +77,61 @@ const dd: ProgramRule = (args) => ({
   }),
 });
 
-/** `tar`: extracting writes `-C DIR` (or here); creating writes the archive named by `-f`. */
+/** Shell source a program hands to `/bin/sh -c` (tar `--to-command`, split `--filter`): classified as that shell command. */
+function shellCommand(source: ShellWord): NestedCommand {
+  return { argv: [{ value: 'sh', raw: 'sh' }, { value: '-c', raw: '-c' }, source] };
+}
+
+/** A word that is only part of another (`exec=CMD`): the rest, still unknown when the whole is. */
+function rest(word: ShellWord, prefixLength: number): ShellWord {
+  return word.value === null ? word : { value: word.value.slice(prefixLength), raw: word.raw };
+}
+
+const TAR_SHORT_VALUES = 'fCTXbHgKLNVIF';
+/** tar's long options that run a program, first so an ambiguous abbreviation reads as one of them. */
+const TAR_PROGRAM_OPTIONS = ['checkpoint-action', 'to-command', 'use-compress-program', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command'];
+const TAR_LONG_VALUES = [...TAR_PROGRAM_OPTIONS, 'file', 'directory', 'files-from', 'exclude-from', 'exclude', 'transform', 'owner', 'group', 'mode', 'format', 'newer', 'after-date', 'label', 'force-local'];
+
+/** Old-style bundled letters without a dash (`tar xzfI a.tgz prog`): each letter that takes a value takes the next word, in order. */
+function tarOldStyle(args: readonly ShellWord[]): ShellWord[] {
+  const first = args[0];
+  if (!first || first.value === null || first.value === '' || first.value.startsWith('-')) return [...args];
+  const out: ShellWord[] = [];
+  let next = 1;
+  for (const letter of first.value) {
+    out.push({ value: `-${letter}`, raw: first.raw });
+    if (TAR_SHORT_VALUES.includes(letter) && next < args.length) out.push(args[next++]!);
+  }
+  return [...out, ...args.slice(next)];
+}
+
+/**
+ * `tar`: extracting writes `-C DIR` (or here); creating writes the archive named by `-f`. Options that
+ * run a program make it that program: `--checkpoint-action=exec=CMD`, `--to-command=CMD`,
+ * `-I`/`--use-compress-program`, `-F`/`--info-script`/`--new-volume-script` are handed to `/bin/sh -c`
+ * and classified as that command; `--rsh-command`, `--rmt-command` and a remote archive (`-f host:file`,
+ * or a name only known at run time) run programs here and on another host: unseen code.
+ */
 const tar: ProgramRule = (args) => {
-  const first = args[0]?.value ?? '';
-  // Old-style bundled letters without a dash (`tar xzf a.tgz`) are normalized to a dash cluster.
-  const normalized = first && !first.startsWith('-') ? [{ value: `-${first}`, raw: args[0]!.raw }, ...args.slice(1)] : [...args];
-  const parsed = parseOptions(normalized, { short: 'fCTXbHgKLNV', long: ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'transform', 'owner', 'group', 'mode', 'format', 'use-compress-program', 'newer', 'after-date', 'label'] });
+  const normalized = expandLongAbbreviations(tarOldStyle(args), TAR_LONG_VALUES, ['checkpoint']);
+  const parsed = parseOptions(normalized, { short: TAR_SHORT_VALUES, long: TAR_LONG_VALUES });
+  const archive = optionValues(parsed, '-f', '--file');
+  const nested: NestedCommand[] = [
+    ...optionValues(parsed, '--to-command', '-I', '--use-compress-program', '-F', '--info-script', '--new-volume-script').map(shellCommand),
+    ...optionValues(parsed, '--checkpoint-action').flatMap((action) => (action.value === null ? [shellCommand(action)] : action.value.startsWith('exec=') ? [shellCommand(rest(action, 5))] : [])),
+  ];
+  const remote = !hasOption(parsed, '--force-local') && archive.some((word) => word.value === null || /^[^/:]+:/.test(word.value));
+  const unknownCode = remote || hasDynamicOption(args) || hasOption(parsed, '--rsh-command', '--rmt-command');
+  const runs: ProgramOutcome = { nested, ...(unknownCode ? { unknownCode: true, classes: ['networkEgress'] as const } : {}) };
   const extract = hasOption(parsed, '-x', '--extract', '--get');
   const create = hasOption(parsed, '-c', '--create', '-r', '--append', '-u', '--update', '-A', '--catenate', '--concatenate', '--delete');
-  const archive = optionValues(parsed, '-f', '--file');
   if (extract) {
     const directory = optionValues(parsed, '-C', '--directory');
-    return { writes: directory.length > 0 ? directory : [CURRENT_DIRECTORY] };
+    return { ...runs, writes: directory.length > 0 ? directory : [CURRENT_DIRECTORY] };
   }
-  if (create) return { writes: archive.length > 0 ? archive : [] };
-  if (hasOption(parsed, '-t', '--list', '-d', '--diff', '--compare')) return NO_EFFECT;
-  return { writes: [CURRENT_DIRECTORY] };
+  if (create) return { ...runs, writes: archive.length > 0 ? archive : [] };
+  if (hasOption(parsed, '-t', '--list', '-d', '--diff', '--compare')) return runs;
+  return { ...runs, writes: [CURRENT_DIRECTORY] };
 };
 
 const unzip: ProgramRule = (args) => {
@@ -102,11 +141,39 @@ const unzip: ProgramRule = (args) => {
   return { writes: directory.length > 0 ? directory : [CURRENT_DIRECTORY] };
 };
 
-/** `zip ARCHIVE FILE…` writes the archive (`-m` also deletes the inputs). */
+/**
+ * `zip ARCHIVE FILE…` writes the archive (`-m` also deletes the inputs). `-TT CMD` / `--unzip-command CMD`
+ * tests the archive with CMD through the shell instead of `unzip`: classified as that command.
+ */
 const zip: ProgramRule = (args) => {
-  const parsed = parseOptions(args, { short: 'bnstxiP' });
+  const words = expandLongAbbreviations(args, ['unzip-command']);
+  const nested: NestedCommand[] = [];
+  const others: ShellWord[] = [];
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index]!;
+    const value = word.value;
+    if (value === '--') {
+      others.push(...words.slice(index));
+      break;
+    }
+    // `-TT` is a two-letter option (`-TTcmd`, `-TT cmd`), possibly behind other letters (`-qTT`).
+    const tt = value !== null && /^-[^-]/.test(value) ? value.indexOf('TT') : -1;
+    if (value === '--unzip-command' || tt > 0) {
+      const attached = tt > 0 ? value!.slice(tt + 2) : '';
+      const command = attached !== '' ? { value: attached, raw: word.raw } : words[++index];
+      if (command) nested.push(shellCommand(command));
+      if (tt > 1) others.push({ value: value!.slice(0, tt), raw: word.raw });
+      continue;
+    }
+    if (value !== null && value.startsWith('--unzip-command=')) {
+      nested.push(shellCommand(rest(word, '--unzip-command='.length)));
+      continue;
+    }
+    others.push(word);
+  }
+  const parsed = parseOptions(others, { short: 'bnstxiP' });
   const archive = parsed.positionals[0];
-  return { classes: hasOption(parsed, '-m', '--move') ? ['fileDelete'] : [], writes: archive ? [archive] : [] };
+  return { classes: hasOption(parsed, '-m', '--move') ? ['fileDelete'] : [], writes: archive ? [archive] : [], nested, ...(hasDynamicOption(args) ? { unknownCode: true } : {}) };
 };
 
 /** gzip and friends replace each input with its (de)compressed twin unless they write to stdout. */
@@ -126,7 +193,13 @@ const patch: ProgramRule = (args) => {
   return { writes: file ? [file] : directory.length > 0 ? directory : [CURRENT_DIRECTORY] };
 };
 
-const sort: ProgramRule = (args) => ({ writes: optionValues(parseOptions(args, { short: 'okStT', long: ['output', 'key', 'field-separator', 'temporary-directory', 'buffer-size', 'files0-from', 'parallel', 'batch-size', 'compress-program'] }), '-o', '--output') });
+const SORT_LONG_VALUES = ['compress-program', 'output', 'key', 'field-separator', 'temporary-directory', 'buffer-size', 'files0-from', 'parallel', 'batch-size'];
+
+/** `sort -o FILE` writes FILE; `--compress-program=PROG` runs PROG on its temporary files (classified as that program). */
+const sort: ProgramRule = (args) => {
+  const parsed = parseOptions(expandLongAbbreviations(args, SORT_LONG_VALUES), { short: 'okStT', long: SORT_LONG_VALUES });
+  return { writes: optionValues(parsed, '-o', '--output'), nested: optionValues(parsed, '--compress-program').map((program) => ({ argv: [program] })), ...(hasDynamicOption(args) ? { unknownCode: true } : {}) };
+};
 
 /** Reading tools whose `-o FILE` / `--output FILE` writes a file (`shuf`, `tree`, macOS `base64`). */
 function outputOption(output: string[], otherValues: { short?: string; long?: string[] } = {}): ProgramRule {
@@ -134,6 +207,13 @@ function outputOption(output: string[], otherValues: { short?: string; long?: st
   const long = [...output.filter((name) => name.startsWith('--')).map((name) => name.slice(2)), ...(otherValues.long ?? [])];
   return (args) => ({ writes: optionValues(parseOptions(args, { short, long }), ...output) });
 }
+
+/** `cloc --out FILE` writes FILE; `--extract-with=CMD` unpacks archives by running CMD through the shell. */
+const cloc: ProgramRule = (args, context) => {
+  const words = expandLongAbbreviations(args, ['extract-with', 'out', 'report-file']);
+  const parsed = parseOptions(words, { long: ['extract-with', 'out', 'report-file'] });
+  return { ...outputOption(['--out', '--report-file'])(words, context), nested: optionValues(parsed, '--extract-with').map(shellCommand), ...(hasDynamicOption(args) ? { unknownCode: true } : {}) };
+};
 
 /** `xxd -r IN OUT` writes OUT; a plain dump writes its second operand too. */
 const xxd: ProgramRule = (args) => {
@@ -157,10 +237,12 @@ const mktemp: ProgramRule = (args) => {
   return { writes: [{ value: '/tmp', raw: '/tmp' }] };
 };
 
-/** `split FILE [PREFIX]` writes pieces next to the prefix (default here). */
+const SPLIT_LONG_VALUES = ['filter', 'suffix-length', 'bytes', 'line-bytes', 'lines', 'number', 'additional-suffix', 'separator'];
+
+/** `split FILE [PREFIX]` writes pieces next to the prefix (default here); `--filter=CMD` pipes each piece to CMD through the shell. */
 const split: ProgramRule = (args) => {
-  const { positionals } = parseOptions(args, { short: 'abCdlnt', long: ['suffix-length', 'bytes', 'line-bytes', 'lines', 'number', 'additional-suffix', 'separator', 'filter'] });
-  return { writes: [positionals[1] ?? CURRENT_DIRECTORY] };
+  const parsed = parseOptions(expandLongAbbreviations(args, SPLIT_LONG_VALUES), { short: 'abCdlnt', long: SPLIT_LONG_VALUES });
+  return { writes: [parsed.positionals[1] ?? CURRENT_DIRECTORY], nested: optionValues(parsed, '--filter').map(shellCommand), ...(hasDynamicOption(args) ? { unknownCode: true } : {}) };
 };
 
 /**
@@ -287,7 +369,7 @@ export const FILE_COMMAND_RULES: Readonly<Record<string, ProgramRule>> = {
   shuf: outputOption(['-o', '--output'], { short: 'in', long: ['head-count', 'input-range', 'random-source'] }),
   tree: outputOption(['-o'], { short: 'LPIH', long: ['filelimit', 'charset', 'sort', 'timefmt'] }),
   base64: outputOption(['-o', '--output'], { short: 'iwb', long: ['input', 'wrap', 'break'] }),
-  cloc: outputOption(['--out', '--report-file']),
+  cloc,
   xxd,
   mktemp,
   split,
