@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { HookSession, HookSessions, PushRemote } from '../core/hook-sessions.js';
 import { PerKeyLock } from '../core/per-key-lock.js';
 import { PUSH_PROXY_TOOL_NAME, type ProxyPush } from '../core/push-grants.js';
 import { gateFailingClosed } from '../core/transport-gate.js';
 import { nowIso } from '../ids.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
+import { runGitBackend } from './git-backend-process.js';
 import { gitOperandProblem } from './git-operand.js';
 import { checkRemoteUrl } from './git-remote-url.js';
 import { CommandSectionTooLargeError, ReceivePackFormatError, readCommandSection, receivePackRefusal, type RefUpdate } from './receive-pack-request.js';
@@ -407,32 +406,11 @@ export class GitPushProxy {
     });
     // The body reaching git is always decoded by the server (under its caps), never by git.
     delete env.HTTP_CONTENT_ENCODING;
-    const child = spawn(this.options.git ?? 'git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.stdin.on('error', () => undefined);
-    const exited = new Promise<number | null>((resolveExit, reject) => {
-      child.on('error', reject);
-      child.on('close', resolveExit);
-    });
-    if (Buffer.isBuffer(request.body)) child.stdin.end(request.body);
-    else {
-      const source = failureOf(request.body);
-      // A write error here only means git stopped reading (it answers why on stdout); a body error is ours.
-      await pipeline(source.chunks, child.stdin).catch(() => undefined);
-      if (source.failure.error !== undefined) {
-        child.kill('SIGTERM');
-        await exited.catch(() => null);
-        throw source.failure.error;
-      }
+    const result = await runGitBackend({ git: this.options.git, args: ['http-backend'], env, body: request.body });
+    if (result.code !== 0 && result.stdout.length === 0) {
+      return { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`git http-backend failed: ${result.stderr.toString('utf8').slice(0, 500)}`) };
     }
-    const code = await exited;
-    if (code !== 0 && stdout.length === 0) {
-      return { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`git http-backend failed: ${Buffer.concat(stderr).toString('utf8').slice(0, 500)}`) };
-    }
-    return parseCgi(Buffer.concat(stdout));
+    return parseCgi(result.stdout);
   }
 }
 
@@ -448,18 +426,4 @@ async function* replay(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerat
   } finally {
     await rest.return?.();
   }
-}
-
-/** `chunks` passed through, remembering the error it threw (to tell a body failure from a write failure). */
-function failureOf(chunks: AsyncIterable<Buffer>): { chunks: AsyncIterable<Buffer>; failure: { error?: unknown } } {
-  const failure: { error?: unknown } = {};
-  async function* watched() {
-    try {
-      yield* chunks;
-    } catch (error) {
-      failure.error = error;
-      throw error;
-    }
-  }
-  return { chunks: watched(), failure };
 }
