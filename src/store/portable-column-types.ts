@@ -7,7 +7,8 @@ import { DataTypeNode, OperationNodeTransformer, type KyselyPlugin, type PluginT
  * - `integer` is 64-bit in SQLite but 32-bit in PostgreSQL; epoch-millisecond columns
  *   (`pipeline_jobs.run_at`, …) overflow it, so it becomes `bigint`;
  * - `real` is an 8-byte float in SQLite but 4-byte in PostgreSQL (costs in USD would lose cents),
- *   so it becomes `double precision`.
+ *   so it becomes `double precision`;
+ * - `blob` does not exist in PostgreSQL; its byte string is `bytea`.
  * Applied only to the migrations' connection on PostgreSQL (see `runMigrations`).
  */
 export class PortableColumnTypes implements KyselyPlugin {
@@ -25,6 +26,8 @@ export class PortableColumnTypes implements KyselyPlugin {
 const WIDENED: Partial<Record<DataTypeNode['dataType'], DataTypeNode['dataType']>> = {
   integer: 'bigint',
   real: 'double precision',
+  // SQLite's byte string; PostgreSQL calls it `bytea` (attachment bytes, TOOL-3).
+  blob: 'bytea',
 };
 
 class WidenColumnTypes extends OperationNodeTransformer {

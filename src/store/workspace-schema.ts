@@ -17,6 +17,7 @@ export interface WorkspaceSchema {
   conversations: ConversationTable;
   policy_rules: PolicyRuleTable;
   messages: MessageTable;
+  message_attachments: MessageAttachmentTable;
   run_events: RunEventTable;
   tool_calls: ToolCallTable;
   approvals: ApprovalTable;
@@ -147,7 +148,7 @@ export interface PolicyRuleTable {
   scope: PolicyRule['scope'];
   /** The space, agent or workspace id the rule belongs to. */
   scope_id: string;
-  /** `class`, `command` or `fingerprint`. */
+  /** `class`, `command`, `domain` or `fingerprint`. */
   match_kind: PolicyRule['match']['kind'];
   match_value: string;
   decision: Decision;
@@ -167,6 +168,23 @@ export interface MessageTable {
   mode: string | null;
   picker: string | null;
   content: string;
+  created_at: string;
+}
+
+/** TOOL-3: a file attached to an operator's message; `content` holds its bytes. */
+export interface MessageAttachmentTable {
+  id: string;
+  conversation_id: string;
+  message_id: string;
+  /** Order within the message, from 0. */
+  position: number;
+  name: string;
+  /** `image` or `text`. */
+  kind: string;
+  media_type: string;
+  size_bytes: number;
+  sha256: string;
+  content: Uint8Array;
   created_at: string;
 }
 

@@ -763,4 +763,25 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.alterTable('plans').addColumn('approved_estimate', 'text').execute();
     },
   },
+  '0028_message_attachments': {
+    // TOOL-3: images and text files an operator attaches to a message, kept with the workspace's other
+    // records (the bytes as a blob: a worker on another machine reads them from the same database).
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('message_attachments')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('conversation_id', 'text', (column) => column.notNull())
+        .addColumn('message_id', 'text', (column) => column.notNull())
+        .addColumn('position', 'integer', (column) => column.notNull())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('media_type', 'text', (column) => column.notNull())
+        .addColumn('size_bytes', 'integer', (column) => column.notNull())
+        .addColumn('sha256', 'text', (column) => column.notNull())
+        .addColumn('content', 'blob', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('message_attachments_conversation').on('message_attachments').columns(['conversation_id', 'message_id', 'position']).execute();
+    },
+  },
 };
