@@ -145,8 +145,11 @@ describe('Claude Code transport in chat mode (ADP-3)', () => {
     const approval = await nextPendingApproval(f);
     expect(approval.title).toMatch(/touch approved\.txt/);
     expect(approval.request.decidedBy).toEqual({ scope: 'workspace', ruleId: rule.body.id });
-    // Held: the command has not run while the approval is pending.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Held: the hook is still waiting on the gate. It records its decision only when the gate answers,
+    // so a gate that let the command through without waiting has recorded it before the approval could
+    // be read here; no fixed window, which a slow failure would pass.
+    const session = f.app.hookSessions.forRun(runId)!;
+    expect(session.decisions.filter((entry) => entry.toolName === 'Bash')).toEqual([]);
     expect(existsSync(join(f.worktreePath(), 'approved.txt'))).toBe(false);
     expect(f.app.activeRuns.get(runId)).toBeTruthy();
     const decided = await f.api('POST', `/api/workspaces/${f.workspaceId}/approvals/${approval.id}/decision`, { decision: 'approve' });

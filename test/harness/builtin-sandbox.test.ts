@@ -135,10 +135,13 @@ describe('built-in bash pushes through the push proxy (POL-6)', () => {
     const runId = await fixture!.send('ship it');
     const approval = await nextApproval();
     expect(approval).toMatchObject({ kind: 'tool', runId, request: { toolName: 'git-push-proxy', summary: expect.stringContaining('git push origin main'), decidedBy: { scope: 'workspace', ruleId: rule.body.id } } });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Held: the proxy is still waiting on the gate. It records its decision only when the gate answers,
+    // so a gate that let the push through without waiting has recorded it before the approval could be
+    // read here; no fixed window, which a slow failure would pass.
+    const session = fixture!.server.running.app.hookSessions.forRun(runId)!;
+    expect(session.decisions.filter((entry) => entry.source === 'push')).toEqual([]);
     expect(remoteMain(remotePath)).toBe(before);
     // The run token in bash's environment serves the push proxy only, not the Claude Code hook route.
-    const session = fixture!.server.running.app.hookSessions.forRun(runId)!;
     expect(session.pushOnly).toBe(true);
     const hook = await fetch(`${fixture!.server.url}/api/hooks/pre-tool-use`, {
       method: 'POST',
@@ -153,6 +156,7 @@ describe('built-in bash pushes through the push proxy (POL-6)', () => {
     if (probe.available) expect(detail.run.sandbox).toMatch(/^bubblewrap: worktree writable;.*network: host namespace.*pushes to origin through the push proxy/);
     // The script itself was allowed (unseen code, covered by the operator's `./push.sh` prefix rule); the proxy decided the push.
     expect(detail.toolCalls[1]).toMatchObject({ name: 'bash', decision: 'allow', executed: true, isError: false });
+    expect(session.decisions.filter((entry) => entry.source === 'push').map((entry) => [entry.allow, entry.result.decision])).toEqual([[true, 'ask']]);
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: worktree(), encoding: 'utf8' }).trim();
     expect(remoteMain(remotePath)).toBe(head);
     expect(execFileSync('git', ['log', '-1', '--format=%s', 'main'], { cwd: remotePath, encoding: 'utf8' }).trim()).toBe('from a script');
