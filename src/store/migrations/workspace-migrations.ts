@@ -763,6 +763,13 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.alterTable('plans').addColumn('approved_estimate', 'text').execute();
     },
   },
+  '0025_runs_by_conversation': {
+    // CTX-1: a turn's history is rebuilt from the conversation's runs and their recorded events, so
+    // the runs of one conversation are found through an index instead of a scan of every run.
+    async up(db: Kysely<unknown>) {
+      await db.schema.createIndex('runs_by_conversation').on('runs').columns(['conversation_id', 'created_at']).execute();
+    },
+  },
   '0028_message_attachments': {
     // TOOL-3: images and text files an operator attaches to a message, kept with the workspace's other
     // records (the bytes as a blob: a worker on another machine reads them from the same database).
