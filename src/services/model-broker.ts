@@ -11,6 +11,7 @@ import { WireUsageMeter } from '../llm/wire-usage-meter.js';
 import { BaseUrlProbe } from './base-url-probe.js';
 import { providerSetupProblem, unreachableBaseUrlCause } from './model-provider-readiness.js';
 import { authenticationErrorAnswer, unreachableCode, unreachableUpstreamAnswer } from './model-proxy-error-answers.js';
+import { unknownProviderRefusal } from './unknown-model-provider.js';
 import type { AgentPrincipal } from './runs/run-tokens.js';
 
 /** Token counts and cost the broker measured for one run (SEC-6: exact per-run cost for external runners). */
@@ -70,11 +71,9 @@ function forwarded(name: string, names: ReadonlySet<string>, prefixes: readonly 
   return names.has(name) || prefixes.some((prefix) => name.startsWith(prefix));
 }
 
-function providerOf(raw: string): ProviderInfo {
-  if (!(PROVIDER_IDS as readonly string[]).includes(raw)) {
-    throw new NotFoundError('model provider', raw, 'provider');
-  }
-  return PROVIDERS[raw as ProviderId];
+/** The provider a proxy URL names, or null when the server knows no such provider. */
+function providerOf(raw: string): ProviderInfo | null {
+  return (PROVIDER_IDS as readonly string[]).includes(raw) ? PROVIDERS[raw as ProviderId] : null;
 }
 
 function requestedModel(body: Buffer | undefined): string | null {
@@ -179,9 +178,10 @@ export class ModelBroker {
 
   /**
    * Decides whether a request may be forwarded, before anything is (and before a paused run's wait):
-   * the token's run must be open in the token's workspace (403), the provider known (404) and the
-   * one the run is bound to (403 naming it), the path plain (400: no dot segments, doubled or encoded
-   * slashes, backslashes, NUL, however encoded) and the (method, path) on the allowlist (404).
+   * the token's run must be open in the token's workspace (403), the provider known and the one the
+   * run is bound to (403 naming it), the path plain (400: no dot segments, doubled or encoded
+   * slashes, backslashes, NUL, however encoded) and the (method, path) on the allowlist (404). An
+   * unknown provider, on a plain allowlisted path, gets a final 401 and ends the run (TRUTH-4).
    */
   admit(request: BrokerRequest): AdmittedModelCall {
     const runId = request.principal.runId;
@@ -190,6 +190,12 @@ export class ModelBroker {
       throw new ForbiddenError('this run token does not belong to a run that may call models through the broker', 'authorization');
     }
     const provider = providerOf(request.provider);
+    if (!provider) {
+      // TRUTH-4: a runner pointed at a provider that does not exist cannot succeed by retrying.
+      const refused = unknownProviderRefusal({ ...request, bound: run.provider ? PROVIDERS[run.provider] : null });
+      this.fatal(run, refused.cause);
+      return { kind: 'local', response: refused.answer };
+    }
     if (run.provider !== provider.id) {
       const bound = run.provider ? `${PROVIDERS[run.provider].label} (${run.provider}), the provider its run is configured for` : 'no provider: its runner reaches no model through the broker';
       throw new ForbiddenError(`this run token may not spend ${provider.label} (${provider.id}); it spends only ${bound}`, 'provider');

@@ -274,8 +274,9 @@ describe('the model proxy forwards, streams and meters OpenAI-style calls too (S
       '/api/model-proxy/not-a-provider/v1/messages',
     ]) {
       const response = await proxy(f, { 'x-api-key': token }, path);
-      // 400: not a plain path; 403: another provider than the run's (SEC-8); 404: not on the allowlist.
-      expect([400, 403, 404], path).toContain(response.status);
+      // 400: not a plain path; 403: another provider than the run's (SEC-8); 404: not on the allowlist;
+      // 401: a provider the proxy does not know (a final authentication error, TRUTH-4).
+      expect([400, 401, 403, 404], path).toContain(response.status);
     }
     expect(upstream.seen.length).toBe(seen);
     // The start-up probe of the base URL is answered by the proxy itself.

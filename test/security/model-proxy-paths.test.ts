@@ -131,8 +131,11 @@ describe('model proxy paths are decided after decoding; ambiguous ones are refus
         expect(JSON.parse(response.body).error.field).toBe('path');
       }
     }
-    // A respelled provider is no provider (decided on the raw URL, not the router's decoded parameter).
-    expect((await send('POST', '/api/model-proxy/%6fpenai/chat/completions')).status).toBe(404);
+    // A respelled provider is no provider (decided on the raw URL, not the router's decoded parameter):
+    // a final authentication error naming it (TRUTH-4), never a second way to the OpenAI key.
+    const respelled = await send('POST', '/api/model-proxy/%6fpenai/chat/completions');
+    expect(respelled.status).toBe(401);
+    expect(JSON.parse(respelled.body).error).toMatchObject({ code: 'invalid_api_key', message: expect.stringContaining('knows no provider "%6fpenai"') });
     expect(fixture.model.received).toEqual([]);
   });
 
