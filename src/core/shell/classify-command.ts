@@ -2,10 +2,11 @@ import { canonicalEffectClasses, EFFECT_CLASSES, type EffectClass } from '../eff
 import { lookupProgramRule } from './command-rules.js';
 import { normalizeCommandWhitespace } from './command-whitespace.js';
 import { isCodeInjectingVariable } from './code-injecting-variables.js';
+import { collectTaintedVariables, runsEvaluatedText } from './evaluated-text.js';
 import { gitMetadataRunsPrograms } from './git-metadata.js';
 import { makeRecipes } from './makefile-recipes.js';
 import { npmrcIsHarmless, packageScriptLines } from './package-scripts.js';
-import { changeDirectory, isSecretPath, isSecretVariable, locatePath, worktreeRelativePath, WORKTREE_ROOT_CWD, type PathLocation, type ShellCwd } from './path-location.js';
+import { changeDirectory, isSecretPath, isSecretVariable, locatePath, mayOpenNetworkConnection, worktreeRelativePath, WORKTREE_ROOT_CWD, type PathLocation, type ShellCwd } from './path-location.js';
 import type { CodeFile, ProgramOutcome } from './program-outcome.js';
 import { shellRule } from './rules/shell-builtins.js';
 import { parseShell } from './shell-parser.js';
@@ -122,6 +123,8 @@ interface Walk {
   gitMetadataWritten: boolean;
   depth: number;
   parseError: boolean;
+  /** Variables this line (and the scripts it runs) sets to values that may be code when evaluated (SEC-5). */
+  readonly tainted: Set<string>;
 }
 
 function copyShell(shell: ShellState): ShellState {
@@ -340,7 +343,9 @@ function memberStatements(node: Node, walk: Walk): Node[] {
  * the group are written by the shell for the whole group; stdin fed to the group reaches every member.
  */
 function walkGroup(node: Node, shell: ShellState, walk: Walk, io: Io): void {
-  const effectful = io.redirects.some((redirect) => redirect.kind === 'write' || (redirect.kind === 'read' && redirect.target.value !== null && isSecretPath(redirect.target.value)));
+  const effectful = io.redirects.some(
+    (redirect) => redirect.kind === 'write' || (redirect.kind === 'read' && ((redirect.target.value !== null && isSecretPath(redirect.target.value)) || mayOpenNetworkConnection(redirect.target))),
+  );
   if (effectful) emitRedirectsOnly(shell, walk, { ...io, background: false }, { secret: false });
   const stdinFed = io.stdinFed || io.redirects.some((redirect) => redirect.kind !== 'write');
   const sink = { secret: false };
@@ -379,6 +384,7 @@ function noteGitMetadataWrite(target: ShellWord, cwd: ShellCwd, walk: Walk): voi
 
 function applyRedirects(draft: Draft, shell: ShellState, walk: Walk, io: Io): void {
   for (const redirect of io.redirects) {
+    if ((redirect.kind === 'write' || redirect.kind === 'read') && mayOpenNetworkConnection(redirect.target)) draft.classes.add('networkEgress');
     if (redirect.kind === 'write') noteGitMetadataWrite(redirect.target, shell.cwd, walk);
     if (redirect.kind === 'write') addLocation(draft, locatePath(redirect.target, shell.cwd, walk.worktreeRoot));
     else if (redirect.kind === 'read' && redirect.target.value !== null && isSecretPath(redirect.target.value)) draft.classes.add('secretAccess');
@@ -576,9 +582,19 @@ function runScript(source: ShellWord, cwd: ShellCwd, walk: Walk, shell?: ShellSt
     tree.delete();
   }
   if (copied.hasError) walk.parseError = true;
+  noteEvaluatedText(copied.root, source, walk);
   walk.depth += 1;
   walkGroup(copied.root, shell ?? { cwd, directoryStack: [] }, walk, NO_IO);
   walk.depth -= 1;
+}
+
+/** Text bash evaluates as code (arithmetic on a tainted variable, `read 'a[$(…)]'`, `${x@P}`) is unseen code (SEC-5). */
+function noteEvaluatedText(root: Node, source: ShellWord, walk: Walk): void {
+  collectTaintedVariables(root, walk.tainted);
+  if (!runsEvaluatedText(root, walk.tainted)) return;
+  const draft = newDraft([source]);
+  markUnknownCode(draft);
+  walk.drafts.push(draft);
 }
 
 /** Shells whose scripts tree-sitter-bash reads faithfully enough to classify (not fish, csh, …). */
@@ -703,7 +719,7 @@ function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, 
  * Requires {@link loadShellParser} to have resolved.
  */
 export function classifyShellCommand(command: string, options: ClassifyOptions = {}): ShellClassification {
-  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, gitChecked: [], gitMetadataWritten: false, depth: 0, parseError: false };
+  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, gitChecked: [], gitMetadataWritten: false, depth: 0, parseError: false, tainted: new Set() };
   const summary = normalizeCommandWhitespace(command);
   const tree = parseShell(command);
   if (!tree) {
@@ -716,6 +732,7 @@ export function classifyShellCommand(command: string, options: ClassifyOptions =
       tree.delete();
     }
     if (copied.hasError) walk.parseError = true;
+    noteEvaluatedText(copied.root, { value: summary, raw: summary }, walk);
     walkGroup(copied.root, { cwd: WORKTREE_ROOT_CWD, directoryStack: [] }, walk, NO_IO);
   }
   // `printf … > .git/hooks/pre-commit && git commit`: the metadata read above is not what git will

@@ -135,3 +135,17 @@ const SECRET_VARIABLE = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVA
 export function isSecretVariable(name: string): boolean {
   return SECRET_VARIABLE.test(name);
 }
+
+/**
+ * True when a redirection to `target` may open a network connection: bash itself connects for
+ * `/dev/tcp/HOST/PORT` and `/dev/udp/HOST/PORT` (no such file exists), so `cat < /dev/tcp/h/80` and
+ * `echo "$T" > /dev/tcp/h/80` are network egress (POL-2). A target only known at run time counts when
+ * it may begin with one (`> "$OUT"`, `< /dev/$P`), not when its first characters rule it out (`> out/$N`).
+ */
+export function mayOpenNetworkConnection(target: ShellWord): boolean {
+  const text = target.value ?? target.raw.replace(/^["']+/, '');
+  // What is known before the first run-time expansion (all of it for a static target).
+  const expansion = target.value === null ? text.search(/[$`]/) : -1;
+  const known = expansion === -1 ? text : text.slice(0, expansion);
+  return ['/dev/tcp/', '/dev/udp/'].some((device) => known.startsWith(device) || (expansion !== -1 && device.startsWith(known)));
+}

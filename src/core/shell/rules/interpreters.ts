@@ -16,8 +16,12 @@ interface InterpreterSpec {
 /** Options that only print information. */
 const INFORMATION_ONLY: ReadonlySet<string> = new Set(['--version', '-V', '--help', '-h', '-v', '-version']);
 
-/** Well-known tool modules run with `python -m`, classified like the tools themselves. */
-const TOOL_MODULES: ReadonlySet<string> = new Set(['pytest', 'unittest', 'mypy', 'pyright', 'flake8', 'pylint', 'doctest', 'compileall', 'py_compile', 'timeit', 'cProfile']);
+/**
+ * Well-known tool modules run with `python -m`, classified like the tools themselves. Not `timeit`
+ * (its arguments are Python statements, `python -c` by another name), nor `cProfile`/`profile`/
+ * `trace`/`pdb` (they run the script or `-c` code they are given): those are unseen code (SEC-5).
+ */
+const TOOL_MODULES: ReadonlySet<string> = new Set(['pytest', 'unittest', 'mypy', 'pyright', 'flake8', 'pylint', 'doctest', 'compileall', 'py_compile']);
 
 /** `python -m MODULE`: package managers keep their own rules; virtualenv creation writes; the rest spawns. */
 function pythonModule(module: ShellWord, rest: readonly ShellWord[], context: Parameters<ProgramRule>[1]): ProgramOutcome {
@@ -29,7 +33,12 @@ function pythonModule(module: ShellWord, rest: readonly ShellWord[], context: Pa
     return { classes: ['processSpawn'], writes: target ? [target] : [] };
   }
   if (name === 'http.server' || name === 'SimpleHTTPServer') return { classes: ['processSpawn', 'networkEgress'] };
-  if (name === 'json.tool' || name === 'pydoc' || name === 'site' || name === 'sysconfig' || name === 'platform') return NO_EFFECT;
+  if (name === 'site' || name === 'sysconfig' || name === 'platform') return NO_EFFECT;
+  const operands = rest.filter((word) => !(word.value ?? '').startsWith('-'));
+  // `json.tool IN OUT` writes OUT.
+  if (name === 'json.tool') return operands[1] ? { writes: [operands[1]] } : NO_EFFECT;
+  // `pydoc NAME` imports the module or file it documents, running its top-level code (SEC-5).
+  if (name === 'pydoc') return operands.length > 0 || rest.some((word) => word.value === null) ? { unknownCode: true } : NO_EFFECT;
   // Test runners and linters keep their own rules (they run project code as their known function,
   // like `vitest`); any other module may be one the agent wrote: code the classifier cannot see (SEC-5).
   if (TOOL_MODULES.has(name)) return { classes: ['processSpawn'] };

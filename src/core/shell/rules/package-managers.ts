@@ -242,9 +242,76 @@ function projectManager(installs: readonly string[], runs: readonly string[], re
   });
 }
 
-const poetry = projectManager(['add', 'install', 'remove', 'update', 'lock', 'sync'], ['run', 'shell', 'build'], ['show', 'check', 'version', 'env', 'config', 'about', 'help', 'search'], ['publish']);
-const bundle = projectManager(['install', 'add', 'update', 'remove', 'lock'], ['exec'], ['list', 'show', 'info', 'outdated', 'check', 'config', 'help']);
-const composer = projectManager(['install', 'require', 'update', 'remove', 'upgrade', 'reinstall'], ['run', 'run-script', 'exec', 'test'], ['show', 'info', 'outdated', 'why', 'depends', 'validate', 'diagnose', 'help', 'licenses']);
+const poetryTable = projectManager(['add', 'install', 'remove', 'update', 'lock', 'sync'], ['shell', 'build'], ['show', 'check', 'version', 'env', 'config', 'about', 'help', 'search'], ['publish']);
+const bundleTable = projectManager(['install', 'add', 'update', 'remove', 'lock'], [], ['list', 'show', 'info', 'outdated', 'check', 'config', 'help']);
+const composerTable = projectManager(['install', 'require', 'update', 'remove', 'upgrade', 'reinstall'], [], ['show', 'info', 'outdated', 'why', 'depends', 'validate', 'diagnose', 'help', 'licenses']);
+
+/** `poetry run CMD…`: everything after `run` is the command poetry starts in its environment. */
+const poetry: ProgramRule = (args, context) => {
+  const verb = args.findIndex((word) => !(word.value ?? '-').startsWith('-'));
+  if (verb !== -1 && args[verb]!.value === 'run') return carriedCommand(args.slice(verb + 1), []);
+  return poetryTable(args, context);
+};
+
+/** `bundle exec [--keep-file-descriptors] [--gemfile=F] CMD…` runs CMD in the bundle's environment. */
+const bundle: ProgramRule = (args, context) => {
+  const verb = args.findIndex((word) => !(word.value ?? '-').startsWith('-'));
+  if (verb !== -1 && args[verb]!.value === 'exec') return carriedCommand(args.slice(verb + 1), ['--keep-file-descriptors'], ['--gemfile']);
+  return bundleTable(args, context);
+};
+
+/**
+ * composer's `run`/`run-script`/`test` run `composer.json` scripts and `exec` runs a vendor binary:
+ * project code the classifier does not read (SEC-5), like `npx`.
+ */
+const composer: ProgramRule = (args, context) => {
+  const verb = args.find((word) => !(word.value ?? '-').startsWith('-'));
+  if (verb && (verb.value === 'run' || verb.value === 'run-script' || verb.value === 'exec' || verb.value === 'test')) return { classes: ['processSpawn'], unknownCode: true };
+  return composerTable(args, context);
+};
+
+/**
+ * A command a project runner starts in its environment (`poetry run CMD`, `bundle exec CMD`, `uv run
+ * CMD`): classified as that command (POL-2), so `uv run rm -rf src` meets a fileDelete rule. The
+ * runner's options before the command are the `knownOptions` (a `--name=value` form included); any
+ * other option could take the next word as its value, so the command is not known and the unknown
+ * reading applies rather than a guess.
+ */
+function carriedCommand(args: readonly ShellWord[], knownOptions: readonly string[], valueOptions: readonly string[] = []): ProgramOutcome {
+  let index = 0;
+  for (; index < args.length; index += 1) {
+    const value = args[index]!.value;
+    if (value === null) return { unknown: true };
+    if (value === '--') {
+      index += 1;
+      break;
+    }
+    if (!value.startsWith('-')) break;
+    const name = value.includes('=') ? value.slice(0, value.indexOf('=')) : value;
+    if (valueOptions.includes(name)) {
+      if (!value.includes('=')) index += 1;
+      continue;
+    }
+    if (!knownOptions.includes(name)) return { unknown: true };
+  }
+  const inner = args.slice(index);
+  if (inner.length === 0) return { classes: ['processSpawn'] };
+  return { classes: ['processSpawn'], nested: [{ argv: inner }] };
+}
+
+/** `uv run` options that take no value, and those that take one (the command follows them). */
+const UV_RUN_FLAGS = ['-q', '--quiet', '-v', '--verbose', '--frozen', '--locked', '--no-sync', '--isolated', '--no-project', '--all-extras', '--no-dev', '--dev', '--only-dev', '--active', '--no-editable', '--exact', '--offline', '--no-cache', '-n', '--all-packages', '--no-config', '--refresh', '--upgrade', '-U', '--no-env-file', '--all-groups'];
+const UV_RUN_VALUES = ['--with', '--with-editable', '--with-requirements', '-p', '--python', '--env-file', '--directory', '--project', '--package', '--extra', '--group', '--only-group', '--no-group', '--index', '--default-index', '--index-url', '--extra-index-url', '--find-links', '-f', '--cache-dir', '--config-file', '--color', '--python-platform', '--index-strategy', '--resolution', '--prerelease', '--exclude-newer', '--link-mode'];
+
+/**
+ * `uv run CMD…` runs CMD in the project's environment: classified as CMD. `-m MODULE` is `python -m`,
+ * and a script (`uv run x.py`, `--script`, `--gui-script`) is a Python file: unseen code (SEC-5).
+ */
+function uvRun(args: readonly ShellWord[]): ProgramOutcome {
+  const module = args.findIndex((word) => word.value === '-m' || word.value === '--module');
+  if (module !== -1 || args.some((word) => word.value === '-s' || word.value === '--script' || word.value === '--gui-script')) return { classes: ['processSpawn'], unknownCode: true };
+  return carriedCommand(args, UV_RUN_FLAGS, UV_RUN_VALUES);
+}
 
 /** uv: `uv pip …` behaves like pip; `uv add|sync|lock` install into the project; `uv tool install` system-wide. */
 const uv: ProgramRule = (args, context) => {
@@ -252,13 +319,14 @@ const uv: ProgramRule = (args, context) => {
   if (subcommand === 'pip') return pip(args.slice(1), context);
   if (subcommand === 'tool') {
     if (second === 'install' || second === 'uninstall' || second === 'upgrade') return { classes: ['packageInstall', 'networkEgress'], writes: [OUTSIDE] };
-    if (second === 'run') return { classes: ['processSpawn'] };
+    // `uv tool run` is `uvx`: a package's binary, maybe fetched — code the classifier cannot see (SEC-5).
+    if (second === 'run') return { classes: ['processSpawn'], unknownCode: true };
     return NO_EFFECT;
   }
   if (subcommand === 'add' || subcommand === 'remove' || subcommand === 'sync' || subcommand === 'lock' || subcommand === 'venv' || subcommand === 'init') {
     return { classes: ['packageInstall', 'networkEgress'], writes: [CURRENT_DIRECTORY] };
   }
-  if (subcommand === 'run') return { classes: ['processSpawn'] };
+  if (subcommand === 'run') return uvRun(args.slice(1));
   if (subcommand === 'publish') return { classes: ['networkEgress', 'vendorSyncWrite'] };
   if (subcommand === undefined || subcommand === 'version' || subcommand === 'help' || subcommand === 'tree') return NO_EFFECT;
   return { unknown: true };
