@@ -24,6 +24,12 @@ export interface PushRemote {
   url: string;
   /** Where the proxy forwards an approved push (a relative local path resolved against the worktree). */
   forwardUrl: string;
+  /**
+   * Set when the remote is a repository on a forge the workspace holds a token for (POL-6): the run
+   * fetches it through the proxy, which reads the forge with that token; the runner never holds it.
+   * Decided from the workspace settings when the run starts, never recorded with the checkout.
+   */
+  forgeRead?: 'github';
 }
 
 /** What the hook route and the push proxy need to know about a Claude Code run in progress. */

@@ -6,6 +6,9 @@ import { PerKeyLock } from '../core/per-key-lock.js';
 import { PUSH_PROXY_TOOL_NAME, type ProxyPush } from '../core/push-grants.js';
 import { gateFailingClosed } from '../core/transport-gate.js';
 import { nowIso } from '../ids.js';
+import type { WorkspaceSettings } from '../schemas/settings.js';
+import { forgeReadConfig } from './forge-read-access.js';
+import { GitCommandError } from './git-command-error.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
 import { runGitBackend } from './git-backend-process.js';
 import { gitOperandProblem } from './git-operand.js';
@@ -168,13 +171,19 @@ export async function discoverPushRemotes(repoPath: string): Promise<PushRemote[
 /**
  * Git configuration, as environment variables, that sends every push to a known remote through the
  * proxy (POL-6): `url.<proxy>/<id>.pushInsteadOf=<remote url>` plus the run token as an HTTP header.
- * Fetches are not rewritten. Environment config outranks the repository's config for these keys; a
- * remote with an explicit `pushurl` ignores pushInsteadOf (git's rule), which is why the sandbox,
- * not this setting, is what makes a direct push impossible.
+ * A remote on a configured forge ({@link PushRemote.forgeRead}) also gets
+ * `url.<proxy>/<id>.insteadOf=<remote url>`, so `git fetch`/`git pull` read it through the proxy,
+ * which fetches the forge with the workspace's token: the runner holds only its run token, never the
+ * forge's. Other remotes' fetches are not rewritten. Environment config outranks the repository's
+ * config for these keys; a remote with an explicit `pushurl` ignores pushInsteadOf (git's rule),
+ * which is why the sandbox, not this setting, is what makes a direct push impossible.
  */
 export function gitPushEnvironment(serverUrl: string, token: string, remotes: readonly PushRemote[]): Record<string, string> {
   const base = `${serverUrl.replace(/\/$/, '')}${GIT_PUSH_PATH}`;
-  const entries: Array<[string, string]> = remotes.map((remote) => [`url.${base}/${remote.id}.pushInsteadOf`, remote.url]);
+  const entries: Array<[string, string]> = remotes.flatMap((remote): Array<[string, string]> => [
+    [`url.${base}/${remote.id}.pushInsteadOf`, remote.url],
+    ...(remote.forgeRead ? [[`url.${base}/${remote.id}.insteadOf`, remote.url] as [string, string]] : []),
+  ]);
   if (entries.length === 0) return {};
   entries.push([`http.${base}/.extraHeader`, `Authorization: Bearer ${token}`]);
   return { ...configEnvironment(entries), GIT_TERMINAL_PROMPT: '0' };
@@ -241,18 +250,63 @@ export class GitPushProxy {
 
   constructor(
     private readonly sessions: HookSessions,
-    private readonly options: { git?: string; env?: Record<string, string | undefined> } = {},
+    private readonly options: {
+      git?: string;
+      env?: Record<string, string | undefined>;
+      /**
+       * The workspace's forge settings, read when a forge remote is fetched (POL-6): its token is
+       * used by the server's own git only. Without it no remote is readable through the proxy.
+       */
+      forgeSettings?: (workspaceId: string) => Promise<Pick<WorkspaceSettings, 'githubWebBaseUrl' | 'forgeTokens'>>;
+    } = {},
   ) {}
 
-  /** `GET …/info/refs?service=git-receive-pack`: the real remote's refs, through the staging repository. */
+  /**
+   * `GET …/info/refs?service=…`: the real remote's refs, through the staging repository, refreshed
+   * from the real remote first. `git-receive-pack` for a push; `git-upload-pack` (a fetch) only for
+   * a remote on a configured forge, which the server reads with the workspace's token.
+   */
   async advertise(token: string, id: string, service: string | undefined): Promise<ProxyResponse> {
-    if (service !== 'git-receive-pack') return jsonResponse(403, 'forbidden', 'the push proxy serves pushes only (git-receive-pack); fetch from the remote directly');
+    if (service !== 'git-receive-pack' && service !== 'git-upload-pack') {
+      return jsonResponse(403, 'forbidden', 'the push proxy serves git-receive-pack (pushes) and, for a remote on a configured forge, git-upload-pack (fetches)', 'service');
+    }
     const found = this.lookup(token, id);
     if ('status' in found) return found;
+    const access = await this.forgeAccess(found.session, found.remote);
+    if (service === 'git-upload-pack' && 'problem' in access) return jsonResponse(403, 'forbidden', `fetch refused: ${access.problem}; fetch from the remote directly`, 'service');
     return this.stagingLock.exclusive(found.stagingPath, async () => {
-      await this.prepareStaging(found.session, found.remote, found.stagingPath);
+      const problem = await this.prepareStaging(found.session, found.remote, found.stagingPath, 'config' in access ? access.config : []);
+      if (problem) return jsonResponse(502, 'bad_gateway', problem);
       return this.httpBackend(found.stagingPath, { method: 'GET', pathInfo: '/info/refs', query: `service=${service}`, body: Buffer.alloc(0), env: {} });
     });
+  }
+
+  /**
+   * `POST …/git-upload-pack` (POL-6): a fetch of a forge remote, answered by `git upload-pack` from
+   * the staging repository the advertisement just refreshed — read-only, for the run's own recorded
+   * remote only; nothing is received on this path.
+   */
+  async uploadPack(token: string, id: string, body: AsyncIterable<Buffer>, request: { contentType?: string }): Promise<ProxyResponse> {
+    const found = this.lookup(token, id);
+    if ('status' in found) return found;
+    const access = await this.forgeAccess(found.session, found.remote);
+    if ('problem' in access) return jsonResponse(403, 'forbidden', `fetch refused: ${access.problem}; fetch from the remote directly`, 'service');
+    return this.stagingLock.exclusive(found.stagingPath, () =>
+      this.httpBackend(found.stagingPath, {
+        method: 'POST',
+        pathInfo: '/git-upload-pack',
+        query: '',
+        body,
+        contentType: request.contentType ?? 'application/x-git-upload-pack-request',
+        env: {},
+      }),
+    );
+  }
+
+  /** The config that lets the server's git read `remote` from its forge, or why the run may not fetch it. */
+  private async forgeAccess(session: HookSession, remote: PushRemote): Promise<{ config: Array<[string, string]> } | { problem: string }> {
+    if (!remote.forgeRead || !this.options.forgeSettings) return { problem: `remote ${remote.name} is not a repository on a configured forge` };
+    return forgeReadConfig(remote, await this.options.forgeSettings(session.workspaceId));
   }
 
   /**
@@ -315,7 +369,9 @@ export class GitPushProxy {
     allowed: { reason: string; decidedBy: string } | null,
   ): Promise<ProxyResponse> {
     return this.stagingLock.exclusive(stagingPath, async () => {
-      await this.prepareStaging(session, remote, stagingPath);
+      const access = await this.forgeAccess(session, remote);
+      const problem = await this.prepareStaging(session, remote, stagingPath, 'config' in access ? access.config : []);
+      if (problem) return jsonResponse(502, 'bad_gateway', problem);
       return this.httpBackend(stagingPath, {
         method: 'POST',
         pathInfo: '/git-receive-pack',
@@ -356,8 +412,10 @@ export class GitPushProxy {
    * server owns all of it: its config and hook are rewritten before every use (SEC-2), and the real
    * remote is the fixed {@link FORWARD_REMOTE}, so git runs here with the server-owned hardening
    * (network transports, the operator's credentials) and never sees a URL as an argument.
+   * `fetchConfig` authenticates the fetch of a forge remote (the token as a URL-scoped header, passed
+   * through this one git's environment). Returns why the real remote could not be fetched, or null.
    */
-  private async prepareStaging(session: HookSession, remote: PushRemote, stagingPath: string): Promise<void> {
+  private async prepareStaging(session: HookSession, remote: PushRemote, stagingPath: string, fetchConfig: ReadonlyArray<readonly [string, string]>): Promise<string | null> {
     const exists = await stat(join(stagingPath, 'HEAD')).then(
       () => true,
       () => false,
@@ -371,11 +429,21 @@ export class GitPushProxy {
     await mkdir(hooksDir, { recursive: true });
     await writeFile(join(hooksDir, 'pre-receive'), PRE_RECEIVE_HOOK, { mode: 0o755 });
     await chmod(join(hooksDir, 'pre-receive'), 0o755);
-    await runGit(['fetch', '--quiet', '--prune', '--no-tags', '--no-recurse-submodules'], {
-      cwd: stagingPath,
-      trust: 'serverOwned',
-      operands: [FORWARD_REMOTE, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
-    });
+    try {
+      await runGit(['fetch', '--quiet', '--prune', '--no-tags', '--no-recurse-submodules'], {
+        cwd: stagingPath,
+        trust: 'serverOwned',
+        operands: [FORWARD_REMOTE, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
+        secretConfig: fetchConfig,
+      });
+      return null;
+    } catch (error) {
+      if (!(error instanceof GitCommandError)) throw error;
+      // git names the URL, never a header; the first line is enough, with any header value masked all the same.
+      let first = error.stderr.trim().split('\n')[0] || `git exited with ${error.exitCode}`;
+      for (const [, value] of fetchConfig) first = first.replaceAll(value, '***');
+      return `the server could not fetch remote ${remote.name}: ${first.slice(0, 300)}`;
+    }
   }
 
   /**

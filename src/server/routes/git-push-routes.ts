@@ -6,6 +6,12 @@ import type { ControlCenter } from '../../services/control-center.js';
 import { GIT_PUSH_PATH, GitPushProxy, PUSH_PACK_BYTES, type ProxyResponse } from '../../git/git-push-proxy.js';
 import { BodyEncodingError, BodyLimitError, bodyErrorJson, boundedBody, discardRest, type BodyLimits } from '../bounded-body.js';
 
+/** A request header git sent once, or undefined. */
+function singleHeader(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 const RemoteParams = z.object({ remoteId: z.string().regex(/^[0-9a-f]{16}$/) });
 
 /**
@@ -15,13 +21,21 @@ const RemoteParams = z.object({ remoteId: z.string().regex(/^[0-9a-f]{16}$/) });
 const PUSH_BODY_LIMITS = { compressedBytes: PUSH_PACK_BYTES, decompressedBytes: PUSH_PACK_BYTES };
 
 /**
+ * A fetch request's caps: it holds only the client's wants and haves (git gzips it), a few MiB for a
+ * repository with a very long history; the pack flows the other way.
+ */
+const FETCH_BODY_LIMITS = { compressedBytes: 16 * 1024 * 1024, decompressedBytes: 64 * 1024 * 1024 };
+
+/**
  * The git push proxy's smart-HTTP endpoints (POL-6): `GET /api/git-push/<remote>/info/refs` and
  * `POST /api/git-push/<remote>/git-receive-pack`, authenticated with the run's bearer token (sent by
- * git through `http.extraHeader`). Fetches are not served: only pushes are routed here.
+ * git through `http.extraHeader`). `POST …/git-upload-pack` serves fetches of a remote on a
+ * configured forge, which the proxy reads with the workspace's forge token; any other remote's fetch
+ * is refused (403).
  */
 export function gitPushRoutes(
   app: ControlCenter,
-  proxy: GitPushProxy = new GitPushProxy(app.hookSessions),
+  proxy: GitPushProxy = new GitPushProxy(app.hookSessions, { forgeSettings: (workspaceId) => app.settings.get(workspaceId) }),
   limits: BodyLimits = PUSH_BODY_LIMITS,
 ): FastifyPluginAsyncZod {
   return async (server) => {
@@ -41,6 +55,15 @@ export function gitPushRoutes(
     // SEC-1: the proxy is for a run's git only; the operator pushes to the remote directly.
     const config = { access: 'agent' } as const;
     const json = (status: number, body: unknown): ProxyResponse => ({ status, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) });
+    /** The answer to a body that broke a cap or could not be decoded; anything else is the server's own failure, thrown on. */
+    const bodyFailure = (error: unknown): ProxyResponse => {
+      if (error instanceof BodyLimitError || error instanceof BodyEncodingError) return json(error.statusCode, bodyErrorJson(error));
+      // zlib's errors (a corrupt gzip stream) carry a code.
+      if (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && (error as NodeJS.ErrnoException).code!.startsWith('Z_')) {
+        return json(400, { error: { code: 'bad_request', message: `the body could not be decoded: ${error.message}`, field: 'content-encoding' } });
+      }
+      throw error;
+    };
     const unauthorized = { status: 401, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ error: { code: 'unauthorized', message: 'missing bearer token', field: 'authorization' } })) };
 
     server.get(
@@ -63,22 +86,29 @@ export function gitPushRoutes(
         reply.raw.on('close', () => {
           if (!reply.raw.writableFinished) controller.abort();
         });
-        const header = (name: string) => (typeof request.headers[name] === 'string' ? (request.headers[name] as string) : undefined);
+        const header = (name: string) => singleHeader(request.headers, name);
         try {
           const body = boundedBody(request.raw, { contentLength: header('content-length'), contentEncoding: header('content-encoding') }, limits);
           return send(reply, await proxy.receivePack(token, request.params.remoteId, body, { contentType: header('content-type') }, controller.signal));
         } catch (error) {
-          if (error instanceof BodyLimitError || error instanceof BodyEncodingError) return send(reply, json(error.statusCode, bodyErrorJson(error)));
-          // zlib's errors (a corrupt gzip stream) carry a code; anything else is the server's own failure.
-          if (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && (error as NodeJS.ErrnoException).code!.startsWith('Z_')) {
-            return send(reply, json(400, { error: { code: 'bad_request', message: `the body could not be decoded: ${error.message}`, field: 'content-encoding' } }));
-          }
-          throw error;
+          return send(reply, bodyFailure(error));
         }
       },
     );
-    server.post(`${GIT_PUSH_PATH}/:remoteId/git-upload-pack`, { config, schema: { hide: true, params: RemoteParams } }, async (_request, reply) =>
-      reply.code(403).header('connection', 'close').send({ error: { code: 'forbidden', message: 'the push proxy serves pushes only; fetch from the remote directly' } }),
+    server.post(
+      `${GIT_PUSH_PATH}/:remoteId/git-upload-pack`,
+      { config, schema: { hide: true, params: RemoteParams } },
+      async (request, reply) => {
+        const token = bearerToken(request.headers.authorization);
+        if (!token) return send(reply, unauthorized);
+        const header = (name: string) => singleHeader(request.headers, name);
+        try {
+          const body = boundedBody(request.raw, { contentLength: header('content-length'), contentEncoding: header('content-encoding') }, FETCH_BODY_LIMITS);
+          return send(reply, await proxy.uploadPack(token, request.params.remoteId, body, { contentType: header('content-type') }));
+        } catch (error) {
+          return send(reply, bodyFailure(error));
+        }
+      },
     );
   };
 }

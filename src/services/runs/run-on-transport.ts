@@ -1,4 +1,5 @@
 import type { AgentTransport, RunScope, TransportResult, TransportRunContext } from '../../adapters/agent-transport.js';
+import { markForgeReadableRemotes } from '../../git/forge-read-access.js';
 import { checkoutPushRemotes } from '../../git/git-worktrees.js';
 import { nowIso } from '../../ids.js';
 import type { ModelMessage } from '../../llm/model-types.js';
@@ -75,7 +76,8 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     prompt: run.prompt,
     history: run.history,
     worktreePath: prepared.worktreePath,
-    ...(checkout ? { checkout: { sharedObjectsDir: checkout.sourceObjectsDir, pushRemotes: checkoutPushRemotes(checkout) } } : {}),
+    // POL-6: remotes on a forge the workspace holds a token for are fetched through the push proxy.
+    ...(checkout ? { checkout: { sharedObjectsDir: checkout.sourceObjectsDir, pushRemotes: markForgeReadableRemotes(checkoutPushRemotes(checkout), run.settings) } } : {}),
     systemPrompt: prepared.systemPrompt,
     surfacedTools: prepared.surfaced.filter((tool) => (external ? prepared.mcpTools : prepared.tools).has(tool.name)),
     mcp: { url: `${deps.serverUrl}/mcp`, token },
