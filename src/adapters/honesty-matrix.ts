@@ -130,7 +130,7 @@ function builtinSandboxRows(): HonestyRow[] {
 /** Pushes from the built-in `bash`: the command line is decided, and git itself goes through the push proxy (POL-6). */
 function builtinPushRows(): HonestyRow[] {
   const routing =
-    'A `git push` typed in a command line is classified gitPush and decided before it runs. Every bash command’s git config (environment, not the repository) also routes pushes to the worktree’s remotes through the push proxy with a run-scoped token, which decides the real ref updates as `git push <remote> <refs>` (ask → approval, fail closed) before the remote receives anything — so a push inside a script is caught.';
+    'A `git push` typed in a command line is classified gitPush and decided before it runs. Every bash command’s git config (environment, not the repository) also routes pushes to the worktree’s remotes through the push proxy with a run-scoped token, which decides the real ref updates as `git push <remote> <refs>` (ask → approval, fail closed) before the remote receives anything — so a push inside a script is caught. A fetch of a remote on the workspace’s configured forge goes through the same proxy, which reads the forge with the workspace’s token: the command holds only the run token (the same git environment as the Claude Code CLI, where this is tested).';
   return [
     row({
       capability: 'pushes',
@@ -326,7 +326,7 @@ function claudeCodeRows(): HonestyRow[] {
       capability: 'pushes',
       level: 'partial',
       detail:
-        'A `git push` typed in Bash is decided by the hook. The runner’s git config (environment, not the repository) also routes every push to a configured remote through the push proxy, which decides it as a `git push <remote> <refs>` command line before git receives it and forwards it to the real remote only when allowed — so pushes from scripts are caught too. A script that pushes to an ad-hoc URL or a remote with an explicit pushurl skips both; without a sandbox nothing else stops it.',
+        'A `git push` typed in Bash is decided by the hook. The runner’s git config (environment, not the repository) also routes every push to a configured remote through the push proxy, which decides it as a `git push <remote> <refs>` command line before git receives it and forwards it to the real remote only when allowed — so pushes from scripts are caught too. A script that pushes to an ad-hoc URL or a remote with an explicit pushurl skips both; without a sandbox nothing else stops it. A fetch of a remote on the workspace’s configured forge goes through the same proxy, which reads the forge with the workspace’s token; the CLI holds only its run token (`test/security/forge-read-through-proxy.test.ts`).',
       testedBy: `${PUSH} > git push proxy (POL-6) > a push is asked once, at the hook, and forwarded to the bare remote once approved (one approval per push)`,
     }),
     row({
