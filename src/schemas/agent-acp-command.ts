@@ -17,12 +17,12 @@ export function programBaseName(program: string): string {
 
 // An absolute path of plain segments: no `.`/`..` segment, no empty segment, no character a shell or a
 // terminal would treat specially. A path outside this charset is a path no installed agent needs.
-const ABSOLUTE_PROGRAM = /^(?:\/[A-Za-z0-9_@+][A-Za-z0-9._@+-]*)+$/;
-const DOT_SEGMENT = /\/\.{1,2}(?:\/|$)/;
+export const ABSOLUTE_PROGRAM = /^(?:\/[A-Za-z0-9_@+][A-Za-z0-9._@+-]*)+$/;
+export const DOT_SEGMENT = /\/\.{1,2}(?:\/|$)/;
 // Never interpreted (the argv goes to the program as is), but an argument holding them is a shell line
 // pasted into the wrong field or an injection attempt: refused, so what is stored reads as what runs.
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
-const UNSAFE_ARGUMENT = /[\u0000-\u001f\u007f`$;|&<>]/;
+export const UNSAFE_ARGUMENT = /[\u0000-\u001f\u007f`$;|&<>]/;
 
 /**
  * The ACP command stored on an agent whose adapter is `acp` (RLY-7): one program and its literal

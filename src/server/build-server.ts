@@ -28,6 +28,7 @@ import { pipelineRoutes } from './routes/pipeline-routes.js';
 import { planRoutes } from './routes/plan-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { skillRoutes } from './routes/skill-routes.js';
+import { mcpServerRoutes } from './routes/mcp-server-routes.js';
 import { spaceRepositoryRoutes } from './routes/space-repository-routes.js';
 import { runRoutes } from './routes/run-routes.js';
 import { spaceRoutes } from './routes/space-routes.js';
@@ -111,6 +112,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(runRoutes(app));
   await server.register(policyRoutes(app));
   await server.register(skillRoutes(app));
+  await server.register(mcpServerRoutes(app));
   await server.register(spaceRepositoryRoutes(app));
   await server.register(planRoutes(app));
   await server.register(reviewRoutes(app));

@@ -37,6 +37,9 @@ import { PipelineService } from './pipelines/pipeline-service.js';
 import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
 import { SkillService } from './skills/skill-service.js';
+import { McpConnections } from './mcp/mcp-connections.js';
+import { mcpServerTools } from './mcp/mcp-mode-tools.js';
+import { McpServerService } from './mcp/mcp-server-service.js';
 import { skillModeTools } from './skills/skill-mode-tools.js';
 import { relayModeTools } from './runs/relay-mode-tools.js';
 import { skillsPrepareHook } from './skills/materialize-skills.js';
@@ -163,6 +166,8 @@ export class ControlCenter {
   readonly policy: PolicyService;
   /** SKL-3: skill sources, the fail-closed scan, installs pinned in skills-lock.json. */
   readonly skills: SkillService;
+  /** TOOL-2: operators' MCP servers, their tools and the classes assigned to them. */
+  readonly mcpServers: McpServerService;
   /** SKL-4: repositories a space links besides its own (checked out under repos/<name>/). */
   readonly spaceRepositories: SpaceRepositories;
   /** SKL-4/5: the scanned skills the space's repositories ship, and each conversation's active repository. */
@@ -293,6 +298,21 @@ export class ControlCenter {
     this.repoSkills = new RepoSkills({ workspaces: this.workspaces, spaces: this.spaces, checkouts: this.executor.checkouts, skills: this.skills });
     this.executor.registerPrepareHook(skillsPrepareHook(this.skills, this.repoSkills, (message) => this.logger.warn(message)));
     this.executor.registerModeTools(skillModeTools(this.skills));
+    // TOOL-2: stdio servers run in the runner sandbox with the data root hidden and the SEC-11 limits.
+    this.mcpServers = new McpServerService(
+      this.workspaces,
+      this.agents,
+      new McpConnections({
+        sandbox: options.builtinSandbox ?? 'auto',
+        allowUnsandboxed: options.allowUnsandboxedRunners ?? false,
+        hiddenPaths: [dataRoot],
+        env: options.env ?? process.env,
+        ...(options.processLimits ? { limits: options.processLimits } : {}),
+      }),
+    );
+    const mcpTools = mcpServerTools(this.mcpServers);
+    this.executor.registerPrepareHook(mcpTools.hook);
+    this.executor.registerModeTools(mcpTools.provider);
     this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor, {
       loadSkill: (workspaceId, name) => this.skills.loadSkill(workspaceId, name),
       loadRepoSkill: (workspaceId, input) => this.repoSkills.loadForTurn(workspaceId, { ...input, checkoutKey: input.conversationId }),
@@ -632,6 +652,7 @@ export class ControlCenter {
     await this.seeding.settle();
     await this.jobQueue?.stop();
     await this.cluster?.close();
+    await this.mcpServers.connections.closeAll();
     await this.commandSandbox.close();
     await this.workspaces.closeAll();
     await this.registry.close();

@@ -60,6 +60,7 @@ export interface WorkspaceSchema {
   workspace_events: WorkspaceEventTable;
   run_commands: RunCommandTable;
   run_dispatches: RunDispatchTable;
+  mcp_servers: McpServerTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -761,4 +762,31 @@ export interface RunDispatchTable {
   payload: string;
   /** Epoch ms when the run was recorded: the sweep re-enqueues rows older than its grace period. */
   recorded_at_ms: number;
+}
+
+/**
+ * TOOL-2: an operator's MCP server. `args`, `read_only_paths` and `agents` are JSON arrays; `secrets`
+ * is a JSON object of environment variables (stdio) or headers (http), never read back by the API;
+ * `tools` is the JSON list the server gave when last listed (with each description's scan); and
+ * `tool_effects` the operator's classes per tool name, kept across listings.
+ */
+export interface McpServerTable {
+  id: string;
+  name: string;
+  transport: string;
+  command: string | null;
+  args: string;
+  network: string | null;
+  read_only_paths: string;
+  url: string | null;
+  secrets: string;
+  agents: string;
+  call_timeout_seconds: number;
+  max_output_bytes: number;
+  tools: string | null;
+  tool_effects: string;
+  tools_listed_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
 }

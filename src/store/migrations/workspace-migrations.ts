@@ -791,4 +791,32 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.createIndex('message_attachments_conversation').on('message_attachments').columns(['conversation_id', 'message_id', 'position']).execute();
     },
   },
+  '0027_mcp_servers': {
+    // TOOL-2: operators' MCP servers per workspace, with the tools they listed and the effect classes
+    // the operator assigned per tool (see McpServerTable). The names are unique: they are part of the
+    // tool names agents call.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('mcp_servers')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('name', 'text', (column) => column.notNull().unique())
+        .addColumn('transport', 'text', (column) => column.notNull())
+        .addColumn('command', 'text')
+        .addColumn('args', 'text', (column) => column.notNull())
+        .addColumn('network', 'text')
+        .addColumn('read_only_paths', 'text', (column) => column.notNull())
+        .addColumn('url', 'text')
+        .addColumn('secrets', 'text', (column) => column.notNull())
+        .addColumn('agents', 'text', (column) => column.notNull())
+        .addColumn('call_timeout_seconds', 'integer', (column) => column.notNull())
+        .addColumn('max_output_bytes', 'integer', (column) => column.notNull())
+        .addColumn('tools', 'text')
+        .addColumn('tool_effects', 'text', (column) => column.notNull())
+        .addColumn('tools_listed_at', 'text')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+    },
+  },
 };

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { mcpToolDescriptor } from '../../core/mcp/mcp-tool-descriptor.js';
+import type { Tool } from '../../tools/define-tool.js';
+import type { ModeToolProvider, PrepareHook } from '../runs/prepare-run.js';
+import type { McpServerService, RunnableMcpTool } from './mcp-server-service.js';
+
+/**
+ * The input schema of a server's tool as zod: any JSON object is accepted here (the server checks its
+ * own schema), and the server's JSON schema is what the model sees — zod's `toJSONSchema` merges the
+ * metadata into the schema it produces. Keys zod's registry treats specially (`id`) and the dialect
+ * marker are left out.
+ */
+function parametersOf(inputSchema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
+  const { $schema: _dialect, id: _id, $id: _schemaId, ...schema } = inputSchema;
+  return z.looseObject({}).meta({ ...schema, type: 'object' }) as unknown as z.ZodType<Record<string, unknown>>;
+}
+
+/** One server tool as a product tool: the operator's classes decide its surface and every call's policy. */
+function toTool(services: McpServerService, workspaceId: string, tool: RunnableMcpTool): Tool<Record<string, unknown>> {
+  return {
+    ...mcpToolDescriptor(tool.agentToolName, tool.modelDescription, tool.effects),
+    parameters: parametersOf(tool.inputSchema),
+    async execute(input, context) {
+      const outcome = await services.connections.call(workspaceId, tool.server, tool.toolName, input, tool.reviewedFingerprint, context.signal);
+      return { content: outcome.content, isError: outcome.isError, details: outcome.details };
+    },
+  };
+}
+
+/**
+ * Operators' MCP servers on a run's surface (TOOL-2). The prepare hook reads, per run, the tools of
+ * the servers enabled for the run's agent (a database read, which a tool provider cannot make: those
+ * are synchronous); the provider then hands them to the registry, where the mode's profile filters
+ * them like any tool (CAP-1a) and the gate decides every call (POL-1). External runners reach the same
+ * tools only through the Control Center's MCP endpoint, so the gate holds for them too.
+ */
+export function mcpServerTools(services: McpServerService): { hook: PrepareHook; provider: ModeToolProvider } {
+  const prepared = new Map<string, Tool[]>();
+  return {
+    hook: async ({ scope }) => {
+      const runnable = await services.toolsForAgent(scope.workspaceId, scope.agent.id);
+      if (runnable.length > 0) prepared.set(scope.runId, runnable.map((tool) => toTool(services, scope.workspaceId, tool)));
+    },
+    provider: ({ runId }) => {
+      const tools = prepared.get(runId) ?? [];
+      prepared.delete(runId);
+      return tools;
+    },
+  };
+}
