@@ -1,7 +1,7 @@
 import type { AutonomyLevel, Mode } from '../core/modes.js';
 import type { ToolDescriptor } from '../core/tool-descriptor.js';
 import type { AgentEvent } from '../harness/agent-events.js';
-import type { ModelMessage, ModelUsage } from '../llm/model-types.js';
+import type { ModelMessage, ModelUsage, PromptImage } from '../llm/model-types.js';
 import type { ProviderId } from '../llm/provider-ids.js';
 import type { Agent } from '../schemas/agent.js';
 import type { PushRemote } from '../core/hook-sessions.js';
@@ -50,6 +50,11 @@ export interface RunToolbox {
 /** Everything a transport needs to run one turn; the run executor builds it. */
 export interface TransportRunContext extends RunScope {
   prompt: string;
+  /**
+   * TOOL-3: images the operator attached to the prompt (checked by magic bytes and size). Only a
+   * transport that declares `imageAttachments` is ever given any; the others' messages are refused.
+   */
+  images?: PromptImage[];
   history: ModelMessage[];
   /** Absolute path of the conversation's worktree. */
   worktreePath: string;

@@ -69,6 +69,12 @@ export interface TransportCapabilities {
    */
   readonly relayModes?: 'honoured' | 'none';
   /**
+   * TOOL-3: the transport hands a message's image attachments to the model as image blocks. Absent
+   * or false: a message with images addressed to its agents is refused (400) before anything is
+   * recorded; text files reach every transport, inlined into the prompt.
+   */
+  readonly imageAttachments?: boolean;
+  /**
    * TRUTH-1: the agent fields and space settings this transport applies, each with how; the API
    * refuses the rest (400 naming the field and the transport) and the editors hide them.
    */

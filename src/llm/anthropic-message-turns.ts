@@ -4,9 +4,13 @@ import type { ModelMessage } from './model-types.js';
 /** Block types a prompt-cache breakpoint may sit on (thinking blocks take none). */
 const CACHEABLE = new Set(['text', 'tool_result', 'tool_use']);
 
-/** One neutral message's Messages API blocks: an assistant's in order, or the one user-side block (none for empty text). */
+/** One neutral message's Messages API blocks: an assistant's in order, or a user's images then its text (none for empty text). */
 function blocksOf(message: ModelMessage): ContentBlockParam[] {
-  if (message.role === 'user') return message.content.length > 0 ? [{ type: 'text', text: message.content }] : [];
+  if (message.role === 'user') {
+    // TOOL-3: images before the text, as Anthropic advises; the text stays last, so it can take the cache breakpoint.
+    const images: ContentBlockParam[] = (message.images ?? []).map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mediaType as 'image/png', data: image.data } }));
+    return message.content.length > 0 ? [...images, { type: 'text', text: message.content }] : images;
+  }
   if (message.role === 'tool') {
     return [{ type: 'tool_result', tool_use_id: message.toolCallId, content: message.content, ...(message.isError ? { is_error: true } : {}) }];
   }
@@ -38,15 +42,16 @@ function groupTurns<B extends { type: string }>(messages: ModelMessage[], blocks
       if (content.length > 0) turns.push({ role: 'assistant', content: [...content] });
       continue;
     }
-    const block = content[0];
-    if (!block) continue;
+    if (content.length === 0) continue;
     const last = turns.at(-1);
     if (last?.role === 'user') {
-      const firstText = last.content.findIndex((existing) => existing.type !== 'tool_result');
-      if (block.type === 'tool_result' && firstText >= 0) last.content.splice(firstText, 0, block);
-      else last.content.push(block);
+      for (const block of content) {
+        const firstText = last.content.findIndex((existing) => existing.type !== 'tool_result');
+        if (block.type === 'tool_result' && firstText >= 0) last.content.splice(firstText, 0, block);
+        else last.content.push(block);
+      }
     } else {
-      turns.push({ role: 'user', content: [block] });
+      turns.push({ role: 'user', content: [...content] });
     }
   }
   return turns;

@@ -27,6 +27,11 @@ export interface ModelInfo extends ModelTraits {
   deprecated?: string;
   /** False for a model id the catalog does not list (it is still callable). */
   known: boolean;
+  /**
+   * TOOL-3: whether the model takes image input. Absent where the catalogue does not know (an
+   * unlisted model): images are then sent and the provider answers for itself.
+   */
+  acceptsImages?: boolean;
 }
 
 export interface ProviderInfo {
@@ -69,6 +74,7 @@ function claude(id: string, label: string, pricing: ModelPricing, style: 'adapti
     supportsTemperature: style === 'budget',
     maxOutputTokens: style === 'adaptive' ? 128_000 : 64_000,
     contextWindow: style === 'adaptive' ? 1_000_000 : 200_000,
+    acceptsImages: true,
     ...extra,
   };
 }
@@ -93,9 +99,13 @@ function chatModel(
     effortStyle: efforts.length > 0 ? 'openai-reasoning' : 'none',
     // Reasoning models reject temperature; plain chat models take it.
     supportsTemperature: efforts.length === 0,
+    acceptsImages: true,
     ...extra,
   };
 }
+
+/** TOOL-3: models whose API takes no image input (DeepSeek's chat APIs, xAI's coding model). */
+const TEXT_ONLY: Partial<ModelInfo> = { acceptsImages: false };
 
 const GPT5_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
 const GPT5_LATER_EFFORTS = ['none', 'low', 'medium', 'high', 'xhigh'] as const;
@@ -167,10 +177,10 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = {
     apiKeyRequired: true,
     defaultModelId: 'deepseek-flash',
     models: [
-      chatModel('deepseek', 'deepseek-flash', 'DeepSeek V4.1 Flash', 0.3, 1.2, 0.006, []),
-      chatModel('deepseek', 'deepseek-v4-pro', 'DeepSeek V4 Pro', 1.32, 3.96, 0.044, []),
-      chatModel('deepseek', 'deepseek-chat', 'DeepSeek Chat', 0.28, 0.42, 0.028, []),
-      chatModel('deepseek', 'deepseek-reasoner', 'DeepSeek Reasoner', 0.28, 0.42, 0.028, [], { supportsTemperature: false }),
+      chatModel('deepseek', 'deepseek-flash', 'DeepSeek V4.1 Flash', 0.3, 1.2, 0.006, [], TEXT_ONLY),
+      chatModel('deepseek', 'deepseek-v4-pro', 'DeepSeek V4 Pro', 1.32, 3.96, 0.044, [], TEXT_ONLY),
+      chatModel('deepseek', 'deepseek-chat', 'DeepSeek Chat', 0.28, 0.42, 0.028, [], TEXT_ONLY),
+      chatModel('deepseek', 'deepseek-reasoner', 'DeepSeek Reasoner', 0.28, 0.42, 0.028, [], { supportsTemperature: false, ...TEXT_ONLY }),
     ],
   },
   xai: {
@@ -186,7 +196,7 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = {
       chatModel('xai', 'grok-4.7', 'Grok 4.7', 2, 6, 0.5, GROK_EFFORTS),
       chatModel('xai', 'grok-4.6', 'Grok 4.6', 2, 6, 0.5, GROK_EFFORTS),
       chatModel('xai', 'grok-4.3', 'Grok 4.3', 1.25, 2.5, undefined, []),
-      chatModel('xai', 'grok-build-0.1', 'Grok Build 0.1', 1, 2, undefined, []),
+      chatModel('xai', 'grok-build-0.1', 'Grok Build 0.1', 1, 2, undefined, [], TEXT_ONLY),
     ],
   },
   ollama: {
@@ -226,8 +236,8 @@ export const PROVIDERS: Readonly<Record<ProviderId, ProviderInfo>> = {
     apiKeyRequired: true,
     defaultModelId: 'deepseek-chat',
     models: [
-      chatModel('deepseek-anthropic', 'deepseek-chat', 'DeepSeek Chat', 0.28, 0.42, 0.028, []),
-      chatModel('deepseek-anthropic', 'deepseek-reasoner', 'DeepSeek Reasoner', 0.28, 0.42, 0.028, [], { supportsTemperature: false }),
+      chatModel('deepseek-anthropic', 'deepseek-chat', 'DeepSeek Chat', 0.28, 0.42, 0.028, [], TEXT_ONLY),
+      chatModel('deepseek-anthropic', 'deepseek-reasoner', 'DeepSeek Reasoner', 0.28, 0.42, 0.028, [], { supportsTemperature: false, ...TEXT_ONLY }),
     ],
   },
 };

@@ -11,10 +11,20 @@ export interface ModelTool {
   inputSchema: Record<string, unknown>;
 }
 
-/** Plain text the user (or the harness on the user's behalf) wrote. */
+/** An image sent with a user message (TOOL-3): checked by its magic bytes before it got here. */
+export interface PromptImage {
+  /** `image/png`, `image/jpeg`, `image/webp` or `image/gif`. */
+  mediaType: string;
+  /** The bytes in base64. */
+  data: string;
+}
+
+/** Plain text the user (or the harness on the user's behalf) wrote, with the images they attached. */
 export interface UserMessage {
   role: 'user';
   content: string;
+  /** Sent before the text, as providers advise for images; absent or empty for a text-only message. */
+  images?: PromptImage[];
 }
 
 /** A piece of text the model wrote. */

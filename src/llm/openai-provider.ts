@@ -43,7 +43,14 @@ export function toOpenAIMessages(system: string, messages: ModelMessage[], repla
   if (system) out.push({ role: 'system', content: system });
   for (const message of messages) {
     if (message.role === 'user') {
-      out.push({ role: 'user', content: message.content });
+      // TOOL-3: attached images as data-URL image parts before the text.
+      const images = message.images ?? [];
+      if (images.length === 0) out.push({ role: 'user', content: message.content });
+      else
+        out.push({
+          role: 'user',
+          content: [...images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mediaType};base64,${image.data}` } })), ...(message.content ? [{ type: 'text' as const, text: message.content }] : [])],
+        });
     } else if (message.role === 'tool') {
       // Chat Completions has no error flag on tool results; say it in the content.
       const content = message.isError && !/^error\b/i.test(message.content) ? `Error: ${message.content}` : message.content;

@@ -3,6 +3,7 @@ import { PickerValue } from './space.js';
 import { IsoTime } from './common.js';
 import { Run } from './run.js';
 import { Space } from './space.js';
+import { Attachment, AttachmentUploads } from './attachment.js';
 
 export const Message = z.object({
   id: z.string(),
@@ -15,6 +16,8 @@ export const Message = z.object({
   mode: z.string().nullable(),
   picker: z.string().nullable(),
   content: z.string(),
+  /** TOOL-3: the files sent with the message, in order; absent when there are none. */
+  attachments: z.array(Attachment).optional(),
   createdAt: IsoTime,
 });
 export type Message = z.infer<typeof Message>;
@@ -24,6 +27,8 @@ export const PostMessageBody = z.strictObject({
   agentId: z.string().min(1).optional(),
   /** Applies a picker value to the space before the message is sent (RLY-1). */
   picker: PickerValue.optional(),
+  /** TOOL-3: images (PNG, JPEG, WebP, GIF) and UTF-8 text files, checked by content and size. */
+  attachments: AttachmentUploads.optional(),
 });
 export type PostMessageBody = z.infer<typeof PostMessageBody>;
 

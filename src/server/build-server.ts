@@ -14,6 +14,7 @@ import { agentRoutes } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
+import { attachmentRoutes } from './routes/attachment-routes.js';
 import { shareRoutes } from './routes/share-routes.js';
 import { gitPushRoutes } from './routes/git-push-routes.js';
 import { honestyRoutes } from './routes/honesty-routes.js';
@@ -108,6 +109,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(agentRoutes(app));
   await server.register(spaceRoutes(app));
   await server.register(conversationRoutes(app));
+  await server.register(attachmentRoutes(app));
   await server.register(shareRoutes(app));
   await server.register(runRoutes(app));
   await server.register(policyRoutes(app));

@@ -58,6 +58,7 @@ import { SettingsService } from './workspaces/settings-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { ConversationShareService } from './spaces/conversation-share-service.js';
 import { TurnService } from './runs/turn-service.js';
+import { AttachmentService } from './attachments/attachment-service.js';
 import { validateAgentEffort } from './agents/validate-effort.js';
 import { wakeOnDecision } from './approvals/wake-on-decision.js';
 import { WorkspaceService } from './workspaces/workspace-service.js';
@@ -174,6 +175,8 @@ export class ControlCenter {
   readonly repoSkills: RepoSkills;
   readonly executor: RunExecutor;
   readonly turns: TurnService;
+  /** TOOL-3: files attached to operators' messages. */
+  readonly attachments: AttachmentService;
   readonly plans: PlanService;
   readonly reviews: ReviewService;
   /** Issue 12: reviews of forge pull requests (open from a PR URL, publish the verdict). */
@@ -313,10 +316,18 @@ export class ControlCenter {
     const mcpTools = mcpServerTools(this.mcpServers);
     this.executor.registerPrepareHook(mcpTools.hook);
     this.executor.registerModeTools(mcpTools.provider);
-    this.turns = new TurnService(this.spaces, this.agents, this.messages, this.executor, {
-      loadSkill: (workspaceId, name) => this.skills.loadSkill(workspaceId, name),
-      loadRepoSkill: (workspaceId, input) => this.repoSkills.loadForTurn(workspaceId, { ...input, checkoutKey: input.conversationId }),
-    });
+    this.attachments = new AttachmentService(this.workspaces, this.settings, (agent) => transports.capabilitiesFor(agent));
+    this.turns = new TurnService(
+      this.spaces,
+      this.agents,
+      this.messages,
+      this.executor,
+      {
+        loadSkill: (workspaceId, name) => this.skills.loadSkill(workspaceId, name),
+        loadRepoSkill: (workspaceId, input) => this.repoSkills.loadForTurn(workspaceId, { ...input, checkoutKey: input.conversationId }),
+      },
+      this.attachments,
+    );
     // RLY-6: relay_tool, on every run that speaks in a conversation.
     this.executor.registerModeTools(
       relayModeTools({ workspaces: this.workspaces, spaces: this.spaces, turns: this.turns, questions: this.questions, active: this.activeRuns, executor: () => this.executor }),

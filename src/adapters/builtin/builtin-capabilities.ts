@@ -26,6 +26,8 @@ export const BUILTIN_CAPABILITIES: TransportCapabilities = {
   structuralModes: ['chat', 'review', 'plan', 'orchestrate'],
   sandbox: true,
   skills: 'scannedOnly',
+  // TOOL-3: the harness builds the provider request itself, image blocks included.
+  imageAttachments: true,
   honours: {
     agentFields: {
       modelId: 'the model the harness calls',

@@ -65,7 +65,8 @@ export class BuiltinTransport implements AgentTransport {
     try {
       context.setSandbox(shell.sandbox);
       toolbox.useWorktree(new NodeWorktree(context.worktreePath, shell.options));
-      const messages: ModelMessage[] = [...context.history, { role: 'user', content: context.prompt }];
+      const images = context.images ?? [];
+      const messages: ModelMessage[] = [...context.history, { role: 'user', content: context.prompt, ...(images.length > 0 ? { images } : {}) }];
       const completion = context.completion ?? null;
       const result = await runAgentLoop({
         streamFn: model.streamFn,

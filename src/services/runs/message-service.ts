@@ -1,6 +1,8 @@
 import { newId, nowIso } from '../../ids.js';
 import type { Message } from '../../schemas/message.js';
 import { insertMessage, listMessages, listRecentMessages, type HistoryMessage } from '../../store/repositories/message-repository.js';
+import { insertAttachments, listAttachmentsOfConversation } from '../../store/repositories/message-attachment-repository.js';
+import type { AcceptedAttachment } from '../attachments/attachment-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
@@ -13,7 +15,8 @@ export class MessageService {
     private readonly events: EventBus,
   ) {}
 
-  async append(workspaceId: string, input: NewMessage): Promise<Message> {
+  /** Records a message; `attachments` (TOOL-3, already checked) are stored with it in one transaction. */
+  async append(workspaceId: string, input: NewMessage, attachments: readonly AcceptedAttachment[] = []): Promise<Message> {
     const { database } = await this.workspaces.handle(workspaceId);
     const message: Message = {
       id: newId('msg'),
@@ -27,14 +30,40 @@ export class MessageService {
       content: input.content,
       createdAt: nowIso(),
     };
-    await insertMessage(database.db, message);
+    if (attachments.length === 0) {
+      await insertMessage(database.db, message);
+    } else {
+      const rows = attachments.map((attachment, position) => ({
+        id: newId('att'),
+        conversation_id: message.conversationId,
+        message_id: message.id,
+        position,
+        name: attachment.name,
+        kind: attachment.content.kind,
+        media_type: attachment.content.mediaType,
+        size_bytes: attachment.bytes.length,
+        sha256: attachment.sha256,
+        content: attachment.bytes,
+        created_at: message.createdAt,
+      }));
+      await database.db.transaction().execute(async (transaction) => {
+        await insertMessage(transaction, message);
+        await insertAttachments(transaction, rows);
+      });
+      message.attachments = rows.map((row) => ({ id: row.id, name: row.name, kind: row.kind, mediaType: row.media_type, sizeBytes: row.size_bytes }));
+    }
     this.events.publish(workspaceId, 'message.created', message);
     return message;
   }
 
   async list(workspaceId: string, conversationId: string): Promise<Message[]> {
     const { database } = await this.workspaces.handle(workspaceId);
-    return listMessages(database.db, conversationId);
+    const [messages, attachments] = await Promise.all([listMessages(database.db, conversationId), listAttachmentsOfConversation(database.db, conversationId)]);
+    for (const message of messages) {
+      const attached = attachments.get(message.id);
+      if (attached) message.attachments = attached;
+    }
+    return messages;
   }
 
   /** The newest `count` messages that are not system lines, oldest first, as a turn's history needs them. */

@@ -1,3 +1,4 @@
+import { promptImagesOf } from '../attachments/attachment-service.js';
 import { withDefaultModel } from '../workspaces/runner-credentials.js';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
@@ -12,7 +13,6 @@ import type { ModelMessage, ToolCallBlock } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
 import type { Run } from '../../schemas/run.js';
 import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
-import { configuredSearchProvider } from '../../tools/web/configured-search-provider.js';
 import { builtinTools } from '../../tools/builtin-tools.js';
 import { fail, type Tool, type ToolResult } from '../../tools/define-tool.js';
 import type { AgentService } from '../agents/agent-service.js';
@@ -75,6 +75,8 @@ export interface StartRunInput extends Omit<RunScope, 'runId' | 'conversationId'
   checkoutKey?: string;
   /** Set when the run executes one step of an approved plan (PLAN-8). */
   planStep?: { planId: string; key: string };
+  /** TOOL-3: the conversation's message whose image attachments go to the model with the prompt. */
+  imagesOfMessage?: string;
   /** Called with the final result when the run has ended and been recorded. */
   onFinished?: (run: Run, finalText: string) => void | Promise<void>;
 }
@@ -193,9 +195,7 @@ export class RunExecutor {
     const conversationId = run.inConversation ? 'cv_enumeration' : null;
     const spaceId = run.inConversation ? 'sp_enumeration' : null;
     const placeholder = { workspaceId: '', runId: '', agent: { skills: run.linkedSkills } as Agent, spaceId, conversationId, treeConversationId: conversationId, mode: run.mode, autonomy: run.autonomy };
-    // A configured search provider adds web_search; a placeholder key stands for one (the tools are never executed here).
-    const webSearch = configuredSearchProvider({ webSearchKeys: { brave: 'enumeration' }, webSearchBaseUrl: 'http://127.0.0.1/' });
-    return [...builtinTools({ webSearch }), ...this.modeTools.flatMap((provider) => provider(placeholder))];
+    return [...builtinTools(), ...this.modeTools.flatMap((provider) => provider(placeholder))];
   }
 
   /** The server's own base URL, once it listens (external runners call back into it). */
@@ -253,6 +253,7 @@ export class RunExecutor {
       prompt: input.prompt,
       history: input.history ?? [],
       repoPath: input.repoPath ?? null,
+      ...(input.imagesOfMessage ? { imagesOfMessage: input.imagesOfMessage } : {}),
     });
     // The payload is committed with the run: if this process dies before the enqueue, a worker's sweep enqueues it.
     const run = await this.deps.runs.recordForDispatch(input.workspaceId, db, this.runRecord(input), queuedRun);
@@ -303,6 +304,7 @@ export class RunExecutor {
       prompt: queued.prompt,
       history: queued.history,
       repoPath: queued.repoPath,
+      ...(queued.imagesOfMessage ? { imagesOfMessage: queued.imagesOfMessage } : {}),
       // SEC-9: the ceiling comes from the recorded row, never from the job payload.
       inheritedRules: run.inheritedRules,
     });
@@ -455,7 +457,19 @@ export class RunExecutor {
       const outcome = await runOnTransport(
         { workspaces: this.deps.workspaces, active: this.deps.active, runTokens: this.deps.runTokens, modelBroker: this.deps.modelBroker, env: this.deps.env, serverUrl: this.serverUrl, mcpRuns: this.mcpRuns },
         transport,
-        { scope, prompt: input.prompt, history: input.history ?? [], workspaceDir: handle.dir, prepared, toolCalls, recorder, activeRun, settings },
+        {
+          scope,
+          prompt: input.prompt,
+          // TOOL-3: read here, not carried in the job: the bytes stay in the database until the run needs them.
+          images: input.imagesOfMessage && input.conversationId ? await promptImagesOf(handle.database.db, input.conversationId, input.imagesOfMessage) : [],
+          history: input.history ?? [],
+          workspaceDir: handle.dir,
+          prepared,
+          toolCalls,
+          recorder,
+          activeRun,
+          settings,
+        },
       );
       if (!recorder.finalText && outcome.finalText) recorder.finalText = outcome.finalText;
       return await recorder.finish(outcome.outcome, outcome.error, {

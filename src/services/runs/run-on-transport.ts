@@ -2,7 +2,7 @@ import type { AgentTransport, RunScope, TransportResult, TransportRunContext } f
 import { markForgeReadableRemotes } from '../../git/forge-read-access.js';
 import { checkoutPushRemotes } from '../../git/git-worktrees.js';
 import { nowIso } from '../../ids.js';
-import type { ModelMessage } from '../../llm/model-types.js';
+import type { ModelMessage, PromptImage } from '../../llm/model-types.js';
 import type { WorkspaceSettings } from '../../schemas/settings.js';
 import type { Tool } from '../../tools/define-tool.js';
 import type { ModelBroker } from '../model-broker.js';
@@ -42,6 +42,8 @@ export interface RunOnTransportDeps {
 export interface TransportStageRun {
   scope: RunScope;
   prompt: string;
+  /** TOOL-3: images attached to the prompt's message. */
+  images: PromptImage[];
   history: ModelMessage[];
   workspaceDir: string;
   prepared: PreparedRun;
@@ -74,6 +76,7 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
   const context: TransportRunContext = {
     ...scope,
     prompt: run.prompt,
+    images: run.images,
     history: run.history,
     worktreePath: prepared.worktreePath,
     // POL-6: remotes on a forge the workspace holds a token for are fetched through the push proxy.

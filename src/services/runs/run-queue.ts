@@ -30,6 +30,8 @@ export interface QueuedRun {
   prompt: string;
   history: ModelMessage[];
   repoPath: string | null;
+  /** TOOL-3: the message whose images the run sends with its prompt (read from the database when it starts). */
+  imagesOfMessage?: string;
 }
 
 /**
@@ -47,6 +49,7 @@ export function parseQueuedRun(payload: unknown): QueuedRun | null {
   // The mode and the autonomy decide the run's tool surface and gate: only the known values.
   if (!(MODES as readonly unknown[]).includes(p.mode) || !(AUTONOMY_LEVELS as readonly unknown[]).includes(p.autonomy)) return null;
   if (!textOrNull(p.spaceId) || !textOrNull(p.conversationId) || !textOrNull(p.repoPath) || !Array.isArray(p.history)) return null;
+  if (p.imagesOfMessage !== undefined && !text(p.imagesOfMessage)) return null;
   return p as unknown as QueuedRun;
 }
 

@@ -12,6 +12,7 @@ import { parseComposerText, parseMention, parseSkillCommand, skillDirectivePromp
 import type { Run } from '../../schemas/run.js';
 import type { RunExecutor, StartRunInput } from './run-executor.js';
 import type { SpaceService } from '../spaces/space-service.js';
+import { AttachmentService, type AcceptedAttachment } from '../attachments/attachment-service.js';
 
 /** How many earlier messages of a conversation are replayed to the model as history. */
 const HISTORY_MESSAGES = 50;
@@ -33,11 +34,15 @@ export class TurnService {
       /** SKL-4: `/skill:<repo>:<name>`, a skill one of the space's repositories ships, scanned when loaded. */
       loadRepoSkill?(workspaceId: string, input: { spaceId: string; conversationId: string; repoPath: string | null; repository: string; name: string }): Promise<{ name: string; body: string }>;
     },
+    /** TOOL-3: checks and keeps a message's files (absent: a message with attachments is refused). */
+    private readonly attachments?: AttachmentService,
   ) {}
 
   async post(workspaceId: string, conversationId: string, body: PostMessageBody, operatorId: string): Promise<PostMessageResponse> {
     const found = await this.spaces.getConversationInSpace(workspaceId, conversationId);
     let space = found.space;
+    // TOOL-3: files are judged before anything (the picker included) changes.
+    const attached = this.acceptAttachments(body);
     if (body.picker !== undefined && body.picker !== space.picker) {
       space = await this.spaces.update(workspaceId, space.id, { picker: body.picker });
     }
@@ -49,12 +54,13 @@ export class TurnService {
     if (parsed.armPlan && space.mode !== 'plan') {
       space = await this.spaces.update(workspaceId, space.id, { picker: 'Plan' });
     }
-    if (!parsed.text.trim()) {
+    if (!parsed.text.trim() && attached.length === 0) {
       if (parsed.armPlan) return { message: null, run: null, space };
       throw new ValidationError('text', 'must not be empty');
     }
     const mention = parseMention(skillCommand ? skillCommand.rest : parsed.text);
     const agent = await this.addressedAgent(workspaceId, mention.agentName, body.agentId ?? null, space.defaultAgentId);
+    if (attached.length > 0) await this.attachments!.refuseImagesTheAgentCannotTake(workspaceId, agent, attached);
     const history = await this.history(workspaceId, conversationId);
     const message = await this.messages.append(workspaceId, {
       conversationId,
@@ -65,7 +71,7 @@ export class TurnService {
       mode: space.mode,
       picker: space.picker,
       content: parsed.text,
-    });
+    }, attached);
     // MODE-2: the dispatcher reads the space's mode now; the turn keeps it to its end.
     const mode = resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId);
     const run = await this.executor.launch({
@@ -75,9 +81,10 @@ export class TurnService {
       conversationId,
       mode,
       autonomy: space.autonomy,
-      prompt: directive ?? parsed.text,
+      prompt: AttachmentService.promptWithTextFiles(directive ?? parsed.text, attached),
       history,
       repoPath: space.repoPath,
+      ...(attached.some((attachment) => attachment.content.kind === 'image') ? { imagesOfMessage: message.id } : {}),
     });
     // UI: an untitled conversation is named after its first message (deterministic, no model call).
     // Only while it is untitled: a titled one (nearly every message) costs no write (issue 11).
@@ -154,6 +161,12 @@ export class TurnService {
       inheritedRules,
     });
     return run;
+  }
+
+  private acceptAttachments(body: PostMessageBody): AcceptedAttachment[] {
+    if (!body.attachments?.length) return [];
+    if (!this.attachments) throw new ValidationError('attachments', 'this server does not take attachments');
+    return this.attachments.accept(body.attachments);
   }
 
   private async skillDirective(workspaceId: string, command: { repo: string | null; name: string; rest: string }, where: { spaceId: string; conversationId: string; repoPath: string | null }): Promise<string> {
