@@ -130,7 +130,7 @@ function builtinSandboxRows(): HonestyRow[] {
 /** Pushes from the built-in `bash`: the command line is decided, and git itself goes through the push proxy (POL-6). */
 function builtinPushRows(): HonestyRow[] {
   const routing =
-    'A `git push` typed in a command line is classified gitPush and decided before it runs. Every bash command’s git config (environment, not the repository) also routes pushes to the worktree’s remotes through the push proxy with a run-scoped token, which decides the real ref updates as `git push <remote> <refs>` (ask → approval, fail closed) before the remote receives anything — so a push inside a script is caught. A fetch of a remote on the workspace’s configured forge goes through the same proxy, which reads the forge with the workspace’s token: the command holds only the run token (the same git environment as the Claude Code CLI, where this is tested).';
+    'A `git push` typed in a command line is classified gitPush and decided before it runs. Every bash command’s git config (environment, not the repository) also routes pushes to the worktree’s remotes through the push proxy with a run-scoped token, which decides the real ref updates as `git push <remote> <refs>` (ask → approval, fail closed) before the remote receives anything — so a push inside a script is caught. A fetch of a remote on the workspace’s configured forge goes through the same proxy, which reads the forge with the workspace’s token: the command holds only the run token (`test/security/forge-read-through-proxy.test.ts`).';
   return [
     row({
       capability: 'pushes',

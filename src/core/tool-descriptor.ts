@@ -64,6 +64,11 @@ export interface ToolDescriptor {
   readonly asksOperatorFirst?: boolean;
   /** Optional grouping for display (`files`, `git`, `tickets`, …); no policy meaning. */
   readonly group?: string;
+  /**
+   * The input field holding the URL a call reaches (TOOL-1, `web_fetch`'s `url`): the policy engine
+   * decides the call's networkEgress by that URL's host, so domain rules apply to it.
+   */
+  readonly egressUrlField?: string;
 }
 
 /** Per-call effect classes: `field` names the input field, `classes` maps each of its values to classes. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EFFECT_CLASSES } from '../core/effect-classes.js';
+import { domainPatternProblems, normalizeHost } from '../core/policy/domain-pattern.js';
 import { IsoTime } from './common.js';
 import { AutonomySchema, ModeSchema } from './space.js';
 
@@ -11,10 +12,21 @@ export const RuleMatch = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('class'), effectClass: EffectClassSchema }),
   z.strictObject({ kind: z.literal('command'), prefix: z.string().trim().min(1, 'must not be empty').max(500) }),
   z.strictObject({ kind: z.literal('fingerprint'), fingerprint: z.string().min(1).max(200) }),
+  /** TOOL-1: the host a network call reaches — `example.com`, `*.example.com` or `*`; stored normalized. */
+  z.strictObject({
+    kind: z.literal('domain'),
+    domain: z
+      .string()
+      .max(300)
+      .superRefine((domain, context) => {
+        for (const problem of domainPatternProblems(domain)) context.addIssue({ code: 'custom', message: problem });
+      })
+      .transform(normalizeHost),
+  }),
 ]);
 export type RuleMatch = z.infer<typeof RuleMatch>;
 
-/** A policy rule (POL-3): at a scope, for an effect class, a command prefix or a remembered action. */
+/** A policy rule (POL-3): at a scope, for an effect class, a command prefix, a domain (TOOL-1) or a remembered action. */
 export const PolicyRule = z.object({
   id: z.string(),
   scope: RuleScope,
@@ -43,6 +55,8 @@ export const ProbeBody = z
     mode: ModeSchema.optional(),
     autonomy: AutonomySchema.optional(),
     command: z.string().min(1).max(100_000).optional(),
+    /** TOOL-1: what would a `web_fetch` of this URL be told (domain rules included)? */
+    url: z.string().min(1).max(8_000).optional(),
     action: z
       .strictObject({
         classes: z.array(EffectClassSchema).max(13),
@@ -53,8 +67,8 @@ export const ProbeBody = z
       })
       .optional(),
   })
-  .refine((body) => (body.command === undefined) !== (body.action === undefined), {
-    message: 'give exactly one of command or action',
+  .refine((body) => [body.command, body.action, body.url].filter((value) => value !== undefined).length === 1, {
+    message: 'give exactly one of command, action or url',
     path: ['command'],
   });
 export type ProbeBody = z.infer<typeof ProbeBody>;
@@ -71,5 +85,7 @@ export const ProbeResult = z.object({
   mode: ModeSchema,
   autonomy: AutonomySchema,
   classification: z.unknown().optional(),
+  /** For a URL probe (TOOL-1): a rule names this exact host, so web_fetch may reach it even at a loopback or private address. */
+  hostNamedByRule: z.boolean().optional(),
 });
 export type ProbeResult = z.infer<typeof ProbeResult>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PROVIDER_IDS } from '../llm/provider-ids.js';
+import { BRAVE_SEARCH_DEFAULT_BASE_URL, WEB_SEARCH_PROVIDERS } from '../core/web-search-providers.js';
 import { AdapterId } from './agent.js';
 import { HttpUrl } from './common.js';
 
@@ -73,6 +74,10 @@ export const WorkspaceSettings = z.object({
   runnerBaseUrls: RunnerMap(z.string()).default({}),
   /** Per provider (adapter id, `builtin`) the model an agent without its own `modelId` runs on. */
   defaultModels: DefaultModelMap(z.string()).default({}),
+  /** TOOL-1: the web search provider's key, write-only (reads show only whether it is set); `web_search` exists only when one is set. */
+  webSearchKeys: z.partialRecord(z.enum(WEB_SEARCH_PROVIDERS), z.string()).default({}),
+  /** Where the search provider's API lives (a proxy; tests: a local fake). */
+  webSearchBaseUrl: z.string().default(BRAVE_SEARCH_DEFAULT_BASE_URL),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;
 
@@ -89,8 +94,9 @@ export const ProviderSetupView = z.object({
 });
 export type ProviderSetupView = z.infer<typeof ProviderSetupView>;
 
-export const WorkspaceSettingsView = WorkspaceSettings.omit({ apiKeys: true, forgeTokens: true, runnerKeys: true }).extend({
+export const WorkspaceSettingsView = WorkspaceSettings.omit({ apiKeys: true, forgeTokens: true, runnerKeys: true, webSearchKeys: true }).extend({
   apiKeys: ProviderMap(z.literal('set')),
+  webSearchKeys: z.partialRecord(z.enum(WEB_SEARCH_PROVIDERS), z.literal('set')),
   forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.literal('set')),
   runnerKeys: RunnerMap(z.literal('set')),
   /** Per model provider, where its key and base URL come from (the workspace's settings, then the server's environment). */
@@ -119,5 +125,8 @@ export const UpdateWorkspaceSettingsBody = z.strictObject({
   runnerKeys: RunnerMap(RunnerKey.nullable()).optional(),
   runnerBaseUrls: RunnerMap(HttpUrl.nullable()).optional(),
   defaultModels: DefaultModelMap(DefaultModelId.nullable()).optional(),
+  /** TOOL-1: a search provider's key; null removes it (and with it `web_search`). */
+  webSearchKeys: z.partialRecord(z.enum(WEB_SEARCH_PROVIDERS), RunnerKey.nullable()).optional(),
+  webSearchBaseUrl: HttpUrl.optional(),
 });
 export type UpdateWorkspaceSettingsBody = z.infer<typeof UpdateWorkspaceSettingsBody>;

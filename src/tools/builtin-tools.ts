@@ -11,14 +11,36 @@ import { listTool } from './list-tool.js';
 import { readTool } from './read-tool.js';
 import { taskTool } from './task-tool.js';
 import { todoTool } from './todo-tool.js';
+import { webFetchTool } from './web-fetch-tool.js';
+import { createWebSearchTool } from './web-search-tool.js';
+import type { WebSearchProvider } from './web/web-search-provider.js';
 import { writeTool } from './write-tool.js';
+
+/** What the registry depends on in the workspace's settings. */
+export interface BuiltinToolOptions {
+  /** TOOL-1: the configured search provider; without one there is no `web_search` at all. */
+  webSearch?: WebSearchProvider | null;
+}
 
 /**
  * The built-in tool registry, in the order the model sees them. A fresh array each call, so a caller
  * can filter or extend it without touching anyone else's copy.
  */
-export function builtinTools(): Tool[] {
-  return [readTool, listTool, globTool, grepTool, writeTool, editTool, bashTool, todoTool, askUserTool, taskTool];
+export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
+  return [
+    readTool,
+    listTool,
+    globTool,
+    grepTool,
+    webFetchTool,
+    ...(options.webSearch ? [createWebSearchTool(options.webSearch)] : []),
+    writeTool,
+    editTool,
+    bashTool,
+    todoTool,
+    askUserTool,
+    taskTool,
+  ];
 }
 
 /** The plain-data projection the core works with (CAP-2): no schema, no `execute`. */
@@ -34,6 +56,7 @@ export function toolDescriptors(tools: readonly Tool[]): ToolDescriptor[] {
     ...(tool.startsRuns ? { startsRuns: true } : {}),
     ...(tool.asksOperatorFirst ? { asksOperatorFirst: true } : {}),
     ...(tool.group ? { group: tool.group } : {}),
+    ...(tool.egressUrlField ? { egressUrlField: tool.egressUrlField } : {}),
   }));
 }
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Decision } from '../core/decisions.js';
 import type { EffectClass } from '../core/effect-classes.js';
 import type { EffectsByAction, ToolDescriptor, ToolTier } from '../core/tool-descriptor.js';
 import type { WorktreeOperations } from '../worktree/worktree-operations.js';
@@ -17,6 +18,14 @@ export interface UserQuestion {
   options?: string[];
 }
 
+/** TOOL-1: the policy's answer for reaching one URL's host (domain rules, the mode, the dial, inherited ceilings). */
+export interface EgressVerdict {
+  decision: Decision;
+  /** A rule naming this exact host allows or asks: only then may a loopback or private address be reached. */
+  hostNamedByRule: boolean;
+  explanation: string;
+}
+
 /** Everything a tool may touch, injected by the harness so tests and sandboxes can swap it. */
 export interface ToolContext {
   /** The conversation's worktree; every path goes through it and is refused if it escapes (HAR-7). */
@@ -31,6 +40,12 @@ export interface ToolContext {
   askUser?: (questions: UserQuestion[], signal: AbortSignal) => Promise<string[]>;
   /** Starts a child run for the `task` tool (HAR-5); absent where subagents are not allowed. */
   runSubagent?: (request: { description: string; prompt: string; agent?: string }, signal: AbortSignal) => Promise<ToolResult>;
+  /**
+   * TOOL-1: decides reaching a URL without asking anyone. `web_fetch` asks it for the URL the gate
+   * already decided (to learn whether a rule names the host) and again for every redirect hop.
+   * Absent, no host counts as named and a redirect to another host is refused.
+   */
+  decideEgress?: (url: string) => Promise<EgressVerdict>;
 }
 
 /** A tool: its plain-data descriptor for the core, its input schema, and how it runs. */
@@ -52,6 +67,7 @@ export interface ToolDefinition<Schema extends z.ZodType> {
   startsRuns?: boolean;
   asksOperatorFirst?: boolean;
   group?: string;
+  egressUrlField?: string;
   execute(input: z.output<Schema>, context: ToolContext): Promise<ToolResult>;
 }
 
@@ -69,6 +85,7 @@ export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<
     ...(definition.startsRuns ? { startsRuns: true } : {}),
     ...(definition.asksOperatorFirst ? { asksOperatorFirst: true } : {}),
     ...(definition.group ? { group: definition.group } : {}),
+    ...(definition.egressUrlField ? { egressUrlField: definition.egressUrlField } : {}),
     execute: definition.execute,
   };
 }

@@ -5,7 +5,7 @@ import type { HookSession } from '../../src/core/hook-sessions.js';
 import { discoverPushRemotes, gitPushEnvironment, parseReceivePackCommands, pushCommandLine } from '../../src/git/git-push-proxy.js';
 import { reply } from '../support/scripted-model-server.js';
 import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
-import { gitText as git, pushToOrigin, remoteRef } from '../support/proxied-push.js';
+import { gitText as git, pendingApprovals, pushToOrigin, remoteRef } from '../support/proxied-push.js';
 
 let fixture: ClaudeCodeFixture | null = null;
 afterEach(async () => {
@@ -14,16 +14,6 @@ afterEach(async () => {
 });
 
 const IDENTITY = ['-c', 'user.name=Agent', '-c', 'user.email=agent@example.com'];
-
-async function pendingApprovals(f: ClaudeCodeFixture, count: number, timeoutMs = 30_000): Promise<any[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const approvals = (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals;
-    if (approvals.length >= count) return approvals;
-    if (Date.now() > deadline) throw new Error(`expected ${count} pending approval(s), found ${approvals.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function decide(f: ClaudeCodeFixture, approvalId: string, decision: 'approve' | 'reject', reason?: string): Promise<void> {
   const response = await f.api('POST', `/api/workspaces/${f.workspaceId}/approvals/${approvalId}/decision`, { decision, ...(reason ? { reason } : {}) });

@@ -9,7 +9,8 @@ import { markForgeReadableRemotes, readableForgeOf } from '../../src/git/forge-r
 import { discoverPushRemotes, gitPushEnvironment } from '../../src/git/git-push-proxy.js';
 import { makeRepoWithRemote, startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { gitText as git, remoteRef } from '../support/proxied-push.js';
+import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
+import { gitText as git, pendingApprovals, remoteRef } from '../support/proxied-push.js';
 import { reply } from '../support/scripted-model-server.js';
 
 /**
@@ -18,11 +19,14 @@ import { reply } from '../support/scripted-model-server.js';
  */
 
 let fixture: ClaudeCodeFixture | null = null;
+let harness: HarnessFixture | null = null;
 let github: FakeGitHub | null = null;
 const cleanup: string[] = [];
 afterEach(async () => {
   await fixture?.dispose();
   fixture = null;
+  await harness?.dispose();
+  harness = null;
   await github?.close();
   github = null;
   for (const path of cleanup.splice(0)) await rm(path, { recursive: true, force: true });
@@ -58,16 +62,6 @@ async function filesContaining(root: string, needles: readonly string[]): Promis
     if (needles.some((needle) => text.includes(needle))) found.push(path);
   }
   return found;
-}
-
-async function pendingApprovals(f: ClaudeCodeFixture, count: number, timeoutMs = 30_000): Promise<any[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const approvals = (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals;
-    if (approvals.length >= count) return approvals;
-    if (Date.now() > deadline) throw new Error(`expected ${count} pending approval(s), found ${approvals.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 function gitRun(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -132,6 +126,36 @@ describe('reading the forge through the server (POL-6, security)', () => {
     // Nor is it anywhere in the worktree, its `.git` included.
     expect(await filesContaining(f.worktreePath(), [forge.token, basic])).toEqual([]);
   }, 120_000);
+
+  it('built-in bash fetches the forge remote through the proxy, and its environment holds no forge token', async () => {
+    github = await startFakeGitHub();
+    const forge = github;
+    const scratch = await mkdtemp(join(tmpdir(), 'cc-forge-builtin-'));
+    cleanup.push(scratch);
+    const { repoPath, remotePath } = await makeRepoWithRemote(scratch);
+    const forgeUrl = serveOnForge(forge, remotePath);
+    git(repoPath, 'remote', 'set-url', 'origin', forgeUrl);
+    harness = await startHarnessFixture({ space: { repoPath } });
+    const h = harness;
+    const settings = await h.server.api('PATCH', `/api/workspaces/${h.workspaceId}/settings`, { githubApiBaseUrl: forge.apiBaseUrl, githubWebBaseUrl: forge.webBaseUrl, forgeTokens: { github: forge.token } });
+    expect(settings.status).toBe(200);
+    let forgeCommit = '';
+    h.model.script(
+      reply(async () => {
+        forgeCommit = await commitOnForge(remotePath, 'forge work seen by bash');
+        return reply().tool('bash', { command: 'git fetch origin && git log -1 --format=%H:%s origin/main && env && git config --list' });
+      }),
+      reply().text('Done.'),
+    );
+    const detail = await h.waitForRun(await h.send('fetch the forge'));
+    expect(detail.run.state).toBe('completed');
+    expect(detail.toolCalls[0]).toMatchObject({ name: 'bash', executed: true, isError: false });
+    const output = detail.toolCalls[0].output as string;
+    expect(output).toContain(`${forgeCommit}:forge work seen by bash`);
+    expect(output.toLowerCase()).toContain(`.insteadof=${forgeUrl.toLowerCase()}`);
+    expect(output).not.toContain(forge.token);
+    expect(output).not.toContain(Buffer.from(`x-access-token:${forge.token}`).toString('base64'));
+  }, 60_000);
 
   it('only the run whose remote it is can fetch it; a remote off the forge is not served; a missing token is refused', async () => {
     github = await startFakeGitHub();

@@ -20,6 +20,7 @@ import { waitFor } from '../support/wait-for.js';
 /** What a call can change, beyond the calling run's own log and its own conversation's messages. */
 type Reach =
   | 'nothing' // reads, or keeps state in the run's memory only
+  | 'network' // reads the web (networkEgress, TOOL-1); changes nothing of the Control Center or the worktree
   | 'worktree' // files of the conversation's checkout (and, for a shell, anything a command does)
   | 'ownRecords' // Control Center records of this conversation or review: plans, findings, tickets, questions to the operator
   | 'ownRunTree' // starts child runs in this space and conversation tree, under this run's surface and rules
@@ -31,6 +32,8 @@ const REACH: Record<string, Reach | Record<string, Reach>> = {
   list: 'nothing',
   glob: 'nothing',
   grep: 'nothing',
+  web_fetch: 'network',
+  web_search: 'network',
   todo: 'nothing',
   ask_user: 'ownRecords',
   skill: 'nothing',
@@ -87,6 +90,7 @@ function checkDeclaration(tool: Tool, action: string | undefined, reach: Reach):
   if ((reach === 'elsewhere' || reach === 'ownRunTree') && tool.name !== 'relay_tool' && !tool.startsRuns) problems.push(`${label} starts runs but does not declare startsRuns`);
   if (reach === 'worktree' && !tool.writesWorktree) problems.push(`${label} writes the worktree but does not declare writesWorktree`);
   // startsRuns is the tool's, not an action's: relay_tool's `list` shares it with `send`.
+  if (reach === 'network' && (classes.join() !== 'networkEgress' || tool.writesWorktree || tool.startsRuns)) problems.push(`${label} reads the web but declares ${JSON.stringify(classes)}`);
   if (reach === 'nothing' && (classes.length > 0 || tool.writesWorktree || (tool.startsRuns && !tool.effectsByAction))) problems.push(`${label} changes nothing but declares effects`);
   if (reach === 'ownRecords' && classes.includes('workspaceMutation')) problems.push(`${label} writes only its own records but declares workspaceMutation`);
   return problems;

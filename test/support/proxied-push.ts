@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import type { ClaudeCodeFixture } from './claude-code-fixture.js';
 
 /** git's trimmed stdout, run in `cwd` (the test's own git, outside any sandbox). */
 export function gitText(cwd: string, ...args: string[]): string {
@@ -22,4 +23,15 @@ export function pushToOrigin(repoPath: string, env: NodeJS.ProcessEnv, refspec: 
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('close', (code) => resolve({ code: code ?? 1, stderr }));
   });
+}
+
+/** Waits until the workspace has at least `count` pending approvals (the operator's cards); returns them. */
+export async function pendingApprovals(f: Pick<ClaudeCodeFixture, 'api' | 'workspaceId'>, count: number, timeoutMs = 30_000): Promise<any[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const approvals = (await f.api('GET', `/api/workspaces/${f.workspaceId}/approvals?status=pending`)).body.approvals;
+    if (approvals.length >= count) return approvals;
+    if (Date.now() > deadline) throw new Error(`expected ${count} pending approval(s), found ${approvals.length}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

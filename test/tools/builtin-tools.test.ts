@@ -9,7 +9,7 @@ import { readTool } from '../../src/tools/read-tool.js';
 
 describe('builtin tool registry', () => {
   it('holds every built-in tool once', () => {
-    expect(builtinTools().map((tool) => tool.name)).toEqual(['read', 'list', 'glob', 'grep', 'write', 'edit', 'bash', 'todo', 'ask_user', 'task']);
+    expect(builtinTools().map((tool) => tool.name)).toEqual(['read', 'list', 'glob', 'grep', 'web_fetch', 'write', 'edit', 'bash', 'todo', 'ask_user', 'task']);
   });
 
   // POL-2: a mutating tool that declares nothing fails here, whichever tool it is.
@@ -34,8 +34,8 @@ describe('builtin tool registry', () => {
   it('surfaces only read tools in plan mode and everything in chat (HAR-3)', () => {
     const registry = toolDescriptors(builtinTools());
     const plan = buildToolSurface(getCapabilityProfile('plan'), registry).map((tool) => tool.name);
-    expect(plan).toEqual(['read', 'list', 'glob', 'grep', 'todo', 'ask_user', 'task']);
-    expect(buildToolSurface(getCapabilityProfile('chat'), registry)).toHaveLength(10);
+    expect(plan).toEqual(['read', 'list', 'glob', 'grep', 'web_fetch', 'todo', 'ask_user', 'task']);
+    expect(buildToolSurface(getCapabilityProfile('chat'), registry)).toHaveLength(11);
   });
 
   it('projects plain descriptors without schema or execute', () => {

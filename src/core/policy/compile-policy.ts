@@ -1,5 +1,6 @@
 import type { EffectClass } from '../effect-classes.js';
 import { combineHits, createPrefixTrie, insertPrefix, type PrefixTrieNode, type RuleHit } from './command-prefix-trie.js';
+import { createDomainIndex, insertDomainPattern, type DomainIndex } from './domain-pattern.js';
 import { InvalidPolicyRuleError } from './invalid-policy-rule-error.js';
 import { tokenizeCommandPrefix, validatePolicyRule, type PolicyRule, type RuleScope } from './policy-rule.js';
 
@@ -8,6 +9,8 @@ export interface ScopeIndex {
   readonly classes: Map<EffectClass, RuleHit>;
   readonly commands: PrefixTrieNode;
   readonly fingerprints: Map<string, RuleHit>;
+  /** Domain rules (TOOL-1), consulted for the networkEgress of a call that names its host. */
+  readonly domains: DomainIndex;
   hasCommands: boolean;
 }
 
@@ -27,7 +30,7 @@ export interface CompiledPolicy {
 }
 
 function createScopeIndex(): ScopeIndex {
-  return { classes: new Map(), commands: createPrefixTrie(), fingerprints: new Map(), hasCommands: false };
+  return { classes: new Map(), commands: createPrefixTrie(), fingerprints: new Map(), domains: createDomainIndex(), hasCommands: false };
 }
 
 function addRule(index: ScopeIndex, rule: PolicyRule): void {
@@ -38,6 +41,8 @@ function addRule(index: ScopeIndex, rule: PolicyRule): void {
   } else if (match.kind === 'command') {
     insertPrefix(index.commands, tokenizeCommandPrefix(match.prefix), hit);
     index.hasCommands = true;
+  } else if (match.kind === 'domain') {
+    insertDomainPattern(index.domains, match.domain, hit);
   } else {
     index.fingerprints.set(match.fingerprint, combineHits(index.fingerprints.get(match.fingerprint) ?? null, hit));
   }

@@ -6,6 +6,7 @@ import { MODES, type Mode } from '../modes.js';
 import { applyAutonomyDial } from './autonomy-dial.js';
 import { longestPrefixHit, type RuleHit } from './command-prefix-trie.js';
 import type { CompiledPolicy, ScopeIndex } from './compile-policy.js';
+import { lookupDomain } from './domain-pattern.js';
 import type { ActionSubcommand, PolicyAction, PolicyContext } from './policy-action.js';
 import type { DecidedBy, PolicyDecision } from './policy-decision.js';
 import type { RuleScope } from './policy-rule.js';
@@ -41,6 +42,8 @@ interface FacetResult {
   readonly decision: Decision;
   readonly decidedBy: DecidedBy;
   readonly reason: string;
+  /** TOOL-1: decided by a rule naming the action's exact host. */
+  readonly namedHost?: boolean;
 }
 
 function describe(facet: Facet): string {
@@ -51,7 +54,9 @@ function describe(facet: Facet): string {
  * Resolves one facet of an action (POL-3): the mode's forbidden classes and read-only worktree first
  * (they define the mode, CAP-1c, CAP-2, and no operator rule lifts them), then space > agent >
  * workspace — the first scope with a matching rule decides, and within a scope a remembered
- * fingerprint beats the longest command prefix, which beats a class rule — then the built-in default.
+ * fingerprint beats the longest command prefix, which beats the most specific domain rule (for the
+ * networkEgress of a call that names its host, TOOL-1), which beats a class rule — then the built-in
+ * default.
  */
 function resolveFacet(
   facet: Facet,
@@ -60,6 +65,7 @@ function resolveFacet(
   scopes: readonly ScopeLookup[],
   fingerprint: string | undefined,
   mode: Mode,
+  domain?: string,
 ): FacetResult {
   const guard = MODE_GUARDS[mode];
   if (facet === 'worktreeWrite' && guard.preset.denyWorktreeWrites) {
@@ -74,6 +80,18 @@ function resolveFacet(
     if (!hit && argv !== null && index.hasCommands) {
       if (commandHits[position] === undefined) commandHits[position] = longestPrefixHit(index.commands, argv);
       hit = commandHits[position];
+    }
+    if (!hit && facet === 'networkEgress' && domain !== undefined) {
+      const domainHit = lookupDomain(index.domains, domain);
+      if (domainHit) {
+        const named = domainHit.exact && domainHit.decision !== 'deny';
+        return {
+          decision: domainHit.decision,
+          decidedBy: { scope, ruleId: domainHit.ruleId },
+          reason: `${capitalize(domainHit.decision)} by ${scope} rule ${domainHit.ruleId} (domain ${domainHit.pattern}) for networkEgress to ${domain}.`,
+          ...(named ? { namedHost: true } : {}),
+        };
+      }
     }
     if (!hit && facet !== 'worktreeWrite' && facet !== 'command') hit = index.classes.get(facet);
     if (hit) {
@@ -157,8 +175,12 @@ export function decideAction(policy: CompiledPolicy, action: PolicyAction, conte
       consider('command', resolveFacet('command', subcommand.argv, commandHits, scopes, action.fingerprint, context.mode));
     }
   }
+  let namedHost = false;
   for (const effectClass of classes) {
-    if (!coveredClasses.has(effectClass)) consider(effectClass, resolveFacet(effectClass, null, [], scopes, action.fingerprint, context.mode));
+    if (coveredClasses.has(effectClass)) continue;
+    const result = resolveFacet(effectClass, null, [], scopes, action.fingerprint, context.mode, action.domain);
+    if (result.namedHost) namedHost = true;
+    consider(effectClass, result);
   }
   if (action.writesWorktree && !coveredWorktree) consider('worktreeWrite', resolveFacet('worktreeWrite', null, [], scopes, action.fingerprint, context.mode));
   const ruled = combined.worst ?? resolveFacet('command', null, [], scopes, action.fingerprint, context.mode);
@@ -174,5 +196,6 @@ export function decideAction(policy: CompiledPolicy, action: PolicyAction, conte
     askedClasses: dialed.decision === 'ask' ? dialed.askedClasses : [],
     deniedClasses: dialed.decision !== 'deny' ? [] : dialed.decidedBy.scope === 'autonomy' ? classes : canonicalEffectClasses(combined.denied),
     reason: dialed.reason,
+    ...(namedHost && dialed.decision !== 'deny' ? { hostNamedByRule: true } : {}),
   };
 }

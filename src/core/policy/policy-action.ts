@@ -22,6 +22,8 @@ export interface PolicyAction {
   readonly pinned?: boolean;
   /** {@link fingerprintAction} of the action, so remembered choices can match it. */
   readonly fingerprint?: string;
+  /** TOOL-1: the host a network call reaches; domain rules decide its networkEgress facet. */
+  readonly domain?: string;
 }
 
 /** Where the action happens. The mode is the one the turn started with (MODE-2, RLY-9). */

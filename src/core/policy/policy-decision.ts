@@ -29,4 +29,9 @@ export interface PolicyDecision {
   readonly reason: string;
   /** Set when an `ask` became `deny` because nobody could answer (POL-4). */
   readonly failedClosed?: boolean;
+  /**
+   * TOOL-1: set when the action's host was decided by a rule naming that exact host (not a wildcard)
+   * that allows or asks. Only then may `web_fetch` reach a loopback, private or link-local address.
+   */
+  readonly hostNamedByRule?: boolean;
 }

@@ -1,5 +1,6 @@
 import type { Decision } from '../decisions.js';
 import { isEffectClass, type EffectClass } from '../effect-classes.js';
+import { domainPatternProblems } from './domain-pattern.js';
 
 /** Where an operator rule applies, most specific first (POL-3). */
 export const RULE_SCOPES = ['space', 'agent', 'workspace'] as const;
@@ -9,11 +10,13 @@ export type RuleScope = (typeof RULE_SCOPES)[number];
 
 /**
  * What a rule matches (POL-3): an effect class, a command prefix (token-wise against each shell
- * subcommand's argv after wrappers are removed), or the fingerprint of one remembered action.
+ * subcommand's argv after wrappers are removed), the fingerprint of one remembered action, or the
+ * host a network call reaches (TOOL-1: `example.com`, `*.example.com`, `*`; see domain-pattern.ts).
  */
 export type RuleMatch =
   | { readonly kind: 'class'; readonly effectClass: EffectClass }
   | { readonly kind: 'command'; readonly prefix: string }
+  | { readonly kind: 'domain'; readonly domain: string }
   | { readonly kind: 'fingerprint'; readonly fingerprint: string };
 
 /** An operator policy rule (POL-3): (scope, match) → allow | ask | deny. Agents have no rules of their own (POL-1). */
@@ -46,6 +49,8 @@ export function validatePolicyRule(rule: PolicyRule): string[] {
     if (!isEffectClass(match.effectClass)) problems.push(`${label}: ${JSON.stringify(match.effectClass)} is not an effect class (POL-2)`);
   } else if (match.kind === 'command') {
     if (typeof match.prefix !== 'string' || tokenizeCommandPrefix(match.prefix).length === 0) problems.push(`${label}: empty command prefix`);
+  } else if (match.kind === 'domain') {
+    problems.push(...domainPatternProblems(match.domain).map((problem) => `${label}: ${problem}`));
   } else if (match.kind === 'fingerprint') {
     if (typeof match.fingerprint !== 'string' || match.fingerprint.length === 0) problems.push(`${label}: empty fingerprint`);
   } else {

@@ -13,6 +13,7 @@ import { fingerprintAction, rememberChoiceRule } from '../../core/policy/remembe
 import { classifyShellCommand, type ShellClassification } from '../../core/shell/classify-command.js';
 import { describeInheritedScope, type InheritedRuleScope, type InheritedRules } from '../../core/policy/inherited-rules.js';
 import { callEffects, type ToolDescriptor } from '../../core/tool-descriptor.js';
+import { httpUrlHost } from '../../core/policy/http-url-host.js';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../../schemas/policy.js';
@@ -50,6 +51,15 @@ export interface PolicyVerdict {
   classification?: ShellClassification;
   /** Set when an inherited ceiling, not the run's own rules, made the decision (SEC-9). */
   inheritedFrom?: InheritedRuleScope;
+  /** TOOL-1: a rule naming the call's exact host allows or asks (see PolicyDecision). */
+  hostNamedByRule?: boolean;
+}
+
+/** TOOL-1: the host of the URL a call reaches, normalized as domain rules are; undefined when the field holds no http(s) URL. */
+function egressHost(tool: ToolDescriptor, input: unknown): string | undefined {
+  if (!tool.egressUrlField || !input || typeof input !== 'object') return undefined;
+  const url = (input as Record<string, unknown>)[tool.egressUrlField];
+  return typeof url === 'string' ? httpUrlHost(url) : undefined;
 }
 
 /** Tools whose input is a shell command line, classified per subcommand (POL-2). */
@@ -153,7 +163,8 @@ export class PolicyService {
     // SEC-9: the classes of this call (relay_tool's `send` is not its `list`), not only the static ones.
     const effects = callEffects(tool, input);
     const fingerprint = fingerprintAction(effects, summary);
-    const action = { ...toolAction(tool, fingerprint), classes: effects };
+    const domain = egressHost(tool, input);
+    const action = { ...toolAction(tool, fingerprint), classes: effects, ...(domain !== undefined ? { domain } : {}) };
     if (!tool.asksOperatorFirst) return this.decide(workspaceId, context, action, summary, fingerprint);
     // The tool's own question card is the ask of the mode and the dial (RLY-6): the operator rules
     // alone decide here, and their deny refuses the call before any card; their ask is the card's.
@@ -191,6 +202,13 @@ export class PolicyService {
     let verdict: PolicyVerdict;
     if (body.command !== undefined) {
       verdict = await this.decideCommand(workspaceId, context, body.command);
+    } else if (body.url !== undefined) {
+      // TOOL-1: the probe answers what web_fetch's gate would, domain rules included.
+      const domain = httpUrlHost(body.url);
+      if (domain === undefined) throw new ValidationError('url', 'must be an http(s) URL, for example https://example.com/page');
+      const summary = toolCallSummary('web_fetch', { url: body.url });
+      const fingerprint = fingerprintAction(['networkEgress'], summary);
+      verdict = await this.decide(workspaceId, context, { classes: ['networkEgress'], writesWorktree: false, tier: 'read', toolName: 'web_fetch', fingerprint, domain }, summary, fingerprint);
     } else {
       const action = body.action!;
       const fingerprint = fingerprintAction(action.classes, action.summary);
@@ -211,6 +229,7 @@ export class PolicyService {
       mode,
       autonomy,
       ...(verdict.classification ? { classification: verdict.classification } : {}),
+      ...(body.url !== undefined ? { hostNamedByRule: verdict.hostNamedByRule === true } : {}),
     };
   }
 
@@ -233,7 +252,16 @@ export class PolicyService {
       }
     }
     const explanation = inheritedFrom ? `${decision.reason} Inherited from ${describeInheritedScope(inheritedFrom)} (SEC-9).` : decision.reason;
-    return { decision: decision.decision, classes: decision.classes, decidedBy: decision.decidedBy, explanation, summary, fingerprint, ...(inheritedFrom ? { inheritedFrom } : {}) };
+    return {
+      decision: decision.decision,
+      classes: decision.classes,
+      decidedBy: decision.decidedBy,
+      explanation,
+      summary,
+      fingerprint,
+      ...(inheritedFrom ? { inheritedFrom } : {}),
+      ...(decision.hostNamedByRule ? { hostNamedByRule: true } : {}),
+    };
   }
 
   private async compiledFor(workspaceId: string): Promise<CompiledPolicy> {

@@ -249,6 +249,18 @@ export class RunToolCalls implements RunToolbox {
           }
         : {}),
       runSubagent: this.run.runSubagent,
+      decideEgress: (url) => this.decideEgress(url),
     };
+  }
+
+  /**
+   * TOOL-1: the policy's answer for reaching a URL, as web_fetch's gate would give it (domain rules,
+   * mode, dial, inherited ceilings), without asking anyone: web_fetch asks it for every redirect hop.
+   */
+  private async decideEgress(url: string): Promise<{ decision: PolicyVerdict['decision']; hostNamedByRule: boolean; explanation: string }> {
+    const webFetch = this.run.tools.get('web_fetch');
+    const descriptor: ToolDescriptor = webFetch ?? { name: 'web_fetch', description: 'web fetch', tier: 'read', effects: ['networkEgress'], writesWorktree: false, egressUrlField: 'url' };
+    const verdict = await this.deps.policy.decideToolCall(this.run.scope.workspaceId, this.policyContext(), descriptor, { url });
+    return { decision: verdict.decision, hostNamedByRule: verdict.hostNamedByRule === true, explanation: `${verdict.explanation} (decided by ${decidedBy(verdict)})` };
   }
 }

@@ -10,6 +10,7 @@ import type { ConversationWorktree } from '../../git/git-worktrees.js';
 import { assembleSystemPrompt } from '../../harness/assemble-system-prompt.js';
 import type { WorkspaceSettings } from '../../schemas/settings.js';
 import { builtinTools, toolDescriptors } from '../../tools/builtin-tools.js';
+import { configuredSearchProvider } from '../../tools/web/configured-search-provider.js';
 import type { Tool } from '../../tools/define-tool.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { CheckoutService } from '../workspaces/checkout-service.js';
@@ -26,8 +27,12 @@ export interface ModeToolContext extends Omit<RunScope, 'autonomy'> {
   autonomy?: RunScope['autonomy'];
 }
 
-/** Built-in tools an external runner has its own version of; they are not served over MCP. */
-const NATIVE_EQUIVALENTS = new Set(['read', 'list', 'glob', 'grep', 'write', 'edit', 'bash', 'task', 'todo']);
+/**
+ * Built-in tools an external runner has its own version of; they are not served over MCP. The web
+ * tools are among them: runners keep their own web access, outside the domain rules (TOOL-1; the
+ * honesty matrix's web row says so per runner).
+ */
+const NATIVE_EQUIVALENTS = new Set(['read', 'list', 'glob', 'grep', 'write', 'edit', 'bash', 'task', 'todo', 'web_fetch', 'web_search']);
 
 /**
  * Server-side work the prepare stage runs once the run's checkout exists and before its prompt is
@@ -126,7 +131,7 @@ export async function prepareRun(deps: PrepareRunDeps, request: PrepareRunReques
 
   // The registry: built-in tools plus the mode's own verbs; one-shot and child runs have no ask_user (PLAN-4).
   const providerContext: ModeToolContext = { ...scope, treeConversationId: request.treeConversationId };
-  const registry = [...builtinTools(), ...deps.modeTools.flatMap((provider) => provider(providerContext))].filter(
+  const registry = [...builtinTools({ webSearch: configuredSearchProvider(settings) }), ...deps.modeTools.flatMap((provider) => provider(providerContext))].filter(
     (tool) => scope.conversationId !== null || tool.name !== 'ask_user',
   );
   const withinDepth = registry.filter((tool) => tool.name !== 'task' || request.depth + 1 < settings.delegationDepth);

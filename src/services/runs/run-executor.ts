@@ -13,6 +13,7 @@ import type { ModelMessage, ToolCallBlock } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
 import type { Run } from '../../schemas/run.js';
 import type { CommandSandbox } from '../../sandbox/command-sandbox.js';
+import { configuredSearchProvider } from '../../tools/web/configured-search-provider.js';
 import { builtinTools } from '../../tools/builtin-tools.js';
 import { fail, type Tool, type ToolResult } from '../../tools/define-tool.js';
 import type { AgentService } from '../agents/agent-service.js';
@@ -195,7 +196,9 @@ export class RunExecutor {
     const conversationId = run.inConversation ? 'cv_enumeration' : null;
     const spaceId = run.inConversation ? 'sp_enumeration' : null;
     const placeholder = { workspaceId: '', runId: '', agent: { skills: run.linkedSkills } as Agent, spaceId, conversationId, treeConversationId: conversationId, mode: run.mode, autonomy: run.autonomy };
-    return [...builtinTools(), ...this.modeTools.flatMap((provider) => provider(placeholder))];
+    // A configured search provider adds web_search; a placeholder key stands for one (the tools are never executed here).
+    const webSearch = configuredSearchProvider({ webSearchKeys: { brave: 'enumeration' }, webSearchBaseUrl: 'http://127.0.0.1/' });
+    return [...builtinTools({ webSearch }), ...this.modeTools.flatMap((provider) => provider(placeholder))];
   }
 
   /** The server's own base URL, once it listens (external runners call back into it). */

@@ -39,7 +39,7 @@ export class SettingsService {
 
   async update(workspaceId: string, change: UpdateWorkspaceSettingsBody): Promise<WorkspaceSettingsView> {
     const current = await this.get(workspaceId);
-    const { apiKeys, baseUrls, forgeTokens, runnerKeys, runnerBaseUrls, defaultModels, ...scalars } = change;
+    const { apiKeys, baseUrls, forgeTokens, runnerKeys, runnerBaseUrls, defaultModels, webSearchKeys, ...scalars } = change;
     const next = WorkspaceSettings.parse({
       ...current,
       ...Object.fromEntries(Object.entries(scalars).filter(([, value]) => value !== undefined)),
@@ -49,6 +49,7 @@ export class SettingsService {
       runnerKeys: mergeNullable(current.runnerKeys, runnerKeys),
       runnerBaseUrls: mergeNullable(current.runnerBaseUrls, runnerBaseUrls),
       defaultModels: mergeNullable(current.defaultModels, defaultModels),
+      webSearchKeys: mergeNullable(current.webSearchKeys, webSearchKeys),
     });
     const { database } = await this.workspaces.handle(workspaceId);
     await writeWorkspaceSettings(database.db, next);
@@ -63,6 +64,7 @@ export class SettingsService {
       apiKeys: Object.fromEntries(Object.keys(settings.apiKeys).map((provider) => [provider, 'set' as const])),
       forgeTokens: Object.fromEntries(Object.keys(settings.forgeTokens).map((provider) => [provider, 'set' as const])),
       runnerKeys: Object.fromEntries(Object.keys(settings.runnerKeys).map((provider) => [provider, 'set' as const])),
+      webSearchKeys: Object.fromEntries(Object.keys(settings.webSearchKeys).map((provider) => [provider, 'set' as const])),
       providerSetup: providerSetup(settings, this.env),
     };
   }

@@ -6,7 +6,7 @@ import type { PolicyRuleTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn } from './column-parsers.js';
 
 const parseScope = enumColumn('policy_rules', 'scope', RuleScope.options);
-const parseMatchKind = enumColumn('policy_rules', 'match_kind', ['class', 'command', 'fingerprint']);
+const parseMatchKind = enumColumn('policy_rules', 'match_kind', ['class', 'command', 'domain', 'fingerprint']);
 const parseEffectClass = enumColumn('policy_rules', 'match_value', EFFECT_CLASSES);
 const parseDecision = enumColumn('policy_rules', 'decision', DECISIONS);
 
@@ -16,6 +16,8 @@ function toMatch(row: Selectable<PolicyRuleTable>): RuleMatch {
       return { kind: 'class', effectClass: parseEffectClass(row.match_value, row.id) };
     case 'command':
       return { kind: 'command', prefix: row.match_value };
+    case 'domain':
+      return { kind: 'domain', domain: row.match_value };
     case 'fingerprint':
       return { kind: 'fingerprint', fingerprint: row.match_value };
   }
@@ -35,7 +37,16 @@ export function toPolicyRule(row: Selectable<PolicyRuleTable>): PolicyRule {
 }
 
 function matchValue(match: RuleMatch): string {
-  return match.kind === 'class' ? match.effectClass : match.kind === 'command' ? match.prefix : match.fingerprint;
+  switch (match.kind) {
+    case 'class':
+      return match.effectClass;
+    case 'command':
+      return match.prefix;
+    case 'domain':
+      return match.domain;
+    case 'fingerprint':
+      return match.fingerprint;
+  }
 }
 
 /** Every rule of the workspace, oldest first. */

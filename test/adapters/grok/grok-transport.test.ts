@@ -344,6 +344,17 @@ describe('Grok transport: pause holds the next model request at the model proxy 
     while (!(await runEvents(f, runId)).some((event) => event.type === 'tool_call_end') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     return { runId, controls };
   }
+  /**
+   * Waits until the CLI's next model request has reached the model proxy and waits there for the
+   * resume: the positive sign that the pause holds (no fixed window, which a slow failure passes).
+   */
+  async function heldAtTheProxy(f: ClaudeCodeFixture, runId: string): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    while ((f.app.activeRuns.get(runId)?.resumeWaiters.length ?? 0) === 0) {
+      if (Date.now() > deadline) throw new Error('no model request of the paused run reached the proxy');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 
   it('paused: the tool call in flight finishes, the next model request waits until resume, then the turn completes', async () => {
     const f = await start();
@@ -351,7 +362,7 @@ describe('Grok transport: pause holds the next model request at the model proxy 
     // The command the model asked for still ran (it was decided before the pause)…
     expect((await runEvents(f, runId)).find((event) => event.type === 'tool_call_end')?.data.result.content).toContain('while-pausing');
     // …but the CLI gets no further model answer while paused: its request is held at the proxy.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await heldAtTheProxy(f, runId);
     expect(chatRequests(f)).toHaveLength(1);
     expect((await f.api('GET', `${controls}/controls`)).body).toMatchObject({ inProgress: true, paused: true });
     expect((await f.api('GET', `${controls}`)).body.run.state).toBe('running');
@@ -366,7 +377,7 @@ describe('Grok transport: pause holds the next model request at the model proxy 
     let pid = 0;
     const f = await start({ transport: { onSpawn: (spawned) => (pid = spawned), killGraceMs: 200 } });
     const { runId, controls } = await pausedAfterTool(f, 'echo before-cancel', 'Never reached.');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await heldAtTheProxy(f, runId);
     expect((await f.api('POST', `${controls}/cancel`)).status).toBe(200);
     const detail = await f.waitForRun(runId);
     expect(detail.run.state).toBe('cancelled');

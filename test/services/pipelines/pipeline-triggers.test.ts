@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { makeReviewRepo } from '../../support/review-repo.js';
 import { reply } from '../../support/scripted-reply.js';
@@ -109,9 +109,20 @@ describe('pipeline triggers and file authoring (PIPE-1)', () => {
       expect(runs[0]).toMatchObject({ status: 'completed', trigger: { type: 'event', payload: { event: 'review.finalized', data: { id: review.id } } } });
       const run = (await f.server.api('GET', `${base}/pipeline-runs/${runs[0].id}`)).body;
       expect(run.nodes[0].output).toEqual({ value: true });
-      // Publishing the verdict again is the same subject: one review starts one run per trigger.
+      // Publishing the verdict again is the same subject: one review starts one run per trigger. The
+      // trigger's own start request is awaited (no fixed window, which a slow duplicate would pass):
+      // it must come back with the first run, and no second run may exist.
+      const pipelines = f.server.running.app.pipelines;
+      const startRun = pipelines.startRun.bind(pipelines);
+      const startRequests: Array<ReturnType<typeof startRun>> = [];
+      vi.spyOn(pipelines, 'startRun').mockImplementation((...args) => {
+        const started = startRun(...args);
+        startRequests.push(started);
+        return started;
+      });
       expect((await f.server.api('POST', `${base}/reviews/${review.id}/finalize`, { headline: 'still broken' })).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await pollUntil(async () => startRequests.length, (count) => count === 1);
+      expect((await startRequests[0]!).id).toBe(runs[0].id);
       expect((await f.server.api('GET', `${base}/pipelines/${created.body.pipeline.id}/runs`)).body.runs).toHaveLength(1);
     } finally {
       await rm(made.repo, { recursive: true, force: true });
