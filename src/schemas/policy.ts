@@ -8,11 +8,18 @@ export const EffectClassSchema = z.enum(EFFECT_CLASSES);
 export const DecisionSchema = z.enum(['allow', 'ask', 'deny']);
 export const RuleScope = z.enum(['space', 'agent', 'workspace']);
 
-export const RuleMatch = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('class'), effectClass: EffectClassSchema }),
-  z.strictObject({ kind: z.literal('command'), prefix: z.string().trim().min(1, 'must not be empty').max(500) }),
-  z.strictObject({ kind: z.literal('fingerprint'), fingerprint: z.string().min(1).max(200) }),
-  /** TOOL-1: the host a network call reaches — `example.com`, `*.example.com` or `*`; stored normalized. */
+const ClassMatch = z.strictObject({ kind: z.literal('class'), effectClass: EffectClassSchema });
+const CommandMatch = z.strictObject({ kind: z.literal('command'), prefix: z.string().trim().min(1, 'must not be empty').max(500) });
+const FingerprintMatch = z.strictObject({ kind: z.literal('fingerprint'), fingerprint: z.string().min(1).max(200) });
+
+/** TOOL-1: the host a network call reaches — `example.com`, `*.example.com` or `*` (see core/policy/domain-pattern.ts). */
+export const RuleMatch = z.discriminatedUnion('kind', [ClassMatch, CommandMatch, z.strictObject({ kind: z.literal('domain'), domain: z.string() }), FingerprintMatch]);
+export type RuleMatch = z.infer<typeof RuleMatch>;
+
+/** A match as an operator writes it: a domain pattern is checked and stored normalized (lower case, no trailing dot). */
+const RuleMatchInput = z.discriminatedUnion('kind', [
+  ClassMatch,
+  CommandMatch,
   z.strictObject({
     kind: z.literal('domain'),
     domain: z
@@ -23,8 +30,8 @@ export const RuleMatch = z.discriminatedUnion('kind', [
       })
       .transform(normalizeHost),
   }),
+  FingerprintMatch,
 ]);
-export type RuleMatch = z.infer<typeof RuleMatch>;
 
 /** A policy rule (POL-3): at a scope, for an effect class, a command prefix, a domain (TOOL-1) or a remembered action. */
 export const PolicyRule = z.object({
@@ -42,7 +49,7 @@ export const CreateRuleBody = z.strictObject({
   scope: RuleScope,
   /** The space or agent id; omitted for workspace scope (the workspace itself). */
   scopeId: z.string().min(1).optional(),
-  match: RuleMatch,
+  match: RuleMatchInput,
   decision: DecisionSchema,
   note: z.string().max(500).optional(),
 });
