@@ -10,10 +10,10 @@ import type { WorkspaceSettings } from '../schemas/settings.js';
 import { forgeReadConfig } from './forge-read-access.js';
 import { GitCommandError } from './git-command-error.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
-import { runGitBackend } from './git-backend-process.js';
+import { runGitBackend, type GitBackendRequest } from './git-backend-process.js';
 import { gitOperandProblem } from './git-operand.js';
 import { checkRemoteUrl } from './git-remote-url.js';
-import { CommandSectionTooLargeError, ReceivePackFormatError, readCommandSection, receivePackRefusal, type RefUpdate } from './receive-pack-request.js';
+import { CommandSectionTooLargeError, ReceivePackFormatError, readCommandSection, receivePackRefusal, type CommandSection, type RefUpdate } from './receive-pack-request.js';
 import { runGit, tryGit } from './run-git.js';
 
 /** Path prefix of the proxy on the Control Center (the route is `git-push-routes.ts`). */
@@ -34,6 +34,8 @@ export interface ProxyResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** Why git was stopped before it answered (SEC-11: a limit, the timeout); the body then says so too. */
+  stopped?: string;
 }
 
 const isZero = (id: string) => /^0+$/.test(id);
@@ -215,6 +217,11 @@ function stagingConfig(hooksDir: string, forwardUrl: string): string {
   ].join('\n');
 }
 
+/** A push refused or stopped, answered in receive-pack's protocol so that git prints `message` for each ref. */
+function refusalResponse(section: CommandSection, message: string): ProxyResponse {
+  return { status: 200, headers: { 'content-type': 'application/x-git-receive-pack-result', 'cache-control': 'no-cache' }, body: receivePackRefusal(section, message) };
+}
+
 /** Splits CGI output into status, headers and body. */
 function parseCgi(output: Buffer): ProxyResponse {
   let split = output.indexOf('\r\n\r\n');
@@ -253,6 +260,8 @@ export class GitPushProxy {
     private readonly options: {
       git?: string;
       env?: Record<string, string | undefined>;
+      /** Limits of `git http-backend` and everything it starts (SEC-11; defaults in `git-backend-process.ts`). */
+      backend?: Pick<GitBackendRequest, 'limits' | 'timeoutMs' | 'maxStdoutBytes'>;
       /**
        * The workspace's forge settings, read when a forge remote is fetched (POL-6): its token is
        * used by the server's own git only. Without it no remote is readable through the proxy.
@@ -332,13 +341,7 @@ export class GitPushProxy {
     // ref update there is nothing to decide, and receive-pack given no command reads no pack.
     if (read.section.updates.length === 0) return this.receive(session, remote, stagingPath, read.consumed, request, null);
     const badRef = read.section.updates.map((update) => pushRefProblem(update.ref)).find((problem) => problem !== null);
-    if (badRef) {
-      return {
-        status: 200,
-        headers: { 'content-type': 'application/x-git-receive-pack-result', 'cache-control': 'no-cache' },
-        body: receivePackRefusal(read.section, `Control Center: push refused: ${badRef}`),
-      };
-    }
+    if (badRef) return refusalResponse(read.section, `Control Center: push refused: ${badRef}`);
     const command = pushCommandLine(remote.name, read.section.updates);
     // POL-6: the run's gate honours here, once, an approval the operator just gave for this push at
     // the hook, matched against these ref updates (not against the command line).
@@ -350,13 +353,11 @@ export class GitPushProxy {
     if (!result.allow) {
       // Refused before the pack is read: a denied push costs the server its command section only.
       const reason = result.reason.replace(/\s+/g, ' ').slice(0, 500);
-      return {
-        status: 200,
-        headers: { 'content-type': 'application/x-git-receive-pack-result', 'cache-control': 'no-cache' },
-        body: receivePackRefusal(read.section, `Control Center: push refused (decided by ${decidedBy}): ${reason}`),
-      };
+      return refusalResponse(read.section, `Control Center: push refused (decided by ${decidedBy}): ${reason}`);
     }
-    return this.receive(session, remote, stagingPath, replay(read.consumed, chunks), request, { reason: result.reason, decidedBy });
+    const answer = await this.receive(session, remote, stagingPath, replay(read.consumed, chunks), request, { reason: result.reason, decidedBy });
+    // Said in receive-pack's own protocol: git prints the reason next to each ref, not "HTTP 503".
+    return answer.stopped ? refusalResponse(read.section, `Control Center: push stopped: ${answer.stopped}`) : answer;
   }
 
   /** Hands an allowed (or empty) push to git in the staging repository, whose hook forwards it. */
@@ -474,7 +475,11 @@ export class GitPushProxy {
     });
     // The body reaching git is always decoded by the server (under its caps), never by git.
     delete env.HTTP_CONTENT_ENCODING;
-    const result = await runGitBackend({ git: this.options.git, args: ['http-backend'], env, body: request.body });
+    // A fetch's answer is the pack itself, held whole until git ends (not streamed on): it gets the
+    // push's pack cap; a push's answer is a status report, under the backend's default output cap.
+    const outputCap = request.pathInfo === '/git-upload-pack' ? { maxStdoutBytes: PUSH_PACK_BYTES } : {};
+    const result = await runGitBackend({ ...outputCap, ...this.options.backend, git: this.options.git, args: ['http-backend'], env, body: request.body });
+    if (result.stopped) return { ...jsonResponse(503, 'git_stopped', `git was stopped: ${result.stopped}`), stopped: result.stopped };
     if (result.code !== 0 && result.stdout.length === 0) {
       return { status: 500, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`git http-backend failed: ${result.stderr.toString('utf8').slice(0, 500)}`) };
     }

@@ -1,6 +1,10 @@
 import { GitCommandError } from './git-command-error.js';
 import { configEnvironment, hardenedGitArgs, hardenedGitEnvironment, mayRunConfiguredPrograms, patternedOverrides, pinTransportPrograms, type GitRepositoryTrust } from './git-hardening.js';
 import { assertGitOperand } from './git-operand.js';
+import { limitedLaunchArguments } from '../sandbox/bubblewrap-sandbox.js';
+import { runWithinLimits } from '../sandbox/limited-run.js';
+import { LaunchCgroup } from '../sandbox/process-cgroup.js';
+import { COMMAND_CPU_SECONDS, processLimits, type ProcessLimits } from '../sandbox/process-limits.js';
 import { sharedSpawnHelper } from '../sandbox/spawn-helper.js';
 
 export type { GitRepositoryTrust } from './git-hardening.js';
@@ -24,6 +28,15 @@ export interface RunGitOptions {
    * credential that must not show on a command line other users can list (SEC-6).
    */
   secretConfig?: ReadonlyArray<readonly [string, string]>;
+  /** Longest the command may run (default {@link GIT_TIMEOUT_MS}); then it is killed with every process it started. */
+  timeoutMs?: number;
+  /**
+   * Runs the command within SEC-11's process limits, in a cgroup of its own (overrides of
+   * `DEFAULT_PROCESS_LIMITS`; CPU time defaults to {@link COMMAND_CPU_SECONDS}): for git that reads
+   * from a source the server does not control (a URL an operator typed), whose pack, deltas and
+   * helpers must not take the host's disk or memory. `fileSizeBytes` then bounds the pack it writes.
+   */
+  limits?: Partial<ProcessLimits>;
 }
 
 export interface GitOutput {
@@ -33,24 +46,50 @@ export interface GitOutput {
 
 /** Output beyond this (per stream) fails the command, as execFile's maxBuffer did. */
 const GIT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
-/** The longest delay a Node timer takes: git's own bookkeeping has no timeout of its own. */
-const NO_TIMEOUT_MS = 2_147_483_647;
+/**
+ * Longest a server-side git command may take unless its caller says otherwise (SEC-11): generous
+ * for bookkeeping in a large repository, and a bound on a fetch from a server that accepts the
+ * connection and never answers, which git itself would wait on for ever.
+ */
+export const GIT_TIMEOUT_MS = 10 * 60_000;
+
+/** What bounds one command: its timeout, and its process limits when its caller gave some. */
+interface ExecBounds {
+  timeoutMs: number;
+  limits: ProcessLimits | null;
+}
+
+/** For messages: 120000 → "120 s", 1500 → "1500 ms". */
+export function formatTimeout(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
 
 /**
  * One git process, forked by the spawn helper rather than by the server (`sandbox/spawn-helper.ts`):
- * no shell, the given cwd and environment, and any failure — a non-zero exit, a signal, output over
- * the cap, a git that cannot start — as a {@link GitCommandError}.
+ * no shell reads its arguments (a limited command starts through a fixed `sh` script that execs
+ * `"$@"`), the given cwd and environment, and any failure — a non-zero exit, a signal, output over
+ * the cap, the timeout, a limit, a git that cannot start — as a {@link GitCommandError}.
  */
-async function execGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, reported: readonly string[]): Promise<GitOutput> {
+async function execGit(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, reported: readonly string[], bounds: ExecBounds): Promise<GitOutput> {
   const definedEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) definedEnv[name] = value;
-  const result = await sharedSpawnHelper()
-    .run({ command: 'git', args: [...args], cwd, env: definedEnv, detached: false, timeoutMs: NO_TIMEOUT_MS, killGraceMs: 0, drainMs: null, maxOutputBytes: GIT_MAX_OUTPUT_BYTES })
+  const cgroup = bounds.limits ? await LaunchCgroup.create(bounds.limits) : null;
+  // Limited: a `sh` joins the cgroup and sets the rlimits before it becomes git, as sandbox launches do.
+  const launch = bounds.limits ? { command: '/bin/sh', args: limitedLaunchArguments(bounds.limits, cgroup?.procsFiles ?? [], 'git', args) } : { command: 'git', args: [...args] };
+  const result = await runWithinLimits(
+    sharedSpawnHelper(),
+    // Its own process group: the timeout kills git's helpers (remote-https, index-pack) with it.
+    { ...launch, cwd, env: definedEnv, detached: true, timeoutMs: bounds.timeoutMs, killGraceMs: 0, drainMs: null, maxOutputBytes: GIT_MAX_OUTPUT_BYTES },
+    cgroup,
+  )
     .catch((error: unknown) => {
       throw new GitCommandError(reported, null, error instanceof Error ? error.message : String(error));
-    });
+    })
+    .finally(() => cgroup?.remove());
   const stdout = result.stdout.toString('utf8');
   const stderr = result.stderr.toString('utf8');
+  if (result.timedOut) throw new GitCommandError(reported, null, `git ${reported[0] ?? ''} did not finish within ${formatTimeout(bounds.timeoutMs)} and was stopped with every process it started`);
+  if (result.limitReached) throw new GitCommandError(reported, null, `${result.limitReached}; git ${reported[0] ?? ''} and every process it started were stopped`);
   if (result.truncated) throw new GitCommandError(reported, null, `git printed more than ${GIT_MAX_OUTPUT_BYTES} bytes`);
   if (result.exitCode !== 0) throw new GitCommandError(reported, result.exitCode, stderr || `git ${result.signal ? `was killed by ${result.signal}` : `exited with ${result.exitCode}`}`);
   return { stdout, stderr };
@@ -73,6 +112,10 @@ async function execGit(args: readonly string[], cwd: string, env: NodeJS.Process
  */
 export async function runGit(args: readonly string[], options: RunGitOptions): Promise<GitOutput> {
   const trust = options.trust ?? 'agentWritable';
+  const bounds: ExecBounds = {
+    timeoutMs: options.timeoutMs ?? GIT_TIMEOUT_MS,
+    limits: options.limits ? processLimits({ cpuSeconds: COMMAND_CPU_SECONDS, ...options.limits, stopWhenReached: true }) : null,
+  };
   const operands = (options.operands ?? []).map((operand, index) => assertGitOperand(operand, `git operand ${index + 1}`));
   for (const name of Object.keys(options.env ?? {})) {
     if (name.startsWith('GIT_CONFIG')) throw new Error(`runGit: ${name} cannot be passed in env; config overrides are runGit's own`);
@@ -81,7 +124,7 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
   const prefix = hardenedGitArgs(trust);
   let overrides: Array<[string, string]> = [];
   if (trust === 'agentWritable' && mayRunConfiguredPrograms(args)) {
-    const listed = await execGit([...prefix, 'config', '--list', '--name-only', '-z'], options.cwd, base, ['config', '--list', '--name-only']).catch((error: unknown) => {
+    const listed = await execGit([...prefix, 'config', '--list', '--name-only', '-z'], options.cwd, base, ['config', '--list', '--name-only'], bounds).catch((error: unknown) => {
       // Outside a repository (or with no config at all) there is nothing to override; any other
       // failure is fatal, because the command would run with an unknown config.
       if (error instanceof GitCommandError && error.exitCode === 1) return { stdout: '', stderr: '' };
@@ -91,7 +134,7 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
   }
   const env = { ...base, ...options.env, ...configEnvironment([...overrides, ...(options.secretConfig ?? [])]) };
   const fullArgs = [...prefix, ...pinTransportPrograms(args), ...(operands.length > 0 ? ['--end-of-options', ...operands] : [])];
-  return execGit(fullArgs, options.cwd, env, [...args, ...operands]);
+  return execGit(fullArgs, options.cwd, env, [...args, ...operands], bounds);
 }
 
 /** Like {@link runGit} but returns `null` instead of throwing when git exits non-zero (for `--verify` probes). */
