@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ControlCenter } from '../../../src/services/control-center.js';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { reply } from '../../support/scripted-reply.js';
 import { validProposal } from '../../support/orchestration-fixtures.js';
@@ -23,6 +24,16 @@ async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, w
 }
 
 const HELD = /^waiting for the operator: /;
+
+/**
+ * Held durably (ORC-4): the held node's job is done and no node job is due, so nothing can start until
+ * something enqueues again (raising the cap). Polled because the hold is written just before its job
+ * is completed — the positive sign that nothing more will run, where a fixed window passes a slow failure.
+ */
+async function noNodeJobDue(app: ControlCenter, workspaceId: string): Promise<void> {
+  const queue = await app.pipelineEngine.queueOf(workspaceId);
+  await waitFor(() => queue.nextDueAt('pipeline-nodes'), (due) => due === null, 'no node job due');
+}
 
 /** Proposes and approves an orchestration whose cap is below what one agent run costs. */
 async function launchCapped(maxUsd: number, dataRoot?: string): Promise<{ orchestrationId: string; pipelineRunId: string }> {
@@ -54,9 +65,9 @@ describe('maxUsd is enforced on the engine (ORC-4)', () => {
     expect(held.status).toBe('running');
     const ran = held.nodes.filter((node: any) => node.state === 'done').map((node: any) => node.key);
     expect(held.nodes.filter((node: any) => node.state === 'running')).toEqual([]);
-    // Nothing more runs while it waits: the model is not asked again and no node starts.
+    // Nothing more runs while it waits: no node job is left to run, the model is not asked again and no node starts.
     const requestsBefore = fixture!.model.requests.length;
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await noNodeJobDue(fixture!.server.running.app, fixture!.workspaceId);
     const still = (await api('GET', `/pipeline-runs/${pipelineRunId}`)).body;
     expect(still.nodes.filter((node: any) => node.state === 'done').map((node: any) => node.key)).toEqual(ran);
     expect(still.nodes.filter((node: any) => node.state === 'running' || node.agentRunId && node.state !== 'done')).toEqual([]);
@@ -115,7 +126,7 @@ describe('maxUsd is enforced on the engine (ORC-4)', () => {
         'the node held again after the restart',
       );
       expect(after.status).toBe('running');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await noNodeJobDue(second.running.app, workspaceId);
       const still = (await call('GET', `/pipeline-runs/${pipelineRunId}`)).body;
       expect(still.nodes.filter((node: any) => node.state === 'done').map((node: any) => node.key)).toEqual(doneBefore);
       expect(still.nodes.filter((node: any) => node.state === 'running')).toEqual([]);
