@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -66,6 +66,16 @@ export class McpConnections {
   private sandboxChoice: Promise<SandboxSelection> | null = null;
 
   constructor(private readonly options: McpConnectionsOptions) {}
+
+  /**
+   * The hidden path (the data root, the home) that `path` is or lies in, if any: a stdio server's
+   * readable paths may not re-expose what the sandbox hides (the operator token, the databases). A
+   * path that holds a hidden one is fine: the deeper mount, the hiding one, wins.
+   */
+  hiddenPathAt(path: string): string | null {
+    const within = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : `${outer}${sep}`);
+    return [...this.options.hiddenPaths, homedir()].find((hidden) => within(path, hidden)) ?? null;
+  }
 
   /** Connects (or reuses the connection) and lists every tool the server offers now. */
   async listTools(workspaceId: string, server: McpServerRecord): Promise<McpTool[]> {
@@ -215,6 +225,8 @@ export class McpConnections {
     if (!backend && !this.options.allowUnsandboxed) {
       throw new Error(`a stdio MCP server needs an OS sandbox and this server has none (${detail}); install bubblewrap (Linux) or start the server with --allow-unsandboxed-runners`);
     }
+    const exposed = server.readOnlyPaths.find((path) => this.hiddenPathAt(path) !== null);
+    if (exposed) throw new Error(`readOnlyPaths: '${exposed}' would show the server what the sandbox hides (the data root or the home)`);
     const command = server.command ?? '';
     const env = sanitizedEnv(this.options.env as NodeJS.ProcessEnv, { HOME: '/tmp', TMPDIR: '/tmp', ...server.secrets });
     let launch: SandboxLaunch | null = null;

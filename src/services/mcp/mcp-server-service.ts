@@ -59,6 +59,7 @@ export class McpServerService {
   async create(workspaceId: string, body: CreateMcpServerBody): Promise<McpServer> {
     const db = await this.db(workspaceId);
     await this.checkAgents(workspaceId, body.agents);
+    if (body.transport === 'stdio') this.checkReadablePaths(body.readOnlyPaths);
     if (await findMcpServerByName(db, body.name)) throw new ConflictError('name', `an MCP server named '${body.name}' already exists in this workspace`);
     const now = nowIso();
     const record: McpServerRecord = {
@@ -98,6 +99,7 @@ export class McpServerService {
       if (change[field] !== undefined) throw new ValidationError(field, `only ${current.transport === 'stdio' ? 'an http' : 'a stdio'} MCP server has ${field}; '${current.name}' is ${current.transport}`);
     }
     if (change.agents) await this.checkAgents(workspaceId, change.agents);
+    if (change.readOnlyPaths) this.checkReadablePaths(change.readOnlyPaths);
     const secretsChange = current.transport === 'stdio' ? change.env : change.headers;
     const secrets = { ...current.secrets };
     for (const [name, value] of Object.entries(secretsChange ?? {})) {
@@ -203,6 +205,13 @@ export class McpServerService {
     const known = new Set((await this.agents.list(workspaceId)).map((agent) => agent.id));
     const unknown = agentIds.filter((id) => !known.has(id));
     if (unknown.length > 0) throw new ValidationError('agents', `no agent with id ${unknown.map((id) => `'${id}'`).join(', ')} in this workspace`);
+  }
+
+  private checkReadablePaths(paths: readonly string[]): void {
+    paths.forEach((path, index) => {
+      const hidden = this.connections.hiddenPathAt(path);
+      if (hidden) throw new ValidationError(`readOnlyPaths.${index}`, `'${path}' would show the server what its sandbox hides ('${hidden}': the Control Center's data or the server user's home)`);
+    });
   }
 
   private async record(workspaceId: string, serverId: string): Promise<McpServerRecord> {
