@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { normalizeCommandWhitespace } from '../../src/core/shell/command-whitespace.js';
 import { fingerprintAction } from '../../src/core/policy/remembered-choice.js';
+import { conversationWorktree, nextPendingApproval, workspaceApi } from '../support/harness-approvals.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 
@@ -18,13 +19,8 @@ afterEach(async () => {
   await fixture?.dispose();
 });
 
-const worktree = () => join(fixture.workspaceDir, 'worktrees', fixture.conversationId);
-const api = (method: string, path: string, body?: unknown) => fixture.server.api(method, `/api/workspaces/${fixture.workspaceId}${path}`, body);
-
-async function nextPendingApproval(seen: ReadonlySet<string>): Promise<any> {
-  const event = await fixture.operator!.waitFor((candidate) => candidate.event === 'approval.requested' && candidate.data.data.status === 'pending' && !seen.has(candidate.data.data.id));
-  return event.data.data;
-}
+const worktree = () => conversationWorktree(fixture);
+const api = (method: string, path: string, body?: unknown) => workspaceApi(fixture, method, path, body);
 
 describe('remembered choices keep quoted whitespace (POL-3)', () => {
   it('POL-3: a choice remembered for rm -f "draft copy.txt" does not allow rm -f "draft  copy.txt"; unquoted spacing still matches', async () => {
@@ -39,7 +35,7 @@ describe('remembered choices keep quoted whitespace (POL-3)', () => {
     );
     // The first run creates the worktree; the files go in once it exists.
     const first = await fixture.send('delete the draft');
-    const approval = await nextPendingApproval(new Set());
+    const approval = await nextPendingApproval(fixture, new Set());
     expect(approval.request).toMatchObject({ toolName: 'bash', summary: 'rm -f "draft copy.txt"' });
     writeFileSync(join(worktree(), 'draft copy.txt'), 'one space');
     writeFileSync(join(worktree(), 'draft  copy.txt'), 'two spaces');
@@ -49,7 +45,7 @@ describe('remembered choices keep quoted whitespace (POL-3)', () => {
 
     // Another file: the remembered choice does not apply, the operator is asked again.
     const second = await fixture.send('delete the other draft');
-    const again = await nextPendingApproval(new Set([approval.id]));
+    const again = await nextPendingApproval(fixture, new Set([approval.id]));
     expect(again.request).toMatchObject({ toolName: 'bash', summary: 'rm -f "draft  copy.txt"' });
     expect(existsSync(join(worktree(), 'draft  copy.txt'))).toBe(true);
     expect((await api('POST', `/approvals/${again.id}/decision`, { decision: 'reject' })).status).toBe(200);

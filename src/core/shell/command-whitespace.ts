@@ -79,7 +79,11 @@ function trimBlanks(text: string): string {
   return text.slice(start, end);
 }
 
-/** The index just past the quote that closes the one at `start` (or the end of an unterminated one). */
+/**
+ * The index just past the quote that closes the one at `start` (or the end of an unterminated one).
+ * Inside double quotes, `$(…)`, `${…}` and backquotes open a new quoting context: a `"` inside them
+ * (`"$(echo "a  b")"`, `"${x:-"a  b"}"`) does not close the outer string, so they are skipped whole.
+ */
 function closingQuote(command: string, start: number, quote: string, backslashEscapes: boolean): number {
   let index = start + 1;
   while (index < command.length) {
@@ -88,7 +92,47 @@ function closingQuote(command: string, start: number, quote: string, backslashEs
       index += 2;
       continue;
     }
+    if (quote === '"' && (char === '`' || (char === '$' && (command[index + 1] === '(' || command[index + 1] === '{')))) {
+      index = closingSubstitution(command, index);
+      continue;
+    }
     if (char === quote) return index + 1;
+    index += 1;
+  }
+  return command.length;
+}
+
+/**
+ * The index just past the `$(…)`, `${…}` or backquoted command that starts at `start`, following its
+ * quotes, escapes and nested substitutions (or the end of the line when it is not closed). Erring long
+ * is safe: what it covers is kept as written.
+ */
+function closingSubstitution(command: string, start: number): number {
+  if (command[start] === '`') {
+    let index = start + 1;
+    while (index < command.length && command[index] !== '`') index += command[index] === '\\' ? 2 : 1;
+    return Math.min(index + 1, command.length);
+  }
+  const open = command[start + 1]!;
+  const close = open === '(' ? ')' : '}';
+  let depth = 1;
+  let index = start + 2;
+  while (index < command.length) {
+    const char = command[index]!;
+    if (char === '\\') {
+      index += 2;
+      continue;
+    }
+    if (char === "'" || char === '"') {
+      index = closingQuote(command, index, char, char === '"');
+      continue;
+    }
+    if (char === '`' || (char === '$' && (command[index + 1] === '(' || command[index + 1] === '{'))) {
+      index = closingSubstitution(command, index);
+      continue;
+    }
+    if (char === open) depth += 1;
+    else if (char === close && --depth === 0) return index + 1;
     index += 1;
   }
   return command.length;
