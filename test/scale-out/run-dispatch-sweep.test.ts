@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ControlCenter } from '../../src/services/control-center.js';
 import { findRun } from '../../src/store/repositories/run-repository.js';
 import { postgresEnabled, startDispatchPair, type DispatchPair } from '../support/dispatch-pair.js';
@@ -28,6 +28,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pair?.close();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 
 const db = () => pair.db();
@@ -61,13 +64,27 @@ describe.skipIf(!enabled)('queued runs whose enqueue never happened (issue 16)',
   it('a run whose enqueue succeeded keeps no dispatch row and is never enqueued a second time', async () => {
     model.scriptFor('normal enqueue', reply().text('answered once'));
     api.executor.dispatchTo((id, run) => api.runQueue!.enqueue(id, run));
+    // The worker's sweeps, each with when it began and what it enqueued.
+    const sweeps: Array<{ startedAt: number; enqueued: number }> = [];
+    const workerQueue = pair.worker.runQueue!;
+    const redispatch = workerQueue.redispatch.bind(workerQueue);
+    vi.spyOn(workerQueue, 'redispatch').mockImplementation(async (...args) => {
+      const startedAt = Date.now();
+      const enqueued = await redispatch(...args);
+      sweeps.push({ startedAt, enqueued });
+      return enqueued;
+    });
     const conversationId = await newConversation();
+    const postedAt = Date.now();
     const posted = await api.turns.post(workspaceId, conversationId, { text: 'normal enqueue turn' }, 'op_test');
     const runId = posted.run!.id;
     expect(await dispatchRows()).toEqual([]);
     await pollUntil(() => runState(runId), (state) => state === 'completed', 30_000);
-    // Several sweeps later (grace 1.5 s, a beat per second): still one job, one model request.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Two sweeps that began once the grace (1.5 s) had passed for this turn — either would have enqueued
+    // it again had it kept a dispatch row — enqueued nothing: still one job, one model request. Waiting
+    // for the sweeps themselves, not a fixed window a late sweep would outlast.
+    const afterGrace = await pollUntil(async () => sweeps.filter((sweep) => sweep.startedAt >= postedAt + 1_500), (late) => late.length >= 2, 15_000);
+    expect(afterGrace.map((sweep) => sweep.enqueued)).toEqual(afterGrace.map(() => 0));
     expect((await jobsOf(runId)).map((job) => job.state)).toEqual(['completed']);
     expect(requestsWith('normal enqueue turn')).toBe(1);
   }, 60_000);
