@@ -87,7 +87,11 @@ export function registerMcpServer(server: FastifyInstance, app: ControlCenter): 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = request.principal!;
     const controller = new AbortController();
-    request.raw.on('close', () => controller.abort());
+    // A call is cancelled when its client goes away before the answer, not when the request body has
+    // been read (the request stream's own 'close' comes then, which aborted every call at once).
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
     const mcp = createMcpServer(app, principal, controller.signal);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
