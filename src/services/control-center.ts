@@ -37,6 +37,7 @@ import { PipelineService } from './pipelines/pipeline-service.js';
 import { planModeTools } from './plans/plan-mode-tools.js';
 import { PolicyService } from './approvals/policy-service.js';
 import { SkillService } from './skills/skill-service.js';
+import { fetchSource, SOURCE_FETCH_LIMITS, type SourceFetchLimits } from './skills/skill-source-git.js';
 import { McpConnections } from './mcp/mcp-connections.js';
 import { mcpServerTools } from './mcp/mcp-mode-tools.js';
 import { McpServerService } from './mcp/mcp-server-service.js';
@@ -101,6 +102,8 @@ export interface ControlCenterOptions {
   builtinShellNetwork?: 'host' | 'loopback';
   /** SEC-11: resource limits of the built-in bash commands, gates and pipeline scripts (default `DEFAULT_PROCESS_LIMITS`). */
   processLimits?: Partial<ProcessLimits>;
+  /** SEC-10/SEC-11: bounds on fetching a skill source (default `SOURCE_FETCH_LIMITS`: 2 minutes, a 256 MiB pack). */
+  skillSourceFetch?: Partial<SourceFetchLimits>;
   /**
    * SEC-6: let external runners (Claude Code) start on a host without a working OS sandbox. Off by
    * default: unsandboxed, such a runner runs as the server's user and could read the operator token.
@@ -248,7 +251,11 @@ export class ControlCenter {
     this.presence = new PresenceService(this.events);
     this.operatorPresence = new OperatorPresence(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
-    this.skills = new SkillService(this.workspaces, this.policy, undefined, undefined, { refusedLocalRoots: [dataRoot], modelReview: { settings: this.settings, env: options.env ?? process.env } });
+    const sourceFetchLimits = { ...SOURCE_FETCH_LIMITS, ...options.skillSourceFetch };
+    this.skills = new SkillService(this.workspaces, this.policy, (url, ref) => fetchSource(url, ref, sourceFetchLimits), undefined, {
+      refusedLocalRoots: [dataRoot],
+      modelReview: { settings: this.settings, env: options.env ?? process.env },
+    });
     // Runners' model calls use the runner keys and base URLs set in Settings, where set (SEC-6, issue 15).
     const settings = this.settings;
     this.modelBroker = new ModelBroker({ settings: { get: async (workspaceId) => runnerModelSettings(await settings.get(workspaceId)) }, env: options.env ?? process.env });

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { realpathSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
@@ -7,6 +7,7 @@ import { SKILL_FOLDER_LIMITS, readTarEntries } from '../../core/skills/tar-entri
 import { GitCommandError } from '../../git/git-command-error.js';
 import { checkRemoteUrl } from '../../git/git-remote-url.js';
 import { runGit } from '../../git/run-git.js';
+import { formatBytes } from '../../sandbox/process-limits.js';
 import { ValidationError } from '../../errors/index.js';
 
 /** What `npx skills` would call the source: `github`, `gitlab`, `local` or plain `git`. */
@@ -140,7 +141,34 @@ async function checkFolderSize(git: (args: string[], operands?: string[]) => Pro
   }
 }
 
-function fetchError(field: string, error: unknown): never {
+/** Bounds on one fetch of a source (SEC-10, SEC-11): the URL is the operator's, the server at it is not. */
+export interface SourceFetchLimits {
+  /** Longest the fetch may take; a server that accepts the connection and never answers ends here. */
+  timeoutMs: number;
+  /** Largest pack the fetch may write (git's RLIMIT_FSIZE): the one commit's whole tree, every blob of it. */
+  packBytes: number;
+}
+
+/** Two minutes, and 256 MiB: a repository of many skills fits many times over; a skill may hold 32 MiB. */
+export const SOURCE_FETCH_LIMITS: SourceFetchLimits = { timeoutMs: 2 * 60_000, packBytes: 256 * 1024 * 1024 };
+
+/**
+ * Whether a failed fetch wrote a pack up to the cap: index-pack, stopped by RLIMIT_FSIZE, leaves its
+ * partial `tmp_pack_*` at exactly the cap (git's own message for it varies: "invalid index-pack
+ * output", "died of signal 25").
+ */
+async function packReachedCap(dir: string, packBytes: number): Promise<boolean> {
+  const packDir = join(dir, 'objects', 'pack');
+  for (const name of await readdir(packDir).catch(() => [] as string[])) {
+    if (((await stat(join(packDir, name)).catch(() => null))?.size ?? 0) >= packBytes) return true;
+  }
+  return false;
+}
+
+async function fetchError(dir: string, field: string, error: unknown, limits: SourceFetchLimits): Promise<never> {
+  if (error instanceof GitCommandError && (await packReachedCap(dir, limits.packBytes))) {
+    throw new ValidationError('url', `the source is larger than ${formatBytes(limits.packBytes)}, the most one fetch of a skill source may bring; nothing was stored`);
+  }
   if (error instanceof GitCommandError) throw new ValidationError(field, `git could not fetch it: ${error.message.split('\n').slice(0, 3).join(' ').slice(0, 500)}`);
   throw error;
 }
@@ -149,13 +177,19 @@ function fetchError(field: string, error: unknown): never {
  * Fetches one commit of a source (SKL-3) into a fresh bare repository in the system temp directory,
  * through the hardened git (SEC-2): the repository is the server's own (`serverOwned`), the URL and
  * the ref go in as operands only, and `ext::`-style helpers were refused by {@link checkSourceUrl}.
+ * The fetch is bounded by `limits` (a timeout; a cap on the pack, with git's own limits of SEC-11):
+ * one commit (`--depth=1`) into one pack (`fetch.unpackLimit` 1, so no number of loose objects
+ * escapes the cap on a file's size).
  */
-export async function fetchSource(url: string, ref: string | null): Promise<FetchedSource> {
+export async function fetchSource(url: string, ref: string | null, limits: SourceFetchLimits = SOURCE_FETCH_LIMITS): Promise<FetchedSource> {
   const dir = await mkdtemp(join(tmpdir(), 'cc-skill-source-'));
   const git = (args: string[], operands: string[] = []) => runGit(args, { cwd: dir, trust: 'serverOwned', operands });
   try {
     await git(['init', '--bare', '-q']);
-    await git(['fetch', '--depth=1', '--no-tags', '-q'], [url, ref ?? 'HEAD']).catch((error: unknown) => fetchError(ref ? 'ref' : 'url', error));
+    await git(['config', 'fetch.unpackLimit', '1']);
+    await runGit(['fetch', '--depth=1', '--no-tags', '-q'], { cwd: dir, trust: 'serverOwned', operands: [url, ref ?? 'HEAD'], timeoutMs: limits.timeoutMs, limits: { fileSizeBytes: limits.packBytes } }).catch(
+      (error: unknown) => fetchError(dir, ref ? 'ref' : 'url', error, limits),
+    );
     const commit = (await git(['rev-parse', '--verify', 'FETCH_HEAD^{commit}'])).stdout.trim();
     return {
       commit,
