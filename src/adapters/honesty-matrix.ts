@@ -23,6 +23,7 @@ export const HONESTY_CAPABILITIES = {
   sandbox: 'sandboxes in-process tools',
   modes: 'how the mode is passed',
   skills: 'shows only scanned skills',
+  webEgress: 'applies domain rules to its web tools',
   attachments: 'carries image attachments',
 } as const;
 
@@ -1159,7 +1160,7 @@ export function honestyMatrix(): HonestyMatrix {
     { id: 'cursor', label: 'Cursor (SDK, tested against a fake only)', rows: cursorRows() },
     { id: 'openai-image', label: 'OpenAI Image', rows: openAIImageRows() },
   ];
-  return { adapters: adapters.map((adapter) => ({ ...adapter, rows: [...adapter.rows, attachmentsRow(adapter.id)] })) };
+  return { adapters: adapters.map((adapter) => ({ ...adapter, rows: [...adapter.rows, webEgressRow(adapter), attachmentsRow(adapter.id)] })) };
 }
 
 const ATTACHMENTS = 'test/services/attachments/message-attachments.test.ts > message attachments on the built-in harness (TOOL-3)';
@@ -1195,6 +1196,55 @@ function attachmentsRow(adapterId: string): HonestyRow {
         ? 'Not wired: Claude Code’s stream-json input takes content blocks, but the transport sends the prompt as text only and no test shows the binary passing an image on, so the transport does not declare `imageAttachments`: a message with an image for a Claude Code agent is refused with 400 naming the transport (text files are inlined into the prompt and reach it).'
         : 'The transport hands the runner the prompt as text and does not declare `imageAttachments`: a message with an image for one of its agents is refused with 400 naming the transport, before anything is recorded; text files are inlined into the prompt and reach it.',
     testedBy: ATTACHMENTS_REFUSED,
+  });
+}
+
+const WEB_TOOLS_TEST = 'test/tools/web-tools-harness.test.ts > built-in harness web tools (TOOL-1)';
+
+/** Each runner's own web access, in the words of its row. */
+const RUNNER_WEB_TOOLS: Readonly<Record<string, string>> = {
+  'claude-code': 'WebFetch and WebSearch',
+  'claude-agent-sdk': 'WebFetch and WebSearch',
+  deepseek: 'WebFetch and WebSearch (the Claude Agent SDK’s)',
+  codex: 'web_search',
+  acp: 'whatever web tools the agent has',
+  copilot: 'its web fetch and search tools',
+  'copilot-extension': 'its web fetch and search tools',
+  grok: 'its web search',
+  cursor: 'its web tools',
+};
+
+/**
+ * TOOL-1: whether domain rules reach a runner's web access. They decide `web_fetch`, the built-in
+ * harness's own tool; runners keep their own web tools (web_fetch and web_search are not served to
+ * them over MCP), which no domain rule reaches. A ❌ row cites the runner's reads row test, which shows
+ * its native reading tools run without asking the policy engine.
+ */
+function webEgressRow(adapter: AdapterHonesty): HonestyRow {
+  if (adapter.id === 'builtin') {
+    return row({
+      capability: 'webEgress',
+      level: 'enforced',
+      detail:
+        'web_fetch and web_search are the harness’s own tools, gated like every call. web_fetch is decided by its URL’s host against domain rules (exact host, `*.suffix`, `*`; most specific first, before class rules), then the mode and the dial; every redirect hop is decided again; the host is resolved once and every address checked, and loopback (the Control Center’s own port included), private, CGNAT, link-local (metadata) and multicast addresses are refused unless a rule names that exact host. web_search is decided by the networkEgress class (its host is the configured provider’s). A `curl` in bash is decided by its shell classification and command rules, not by domain rules.',
+      testedBy: `${WEB_TOOLS_TEST} > built-in web_fetch refuses loopback — the Control Center’s own port included — when no rule names the host; a wildcard allow names none; a deny rule refuses before any connection`,
+    });
+  }
+  const reads = adapter.rows.find((candidate) => candidate.key === 'reads');
+  if (adapter.id === 'openai-image' || !reads) {
+    return row({
+      capability: 'webEgress',
+      level: 'notApplicable',
+      detail: 'Not applicable: the image model has no tools and fetches no web page; web_fetch and web_search are built-in harness tools only.',
+      testedBy: reads?.testedBy ?? `${WEB_TOOLS_TEST} > built-in plan mode has web_fetch (research is its point, CAP-4), decided by the same domain rules`,
+    });
+  }
+  const fake = /tested against a fake/i.test(reads.detail) ? ' (Tested against a fake.)' : '';
+  return row({
+    capability: 'webEgress',
+    level: 'none',
+    detail: `${adapter.label} keeps its own web access (${RUNNER_WEB_TOOLS[adapter.id] ?? 'its own tools'}), which runs without asking the Control Center: domain rules do not reach it, and the address guard of web_fetch does not apply. web_fetch and web_search are not served to it over MCP. Only the sandbox (where it applies) bounds its network.${fake}`,
+    testedBy: reads.testedBy,
   });
 }
 
@@ -1236,6 +1286,9 @@ function declares(capabilities: TransportCapabilities, row: HonestyRow): boolean
       return capabilities.imageAttachments === true;
     case 'modes':
       return modes.every((mode) => capabilities.structuralModes.includes(mode));
+    case 'webEgress':
+      // A transport with no native tools reaches the web only through web_fetch, which the rules decide.
+      return !capabilities.nativeTools;
     default:
       return capabilities.gates[row.key];
   }
