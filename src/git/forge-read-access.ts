@@ -18,12 +18,13 @@ const REPOSITORY_PATH = /^\/([^/]+)\/([^/]+?)(?:\.git)?$/;
 export function readableForgeOf(url: string, settings: Pick<WorkspaceSettings, 'githubWebBaseUrl' | 'forgeTokens'>): ReadableForge | null {
   if (!settings.forgeTokens.github) return null;
   let parsed: URL;
+  let base: URL;
   try {
     parsed = new URL(url);
+    base = new URL(settings.githubWebBaseUrl);
   } catch {
     return null;
   }
-  const base = new URL(settings.githubWebBaseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
   if (!parsed.pathname.startsWith(`${prefix}/`)) return null;
   const match = REPOSITORY_PATH.exec(parsed.pathname.slice(prefix.length));

@@ -26,7 +26,27 @@ export type AgentEvent =
    * (Implement in autopilot / Stop here and prompt myself / Stop here). `native`: the provider's own
    * plan-exit signal (the SDK's ExitPlanMode); `answer`: a plan-like final answer.
    */
-  | { type: 'plan_ready'; plan: string; source: 'native' | 'answer' };
+  | { type: 'plan_ready'; plan: string; source: 'native' | 'answer' }
+  /**
+   * CTX-1 stage 2: older turns were replaced by a summary the model wrote. `trigger`: the budget was
+   * reached, the provider refused a request as too long, or the operator asked (`/compact`). Later
+   * turns' history starts from this summary; the conversation shows it with its cost.
+   */
+  | {
+      type: 'context_compacted';
+      trigger: 'budget' | 'prompt_too_long' | 'operator';
+      focus: string | null;
+      summary: string;
+      /** The message that replaced the compacted ones, as later requests send it. */
+      summaryMessage: string;
+      replacedMessages: number;
+      keptMessages: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      usage: ModelUsage | null;
+      costUsd: number | null;
+      durationMs: number;
+    };
 
 /** How a loop ended. `completed` may still carry `deliverableFailed` (PLAN-6: the state stays completed). */
 export interface AgentLoopResult {

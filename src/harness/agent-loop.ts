@@ -2,6 +2,9 @@ import type { ModelMessage, ModelTool, ModelUsage, StreamFn, ToolCallBlock } fro
 import { ModelResponseCollector } from '../llm/collect-model-response.js';
 import type { ToolResult } from '../tools/define-tool.js';
 import type { AgentEvent, AgentLoopResult } from './agent-events.js';
+import { compactConversation } from './compact-conversation.js';
+import type { ContextWindow } from './context-window.js';
+import { isPromptTooLong, refusalCounts } from './prompt-too-long.js';
 
 /** The completion contract the loop enforces (HAR-4): which verb delivers, and how to remind. */
 export interface LoopCompletionContract {
@@ -36,6 +39,12 @@ export interface AgentLoopConfig {
   maxModelCalls?: number;
   /** Identical consecutive calls that count as looping (AG-5). */
   loopThreshold?: number;
+  /** CTX-1: the run's context window (budget, elided results); absent, every request sends everything. */
+  contextWindow?: ContextWindow;
+  /** `/compact [focus]`: compact the conversation before the first model call. */
+  compactFirst?: { focus: string | null };
+  /** What a call's usage costs in US dollars (shown with a compaction). */
+  costOf?(usage: ModelUsage): number;
 }
 
 const DEFAULT_MAX_MODEL_CALLS = 200;
@@ -77,6 +86,45 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
   let lastKey: string | null = null;
   let repeats = 0;
   let looping = false;
+  const window = config.contextWindow;
+  /** CTX-1 stage 2: replaces older messages by a summary in place; false with the reason when it cannot. */
+  const compact = async (trigger: 'budget' | 'prompt_too_long' | 'operator', focus: string | null): Promise<string | null> => {
+    if (!window) return 'the run has no context budget';
+    const started = performance.now();
+    const tokensBefore = window.tokensOf(window.view(config.messages));
+    const outcome = await compactConversation({
+      streamFn: config.streamFn,
+      model: config.model,
+      tools: config.tools,
+      window,
+      messages: config.messages,
+      focus,
+      smallTail: trigger === 'prompt_too_long',
+      signal,
+    });
+    if (outcome.usage) {
+      addUsage(usage, outcome.usage);
+      emit({ type: 'usage', usage: outcome.usage });
+    }
+    if (!outcome.ok) return outcome.reason;
+    config.messages.splice(0, config.messages.length, ...outcome.messages);
+    emit({
+      type: 'context_compacted',
+      trigger,
+      focus,
+      summary: outcome.summary,
+      summaryMessage: (outcome.messages[0] as { content: string }).content,
+      replacedMessages: outcome.replacedMessages,
+      keptMessages: outcome.keptMessages,
+      tokensBefore,
+      tokensAfter: window.tokensOf(window.view(config.messages)),
+      usage: outcome.usage,
+      costUsd: outcome.usage && config.costOf ? config.costOf(outcome.usage) : null,
+      durationMs: performance.now() - started,
+    });
+    return null;
+  };
+  let refusedAsTooLong = false;
   const end = (outcome: AgentLoopResult['outcome'], error: string | null, deliverableFailed = false): AgentLoopResult => ({
     outcome,
     error,
@@ -84,6 +132,12 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
     usage,
     modelCalls,
   });
+
+  if (config.compactFirst) {
+    const failure = await compact('operator', config.compactFirst.focus);
+    if (signal.aborted) return end('cancelled', 'the run was cancelled');
+    if (failure) return end('failed', `could not compact the conversation: ${failure}`);
+  }
 
   for (;;) {
     if (signal.aborted) return end('cancelled', 'the run was cancelled');
@@ -95,6 +149,20 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
     }
     if (modelCalls >= maxModelCalls) return end('failed', `stopped after ${maxModelCalls} model calls without finishing`);
 
+    let requestMessages = config.messages;
+    if (window) {
+      // CTX-1: stage 1 (elide old results) first; stage 2 (compact) when that is not enough.
+      let fitted = window.fit(config.messages);
+      if (!fitted.fits) {
+        const failure = await compact('budget', null);
+        if (signal.aborted) return end('cancelled', 'the run was cancelled');
+        if (failure) return end('failed', `the conversation no longer fits the context window (${window.budget} tokens) and compaction could not make room: ${failure}`);
+        fitted = window.fit(config.messages);
+        if (!fitted.fits) return end('failed', `the conversation no longer fits the context window (${window.budget} tokens), even compacted (${fitted.tokens} tokens)`);
+      }
+      requestMessages = fitted.view;
+    }
+
     emit({ type: 'model_call_start', index: modelCalls });
     modelCalls += 1;
     const collector = new ModelResponseCollector();
@@ -102,7 +170,7 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
       {
         model: config.model,
         system: config.system,
-        messages: config.messages,
+        messages: requestMessages,
         tools: config.tools,
         maxTokens: config.maxTokens,
         ...(config.effort ? { effort: config.effort } : {}),
@@ -120,7 +188,17 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
       emit({ type: 'usage', usage: response.usage });
     }
     if (response.stopReason === 'aborted' || signal.aborted) return end('cancelled', 'the run was cancelled');
+    if (response.stopReason === 'error' && isPromptTooLong(response.errorMessage) && window && !refusedAsTooLong) {
+      // CTX-1: the provider counted more than the estimate did. Compact and try the call once more.
+      refusedAsTooLong = true;
+      window.shrinkAfterRefusal(window.tokensOf(requestMessages), refusalCounts(response.errorMessage));
+      const failure = await compact('prompt_too_long', null);
+      if (signal.aborted) return end('cancelled', 'the run was cancelled');
+      if (failure) return end('failed', `the model refused the request as too long (${response.errorMessage}) and compaction could not make room: ${failure}`);
+      continue;
+    }
     if (response.stopReason === 'error') return end('failed', `model call failed: ${response.errorMessage ?? 'unknown error'}`);
+    refusedAsTooLong = false;
 
     config.messages.push(response.message);
     emit({ type: 'assistant_message', message: response.message });

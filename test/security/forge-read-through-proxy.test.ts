@@ -260,6 +260,7 @@ describe('reading the forge through the server (POL-6, security)', () => {
       expect(readableForgeOf(url, settings), url).toBeNull();
     }
     expect(readableForgeOf('https://github.com/acme/app.git', { ...settings, forgeTokens: {} })).toBeNull();
+    expect(readableForgeOf('https://github.com/acme/app.git', { ...settings, githubWebBaseUrl: 'not a url' })).toBeNull();
     expect(readableForgeOf('https://ghe.example/git/acme/app.git', { githubWebBaseUrl: 'https://ghe.example/git/', forgeTokens: { github: 'x' } })).toBe('github');
     expect(readableForgeOf('https://ghe.example/acme/app.git', { githubWebBaseUrl: 'https://ghe.example/git', forgeTokens: { github: 'x' } })).toBeNull();
   });

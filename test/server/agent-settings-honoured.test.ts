@@ -18,9 +18,9 @@ const FIELDS = ['modelId', 'effort', 'contextSize', 'persona', 'systemPrompt', '
 type Field = (typeof FIELDS)[number];
 
 const PROMPT: Field[] = ['persona', 'systemPrompt', 'skills'];
-/** adapterId ('builtin' for null) → the fields its runtime applies. contextSize: no transport yet. */
+/** adapterId ('builtin' for null) → the fields its runtime applies. contextSize: the built-in harness's request budget (CTX-1). */
 const HONOURED: Record<string, Field[]> = {
-  builtin: ['modelId', 'effort', ...PROMPT],
+  builtin: ['modelId', 'effort', 'contextSize', ...PROMPT],
   'claude-code': ['modelId', 'effort', ...PROMPT],
   'claude-agent-sdk': ['modelId', 'effort', ...PROMPT],
   deepseek: ['modelId', ...PROMPT],

@@ -66,6 +66,10 @@ export interface ScriptedModelServer {
   waitForRequests(count: number, timeoutMs?: number): Promise<ScriptedRequest[]>;
   /** Forgets queued replies, conversations and recorded requests. */
   reset(): void;
+  /** Changes the window `maxInputTokens` set (null: no limit). */
+  setMaxInputTokens(tokens: number | null): void;
+  /** Requests refused as too long, with the count each had. */
+  readonly refusedAsTooLong: Array<{ index: number; tokens: number }>;
   /** Releases hanging replies, drops open connections and stops listening; then rethrows a callback's error (see `callbackErrors`). */
   close(): Promise<void>;
 }
@@ -73,6 +77,35 @@ export interface ScriptedModelServer {
 export interface ScriptedModelServerOptions {
   /** Text of the reply given to unscripted requests. */
   unscriptedText?: string;
+  /**
+   * The model's window in tokens (as {@link countPromptTokens} counts them): a longer request is
+   * refused with the provider's own "prompt is too long" error (HTTP 400) and consumes no reply.
+   */
+  maxInputTokens?: number;
+}
+
+/**
+ * The server's token count of a request: its system prompt, messages (or input) and tools as JSON,
+ * four characters a token. `count_tokens` reports it, `maxInputTokens` is checked against it, and
+ * the harness's own estimate is calibrated against it.
+ */
+export function countPromptTokens(body: Record<string, unknown>): number {
+  return estimateTokens(JSON.stringify([body.system ?? '', body.messages ?? body.input ?? [], body.tools ?? []]));
+}
+
+/** The provider's real refusal of a request over the window (Anthropic, OpenAI Chat Completions and Responses). */
+function promptTooLongBody(protocol: ScriptedProtocol, tokens: number, maximum: number): unknown {
+  if (protocol === 'anthropic') {
+    return { type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${maximum} maximum` }, request_id: scriptedIds.request() };
+  }
+  return {
+    error: {
+      message: `This model's maximum context length is ${maximum} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
+  };
 }
 
 interface ConversationState {
@@ -110,6 +143,8 @@ function matches(matcher: ConversationMatcher, request: ScriptedRequest): boolea
  */
 export async function startScriptedModelServer(options: ScriptedModelServerOptions = {}): Promise<ScriptedModelServer> {
   const unscriptedText = options.unscriptedText ?? UNSCRIPTED_REPLY_TEXT;
+  let maxInputTokens = options.maxInputTokens ?? null;
+  const refusedAsTooLong: Array<{ index: number; tokens: number }> = [];
   let sharedQueue: ScriptedReply[] = [];
   let conversations: ConversationState[] = [];
   const requests: ScriptedRequest[] = [];
@@ -251,6 +286,16 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       sendJsonError(response, protocol, 400, 'scripted model server: the request body is not valid JSON');
       return;
     }
+    const tokens = maxInputTokens === null ? 0 : countPromptTokens(body);
+    if (maxInputTokens !== null && tokens > maxInputTokens) {
+      recorded.scripted = false;
+      requests.push(recorded);
+      refusedAsTooLong.push({ index: recorded.index, tokens });
+      notifyWaiters();
+      response.writeHead(400, { 'content-type': 'application/json', 'request-id': scriptedIds.request() });
+      response.end(JSON.stringify(promptTooLongBody(protocol, tokens, maxInputTokens)));
+      return;
+    }
     const scripted = nextReply(recorded);
     requests.push(recorded);
     if (!scripted) {
@@ -290,9 +335,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
         } catch {
           return sendJsonError(response, 'anthropic', 400, 'scripted model server: the request body is not valid JSON');
         }
-        const views = anthropicRequestViews(body);
         response.writeHead(200, { 'content-type': 'application/json', 'request-id': scriptedIds.request() });
-        response.end(JSON.stringify({ input_tokens: estimateTokens(`${views.allText}${JSON.stringify(body.tools ?? '')}`) }));
+        response.end(JSON.stringify({ input_tokens: countPromptTokens(body) }));
         return;
       }
       request.resume();
@@ -350,6 +394,10 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       OPENAI_COMPATIBLE_BASE_URL: `${url}/v1`,
     },
     requests,
+    refusedAsTooLong,
+    setMaxInputTokens(tokens: number | null) {
+      maxInputTokens = tokens;
+    },
     received,
     callbackErrors,
     unscriptedRequests,
@@ -396,6 +444,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       sharedQueue = [];
       conversations = [];
       requests.length = 0;
+      refusedAsTooLong.length = 0;
       unscriptedRequests.length = 0;
       unknownRequests.length = 0;
       received.length = 0;

@@ -32,6 +32,8 @@ export const BUILTIN_CAPABILITIES: TransportCapabilities = {
     agentFields: {
       modelId: 'the model the harness calls',
       effort: "the model's own effort parameter in every request (adaptive effort or a thinking budget for Claude, reasoning_effort for OpenAI-compatible reasoning models)",
+      // CTX-1: the request budget; old tool results are elided and older turns compacted to stay within it.
+      contextSize: "every model request's token budget (instead of the model's window): old tool results are elided and older turns compacted to stay within it",
       ...PROMPT_FIELDS,
       skills: 'the scanned skills are listed in the prompt and loaded by the skill tool',
     },

@@ -4,6 +4,8 @@ import type { HookSessions } from '../../core/hook-sessions.js';
 import { worktreeState } from '../../core/worktree-state.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
 import { runAgentLoop } from '../../harness/agent-loop.js';
+import { contextBudget } from '../../harness/context-budget.js';
+import { ContextWindow } from '../../harness/context-window.js';
 import { computeCost, resolveModel, type ResolvedModel } from '../../llm/model-catalog.js';
 import type { ModelMessage } from '../../llm/model-types.js';
 import { CommandSandbox } from '../../sandbox/command-sandbox.js';
@@ -13,6 +15,7 @@ import { toModelTool } from '../../tools/builtin-tools.js';
 import { NodeWorktree, type NodeWorktreeOptions } from '../../worktree/node-worktree.js';
 import type { AgentTransport, TransportModelRequest, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { BUILTIN_CAPABILITIES } from './builtin-capabilities.js';
+import { keepLargeOutput } from './saved-tool-output.js';
 
 /** How many times a run that ends without its output verb is reminded before it is flagged (HAR-4). */
 const MAX_REMINDERS = 2;
@@ -64,10 +67,14 @@ export class BuiltinTransport implements AgentTransport {
     const shell = await this.shell(context, toolbox.tools.some((tool) => tool.name === 'bash'));
     try {
       context.setSandbox(shell.sandbox);
-      toolbox.useWorktree(new NodeWorktree(context.worktreePath, shell.options));
+      const worktree = new NodeWorktree(context.worktreePath, shell.options);
+      toolbox.useWorktree(worktree);
       const images = context.images ?? [];
       const messages: ModelMessage[] = [...context.history, { role: 'user', content: context.prompt, ...(images.length > 0 ? { images } : {}) }];
       const completion = context.completion ?? null;
+      const tools = toolbox.tools.map(toModelTool);
+      // CTX-1: every request is budgeted against the agent's contextSize, else the model's window.
+      const budget = contextBudget({ contextSize: context.agent.contextSize, contextWindow: model.model.contextWindow, maxTokens: this.options.maxTokens });
       const result = await runAgentLoop({
         streamFn: model.streamFn,
         model: model.model.id,
@@ -75,8 +82,10 @@ export class BuiltinTransport implements AgentTransport {
         maxTokens: this.options.maxTokens,
         ...(context.agent.effort ? { effort: context.agent.effort } : {}),
         messages,
-        tools: toolbox.tools.map(toModelTool),
-        executeTool: (call, signal) => toolbox.execute(call, signal),
+        tools,
+        contextWindow: new ContextWindow(budget, context.systemPrompt, tools),
+        costOf: (usage) => computeCost(usage, model.pricing),
+        executeTool: async (call, signal) => keepLargeOutput(worktree, context.runId, call.id, await toolbox.execute(call, signal)),
         completion: completion ? { outputVerb: completion.outputVerb, reminder: completion.reminder, maxReminders: MAX_REMINDERS } : null,
         drainSteering: () => context.drainSteering?.() ?? [],
         closeSteering: () => context.closeSteering?.() ?? [],

@@ -1,5 +1,6 @@
 import { newId, nowIso } from '../../ids.js';
 import type { Message } from '../../schemas/message.js';
+import { listConversationTranscript, type TranscriptItem } from '../../store/repositories/conversation-transcript-repository.js';
 import { insertMessage, listMessages, listRecentMessages, type HistoryMessage } from '../../store/repositories/message-repository.js';
 import { insertAttachments, listAttachmentsOfConversation } from '../../store/repositories/message-attachment-repository.js';
 import type { AcceptedAttachment } from '../attachments/attachment-service.js';
@@ -70,5 +71,11 @@ export class MessageService {
   async recent(workspaceId: string, conversationId: string, count: number): Promise<HistoryMessage[]> {
     const { database } = await this.workspaces.handle(workspaceId);
     return listRecentMessages(database.db, conversationId, count);
+  }
+
+  /** CTX-1: the conversation since its latest compaction, messages and runs with their recorded events, as a turn's history needs it. */
+  async transcript(workspaceId: string, conversationId: string): Promise<TranscriptItem[]> {
+    const { database } = await this.workspaces.handle(workspaceId);
+    return listConversationTranscript(database.db, conversationId);
   }
 }

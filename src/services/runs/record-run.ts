@@ -9,6 +9,7 @@ import type { Run } from '../../schemas/run.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { PresenceService } from '../agents/presence-service.js';
 import type { EventBus } from '../event-bus.js';
+import { compactionLine } from './compaction-line.js';
 import { LivenessWatchdog } from './liveness-watchdog.js';
 import type { MessageService } from './message-service.js';
 import { RunLog, type RunLogDatabase } from './run-log.js';
@@ -134,6 +135,9 @@ export class RunRecorder {
     if (event.type === 'looping_detected') this.setLiveness('looping');
     if (event.type === 'looping_cleared') this.setLiveness('ok');
     this.persist(event);
+    if (event.type === 'context_compacted') {
+      this.systemLine(compactionLine(event)).catch((error: unknown) => this.logError(`run ${runId}: could not show its compaction`, error));
+    }
     if (event.type === 'assistant_message') {
       const text = event.message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
       if (text.trim()) this.finalText = text;

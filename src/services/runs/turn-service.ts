@@ -7,15 +7,13 @@ import type { ModelMessage } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
 import type { PostMessageBody, PostMessageResponse } from '../../schemas/message.js';
 import type { AgentService } from '../agents/agent-service.js';
+import { conversationHistory } from './conversation-history.js';
 import type { MessageService } from './message-service.js';
 import { parseComposerText, parseMention, parseSkillCommand, skillDirectivePrompt } from './parse-slash-command.js';
 import type { Run } from '../../schemas/run.js';
 import type { RunExecutor, StartRunInput } from './run-executor.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import { AttachmentService, type AcceptedAttachment } from '../attachments/attachment-service.js';
-
-/** How many earlier messages of a conversation are replayed to the model as history. */
-const HISTORY_MESSAGES = 50;
 
 /**
  * Posting a message to a conversation (MODE-2, MODE-4, RLY-1): applies the picker, handles `/plan`,
@@ -206,31 +204,8 @@ export class TurnService {
     return first;
   }
 
-  /**
-   * The conversation so far as model messages: operator text and agents' final answers.
-   * `excludingLast` leaves out the newest message (it is the prompt being sent).
-   */
+  /** The conversation so far as model messages (CTX-1, see conversationHistory). */
   private async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
-    // Only the newest messages are read: one more than the history holds, for `excludingLast`.
-    const newest = await this.messages.recent(workspaceId, conversationId, HISTORY_MESSAGES + 1);
-    const messages = (excludingLast ? newest.slice(0, -1) : newest).slice(-HISTORY_MESSAGES);
-    const history: ModelMessage[] = [];
-    for (const message of messages) {
-      const role = message.role === 'user' ? 'user' : 'assistant';
-      const last = history.at(-1);
-      // Providers want alternating roles: merge neighbours of the same role.
-      if (last && last.role === role) {
-        if (last.role === 'user') last.content += `\n\n${message.content}`;
-        else if (last.role === 'assistant') last.content.push({ type: 'text', text: message.content });
-      } else if (role === 'user') {
-        history.push({ role: 'user', content: message.content });
-      } else {
-        history.push({ role: 'assistant', content: [{ type: 'text', text: message.content }] });
-      }
-    }
-    // The new message follows as a user message, so history must not end with one.
-    if (history.at(-1)?.role === 'user') history.push({ role: 'assistant', content: [{ type: 'text', text: '(no answer)' }] });
-    if (history[0]?.role === 'assistant') history.unshift({ role: 'user', content: '(conversation start)' });
-    return history;
+    return conversationHistory(await this.messages.transcript(workspaceId, conversationId), excludingLast);
   }
 }

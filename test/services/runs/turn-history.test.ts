@@ -1,7 +1,7 @@
 /**
- * A turn's history (HAR-1, RLY-1): the newest 50 messages of the conversation that are not system
- * lines, oldest first, however long the conversation has grown — read from its end, not whole
- * (issue 11: the read used to grow with every turn).
+ * A turn's history (HAR-1, RLY-1, CTX-1): every message of the conversation that is not a system
+ * line, oldest first — no message count cuts it; the run's context budget decides what is elided or
+ * compacted (test/harness/context-management.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
@@ -23,7 +23,7 @@ function texts(request: ScriptedRequest): string[] {
 }
 
 describe('the history a turn sends to the model', () => {
-  it('is the newest 50 messages without system lines, oldest first, in a conversation of 70', async () => {
+  it('is every message without system lines, oldest first, in a conversation of 70', async () => {
     const messages = fixture.server.running.app.messages;
     const agentId = Object.values(fixture.agents)[0]!.id;
     for (let index = 0; index < 70; index += 1) {
@@ -38,13 +38,13 @@ describe('the history a turn sends to the model', () => {
         picker: null,
         content: `m${index}`,
       });
-      // System lines are interleaved; they never reach the model and do not count towards the 50.
+      // System lines are interleaved; they never reach the model.
       if (index % 7 === 3) await messages.append(fixture.workspaceId, { conversationId: fixture.conversationId, runId: null, role: 'system', authorKind: 'system', authorId: null, mode: null, picker: null, content: `system line after m${index}` });
     }
     fixture.model.script(reply().text('answered'));
     const run = await fixture.waitForRun(await fixture.send('now'));
     expect(run.run.state).toBe('completed');
     const sent = texts(fixture.model.requests[0]!);
-    expect(sent).toEqual([...Array.from({ length: 50 }, (_, offset) => `m${20 + offset}`), 'now']);
+    expect(sent).toEqual([...Array.from({ length: 70 }, (_, offset) => `m${offset}`), 'now']);
   });
 });

@@ -1,0 +1,136 @@
+import type { ModelMessage, ModelTool, ToolCallBlock, ToolResultMessage } from '../llm/model-types.js';
+import { elidedToolResult } from './elided-tool-result.js';
+import { estimateMessageTokens, estimateTextTokens, estimateToolsTokens } from './token-estimate.js';
+
+/**
+ * Once over the budget, old results are elided until the request is down to this share of it: the
+ * elided prefix then stays the same for many calls, so the provider's prompt cache keeps hitting,
+ * instead of moving by one result on every call.
+ */
+const ELIDE_DOWN_TO_SHARE = 0.6;
+
+/** A result this short costs about what its stub does: never elided. */
+const MIN_ELIDED_CHARS = 400;
+
+/** What fills a request, in tokens (the `/context` view and the compaction event's figures). */
+export interface ContextUsage {
+  budget: number;
+  system: number;
+  tools: number;
+  /** User and assistant messages (tool calls included). */
+  history: number;
+  /** Tool results as sent (stubs where elided). */
+  toolResults: number;
+  total: number;
+  elidedResults: number;
+}
+
+export interface FittedContext {
+  /** The messages to send: the conversation with stubs in place of elided results. */
+  view: ModelMessage[];
+  tokens: number;
+  fits: boolean;
+}
+
+/**
+ * One run's context window (CTX-1): the budget, the fixed part of every request (system prompt and
+ * tools) and which old tool results are elided. Stage 1 lives here: near the limit, tool results are
+ * replaced by one-line stubs, oldest first, never those the model has not yet answered. The loop's
+ * own message list stays whole (it is what the run log and later turns get); a request sends the view.
+ */
+export class ContextWindow {
+  /** Stubs by tool call id, kept as the same objects so their cached JSON and estimates hold. */
+  private readonly stubs = new Map<string, ToolResultMessage>();
+  private readonly fixedTokens: number;
+
+  constructor(
+    private currentBudget: number,
+    private readonly system: string,
+    private readonly tools: readonly ModelTool[],
+  ) {
+    this.fixedTokens = estimateTextTokens(system) + estimateToolsTokens(tools);
+  }
+
+  get budget(): number {
+    return this.currentBudget;
+  }
+
+  /**
+   * The provider refused a request the estimate let through: from now on the budget is what the
+   * provider's own counts say fits (its maximum scaled by how far the estimate was off, less a tenth),
+   * or, when the refusal states no counts, three quarters of what it was.
+   */
+  shrinkAfterRefusal(estimatedTokens: number, refusal: { tokens: number; maximum: number } | null): void {
+    const fitting = refusal && refusal.tokens > 0 ? Math.floor(estimatedTokens * (refusal.maximum / refusal.tokens) * 0.9) : Math.floor(this.currentBudget * 0.75);
+    this.currentBudget = Math.min(this.currentBudget, fitting);
+  }
+
+  /** The messages with the stubs elided so far in place of their results. */
+  view(messages: readonly ModelMessage[]): ModelMessage[] {
+    if (this.stubs.size === 0) return [...messages];
+    return messages.map((message) => (message.role === 'tool' ? (this.stubs.get(message.toolCallId) ?? message) : message));
+  }
+
+  tokensOf(view: readonly ModelMessage[]): number {
+    let total = this.fixedTokens;
+    for (const message of view) total += estimateMessageTokens(message);
+    return total;
+  }
+
+  /**
+   * Stage 1: the view to send. Within the budget it is the conversation with the stubs elided before;
+   * over it, more results are elided, oldest first, down to a share of the budget. `fits` is false
+   * when eliding every result the model has seen is still not enough (stage 2's turn).
+   */
+  fit(messages: readonly ModelMessage[]): FittedContext {
+    let view = this.view(messages);
+    let tokens = this.tokensOf(view);
+    if (tokens <= this.budget) return { view, tokens, fits: true };
+    const target = Math.floor(this.budget * ELIDE_DOWN_TO_SHARE);
+    const calls = callsById(messages);
+    // Results after the last assistant message are the ones the model is about to read: kept.
+    const lastAssistant = view.findLastIndex((message) => message.role === 'assistant');
+    for (let index = 0; index < lastAssistant && tokens > target; index += 1) {
+      const message = view[index]!;
+      if (message.role !== 'tool' || this.stubs.has(message.toolCallId) || message.content.length < MIN_ELIDED_CHARS) continue;
+      const stub = elidedToolResult(message, calls.get(message.toolCallId));
+      this.stubs.set(message.toolCallId, stub);
+      tokens += estimateMessageTokens(stub) - estimateMessageTokens(message);
+      view[index] = stub;
+    }
+    view = view.slice();
+    return { view, tokens, fits: tokens <= this.budget };
+  }
+
+  /** Stubs every result the model has seen (what a compaction request sends of the part it summarizes). */
+  elideAll(messages: readonly ModelMessage[]): ModelMessage[] {
+    const calls = callsById(messages);
+    return messages.map((message) => {
+      if (message.role !== 'tool' || message.content.length < MIN_ELIDED_CHARS) return message;
+      return this.stubs.get(message.toolCallId) ?? elidedToolResult(message, calls.get(message.toolCallId));
+    });
+  }
+
+  /** What fills a request built from `messages` now. */
+  usage(messages: readonly ModelMessage[]): ContextUsage {
+    const view = this.view(messages);
+    let history = 0;
+    let toolResults = 0;
+    for (const message of view) {
+      if (message.role === 'tool') toolResults += estimateMessageTokens(message);
+      else history += estimateMessageTokens(message);
+    }
+    const system = estimateTextTokens(this.system);
+    const tools = estimateToolsTokens(this.tools);
+    return { budget: this.budget, system, tools, history, toolResults, total: system + tools + history + toolResults, elidedResults: this.stubs.size };
+  }
+}
+
+export function callsById(messages: readonly ModelMessage[]): Map<string, ToolCallBlock> {
+  const calls = new Map<string, ToolCallBlock>();
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const block of message.content) if (block.type === 'tool_call') calls.set(block.id, block);
+  }
+  return calls;
+}

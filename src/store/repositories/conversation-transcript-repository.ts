@@ -1,0 +1,75 @@
+import type { Kysely } from 'kysely';
+import type { WorkspaceSchema } from '../workspace-schema.js';
+
+/** The run-log events a transcript is rebuilt from: what the model said, what tools returned, what was injected, where it was compacted. */
+export const TRANSCRIPT_EVENT_TYPES = ['assistant_message', 'tool_call_end', 'steering_injected', 'reminder_injected', 'context_compacted'] as const;
+
+/** One item of a conversation's timeline: a visible message, or a top-level run with its recorded events. */
+export type TranscriptItem =
+  | { kind: 'message'; role: 'user' | 'assistant'; content: string; runId: string | null; createdAt: string }
+  | { kind: 'run'; runId: string; createdAt: string; events: Array<{ type: string; data: string }> };
+
+/**
+ * A conversation's timeline since its latest compaction (CTX-1), oldest first: its user and agent
+ * messages and its top-level runs with their transcript events. Older items are not read: the
+ * compaction's summary stands in for them. Messages come before a run created in the same instant
+ * (a turn's message is written before its run).
+ */
+export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<TranscriptItem[]> {
+  const compacted = await db
+    .selectFrom('run_events')
+    .innerJoin('runs', 'runs.id', 'run_events.run_id')
+    .select(['runs.created_at'])
+    .where('runs.conversation_id', '=', conversationId)
+    .where('runs.parent_run_id', 'is', null)
+    .where('run_events.type', '=', 'context_compacted')
+    .orderBy('runs.created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  // The compacting run's own message is the newest user message written before it.
+  let since: string | null = null;
+  if (compacted) {
+    const anchor = await db
+      .selectFrom('messages')
+      .select('created_at')
+      .where('conversation_id', '=', conversationId)
+      .where('role', '=', 'user')
+      .where('created_at', '<=', compacted.created_at)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    since = anchor?.created_at ?? compacted.created_at;
+  }
+  let messageQuery = db
+    .selectFrom('messages')
+    .select(['role', 'content', 'run_id', 'created_at'])
+    .where('conversation_id', '=', conversationId)
+    .where('role', '!=', 'system');
+  if (since) messageQuery = messageQuery.where('created_at', '>=', since);
+  const messages = await messageQuery.orderBy('created_at').orderBy('id').execute();
+  let runQuery = db.selectFrom('runs').select(['id', 'created_at']).where('conversation_id', '=', conversationId).where('parent_run_id', 'is', null);
+  if (compacted) runQuery = runQuery.where('created_at', '>=', compacted.created_at);
+  const runs = await runQuery.orderBy('created_at').orderBy('id').execute();
+  const events = runs.length === 0
+    ? []
+    : await db
+        .selectFrom('run_events')
+        .select(['run_id', 'type', 'data'])
+        .where('run_id', 'in', runs.map((run) => run.id))
+        .where('type', 'in', [...TRANSCRIPT_EVENT_TYPES])
+        .orderBy('run_id')
+        .orderBy('sequence')
+        .execute();
+  const eventsByRun = new Map<string, Array<{ type: string; data: string }>>();
+  for (const event of events) {
+    let list = eventsByRun.get(event.run_id);
+    if (!list) eventsByRun.set(event.run_id, (list = []));
+    list.push({ type: event.type, data: event.data });
+  }
+  const items: TranscriptItem[] = [
+    ...messages.map((row): TranscriptItem => ({ kind: 'message', role: row.role === 'user' ? 'user' : 'assistant', content: row.content, runId: row.run_id, createdAt: row.created_at })),
+    ...runs.map((run): TranscriptItem => ({ kind: 'run', runId: run.id, createdAt: run.created_at, events: eventsByRun.get(run.id) ?? [] })),
+  ];
+  // Stable sort: messages were listed first, so they stay before a run of the same instant.
+  return items.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+}
