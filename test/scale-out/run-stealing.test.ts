@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ControlCenter } from '../../src/services/control-center.js';
-import { PgBossConnection } from '../../src/services/pipelines/pg-boss-job-queue.js';
+import { PgBossConnection, type PgBossJobQueue } from '../../src/services/pipelines/pg-boss-job-queue.js';
 import { findRun } from '../../src/store/repositories/run-repository.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
@@ -59,6 +59,52 @@ afterAll(async () => {
   if (enabled) await database.drop();
 });
 
+/**
+ * Watches `worker`'s steal checks: which runs' jobs they listed as waiting past the limit, which of
+ * those they moved, and whether a poll that listed a run has ended (its move-or-leave decided).
+ */
+function watchSteals(worker: ControlCenter): { decidedOn(runId: string): Promise<void>; movedRuns(): string[] } {
+  const runQueue = worker.runQueue! as unknown as { queueOf(workspaceId: string): PgBossJobQueue; poll: (...args: never[]) => Promise<number> };
+  const jobs = runQueue.queueOf(workspaceId);
+  const runOfJob = new Map<string, string>();
+  const listed = new Set<string>();
+  const decided = new Set<string>();
+  const moved: string[] = [];
+  const waitingSince = jobs.waitingSince.bind(jobs);
+  const move = jobs.move.bind(jobs);
+  const poll = runQueue.poll.bind(runQueue);
+  vi.spyOn(jobs, 'waitingSince').mockImplementation(async (...args) => {
+    const waiting = await waitingSince(...args);
+    for (const job of waiting) {
+      const runId = (job.payload as { runId?: string }).runId ?? '';
+      runOfJob.set(job.id, runId);
+      listed.add(runId);
+    }
+    return waiting;
+  });
+  vi.spyOn(jobs, 'move').mockImplementation(async (jobId, ...rest) => {
+    const done = await move(jobId, ...rest);
+    if (done) moved.push(runOfJob.get(jobId) ?? jobId);
+    return done;
+  });
+  vi.spyOn(runQueue, 'poll').mockImplementation(async (...args) => {
+    try {
+      return await poll(...args);
+    } finally {
+      // The steal check moves or leaves each job it lists within the same poll.
+      for (const runId of listed) decided.add(runId);
+    }
+  });
+  return {
+    async decidedOn(runId) {
+      await pollUntil(async () => decided.has(runId), (done) => done, 30_000).catch(() => {
+        throw new Error(`${runId} was never listed by the steal check as waiting past the limit`);
+      });
+    },
+    movedRuns: () => [...moved],
+  };
+}
+
 const runState = async (runId: string) => (await findRun((await api.workspaces.handle(workspaceId)).database.db, runId))?.state ?? null;
 const post = async (conversationId: string, text: string) => (await api.turns.post(workspaceId, conversationId, { text }, 'op_test')).run!.id;
 const servedBy = (model: ScriptedModelServer, marker: string) => model.requests.filter((request) => JSON.stringify(request).includes(marker)).length;
@@ -78,6 +124,7 @@ describe.skipIf(!enabled)('work stealing from a saturated worker (issue 16)', ()
     const hogRun = await post(hog, 'steal hog');
     await pollUntil(() => runState(hogRun), (state) => state === 'running', 30_000);
     workerB = await startWorker(modelB, 4);
+    const steals = watchSteals(workerB);
 
     const queuedAt = Date.now();
     const second = await post(sticky, 'steal two');
@@ -95,10 +142,14 @@ describe.skipIf(!enabled)('work stealing from a saturated worker (issue 16)', ()
     } finally {
       await boss.stop();
     }
-    // The hog conversation's next turn is not taken while its first turn runs on A.
-    await new Promise((resolve) => setTimeout(resolve, STEAL_MS));
+    // The hog conversation's next turn is not taken while its first turn runs on A: B's steal check
+    // lists it past the limit (the positive sign the check ran for it — no fixed window, which a late
+    // steal would outlast), and once that poll has ended B has moved the other conversation's turn only.
+    await steals.decidedOn(hogFollowUp);
+    expect(steals.movedRuns()).toEqual([second]);
     expect(await runState(hogFollowUp)).toBe('queued');
     expect(servedBy(modelB, 'hog follow-up')).toBe(0);
+    vi.restoreAllMocks();
 
     // Once A has room again (B stopped, so the turn cannot be moved as soon as the hog run ends), A executes it.
     await workerB.close();
