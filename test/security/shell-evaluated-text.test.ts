@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyShellCommand, compilePolicy, decideAction, EFFECT_CLASSES, loadShellParser, shellAction, type PolicyContext } from '../../src/core/index.js';
 import { startProbeServer, type ProbeServer } from '../support/policy-probe-server.js';
+import { expectDeniedUnderClassRule } from '../support/probe-under-class-rule.js';
 
 /**
  * SEC-5: bash evaluates array subscripts in arithmetic, in variable names given to builtins and in
@@ -81,15 +82,6 @@ describe('SEC-5 over real HTTP: /policy/probe under a gitPush deny', () => {
   });
 
   it('SEC-5: a push hidden in an arithmetic subscript, a builtin name or a prompt expansion is denied; plain arithmetic is allowed', async () => {
-    const rule = await server.api('POST', '/policy/rules', { scope: 'workspace', match: { kind: 'class', effectClass: 'gitPush' }, decision: 'deny' });
-    expect(rule.status).toBe(201);
-    try {
-      for (const command of ["x='a[$(git push)]'; (( x ))", "read 'a[$(git push)]' <<< 1", "x='$(git push)'; echo ${x@P}", 'n=$(cat count.txt); (( n > 0 ))']) {
-        expect((await server.api('POST', '/policy/probe', { command })).body, command).toMatchObject({ decision: 'deny', decidedBy: { ruleId: rule.body.id } });
-      }
-      expect((await server.api('POST', '/policy/probe', { command: 'echo $(( 1 + 2 ))' })).body).toMatchObject({ decision: 'allow' });
-    } finally {
-      await server.api('DELETE', `/policy/rules/${rule.body.id}`);
-    }
+    await expectDeniedUnderClassRule(server, 'gitPush', ["x='a[$(git push)]'; (( x ))", "read 'a[$(git push)]' <<< 1", "x='$(git push)'; echo ${x@P}", 'n=$(cat count.txt); (( n > 0 ))'], 'echo $(( 1 + 2 ))');
   });
 });

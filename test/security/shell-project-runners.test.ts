@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyShellCommand, compilePolicy, decideAction, EFFECT_CLASSES, loadShellParser, shellAction, type PolicyContext } from '../../src/core/index.js';
 import { startProbeServer, type ProbeServer } from '../support/policy-probe-server.js';
+import { expectDeniedUnderClassRule } from '../support/probe-under-class-rule.js';
 
 /**
  * POL-2, SEC-5: project runners that start a command in their environment (`uv run`, `poetry run`,
@@ -66,15 +67,6 @@ describe('POL-2 over real HTTP: /policy/probe under a fileDelete deny', () => {
   });
 
   it('POL-2: deletes started by uv run, poetry run, bundle exec and python -m timeit are denied; pytest through poetry is allowed', async () => {
-    const rule = await server.api('POST', '/policy/rules', { scope: 'workspace', match: { kind: 'class', effectClass: 'fileDelete' }, decision: 'deny' });
-    expect(rule.status).toBe(201);
-    try {
-      for (const command of ['uv run rm -rf src', 'poetry run rm -rf src', 'bundle exec rm -rf src', "python3 -m timeit 'import shutil; shutil.rmtree(\"src\")'"]) {
-        expect((await server.api('POST', '/policy/probe', { command })).body, command).toMatchObject({ decision: 'deny', decidedBy: { ruleId: rule.body.id } });
-      }
-      expect((await server.api('POST', '/policy/probe', { command: 'poetry run pytest' })).body).toMatchObject({ decision: 'allow' });
-    } finally {
-      await server.api('DELETE', `/policy/rules/${rule.body.id}`);
-    }
+    await expectDeniedUnderClassRule(server, 'fileDelete', ['uv run rm -rf src', 'poetry run rm -rf src', 'bundle exec rm -rf src', "python3 -m timeit 'import shutil; shutil.rmtree(\"src\")'"], 'poetry run pytest');
   });
 });

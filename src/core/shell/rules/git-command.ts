@@ -258,7 +258,8 @@ function classifyGit(invocation: GitInvocation, _context: Parameters<ProgramRule
     case 'bundle': {
       const output = parseOptions(rest, { short: 'o', long: ['output', 'output-directory'] });
       const explicit = [...(output.values.get('-o') ?? []), ...(output.values.get('--output') ?? []), ...(output.values.get('--output-directory') ?? [])];
-      if (name === 'archive') return { writes: explicit };
+      // `archive --remote=URL` fetches the archive from that URL.
+      if (name === 'archive') return { writes: explicit, ...(rest.some((word) => word.value === null || word.value === '--remote' || word.value.startsWith('--remote=')) ? { classes: ['networkEgress'] } : {}) };
       return { writes: explicit.length > 0 ? explicit : [CURRENT_DIRECTORY] };
     }
     case 'difftool':

@@ -11,6 +11,11 @@ interface InterpreterSpec {
   readonly valueOptions: readonly string[];
   /** Option that names a module to run instead of a script (`python -m`). */
   readonly moduleOption?: string;
+  /**
+   * Options the tables do not list are read as code: for runtimes whose option set is open-ended and
+   * able to run programs (`java -javaagent:x.jar`, `-XX:OnOutOfMemoryError=CMD`), guessing is unsound.
+   */
+  readonly otherOptionsRunCode?: boolean;
 }
 
 /** Options that only print information. */
@@ -79,6 +84,7 @@ function interpreter(spec: InterpreterSpec): ProgramRule {
       if (!value.startsWith('--') && spec.codeLetters && [...value.slice(1)].some((letter) => spec.codeLetters!.includes(letter))) {
         return { unknownCode: true };
       }
+      if (spec.otherOptionsRunCode && !valueOptions.has(name) && !INFORMATION_ONLY.has(value)) return { unknownCode: true };
       if (valueOptions.has(name) && !value.includes('=')) index += 1;
     }
     return { stdinCode: true, classes: ['processSpawn'] };
@@ -88,11 +94,20 @@ function interpreter(spec: InterpreterSpec): ProgramRule {
 const python = interpreter({ codeOptions: ['-c'], codeLetters: 'c', valueOptions: ['-W', '-X', '-Q'], moduleOption: '-m' });
 // Preloaded modules (`node -r ./x.js`, `ruby -r ./x`, `perl -M…`) are code files too (SEC-5).
 const node = interpreter({ codeOptions: ['-e', '--eval', '-p', '--print', '-r', '--require', '--import', '--loader', '--experimental-loader'], codeLetters: 'epr', valueOptions: ['--input-type', '--env-file', '-C', '--conditions', '--title', '--inspect-port'] });
-const ruby = interpreter({ codeOptions: ['-e', '-r'], codeLetters: 'er', valueOptions: ['-I', '-C', '-E', '--encoding', '-F'] });
-const perl = interpreter({ codeOptions: ['-e', '-E', '-M', '-m'], codeLetters: 'eEMm', valueOptions: ['-I', '-x', '-F', '-C'] });
-const php = interpreter({ codeOptions: ['-r', '-B', '-R', '-E', '-F'], codeLetters: 'r', valueOptions: ['-c', '-d', '-z', '-t', '-f', '-S'] });
+// Only options that really take the next word as their value: perl's `-x`, `-C` and `-F` (and ruby's
+// `-F`) take theirs attached, so `perl -C x.pl` runs x.pl, which a separate value would have hidden.
+const ruby = interpreter({ codeOptions: ['-e', '-r'], codeLetters: 'er', valueOptions: ['-I', '-C', '-E', '--encoding'] });
+const perl = interpreter({ codeOptions: ['-e', '-E', '-M', '-m'], codeLetters: 'eEMm', valueOptions: ['-I'] });
+// `-f FILE` runs FILE, `-S` serves (and runs) the directory's scripts, `-z` loads an extension and
+// `-c`/`-d` settings can prepend a file to every script (`auto_prepend_file`): all code (SEC-5).
+const php = interpreter({ codeOptions: ['-r', '-B', '-R', '-E', '-F', '-f', '-S', '-z', '-c', '-d'], codeLetters: 'rf', valueOptions: ['-t'] });
 const lua = interpreter({ codeOptions: ['-e'], codeLetters: 'e', valueOptions: ['-l'] });
-const generic = interpreter({ codeOptions: ['-e', '--eval', '-c', '--command', '-Command', '-EncodedCommand', '-p', '--print'], valueOptions: ['-r', '--require', '--import', '-File', '-cp', '-classpath', '--class-path', '-jar'] });
+// A script, jar or required file named by an option is code too (`pwsh -File x.ps1`, `java -jar x.jar`, `elixir -r x.exs`).
+const generic = interpreter({
+  codeOptions: ['-e', '--eval', '-c', '--command', '-Command', '-EncodedCommand', '-p', '--print', '-r', '--require', '--import', '-File', '-jar', '-L', '--load'],
+  valueOptions: ['-cp', '-classpath', '--class-path'],
+  otherOptionsRunCode: true,
+});
 
 /** `deno`: `eval`, `run` and the rest run code the classifier cannot see; `install` installs; `test` is a test runner. */
 const deno: ProgramRule = (args) => {

@@ -149,8 +149,9 @@ export const PROCESS_COMMAND_RULES: Readonly<Record<string, ProgramRule>> = {
   systemctl: serviceManager,
   service: serviceManager,
   launchctl: serviceManager,
-  open: spawns,
-  'xdg-open': spawns,
+  // They hand a file or URL to whatever program the desktop picks (a browser reaching the URL, a terminal, a script): unseen code.
+  open: () => ({ classes: ['processSpawn'], unknownCode: true }),
+  'xdg-open': () => ({ classes: ['processSpawn'], unknownCode: true }),
   at: atQueue,
   batch: atQueue,
   atq: () => NO_EFFECT,

@@ -1,3 +1,4 @@
+import type { EffectClass } from '../../effect-classes.js';
 import { NO_EFFECT, type ProgramRule } from '../program-outcome.js';
 import { isSecretVariable } from '../path-location.js';
 
@@ -9,9 +10,16 @@ const printenv: ProgramRule = (args) => {
 
 const readsSecret: ProgramRule = () => ({ classes: ['secretAccess'] });
 
-/** `gpg` decrypting or exporting secret keys reads secrets; other uses (verify, list) do not. */
-const gpg: ProgramRule = (args) =>
-  args.some((word) => ['-d', '--decrypt', '--export-secret-keys', '--export-secret-subkeys'].includes(word.value ?? '')) ? { classes: ['secretAccess'] } : NO_EFFECT;
+/** gpg options that talk to a keyserver or fetch keys from a URL or a mail domain (network egress). */
+const GPG_NETWORK = ['--recv-keys', '--receive-keys', '--send-keys', '--fetch-keys', '--refresh-keys', '--search-keys', '--locate-keys', '--locate-external-keys', '--keyserver', '--auto-key-locate', '--auto-key-retrieve'];
+
+/** `gpg` decrypting or exporting secret keys reads secrets; keyserver and key-fetching options reach the network; other uses (verify, list) neither. */
+const gpg: ProgramRule = (args) => {
+  const classes: EffectClass[] = [];
+  if (args.some((word) => ['-d', '--decrypt', '--export-secret-keys', '--export-secret-subkeys'].includes(word.value ?? ''))) classes.push('secretAccess');
+  if (args.some((word) => word.value === null || GPG_NETWORK.some((option) => word.value === option || word.value!.startsWith(`${option}=`)))) classes.push('networkEgress');
+  return classes.length > 0 ? { classes } : NO_EFFECT;
+};
 
 /** macOS keychain: the `find-*-password` queries return secrets. */
 const security: ProgramRule = (args) => {
