@@ -11,6 +11,11 @@ export interface MeteredResponse {
 
 /** A JSON body bigger than this is not parsed for usage (model answers are far smaller). */
 const MAX_JSON_BYTES = 16 * 1024 * 1024;
+/**
+ * A server-sent event line longer than this is not kept to be metered (SEC-10): the stream itself
+ * passes on regardless, and a line that never ends must not grow the meter's copy of it.
+ */
+const MAX_METERED_LINE_CHARS = 16 * 1024 * 1024;
 
 type Json = Record<string, unknown>;
 
@@ -37,6 +42,8 @@ export class WireUsageMeter {
   private readonly streaming: boolean;
   private readonly decoder = new TextDecoder();
   private pending = '';
+  /** The line being read is past {@link MAX_METERED_LINE_CHARS}: it is skipped up to its end. */
+  private overlong = false;
   private jsonChunks: Buffer[] = [];
   private jsonBytes = 0;
   private model: string | null = null;
@@ -56,19 +63,27 @@ export class WireUsageMeter {
       if (this.jsonBytes <= MAX_JSON_BYTES) this.jsonChunks.push(Buffer.from(chunk));
       return;
     }
-    this.pending += this.decoder.decode(chunk, { stream: true });
-    let newline = this.pending.indexOf('\n');
-    while (newline !== -1) {
-      this.line(this.pending.slice(0, newline));
-      this.pending = this.pending.slice(newline + 1);
-      newline = this.pending.indexOf('\n');
+    // Only the new text is searched for line ends: a long line costs its length once, not once per chunk.
+    const text = this.decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      const line = this.pending + text.slice(start, newline);
+      this.pending = '';
+      if (this.overlong) this.overlong = false;
+      else this.line(line);
+      start = newline + 1;
+    }
+    if (!this.overlong) this.pending += text.slice(start);
+    if (this.pending.length > MAX_METERED_LINE_CHARS) {
+      this.pending = '';
+      this.overlong = true;
     }
   }
 
   /** The usage the response reported, or null when it reported none. */
   end(): MeteredResponse | null {
     if (this.streaming) {
-      this.pending += this.decoder.decode();
+      if (!this.overlong) this.pending += this.decoder.decode();
       if (this.pending) this.line(this.pending);
       this.pending = '';
     } else if (this.jsonBytes <= MAX_JSON_BYTES && this.jsonBytes > 0) {

@@ -3,11 +3,13 @@ import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors/index.js';
 import { computeCost, findModel, modelPricing, PROVIDER_IDS, PROVIDERS, resolveProviderEndpoint, type ModelSettings, type ProviderId, type ProviderInfo } from '../llm/model-catalog.js';
+import { readAnswerAtMost } from '../llm/bounded-answer-read.js';
 import { ModelNotConfiguredError } from '../llm/model-not-configured-error.js';
 import type { ModelUsage } from '../llm/model-types.js';
 import { matchModelEndpoint, type MatchedModelEndpoint } from '../llm/model-proxy-endpoints.js';
 import { plainRequestPath } from '../llm/plain-request-path.js';
 import { WireUsageMeter } from '../llm/wire-usage-meter.js';
+import { formatBytes } from '../sandbox/process-limits.js';
 import { BaseUrlProbe } from './base-url-probe.js';
 import { providerSetupProblem, unreachableBaseUrlCause } from './model-provider-readiness.js';
 import { authenticationErrorAnswer, unreachableCode, unreachableUpstreamAnswer } from './model-proxy-error-answers.js';
@@ -57,7 +59,16 @@ export interface ModelBrokerOptions {
   /** Where provider keys and base URLs are read when settings do not set them. */
   env: Record<string, string | undefined>;
   fetch?: typeof fetch;
+  /** Largest answer that is not streamed the proxy reads from upstream (default {@link MODEL_ANSWER_BYTES}). */
+  maxAnswerBytes?: number;
 }
+
+/**
+ * The most of a non-streamed upstream answer the proxy holds (SEC-10): it is read whole to scrub the
+ * key from it and meter it. A model's JSON answer (a long completion, a few generated images in
+ * base64) is far smaller; past it, the upstream is cut off and the runner gets a 502 naming the cap.
+ */
+export const MODEL_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** Request headers passed upstream; everything else (the run token, cookies, forwarding headers) stays behind. */
 const FORWARDED_REQUEST_HEADERS = new Set(['content-type', 'accept', 'user-agent', 'anthropic-version', 'anthropic-beta', 'openai-beta']);
@@ -278,8 +289,12 @@ export class ModelBroker {
       return { status: upstream.status, headers: responseHeaders, body: Buffer.alloc(0) };
     }
     if (!streaming) {
-      // Whole bodies (JSON answers, errors) are small: scrub the key from them before they leave.
-      const body = Buffer.from(await upstream.arrayBuffer());
+      // Whole bodies (JSON answers, errors) are small, and read within a cap: scrub the key from them before they leave.
+      const maxBytes = this.options.maxAnswerBytes ?? MODEL_ANSWER_BYTES;
+      const body = await readAnswerAtMost(upstream, maxBytes);
+      if (body === null) {
+        return jsonError(502, 'upstream_answer_too_large', `${provider.label} answered with more than ${formatBytes(maxBytes)}, the most the model proxy reads of an answer that is not streamed; the answer was dropped`);
+      }
       meter?.push(body);
       record();
       return { status: upstream.status, headers: responseHeaders, body: Buffer.from(scrub(body.toString('utf8'), apiKey)) };
