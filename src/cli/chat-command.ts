@@ -1,7 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { InvalidArgumentError, type Command, type CommanderError } from 'commander';
 import { DEFAULT_AUTONOMY } from '../core/modes.js';
 import { PICKER_VALUES, pickerToSpaceMode, type PickerValue } from '../core/picker.js';
+import type { AttachmentUpload } from '../schemas/attachment.js';
 import type { PostMessageResponse } from '../schemas/message.js';
 import type { Run } from '../schemas/run.js';
 import type { Conversation, Space } from '../schemas/space.js';
@@ -24,12 +27,42 @@ class ChatUsageError extends Error {}
 /** Which flag a field the API refused came from. */
 const FLAG_OF_FIELD: Record<string, string> = { conversationId: '--conversation', spaceId: '--space', picker: '--mode', text: '<message>', workspaceId: '--workspace' };
 
+/** The flag a refused field came from; `attachments[1].data` is the second `--attach`. */
+function flagOfField(field: string): string | undefined {
+  const attachment = /^attachments(?:\[(\d+)\])?/.exec(field);
+  if (attachment) return attachment[1] === undefined ? '--attach' : `--attach #${Number(attachment[1]) + 1}`;
+  return FLAG_OF_FIELD[field];
+}
+
+/** The largest file `--attach` reads; the server's own caps (3 MiB images, 256 KiB text) decide the rest. */
+const MAX_ATTACH_READ_BYTES = 4 * 1024 * 1024;
+
+/** `--attach`: repeatable, in order. */
+function collectAttachment(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** Reads the `--attach` files before anything is created: a file that cannot be read changes nothing. */
+async function readAttachments(paths: readonly string[]): Promise<AttachmentUpload[]> {
+  const uploads: AttachmentUpload[] = [];
+  for (const path of paths) {
+    const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+      throw new ChatUsageError(`--attach: cannot read ${path}: ${error.code ?? error.message}`);
+    });
+    if (bytes.length > MAX_ATTACH_READ_BYTES) throw new ChatUsageError(`--attach: ${path} is ${bytes.length} bytes; attachments are at most 3 MiB (images) or 256 KiB (text)`);
+    // Only the file's own name is sent: the server refuses a path, and the folders are nobody's business.
+    uploads.push({ name: basename(path), data: bytes.toString('base64') });
+  }
+  return uploads;
+}
+
 interface ChatOptions {
   workspace?: string;
   space?: string;
   conversation?: string;
   mode?: PickerValue;
   json?: boolean;
+  attach?: string[];
 }
 
 /** `--mode`: a picker value (RLY-1), in any letter case. */
@@ -64,6 +97,7 @@ export function registerChatCommand(program: Command, context: OperatorCommandCo
     .option('-c, --conversation <id>', 'continue this conversation')
     .option('-m, --mode <mode>', `the picker for this message: ${PICKER_VALUES.join(', ')} (a new chat: Agent)`, parseMode)
     .option('--json', 'print the turn as NDJSON: one event per line')
+    .option('-a, --attach <file>', 'attach an image (PNG, JPEG, WebP, GIF) or a text file to the message; repeat for more', collectAttachment)
     .action(async (message: string, options: ChatOptions) => {
       try {
         process.exitCode = await runChat(context, message, options);
@@ -85,6 +119,7 @@ async function runChat(context: OperatorCommandContext, message: string, options
   // Checked before anything is created, so bad input changes nothing.
   if (!message.trim()) throw new ChatUsageError('<message> must not be empty');
   if (options.space && options.conversation) throw new ChatUsageError('give --space or --conversation, not both (a conversation already has its space)');
+  const attachments = await readAttachments(options.attach ?? []);
   const api = await context.client();
   const workspace = await context.resolveWorkspace(api, options.workspace).catch((error: unknown) => {
     // "no workspace 'x'" / "pass --workspace" are usage errors; a refused token or a dead server are not.
@@ -125,7 +160,9 @@ async function runChat(context: OperatorCommandContext, message: string, options
     prompt?.on('SIGINT', onInterrupt);
   });
 
-  const posted = await api.request<PostMessageResponse>('POST', `${base}/conversations/${conversation.id}/messages`, { text: message, ...(options.mode ? { picker: options.mode } : {}) });
+  const posted = await api
+    .request<PostMessageResponse>('POST', `${base}/conversations/${conversation.id}/messages`, { text: message, ...(options.mode ? { picker: options.mode } : {}), ...(attachments.length > 0 ? { attachments } : {}) })
+    .catch(refusedInput);
   if (options.json) output.text(`${JSON.stringify({ type: 'chat.posted', data: { workspaceId: workspace.id, spaceId: posted.space.id, conversationId: conversation.id, messageId: posted.message?.id ?? null, runId: posted.run?.id ?? null } })}\n`);
   else output.note(`${printableIds(posted, conversation)}`);
   if (!posted.run) {
@@ -169,14 +206,17 @@ function summaryLine(run: Run): string {
  * in it (found by id or name); neither: a new chat, i.e. a new space in --mode (else Agent) with one
  * conversation, as the web app's "New chat" makes.
  */
+/** A 4xx answer as a usage error naming the flag its field came from; anything else is rethrown. */
+function refusedInput(error: unknown): never {
+  if (error instanceof ApiRequestError && error.status < 500) {
+    const field = (error.body as { error?: { field?: string } } | null)?.error?.field;
+    throw new ChatUsageError(`${(field && flagOfField(field)) ?? field ?? 'input'}: ${error.message}`);
+  }
+  throw error;
+}
+
 async function targetConversation(api: ApiClient, base: string, options: ChatOptions): Promise<Conversation> {
-  const refused = (error: unknown): never => {
-    if (error instanceof ApiRequestError && error.status < 500) {
-      const field = (error.body as { error?: { field?: string } } | null)?.error?.field;
-      throw new ChatUsageError(`${(field && FLAG_OF_FIELD[field]) ?? field ?? 'input'}: ${error.message}`);
-    }
-    throw error;
-  };
+  const refused = refusedInput;
   if (options.conversation) return api.request<Conversation>('GET', `${base}/conversations/${encodeURIComponent(options.conversation)}`).catch(refused);
   if (options.space) {
     const { spaces } = await api.request<{ spaces: Space[] }>('GET', `${base}/spaces`);
