@@ -226,9 +226,23 @@ describe('reading the forge through the server (POL-6, security)', () => {
       expect(cloned.stderr).toBe('');
       expect(cloned.code).toBe(0);
       const newer = await commitOnForge(forgeSide.remotePath, 'newer on the forge');
-      const fetched = await gitRun(clone, agentEnv, 'fetch', 'origin');
+      // Thirty new branches on the forge: git asks for each ("want" lines), a request over 1 KiB that git
+      // gzips, so the fetch also crosses the route's decoding of the body.
+      const branches = await mkdtemp(join(tmpdir(), 'cc-forge-branches-'));
+      cleanup.push(branches);
+      execFileSync('git', ['clone', '--quiet', forgeSide.remotePath, branches]);
+      const refspecs: string[] = [];
+      for (let index = 0; index < 30; index += 1) {
+        git(branches, ...IDENTITY, 'commit', '--quiet', '--allow-empty', '-m', `branch ${index}`);
+        refspecs.push(`${git(branches, 'rev-parse', 'HEAD')}:refs/heads/topic-${index}`);
+      }
+      git(branches, 'push', '--quiet', 'origin', ...refspecs);
+      git(forgeSide.remotePath, 'update-server-info');
+      const fetched = await gitRun(clone, { ...agentEnv, GIT_TRACE_CURL: '1', GIT_TRACE_CURL_NO_DATA: '1' }, 'fetch', 'origin');
+      expect(fetched.stderr).toMatch(/=> Send header: Content-Encoding: gzip/i);
       expect(fetched.code).toBe(0);
       expect(git(clone, 'rev-parse', 'refs/remotes/origin/main')).toBe(newer);
+      expect(git(clone, 'rev-parse', 'refs/remotes/origin/topic-29')).toBe(refspecs[29]!.split(':')[0]);
       // Without the workspace's token the forge is not read for the run: the fetch is refused, saying why.
       expect((await f.api('PATCH', `/api/workspaces/${f.workspaceId}/settings`, { forgeTokens: { github: null } })).status).toBe(200);
       const refused = await refs(owner.token, forgeId);
