@@ -10,6 +10,8 @@ import { expectDeniedUnderClassRule } from '../support/probe-under-class-rule.js
  * word, so `perl -C x.pl` — which runs x.pl (checked with perl 5.36) — was a bare process spawn that
  * no fileDelete or gitPush rule met. JVM-style runtimes have open-ended options that run programs
  * (`-javaagent:x.jar`, `-XX:OnOutOfMemoryError=CMD`): an option their table does not know is code.
+ * The same options given through the environment (`JAVA_TOOL_OPTIONS`, read by every JVM), and
+ * settings that load libraries or Ruby (`GCONV_PATH`, `OPENSSL_CONF`, `BUNDLE_GEMFILE`), are code too.
  */
 
 const CONTEXT: PolicyContext = { mode: 'chat', autonomy: 'actWithApproval', workspaceId: 'ws_1' };
@@ -59,5 +61,20 @@ describe('SEC-5 over real HTTP: /policy/probe under a fileDelete deny', () => {
 
   it('SEC-5: php -f, java -jar and perl -C on a worktree file are denied by the delete rule; a version query is allowed', async () => {
     await expectDeniedUnderClassRule(server, 'fileDelete', ['php -f tool.php', 'java -jar tool.jar', 'perl -C tool.pl'], 'java -version');
+  });
+});
+
+describe('settings in the environment that load code (SEC-5)', () => {
+  it.each([
+    'JAVA_TOOL_OPTIONS=-javaagent:tool.jar java -version',
+    '_JAVA_OPTIONS=-javaagent:tool.jar java -version',
+    'JDK_JAVA_OPTIONS=-javaagent:tool.jar java -version',
+    'GCONV_PATH=./gconv iconv -f UTF-8 -t UTF-7 notes.txt',
+    'OPENSSL_CONF=./openssl.cnf curl https://example.org',
+    'BUNDLE_GEMFILE=./Gemfile.tool bundle list',
+    'export JAVA_TOOL_OPTIONS=-javaagent:tool.jar; java -version',
+  ])('SEC-5: %s loads code the line does not show: every class', (command) => {
+    const result = classifyShellCommand(command);
+    expect({ unknown: result.unknown, classes: result.classes }, command).toEqual({ unknown: true, classes: [...EFFECT_CLASSES] });
   });
 });

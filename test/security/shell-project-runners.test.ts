@@ -8,7 +8,8 @@ import { expectDeniedUnderClassRule } from '../support/probe-under-class-rule.js
  * `bundle exec`) read as a bare process spawn, so `uv run rm -rf src` met no fileDelete rule and
  * `poetry run git push` no push deny. Now the carried command is classified; a runner option the
  * table does not know makes the command unknown rather than guessed. Runners of code the classifier
- * cannot read — `composer run/exec/test`, `uv tool run` (`uvx`), `uv run -m`/`--script` — and Python
+ * cannot read — `bundle exec` (the Gemfile is Ruby), `composer run/exec/test`, `uv tool run` (`uvx`),
+ * `uv run -m`/`--script` — and Python
  * modules that run code they are given (`python -m timeit STATEMENT`, `cProfile`/`profile`/`trace`/
  * `pdb` on a script, `pydoc` importing what it documents) are unseen code, like `python -c`.
  */
@@ -21,7 +22,7 @@ beforeAll(async () => {
 });
 
 describe('project runners are classified by the command they start (POL-2, SEC-5)', () => {
-  it.each(['uv run rm -rf src', 'uv run --frozen --with requests rm -rf src', 'uv run -- rm -rf src', 'poetry run rm -rf src', 'bundle exec rm -rf src', 'bundle exec --gemfile=Gemfile rm -rf src'])(
+  it.each(['uv run rm -rf src', 'uv run --frozen --with requests rm -rf src', 'uv run -- rm -rf src', 'poetry run rm -rf src', 'bundle exec rm -rf src'])(
     'POL-2: %s deletes: fileDelete, denied under a delete deny',
     (command) => {
       const result = classifyShellCommand(command);
@@ -38,6 +39,7 @@ describe('project runners are classified by the command they start (POL-2, SEC-5
     'composer run build',
     'composer exec phpunit',
     'composer test',
+    'bundle exec rspec',
     "python3 -m timeit 'import shutil; shutil.rmtree(\"src\")'",
     'python3 -m cProfile tool.py',
     'python3 -m pydoc ./tool.py',
@@ -46,7 +48,7 @@ describe('project runners are classified by the command they start (POL-2, SEC-5
     expect({ unknown: result.unknown, classes: result.classes }, command).toEqual({ unknown: true, classes: [...EFFECT_CLASSES] });
   });
 
-  it.each(['poetry run pytest', 'uv run pytest -q', 'bundle exec rspec', 'poetry install', 'python3 -m pytest'])('POL-2: %s runs a known tool: no delete, not unknown', (command) => {
+  it.each(['poetry run pytest', 'uv run pytest -q', 'poetry install', 'python3 -m pytest'])('POL-2: %s runs a known tool: no delete, not unknown', (command) => {
     const result = classifyShellCommand(command);
     expect(result.unknown, command).toBe(false);
     expect(result.classes, command).not.toContain('fileDelete');

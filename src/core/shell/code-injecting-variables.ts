@@ -19,6 +19,10 @@ const NAMES: ReadonlySet<string> = new Set([
   'PAGER', 'MANPAGER', 'LESSOPEN', 'LESSCLOSE', 'EDITOR', 'VISUAL', 'SSH_ASKPASS', 'SUDO_ASKPASS',
   // Options read from the environment that can name programs to run (`TAR_OPTIONS=--to-command=x`, `LESS='+!x'`).
   'TAR_OPTIONS', 'MANOPT', 'LESS', 'LESSKEYIN', 'LESSKEY', 'LESSKEY_CONTENT', 'BAT_PAGER', 'BAT_CONFIG_PATH', 'DELTA_PAGER',
+  // Read by every JVM (`-javaagent:x.jar` runs x.jar even for `java -version`), by glibc's iconv
+  // (`GCONV_PATH` loads converter libraries), by OpenSSL in curl, git and the rest (engines and
+  // providers are libraries), and by bundler (a Gemfile is Ruby code).
+  'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS', 'GCONV_PATH', 'OPENSSL_CONF', 'OPENSSL_ENGINES', 'OPENSSL_MODULES', 'BUNDLE_GEMFILE',
 ]);
 
 const PREFIXES: readonly string[] = ['npm_config_', 'NPM_CONFIG_', 'YARN_', 'PNPM_', 'BUN_', 'GIT_CONFIG_'];

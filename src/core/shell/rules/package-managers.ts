@@ -246,17 +246,20 @@ const poetryTable = projectManager(['add', 'install', 'remove', 'update', 'lock'
 const bundleTable = projectManager(['install', 'add', 'update', 'remove', 'lock'], [], ['list', 'show', 'info', 'outdated', 'check', 'config', 'help']);
 const composerTable = projectManager(['install', 'require', 'update', 'remove', 'upgrade', 'reinstall'], [], ['show', 'info', 'outdated', 'why', 'depends', 'validate', 'diagnose', 'help', 'licenses']);
 
-/** `poetry run CMD…`: everything after `run` is the command poetry starts in its environment. */
+/** `poetry run CMD…`: everything after `run` is the command poetry starts in its environment (its pyproject is data, not code). */
 const poetry: ProgramRule = (args, context) => {
   const verb = args.findIndex((word) => !(word.value ?? '-').startsWith('-'));
   if (verb !== -1 && args[verb]!.value === 'run') return carriedCommand(args.slice(verb + 1), []);
   return poetryTable(args, context);
 };
 
-/** `bundle exec [--keep-file-descriptors] [--gemfile=F] CMD…` runs CMD in the bundle's environment. */
+/**
+ * `bundle exec CMD…` first evaluates the Gemfile — Ruby code the classifier does not read — and then
+ * runs CMD: unseen code (SEC-5), like `npx`.
+ */
 const bundle: ProgramRule = (args, context) => {
-  const verb = args.findIndex((word) => !(word.value ?? '-').startsWith('-'));
-  if (verb !== -1 && args[verb]!.value === 'exec') return carriedCommand(args.slice(verb + 1), ['--keep-file-descriptors'], ['--gemfile']);
+  const verb = args.find((word) => !(word.value ?? '-').startsWith('-'));
+  if (verb?.value === 'exec') return { classes: ['processSpawn'], unknownCode: true };
   return bundleTable(args, context);
 };
 
@@ -271,8 +274,8 @@ const composer: ProgramRule = (args, context) => {
 };
 
 /**
- * A command a project runner starts in its environment (`poetry run CMD`, `bundle exec CMD`, `uv run
- * CMD`): classified as that command (POL-2), so `uv run rm -rf src` meets a fileDelete rule. The
+ * A command a project runner starts in its environment (`poetry run CMD`, `uv run CMD`): classified
+ * as that command (POL-2), so `uv run rm -rf src` meets a fileDelete rule. The
  * runner's options before the command are the `knownOptions` (a `--name=value` form included); any
  * other option could take the next word as its value, so the command is not known and the unknown
  * reading applies rather than a guess.
