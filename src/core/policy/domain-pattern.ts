@@ -27,12 +27,12 @@ export function domainPatternProblems(pattern: string): string[] {
   const normalized = normalizeHost(pattern);
   if (normalized === '*') return [];
   if (normalized.length > 253) return [`domain pattern ${JSON.stringify(pattern)} is longer than 253 characters`];
+  if (/[/?#@\s]/.test(normalized)) return [`${JSON.stringify(pattern)} is a host name, not a URL: write example.com, not https://example.com/`];
   if (normalized.includes(':')) {
     return IPV6.test(normalized) ? [] : [`${JSON.stringify(pattern)} is neither a host name nor an IP address`];
   }
   const body = normalized.startsWith('*.') ? normalized.slice(2) : normalized;
   if (body.includes('*')) return [`${JSON.stringify(pattern)}: a wildcard is allowed only as the whole first label (*.example.com)`];
-  if (/[/?#@\s]/.test(body)) return [`${JSON.stringify(pattern)} is a host name, not a URL: write example.com, not https://example.com/`];
   if (!body.split('.').every((label) => LABEL.test(label))) return [`${JSON.stringify(pattern)} is not a valid host name`];
   return [];
 }

@@ -37,11 +37,16 @@ export interface ProbeInput {
   agentId?: string;
 }
 
+/** An http(s) URL typed in the probe is asked as a web_fetch of it (TOOL-1: domain rules); anything else is a command. */
+export function isProbeUrl(text: string): boolean {
+  return /^https?:\/\//i.test(text.trim());
+}
+
 export function useProbe(ws: string) {
   return useMutation({
     mutationFn: (input: ProbeInput) =>
       api.post<ProbeResult>(`${w(ws)}/policy/probe`, {
-        command: input.command,
+        ...(isProbeUrl(input.command) ? { url: input.command.trim() } : { command: input.command }),
         ...(input.spaceId ? { spaceId: input.spaceId } : {}),
         ...(input.agentId ? { agentId: input.agentId } : {}),
       }),

@@ -6,6 +6,7 @@ import { ErrorState, FieldError, Loading } from '../ui/states';
 import { KeyAndUrlRow, toggled } from '../settings/KeyAndUrlRow';
 import { useKeysForm } from '../settings/useKeysForm';
 import { DefaultModelSettings } from '../settings/DefaultModelSettings';
+import { WebSearchSettings } from '../settings/WebSearchSettings';
 import { SettingsNav } from './SettingsNav';
 
 type RunnerProvider = keyof SettingsView['runnerKeys'];
@@ -72,6 +73,7 @@ export function GeneralSettingsPage({ ws }: { ws: string }) {
           <>
             <SettingsForm ws={ws} settings={settings.data} />
             <DefaultModelSettings ws={ws} settings={settings.data} />
+            <WebSearchSettings ws={ws} settings={settings.data} />
           </>
         )}
       </main>

@@ -1,7 +1,7 @@
 import { AUTONOMY_LEVELS } from '@server/core/modes';
 import { useState, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../api/client';
-import { useCreateRule, useDeleteRule, usePolicyRules, useProbe } from '../api/control-hooks';
+import { isProbeUrl, useCreateRule, useDeleteRule, usePolicyRules, useProbe } from '../api/control-hooks';
 import { useAgents, useSpaces, useUpdateSpace } from '../api/hooks';
 import type { Agent, PolicyRule, ProbeResult, Space } from '../api/types';
 import { autonomyExplained, autonomyWord, decisionWord, EFFECT_KINDS, effectWord, scopeWord } from '../ui/words';
@@ -18,9 +18,18 @@ export function ruleMatchWords(rule: PolicyRule): string {
       return `Commands starting with “${rule.match.prefix}”`;
     case 'class':
       return `Anything that ${effectWord(rule.match.effectClass)}`;
+    case 'domain':
+      return domainWords(rule.match.domain);
     case 'fingerprint':
       return rule.note ? `“${rule.note.replace(REMEMBERED, '')}”` : 'One remembered action';
   }
+}
+
+/** A domain pattern (TOOL-1) as a phrase: `*` every host, `*.example.com` its subdomains, else the host itself. */
+function domainWords(domain: string): string {
+  if (domain === '*') return 'Web pages on any host';
+  if (domain.startsWith('*.')) return `Web pages on subdomains of “${domain.slice(2)}”`;
+  return `Web pages on “${domain}”`;
 }
 
 function scopeName(rule: PolicyRule, spaces: Space[], agents: Agent[]): string {
@@ -138,7 +147,7 @@ function AutonomyDial({ ws, spaces, loading }: { ws: string; spaces: Space[]; lo
   );
 }
 
-/** The probe (POL-3): type a command, see the decision, the rule behind it and why, in plain words. */
+/** The probe (POL-3, TOOL-1): type a command or a URL, see the decision, the rule behind it and why, in plain words. */
 function Probe({ ws, spaces, agents, rules }: { ws: string; spaces: Space[]; agents: Agent[]; rules: PolicyRule[] }) {
   const probe = useProbe(ws);
   const [command, setCommand] = useState('');
@@ -151,12 +160,19 @@ function Probe({ ws, spaces, agents, rules }: { ws: string; spaces: Space[]; age
   const error = probe.error instanceof ApiError ? probe.error : null;
   return (
     <section aria-labelledby="probe-title">
-      <h3 id="probe-title">Try a command</h3>
+      <h3 id="probe-title">Try a command or a web address</h3>
       <form className="probe-form" onSubmit={submit} noValidate aria-label="Try a command">
         <label className="field-label" htmlFor="probe-command">
           Command
         </label>
-        <input id="probe-command" className="input mono" value={command} placeholder="git push origin main" onChange={(event) => setCommand(event.target.value)} aria-invalid={Boolean(error?.messageFor('command'))} />
+        <input
+          id="probe-command"
+          className="input mono"
+          value={command}
+          placeholder="git push origin main — or https://docs.example.com/guide"
+          onChange={(event) => setCommand(event.target.value)}
+          aria-invalid={Boolean(error?.messageFor('command') ?? error?.messageFor('url'))}
+        />
         <div className="probe-where">
           <label>
             In space{' '}
@@ -196,7 +212,14 @@ const PROBE_VERDICT: Record<string, string> = { allow: 'would run without asking
 
 function ProbeAnswer({ result, rules, spaces, agents, command }: { result: ProbeResult; rules: PolicyRule[]; spaces: Space[]; agents: Agent[]; command: string }) {
   const rule = result.decidedBy.ruleId ? rules.find((entry) => entry.id === result.decidedBy.ruleId) : undefined;
-  const does = result.classes.length ? `It ${result.classes.map(effectWord).join(', ')}.` : 'It only reads: it changes nothing.';
+  const url = isProbeUrl(command);
+  const does = url
+    ? result.hostNamedByRule
+      ? 'Reading this page reaches the web. A rule names this host, so it may be reached even at a local or private address.'
+      : 'Reading this page reaches the web. Local, private and metadata addresses stay refused unless a rule names this exact host.'
+    : result.classes.length
+      ? `It ${result.classes.map(effectWord).join(', ')}.`
+      : 'It only reads: it changes nothing.';
   const why = rule
     ? `Decided by a rule of ${scopeName(rule, spaces, agents).replace(/^This workspace$/, 'this workspace')}: ${ruleMatchWords(rule)} → ${decisionWord(rule.decision)}.`
     : result.decidedBy.scope === 'autonomy'
@@ -257,8 +280,9 @@ function NewRuleForm({ ws, spaces, agents }: { ws: string; spaces: Space[]; agen
   const create = useCreateRule(ws);
   const [scope, setScope] = useState<'workspace' | 'space' | 'agent'>('workspace');
   const [scopeId, setScopeId] = useState('');
-  const [kind, setKind] = useState<'command' | 'class'>('command');
+  const [kind, setKind] = useState<'command' | 'class' | 'domain'>('command');
   const [prefix, setPrefix] = useState('');
+  const [domain, setDomain] = useState('');
   const [effectClass, setEffectClass] = useState(EFFECT_KINDS[0] ?? 'fileDelete');
   const [decision, setDecision] = useState<'allow' | 'ask' | 'deny'>('ask');
   const [note, setNote] = useState('');
@@ -268,11 +292,12 @@ function NewRuleForm({ ws, spaces, agents }: { ws: string; spaces: Space[]; agen
       await create.mutateAsync({
         scope,
         ...(scope === 'workspace' ? {} : { scopeId }),
-        match: kind === 'command' ? { kind, prefix } : ({ kind, effectClass } as never),
+        match: kind === 'command' ? { kind, prefix } : kind === 'domain' ? { kind, domain } : ({ kind, effectClass } as never),
         decision,
         ...(note.trim() ? { note: note.trim() } : {}),
       });
       setPrefix('');
+      setDomain('');
       setNote('');
     } catch {
       // shown below from create.error
@@ -310,9 +335,15 @@ function NewRuleForm({ ws, spaces, agents }: { ws: string; spaces: Space[]; agen
           <select className="input" value={kind} onChange={(event) => setKind(event.target.value as typeof kind)}>
             <option value="command">A command starts with…</option>
             <option value="class">Any action that…</option>
+            <option value="domain">A web page is on…</option>
           </select>
         </label>
-        {kind === 'command' ? (
+        {kind === 'domain' ? (
+          <label>
+            Web host
+            <input className="input mono" value={domain} onChange={(event) => setDomain(event.target.value)} placeholder="docs.example.com, *.example.com or *" aria-invalid={Boolean(error?.messageFor('match.domain') ?? error?.messageFor('match'))} />
+          </label>
+        ) : kind === 'command' ? (
           <label>
             Command start
             <input className="input mono" value={prefix} onChange={(event) => setPrefix(event.target.value)} placeholder="npm publish" aria-invalid={Boolean(error?.messageFor('match'))} />
