@@ -8,6 +8,7 @@ import { parseStoreLocation, redactUrl } from '../store/store-location.js';
 import { ApiClient } from './api-client.js';
 import { defaultDataDir, defaultPort } from './defaults.js';
 import { registerSkillCommands } from './skill-commands.js';
+import { registerMcpCommands } from './mcp-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerChatCommand } from './chat-command.js';
 import { addRunQueueOptions, runQueueOptions, type RunQueueFlags } from './run-queue-options.js';
@@ -270,6 +271,7 @@ review.command('show <reviewId>').description('the review, its findings and its 
   print({ review: await api.request('GET', base), findings: await api.request('GET', `${base}/findings`), verdict: await api.request('GET', `${base}/verdict`) });
 });
 registerSkillCommands(program, client, resolveWorkspace);
+registerMcpCommands(program, client, resolveWorkspace);
 registerOperatorCommands(program, { client, resolveWorkspace });
 registerChatCommand(program, { client, resolveWorkspace });
 

@@ -1,4 +1,3 @@
-import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ABSOLUTE_PROGRAM, DOT_SEGMENT, programBaseName, SHELL_PROGRAMS, UNSAFE_ARGUMENT } from './agent-acp-command.js';
 import { IsoTime } from './common.js';
@@ -35,7 +34,7 @@ const McpStdioArgument = z
 const McpReadablePath = z
   .string()
   .max(1024)
-  .refine((value) => isAbsolute(value) && ABSOLUTE_PROGRAM.test(value) && !DOT_SEGMENT.test(value), 'must be an absolute path of plain segments (letters, digits, ._@+-)');
+  .refine((value) => ABSOLUTE_PROGRAM.test(value) && !DOT_SEGMENT.test(value), 'must be an absolute path of plain segments (letters, digits, ._@+-)');
 
 /** Header and environment names: what HTTP and a process environment both accept. */
 const SecretName = z.string().min(1).max(128).regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'must be letters, digits, dashes or underscores, not starting with a digit or dash');

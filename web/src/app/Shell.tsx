@@ -10,6 +10,7 @@ import { InboxPage } from '../pages/InboxPage';
 import { NotFoundPage } from '../pages/NotFoundPage';
 import { OrgChartPage } from '../pages/OrgChartPage';
 import { PolicyPage } from '../pages/PolicyPage';
+import { McpServersPage } from '../mcp/McpServersPage';
 import { RunPage } from '../pages/RunPage';
 import { SkillsPage } from '../skills/SkillsPage';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
@@ -33,6 +34,7 @@ function route(path: string) {
     ['agent', '/w/:ws/settings/agents/:agentId'],
     ['general', '/w/:ws/settings/general'],
     ['policy', '/w/:ws/settings/policy'],
+    ['mcpServers', '/w/:ws/settings/mcp-servers'],
     ['settings', '/w/:ws/settings'],
     ['org', '/w/:ws/org'],
     ['run', '/w/:ws/runs/:runId'],
@@ -131,6 +133,8 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <GeneralSettingsPage key={ws} ws={ws} />;
     case 'policy':
       return <PolicyPage key={ws} ws={ws} />;
+    case 'mcpServers':
+      return <McpServersPage key={ws} ws={ws} />;
     case 'run':
       return <RunPage key={`${ws}-${params.runId ?? ''}`} ws={ws} runId={params.runId ?? ''} />;
     case 'org':
@@ -167,7 +171,7 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
     { to: paths.skills(ws), label: 'Skills', active: section === 'skills' },
     { to: paths.pipelines(ws), label: 'Pipelines', active: section === 'pipelines' || section === 'pipelineRun' },
     { to: paths.tickets(ws), label: 'Tickets', active: section === 'tickets' },
-    { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'policy', 'settings'].includes(section) },
+    { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'policy', 'mcpServers', 'settings'].includes(section) },
   ];
   return (
     <nav className="mainnav" aria-label="Main">

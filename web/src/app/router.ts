@@ -86,6 +86,7 @@ export const paths = {
   agents: (ws: string, agentId?: string) => `/w/${ws}/settings/agents${agentId ? `/${agentId}` : ''}`,
   general: (ws: string) => `/w/${ws}/settings/general`,
   policy: (ws: string) => `/w/${ws}/settings/policy`,
+  mcpServers: (ws: string) => `/w/${ws}/settings/mcp-servers`,
   org: (ws: string) => `/w/${ws}/org`,
   run: (ws: string, runId: string) => `/w/${ws}/runs/${runId}`,
   honesty: (ws: string) => `/w/${ws}/honesty`,

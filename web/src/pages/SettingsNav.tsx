@@ -1,8 +1,8 @@
 import { paths } from '../app/router';
 import { Link } from '../ui/link';
 
-/** Settings → Workspace → (Agents | General | Policy). */
-export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' | 'policy' }) {
+/** Settings → Workspace → (Agents | General | Policy | MCP servers). */
+export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' | 'policy' | 'mcp' }) {
   return (
     <nav className="subnav" aria-label="Workspace settings">
       <span className="subnav-title">Settings › Workspace</span>
@@ -14,6 +14,9 @@ export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'ge
       </Link>
       <Link to={paths.policy(ws)} className={active === 'policy' ? 'active' : undefined} aria-current={active === 'policy' ? 'page' : undefined}>
         Policy
+      </Link>
+      <Link to={paths.mcpServers(ws)} className={active === 'mcp' ? 'active' : undefined} aria-current={active === 'mcp' ? 'page' : undefined}>
+        MCP servers
       </Link>
     </nav>
   );
