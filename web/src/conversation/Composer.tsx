@@ -9,6 +9,7 @@ import { paths } from '../app/router';
 import { Link } from '../ui/link';
 import { FieldError } from '../ui/states';
 import { transportIgnoringAutonomy, transportWithoutModes } from './answering-transport';
+import { AttachButton, AttachmentTray, useComposerAttachments } from './ComposerAttachments';
 
 const SLASH_HINTS = [
   { command: '/plan', hint: 'arm Plan mode, send nothing' },
@@ -27,6 +28,9 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
   const [pickerError, setPickerError] = useState<unknown>(null);
   const [text, setText] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
+  // TOOL-3: files picked, pasted or dropped, sent with the next message.
+  const attachments = useComposerAttachments();
+  const [dropping, setDropping] = useState(false);
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const pickerRef = useRef<HTMLSelectElement>(null);
   const isReview = space.mode === 'review';
@@ -75,13 +79,15 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
 
   const submit = () => {
     const value = text.trim();
-    if (!value || send.isPending) return;
+    const files = attachments.uploads();
+    if ((!value && files.length === 0) || send.isPending) return;
     setNotice(null);
     send.mutate(
-      { text: value },
+      { text: value, ...(files.length > 0 ? { attachments: files } : {}) },
       {
         onSuccess: (result) => {
           setText('');
+          attachments.clear();
           if (!result.message && /^\/plan\s*$/.test(value)) setNotice('Plan mode armed: your next message is planned first.');
           if (result.space?.picker && isPickerValue(result.space.picker)) rememberPicker(result.space.picker);
         },
@@ -114,7 +120,22 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
   const showSlash = text.startsWith('/') && !text.includes(' ') && text.length < 12;
 
   return (
-    <div className="composer" onKeyDown={onKeyDown}>
+    <div
+      className={`composer${dropping ? ' composer-dropping' : ''}`}
+      onKeyDown={onKeyDown}
+      onDragOver={(event) => {
+        if (!event.dataTransfer.types.includes('Files')) return;
+        event.preventDefault();
+        setDropping(true);
+      }}
+      onDragLeave={() => setDropping(false)}
+      onDrop={(event) => {
+        if (event.dataTransfer.files.length === 0) return;
+        event.preventDefault();
+        setDropping(false);
+        void attachments.add(event.dataTransfer.files);
+      }}
+    >
       <div className="composer-toolbar" role="toolbar" aria-label="Composer">
         {isReview ? (
           <span className="mode-readonly" data-testid="mode-readonly" title="Review mode is set by pull-request spaces and pipelines; it cannot be picked (MODE-6).">
@@ -172,7 +193,14 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
         placeholder={isReview ? 'Message the reviewers…' : 'Message the agent — @name addresses one, /plan plans first'}
         value={text}
         onChange={(event) => setText(event.target.value)}
+        onPaste={(event) => {
+          // A pasted screenshot arrives as a file; pasted text stays the textarea's.
+          if (event.clipboardData.files.length === 0) return;
+          event.preventDefault();
+          void attachments.add(event.clipboardData.files);
+        }}
       />
+      <AttachmentTray pending={attachments.pending} onRemove={attachments.remove} />
       <div className="composer-footer">
         {notice ? (
           <span className="small notice-inline" role="status">
@@ -187,7 +215,8 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
         ) : null}
         {pickerError ? <FieldError message={`Mode not saved: ${errorMessage(pickerError)}`} /> : null}
         <span className="spacer" />
-        <button type="button" className="btn btn-primary" onClick={submit} disabled={!text.trim() || send.isPending}>
+        <AttachButton onFiles={(files) => void attachments.add(files)} />
+        <button type="button" className="btn btn-primary" onClick={submit} disabled={(!text.trim() && attachments.pending.length === 0) || send.isPending}>
           {send.isPending ? 'Sending…' : 'Send'}
         </button>
       </div>

@@ -1,6 +1,7 @@
 import type { Agent, Message, Run } from '../api/types';
 import { modeLabelFor } from '../app/picker';
 import { FinishedTurn } from './FinishedTurn';
+import { MessageAttachments } from './MessageAttachments';
 
 /**
  * RLY-1: every message shows the mode (picker value) it was sent in. An agent's reply carries no
@@ -37,6 +38,7 @@ export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string;
       ) : (
         <div className="message-body">{message.content}</div>
       )}
+      <MessageAttachments ws={ws} message={message} />
     </article>
   );
 }
