@@ -475,9 +475,11 @@ export class GitPushProxy {
     });
     // The body reaching git is always decoded by the server (under its caps), never by git.
     delete env.HTTP_CONTENT_ENCODING;
-    // A fetch's answer is the pack itself, held whole until git ends (not streamed on): it gets the
-    // push's pack cap; a push's answer is a status report, under the backend's default output cap.
-    const outputCap = request.pathInfo === '/git-upload-pack' ? { maxStdoutBytes: PUSH_PACK_BYTES } : {};
+    // A push's answer is a status report, under the backend's default output cap. A fetch's answer is
+    // the pack itself and an advertisement lists every ref of the real remote (a repository with
+    // hundreds of thousands of tags): both are held whole until git ends (not streamed on) and get
+    // the push's pack cap.
+    const outputCap = request.pathInfo === '/git-receive-pack' ? {} : { maxStdoutBytes: PUSH_PACK_BYTES };
     const result = await runGitBackend({ ...outputCap, ...this.options.backend, git: this.options.git, args: ['http-backend'], env, body: request.body });
     if (result.stopped) return { ...jsonResponse(503, 'git_stopped', `git was stopped: ${result.stopped}`), stopped: result.stopped };
     if (result.code !== 0 && result.stdout.length === 0) {
