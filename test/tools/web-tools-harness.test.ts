@@ -88,6 +88,25 @@ describe('built-in harness web tools (TOOL-1)', () => {
     expect(site.hits.get('/article') ?? 0).toBe(before);
   });
 
+  it('built-in web_fetch decides every redirect hop again: a hop to a host a rule asks about stops there with the advice to fetch it directly', async () => {
+    fixture = await startHarnessFixture();
+    await addRule({ kind: 'domain', domain: 'localhost' }, 'allow');
+    const askId = await addRule({ kind: 'domain', domain: '127.0.0.1' }, 'ask');
+    site.page('/bounce', (_request, response) => {
+      response.writeHead(302, { location: `${site.origin}/article` });
+      response.end();
+    });
+    const before = site.hits.get('/article') ?? 0;
+    fixture.model.script(reply().tool('web_fetch', { url: `http://localhost:${site.port}/bounce` }), reply().text('Stopped.'));
+    const detail = await fixture.waitForRun(await fixture.send('Follow it.'));
+    expect(detail.toolCalls[0]).toMatchObject({ name: 'web_fetch', executed: true, isError: true, decision: 'allow' });
+    const result = fixture.model.requests[1]!.lastToolResult!.content;
+    expect(result).toContain(`Stopped at a redirect to ${site.origin}/article: reaching 127.0.0.1 needs an operator's approval`);
+    expect(result).toContain(askId);
+    expect(result).toContain('Call web_fetch with that URL to ask for it.');
+    expect(site.hits.get('/article') ?? 0).toBe(before);
+  });
+
   it('built-in plan mode has web_fetch (research is its point, CAP-4), decided by the same domain rules', async () => {
     fixture = await startHarnessFixture({ space: { mode: 'plan' } });
     await addRule({ kind: 'domain', domain: '127.0.0.1' }, 'allow');
