@@ -34,6 +34,12 @@ const EVALUATED = [
   "getopts a 'a[$(git push)]'",
   "mapfile -t 'a[$(git push)]' < list.txt",
   "wait -n -p 'a[$(git push)]'",
+  // Assigned by a default expansion, an eval string or as a positional parameter.
+  ": ${x:='a[$(git push)]'}; (( x ))",
+  "eval \"x='a[\\$(git push)]'\"; (( x ))",
+  "bash -c '(( $1 ))' _ 'a[$(git push)]'",
+  "set -- 'a[$(git push)]'; [[ $1 -eq 0 ]]",
+  "f() { (( $1 )); }; f 'a[$(git push)]'",
   // The value comes from a file the agent wrote: what it holds is not known when classifying.
   'n=$(cat count.txt); (( n > 0 ))',
   'read -r n < count.txt; [[ $n -gt 0 ]]',

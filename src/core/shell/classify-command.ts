@@ -125,6 +125,8 @@ interface Walk {
   parseError: boolean;
   /** Variables this line (and the scripts it runs) sets to values that may be code when evaluated (SEC-5). */
   readonly tainted: Set<string>;
+  /** Every syntax tree walked (the line, `eval`/`sh -c` strings, scripts): checked for evaluated text once all taints are known. */
+  readonly roots: Array<{ root: Node; source: ShellWord }>;
 }
 
 function copyShell(shell: ShellState): ShellState {
@@ -588,13 +590,23 @@ function runScript(source: ShellWord, cwd: ShellCwd, walk: Walk, shell?: ShellSt
   walk.depth -= 1;
 }
 
-/** Text bash evaluates as code (arithmetic on a tainted variable, `read 'a[$(…)]'`, `${x@P}`) is unseen code (SEC-5). */
+/**
+ * Text bash evaluates as code (arithmetic on a tainted variable, `read 'a[$(…)]'`, `${x@P}`) is unseen
+ * code (SEC-5). Taints are collected as each tree is parsed; the trees are checked at the end, so a
+ * variable an `eval` string sets counts for the arithmetic before it in the line.
+ */
 function noteEvaluatedText(root: Node, source: ShellWord, walk: Walk): void {
   collectTaintedVariables(root, walk.tainted);
-  if (!runsEvaluatedText(root, walk.tainted)) return;
-  const draft = newDraft([source]);
-  markUnknownCode(draft);
-  walk.drafts.push(draft);
+  walk.roots.push({ root, source });
+}
+
+function markEvaluatedText(walk: Walk): void {
+  for (const { root, source } of walk.roots) {
+    if (!runsEvaluatedText(root, walk.tainted)) continue;
+    const draft = newDraft([source]);
+    markUnknownCode(draft);
+    walk.drafts.push(draft);
+  }
 }
 
 /** Shells whose scripts tree-sitter-bash reads faithfully enough to classify (not fish, csh, …). */
@@ -719,7 +731,7 @@ function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, 
  * Requires {@link loadShellParser} to have resolved.
  */
 export function classifyShellCommand(command: string, options: ClassifyOptions = {}): ShellClassification {
-  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, gitChecked: [], gitMetadataWritten: false, depth: 0, parseError: false, tainted: new Set() };
+  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, gitChecked: [], gitMetadataWritten: false, depth: 0, parseError: false, tainted: new Set(), roots: [] };
   const summary = normalizeCommandWhitespace(command);
   const tree = parseShell(command);
   if (!tree) {
@@ -735,6 +747,7 @@ export function classifyShellCommand(command: string, options: ClassifyOptions =
     noteEvaluatedText(copied.root, { value: summary, raw: summary }, walk);
     walkGroup(copied.root, { cwd: WORKTREE_ROOT_CWD, directoryStack: [] }, walk, NO_IO);
   }
+  markEvaluatedText(walk);
   // `printf … > .git/hooks/pre-commit && git commit`: the metadata read above is not what git will
   // meet, whatever the order of the commands in the line (loops run again).
   if (walk.gitMetadataWritten) for (const draft of walk.gitChecked) markUnknownCode(draft);

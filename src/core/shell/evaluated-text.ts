@@ -59,6 +59,11 @@ export function collectTaintedVariables(root: Node, tainted: Set<string>): void 
       const value = node.childForFieldName('value');
       const text = value ? wordFromNode(value).value : '';
       if (variable && (text === null || !harmlessValue(text))) tainted.add(variable.text);
+    } else if (node.type === 'expansion' && node.children.some((child) => child.type === ':=' || child.type === '=')) {
+      // `${x:=VALUE}` / `${x=VALUE}` assign VALUE when x is unset.
+      const variable = node.children.find((child) => child.type === 'variable_name');
+      const value = node.namedChildren.at(-1);
+      if (variable && (value === variable || value === undefined || !harmlessValue(wordFromNode(value).value ?? 'x'))) tainted.add(variable.text);
     } else if (node.type === 'for_statement') {
       const variable = node.childForFieldName('variable');
       const values = node.childrenForFieldName('value');
@@ -76,13 +81,21 @@ export function collectTaintedVariables(root: Node, tainted: Set<string>): void 
   });
 }
 
+/**
+ * Positional parameters (`$1`, `$@`): words the line hands a script or function (`bash -c '(( $1 ))' _
+ * 'a[$(…)]'`, `set -- …`), so what they hold is never known to be a number.
+ */
+function positional(node: Node): boolean {
+  return (node.type === 'variable_name' && /^[0-9]+$/.test(node.text)) || (node.type === 'special_variable_name' && (node.text === '@' || node.text === '*'));
+}
+
 /** True when an arithmetic expression (its syntax below `node`) may run code: see the module comment. */
 function arithmeticRunsCode(node: Node, tainted: ReadonlySet<string>): boolean {
   let runs = false;
   eachNode(node, (inner) => {
     if (runs) return;
     if (inner.type === 'command_substitution' || inner.type === 'process_substitution') runs = true;
-    else if (inner.type === 'variable_name' && tainted.has(inner.text)) runs = true;
+    else if ((inner.type === 'variable_name' && tainted.has(inner.text)) || positional(inner)) runs = true;
     else if (inner.type === 'word' || inner.type === 'raw_string' || inner.type === 'string_content') {
       const text = inner.text;
       if (CODE_IN_TEXT.test(text) || (text.match(IDENTIFIER) ?? []).some((identifier) => tainted.has(identifier))) runs = true;
