@@ -25,6 +25,7 @@ export const HONESTY_CAPABILITIES = {
   skills: 'shows only scanned skills',
   webEgress: 'applies domain rules to its web tools',
   attachments: 'carries image attachments',
+  operatorMcpServers: 'reaches operators’ MCP servers only through the gate',
 } as const;
 
 export type HonestyCapability = keyof typeof HONESTY_CAPABILITIES;
@@ -1160,7 +1161,58 @@ export function honestyMatrix(): HonestyMatrix {
     { id: 'cursor', label: 'Cursor (SDK, tested against a fake only)', rows: cursorRows() },
     { id: 'openai-image', label: 'OpenAI Image', rows: openAIImageRows() },
   ];
-  return { adapters: adapters.map((adapter) => ({ ...adapter, rows: [...adapter.rows, webEgressRow(adapter), attachmentsRow(adapter.id)] })) };
+  return { adapters: adapters.map((adapter) => ({ ...adapter, rows: [...adapter.rows, webEgressRow(adapter), attachmentsRow(adapter.id), operatorMcpServersRow(adapter)] })) };
+}
+
+/** TOOL-2: the runs that show an operator's MCP tool called through the gate, per transport. */
+const OPERATOR_MCP_SHOWN: Readonly<Record<string, string>> = {
+  builtin:
+    'test/services/mcp-server-everything.test.ts > operators\' MCP servers: server-everything over stdio (TOOL-2) > a tool with the classes the operator gave runs through the gate, inside the sandbox, and is in the run log',
+  'claude-code': 'test/adapters/claude-code-mcp-servers.test.ts > Claude Code with operators\' MCP servers (TOOL-2) > an operator MCP tool reaches Claude Code only over the Control Center MCP endpoint, each call gated',
+};
+
+/**
+ * TOOL-2: whether an operator's MCP tools reach a runner only through the gate. The Control Center is
+ * the only client of an operator's server; a runner gets its tools on the Control Center's MCP
+ * endpoint, beside the product tools, and the endpoint decides every call. ✅ where a test of that
+ * runner shows an operator tool called there; elsewhere the row says what holds by construction and
+ * that no test of the runner shows it yet.
+ */
+function operatorMcpServersRow(adapter: AdapterHonesty): HonestyRow {
+  const shown = OPERATOR_MCP_SHOWN[adapter.id];
+  if (adapter.id === 'builtin' && shown) {
+    return row({
+      capability: 'operatorMcpServers',
+      level: 'enforced',
+      detail:
+        'The Control Center connects to the server (a stdio server runs in the runner sandbox with the SEC-11 limits); each tool is on the surface in the modes its operator-assigned classes allow (every class until assigned, so every call asks), and every call passes the gate and the run log, with a time limit and an output cap.',
+      testedBy: shown,
+    });
+  }
+  if (shown) {
+    return row({
+      capability: 'operatorMcpServers',
+      level: 'enforced',
+      detail: `${adapter.label} gets an operator’s MCP tools only on the Control Center’s MCP endpoint (with the run token), where each call passes the same gate as the built-in harness’s; its own configuration takes no other MCP server.`,
+      testedBy: shown,
+    });
+  }
+  const product = adapter.rows.find((candidate) => candidate.key === 'productTools');
+  if (!product || product.level === 'notApplicable') {
+    return row({
+      capability: 'operatorMcpServers',
+      level: 'notApplicable',
+      detail: `Not applicable: ${adapter.label} calls no tools, so an operator’s MCP tools are never offered to it.`,
+      testedBy: product?.testedBy ?? OPERATOR_MCP_SHOWN.builtin!,
+    });
+  }
+  const fake = /tested against a fake/i.test(product.detail) ? ' (Tested against a fake.)' : '';
+  return row({
+    capability: 'operatorMcpServers',
+    level: 'partial',
+    detail: `${adapter.label} would get an operator’s MCP tools only on the Control Center’s MCP endpoint, beside the product tools, where the gate decides every call (the cited test shows that endpoint with a product tool); no test of this runner shows an operator server’s tool yet.${fake}`,
+    testedBy: product.testedBy,
+  });
 }
 
 const ATTACHMENTS = 'test/services/attachments/message-attachments.test.ts > message attachments on the built-in harness (TOOL-3)';
@@ -1284,6 +1336,8 @@ function declares(capabilities: TransportCapabilities, row: HonestyRow): boolean
       return capabilities.skills === 'scannedOnly' || capabilities.skills === 'hostSkillTool';
     case 'attachments':
       return capabilities.imageAttachments === true;
+    case 'operatorMcpServers':
+      return capabilities.gates.productTools;
     case 'modes':
       return modes.every((mode) => capabilities.structuralModes.includes(mode));
     case 'webEgress':
