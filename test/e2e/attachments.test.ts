@@ -41,17 +41,20 @@ describe('composer attachments (TOOL-3, UI)', () => {
     await page.getByTestId('attach-input').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('the build broke at step 3\n') });
     // A pasted screenshot: a clipboard that carries a file.
     await input.evaluate((element, png) => {
+      // The page's own DOM classes (the test's TypeScript has no DOM library).
+      const dom = globalThis as any;
       const bytes = Uint8Array.from(atob(png), (character) => character.charCodeAt(0));
-      const data = new DataTransfer();
+      const data = new dom.DataTransfer();
       data.items.add(new File([bytes], 'image.png', { type: 'image/png' }));
-      element.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      element.dispatchEvent(new dom.ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
     }, PNG_BASE64);
     // A file dropped on the composer.
     await page.locator('.composer').evaluate((element, png) => {
+      const dom = globalThis as any;
       const bytes = Uint8Array.from(atob(png), (character) => character.charCodeAt(0));
-      const data = new DataTransfer();
+      const data = new dom.DataTransfer();
       data.items.add(new File([bytes], 'dropped.png', { type: 'image/png' }));
-      element.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+      element.dispatchEvent(new dom.DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
     }, PNG_BASE64);
     await expect.poll(() => page.getByTestId('pending-attachment').count()).toBe(3);
     const names = await page.locator('[data-testid="pending-attachment"] .attachment-name').allTextContents();
