@@ -54,6 +54,12 @@ export interface ClassifyOptions {
    * Without it every such command gets the unknown-code classes.
    */
   readonly files?: WorktreeFiles;
+  /**
+   * Variables the command's environment fills with text nobody vouches for (a pipeline's placeholders
+   * carrying agent output or a webhook's payload): evaluating one as code — arithmetic, a name, a
+   * prompt — is unseen code (SEC-5), like a variable the line fills from a file.
+   */
+  readonly untrustedVariables?: readonly string[];
 }
 
 /**
@@ -731,7 +737,7 @@ function runCodeFile(code: CodeFile, draft: Draft, program: string | undefined, 
  * Requires {@link loadShellParser} to have resolved.
  */
 export function classifyShellCommand(command: string, options: ClassifyOptions = {}): ShellClassification {
-  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, gitChecked: [], gitMetadataWritten: false, depth: 0, parseError: false, tainted: new Set(), roots: [] };
+  const walk: Walk = { drafts: [], functions: new Set(), worktreeRoot: options.worktreeRoot, files: options.files, filesRead: 0, gitChecked: [], gitMetadataWritten: false, depth: 0, parseError: false, tainted: new Set(options.untrustedVariables), roots: [] };
   const summary = normalizeCommandWhitespace(command);
   const tree = parseShell(command);
   if (!tree) {

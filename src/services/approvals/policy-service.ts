@@ -174,12 +174,12 @@ export class PolicyService {
   }
 
   /** Decides a shell command line (the built-in bash tool, Claude Code's Bash hook). */
-  async decideCommand(workspaceId: string, context: ToolCallContext, command: string, toolName = 'bash', tier: ToolDescriptor['tier'] = 'execute'): Promise<PolicyVerdict> {
+  async decideCommand(workspaceId: string, context: ToolCallContext, command: string, toolName = 'bash', tier: ToolDescriptor['tier'] = 'execute', untrustedVariables: readonly string[] = []): Promise<PolicyVerdict> {
     // SEC-5: scripts, Makefiles, package.json scripts and git metadata the command runs are read from
     // the worktree. The push proxy's line describes ref updates the server received, not a program
     // run in the worktree (the agent's own `git push` was classified with its hooks already).
     const readsWorktree = context.worktreeRoot !== undefined && toolName !== 'git-push-proxy';
-    const classification = classifyShellCommand(command, readsWorktree ? { worktreeRoot: context.worktreeRoot, files: worktreeFileReader(context.worktreeRoot!) } : {});
+    const classification = classifyShellCommand(command, { ...(readsWorktree ? { worktreeRoot: context.worktreeRoot, files: worktreeFileReader(context.worktreeRoot!) } : {}), untrustedVariables });
     const fingerprint = fingerprintAction(classification.classes, classification.summary);
     const verdict = await this.decide(workspaceId, context, shellAction(classification, toolName, tier, fingerprint), classification.summary, fingerprint);
     return { ...verdict, classification };

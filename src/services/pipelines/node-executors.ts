@@ -260,7 +260,10 @@ export function registerNodeExecutors(engine: PipelineEngine, deps: NodeExecutor
     const scratch = join(handle.dir, 'pipeline-scratch', execution.runId, node.key);
     await mkdir(scratch, { recursive: true });
     const { script, env } = scriptWithPlaceholderEnv(node.script, execution.sources);
-    const verdict = await deps.policy.decideCommand(execution.workspaceId, { mode: 'chat', autonomy: DEFAULT_AUTONOMY, spaceId: null, agentId: null, worktreeRoot: scratch }, script);
+    // Placeholder variables hold upstream output: bash evaluates a value as code in arithmetic
+    // (`(( "$X" > 3 ))` runs the `$(…)` of `a[$(…)]`), so the classifier is told every one that is not a plain number (SEC-5).
+    const untrusted = Object.entries(env).filter(([, value]) => !/^\s*[-+]?[0-9]+\s*$/.test(value)).map(([name]) => name);
+    const verdict = await deps.policy.decideCommand(execution.workspaceId, { mode: 'chat', autonomy: DEFAULT_AUTONOMY, spaceId: null, agentId: null, worktreeRoot: scratch }, script, 'bash', 'execute', untrusted);
     if (verdict.decision === 'deny') throw new PermanentNodeError(`policy denied the script: ${verdict.explanation}`);
     if (verdict.decision === 'ask') {
       const approval = await openApproval(execution, 'pipeline_command', `Pipeline ${execution.runId} step ${node.key} wants to run a command`, { command: verdict.summary, classes: [...verdict.classes] });

@@ -4,7 +4,9 @@ import { PermanentNodeError } from './node-executor.js';
 /**
  * A `bashScript`'s placeholders (PIPE-1) never become shell syntax: upstream outputs are agent text,
  * hostile by default. Each `{{…}}` is replaced by a quoted variable reference (`"${CC_PIPELINE_0}"`)
- * and its value travels in the environment, so `$(…)`, quotes or newlines in an output stay data.
+ * and its value travels in the environment, so `$(…)`, quotes or newlines in an output stay data —
+ * except where bash itself evaluates a value (arithmetic: `(( "${CC_PIPELINE_0}" > 3 ))` runs the
+ * `$(…)` of `a[$(…)]`), which is why the policy check is told these names (SEC-5).
  */
 export function scriptWithPlaceholderEnv(script: string, sources: ReadonlyMap<string, unknown>): { script: string; env: Record<string, string> } {
   const env: Record<string, string> = {};
