@@ -3,14 +3,16 @@
  * on one SQLite `serve`) share — the same tool turn against the scripted model and the same CPU reading.
  */
 import { readFile } from 'node:fs/promises';
-import { reply, type ScriptedRequest } from '../test/support/scripted-reply.js';
+import { reply } from '../test/support/scripted-reply.js';
 
 const CLOCK_TICKS_PER_S = 100;
-const toolResultsSoFar = (request: ScriptedRequest) => JSON.stringify(request.body?.messages ?? []).split('"tool_result"').length - 1;
 
-/** Whichever run asks: its first call gets a `todo` tool call, its second the answer (two model calls per run). */
+/**
+ * Whichever run asks: its first call gets a `todo` tool call, its second the answer (two model calls
+ * per run). Only this turn's results count: earlier turns' are in the history too (CTX-1).
+ */
 export function oneToolTurn() {
-  return reply((request) => (toolResultsSoFar(request) === 0 && request.toolNames.includes('todo') ? reply().tool('todo', { todos: [{ content: 'bench', status: 'pending' }] }) : reply().text('done')));
+  return reply((request) => (request.toolResults.length === 0 && request.toolNames.includes('todo') ? reply().tool('todo', { todos: [{ content: 'bench', status: 'pending' }] }) : reply().text('done')));
 }
 
 /** User + system CPU of a process so far, in ms (Linux /proc). */

@@ -52,7 +52,8 @@ interface ServerFigures {
   ab?: string;
 }
 
-const hasToolResult = (request: ScriptedRequest) => JSON.stringify(request.body?.messages ?? []).includes('"tool_result"');
+// This turn's results only: earlier turns' tool calls and results are in the history too (CTX-1).
+const hasToolResult = (request: ScriptedRequest) => request.toolResults.length > 0;
 
 /** One shell call, then an answer. */
 const oneShellCall = () => reply((request) => (hasToolResult(request) ? reply().text('done') : reply().tool('bash', { command: 'true' })));

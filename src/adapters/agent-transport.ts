@@ -56,6 +56,8 @@ export interface TransportRunContext extends RunScope {
    */
   images?: PromptImage[];
   history: ModelMessage[];
+  /** CTX-1 `/compact [focus]`: compact the conversation and end the turn (the built-in harness; others are never given it). */
+  compact?: { focus: string | null };
   /** Absolute path of the conversation's worktree. */
   worktreePath: string;
   /**

@@ -166,8 +166,9 @@ async function runChat(context: OperatorCommandContext, message: string, options
   if (options.json) output.text(`${JSON.stringify({ type: 'chat.posted', data: { workspaceId: workspace.id, spaceId: posted.space.id, conversationId: conversation.id, messageId: posted.message?.id ?? null, runId: posted.run?.id ?? null } })}\n`);
   else output.note(`${printableIds(posted, conversation)}`);
   if (!posted.run) {
-    // `/plan` alone arms plan mode for the next message and starts no turn.
-    if (!options.json) output.note(`no turn started; the space is now in ${posted.space.picker ?? posted.space.mode} mode`);
+    // `/context` answers with a system line at once (CTX-1); `/plan` alone arms plan mode for the next message.
+    if (!options.json && posted.message?.role === 'system') output.text(`${posted.message.content}\n`);
+    else if (!options.json) output.note(`no turn started; the space is now in ${posted.space.picker ?? posted.space.mode} mode`);
     stream.close();
     return CHAT_EXIT.completed;
   }

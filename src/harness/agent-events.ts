@@ -1,5 +1,6 @@
 import type { AssistantMessage, ModelUsage, ToolCallBlock } from '../llm/model-types.js';
 import type { ToolResult } from '../tools/define-tool.js';
+import type { ContextUsage } from './context-window.js';
 
 /**
  * Everything the agent loop reports, as one discriminated union (ARCHITECTURE convention 2). The run
@@ -46,7 +47,9 @@ export type AgentEvent =
       usage: ModelUsage | null;
       costUsd: number | null;
       durationMs: number;
-    };
+    }
+  /** CTX-1: what filled the run's last request, in estimated tokens (`/context` shows the latest). */
+  | { type: 'context_usage'; usage: ContextUsage };
 
 /** How a loop ended. `completed` may still carry `deliverableFailed` (PLAN-6: the state stays completed). */
 export interface AgentLoopResult {

@@ -41,8 +41,8 @@ export interface AgentLoopConfig {
   loopThreshold?: number;
   /** CTX-1: the run's context window (budget, elided results); absent, every request sends everything. */
   contextWindow?: ContextWindow;
-  /** `/compact [focus]`: compact the conversation before the first model call. */
-  compactFirst?: { focus: string | null };
+  /** `/compact [focus]`: compact the conversation, then end the turn without a model call. */
+  compactOnly?: { focus: string | null };
   /** What a call's usage costs in US dollars (shown with a compaction). */
   costOf?(usage: ModelUsage): number;
 }
@@ -125,18 +125,15 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
     return null;
   };
   let refusedAsTooLong = false;
-  const end = (outcome: AgentLoopResult['outcome'], error: string | null, deliverableFailed = false): AgentLoopResult => ({
-    outcome,
-    error,
-    deliverableFailed,
-    usage,
-    modelCalls,
-  });
+  const end = (outcome: AgentLoopResult['outcome'], error: string | null, deliverableFailed = false): AgentLoopResult => {
+    if (window) emit({ type: 'context_usage', usage: window.usage(config.messages) });
+    return { outcome, error, deliverableFailed, usage, modelCalls };
+  };
 
-  if (config.compactFirst) {
-    const failure = await compact('operator', config.compactFirst.focus);
+  if (config.compactOnly) {
+    const failure = await compact('operator', config.compactOnly.focus);
     if (signal.aborted) return end('cancelled', 'the run was cancelled');
-    if (failure) return end('failed', `could not compact the conversation: ${failure}`);
+    return failure ? end('failed', `could not compact the conversation: ${failure}`) : end('completed', null);
   }
 
   for (;;) {

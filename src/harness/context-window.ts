@@ -15,7 +15,10 @@ const MIN_ELIDED_CHARS = 400;
 /** What fills a request, in tokens (the `/context` view and the compaction event's figures). */
 export interface ContextUsage {
   budget: number;
+  /** The system prompt without its skills section. */
   system: number;
+  /** The system prompt's `# Skills` section. */
+  skills: number;
   tools: number;
   /** User and assistant messages (tool calls included). */
   history: number;
@@ -120,9 +123,11 @@ export class ContextWindow {
       if (message.role === 'tool') toolResults += estimateMessageTokens(message);
       else history += estimateMessageTokens(message);
     }
-    const system = estimateTextTokens(this.system);
+    const skillsSection = /^# Skills\n[\s\S]*?(?=^# |(?![\s\S]))/m.exec(this.system)?.[0] ?? '';
+    const skills = estimateTextTokens(skillsSection);
+    const system = estimateTextTokens(this.system) - skills;
     const tools = estimateToolsTokens(this.tools);
-    return { budget: this.budget, system, tools, history, toolResults, total: system + tools + history + toolResults, elidedResults: this.stubs.size };
+    return { budget: this.budget, system, skills, tools, history, toolResults, total: system + skills + tools + history + toolResults, elidedResults: this.stubs.size };
   }
 }
 

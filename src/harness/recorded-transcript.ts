@@ -11,9 +11,9 @@ function isAssistantMessage(value: unknown): value is AssistantMessage {
   return typeof value === 'object' && value !== null && (value as AssistantMessage).role === 'assistant' && Array.isArray((value as AssistantMessage).content);
 }
 
-/** True when a run's events hold a transcript (the built-in harness and runners that report their messages). */
+/** True when a run's events hold a transcript (the built-in harness and runners that report their messages, or a `/compact` turn). */
 export function hasTranscript(events: readonly RecordedEvent[]): boolean {
-  return events.some((event) => event.type === 'assistant_message');
+  return events.some((event) => event.type === 'assistant_message' || event.type === 'context_compacted');
 }
 
 /**

@@ -209,4 +209,43 @@ describe('context management (CTX-1, CTX-2)', () => {
       fixture.model.setMaxInputTokens(null);
     }
   }, 120_000);
+
+  it('/context shows what fills the window and /compact [focus] compacts now, without a model turn; neither is a message', async () => {
+    const conversationId = await newConversation('Commands');
+    const path = `/api/workspaces/${fixture.workspaceId}/conversations/${conversationId}/messages`;
+    const empty = await fixture.server.api('POST', path, { text: '/compact', agentId });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error).toMatchObject({ field: 'text', message: '/compact: the conversation has nothing to compact yet' });
+    fixture.model.reset();
+    fixture.model.script(reply().tool('bash', { command: 'echo compact-me-5150' }), reply().text('Ran it.'));
+    expect((await post(conversationId, 'Run the echo.')).run.state).toBe('completed');
+
+    const context = await fixture.server.api('POST', path, { text: '/context', agentId });
+    expect(context.status).toBe(202);
+    expect(context.body.run).toBeNull();
+    expect(context.body.message).toMatchObject({ role: 'system' });
+    for (const part of ['what filled the window', '- system prompt: ', '- skills: ', '- tools: ', '- history: ', '- tool results: ', 'of the budget']) expect(context.body.message.content).toContain(part);
+    expect(context.body.message.content).toMatch(/- skills: [1-9]\d* tokens/);
+
+    fixture.model.scriptFor(isCompaction, reply().text('SUMMARY-5150: ran echo compact-me-5150.'));
+    const compacting = await fixture.server.api('POST', path, { text: '/compact the echo output', agentId });
+    expect(compacting.status).toBe(202);
+    expect(compacting.body.message).toBeNull();
+    const detail = await fixture.waitForRun(compacting.body.run.id, 60_000);
+    expect(detail.run.state).toBe('completed');
+    const compaction = fixture.model.requests.filter(isCompaction);
+    expect(compaction).toHaveLength(1);
+    expect(compaction[0]!.lastUserText).toContain('Pay particular attention to: the echo output');
+    expect(fixture.model.requests.filter((request) => !isCompaction(request))).toHaveLength(2);
+    expect(detail.events.find((event: any) => event.type === 'context_compacted').data).toMatchObject({ trigger: 'operator', focus: 'the echo output' });
+    const lines = await conversationMessages(conversationId);
+    expect(lines.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['Run the echo.']);
+    expect(lines.some((message) => message.role === 'system' && message.content.startsWith('Context compacted — summary (asked with /compact; focus: the echo output)'))).toBe(true);
+
+    fixture.model.script(reply().text('From the summary.'));
+    expect((await post(conversationId, 'What did it print?')).run.state).toBe('completed');
+    const after = fixture.model.requests.at(-1)!;
+    expect(after.allText).toContain('SUMMARY-5150');
+    expect(blocksOf(after).some((block) => block.type === 'tool_use')).toBe(false);
+  }, 120_000);
 });

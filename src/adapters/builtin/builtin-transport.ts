@@ -70,7 +70,8 @@ export class BuiltinTransport implements AgentTransport {
       const worktree = new NodeWorktree(context.worktreePath, shell.options);
       toolbox.useWorktree(worktree);
       const images = context.images ?? [];
-      const messages: ModelMessage[] = [...context.history, { role: 'user', content: context.prompt, ...(images.length > 0 ? { images } : {}) }];
+      // `/compact` sends no prompt: the turn only compacts the history.
+      const messages: ModelMessage[] = context.compact ? [...context.history] : [...context.history, { role: 'user', content: context.prompt, ...(images.length > 0 ? { images } : {}) }];
       const completion = context.completion ?? null;
       const tools = toolbox.tools.map(toModelTool);
       // CTX-1: every request is budgeted against the agent's contextSize, else the model's window.
@@ -84,6 +85,7 @@ export class BuiltinTransport implements AgentTransport {
         messages,
         tools,
         contextWindow: new ContextWindow(budget, context.systemPrompt, tools),
+        ...(context.compact ? { compactOnly: context.compact } : {}),
         costOf: (usage) => computeCost(usage, model.pricing),
         executeTool: async (call, signal) => keepLargeOutput(worktree, context.runId, call.id, await toolbox.execute(call, signal)),
         completion: completion ? { outputVerb: completion.outputVerb, reminder: completion.reminder, maxReminders: MAX_REMINDERS } : null,

@@ -1,6 +1,7 @@
 import { newId, nowIso } from '../../ids.js';
 import type { Message } from '../../schemas/message.js';
-import { listConversationTranscript, type TranscriptItem } from '../../store/repositories/conversation-transcript-repository.js';
+import { latestContextUsage, listConversationTranscript, type TranscriptItem } from '../../store/repositories/conversation-transcript-repository.js';
+import type { ContextUsage } from '../../harness/context-window.js';
 import { insertMessage, listMessages, listRecentMessages, type HistoryMessage } from '../../store/repositories/message-repository.js';
 import { insertAttachments, listAttachmentsOfConversation } from '../../store/repositories/message-attachment-repository.js';
 import type { AcceptedAttachment } from '../attachments/attachment-service.js';
@@ -77,5 +78,12 @@ export class MessageService {
   async transcript(workspaceId: string, conversationId: string): Promise<TranscriptItem[]> {
     const { database } = await this.workspaces.handle(workspaceId);
     return listConversationTranscript(database.db, conversationId);
+  }
+
+  /** CTX-1 `/context`: what filled the window at the conversation's last turn of the built-in harness (null: none ran). */
+  async latestContextUsage(workspaceId: string, conversationId: string): Promise<ContextUsage | null> {
+    const { database } = await this.workspaces.handle(workspaceId);
+    const data = await latestContextUsage(database.db, conversationId);
+    return data ? (JSON.parse(data) as { usage: ContextUsage }).usage : null;
   }
 }

@@ -36,3 +36,12 @@ export function skillDirectivePrompt(skill: { name: string; body: string }, rest
   const request = rest ? `\n\n---\n\nThe operator's message:\n\n${rest}` : '';
   return `Follow the skill "${skill.name}" for this turn. Its instructions:\n\n${skill.body.trim()}${request}`;
 }
+
+/** CTX-1: `/compact [focus]` compacts the conversation now; `/context` shows what fills the window. */
+export type ContextCommand = { command: 'compact'; focus: string | null } | { command: 'context' };
+
+export function parseContextCommand(text: string): ContextCommand | null {
+  const compact = /^\s*\/compact(?:\s+([\s\S]*))?$/.exec(text);
+  if (compact) return { command: 'compact', focus: compact[1]?.trim() || null };
+  return /^\s*\/context\s*$/.test(text) ? { command: 'context' } : null;
+}

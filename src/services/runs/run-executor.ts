@@ -78,6 +78,8 @@ export interface StartRunInput extends Omit<RunScope, 'runId' | 'conversationId'
   planStep?: { planId: string; key: string };
   /** TOOL-3: the conversation's message whose image attachments go to the model with the prompt. */
   imagesOfMessage?: string;
+  /** CTX-1 `/compact [focus]`: the run compacts the conversation and ends (built-in harness). */
+  compact?: { focus: string | null };
   /** Called with the final result when the run has ended and been recorded. */
   onFinished?: (run: Run, finalText: string) => void | Promise<void>;
 }
@@ -257,6 +259,7 @@ export class RunExecutor {
       history: input.history ?? [],
       repoPath: input.repoPath ?? null,
       ...(input.imagesOfMessage ? { imagesOfMessage: input.imagesOfMessage } : {}),
+      ...(input.compact ? { compact: input.compact } : {}),
     });
     // The payload is committed with the run: if this process dies before the enqueue, a worker's sweep enqueues it.
     const run = await this.deps.runs.recordForDispatch(input.workspaceId, db, this.runRecord(input), queuedRun);
@@ -308,6 +311,7 @@ export class RunExecutor {
       history: queued.history,
       repoPath: queued.repoPath,
       ...(queued.imagesOfMessage ? { imagesOfMessage: queued.imagesOfMessage } : {}),
+      ...(queued.compact ? { compact: queued.compact } : {}),
       // SEC-9: the ceiling comes from the recorded row, never from the job payload.
       inheritedRules: run.inheritedRules,
     });
@@ -466,6 +470,7 @@ export class RunExecutor {
           // TOOL-3: read here, not carried in the job: the bytes stay in the database until the run needs them.
           images: input.imagesOfMessage && input.conversationId ? await promptImagesOf(handle.database.db, input.conversationId, input.imagesOfMessage) : [],
           history: input.history ?? [],
+          ...(input.compact ? { compact: input.compact } : {}),
           workspaceDir: handle.dir,
           prepared,
           toolCalls,

@@ -45,6 +45,8 @@ export interface TransportStageRun {
   /** TOOL-3: images attached to the prompt's message. */
   images: PromptImage[];
   history: ModelMessage[];
+  /** CTX-1 `/compact [focus]`: compact and end, no model turn. */
+  compact?: { focus: string | null };
   workspaceDir: string;
   prepared: PreparedRun;
   toolCalls: RunToolCalls;
@@ -78,6 +80,7 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     prompt: run.prompt,
     images: run.images,
     history: run.history,
+    ...(run.compact ? { compact: run.compact } : {}),
     worktreePath: prepared.worktreePath,
     // POL-6: remotes on a forge the workspace holds a token for are fetched through the push proxy.
     ...(checkout ? { checkout: { sharedObjectsDir: checkout.sourceObjectsDir, pushRemotes: markForgeReadableRemotes(checkoutPushRemotes(checkout), run.settings) } } : {}),

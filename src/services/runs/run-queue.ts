@@ -32,6 +32,8 @@ export interface QueuedRun {
   repoPath: string | null;
   /** TOOL-3: the message whose images the run sends with its prompt (read from the database when it starts). */
   imagesOfMessage?: string;
+  /** CTX-1 `/compact [focus]`. */
+  compact?: { focus: string | null };
 }
 
 /**
@@ -50,6 +52,7 @@ export function parseQueuedRun(payload: unknown): QueuedRun | null {
   if (!(MODES as readonly unknown[]).includes(p.mode) || !(AUTONOMY_LEVELS as readonly unknown[]).includes(p.autonomy)) return null;
   if (!textOrNull(p.spaceId) || !textOrNull(p.conversationId) || !textOrNull(p.repoPath) || !Array.isArray(p.history)) return null;
   if (p.imagesOfMessage !== undefined && !text(p.imagesOfMessage)) return null;
+  if (p.compact !== undefined && (typeof p.compact !== 'object' || p.compact === null || !textOrNull((p.compact as { focus?: unknown }).focus))) return null;
   return p as unknown as QueuedRun;
 }
 

@@ -9,7 +9,8 @@ import type { PostMessageBody, PostMessageResponse } from '../../schemas/message
 import type { AgentService } from '../agents/agent-service.js';
 import { conversationHistory } from './conversation-history.js';
 import type { MessageService } from './message-service.js';
-import { parseComposerText, parseMention, parseSkillCommand, skillDirectivePrompt } from './parse-slash-command.js';
+import { contextReport } from './context-report.js';
+import { parseComposerText, parseContextCommand, parseMention, parseSkillCommand, skillDirectivePrompt, type ContextCommand } from './parse-slash-command.js';
 import type { Run } from '../../schemas/run.js';
 import type { RunExecutor, StartRunInput } from './run-executor.js';
 import type { SpaceService } from '../spaces/space-service.js';
@@ -45,6 +46,8 @@ export class TurnService {
       space = await this.spaces.update(workspaceId, space.id, { picker: body.picker });
     }
     const parsed = parseComposerText(body.text);
+    const contextCommand = parseContextCommand(parsed.text);
+    if (contextCommand) return this.runContextCommand(workspaceId, conversationId, space, contextCommand, body.agentId ?? null);
     // SKL-2: `/skill:<name>` is resolved before anything is recorded: an unknown name changes nothing.
     const skillCommand = parseSkillCommand(parsed.text);
     let directive: string | null = null;
@@ -165,6 +168,47 @@ export class TurnService {
     if (!body.attachments?.length) return [];
     if (!this.attachments) throw new ValidationError('attachments', 'this server does not take attachments');
     return this.attachments.accept(body.attachments);
+  }
+
+  /**
+   * CTX-1: `/compact [focus]` starts a turn that only compacts the conversation (its summary line
+   * appears when it ends); `/context` answers at once with a system line. Neither is recorded as a
+   * message or sent to a model as text. Both concern the built-in harness's own window: an external
+   * runner keeps its own context, so they are refused for its agents.
+   */
+  private async runContextCommand(workspaceId: string, conversationId: string, space: PostMessageResponse['space'], command: ContextCommand, agentId: string | null): Promise<PostMessageResponse> {
+    const agent = await this.addressedAgent(workspaceId, null, agentId, space.defaultAgentId);
+    if (agent.adapterId !== null) {
+      throw new ValidationError('text', `/${command.command} works with the built-in harness; ${agent.name} runs on ${agent.adapterId}, which manages its own context`);
+    }
+    if (command.command === 'context') {
+      const message = await this.messages.append(workspaceId, {
+        conversationId,
+        runId: null,
+        role: 'system',
+        authorKind: 'system',
+        authorId: null,
+        mode: space.mode,
+        picker: space.picker,
+        content: contextReport(await this.messages.latestContextUsage(workspaceId, conversationId)),
+      });
+      return { message, run: null, space };
+    }
+    const history = await this.history(workspaceId, conversationId);
+    if (history.length === 0) throw new ValidationError('text', '/compact: the conversation has nothing to compact yet');
+    const run = await this.executor.launch({
+      workspaceId,
+      agent,
+      spaceId: space.id,
+      conversationId,
+      mode: resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId),
+      autonomy: space.autonomy,
+      prompt: '',
+      history,
+      repoPath: space.repoPath,
+      compact: { focus: command.focus },
+    });
+    return { message: null, run, space };
   }
 
   private async skillDirective(workspaceId: string, command: { repo: string | null; name: string; rest: string }, where: { spaceId: string; conversationId: string; repoPath: string | null }): Promise<string> {

@@ -73,3 +73,19 @@ export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, co
   // Stable sort: messages were listed first, so they stay before a run of the same instant.
   return items.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
 }
+
+/** The newest `context_usage` event of the conversation's top-level runs (its JSON), or null when none ran the built-in harness. */
+export async function latestContextUsage(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('run_events')
+    .innerJoin('runs', 'runs.id', 'run_events.run_id')
+    .select(['run_events.data'])
+    .where('runs.conversation_id', '=', conversationId)
+    .where('runs.parent_run_id', 'is', null)
+    .where('run_events.type', '=', 'context_usage')
+    .orderBy('runs.created_at', 'desc')
+    .orderBy('run_events.sequence', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.data ?? null;
+}
