@@ -3,11 +3,11 @@ import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors/index.js';
 import { computeCost, findModel, modelPricing, PROVIDER_IDS, PROVIDERS, resolveProviderEndpoint, type ModelSettings, type ProviderId, type ProviderInfo } from '../llm/model-catalog.js';
-import { readAnswerAtMost } from '../llm/bounded-answer-read.js';
 import { ModelNotConfiguredError } from '../llm/model-not-configured-error.js';
 import type { ModelUsage } from '../llm/model-types.js';
 import { matchModelEndpoint, type MatchedModelEndpoint } from '../llm/model-proxy-endpoints.js';
 import { plainRequestPath } from '../llm/plain-request-path.js';
+import { readCappedResponse } from '../llm/read-capped-body.js';
 import { WireUsageMeter } from '../llm/wire-usage-meter.js';
 import { formatBytes } from '../sandbox/process-limits.js';
 import { BaseUrlProbe } from './base-url-probe.js';
@@ -291,8 +291,8 @@ export class ModelBroker {
     if (!streaming) {
       // Whole bodies (JSON answers, errors) are small, and read within a cap: scrub the key from them before they leave.
       const maxBytes = this.options.maxAnswerBytes ?? MODEL_ANSWER_BYTES;
-      const body = await readAnswerAtMost(upstream, maxBytes);
-      if (body === null) {
+      const { bytes: body, overCap } = await readCappedResponse(upstream, maxBytes);
+      if (overCap) {
         return jsonError(502, 'upstream_answer_too_large', `${provider.label} answered with more than ${formatBytes(maxBytes)}, the most the model proxy reads of an answer that is not streamed; the answer was dropped`);
       }
       meter?.push(body);
