@@ -35,16 +35,22 @@ function toTool(services: McpServerService, workspaceId: string, tool: RunnableM
  * tools only through the Control Center's MCP endpoint, so the gate holds for them too.
  */
 export function mcpServerTools(services: McpServerService): { hook: PrepareHook; provider: ModeToolProvider } {
-  const prepared = new Map<string, Tool[]>();
+  const prepared = new Map<string, { tools: Tool[]; at: number }>();
   return {
     hook: async ({ scope }) => {
+      // A run whose preparation failed after this hook never asks the provider: its entry is dropped here later.
+      const stale = performance.now() - PREPARED_KEPT_MS;
+      for (const [runId, entry] of prepared) if (entry.at < stale) prepared.delete(runId);
       const runnable = await services.toolsForAgent(scope.workspaceId, scope.agent.id);
-      if (runnable.length > 0) prepared.set(scope.runId, runnable.map((tool) => toTool(services, scope.workspaceId, tool)));
+      if (runnable.length > 0) prepared.set(scope.runId, { tools: runnable.map((tool) => toTool(services, scope.workspaceId, tool)), at: performance.now() });
     },
     provider: ({ runId }) => {
-      const tools = prepared.get(runId) ?? [];
+      const entry = prepared.get(runId);
       prepared.delete(runId);
-      return tools;
+      return entry?.tools ?? [];
     },
   };
 }
+
+/** How long a run's prepared tools wait for its registry to be built (it is built right after the hooks). */
+const PREPARED_KEPT_MS = 10 * 60_000;

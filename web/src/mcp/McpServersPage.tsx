@@ -75,8 +75,9 @@ export function McpServersPage({ ws }: { ws: string }) {
             ) : null}
             <fieldset className="small">
               <legend>Agents that get its tools</legend>
+              <div className="inline wrap">
               {agentList.map((agent) => (
-                <label key={agent.id} className="inline">
+                <label key={agent.id} className="checkbox">
                   <input
                     type="checkbox"
                     checked={server.agents.includes(agent.id)}
@@ -87,6 +88,7 @@ export function McpServersPage({ ws }: { ws: string }) {
                   {agent.name}
                 </label>
               ))}
+              </div>
             </fieldset>
             <button type="button" className="btn btn-small" onClick={() => listTools.mutate(server.id)} disabled={listTools.isPending}>
               {server.tools ? 'List tools again' : 'List tools'}
@@ -150,9 +152,9 @@ function ToolRow({ ws, serverId, tool, onSaved }: { ws: string; serverId: string
       </td>
       <td className="small">
         <p>{tool.effectsAssigned ? (tool.effects.length === 0 ? 'None: changes nothing' : 'Assigned') : 'Not reviewed: every class, every call asks'}</p>
-        <fieldset aria-label={`Effect classes of ${tool.name}`}>
+        <fieldset aria-label={`Effect classes of ${tool.name}`} className="inline wrap">
           {(EFFECT_KINDS as readonly EffectClass[]).map((effect) => (
-            <label key={effect} className="inline">
+            <label key={effect} className="checkbox">
               <input type="checkbox" checked={classes.includes(effect)} onChange={(event) => setClasses(event.target.checked ? [...classes, effect] : classes.filter((item) => item !== effect))} />
               {effectWord(effect)}
             </label>
@@ -160,6 +162,17 @@ function ToolRow({ ws, serverId, tool, onSaved }: { ws: string; serverId: string
         </fieldset>
         <button type="button" className="btn btn-small" onClick={() => save.mutate(classes)} disabled={save.isPending}>
           Save classes of {tool.name}
+        </button>{' '}
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() => {
+            setClasses([]);
+            save.mutate([]);
+          }}
+          disabled={save.isPending}
+        >
+          {tool.name} changes nothing
         </button>
         {save.isError ? (
           <span className="error" role="alert">
@@ -252,12 +265,14 @@ function AddServerForm({ ws, agents, onAdded }: { ws: string; agents: Array<{ id
         </label>
         <fieldset className="small">
           <legend>Agents</legend>
+          <div className="inline wrap">
           {agents.map((agent) => (
-            <label key={agent.id} className="inline">
+            <label key={agent.id} className="checkbox">
               <input type="checkbox" checked={chosen.includes(agent.id)} onChange={(event) => setChosen(event.target.checked ? [...chosen, agent.id] : chosen.filter((id) => id !== agent.id))} />
               {agent.name}
             </label>
           ))}
+          </div>
         </fieldset>
         <button type="submit" className="btn btn-small" disabled={!name.trim() || add.isPending}>
           Add server
