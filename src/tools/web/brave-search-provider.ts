@@ -1,6 +1,9 @@
+import { readCappedResponse } from '../../llm/read-capped-body.js';
 import { WebSearchError, type WebSearchHit, type WebSearchProvider } from './web-search-provider.js';
 
 const SEARCH_TIMEOUT_MS = 20_000;
+/** Most of a search answer read (SEC-10): twenty results are tens of KB; past this the read stops and the tool says so. */
+const MAX_SEARCH_ANSWER_BYTES = 2 * 1024 * 1024;
 
 /** The part of Brave's web search answer the tool reads (`GET /res/v1/web/search`). */
 interface BraveWebSearchAnswer {
@@ -40,11 +43,18 @@ export function braveSearchProvider(config: { apiKey: string; baseUrl: string })
       } catch (error) {
         throw new WebSearchError(`the search provider could not be reached (${(error as Error).name === 'TimeoutError' ? `no answer in ${SEARCH_TIMEOUT_MS / 1000} s` : (error as Error).message})`);
       }
-      if (!response.ok) throw new WebSearchError(failureSentence(response.status));
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new WebSearchError(failureSentence(response.status));
+      }
       let answer: BraveWebSearchAnswer;
       try {
-        answer = (await response.json()) as BraveWebSearchAnswer;
-      } catch {
+        const read = await readCappedResponse(response, MAX_SEARCH_ANSWER_BYTES);
+        if (read.overCap) throw new WebSearchError(`the search provider answered with more than ${MAX_SEARCH_ANSWER_BYTES / 1024 ** 2} MiB, the most the server reads of a search answer; it was not read further`);
+        answer = JSON.parse(read.bytes.toString('utf8')) as BraveWebSearchAnswer;
+      } catch (error) {
+        if (error instanceof WebSearchError) throw error;
+        if (!(error instanceof SyntaxError)) throw new WebSearchError(`the search provider's answer broke off (${(error as Error).name === 'TimeoutError' ? `not complete in ${SEARCH_TIMEOUT_MS / 1000} s` : (error as Error).message})`);
         throw new WebSearchError('the search provider answered something that is not JSON');
       }
       const results = Array.isArray(answer.web?.results) ? answer.web.results : [];
