@@ -122,10 +122,17 @@ export function pushTargets(command: string): PushTarget[] {
   return targets;
 }
 
-/** Whether a ref the operator typed names the full ref the proxy received (`main` → `refs/heads/main` or `refs/tags/main`). */
+/**
+ * Whether a ref the operator typed names the full ref the proxy received. A full ref matches only
+ * itself. A short name is read as the branch it names when it is pushed: `main` is `refs/heads/main`
+ * and nothing else — never `refs/tags/main` or a ref in another namespace, so an approval of
+ * `git push origin main` cannot be spent on a tag (or a note, or a remote-tracking ref) of that name.
+ * Where git itself would pick another namespace for a short name (a tag pushed by its short name, a
+ * remote that has only a tag of that name), the grant does not cover the push and the proxy asks once more.
+ */
 function namesRef(typed: string, full: string): boolean {
   if (typed.startsWith('refs/')) return typed === full;
-  return full === `refs/heads/${typed}` || full === `refs/tags/${typed}`;
+  return full === `refs/heads/${typed}`;
 }
 
 /** Whether `grant` covers the proxy's push: same remote, and every update one the operator approved, a delete only as a delete. */
