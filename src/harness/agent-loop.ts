@@ -3,6 +3,7 @@ import { ModelResponseCollector } from '../llm/collect-model-response.js';
 import type { ToolResult } from '../tools/define-tool.js';
 import type { AgentEvent, AgentLoopResult } from './agent-events.js';
 import { compactConversation } from './compact-conversation.js';
+import type { CountTokens } from '../llm/anthropic-token-count.js';
 import type { ContextWindow } from './context-window.js';
 import { isPromptTooLong, refusalCounts } from './prompt-too-long.js';
 
@@ -43,12 +44,16 @@ export interface AgentLoopConfig {
   contextWindow?: ContextWindow;
   /** `/compact [focus]`: compact the conversation, then end the turn without a model call. */
   compactOnly?: { focus: string | null };
+  /** CTX-1: the provider's own token count (Anthropic `count_tokens`), asked once when a request nears the budget. */
+  countTokens?: CountTokens;
   /** What a call's usage costs in US dollars (shown with a compaction). */
   costOf?(usage: ModelUsage): number;
 }
 
 const DEFAULT_MAX_MODEL_CALLS = 200;
 const DEFAULT_LOOP_THRESHOLD = 4;
+/** A request estimated above this share of the budget is counted by the provider, where it can count. */
+const NEAR_BUDGET_SHARE = 0.85;
 
 function addUsage(total: ModelUsage, usage: ModelUsage): void {
   total.inputTokens += usage.inputTokens;
@@ -125,6 +130,7 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
     return null;
   };
   let refusedAsTooLong = false;
+  let calibrated = false;
   const end = (outcome: AgentLoopResult['outcome'], error: string | null, deliverableFailed = false): AgentLoopResult => {
     if (window) emit({ type: 'context_usage', usage: window.usage(config.messages) });
     return { outcome, error, deliverableFailed, usage, modelCalls };
@@ -148,6 +154,16 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
 
     let requestMessages = config.messages;
     if (window) {
+      if (config.countTokens && !calibrated) {
+        // CTX-1: near the budget, the provider's own count replaces the estimate's scale, once per run.
+        const view = window.view(config.messages);
+        const estimated = window.tokensOf(view);
+        if (estimated > window.budget * NEAR_BUDGET_SHARE) {
+          calibrated = true;
+          const counted = await config.countTokens({ model: config.model, system: config.system, messages: view, tools: config.tools, maxTokens: config.maxTokens }, signal);
+          if (counted !== null) window.calibrate(estimated, counted);
+        }
+      }
       // CTX-1: stage 1 (elide old results) first; stage 2 (compact) when that is not enough.
       let fitted = window.fit(config.messages);
       if (!fitted.fits) {

@@ -45,6 +45,8 @@ export class ContextWindow {
   /** Stubs by tool call id, kept as the same objects so their cached JSON and estimates hold. */
   private readonly stubs = new Map<string, ToolResultMessage>();
   private readonly fixedTokens: number;
+  /** The budget as set, in the provider's tokens: what {@link calibrate} rescales. */
+  private initialBudget: number;
 
   constructor(
     private currentBudget: number,
@@ -52,10 +54,21 @@ export class ContextWindow {
     private readonly tools: readonly ModelTool[],
   ) {
     this.fixedTokens = estimateTextTokens(system) + estimateToolsTokens(tools);
+    this.initialBudget = currentBudget;
   }
 
   get budget(): number {
     return this.currentBudget;
+  }
+
+  /**
+   * The provider counted a request the estimate put at `estimatedTokens`: the budget, which is in
+   * estimated tokens, is rescaled so it means the same number of the provider's tokens (the estimate
+   * overcounts on purpose; near the limit the provider's own count decides).
+   */
+  calibrate(estimatedTokens: number, countedTokens: number): void {
+    if (estimatedTokens <= 0 || countedTokens <= 0) return;
+    this.currentBudget = Math.floor(this.initialBudget * (estimatedTokens / countedTokens));
   }
 
   /**
@@ -66,6 +79,7 @@ export class ContextWindow {
   shrinkAfterRefusal(estimatedTokens: number, refusal: { tokens: number; maximum: number } | null): void {
     const fitting = refusal && refusal.tokens > 0 ? Math.floor(estimatedTokens * (refusal.maximum / refusal.tokens) * 0.9) : Math.floor(this.currentBudget * 0.75);
     this.currentBudget = Math.min(this.currentBudget, fitting);
+    this.initialBudget = Math.min(this.initialBudget, refusal ? Math.floor(refusal.maximum * 0.9) : this.currentBudget);
   }
 
   /** The messages with the stubs elided so far in place of their results. */

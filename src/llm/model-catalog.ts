@@ -1,4 +1,5 @@
 import { createAnthropicStreamFn, DEFAULT_ANTHROPIC_TRAITS } from './anthropic-provider.js';
+import { createAnthropicTokenCounter, type CountTokens } from './anthropic-token-count.js';
 import { ModelNotConfiguredError } from './model-not-configured-error.js';
 import type { ModelTraits, ModelUsage, StreamFn } from './model-types.js';
 import { createOpenAIStreamFn } from './openai-provider.js';
@@ -295,6 +296,8 @@ export interface ResolvedModel {
   /** Null when unknown: cost is then 0 and should be shown as unknown. */
   pricing: ModelPricing | null;
   baseUrl: string;
+  /** CTX-1: the provider's own token count of a request, where it has one (Anthropic `count_tokens`). */
+  countTokens?: CountTokens;
 }
 
 function normalizeProviderId(raw: string): ProviderId | undefined {
@@ -469,7 +472,8 @@ export function resolveModel(options: ResolveModelOptions = {}): ResolvedModel {
           replayReasoningContent: provider.id === 'deepseek',
         });
   const streamFn: StreamFn = (request, signal) => inner(request.model ? request : { ...request, model: model.id }, signal);
-  return { streamFn, provider, model, pricing, baseUrl };
+  const countTokens = provider.protocol === 'anthropic-messages' && !options.fetch ? createAnthropicTokenCounter({ apiKey: apiKey ?? '', baseUrl }) : undefined;
+  return { streamFn, provider, model, pricing, baseUrl, ...(countTokens ? { countTokens } : {}) };
 }
 
 /** Cost in US dollars of one call's usage; 0 when the price is unknown. */

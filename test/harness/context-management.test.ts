@@ -248,4 +248,26 @@ describe('context management (CTX-1, CTX-2)', () => {
     expect(after.allText).toContain('SUMMARY-5150');
     expect(blocksOf(after).some((block) => block.type === 'tool_use')).toBe(false);
   }, 120_000);
+
+  it("near the budget the provider's own count (count_tokens) decides: a request the estimate alone would elide is sent whole", async () => {
+    const conversationId = await newConversation('Counted');
+    fixture.model.reset();
+    await setContextSize(40_000);
+    try {
+      const print = (index: number) => reply().tool('bash', { command: `echo "chunk ${index}"; head -c 13000 /dev/zero | tr '\\0' y` });
+      fixture.model.script(print(1), print(2), print(3), print(4), print(5), reply().text('Printed.'));
+      const detail = await post(conversationId, 'Print five chunks.');
+      expect(detail.run.state).toBe('completed');
+      expect(fixture.model.received.filter((request) => request.path.startsWith('/v1/messages/count_tokens'))).toHaveLength(1);
+      const last = fixture.model.requests.at(-1)!;
+      // Budget: 40,000 less the answer's 16,000 and a margin = 23,000 tokens; the estimate (3.1 characters a token) is over it…
+      expect(JSON.stringify([last.body!.system, last.body!.messages, last.body!.tools]).length / 3.1).toBeGreaterThan(23_000);
+      // …the provider's count is not, so nothing was elided.
+      expect(countPromptTokens(last.body!)).toBeLessThan(23_000);
+      expect(JSON.stringify(last.body!.messages)).not.toContain('Elided to keep the context window');
+      expect(last.toolResults).toHaveLength(1);
+    } finally {
+      await setContextSize(null);
+    }
+  }, 120_000);
 });

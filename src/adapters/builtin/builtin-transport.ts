@@ -87,6 +87,7 @@ export class BuiltinTransport implements AgentTransport {
         contextWindow: new ContextWindow(budget, context.systemPrompt, tools),
         ...(context.compact ? { compactOnly: context.compact } : {}),
         costOf: (usage) => computeCost(usage, model.pricing),
+        ...(model.countTokens ? { countTokens: model.countTokens } : {}),
         executeTool: async (call, signal) => keepLargeOutput(worktree, context.runId, call.id, await toolbox.execute(call, signal)),
         completion: completion ? { outputVerb: completion.outputVerb, reminder: completion.reminder, maxReminders: MAX_REMINDERS } : null,
         drainSteering: () => context.drainSteering?.() ?? [],
