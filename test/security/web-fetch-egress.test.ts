@@ -101,6 +101,13 @@ describe('web_fetch address guard (TOOL-1, security)', () => {
     const outcome = await fetchWith(`http://pinned.invalid:${site.port}/secret`, named('pinned.invalid'), { resolveHost: pinned });
     expect(outcome.ok && [outcome.address, outcome.body.toString()]).toEqual(['127.0.0.1', 'the secret']);
     expect(lookups).toBe(1);
+    // Every checked address is offered to the connection, so a first one that does not answer (::1 here) falls through to the next checked one.
+    const twoFamilies: ResolveHost = async () => [
+      { address: '::1', family: 6 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+    const dual = await fetchWith(`http://dual.invalid:${site.port}/secret`, named('dual.invalid'), { resolveHost: twoFamilies });
+    expect(dual.ok && [dual.address, dual.body.toString()]).toEqual(['127.0.0.1', 'the secret']);
     // A name with one public and one loopback address is refused whatever order the resolver gives.
     const mixed: ResolveHost = async () => [
       { address: '93.184.216.34', family: 4 },

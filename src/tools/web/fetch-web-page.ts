@@ -49,7 +49,7 @@ export type WebFetchOutcome =
       body: Buffer;
       /** The URLs followed before the final one. */
       redirects: string[];
-      /** The address the final hop connected to. */
+      /** The address the final hop connected to (one of those checked). */
       address: string;
     }
   | { ok: false; refusal: WebFetchRefusal; reason: string; redirects: string[] };
@@ -80,9 +80,10 @@ class FetchStop extends Error {
 /**
  * Resolves a hop's host once and checks every address it has (TOOL-1). A name with one blocked
  * address among public ones is refused: the resolver could hand out either, so a rebinding name never
- * gets its chance. The address returned is the one the connection uses — there is no second lookup.
+ * gets its chance. The addresses returned are the only ones the connection may use — there is no
+ * second lookup.
  */
-async function pinAddress(url: URL, hostNamedByRule: boolean, resolveHost: ResolveHost): Promise<ResolvedAddress> {
+async function pinAddresses(url: URL, hostNamedByRule: boolean, resolveHost: ResolveHost): Promise<ResolvedAddress[]> {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const family = isIP(host);
   let addresses: ResolvedAddress[];
@@ -107,18 +108,22 @@ async function pinAddress(url: URL, hostNamedByRule: boolean, resolveHost: Resol
       }
     }
   }
-  return addresses[0]!;
+  return addresses;
 }
 
-/** A lookup that answers every connection attempt with the address already checked (no re-resolve). */
-function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
+/**
+ * A lookup that answers every connection attempt with the addresses already checked (no re-resolve).
+ * All of them when asked for all, so a name whose first address does not answer (`localhost` as ::1
+ * before 127.0.0.1) still connects — to a checked address.
+ */
+function pinnedLookup(pinned: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
-    if (options.all) (callback as (error: null, addresses: ResolvedAddress[]) => void)(null, [pinned]);
-    else callback(null, pinned.address, pinned.family);
+    if (options.all) (callback as (error: null, addresses: ResolvedAddress[]) => void)(null, pinned);
+    else callback(null, pinned[0]!.address, pinned[0]!.family);
   };
 }
 
-function send(url: URL, pinned: ResolvedAddress, signal: AbortSignal): Promise<IncomingMessage> {
+function send(url: URL, pinned: ResolvedAddress[], signal: AbortSignal): Promise<IncomingMessage> {
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const outgoing = request(
@@ -206,8 +211,9 @@ export async function fetchWebPage(startUrl: string, options: FetchWebPageOption
       if (url.username || url.password) throw new FetchStop('url', 'Refused: URLs with a user name or password are not fetched.');
       const decision = await options.decideHop(url, hop);
       if (!decision.allowed) throw new FetchStop('policy', decision.reason);
-      const pinned = await pinAddress(url, decision.hostNamedByRule, resolveHost);
+      const pinned = await pinAddresses(url, decision.hostNamedByRule, resolveHost);
       const response = await send(url, pinned, signal);
+      const connectedTo = response.socket?.remoteAddress ?? pinned[0]!.address;
       const status = response.statusCode ?? 0;
       const location = response.headers.location;
       if (status >= 300 && status < 400 && location) {
@@ -232,7 +238,7 @@ export async function fetchWebPage(startUrl: string, options: FetchWebPageOption
       if (mediaType.length === 0 && body.subarray(0, 1024).includes(0)) {
         throw new FetchStop('contentType', 'Refused: the response has no content type and looks binary; web_fetch reads text, HTML, JSON and XML only.');
       }
-      return { ok: true, url: url.href, status, contentType: contentType || 'text/plain', body, redirects, address: pinned.address };
+      return { ok: true, url: url.href, status, contentType: contentType || 'text/plain', body, redirects, address: connectedTo };
     }
   } catch (error) {
     if (error instanceof FetchStop) return { ok: false, refusal: error.refusal, reason: error.message, redirects };
