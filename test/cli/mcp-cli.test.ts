@@ -1,45 +1,20 @@
 /** TOOL-2 from the command line: `mcp add | list | tools | classes | enable | disable | remove` against a real server process and server-everything. */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { rm } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataRoot } from '../support/test-server.js';
+import { runCli } from '../support/cli-runner.js';
+import { startServeProcess, type ServeProcess } from '../support/serve-process.js';
 
-const run = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
-let dataRoot: string;
-let serverProcess: ChildProcess;
-
-async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [...CLI, '--data-dir', dataRoot, ...args]);
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failure = error as { stdout: string; stderr: string; code: number };
-    return { stdout: failure.stdout, stderr: failure.stderr, code: failure.code };
-  }
-}
+let server: ServeProcess;
+const cli = (...args: string[]) => runCli(server.dataRoot, ...args);
 
 beforeAll(async () => {
-  dataRoot = await makeDataRoot();
-  serverProcess = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dataRoot], { stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    serverProcess.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (/listening on/.test(output) && output.includes('curl')) resolve();
-    });
-    serverProcess.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
+  server = await startServeProcess({});
 }, 120_000);
 
 afterAll(async () => {
-  serverProcess?.kill('SIGTERM');
-  if (serverProcess) await new Promise((resolve) => serverProcess.once('exit', resolve));
-  await rm(dataRoot, { recursive: true, force: true });
+  await server?.stop();
 });
 
 describe('control-center mcp (TOOL-2)', () => {
