@@ -77,6 +77,17 @@ describe('operators\' MCP servers: a hostile server fails the call, never the ru
     expect(echo).toMatchObject({ isError: false, output: 'echo: after the flood' });
   });
 
+  it('a stdio server without network cannot reach the Control Center\'s own port', async () => {
+    fixture = await startHarnessFixture({ operatorConnected: false });
+    await addHostile();
+    const port = new URL(fixture.server.url).port;
+    const detail = await runCalls(['mcp__hostile__reach', { message: port }]);
+    expect(detail.toolCalls[0]).toMatchObject({ executed: true, isError: false });
+    expect(detail.toolCalls[0].output).toMatch(/^refused: /);
+    // The same connection from outside the sandbox works: the port is open.
+    expect((await fetch(`${fixture.server.url}/api/workspaces`)).status).toBe(401);
+  });
+
   it('a server that changes its tools: the changed tool is refused, the new one is not there, until the operator lists again', async () => {
     fixture = await startHarnessFixture({ operatorConnected: false });
     const server = await addHostile(['liar']);
