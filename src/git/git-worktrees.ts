@@ -300,17 +300,24 @@ async function knownCommits(record: CheckoutRecord): Promise<{ commits: string[]
   return { commits: [...new Set([tip, record.baseSha].filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)))], tip: tip || null };
 }
 
-/** Shell run inside the checkout's sandbox: commits its whole state on a scratch index, prints the ref made. */
-const CHECKPOINT_SCRIPT = `set -e
-real=$(git rev-parse --path-format=absolute --git-path index)
+/**
+ * Shell lines that write the checkout's whole state (tracked changes, deletions, untracked files, not
+ * ignored ones) as a tree on a scratch index: they set `$head` (empty on an unborn branch) and `$tree`.
+ * The real index and the files do not move.
+ */
+export const SCRATCH_INDEX_TREE_LINES = `real=$(git rev-parse --path-format=absolute --git-path index)
 head=$(git rev-parse --verify --quiet HEAD || true)
-branch=$(git symbolic-ref --quiet --short HEAD || echo '(detached)')
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export GIT_INDEX_FILE="$scratch/index"
 if [ -f "$real" ]; then cp "$real" "$GIT_INDEX_FILE"; elif [ -n "$head" ]; then git read-tree "$head"; fi
 git add --all -- .
-tree=$(git write-tree)
+tree=$(git write-tree)`;
+
+/** Shell run inside the checkout's sandbox: commits its whole state on a scratch index, prints the ref made. */
+const CHECKPOINT_SCRIPT = `set -e
+${SCRATCH_INDEX_TREE_LINES}
+branch=$(git symbolic-ref --quiet --short HEAD || echo '(detached)')
 message=$(printf 'Checkpoint of conversation %s before its checkout was removed\\n\\nBranch: %s\\nAt: %s\\n' "$2" "$branch" "$3")
 if [ -n "$head" ]; then commit=$(git commit-tree "$tree" -p "$head" -m "$message"); else commit=$(git commit-tree "$tree" -m "$message"); fi
 ref="$1"; n=0

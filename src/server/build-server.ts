@@ -15,6 +15,7 @@ import { eventRoutes } from './routes/event-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
 import { attachmentRoutes } from './routes/attachment-routes.js';
+import { rewindRoutes } from './routes/rewind-routes.js';
 import { shareRoutes } from './routes/share-routes.js';
 import { gitPushRoutes } from './routes/git-push-routes.js';
 import { honestyRoutes } from './routes/honesty-routes.js';
@@ -110,6 +111,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(spaceRoutes(app));
   await server.register(conversationRoutes(app));
   await server.register(attachmentRoutes(app));
+  await server.register(rewindRoutes(app));
   await server.register(shareRoutes(app));
   await server.register(runRoutes(app));
   await server.register(policyRoutes(app));

@@ -60,6 +60,7 @@ import { SpaceService } from './spaces/space-service.js';
 import { ConversationShareService } from './spaces/conversation-share-service.js';
 import { TurnService } from './runs/turn-service.js';
 import { AttachmentService } from './attachments/attachment-service.js';
+import { RewindService } from './runs/rewind-service.js';
 import { validateAgentEffort } from './agents/validate-effort.js';
 import { wakeOnDecision } from './approvals/wake-on-decision.js';
 import { WorkspaceService } from './workspaces/workspace-service.js';
@@ -180,6 +181,8 @@ export class ControlCenter {
   readonly turns: TurnService;
   /** TOOL-3: files attached to operators' messages. */
   readonly attachments: AttachmentService;
+  /** CTX-3: rewinding a conversation to before a turn, and undoing it. */
+  readonly rewinds: RewindService;
   readonly plans: PlanService;
   readonly reviews: ReviewService;
   /** Issue 12: reviews of forge pull requests (open from a PR URL, publish the verdict). */
@@ -324,6 +327,7 @@ export class ControlCenter {
     this.executor.registerPrepareHook(mcpTools.hook);
     this.executor.registerModeTools(mcpTools.provider);
     this.attachments = new AttachmentService(this.workspaces, this.settings, (agent) => transports.capabilitiesFor(agent));
+    this.rewinds = new RewindService(this.workspaces, this.spaces, this.messages, this.executor.checkouts, this.activeRuns);
     this.turns = new TurnService(
       this.spaces,
       this.agents,

@@ -18,6 +18,8 @@ export interface WorkspaceSchema {
   policy_rules: PolicyRuleTable;
   messages: MessageTable;
   message_attachments: MessageAttachmentTable;
+  conversation_rewinds: ConversationRewindTable;
+  turn_checkpoints: TurnCheckpointTable;
   run_events: RunEventTable;
   tool_calls: ToolCallTable;
   approvals: ApprovalTable;
@@ -169,6 +171,34 @@ export interface MessageTable {
   mode: string | null;
   picker: string | null;
   content: string;
+  created_at: string;
+  /** CTX-3: the rewind that archived this message (null: in the history). */
+  rewound_by: string | null;
+}
+
+/** CTX-3: a conversation rewound to before one of its messages; what followed is archived, never deleted. */
+export interface ConversationRewindTable {
+  id: string;
+  conversation_id: string;
+  /** The first message archived: the rewind returned to just before it. */
+  message_id: string;
+  /** The turn checkpoint the checkout returned to (null: the conversation had none, only the history moved). */
+  checkpoint_commit: string | null;
+  /** `refs/cc-checkpoints/…` holding the checkout as it was before the rewind. */
+  archive_ref: string | null;
+  archived_messages: number;
+  operator_id: string;
+  created_at: string;
+  restored_at: string | null;
+  /** The checkout as it was before the restore. */
+  restore_archive_ref: string | null;
+}
+
+/** CTX-3: the checkout's state as a turn began, committed inside the checkout. */
+export interface TurnCheckpointTable {
+  run_id: string;
+  conversation_id: string;
+  commit_sha: string;
   created_at: string;
 }
 

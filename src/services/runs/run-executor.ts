@@ -1,3 +1,6 @@
+import { nowIso } from '../../ids.js';
+import { checkpointTurn } from '../../git/turn-checkpoint.js';
+import { insertTurnCheckpoint } from '../../store/repositories/conversation-rewind-repository.js';
 import { promptImagesOf } from '../attachments/attachment-service.js';
 import { withDefaultModel } from '../workspaces/runner-credentials.js';
 import type { Logger } from 'pino';
@@ -447,6 +450,8 @@ export class RunExecutor {
       syncCheckout = prepared.syncCheckout;
       checkoutRecord = prepared.checkout.checkout ?? undefined;
       recorder.log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model, adapter: agent.adapterId, tools: [...prepared.surfacedNames] });
+      // CTX-3: the checkout as this turn begins, so the conversation can be rewound to before it.
+      if (syncCheckout && checkoutRecord && input.conversationId && !input.parentRunId) await this.checkpointTurn(workspaceId, input.conversationId, runId, checkoutRecord, recorder);
 
       const toolCalls = new RunToolCalls(
         { policy: this.deps.policy, approvals: this.deps.approvals, events: this.deps.events, settings: this.deps.settings, presence: this.deps.presence, questions: this.deps.questions },
@@ -487,6 +492,18 @@ export class RunExecutor {
       });
     } catch (error) {
       return await recorder.finish('failed', `internal error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** CTX-3: commits the checkout's state before the turn; a failure is logged and the turn goes on (it only cannot be rewound to). */
+  private async checkpointTurn(workspaceId: string, conversationId: string, runId: string, record: CheckoutRecord, recorder: RunRecorder): Promise<void> {
+    try {
+      const commit = await checkpointTurn(await this.checkouts.runner(workspaceId, record), conversationId, runId);
+      const db = (await this.deps.workspaces.handle(workspaceId)).database.db;
+      await insertTurnCheckpoint(db, { run_id: runId, conversation_id: conversationId, commit_sha: commit, created_at: nowIso() });
+      recorder.log.event('turn_checkpoint', { commit });
+    } catch (error) {
+      recorder.log.event('turn_checkpoint_failed', { reason: error instanceof Error ? error.message : String(error) });
     }
   }
 

@@ -770,7 +770,7 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.createIndex('runs_by_conversation').on('runs').columns(['conversation_id', 'created_at']).execute();
     },
   },
-  '0028_message_attachments': {
+  '0028_message_attachments_and_rewinds': {
     // TOOL-3: images and text files an operator attaches to a message, kept with the workspace's other
     // records (the bytes as a blob: a worker on another machine reads them from the same database).
     async up(db: Kysely<unknown>) {
@@ -789,6 +789,30 @@ export const workspaceMigrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (column) => column.notNull())
         .execute();
       await db.schema.createIndex('message_attachments_conversation').on('message_attachments').columns(['conversation_id', 'message_id', 'position']).execute();
+      // CTX-3: a rewind archives the messages from a turn on (`rewound_by` names the rewind); nothing is deleted.
+      await db.schema.alterTable('messages').addColumn('rewound_by', 'text').execute();
+      await db.schema
+        .createTable('conversation_rewinds')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('conversation_id', 'text', (column) => column.notNull())
+        .addColumn('message_id', 'text', (column) => column.notNull())
+        .addColumn('checkpoint_commit', 'text')
+        .addColumn('archive_ref', 'text')
+        .addColumn('archived_messages', 'integer', (column) => column.notNull())
+        .addColumn('operator_id', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('restored_at', 'text')
+        .addColumn('restore_archive_ref', 'text')
+        .execute();
+      // CTX-3: the checkout's state as each turn began (a commit in the checkout, `refs/cc-turns/<conversation>/<run>`).
+      await db.schema
+        .createTable('turn_checkpoints')
+        .addColumn('run_id', 'text', (column) => column.primaryKey())
+        .addColumn('conversation_id', 'text', (column) => column.notNull())
+        .addColumn('commit_sha', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('turn_checkpoints_conversation').on('turn_checkpoints').columns(['conversation_id', 'created_at']).execute();
     },
   },
   '0027_mcp_servers': {

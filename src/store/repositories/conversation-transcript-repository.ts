@@ -44,12 +44,15 @@ export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, co
     .selectFrom('messages')
     .select(['role', 'content', 'run_id', 'created_at'])
     .where('conversation_id', '=', conversationId)
-    .where('role', '!=', 'system');
+    .where('role', '!=', 'system')
+    // CTX-3: what a rewind archived is out of the history until it is restored.
+    .where('rewound_by', 'is', null);
   if (since) messageQuery = messageQuery.where('created_at', '>=', since);
   const messages = await messageQuery.orderBy('created_at').orderBy('id').execute();
   let runQuery = db.selectFrom('runs').select(['id', 'created_at']).where('conversation_id', '=', conversationId).where('parent_run_id', 'is', null);
   if (compacted) runQuery = runQuery.where('created_at', '>=', compacted.created_at);
-  const runs = await runQuery.orderBy('created_at').orderBy('id').execute();
+  const rewound = await rewoundSpans(db, conversationId);
+  const runs = (await runQuery.orderBy('created_at').orderBy('id').execute()).filter((run) => !rewound.some((span) => run.created_at >= span.from && run.created_at <= span.to));
   const events = runs.length === 0
     ? []
     : await db
@@ -72,6 +75,17 @@ export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, co
   ];
   // Stable sort: messages were listed first, so they stay before a run of the same instant.
   return items.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+}
+
+/** CTX-3: the stretches of time unrestored rewinds archived (from the first archived message to the rewind): their runs leave the history too. */
+async function rewoundSpans(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<Array<{ from: string; to: string }>> {
+  return db
+    .selectFrom('conversation_rewinds')
+    .innerJoin('messages', 'messages.id', 'conversation_rewinds.message_id')
+    .select(['messages.created_at as from', 'conversation_rewinds.created_at as to'])
+    .where('conversation_rewinds.conversation_id', '=', conversationId)
+    .where('conversation_rewinds.restored_at', 'is', null)
+    .execute();
 }
 
 /** The newest `context_usage` event of the conversation's top-level runs (its JSON), or null when none ran the built-in harness. */

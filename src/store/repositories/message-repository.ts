@@ -43,7 +43,10 @@ export async function insertMessage(db: Kysely<WorkspaceSchema>, message: Messag
 }
 
 /** Read on every message posted (the turn's history): compiled once per database (issue 11). */
-const messagesOfConversation = reusableQuery((db, conversationId: string) => db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId).orderBy('created_at').orderBy('id'));
+const messagesOfConversation = reusableQuery((db, conversationId: string) =>
+  // CTX-3: messages a rewind archived are out of the conversation until the rewind is restored.
+  db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId).where('rewound_by', 'is', null).orderBy('created_at').orderBy('id'),
+);
 
 /** A conversation's messages, oldest first. */
 export async function listMessages(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<Message[]> {
@@ -72,6 +75,7 @@ export async function listRecentMessages(db: Kysely<WorkspaceSchema>, conversati
         .select(['id', 'role', 'content'])
         .where('conversation_id', '=', conversation)
         .where('role', '!=', 'system')
+        .where('rewound_by', 'is', null)
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(count),

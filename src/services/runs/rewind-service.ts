@@ -1,0 +1,126 @@
+import { ConflictError, NotFoundError } from '../../errors/index.js';
+import { findCheckout } from '../../store/repositories/checkout-repository.js';
+import {
+  archiveMessagesFrom,
+  findRewind,
+  firstTurnCheckpointSince,
+  listRewinds,
+  markRewindRestored,
+  unarchiveMessages,
+  insertRewind,
+  type ConversationRewind,
+} from '../../store/repositories/conversation-rewind-repository.js';
+import { listMessages } from '../../store/repositories/message-repository.js';
+import { checkpointTurn, restoreCheckpoint, TURN_REF_PREFIX } from '../../git/turn-checkpoint.js';
+import { newId, nowIso } from '../../ids.js';
+import type { ActiveRuns } from './active-runs.js';
+import type { MessageService } from './message-service.js';
+import type { SpaceService } from '../spaces/space-service.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { CheckoutService } from '../workspaces/checkout-service.js';
+
+/**
+ * CTX-3: an operator rewinds a conversation to before one of its turns. The checkout returns to the
+ * checkpoint taken as that turn began, and the messages from that turn on leave the history (the
+ * model's and the list's). Nothing is deleted: the checkout as it was is committed under
+ * `refs/cc-turns/<conversation>/rewound-<rewind>`, the messages are marked with the rewind, a system
+ * line in the conversation says what happened, and `restore` puts both back.
+ */
+export class RewindService {
+  constructor(
+    private readonly workspaces: WorkspaceService,
+    private readonly spaces: SpaceService,
+    private readonly messages: MessageService,
+    private readonly checkouts: CheckoutService,
+    private readonly active: ActiveRuns,
+  ) {}
+
+  async list(workspaceId: string, conversationId: string): Promise<ConversationRewind[]> {
+    await this.spaces.getConversation(workspaceId, conversationId);
+    const { database } = await this.workspaces.handle(workspaceId);
+    return listRewinds(database.db, conversationId);
+  }
+
+  /** Rewinds to just before `messageId` (a message of this conversation still in its history). */
+  async rewind(workspaceId: string, conversationId: string, messageId: string, operatorId: string): Promise<ConversationRewind> {
+    await this.spaces.getConversation(workspaceId, conversationId);
+    const { database } = await this.workspaces.handle(workspaceId);
+    const db = database.db;
+    const message = (await listMessages(db, conversationId)).find((candidate) => candidate.id === messageId);
+    if (!message) throw new NotFoundError('message', messageId, 'messageId');
+    this.refuseWhileRunning(workspaceId, conversationId);
+    const id = newId('rw');
+    const checkpoint = await firstTurnCheckpointSince(db, conversationId, message.createdAt);
+    let archiveRef: string | null = null;
+    const record = checkpoint ? await findCheckout(db, conversationId) : null;
+    if (checkpoint && record) {
+      const runner = await this.checkouts.runner(workspaceId, record);
+      // The checkout as it is now is kept first: a rewind never loses work, even uncommitted work.
+      archiveRef = `${TURN_REF_PREFIX}${conversationId}/rewound-${id}`;
+      await checkpointTurn(runner, conversationId, `rewound-${id}`).catch((error: unknown) => {
+        throw new ConflictError('messageId', `the checkout could not be archived, so nothing was rewound: ${error instanceof Error ? error.message : String(error)}`);
+      });
+      await restoreCheckpoint(runner, checkpoint.commit);
+      await this.checkouts.sync(workspaceId, conversationId, record).catch(() => null);
+    }
+    const archived = await archiveMessagesFrom(db, conversationId, message, id);
+    const rewind: ConversationRewind = {
+      id,
+      conversationId,
+      messageId,
+      checkpointCommit: checkpoint && record ? checkpoint.commit : null,
+      archiveRef,
+      archivedMessages: archived,
+      operatorId,
+      createdAt: nowIso(),
+      restoredAt: null,
+      restoreArchiveRef: null,
+    };
+    await insertRewind(db, rewind);
+    const checkout = rewind.checkpointCommit ? ` The checkout is back at ${rewind.checkpointCommit.slice(0, 12)}; what it held is kept as ${archiveRef}.` : ' The conversation had no checkpoint to return its checkout to; only the history moved.';
+    await this.systemLine(workspaceId, conversationId, `Rewound to before "${excerpt(message.content)}": ${archived} message${archived === 1 ? '' : 's'} archived (rewind ${id}, restorable).${checkout}`);
+    return rewind;
+  }
+
+  /** Puts a rewind's messages back and returns the checkout to where it was before the rewind (after archiving it as it is now). */
+  async restore(workspaceId: string, conversationId: string, rewindId: string): Promise<ConversationRewind> {
+    await this.spaces.getConversation(workspaceId, conversationId);
+    const { database } = await this.workspaces.handle(workspaceId);
+    const db = database.db;
+    const rewind = await findRewind(db, rewindId);
+    if (!rewind || rewind.conversationId !== conversationId) throw new NotFoundError('rewind', rewindId, 'rewindId');
+    if (rewind.restoredAt) throw new ConflictError('rewindId', `rewind ${rewindId} was already restored at ${rewind.restoredAt}`);
+    this.refuseWhileRunning(workspaceId, conversationId);
+    let restoreArchiveRef: string | null = null;
+    const record = rewind.archiveRef ? await findCheckout(db, conversationId) : null;
+    if (rewind.archiveRef && record) {
+      const runner = await this.checkouts.runner(workspaceId, record);
+      const archived = await runner(['git', 'rev-parse', '--verify', '--quiet', `${rewind.archiveRef}^{commit}`]);
+      const commit = archived.stdout.toString('utf8').trim();
+      if (archived.exitCode !== 0 || !commit) throw new ConflictError('rewindId', `the archived checkout ${rewind.archiveRef} is no longer in the conversation's checkout`);
+      restoreArchiveRef = `${TURN_REF_PREFIX}${conversationId}/restored-${rewindId}`;
+      await checkpointTurn(runner, conversationId, `restored-${rewindId}`);
+      await restoreCheckpoint(runner, commit);
+      await this.checkouts.sync(workspaceId, conversationId, record).catch(() => null);
+    }
+    const back = await unarchiveMessages(db, conversationId, rewindId);
+    const restoredAt = nowIso();
+    await markRewindRestored(db, rewindId, restoredAt, restoreArchiveRef);
+    await this.systemLine(workspaceId, conversationId, `Restored rewind ${rewindId}: ${back} message${back === 1 ? '' : 's'} back in the history.${restoreArchiveRef ? ` The checkout is as it was before the rewind; what it held is kept as ${restoreArchiveRef}.` : ''}`);
+    return { ...rewind, restoredAt, restoreArchiveRef };
+  }
+
+  private refuseWhileRunning(workspaceId: string, conversationId: string): void {
+    const running = this.active.inWorkspace(workspaceId).find((run) => run.conversationId === conversationId);
+    if (running) throw new ConflictError('conversationId', `run ${running.runId} is active in this conversation; cancel it or wait for it to end before rewinding`);
+  }
+
+  private async systemLine(workspaceId: string, conversationId: string, content: string): Promise<void> {
+    await this.messages.append(workspaceId, { conversationId, runId: null, role: 'system', authorKind: 'system', authorId: null, mode: null, picker: null, content });
+  }
+}
+
+function excerpt(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line;
+}

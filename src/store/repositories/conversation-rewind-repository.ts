@@ -1,0 +1,91 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ConversationRewindTable, WorkspaceSchema } from '../workspace-schema.js';
+
+/** CTX-3: a rewind as the API shows it. */
+export interface ConversationRewind {
+  id: string;
+  conversationId: string;
+  messageId: string;
+  checkpointCommit: string | null;
+  archiveRef: string | null;
+  archivedMessages: number;
+  operatorId: string;
+  createdAt: string;
+  restoredAt: string | null;
+  restoreArchiveRef: string | null;
+}
+
+function toRewind(row: Selectable<ConversationRewindTable>): ConversationRewind {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    messageId: row.message_id,
+    checkpointCommit: row.checkpoint_commit,
+    archiveRef: row.archive_ref,
+    archivedMessages: Number(row.archived_messages),
+    operatorId: row.operator_id,
+    createdAt: row.created_at,
+    restoredAt: row.restored_at,
+    restoreArchiveRef: row.restore_archive_ref,
+  };
+}
+
+export async function insertTurnCheckpoint(db: Kysely<WorkspaceSchema>, row: { run_id: string; conversation_id: string; commit_sha: string; created_at: string }): Promise<void> {
+  await db.insertInto('turn_checkpoints').values(row).execute();
+}
+
+/** The checkpoint of the first turn that began at or after `since` (the turn a message started). */
+export async function firstTurnCheckpointSince(db: Kysely<WorkspaceSchema>, conversationId: string, since: string): Promise<{ runId: string; commit: string } | null> {
+  const row = await db.selectFrom('turn_checkpoints').select(['run_id', 'commit_sha']).where('conversation_id', '=', conversationId).where('created_at', '>=', since).orderBy('created_at').limit(1).executeTakeFirst();
+  return row ? { runId: row.run_id, commit: row.commit_sha } : null;
+}
+
+export async function insertRewind(db: Kysely<WorkspaceSchema>, rewind: ConversationRewind): Promise<void> {
+  await db
+    .insertInto('conversation_rewinds')
+    .values({
+      id: rewind.id,
+      conversation_id: rewind.conversationId,
+      message_id: rewind.messageId,
+      checkpoint_commit: rewind.checkpointCommit,
+      archive_ref: rewind.archiveRef,
+      archived_messages: rewind.archivedMessages,
+      operator_id: rewind.operatorId,
+      created_at: rewind.createdAt,
+      restored_at: null,
+      restore_archive_ref: null,
+    })
+    .execute();
+}
+
+export async function findRewind(db: Kysely<WorkspaceSchema>, id: string): Promise<ConversationRewind | null> {
+  const row = await db.selectFrom('conversation_rewinds').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toRewind(row) : null;
+}
+
+export async function listRewinds(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<ConversationRewind[]> {
+  const rows = await db.selectFrom('conversation_rewinds').selectAll().where('conversation_id', '=', conversationId).orderBy('created_at').execute();
+  return rows.map(toRewind);
+}
+
+export async function markRewindRestored(db: Kysely<WorkspaceSchema>, id: string, restoredAt: string, restoreArchiveRef: string | null): Promise<void> {
+  await db.updateTable('conversation_rewinds').set({ restored_at: restoredAt, restore_archive_ref: restoreArchiveRef }).where('id', '=', id).execute();
+}
+
+/** Archives the messages from `from` on (by time, then id) that are still in the history; returns how many. */
+export async function archiveMessagesFrom(db: Kysely<WorkspaceSchema>, conversationId: string, from: { id: string; createdAt: string }, rewindId: string): Promise<number> {
+  const result = await db
+    .updateTable('messages')
+    .set({ rewound_by: rewindId })
+    .where('conversation_id', '=', conversationId)
+    .where('rewound_by', 'is', null)
+    .where((where) => where.or([where('created_at', '>', from.createdAt), where.and([where('created_at', '=', from.createdAt), where('id', '>=', from.id)])]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Puts a rewind's messages back into the history. */
+export async function unarchiveMessages(db: Kysely<WorkspaceSchema>, conversationId: string, rewindId: string): Promise<number> {
+  const result = await db.updateTable('messages').set({ rewound_by: null }).where('conversation_id', '=', conversationId).where('rewound_by', '=', rewindId).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

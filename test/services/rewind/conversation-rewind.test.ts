@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
+import { reply } from '../../support/scripted-model-server.js';
+
+let fixture: HarnessFixture;
+let repoPath: string;
+let scratch: string;
+
+const api = (method: string, path: string, body?: unknown) => fixture.server.api(method, `/api/workspaces/${fixture.workspaceId}${path}`, body);
+const conversationPath = () => `/conversations/${fixture.conversationId}`;
+const worktree = () => join(fixture.workspaceDir, 'worktrees', fixture.conversationId);
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+async function messages(): Promise<Array<{ id: string; role: string; content: string }>> {
+  return (await api('GET', `${conversationPath()}/messages`)).body.messages;
+}
+
+async function turn(text: string, ...replies: ReturnType<typeof reply>[]): Promise<void> {
+  fixture.model.script(...replies);
+  const runId = await fixture.send(text);
+  expect((await fixture.waitForRun(runId)).run.state).toBe('completed');
+}
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'cc-rewind-'));
+  repoPath = join(scratch, 'repo');
+  execFileSync('git', ['init', '-q', '-b', 'main', repoPath]);
+  await writeFile(join(repoPath, 'README.md'), 'start\n');
+  git(repoPath, '-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'init');
+  git(repoPath, 'add', 'README.md');
+  git(repoPath, '-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'readme');
+  fixture = await startHarnessFixture({ space: { repoPath, autonomy: 'actFreely' }, operatorConnected: false });
+}, 120_000);
+
+afterAll(async () => {
+  await fixture?.dispose();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe('rewinding a conversation to before a turn (CTX-3)', () => {
+  it('built-in harness in chat: the checkout returns to the turn’s checkpoint, later messages leave the history, both are archived and restored', async () => {
+    await turn('write a', reply().tool('write', { path: 'a.txt', content: 'one\n' }), reply().text('wrote a'));
+    await turn(
+      'write b and change a',
+      reply().tool('write', { path: 'b.txt', content: 'two\n' }),
+      reply().tool('bash', { command: 'printf "changed\\n" > a.txt && git add a.txt b.txt && git -c user.name=A -c user.email=a@example.com commit -q -m "turn two"' }),
+      reply().text('wrote b'),
+    );
+    expect(readFileSync(join(worktree(), 'a.txt'), 'utf8')).toBe('changed\n');
+    const branchAfterTwo = git(worktree(), 'rev-parse', 'HEAD');
+    const second = (await messages()).find((message) => message.content === 'write b and change a')!;
+
+    const rewound = await api('POST', `${conversationPath()}/rewind`, { messageId: second.id });
+    expect(rewound.status, JSON.stringify(rewound.body)).toBe(200);
+    expect(rewound.body.checkpointCommit).toMatch(/^[0-9a-f]{40}$/);
+    expect(rewound.body.archivedMessages).toBe(2);
+    // The checkout is as the second turn found it: a.txt uncommitted as the first turn left it, no b.txt, the commit undone.
+    expect(readFileSync(join(worktree(), 'a.txt'), 'utf8')).toBe('one\n');
+    expect(existsSync(join(worktree(), 'b.txt'))).toBe(false);
+    expect(git(worktree(), 'log', '--format=%s', '-1')).toBe('readme');
+    // Archived, not deleted: the ref keeps the checkout as it was, the commit of turn two included.
+    expect(git(worktree(), 'rev-parse', `${rewound.body.archiveRef}^`)).toBe(branchAfterTwo);
+    expect(git(worktree(), 'show', `${rewound.body.archiveRef}:b.txt`)).toBe('two');
+    const after = await messages();
+    expect(after.map((message) => message.content)).not.toContain('write b and change a');
+    expect(after.map((message) => message.content)).not.toContain('wrote b');
+    expect(after.at(-1)!.role).toBe('system');
+    expect(after.at(-1)!.content).toMatch(/^Rewound to before "write b and change a": 2 messages archived/);
+
+    // The next turn's history has the first turn and not the second.
+    fixture.model.reset();
+    await turn('what now?', reply().text('fresh start'));
+    const [request] = await fixture.model.waitForRequests(1);
+    expect(request!.allText).toContain('write a');
+    expect(request!.allText).not.toContain('write b and change a');
+    expect(request!.allText).not.toContain('wrote b');
+
+    // Restored: the messages come back and the checkout is as it was before the rewind.
+    const restored = await api('POST', `${conversationPath()}/rewinds/${rewound.body.id}/restore`);
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(readFileSync(join(worktree(), 'b.txt'), 'utf8')).toBe('two\n');
+    expect(git(worktree(), 'rev-parse', 'HEAD')).toBe(branchAfterTwo);
+    expect((await messages()).map((message) => message.content)).toContain('write b and change a');
+    const again = await api('POST', `${conversationPath()}/rewinds/${rewound.body.id}/restore`);
+    expect(again.status).toBe(409);
+    const listed = (await api('GET', `${conversationPath()}/rewinds`)).body.rewinds;
+    expect(listed.map((rewind: { id: string; restoredAt: string | null }) => [rewind.id, rewind.restoredAt !== null])).toEqual([[rewound.body.id, true]]);
+  }, 120_000);
+
+  it('refuses a message of another conversation (404) and any rewind while a run is active (409), changing nothing', async () => {
+    const other = await api('POST', `/spaces/${fixture.spaceId}/conversations`, { title: 'Other' });
+    fixture.model.script(reply().text('elsewhere'));
+    const otherRun = await api('POST', `/conversations/${other.body.id}/messages`, { text: 'in the other conversation' });
+    await fixture.waitForRun(otherRun.body.run.id);
+    const foreign = (await api('GET', `/conversations/${other.body.id}/messages`)).body.messages[0];
+    const before = await messages();
+    const notHere = await api('POST', `${conversationPath()}/rewind`, { messageId: foreign.id });
+    expect(notHere.status).toBe(404);
+    expect(notHere.body.error.field).toBe('messageId');
+
+    fixture.model.script(reply().hang());
+    const runId = await fixture.send('this one hangs');
+    await fixture.model.waitForRequests(fixture.model.requests.length + 1);
+    const busy = await api('POST', `${conversationPath()}/rewind`, { messageId: before[0]!.id });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.message).toMatch(/is active in this conversation/);
+    await api('POST', `/runs/${runId}/cancel`);
+    await fixture.waitForRun(runId);
+    const notMissing = (await messages()).map((message) => message.id);
+    for (const message of before) expect(notMissing).toContain(message.id);
+  }, 120_000);
+});
