@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { boundedText } from './provider-failure.js';
+import { readCappedBody, type CappedBody } from './read-capped-body.js';
 import { SseParser, type SseMessage } from './sse-parser.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
 
@@ -132,28 +133,30 @@ function send(request: ModelHttpRequest): Promise<{ response: IncomingMessage; r
 }
 
 /**
- * Reads a failed response's body (bounded) and turns it into the error the caller sees. The watchdog
- * still guards it: a body that stalls is cut by the idle clock, and an abort ends the read at once.
+ * Reads a failed response's body and turns it into the error the caller sees. Only the first
+ * {@link MAX_ERROR_BODY_BYTES} are read: then the body is cancelled, so an error body that never ends
+ * (SEC-10) cannot hold the call open. The watchdog still guards it: a body that stalls is cut by the
+ * idle clock, and an abort ends the read at once.
  */
 async function statusError(response: IncomingMessage, watchdog: StreamWatchdog): Promise<ModelHttpStatusError> {
-  const chunks: Buffer[] = [];
-  let size = 0;
   const onAbort = () => response.destroy(new ModelRequestAbortedError('aborted by the stream watchdog'));
   if (watchdog.signal.aborted) onAbort();
   else watchdog.signal.addEventListener('abort', onAbort, { once: true });
-  try {
+  async function* touching(): AsyncGenerator<Uint8Array> {
     for await (const chunk of response as AsyncIterable<Buffer>) {
       watchdog.touch();
-      if (size < MAX_ERROR_BODY_BYTES) chunks.push(chunk.subarray(0, MAX_ERROR_BODY_BYTES - size));
-      size += chunk.length;
+      yield chunk;
     }
-  } catch (error) {
-    if (error instanceof ModelRequestAbortedError) throw error;
+  }
+  let read: CappedBody;
+  try {
     // A body cut short still says what arrived of it.
+    read = await readCappedBody(touching(), MAX_ERROR_BODY_BYTES, { keepHead: true, keepWhatArrived: true });
   } finally {
     watchdog.signal.removeEventListener('abort', onAbort);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  if (read.brokeOff instanceof ModelRequestAbortedError) throw read.brokeOff;
+  const text = read.bytes.toString('utf8');
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;

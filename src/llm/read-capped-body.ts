@@ -46,11 +46,18 @@ async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uin
   }
 }
 
-/** A body as it arrives: a Node stream (an `IncomingMessage`, a decompressor) or a fetch `Response`'s web stream. */
-export type ByteSource = Readable | ReadableStream<Uint8Array>;
+/**
+ * A body as it arrives: a Node stream (an `IncomingMessage`, a decompressor), a fetch `Response`'s web
+ * stream, or an async generator over one of them (its early return releases the stream it reads).
+ */
+export type ByteSource = Readable | ReadableStream<Uint8Array> | AsyncGenerator<Uint8Array>;
 
 function isWebStream(source: ByteSource): source is ReadableStream<Uint8Array> {
   return typeof (source as ReadableStream<Uint8Array>).getReader === 'function';
+}
+
+function isNodeStream(source: ByteSource): source is Readable {
+  return typeof (source as Readable).destroy === 'function';
 }
 
 /**
@@ -62,7 +69,8 @@ export async function readCappedBody(source: ByteSource, maxBytes: number, optio
   if (options.declaredBytes !== undefined && Number.isFinite(options.declaredBytes) && options.declaredBytes > maxBytes && !options.keepHead) {
     // Nothing worth keeping: stop before the first byte.
     if (isWebStream(source)) await source.cancel().catch(() => undefined);
-    else source.destroy();
+    else if (isNodeStream(source)) source.destroy();
+    else await source.return(undefined);
     return { bytes: Buffer.alloc(0), overCap: true };
   }
   const body: AsyncIterable<Uint8Array> = isWebStream(source) ? chunksOf(source) : (source as AsyncIterable<Uint8Array>);

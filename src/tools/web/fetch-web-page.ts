@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable } from 'node:stream';
+import { readCappedBody, type CappedBody } from '../../llm/read-capped-body.js';
 import { blockedAddressReason } from './blocked-address.js';
 
 /** TOOL-1's caps: bytes read (after decompression), the whole fetch's time across hops, and the hops. */
@@ -162,25 +163,19 @@ async function readCapped(response: IncomingMessage, maxBytes: number): Promise<
     response.destroy();
     throw new FetchStop('size', `Refused: the page is ${declared} bytes, over the ${maxBytes}-byte cap.`);
   }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const stream = decoded(response);
+  let read: CappedBody;
   try {
-    for await (const chunk of stream) {
-      total += (chunk as Buffer).length;
-      if (total > maxBytes) {
-        response.destroy();
-        stream.destroy();
-        throw new FetchStop('size', `Refused: the page passed the ${maxBytes}-byte cap; it was not read further.`);
-      }
-      chunks.push(chunk as Buffer);
-    }
+    read = await readCappedBody(decoded(response), maxBytes);
   } catch (error) {
-    if (error instanceof FetchStop) throw error;
     response.destroy();
     throw error;
   }
-  return Buffer.concat(chunks);
+  if (read.overCap) {
+    // The reader released the decompressor; the connection under it is dropped here.
+    response.destroy();
+    throw new FetchStop('size', `Refused: the page passed the ${maxBytes}-byte cap; it was not read further.`);
+  }
+  return read.bytes;
 }
 
 function mediaTypeOf(contentType: string): string {
