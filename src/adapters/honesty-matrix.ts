@@ -1169,6 +1169,8 @@ const OPERATOR_MCP_SHOWN: Readonly<Record<string, string>> = {
   builtin:
     'test/services/mcp-server-everything.test.ts > operators\' MCP servers: server-everything over stdio (TOOL-2) > a tool with the classes the operator gave runs through the gate, inside the sandbox, and is in the run log',
   'claude-code': 'test/adapters/claude-code-mcp-servers.test.ts > Claude Code with operators\' MCP servers (TOOL-2) > an operator MCP tool reaches Claude Code only over the Control Center MCP endpoint, each call gated',
+  'claude-agent-sdk':
+    'test/adapters/claude-agent-sdk-mcp-servers.test.ts > Claude Agent SDK with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches the Claude Agent SDK only over the Control Center MCP endpoint, each call gated',
 };
 
 /**
