@@ -11,6 +11,7 @@ import { registerSkillCommands } from './skill-commands.js';
 import { registerMcpCommands } from './mcp-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerChatCommand } from './chat-command.js';
+import { registerRewindCommands } from './rewind-commands.js';
 import { addRunQueueOptions, runQueueOptions, type RunQueueFlags } from './run-queue-options.js';
 import { closeInheritedDescriptors } from '../sandbox/inherited-descriptors.js';
 
@@ -274,6 +275,7 @@ registerSkillCommands(program, client, resolveWorkspace);
 registerMcpCommands(program, client, resolveWorkspace);
 registerOperatorCommands(program, { client, resolveWorkspace });
 registerChatCommand(program, { client, resolveWorkspace });
+registerRewindCommands(program, { client, resolveWorkspace });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(`error: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -113,5 +114,26 @@ describe('rewinding a conversation to before a turn (CTX-3)', () => {
     await fixture.waitForRun(runId);
     const notMissing = (await messages()).map((message) => message.id);
     for (const message of before) expect(notMissing).toContain(message.id);
+  }, 120_000);
+
+  it('the CLI rewinds, lists and restores (rewind to / list / restore)', async () => {
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--url', fixture.server.url, '--token', fixture.server.token, 'rewind', ...args, '--workspace', fixture.workspaceId], { encoding: 'utf8' }).then(
+        (done) => ({ code: 0, stdout: done.stdout, stderr: done.stderr }),
+        (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, stdout: failed.stdout, stderr: failed.stderr }),
+      );
+    const target = (await messages()).find((message) => message.content === 'what now?')!;
+    const rewound = await cli('to', fixture.conversationId, target.id);
+    expect(rewound.code, rewound.stderr).toBe(0);
+    const rewindId = /^rewound: (rw_\S+) {2}before /.exec(rewound.stdout)![1]!;
+    expect((await messages()).map((message) => message.id)).not.toContain(target.id);
+    const listed = await cli('list', fixture.conversationId);
+    expect(listed.stdout).toContain(`${rewindId}  before ${target.id}`);
+    const restored = await cli('restore', fixture.conversationId, rewindId);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect((await messages()).map((message) => message.id)).toContain(target.id);
+    const twice = await cli('restore', fixture.conversationId, rewindId);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/already restored/);
   }, 120_000);
 });
