@@ -13,6 +13,7 @@ import { Composer } from './Composer';
 import { ConversationTitle } from './ConversationTitle';
 import { ShareControl } from './ShareControl';
 import { MessageItem } from './MessageItem';
+import { RewindBanner } from './RewindControls';
 import { PlanRow } from './PlanRow';
 import { foldPlanSteps } from './plan-steps';
 import { useConversationOrchestrations } from '../orchestrations/orchestration-hooks';
@@ -199,6 +200,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                 <ApprovalCard key={approval.id} ws={ws} approval={approval} agents={agentList} showLinks={false} />
               ))}
             </div>
+            <RewindBanner ws={ws} conversationId={conversation.id} />
             {space.data ? (
               <Composer ws={ws} space={space.data} conversationId={conversation.id} turnRunning={activeRuns.length > 0} />
             ) : space.isError ? (

@@ -2,6 +2,7 @@ import type { Agent, Message, Run } from '../api/types';
 import { modeLabelFor } from '../app/picker';
 import { FinishedTurn } from './FinishedTurn';
 import { MessageAttachments } from './MessageAttachments';
+import { RewindButton } from './RewindControls';
 
 /**
  * RLY-1: every message shows the mode (picker value) it was sent in. An agent's reply carries no
@@ -29,6 +30,7 @@ export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string;
           {new Date(message.createdAt).toLocaleTimeString()}
         </time>
         <span className="spacer" />
+        {message.role === 'user' && message.authorKind === 'operator' ? <RewindButton ws={ws} message={message} /> : null}
         <button type="button" className="btn btn-ghost btn-small message-branch" onClick={onBranch} title="Start a branch from this message">
           Branch from here
         </button>
