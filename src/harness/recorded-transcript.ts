@@ -7,23 +7,24 @@ export interface RecordedEvent {
   data: string;
 }
 
+/**
+ * One step of a run's transcript, parsed from its recorded events: a message the loop held, or a
+ * compaction. The message objects are made once per run and kept with a finished run (see
+ * MessageService), so later turns send the same objects and their cached JSON and estimates hold.
+ */
+export type TranscriptStep = { kind: 'message'; message: ModelMessage } | { kind: 'compacted'; summaryMessage: string; keptMessages: number };
+
 function isAssistantMessage(value: unknown): value is AssistantMessage {
   return typeof value === 'object' && value !== null && (value as AssistantMessage).role === 'assistant' && Array.isArray((value as AssistantMessage).content);
 }
 
-/** True when a run's events hold a transcript (the built-in harness and runners that report their messages, or a `/compact` turn). */
-export function hasTranscript(events: readonly RecordedEvent[]): boolean {
-  return events.some((event) => event.type === 'assistant_message' || event.type === 'context_compacted');
-}
-
 /**
- * CTX-1: a run's recorded events appended to the transcript before it, in the provider-neutral shape
- * the loop held them in — assistant messages with their tool calls, every call's result, steering
- * and reminders as user text — so the next turn sees what earlier turns read and ran. A compaction
- * event replaces everything before it with its summary message and the messages it kept.
+ * CTX-1: a run's recorded events as transcript steps, in the provider-neutral shape the loop held
+ * them in — assistant messages with their tool calls, every call's result, steering and reminders as
+ * user text, and compactions.
  */
-export function appendRecordedRun(transcript: ModelMessage[], events: readonly RecordedEvent[]): ModelMessage[] {
-  let messages = transcript;
+export function transcriptSteps(events: readonly RecordedEvent[]): TranscriptStep[] {
+  const steps: TranscriptStep[] = [];
   for (const event of events) {
     let data: Record<string, unknown>;
     try {
@@ -32,19 +33,36 @@ export function appendRecordedRun(transcript: ModelMessage[], events: readonly R
       continue;
     }
     if (event.type === 'assistant_message' && isAssistantMessage(data.message)) {
-      messages.push(data.message);
+      steps.push({ kind: 'message', message: data.message });
     } else if (event.type === 'tool_call_end') {
       const call = data.call as { id?: unknown } | undefined;
       const result = data.result as { content?: unknown; isError?: unknown } | undefined;
       if (typeof call?.id === 'string' && typeof result?.content === 'string') {
-        messages.push({ role: 'tool', toolCallId: call.id, content: result.content, isError: result.isError === true });
+        steps.push({ kind: 'message', message: { role: 'tool', toolCallId: call.id, content: result.content, isError: result.isError === true } });
       }
     } else if ((event.type === 'steering_injected' || event.type === 'reminder_injected') && typeof data.text === 'string') {
-      messages.push({ role: 'user', content: data.text });
+      steps.push({ kind: 'message', message: { role: 'user', content: data.text } });
     } else if (event.type === 'context_compacted' && typeof data.summaryMessage === 'string') {
-      const kept = typeof data.keptMessages === 'number' && data.keptMessages > 0 ? messages.slice(-data.keptMessages) : [];
-      messages = [{ role: 'user', content: data.summaryMessage }, ...kept];
+      steps.push({ kind: 'compacted', summaryMessage: data.summaryMessage, keptMessages: typeof data.keptMessages === 'number' ? data.keptMessages : 0 });
     }
+  }
+  return steps;
+}
+
+/** True when a run recorded a transcript (the built-in harness and runners that report their messages, or a `/compact` turn). */
+export function hasTranscript(steps: readonly TranscriptStep[]): boolean {
+  return steps.some((step) => step.kind === 'compacted' || step.message.role === 'assistant');
+}
+
+/**
+ * Appends a run's steps to the transcript before it, so the next turn sees what earlier turns read
+ * and ran. A compaction replaces everything before it with its summary message and the messages it kept.
+ */
+export function appendRecordedRun(transcript: ModelMessage[], steps: readonly TranscriptStep[]): ModelMessage[] {
+  let messages = transcript;
+  for (const step of steps) {
+    if (step.kind === 'message') messages.push(step.message);
+    else messages = [{ role: 'user', content: step.summaryMessage }, ...(step.keptMessages > 0 ? messages.slice(-step.keptMessages) : [])];
   }
   return messages;
 }

@@ -1,6 +1,8 @@
 import { newId, nowIso } from '../../ids.js';
 import type { Message } from '../../schemas/message.js';
-import { latestContextUsage, listConversationTranscript, type TranscriptItem } from '../../store/repositories/conversation-transcript-repository.js';
+import { latestContextUsage, listConversationTranscript } from '../../store/repositories/conversation-transcript-repository.js';
+import type { ModelMessage } from '../../llm/model-types.js';
+import { conversationHistory, type FinishedRunSteps } from './conversation-history.js';
 import type { ContextUsage } from '../../harness/context-window.js';
 import { insertMessage, listMessages, listRecentMessages, type HistoryMessage } from '../../store/repositories/message-repository.js';
 import { insertAttachments, listAttachmentsOfConversation } from '../../store/repositories/message-attachment-repository.js';
@@ -12,6 +14,8 @@ export type NewMessage = Omit<Message, 'id' | 'createdAt'>;
 
 /** The visible log of a conversation: operator messages, agent answers, system lines (PLAN-6). */
 export class MessageService {
+  private readonly finishedRuns: FinishedRunSteps = new Map();
+
   constructor(
     private readonly workspaces: WorkspaceService,
     private readonly events: EventBus,
@@ -74,10 +78,15 @@ export class MessageService {
     return listRecentMessages(database.db, conversationId, count);
   }
 
-  /** CTX-1: the conversation since its latest compaction, messages and runs with their recorded events, as a turn's history needs it. */
-  async transcript(workspaceId: string, conversationId: string): Promise<TranscriptItem[]> {
+  /**
+   * CTX-1: a turn's history — the conversation since its latest compaction, with what earlier runs
+   * recorded (see conversationHistory). Finished runs are parsed once and kept: a long conversation's
+   * turn reads only the events of runs it has not seen.
+   */
+  async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
     const { database } = await this.workspaces.handle(workspaceId);
-    return listConversationTranscript(database.db, conversationId);
+    const items = await listConversationTranscript(database.db, conversationId, new Set(this.finishedRuns.keys()));
+    return conversationHistory(items, this.finishedRuns, excludingLast);
   }
 
   /** CTX-1 `/context`: what filled the window at the conversation's last turn of the built-in harness (null: none ran). */

@@ -7,7 +7,6 @@ import type { ModelMessage } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
 import type { PostMessageBody, PostMessageResponse } from '../../schemas/message.js';
 import type { AgentService } from '../agents/agent-service.js';
-import { conversationHistory } from './conversation-history.js';
 import type { MessageService } from './message-service.js';
 import { contextReport } from './context-report.js';
 import { parseComposerText, parseContextCommand, parseMention, parseSkillCommand, skillDirectivePrompt, type ContextCommand } from './parse-slash-command.js';
@@ -250,6 +249,6 @@ export class TurnService {
 
   /** The conversation so far as model messages (CTX-1, see conversationHistory). */
   private async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
-    return conversationHistory(await this.messages.transcript(workspaceId, conversationId), excludingLast);
+    return this.messages.history(workspaceId, conversationId, excludingLast);
   }
 }

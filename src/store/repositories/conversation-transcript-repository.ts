@@ -4,10 +4,13 @@ import type { WorkspaceSchema } from '../workspace-schema.js';
 /** The run-log events a transcript is rebuilt from: what the model said, what tools returned, what was injected, where it was compacted. */
 export const TRANSCRIPT_EVENT_TYPES = ['assistant_message', 'tool_call_end', 'steering_injected', 'reminder_injected', 'context_compacted'] as const;
 
+const ENDED_STATES = new Set(['completed', 'failed', 'cancelled']);
+
 /** One item of a conversation's timeline: a visible message, or a top-level run with its recorded events. */
 export type TranscriptItem =
   | { kind: 'message'; role: 'user' | 'assistant'; content: string; runId: string | null; createdAt: string }
-  | { kind: 'run'; runId: string; createdAt: string; events: Array<{ type: string; data: string }> };
+  /** `events` is null for a run the caller already holds (`known`); `ended`: its log will not change. */
+  | { kind: 'run'; runId: string; createdAt: string; ended: boolean; events: Array<{ type: string; data: string }> | null };
 
 /**
  * A conversation's timeline since its latest compaction (CTX-1), oldest first: its user and agent
@@ -15,7 +18,7 @@ export type TranscriptItem =
  * compaction's summary stands in for them. Messages come before a run created in the same instant
  * (a turn's message is written before its run).
  */
-export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<TranscriptItem[]> {
+export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, conversationId: string, known: ReadonlySet<string> = new Set()): Promise<TranscriptItem[]> {
   const compacted = await db
     .selectFrom('run_events')
     .innerJoin('runs', 'runs.id', 'run_events.run_id')
@@ -49,16 +52,17 @@ export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, co
     .where('rewound_by', 'is', null);
   if (since) messageQuery = messageQuery.where('created_at', '>=', since);
   const messages = await messageQuery.orderBy('created_at').orderBy('id').execute();
-  let runQuery = db.selectFrom('runs').select(['id', 'created_at']).where('conversation_id', '=', conversationId).where('parent_run_id', 'is', null);
+  let runQuery = db.selectFrom('runs').select(['id', 'created_at', 'state']).where('conversation_id', '=', conversationId).where('parent_run_id', 'is', null);
   if (compacted) runQuery = runQuery.where('created_at', '>=', compacted.created_at);
   const rewound = await rewoundSpans(db, conversationId);
   const runs = (await runQuery.orderBy('created_at').orderBy('id').execute()).filter((run) => !rewound.some((span) => run.created_at >= span.from && run.created_at <= span.to));
-  const events = runs.length === 0
+  const unknown = runs.filter((run) => !known.has(run.id)).map((run) => run.id);
+  const events = unknown.length === 0
     ? []
     : await db
         .selectFrom('run_events')
         .select(['run_id', 'type', 'data'])
-        .where('run_id', 'in', runs.map((run) => run.id))
+        .where('run_id', 'in', unknown)
         .where('type', 'in', [...TRANSCRIPT_EVENT_TYPES])
         .orderBy('run_id')
         .orderBy('sequence')
@@ -71,7 +75,13 @@ export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, co
   }
   const items: TranscriptItem[] = [
     ...messages.map((row): TranscriptItem => ({ kind: 'message', role: row.role === 'user' ? 'user' : 'assistant', content: row.content, runId: row.run_id, createdAt: row.created_at })),
-    ...runs.map((run): TranscriptItem => ({ kind: 'run', runId: run.id, createdAt: run.created_at, events: eventsByRun.get(run.id) ?? [] })),
+    ...runs.map((run): TranscriptItem => ({
+      kind: 'run',
+      runId: run.id,
+      createdAt: run.created_at,
+      ended: ENDED_STATES.has(run.state),
+      events: known.has(run.id) ? null : (eventsByRun.get(run.id) ?? []),
+    })),
   ];
   // Stable sort: messages were listed first, so they stay before a run of the same instant.
   return items.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
