@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { git } from './review-repo.js';
+import { streamBody } from './stream-body.js';
 
 /** A review as the fake stores what was posted to `POST /repos/:o/:r/pulls/:n/reviews`. */
 export interface PostedReview {
@@ -32,6 +33,14 @@ export interface FakeGitHub {
    * `headSha`, and answers the PR `owner/repo#number`.
    */
   addPullRequest(input: { owner: string; repo: string; number: number; title: string; source: string; bare: string; baseBranch: string; headSha: string; baseSha: string }): void;
+  /**
+   * A hostile or broken API: when set and it returns a body for an API path (`/api/…`), that request
+   * is answered 200 `application/json` with the body streamed from the generator as it yields (no
+   * Content-Length, with backpressure), until it ends or the client hangs up.
+   */
+  streamApiAnswer: ((path: string) => AsyncIterable<Buffer> | undefined) | undefined;
+  /** Each streamed answer once it is over: the bytes written and whether the client hung up before its end. */
+  streamedAnswers: Array<{ path: string; written: number; hungUp: boolean }>;
   close(): Promise<void>;
 }
 
@@ -57,6 +66,9 @@ export async function startFakeGitHub(token = 'ghp_fake_test_token_0123456789'):
   const repos = new Map<string, string>();
   const reviews = new Map<string, PostedReview[]>();
   const requests: FakeGitHub['requests'] = [];
+  const streamedAnswers: FakeGitHub['streamedAnswers'] = [];
+  /** The fake itself, for the request handler to read `streamApiAnswer` as a test sets it. */
+  const self: { fake?: FakeGitHub } = {};
   let nextReviewId = 9000;
   const basic = `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
   const server = createServer((request, response) => {
@@ -83,6 +95,12 @@ export async function startFakeGitHub(token = 'ghp_fake_test_token_0123456789'):
       const authorized = request.headers.authorization === `Bearer ${token}`;
       requests.push({ method: request.method ?? 'GET', path: `${path}${url.search}`, authorized });
       if (!authorized) return json(response, 401, { message: 'Bad credentials' });
+      const streamed = path.startsWith('/api/') ? self.fake?.streamApiAnswer?.(path) : undefined;
+      if (streamed) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        streamedAnswers.push({ path, ...(await streamBody(response, streamed)) });
+        return;
+      }
       const pull = /^\/api\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)(\/reviews)?$/.exec(path);
       if (!pull) return json(response, 404, { message: 'Not Found' });
       const key = `${pull[1]}/${pull[2]}#${pull[3]}`;
@@ -106,7 +124,7 @@ export async function startFakeGitHub(token = 'ghp_fake_test_token_0123456789'):
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const webBaseUrl = `${url}/web`;
-  return {
+  const fake: FakeGitHub = {
     url,
     apiBaseUrl: `${url}/api`,
     webBaseUrl,
@@ -129,6 +147,14 @@ export async function startFakeGitHub(token = 'ghp_fake_test_token_0123456789'):
         base: { ref: input.baseBranch, sha: input.baseSha, repo: { clone_url: `${webBaseUrl}/${input.owner}/${input.repo}.git` } },
       });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    streamApiAnswer: undefined,
+    streamedAnswers,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
+  self.fake = fake;
+  return fake;
 }

@@ -5,6 +5,8 @@ import type { ForgeReviewDraft } from '../../../core/review/forge-publication.js
 import { branchNameProblem, cloneUrlProblem, commitIdOf, parsePullRequestUrl, type PullRequestRef } from '../../../core/review/forge-pull-request.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../errors/index.js';
 import { runGit } from '../../../git/run-git.js';
+import { readCappedResponse, type CappedBody } from '../../../llm/read-capped-body.js';
+import { formatBytes } from '../../../sandbox/process-limits.js';
 import type { FetchedPullRequest, ForgeAdapter, ForgePullRequest } from './forge-adapter.js';
 
 /** The GitHub configuration of one workspace (its settings). */
@@ -16,7 +18,11 @@ export interface GitHubConfig {
 
 /** The setting that holds the token: the field errors about it name. */
 const TOKEN_FIELD = 'forgeTokens.github';
-/** Largest API answer read; a bigger one is refused rather than buffered. */
+/**
+ * Largest API answer read (SEC-10); past it the read stops, the connection is dropped and the step
+ * fails naming the cap. The largest real answer is a page of 100 reviews whose bodies may each hold
+ * 65,536 characters (about 7 MB as JSON); a pull request is a few KB.
+ */
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -78,9 +84,15 @@ export class GitHubForge implements ForgeAdapter {
     } catch (error) {
       throw new ConflictError('prUrl', `GitHub could not be reached (${error instanceof Error ? error.name : 'error'})`);
     }
-    const text = await response.text();
-    if (text.length > MAX_RESPONSE_BYTES) throw new ConflictError('prUrl', 'GitHub answered with more data than the server reads');
     const where = `${ref.owner}/${ref.repo}#${ref.number}`;
+    let read: CappedBody;
+    try {
+      read = await readCappedResponse(response, MAX_RESPONSE_BYTES);
+    } catch (error) {
+      throw new ConflictError('prUrl', `GitHub's answer for ${where} broke off (${error instanceof Error ? error.name : 'error'})`);
+    }
+    if (read.overCap) throw new ConflictError('prUrl', `GitHub answered ${path.split('?')[0]} with more than ${formatBytes(MAX_RESPONSE_BYTES)}, the most the server reads of a GitHub API answer; it was not read further`);
+    const text = read.bytes.toString('utf8');
     if (response.status === 401) throw new ValidationError(TOKEN_FIELD, 'GitHub refused the configured token (401): it is wrong, expired or revoked');
     if (response.status === 403) throw new ValidationError(TOKEN_FIELD, `GitHub refused the configured token for ${where} (403): it lacks access or a rate limit was hit`);
     if (response.status === 404) throw new NotFoundError('pull request', where, 'prUrl');

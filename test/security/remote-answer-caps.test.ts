@@ -1,0 +1,125 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
+import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
+import { makeReviewRepo } from '../support/review-repo.js';
+import { reply } from '../support/scripted-reply.js';
+import { hugeBody, streamBody, type StreamedBody } from '../support/stream-body.js';
+import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
+
+/**
+ * SEC-10: answers from remote services the server does not control — a forge's API, a search API, a
+ * model endpoint's error body — are read within a cap. A hostile or broken remote streams a huge (or
+ * endless) answer from a generator; the server stops reading at the cap, drops the connection, says
+ * which service and which cap, and keeps answering. The real server over real HTTP, local fakes.
+ */
+const MIB = 1024 * 1024;
+
+/** A local remote whose every answer is `status` with a streamed `body`; what each answer came to, once over. */
+async function streamingRemote(status: number, body: () => AsyncIterable<Buffer>): Promise<{ url: string; server: Server; answers: Promise<StreamedBody>[] }> {
+  const answers: Promise<StreamedBody>[] = [];
+  const server = createServer((request, response) => {
+    request.resume();
+    response.writeHead(status, { 'content-type': 'application/json' });
+    answers.push(streamBody(response, body()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, answers };
+}
+
+async function closeRemote(server: Server | undefined): Promise<void> {
+  if (!server) return;
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+describe('a forge API answer is read within a cap (SEC-10)', () => {
+  let server: TestServer;
+  let github: FakeGitHub;
+  let workspaceId: string;
+  let cleanup: string[] = [];
+  const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${workspaceId}${path}`, body);
+
+  beforeAll(async () => {
+    github = await startFakeGitHub();
+    server = await startTestServer();
+    workspaceId = (await createSeededWorkspace(server, 'Huge forge answers')).id;
+    const made = await makeReviewRepo();
+    const bareRoot = await mkdtemp(join(tmpdir(), 'cc-fake-gh-'));
+    cleanup = [made.repo, bareRoot];
+    github.addPullRequest({ owner: 'acme', repo: 'math', number: 7, title: 'Fix', source: made.repo, bare: join(bareRoot, 'math.git'), baseBranch: 'main', headSha: made.featureSha, baseSha: made.mainSha });
+    await api('PATCH', '/settings', { githubApiBaseUrl: github.apiBaseUrl, githubWebBaseUrl: github.webBaseUrl, forgeTokens: { github: github.token } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.dispose();
+    await github?.close();
+    for (const path of cleanup) await rm(path, { recursive: true, force: true });
+  });
+
+  it('a pull request answered with 96 MiB: the review step fails naming GitHub and the 8 MiB cap, the forge is cut off, the server keeps working', async () => {
+    github.streamApiAnswer = (path) => (path.endsWith('/pulls/7') ? hugeBody('{"number":7,"title":"', 96 * MIB) : undefined);
+    const answer = await api('POST', '/reviews', { prUrl: `${github.webBaseUrl}/acme/math/pull/7` });
+    github.streamApiAnswer = undefined;
+    expect(answer.status).toBe(409);
+    expect(answer.body.error.field).toBe('prUrl');
+    expect(answer.body.error.message).toMatch(/GitHub answered \/repos\/acme\/math\/pulls\/7 with more than 8 MiB, the most the server reads of a GitHub API answer; it was not read further/);
+    // The server hung up near the cap (plus what sat in socket buffers), long before the end of the answer.
+    await expect.poll(() => github.streamedAnswers.length).toBe(1);
+    expect(github.streamedAnswers[0]).toMatchObject({ path: '/api/repos/acme/math/pulls/7', hungUp: true });
+    expect(github.streamedAnswers[0]!.written).toBeLessThan(48 * MIB);
+    expect((await api('GET', '/reviews')).body.reviews).toEqual([]);
+    // Healthy: it answers, and the same pull request, answered normally, opens a review.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const opened = await api('POST', '/reviews', { prUrl: `${github.webBaseUrl}/acme/math/pull/7` });
+    expect(opened.status).toBe(201);
+  }, 120_000);
+});
+
+describe('answers to the built-in harness are read within a cap (SEC-10)', () => {
+  let fixture: HarnessFixture | undefined;
+  let remote: Server | undefined;
+  afterEach(async () => {
+    await fixture?.dispose();
+    fixture = undefined;
+    await closeRemote(remote);
+    remote = undefined;
+  });
+
+  it('a search API answering with 64 MiB: the web_search result names the 2 MiB cap, the API is cut off', async () => {
+    const brave = await streamingRemote(200, () => hugeBody('{"web":{"results":[{"title":"', 64 * MIB));
+    remote = brave.server;
+    fixture = await startHarnessFixture();
+    const settings = await fixture.server.api('PATCH', `/api/workspaces/${fixture.workspaceId}/settings`, { webSearchKeys: { brave: 'BSA-test-key-123' }, webSearchBaseUrl: brave.url });
+    expect(settings.status).toBe(200);
+    fixture.model.script(reply().tool('web_search', { query: 'parser release', count: 5 }), reply().text('Nothing usable.'));
+    const detail = await fixture.waitForRun(await fixture.send('search please'), 60_000);
+    expect(detail.run.state).toBe('completed');
+    expect(detail.toolCalls[0]).toMatchObject({ name: 'web_search', executed: true, isError: true });
+    const result = fixture.model.requests.at(-1)!.lastToolResult!.content;
+    expect(result).toContain('the search provider answered with more than 2 MiB, the most the server reads of a search answer; it was not read further');
+    const [streamed] = await Promise.all(brave.answers);
+    expect(streamed).toMatchObject({ hungUp: true });
+    expect(streamed!.written).toBeLessThan(32 * MIB);
+    expect((await fetch(`${fixture.server.url}/healthz`)).status).toBe(200);
+  }, 120_000);
+
+  it('a model endpoint whose error body never ends: the call fails with the start of the body, the endpoint is cut off', async () => {
+    const model = await streamingRemote(400, () => hugeBody('{"type":"error","error":{"type":"invalid_request_error","message":"no such model ', Number.POSITIVE_INFINITY));
+    remote = model.server;
+    fixture = await startHarnessFixture({
+      server: { env: { ANTHROPIC_API_KEY: 'hostile-key', ANTHROPIC_BASE_URL: model.url, OPENAI_API_KEY: 'hostile-key', OPENAI_BASE_URL: `${model.url}/v1` } },
+    });
+    const detail = await fixture.waitForRun(await fixture.send('hello'), 60_000);
+    expect(detail.run.state).toBe('failed');
+    expect(JSON.stringify(detail)).toContain('no such model');
+    const [streamed] = await Promise.all(model.answers);
+    expect(streamed).toMatchObject({ hungUp: true });
+    expect(streamed!.written).toBeLessThan(32 * MIB);
+    expect((await fetch(`${fixture.server.url}/healthz`)).status).toBe(200);
+  }, 120_000);
+});
