@@ -12,7 +12,9 @@ import { WireUsageMeter } from '../llm/wire-usage-meter.js';
 import { formatBytes } from '../sandbox/process-limits.js';
 import { BaseUrlProbe } from './base-url-probe.js';
 import { providerSetupProblem, unreachableBaseUrlCause } from './model-provider-readiness.js';
-import { authenticationErrorAnswer, unreachableCode, unreachableUpstreamAnswer } from './model-proxy-error-answers.js';
+import { authenticationErrorAnswer, providerToolRefusalAnswer, unreachableCode, unreachableUpstreamAnswer } from './model-proxy-error-answers.js';
+import { findProviderSideTools, type ProviderSideTool } from '../llm/provider-side-tools.js';
+import { clientSideBetas } from '../llm/anthropic-beta-allowlist.js';
 import { unknownProviderRefusal } from './unknown-model-provider.js';
 import type { AgentPrincipal } from './runs/run-tokens.js';
 
@@ -70,13 +72,28 @@ export interface ModelBrokerOptions {
  */
 export const MODEL_ANSWER_BYTES = 32 * 1024 * 1024;
 
-/** Request headers passed upstream; everything else (the run token, cookies, forwarding headers) stays behind. */
+/**
+ * Request headers passed upstream; everything else (the run token, cookies, forwarding headers) stays
+ * behind. `anthropic-beta` is passed with its client-side betas only (`anthropic-beta-allowlist.ts`).
+ */
 const FORWARDED_REQUEST_HEADERS = new Set(['content-type', 'accept', 'user-agent', 'anthropic-version', 'anthropic-beta', 'openai-beta']);
 const FORWARDED_REQUEST_PREFIXES = ['x-stainless-'];
 
-/** Response headers passed back to the runner. */
-const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'request-id', 'x-request-id', 'retry-after', 'x-should-retry', 'cache-control']);
-const FORWARDED_RESPONSE_PREFIXES = ['anthropic-ratelimit-', 'x-ratelimit-', 'openai-'];
+/**
+ * Response headers passed back to the runner (SEC-8): what runtimes read — the content type, the
+ * request id they quote in errors, and what their back-off reads (retry-after, rate limits,
+ * x-should-retry). The provider's account headers (`openai-organization`, `openai-project`,
+ * `anthropic-organization-id`, …) say whose key it is and stay here.
+ */
+const FORWARDED_RESPONSE_HEADERS = new Set(['content-type', 'request-id', 'x-request-id', 'retry-after', 'retry-after-ms', 'x-should-retry']);
+const FORWARDED_RESPONSE_PREFIXES = ['anthropic-ratelimit-', 'x-ratelimit-'];
+
+/**
+ * The run's own policy on a provider-side tool a model request names (SEC-8), as the run's gate
+ * decides it (its rules, inherited ceilings, mode and dial), recorded in the run log by the gate.
+ * `explanation` names the deciding rule.
+ */
+export type ProviderToolGate = (tool: ProviderSideTool) => Promise<{ decision: 'allow' | 'ask' | 'deny'; explanation: string }>;
 
 function forwarded(name: string, names: ReadonlySet<string>, prefixes: readonly string[]): boolean {
   return names.has(name) || prefixes.some((prefix) => name.startsWith(prefix));
@@ -109,6 +126,8 @@ interface OpenRun {
   fatalCause: string | null;
   /** Told the fatal cause the moment it is found, so the run ends now rather than after the runner's retries. */
   onFatal: ((cause: string) => void) | undefined;
+  /** Decides the provider-side tools its requests name; without one, every such tool is refused (fail closed). */
+  providerTools: ProviderToolGate | undefined;
 }
 
 /**
@@ -137,7 +156,7 @@ export class ModelBroker {
    * Lets the run's token spend `provider` (and only it, SEC-8) until {@link close}. `onFatal` hears
    * (once) when a call finds that the provider cannot be used at all (TRUTH-4).
    */
-  open(runId: string, workspaceId: string, provider: ProviderId | null, onFatal?: (cause: string) => void): void {
+  open(runId: string, workspaceId: string, provider: ProviderId | null, onFatal?: (cause: string) => void, providerTools?: ProviderToolGate): void {
     this.runs.set(runId, {
       workspaceId,
       provider,
@@ -145,6 +164,7 @@ export class ModelBroker {
       ended: new AbortController(),
       fatalCause: null,
       onFatal,
+      providerTools,
     });
   }
 
@@ -223,6 +243,38 @@ export class ModelBroker {
     return { kind: 'upstream', runId, run, provider, method: matched.endpoint.method, matched, headers: request.headers, body: request.body };
   }
 
+  /**
+   * Decides the provider-side tools an admitted call's body names (SEC-8), before it may wait or be
+   * forwarded: web fetch and search, MCP servers, code execution — effects the provider would cause on
+   * its side, out of reach of every sandbox and hook here. Each is put to the run's own policy as the
+   * effect it is; one that is not allowed (deny, or ask: a model request is not held for an approval)
+   * turns the call into a final 403 in the provider's error shape naming the field and the rule. A
+   * body that is not JSON is refused (400): the proxy forwards only what it could read.
+   */
+  async screen(call: AdmittedModelCall): Promise<AdmittedModelCall> {
+    if (call.kind === 'local' || call.method !== 'POST') return call;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse((call.body ?? Buffer.alloc(0)).toString('utf8'));
+    } catch (error) {
+      throw new ValidationError('body', `the model request body is not JSON (${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'}); nothing was forwarded`);
+    }
+    const wire = call.matched.endpoint.wire ?? (call.provider.protocol === 'anthropic-messages' ? 'anthropic-messages' : 'openai-chat-completions');
+    for (const tool of findProviderSideTools(wire, parsed)) {
+      let verdict: Awaited<ReturnType<ProviderToolGate>>;
+      try {
+        verdict = call.run.providerTools ? await call.run.providerTools(tool) : { decision: 'deny', explanation: 'this run has no policy gate to decide it (fail closed)' };
+      } catch (error) {
+        verdict = { decision: 'deny', explanation: `the gate failed: ${error instanceof Error ? error.message : String(error)} (fail closed)` };
+      }
+      if (verdict.decision === 'allow') continue;
+      const why = verdict.decision === 'ask' ? `needs an operator's approval, and the model proxy does not hold a model request for one: ${verdict.explanation}` : `is denied: ${verdict.explanation}`;
+      const message = `${tool.field} (${tool.what}, run by ${call.provider.label} on its side as ${tool.effects.length === 1 ? tool.effects[0] : 'unseen code'}) ${why}. Nothing was sent to ${call.provider.label}.`;
+      return { kind: 'local', response: providerToolRefusalAnswer(call.provider.protocol, tool.field, message) };
+    }
+    return call;
+  }
+
   /** Sends an admitted call upstream with the real key; `signal` is aborted when the runner hangs up. */
   async forward(call: AdmittedModelCall, signal: AbortSignal): Promise<BrokerResponse> {
     if (call.kind === 'local') return call.response;
@@ -245,7 +297,13 @@ export class ModelBroker {
     const headers: Record<string, string> = { 'accept-encoding': 'identity' };
     for (const [name, value] of Object.entries(call.headers)) {
       if (value === undefined || !forwarded(name, FORWARDED_REQUEST_HEADERS, FORWARDED_REQUEST_PREFIXES)) continue;
-      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      const joined = Array.isArray(value) ? value.join(', ') : value;
+      if (name !== 'anthropic-beta') headers[name] = joined;
+      else {
+        // SEC-8: only betas that change how the model answers; one that enables a provider-side tool is dropped.
+        const kept = clientSideBetas(joined);
+        if (kept) headers[name] = kept;
+      }
     }
     if (apiKey) {
       if (provider.protocol === 'anthropic-messages') headers['x-api-key'] = apiKey;

@@ -23,6 +23,16 @@ export function authenticationErrorAnswer(protocol: WireProtocol, message: strin
   return answer(401, { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
 }
 
+/**
+ * 403 in the provider's shape for a request naming a provider-side tool the run's policy does not
+ * allow (SEC-8): Anthropic's `permission_error`, OpenAI's error with `param` naming the field. Final:
+ * sending it again is refused again.
+ */
+export function providerToolRefusalAnswer(protocol: WireProtocol, field: string, message: string): ProxyErrorAnswer {
+  if (protocol === 'anthropic-messages') return answer(403, { type: 'error', error: { type: 'permission_error', message } });
+  return answer(403, { error: { message, type: 'invalid_request_error', param: field, code: 'provider_tool_refused' } });
+}
+
 /** 400 in the provider's shape for an upstream that cannot be reached at all (refused, no such host). */
 export function unreachableUpstreamAnswer(protocol: WireProtocol, message: string): ProxyErrorAnswer {
   if (protocol === 'anthropic-messages') return answer(400, { type: 'error', error: { type: 'invalid_request_error', message } });

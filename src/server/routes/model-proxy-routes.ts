@@ -30,8 +30,10 @@ function splitProxyUrl(url: string): { provider: string; rawPath: string; rawQue
  * their run token (as `x-api-key` or `Authorization: Bearer`, whichever their SDK sends) instead of
  * the real key. Agent-only: an operator token is refused (403), no token, an unknown or a revoked run
  * token gets 401 from the authentication hook. A paused run's request waits until it is resumed
- * (HAR-5, the pause of a runner transport that declares one). Bodies pass through as bytes, answers stream back as
- * they arrive; see `ModelBroker` for what is forwarded (SEC-8: an allowlist, the run's own provider) and metered.
+ * (HAR-5, the pause of a runner transport that declares one). Bodies pass through as bytes once the
+ * provider-side tools they name were allowed by the run's policy, answers stream back as they arrive;
+ * see `ModelBroker` for what is forwarded (SEC-8: an allowlist, the run's own provider, client-side
+ * betas, a header allowlist both ways) and metered.
  */
 export function modelProxyRoutes(app: ControlCenter): FastifyPluginAsync {
   return async (server) => {
@@ -47,7 +49,10 @@ export function modelProxyRoutes(app: ControlCenter): FastifyPluginAsync {
       // parameters are not used), and before a paused run waits: a refused request never waits, and
       // nothing reaches the upstream that was not admitted here.
       const { provider, rawPath, rawQuery } = splitProxyUrl(request.raw.url ?? request.url);
-      const call = app.modelBroker.admit({ principal, provider, method: request.method, rawPath, rawQuery, headers: request.headers, body: Buffer.isBuffer(request.body) ? request.body : undefined });
+      const admitted = app.modelBroker.admit({ principal, provider, method: request.method, rawPath, rawQuery, headers: request.headers, body: Buffer.isBuffer(request.body) ? request.body : undefined });
+      // SEC-8: provider-side tools the body names (web search, MCP servers, code execution) are decided
+      // by the run's policy now; a refused one is answered here and never waits or leaves.
+      const call = await app.modelBroker.screen(admitted);
       const hungUp = new AbortController();
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) hungUp.abort();

@@ -3,6 +3,7 @@ import { resolve as resolvePath, sep } from 'node:path';
 import type { RunScope, RunToolbox, TransportAction, TransportGateResult } from '../../adapters/agent-transport.js';
 import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import { PUSH_PROXY_TOOL_NAME, PushGrants } from '../../core/push-grants.js';
+import type { EffectClass } from '../../core/effect-classes.js';
 import type { ToolDescriptor } from '../../core/tool-descriptor.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
 import type { WorkspaceSettings } from '../../schemas/settings.js';
@@ -251,6 +252,19 @@ export class RunToolCalls implements RunToolbox {
       runSubagent: this.run.runSubagent,
       decideEgress: (url) => this.decideEgress(url),
     };
+  }
+
+  /**
+   * SEC-8: the run's policy on a tool the model PROVIDER would run on its side (a web search, an MCP
+   * server, code execution) named in a model request the proxy holds: decided as the effect it is
+   * (its classes; an MCP server's URL for domain rules), without asking anyone, and recorded in the
+   * run log whatever the answer.
+   */
+  async decideProviderTool(tool: { field: string; what: string; effects: readonly EffectClass[]; url?: string }): Promise<{ decision: PolicyVerdict['decision']; explanation: string }> {
+    const descriptor: ToolDescriptor = { name: 'provider-side-tool', description: tool.what, tier: 'execute', effects: tool.effects, writesWorktree: false, egressUrlField: 'url' };
+    const verdict = await this.deps.policy.decideToolCall(this.run.scope.workspaceId, this.policyContext(), descriptor, { field: tool.field, what: tool.what, ...(tool.url ? { url: tool.url } : {}) });
+    this.run.recorder.log.event('provider_tool_decided', { field: tool.field, what: tool.what, decision: verdict.decision, decidedBy: verdict.decidedBy, classes: verdict.classes });
+    return { decision: verdict.decision, explanation: `${verdict.explanation} (decided by ${decidedBy(verdict)})` };
   }
 
   /**

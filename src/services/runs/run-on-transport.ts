@@ -125,7 +125,8 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     // SEC-8: the token spends the provider the transport points its runner at, nothing else.
     // TRUTH-4: a call that finds the model unusable (no key, nothing at the base URL) ends the run at
     // once; the runner's own retries would only delay the failure.
-    broker?.open(runId, workspaceId, transport.modelProvider?.(agent) ?? null, () => run.activeRun.controller.abort());
+    // SEC-8: provider-side tools its model requests name are decided by this run's own gate.
+    broker?.open(runId, workspaceId, transport.modelProvider?.(agent) ?? null, () => run.activeRun.controller.abort(), (tool) => toolCalls.decideProviderTool(tool));
     const ran = await transport.run(context);
     const fatalCause = broker?.fatalCause(runId);
     const result: TransportResult = fatalCause ? { ...ran, outcome: 'failed', error: fatalCause } : ran;
