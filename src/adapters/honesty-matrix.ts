@@ -1293,6 +1293,17 @@ function webEgressRow(adapter: AdapterHonesty): HonestyRow {
       testedBy: reads?.testedBy ?? `${WEB_TOOLS_TEST} > built-in plan mode has web_fetch (research is its point, CAP-4), decided by the same domain rules`,
     });
   }
+  if (adapter.id === 'claude-code') {
+    // SEC-8: its WebSearch is Anthropic's server-side web_search tool, named in a model request that
+    // passes the model proxy, which decides it by the run's policy; its WebFetch fetches from the CLI itself.
+    return row({
+      capability: 'webEgress',
+      level: 'partial',
+      detail:
+        'WebSearch is Anthropic’s server-side web_search tool, named in the model request: the model proxy decides it by the run’s policy as networkEgress (its rules, inherited ceilings, mode and dial; a search names no host, so domain rules do not pick it out) and refuses it before forwarding, naming the rule, under a deny or an ask; so are every other provider-side tool and MCP connector a request names. WebFetch fetches from the CLI’s own process without asking the Control Center: domain rules and the address guard of web_fetch do not reach it, only the sandbox (where it applies) bounds its network. web_fetch and web_search are not served to it over MCP.',
+      testedBy: 'test/security/model-proxy-provider-tools.test.ts > Claude Code’s WebSearch through the model proxy (SEC-8) > works under a rule allowing network egress and is refused, naming the rule, under a deny',
+    });
+  }
   const fake = /tested against a fake/i.test(reads.detail) ? ' (Tested against a fake.)' : '';
   return row({
     capability: 'webEgress',
