@@ -1,19 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { ConversationRewind } from '../../schemas/rewind.js';
 import type { ConversationRewindTable, WorkspaceSchema } from '../workspace-schema.js';
 
-/** CTX-3: a rewind as the API shows it. */
-export interface ConversationRewind {
-  id: string;
-  conversationId: string;
-  messageId: string;
-  checkpointCommit: string | null;
-  archiveRef: string | null;
-  archivedMessages: number;
-  operatorId: string;
-  createdAt: string;
-  restoredAt: string | null;
-  restoreArchiveRef: string | null;
-}
+export type { ConversationRewind };
 
 function toRewind(row: Selectable<ConversationRewindTable>): ConversationRewind {
   return {
