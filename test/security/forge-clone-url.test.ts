@@ -1,13 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { branchNameProblem, cloneUrlProblem, parsePullRequestUrl } from '../../src/core/review/forge-pull-request.js';
-import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
-import { makeReviewRepo } from '../support/review-repo.js';
-import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
+import type { FakeGitHub } from '../support/fake-github.js';
+import { startForgeReviewWorkspace, type ForgeReviewWorkspace } from '../support/forge-review-workspace.js';
 
 const GITHUB = 'https://github.com';
 const PR = { owner: 'acme', repo: 'math' };
@@ -85,27 +83,17 @@ describe('forge clone URLs, PR URLs and branch names are hostile (issue 12, SEC-
 });
 
 describe('a hostile forge answer reaches no git (issue 12)', () => {
-  let server: TestServer;
+  let forge: ForgeReviewWorkspace;
   let github: FakeGitHub;
-  let workspaceId: string;
-  let cleanup: string[] = [];
-  const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${workspaceId}${path}`, body);
+  const api = (method: string, path: string, body?: unknown) => forge.api(method, path, body);
 
   beforeAll(async () => {
-    github = await startFakeGitHub();
-    server = await startTestServer();
-    workspaceId = (await createSeededWorkspace(server, 'Hostile forge')).id;
-    const made = await makeReviewRepo();
-    const bareRoot = await mkdtemp(join(tmpdir(), 'cc-fake-gh-'));
-    cleanup = [made.repo, bareRoot];
-    github.addPullRequest({ owner: 'acme', repo: 'math', number: 7, title: 'x', source: made.repo, bare: join(bareRoot, 'math.git'), baseBranch: 'main', headSha: made.featureSha, baseSha: made.mainSha });
-    await api('PATCH', '/settings', { githubApiBaseUrl: github.apiBaseUrl, githubWebBaseUrl: github.webBaseUrl, forgeTokens: { github: github.token } });
+    forge = await startForgeReviewWorkspace('Hostile forge');
+    github = forge.github;
   }, 120_000);
 
   afterAll(async () => {
-    await server?.dispose();
-    await github?.close();
-    for (const path of cleanup) await rm(path, { recursive: true, force: true });
+    await forge?.dispose();
   });
 
   it('hostile clone URLs and base branches in the PR JSON: 409 naming prUrl, no fetch, no review, no marker file', async () => {

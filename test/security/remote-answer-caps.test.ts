@@ -1,15 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
+import { startForgeReviewWorkspace, type ForgeReviewWorkspace } from '../support/forge-review-workspace.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
-import { makeReviewRepo } from '../support/review-repo.js';
 import { reply } from '../support/scripted-reply.js';
 import { hugeBody, streamBody, type StreamedBody } from '../support/stream-body.js';
-import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
  * SEC-10: answers from remote services the server does not control — a forge's API, a search API, a
@@ -38,32 +33,18 @@ async function closeRemote(server: Server | undefined): Promise<void> {
 }
 
 describe('a forge API answer is read within a cap (SEC-10)', () => {
-  let server: TestServer;
-  let github: FakeGitHub;
-  let workspaceId: string;
-  let cleanup: string[] = [];
-  const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${workspaceId}${path}`, body);
-
+  let forge: ForgeReviewWorkspace;
   beforeAll(async () => {
-    github = await startFakeGitHub();
-    server = await startTestServer();
-    workspaceId = (await createSeededWorkspace(server, 'Huge forge answers')).id;
-    const made = await makeReviewRepo();
-    const bareRoot = await mkdtemp(join(tmpdir(), 'cc-fake-gh-'));
-    cleanup = [made.repo, bareRoot];
-    github.addPullRequest({ owner: 'acme', repo: 'math', number: 7, title: 'Fix', source: made.repo, bare: join(bareRoot, 'math.git'), baseBranch: 'main', headSha: made.featureSha, baseSha: made.mainSha });
-    await api('PATCH', '/settings', { githubApiBaseUrl: github.apiBaseUrl, githubWebBaseUrl: github.webBaseUrl, forgeTokens: { github: github.token } });
+    forge = await startForgeReviewWorkspace('Huge forge answers', 'Fix');
   }, 120_000);
-
   afterAll(async () => {
-    await server?.dispose();
-    await github?.close();
-    for (const path of cleanup) await rm(path, { recursive: true, force: true });
+    await forge?.dispose();
   });
 
   it('a pull request answered with 96 MiB: the review step fails naming GitHub and the 8 MiB cap, the forge is cut off, the server keeps working', async () => {
+    const { api, github } = forge;
     github.streamApiAnswer = (path) => (path.endsWith('/pulls/7') ? hugeBody('{"number":7,"title":"', 96 * MIB) : undefined);
-    const answer = await api('POST', '/reviews', { prUrl: `${github.webBaseUrl}/acme/math/pull/7` });
+    const answer = await api('POST', '/reviews', { prUrl: forge.prUrl });
     github.streamApiAnswer = undefined;
     expect(answer.status).toBe(409);
     expect(answer.body.error.field).toBe('prUrl');
@@ -74,8 +55,8 @@ describe('a forge API answer is read within a cap (SEC-10)', () => {
     expect(github.streamedAnswers[0]!.written).toBeLessThan(48 * MIB);
     expect((await api('GET', '/reviews')).body.reviews).toEqual([]);
     // Healthy: it answers, and the same pull request, answered normally, opens a review.
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    const opened = await api('POST', '/reviews', { prUrl: `${github.webBaseUrl}/acme/math/pull/7` });
+    expect((await fetch(`${forge.server.url}/healthz`)).status).toBe(200);
+    const opened = await api('POST', '/reviews', { prUrl: forge.prUrl });
     expect(opened.status).toBe(201);
   }, 120_000);
 });
