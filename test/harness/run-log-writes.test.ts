@@ -64,6 +64,8 @@ const ONE_TOOL_TURN = [
   'model_call_start',
   'usage',
   'assistant_message',
+  // What filled the context window at the end of the turn, for /context.
+  'context_usage',
   'run_end',
 ];
 
