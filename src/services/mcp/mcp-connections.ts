@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { cappedResponseFetch } from '../../llm/capped-response-fetch.js';
 import type { ProcessLimits } from '../../sandbox/process-limits.js';
 import { sanitizedEnv } from '../../sandbox/sanitized-env.js';
 import type { SandboxBackend, SandboxLaunch, SandboxSpec } from '../../sandbox/sandbox-spec.js';
@@ -252,14 +253,22 @@ export class McpConnections {
       cwd: prepared ? '/' : '/tmp',
       env,
       // The largest answer a call may give, with room for JSON escaping and the other content blocks.
-      maxLineBytes: Math.max(1024 * 1024, server.maxOutputBytes * 8),
+      maxLineBytes: maxAnswerBytes(server),
       onExit: () => void prepared?.dispose().catch(() => undefined),
     });
   }
 }
 
+/** The most of one HTTP answer read from a server (SEC-10): the same bound as a stdio server's line. */
+function maxAnswerBytes(server: McpServerRecord): number {
+  return Math.max(1024 * 1024, server.maxOutputBytes * 8);
+}
+
 function httpTransport(server: McpServerRecord): StreamableHTTPClientTransport {
-  return new StreamableHTTPClientTransport(new URL(server.url ?? ''), { requestInit: { headers: { ...server.secrets } } });
+  return new StreamableHTTPClientTransport(new URL(server.url ?? ''), {
+    requestInit: { headers: { ...server.secrets } },
+    fetch: cappedResponseFetch(maxAnswerBytes(server), `The MCP server '${server.name}'`),
+  });
 }
 
 function key(workspaceId: string, serverId: string): string {
