@@ -32,6 +32,30 @@ async function closeRemote(server: Server | undefined): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
 
+/**
+ * Just enough of an MCP server over streamable HTTP (JSON answers) to be added, listed and called: its
+ * one tool, `dump`, answers with `dumpBytes` of JSON streamed from a generator.
+ */
+async function hostileMcpServer(dumpBytes: number): Promise<{ url: string; server: Server; dumps: Promise<StreamedBody>[] }> {
+  const dumps: Promise<StreamedBody>[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.method !== 'POST') return void response.writeHead(405).end();
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { protocolVersion?: string } };
+      if (message.id === undefined) return void response.writeHead(202).end();
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const answer = (result: unknown) => response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      if (message.method === 'initialize') return answer({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1' } });
+      if (message.method === 'tools/list') return answer({ tools: [{ name: 'dump', description: 'Dumps data.', inputSchema: { type: 'object', properties: {} } }] });
+      dumps.push(streamBody(response, hugeBody(`{"jsonrpc":"2.0","id":${message.id},"result":{"content":[{"type":"text","text":"`, dumpBytes)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server, dumps };
+}
+
 describe('a forge API answer is read within a cap (SEC-10)', () => {
   let forge: ForgeReviewWorkspace;
   beforeAll(async () => {
@@ -61,7 +85,7 @@ describe('a forge API answer is read within a cap (SEC-10)', () => {
   }, 120_000);
 });
 
-describe('answers to the built-in harness are read within a cap (SEC-10)', () => {
+describe('answers to the built-in harness and its tools are read within a cap (SEC-10)', () => {
   let fixture: HarnessFixture | undefined;
   let remote: Server | undefined;
   afterEach(async () => {
@@ -103,43 +127,8 @@ describe('answers to the built-in harness are read within a cap (SEC-10)', () =>
     expect(streamed!.written).toBeLessThan(32 * MIB);
     expect((await fetch(`${fixture.server.url}/healthz`)).status).toBe(200);
   }, 120_000);
-});
 
-/**
- * Just enough of an MCP server over streamable HTTP (JSON answers) to be added, listed and called: its
- * one tool, `dump`, answers with `dumpBytes` of JSON streamed from a generator.
- */
-async function hostileMcpServer(dumpBytes: number): Promise<{ url: string; server: Server; dumps: Promise<StreamedBody>[] }> {
-  const dumps: Promise<StreamedBody>[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.method !== 'POST') return void response.writeHead(405).end();
-      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: number; method: string; params?: { protocolVersion?: string } };
-      if (message.id === undefined) return void response.writeHead(202).end();
-      response.writeHead(200, { 'content-type': 'application/json' });
-      const answer = (result: unknown) => response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-      if (message.method === 'initialize') return answer({ protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1' } });
-      if (message.method === 'tools/list') return answer({ tools: [{ name: 'dump', description: 'Dumps data.', inputSchema: { type: 'object', properties: {} } }] });
-      dumps.push(streamBody(response, hugeBody(`{"jsonrpc":"2.0","id":${message.id},"result":{"content":[{"type":"text","text":"`, dumpBytes)));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server, dumps };
-}
-
-describe('an MCP server\'s HTTP answer is read within a cap (SEC-10)', () => {
-  let fixture: HarnessFixture | undefined;
-  let remote: Server | undefined;
-  afterEach(async () => {
-    await fixture?.dispose();
-    fixture = undefined;
-    await closeRemote(remote);
-    remote = undefined;
-  });
-
-  it('a tool answering with 64 MiB: the tool result names the server and its 1 MiB cap, the server is cut off', async () => {
+  it('an MCP server\'s tool answering with 64 MiB over HTTP: the tool result names the server and its 1 MiB cap, the server is cut off', async () => {
     const hostile = await hostileMcpServer(64 * MIB);
     remote = hostile.server;
     fixture = await startHarnessFixture({ operatorConnected: false });
