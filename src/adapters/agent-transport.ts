@@ -6,6 +6,7 @@ import type { ProviderId } from '../llm/provider-ids.js';
 import type { Agent } from '../schemas/agent.js';
 import type { PushRemote } from '../core/hook-sessions.js';
 import type { TransportAction, TransportGateResult } from '../core/transport-gate.js';
+import type { ProviderSideTool } from '../llm/provider-side-tools.js';
 import type { WorkspaceSettings } from '../schemas/settings.js';
 import type { Tool, ToolResult } from '../tools/define-tool.js';
 import type { ToolCallBlock } from '../llm/model-types.js';
@@ -115,6 +116,13 @@ export interface TransportRunContext extends RunScope {
   closeSteering?(): string[];
   /** Resolves once the run is not paused (HAR-5), for a transport that declares `pauseResume`. */
   waitWhilePaused?(signal: AbortSignal): Promise<void>;
+  /**
+   * SEC-8: whether the run's policy allows a tool the model provider runs on its side (web search,
+   * an MCP server, code execution), as the model proxy will decide it; a transport whose runner
+   * offers such a tool on every request (Codex's web_search) switches it off when the answer is no,
+   * so the proxy does not refuse every model request of the run.
+   */
+  providerToolAllowed?(tool: ProviderSideTool): Promise<boolean>;
 }
 
 /** What a transport is asked before a run is marked running (see `AgentTransport.resolveModel`). */

@@ -27,6 +27,12 @@ export interface CodexConfigInput {
   /** The model proxy's base URL for the OpenAI provider; Codex appends `/responses`. */
   modelBaseUrl: string;
   mcpUrl: string;
+  /**
+   * SEC-8: whether the run's policy allows the provider's web search. Codex names its web_search tool
+   * in every model request; when the policy refuses it, the model proxy would refuse every request,
+   * so Codex is told not to offer it at all. Absent: Codex's default.
+   */
+  webSearch?: boolean;
 }
 
 export function codexConfigToml(input: CodexConfigInput): string {
@@ -40,6 +46,7 @@ export function codexConfigToml(input: CodexConfigInput): string {
     'sandbox_mode = "read-only"',
     'check_for_update_on_startup = false',
     'hide_agent_reasoning = false',
+    ...(input.webSearch === false ? ['web_search = "disabled"'] : []),
     '',
     '[analytics]',
     'enabled = false',

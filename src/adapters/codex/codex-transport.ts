@@ -100,7 +100,9 @@ export class CodexTransport implements AgentTransport {
         await symlink(codex.binary, join(binDir, 'codex-linux-sandbox')).catch(() => undefined);
         const model = context.agent.modelId ?? DEFAULT_CODEX_MODEL;
         await mkdir(configDir, { recursive: true, mode: 0o700 });
-        await writeFile(join(configDir, 'config.toml'), codexConfigToml({ model, effort: context.agent.effort, modelBaseUrl: modelProxyBaseUrl(context.serverUrl, this.modelProvider()), mcpUrl: context.mcp.url }), { mode: 0o600 });
+        // SEC-8: the proxy decides Codex's web_search (a provider-side search) on every request; off when refused.
+        const webSearch = (await context.providerToolAllowed?.({ field: 'tools[].type "web_search"', what: 'web search', effects: ['networkEgress'] })) ?? true;
+        await writeFile(join(configDir, 'config.toml'), codexConfigToml({ model, effort: context.agent.effort, modelBaseUrl: modelProxyBaseUrl(context.serverUrl, this.modelProvider()), mcpUrl: context.mcp.url, webSearch }), { mode: 0o600 });
         const remotes = context.checkout?.pushRemotes ?? [];
         const env = runnerEnvironment({
           source: context.env,

@@ -258,12 +258,14 @@ export class RunToolCalls implements RunToolbox {
    * SEC-8: the run's policy on a tool the model PROVIDER would run on its side (a web search, an MCP
    * server, code execution) named in a model request the proxy holds: decided as the effect it is
    * (its classes; an MCP server's URL for domain rules), without asking anyone, and recorded in the
-   * run log whatever the answer.
+   * run log whatever the answer (unless `record` is false: a transport asking ahead, see
+   * `TransportRunContext.providerToolAllowed`).
    */
-  async decideProviderTool(tool: { field: string; what: string; effects: readonly EffectClass[]; url?: string }): Promise<{ decision: PolicyVerdict['decision']; explanation: string }> {
+  async decideProviderTool(tool: { field: string; what: string; effects: readonly EffectClass[]; url?: string }, options: { record?: boolean } = {}): Promise<{ decision: PolicyVerdict['decision']; explanation: string }> {
     const descriptor: ToolDescriptor = { name: 'provider-side-tool', description: tool.what, tier: 'execute', effects: tool.effects, writesWorktree: false, egressUrlField: 'url' };
     const verdict = await this.deps.policy.decideToolCall(this.run.scope.workspaceId, this.policyContext(), descriptor, { field: tool.field, what: tool.what, ...(tool.url ? { url: tool.url } : {}) });
-    this.run.recorder.log.event('provider_tool_decided', { field: tool.field, what: tool.what, decision: verdict.decision, decidedBy: verdict.decidedBy, classes: verdict.classes });
+    // A transport asking ahead (whether to offer the tool at all) is not a request the proxy refused.
+    if (options.record !== false) this.run.recorder.log.event('provider_tool_decided', { field: tool.field, what: tool.what, decision: verdict.decision, decidedBy: verdict.decidedBy, classes: verdict.classes });
     return { decision: verdict.decision, explanation: `${verdict.explanation} (decided by ${decidedBy(verdict)})` };
   }
 

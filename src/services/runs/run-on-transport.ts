@@ -120,6 +120,7 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
       return run.activeRun.steering.splice(0);
     },
     waitWhilePaused: (waitSignal) => deps.active.waitWhilePaused(runId, waitSignal),
+    providerToolAllowed: async (tool) => (await toolCalls.decideProviderTool(tool, { record: false })).decision === 'allow',
   };
   try {
     // SEC-8: the token spends the provider the transport points its runner at, nothing else.
