@@ -105,6 +105,8 @@ export interface ControlCenterOptions {
   processLimits?: Partial<ProcessLimits>;
   /** SEC-10/SEC-11: bounds on fetching a skill source (default `SOURCE_FETCH_LIMITS`: 2 minutes, a 256 MiB pack). */
   skillSourceFetch?: Partial<SourceFetchLimits>;
+  /** SEC-10: how long the model proxy waits for an upstream to start its answer (default `UPSTREAM_ANSWER_START_MS`, 10 minutes). */
+  modelProxyAnswerStartMs?: number;
   /**
    * SEC-6: let external runners (Claude Code) start on a host without a working OS sandbox. Off by
    * default: unsandboxed, such a runner runs as the server's user and could read the operator token.
@@ -261,7 +263,11 @@ export class ControlCenter {
     });
     // Runners' model calls use the runner keys and base URLs set in Settings, where set (SEC-6, issue 15).
     const settings = this.settings;
-    this.modelBroker = new ModelBroker({ settings: { get: async (workspaceId) => runnerModelSettings(await settings.get(workspaceId)) }, env: options.env ?? process.env });
+    this.modelBroker = new ModelBroker({
+      settings: { get: async (workspaceId) => runnerModelSettings(await settings.get(workspaceId)) },
+      env: options.env ?? process.env,
+      ...(options.modelProxyAnswerStartMs !== undefined ? { answerStartMs: options.modelProxyAnswerStartMs } : {}),
+    });
     // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
     const commandSandbox = (this.commandSandbox = new CommandSandbox({
       sandbox: options.builtinSandbox ?? 'auto',

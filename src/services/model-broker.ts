@@ -63,7 +63,18 @@ export interface ModelBrokerOptions {
   fetch?: typeof fetch;
   /** Largest answer that is not streamed the proxy reads from upstream (default {@link MODEL_ANSWER_BYTES}). */
   maxAnswerBytes?: number;
+  /** How long an upstream may take to start its answer (default {@link UPSTREAM_ANSWER_START_MS}). */
+  answerStartMs?: number;
 }
+
+/**
+ * Longest the proxy waits for an upstream to start its answer (SEC-10), the providers' SDKs' own
+ * default request timeout: a non-streamed answer comes whole at the end of a long generation, so it
+ * may take minutes, but a base URL that accepts the connection and never answers must not hold the
+ * runner's request (and a socket) for as long as the run lives. Once the answer started, a streamed
+ * one lasts as long as the runner reads it.
+ */
+export const UPSTREAM_ANSWER_START_MS = 10 * 60_000;
 
 /**
  * The most of a non-streamed upstream answer the proxy holds (SEC-10): it is read whole to scrub the
@@ -311,14 +322,21 @@ export class ModelBroker {
     }
     const url = `${baseUrl.replace(/\/+$/, '')}${matched.upstreamPath}${matched.upstreamQuery ? `?${matched.upstreamQuery}` : ''}`;
     let upstream: Response;
+    const answerStartMs = this.options.answerStartMs ?? UPSTREAM_ANSWER_START_MS;
+    // Cleared once the answer's head arrives: a timeout signal would also cut the body that follows.
+    const notAnswering = new AbortController();
+    const answerStartTimer = setTimeout(() => notAnswering.abort(), answerStartMs);
     try {
       upstream = await this.fetchFn(url, {
         method,
         headers,
         ...(method === 'POST' && call.body ? { body: call.body } : {}),
-        signal: AbortSignal.any([signal, run.ended.signal]),
+        signal: AbortSignal.any([signal, run.ended.signal, notAnswering.signal]),
       });
     } catch (error) {
+      if (notAnswering.signal.aborted && !signal.aborted && !run.ended.signal.aborted) {
+        return jsonError(504, 'upstream_timeout', `${provider.label} at ${baseUrl} did not start its answer within ${answerStartMs / 1000} s; the request was dropped`);
+      }
       const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
       const code = unreachableCode(error);
       if (code && !signal.aborted && !run.ended.signal.aborted) {
@@ -328,6 +346,8 @@ export class ModelBroker {
         return unreachableUpstreamAnswer(provider.protocol, scrub(cause, apiKey));
       }
       return jsonError(502, 'upstream_unreachable', `${provider.label} at ${baseUrl} could not be reached: ${scrub(reason, apiKey)}`);
+    } finally {
+      clearTimeout(answerStartTimer);
     }
     const responseHeaders: Record<string, string> = {};
     upstream.headers.forEach((value, name) => {

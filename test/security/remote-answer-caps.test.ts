@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { modelProxyBaseUrl } from '../../src/llm/model-proxy-url.js';
 import { startForgeReviewWorkspace, type ForgeReviewWorkspace } from '../support/forge-review-workspace.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { reply } from '../support/scripted-reply.js';
 import { hugeBody, streamBody, type StreamedBody } from '../support/stream-body.js';
+import { createSeededWorkspace, startTestServer } from '../support/test-server.js';
 
 /**
  * SEC-10: answers from remote services the server does not control — a forge's API, a search API, a
@@ -146,4 +148,37 @@ describe('answers to the built-in harness and its tools are read within a cap (S
     expect(streamed!.written).toBeLessThan(32 * MIB);
     expect((await fetch(`${fixture.server.url}/healthz`)).status).toBe(200);
   }, 120_000);
+});
+
+describe('the model proxy waits a bounded time for an upstream to answer (SEC-10)', () => {
+  let remote: Server | undefined;
+  afterEach(async () => {
+    await closeRemote(remote);
+    remote = undefined;
+  });
+
+  it('an upstream that takes the request and never answers: 504 naming the deadline, the server keeps answering', async () => {
+    remote = createServer((request) => request.resume());
+    await new Promise<void>((resolve) => remote!.listen(0, '127.0.0.1', resolve));
+    const upstreamUrl = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+    const server = await startTestServer({ env: { PATH: process.env.PATH, ANTHROPIC_API_KEY: 'silent-key', ANTHROPIC_BASE_URL: upstreamUrl }, modelProxyAnswerStartMs: 500 });
+    try {
+      const workspace = await createSeededWorkspace(server, 'Silent upstream');
+      const agentId = (await server.api('GET', `/api/workspaces/${workspace.id}/agents`)).body.agents[0].id as string;
+      server.running.app.modelBroker.open('run_silent_upstream', workspace.id, 'anthropic');
+      const token = server.running.app.runTokens.issue({ workspaceId: workspace.id, runId: 'run_silent_upstream', agentId });
+      const answer = await fetch(`${modelProxyBaseUrl(server.url, 'anthropic')}/v1/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(answer.status).toBe(504);
+      const error = ((await answer.json()) as { error: { code: string; message: string } }).error;
+      expect(error.code).toBe('upstream_timeout');
+      expect(error.message).toContain(`at ${upstreamUrl} did not start its answer within 0.5 s; the request was dropped`);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    } finally {
+      await server.dispose();
+    }
+  }, 60_000);
 });
