@@ -29,7 +29,7 @@ async function isFresh(): Promise<boolean> {
     newestMtime(join(WEB_DIR, 'index.html')),
     newestMtime(join(WEB_DIR, 'vite.config.ts')),
     // The pure-data server files the web bundles through the @server alias (see eslint.config.js).
-    ...['src/core/modes.ts', 'src/core/picker.ts', 'src/schemas/event-types.ts'].map((file) => newestMtime(join(REPO_ROOT, file))),
+    ...['src/core/modes.ts', 'src/core/picker.ts', 'src/schemas/event-types.ts', 'src/services/runs/compaction-words.ts', 'src/services/runs/read-context-report.ts'].map((file) => newestMtime(join(REPO_ROOT, file))),
   ]);
   return Math.max(...sources) <= built;
 }

@@ -15,6 +15,8 @@ const SLASH_HINTS = [
   { command: '/plan', hint: 'arm Plan mode, send nothing' },
   { command: '/plan <request>', hint: 'arm Plan mode and send the request' },
   { command: '/skill:<name>', hint: "load a skill's instructions for this turn" },
+  { command: '/compact [focus]', hint: 'replace older turns by a summary now' },
+  { command: '/context', hint: 'show what filled the context window' },
 ];
 
 /**

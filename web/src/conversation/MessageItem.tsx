@@ -1,5 +1,7 @@
 import type { Agent, Message, Run } from '../api/types';
 import { modeLabelFor } from '../app/picker';
+import { CompactionCard, isCompactionLine } from './CompactionCard';
+import { ContextTable } from './ContextTable';
 import { FinishedTurn } from './FinishedTurn';
 import { MessageAttachments } from './MessageAttachments';
 import { RewindButton } from './RewindControls';
@@ -37,6 +39,11 @@ export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string;
       </header>
       {message.runId && message.role === 'assistant' ? (
         <FinishedTurn ws={ws} runId={message.runId} conversationId={message.conversationId} replyText={message.content} />
+      ) : isCompactionLine(message) ? (
+        <CompactionCard ws={ws} message={message} />
+      ) : message.role === 'system' && message.runId === null ? (
+        // `/context` answers with a system line of no run; ContextTable shows other lines as they are.
+        <ContextTable content={message.content} />
       ) : (
         <div className="message-body">{message.content}</div>
       )}
