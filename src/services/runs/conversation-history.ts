@@ -2,21 +2,46 @@ import { appendRecordedRun, finishHistory, hasTranscript, transcriptSteps, type 
 import type { ModelMessage } from '../../llm/model-types.js';
 import type { TranscriptItem } from '../../store/repositories/conversation-transcript-repository.js';
 
-/** Finished runs' parsed transcripts by run id: what a run recorded does not change once it ended. */
-export type FinishedRunSteps = Map<string, TranscriptStep[]>;
+/**
+ * What a history is rebuilt from, kept between turns so a long conversation's turn does not re-derive
+ * it: finished runs' parsed transcripts by run id (what a run recorded does not change once it ended)
+ * and the model message of each message row by id (a row's role and content never change). Keeping
+ * the same message objects also keeps their cached JSON and token estimates: a new object per turn
+ * would be serialized and estimated again on every model call.
+ */
+export interface KeptHistory {
+  finishedRuns: Map<string, TranscriptStep[]>;
+  messages: Map<string, ModelMessage>;
+}
 
-/** How many finished runs' transcripts are kept (the oldest are dropped first). */
+/** How many finished runs' transcripts, and ten times as many messages, are kept (the oldest are dropped first). */
 const KEPT_RUNS = 5_000;
+
+function keep<T>(map: Map<string, T>, key: string, value: T, limit: number): void {
+  map.set(key, value);
+  if (map.size > limit) map.delete(map.keys().next().value!);
+}
+
+/** The model message of a message row, made once per row. */
+function messageOf(item: Extract<TranscriptItem, { kind: 'message' }>, kept: Map<string, ModelMessage>): ModelMessage {
+  let message = kept.get(item.id);
+  if (!message) {
+    message = item.role === 'user' ? { role: 'user', content: item.content } : { role: 'assistant', content: [{ type: 'text', text: item.content }] };
+    keep(kept, item.id, message, KEPT_RUNS * 10);
+  }
+  return message;
+}
 
 /**
  * A turn's history (CTX-1): the conversation since its latest compaction, whole. A run that recorded
  * its messages (the built-in harness does) contributes them — tool calls and results included — in
  * place of its final answer; other messages are their text. No message count limits it: the run's
  * context budget decides what is elided or compacted. `excludingLast` leaves out the newest user
- * message (it is the prompt being sent). `finished` holds the parsed transcripts of ended runs; the
- * items of runs it holds come without events.
+ * message (it is the prompt being sent). `kept.finishedRuns` holds the parsed transcripts of ended
+ * runs; the items of runs it holds come without events.
  */
-export function conversationHistory(items: readonly TranscriptItem[], finished: FinishedRunSteps, excludingLast = false): ModelMessage[] {
+export function conversationHistory(items: readonly TranscriptItem[], kept: KeptHistory, excludingLast = false): ModelMessage[] {
+  const finished = kept.finishedRuns;
   let timeline = items;
   if (excludingLast) {
     const last = timeline.findLastIndex((item) => item.kind === 'message' && item.role === 'user');
@@ -28,10 +53,7 @@ export function conversationHistory(items: readonly TranscriptItem[], finished: 
     let runSteps = finished.get(item.runId);
     if (!runSteps) {
       runSteps = transcriptSteps(item.events ?? []);
-      if (item.ended) {
-        finished.set(item.runId, runSteps);
-        if (finished.size > KEPT_RUNS) finished.delete(finished.keys().next().value!);
-      }
+      if (item.ended) keep(finished, item.runId, runSteps, KEPT_RUNS);
     }
     if (hasTranscript(runSteps)) steps.set(item.runId, runSteps);
   }
@@ -40,10 +62,8 @@ export function conversationHistory(items: readonly TranscriptItem[], finished: 
     if (item.kind === 'run') {
       const runSteps = steps.get(item.runId);
       if (runSteps) messages = appendRecordedRun(messages, runSteps);
-    } else if (item.role === 'user') {
-      messages.push({ role: 'user', content: item.content });
-    } else if (!(item.runId && steps.has(item.runId))) {
-      messages.push({ role: 'assistant', content: [{ type: 'text', text: item.content }] });
+    } else if (item.role === 'user' || !(item.runId && steps.has(item.runId))) {
+      messages.push(messageOf(item, kept.messages));
     }
   }
   return finishHistory(messages);

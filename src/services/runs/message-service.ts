@@ -2,7 +2,7 @@ import { newId, nowIso } from '../../ids.js';
 import type { Message } from '../../schemas/message.js';
 import { latestContextUsage, listConversationTranscript } from '../../store/repositories/conversation-transcript-repository.js';
 import type { ModelMessage } from '../../llm/model-types.js';
-import { conversationHistory, type FinishedRunSteps } from './conversation-history.js';
+import { conversationHistory, type KeptHistory } from './conversation-history.js';
 import type { ContextUsage } from '../../harness/context-window.js';
 import { insertMessage, listMessages, listRecentMessages, type HistoryMessage } from '../../store/repositories/message-repository.js';
 import { insertAttachments, listAttachmentsOfConversation } from '../../store/repositories/message-attachment-repository.js';
@@ -14,7 +14,7 @@ export type NewMessage = Omit<Message, 'id' | 'createdAt'>;
 
 /** The visible log of a conversation: operator messages, agent answers, system lines (PLAN-6). */
 export class MessageService {
-  private readonly finishedRuns: FinishedRunSteps = new Map();
+  private readonly kept: KeptHistory = { finishedRuns: new Map(), messages: new Map() };
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -85,8 +85,8 @@ export class MessageService {
    */
   async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
     const { database } = await this.workspaces.handle(workspaceId);
-    const items = await listConversationTranscript(database.db, conversationId, new Set(this.finishedRuns.keys()));
-    return conversationHistory(items, this.finishedRuns, excludingLast);
+    const items = await listConversationTranscript(database.db, conversationId, this.kept.finishedRuns);
+    return conversationHistory(items, this.kept, excludingLast);
   }
 
   /** CTX-1 `/context`: what filled the window at the conversation's last turn of the built-in harness (null: none ran). */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { reusableQuery } from '../reusable-query.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
 
 /** The run-log events a transcript is rebuilt from: what the model said, what tools returned, what was injected, where it was compacted. */
@@ -8,18 +9,19 @@ const ENDED_STATES = new Set(['completed', 'failed', 'cancelled']);
 
 /** One item of a conversation's timeline: a visible message, or a top-level run with its recorded events. */
 export type TranscriptItem =
-  | { kind: 'message'; role: 'user' | 'assistant'; content: string; runId: string | null; createdAt: string }
+  /** `id`: the message's row, whose role and content never change (so its model message can be kept). */
+  | { kind: 'message'; id: string; role: 'user' | 'assistant'; content: string; runId: string | null; createdAt: string }
   /** `events` is null for a run the caller already holds (`known`); `ended`: its log will not change. */
   | { kind: 'run'; runId: string; createdAt: string; ended: boolean; events: Array<{ type: string; data: string }> | null };
 
 /**
- * A conversation's timeline since its latest compaction (CTX-1), oldest first: its user and agent
- * messages and its top-level runs with their transcript events. Older items are not read: the
- * compaction's summary stands in for them. Messages come before a run created in the same instant
- * (a turn's message is written before its run).
+ * The statements of {@link listConversationTranscript}, compiled once per database handle: a turn
+ * runs them all, and building and compiling a Kysely query costs more than running it on SQLite.
+ * "Since" bounds are the empty string when the conversation was never compacted (every ISO time is
+ * greater), so each statement keeps one shape.
  */
-export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, conversationId: string, known: ReadonlySet<string> = new Set()): Promise<TranscriptItem[]> {
-  const compacted = await db
+const latestCompactingRun = reusableQuery((db, conversationId: string) =>
+  db
     .selectFrom('run_events')
     .innerJoin('runs', 'runs.id', 'run_events.run_id')
     .select(['runs.created_at'])
@@ -27,46 +29,67 @@ export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, co
     .where('runs.parent_run_id', 'is', null)
     .where('run_events.type', '=', 'context_compacted')
     .orderBy('runs.created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  // The compacting run's own message is the newest user message written before it.
-  let since: string | null = null;
-  if (compacted) {
-    const anchor = await db
-      .selectFrom('messages')
-      .select('created_at')
-      .where('conversation_id', '=', conversationId)
-      .where('role', '=', 'user')
-      .where('created_at', '<=', compacted.created_at)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    since = anchor?.created_at ?? compacted.created_at;
-  }
-  let messageQuery = db
+    .limit(1),
+);
+
+const newestUserMessageUpTo = reusableQuery((db, conversationId: string, upTo: string) =>
+  db.selectFrom('messages').select('created_at').where('conversation_id', '=', conversationId).where('role', '=', 'user').where('created_at', '<=', upTo).orderBy('created_at', 'desc').limit(1),
+);
+
+const historyMessagesSince = reusableQuery((db, conversationId: string, since: string) =>
+  db
     .selectFrom('messages')
-    .select(['role', 'content', 'run_id', 'created_at'])
+    .select(['id', 'role', 'content', 'run_id', 'created_at'])
     .where('conversation_id', '=', conversationId)
     .where('role', '!=', 'system')
     // CTX-3: what a rewind archived is out of the history until it is restored.
-    .where('rewound_by', 'is', null);
-  if (since) messageQuery = messageQuery.where('created_at', '>=', since);
-  const messages = await messageQuery.orderBy('created_at').orderBy('id').execute();
-  let runQuery = db.selectFrom('runs').select(['id', 'created_at', 'state']).where('conversation_id', '=', conversationId).where('parent_run_id', 'is', null);
-  if (compacted) runQuery = runQuery.where('created_at', '>=', compacted.created_at);
+    .where('rewound_by', 'is', null)
+    .where('created_at', '>=', since)
+    .orderBy('created_at')
+    .orderBy('id'),
+);
+
+const topLevelRunsSince = reusableQuery((db, conversationId: string, since: string) =>
+  db.selectFrom('runs').select(['id', 'created_at', 'state']).where('conversation_id', '=', conversationId).where('parent_run_id', 'is', null).where('created_at', '>=', since).orderBy('created_at').orderBy('id'),
+);
+
+/** A turn usually meets one run it has not seen (the previous turn's): its events by a kept statement. */
+const transcriptEventsOfRun = reusableQuery((db, runId: string) =>
+  db.selectFrom('run_events').select(['run_id', 'type', 'data']).where('run_id', '=', runId).where('type', 'in', [...TRANSCRIPT_EVENT_TYPES]).orderBy('sequence'),
+);
+
+async function transcriptEventsOf(db: Kysely<WorkspaceSchema>, runIds: readonly string[]): Promise<Array<{ run_id: string; type: string; data: string }>> {
+  if (runIds.length === 0) return [];
+  if (runIds.length === 1) return transcriptEventsOfRun(db, runIds[0]!);
+  return db
+    .selectFrom('run_events')
+    .select(['run_id', 'type', 'data'])
+    .where('run_id', 'in', [...runIds])
+    .where('type', 'in', [...TRANSCRIPT_EVENT_TYPES])
+    .orderBy('run_id')
+    .orderBy('sequence')
+    .execute();
+}
+
+/**
+ * A conversation's timeline since its latest compaction (CTX-1), oldest first: its user and agent
+ * messages and its top-level runs with their transcript events. Older items are not read: the
+ * compaction's summary stands in for them. Messages come before a run created in the same instant
+ * (a turn's message is written before its run).
+ */
+export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, conversationId: string, known: { has(runId: string): boolean } = new Set()): Promise<TranscriptItem[]> {
+  const [compacted] = await latestCompactingRun(db, conversationId);
+  // The compacting run's own message is the newest user message written before it.
+  let messagesSince = '';
+  if (compacted) {
+    const [anchor] = await newestUserMessageUpTo(db, conversationId, compacted.created_at);
+    messagesSince = anchor?.created_at ?? compacted.created_at;
+  }
+  const messages = await historyMessagesSince(db, conversationId, messagesSince);
   const rewound = await rewoundSpans(db, conversationId);
-  const runs = (await runQuery.orderBy('created_at').orderBy('id').execute()).filter((run) => !rewound.some((span) => run.created_at >= span.from && run.created_at <= span.to));
-  const unknown = runs.filter((run) => !known.has(run.id)).map((run) => run.id);
-  const events = unknown.length === 0
-    ? []
-    : await db
-        .selectFrom('run_events')
-        .select(['run_id', 'type', 'data'])
-        .where('run_id', 'in', unknown)
-        .where('type', 'in', [...TRANSCRIPT_EVENT_TYPES])
-        .orderBy('run_id')
-        .orderBy('sequence')
-        .execute();
+  const runs = (await topLevelRunsSince(db, conversationId, compacted?.created_at ?? '')).filter((run) => !rewound.some((span) => run.created_at >= span.from && run.created_at <= span.to));
+  const unread = new Set(runs.filter((run) => !known.has(run.id)).map((run) => run.id));
+  const events = await transcriptEventsOf(db, [...unread]);
   const eventsByRun = new Map<string, Array<{ type: string; data: string }>>();
   for (const event of events) {
     let list = eventsByRun.get(event.run_id);
@@ -74,13 +97,13 @@ export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, co
     list.push({ type: event.type, data: event.data });
   }
   const items: TranscriptItem[] = [
-    ...messages.map((row): TranscriptItem => ({ kind: 'message', role: row.role === 'user' ? 'user' : 'assistant', content: row.content, runId: row.run_id, createdAt: row.created_at })),
+    ...messages.map((row): TranscriptItem => ({ kind: 'message', id: row.id, role: row.role === 'user' ? 'user' : 'assistant', content: row.content, runId: row.run_id, createdAt: row.created_at })),
     ...runs.map((run): TranscriptItem => ({
       kind: 'run',
       runId: run.id,
       createdAt: run.created_at,
       ended: ENDED_STATES.has(run.state),
-      events: known.has(run.id) ? null : (eventsByRun.get(run.id) ?? []),
+      events: unread.has(run.id) ? (eventsByRun.get(run.id) ?? []) : null,
     })),
   ];
   // Stable sort: messages were listed first, so they stay before a run of the same instant.
