@@ -56,6 +56,13 @@ export async function startHarnessFixture(
     async waitForRun(runId, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
+        // While the run is active its detail (every event, tool outputs whole) is not fetched: polling
+        // it every 20 ms made waiting for a long run cost time in proportion to its log, again and again.
+        if (server.running.app.activeRuns.get(runId)) {
+          if (Date.now() > deadline) throw new Error(`run ${runId} did not end within ${timeoutMs} ms`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          continue;
+        }
         const detail = await server.api('GET', `/api/workspaces/${workspace.id}/runs/${runId}`);
         if (detail.status === 200 && ['completed', 'failed', 'cancelled'].includes(detail.body.run.state) && !server.running.app.activeRuns.get(runId)) {
           return detail.body;
