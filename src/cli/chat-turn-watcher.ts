@@ -1,4 +1,5 @@
 import type { Approval } from '../schemas/approval.js';
+import { compactionHeadline } from '../services/runs/compaction-line.js';
 import type { WorkspaceEvent } from '../schemas/events.js';
 import type { Question } from '../schemas/question.js';
 import type { Run, RunState } from '../schemas/run.js';
@@ -182,6 +183,10 @@ export class ChatTurnWatcher {
             return out.note(`warning: ${excerpt(agentEvent.message, 200)}`);
           case 'plan_ready':
             return out.line('Plan ready for review.');
+          case 'context_compacted':
+            // CTX-2: the summary line with its cost as the run recorded it, then the summary itself.
+            out.line(`${sub(runId)}${printable(compactionHeadline(agentEvent))}`);
+            return out.line(`${sub(runId)}  ${excerpt(agentEvent.summary, 2_000)}`);
           default:
             return;
         }
