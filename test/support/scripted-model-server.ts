@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { anthropicErrorBody, anthropicRequestViews, renderAnthropicReply } from './scripted-anthropic-wire.js';
 import { openAIErrorBody, openAIRequestViews, renderOpenAIReply } from './scripted-openai-wire.js';
 import { renderResponsesReply, responsesRequestViews } from './scripted-openai-responses-wire.js';
+import { ScriptedPromptCache } from './scripted-prompt-cache.js';
 import { reply, type ReplySpec, type ScriptedProtocol, type ScriptedReply, type ScriptedRequest } from './scripted-reply.js';
 import { estimateTokens, type RenderedReply, scriptedIds } from './scripted-wire-helpers.js';
 
@@ -82,6 +83,12 @@ export interface ScriptedModelServerOptions {
    * refused with the provider's own "prompt is too long" error (HTTP 400) and consumes no reply.
    */
   maxInputTokens?: number;
+  /**
+   * Simulates the provider's prompt cache (scripted-prompt-cache.ts): each reply reports the prefix
+   * it shares with recent requests as cache-read tokens and the rest as input, unless the reply
+   * scripts its own cache reads. Off by default: other tests' usage figures stay as they were.
+   */
+  promptCache?: boolean;
 }
 
 /**
@@ -144,6 +151,7 @@ function matches(matcher: ConversationMatcher, request: ScriptedRequest): boolea
 export async function startScriptedModelServer(options: ScriptedModelServerOptions = {}): Promise<ScriptedModelServer> {
   const unscriptedText = options.unscriptedText ?? UNSCRIPTED_REPLY_TEXT;
   let maxInputTokens = options.maxInputTokens ?? null;
+  const promptCache = options.promptCache ? new ScriptedPromptCache() : null;
   const refusedAsTooLong: Array<{ index: number; tokens: number }> = [];
   let sharedQueue: ScriptedReply[] = [];
   let conversations: ConversationState[] = [];
@@ -311,6 +319,13 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       sendJsonError(response, protocol, 500, `scripted model server: the dynamic reply threw: ${(error as Error).message}`);
       return;
     }
+    if (promptCache) {
+      recorded.cacheReadTokens = promptCache.read(body);
+      if (spec.usage.cacheRead === undefined) {
+        const input = spec.usage.input ?? Math.max(0, countPromptTokens(body) - recorded.cacheReadTokens);
+        spec = { ...spec, usage: { ...spec.usage, cacheRead: recorded.cacheReadTokens, input } };
+      }
+    }
     const render = protocol === 'anthropic' ? renderAnthropicReply : protocol === 'openai-responses' ? renderResponsesReply : renderOpenAIReply;
     const rendered = render(spec, recorded, `${recorded.allText}${JSON.stringify(body.tools ?? '')}`);
     await writeReply(response, rendered, spec, recorded.stream);
@@ -445,6 +460,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       conversations = [];
       requests.length = 0;
       refusedAsTooLong.length = 0;
+      promptCache?.clear();
       unscriptedRequests.length = 0;
       unknownRequests.length = 0;
       received.length = 0;

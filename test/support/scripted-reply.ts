@@ -92,6 +92,8 @@ export interface ScriptedRequest {
   /** The conversation (`scriptFor`) that answered it, if any. */
   conversation: string | undefined;
   receivedAt: number;
+  /** With the server's `promptCache`: the tokens this request repeated of a recent one (reported as cache reads). */
+  cacheReadTokens?: number;
 }
 
 export type DynamicReply = (request: ScriptedRequest) => ScriptedReply | Promise<ScriptedReply>;
