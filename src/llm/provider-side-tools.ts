@@ -77,9 +77,12 @@ function typedTools(tools: unknown, at: string, clientTypes: ReadonlySet<string>
 /**
  * Every provider-side tool and connector a model request's parsed JSON body names, per wire protocol
  * (read from the parsed body, never a scan of its text: a JSON escape such as `\u0077eb_search` is
- * the same string once parsed). `protocol` is the body's wire (token counting reads a Messages body). Anthropic Messages: `tools[]` entries with a `type` other than
- * `custom` (server tools), `mcp_servers[]`, `container`. OpenAI Responses: `tools[]` of a type other
- * than `function`/`custom` (inside a `namespace` too). Chat Completions: `web_search_options`, and `tools[]` of another type.
+ * the same string once parsed). `protocol` is the body's wire (token counting reads a Messages
+ * body). Anthropic Messages: `tools[]` entries with a `type` other than `custom` (server tools), `mcp_servers[]`, `container`. OpenAI Responses: `tools[]` of a type other
+ * than `function`/`custom` (inside a `namespace` too). Chat Completions: `web_search_options` and
+ * `tools[]` of another type. Not yet: xAI's `search_parameters` (Live Search), which the Grok CLI
+ * sends on its own in some turns — refusing it would fail those turns until the Grok transport can
+ * switch it off.
  */
 export function findProviderSideTools(protocol: MeteredWire, body: unknown): ProviderSideTool[] {
   if (!isObject(body)) return [];

@@ -14,6 +14,7 @@ import { BaseUrlProbe } from './base-url-probe.js';
 import { providerSetupProblem, unreachableBaseUrlCause } from './model-provider-readiness.js';
 import { authenticationErrorAnswer, providerToolRefusalAnswer, unreachableCode, unreachableUpstreamAnswer } from './model-proxy-error-answers.js';
 import { findProviderSideTools, type ProviderSideTool } from '../llm/provider-side-tools.js';
+import { readModelRequestToolFields } from './model-request-tool-fields.js';
 import { clientSideBetas } from '../llm/anthropic-beta-allowlist.js';
 import { unknownProviderRefusal } from './unknown-model-provider.js';
 import type { AgentPrincipal } from './runs/run-tokens.js';
@@ -264,12 +265,9 @@ export class ModelBroker {
    */
   async screen(call: AdmittedModelCall): Promise<AdmittedModelCall> {
     if (call.kind === 'local' || call.method !== 'POST') return call;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse((call.body ?? Buffer.alloc(0)).toString('utf8'));
-    } catch (error) {
-      throw new ValidationError('body', `the model request body is not JSON (${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'}); nothing was forwarded`);
-    }
+    const read = await readModelRequestToolFields(call.body ?? Buffer.alloc(0));
+    if (!read.ok) throw new ValidationError('body', `the model request body is not JSON the proxy can read (${read.problem}); nothing was forwarded`);
+    const parsed = read.fields;
     const wire = call.matched.endpoint.wire ?? (call.provider.protocol === 'anthropic-messages' ? 'anthropic-messages' : 'openai-chat-completions');
     for (const tool of findProviderSideTools(wire, parsed)) {
       let verdict: Awaited<ReturnType<ProviderToolGate>>;

@@ -92,6 +92,12 @@ describe('provider-side tools through the model proxy (SEC-8)', () => {
     f.model.script(reply().text('plain'));
     expect((await post(f, token, 'anthropic', '/v1/messages', messages({ tools: [CUSTOM_TOOL, { ...CUSTOM_TOOL, name: 'typed', type: 'custom' }] }))).status).toBe(200);
     expect(f.model.requests).toHaveLength(2);
+    // A large body is read off the event loop, with the same answer.
+    const large = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: Array.from({ length: 1500 }, () => ({ role: 'user', content: 'x'.repeat(1000) })), tools: [{ type: 'web_fetch_20250910', name: 'web_fetch' }] });
+    const largeRefused = await post(f, token, 'anthropic', '/v1/messages', large);
+    expect(largeRefused.status).toBe(403);
+    expect(largeRefused.body.error.message).toContain('tools[0].type "web_fetch_20250910"');
+    expect((await post(f, token, 'anthropic', '/v1/messages', `${large.slice(0, -1)},`)).status).toBe(400);
     // A body the proxy cannot read is not forwarded either.
     const garbled = await post(f, token, 'anthropic', '/v1/messages', '{"tools": [');
     expect(garbled.status).toBe(400);
