@@ -146,6 +146,11 @@ beforeAll(async () => {
     reportId: 'sscan_0000000000',
     name: 'no-such-skill',
     shareId: 'shr_0000000000',
+    // Attachments, rewinds (TOOL-3, CTX-3) and operators' MCP servers (TOOL-2): well-formed ids a lookup would 404.
+    attachmentId: 'att_0000000000',
+    rewindId: 'rw_0000000000',
+    serverId: 'mcp_0000000000',
+    toolName: 'no-such-tool',
   };
   for (const id of [workspace.id, space.id, conversation.id, rule.id]) expect(id).toBeTruthy();
   agentToken = server.running.app.runTokens.issue({ workspaceId: workspace.id, runId: 'run_attacker', agentId: agents[0]!.id });
