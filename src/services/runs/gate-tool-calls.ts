@@ -5,6 +5,7 @@ import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import { PUSH_PROXY_TOOL_NAME, PushGrants } from '../../core/push-grants.js';
 import type { EffectClass } from '../../core/effect-classes.js';
 import type { ToolDescriptor } from '../../core/tool-descriptor.js';
+import { mayChangeCheckout } from '../../core/policy/may-change-checkout.js';
 import type { ToolCallBlock } from '../../llm/model-types.js';
 import type { WorkspaceSettings } from '../../schemas/settings.js';
 import { parseToolInput } from '../../tools/builtin-tools.js';
@@ -49,6 +50,12 @@ export interface GatedRun {
   recorder: RunRecorder;
   /** HAR-5: runs a child run for the `task` tool; it reports back as the tool result. */
   runSubagent: NonNullable<ToolContext['runSubagent']>;
+  /**
+   * CTX-3: takes the turn's checkpoint of the checkout (once; later calls get the same promise).
+   * Awaited after the gate allows a call that may change the checkout and before it executes, so a
+   * turn that only reads makes none and no write runs before it.
+   */
+  checkpointBeforeChange?: () => Promise<void>;
 }
 
 /**
@@ -170,6 +177,7 @@ export class RunToolCalls implements RunToolbox {
     recorder.log.toolCallDecided(call.id, verdict);
     const gated = await this.gate(verdict, call, signal);
     if (gated) return gated;
+    if (this.run.checkpointBeforeChange && mayChangeCheckout(tool, verdict)) await this.run.checkpointBeforeChange();
     recorder.executedCalls.add(call.id);
     this.deps.presence.set(workspaceId, agent.id, 'executing', runId);
     try {

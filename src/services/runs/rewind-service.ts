@@ -20,9 +20,11 @@ import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { CheckoutService } from '../workspaces/checkout-service.js';
 
 /**
- * CTX-3: an operator rewinds a conversation to before one of its turns. The checkout returns to the
- * checkpoint taken as that turn began, and the messages from that turn on leave the history (the
- * model's and the list's). Nothing is deleted: the checkout as it was is committed under
+ * CTX-3: an operator rewinds a conversation to before one of its turns. The checkout returns to its
+ * state before that turn, and the messages from that turn on leave the history (the model's and the
+ * list's). A built-in turn checkpoints only before its first call that may change the checkout, so the
+ * state before turn N is the first checkpoint taken since N began — N's own, else a later turn's (no
+ * change came in between) — and with none since, nothing changed the checkout: it stays as it is. Nothing is deleted: the checkout as it was is committed under
  * `refs/cc-turns/<conversation>/rewound-<rewind>`, the messages are marked with the rewind, a system
  * line in the conversation says what happened, and `restore` puts both back.
  */
@@ -52,7 +54,7 @@ export class RewindService {
     const id = newId('rw');
     const checkpoint = await firstTurnCheckpointSince(db, conversationId, message.createdAt);
     let archiveRef: string | null = null;
-    const record = checkpoint ? await findCheckout(db, conversationId) : null;
+    const record = await findCheckout(db, conversationId);
     if (checkpoint && record) {
       const runner = await this.checkouts.runner(workspaceId, record);
       // The checkout as it is now is kept first: a rewind never loses work, even uncommitted work.
@@ -77,7 +79,11 @@ export class RewindService {
       restoreArchiveRef: null,
     };
     await insertRewind(db, rewind);
-    const checkout = rewind.checkpointCommit ? ` The checkout is back at ${rewind.checkpointCommit.slice(0, 12)}; what it held is kept as ${archiveRef}.` : ' The conversation had no checkpoint to return its checkout to; only the history moved.';
+    const checkout = rewind.checkpointCommit
+      ? ` The checkout is back at ${rewind.checkpointCommit.slice(0, 12)}; what it held is kept as ${archiveRef}.`
+      : record
+        ? ' No turn since changed the checkout (none took a checkpoint), so it stays as it is; only the history moved.'
+        : ' The conversation has no checkout; only the history moved.';
     await this.systemLine(workspaceId, conversationId, `Rewound to before "${excerpt(message.content)}": ${archived} message${archived === 1 ? '' : 's'} archived (rewind ${id}, restorable).${checkout}`);
     return rewind;
   }

@@ -1,5 +1,6 @@
 import { nowIso } from '../../ids.js';
 import { checkpointTurn } from '../../git/turn-checkpoint.js';
+import { BUILTIN_ADAPTER_ID } from '../../adapters/builtin/builtin-capabilities.js';
 import { insertTurnCheckpoint } from '../../store/repositories/conversation-rewind-repository.js';
 import { promptImagesOf } from '../attachments/attachment-service.js';
 import { withDefaultModel } from '../workspaces/runner-credentials.js';
@@ -451,7 +452,11 @@ export class RunExecutor {
       checkoutRecord = prepared.checkout.checkout ?? undefined;
       recorder.log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model, adapter: agent.adapterId, tools: [...prepared.surfacedNames] });
       // CTX-3: the checkout as this turn begins, so the conversation can be rewound to before it.
-      if (syncCheckout && checkoutRecord && input.conversationId && !input.parentRunId) await this.checkpointTurn(workspaceId, input.conversationId, runId, checkoutRecord, recorder);
+      const checkpointBeforeChange = this.turnCheckpoint(workspaceId, input, runId, syncCheckout ? checkoutRecord : undefined, recorder);
+      // The built-in harness changes the checkout only through its gate, which takes the checkpoint
+      // before the turn's first call that may change it (a turn that only reads costs none); an
+      // external runner writes on its own, so its checkpoint is taken before it starts.
+      if (checkpointBeforeChange && transport.id !== BUILTIN_ADAPTER_ID) await checkpointBeforeChange();
 
       const toolCalls = new RunToolCalls(
         { policy: this.deps.policy, approvals: this.deps.approvals, events: this.deps.events, settings: this.deps.settings, presence: this.deps.presence, questions: this.deps.questions },
@@ -464,6 +469,7 @@ export class RunExecutor {
           settings,
           recorder,
           runSubagent: (request, subSignal) => this.runSubagent(input, runId, prepared.surfacedNames, request, subSignal),
+          ...(checkpointBeforeChange ? { checkpointBeforeChange } : {}),
         },
       );
       const outcome = await runOnTransport(
@@ -493,6 +499,18 @@ export class RunExecutor {
     } catch (error) {
       return await recorder.finish('failed', `internal error: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /**
+   * CTX-3: a top-level turn in a conversation with a checkout gets one checkpoint, taken by the first
+   * caller of the returned function; every later caller awaits the same one. Null for a child run
+   * (its parent's turn holds the checkpoint) and a run without a checkout.
+   */
+  private turnCheckpoint(workspaceId: string, input: StartRunInput, runId: string, record: CheckoutRecord | undefined, recorder: RunRecorder): (() => Promise<void>) | null {
+    const conversationId = input.conversationId;
+    if (!record || !conversationId || input.parentRunId) return null;
+    let taken: Promise<void> | undefined;
+    return () => (taken ??= this.checkpointTurn(workspaceId, conversationId, runId, record, recorder));
   }
 
   /** CTX-3: commits the checkout's state before the turn; a failure is logged and the turn goes on (it only cannot be rewound to). */

@@ -23,9 +23,21 @@ export async function insertTurnCheckpoint(db: Kysely<WorkspaceSchema>, row: { r
   await db.insertInto('turn_checkpoints').values(row).execute();
 }
 
-/** The checkpoint of the first turn that began at or after `since` (the turn a message started). */
+/**
+ * The first checkpoint taken by a turn that began at or after `since` (the turn a message started, or
+ * a later one). Selected by when the turn's run was created, not when its checkpoint was: a built-in
+ * turn checkpoints at its first change, which can come after a message queued for the next turn.
+ */
 export async function firstTurnCheckpointSince(db: Kysely<WorkspaceSchema>, conversationId: string, since: string): Promise<{ runId: string; commit: string } | null> {
-  const row = await db.selectFrom('turn_checkpoints').select(['run_id', 'commit_sha']).where('conversation_id', '=', conversationId).where('created_at', '>=', since).orderBy('created_at').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('turn_checkpoints')
+    .innerJoin('runs', 'runs.id', 'turn_checkpoints.run_id')
+    .select(['turn_checkpoints.run_id', 'turn_checkpoints.commit_sha'])
+    .where('turn_checkpoints.conversation_id', '=', conversationId)
+    .where('runs.created_at', '>=', since)
+    .orderBy('turn_checkpoints.created_at')
+    .limit(1)
+    .executeTakeFirst();
   return row ? { runId: row.run_id, commit: row.commit_sha } : null;
 }
 

@@ -1,47 +1,26 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { git, useRewindFixture } from '../../support/rewind-fixture.js';
 import { reply } from '../../support/scripted-model-server.js';
 
-let fixture: HarnessFixture;
-let repoPath: string;
-let scratch: string;
+const rewind = useRewindFixture();
 
-const api = (method: string, path: string, body?: unknown) => fixture.server.api(method, `/api/workspaces/${fixture.workspaceId}${path}`, body);
-const conversationPath = () => `/conversations/${fixture.conversationId}`;
-const worktree = () => join(fixture.workspaceDir, 'worktrees', fixture.conversationId);
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const api = (method: string, path: string, body?: unknown) => rewind.fixture.server.api(method, `/api/workspaces/${rewind.fixture.workspaceId}${path}`, body);
+const conversationPath = () => `/conversations/${rewind.fixture.conversationId}`;
+const worktree = () => rewind.worktree();
 
 async function messages(): Promise<Array<{ id: string; role: string; content: string }>> {
   return (await api('GET', `${conversationPath()}/messages`)).body.messages;
 }
 
 async function turn(text: string, ...replies: ReturnType<typeof reply>[]): Promise<void> {
-  fixture.model.script(...replies);
-  const runId = await fixture.send(text);
-  expect((await fixture.waitForRun(runId)).run.state).toBe('completed');
+  rewind.fixture.model.script(...replies);
+  const runId = await rewind.fixture.send(text);
+  expect((await rewind.fixture.waitForRun(runId)).run.state).toBe('completed');
 }
-
-beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'cc-rewind-'));
-  repoPath = join(scratch, 'repo');
-  execFileSync('git', ['init', '-q', '-b', 'main', repoPath]);
-  await writeFile(join(repoPath, 'README.md'), 'start\n');
-  git(repoPath, '-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'init');
-  git(repoPath, 'add', 'README.md');
-  git(repoPath, '-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'readme');
-  fixture = await startHarnessFixture({ space: { repoPath, autonomy: 'actFreely' }, operatorConnected: false });
-}, 120_000);
-
-afterAll(async () => {
-  await fixture?.dispose();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
 
 describe('rewinding a conversation to before a turn (CTX-3)', () => {
   it('built-in harness in chat: the checkout returns to the turn’s checkpoint, later messages leave the history, both are archived and restored', async () => {
@@ -74,9 +53,9 @@ describe('rewinding a conversation to before a turn (CTX-3)', () => {
     expect(after.at(-1)!.content).toMatch(/^Rewound to before "write b and change a": 2 messages archived/);
 
     // The next turn's history has the first turn and not the second.
-    fixture.model.reset();
+    rewind.fixture.model.reset();
     await turn('what now?', reply().text('fresh start'));
-    const [request] = await fixture.model.waitForRequests(1);
+    const [request] = await rewind.fixture.model.waitForRequests(1);
     expect(request!.allText).toContain('write a');
     expect(request!.allText).not.toContain('write b and change a');
     expect(request!.allText).not.toContain('wrote b');
@@ -94,45 +73,45 @@ describe('rewinding a conversation to before a turn (CTX-3)', () => {
   }, 120_000);
 
   it('refuses a message of another conversation (404) and any rewind while a run is active (409), changing nothing', async () => {
-    const other = await api('POST', `/spaces/${fixture.spaceId}/conversations`, { title: 'Other' });
-    fixture.model.script(reply().text('elsewhere'));
+    const other = await api('POST', `/spaces/${rewind.fixture.spaceId}/conversations`, { title: 'Other' });
+    rewind.fixture.model.script(reply().text('elsewhere'));
     const otherRun = await api('POST', `/conversations/${other.body.id}/messages`, { text: 'in the other conversation' });
-    await fixture.waitForRun(otherRun.body.run.id);
+    await rewind.fixture.waitForRun(otherRun.body.run.id);
     const foreign = (await api('GET', `/conversations/${other.body.id}/messages`)).body.messages[0];
     const before = await messages();
     const notHere = await api('POST', `${conversationPath()}/rewind`, { messageId: foreign.id });
     expect(notHere.status).toBe(404);
     expect(notHere.body.error.field).toBe('messageId');
 
-    fixture.model.script(reply().hang());
-    const runId = await fixture.send('this one hangs');
-    await fixture.model.waitForRequests(fixture.model.requests.length + 1);
+    rewind.fixture.model.script(reply().hang());
+    const runId = await rewind.fixture.send('this one hangs');
+    await rewind.fixture.model.waitForRequests(rewind.fixture.model.requests.length + 1);
     const busy = await api('POST', `${conversationPath()}/rewind`, { messageId: before[0]!.id });
     expect(busy.status).toBe(409);
     expect(busy.body.error.message).toMatch(/is active in this conversation/);
     await api('POST', `/runs/${runId}/cancel`);
-    await fixture.waitForRun(runId);
+    await rewind.fixture.waitForRun(runId);
     const notMissing = (await messages()).map((message) => message.id);
     for (const message of before) expect(notMissing).toContain(message.id);
   }, 120_000);
 
   it('the CLI rewinds, lists and restores (rewind to / list / restore)', async () => {
     const cli = (...args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--url', fixture.server.url, '--token', fixture.server.token, 'rewind', ...args, '--workspace', fixture.workspaceId], { encoding: 'utf8' }).then(
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--url', rewind.fixture.server.url, '--token', rewind.fixture.server.token, 'rewind', ...args, '--workspace', rewind.fixture.workspaceId], { encoding: 'utf8' }).then(
         (done) => ({ code: 0, stdout: done.stdout, stderr: done.stderr }),
         (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, stdout: failed.stdout, stderr: failed.stderr }),
       );
     const target = (await messages()).find((message) => message.content === 'what now?')!;
-    const rewound = await cli('to', fixture.conversationId, target.id);
+    const rewound = await cli('to', rewind.fixture.conversationId, target.id);
     expect(rewound.code, rewound.stderr).toBe(0);
     const rewindId = /^rewound: (rw_\S+) {2}before /.exec(rewound.stdout)![1]!;
     expect((await messages()).map((message) => message.id)).not.toContain(target.id);
-    const listed = await cli('list', fixture.conversationId);
+    const listed = await cli('list', rewind.fixture.conversationId);
     expect(listed.stdout).toContain(`${rewindId}  before ${target.id}`);
-    const restored = await cli('restore', fixture.conversationId, rewindId);
+    const restored = await cli('restore', rewind.fixture.conversationId, rewindId);
     expect(restored.code, restored.stderr).toBe(0);
     expect((await messages()).map((message) => message.id)).toContain(target.id);
-    const twice = await cli('restore', fixture.conversationId, rewindId);
+    const twice = await cli('restore', rewind.fixture.conversationId, rewindId);
     expect(twice.code).toBe(1);
     expect(twice.stderr).toMatch(/already restored/);
   }, 120_000);
