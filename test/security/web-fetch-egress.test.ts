@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchWebPage, type HopDecision, type ResolveHost, type WebFetchOutcome } from '../../src/tools/web/fetch-web-page.js';
+import { fetchWebPage, type FetchWebPageOptions, type HopDecision, type ResolveHost, type WebFetchOutcome } from '../../src/tools/web/fetch-web-page.js';
 import { redirectTo, serve, startLocalWebSite, type LocalWebSite } from '../support/local-web-site.js';
 
 /**
@@ -23,7 +23,7 @@ const named =
   (...hosts: string[]) =>
   async (url: URL): Promise<HopDecision> => ({ allowed: true, hostNamedByRule: hosts.includes(url.hostname.replace(/^\[|\]$/g, '')) });
 
-async function fetchWith(url: string, decideHop = noRuleNamesIt, extra: { resolveHost?: ResolveHost; limits?: Record<string, number> } = {}): Promise<WebFetchOutcome> {
+async function fetchWith(url: string, decideHop: FetchWebPageOptions['decideHop'] = noRuleNamesIt, extra: { resolveHost?: ResolveHost; limits?: Record<string, number> } = {}): Promise<WebFetchOutcome> {
   return fetchWebPage(url, { decideHop, signal: new AbortController().signal, ...extra });
 }
 
