@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { normalizeHost } from '../core/policy/domain-pattern.js';
 import { defineTool, fail, ok, type EgressVerdict, type Tool, type ToolContext, type ToolResult } from './define-tool.js';
 import { fetchWebPage, type HopDecision, type ResolveHost, type WebFetchLimits } from './web/fetch-web-page.js';
-import { pageToText } from './web/page-to-text.js';
+import { pageToText, type PageToTextLimits } from './web/page-to-text.js';
 
 /** What the model reads of one page at most; the rest is cut with a note (the page itself may be larger, up to the byte cap). */
 export const WEB_FETCH_MAX_TEXT_CHARS = 100_000;
@@ -18,6 +18,8 @@ const WebFetchInput = z.strictObject({
 export interface WebFetchToolOptions {
   limits?: Partial<WebFetchLimits>;
   resolveHost?: ResolveHost;
+  /** The bounds of turning a page into text (off the event loop, SEC-10). */
+  conversionLimits?: Partial<PageToTextLimits>;
 }
 
 /** The run's cache of pages already read (TOOL-1): the same URL twice in a run is fetched once. */
@@ -101,7 +103,11 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool<z.ou
         const redirected = outcome.redirects.length > 0 ? ` (after redirects from ${outcome.redirects.join(' → ')})` : '';
         return fail(`${outcome.reason}${redirected}`, { refusal: outcome.refusal, redirects: outcome.redirects });
       }
-      const page = pageToText(outcome.body, outcome.contentType);
+      const converted = await pageToText(outcome.body, outcome.contentType, options.conversionLimits);
+      if (!converted.ok) {
+        return fail(`Refused: ${outcome.url} was fetched (${outcome.body.length} bytes) but ${converted.problem}.`, { refusal: 'conversion', url: outcome.url, bytes: outcome.body.length });
+      }
+      const page = converted.page;
       const truncated = page.text.length > WEB_FETCH_MAX_TEXT_CHARS;
       const header = [
         `URL: ${outcome.url}`,
