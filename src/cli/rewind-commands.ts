@@ -7,7 +7,7 @@ const out = (line: string): void => {
 };
 
 function describeRewind(rewind: ConversationRewind): string {
-  const checkout = rewind.checkpointCommit ? `checkout at ${rewind.checkpointCommit.slice(0, 12)}, what it held kept as ${rewind.archiveRef}` : 'no checkpoint: only the history moved';
+  const checkout = rewind.checkpointCommit ? `checkout at ${rewind.checkpointCommit.slice(0, 12)}, what it held kept as ${rewind.archiveRef}` : 'no checkpoint since (no turn changed the checkout): only the history moved';
   const state = rewind.restoredAt ? `restored ${rewind.restoredAt.replace('T', ' ').slice(0, 19)}` : 'restorable';
   return `${rewind.id}  before ${rewind.messageId}  ${rewind.archivedMessages} message(s) archived  ${checkout}  ${state}`;
 }

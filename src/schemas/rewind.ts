@@ -7,7 +7,7 @@ export const ConversationRewind = z.object({
   conversationId: z.string(),
   /** The first message the rewind archived: the conversation returned to just before it. */
   messageId: z.string(),
-  /** The turn checkpoint the checkout returned to; null when there was none (only the history moved). */
+  /** The turn checkpoint the checkout returned to; null when no turn since took one (none changed the checkout, or there is no checkout): only the history moved. */
   checkpointCommit: z.string().nullable(),
   /** The ref in the conversation's checkout that keeps the checkout as it was before the rewind. */
   archiveRef: z.string().nullable(),
