@@ -15,6 +15,12 @@ export interface ProviderSideTool {
   effects: readonly EffectClass[];
   /** The URL the provider connects to, when the request names one (an MCP server): domain rules decide it. */
   url?: string;
+  /**
+   * How the request can go on without the tool when the policy refuses it: the top-level fields to
+   * set instead (xAI Live Search: `search_parameters.mode` "off"), and what the run log says was done.
+   * A tool without it is refused with the whole request.
+   */
+  switchOff?: { fields: Record<string, unknown>; says: string };
 }
 
 /** Provider-side web access: what a `networkEgress` rule decides. */
@@ -80,9 +86,10 @@ function typedTools(tools: unknown, at: string, clientTypes: ReadonlySet<string>
  * the same string once parsed). `protocol` is the body's wire (token counting reads a Messages
  * body). Anthropic Messages: `tools[]` entries with a `type` other than `custom` (server tools), `mcp_servers[]`, `container`. OpenAI Responses: `tools[]` of a type other
  * than `function`/`custom` (inside a `namespace` too). Chat Completions: `web_search_options` and
- * `tools[]` of another type. Not yet: xAI's `search_parameters` (Live Search), which the Grok CLI
- * sends on its own in some turns — refusing it would fail those turns until the Grok transport can
- * switch it off.
+ * `tools[]` of another type, and xAI's `search_parameters` (Live Search) unless its mode is "off" —
+ * switched off rather than refused, since the Grok CLI sends it on its own in some turns. A Responses
+ * `prompt` (a prompt stored on the provider, whose tools and instructions the proxy never sees) is
+ * unseen code.
  */
 export function findProviderSideTools(protocol: MeteredWire, body: unknown): ProviderSideTool[] {
   if (!isObject(body)) return [];
@@ -99,8 +106,36 @@ export function findProviderSideTools(protocol: MeteredWire, body: unknown): Pro
     if (body.container !== undefined && body.container !== null) found.push({ field: 'container', what: 'code execution container', effects: UNSEEN });
     return found;
   }
-  if (protocol === 'openai-responses') return typedTools(body.tools, 'tools', new Set(['function', 'custom']), responsesServerTool);
+  if (protocol === 'openai-responses') {
+    const found = typedTools(body.tools, 'tools', new Set(['function', 'custom']), responsesServerTool);
+    if (body.prompt !== undefined && body.prompt !== null) {
+      const id = isObject(body.prompt) ? body.prompt.id : body.prompt;
+      found.push({ field: 'prompt', what: `stored prompt ${quoted(id ?? '')} (its tools and instructions are kept by the provider)`, effects: UNSEEN });
+    }
+    return found;
+  }
   const found = typedTools(body.tools, 'tools', new Set(['function', 'custom']), (type) => ({ what: `built-in tool ${type.slice(0, 80)}`, effects: UNSEEN }));
   if (body.web_search_options !== undefined && body.web_search_options !== null) found.push({ field: 'web_search_options', what: 'web search', effects: EGRESS });
+  const liveSearch = xaiLiveSearch(body.search_parameters);
+  if (liveSearch) found.push(liveSearch);
   return found;
+}
+
+/**
+ * xAI Live Search (`search_parameters` on Chat Completions): with mode "auto" (also when the mode is
+ * left out) or "on", xAI searches the web and X on its side. The Grok CLI names it in every request
+ * ("off" unless the user's message looks like it wants news), so refusing the request would fail
+ * ordinary turns: when the policy refuses, the request goes on with the mode "off" and no `sources`.
+ */
+function xaiLiveSearch(parameters: unknown): ProviderSideTool | null {
+  if (parameters === undefined || parameters === null) return null;
+  if (isObject(parameters) && parameters.mode === 'off') return null;
+  const { sources: _sources, ...kept } = isObject(parameters) ? parameters : {};
+  const mode = isObject(parameters) ? (parameters.mode ?? 'auto') : parameters;
+  return {
+    field: 'search_parameters',
+    what: `xAI Live Search (mode ${quoted(mode)})`,
+    effects: EGRESS,
+    switchOff: { fields: { search_parameters: { ...kept, mode: 'off' } }, says: 'turned off: forwarded with search_parameters.mode "off" and no sources' },
+  };
 }

@@ -14,7 +14,7 @@ import { BaseUrlProbe } from './base-url-probe.js';
 import { providerSetupProblem, unreachableBaseUrlCause } from './model-provider-readiness.js';
 import { authenticationErrorAnswer, providerToolRefusalAnswer, unreachableCode, unreachableUpstreamAnswer } from './model-proxy-error-answers.js';
 import { findProviderSideTools, type ProviderSideTool } from '../llm/provider-side-tools.js';
-import { readModelRequestToolFields } from './model-request-tool-fields.js';
+import { readModelRequestToolFields, setModelRequestFields } from './model-request-tool-fields.js';
 import { clientSideBetas } from '../llm/anthropic-beta-allowlist.js';
 import { unknownProviderRefusal } from './unknown-model-provider.js';
 import type { AgentPrincipal } from './runs/run-tokens.js';
@@ -260,8 +260,9 @@ export class ModelBroker {
    * forwarded: web fetch and search, MCP servers, code execution — effects the provider would cause on
    * its side, out of reach of every sandbox and hook here. Each is put to the run's own policy as the
    * effect it is; one that is not allowed (deny, or ask: a model request is not held for an approval)
-   * turns the call into a final 403 in the provider's error shape naming the field and the rule. A
-   * body that is not JSON is refused (400): the proxy forwards only what it could read.
+   * turns the call into a final 403 in the provider's error shape naming the field and the rule —
+   * unless the tool can be switched off in the body (xAI Live Search), which is then forwarded with
+   * it off. A body that is not JSON is refused (400): the proxy forwards only what it could read.
    */
   async screen(call: AdmittedModelCall): Promise<AdmittedModelCall> {
     if (call.kind === 'local' || call.method !== 'POST') return call;
@@ -269,6 +270,8 @@ export class ModelBroker {
     if (!read.ok) throw new ValidationError('body', `the model request body is not JSON the proxy can read (${read.problem}); nothing was forwarded`);
     const parsed = read.fields;
     const wire = call.matched.endpoint.wire ?? (call.provider.protocol === 'anthropic-messages' ? 'anthropic-messages' : 'openai-chat-completions');
+    // Fields of tools refused but able to be switched off (xAI Live Search): set once every tool is decided.
+    let switchedOff: Record<string, unknown> | null = null;
     for (const tool of findProviderSideTools(wire, parsed)) {
       let verdict: Awaited<ReturnType<ProviderToolGate>>;
       try {
@@ -277,11 +280,18 @@ export class ModelBroker {
         verdict = { decision: 'deny', explanation: `the gate failed: ${error instanceof Error ? error.message : String(error)} (fail closed)` };
       }
       if (verdict.decision === 'allow') continue;
+      if (tool.switchOff) {
+        switchedOff = { ...(switchedOff ?? {}), ...tool.switchOff.fields };
+        continue;
+      }
       const why = verdict.decision === 'ask' ? `needs an operator's approval, and the model proxy does not hold a model request for one: ${verdict.explanation}` : `is denied: ${verdict.explanation}`;
       const message = `${tool.field} (${tool.what}, run by ${call.provider.label} on its side as ${tool.effects.length === 1 ? tool.effects[0] : 'unseen code'}) ${why}. Nothing was sent to ${call.provider.label}.`;
       return { kind: 'local', response: providerToolRefusalAnswer(call.provider.protocol, tool.field, message) };
     }
-    return call;
+    if (!switchedOff) return call;
+    const rewritten = await setModelRequestFields(call.body ?? Buffer.alloc(0), switchedOff);
+    if (!rewritten.ok) throw new ValidationError('body', `the model request body could not be rewritten to switch off a provider-side tool (${rewritten.problem}); nothing was forwarded`);
+    return { ...call, body: rewritten.body };
   }
 
   /** Sends an admitted call upstream with the real key; `signal` is aborted when the runner hangs up. */

@@ -6,7 +6,7 @@ import { nestsDeeperThan } from '../server/json-nesting.js';
  * (`provider-side-tools.ts`); everything else (the conversation, which is nearly all of the bytes)
  * is of no interest to the proxy's check.
  */
-const TOOL_FIELDS = ['tools', 'mcp_servers', 'container', 'web_search_options'] as const;
+const TOOL_FIELDS = ['tools', 'mcp_servers', 'container', 'web_search_options', 'search_parameters', 'prompt'] as const;
 
 /**
  * Above this, the body is parsed on a worker thread (SEC-10): V8 parses a 60 MB conversation in about
@@ -18,15 +18,23 @@ export const OFF_LOOP_PARSE_BYTES = 1024 * 1024;
 /** How long a worker may take over one body before it is stopped and the request refused. */
 const OFF_LOOP_PARSE_TIMEOUT_MS = 10_000;
 
-/** The worker: parses the bytes it is given and hands back only the tool fields (a small object). */
+/**
+ * The worker: parses the bytes it is given and hands back only the tool fields (a small object) or,
+ * when given fields to set, the body with them set (re-serialized there, not here).
+ */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fields = ${JSON.stringify(TOOL_FIELDS)};
 try {
-  const parsed = JSON.parse(Buffer.from(workerData.buffer, workerData.byteOffset, workerData.byteLength).toString('utf8'));
-  const picked = {};
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) for (const name of fields) if (name in parsed) picked[name] = parsed[name];
-  parentPort.postMessage({ ok: true, fields: picked });
+  const { bytes, replace } = workerData;
+  const parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  if (replace) {
+    parentPort.postMessage({ ok: true, body: Buffer.from(JSON.stringify({ ...parsed, ...replace })) });
+  } else {
+    const picked = {};
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) for (const name of fields) if (name in parsed) picked[name] = parsed[name];
+    parentPort.postMessage({ ok: true, fields: picked });
+  }
 } catch (error) {
   parentPort.postMessage({ ok: false, problem: String(error && error.message || error).slice(0, 200) });
 }
@@ -58,15 +66,40 @@ export async function readModelRequestToolFields(body: Buffer): Promise<ToolFiel
   }
   // A large body is read whole on the worker, deep nesting included: slow there costs no one else,
   // and a parse that outlasts the bound is stopped and refused.
-  return new Promise<ToolFieldsRead>((resolve) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: body });
+  return onWorker<ToolFieldsRead>(body, undefined);
+}
+
+export type RewrittenBody = { ok: true; body: Buffer } | { ok: false; problem: string };
+
+/**
+ * The body with top-level fields set to new values (a provider-side tool switched off, SEC-8): parsed
+ * and written again, here for a small body (already read once, so known to be JSON within the nesting
+ * cap) and on the worker for a large one. Written again, not patched: a key the body names twice
+ * comes out once, so what the provider reads is what the proxy decided.
+ */
+export async function setModelRequestFields(body: Buffer, fields: Record<string, unknown>): Promise<RewrittenBody> {
+  if (body.length <= OFF_LOOP_PARSE_BYTES) {
+    try {
+      return { ok: true, body: Buffer.from(JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as object), ...fields })) };
+    } catch (error) {
+      return { ok: false, problem: error instanceof Error ? error.message.slice(0, 200) : 'unreadable' };
+    }
+  }
+  return onWorker<RewrittenBody>(body, fields);
+}
+
+/** Runs the worker over one body within the time bound; every way it can end resolves once. */
+function onWorker<T extends { ok: true } | { ok: false; problem: string }>(bytes: Buffer, replace: Record<string, unknown> | undefined): Promise<T | { ok: false; problem: string }> {
+  return new Promise((resolve) => {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bytes, replace } });
     const timer = setTimeout(() => {
       resolve({ ok: false, problem: `could not be parsed within ${OFF_LOOP_PARSE_TIMEOUT_MS / 1000} s` });
       void worker.terminate();
     }, OFF_LOOP_PARSE_TIMEOUT_MS);
-    worker.once('message', (message: ToolFieldsRead) => {
+    worker.once('message', (message: T & { body?: Uint8Array }) => {
       clearTimeout(timer);
-      resolve(message);
+      // A Buffer posted from a worker arrives as a plain Uint8Array.
+      resolve(message.body ? ({ ...message, body: Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength) } as T) : message);
       void worker.terminate();
     });
     worker.once('error', (error) => {

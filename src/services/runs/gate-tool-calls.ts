@@ -269,11 +269,13 @@ export class RunToolCalls implements RunToolbox {
    * run log whatever the answer (unless `record` is false: a transport asking ahead, see
    * `TransportRunContext.providerToolAllowed`).
    */
-  async decideProviderTool(tool: { field: string; what: string; effects: readonly EffectClass[]; url?: string }, options: { record?: boolean } = {}): Promise<{ decision: PolicyVerdict['decision']; explanation: string }> {
+  async decideProviderTool(tool: { field: string; what: string; effects: readonly EffectClass[]; url?: string; switchOff?: { says: string } }, options: { record?: boolean } = {}): Promise<{ decision: PolicyVerdict['decision']; explanation: string }> {
     const descriptor: ToolDescriptor = { name: 'provider-side-tool', description: tool.what, tier: 'execute', effects: tool.effects, writesWorktree: false, egressUrlField: 'url' };
     const verdict = await this.deps.policy.decideToolCall(this.run.scope.workspaceId, this.policyContext(), descriptor, { field: tool.field, what: tool.what, ...(tool.url ? { url: tool.url } : {}) });
     // A transport asking ahead (whether to offer the tool at all) is not a request the proxy refused.
-    if (options.record !== false) this.run.recorder.log.event('provider_tool_decided', { field: tool.field, what: tool.what, decision: verdict.decision, decidedBy: verdict.decidedBy, classes: verdict.classes });
+    // A refused tool the proxy switches off (rather than refusing the request) says so: the request still went.
+    const switchedOff = tool.switchOff && verdict.decision !== 'allow' ? { outcome: tool.switchOff.says } : {};
+    if (options.record !== false) this.run.recorder.log.event('provider_tool_decided', { field: tool.field, what: tool.what, decision: verdict.decision, decidedBy: verdict.decidedBy, classes: verdict.classes, ...switchedOff });
     return { decision: verdict.decision, explanation: `${verdict.explanation} (decided by ${decidedBy(verdict)})` };
   }
 
