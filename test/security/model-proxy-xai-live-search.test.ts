@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentTransport } from '../../src/adapters/agent-transport.js';
+import { GrokTransport } from '../../src/adapters/grok/grok-transport.js';
 import { modelProxyBaseUrl } from '../../src/llm/model-proxy-url.js';
 import { startClaudeCodeFixture, type ClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { heldTransport } from '../support/held-transport.js';
@@ -83,5 +84,24 @@ describe('xAI Live Search and stored prompts through the model proxy (SEC-8)', (
     expect((await post('/responses', { model: 'grok-4', input: 'hi' })).status).toBe(200);
     expect(f.model.received).toHaveLength(1);
     finish();
+  });
+
+  it('the real Grok CLI is started with Live Search off when the policy refuses it, so its requests already say "off"', { timeout: 120_000 }, async () => {
+    fixture = await startClaudeCodeFixture({
+      adapter: { id: 'grok', transport: (app, dataRoot) => new GrokTransport({ hookSessions: app.hookSessions, hiddenPaths: [dataRoot], sandbox: 'none', allowUnsandboxed: true }) },
+    });
+    const f = fixture;
+    const liveSearchOf = () => f.model.requests.filter((request) => request.path.endsWith('/chat/completions')).at(-1)!.body!.search_parameters;
+    // The CLI's own heuristic asks for Live Search when the message wants news: allowed by default.
+    f.model.script(reply().text('the news'));
+    expect((await f.waitForRun(await f.send('what is the latest news?'))).run.state).toBe('completed');
+    expect(liveSearchOf()).toEqual({ mode: 'auto' });
+    expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/policy/rules`, { scope: 'workspace', match: { kind: 'class', effectClass: 'networkEgress' }, decision: 'deny' })).status).toBe(201);
+    f.model.script(reply().text('no news'));
+    const detail = await f.waitForRun(await f.send('and the latest news now?'));
+    expect(detail.run.state).toBe('completed');
+    expect(liveSearchOf()).toEqual({ mode: 'off' });
+    // Off before it reached the proxy: nothing for the proxy to switch off or record.
+    expect((detail.events as any[]).filter((event) => event.type === 'provider_tool_decided')).toEqual([]);
   });
 });

@@ -44,6 +44,12 @@ export const GROK_PRELOAD_VARIABLES = {
    * servers). HOME cannot hold it: the sandbox gives the runner a fresh private HOME.
    */
   projectDir: 'CONTROL_CENTER_GROK_PROJECT_DIR',
+  /**
+   * "off" when the run's policy refuses xAI Live Search (SEC-8): the CLI has no option for it, so the
+   * preload makes its search heuristic always say no and every request names mode "off" (the model
+   * proxy switching it off is the backstop).
+   */
+  liveSearch: 'CONTROL_CENTER_GROK_LIVE_SEARCH',
 } as const;
 
 /** The exit code the preload uses when the CLI swallowed a failed model call. */
@@ -176,6 +182,7 @@ MCPManager.prototype.callTool = async function (toolName, args) {
 };
 
 const { GrokAgent } = await import(DIST + 'agent/grok-agent.js');
+if (env.${GROK_PRELOAD_VARIABLES.liveSearch} === 'off') GrokAgent.prototype.shouldUseSearchFor = () => false;
 GrokAgent.prototype.processUserMessage = async function (message) {
   const systemPrompt = env.${GROK_PRELOAD_VARIABLES.systemPrompt} ? readFileSync(env.${GROK_PRELOAD_VARIABLES.systemPrompt}, 'utf8') : '';
   if (systemPrompt.trim() && this.messages[0]?.role === 'system') this.messages[0].content += '\\n\\n' + systemPrompt;

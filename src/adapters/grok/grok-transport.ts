@@ -143,6 +143,8 @@ export class GrokTransport implements AgentTransport {
           writeFile(join(settingsDir, 'settings.json'), grokMcpSettings({ node: process.execPath, bridgePath: files.bridge }), { mode: 0o600 }),
         ]);
         const remotes = context.checkout?.pushRemotes ?? [];
+        // SEC-8: the CLI asks xAI for Live Search on its own; the run's policy is asked ahead, as for Codex's web_search.
+        const liveSearch = (await context.providerToolAllowed?.({ field: 'search_parameters', what: 'xAI Live Search', effects: ['networkEgress'] })) ?? true;
         const env = runnerEnvironment({
           source: context.env,
           home: dirs.home,
@@ -155,6 +157,7 @@ export class GrokTransport implements AgentTransport {
             [GROK_PRELOAD_VARIABLES.systemPrompt]: files.systemPrompt,
             [GROK_PRELOAD_VARIABLES.transcript]: files.transcript,
             [GROK_PRELOAD_VARIABLES.projectDir]: projectDir,
+            ...(liveSearch ? {} : { [GROK_PRELOAD_VARIABLES.liveSearch]: 'off' }),
             ...withSandboxGitConfig(gitPushEnvironment(context.serverUrl, context.mcp.token, remotes), { privateHome: true }),
           },
         });
