@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { nestsDeeperThan } from '../server/json-nesting.js';
+import { firstDuplicateKey } from './json-duplicate-keys.js';
 
 /**
  * The top-level fields of a model request body where provider-side tools and connectors are named
@@ -25,10 +26,16 @@ const OFF_LOOP_PARSE_TIMEOUT_MS = 10_000;
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fields = ${JSON.stringify(TOOL_FIELDS)};
+const firstDuplicateKey = ${firstDuplicateKey.toString()};
+const duplicateProblem = ${duplicateProblem.toString()};
 try {
   const { bytes, replace } = workerData;
-  const parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
-  if (replace) {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const parsed = JSON.parse(text);
+  const duplicate = replace ? null : firstDuplicateKey(text);
+  if (duplicate !== null) {
+    parentPort.postMessage({ ok: false, problem: duplicateProblem(duplicate) });
+  } else if (replace) {
     parentPort.postMessage({ ok: true, body: Buffer.from(JSON.stringify({ ...parsed, ...replace })) });
   } else {
     const picked = {};
@@ -39,6 +46,11 @@ try {
   parentPort.postMessage({ ok: false, problem: String(error && error.message || error).slice(0, 200) });
 }
 `;
+
+/** Why a body naming a key twice is refused: which key, and that its meaning would depend on the parser. */
+function duplicateProblem(key: string): string {
+  return `names the key ${JSON.stringify(key.slice(0, 100))} twice in one object; which one counts differs between parsers, so the body is refused`;
+}
 
 export type ToolFieldsRead = { ok: true; fields: Record<string, unknown> } | { ok: false; problem: string };
 
@@ -59,7 +71,9 @@ export async function readModelRequestToolFields(body: Buffer): Promise<ToolFiel
     const text = body.toString('utf8');
     if (nestsDeeperThan(text)) return { ok: false, problem: 'nests arrays and objects deeper than the server accepts' };
     try {
-      return { ok: true, fields: pick(JSON.parse(text)) };
+      const fields = pick(JSON.parse(text));
+      const duplicate = firstDuplicateKey(text);
+      return duplicate === null ? { ok: true, fields } : { ok: false, problem: duplicateProblem(duplicate) };
     } catch (error) {
       return { ok: false, problem: error instanceof Error ? error.message.slice(0, 200) : 'unreadable' };
     }

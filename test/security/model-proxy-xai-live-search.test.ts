@@ -31,7 +31,7 @@ async function heldXaiRun() {
     const response = await fetch(`${modelProxyBaseUrl(f.url, 'xai')}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ctx.mcp.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { status: response.status, headers: response.headers, body: (await response.json()) as any };
   };
-  return { f, runId, post, finish: held.finish };
+  return { f, runId, post, token: ctx.mcp.token, finish: held.finish };
 }
 
 const chat = (extra: Record<string, unknown>) => ({ model: 'grok-4', messages: [{ role: 'user', content: 'latest news?' }], stream: false, ...extra });
@@ -83,6 +83,32 @@ describe('xAI Live Search and stored prompts through the model proxy (SEC-8)', (
     f.model.script(reply().text('fine'));
     expect((await post('/responses', { model: 'grok-4', input: 'hi' })).status).toBe(200);
     expect(f.model.received).toHaveLength(1);
+    finish();
+  });
+
+  it('a body naming a key twice in one object is refused, small or read off the event loop, and nothing leaves', async () => {
+    const { f, token, finish } = await heldXaiRun();
+    const raw = async (text: string) => {
+      const response = await fetch(`${modelProxyBaseUrl(f.url, 'xai')}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: text });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const messages = (content: string) => JSON.stringify([{ role: 'user', content }]);
+    const bodies = [
+      // JSON.parse keeps the last "search_parameters"; a parser keeping the first would search.
+      `{"model":"grok-4","messages":${messages('news?')},"search_parameters":{"mode":"on"},"search_parameters":{"mode":"off"}}`,
+      // The same inside a tool, with the key spelled with an escape.
+      `{"model":"grok-4","messages":${messages('news?')},"tools":[{"type":"web_search","\u0074ype":"function","function":{"name":"f"}}]}`,
+      // Past the size parsed on a worker thread.
+      `{"model":"grok-4","messages":${messages('x'.repeat(1100 * 1024))},"search_parameters":{"mode":"on"},"search_parameters":{"mode":"off"}}`,
+    ];
+    for (const text of bodies) {
+      const refused = await raw(text);
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).toMatch(/names the key \\"(search_parameters|type)\\" twice/);
+    }
+    expect(f.model.received).toEqual([]);
+    f.model.script(reply().text('fine'));
+    expect((await raw(`{"model":"grok-4","messages":${messages('hi')},"search_parameters":{"mode":"off"}}`)).status).toBe(200);
     finish();
   });
 
