@@ -42,7 +42,9 @@ afterAll(async () => {
   await rm(dataRoot, { recursive: true, force: true });
 });
 
-describe('control-center CLI', () => {
+// Each test starts the CLI several times (about 3 s each with the tsx loader, far more on a busy
+// machine), so the default 30 s per test is too little there; nothing here measures time.
+describe('control-center CLI', { timeout: 120_000 }, () => {
   it('serve --port 0 picks a free port, prints it and how to use the token', async () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(Number(new URL(url).port)).toBeGreaterThan(0);
