@@ -100,7 +100,8 @@ export class ContextWindow {
    * when eliding every result the model has seen is still not enough (stage 2's turn).
    */
   fit(messages: readonly ModelMessage[]): FittedContext {
-    let view = this.view(messages);
+    // A fresh array (view() copies): stubs replace results in it below.
+    const view = this.view(messages);
     let tokens = this.tokensOf(view);
     if (tokens <= this.budget) return { view, tokens, fits: true };
     const target = Math.floor(this.budget * ELIDE_DOWN_TO_SHARE);
@@ -115,7 +116,6 @@ export class ContextWindow {
       tokens += estimateMessageTokens(stub) - estimateMessageTokens(message);
       view[index] = stub;
     }
-    view = view.slice();
     return { view, tokens, fits: tokens <= this.budget };
   }
 
