@@ -11,7 +11,7 @@ import {
   type ConversationRewind,
 } from '../../store/repositories/conversation-rewind-repository.js';
 import { listMessages } from '../../store/repositories/message-repository.js';
-import { checkpointTurn, restoreCheckpoint, TURN_REF_PREFIX } from '../../git/turn-checkpoint.js';
+import { checkpointTurn, commitOfRef, restoreCheckpoint, TURN_REF_PREFIX } from '../../git/turn-checkpoint.js';
 import { newId, nowIso } from '../../ids.js';
 import type { ActiveRuns } from './active-runs.js';
 import type { MessageService } from './message-service.js';
@@ -101,9 +101,8 @@ export class RewindService {
     const record = rewind.archiveRef ? await findCheckout(db, conversationId) : null;
     if (rewind.archiveRef && record) {
       const runner = await this.checkouts.runner(workspaceId, record);
-      const archived = await runner(['git', 'rev-parse', '--verify', '--quiet', `${rewind.archiveRef}^{commit}`]);
-      const commit = archived.stdout.toString('utf8').trim();
-      if (archived.exitCode !== 0 || !commit) throw new ConflictError('rewindId', `the archived checkout ${rewind.archiveRef} is no longer in the conversation's checkout`);
+      const commit = await commitOfRef(runner, rewind.archiveRef);
+      if (!commit) throw new ConflictError('rewindId', `the archived checkout ${rewind.archiveRef} is no longer in the conversation's checkout`);
       restoreArchiveRef = `${TURN_REF_PREFIX}${conversationId}/restored-${rewindId}`;
       await checkpointTurn(runner, conversationId, `restored-${rewindId}`);
       await restoreCheckpoint(runner, commit);
