@@ -83,8 +83,6 @@ export class AttachmentService {
     return sections.length === 0 ? text : [text, ...sections].join('\n\n');
   }
 
-  /** The images of a message, as the run that answers it sends them to the model. */
-
   /** One attachment's bytes, only through the conversation it belongs to (404 otherwise). */
   async read(workspaceId: string, conversationId: string, attachmentId: string): Promise<StoredAttachment & { content: Buffer }> {
     const { database } = await this.workspaces.handle(workspaceId);
