@@ -53,6 +53,16 @@ const topLevelRunsSince = reusableQuery((db, conversationId: string, since: stri
   db.selectFrom('runs').select(['id', 'created_at', 'state']).where('conversation_id', '=', conversationId).where('parent_run_id', 'is', null).where('created_at', '>=', since).orderBy('created_at').orderBy('id'),
 );
 
+/** CTX-3: the stretches of time unrestored rewinds archived (from the first archived message to the rewind): their runs leave the history too. */
+const rewoundSpans = reusableQuery((db, conversationId: string) =>
+  db
+    .selectFrom('conversation_rewinds')
+    .innerJoin('messages', 'messages.id', 'conversation_rewinds.message_id')
+    .select(['messages.created_at as from', 'conversation_rewinds.created_at as to'])
+    .where('conversation_rewinds.conversation_id', '=', conversationId)
+    .where('conversation_rewinds.restored_at', 'is', null),
+);
+
 /** A turn usually meets one run it has not seen (the previous turn's): its events by a kept statement. */
 const transcriptEventsOfRun = reusableQuery((db, runId: string) =>
   db.selectFrom('run_events').select(['run_id', 'type', 'data']).where('run_id', '=', runId).where('type', 'in', [...TRANSCRIPT_EVENT_TYPES]).orderBy('sequence'),
@@ -108,17 +118,6 @@ export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, co
   ];
   // Stable sort: messages were listed first, so they stay before a run of the same instant.
   return items.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
-}
-
-/** CTX-3: the stretches of time unrestored rewinds archived (from the first archived message to the rewind): their runs leave the history too. */
-async function rewoundSpans(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<Array<{ from: string; to: string }>> {
-  return db
-    .selectFrom('conversation_rewinds')
-    .innerJoin('messages', 'messages.id', 'conversation_rewinds.message_id')
-    .select(['messages.created_at as from', 'conversation_rewinds.created_at as to'])
-    .where('conversation_rewinds.conversation_id', '=', conversationId)
-    .where('conversation_rewinds.restored_at', 'is', null)
-    .execute();
 }
 
 /** The newest `context_usage` event of the conversation's top-level runs (its JSON), or null when none ran the built-in harness. */
