@@ -56,6 +56,9 @@ describe('web_fetch address guard (TOOL-1, security)', () => {
     ['IPv6 link-local', 'http://[fe80::1]/', /link-local/],
     ['multicast', 'http://224.0.0.1/', /multicast/],
     ['0.0.0.0', 'http://0.0.0.0/', /this network/],
+    ['the metadata address, IPv4-mapped in hex', 'http://[::ffff:a9fe:a9fe]/', /carries .*link-local \(cloud metadata\)/],
+    ['loopback carried by NAT64 (64:ff9b::/96)', 'http://[64:ff9b::7f00:1]/', /carries .*loopback/],
+    ['loopback carried by 6to4 (2002::/16)', 'http://[2002:7f00:1::]/', /carries .*loopback/],
   ])('refuses %s before connecting', async (_label, url, reason) => {
     const outcome = await fetchWith(url);
     expect(outcome.ok).toBe(false);
