@@ -59,6 +59,8 @@ describe('web_fetch address guard (TOOL-1, security)', () => {
     ['the metadata address, IPv4-mapped in hex', 'http://[::ffff:a9fe:a9fe]/', /carries .*link-local \(cloud metadata\)/],
     ['loopback carried by NAT64 (64:ff9b::/96)', 'http://[64:ff9b::7f00:1]/', /carries .*loopback/],
     ['loopback carried by 6to4 (2002::/16)', 'http://[2002:7f00:1::]/', /carries .*loopback/],
+    ['IPv4-translated (::ffff:0:0:0/96)', 'http://[::ffff:0:7f00:1]/', /IPv4-translated/],
+    ['local-use NAT64 (64:ff9b:1::/48)', 'http://[64:ff9b:1::7f00:1]/', /local-use NAT64/],
   ])('refuses %s before connecting', async (_label, url, reason) => {
     const outcome = await fetchWith(url);
     expect(outcome.ok).toBe(false);

@@ -28,6 +28,8 @@ const IPV6_RANGES: ReadonlyArray<readonly [string, number, string]> = [
   ['::', 128, 'the unspecified address'],
   ['::1', 128, 'loopback'],
   ['::', 96, 'IPv4-compatible (deprecated)'],
+  ['::ffff:0:0:0', 96, 'IPv4-translated (SIIT)'],
+  ['64:ff9b:1::', 48, 'local-use NAT64'],
   ['100::', 64, 'discard-only'],
   ['2001:db8::', 32, 'documentation'],
   ['fc00::', 7, 'unique local (private)'],
