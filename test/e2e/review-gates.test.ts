@@ -68,7 +68,8 @@ describe('review gates (REV-4, TRUTH-3, UI)', () => {
       { name: 'lint', command: 'test -f src/math.js && echo math-present' },
       { name: 'unit', command: 'sleep 2; sh check.sh' },
     ]);
-    expect(await gates.textContent()).toContain('No gate has run on this head yet.');
+    // The saved list is shown once the server's answer arrives; the button can appear a moment earlier.
+    await expect.poll(() => gates.textContent()).toContain('No gate has run on this head yet.');
 
     // Run: the page shows each gate's progress as the server reports it, then the results.
     await gates.getByRole('button', { name: 'Run gates' }).click();
