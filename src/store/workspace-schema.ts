@@ -63,6 +63,9 @@ export interface WorkspaceSchema {
   run_commands: RunCommandTable;
   run_dispatches: RunDispatchTable;
   mcp_servers: McpServerTable;
+  spend_limits: SpendLimitTable;
+  model_call_costs: ModelCallCostTable;
+  budget_alerts: BudgetAlertTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -819,4 +822,104 @@ export interface McpServerTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * BUD-1: a spend limit in USD on an agent (`agent_id` set) or on the whole workspace (`agent_id`
+ * null), per UTC day or month. `once_limit_usd` replaces `limit_usd` only for the period
+ * `once_period_key` names (an operator's "raise the limit once" decision).
+ */
+export interface SpendLimitTable {
+  id: string;
+  agent_id: string | null;
+  period: string;
+  limit_usd: number;
+  soft_threshold: number;
+  once_limit_usd: number | null;
+  once_period_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * BUD-1: one model call's recorded spend, tokens by kind, so a changed price can be applied again.
+ * `priced` is 0 when the catalog and the workspace's overrides had no price for the model.
+ */
+export interface ModelCallCostTable {
+  id: string;
+  run_id: string;
+  agent_id: string;
+  provider: string | null;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+  priced: number;
+  created_at: string;
+}
+
+/**
+ * BUD-1: a spend limit's soft threshold reached (`kind` threshold, acknowledged by dismissing it) or
+ * the limit itself reached (`kind` limit: a budget decision the operator takes in the Inbox).
+ */
+export interface BudgetAlertTable {
+  id: string;
+  kind: string;
+  limit_id: string;
+  agent_id: string | null;
+  period: string;
+  period_key: string;
+  run_id: string | null;
+  spent_usd: number;
+  limit_usd: number;
+  state: string;
+  decided_limit_usd: number | null;
+  decided_by: string | null;
+  decided_at: string | null;
+  created_at: string;
+}
+
+/**
+ * CHG-2: a conversation's pull request. `status` is the last publish request's (awaitingApproval |
+ * publishing | published | rejected | failed); `number`, `web_url`, `pr_state` and `head_sha` are the
+ * forge's, once a publish went through; `pushed_sha` is the lease the next push starts from.
+ */
+export interface ConversationPublicationTable {
+  conversation_id: string;
+  provider: string;
+  owner: string;
+  repo: string;
+  remote_name: string;
+  head_branch: string;
+  base_branch: string;
+  title: string;
+  body: string;
+  status: string;
+  approval_id: string | null;
+  error: string | null;
+  number: number | null;
+  web_url: string | null;
+  pr_state: string | null;
+  head_sha: string | null;
+  pushed_sha: string | null;
+  requested_by: string;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** CHG-2: a conversation's branch merged into a branch of the user's repository by the server. */
+export interface ConversationMergeTable {
+  id: string;
+  conversation_id: string;
+  target_branch: string;
+  /** fastForward | mergeCommit */
+  kind: string;
+  previous_sha: string;
+  source_sha: string;
+  merged_sha: string;
+  operator_id: string;
+  created_at: string;
 }

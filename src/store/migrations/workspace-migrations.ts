@@ -843,4 +843,101 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0029_spend_limits': {
+    // BUD-1: spend limits per agent and per workspace, the spend of every model call (tokens by kind,
+    // so a changed price can be applied again) and the alerts and budget decisions they raise.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('spend_limits')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('agent_id', 'text')
+        .addColumn('period', 'text', (column) => column.notNull())
+        .addColumn('limit_usd', 'real', (column) => column.notNull())
+        .addColumn('soft_threshold', 'real', (column) => column.notNull())
+        .addColumn('once_limit_usd', 'real')
+        .addColumn('once_period_key', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('model_call_costs')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('run_id', 'text', (column) => column.notNull())
+        .addColumn('agent_id', 'text', (column) => column.notNull())
+        .addColumn('provider', 'text')
+        .addColumn('model', 'text', (column) => column.notNull())
+        .addColumn('input_tokens', 'integer', (column) => column.notNull())
+        .addColumn('output_tokens', 'integer', (column) => column.notNull())
+        .addColumn('cache_read_tokens', 'integer', (column) => column.notNull())
+        .addColumn('cache_write_tokens', 'integer', (column) => column.notNull())
+        .addColumn('cost_usd', 'real', (column) => column.notNull())
+        .addColumn('priced', 'integer', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      // A period's total is summed once per process (then kept running): by time, and by agent and time.
+      await db.schema.createIndex('model_call_costs_by_time').on('model_call_costs').columns(['created_at']).execute();
+      await db.schema.createIndex('model_call_costs_by_agent').on('model_call_costs').columns(['agent_id', 'created_at']).execute();
+      await db.schema
+        .createTable('budget_alerts')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('limit_id', 'text', (column) => column.notNull())
+        .addColumn('agent_id', 'text')
+        .addColumn('period', 'text', (column) => column.notNull())
+        .addColumn('period_key', 'text', (column) => column.notNull())
+        .addColumn('run_id', 'text')
+        .addColumn('spent_usd', 'real', (column) => column.notNull())
+        .addColumn('limit_usd', 'real', (column) => column.notNull())
+        .addColumn('state', 'text', (column) => column.notNull())
+        .addColumn('decided_limit_usd', 'real')
+        .addColumn('decided_by', 'text')
+        .addColumn('decided_at', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('budget_alerts_by_limit').on('budget_alerts').columns(['limit_id', 'period_key', 'kind']).execute();
+    },
+  },
+  '0030_conversation_publications_and_merges': {
+    // CHG-2: where a conversation's work went. One pull request per conversation (re-publishing
+    // updates it), with the title and body the operator approved, and every local merge of its branch.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('conversation_publications')
+        .addColumn('conversation_id', 'text', (column) => column.primaryKey())
+        .addColumn('provider', 'text', (column) => column.notNull())
+        .addColumn('owner', 'text', (column) => column.notNull())
+        .addColumn('repo', 'text', (column) => column.notNull())
+        .addColumn('remote_name', 'text', (column) => column.notNull())
+        .addColumn('head_branch', 'text', (column) => column.notNull())
+        .addColumn('base_branch', 'text', (column) => column.notNull())
+        .addColumn('title', 'text', (column) => column.notNull())
+        .addColumn('body', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('approval_id', 'text')
+        .addColumn('error', 'text')
+        .addColumn('number', 'integer')
+        .addColumn('web_url', 'text')
+        .addColumn('pr_state', 'text')
+        .addColumn('head_sha', 'text')
+        .addColumn('pushed_sha', 'text')
+        .addColumn('requested_by', 'text', (column) => column.notNull())
+        .addColumn('published_at', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('conversation_merges')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('conversation_id', 'text', (column) => column.notNull())
+        .addColumn('target_branch', 'text', (column) => column.notNull())
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('previous_sha', 'text', (column) => column.notNull())
+        .addColumn('source_sha', 'text', (column) => column.notNull())
+        .addColumn('merged_sha', 'text', (column) => column.notNull())
+        .addColumn('operator_id', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('conversation_merges_conversation').on('conversation_merges').columns(['conversation_id', 'created_at']).execute();
+    },
+  },
 };
