@@ -1219,6 +1219,8 @@ function operatorMcpServersRow(adapter: AdapterHonesty): HonestyRow {
 
 const ATTACHMENTS = 'test/services/attachments/message-attachments.test.ts > message attachments on the built-in harness (TOOL-3)';
 const ATTACHMENTS_REFUSED = `${ATTACHMENTS} > refuses an image for an agent whose transport cannot carry it: %s`;
+const CLAUDE_CODE_IMAGES =
+  'test/adapters/claude-code-image-attachments.test.ts > Claude Code carries image attachments (TOOL-3) > chat: the attached images reach the model as image blocks with their bytes and media types, before the text';
 
 /**
  * TOOL-3: whether a message's images reach the model. Text files reach every transport (inlined into
@@ -1234,6 +1236,15 @@ function attachmentsRow(adapterId: string): HonestyRow {
       testedBy: `${ATTACHMENTS} > built-in harness in chat: an image reaches the model as an Anthropic image block and a text file as a fenced section with its name`,
     });
   }
+  if (adapterId === 'claude-code') {
+    return row({
+      capability: 'attachments',
+      level: 'enforced',
+      detail:
+        'The transport writes the operator’s message to Claude Code’s stream-json input as content blocks: each attached image (PNG, JPEG, WebP or GIF by its magic bytes, at most 3 MiB) as an Anthropic `image` block with its base64 bytes, before the text; the CLI sends them to the model as they are. Text files are inlined into the prompt as fenced sections. A later turn resumes the CLI’s session, whose history still holds the images.',
+      testedBy: CLAUDE_CODE_IMAGES,
+    });
+  }
   if (adapterId === 'openai-image') {
     return row({
       capability: 'attachments',
@@ -1246,9 +1257,7 @@ function attachmentsRow(adapterId: string): HonestyRow {
     capability: 'attachments',
     level: 'none',
     detail:
-      adapterId === 'claude-code'
-        ? 'Not wired: Claude Code’s stream-json input takes content blocks, but the transport sends the prompt as text only and no test shows the binary passing an image on, so the transport does not declare `imageAttachments`: a message with an image for a Claude Code agent is refused with 400 naming the transport (text files are inlined into the prompt and reach it).'
-        : 'The transport hands the runner the prompt as text and does not declare `imageAttachments`: a message with an image for one of its agents is refused with 400 naming the transport, before anything is recorded; text files are inlined into the prompt and reach it.',
+      'The transport hands the runner the prompt as text and does not declare `imageAttachments`: a message with an image for one of its agents is refused with 400 naming the transport, before anything is recorded; text files are inlined into the prompt and reach it.',
     testedBy: ATTACHMENTS_REFUSED,
   });
 }

@@ -21,6 +21,8 @@ export interface RunnerCapabilityDifferences {
   readonly structuralModes: TransportCapabilities['structuralModes'];
   readonly sandbox: boolean;
   readonly skills: TransportCapabilities['skills'];
+  /** TOOL-3: the runner's input carries the operator's images as image blocks; absent: they are refused. */
+  readonly imageAttachments?: boolean;
   readonly honours: TransportCapabilities['honours'];
 }
 
@@ -54,6 +56,7 @@ export function declareRunnerCapabilities(runner: RunnerCapabilityDifferences): 
     structuralModes: runner.structuralModes,
     sandbox: runner.sandbox,
     skills: runner.skills,
+    ...(runner.imageAttachments ? { imageAttachments: true } : {}),
     honours: runner.honours,
   };
 }

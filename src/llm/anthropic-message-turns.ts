@@ -1,14 +1,19 @@
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages/messages.js';
-import type { ModelMessage } from './model-types.js';
+import type { ModelMessage, PromptImage } from './model-types.js';
 
 /** Block types a prompt-cache breakpoint may sit on (thinking blocks take none). */
 const CACHEABLE = new Set(['text', 'tool_result', 'tool_use']);
+
+/** TOOL-3: an attached image as a Messages API `image` block (base64 source); Claude Code's stream-json input takes the same block. */
+export function anthropicImageBlock(image: PromptImage): ContentBlockParam {
+  return { type: 'image', source: { type: 'base64', media_type: image.mediaType as 'image/png', data: image.data } };
+}
 
 /** One neutral message's Messages API blocks: an assistant's in order, or a user's images then its text (none for empty text). */
 function blocksOf(message: ModelMessage): ContentBlockParam[] {
   if (message.role === 'user') {
     // TOOL-3: images before the text, as Anthropic advises; the text stays last, so it can take the cache breakpoint.
-    const images: ContentBlockParam[] = (message.images ?? []).map((image) => ({ type: 'image', source: { type: 'base64', media_type: image.mediaType as 'image/png', data: image.data } }));
+    const images = (message.images ?? []).map(anthropicImageBlock);
     return message.content.length > 0 ? [...images, { type: 'text', text: message.content }] : images;
   }
   if (message.role === 'tool') {

@@ -19,6 +19,8 @@ export const CLAUDE_CODE_CAPABILITIES = declareRunnerCapabilities({
   structuralModes: ['chat'],
   sandbox: true,
   skills: 'scannedOnly',
+  // TOOL-3: its stream-json input takes a user message of content blocks, images included.
+  imageAttachments: true,
   honours: {
     agentFields: { modelId: 'passed as --model', effort: 'passed as --effort', ...PROMPT_FIELDS },
     spaceSettings: { autonomy: "every shell command and file write reaches the policy engine through Claude Code's PreToolUse hook" },

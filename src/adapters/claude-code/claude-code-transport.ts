@@ -274,7 +274,7 @@ export class ClaudeCodeTransport implements AgentTransport {
       child.on('error', (error) => resolve({ code: null, signal: null, error }));
       child.on('close', (code, signal) => resolve({ code, signal, error: null }));
     });
-    child.stdin.write(userMessageLine(context.prompt));
+    child.stdin.write(userMessageLine(context.prompt, context.images));
     const ended = await exit;
     framer.end();
     context.signal.removeEventListener('abort', onAbort);
