@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { ControlCenter, type ControlCenterOptions } from '../services/control-center.js';
+import { withStartupLock } from '../store/startup-lock.js';
 import { buildServer } from './build-server.js';
 
 export interface StartServerOptions extends ControlCenterOptions {
@@ -32,12 +33,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // One logger for the process, created first: the services and Fastify both write to it.
   const logger = options.logger ?? pino({ level: options.logLevel ?? 'info' });
   const app = await ControlCenter.open({ ...options, logger });
-  const { created: tokenCreated } = await app.auth.initialize();
+  const { created: tokenCreated } = await withStartupLock(app.registry.location, async () => {
+    const token = await app.auth.initialize();
+    if (options.ensureDefaultWorkspace && (await app.workspaces.list()).length === 0) {
+      const workspace = await app.workspaces.create('Default');
+      void app.seeding.seedInBackground(workspace.id);
+    }
+    return token;
+  });
   await app.recover();
-  if (options.ensureDefaultWorkspace && (await app.workspaces.list()).length === 0) {
-    const workspace = await app.workspaces.create('Default');
-    void app.seeding.seedInBackground(workspace.id);
-  }
   const server = await buildServer(app);
   const host = options.host ?? '127.0.0.1';
   await server.listen({ host, port: options.port ?? 4317 });
