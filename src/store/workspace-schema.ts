@@ -66,6 +66,8 @@ export interface WorkspaceSchema {
   spend_limits: SpendLimitTable;
   model_call_costs: ModelCallCostTable;
   budget_alerts: BudgetAlertTable;
+  conversation_publications: ConversationPublicationTable;
+  conversation_merges: ConversationMergeTable;
 }
 
 export interface WorkspaceMetaTable {
