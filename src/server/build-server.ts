@@ -16,6 +16,8 @@ import { authRoutes } from './routes/auth-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
 import { attachmentRoutes } from './routes/attachment-routes.js';
 import { rewindRoutes } from './routes/rewind-routes.js';
+import { publishRoutes } from './routes/publish-routes.js';
+import { changeRoutes } from './routes/change-routes.js';
 import { shareRoutes } from './routes/share-routes.js';
 import { gitPushRoutes } from './routes/git-push-routes.js';
 import { honestyRoutes } from './routes/honesty-routes.js';
@@ -23,6 +25,7 @@ import { imageRoutes } from './routes/image-routes.js';
 import { operationsRoutes } from './routes/operations-routes.js';
 import { hookRoutes } from './routes/hook-routes.js';
 import { modelProxyRoutes } from './routes/model-proxy-routes.js';
+import { budgetRoutes } from './routes/budget-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import { ticketRoutes } from './routes/ticket-routes.js';
 import { orchestrationRoutes } from './routes/orchestration-routes.js';
@@ -96,7 +99,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
     transform: jsonSchemaTransform,
   });
 
-  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions));
+  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions, app.people));
   // The public list (SEC-1): these two, and the web app's static handler. Everything else needs a principal.
   server.get('/healthz', { schema: { hide: true }, config: { access: 'public' } }, async () => ({ ok: true }));
   server.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => server.swagger());
@@ -112,6 +115,8 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(conversationRoutes(app));
   await server.register(attachmentRoutes(app));
   await server.register(rewindRoutes(app));
+  await server.register(publishRoutes(app));
+  await server.register(changeRoutes(app));
   await server.register(shareRoutes(app));
   await server.register(runRoutes(app));
   await server.register(policyRoutes(app));
@@ -138,5 +143,6 @@ async function registerRunnerRoutes(server: FastifyInstance, app: ControlCenter)
   await server.register(hookRoutes(app));
   await server.register(gitPushRoutes(app));
   await server.register(modelProxyRoutes(app));
+  await server.register(budgetRoutes(app));
   registerMcpServer(server, app);
 }

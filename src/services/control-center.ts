@@ -14,6 +14,8 @@ import { executesWork, type ProcessRole } from './process-role.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
 import { ForgeReviewService } from './reviews/forge/forge-review-service.js';
+import { MergeService } from './publish/merge-service.js';
+import { PublishService } from './publish/publish-service.js';
 import { TicketService } from './tickets/ticket-service.js';
 import { ActiveRuns } from './runs/active-runs.js';
 import { AgentService, type EffortValidator } from './agents/agent-service.js';
@@ -22,8 +24,12 @@ import { EventBus } from './event-bus.js';
 import { nodeFileOperations, type FileOperations } from './file-operations.js';
 import { MessageService } from './runs/message-service.js';
 import { ModelBroker } from './model-broker.js';
+import { BudgetService } from './budgets/budget-service.js';
+import { SpendLimitGate } from './budgets/spend-limit-gate.js';
 import { OperatorAuth } from './operator-auth.js';
 import { OperatorSessions } from './operator-sessions.js';
+import { CredentialRevocations } from './people/credential-revocations.js';
+import { PeopleService } from './people/people-service.js';
 import { OrchestrationService } from './orchestrations/orchestration-service.js';
 import { orchestrationModeTools } from './orchestrations/orchestration-mode-tools.js';
 import type { PipelineLauncher, PipelineRunControl } from './orchestrations/pipeline-launcher.js';
@@ -61,6 +67,7 @@ import { ConversationShareService } from './spaces/conversation-share-service.js
 import { TurnService } from './runs/turn-service.js';
 import { AttachmentService } from './attachments/attachment-service.js';
 import { RewindService } from './runs/rewind-service.js';
+import { ChangeService } from './changes/change-service.js';
 import { validateAgentEffort } from './agents/validate-effort.js';
 import { wakeOnDecision } from './approvals/wake-on-decision.js';
 import { WorkspaceService } from './workspaces/workspace-service.js';
@@ -154,6 +161,10 @@ export class ControlCenter {
   private readonly commandSandbox: CommandSandbox;
   /** Issue 17: one-time sign-in codes, browser sessions and SSE tickets. */
   readonly sessions = new OperatorSessions();
+  /** TEAM-2: open event streams of people listen here and close when the person's access changes. */
+  readonly revocations = new CredentialRevocations();
+  /** TEAM-1/TEAM-2: accounts, roles per workspace, personal tokens and invitations. */
+  readonly people: PeopleService;
   readonly workspaces: WorkspaceService;
   /** Readiness and Prometheus metrics (issue 16). */
   readonly operations: OperationsService;
@@ -185,13 +196,23 @@ export class ControlCenter {
   readonly attachments: AttachmentService;
   /** CTX-3: rewinding a conversation to before a turn, and undoing it. */
   readonly rewinds: RewindService;
+  /** CHG-1: a conversation's changes against its base, per turn and in total, and a review of them. */
+  readonly changes: ChangeService;
   readonly plans: PlanService;
   readonly reviews: ReviewService;
   /** Issue 12: reviews of forge pull requests (open from a PR URL, publish the verdict). */
   readonly forgeReviews: ForgeReviewService;
+  /** CHG-2: a conversation's branch published as a pull request (one approval for push and PR). */
+  readonly publications: PublishService;
+  /** CHG-2: a conversation's branch merged into a branch of the user's repository. */
+  readonly merges: MergeService;
   readonly tickets: TicketService;
   readonly orchestrations: OrchestrationService;
   readonly modelBroker: ModelBroker;
+  /** BUD-1: spend limits, the spend ledger and budget decisions. */
+  readonly budgets: BudgetService;
+  /** BUD-1: the spend-limit check before every model call (built-in loop and model proxy). */
+  readonly spendGate: SpendLimitGate;
   /** PIPE-1: the durable engine every pipeline runs on, the pipelines service and the launcher orchestrations call. */
   readonly pipelineEngine: PipelineEngine;
   readonly pipelines: PipelineService;
@@ -230,6 +251,7 @@ export class ControlCenter {
     const files = options.files ?? nodeFileOperations;
     this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
+    this.people = new PeopleService(registry, this.sessions, this.revocations);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
     this.cluster =
       registry.location.dialect === 'postgres'
@@ -263,10 +285,17 @@ export class ControlCenter {
     });
     // Runners' model calls use the runner keys and base URLs set in Settings, where set (SEC-6, issue 15).
     const settings = this.settings;
+    this.budgets = new BudgetService(this.workspaces, this.events);
+    const spendGate = (this.spendGate = new SpendLimitGate(this.budgets, this.activeRuns, this.events));
     this.modelBroker = new ModelBroker({
       settings: { get: async (workspaceId) => runnerModelSettings(await settings.get(workspaceId)) },
       env: options.env ?? process.env,
       ...(options.modelProxyAnswerStartMs !== undefined ? { answerStartMs: options.modelProxyAnswerStartMs } : {}),
+      // BUD-1: every metered call of an external runner goes into the spend ledger and the running totals.
+      onModelCall: (runId, workspaceId, call) => {
+        const agentId = this.activeRuns.get(runId)?.agentId;
+        if (agentId) spendGate.record({ workspaceId, runId, agentId }, call).catch((error: unknown) => this.logger.error({ err: error, runId }, 'a model call could not be recorded in the spend ledger'));
+      },
     });
     // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
     const commandSandbox = (this.commandSandbox = new CommandSandbox({
@@ -310,6 +339,16 @@ export class ControlCenter {
       env: options.env ?? process.env,
       modelBroker: this.modelBroker,
       logger: this.logger,
+      spendGate,
+    });
+    // BUD-1: a budget decision resumes the runs paused at the limit (the run-control resume) or stops them.
+    this.budgets.controlRunsWith({
+      resume: (workspaceId, runId) => {
+        if (!this.activeRuns.get(runId)?.paused) return;
+        this.activeRuns.resume(runId);
+        this.events.publish(workspaceId, 'run.resumed', { runId });
+      },
+      cancel: (runId) => this.executor.cancel(runId),
     });
     // SKL-4/5, HAR-1: linked repositories checked out, repo skills scanned and indexed; Claude Code's
     // native skill discovery sees exactly the scanned set, materialized per run in the prepare stage.
@@ -419,7 +458,10 @@ export class ControlCenter {
       executor: () => this.executor,
       sandbox: new CommandSandbox({ sandbox: options.builtinSandbox ?? 'auto', hiddenPaths: [dataRoot], network: 'loopback', ...(options.processLimits ? { limits: options.processLimits } : {}) }),
     });
+    this.changes = new ChangeService({ workspaces: this.workspaces, spaces: this.spaces, agents: this.agents, checkouts: this.executor.checkouts, reviews: this.reviews });
     this.forgeReviews = new ForgeReviewService({ workspaces: this.workspaces, settings: this.settings, reviews: this.reviews, approvals: this.approvals, policy: this.policy });
+    this.publications = new PublishService({ workspaces: this.workspaces, spaces: this.spaces, checkouts: this.executor.checkouts, settings: this.settings, approvals: this.approvals, policy: this.policy });
+    this.merges = new MergeService(this.workspaces, this.spaces, this.executor.checkouts);
     this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
     this.executor.registerModeTools(orchestrationModeTools({ orchestrations: this.orchestrations }));
     if (this.cluster) this.shareRunControls(this.cluster);
