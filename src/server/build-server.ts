@@ -16,7 +16,6 @@ import { authRoutes } from './routes/auth-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
 import { attachmentRoutes } from './routes/attachment-routes.js';
 import { rewindRoutes } from './routes/rewind-routes.js';
-import { publishRoutes } from './routes/publish-routes.js';
 import { changeRoutes } from './routes/change-routes.js';
 import { shareRoutes } from './routes/share-routes.js';
 import { gitPushRoutes } from './routes/git-push-routes.js';
@@ -25,7 +24,6 @@ import { imageRoutes } from './routes/image-routes.js';
 import { operationsRoutes } from './routes/operations-routes.js';
 import { hookRoutes } from './routes/hook-routes.js';
 import { modelProxyRoutes } from './routes/model-proxy-routes.js';
-import { budgetRoutes } from './routes/budget-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import { ticketRoutes } from './routes/ticket-routes.js';
 import { orchestrationRoutes } from './routes/orchestration-routes.js';
@@ -99,7 +97,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
     transform: jsonSchemaTransform,
   });
 
-  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions, app.people));
+  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions));
   // The public list (SEC-1): these two, and the web app's static handler. Everything else needs a principal.
   server.get('/healthz', { schema: { hide: true }, config: { access: 'public' } }, async () => ({ ok: true }));
   server.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => server.swagger());
@@ -115,7 +113,6 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(conversationRoutes(app));
   await server.register(attachmentRoutes(app));
   await server.register(rewindRoutes(app));
-  await server.register(publishRoutes(app));
   await server.register(changeRoutes(app));
   await server.register(shareRoutes(app));
   await server.register(runRoutes(app));
@@ -143,6 +140,5 @@ async function registerRunnerRoutes(server: FastifyInstance, app: ControlCenter)
   await server.register(hookRoutes(app));
   await server.register(gitPushRoutes(app));
   await server.register(modelProxyRoutes(app));
-  await server.register(budgetRoutes(app));
   registerMcpServer(server, app);
 }

@@ -14,8 +14,6 @@ import { executesWork, type ProcessRole } from './process-role.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
 import { ForgeReviewService } from './reviews/forge/forge-review-service.js';
-import { MergeService } from './publish/merge-service.js';
-import { PublishService } from './publish/publish-service.js';
 import { TicketService } from './tickets/ticket-service.js';
 import { ActiveRuns } from './runs/active-runs.js';
 import { AgentService, type EffortValidator } from './agents/agent-service.js';
@@ -24,12 +22,8 @@ import { EventBus } from './event-bus.js';
 import { nodeFileOperations, type FileOperations } from './file-operations.js';
 import { MessageService } from './runs/message-service.js';
 import { ModelBroker } from './model-broker.js';
-import { BudgetService } from './budgets/budget-service.js';
-import { SpendLimitGate } from './budgets/spend-limit-gate.js';
 import { OperatorAuth } from './operator-auth.js';
 import { OperatorSessions } from './operator-sessions.js';
-import { CredentialRevocations } from './people/credential-revocations.js';
-import { PeopleService } from './people/people-service.js';
 import { OrchestrationService } from './orchestrations/orchestration-service.js';
 import { orchestrationModeTools } from './orchestrations/orchestration-mode-tools.js';
 import type { PipelineLauncher, PipelineRunControl } from './orchestrations/pipeline-launcher.js';
@@ -161,10 +155,6 @@ export class ControlCenter {
   private readonly commandSandbox: CommandSandbox;
   /** Issue 17: one-time sign-in codes, browser sessions and SSE tickets. */
   readonly sessions = new OperatorSessions();
-  /** TEAM-2: open event streams of people listen here and close when the person's access changes. */
-  readonly revocations = new CredentialRevocations();
-  /** TEAM-1/TEAM-2: accounts, roles per workspace, personal tokens and invitations. */
-  readonly people: PeopleService;
   readonly workspaces: WorkspaceService;
   /** Readiness and Prometheus metrics (issue 16). */
   readonly operations: OperationsService;
@@ -202,17 +192,9 @@ export class ControlCenter {
   readonly reviews: ReviewService;
   /** Issue 12: reviews of forge pull requests (open from a PR URL, publish the verdict). */
   readonly forgeReviews: ForgeReviewService;
-  /** CHG-2: a conversation's branch published as a pull request (one approval for push and PR). */
-  readonly publications: PublishService;
-  /** CHG-2: a conversation's branch merged into a branch of the user's repository. */
-  readonly merges: MergeService;
   readonly tickets: TicketService;
   readonly orchestrations: OrchestrationService;
   readonly modelBroker: ModelBroker;
-  /** BUD-1: spend limits, the spend ledger and budget decisions. */
-  readonly budgets: BudgetService;
-  /** BUD-1: the spend-limit check before every model call (built-in loop and model proxy). */
-  readonly spendGate: SpendLimitGate;
   /** PIPE-1: the durable engine every pipeline runs on, the pipelines service and the launcher orchestrations call. */
   readonly pipelineEngine: PipelineEngine;
   readonly pipelines: PipelineService;
@@ -251,7 +233,6 @@ export class ControlCenter {
     const files = options.files ?? nodeFileOperations;
     this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
-    this.people = new PeopleService(registry, this.sessions, this.revocations);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
     this.cluster =
       registry.location.dialect === 'postgres'
@@ -285,17 +266,10 @@ export class ControlCenter {
     });
     // Runners' model calls use the runner keys and base URLs set in Settings, where set (SEC-6, issue 15).
     const settings = this.settings;
-    this.budgets = new BudgetService(this.workspaces, this.events);
-    const spendGate = (this.spendGate = new SpendLimitGate(this.budgets, this.activeRuns, this.events));
     this.modelBroker = new ModelBroker({
       settings: { get: async (workspaceId) => runnerModelSettings(await settings.get(workspaceId)) },
       env: options.env ?? process.env,
       ...(options.modelProxyAnswerStartMs !== undefined ? { answerStartMs: options.modelProxyAnswerStartMs } : {}),
-      // BUD-1: every metered call of an external runner goes into the spend ledger and the running totals.
-      onModelCall: (runId, workspaceId, call) => {
-        const agentId = this.activeRuns.get(runId)?.agentId;
-        if (agentId) spendGate.record({ workspaceId, runId, agentId }, call).catch((error: unknown) => this.logger.error({ err: error, runId }, 'a model call could not be recorded in the spend ledger'));
-      },
     });
     // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
     const commandSandbox = (this.commandSandbox = new CommandSandbox({
@@ -339,16 +313,6 @@ export class ControlCenter {
       env: options.env ?? process.env,
       modelBroker: this.modelBroker,
       logger: this.logger,
-      spendGate,
-    });
-    // BUD-1: a budget decision resumes the runs paused at the limit (the run-control resume) or stops them.
-    this.budgets.controlRunsWith({
-      resume: (workspaceId, runId) => {
-        if (!this.activeRuns.get(runId)?.paused) return;
-        this.activeRuns.resume(runId);
-        this.events.publish(workspaceId, 'run.resumed', { runId });
-      },
-      cancel: (runId) => this.executor.cancel(runId),
     });
     // SKL-4/5, HAR-1: linked repositories checked out, repo skills scanned and indexed; Claude Code's
     // native skill discovery sees exactly the scanned set, materialized per run in the prepare stage.
@@ -460,8 +424,6 @@ export class ControlCenter {
     });
     this.changes = new ChangeService({ workspaces: this.workspaces, spaces: this.spaces, agents: this.agents, checkouts: this.executor.checkouts, reviews: this.reviews });
     this.forgeReviews = new ForgeReviewService({ workspaces: this.workspaces, settings: this.settings, reviews: this.reviews, approvals: this.approvals, policy: this.policy });
-    this.publications = new PublishService({ workspaces: this.workspaces, spaces: this.spaces, checkouts: this.executor.checkouts, settings: this.settings, approvals: this.approvals, policy: this.policy });
-    this.merges = new MergeService(this.workspaces, this.spaces, this.executor.checkouts);
     this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
     this.executor.registerModeTools(orchestrationModeTools({ orchestrations: this.orchestrations }));
     if (this.cluster) this.shareRunControls(this.cluster);
