@@ -59,6 +59,14 @@ export interface GatedRun {
 }
 
 /**
+ * The most approvals one run may have waiting for the operator at once (POL-7, SEC-10). An agent
+ * holding its run token can post to the hook endpoint as fast as it likes, and each ask would become
+ * a card on the operator's screen: past this many, a further ask is refused at once (deny, naming the
+ * cap) instead of burying the cards that matter. Far above what a runner asks in parallel.
+ */
+export const MAX_PENDING_APPROVALS_PER_RUN = 16;
+
+/**
  * The gate stage of the run pipeline (POL-1, POL-4, HAR-3): the one chokepoint every tool call of a
  * run passes — the built-in harness's, an external runner's product tools over MCP, and an external
  * runner's own actions reported by its hooks or the push proxy. Parse the input against the tool's
@@ -67,6 +75,8 @@ export interface GatedRun {
  */
 export class RunToolCalls implements RunToolbox {
   private worktree: WorktreeOperations;
+  /** Approvals of this run an operator has not decided yet (see {@link MAX_PENDING_APPROVALS_PER_RUN}). */
+  private pendingApprovals = 0;
   /** Per-run state the tools keep between calls (the todo list…). */
   private readonly runState = new Map<string, unknown>();
   /** POL-6: the operator's approvals of `git push` commands, honoured once by this run's push proxy. */
@@ -101,8 +111,7 @@ export class RunToolCalls implements RunToolbox {
    * approval the call waits on (the run shows as blocked meanwhile). An unanswered approval is a no.
    */
   private async gate(verdict: PolicyVerdict, call: ToolCallBlock, signal: AbortSignal): Promise<ToolResult | null> {
-    const { scope } = this.run;
-    const { workspaceId, agent, runId } = scope;
+    const { workspaceId } = this.run.scope;
     if (verdict.decision === 'allow') return null;
     const refusal = { decidedBy: verdict.decidedBy, classes: verdict.classes, ...(verdict.inheritedFrom ? { inheritedFrom: verdict.inheritedFrom } : {}) };
     if (verdict.decision === 'deny') return fail(`Denied by policy (decided by ${decidedBy(verdict)}): ${verdict.explanation}`, refusal);
@@ -112,8 +121,36 @@ export class RunToolCalls implements RunToolbox {
         refusal,
       );
     }
+    if (this.pendingApprovals >= MAX_PENDING_APPROVALS_PER_RUN) {
+      return fail(
+        `Denied: this run already has ${MAX_PENDING_APPROVALS_PER_RUN} approvals waiting for the operator, the most one run may ask at once; wait for their answers before asking again (decided by ${decidedBy(verdict)}).`,
+        { ...refusal, refusal: 'pendingApprovals', limit: MAX_PENDING_APPROVALS_PER_RUN },
+      );
+    }
+    // Counted before the first await, so parallel asks cannot all pass the check together.
+    this.pendingApprovals += 1;
+    const outcome = await this.askOperator(workspaceId, verdict, call, signal).finally(() => {
+      this.pendingApprovals -= 1;
+    });
+    if (outcome.status === 'approved') {
+      if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'allow');
+      // POL-6: the push this command makes reaches the push proxy next; this approval covers it once.
+      if (verdict.classes.includes('gitPush') && call.name !== PUSH_PROXY_TOOL_NAME && typeof call.input.command === 'string') this.pushGrants.grant(call.input.command, call.id);
+      return null;
+    }
+    if (outcome.status === 'rejected') {
+      if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'deny');
+      return fail(`The operator rejected this call${outcome.reason ? `: ${outcome.reason}` : '.'}`, { approvalId: outcome.approval.id });
+    }
+    return fail(`Denied: ${outcome.reason ?? 'no decision'} (an unanswered approval is never a yes, POL-4).`, { approvalId: outcome.approval.id });
+  }
+
+  /** One approval request for a call the policy asks about, waited on while the run shows as blocked. */
+  private async askOperator(workspaceId: string, verdict: PolicyVerdict, call: ToolCallBlock, signal: AbortSignal) {
+    const { scope } = this.run;
+    const { agent, runId } = scope;
     const settings = await this.deps.settings.get(workspaceId);
-    const outcome = await this.whileBlocked(() =>
+    return this.whileBlocked(() =>
       this.deps.approvals.requestAndWait(
         workspaceId,
         {
@@ -138,17 +175,6 @@ export class RunToolCalls implements RunToolbox {
         { timeoutMs: settings.approvalTimeoutSeconds * 1000, signal },
       ),
     );
-    if (outcome.status === 'approved') {
-      if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'allow');
-      // POL-6: the push this command makes reaches the push proxy next; this approval covers it once.
-      if (verdict.classes.includes('gitPush') && call.name !== PUSH_PROXY_TOOL_NAME && typeof call.input.command === 'string') this.pushGrants.grant(call.input.command, call.id);
-      return null;
-    }
-    if (outcome.status === 'rejected') {
-      if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'deny');
-      return fail(`The operator rejected this call${outcome.reason ? `: ${outcome.reason}` : '.'}`, { approvalId: outcome.approval.id });
-    }
-    return fail(`Denied: ${outcome.reason ?? 'no decision'} (an unanswered approval is never a yes, POL-4).`, { approvalId: outcome.approval.id });
   }
 
   /** While the run waits on the operator (an approval, a question) it shows as blocked and the watchdog does not count. */
