@@ -235,7 +235,8 @@ describe('presence of people and agents (AG-4)', () => {
     } finally {
       await second.close();
     }
-    expect(await page.locator('.presence-list').last().textContent()).toContain('relay');
+    // The agents' list loads on its own; wait for it rather than read it once.
+    await expect.poll(() => page.locator('.presence-list').last().textContent(), { timeout: 20_000 }).toContain('relay');
   });
 });
 

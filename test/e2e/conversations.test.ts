@@ -47,7 +47,7 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     const { page } = ui;
     await page.getByRole('link', { name: 'Conversations' }).click();
     await createSpaceAndConversation(page, 'General');
-    expect(await picker(page).inputValue()).toBe('Agent');
+    await expect.poll(() => picker(page).inputValue()).toBe('Agent');
     const options = await picker(page).locator('option').allTextContents();
     expect(options).toEqual(['Agent', 'Ask', 'Autopilot', 'Plan', 'Orchestrate']);
     // Left end of the composer's toolbar.
@@ -177,7 +177,7 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     await userMessage.waitFor();
     expect(await userMessage.locator('.message-body').textContent()).toBe('first line\nsecond line');
     expect(await userMessage.getByTestId('message-mode').textContent()).toBe('Autopilot');
-    expect(await input.inputValue()).toBe('');
+    await expect.poll(() => input.inputValue()).toBe('');
 
     // Streaming: part of the text is on screen before the whole reply is.
     const live = page.getByTestId('live-turn');
@@ -192,7 +192,7 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     await agentMessage.waitFor({ timeout: 15_000 });
     expect(await agentMessage.locator('.message-body').textContent()).toBe(answer);
     await expect.poll(() => live.count()).toBe(0);
-    expect(await page.getByTestId('next-turn-note').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('next-turn-note').count()).toBe(0);
     await ui.screenshot('turn-finished');
   });
 

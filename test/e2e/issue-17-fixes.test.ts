@@ -116,7 +116,8 @@ describe('issue 17: bugs found in the web app', () => {
     await page.getByRole('link', { name: /^Inbox/ }).click();
     const card = page.getByTestId('inbox-questions').getByTestId('question-card');
     await card.waitFor();
-    expect(await card.textContent()).toContain('ceo is asking');
+    // The asking agent's name comes with the agents list, which can arrive after the card.
+    await expect.poll(() => card.textContent(), { timeout: 15_000 }).toContain('ceo is asking');
     await ui.screenshot('issue17-inbox-question');
     await card.getByRole('link', { name: 'Open conversation' }).click();
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/w/${ws}/c/${conversationId}`);

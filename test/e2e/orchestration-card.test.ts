@@ -51,7 +51,8 @@ describe('web app: the orchestration proposal card (ORC-1..3)', () => {
 
     // The org chart: the orchestrator on top, two roles, the writer marked as a new hire.
     const org = card.getByTestId('orc-org');
-    expect(await org.textContent()).toContain(`${lead.name} · orchestrator`);
+    // The orchestrator's name comes with the agents list, which can arrive after the card (its id shows until then).
+    await expect.poll(() => org.textContent(), { timeout: 15_000 }).toContain(`${lead.name} · orchestrator`);
     expect(await card.getByTestId('orc-role').count()).toBe(2);
     const writer = card.locator('[data-testid="orc-role"][data-role-key="writer"]');
     expect(await writer.textContent()).toContain('new hire');

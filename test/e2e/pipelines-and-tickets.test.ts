@@ -74,8 +74,8 @@ describe('web app: pipelines (PIPE-1)', () => {
     await expect.poll(() => nodeState('skipped'), { timeout: 15_000 }).toBe('skipped');
     await page.locator('[data-testid="pipeline-node"][data-node-key="ship"]').click();
     const inspector = page.getByTestId('pipeline-node-inspector');
-    expect(await inspector.textContent()).toContain('your approval');
-    expect(await inspector.getByRole('link', { name: 'decide in the inbox' }).count()).toBe(1);
+    await expect.poll(() => inspector.textContent(), { timeout: 15_000 }).toContain('your approval');
+    await expect.poll(() => inspector.getByRole('link', { name: 'decide in the inbox' }).count(), { timeout: 15_000 }).toBe(1);
     await ui.screenshot('pipeline-run-waiting');
 
     // The operator decides elsewhere (the API): the open page follows through pipelineRun.updated events.
@@ -86,7 +86,7 @@ describe('web app: pipelines (PIPE-1)', () => {
     expect(await nodeState('ship')).toBe('done');
     await expect.poll(async () => (await page.getByTestId('pipeline-run-status').textContent()) ?? '', { timeout: 15_000 }).toBe('finished');
     expect(await page.getByTestId('pipeline-run-progress').textContent()).toBe('5/5 settled');
-    expect(await page.getByTestId('inspector-state').textContent()).toBe('done');
+    await expect.poll(() => page.getByTestId('inspector-state').textContent(), { timeout: 15_000 }).toBe('done');
     await ui.screenshot('pipeline-run-finished');
 
     // Phone width: the graph and the inspector are both there, one under the other.

@@ -65,7 +65,8 @@ describe('web app: approvals, questions and plans with a live turn (POL-7, PLAN-
     await page.getByRole('link', { name: /^Inbox/ }).click();
     const card = page.getByTestId('inbox-approvals').getByTestId('approval');
     await card.waitFor();
-    expect(await page.locator('.mainnav .count').textContent()).toBe('1');
+    // The navigation's count is its own query: it can follow the card by a moment.
+    await expect.poll(() => page.locator('.mainnav .count').textContent(), { timeout: 15_000 }).toBe('1');
     await ui.screenshot('inbox-pending');
     await card.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => page.getByTestId('approval').count()).toBe(0);

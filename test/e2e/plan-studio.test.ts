@@ -145,7 +145,7 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     await invalidRow.getByRole('button', { name: 'Open' }).click();
     const studio = page.getByTestId('plan-studio');
     await studio.waitFor();
-    expect(new URL(page.url()).searchParams.get('plan')).toBe('plan_invalid');
+    await expect.poll(() => new URL(page.url()).searchParams.get('plan')).toBe('plan_invalid');
     expect(await studio.getByRole('button', { name: 'Approve plan' }).isDisabled()).toBe(true);
     expect(await studio.getByTestId('plan-errors').textContent()).toContain('two: depends on "ghost"');
     expect(await studio.getByTestId('cost-estimate').locator('.cost-total').textContent()).toBe('unknown (no run history)');
@@ -167,7 +167,7 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     expect(await studio.getByTestId('cost-estimate').textContent()).toContain('$0.05');
     await studio.locator('[data-node-key="build"]').click();
     const inspector = studio.getByTestId('node-inspector');
-    expect(await inspector.textContent()).toContain('Add the button: the details.');
+    await expect.poll(() => inspector.textContent(), { timeout: 15_000 }).toContain('Add the button: the details.');
     expect(await inspector.textContent()).toContain('research');
     expect(await inspector.textContent()).toContain('$0.03');
     await ui.screenshot('plan-studio-valid');
@@ -196,7 +196,9 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     await page.getByRole('tab', { name: 'Conversation' }).click();
     await expect.poll(() => page.getByTestId('goal-progress').textContent()).toBe('Running — 1 of 3 steps done, 1 in progress');
     expect(await page.getByTestId('goal-row').textContent()).toContain('Ship the export button');
-    expect(await page.getByTestId('plan-row').filter({ hasText: 'Ship the export button' }).getByTestId('plan-row-cost').textContent()).toBe('estimated $0.05 · spent $0.0213');
+    // The plan rows are the plans list, refetched on its own after the approval: wait for its figures.
+    const validRowCost = page.getByTestId('plan-row').filter({ hasText: 'Ship the export button' }).getByTestId('plan-row-cost');
+    await expect.poll(() => validRowCost.textContent(), { timeout: 15_000 }).toBe('estimated $0.05 · spent $0.0213');
 
   });
 
@@ -206,6 +208,6 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     const studio = page.getByTestId('plan-studio');
     await studio.getByRole('button', { name: /Verify the file/ }).focus();
     await page.keyboard.press('Enter');
-    expect(await studio.getByTestId('node-inspector').textContent()).toContain('Verify the file: the details.');
+    await expect.poll(() => studio.getByTestId('node-inspector').textContent(), { timeout: 15_000 }).toContain('Verify the file: the details.');
   });
 });

@@ -84,7 +84,7 @@ describe('review gates (REV-4, TRUTH-3, UI)', () => {
     const lint = gates.locator('[data-testid="gate-result"][data-gate="lint"]');
     expect(await lint.getByTestId('gate-exit').textContent()).toBe('exit code 0');
     expect(await lint.getByTestId('gate-output').textContent()).toContain('math-present');
-    expect(await gates.getByRole('button', { name: 'Run gates' }).isEnabled()).toBe(true);
+    await expect.poll(() => gates.getByRole('button', { name: 'Run gates' }).isEnabled(), { timeout: 30_000 }).toBe(true);
 
     // The verdict now has the gates' evidence: the failing one blocks and is named.
     await expect.poll(() => banner.textContent()).toContain('BLOCK');
@@ -101,7 +101,7 @@ describe('review gates (REV-4, TRUTH-3, UI)', () => {
     await assessments.getByRole('button', { name: 'Record assessment' }).click();
     await expect.poll(() => banner.getByTestId('axis').filter({ hasText: 'security' }).textContent()).toBe('security: pass');
     expect(await banner.getByTestId('axis-evidence').filter({ hasText: 'security' }).textContent()).toBe('security: assessed by operator: triple() and add() take numbers only; nothing reaches a shell or eval');
-    expect(await assessments.getByTestId('assessment').textContent()).toContain('security: pass by operator');
+    await expect.poll(() => assessments.getByTestId('assessment').textContent(), { timeout: 15_000 }).toContain('security: pass by operator');
     expect(await banner.textContent()).toContain('axis correctness was not assessed');
     await ui.screenshot('review-gates');
   });

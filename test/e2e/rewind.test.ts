@@ -49,7 +49,7 @@ describe('rewind in the conversation (CTX-3, UI)', () => {
     await page.getByTestId('rewind-entry').waitFor();
     await expect.poll(() => page.locator('[data-testid="message"].message-user', { hasText: 'second question' }).count()).toBe(0);
     // The system line says what happened.
-    expect(await page.locator('[data-testid="message"].message-system', { hasText: 'Rewound to before "second question": 2 messages archived' }).count()).toBe(1);
+    await expect.poll(() => page.locator('[data-testid="message"].message-system', { hasText: 'Rewound to before "second question": 2 messages archived' }).count(), { timeout: 15_000 }).toBe(1);
     expect(await page.locator('[data-testid="message"]', { hasText: 'Second answer.' }).count()).toBe(0);
     expect(await page.locator('[data-testid="message"]', { hasText: 'First answer.' }).count()).toBe(1);
     expect(await page.getByTestId('rewind-entry').textContent()).toContain('2 messages archived');
@@ -57,7 +57,8 @@ describe('rewind in the conversation (CTX-3, UI)', () => {
 
     await page.getByTestId('restore-rewind').click();
     await page.locator('[data-testid="message"]', { hasText: 'Second answer.' }).waitFor();
-    expect(await page.getByTestId('rewind-banner').count()).toBe(0);
+    // The banner is the rewinds list, refetched on its own: it can outlast the restored messages by a moment.
+    await expect.poll(() => page.getByTestId('rewind-banner').count(), { timeout: 15_000 }).toBe(0);
     const rewinds = (await api('GET', `/conversations/${conversation.id}/rewinds`)).body.rewinds;
     expect(rewinds).toHaveLength(1);
     expect(rewinds[0].restoredAt).not.toBeNull();
