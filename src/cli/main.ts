@@ -12,6 +12,7 @@ import { registerMcpCommands } from './mcp-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerChatCommand } from './chat-command.js';
 import { registerRewindCommands } from './rewind-commands.js';
+import { registerBackupCommands } from './backup-commands.js';
 import { registerChangeCommands } from './change-commands.js';
 import { addRunQueueOptions, runQueueOptions, type RunQueueFlags } from './run-queue-options.js';
 import { closeInheritedDescriptors } from '../sandbox/inherited-descriptors.js';
@@ -277,6 +278,7 @@ registerMcpCommands(program, client, resolveWorkspace);
 registerOperatorCommands(program, { client, resolveWorkspace });
 registerChatCommand(program, { client, resolveWorkspace });
 registerRewindCommands(program, { client, resolveWorkspace });
+registerBackupCommands(program);
 registerChangeCommands(program, { client, resolveWorkspace });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
