@@ -8,7 +8,7 @@ const run = promisify(execFile);
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 
 /** Issue 16: roles other than `all` need the shared PostgreSQL store, refused at start by name. */
-describe('process roles (issue 16, NF-SCALE)', () => {
+describe('process roles (NF-SCALE)', () => {
   it('checkRole accepts all on SQLite, refuses api and worker there, and refuses unknown roles', () => {
     expect(checkRole('all', EMBEDDED_STORE)).toBe('all');
     expect(() => checkRole('api', EMBEDDED_STORE)).toThrow(/api role needs a shared PostgreSQL store: give --database/);

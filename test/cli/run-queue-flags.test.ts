@@ -35,7 +35,7 @@ async function refused(args: string[], env: Record<string, string> = {}): Promis
  * prune delay and the concurrent-run limit — are flags of `worker` and `serve` (and CONTROL_CENTER_*
  * variables). A bad value stops the process before it opens anything, naming the flag or variable.
  */
-describe('run-queue flags of worker and serve (issue 16, NF-SCALE)', () => {
+describe('run-queue flags of worker and serve (NF-SCALE)', () => {
   it('refuses a value that is not a whole number within range, naming the flag, before opening anything', async () => {
     const parent = await mkdtemp(join(tmpdir(), 'cc-flags-'));
     cleanups.push(() => rm(parent, { recursive: true, force: true }));
@@ -82,7 +82,7 @@ async function startWorkerKilledAtEnd(args: string[], env: Record<string, string
   return child;
 }
 
-describe.skipIf(!postgresEnabled)('run-queue flags taking effect on PostgreSQL (issue 16, NF-SCALE)', () => {
+describe.skipIf(!postgresEnabled)('run-queue flags taking effect on PostgreSQL (NF-SCALE)', () => {
   it('a worker started with --dispatch-grace-seconds 1 enqueues a run whose enqueue never happened within seconds, not after the 60 s default', async () => {
     const database = await freshTestDatabase();
     cleanups.push(() => database.drop());

@@ -29,7 +29,7 @@ afterAll(async () => {
   await database.drop();
 });
 
-describe('control-center serve on PostgreSQL (WS-3, issue 16)', () => {
+describe('control-center serve on PostgreSQL (WS-3)', () => {
   it('CONTROL_CENTER_DATABASE_URL puts the registry and each workspace in the database, a schema per workspace', async () => {
     const child = spawn(process.execPath, [...CLI, 'serve', '--port', '0', '--data-dir', dataRoot, '--no-default-workspace'], {
       stdio: ['ignore', 'pipe', 'pipe'],

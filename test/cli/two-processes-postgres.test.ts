@@ -55,7 +55,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-describe('two serve processes on one PostgreSQL database (issue 16)', () => {
+describe('two serve processes on one PostgreSQL database', () => {
   it('a run executing in process 1 is watched live through process 2, in order, none lost or duplicated, and replayed from Last-Event-ID', async () => {
     const watcherOnTwo = await watch(two);
     const watcherOnOne = await watch(one);

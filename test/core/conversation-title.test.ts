@@ -6,7 +6,7 @@ import { AUTO_TITLE_MAX, titleFromMessage } from '../../src/core/conversation-ti
 // eslint-disable-next-line no-control-regex -- the test looks for exactly these
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/u;
 
-describe('auto-titles from the first message (UI, issue 17)', () => {
+describe('auto-titles from the first message (UI)', () => {
   it('takes the first readable line without slash commands or markdown marks', () => {
     expect(titleFromMessage('Fix the login bug on Safari\nIt fails after the redirect.')).toBe('Fix the login bug on Safari');
     expect(titleFromMessage('\n\n  # Plan the **billing** export  \nsteps…')).toBe('Plan the billing export');

@@ -1,5 +1,5 @@
 /**
- * Browser tests (real chromium, real server, scripted model) for the issue-17 screens: policy in the
+ * Browser tests (real chromium, real server, scripted model) for the operator's screens: policy in the
  * UI (POL-3..5), run control with controls a transport lacks disabled with the reason (HAR-5, ADP-1),
  * the run tree and run page with time and cost (HAR-6), plan-free cost per agent, people beside
  * agents (AG-4), auto-titled and renamable conversations, one voice for errors and no raw internal

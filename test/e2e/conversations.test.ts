@@ -79,7 +79,7 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
 
   it('Shift+Tab while typing cycles the picker and persists each step; in an empty composer it leaves for the picker', async () => {
     const { page } = ui;
-    // Opening a conversation puts the cursor in the composer (issue 17).
+    // Opening a conversation puts the cursor in the composer.
     await expect.poll(() => page.evaluate('document.activeElement?.getAttribute("data-testid")')).toBe('composer-input');
     await page.getByTestId('composer-input').fill('draft');
     await page.keyboard.press('Shift+Tab');
@@ -146,7 +146,7 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     const general = await spaceNamed('General');
     const conversations = (await server.api('GET', `${spacesPath()}/${general.id}/conversations`)).body.conversations;
     await page.goto(`${server.url}/w/${ws}/c/${conversations[0].id}`);
-    // Branch asks for a name first; nothing is created on the first click (issue 17).
+    // Branch asks for a name first; nothing is created on the first click.
     const before = (await server.api('GET', `${spacesPath()}/${general.id}/conversations`)).body.conversations.length;
     await page.getByRole('button', { name: 'Branch…', exact: true }).click();
     expect((await server.api('GET', `${spacesPath()}/${general.id}/conversations`)).body.conversations.length).toBe(before);

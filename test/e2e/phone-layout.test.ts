@@ -1,5 +1,5 @@
 /**
- * UI (issue 17): the three-column layout collapses on phones and tablets — the navigation becomes a
+ * UI: the three-column layout collapses on phones and tablets — the navigation becomes a
  * drawer behind "Menu", the conversation takes the full width, the side panel is a sheet.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

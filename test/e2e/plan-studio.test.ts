@@ -185,7 +185,7 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     await studio.locator('[data-node-key="build"]').click();
     await studio.getByRole('button', { name: 'Cancel this step' }).click();
     await expect.poll(() => posted).toContain('plan_valid/nodes/build/cancel');
-    // Stop asks first (issue 17: one click used to cancel everything).
+    // Stop asks first: one click used to cancel everything.
     await studio.getByRole('button', { name: 'Stop…' }).click();
     expect(posted).not.toContain('plan_valid/cancel');
     await studio.getByRole('alertdialog', { name: 'Stop the plan?' }).getByRole('button', { name: 'Stop plan' }).click();

@@ -1,5 +1,5 @@
 /**
- * Browser tests (real chromium, real server) for the relay features around providers (issue 15):
+ * Browser tests (real chromium, real server) for the relay features around providers:
  * RLY-3's modes marked "no effect" for a provider without modes, the ACP agent's command in the
  * agent editor (RLY-7), and per-provider settings in Settings.
  */

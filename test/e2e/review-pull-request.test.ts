@@ -1,5 +1,5 @@
 /**
- * A review of a pull request in the browser (issue 12, REV-2): the operator pastes a PR URL into the
+ * A review of a pull request in the browser (REV-2): the operator pastes a PR URL into the
  * open form, the review opens on the server's mirror of the PR, the publish panel links the PR and
  * refuses to publish before the verdict is final, then "Publish to pull request" asks for approval in
  * the Inbox (the `forgePublish` card, in plain words) and, once approved there, exactly one review with
@@ -43,7 +43,7 @@ afterAll(async () => {
   for (const path of [made?.repo, bareRoot]) if (path) await rm(path, { recursive: true, force: true });
 });
 
-describe('a pull request review in the browser (issue 12)', () => {
+describe('a pull request review in the browser', () => {
   it('opens a review from a PR URL, then publishes it to the PR once the operator approves in the Inbox', async () => {
     const { page } = ui;
     const prUrl = `${github.webBaseUrl}/acme/math/pull/7`;

@@ -1,5 +1,5 @@
 /**
- * The small things of issue 17 (UI): a real "not found" page, the selected space highlighted, plain
+ * The small things (UI): a real "not found" page, the selected space highlighted, plain
  * words instead of internal names, and Plan Studio's graph nodes reachable by keyboard.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

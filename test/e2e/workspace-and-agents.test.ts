@@ -71,7 +71,7 @@ describe('web app: sign-in, workspaces, agents, org chart (§13, AG-1, AG-3)', (
     }
     await ui.screenshot('agents-list');
 
-    // "New agent" asks for a name before anything is saved (issue 17: no junk agent on one click).
+    // "New agent" asks for a name before anything is saved: no junk agent on one click.
     await page.getByRole('button', { name: 'New agent' }).click();
     expect((await server.api('GET', `/api/workspaces/${acme.id}/agents`)).body.agents).toHaveLength(5);
     await page.getByLabel('New agent name').fill('draft');

@@ -35,7 +35,7 @@ function query<Row>(sql: string, ...parameters: unknown[]): Row[] {
 const storedEvents = (runId: string) => query<{ sequence: number; type: string }>('SELECT sequence, type FROM run_events WHERE run_id = ? ORDER BY rowid', runId);
 
 describe('RunLogWriter (HAR-6)', () => {
-  it('writes nothing at once, then everything queued within the batch delay in one go, in order (issue 11)', async () => {
+  it('writes nothing at once, then everything queued within the batch delay in one go, in order', async () => {
     const failures: string[] = [];
     const onError = (_error: unknown, what: string) => failures.push(what);
     database.runLog.appendEvent('run_a', 1, 'run_start', '{}', 'now', onError);

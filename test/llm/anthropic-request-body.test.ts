@@ -48,7 +48,7 @@ const requests: Array<[string, Partial<ModelRequest>]> = [
   ['no system prompt (the last tool is the breakpoint), effort and temperature', { system: '', effort: 'high', temperature: 0.3, model: 'claude-haiku-4-5' }],
 ];
 
-describe('Anthropic request body: cached-JSON path and SDK path agree (issue 11, HAR-2)', () => {
+describe('Anthropic request body: cached-JSON path and SDK path agree (HAR-2)', () => {
   for (const promptCaching of [true, false]) {
     for (const [name, overrides] of requests) {
       it(`${name}, prompt caching ${promptCaching ? 'on' : 'off'}`, async () => {

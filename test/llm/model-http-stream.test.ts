@@ -55,7 +55,7 @@ const okStream = [
   'event: message_stop\ndata: {"type":"message_stop"}\n\n',
 ].join('');
 
-describe('SDK-free Anthropic request (issue 11)', () => {
+describe('SDK-free Anthropic request', () => {
   it('sends the version, the bearer key and JSON, with configured default headers on top, to <base>/v1/messages', async () => {
     scripted = await startScriptedModelServer();
     scripted.script(reply().text('hi'));
@@ -155,7 +155,7 @@ describe('SDK-free Anthropic request (issue 11)', () => {
   });
 });
 
-describe('SDK-free OpenAI-compatible request (issue 11)', () => {
+describe('SDK-free OpenAI-compatible request', () => {
   it('sends the bearer key (a placeholder for keyless local servers) to <base>/chat/completions', async () => {
     scripted = await startScriptedModelServer();
     scripted.script(reply().text('one'), reply().text('two'));

@@ -47,7 +47,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('https model endpoints (issue 11, HAR-2)', () => {
+describe('https model endpoints (HAR-2)', () => {
   it('refuses a certificate no trusted CA signed, as a connection error naming the reason', async () => {
     const { response } = await runStream(createAnthropicStreamFn({ apiKey: 'k', baseUrl: url, maxRetries: 0 }), modelRequest());
     expect(response.done).toMatchObject({ stopReason: 'error', retryable: true });

@@ -26,7 +26,7 @@ const providers: Record<string, (fetchFn: typeof globalThis.fetch) => StreamFn> 
   openai: (fetchFn) => createOpenAIStreamFn({ apiKey: 'k', baseUrl: server.openaiBaseUrl, maxRetries: 0, idleTimeoutMs: 250, fetch: fetchFn }),
 };
 
-describe('one SDK client per provider configuration (issue 11)', () => {
+describe('one SDK client per provider configuration', () => {
   it('returns the same client for the same configuration and fetch, a new one otherwise', () => {
     let built = 0;
     const build = () => ({ n: ++built });

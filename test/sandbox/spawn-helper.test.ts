@@ -196,7 +196,7 @@ for (const each of ['node', 'python'] as const) {
       expect(spawner.pid).not.toBe(firstHelper);
     });
 
-    it('asks for each command pid only where the server may have to kill it: not inside a pid namespace (issue 11)', async () => {
+    it('asks for each command pid only where the server may have to kill it: not inside a pid namespace', async () => {
       const messageTypes = async (namespacedPids: boolean): Promise<string[]> => {
         const types: string[] = [];
         const spawner = helper({ ...programOptions((type) => types.push(type)), namespacedPids });

@@ -82,7 +82,7 @@ async function strayProcesses(worktree: NodeWorktree): Promise<string[]> {
 // Both helper programs: the Python one (started with posix_spawn, chosen where the machine has Python) and the Node one.
 const python = await vforkHelperPython();
 for (const program of ['python', 'node'] as const) {
-  describe.skipIf(!probe.available || (program === 'python' && !python))(`a warm sandbox per conversation, ${program} helper (SBX-1, issue 11)`, () => {
+  describe.skipIf(!probe.available || (program === 'python' && !python))(`a warm sandbox per conversation, ${program} helper (SBX-1)`, () => {
     beforeAll(() => {
       helper = program;
     });

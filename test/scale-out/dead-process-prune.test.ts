@@ -50,7 +50,7 @@ const processes = async () => (await sql.query<{ process_id: string }>(`select p
 const affinity = async () => (await sql.query<{ process_id: string }>(`select process_id from ${PG_BOSS_SCHEMA}.cc_conversation_affinity`)).rows.map((row) => row.process_id);
 const jobStates = async (queue: string) => (await sql.query<{ state: string }>(`select state from ${PG_BOSS_SCHEMA}.job where name = $1`, [`${workspaceId}__${queue}`])).rows.map((row) => row.state);
 
-describe.skipIf(!enabled)('pruning dead processes and their runs queues (issue 16)', () => {
+describe.skipIf(!enabled)('pruning dead processes and their runs queues', () => {
   it('forgets long-dead processes, deletes their empty queues, keeps a queue until its waiting job is taken, and leaves a live process alone', async () => {
     const queue = boss.queueFor(workspaceId);
     // Two processes that died an hour ago (stale limit 3 s), one with a conversation sticking to it.

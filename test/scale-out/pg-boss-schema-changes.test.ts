@@ -33,7 +33,7 @@ afterAll(async () => {
   if (enabled) await database.drop();
 });
 
-describe.skipIf(!enabled)('pg-boss schema changes from several processes (issue 16)', () => {
+describe.skipIf(!enabled)('pg-boss schema changes from several processes', () => {
   it('three connections creating 12 workspaces’ queues at once all enqueue, each job stored once', async () => {
     for (let i = 0; i < 3; i++) connections.push(new PgBossConnection(database.url));
     await Promise.all(connections.map((connection) => connection.start()));

@@ -43,7 +43,7 @@ async function newConversation(): Promise<string> {
   return (await api.spaces.createConversation(workspaceId, spaceId, { title: 'Turn' })).id;
 }
 
-describe.skipIf(!enabled)('queued runs whose enqueue never happened (issue 16)', () => {
+describe.skipIf(!enabled)('queued runs whose enqueue never happened', () => {
   it('a run recorded queued by an API process that never enqueued it is enqueued by the sweep and executed once by a worker', async () => {
     model.scriptFor('lost enqueue', reply().text('answered after the sweep'));
     // The API process "dies" between the insert and the enqueue: its enqueue never returns.

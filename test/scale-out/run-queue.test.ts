@@ -106,7 +106,7 @@ afterAll(async () => {
   if (enabled) await database.drop();
 });
 
-describe.skipIf(!enabled)('agent runs through the runs queue (issue 16)', () => {
+describe.skipIf(!enabled)('agent runs through the runs queue', () => {
   let victim = -1;
 
   it('a message posted to the API process is queued, executed by a worker, and the conversation sticks to that worker', async () => {

@@ -109,7 +109,7 @@ const runState = async (runId: string) => (await findRun((await api.workspaces.h
 const post = async (conversationId: string, text: string) => (await api.turns.post(workspaceId, conversationId, { text }, 'op_test')).run!.id;
 const servedBy = (model: ScriptedModelServer, marker: string) => model.requests.filter((request) => JSON.stringify(request).includes(marker)).length;
 
-describe.skipIf(!enabled)('work stealing from a saturated worker (issue 16)', () => {
+describe.skipIf(!enabled)('work stealing from a saturated worker', () => {
   it('a turn waiting on a saturated live worker is taken by a worker with room after the limit; one whose conversation is in progress waits', async () => {
     const [, modelA, modelB] = models as [ScriptedModelServer, ScriptedModelServer, ScriptedModelServer];
     modelA.scriptFor('steal one', reply().text('first answer on A'));

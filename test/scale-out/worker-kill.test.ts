@@ -57,7 +57,7 @@ afterAll(async () => {
   if (enabled) await database.drop();
 });
 
-describe.skipIf(!enabled)('scale-out: API processes and workers on one PostgreSQL database (issue 16)', () => {
+describe.skipIf(!enabled)('scale-out: API processes and workers on one PostgreSQL database', () => {
   it('kill -9 of the worker running a step: the other worker resumes it, the finished step is not re-run, API 2 shows the end', async () => {
     const apiRoot = await makeDataRoot();
     const workerRoots = [await makeDataRoot(), await makeDataRoot()];

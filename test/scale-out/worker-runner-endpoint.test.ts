@@ -19,7 +19,7 @@ const PLAN = { goal: 'Ship the parser', nodes: [{ key: 'read', title: 'Read the 
  * loopback. Before, a worker had no URL at all: an external runner's run there had no MCP server to
  * reach, so it could never deliver a plan.
  */
-describe.skipIf(!postgresEnabled)('a worker serves its runs\' call-back routes (issue 16, PostgreSQL)', () => {
+describe.skipIf(!postgresEnabled)('a worker serves its runs\' call-back routes (PostgreSQL)', () => {
   it('an ACP agent\'s run queued through an API process and executed by a worker delivers submit_plan to the worker\'s MCP server; the endpoint serves no API', async () => {
     const database = await freshTestDatabase();
     const model = await startScriptedModelServer();

@@ -77,7 +77,7 @@ afterEach(async () => {
   await base.cleanup();
 });
 
-describe.skipIf(!procFdSupported())('the checkout sync reads the branch tip from the checkout only as a confined hint (SEC-3, issue 11)', () => {
+describe.skipIf(!procFdSupported())('the checkout sync reads the branch tip from the checkout only as a confined hint (SEC-3)', () => {
   it('a branch at a known commit is synced without starting any process, and none of the checkout’s programs runs', async () => {
     const { runner, calls } = recordingRunner();
     const synced = await syncWorktreeBranch(checkout.record, runner, { worktreePath: checkout.path });

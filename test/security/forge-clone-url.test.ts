@@ -41,7 +41,7 @@ const HOSTILE_CLONE_URLS = [
   null,
 ];
 
-describe('forge clone URLs, PR URLs and branch names are hostile (issue 12, SEC-2)', () => {
+describe('forge clone URLs, PR URLs and branch names are hostile (SEC-2)', () => {
   it('only https to the configured forge, for the pull request\'s own repository, is accepted', () => {
     expect(cloneUrlProblem('https://github.com/acme/math.git', GITHUB, PR)).toBeNull();
     expect(cloneUrlProblem('https://github.com/acme/math', GITHUB, PR)).toBeNull();
@@ -82,7 +82,7 @@ describe('forge clone URLs, PR URLs and branch names are hostile (issue 12, SEC-
   });
 });
 
-describe('a hostile forge answer reaches no git (issue 12)', () => {
+describe('a hostile forge answer reaches no git', () => {
   let forge: ForgeReviewWorkspace;
   let github: FakeGitHub;
   const api = (method: string, path: string, body?: unknown) => forge.api(method, path, body);

@@ -37,7 +37,7 @@ afterAll(async () => {
 
 const ws = (path: string) => `/api/workspaces/${workspaceId}${path}`;
 
-describe(`NUL characters in stored text, ${testDialect()} (issue 16, SEC)`, () => {
+describe(`NUL characters in stored text, ${testDialect()} (SEC)`, () => {
   it('a message, the agent\'s answer, a tool call\'s input and output and the run log keep NUL and the escape marker byte for byte', async () => {
     const conversationId = (await server.api('POST', ws(`/spaces/${spaceId}/conversations`), { title: 'Nul' })).body.id as string;
 
@@ -87,7 +87,7 @@ describe(`NUL characters in stored text, ${testDialect()} (issue 16, SEC)`, () =
  * On PostgreSQL with an API process and a worker, the turn's text also travels in a pg-boss job
  * (`jsonb`, which refuses `\u0000` as well): it reaches the worker's model unchanged.
  */
-describe.skipIf(!postgresEnabled)('NUL characters through the runs queue, PostgreSQL (issue 16, SEC)', () => {
+describe.skipIf(!postgresEnabled)('NUL characters through the runs queue, PostgreSQL (SEC)', () => {
   it('a message with NUL posted to an API process is executed by a worker and reaches its model byte for byte', async () => {
     const database = await freshTestDatabase();
     const queueModel = await startScriptedModelServer();

@@ -207,7 +207,7 @@ describe('no spelling of a path gets past authentication (SEC-1)', () => {
     );
   }, 300_000);
 
-  it('no route takes the operator token in its URL; an SSE ticket is honoured on the events route only (issue 17)', async () => {
+  it('no route takes the operator token in its URL; an SSE ticket is honoured on the events route only', async () => {
     const gets = protectedRoutes((route) => route.access === 'operator' && route.method === 'GET');
     await walk(gets.map((route) => ({ method: 'GET', path: `${fill(route.url)}?token=${server.token}`, body: undefined })), {});
     const operatorId = server.running.app.auth.firstOperatorId()!;

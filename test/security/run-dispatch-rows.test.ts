@@ -44,7 +44,7 @@ const db = () => pair.db();
 const dispatchRows = async () => (await db()).selectFrom('run_dispatches').select('run_id').execute();
 const jobsFor = async (runId: string) => (await pair.jobStates(runId)).length;
 
-describe.skipIf(!enabled)('run dispatch rows are data, and forged ones enqueue nothing (issue 16)', () => {
+describe.skipIf(!enabled)('run dispatch rows are data, and forged ones enqueue nothing', () => {
   it('hostile message text survives the dispatch row and the sweep and reaches the model unchanged', async () => {
     model.scriptFor('drop table runs', reply().text('handled'));
     const conversationId = (await api.spaces.createConversation(workspaceId, spaceId, { title: 'Hostile' })).id;

@@ -58,7 +58,7 @@ const runOf = async (id: string) => (await server.api('GET', `/api/workspaces/${
 const waitingRunJobs = async () =>
   Number((await sql.query<{ n: string }>(`select count(*) as n from cc_pgboss.job where name = $1 and state in ('created', 'retry', 'active')`, [`${workspaceId}__runs`])).rows[0]!.n);
 
-describe.skipIf(!enabled)('runs queue: hostile text and forged jobs (issue 16)', () => {
+describe.skipIf(!enabled)('runs queue: hostile text and forged jobs', () => {
   let completedRunId: string;
 
   it('hostile message text travels through the queue as data and reaches the worker\'s model unchanged', async () => {

@@ -36,7 +36,7 @@ async function skillsSection(): Promise<string> {
   return /# Skills\n\n((?:- .*\n?)+)/.exec(system)?.[1] ?? '';
 }
 
-describe('a reused skill parse never outlives the text it was parsed from (SKL-2, SKL-3, issue 11)', () => {
+describe('a reused skill parse never outlives the text it was parsed from (SKL-2, SKL-3)', () => {
   it('an edited built-in shows its new description on the next turn', async () => {
     const before = await skillsSection();
     expect(before).toContain('- implementation:');

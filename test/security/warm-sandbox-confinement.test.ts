@@ -56,7 +56,7 @@ const CONFINEMENT_PROBE = [
   `touch /usr/cc-warm-probe 2>&1 | sed 's/.*: //'`,
 ].join('; echo ---; ');
 
-describe.skipIf(!probe.available)('the warm sandbox confines as the per-command sandbox does (SBX-1, SEC-7, issue 11)', () => {
+describe.skipIf(!probe.available)('the warm sandbox confines as the per-command sandbox does (SBX-1, SEC-7)', () => {
   for (const readOnly of [false, true]) {
     for (const network of ['host', 'loopback'] as const) {
       it(`the same mounts, capabilities, namespaces and refusals (${readOnly ? 'read-only' : 'writable'} checkout, ${network} network)`, async () => {

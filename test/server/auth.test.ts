@@ -38,7 +38,7 @@ describe('operator token auth', () => {
     expect((await server.api('GET', '/api/workspaces')).body.workspaces).toEqual([]);
   });
 
-  it('the SSE stream takes a single-use ticket in its URL, never the token (issue 17: EventSource cannot send headers)', async () => {
+  it('the SSE stream takes a single-use ticket in its URL, never the token (EventSource cannot send headers)', async () => {
     const created = await server.api('POST', '/api/workspaces', { name: 'Streams' });
     const denied = await fetch(`${server.url}/api/workspaces/${created.body.id}/events?token=${server.token}`);
     expect(denied.status).toBe(401);

@@ -15,7 +15,7 @@ function sample(body: string, line: string): number | undefined {
   return found === undefined ? undefined : Number(found.slice(line.length + 1));
 }
 
-describe('operations endpoints (issue 16)', () => {
+describe('operations endpoints', () => {
   it('/healthz and /readyz answer without a token; /readyz says the store answers', async () => {
     expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ ok: true });
     const ready = await fetch(`${server.url}/readyz`);
@@ -49,7 +49,7 @@ describe('operations endpoints (issue 16)', () => {
     expect(sample(body, `control_center_queue_jobs{workspace="${workspace.id}",queue="nodes",status="queued"}`)).toBe(2);
   });
 
-  it.skipIf(process.env.CC_TEST_DATABASE !== 'postgres')('on PostgreSQL the queue depth is pg-boss\'s: runs (a process\'s own runs queue included) and approval timeouts (issue 16)', async () => {
+  it.skipIf(process.env.CC_TEST_DATABASE !== 'postgres')('on PostgreSQL the queue depth is pg-boss\'s: runs (a process\'s own runs queue included) and approval timeouts', async () => {
     const workspace = await createSeededWorkspace(server, 'Queued');
     const queue = await server.running.app.pipelineEngine.queueOf(workspace.id);
     const later = Date.now() + 3_600_000;

@@ -28,7 +28,7 @@ afterAll(async () => {
   await model.close();
 });
 
-describe('per-provider settings over HTTP (issue 15)', () => {
+describe('per-provider settings over HTTP', () => {
   it('runner keys are write-only: the answer, a later read and the settings event show only "set"', async () => {
     const events = await SseClient.open(`${server.url}/api/workspaces/${ws}/events`, { authorization: `Bearer ${server.token}` });
     try {

@@ -4,7 +4,7 @@ import { escapeNul, escapeNulDeep, unescapeNul, unescapeNulDeep } from '../../sr
 const MARKER = '\uFDD0';
 
 /** Issue 16 (SEC, WS-3): the PostgreSQL store's reversible escape of NUL — no NUL out, every string back. */
-describe('NUL escape of the PostgreSQL store (issue 16, SEC)', () => {
+describe('NUL escape of the PostgreSQL store (SEC)', () => {
   it('leaves no NUL, and every string round-trips, marker and look-alikes included', () => {
     const alphabet = ['\u0000', MARKER, '0', 'a', 'é', '\uD83D\uDE00'];
     const samples: string[] = ['', 'plain text', `${MARKER}0`, `${MARKER}${MARKER}0`, `${MARKER}`, `a${MARKER}`];

@@ -81,7 +81,7 @@ describe.each([
   });
 });
 
-describe('kept queries on SQLite run on the connection itself, never inside an open transaction (issue 11)', () => {
+describe('kept queries on SQLite run on the connection itself, never inside an open transaction', () => {
   it('a read and a write issued while another flow holds a transaction neither see nor join it', async () => {
     const database = await seeded('ws_reuse_transaction', { dialect: 'sqlite' });
     const write = queryPerShape();
@@ -111,7 +111,7 @@ describe('kept queries on SQLite run on the connection itself, never inside an o
   });
 });
 
-describe('a builder that would bake a value into the kept SQL is refused (issue 11)', () => {
+describe('a builder that would bake a value into the kept SQL is refused', () => {
   it('refuses a transformed argument and an unused one at the first call', async () => {
     const database = await seeded('ws_reuse_refused', { dialect: 'sqlite' });
     const transformed = reusableQuery((db, key: string) => db.selectFrom('workspace_settings').selectAll().where('key', '=', `${key}%`));

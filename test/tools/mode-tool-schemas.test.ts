@@ -26,7 +26,7 @@ function runTools(runId: string, mode: ModeToolContext['mode']): Tool[] {
   return [...builtinTools(), ...Object.values(providers).flatMap((provider) => provider(context))];
 }
 
-describe('tool schemas are built once, not per run (issue 11)', () => {
+describe('tool schemas are built once, not per run', () => {
   it.each(['plan', 'review'] as const)('%s mode: two runs get the very same input schema object for every tool', (mode) => {
     const first = runTools('run_1', mode);
     const second = runTools('run_2', mode);

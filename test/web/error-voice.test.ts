@@ -7,7 +7,7 @@ const voiceOf = (message: string, field?: string) => voiceWith(message, field, f
 
 const SPEC_ID = /\b[A-Z]{2,5}-\d+\b/;
 
-describe('one voice for errors (UI, issue 17)', () => {
+describe('one voice for errors (UI)', () => {
   it('names the field by its label and says the rest as a sentence', () => {
     expect(voiceOf('scopeId: a space rule needs the space id', 'scopeId')).toBe('Scope: A space rule needs the space id.');
     expect(voiceOf('title: must not be empty', 'title')).toBe('Title: Must not be empty.');

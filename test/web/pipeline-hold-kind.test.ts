@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BUDGET_WAIT_PREFIX as ENGINE_BUDGET_WAIT, HELD_PREFIX as ENGINE_HELD } from '../../src/services/pipelines/pipeline-engine.js';
 import { BUDGET_WAIT_PREFIX, HELD_PREFIX, holdKind, holdLabel, isHeld } from '../../web/src/pipelines/pipeline-view.js';
 
-describe('the pipeline view tells an operator hold from a budget-room wait (ORC-4, issue 13)', () => {
+describe('the pipeline view tells an operator hold from a budget-room wait (ORC-4)', () => {
   it('keeps the same markers as the engine', () => {
     expect(HELD_PREFIX).toBe(ENGINE_HELD);
     expect(BUDGET_WAIT_PREFIX).toBe(ENGINE_BUDGET_WAIT);

@@ -50,7 +50,7 @@ const collect = (center: ControlCenter, after?: number) => {
 const marks = (events: WorkspaceEvent[]) => events.filter((event) => event.type === 'space.updated').map((event) => (event.data as { name: string }).name);
 const publishMark = (center: ControlCenter, name: string) => center.events.publish(workspaceId, 'space.updated', { id: 'sp_x', name } as never);
 
-describe('live events across processes on PostgreSQL (issue 16)', () => {
+describe('live events across processes on PostgreSQL', () => {
   it('each process delivers every committed event once, in the same id order; in-process reactions see only their own', async () => {
     await Promise.all([a.events.ready(workspaceId), b.events.ready(workspaceId)]);
     const onA = collect(a);

@@ -125,7 +125,7 @@ describe('pipeline engine (PIPE-1, MODE-5)', () => {
     expect(node(run, 'flaky').error).toContain('exited with 3');
   });
 
-  it('bash nodes are forked by the spawn helper, not the server (issue 11): a failing script keeps its last words, and a helper killed mid-script fails the node', async () => {
+  it('bash nodes are forked by the spawn helper, not the server: a failing script keeps its last words, and a helper killed mid-script fails the node', async () => {
     fixture = await startHarnessFixture({ operatorConnected: false });
     const f = fixture;
     // 100 KB of output first, then the words that explain the failure: the tail is what is kept.

@@ -59,7 +59,7 @@ async function openAndFinalize() {
   return review;
 }
 
-describe('the GitHub forge adapter (issue 12)', () => {
+describe('the GitHub forge adapter', () => {
   it('opens a review from a PR URL: PR read with the token, head and base fetched over HTTP, the usual review recorded', async () => {
     const opened = await api('POST', '/reviews', { prUrl: prUrl() });
     expect(opened.status).toBe(201);

@@ -10,7 +10,7 @@ import { WorkspaceSettings } from '../../../src/schemas/settings.js';
  * `anthropic`, `deepseek-anthropic`, `openai` or `xai`), and one URL cannot serve both APIs, so the
  * runner base URL goes only to `deepseek-anthropic`; the key serves both.
  */
-describe('runner keys and base URLs at the model proxy (issue 15, SEC-6)', () => {
+describe('runner keys and base URLs at the model proxy (SEC-6)', () => {
   const settings = WorkspaceSettings.parse({
     apiKeys: { deepseek: 'workspace-deepseek-key' },
     baseUrls: { deepseek: 'https://workspace.example/openai-style' },

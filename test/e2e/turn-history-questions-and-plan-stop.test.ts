@@ -1,8 +1,9 @@
 /**
- * Browser tests for the bugs of issue 17 (UI, PLAN-3, PLAN-8, POL-7, HAR-6): the Tasks panel
- * following the newest plan, finished turns keeping their history with who approved what, no request
- * for an empty conversation id, questions badging the Inbox, the agent editor's unsaved edits, Plan
- * Stop asking first and saying "Stopped", Resume, and plan steps folded under the plan row.
+ * Browser tests of the web app's turn history, questions and plan control (UI, PLAN-3, PLAN-8, POL-7,
+ * HAR-6): the Tasks panel following the newest plan, finished turns keeping their history with who
+ * approved what, no request for an empty conversation id, questions badging the Inbox, the agent
+ * editor's unsaved edits, Plan Stop asking first and saying "Stopped", Resume, and plan steps folded
+ * under the plan row.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -59,7 +60,7 @@ async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, time
 const step = (key: string) => (request: ScriptedRequest) => request.lastUserText?.includes(`— ${key}:`) === true;
 const plansOf = async (conversationId: string) => (await api('GET', `/plans?conversationId=${conversationId}`)).body.plans as any[];
 
-describe('issue 17: bugs found in the web app', () => {
+describe('web app: turn history, questions in the Inbox, unsaved edits, plan Stop and Resume (UI)', () => {
   it('no request asks for a conversation with an empty id', async () => {
     const { page } = ui;
     const bad: string[] = [];
@@ -103,7 +104,7 @@ describe('issue 17: bugs found in the web app', () => {
     // A reload shows the same history (it comes from the run log, not from the live stream).
     await page.reload();
     await page.locator('[data-testid="message"].message-assistant [data-testid="tool-decision"]').waitFor({ timeout: 15_000 });
-    await ui.screenshot('issue17-finished-turn-history');
+    await ui.screenshot('finished-turn-history');
   });
 
   it('a pending question badges the Inbox; its card names the agent and links to the conversation', async () => {
@@ -118,7 +119,7 @@ describe('issue 17: bugs found in the web app', () => {
     await card.waitFor();
     // The asking agent's name comes with the agents list, which can arrive after the card.
     await expect.poll(() => card.textContent(), { timeout: 15_000 }).toContain('ceo is asking');
-    await ui.screenshot('issue17-inbox-question');
+    await ui.screenshot('inbox-question');
     await card.getByRole('link', { name: 'Open conversation' }).click();
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/w/${ws}/c/${conversationId}`);
     const inline = page.getByTestId('question-card');
@@ -144,7 +145,7 @@ describe('issue 17: bugs found in the web app', () => {
     expect(dialogs[0]).toContain('unsaved changes to qa');
     expect(new URL(page.url()).pathname).toBe(`/w/${ws}/settings/agents/${qa.id}`);
     expect(await page.getByLabel('Title', { exact: true }).inputValue()).toBe('Quality lead');
-    await ui.screenshot('issue17-agent-editor-unsaved');
+    await ui.screenshot('agent-editor-unsaved');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('link', { name: 'Org chart' }).click();
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/w/${ws}/org`);
@@ -197,7 +198,7 @@ describe('issue 17: bugs found in the web app', () => {
     await steps.locator('[data-node-key="read"]').getByText('Read it: export.ts does the work.').waitFor();
     await steps.locator('[data-node-key="read"] .plan-step-prompt summary').click();
     expect(await steps.locator('[data-node-key="read"] .plan-step-prompt pre').textContent()).toContain('Now do step 1 of 2 — read: Read the exporter');
-    await ui.screenshot('issue17-plan-steps-folded');
+    await ui.screenshot('plan-steps-folded');
 
     // Stop asks first; cancelling the confirmation changes nothing.
     const panel = page.getByRole('complementary', { name: 'Tasks and runs' });
@@ -208,13 +209,13 @@ describe('issue 17: bugs found in the web app', () => {
     await panel.getByRole('button', { name: 'Stop…' }).click();
     await confirm.getByRole('button', { name: 'Stop plan' }).click();
     await expect.poll(() => page.getByTestId('goal-progress').textContent(), { timeout: 15_000 }).toBe('Stopped — 1 of 2 steps done');
-    await ui.screenshot('issue17-plan-stopped');
+    await ui.screenshot('plan-stopped');
 
     // Resume runs the stopped step again; the finished one is kept.
     build.script(reply().text('Button built.'));
     await panel.getByRole('button', { name: 'Resume' }).click();
     await expect.poll(() => page.getByTestId('goal-progress').textContent(), { timeout: 30_000 }).toBe('Finished — 2 of 2 steps done');
-    await ui.screenshot('issue17-plan-resumed');
+    await ui.screenshot('plan-resumed');
 
     // "Open plan" opens the newest plan, not the first one.
     await panel.getByRole('button', { name: 'Open plan' }).click();
