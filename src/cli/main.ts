@@ -12,6 +12,7 @@ import { registerMcpCommands } from './mcp-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerChatCommand } from './chat-command.js';
 import { registerRewindCommands } from './rewind-commands.js';
+import { registerPublishCommands } from './publish-commands.js';
 import { registerBackupCommands } from './backup-commands.js';
 import { registerChangeCommands } from './change-commands.js';
 import { addRunQueueOptions, runQueueOptions, type RunQueueFlags } from './run-queue-options.js';
@@ -278,6 +279,7 @@ registerMcpCommands(program, client, resolveWorkspace);
 registerOperatorCommands(program, { client, resolveWorkspace });
 registerChatCommand(program, { client, resolveWorkspace });
 registerRewindCommands(program, { client, resolveWorkspace });
+registerPublishCommands(program, { client, resolveWorkspace });
 registerBackupCommands(program);
 registerChangeCommands(program, { client, resolveWorkspace });
 

@@ -16,6 +16,11 @@ const REPOSITORY_PATH = /^\/([^/]+)\/([^/]+?)(?:\.git)?$/;
  * the forge the token belongs to, never another host the token would then be sent to.
  */
 export function readableForgeOf(url: string, settings: Pick<WorkspaceSettings, 'githubWebBaseUrl' | 'forgeTokens'>): ReadableForge | null {
+  return forgeRepositoryOf(url, settings)?.forge ?? null;
+}
+
+/** Like {@link readableForgeOf}, with the repository the URL names (CHG-2 opens its pull requests there). */
+export function forgeRepositoryOf(url: string, settings: Pick<WorkspaceSettings, 'githubWebBaseUrl' | 'forgeTokens'>): { forge: ReadableForge; owner: string; repo: string } | null {
   if (!settings.forgeTokens.github) return null;
   let parsed: URL;
   let base: URL;
@@ -29,7 +34,8 @@ export function readableForgeOf(url: string, settings: Pick<WorkspaceSettings, '
   if (!parsed.pathname.startsWith(`${prefix}/`)) return null;
   const match = REPOSITORY_PATH.exec(parsed.pathname.slice(prefix.length));
   if (!match) return null;
-  return cloneUrlProblem(url, settings.githubWebBaseUrl, { owner: match[1]!, repo: match[2]! }) === null ? 'github' : null;
+  const repository = { owner: match[1]!, repo: match[2]! };
+  return cloneUrlProblem(url, settings.githubWebBaseUrl, repository) === null ? { forge: 'github', ...repository } : null;
 }
 
 /** The run's remotes, each marked with the forge the server reads it from for the run (or left as is). */

@@ -7,12 +7,15 @@ export class GitCommandError extends Error {
   readonly args: readonly string[];
   readonly exitCode: number | null;
   readonly stderr: string;
+  /** What git printed before it failed: some commands answer on stdout with a non-zero exit (`merge-tree` lists conflicts). */
+  readonly stdout: string;
 
-  constructor(args: readonly string[], exitCode: number | null, stderr: string) {
+  constructor(args: readonly string[], exitCode: number | null, stderr: string, stdout = '') {
     super(`git ${args.join(' ')} failed${exitCode === null ? '' : ` (exit ${exitCode})`}: ${stderr.trim() || 'no message'}`);
     this.name = 'GitCommandError';
     this.args = args;
     this.exitCode = exitCode;
     this.stderr = stderr;
+    this.stdout = stdout;
   }
 }

@@ -91,7 +91,7 @@ async function execGit(args: readonly string[], cwd: string, env: NodeJS.Process
   if (result.timedOut) throw new GitCommandError(reported, null, `git ${reported[0] ?? ''} did not finish within ${formatTimeout(bounds.timeoutMs)} and was stopped with every process it started`);
   if (result.limitReached) throw new GitCommandError(reported, null, `${result.limitReached}; git ${reported[0] ?? ''} and every process it started were stopped`);
   if (result.truncated) throw new GitCommandError(reported, null, `git printed more than ${GIT_MAX_OUTPUT_BYTES} bytes`);
-  if (result.exitCode !== 0) throw new GitCommandError(reported, result.exitCode, stderr || `git ${result.signal ? `was killed by ${result.signal}` : `exited with ${result.exitCode}`}`);
+  if (result.exitCode !== 0) throw new GitCommandError(reported, result.exitCode, stderr || `git ${result.signal ? `was killed by ${result.signal}` : `exited with ${result.exitCode}`}`, stdout);
   return { stdout, stderr };
 }
 

@@ -16,6 +16,7 @@ import { authRoutes } from './routes/auth-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
 import { attachmentRoutes } from './routes/attachment-routes.js';
 import { rewindRoutes } from './routes/rewind-routes.js';
+import { publishRoutes } from './routes/publish-routes.js';
 import { changeRoutes } from './routes/change-routes.js';
 import { shareRoutes } from './routes/share-routes.js';
 import { gitPushRoutes } from './routes/git-push-routes.js';
@@ -113,6 +114,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(conversationRoutes(app));
   await server.register(attachmentRoutes(app));
   await server.register(rewindRoutes(app));
+  await server.register(publishRoutes(app));
   await server.register(changeRoutes(app));
   await server.register(shareRoutes(app));
   await server.register(runRoutes(app));

@@ -14,6 +14,8 @@ import { executesWork, type ProcessRole } from './process-role.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
 import { ForgeReviewService } from './reviews/forge/forge-review-service.js';
+import { MergeService } from './publish/merge-service.js';
+import { PublishService } from './publish/publish-service.js';
 import { TicketService } from './tickets/ticket-service.js';
 import { ActiveRuns } from './runs/active-runs.js';
 import { AgentService, type EffortValidator } from './agents/agent-service.js';
@@ -192,6 +194,10 @@ export class ControlCenter {
   readonly reviews: ReviewService;
   /** Issue 12: reviews of forge pull requests (open from a PR URL, publish the verdict). */
   readonly forgeReviews: ForgeReviewService;
+  /** CHG-2: a conversation's branch published as a pull request (one approval for push and PR). */
+  readonly publications: PublishService;
+  /** CHG-2: a conversation's branch merged into a branch of the user's repository. */
+  readonly merges: MergeService;
   readonly tickets: TicketService;
   readonly orchestrations: OrchestrationService;
   readonly modelBroker: ModelBroker;
@@ -424,6 +430,8 @@ export class ControlCenter {
     });
     this.changes = new ChangeService({ workspaces: this.workspaces, spaces: this.spaces, agents: this.agents, checkouts: this.executor.checkouts, reviews: this.reviews });
     this.forgeReviews = new ForgeReviewService({ workspaces: this.workspaces, settings: this.settings, reviews: this.reviews, approvals: this.approvals, policy: this.policy });
+    this.publications = new PublishService({ workspaces: this.workspaces, spaces: this.spaces, checkouts: this.executor.checkouts, settings: this.settings, approvals: this.approvals, policy: this.policy });
+    this.merges = new MergeService(this.workspaces, this.spaces, this.executor.checkouts);
     this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
     this.executor.registerModeTools(orchestrationModeTools({ orchestrations: this.orchestrations }));
     if (this.cluster) this.shareRunControls(this.cluster);

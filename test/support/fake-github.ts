@@ -1,6 +1,7 @@
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { join, normalize } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { git } from './review-repo.js';
 import { streamBody } from './stream-body.js';
@@ -33,6 +34,13 @@ export interface FakeGitHub {
    * `headSha`, and answers the PR `owner/repo#number`.
    */
   addPullRequest(input: { owner: string; repo: string; number: number; title: string; source: string; bare: string; baseBranch: string; headSha: string; baseSha: string }): void;
+  /**
+   * Serves the bare repository `bare` as `owner/repo`: readable over the dumb protocol, writable over
+   * git's smart HTTP (`git http-backend`), and pull requests may be opened on it through the API.
+   */
+  addRepository(input: { owner: string; repo: string; bare: string }): void;
+  /** When set, answers the API call (method and path) with this instead: a hostile or broken forge. */
+  overrideApiAnswer: ((method: string, path: string) => { status: number; body: unknown } | undefined) | undefined;
   /**
    * A hostile or broken API: when set and it returns a body for an API path (`/api/…`), that request
    * is answered 200 `application/json` with the body streamed from the generator as it yields (no
@@ -81,6 +89,7 @@ export async function startFakeGitHub(token = 'ghp_fake_test_token_0123456789'):
         if (!authorized) return json(response, 401, { message: 'Bad credentials' });
         const match = /^\/web\/([^/]+)\/([^/]+?)\.git\/(.+)$/.exec(path);
         const bare = match ? repos.get(`${match[1]}/${match[2]}`) : undefined;
+        if (bare && (match![3] === 'git-receive-pack' || url.searchParams.get('service') === 'git-receive-pack')) return receivePack(request, response, bare, match![3]!, url.search.slice(1));
         const file = match ? normalize(match[3]!) : '';
         if (!bare || file.startsWith('..')) return json(response, 404, { message: 'Not Found' });
         try {
@@ -101,12 +110,21 @@ export async function startFakeGitHub(token = 'ghp_fake_test_token_0123456789'):
         streamedAnswers.push({ path, ...(await streamBody(response, streamed)) });
         return;
       }
+      const overridden = self.fake?.overrideApiAnswer?.(request.method ?? 'GET', `${path}${url.search}`);
+      if (overridden) return json(response, overridden.status, overridden.body);
+      const pullList = /^\/api\/repos\/([^/]+)\/([^/]+)\/pulls$/.exec(path);
+      if (pullList) return pullRequestList(request, response, pullList[1]!, pullList[2]!, url);
       const pull = /^\/api\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)(\/reviews)?$/.exec(path);
       if (!pull) return json(response, 404, { message: 'Not Found' });
       const key = `${pull[1]}/${pull[2]}#${pull[3]}`;
       const pr = pulls.get(key);
       if (!pr) return json(response, 404, { message: 'Not Found' });
-      if (!pull[4]) return json(response, 200, pr);
+      if (!pull[4] && request.method === 'PATCH') {
+        const edit = JSON.parse(await readBody(request)) as Record<string, unknown>;
+        for (const field of ['title', 'body', 'state'] as const) if (typeof edit[field] === 'string') pr[field] = edit[field];
+        return json(response, 200, withCurrentHead(pr));
+      }
+      if (!pull[4]) return json(response, 200, withCurrentHead(pr));
       const list = reviews.get(key) ?? [];
       reviews.set(key, list);
       if (request.method === 'GET') {
@@ -121,6 +139,100 @@ export async function startFakeGitHub(token = 'ghp_fake_test_token_0123456789'):
       return json(response, 200, { id: posted.id, state: body.event, body: body.body });
     })().catch((error: unknown) => json(response, 500, { message: String(error) }));
   });
+  let nextPullNumber = 100;
+  /** A pull request's head as its branch now is in the served repository (a push moves it). */
+  const withCurrentHead = (pr: Record<string, any>): Record<string, any> => {
+    const bare = repos.get(`${pr._owner}/${pr._repo}`);
+    if (bare && pr._opened) {
+      try {
+        pr.head.sha = git(bare, 'rev-parse', `refs/heads/${pr.head.ref}`);
+      } catch {
+        // The branch is gone: the head stays what it was.
+      }
+    }
+    const { _owner, _repo, _opened, ...visible } = pr;
+    return visible;
+  };
+  /** `GET …/pulls?head=owner:branch&state=…` lists; `POST …/pulls` opens one (422 when the branch is missing or already has one). */
+  const pullRequestList = async (request: IncomingMessage, response: ServerResponse, owner: string, repo: string, url: URL): Promise<void> => {
+    const bare = repos.get(`${owner}/${repo}`);
+    if (!bare) return json(response, 404, { message: 'Not Found' });
+    const mine = [...pulls.entries()].filter(([key]) => key.startsWith(`${owner}/${repo}#`)).map(([, pr]) => pr);
+    if (request.method === 'GET') {
+      const head = url.searchParams.get('head');
+      const state = url.searchParams.get('state') ?? 'open';
+      const listed = mine.filter((pr) => (head === null || `${owner}:${pr.head.ref}` === head) && (state === 'all' || pr.state === state));
+      return json(response, 200, listed.map(withCurrentHead));
+    }
+    const body = JSON.parse(await readBody(request)) as { title?: string; body?: string; head?: string; base?: string };
+    let headSha: string;
+    let baseSha: string;
+    try {
+      headSha = git(bare, 'rev-parse', `refs/heads/${body.head}`);
+      baseSha = git(bare, 'rev-parse', `refs/heads/${body.base}`);
+    } catch {
+      return json(response, 422, { message: 'Validation Failed', errors: [{ field: 'head' }] });
+    }
+    if (mine.some((pr) => pr.head.ref === body.head && pr.state === 'open')) return json(response, 422, { message: 'A pull request already exists' });
+    const number = nextPullNumber++;
+    const cloneUrl = `${webBaseUrl}/${owner}/${repo}.git`;
+    const pr: Record<string, any> = {
+      _owner: owner,
+      _repo: repo,
+      _opened: true,
+      number,
+      title: body.title,
+      body: body.body,
+      state: 'open',
+      html_url: `${webBaseUrl}/${owner}/${repo}/pull/${number}`,
+      head: { ref: body.head, sha: headSha, repo: { clone_url: cloneUrl } },
+      base: { ref: body.base, sha: baseSha, repo: { clone_url: cloneUrl } },
+    };
+    pulls.set(`${owner}/${repo}#${number}`, pr);
+    return json(response, 201, withCurrentHead(pr));
+  };
+  /** git's smart HTTP for a push, answered by `git http-backend` (a CGI) over the served bare repository. */
+  const receivePack = (request: IncomingMessage, response: ServerResponse, bare: string, pathInfo: string, query: string): void => {
+    const child = spawn('git', ['http-backend'], {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        GIT_PROJECT_ROOT: dirname(bare),
+        GIT_HTTP_EXPORT_ALL: '1',
+        PATH_INFO: `/${bare.split('/').at(-1)}/${pathInfo}`,
+        QUERY_STRING: query,
+        REQUEST_METHOD: request.method ?? 'GET',
+        CONTENT_TYPE: request.headers['content-type'] ?? '',
+        REMOTE_USER: 'fake',
+        REMOTE_ADDR: '127.0.0.1',
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: 'http.receivepack',
+        GIT_CONFIG_VALUE_0: 'true',
+        ...(request.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(request.headers['content-encoding']) } : {}),
+      },
+    });
+    request.pipe(child.stdin);
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.on('close', () => {
+      const output = Buffer.concat(chunks);
+      const split = output.indexOf('\r\n\r\n');
+      const headers: Record<string, string> = {};
+      let status = 200;
+      for (const line of output.subarray(0, split).toString('latin1').split('\r\n')) {
+        const colon = line.indexOf(':');
+        if (colon === -1) continue;
+        const name = line.slice(0, colon).trim();
+        const value = line.slice(colon + 1).trim();
+        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
+        else headers[name] = value;
+      }
+      // The dumb protocol the server's fetches use reads info/refs: keep it current after a push.
+      if (request.method === 'POST') git(bare, 'update-server-info');
+      response.writeHead(status, headers);
+      response.end(output.subarray(split + 4));
+    });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const webBaseUrl = `${url}/web`;
@@ -147,6 +259,11 @@ export async function startFakeGitHub(token = 'ghp_fake_test_token_0123456789'):
         base: { ref: input.baseBranch, sha: input.baseSha, repo: { clone_url: `${webBaseUrl}/${input.owner}/${input.repo}.git` } },
       });
     },
+    addRepository(input) {
+      git(input.bare, 'update-server-info');
+      repos.set(`${input.owner}/${input.repo}`, input.bare);
+    },
+    overrideApiAnswer: undefined,
     streamApiAnswer: undefined,
     streamedAnswers,
     close: () =>

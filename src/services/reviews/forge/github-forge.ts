@@ -39,7 +39,7 @@ const ReviewListJson = z.array(z.object({ id: z.union([z.number(), z.string()]),
 const CreatedReviewJson = z.object({ id: z.union([z.number(), z.string()]) });
 
 /** Display text from the forge: a bounded string without control characters (titles are display data). */
-function displayText(raw: unknown, max: number): string {
+export function displayText(raw: unknown, max: number): string {
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   return typeof raw === 'string' ? raw.replace(/[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ').trim().slice(0, max) : '';
 }
@@ -63,7 +63,14 @@ export class GitHubForge implements ForgeAdapter {
     return this.config.token;
   }
 
-  private async request(method: 'GET' | 'POST', path: string, ref: PullRequestRef, body?: unknown): Promise<unknown> {
+  /**
+   * One REST API call with the workspace's token, the answer capped and parsed as JSON (the caller
+   * checks its shape). `about` names what the call is about in errors: the repository or pull request
+   * (`where`) and the request field an error is reported against (`field`, default `prUrl`).
+   */
+  async request(method: 'GET' | 'POST' | 'PATCH', path: string, about: PullRequestRef | { where: string; field: string }, body?: unknown): Promise<unknown> {
+    const field = 'field' in about ? about.field : 'prUrl';
+    const where = 'where' in about ? about.where : `${about.owner}/${about.repo}#${about.number}`;
     const token = this.token();
     const url = `${this.config.apiBaseUrl.replace(/\/+$/, '')}${path}`;
     let response: Response;
@@ -82,30 +89,30 @@ export class GitHubForge implements ForgeAdapter {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {
-      throw new ConflictError('prUrl', `GitHub could not be reached (${error instanceof Error ? error.name : 'error'})`);
+      throw new ConflictError(field, `GitHub could not be reached (${error instanceof Error ? error.name : 'error'})`);
     }
-    const where = `${ref.owner}/${ref.repo}#${ref.number}`;
     let read: CappedBody;
     try {
       read = await readCappedResponse(response, MAX_RESPONSE_BYTES);
     } catch (error) {
-      throw new ConflictError('prUrl', `GitHub's answer for ${where} broke off (${error instanceof Error ? error.name : 'error'})`);
+      throw new ConflictError(field, `GitHub's answer for ${where} broke off (${error instanceof Error ? error.name : 'error'})`);
     }
-    if (read.overCap) throw new ConflictError('prUrl', `GitHub answered ${path.split('?')[0]} with more than ${formatBytes(MAX_RESPONSE_BYTES)}, the most the server reads of a GitHub API answer; it was not read further`);
+    if (read.overCap) throw new ConflictError(field, `GitHub answered ${path.split('?')[0]} with more than ${formatBytes(MAX_RESPONSE_BYTES)}, the most the server reads of a GitHub API answer; it was not read further`);
     const text = read.bytes.toString('utf8');
     if (response.status === 401) throw new ValidationError(TOKEN_FIELD, 'GitHub refused the configured token (401): it is wrong, expired or revoked');
     if (response.status === 403) throw new ValidationError(TOKEN_FIELD, `GitHub refused the configured token for ${where} (403): it lacks access or a rate limit was hit`);
-    if (response.status === 404) throw new NotFoundError('pull request', where, 'prUrl');
-    if (response.status === 422) throw new ConflictError('prUrl', `GitHub refused the request for ${where} (422)`);
-    if (!response.ok) throw new ConflictError('prUrl', `GitHub answered ${response.status} for ${where}`);
+    if (response.status === 404) throw new NotFoundError('field' in about ? 'repository' : 'pull request', where, field);
+    if (response.status === 422) throw new ConflictError(field, `GitHub refused the request for ${where} (422)`);
+    if (!response.ok) throw new ConflictError(field, `GitHub answered ${response.status} for ${where}`);
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw new ConflictError('prUrl', `GitHub answered with something that is not JSON for ${where}`);
+      throw new ConflictError(field, `GitHub answered with something that is not JSON for ${where}`);
     }
   }
 
-  private repoPath(ref: PullRequestRef): string {
+  /** The API path of a repository, each part escaped. */
+  repoPath(ref: Pick<PullRequestRef, 'owner' | 'repo'>): string {
     return `/repos/${encodeURIComponent(ref.owner)}/${encodeURIComponent(ref.repo)}`;
   }
 
