@@ -123,6 +123,24 @@ export interface TransportRunContext extends RunScope {
    * so the proxy does not refuse every model request of the run.
    */
   providerToolAllowed?(tool: ProviderSideTool): Promise<boolean>;
+  /**
+   * BUD-1: resolves when the run may make its next model call: at a spend limit the run is paused
+   * with a budget decision in the Inbox, and this waits for it (or for the run's end). A transport
+   * that calls models in this process awaits it before every call.
+   */
+  beforeModelCall?(signal: AbortSignal): Promise<void>;
+  /** BUD-1: one model call's usage and cost, recorded as it is made (an in-process transport's own calls). */
+  recordModelCall?(call: RecordedModelCall): void;
+}
+
+/** One model call's usage by kind and its cost, as a transport measured it (BUD-1). */
+export interface RecordedModelCall {
+  provider: string | null;
+  model: string;
+  usage: ModelUsage;
+  costUsd: number;
+  /** False when no price was known for the model (its cost then counts as 0). */
+  priced: boolean;
 }
 
 /** What a transport is asked before a run is marked running (see `AgentTransport.resolveModel`). */

@@ -48,6 +48,8 @@ export interface AgentLoopConfig {
   countTokens?: CountTokens;
   /** What a call's usage costs in US dollars (shown with a compaction). */
   costOf?(usage: ModelUsage): number;
+  /** BUD-1: resolves when the run may call the model (a run at a spend limit waits here, paused). */
+  beforeModelCall?(signal: AbortSignal): Promise<void>;
 }
 
 const DEFAULT_MAX_MODEL_CALLS = 200;
@@ -144,6 +146,7 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
 
   for (;;) {
     if (signal.aborted) return end('cancelled', 'the run was cancelled');
+    await config.beforeModelCall?.(signal);
     await config.waitWhilePaused(signal);
     if (signal.aborted) return end('cancelled', 'the run was cancelled');
     for (const text of config.drainSteering()) {

@@ -114,6 +114,12 @@ const O_SERIES_EFFORTS = ['low', 'medium', 'high'] as const;
 const GROK_EFFORTS = ['low', 'medium', 'high', 'xhigh'] as const;
 
 /**
+ * When the catalog's prices were last checked against the vendors' published list prices (BUD-1:
+ * shown with the price table in Settings). Change it with the prices.
+ */
+export const PRICES_CHECKED_ON = '2026-11';
+
+/**
  * The catalog. Prices are list prices in USD per million tokens as published by each vendor in
  * November 2026 (DeepSeek: peak-hour rates, an upper bound). They drift: a workspace can override
  * any of them with `settings.pricing`.

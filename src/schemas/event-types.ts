@@ -50,6 +50,7 @@ export const WORKSPACE_EVENT_TYPES = [
   'ticket.updated',
   'ticket.commented',
   'pipelineRun.updated',
+  'budget.alert',
 ] as const;
 
 /** One event type of the workspace stream. */

@@ -16,6 +16,7 @@ import { Run } from './run.js';
 import { WorkspaceSettingsView } from './settings.js';
 import { AutonomySchema, Conversation, ModeSchema, PickerValue, Space } from './space.js';
 import { Workspace } from './workspace.js';
+import { BudgetAlert } from './budget.js';
 
 export { WORKSPACE_EVENT_TYPES, type WorkspaceEventType };
 
@@ -118,6 +119,8 @@ export const WORKSPACE_EVENT_PAYLOADS = {
   'ticket.updated': Ticket,
   'ticket.commented': TicketComment,
   'pipelineRun.updated': PipelineRunChanged,
+  // BUD-1: a spend limit's soft threshold or the limit itself reached, and its decision.
+  'budget.alert': BudgetAlert,
 } as const satisfies Record<WorkspaceEventType, z.ZodType>;
 
 /** The payload type of each event type. */

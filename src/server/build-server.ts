@@ -25,6 +25,7 @@ import { imageRoutes } from './routes/image-routes.js';
 import { operationsRoutes } from './routes/operations-routes.js';
 import { hookRoutes } from './routes/hook-routes.js';
 import { modelProxyRoutes } from './routes/model-proxy-routes.js';
+import { budgetRoutes } from './routes/budget-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import { ticketRoutes } from './routes/ticket-routes.js';
 import { orchestrationRoutes } from './routes/orchestration-routes.js';
@@ -142,5 +143,6 @@ async function registerRunnerRoutes(server: FastifyInstance, app: ControlCenter)
   await server.register(hookRoutes(app));
   await server.register(gitPushRoutes(app));
   await server.register(modelProxyRoutes(app));
+  await server.register(budgetRoutes(app));
   registerMcpServer(server, app);
 }

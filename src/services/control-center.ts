@@ -24,6 +24,8 @@ import { EventBus } from './event-bus.js';
 import { nodeFileOperations, type FileOperations } from './file-operations.js';
 import { MessageService } from './runs/message-service.js';
 import { ModelBroker } from './model-broker.js';
+import { BudgetService } from './budgets/budget-service.js';
+import { SpendLimitGate } from './budgets/spend-limit-gate.js';
 import { OperatorAuth } from './operator-auth.js';
 import { OperatorSessions } from './operator-sessions.js';
 import { OrchestrationService } from './orchestrations/orchestration-service.js';
@@ -201,6 +203,10 @@ export class ControlCenter {
   readonly tickets: TicketService;
   readonly orchestrations: OrchestrationService;
   readonly modelBroker: ModelBroker;
+  /** BUD-1: spend limits, the spend ledger and budget decisions. */
+  readonly budgets: BudgetService;
+  /** BUD-1: the spend-limit check before every model call (built-in loop and model proxy). */
+  readonly spendGate: SpendLimitGate;
   /** PIPE-1: the durable engine every pipeline runs on, the pipelines service and the launcher orchestrations call. */
   readonly pipelineEngine: PipelineEngine;
   readonly pipelines: PipelineService;
@@ -272,10 +278,17 @@ export class ControlCenter {
     });
     // Runners' model calls use the runner keys and base URLs set in Settings, where set (SEC-6, issue 15).
     const settings = this.settings;
+    this.budgets = new BudgetService(this.workspaces, this.events);
+    const spendGate = (this.spendGate = new SpendLimitGate(this.budgets, this.activeRuns, this.events));
     this.modelBroker = new ModelBroker({
       settings: { get: async (workspaceId) => runnerModelSettings(await settings.get(workspaceId)) },
       env: options.env ?? process.env,
       ...(options.modelProxyAnswerStartMs !== undefined ? { answerStartMs: options.modelProxyAnswerStartMs } : {}),
+      // BUD-1: every metered call of an external runner goes into the spend ledger and the running totals.
+      onModelCall: (runId, workspaceId, call) => {
+        const agentId = this.activeRuns.get(runId)?.agentId;
+        if (agentId) spendGate.record({ workspaceId, runId, agentId }, call).catch((error: unknown) => this.logger.error({ err: error, runId }, 'a model call could not be recorded in the spend ledger'));
+      },
     });
     // Built-in bash commands (and pipeline bashScript nodes) must not see the data root (operator token, databases) either.
     const commandSandbox = (this.commandSandbox = new CommandSandbox({
@@ -319,6 +332,16 @@ export class ControlCenter {
       env: options.env ?? process.env,
       modelBroker: this.modelBroker,
       logger: this.logger,
+      spendGate,
+    });
+    // BUD-1: a budget decision resumes the runs paused at the limit (the run-control resume) or stops them.
+    this.budgets.controlRunsWith({
+      resume: (workspaceId, runId) => {
+        if (!this.activeRuns.get(runId)?.paused) return;
+        this.activeRuns.resume(runId);
+        this.events.publish(workspaceId, 'run.resumed', { runId });
+      },
+      cancel: (runId) => this.executor.cancel(runId),
     });
     // SKL-4/5, HAR-1: linked repositories checked out, repo skills scanned and indexed; Claude Code's
     // native skill discovery sees exactly the scanned set, materialized per run in the prepare stage.

@@ -18,6 +18,7 @@ import { readModelRequestToolFields, setModelRequestFields } from './model-reque
 import { clientSideBetas } from '../llm/anthropic-beta-allowlist.js';
 import { unknownProviderRefusal } from './unknown-model-provider.js';
 import type { AgentPrincipal } from './runs/run-tokens.js';
+import type { RecordedModelCall } from '../adapters/agent-transport.js';
 
 /** Token counts and cost the broker measured for one run (SEC-6: exact per-run cost for external runners). */
 export interface MeteredRunUsage {
@@ -66,6 +67,8 @@ export interface ModelBrokerOptions {
   maxAnswerBytes?: number;
   /** How long an upstream may take to start its answer (default {@link UPSTREAM_ANSWER_START_MS}). */
   answerStartMs?: number;
+  /** BUD-1: told of every metered model response (a call's usage by kind and cost), for the spend ledger. */
+  onModelCall?(runId: string, workspaceId: string, call: RecordedModelCall): void;
 }
 
 /**
@@ -367,7 +370,7 @@ export class ModelBroker {
       if (recorded) return;
       recorded = true;
       const measured = meter?.end();
-      if (measured) this.record(run, provider, settings, measured.model ?? requestedModel(call.body), measured.usage);
+      if (measured) this.record(call.runId, run, provider, settings, measured.model ?? requestedModel(call.body), measured.usage);
     };
     const streaming = (upstream.headers.get('content-type') ?? '').includes('text/event-stream');
     if (!upstream.body) {
@@ -410,7 +413,7 @@ export class ModelBroker {
     run.onFatal?.(cause);
   }
 
-  private record(run: OpenRun, provider: ProviderInfo, settings: ModelSettings, modelId: string | null, usage: Required<ModelUsage>): void {
+  private record(runId: string, run: OpenRun, provider: ProviderInfo, settings: ModelSettings, modelId: string | null, usage: Required<ModelUsage>): void {
     const metered = run.metered;
     metered.responses += 1;
     metered.usage.inputTokens += usage.inputTokens;
@@ -419,7 +422,9 @@ export class ModelBroker {
     metered.usage.cacheWriteTokens += usage.cacheWriteTokens;
     const pricing = modelId ? modelPricing(provider, findModel(provider.id, modelId), settings) : null;
     if (!pricing) metered.priced = false;
-    metered.costUsd += computeCost(usage, pricing);
+    const costUsd = computeCost(usage, pricing);
+    metered.costUsd += costUsd;
+    this.options.onModelCall?.(runId, run.workspaceId, { provider: provider.id, model: modelId ?? 'unknown', usage: { ...usage }, costUsd, priced: pricing !== null });
   }
 }
 

@@ -94,7 +94,12 @@ export class BuiltinTransport implements AgentTransport {
         closeSteering: () => context.closeSteering?.() ?? [],
         waitWhilePaused: (signal) => context.waitWhilePaused?.(signal) ?? Promise.resolve(),
         signal: context.signal,
-        emit: (event) => context.emit(event),
+        ...(context.beforeModelCall ? { beforeModelCall: context.beforeModelCall } : {}),
+        emit: (event) => {
+          // BUD-1: every call's usage is recorded with its cost as it arrives, not only the run's total.
+          if (event.type === 'usage') context.recordModelCall?.({ provider: model.provider.id, model: model.model.id, usage: event.usage, costUsd: computeCost(event.usage, model.pricing), priced: model.pricing !== null });
+          context.emit(event);
+        },
       });
       return {
         outcome: result.outcome === 'completed' ? 'completed' : result.outcome === 'cancelled' ? 'cancelled' : 'failed',

@@ -53,6 +53,12 @@ export function modelProxyRoutes(app: ControlCenter): FastifyPluginAsync {
       // SEC-8: provider-side tools the body names (web search, MCP servers, code execution) are decided
       // by the run's policy now; a refused one is answered here and never waits or leaves.
       const call = await app.modelBroker.screen(admitted);
+      // BUD-1: a call over a spend limit is refused here in the provider's own words, whatever the
+      // runtime does next; the budget decision waits in the Inbox.
+      if (call.kind === 'upstream') {
+        const refusal = await app.spendGate.refusalAtProxy(principal, call.provider.protocol);
+        if (refusal) return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
+      }
       const hungUp = new AbortController();
       reply.raw.on('close', () => {
         if (!reply.raw.writableFinished) hungUp.abort();

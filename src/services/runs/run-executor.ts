@@ -27,6 +27,7 @@ import type { PolicyService } from '../approvals/policy-service.js';
 import type { QuestionService } from '../approvals/question-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { ModelBroker } from '../model-broker.js';
+import type { SpendLimitGate } from '../budgets/spend-limit-gate.js';
 import { CheckoutService } from '../workspaces/checkout-service.js';
 import type { CheckoutRecord } from '../../git/git-worktrees.js';
 import type { SettingsService } from '../workspaces/settings-service.js';
@@ -127,6 +128,8 @@ export interface RunExecutorDeps {
   modelBroker?: ModelBroker;
   /** The process's one logger: failures that must not go unnoticed (lost run-log writes, run-row updates) go to it at error level. */
   logger: Logger;
+  /** BUD-1: spend limits checked before every model call of an in-process transport. */
+  spendGate?: SpendLimitGate;
 }
 
 /**
@@ -473,7 +476,7 @@ export class RunExecutor {
         },
       );
       const outcome = await runOnTransport(
-        { workspaces: this.deps.workspaces, active: this.deps.active, runTokens: this.deps.runTokens, modelBroker: this.deps.modelBroker, env: this.deps.env, serverUrl: this.serverUrl, mcpRuns: this.mcpRuns },
+        { workspaces: this.deps.workspaces, active: this.deps.active, runTokens: this.deps.runTokens, modelBroker: this.deps.modelBroker, env: this.deps.env, serverUrl: this.serverUrl, mcpRuns: this.mcpRuns, spendGate: this.deps.spendGate },
         transport,
         {
           scope,

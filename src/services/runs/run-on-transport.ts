@@ -15,6 +15,7 @@ import type { RunTokens } from './run-tokens.js';
 import { OutputVerbDelivery } from './output-verb-delivery.js';
 import { findTransportSessionId, saveTransportSessionId } from '../../store/repositories/transport-session-repository.js';
 import { runsToolsOnHost } from '../../adapters/transport-capabilities.js';
+import type { SpendingRun, SpendLimitGate } from '../budgets/spend-limit-gate.js';
 
 /** A run in progress whose product tools an external runner may call over MCP. */
 export interface McpRun {
@@ -36,6 +37,8 @@ export interface RunOnTransportDeps {
   serverUrl: string;
   /** Where an external run's product tools are listed for the MCP server while it runs. */
   mcpRuns: Map<string, McpRun>;
+  /** BUD-1: spend limits, checked before every in-process model call (external ones: at the model proxy). */
+  spendGate?: SpendLimitGate | undefined;
 }
 
 /** The run handed to its transport, as the earlier stages left it. */
@@ -121,6 +124,9 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     },
     waitWhilePaused: (waitSignal) => deps.active.waitWhilePaused(runId, waitSignal),
     providerToolAllowed: async (tool) => (await toolCalls.decideProviderTool(tool, { record: false })).decision === 'allow',
+    // BUD-1: an in-process transport's own model calls are checked and recorded here; an external
+    // runner's go through the model proxy, which checks and meters them itself.
+    ...(deps.spendGate && !external ? spendingOf(deps.spendGate, { workspaceId, runId, agentId: agent.id }, recorder) : {}),
   };
   try {
     // SEC-8: the token spends the provider the transport points its runner at, nothing else.
@@ -144,4 +150,15 @@ export async function runOnTransport(deps: RunOnTransportDeps, transport: AgentT
     deps.runTokens.revoke(runId);
     broker?.close(runId);
   }
+}
+
+/** BUD-1: the spend-limit hooks of an in-process transport's context. */
+function spendingOf(gate: SpendLimitGate, run: SpendingRun, recorder: RunRecorder): Pick<TransportRunContext, 'beforeModelCall' | 'recordModelCall'> {
+  return {
+    beforeModelCall: (signal) => gate.beforeModelCall(run, signal),
+    recordModelCall: (call) => {
+      // A lost ledger row must not end the run; it is said in the run log instead.
+      gate.record(run, call).catch((error: unknown) => recorder.log.event('spend_not_recorded', { reason: error instanceof Error ? error.message : String(error) }));
+    },
+  };
 }

@@ -1,0 +1,359 @@
+import { newId, nowIso } from '../../ids.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
+import type { BudgetAlert, BudgetDecisionBody, SetSpendLimitBody, SpendGrouping, SpendLimit, SpendPeriod, SpendRow } from '../../schemas/budget.js';
+import type { ModelUsage } from '../../llm/model-types.js';
+import {
+  decideBudgetAlert,
+  deleteSpendLimit,
+  findAlertOfPeriod,
+  findBudgetAlert,
+  findSpendLimit,
+  findSpendLimitFor,
+  insertBudgetAlert,
+  insertModelCallCost,
+  insertSpendLimit,
+  listBudgetAlerts,
+  listSpendLimits,
+  spendBy,
+  sumSpend,
+  updateSpendLimit,
+  type BudgetAlertRecord,
+  type SpendLimitRecord,
+} from '../../store/repositories/budget-repository.js';
+import type { EventBus } from '../event-bus.js';
+import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import { periodBounds, periodKey } from './spend-period.js';
+import { SpendTotals } from './spend-totals.js';
+
+/** One model call to record (BUD-1), from whichever transport or the model proxy made it. */
+export interface ModelCallSpend {
+  runId: string;
+  agentId: string;
+  provider: string | null;
+  model: string;
+  usage: ModelUsage;
+  costUsd: number;
+  priced: boolean;
+}
+
+/** A limit the next call would go over: which, in which period, with the spend and the limit in force. */
+export interface ReachedLimit {
+  limit: SpendLimitRecord;
+  key: string;
+  spentUsd: number;
+  effectiveLimitUsd: number;
+}
+
+/** What the budget service needs to pause, resume and stop runs (the run-control pause, HAR-5). */
+export interface BudgetRunControl {
+  resume(workspaceId: string, runId: string): void;
+  cancel(runId: string): void;
+}
+
+/**
+ * Spend limits (BUD-1): limits per agent and per workspace, per UTC day and month; the ledger of
+ * every model call's spend; the soft-threshold alerts and the budget decisions at a limit. The
+ * check before a model call reads limits and totals kept in memory ({@link SpendTotals}), so it
+ * costs a map lookup, not a query (see `bench/spend-limit-check.bench.ts`).
+ */
+export class BudgetService {
+  private readonly totals = new SpendTotals();
+  /** Each workspace's limits, read once and dropped when one is set, removed or decided. */
+  private readonly limits = new Map<string, Promise<SpendLimitRecord[]>>();
+  /** Runs paused at a limit, per open limit alert: the decision resumes or stops them. */
+  private readonly waiting = new Map<string, Set<string>>();
+  private runControl: BudgetRunControl | null = null;
+
+  constructor(
+    private readonly workspaces: WorkspaceService,
+    private readonly events: EventBus,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** Set by the composition root once the executor exists (the decision resumes or cancels runs). */
+  controlRunsWith(control: BudgetRunControl): void {
+    this.runControl = control;
+  }
+
+  private async db(workspaceId: string) {
+    return (await this.workspaces.handle(workspaceId)).database.db;
+  }
+
+  private async limitsOf(workspaceId: string): Promise<SpendLimitRecord[]> {
+    let limits = this.limits.get(workspaceId);
+    if (!limits) {
+      limits = this.db(workspaceId).then((db) => listSpendLimits(db));
+      this.limits.set(workspaceId, limits);
+      limits.catch(() => this.limits.delete(workspaceId));
+    }
+    return limits;
+  }
+
+  private spentIn(workspaceId: string, agentId: string | null, period: SpendPeriod, key: string): Promise<number> {
+    return this.totals.get(workspaceId, agentId, period, key, async () => {
+      const { start, end } = periodBounds(period, key);
+      return sumSpend(await this.db(workspaceId), agentId, start, end);
+    });
+  }
+
+  private effectiveLimit(limit: SpendLimitRecord, key: string): number {
+    return limit.onceLimitUsd !== null && limit.oncePeriodKey === key ? limit.onceLimitUsd : limit.limitUsd;
+  }
+
+  private async view(workspaceId: string, limit: SpendLimitRecord): Promise<SpendLimit> {
+    const key = periodKey(limit.period, this.clock());
+    return {
+      id: limit.id,
+      agentId: limit.agentId,
+      period: limit.period,
+      limitUsd: limit.limitUsd,
+      softThreshold: limit.softThreshold,
+      effectiveLimitUsd: this.effectiveLimit(limit, key),
+      periodKey: key,
+      spentUsd: roundUsd(await this.spentIn(workspaceId, limit.agentId, limit.period, key)),
+      createdAt: limit.createdAt,
+      updatedAt: limit.updatedAt,
+    };
+  }
+
+  async list(workspaceId: string): Promise<SpendLimit[]> {
+    const limits = await this.limitsOf(workspaceId);
+    return Promise.all(limits.map((limit) => this.view(workspaceId, limit)));
+  }
+
+  /** Creates or replaces the limit of one agent (or the workspace) for one period. */
+  async set(workspaceId: string, body: SetSpendLimitBody): Promise<SpendLimit> {
+    const db = await this.db(workspaceId);
+    if (body.agentId !== null) {
+      const agent = await db.selectFrom('agents').select('id').where('id', '=', body.agentId).executeTakeFirst();
+      if (!agent) throw new NotFoundError('agent', body.agentId, 'agentId');
+    }
+    const now = nowIso();
+    const existing = await findSpendLimitFor(db, body.agentId, body.period);
+    if (existing) {
+      // A new limit replaces a one-period raise too: the operator has just said what the limit is.
+      await updateSpendLimit(db, existing.id, { limit_usd: body.limitUsd, soft_threshold: body.softThreshold, once_limit_usd: null, once_period_key: null, updated_at: now });
+    } else {
+      await insertSpendLimit(db, {
+        id: newId('lim'),
+        agent_id: body.agentId,
+        period: body.period,
+        limit_usd: body.limitUsd,
+        soft_threshold: body.softThreshold,
+        once_limit_usd: null,
+        once_period_key: null,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    this.limits.delete(workspaceId);
+    const saved = await findSpendLimitFor(db, body.agentId, body.period);
+    await this.releaseIfBelow(workspaceId, saved!);
+    return this.view(workspaceId, saved!);
+  }
+
+  async remove(workspaceId: string, limitId: string): Promise<void> {
+    const db = await this.db(workspaceId);
+    const limit = await findSpendLimit(db, limitId);
+    if (!limit || !(await deleteSpendLimit(db, limitId))) throw new NotFoundError('spend limit', limitId, 'limitId');
+    this.limits.delete(workspaceId);
+    // Runs waiting on this limit's decision wait for nothing any more.
+    const open = await findAlertOfPeriod(db, limitId, periodKey(limit.period, this.clock()), 'limit', 'open');
+    if (open) await this.settle(workspaceId, open, 'raised', null, 'limit removed');
+  }
+
+  /**
+   * The first limit the agent's next call would go over — its own or the workspace's, day or month
+   * (all apply; the lowest headroom decides) — or null. Reads only what is kept in memory once warm.
+   */
+  async reached(workspaceId: string, agentId: string): Promise<ReachedLimit | null> {
+    const limits = await this.limitsOf(workspaceId);
+    if (limits.length === 0) return null;
+    const now = this.clock();
+    for (const limit of limits) {
+      if (limit.agentId !== null && limit.agentId !== agentId) continue;
+      const key = periodKey(limit.period, now);
+      const spentUsd = await this.spentIn(workspaceId, limit.agentId, limit.period, key);
+      const effectiveLimitUsd = this.effectiveLimit(limit, key);
+      if (spentUsd >= effectiveLimitUsd) return { limit, key, spentUsd, effectiveLimitUsd };
+    }
+    return null;
+  }
+
+  /**
+   * Records one model call's spend (tokens by kind, cost) and adds it to the running totals; a
+   * call that crosses a limit's soft threshold raises that limit's threshold alert, once per period.
+   */
+  async record(workspaceId: string, call: ModelCallSpend): Promise<void> {
+    const db = await this.db(workspaceId);
+    const now = this.clock();
+    const keys = { day: periodKey('day', now), month: periodKey('month', now) };
+    const limits = (await this.limitsOf(workspaceId)).filter((limit) => limit.agentId === null || limit.agentId === call.agentId);
+    // The totals before this call, for the threshold crossing (read before the row is added).
+    const before = await Promise.all(limits.map((limit) => this.spentIn(workspaceId, limit.agentId, limit.period, keys[limit.period])));
+    await insertModelCallCost(db, {
+      id: newId('mcc'),
+      run_id: call.runId,
+      agent_id: call.agentId,
+      provider: call.provider,
+      model: call.model,
+      input_tokens: call.usage.inputTokens,
+      output_tokens: call.usage.outputTokens,
+      cache_read_tokens: call.usage.cacheReadTokens ?? 0,
+      cache_write_tokens: call.usage.cacheWriteTokens ?? 0,
+      cost_usd: call.costUsd,
+      priced: call.priced ? 1 : 0,
+      created_at: now.toISOString(),
+    });
+    this.totals.add(workspaceId, call.agentId, keys, call.costUsd);
+    for (const [index, limit] of limits.entries()) {
+      const key = keys[limit.period];
+      const threshold = this.effectiveLimit(limit, key) * limit.softThreshold;
+      const spentBefore = before[index]!;
+      const spentAfter = spentBefore + call.costUsd;
+      if (spentBefore < threshold && spentAfter >= threshold && !(await findAlertOfPeriod(db, limit.id, key, 'threshold'))) {
+        await this.raise(workspaceId, { kind: 'threshold', limit, key, runId: call.runId, spentUsd: spentAfter, limitUsd: this.effectiveLimit(limit, key) });
+      }
+    }
+  }
+
+  /**
+   * A run reached `reached`: the limit's open decision (raised now if there is none), with the run
+   * among those waiting on it when it `waits` (the built-in loop pauses it; the model proxy refuses
+   * an external runner's call instead, and its runtime ends the turn).
+   */
+  async openDecision(workspaceId: string, runId: string, reached: ReachedLimit, options: { waits: boolean }): Promise<BudgetAlert> {
+    const db = await this.db(workspaceId);
+    let alert = await findAlertOfPeriod(db, reached.limit.id, reached.key, 'limit', 'open');
+    if (!alert) {
+      alert = await this.raise(workspaceId, { kind: 'limit', limit: reached.limit, key: reached.key, runId, spentUsd: reached.spentUsd, limitUsd: reached.effectiveLimitUsd });
+    }
+    const waiting = this.waiting.get(alert.id) ?? new Set<string>();
+    if (!options.waits) {
+      if (alert.runId === runId) this.events.publish(workspaceId, 'budget.alert', this.toView(alert));
+    } else if (!waiting.has(runId)) {
+      waiting.add(runId);
+      this.waiting.set(alert.id, waiting);
+      this.events.publish(workspaceId, 'budget.alert', this.toView(alert));
+    }
+    return this.toView(alert);
+  }
+
+  /** A run that ended while it waited no longer waits (its decision stays open for the operator). */
+  forgetRun(runId: string): void {
+    for (const runs of this.waiting.values()) runs.delete(runId);
+  }
+
+  async alerts(workspaceId: string, state: 'open' | 'all'): Promise<BudgetAlert[]> {
+    return (await listBudgetAlerts(await this.db(workspaceId), state)).map((alert) => this.toView(alert));
+  }
+
+  /**
+   * An operator's budget decision on a limit alert: raise the limit for this period only, raise it
+   * for good (both resume the runs waiting, which check again), or stop the runs waiting; or dismiss
+   * a threshold alert. A decided alert cannot be decided again (409).
+   */
+  async decide(workspaceId: string, alertId: string, body: BudgetDecisionBody, operatorId: string): Promise<BudgetAlert> {
+    const db = await this.db(workspaceId);
+    const alert = await findBudgetAlert(db, alertId);
+    if (!alert) throw new NotFoundError('budget alert', alertId, 'alertId');
+    if (alert.state !== 'open') throw new ConflictError('alertId', `budget alert ${alertId} was already decided (${alert.state})`);
+    if (alert.kind === 'threshold' && body.decision !== 'dismiss') throw new ValidationError('decision', 'a threshold alert can only be dismissed; decisions are taken when the limit is reached');
+    if (alert.kind === 'limit' && body.decision === 'dismiss') throw new ValidationError('decision', 'a budget decision is raise_once, raise or stop; runs are waiting on it');
+    if (body.decision === 'dismiss') return this.settle(workspaceId, alert, 'dismissed', null, operatorId);
+    if (body.decision === 'stop') return this.settle(workspaceId, alert, 'stopped', null, operatorId);
+    const limit = await findSpendLimit(db, alert.limitId);
+    if (!limit) throw new ConflictError('alertId', `the spend limit of budget alert ${alertId} was removed`);
+    const inForce = this.effectiveLimit(limit, alert.periodKey);
+    if (body.limitUsd <= inForce) throw new ValidationError('limitUsd', `must be above the limit in force (${inForce} USD) to let the waiting runs go on`);
+    const now = nowIso();
+    if (body.decision === 'raise_once') await updateSpendLimit(db, limit.id, { once_limit_usd: body.limitUsd, once_period_key: alert.periodKey, updated_at: now });
+    else await updateSpendLimit(db, limit.id, { limit_usd: body.limitUsd, once_limit_usd: null, once_period_key: null, updated_at: now });
+    this.limits.delete(workspaceId);
+    return this.settle(workspaceId, alert, body.decision === 'raise_once' ? 'raised_once' : 'raised', body.limitUsd, operatorId);
+  }
+
+  /** Closes an alert and resumes (or, `stopped`, cancels) the runs waiting on it. */
+  private async settle(workspaceId: string, alert: BudgetAlertRecord, state: BudgetAlertRecord['state'], decidedLimitUsd: number | null, decidedBy: string): Promise<BudgetAlert> {
+    const db = await this.db(workspaceId);
+    const decidedAt = nowIso();
+    if (!(await decideBudgetAlert(db, alert.id, { state, decidedLimitUsd, decidedBy, decidedAt }))) {
+      throw new ConflictError('alertId', `budget alert ${alert.id} was already decided`);
+    }
+    const settled: BudgetAlertRecord = { ...alert, state, decidedLimitUsd, decidedBy, decidedAt };
+    const view = this.toView(settled);
+    const runs = [...(this.waiting.get(alert.id) ?? [])];
+    this.waiting.delete(alert.id);
+    this.events.publish(workspaceId, 'budget.alert', { ...view, waitingRunIds: [] });
+    for (const runId of runs) {
+      if (state === 'stopped') this.runControl?.cancel(runId);
+      else this.runControl?.resume(workspaceId, runId);
+    }
+    return { ...view, waitingRunIds: [] };
+  }
+
+  /** A limit set above what its open decision's runs spent lets them go on, as a raise would. */
+  private async releaseIfBelow(workspaceId: string, limit: SpendLimitRecord): Promise<void> {
+    const key = periodKey(limit.period, this.clock());
+    const open = await findAlertOfPeriod(await this.db(workspaceId), limit.id, key, 'limit', 'open');
+    if (!open) return;
+    const spent = await this.spentIn(workspaceId, limit.agentId, limit.period, key);
+    if (spent < this.effectiveLimit(limit, key)) await this.settle(workspaceId, open, 'raised', limit.limitUsd, 'limit changed');
+  }
+
+  private async raise(
+    workspaceId: string,
+    alert: { kind: 'threshold' | 'limit'; limit: SpendLimitRecord; key: string; runId: string; spentUsd: number; limitUsd: number },
+  ): Promise<BudgetAlertRecord> {
+    const record: BudgetAlertRecord = {
+      id: newId('bud'),
+      kind: alert.kind,
+      limitId: alert.limit.id,
+      agentId: alert.limit.agentId,
+      period: alert.limit.period,
+      periodKey: alert.key,
+      runId: alert.runId,
+      spentUsd: roundUsd(alert.spentUsd),
+      limitUsd: alert.limitUsd,
+      state: 'open',
+      decidedLimitUsd: null,
+      decidedBy: null,
+      decidedAt: null,
+      createdAt: nowIso(),
+    };
+    await insertBudgetAlert(await this.db(workspaceId), {
+      id: record.id,
+      kind: record.kind,
+      limit_id: record.limitId,
+      agent_id: record.agentId,
+      period: record.period,
+      period_key: record.periodKey,
+      run_id: record.runId,
+      spent_usd: record.spentUsd,
+      limit_usd: record.limitUsd,
+      state: record.state,
+      decided_limit_usd: null,
+      decided_by: null,
+      decided_at: null,
+      created_at: record.createdAt,
+    });
+    if (alert.kind === 'threshold') this.events.publish(workspaceId, 'budget.alert', this.toView(record));
+    return record;
+  }
+
+  private toView(alert: BudgetAlertRecord): BudgetAlert {
+    return { ...alert, waitingRunIds: [...(this.waiting.get(alert.id) ?? [])] };
+  }
+
+  /** Spend grouped by agent, space, model or day over [from, to] (whole UTC days). */
+  async spend(workspaceId: string, grouping: SpendGrouping, from: string, to: string): Promise<SpendRow[]> {
+    const start = new Date(`${from}T00:00:00.000Z`).toISOString();
+    const end = new Date(new Date(`${to}T00:00:00.000Z`).getTime() + 24 * 60 * 60 * 1000).toISOString();
+    return spendBy(await this.db(workspaceId), grouping, start, end);
+  }
+}
+
+/** Dollars as shown: to a hundredth of a cent, the precision limits are set in. */
+function roundUsd(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
