@@ -175,6 +175,10 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'ticket.commented':
       void client.invalidateQueries({ queryKey: keys.tickets(ws) });
       break;
+    case 'budget.alert':
+      // BUD-1: the Inbox's budget decisions and the limits' spend refetch.
+      void client.invalidateQueries({ queryKey: [...keys.workspace(ws), 'budgets'] });
+      break;
     default: {
       // Every event type is handled above: a new type in src/schemas/event-types.ts fails here.
       const unhandled: never = event;
