@@ -89,7 +89,8 @@ function typedTools(tools: unknown, at: string, clientTypes: ReadonlySet<string>
  * `tools[]` of another type, and xAI's `search_parameters` (Live Search) unless its mode is "off" —
  * switched off rather than refused, since the Grok CLI sends it on its own in some turns. A Responses
  * `prompt` (a prompt stored on the provider, whose tools and instructions the proxy never sees) is
- * unseen code.
+ * unseen code. On both OpenAI wires a model that searches by itself (see {@link searchingModel}) is
+ * web search.
  */
 export function findProviderSideTools(protocol: MeteredWire, body: unknown): ProviderSideTool[] {
   if (!isObject(body)) return [];
@@ -108,6 +109,8 @@ export function findProviderSideTools(protocol: MeteredWire, body: unknown): Pro
   }
   if (protocol === 'openai-responses') {
     const found = typedTools(body.tools, 'tools', new Set(['function', 'custom']), responsesServerTool);
+    const searching = searchingModel(body.model);
+    if (searching) found.push(searching);
     if (body.prompt !== undefined && body.prompt !== null) {
       const id = isObject(body.prompt) ? body.prompt.id : body.prompt;
       found.push({ field: 'prompt', what: `stored prompt ${quoted(id ?? '')} (its tools and instructions are kept by the provider)`, effects: UNSEEN });
@@ -115,10 +118,26 @@ export function findProviderSideTools(protocol: MeteredWire, body: unknown): Pro
     return found;
   }
   const found = typedTools(body.tools, 'tools', new Set(['function', 'custom']), (type) => ({ what: `built-in tool ${type.slice(0, 80)}`, effects: UNSEEN }));
+  const searching = searchingModel(body.model);
+  if (searching) found.push(searching);
   if (body.web_search_options !== undefined && body.web_search_options !== null) found.push({ field: 'web_search_options', what: 'web search', effects: EGRESS });
   const liveSearch = xaiLiveSearch(body.search_parameters);
   if (liveSearch) found.push(liveSearch);
   return found;
+}
+
+/**
+ * Models that search the web on the provider's side with no tool named in the request: OpenAI's
+ * search models (`gpt-4o-search-preview`, `gpt-5-search-api`) search on every Chat Completions call,
+ * and deep-research models browse as they work. The model id is the only sign, so an id with
+ * `search` or `deep-research` as a word of its own is web search, decided like the tool it stands
+ * for (a networkEgress deny refuses it; the defaults allow it).
+ */
+const SEARCHING_MODEL = /(^|[-_./:])(search|deep-research)([-_./:]|$)/i;
+
+function searchingModel(model: unknown): ProviderSideTool | null {
+  if (typeof model !== 'string' || !SEARCHING_MODEL.test(model)) return null;
+  return { field: `model ${quoted(model)}`, what: 'web search (the model searches the web on the provider’s side on its own)', effects: EGRESS };
 }
 
 /**

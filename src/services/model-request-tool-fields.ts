@@ -4,10 +4,10 @@ import { firstDuplicateKey } from './json-duplicate-keys.js';
 
 /**
  * The top-level fields of a model request body where provider-side tools and connectors are named
- * (`provider-side-tools.ts`); everything else (the conversation, which is nearly all of the bytes)
- * is of no interest to the proxy's check.
+ * (`provider-side-tools.ts`; `model`, as some models search the web by themselves); everything else
+ * (the conversation, which is nearly all of the bytes) is of no interest to the proxy's check.
  */
-const TOOL_FIELDS = ['tools', 'mcp_servers', 'container', 'web_search_options', 'search_parameters', 'prompt'] as const;
+const TOOL_FIELDS = ['tools', 'mcp_servers', 'container', 'web_search_options', 'search_parameters', 'prompt', 'model'] as const;
 
 /**
  * Above this, the body is parsed on a worker thread (SEC-10): V8 parses a 60 MB conversation in about
