@@ -33,7 +33,15 @@ export interface PublishFixture {
   dispose(): Promise<void>;
 }
 
-export async function startPublishFixture(options: { conversationTitle?: string } = {}): Promise<PublishFixture> {
+/** A user's repository with `origin` on the fake GitHub's `acme/app` (a real bare repository it serves). */
+export interface ForgeBackedRepository {
+  scratch: string;
+  repoPath: string;
+  barePath: string;
+  baseSha: string;
+}
+
+export async function makeForgeBackedRepository(github: FakeGitHub): Promise<ForgeBackedRepository> {
   const scratch = await mkdtemp(join(tmpdir(), 'cc-publish-'));
   const repoPath = join(scratch, 'repo');
   const barePath = join(scratch, 'forge', 'app.git');
@@ -44,9 +52,21 @@ export async function startPublishFixture(options: { conversationTitle?: string 
   git(repoPath, 'commit', '-q', '-m', 'initial');
   const baseSha = git(repoPath, 'rev-parse', 'HEAD');
   git(scratch, 'clone', '-q', '--bare', repoPath, barePath);
-  const github = await startFakeGitHub();
   github.addRepository({ owner: 'acme', repo: 'app', bare: barePath });
   git(repoPath, 'remote', 'add', 'origin', `${github.webBaseUrl}/acme/app.git`);
+  return { scratch, repoPath, barePath, baseSha };
+}
+
+/** The scripted model's replies for a turn in which the agent writes `files`, commits them and runs the tests. */
+export function commitTurnReplies(message: string, files: Record<string, string>): ReturnType<typeof reply>[] {
+  const writes = Object.entries(files).map(([path, content]) => reply().tool('write', { path, content }));
+  const commit = `git add -A && git -c user.name=Agent -c user.email=agent@example.com commit -q -m ${JSON.stringify(message)}`;
+  return [...writes, reply().tool('bash', { command: commit }), reply().tool('bash', { command: 'npm test --if-present' }), reply().text('done')];
+}
+
+export async function startPublishFixture(options: { conversationTitle?: string } = {}): Promise<PublishFixture> {
+  const github = await startFakeGitHub();
+  const { scratch, repoPath, barePath, baseSha } = await makeForgeBackedRepository(github);
   const fixture = await startHarnessFixture({ space: { repoPath, autonomy: 'actFreely' }, operatorConnected: false });
   const api = <T = any>(method: string, path: string, body?: unknown) => fixture.server.api<T>(method, `/api/workspaces/${fixture.workspaceId}${path}`, body);
   const settings = await api('PATCH', '/settings', { githubApiBaseUrl: github.apiBaseUrl, githubWebBaseUrl: github.webBaseUrl, forgeTokens: { github: github.token } });
@@ -63,9 +83,7 @@ export async function startPublishFixture(options: { conversationTitle?: string 
     baseSha,
     api,
     async commitTurn(message, files) {
-      const writes = Object.entries(files).map(([path, content]) => reply().tool('write', { path, content }));
-      const commit = `git add -A && git -c user.name=Agent -c user.email=agent@example.com commit -q -m ${JSON.stringify(message)}`;
-      fixture.model.script(...writes, reply().tool('bash', { command: commit }), reply().tool('bash', { command: 'npm test --if-present' }), reply().text('done'));
+      fixture.model.script(...commitTurnReplies(message, files));
       const runId = await fixture.send(message);
       const run = await fixture.waitForRun(runId, 60_000);
       if (run.run.state !== 'completed') throw new Error(`turn ended ${run.run.state}: ${run.run.error}`);

@@ -4,10 +4,11 @@ import { PresenceDot } from '../ui/badges';
 import { Empty } from '../ui/states';
 import { PlanControls } from './PlanControls';
 import { PeopleHere } from './PeopleHere';
+import { PublishPanel } from './publish/PublishPanel';
 import { planProgress } from './plan-view';
 import { RunTreePanel } from './RunTreePanel';
 
-/** The conversation's side panel: Tasks (goal + progress, PLAN-8), the run tree with cost (HAR-6), people and agents here (AG-4). */
+/** The conversation's side panel: Tasks (goal + progress, PLAN-8), the run tree with cost (HAR-6), where the work went (CHG-2), people and agents here (AG-4). */
 export function SidePanel({
   ws,
   conversation,
@@ -62,6 +63,7 @@ export function SidePanel({
         )}
       </section>
       <RunTreePanel ws={ws} conversationId={conversation.id} agents={agents} />
+      <PublishPanel ws={ws} conversationId={conversation.id} />
       <section aria-labelledby="presence-title">
         <h3 id="presence-title">Who is here</h3>
         <PeopleHere ws={ws} conversationId={conversation.id} />

@@ -46,6 +46,15 @@ export function ApprovalCard({ ws, approval, agents, showLinks = true }: { ws: s
         <div className="approval-body">
           {toolName ? <code className="tool-name">{toolName}</code> : null}
           {summary ? <pre className="approval-summary">{summary}</pre> : null}
+          {/* CHG-2: the pull request's text as it will be sent (edited in the conversation's "Where the work went" panel). */}
+          {approval.kind === 'conversationPublish' && typeof approval.request.title === 'string' ? (
+            <div data-testid="approval-pull-request">
+              <div className="small">
+                Title: <strong>{approval.request.title}</strong>
+              </div>
+              {typeof approval.request.body === 'string' ? <pre className="approval-summary">{approval.request.body}</pre> : null}
+            </div>
+          ) : null}
           {/* SEC-9: the ask comes from the rules of the run that started this work, not this space's own. */}
           {approval.request.inheritedFrom && typeof approval.request.explanation === 'string' ? <p className="small" data-testid="approval-inherited">{approval.request.explanation}</p> : null}
           {classes.length ? (

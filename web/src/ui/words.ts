@@ -101,6 +101,8 @@ const APPROVAL_KIND_WORDS: Record<string, string> = {
   orchestration: 'Orchestration',
   // The operator's own review going out to a pull request (FORGE_PUBLISH_APPROVAL on the server).
   forgePublish: 'Publish review to pull request',
+  // A conversation's branch pushed and its pull request opened or updated: one approval for both (CONVERSATION_PUBLISH_APPROVAL).
+  conversationPublish: 'Publish pull request',
 };
 
 export function approvalKindWord(kind: string): string {
