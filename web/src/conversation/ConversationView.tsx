@@ -24,6 +24,8 @@ import { SidePanel } from './SidePanel';
 
 /** Plan Studio carries the graph library (@xyflow/react): loaded when first opened. */
 const PlanStudio = lazy(() => import('./PlanStudio').then((module) => ({ default: module.PlanStudio })));
+// CHG-1: the Changes view and its highlighter load when it is first opened.
+const ChangesView = lazy(() => import('./changes/ChangesView'));
 
 /** PLAN-3: a plan that arrives within this window while its conversation is on screen opens Plan Studio. */
 const AUTO_OPEN_WINDOW_MS = 30_000;
@@ -103,6 +105,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   // Narrow screens: the side panel is a sheet opened from the header.
   const [panelOpen, setPanelOpen] = useState(false);
   const [branchFrom, setBranchFrom] = useState<string | null | undefined>(undefined);
+  const [changesOpen, setChangesOpen] = useState(false);
 
   const showStudio = planId !== null;
 
@@ -143,6 +146,11 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
               Tasks
             </button>
           )}
+          {showStudio ? null : (
+            <button type="button" className="btn btn-small" aria-pressed={changesOpen} onClick={() => setChangesOpen((open) => !open)}>
+              Changes
+            </button>
+          )}
           <button type="button" className="btn btn-small" onClick={() => setBranchFrom(null)} aria-expanded={branchFrom !== undefined}>
             Branch…
           </button>
@@ -153,6 +161,12 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
           <ErrorBoundary key={planId} what="Plan Studio">
             <Suspense fallback={<Loading label="Opening Plan Studio…" />}>
               <PlanStudio ws={ws} planId={planId} agents={agentList} onClose={() => openPlan(null)} />
+            </Suspense>
+          </ErrorBoundary>
+        ) : changesOpen ? (
+          <ErrorBoundary what="the changes">
+            <Suspense fallback={<Loading label="Opening the changes…" />}>
+              <ChangesView ws={ws} conversationId={conversation.id} />
             </Suspense>
           </ErrorBoundary>
         ) : (
