@@ -11,6 +11,7 @@ import { NotFoundPage } from '../pages/NotFoundPage';
 import { OrgChartPage } from '../pages/OrgChartPage';
 import { PolicyPage } from '../pages/PolicyPage';
 import { McpServersPage } from '../mcp/McpServersPage';
+import { BudgetSettingsPage } from '../costs/BudgetSettingsPage';
 import { RunPage } from '../pages/RunPage';
 import { SkillsPage } from '../skills/SkillsPage';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
@@ -35,6 +36,7 @@ function route(path: string) {
     ['general', '/w/:ws/settings/general'],
     ['policy', '/w/:ws/settings/policy'],
     ['mcpServers', '/w/:ws/settings/mcp-servers'],
+    ['budgets', '/w/:ws/settings/budgets'],
     ['settings', '/w/:ws/settings'],
     ['org', '/w/:ws/org'],
     ['run', '/w/:ws/runs/:runId'],
@@ -135,6 +137,8 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <PolicyPage key={ws} ws={ws} />;
     case 'mcpServers':
       return <McpServersPage key={ws} ws={ws} />;
+    case 'budgets':
+      return <BudgetSettingsPage key={ws} ws={ws} />;
     case 'run':
       return <RunPage key={`${ws}-${params.runId ?? ''}`} ws={ws} runId={params.runId ?? ''} />;
     case 'org':

@@ -87,6 +87,7 @@ export const paths = {
   general: (ws: string) => `/w/${ws}/settings/general`,
   policy: (ws: string) => `/w/${ws}/settings/policy`,
   mcpServers: (ws: string) => `/w/${ws}/settings/mcp-servers`,
+  budgets: (ws: string) => `/w/${ws}/settings/budgets`,
   org: (ws: string) => `/w/${ws}/org`,
   run: (ws: string, runId: string) => `/w/${ws}/runs/${runId}`,
   honesty: (ws: string) => `/w/${ws}/honesty`,

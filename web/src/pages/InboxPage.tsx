@@ -1,13 +1,17 @@
 import { useAgents, usePendingApprovals, usePendingQuestions } from '../api/hooks';
+import { BudgetAlertCard } from '../costs/BudgetAlertCard';
+import { useOpenBudgetAlerts } from '../costs/budget-hooks';
 import { ApprovalCard } from '../ui/ApprovalCard';
 import { QuestionCard } from '../ui/QuestionCard';
 import { Empty, ErrorState, Loading } from '../ui/states';
 
-/** Inbox: every pending approval (tool, plan_exit, plan, …) and open question; decisions update live. */
+/** Inbox: every pending approval (tool, plan_exit, plan, …), open question and budget decision; decisions update live. */
 export function InboxPage({ ws }: { ws: string }) {
   const approvals = usePendingApprovals(ws);
   const questions = usePendingQuestions(ws);
   const agents = useAgents(ws);
+  const budget = useOpenBudgetAlerts(ws);
+  const budgetAlerts = budget.data?.alerts ?? [];
   const pending = (approvals.data?.approvals ?? []).filter((approval) => approval.status === 'pending');
   const open = questions.data?.questions ?? [];
   return (
@@ -29,6 +33,21 @@ export function InboxPage({ ws }: { ws: string }) {
           </div>
         )}
       </section>
+      {/* BUD-1: shown only when a limit or its soft threshold was reached (or it cannot be read). */}
+      {budgetAlerts.length > 0 || budget.isError ? (
+        <section aria-labelledby="inbox-budget">
+          <h3 id="inbox-budget">Budget</h3>
+          {budget.isError ? (
+            <ErrorState error={budget.error} what="Budget decisions" retry={() => void budget.refetch()} />
+          ) : (
+            <div className="stack" data-testid="inbox-budget">
+              {budgetAlerts.map((alert) => (
+                <BudgetAlertCard key={alert.id} ws={ws} alert={alert} agents={agents.data?.agents ?? []} />
+              ))}
+            </div>
+          )}
+        </section>
+      ) : null}
       <section aria-labelledby="inbox-questions">
         <h3 id="inbox-questions">Questions</h3>
         {questions.isPending ? (

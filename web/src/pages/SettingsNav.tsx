@@ -1,8 +1,8 @@
 import { paths } from '../app/router';
 import { Link } from '../ui/link';
 
-/** Settings → Workspace → (Agents | General | Policy | MCP servers). */
-export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' | 'policy' | 'mcp' }) {
+/** Settings → Workspace → (Agents | General | Policy | MCP servers | Budgets). */
+export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' | 'policy' | 'mcp' | 'budgets' }) {
   return (
     <nav className="subnav" aria-label="Workspace settings">
       <span className="subnav-title">Settings › Workspace</span>
@@ -17,6 +17,9 @@ export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'ge
       </Link>
       <Link to={paths.mcpServers(ws)} className={active === 'mcp' ? 'active' : undefined} aria-current={active === 'mcp' ? 'page' : undefined}>
         MCP servers
+      </Link>
+      <Link to={paths.budgets(ws)} className={active === 'budgets' ? 'active' : undefined} aria-current={active === 'budgets' ? 'page' : undefined}>
+        Budgets
       </Link>
     </nav>
   );
