@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAgent, updateAgent } from '../../src/store/repositories/agent-repository.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
+import { BROWSER_TEST_TIMEOUT_MS } from '../support/e2e/browser.js';
 
 let suite: LiveAppSuite | undefined;
 
@@ -18,7 +19,7 @@ afterAll(async () => {
   await suite?.close();
 });
 
-describe('agent settings in the web app (TRUTH-1)', () => {
+describe('agent settings in the web app (TRUTH-1)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('the editor shows what the transport honours, names what it hides, and marks a stored value it ignores', async () => {
     const { server, ui, workspaceId: ws } = suite!;
     const painter = (await server.api('POST', `/api/workspaces/${ws}/agents`, { name: 'painter', adapterId: 'openai-image' })).body;

@@ -4,7 +4,7 @@
  * model receives the image blocks, and the conversation shows the images and the text file's link.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import type { TestServer } from '../support/test-server.js';
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${ws}${path}`, body);
 
-describe('composer attachments (TOOL-3, UI)', () => {
+describe('composer attachments (TOOL-3, UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('a picked, a pasted and a dropped file go with the message; the model gets the images; the conversation shows them', async () => {
     const { page } = ui;
     const space = (await api('POST', '/spaces', { name: 'Screenshots' })).body;

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
+import { BROWSER_TEST_TIMEOUT_MS } from '../support/e2e/browser.js';
 import { reply } from '../support/scripted-model-server.js';
 
 let suite: LiveAppSuite;
@@ -15,7 +16,7 @@ afterAll(() => suite?.close());
 const api = (method: string, path: string, body?: unknown) => suite.server.api(method, `/api/workspaces/${suite.workspaceId}${path}`, body);
 const count = (value: number) => value.toLocaleString('en-US');
 
-describe('context compaction and /context in the conversation (CTX-1, CTX-2, UI)', () => {
+describe('context compaction and /context in the conversation (CTX-1, CTX-2, UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('/context is a table of what filled the window; /compact <focus> is a card with the recorded figures and a collapsed summary', async () => {
     const { ui, model, server, workspaceId } = suite;
     const { page } = ui;

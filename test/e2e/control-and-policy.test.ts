@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import type { TestServer } from '../support/test-server.js';
@@ -63,7 +63,7 @@ async function waitForRunEnd(runId: string): Promise<any> {
 let runConversation: { spaceId: string; conversationId: string };
 let finishedRunId: string;
 
-describe('policy in the UI (POL-3..5)', () => {
+describe('policy in the UI (POL-3..5)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('shows every scope’s rules, explains the probe, creates and deletes rules, forgets remembered choices, and turns the four-level dial', async () => {
     const { page } = ui;
     await page.setViewportSize(DESKTOP);
@@ -132,7 +132,7 @@ describe('policy in the UI (POL-3..5)', () => {
   });
 });
 
-describe('run control (HAR-5, HAR-6)', () => {
+describe('run control (HAR-5, HAR-6)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('take over pauses the turn; the operator’s words reach it on resume; the run tree and run page show time and cost', async () => {
     const { page } = ui;
     runConversation = await openConversation(page, 'Runs', 'Run control');
@@ -217,7 +217,7 @@ async function unsupportedControls(page: Page): Promise<void> {
   }
 }
 
-describe('presence of people and agents (AG-4)', () => {
+describe('presence of people and agents (AG-4)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('shows who is here now, live: this window, another window, and the agents', async () => {
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/c/${runConversation.conversationId}`);
@@ -240,7 +240,7 @@ describe('presence of people and agents (AG-4)', () => {
   });
 });
 
-describe('auto-titled conversations (UI)', () => {
+describe('auto-titled conversations (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('an untitled conversation takes its first message’s line as title, live; the operator renames it, with a clear error for an empty title', async () => {
     const { page } = ui;
     const { conversationId } = await openConversation(page, 'Titles');
@@ -266,7 +266,7 @@ describe('auto-titled conversations (UI)', () => {
   });
 });
 
-describe('cost and time of a plan (PLAN-3, HAR-6)', () => {
+describe('cost and time of a plan (PLAN-3, HAR-6)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('shows actual beside the estimate for the plan and each step, how long each step took, and links a step to its run', async () => {
     const { page } = ui;
     const { spaceId, conversationId } = await openConversation(page, 'Costed', 'Costed plan');
@@ -311,7 +311,7 @@ describe('cost and time of a plan (PLAN-3, HAR-6)', () => {
   });
 });
 
-describe('words a user understands (UI)', () => {
+describe('words a user understands (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('no screen shows raw class names, internal mode names, capability flags or spec ids', async () => {
     const { page } = ui;
     const agents = (await api('GET', '/agents')).body.agents as Array<{ id: string }>;

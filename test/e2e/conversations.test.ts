@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import type { TestServer } from '../support/test-server.js';
@@ -42,7 +42,7 @@ afterAll(async () => {
   await suite?.close();
 });
 
-describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, RLY-1/2)', () => {
+describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, RLY-1/2)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('creates a space and a conversation; a fresh browser starts in Agent, picker at the left of the toolbar', async () => {
     const { page } = ui;
     await page.getByRole('link', { name: 'Conversations' }).click();
@@ -166,7 +166,8 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     await picker(page).selectOption('Autopilot');
     await expect.poll(async () => (await spaceNamed('Chat')).picker).toBe('Autopilot');
     const answer = 'Hello from the scripted model. This reply arrives in small pieces so the stream can be watched.';
-    model.script(reply().text(answer).chunkSize(4).slow(40));
+    // Slow enough (24 chunks, 100 ms apart) that a loaded machine still shows the reply part-way.
+    model.script(reply().text(answer).chunkSize(4).slow(100));
     const input = page.getByTestId('composer-input');
     await input.fill('first line');
     await input.press('Shift+Enter');
@@ -182,9 +183,13 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
     // Streaming: part of the text is on screen before the whole reply is.
     const live = page.getByTestId('live-turn');
     await live.waitFor();
-    await expect.poll(async () => ((await live.getByTestId('turn-text').textContent().catch(() => '')) ?? '').length, { timeout: 10_000 }).toBeGreaterThan(0);
-    const partial = (await live.getByTestId('turn-text').textContent().catch(() => '')) ?? '';
-    expect(partial.length).toBeLessThan(answer.length);
+    // Read without waiting (the turn text is absent until the first chunk) and wait for a part-way state,
+    // rather than reading once after the first chunk: by then a slow reader may see the whole reply.
+    const partWay = async () => {
+      const shown = (await live.getByTestId('turn-text').allTextContents()).join('');
+      return shown.length > 0 && shown.length < answer.length;
+    };
+    await expect.poll(partWay, { timeout: 10_000 }).toBe(true);
     await page.getByTestId('next-turn-note').waitFor();
     await ui.screenshot('turn-streaming');
 

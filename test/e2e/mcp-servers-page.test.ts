@@ -1,8 +1,7 @@
 /** TOOL-2 in the web app: Settings → MCP servers — add server-everything over stdio for an agent, see its tools with the scan verdict, declare one class-free. */
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestBrowser } from '../support/e2e/browser.js';
-import { launchBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { signIn, startAppServer } from '../support/e2e/app-server.js';
 import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
 
@@ -24,7 +23,7 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-describe('MCP servers page (TOOL-2)', () => {
+describe('MCP servers page (TOOL-2)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('adds a stdio server for an agent, lists its tools with their verdicts, and declares one tool class-free', async () => {
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws.id}/settings/mcp-servers`);

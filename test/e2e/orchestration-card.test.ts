@@ -4,7 +4,7 @@
  * operator approving a dependency-closed subset from the card, or rejecting it with a reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { RecordingLauncher, validProposal } from '../support/orchestration-fixtures.js';
 import { reply } from '../support/scripted-reply.js';
@@ -24,7 +24,7 @@ afterAll(async () => {
   await suite?.close();
 });
 
-describe('web app: the orchestration proposal card (ORC-1..3)', () => {
+describe('web app: the orchestration proposal card (ORC-1..3)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('shows the team, the ticket tree, budget, estimates and the revision diff; approving a closed subset launches only it', async () => {
     const app = server.running.app;
     const launcher = new RecordingLauncher();

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import type { TestServer } from '../support/test-server.js';
 
@@ -29,7 +29,7 @@ const visible = (page: Page, selector: string) => page.locator(selector).first()
 const box = async (page: Page, selector: string) => (await page.locator(selector).first().boundingBox())!;
 const noSidewaysScroll = (page: Page) => page.evaluate('document.documentElement.scrollWidth <= window.innerWidth');
 
-describe('phone and tablet layout (UI)', () => {
+describe('phone and tablet layout (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('phone 390×844: navigation is a drawer, the conversation is full width, the side panel a sheet', async () => {
     const { page } = ui;
     await page.setViewportSize({ width: 390, height: 844 });

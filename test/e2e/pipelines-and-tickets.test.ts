@@ -3,7 +3,7 @@
  * board per project (ORC-4, UI), on the real server in real chromium, desktop and phone width.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { RecordingLauncher, validProposal } from '../support/orchestration-fixtures.js';
 import type { TestServer } from '../support/test-server.js';
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${ws}${path}`, body);
 
-describe('web app: pipelines (PIPE-1)', () => {
+describe('web app: pipelines (PIPE-1)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('lists pipelines with their source, triggers and last runs; a run is a live graph that follows the engine', async () => {
     const created = await api('POST', '/pipelines', {
       name: 'Release train',
@@ -107,7 +107,7 @@ describe('web app: pipelines (PIPE-1)', () => {
   });
 });
 
-describe('web app: tickets board per project (ORC-4)', () => {
+describe('web app: tickets board per project (ORC-4)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('shows an orchestration project\'s tickets by state with their dependencies and links; moving one goes through the tickets service', async () => {
     const app = server.running.app;
     const launcher = new RecordingLauncher();

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import type { TestServer } from '../support/test-server.js';
@@ -50,7 +50,7 @@ afterAll(async () => {
   await suite?.close();
 });
 
-describe('web app: approvals, questions and plans with a live turn (POL-7, PLAN-3..8)', () => {
+describe('web app: approvals, questions and plans with a live turn (POL-7, PLAN-3..8)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('a gated tool call waits in the Inbox; Approve resumes the run', async () => {
     const { page } = ui;
     await openConversation(page, 'Cleanup', 'Agent');

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Route } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { signIn, startAppServer } from '../support/e2e/app-server.js';
 import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
 
@@ -131,7 +131,7 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON', () => {
+describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('plan rows show goal, status and step count; an invalid plan cannot be approved and lists its errors', async () => {
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/c/${conversationId}`);

@@ -4,7 +4,7 @@
  * variable and never the value; a provider with no key anywhere says "not set" and how to set it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { ensureWebBuild } from '../support/e2e/ensure-web-build.js';
 import { signIn } from '../support/e2e/app-server.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
@@ -25,7 +25,7 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-describe('Settings → General shows where each key comes from (TRUTH-4)', () => {
+describe('Settings → General shows where each key comes from (TRUTH-4)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('the Anthropic key from the server’s environment is "from environment", never "not set", and never shown', async () => {
     const ws = (await createSeededWorkspace(server!, 'Env Co')).id;
     const page = ui!.page;

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
+import { BROWSER_TEST_TIMEOUT_MS } from '../support/e2e/browser.js';
 
 let suite: LiveAppSuite | undefined;
 
@@ -16,7 +17,7 @@ afterAll(async () => {
   await suite?.close();
 });
 
-describe('relay providers in the web app', () => {
+describe('relay providers in the web app', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('RLY-3: a space answered by an OpenAI Image agent shows every mode, each marked "no effect on OpenAI Image"; one answered by Claude Code shows them unmarked', async () => {
     const { server, ui, workspaceId: ws } = suite!;
     const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${ws}${path}`, body);

@@ -7,7 +7,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { signIn, startAppServer } from '../support/e2e/app-server.js';
 import { makeReviewRepo } from '../support/review-repo.js';
 import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
@@ -42,7 +42,7 @@ afterAll(async () => {
   await rm(repo, { recursive: true, force: true });
 });
 
-describe('review space (REV-2, REV-4, UI)', () => {
+describe('review space (REV-2, REV-4, UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('shows the diff with anchored findings, filters, verdict, disagreements; a person confirms, contests, dismisses and finalizes', async () => {
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/reviews/${reviewId}`);

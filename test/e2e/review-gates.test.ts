@@ -7,7 +7,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { signIn, startAppServer } from '../support/e2e/app-server.js';
 import { makeReviewRepo } from '../support/review-repo.js';
 import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
@@ -37,7 +37,7 @@ afterAll(async () => {
   await rm(repo, { recursive: true, force: true });
 });
 
-describe('review gates (REV-4, TRUTH-3, UI)', () => {
+describe('review gates (REV-4, TRUTH-3, UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('configures gates in the UI, runs them with progress, shows each output and exit code; a person records an assessment', async () => {
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/reviews/${reviewId}`);

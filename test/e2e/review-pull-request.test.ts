@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { signIn, startAppServer } from '../support/e2e/app-server.js';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { makeReviewRepo } from '../support/review-repo.js';
@@ -43,7 +43,7 @@ afterAll(async () => {
   for (const path of [made?.repo, bareRoot]) if (path) await rm(path, { recursive: true, force: true });
 });
 
-describe('a pull request review in the browser', () => {
+describe('a pull request review in the browser', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('opens a review from a PR URL, then publishes it to the PR once the operator approves in the Inbox', async () => {
     const { page } = ui;
     const prUrl = `${github.webBaseUrl}/acme/math/pull/7`;

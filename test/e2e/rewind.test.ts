@@ -4,7 +4,7 @@
  * banner offers Restore, and Restore brings them back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import type { TestServer } from '../support/test-server.js';
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${ws}${path}`, body);
 
-describe('rewind in the conversation (CTX-3, UI)', () => {
+describe('rewind in the conversation (CTX-3, UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('the rewind button archives the message and what followed; Restore brings them back', async () => {
     const { page } = ui;
     const space = (await api('POST', '/spaces', { name: 'Rewinding' })).body;

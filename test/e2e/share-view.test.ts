@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
-import { launchBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser } from '../support/e2e/browser.js';
 import { reply } from '../support/scripted-model-server.js';
 
 let suite: LiveAppSuite | undefined;
@@ -18,7 +18,7 @@ afterAll(async () => {
   await suite?.close();
 });
 
-describe('share view (RLY-3)', () => {
+describe('share view (RLY-3)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('a read-only link shows the conversation without signing in, hides the picker, and stops working when revoked', async () => {
     const { server, model, ui, workspaceId: ws } = suite!;
     const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${ws}${path}`, body);

@@ -1,8 +1,7 @@
 /** SKL-3 in the web app: add a source, browse it, install (pass), see a quarantine with its rule, override it, lock status. */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestBrowser } from '../support/e2e/browser.js';
-import { launchBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { startAppServer } from '../support/e2e/app-server.js';
 import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
 import { makeSkillSource, skillMd } from '../support/skill-source-fixture.js';
@@ -33,7 +32,7 @@ afterAll(async () => {
   if (source) await rm(source.dir, { recursive: true, force: true });
 });
 
-describe('Skills page (SKL-3)', () => {
+describe('Skills page (SKL-3)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('adds a source, installs a skill with its report, quarantines another and overrides it', async () => {
     const { page } = ui;
     await page.getByRole('link', { name: 'Skills' }).click();

@@ -3,7 +3,7 @@
  * words instead of internal names, and Plan Studio's graph nodes reachable by keyboard.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import type { TestServer } from '../support/test-server.js';
@@ -25,7 +25,7 @@ afterAll(async () => {
 
 const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${ws}${path}`, body);
 
-describe('small things (UI)', () => {
+describe('small things (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('a path no screen matches shows "Page not found" with a way back', async () => {
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/no-such-screen`);

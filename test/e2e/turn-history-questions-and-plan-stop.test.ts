@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { reply, type ScriptedModelServer, type ScriptedRequest } from '../support/scripted-model-server.js';
 import type { TestServer } from '../support/test-server.js';
@@ -60,7 +60,7 @@ async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, time
 const step = (key: string) => (request: ScriptedRequest) => request.lastUserText?.includes(`— ${key}:`) === true;
 const plansOf = async (conversationId: string) => (await api('GET', `/plans?conversationId=${conversationId}`)).body.plans as any[];
 
-describe('web app: turn history, questions in the Inbox, unsaved edits, plan Stop and Resume (UI)', () => {
+describe('web app: turn history, questions in the Inbox, unsaved edits, plan Stop and Resume (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('no request asks for a conversation with an empty id', async () => {
     const { page } = ui;
     const bad: string[] = [];

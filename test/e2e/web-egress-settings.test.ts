@@ -4,7 +4,7 @@
  * Settings → General, write-only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { ensureWebBuild } from '../support/e2e/ensure-web-build.js';
 import { signIn } from '../support/e2e/app-server.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
@@ -25,7 +25,7 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-describe('web egress in the web app (TOOL-1)', () => {
+describe('web egress in the web app (TOOL-1)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('a domain rule is written in words, and the probe answers a URL with the rule that decides it', async () => {
     const ws = (await createSeededWorkspace(server!, 'Web Co')).id;
     const page = ui!.page;

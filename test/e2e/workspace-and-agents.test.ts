@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestBrowser } from '../support/e2e/browser.js';
-import { launchBrowser } from '../support/e2e/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { startAppServer } from '../support/e2e/app-server.js';
 import { createSeededWorkspace, type TestServer } from '../support/test-server.js';
 
@@ -22,7 +21,7 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-describe('web app: sign-in, workspaces, agents, org chart (§13, AG-1, AG-3)', () => {
+describe('web app: sign-in, workspaces, agents, org chart (§13, AG-1, AG-3)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('a wrong token shows the 401 message; the right one signs in and is kept', async () => {
     const { page } = ui;
     await page.goto(`${server.url}/`);

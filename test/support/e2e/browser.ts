@@ -7,6 +7,13 @@ import { REPO_ROOT } from './ensure-web-build.js';
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = join(REPO_ROOT, 'test-output', 'e2e');
 
+/**
+ * How long one browser test may take; every e2e describe() passes it to its tests. A test drives the
+ * real server, chromium and often a model turn: a few seconds on an idle machine, but on CI's loaded
+ * 2-core machine one ran past vitest's 30 s default (vitest.config.ts) while it was still progressing.
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 120_000;
+
 export interface TestBrowser {
   context: BrowserContext;
   page: Page;
@@ -35,7 +42,9 @@ export async function launchBrowser(): Promise<TestBrowser> {
       '--disable-sync',
     ],
   });
-  context.setDefaultTimeout(10_000);
+  // Playwright's waits (waitFor, click, fill, textContent) for an element the app renders after a
+  // request: generous, as CI's loaded machine can take seconds where an idle one takes milliseconds.
+  context.setDefaultTimeout(30_000);
   const page = context.pages()[0] ?? (await context.newPage());
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   return {
