@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, rmSync } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import Database from 'better-sqlite3';
@@ -40,11 +40,20 @@ async function isEmptyOrMissing(dir: string): Promise<boolean> {
   return entries.length === 0;
 }
 
+/** Null when the path went away meanwhile: a running server creates and removes staging folders. */
+async function unlessGone<T>(work: Promise<T>): Promise<T | null> {
+  return work.catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+}
+
 /** Every path under `root`, parents before children, without following symbolic links. */
 async function* walk(root: string, dir = root): AsyncGenerator<{ path: string; relativePath: string; kind: 'dir' | 'file' | 'link' | 'other'; mode: number }> {
-  for (const name of (await readdir(dir)).sort()) {
+  for (const name of ((await unlessGone(readdir(dir))) ?? []).sort()) {
     const path = join(dir, name);
-    const info = await lstat(path);
+    const info = await unlessGone(lstat(path));
+    if (!info) continue;
     const kind = info.isDirectory() ? 'dir' : info.isFile() ? 'file' : info.isSymbolicLink() ? 'link' : 'other';
     yield { path, relativePath: relative(root, path), kind, mode: info.mode & 0o7777 };
     if (kind === 'dir') yield* walk(root, path);
@@ -76,7 +85,9 @@ export async function backupDataRoot(dataRoot: string, target: string): Promise<
     if (entry.kind === 'dir') {
       await mkdir(copy, { mode: entry.mode | 0o700 });
     } else if (entry.kind === 'link') {
-      await symlink(await readlink(entry.path), copy);
+      const target = await unlessGone(readlink(entry.path));
+      if (target === null) continue;
+      await symlink(target, copy);
     } else if (entry.kind === 'file' && entry.relativePath.endsWith('.sqlite')) {
       const database = new Database(entry.path, { readonly: true, fileMustExist: true });
       try {
@@ -86,7 +97,7 @@ export async function backupDataRoot(dataRoot: string, target: string): Promise<
       }
       manifest.databases.push(entry.relativePath);
     } else if (entry.kind === 'file') {
-      await copyFile(entry.path, copy, constants.COPYFILE_EXCL);
+      if ((await unlessGone(copyFile(entry.path, copy, constants.COPYFILE_EXCL))) === null) continue;
     } else {
       continue; // sockets and pipes are a live process's, not data
     }
@@ -108,6 +119,9 @@ function assertDatabaseReadable(file: string): void {
     if (result !== 'ok') throw new BackupRefused(`the copy of ${file} fails SQLite's check: ${String(result)}`);
   } finally {
     database.close();
+    // Opening the copy to check it leaves SQLite's side files next to it; the backup holds none.
+    rmSync(`${file}-wal`, { force: true });
+    rmSync(`${file}-shm`, { force: true });
   }
 }
 
@@ -135,7 +149,7 @@ export async function restoreDataRoot(backup: string, dataRoot: string): Promise
   await mkdir(staging, { recursive: true, mode: 0o700 });
   try {
     for await (const entry of walk(source)) {
-      if (entry.relativePath === BACKUP_MANIFEST) continue;
+      if (entry.relativePath === BACKUP_MANIFEST || SQLITE_SIDE_FILE.test(entry.relativePath)) continue;
       const copy = join(staging, entry.relativePath);
       if (entry.kind === 'dir') await mkdir(copy, { mode: entry.mode | 0o700 });
       else if (entry.kind === 'link') await symlink(await readlink(entry.path), copy);
