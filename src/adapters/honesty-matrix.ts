@@ -1232,7 +1232,7 @@ function attachmentsRow(adapterId: string): HonestyRow {
       capability: 'attachments',
       level: 'enforced',
       detail:
-        'The harness builds the request itself: each attached image (PNG, JPEG, WebP or GIF by its magic bytes, at most 3 MiB) goes with the prompt as an Anthropic `image` block or an OpenAI `image_url` data-URL part, before the text; text files are inlined as fenced sections named after the file. An image for a model the catalogue says takes none (DeepSeek, Grok Build) is refused with 400 before anything is recorded. Only the prompt’s own images are sent: earlier turns’ images do not return in the history.',
+        'The harness builds the request itself: each attached image (PNG, JPEG, WebP or GIF by its magic bytes, at most 3 MiB) goes with the prompt as an Anthropic `image` block or an OpenAI `image_url` data-URL part, before the text; text files are inlined as fenced sections named after the file. An image for a model the catalogue says takes none (DeepSeek, Grok Build) is refused with 400 before anything is recorded. Earlier turns’ images stay in the history as image blocks of their message, counted by their pixels, and are elided to a one-line placeholder naming the file when the window is tight.',
       testedBy: `${ATTACHMENTS} > built-in harness in chat: an image reaches the model as an Anthropic image block and a text file as a fenced section with its name`,
     });
   }

@@ -1,4 +1,5 @@
-import type { ModelMessage, ModelTool, ToolCallBlock, ToolResultMessage } from '../llm/model-types.js';
+import type { ModelMessage, ModelTool, ToolCallBlock, ToolResultMessage, UserMessage } from '../llm/model-types.js';
+import { elidedImages } from './elided-images.js';
 import { elidedToolResult } from './elided-tool-result.js';
 import { estimateMessageTokens, estimateTextTokens, estimateToolsTokens } from './token-estimate.js';
 
@@ -44,6 +45,8 @@ export interface FittedContext {
 export class ContextWindow {
   /** Stubs by tool call id, kept as the same objects so their cached JSON and estimates hold. */
   private readonly stubs = new Map<string, ToolResultMessage>();
+  /** TOOL-3: user messages whose images were elided, by the message, with what stands in for each. */
+  private readonly imageStubs = new Map<ModelMessage, UserMessage>();
   private readonly fixedTokens: number;
   /** The budget as set, in the provider's tokens: what {@link calibrate} rescales. */
   private initialBudget: number;
@@ -84,8 +87,8 @@ export class ContextWindow {
 
   /** The messages with the stubs elided so far in place of their results. */
   view(messages: readonly ModelMessage[]): ModelMessage[] {
-    if (this.stubs.size === 0) return [...messages];
-    return messages.map((message) => (message.role === 'tool' ? (this.stubs.get(message.toolCallId) ?? message) : message));
+    if (this.stubs.size === 0 && this.imageStubs.size === 0) return [...messages];
+    return messages.map((message) => (message.role === 'tool' ? (this.stubs.get(message.toolCallId) ?? message) : (this.imageStubs.get(message) ?? message)));
   }
 
   tokensOf(view: readonly ModelMessage[]): number {
@@ -110,6 +113,14 @@ export class ContextWindow {
     const lastAssistant = view.findLastIndex((message) => message.role === 'assistant');
     for (let index = 0; index < lastAssistant && tokens > target; index += 1) {
       const message = view[index]!;
+      if (hasImages(message)) {
+        // TOOL-3: an earlier message's images go the way of old results, in the same oldest-first pass.
+        const stub = elidedImages(message);
+        this.imageStubs.set(message, stub);
+        tokens += estimateMessageTokens(stub) - estimateMessageTokens(message);
+        view[index] = stub;
+        continue;
+      }
       if (message.role !== 'tool' || this.stubs.has(message.toolCallId) || message.content.length < MIN_ELIDED_CHARS) continue;
       const stub = elidedToolResult(message, calls.get(message.toolCallId));
       this.stubs.set(message.toolCallId, stub);
@@ -123,6 +134,7 @@ export class ContextWindow {
   elideAll(messages: readonly ModelMessage[]): ModelMessage[] {
     const calls = callsById(messages);
     return messages.map((message) => {
+      if (hasImages(message)) return this.imageStubs.get(message) ?? elidedImages(message);
       if (message.role !== 'tool' || message.content.length < MIN_ELIDED_CHARS) return message;
       return this.stubs.get(message.toolCallId) ?? elidedToolResult(message, calls.get(message.toolCallId));
     });
@@ -143,6 +155,10 @@ export class ContextWindow {
     const tools = estimateToolsTokens(this.tools);
     return { budget: this.budget, system, skills, tools, history, toolResults, total: system + skills + tools + history + toolResults, elidedResults: this.stubs.size };
   }
+}
+
+function hasImages(message: ModelMessage): message is UserMessage {
+  return message.role === 'user' && (message.images?.length ?? 0) > 0;
 }
 
 export function callsById(messages: readonly ModelMessage[]): Map<string, ToolCallBlock> {

@@ -1,4 +1,5 @@
 import type { ModelMessage, ModelTool } from '../llm/model-types.js';
+import { estimateImagesTokens } from './image-tokens.js';
 
 /**
  * Characters per token the estimate assumes (CTX-1). Real tokenizers give about 3.5–4 characters of
@@ -36,7 +37,8 @@ function messageChars(message: ModelMessage): number {
 export function estimateMessageTokens(message: ModelMessage): number {
   let tokens = estimates.get(message);
   if (tokens === undefined) {
-    tokens = Math.ceil(messageChars(message) / CHARS_PER_TOKEN);
+    // TOOL-3: an image is counted by its size in pixels, not by its base64 characters.
+    tokens = Math.ceil(messageChars(message) / CHARS_PER_TOKEN) + (message.role === 'user' ? estimateImagesTokens(message.images) : 0);
     estimates.set(message, tokens);
   }
   return tokens;

@@ -17,6 +17,8 @@ export interface PromptImage {
   mediaType: string;
   /** The bytes in base64. */
   data: string;
+  /** The file's name as attached: what the placeholder of an elided image names (never sent as content). */
+  name?: string;
 }
 
 /** Plain text the user (or the harness on the user's behalf) wrote, with the images they attached. */

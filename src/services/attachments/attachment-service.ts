@@ -24,7 +24,7 @@ export interface AcceptedAttachment {
 /** The images of a message, as the run that answers it sends them to the model (read when the run starts, on whichever process runs it). */
 export async function promptImagesOf(db: Kysely<WorkspaceSchema>, conversationId: string, messageId: string): Promise<PromptImage[]> {
   const stored = await attachmentsOfMessage(db, conversationId, messageId);
-  return stored.filter((attachment) => attachment.kind === 'image').map((attachment) => ({ mediaType: attachment.mediaType, data: attachment.content.toString('base64') }));
+  return stored.filter((attachment) => attachment.kind === 'image').map((attachment) => ({ mediaType: attachment.mediaType, data: attachment.content.toString('base64'), name: attachment.name }));
 }
 
 /** Standard base64 with optional padding, nothing else (Buffer.from would skip any junk silently). */

@@ -7,6 +7,7 @@ import type { ContextUsage } from '../../harness/context-window.js';
 import { insertMessage, listMessages, listRecentMessages, type HistoryMessage } from '../../store/repositories/message-repository.js';
 import { insertAttachments, listAttachmentsOfConversation } from '../../store/repositories/message-attachment-repository.js';
 import type { AcceptedAttachment } from '../attachments/attachment-service.js';
+import { keepEarlierImages } from '../attachments/attachment-history-blocks.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
@@ -85,6 +86,7 @@ export class MessageService {
    */
   async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
     const { database } = await this.workspaces.handle(workspaceId);
+    await keepEarlierImages(database.db, conversationId, this.kept.messages);
     const items = await listConversationTranscript(database.db, conversationId, this.kept.finishedRuns);
     return conversationHistory(items, this.kept, excludingLast);
   }
