@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import type { ConversationMerge, ConversationPublication, PublishDraft } from '../schemas/publish.js';
 import type { OperatorCommandContext } from './operator-commands.js';
+import { printable } from './terminal-text.js';
 
+/** Agents wrote part of what is printed (titles, bodies, file names): control sequences never reach the terminal. */
 const out = (line: string): void => {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${printable(line, { keepNewlines: true })}\n`);
 };
 
 function describePublication(publication: ConversationPublication): string {

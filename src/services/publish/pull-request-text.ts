@@ -29,9 +29,10 @@ export interface ConversationFacts {
 const MAX_FILES_LISTED = 50;
 const MAX_TESTS_LISTED = 10;
 
-/** One line, at most `max` characters: titles and list items never carry a line break. */
+/** One line, at most `max` characters: titles and list items never carry a line break or a control character (an agent named the files). */
 function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  // eslint-disable-next-line no-control-regex -- replacing control characters is the point
+  const flat = text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
