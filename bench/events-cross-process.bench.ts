@@ -1,5 +1,5 @@
 /**
- * Issue 16: p50/p99 delay of live events from the process that executes a run to an SSE client
+ * P50/p99 delay of live events from the process that executes a run to an SSE client
  * connected to another process on the same PostgreSQL database (two real `serve` child processes,
  * separate data roots). Per event: the SSE client's receipt time minus the event's `at`, stamped
  * by the executing process when it published it (same host, same clock) — so the figure spans the

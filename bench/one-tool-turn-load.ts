@@ -1,5 +1,5 @@
 /**
- * Issue 16 (NF-SCALE): what the agent-run benches (`runs-queue` on PostgreSQL workers, `runs-embedded`
+ * NF-SCALE: what the agent-run benches (`runs-queue` on PostgreSQL workers, `runs-embedded`
  * on one SQLite `serve`) share — the same tool turn against the scripted model and the same CPU reading.
  */
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Cursor transport overhead (issue 15): the wall time of a Control Center turn on the Cursor
+ * Cursor transport overhead: the wall time of a Control Center turn on the Cursor
  * transport (HTTP message → run executor → transport → fake SDK, four `run_command` calls through the
  * policy gate and the command sandbox) against the same four commands played by the fake SDK alone
  * (no server, no gate: the SDK's own shell), medians of 5. The transport figure includes the run

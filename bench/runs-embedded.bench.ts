@@ -1,5 +1,5 @@
 /**
- * Issue 16 (NF-SCALE): the SQLite side of `bench/runs-queue.bench.ts` — the same real agent runs
+ * NF-SCALE: the SQLite side of `bench/runs-queue.bench.ts` — the same real agent runs
  * (one tool turn on the built-in harness against the scripted model: a `todo` call, then the
  * answer) through one embedded `control-center serve` child process on SQLite, the default
  * deployment. N conversations are created first (not timed); then the clock starts, the N turns are

@@ -1,5 +1,5 @@
 /**
- * Issue 16 (NF-SCALE): real agent runs through the runs queue on PostgreSQL, executed by 1, 2 and 4
+ * NF-SCALE: real agent runs through the runs queue on PostgreSQL, executed by 1, 2 and 4
  * `control-center worker` child processes (own data roots). Each run is one tool turn on the
  * built-in harness against the scripted model (a `todo` call, then an answer: two model calls).
  * Per worker count: N runs are posted to an API-role control center (in this process) while no

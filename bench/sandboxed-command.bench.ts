@@ -1,5 +1,5 @@
 /**
- * One sandboxed `bash -c true` as the built-in `bash` tool runs it (issue 11, the cost of a turn):
+ * One sandboxed `bash -c true` as the built-in `bash` tool runs it (the cost of a turn):
  * a new bubblewrap per command against the conversation's warm sandbox (`sandbox/warm-sandbox.ts`),
  * same spec, same spawn rules, alternated command by command so both see the same machine load.
  * Figures: wall per command (p50, p90) for each, and this process's CPU per command for each (the

@@ -1,5 +1,5 @@
 /**
- * Issue 16 (NF-SCALE): time to drain 1,000 queued no-op jobs, and jobs per second, with 1, 2 and 4
+ * NF-SCALE: time to drain 1,000 queued no-op jobs, and jobs per second, with 1, 2 and 4
  * workers claiming from the queue — pg-boss on PostgreSQL (each worker its own pg-boss instance and
  * connection pool, as separate worker processes have) against the embedded SQLite queue (one
  * process, so its "workers" are concurrent claimers on one file). A job is claimed with a lease and

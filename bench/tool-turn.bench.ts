@@ -17,7 +17,7 @@
  *   counts it in 10 ms ticks, too coarse for one turn.
  * - tool_turn_server_other_threads_cpu_per_turn: the part of the server's CPU spent on threads other
  *   than the main one (V8's background compiler and GC, libuv's pool), averaged the same way. No
- *   JavaScript profile shows it; it was how the wasm tier-up of the bash grammar was found (issue 11).
+ *   JavaScript profile shows it; it was how the wasm tier-up of the bash grammar was found.
  * With CC_BENCH_CPU_PROFILE=<dir>, the server writes a CPU profile of the last measured phase only to
  * <dir>/tool-turn-server.cpuprofile (the profiler's own cost then inflates the CPU figures; the
  * sampling interval is CC_BENCH_PROFILE_INTERVAL µs, default 100). CC_BENCH_TURNS sets the number of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Starts a throw-away PostgreSQL server for the tests (issue 16): Debian's postgresql binaries, a
+# Starts a throw-away PostgreSQL server for the tests: Debian's postgresql binaries, a
 # cluster in its own directory, reachable only over a unix socket in that directory (no TCP port),
 # trust authentication for the one role `control_center` (nothing else can reach the socket's
 # directory anyway). PostgreSQL refuses to run as root, so under root the cluster belongs to the

@@ -48,7 +48,7 @@ export class ApiClient {
   }
 
   /**
-   * Opens a server-sent events stream with the Bearer header (issue 17: the stream takes no token in
+   * Opens a server-sent events stream with the Bearer header (the stream takes no token in
    * its URL). The caller reads `response.body`; `lastEventId` resumes after a dropped connection.
    */
   async openStream(path: string, signal: AbortSignal, lastEventId?: number): Promise<Response> {

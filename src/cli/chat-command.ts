@@ -15,7 +15,7 @@ import { EventStreamReader } from './event-stream-reader.js';
 import type { OperatorCommandContext } from './operator-commands.js';
 import { excerpt } from './terminal-text.js';
 
-/** Exit codes of `control-center chat` (issue 17). 130 is the shell's code for Ctrl-C. */
+/** Exit codes of `control-center chat`. 130 is the shell's code for Ctrl-C. */
 export const CHAT_EXIT = { completed: 0, failed: 1, badInput: 2, interrupted: 130 } as const;
 
 /** How long Ctrl-C waits for the server to confirm the cancel before leaving anyway. */
@@ -80,7 +80,7 @@ function progressInterval(): number {
 }
 
 /**
- * `control-center chat [--space s] [--conversation c] [--mode m] [--json] "message"` (issue 17; RLY-1,
+ * `control-center chat [--space s] [--conversation c] [--mode m] [--json] "message"` (RLY-1,
  * RLY-2, HAR-6, POL-7): posts one message and follows the turn it starts until it ends. With neither
  * --space nor --conversation it is a new chat, which (as in the web app, RLY-2) is a new space with one
  * conversation, in --mode or Agent. With --space it is a new conversation in that space; --mode then

@@ -1,5 +1,5 @@
 /**
- * The terminal side of `control-center chat` (issue 17): the transcript on stdout, notes on stderr,
+ * The terminal side of `control-center chat`: the transcript on stdout, notes on stderr,
  * and a progress line on stderr while nothing else is printed. On a terminal the progress line is
  * redrawn in place and wiped before anything else is written; elsewhere (a log, a pipe) it is a
  * plain line, written once per interval of silence.

@@ -41,7 +41,7 @@ export function shortInput(input: unknown): string {
 }
 
 /**
- * Follows one turn of `control-center chat` through the workspace's live events (issue 17; HAR-6,
+ * Follows one turn of `control-center chat` through the workspace's live events (HAR-6,
  * POL-7, PLAN-4): the assistant's text as it streams, each tool call with its short input and its
  * result's status, subagent runs, and the approvals and questions the turn raises — asked at the
  * terminal when there is one, else printed with their ids and the `control-center approvals` line

@@ -6,7 +6,7 @@ const RECONNECT_DELAY_MS = 1_000;
 const RECONNECT_ATTEMPTS = 5;
 
 /**
- * A workspace's live events for the terminal (issue 17): reads the server-sent events stream with
+ * A workspace's live events for the terminal: reads the server-sent events stream with
  * the Bearer header, calls `onEvent` for each event in order, and on a dropped connection reopens it
  * with Last-Event-ID so no event of the turn is lost (the server replays its recent buffer).
  */

@@ -29,7 +29,7 @@ export function summaryOf(approval: Approval): string {
 }
 
 /**
- * The terminal's operator commands (issue 17; POL-7, PLAN-3/7/8, HAR-6): `approvals`, `plans` and
+ * The terminal's operator commands (POL-7, PLAN-3/7/8, HAR-6): `approvals`, `plans` and
  * `runs`, each listing by default with `--json` for scripts, and the decisions the web app offers.
  * They use the same HTTP API as the web app, with the operator token of the data directory.
  */

@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ControlCenterOptions } from '../services/control-center.js';
 
 /**
- * Issue 16: the run queue's tunings, the same flags (and environment variables) on `worker` and
+ * The run queue's tunings, the same flags (and environment variables) on `worker` and
  * `serve`. They act in processes that execute work on PostgreSQL (a worker, a plain `serve`); an
  * API-role process and the embedded store have no run queue, so there they change nothing — they are
  * accepted anyway, so one environment can be shared by every process of a deployment.

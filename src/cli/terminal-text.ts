@@ -1,5 +1,5 @@
 /**
- * Agent-controlled text on its way to a terminal (issue 17). C0/C1 controls, DEL and the invisible
+ * Agent-controlled text on its way to a terminal. C0/C1 controls, DEL and the invisible
  * formatting characters (bidi overrides and isolates, zero-width, BOM) become a space, so a model's
  * output, a tool name or a goal can neither send escape sequences that drive the terminal nor make a
  * line read differently from what it is. Only the newline survives, and only where asked.

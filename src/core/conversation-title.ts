@@ -1,5 +1,5 @@
 /**
- * Auto-titles (UI, issue 17): a conversation nobody named gets a title from its first message,
+ * Auto-titles (UI): a conversation nobody named gets a title from its first message,
  * deterministically and without a model call, so the same message always gives the same title and
  * nothing leaves the machine. The operator can rename it afterwards.
  */

@@ -9,7 +9,7 @@ const MAX_REF_BYTES = 256;
 
 /**
  * A branch's tip as the loose ref file of a conversation's checkout (`<checkout>/.git/<ref>`) holds
- * it, read by the server without starting a process (issue 11: a sandboxed `git rev-parse` after
+ * it, read by the server without starting a process (a sandboxed `git rev-parse` after
  * every run cost ~5 ms of server CPU per tool turn). Every byte of a checkout is the agent's (SEC-3),
  * so this is only a hint, read so that nothing in the checkout can act on the host:
  * - no program runs: no git, so no config, hook or fsmonitor of the checkout is ever looked at;
@@ -22,7 +22,7 @@ const MAX_REF_BYTES = 256;
  * Null whenever the file does not plainly hold an object name (a packed, symbolic or missing ref, a
  * `.git` file, a reftable repository): the caller then asks git. Synchronous: a handful of
  * descriptor-pinned metadata calls and one read of at most 256 bytes, cheaper than the thread pool's
- * round trips (issue 11); the file is opened non-blocking, so a FIFO cannot stall the server.
+ * round trips; the file is opened non-blocking, so a FIFO cannot stall the server.
  */
 export function readCheckoutRefHint(worktreePath: string, ref: string): string | null {
   if (!isPlainBranchRef(ref)) return null;

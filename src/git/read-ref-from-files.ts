@@ -22,7 +22,7 @@ export function isPlainBranchRef(ref: string): boolean {
  *
  * The reftable check and the loose ref are read synchronously (a stat and a read of at most 256 bytes,
  * a few microseconds, where a trip through libuv's thread pool costs tens of microseconds of CPU and
- * wakes two threads, issue 11); the loose ref is opened non-blocking and must be a small regular
+ * wakes two threads); the loose ref is opened non-blocking and must be a small regular
  * file, so nothing at that path can hold the event loop. `packed-refs`, megabytes in a large
  * repository, is read off the event loop.
  */

@@ -41,7 +41,7 @@ export async function syncCheckoutRef(
   if (known.length > 0) {
     // Most runs commit nothing: when the checkout's tip is a commit the user's repository has, only
     // the ref may need to move, and no bundle is made (one sandboxed git instead of three processes).
-    // A hint naming a known commit saves even that process (issue 11): the agent could have pointed
+    // A hint naming a known commit saves even that process: the agent could have pointed
     // its branch at such a commit anyway, so acting on it grants nothing.
     const hinted = options.tipHint && known.includes(options.tipHint) ? options.tipHint : null;
     const tip = hinted ?? (await runner(['git', 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).stdout.toString('utf8').trim();

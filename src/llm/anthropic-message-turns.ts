@@ -79,7 +79,7 @@ interface SerializedBlock {
 }
 
 /**
- * Each message's blocks as JSON, kept for the message's lifetime (issue 11): an agent loop sends the
+ * Each message's blocks as JSON, kept for the message's lifetime: an agent loop sends the
  * whole history again on every call, and serializing it was the part of a call that grows with the
  * run (1.5 ms for 250 KB of tool output). Messages are not changed once they are in a request's
  * history — the loop only appends — so the JSON of a message object stays its JSON.

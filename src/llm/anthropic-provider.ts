@@ -168,9 +168,9 @@ export function createAnthropicStreamFn(options: AnthropicProviderOptions): Stre
     maxRetries: options.maxRetries ?? 2,
     ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
   };
-  // Built on first use, then shared by every call with this configuration (issue 11).
+  // Built on first use, then shared by every call with this configuration.
   const client = () => cachedSdkClient('anthropic', clientConfig, options.fetch, () => new Anthropic({ ...clientConfig, fetch: watchedFetch(options.fetch), logLevel: 'off' }));
-  // Without a custom fetch the SDK is skipped: one POST on a kept-alive connection, its events parsed here (issue 11).
+  // Without a custom fetch the SDK is skipped: one POST on a kept-alive connection, its events parsed here.
   const endpoint = modelEndpoint(
     clientConfig.baseURL,
     '/v1/messages',

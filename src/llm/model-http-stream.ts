@@ -6,7 +6,7 @@ import { SseParser, type SseMessage } from './sse-parser.js';
 import type { StreamWatchdog } from './stream-watchdog.js';
 
 /**
- * The model-call path without an SDK (issue 11): one POST on a keep-alive `node:http(s)` agent, the
+ * The model-call path without an SDK: one POST on a keep-alive `node:http(s)` agent, the
  * response read as server-sent events straight off the socket. The SDKs' fetch, web streams and request
  * building cost about 10 ms of CPU per tool turn (two calls); this path keeps what the providers rely
  * on — retries with the SDKs' policy, HTTP errors with the provider's body, the stream watchdog's idle

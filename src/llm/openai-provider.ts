@@ -153,9 +153,9 @@ export function createOpenAIStreamFn(options: OpenAIProviderOptions): StreamFn {
     maxRetries: options.maxRetries ?? 2,
     ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
   };
-  // Built on first use, then shared by every call with this configuration (issue 11).
+  // Built on first use, then shared by every call with this configuration.
   const client = () => cachedSdkClient('openai', clientConfig, options.fetch, () => new OpenAI({ ...clientConfig, fetch: watchedFetch(options.fetch), logLevel: 'off' }));
-  // Without a custom fetch the SDK is skipped: one POST on a kept-alive connection, its events parsed here (issue 11).
+  // Without a custom fetch the SDK is skipped: one POST on a kept-alive connection, its events parsed here.
   const endpoint = modelEndpoint(
     clientConfig.baseURL,
     '/chat/completions',

@@ -1,5 +1,5 @@
 /**
- * One SDK client per provider configuration (issue 11: building an `Anthropic`/`OpenAI` client eagerly
+ * One SDK client per provider configuration (building an `Anthropic`/`OpenAI` client eagerly
  * builds its whole resource tree, about 2 ms, and a tool turn makes two model calls). Clients hold no
  * per-call state here: each call's abort signal and stream watchdog travel with the request (see
  * `StreamWatchdog.fetchOptions`), so sharing one across calls and runs changes no behaviour.

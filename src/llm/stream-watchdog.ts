@@ -14,7 +14,7 @@ const WATCHDOG_KEY = Symbol('streamWatchdog');
  * while the consumer holds an event, so a slow consumer is never mistaken for a hung server.
  *
  * Touching, pausing and resuming only set fields: one timer per call checks, when it fires, how long
- * the stream has really been idle and re-arms itself for the rest (issue 11: a clear and a new timer
+ * the stream has really been idle and re-arms itself for the rest (a clear and a new timer
  * per chunk and per event was a visible share of a tool turn's CPU).
  */
 export class StreamWatchdog {
@@ -71,7 +71,7 @@ export class StreamWatchdog {
 
   /**
    * Per-request fetch options binding this call to {@link watchedFetch}: the SDK client is shared
-   * across calls (issue 11), so the watchdog rides on the request instead of on the client.
+   * across calls, so the watchdog rides on the request instead of on the client.
    */
   fetchOptions(): Record<symbol, StreamWatchdog> {
     return { [WATCHDOG_KEY]: this };

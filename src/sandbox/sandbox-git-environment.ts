@@ -60,7 +60,7 @@ export function withSandboxGitConfig(env: Readonly<Record<string, string>>, opti
     if (name === 'GIT_CONFIG_COUNT' || name.startsWith('GIT_CONFIG_KEY_') || name.startsWith('GIT_CONFIG_VALUE_')) continue;
     out[name] = value;
   }
-  // Assigned, not spread: see sanitizedEnv (issue 11).
+  // Assigned, not spread: see sanitizedEnv.
   Object.assign(out, configEnvironment([...configEntries(env), ...SANDBOX_GIT_CONFIG]));
   out.GIT_ALLOW_PROTOCOL = SANDBOX_GIT_PROTOCOLS;
   if (options.privateHome) out.GIT_CONFIG_GLOBAL = NO_GLOBAL_GIT_CONFIG;

@@ -81,6 +81,6 @@ export function sanitizedEnv(source: NodeJS.ProcessEnv = process.env, extra: Rec
     env[name] = value;
   }
   // Assigned, not spread: spreading an environment of a few dozen `GIT_CONFIG_*` entries into an
-  // object literal cost several times more (issue 11: a tool turn builds this more than once).
+  // object literal cost several times more (a tool turn builds this more than once).
   return Object.assign(env, NON_INTERACTIVE, extra);
 }

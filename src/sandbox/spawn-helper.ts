@@ -220,7 +220,7 @@ export class SpawnHelper {
         keepTail: command.keepTail ?? false,
         // The pid is only needed to kill the command should the helper die (`died` below). Inside a
         // namespace the server never signals it, and not asking saves the server a wake-up per command
-        // (~0.15 ms of CPU on a VM, issue 11).
+        // (~0.15 ms of CPU on a VM).
         reportPid: !this.options.namespacedPids,
       });
       if (command.signal?.aborted) onAbort();

@@ -1,5 +1,5 @@
 /**
- * The spawn helper's program in Python (issue 11), for warm sandboxes where a `python3` ≥ 3.8 is
+ * The spawn helper's program in Python, for warm sandboxes where a `python3` ≥ 3.8 is
  * installed: the same rules, messages and results as the Node program (`spawn-helper-source.ts`),
  * with one difference in how a command starts. Node forks (libuv has no vfork on Linux), and forking
  * a 50 MB Node process costs, on a virtual machine, ~6 ms of CPU in the helper and ~6 ms more in the

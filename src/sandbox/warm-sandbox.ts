@@ -7,7 +7,7 @@ import { VFORK_HELPER_PYTHON_ARGS, vforkHelperPython } from './vfork-helper.js';
 export type WarmSandboxHelper = 'auto' | 'node' | 'python';
 
 /**
- * One long-lived sandbox for the commands of one conversation in one checkout (issue 11, "the cost
+ * One long-lived sandbox for the commands of one conversation in one checkout ("the cost
  * of a turn"). Instead of a new bubblewrap per `bash` call, bubblewrap starts once — with the mounts,
  * namespaces and capability drop the per-command sandbox would get, from the same launcher — and runs
  * the spawn helper's program (`spawn-helper-source.ts`) inside it. The server hands it each command

@@ -167,7 +167,7 @@ export const ReviewGateConfig = z.strictObject({
 export const PutReviewGatesBody = z.strictObject({ repoPath: z.string().min(1).max(4096), gates: z.array(ReviewGateConfig).max(20) });
 export const ReviewGates = z.object({ repoPath: z.string(), gates: z.array(z.object({ name: z.string(), command: z.string() })) });
 
-/** Issue 12: open a review from a forge pull-request URL instead of a local repository and refs. */
+/** Open a review from a forge pull-request URL instead of a local repository and refs. */
 export const OpenPullRequestReviewBody = z.strictObject({
   prUrl: z.string().min(1).max(2048),
   title: DisplayName(200).optional(),

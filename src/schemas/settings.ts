@@ -4,13 +4,13 @@ import { BRAVE_SEARCH_DEFAULT_BASE_URL, WEB_SEARCH_PROVIDERS } from '../core/web
 import { AdapterId } from './agent.js';
 import { HttpUrl } from './common.js';
 
-/** Forges a review can be opened from and published to (issue 12). */
+/** Forges a review can be opened from and published to. */
 export const FORGE_PROVIDERS = ['github'] as const;
 
 const ProviderMap = <T extends z.ZodType>(value: T) => z.partialRecord(z.enum(PROVIDER_IDS), value);
 
 /**
- * Providers whose runners (external transports) get their own key and base URL (issue 15): brokered,
+ * Providers whose runners (external transports) get their own key and base URL: brokered,
  * never in a runner's environment (SEC-6) — the model proxy adds them to a runner's model calls, and a
  * transport that must call its vendor from the server's process (Cursor) reads them there.
  */
@@ -62,13 +62,13 @@ export const WorkspaceSettings = z.object({
   reviewConcurrency: z.number().int().min(1).max(16).default(3),
   /** SKL-3: the optional model review of skills before install (null = off); it can only make a verdict stricter. */
   skillModelReview: SkillModelReviewSetting.nullable().default(null),
-  /** Forge tokens (issue 12), write-only like the model keys: reads show only whether each is set (SEC-6). */
+  /** Forge tokens, write-only like the model keys: reads show only whether each is set (SEC-6). */
   forgeTokens: z.partialRecord(z.enum(FORGE_PROVIDERS), z.string()).default({}),
   /** GitHub's REST API base (GitHub Enterprise: `https://host/api/v3`; tests: a local fake). */
   githubApiBaseUrl: z.string().default('https://api.github.com'),
   /** Where GitHub pull-request pages and clone URLs live; a PR URL or clone URL elsewhere is refused. */
   githubWebBaseUrl: z.string().default('https://github.com'),
-  /** Runner keys per provider (issue 15), write-only: reads show only whether each is set (SEC-6). */
+  /** Runner keys per provider, write-only: reads show only whether each is set (SEC-6). */
   runnerKeys: RunnerMap(z.string()).default({}),
   /** Where a runner provider's key is sent (http(s) only; non-http(s) stored values are dropped on read). */
   runnerBaseUrls: RunnerMap(z.string()).default({}),

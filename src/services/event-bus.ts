@@ -10,7 +10,7 @@ type Listener = (event: WorkspaceEvent) => void;
 const REPLAY_BUFFER_SIZE = 1_000;
 
 /**
- * Where events are committed when several processes serve one database (issue 16, PostgreSQL): the
+ * Where events are committed when several processes serve one database (PostgreSQL): the
  * journal stores what this process publishes and hands every committed event — this process's and
  * the others' — back through `EventBus.deliverCommitted`, per workspace in id order, exactly once.
  */
@@ -35,7 +35,7 @@ interface Subscriber {
 /**
  * Publish/subscribe per workspace. Embedded (SQLite): in-process only; listeners are called
  * synchronously in publish order, so every subscriber sees every event in the same order, and the
- * sequence is this process's counter. With a journal (PostgreSQL, issue 16): per-workspace
+ * sequence is this process's counter. With a journal (PostgreSQL): per-workspace
  * subscribers (SSE) are fed from the committed events of every process, in commit-id order, and
  * the sequence is that id. `subscribeAll` listeners — in-process reactions such as pipeline
  * triggers — always get only what this process published, synchronously: each reaction then runs

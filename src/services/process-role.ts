@@ -1,7 +1,7 @@
 import type { StoreLocation } from '../store/store-location.js';
 
 /**
- * What one process of a deployment does (issue 16, NF-SCALE):
+ * What one process of a deployment does (NF-SCALE):
  * - `all` (plain `serve`): HTTP and SSE, and it claims and executes work — the embedded default;
  * - `api` (`serve --role api`): HTTP and SSE only; it enqueues work and never executes a run, a
  *   pipeline or plan node, or a timeout;

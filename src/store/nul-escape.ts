@@ -11,7 +11,7 @@ import {
 } from 'kysely';
 
 /**
- * Issue 16 (SEC, WS-3): PostgreSQL's `text` cannot hold the NUL character (SQLite's can), and
+ * SEC, WS-3: PostgreSQL's `text` cannot hold the NUL character (SQLite's can), and
  * operator and agent text — messages, tool output, run-log payloads, file names — may contain it.
  * Refusing it would lose an agent's output; dropping it would be a silent change. So the PostgreSQL
  * store escapes it reversibly, at the one place every query of a store handle passes through

@@ -31,7 +31,7 @@ export function openSqlite<Schema>(filePath: string): { db: Kysely<Schema>; raw:
 }
 
 /**
- * A compiled query run on the SQLite connection itself, synchronously (issue 11): what Kysely adds
+ * A compiled query run on the SQLite connection itself, synchronously: what Kysely adds
  * around a statement it runs — the connection mutex, a chain of promises, the result object — costs
  * more than running the statement, for the few hot statements whose SQL is compiled once and kept
  * (`reusable-query.ts`). Kysely's SQLite driver runs exactly this (`all` for a statement that returns

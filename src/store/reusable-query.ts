@@ -13,7 +13,7 @@ const STAND_IN = `cc-query-argument-${randomUUID()}-`;
 /**
  * New parameters for a kept compiled query. Kysely's plugins transform a query only while it is
  * compiled, so what a plugin does to parameters must be done here again: on PostgreSQL that is the
- * NUL escaping, without which a reused statement would send a raw NUL PostgreSQL refuses (issue 16).
+ * NUL escaping, without which a reused statement would send a raw NUL PostgreSQL refuses.
  */
 function freshParameters(db: Kysely<WorkspaceSchema>, values: readonly unknown[]): readonly unknown[] {
   if (!db.getExecutor().plugins.some((plugin) => plugin instanceof NulEscapePlugin)) return values;
@@ -28,7 +28,7 @@ interface Compiled<Row> {
 
 /**
  * A query of fixed shape whose compiled SQL is kept per database handle and reused with new
- * arguments (issue 11): building and compiling a Kysely query costs more than running it against
+ * arguments: building and compiling a Kysely query costs more than running it against
  * SQLite, and a tool turn runs about twenty of them. `build` is called once per handle (SQLite or
  * PostgreSQL, each compiles its own SQL) with stand-ins for the arguments; each stand-in must reach
  * the compiled parameters as it is, so a builder that transforms an argument is refused at its first
@@ -79,7 +79,7 @@ function compileWithStandIns<Args extends string[], Row>(db: Kysely<WorkspaceSch
  * For statements whose SQL depends on which columns they write (a row insert, a partial update): the
  * compiled query per database handle and `shape` (the caller's name for its column set), reused with
  * new `values`. A compiled query is kept only when its parameters are exactly `values`, in order, so
- * new values can take their places; otherwise it is built every time, as without this (issue 11).
+ * new values can take their places; otherwise it is built every time, as without this.
  */
 export function queryPerShape(): (db: Kysely<WorkspaceSchema>, shape: string, values: readonly unknown[], build: () => Compilable<unknown>) => Promise<void> {
   const byHandle = new WeakMap<Kysely<WorkspaceSchema>, Map<string, CompiledQuery<unknown>>>();

@@ -21,7 +21,7 @@ interface RunLogStatements {
 /**
  * How long queued run-log rows wait for more before they are written. A tool turn emits its events
  * over a few milliseconds (model call, gate, command, answer); one transaction for all of them costs
- * less than one per event-loop turn (issue 11). Readers never wait for it: they flush first.
+ * less than one per event-loop turn. Readers never wait for it: they flush first.
  */
 const FLUSH_DELAY_MS = 10;
 

@@ -715,7 +715,7 @@ export interface SpaceRepositoryTable {
   created_at: string;
 }
 
-/** Issue 12: the forge pull request a review was opened from (GitHub first). */
+/** The forge pull request a review was opened from (GitHub first). */
 export interface ReviewForgeLinkTable {
   review_id: string;
   provider: string;
@@ -726,7 +726,7 @@ export interface ReviewForgeLinkTable {
   created_at: string;
 }
 
-/** Issue 12: the verdict published to the pull request, one row per review and head SHA (idempotent). */
+/** The verdict published to the pull request, one row per review and head SHA (idempotent). */
 export interface ReviewPublicationTable {
   id: string;
   review_id: string;
@@ -761,7 +761,7 @@ export interface ConversationArchiveTable {
   archived_by_id: string;
   archived_at: string;
 }
-/** A committed live event (issue 16, PostgreSQL only): `id` is the SSE event id every process serves. */
+/** A committed live event (PostgreSQL only): `id` is the SSE event id every process serves. */
 export interface WorkspaceEventTable {
   id: number;
   type: string;
@@ -774,7 +774,7 @@ export interface WorkspaceEventTable {
   committed_at_ms: number;
 }
 
-/** A run control addressed to whichever process executes the run (issue 16, PostgreSQL only). */
+/** A run control addressed to whichever process executes the run (PostgreSQL only). */
 export interface RunCommandTable {
   id: string;
   /** The run id (cancel, pause, resume, steer) or question id (answer) the owner recognises. */
@@ -790,7 +790,7 @@ export interface RunCommandTable {
   created_at: string;
 }
 
-/** Issue 16: a queued run's job payload until its enqueue is confirmed (migration 0021). */
+/** A queued run's job payload until its enqueue is confirmed (migration 0021). */
 export interface RunDispatchTable {
   run_id: string;
   /** JSON: the `QueuedRun` the runs queue carries. */

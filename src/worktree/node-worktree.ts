@@ -85,7 +85,7 @@ export class NodeWorktree implements WorktreeOperations {
 
   /** The root with its own symlinks resolved (a worktree under a symlinked temp dir is still one tree). */
   realRoot(): Promise<string> {
-    // Synchronous, once per worktree (a run's first command): cheaper than the thread pool's round trip (issue 11).
+    // Synchronous, once per worktree (a run's first command): cheaper than the thread pool's round trip.
     this.realRootPromise ??= new Promise((resolve) => resolve(realpathSync.native(this.root)));
     return this.realRootPromise;
   }

@@ -21,7 +21,7 @@ export interface ForgeReviewDraft {
 }
 
 /**
- * The verdict → review event mapping (issue 12): block → REQUEST_CHANGES, hold → COMMENT, and ship →
+ * The verdict → review event mapping: block → REQUEST_CHANGES, hold → COMMENT, and ship →
  * COMMENT too, not APPROVE: an approval posted with the operator's token would count as a human
  * approval under branch protection, and a verdict folded from agents' findings is evidence for a
  * person to weigh, not a person's sign-off. (GitHub also refuses APPROVE from the PR's own author,
@@ -52,7 +52,7 @@ function placeAnchor(anchor: NonNullable<ExportFinding['anchor']>, hunks: HunkMa
 }
 
 /**
- * The ONE review a verdict is published as (issue 12): the event from {@link FORGE_EVENT}, a body with
+ * The ONE review a verdict is published as: the event from {@link FORGE_EVENT}, a body with
  * the verdict, its reasons, the axes and the findings that have no place in the diff, and one inline
  * comment per live finding anchored on lines the current diff changed. Dismissed and resolved
  * findings are not published. Pure: the service sends what this returns.

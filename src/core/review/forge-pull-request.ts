@@ -1,5 +1,5 @@
 /**
- * Pull-request URLs, clone URLs and branch names read from a forge (issue 12, SEC-2). All three are
+ * Pull-request URLs, clone URLs and branch names read from a forge (SEC-2). All three are
  * hostile: the PR URL is typed by whoever opens the review, and the clone URL and branch names come
  * from the forge's JSON, which the pull request's author partly controls (a fork's name, a branch
  * name). Pure functions: the forge adapter and the service call them before anything touches git.

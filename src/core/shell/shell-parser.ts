@@ -33,7 +33,7 @@ export function loadShellParser(): Promise<void> {
 
 /**
  * Compiles the wasm modules loaded until `restore()` with V8's baseline wasm compiler (Liftoff) only
- * (issue 11, "the cost of a turn"). By default V8 later recompiles hot wasm functions with TurboFan
+ * ("the cost of a turn"). By default V8 later recompiles hot wasm functions with TurboFan
  * on a background thread, and the bash grammar's generated lexer and parse functions are so large that
  * this takes seconds of CPU (3.5 s measured on the 2 shared cores) — about 50 ms of the server's CPU
  * per tool turn over a server's first minute, and the first parse waits for it. Liftoff code parses a

@@ -46,7 +46,7 @@ const TIMED_OUT = 'no operator decided before the approval timed out';
 export class ApprovalService {
   private readonly waiters = new Map<string, (outcome: ApprovalOutcome) => void>();
   private readonly decidedListeners: DecidedListener[] = [];
-  /** Issue 16 (POL-7): makes a gate's timeout durable — any process applies it, even if this one dies. */
+  /** POL-7: makes a gate's timeout durable — any process applies it, even if this one dies. */
   private timeoutScheduler: ((workspaceId: string, approvalId: string, dueAt: number) => Promise<void>) | null = null;
 
   constructor(
@@ -82,7 +82,7 @@ export class ApprovalService {
     return approval;
   }
 
-  /** Issue 16: on a shared store, every gate's timeout is also queued for whichever process claims it when due. */
+  /** On a shared store, every gate's timeout is also queued for whichever process claims it when due. */
   scheduleTimeoutsWith(scheduler: (workspaceId: string, approvalId: string, dueAt: number) => Promise<void>): void {
     this.timeoutScheduler = scheduler;
   }
@@ -92,7 +92,7 @@ export class ApprovalService {
     const approval = await this.create(workspaceId, input);
     // The waiter is in place before anything else is awaited: the approval is already announced, and
     // a decision arriving while the timeout is being queued (a pg-boss write, slow under load) must
-    // find it. Queued after the waiter, it was lost and the gate waited for its timeout (issue 16, POL-7).
+    // find it. Queued after the waiter, it was lost and the gate waited for its timeout (POL-7).
     const outcome = new Promise<ApprovalOutcome>((resolve) => {
       const finish = (outcome: ApprovalOutcome) => {
         clearTimeout(timer);
@@ -118,7 +118,7 @@ export class ApprovalService {
   }
 
   /**
-   * Issue 16: another process of the same database decided an approval (its committed
+   * Another process of the same database decided an approval (its committed
    * `approval.decided` event); the call waiting on it here, if any, gets the outcome. The waiter is
    * removed on its first outcome, so a decision seen twice resolves it once.
    */
@@ -189,7 +189,7 @@ export class ApprovalService {
   }
 
   /**
-   * Issue 16 (POL-7): a queued timeout came due, in whichever process claimed it. A pending approval
+   * POL-7: a queued timeout came due, in whichever process claimed it. A pending approval
    * expires (a call waiting on it here gets the outcome; one waiting in another process hears the
    * committed event); a decided one is left as it is. Returns whether it expired it.
    */

@@ -2,11 +2,11 @@ import type { Logger } from 'pino';
 import type { JobQueue } from '../pipelines/job-queue.js';
 import type { ApprovalService } from './approval-service.js';
 
-/** The queue of a workspace's approval timeouts (issue 16, POL-7). */
+/** The queue of a workspace's approval timeouts (POL-7). */
 export const APPROVAL_TIMEOUT_QUEUE = 'approval-timeouts';
 
 /**
- * Durable approval timeouts (issue 16, POL-7): on a shared PostgreSQL store a tool-call gate's
+ * Durable approval timeouts (POL-7): on a shared PostgreSQL store a tool-call gate's
  * timeout is also a delayed pg-boss job (`startAfter` = the deadline, one job per approval), so the
  * approval expires on time even when the process whose gate waits on it died — any process that
  * executes work claims the due job and expires the approval if it is still pending. The process

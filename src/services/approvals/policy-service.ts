@@ -124,7 +124,7 @@ export class PolicyService {
     return rule;
   }
 
-  /** Issue 16: another process changed the workspace's rules (its committed policy event); recompile on next use. */
+  /** Another process changed the workspace's rules (its committed policy event); recompile on next use. */
   rulesChangedElsewhere(workspaceId: string): void {
     this.compiled.delete(workspaceId);
   }

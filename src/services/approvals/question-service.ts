@@ -62,7 +62,7 @@ export class QuestionService {
     return [...this.questions.values()].map((entry) => entry.question).filter((question) => question.workspaceId === workspaceId);
   }
 
-  /** Whether a run of this process waits on the question (issue 16: who applies an answer sent elsewhere). */
+  /** Whether a run of this process waits on the question (who applies an answer sent elsewhere). */
   holds(workspaceId: string, questionId: string): boolean {
     return this.questions.get(questionId)?.question.workspaceId === workspaceId;
   }

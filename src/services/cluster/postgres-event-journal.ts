@@ -25,7 +25,7 @@ interface Followed {
 }
 
 /**
- * Live events across processes on PostgreSQL (issue 16). Publishing appends the event to the
+ * Live events across processes on PostgreSQL. Publishing appends the event to the
  * workspace's `workspace_events` (per workspace, in this process's publish order) and NOTIFYs its
  * id; every process hears the notification on its one listening connection (`notified`) and reads
  * the rows after the last id it delivered, handing each to its bus in id order — its own events

@@ -10,7 +10,7 @@ import { PostgresEventJournal } from './postgres-event-journal.js';
 import { RunCommandRelay } from './run-command-relay.js';
 
 /**
- * What lets several processes on one PostgreSQL database behave as one server (issue 16): live
+ * What lets several processes on one PostgreSQL database behave as one server: live
  * events committed and fanned out to every process (PostgresEventJournal), run controls routed to
  * the process executing the run (RunCommandRelay), both fed by this process's one listening
  * connection. Not used by the embedded SQLite server.

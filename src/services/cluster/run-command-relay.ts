@@ -22,7 +22,7 @@ export interface RunCommandOwner {
 const DEFAULT_ANSWER_MS = 3_000;
 
 /**
- * Run control across processes on PostgreSQL (issue 16). A control that arrives at a process that
+ * Run control across processes on PostgreSQL. A control that arrives at a process that
  * does not execute the run is written as a `run_commands` row and announced (ids only; the steer
  * text or answers stay in the row, so their size is not bound by NOTIFY's 8 kB). Every process
  * hears it; the one that owns the target takes the row (pending → taken, so exactly one acts),

@@ -12,7 +12,7 @@ interface Sample {
 }
 
 /**
- * Operations (issue 16, NF-SCALE): readiness — the store answers — and the Prometheus metrics an
+ * Operations (NF-SCALE): readiness — the store answers — and the Prometheus metrics an
  * operator scrapes: runs by state and pipeline-queue depth, per workspace. Read from the store, so
  * every process of a scaled-out deployment reports the same totals.
  */
@@ -20,9 +20,9 @@ export class OperationsService {
   constructor(
     private readonly registry: RegistryStore,
     private readonly workspaces: WorkspaceService,
-    /** Issue 16: this process's commit-to-delivery lag of live events (PostgreSQL); absent when embedded. */
+    /** This process's commit-to-delivery lag of live events (PostgreSQL); absent when embedded. */
     private readonly eventLag: () => LatencyHistogram | null = () => null,
-    /** Issue 16: on PostgreSQL the jobs are pg-boss's (pipeline nodes, runs, approval timeouts); absent: the embedded queue's table. */
+    /** On PostgreSQL the jobs are pg-boss's (pipeline nodes, runs, approval timeouts); absent: the embedded queue's table. */
     private readonly sharedJobCounts: () => ((workspaceId: string) => Promise<Array<{ queue: string; status: string; count: number }>>) | null = () => null,
   ) {}
 
@@ -57,7 +57,7 @@ export class OperationsService {
 }
 
 /**
- * Issue 16: how long a committed live event took to reach this process's subscribers, as a
+ * How long a committed live event took to reach this process's subscribers, as a
  * Prometheus histogram (per process: each process measures what it delivers) plus its p50 and p99
  * read from the same buckets. Only on PostgreSQL: the embedded bus delivers in the publishing call.
  */

@@ -38,7 +38,7 @@ export interface NodeExecutorDeps {
   policy: PolicyService;
   commandSandbox: CommandSandbox;
   teams?: TeamDirectory;
-  /** Who forks a bashScript's command. Default: the process's {@link sharedSpawnHelper}, so the server never forks itself (issue 11). */
+  /** Who forks a bashScript's command. Default: the process's {@link sharedSpawnHelper}, so the server never forks itself. */
   spawnHelper?: SpawnHelper;
 }
 

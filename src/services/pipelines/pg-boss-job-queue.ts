@@ -26,7 +26,7 @@ interface StoredJob {
 
 /**
  * One pg-boss instance per PostgreSQL database, shared by every workspace's queue in the process
- * (issue 16). Started once: creates or migrates pg-boss's schema and the holders table.
+ *. Started once: creates or migrates pg-boss's schema and the holders table.
  */
 export class PgBossConnection {
   private readonly boss: PgBoss;
@@ -67,7 +67,7 @@ export class PgBossConnection {
   }
 
   /**
-   * Issue 16, `/metrics`: a workspace's jobs by queue and status, read from pg-boss's table and named
+   * `/metrics`: a workspace's jobs by queue and status, read from pg-boss's table and named
    * as the embedded queue names them (`queued` = waiting or waiting to retry, `claimed` = active,
    * `done`, `dead` = failed or cancelled; archived jobs are gone). A process's own runs queue
    * (`runs-<process id>`, affinity) is counted under `runs`, so the series do not multiply with processes.
@@ -172,7 +172,7 @@ function jobIdFor(name: string, dedupeKey: string | undefined): string {
 }
 
 /**
- * The {@link JobQueue} on pg-boss (issue 16; docs/scale-out.md "pg-boss mapping"). pg-boss stores,
+ * The {@link JobQueue} on pg-boss (docs/scale-out.md "pg-boss mapping"). pg-boss stores,
  * claims (`fetch`: `FOR UPDATE SKIP LOCKED`), completes and archives; this class adds what the
  * interface promises and pg-boss 10 does not have:
  * - **lease and holder**: a claim sets the job's `expire_in` to the lease and records the holder;

@@ -74,7 +74,7 @@ export interface PipelineEngineOptions {
   leaseMs?: number;
   logger?: Logger;
   /**
-   * The queue of one workspace (issue 16): the embedded {@link SqliteJobQueue} by default; pg-boss
+   * The queue of one workspace: the embedded {@link SqliteJobQueue} by default; pg-boss
    * when the store is PostgreSQL, so every process of a deployment claims from one queue.
    */
   queueFor?: (workspaceId: string, db: Kysely<WorkspaceSchema>) => JobQueue;
@@ -348,8 +348,8 @@ export class PipelineEngine {
   }
 
   /**
-   * On shutdown: stop claiming; nodes in flight get up to `graceMs` to finish (a worker's SIGTERM,
-   * issue 16), then the rest are aborted without recording an outcome and their jobs given back.
+   * On shutdown: stop claiming; nodes in flight get up to `graceMs` to finish (a worker's SIGTERM),
+   * then the rest are aborted without recording an outcome and their jobs given back.
    */
   async suspend(graceMs = 0): Promise<void> {
     this.suspended = true;
@@ -393,7 +393,7 @@ export class PipelineEngine {
   }
 
   /**
-   * Claims what is due in `workspaceId` now (issue 16): a worker calls it on a timer, since work
+   * Claims what is due in `workspaceId` now: a worker calls it on a timer, since work
    * enqueued by another process (an API process, another worker's settle) does not wake this one.
    */
   poll(workspaceId: string): Promise<void> {

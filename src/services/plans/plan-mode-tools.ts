@@ -29,7 +29,7 @@ export const DelegateTaskInput = z.object({
   task: z.string().min(1).describe('Complete instructions: the colleague sees nothing else of this conversation.'),
 });
 
-/** Input schemas built once per process, not per run: a tool's JSON schema is converted once per schema object (issue 11). */
+/** Input schemas built once per process, not per run: a tool's JSON schema is converted once per schema object. */
 const ExitPlanModeInput = z.object({ summary: z.string().optional().describe('What you intend to do once plan mode is lifted.') });
 
 /**

@@ -36,7 +36,7 @@ async function attempt(action: () => Promise<ToolResult>): Promise<ToolResult> {
   }
 }
 
-/** Input schemas built once per process, not per run: a tool's JSON schema is converted once per schema object (issue 11). */
+/** Input schemas built once per process, not per run: a tool's JSON schema is converted once per schema object. */
 const ListReviewNodesInput = z.object({});
 const DismissFindingInput = FindingIdInput.extend({ reason: z.string().min(1).max(4000) });
 const ResolveFindingInput = FindingIdInput.extend({ reason: z.string().max(4000).optional() });

@@ -65,7 +65,7 @@ export class RunRecorder {
   /**
    * The run's row with every change made so far, applied in the order they were made (a liveness
    * change may overlap another write): the recorder is the one writer of a run in progress, so it
-   * never reads the row back before a change (issue 11).
+   * never reads the row back before a change.
    */
   private row: Run;
   /** Steps run first when the run ends (release the sandbox, sync the checkout…), in order. */

@@ -2,8 +2,8 @@ import type pg from 'pg';
 import { PG_BOSS_SCHEMA, serializedPgBossDdl } from '../pipelines/pg-boss-job-queue.js';
 
 /**
- * Which process executes which run, and which process a conversation sticks to (issue 16,
- * docs/scale-out.md "Files when a worker dies"). PostgreSQL only, kept beside pg-boss's tables in
+ * Which process executes which run, and which process a conversation sticks to
+ * (docs/scale-out.md "Files when a worker dies"). PostgreSQL only, kept beside pg-boss's tables in
  * `cc_pgboss` (not in a workspace's schema: a process must see the liveness of every other process,
  * and a workspace handle can by construction read nothing outside its own schema).
  *

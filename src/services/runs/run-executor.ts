@@ -90,13 +90,13 @@ export interface StartRunInput extends Omit<RunScope, 'runId' | 'conversationId'
 }
 
 /**
- * Issue 16, PostgreSQL: which process executes a run (`RunAffinity`), told when a run starts here
+ * PostgreSQL: which process executes a run (`RunAffinity`), told when a run starts here
  * and when it has ended and been recorded, so a run is declared dead only when its owner is.
  */
 export interface RunOwnership {
   /**
    * Takes a queued run for this process unless another process already holds it: the one guard that
-   * keeps a run from executing twice when two jobs for it exist (a re-enqueued dispatch, issue 16).
+   * keeps a run from executing twice when two jobs for it exist (a re-enqueued dispatch).
    */
   claim(workspaceId: string, runId: string): Promise<boolean>;
   own(workspaceId: string, runId: string, conversationId: string | null): Promise<void>;
@@ -152,7 +152,7 @@ export class RunExecutor {
   private readonly checkoutKeys = new Map<string, string>();
   /** The transports by adapter id (the built-in harness among them). */
   private readonly transports: TransportRegistry;
-  /** Issue 16: set in an API process (`serve --role api`): runs that can be queued are, never executed here. */
+  /** Set in an API process (`serve --role api`): runs that can be queued are, never executed here. */
   private dispatch: ((workspaceId: string, run: QueuedRun) => Promise<void>) | null = null;
   private ownership: RunOwnership | null = null;
 
@@ -235,12 +235,12 @@ export class RunExecutor {
     return result;
   }
 
-  /** Issue 16: queue runs for the workers instead of executing them (an API process). */
+  /** Queue runs for the workers instead of executing them (an API process). */
   dispatchTo(enqueue: (workspaceId: string, run: QueuedRun) => Promise<void>): void {
     this.dispatch = enqueue;
   }
 
-  /** Issue 16: report which runs this process executes (PostgreSQL). */
+  /** Report which runs this process executes (PostgreSQL). */
   reportOwnership(ownership: RunOwnership): void {
     this.ownership = ownership;
   }
@@ -289,7 +289,7 @@ export class RunExecutor {
    */
   async executeQueued(workspaceId: string, queued: QueuedRun): Promise<RunOutcome | null> {
     const handle = await this.deps.workspaces.handle(workspaceId);
-    // Held before the state is read: of two claimers of one run, only the holder reads on (issue 16).
+    // Held before the state is read: of two claimers of one run, only the holder reads on.
     if (this.ownership && !(await this.ownership.claim(workspaceId, queued.runId))) return null;
     const letGo = async () => {
       await this.ownership?.disown(workspaceId, queued.runId);

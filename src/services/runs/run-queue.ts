@@ -17,7 +17,7 @@ export const RUN_QUEUE = 'runs';
 
 /**
  * What a queued agent run needs to execute on whichever process claims it: plain data, no
- * callbacks (issue 16). The run row itself is already recorded (`queued`) by the process that
+ * callbacks. The run row itself is already recorded (`queued`) by the process that
  * accepted the message; the agent is read again by the executing process.
  */
 export interface QueuedRun {
@@ -60,7 +60,7 @@ export function parseQueuedRun(payload: unknown): QueuedRun | null {
 export type ExecuteQueuedRun = (workspaceId: string, run: QueuedRun) => Promise<void>;
 
 /**
- * Agent runs through pg-boss (issue 16, NF-SCALE): an API process enqueues (`enqueue`), every
+ * Agent runs through pg-boss (NF-SCALE): an API process enqueues (`enqueue`), every
  * process that executes work claims (`poll`) and runs the claimed run through the same
  * `RunExecutor` as a local run. Placement:
  * - a conversation whose last run executed on a live process is queued on that process's own queue

@@ -52,7 +52,7 @@ export class RunService {
   }
 
   /**
-   * Issue 16: records a `queued` run together with the job payload that will put it on the runs
+   * Records a `queued` run together with the job payload that will put it on the runs
    * queue (one transaction), so a process that dies before its enqueue leaves it re-enqueueable.
    */
   async recordForDispatch(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput, payloadFor: (run: Run) => unknown): Promise<Run> {
@@ -72,7 +72,7 @@ export class RunService {
   /**
    * Writes a change made with {@link runChange} from a row the caller already holds, and publishes the
    * run: for a run's recorder, the one writer of a run in progress, which keeps the row it last wrote
-   * instead of reading it back before each change (issue 11: three reads per turn).
+   * instead of reading it back before each change (three reads per turn).
    */
   async writeChange(workspaceId: string, db: Kysely<WorkspaceSchema>, patch: RunChange, run: Run): Promise<Run> {
     await updateRun(db, run.id, patch);
@@ -111,7 +111,7 @@ export class RunService {
   }
 
   /**
-   * Issue 16, a store shared by several processes: only orphans die — runs whose owner process is
+   * A store shared by several processes: only orphans die — runs whose owner process is
    * dead (taken exactly once across processes) and, with `unowned` (at start-up), `running` runs that
    * no process owns (every process owns a run before it can be `running`: such a run was left by a
    * version that recorded no owner). A `queued` run nobody owns waits in the runs queue; a run of a

@@ -91,7 +91,7 @@ export function skillsPrepareHook(skills: SkillService, repoSkills: RepoSkills, 
     let active: RepoSkill[] = [];
     let repoSkillsIndex: string | undefined;
     if (scope.spaceId) {
-      // Read once for both steps: the space and its links do not change between them (issue 11).
+      // Read once for both steps: the space and its links do not change between them.
       const repositories = await repoSkills.repositories(scope.workspaceId, scope.spaceId);
       await repoSkills.ensureCheckouts(scope.workspaceId, scope.spaceId, context.checkoutKey, context.worktreePath, repositories);
       // The checkout key is the conversation's id (a child run shares its parent's): its write history picks the active repository.

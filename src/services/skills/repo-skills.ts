@@ -77,7 +77,7 @@ export function primaryRepositoryName(repoPath: string): string {
  * Whether each segment from `base` down to `base/rest` is a real directory, never a link the agent
  * planted. Synchronous `lstat`s: every run checks the three skill folders of each repository, and
  * most are missing, so the thread pool's round trips (and the errors they reject with) cost more
- * than the calls (issue 11).
+ * than the calls.
  */
 function plainDirectoryChain(base: string, rest: string): boolean {
   let current = base;
@@ -169,7 +169,7 @@ export class RepoSkills {
     const skills: RepoSkill[] = [];
     const refused: RefusedRepoSkill[] = [];
     // Read when the first skill folder is found: most repositories ship none, and a run scans every
-    // time it starts (issue 11: two queries a turn for nothing).
+    // time it starts (two queries a turn for nothing).
     let policy: { decisions: Awaited<ReturnType<SkillService['workspaceDecisions']>>; judgedUnder: string } | undefined;
     const judgingPolicy = async () => {
       if (policy) return policy;

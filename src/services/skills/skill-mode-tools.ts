@@ -4,7 +4,7 @@ import { defineTool, fail, ok } from '../../tools/define-tool.js';
 import type { ModeToolProvider } from '../runs/run-executor.js';
 import type { SkillService } from './skill-service.js';
 
-/** Input schemas built once per process, not per run: a tool's JSON schema is converted once per schema object (issue 11). */
+/** Input schemas built once per process, not per run: a tool's JSON schema is converted once per schema object. */
 const LoadSkillInput = z.object({ name: z.string().min(1).max(64).describe('The skill name as listed in your Skills section.') });
 
 /**

@@ -99,7 +99,7 @@ export class SkillService {
   /** One install/update at a time per workspace: the folder swap and the lock write must not interleave. */
   private readonly locks = new Map<string, Promise<unknown>>();
   /**
-   * Parsed SKILL.md files by skill name and the sha256 of the exact text read (issue 11): every run
+   * Parsed SKILL.md files by skill name and the sha256 of the exact text read: every run
    * lists the agent's skills, and parsing the YAML was a measurable share of a tool turn. Keyed by the
    * content, not by path or mtime, so it can never answer for text other than the bytes just read:
    * the file is still read, confined and lock-verified on every load; only the parse is reused.
@@ -315,7 +315,7 @@ export class SkillService {
       throw new NotFoundError('skill', rawName, 'name');
     }
     // Synchronous: every run lists its skills, and the confined read is a handful of descriptor-pinned
-    // calls and one read, cheaper than their round trips through the thread pool (issue 11).
+    // calls and one read, cheaper than their round trips through the thread pool.
     const bytes = readConfinedFileSync(root, `${name}/SKILL.md`, { maxBytes: 512 * 1024 });
     if (!bytes) throw new NotFoundError('skill', rawName, 'name');
     const text = bytes.toString('utf8');

@@ -189,7 +189,7 @@ export class SpaceService {
     return (await this.getConversationInSpace(workspaceId, conversationId)).conversation;
   }
 
-  /** A conversation and the space it is in, read once (posting a message needs both, issue 11). */
+  /** A conversation and the space it is in, read once (posting a message needs both). */
   async getConversationInSpace(workspaceId: string, conversationId: string): Promise<{ conversation: Conversation; space: Space }> {
     const db = await this.db(workspaceId);
     const record = await this.findConversationOrThrow(db, conversationId);

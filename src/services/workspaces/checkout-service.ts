@@ -114,7 +114,7 @@ export class CheckoutService {
   async syncLinked(workspaceId: string, key: string): Promise<LinkedSyncResult[]> {
     const handle = await this.workspaces.handle(workspaceId);
     const worktreePath = join(handle.dir, 'worktrees', key);
-    // Checked after every writing run, and nearly always absent: one synchronous lstat (issue 11).
+    // Checked after every writing run, and nearly always absent: one synchronous lstat.
     if (!statOrNull(join(worktreePath, 'repos'), 'noFollow')) return [];
     const results: LinkedSyncResult[] = [];
     for (const { name, record } of await findLinkedCheckouts(handle.database.db, key)) {
@@ -150,7 +150,7 @@ export class CheckoutService {
    * when the conversation has no git checkout. Never throws for what the agent did to its checkout
    * (a deleted branch, a broken `.git`): the result says why nothing was brought over. `known`: the
    * record the caller already holds (a run's, from {@link ensure}); records are written once and never
-   * change, so it is the one the database would give (issue 11: no second read per turn).
+   * change, so it is the one the database would give (no second read per turn).
    */
   async sync(workspaceId: string, key: string, known?: CheckoutRecord): Promise<RefSyncResult | null> {
     const record = known?.conversationId === key ? known : await this.record(workspaceId, key);

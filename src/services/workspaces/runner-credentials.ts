@@ -40,7 +40,7 @@ export function runnerCredential(settings: Pick<WorkspaceSettings, 'runnerKeys' 
 }
 
 /**
- * The model an agent runs on (issue 15): its own `modelId`, else the workspace's default for its
+ * The model an agent runs on: its own `modelId`, else the workspace's default for its
  * provider (the adapter id, `builtin` for the built-in harness), else none (the transport's default).
  */
 export function withDefaultModel<T extends { adapterId: string | null; modelId: string | null }>(agent: T, settings: Pick<WorkspaceSettings, 'defaultModels'>): T {

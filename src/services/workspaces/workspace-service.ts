@@ -109,7 +109,7 @@ export class WorkspaceService {
     let pending = this.open.get(workspaceId);
     if (!pending) {
       pending = this.findOrThrow(workspaceId).then(async (workspace) => {
-        // Issue 16: on PostgreSQL the registry row is shared by every process, and its `dataDir` is
+        // On PostgreSQL the registry row is shared by every process, and its `dataDir` is
         // the creating process's; a worker keeps the workspace's files (checkouts, scratch) under its
         // own data root, which no other worker shares.
         const dir = this.registry.location.dialect === 'postgres' ? join(this.dataRoot, 'workspaces', workspace.id) : workspace.dataDir;

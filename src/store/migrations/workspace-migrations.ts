@@ -582,7 +582,7 @@ export const workspaceMigrations: Record<string, Migration> = {
   },
   '0012_review_forge': {
     async up(db: Kysely<unknown>) {
-      // Issue 12: a review opened from a forge pull request remembers where it came from, so its
+      // A review opened from a forge pull request remembers where it came from, so its
       // verdict can be published back to that pull request.
       await db.schema
         .createTable('review_forge_links')
@@ -678,7 +678,7 @@ export const workspaceMigrations: Record<string, Migration> = {
     },
   },
   '0019_cluster_events_and_run_commands': {
-    // Issue 16: on PostgreSQL several processes serve one workspace. Its live events are committed
+    // On PostgreSQL several processes serve one workspace. Its live events are committed
     // here (the source of truth for SSE replay across processes; `id` is assigned under a
     // per-workspace lock so ids commit in order), and run controls addressed to a run another process
     // executes are written here for the owner to act on. The embedded SQLite server writes neither.
@@ -713,7 +713,7 @@ export const workspaceMigrations: Record<string, Migration> = {
     },
   },
   '0021_run_dispatches': {
-    // Issue 16: an API process records a run `queued` and then puts it on the runs queue — two
+    // An API process records a run `queued` and then puts it on the runs queue — two
     // writes to two places. The run's job payload is committed with the run row, here, and deleted
     // once the enqueue succeeded; a row left behind (the process died in between) is re-enqueued by
     // a worker's sweep after a grace period. The embedded SQLite server never writes it.

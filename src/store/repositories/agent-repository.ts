@@ -67,7 +67,7 @@ export async function findAgent(db: Kysely<WorkspaceSchema>, agentId: string): P
   return row ? toAgentRecord(row) : null;
 }
 
-/** Read on every message that names (or defaults to) an agent: compiled once per database (issue 11). */
+/** Read on every message that names (or defaults to) an agent: compiled once per database. */
 const agentByName = reusableQuery((db, name: string) => db.selectFrom('agents').selectAll().where('name', '=', name));
 
 export async function findAgentByName(db: Kysely<WorkspaceSchema>, name: string): Promise<AgentRecord | null> {

@@ -25,7 +25,7 @@ export function toCheckoutRecord(row: Selectable<CheckoutTable>): CheckoutRecord
   };
 }
 
-/** Read on every run with a repository: compiled once per database (issue 11). */
+/** Read on every run with a repository: compiled once per database. */
 const checkoutByKey = reusableQuery((db, conversationId: string) => db.selectFrom('checkouts').selectAll().where('conversation_id', '=', conversationId));
 
 export async function findCheckout(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<CheckoutRecord | null> {

@@ -20,7 +20,7 @@ export function toConversationRecord(row: Selectable<ConversationTable>): Conver
   };
 }
 
-/** Read on every message posted: compiled once per database (issue 11). */
+/** Read on every message posted: compiled once per database. */
 const conversationById = reusableQuery((db, conversationId: string) => db.selectFrom('conversations').selectAll().where('id', '=', conversationId));
 
 export async function findConversation(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<ConversationRecord | null> {

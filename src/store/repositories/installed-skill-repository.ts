@@ -25,7 +25,7 @@ export async function listInstalledSkills(db: Kysely<WorkspaceSchema>): Promise<
   return (await db.selectFrom('installed_skills').selectAll().orderBy('name').execute()).map(toInstalledSkill);
 }
 
-/** Read for each of an agent's skills on every run: compiled once per database (issue 11). */
+/** Read for each of an agent's skills on every run: compiled once per database. */
 const installedSkillByName = reusableQuery((db, name: string) => db.selectFrom('installed_skills').selectAll().where('name', '=', name));
 
 export async function findInstalledSkill(db: Kysely<WorkspaceSchema>, name: string): Promise<InstalledSkill | null> {

@@ -23,7 +23,7 @@ export function toMessage(row: Selectable<MessageTable>): Message {
   };
 }
 
-/** Two messages per turn (the operator's and the answer): compiled once per database (issue 11). */
+/** Two messages per turn (the operator's and the answer): compiled once per database. */
 const messageInsert = queryPerShape();
 
 export async function insertMessage(db: Kysely<WorkspaceSchema>, message: Message): Promise<void> {
@@ -42,7 +42,7 @@ export async function insertMessage(db: Kysely<WorkspaceSchema>, message: Messag
   await messageInsert(db, 'row', Object.values(row), () => db.insertInto('messages').values(row));
 }
 
-/** Read on every message posted (the turn's history): compiled once per database (issue 11). */
+/** Read on every message posted (the turn's history): compiled once per database. */
 const messagesOfConversation = reusableQuery((db, conversationId: string) =>
   // CTX-3: messages a rewind archived are out of the conversation until the rewind is restored.
   db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId).where('rewound_by', 'is', null).orderBy('created_at').orderBy('id'),
@@ -64,7 +64,7 @@ const newestOfConversation = new Map<number, (db: Kysely<WorkspaceSchema>, conve
  * The newest `count` messages of a conversation that are not system lines, oldest first: a turn's
  * history. Read through the (conversation, time) index from its end, so a turn reads the same few
  * rows however long the conversation has grown, and only the columns the history uses: building the
- * other eight strings of each row took half the statement's time (issue 11).
+ * other eight strings of each row took half the statement's time.
  */
 export async function listRecentMessages(db: Kysely<WorkspaceSchema>, conversationId: string, count: number): Promise<HistoryMessage[]> {
   let newest = newestOfConversation.get(count);

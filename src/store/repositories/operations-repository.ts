@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { WorkspaceSchema } from '../workspace-schema.js';
 
-/** Whether the store answers a trivial query (readiness, issue 16). */
+/** Whether the store answers a trivial query (readiness). */
 export async function pingStore(db: Kysely<never>): Promise<void> {
   await sql`select 1`.execute(db);
 }

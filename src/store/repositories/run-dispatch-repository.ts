@@ -4,7 +4,7 @@ import type { WorkspaceSchema } from '../workspace-schema.js';
 import { insertRun } from './run-repository.js';
 
 /**
- * Issue 16: a run an API process queues for the workers, and the job payload that goes with it,
+ * A run an API process queues for the workers, and the job payload that goes with it,
  * are committed together — so a process that dies before its enqueue leaves a row a sweep can
  * re-enqueue, never a `queued` run nobody will ever claim.
  */

@@ -95,7 +95,7 @@ function toRunPatch(change: RunChange): Updateable<RunTable> {
   return patch;
 }
 
-/** One run row per turn (more with subagents): compiled once per database (issue 11). */
+/** One run row per turn (more with subagents): compiled once per database. */
 const runInsert = queryPerShape();
 
 export async function insertRun(db: Kysely<WorkspaceSchema>, run: Run): Promise<void> {
@@ -103,7 +103,7 @@ export async function insertRun(db: Kysely<WorkspaceSchema>, run: Run): Promise<
   await runInsert(db, 'row', Object.values(row), () => db.insertInto('runs').values(row));
 }
 
-/** A run's row is written three times per turn, always with one of a few column sets: compiled once per set (issue 11). */
+/** A run's row is written three times per turn, always with one of a few column sets: compiled once per set. */
 const runUpdate = queryPerShape();
 
 /** Writes the changed columns only (a concurrent change to another column is kept). */
@@ -114,7 +114,7 @@ export async function updateRun(db: Kysely<WorkspaceSchema>, runId: string, chan
   await runUpdate(db, columns.join(','), [...columns.map((column) => patch[column]), runId], () => db.updateTable('runs').set(patch).where('id', '=', runId));
 }
 
-/** A run by id: read on every turn, compiled once per database (issue 11). */
+/** A run by id: read on every turn, compiled once per database. */
 const runById = reusableQuery((db, runId: string) => db.selectFrom('runs').selectAll().where('id', '=', runId));
 
 export async function findRun(db: Kysely<WorkspaceSchema>, runId: string): Promise<Run | null> {
@@ -157,7 +157,7 @@ export async function unfinishedRunIds(db: Kysely<WorkspaceSchema>, agentId?: st
   return (await query.execute()).map((row) => row.id);
 }
 
-/** Unfinished runs with their state (issue 16: a `running` run with no owner is an orphan, a `queued` one waits in the queue). */
+/** Unfinished runs with their state (a `running` run with no owner is an orphan, a `queued` one waits in the queue). */
 export async function unfinishedRunStates(db: Kysely<WorkspaceSchema>): Promise<Array<{ id: string; state: 'queued' | 'running' }>> {
   const rows = await db.selectFrom('runs').select(['id', 'state']).where('state', 'in', ['queued', 'running']).execute();
   return rows.map((row) => ({ id: row.id, state: row.state as 'queued' | 'running' }));
@@ -167,7 +167,7 @@ export async function unfinishedRunStates(db: Kysely<WorkspaceSchema>): Promise<
  * AG-3 input for many agents at once, in one indexed query whatever their number: each agent's
  * newest run (state and liveness) and whether any of its runs is in progress. An agent without a
  * run has neither, so reading "in progress" beside the newest run misses nothing (one statement
- * instead of two on every agent lookup, issue 11).
+ * instead of two on every agent lookup).
  */
 /** Each agent's newest run and whether any of its runs is running: one agent (`=`) or several (`in`). */
 function newestRunsQuery(db: Kysely<WorkspaceSchema>, agents: string | string[]) {
@@ -192,7 +192,7 @@ function newestRunsQuery(db: Kysely<WorkspaceSchema>, agents: string | string[])
     );
 }
 
-/** {@link newestRunStates} for one agent (an agent looked up for a message, every turn), compiled once per database (issue 11). */
+/** {@link newestRunStates} for one agent (an agent looked up for a message, every turn), compiled once per database. */
 const newestRunOfAgent = reusableQuery((db, agentId: string) => newestRunsQuery(db, agentId));
 
 export async function newestRunStates(

@@ -9,7 +9,7 @@ const SETTINGS_KEY = 'settings';
 
 const parseSettings = jsonColumn('workspace_settings', 'value', WorkspaceSettings);
 
-/** Read on every run: compiled once per database (issue 11). */
+/** Read on every run: compiled once per database. */
 const settingsRow = reusableQuery((db, key: string) => db.selectFrom('workspace_settings').select('value').where('key', '=', key));
 
 /** The stored settings with defaults for what is not stored (a new workspace has no row yet). */

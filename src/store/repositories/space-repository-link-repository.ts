@@ -14,7 +14,7 @@ export function toSpaceRepositoryLink(row: Selectable<SpaceRepositoryTable>): Sp
   return { spaceId: row.space_id, name: row.name, repoPath: row.repo_path, createdAt: row.created_at };
 }
 
-/** Read on every run in a space: compiled once per database (issue 11). */
+/** Read on every run in a space: compiled once per database. */
 const linksOfSpace = reusableQuery((db, spaceId: string) => db.selectFrom('space_repositories').selectAll().where('space_id', '=', spaceId).orderBy('name'));
 
 export async function listSpaceRepositoryLinks(db: Kysely<WorkspaceSchema>, spaceId: string): Promise<SpaceRepositoryLink[]> {

@@ -37,7 +37,7 @@ export async function listSpaces(db: Kysely<WorkspaceSchema>, workspaceId: strin
   return rows.map((row) => toSpace(row, workspaceId));
 }
 
-/** Read twice per turn: compiled once per database (issue 11). */
+/** Read twice per turn: compiled once per database. */
 const spaceById = reusableQuery((db, spaceId: string) => db.selectFrom('spaces').selectAll().where('id', '=', spaceId));
 
 export async function findSpace(db: Kysely<WorkspaceSchema>, workspaceId: string, spaceId: string): Promise<Space | null> {

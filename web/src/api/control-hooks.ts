@@ -4,7 +4,7 @@ import { keys } from './keys';
 import type { Conversation, CreateRuleBody, OperatorHere, PolicyRule, ProbeResult, Run, RunControls, RunTreeNode } from './types';
 
 /**
- * Queries and mutations of the policy page, run control, cost and presence (issue 17: POL-3..5,
+ * Queries and mutations of the policy page, run control, cost and presence (POL-3..5,
  * HAR-5, HAR-6, AG-4). Kept apart from hooks.ts so each screen's API is in one place.
  */
 const w = (ws: string) => `/api/workspaces/${encodeURIComponent(ws)}`;

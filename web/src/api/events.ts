@@ -194,7 +194,7 @@ const RECONNECT_MS = 2000;
 
 /**
  * Opens the one EventSource of a workspace; returns a closer. The URL carries a single-use ticket
- * fetched with the session (bearer token or sign-in cookie) just before, never the token (issue 17).
+ * fetched with the session (bearer token or sign-in cookie) just before, never the token.
  * A ticket works once, so instead of EventSource's own retry (same URL) a failed stream is closed and
  * reopened with a new ticket, and what is on screen is refetched (events missed meanwhile).
  */

@@ -22,7 +22,7 @@ function SignedInApp() {
   const [checked, setChecked] = useState(() => getToken() !== null);
   const [notice, setNotice] = useState<string | null>(null);
 
-  // Issue 17: opened from the link `serve` prints, the browser holds a session cookie instead of a token.
+  // Opened from the link `serve` prints, the browser holds a session cookie instead of a token.
   useEffect(() => {
     if (checked) return;
     // Plain fetch, not request(): a 401 here only means "not signed in yet", not "signed out".

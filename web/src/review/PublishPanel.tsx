@@ -11,7 +11,7 @@ const STATUS_WORDS: Record<string, string> = {
 };
 
 /**
- * The pull request a review came from and "Publish to pull request" (issue 12): one review with inline
+ * The pull request a review came from and "Publish to pull request": one review with inline
  * comments, gated by the policy for publishing to pull requests. Hidden for reviews of a local repository.
  */
 export function PublishPanel({ ws, reviewId, finalized }: { ws: string; reviewId: string; finalized: boolean }) {

@@ -43,7 +43,7 @@ export function useOpenReview(ws: string) {
   });
 }
 
-/** The pull request a review came from and its publication (issue 12). */
+/** The pull request a review came from and its publication. */
 export function usePublication(ws: string, reviewId: string) {
   return useQuery({ queryKey: [...keys.reviews(ws), reviewId, 'publication'], queryFn: () => api.get<{ pullRequest: ForgeLink | null; publication: ReviewPublication | null }>(`${r(ws, reviewId)}/publication`),
     // Sending happens after the approval is decided, with no event of its own: poll while it is under way.

@@ -1,5 +1,5 @@
 /**
- * One voice for what the server says went wrong (UI, issue 17): every error a user sees reads
+ * One voice for what the server says went wrong (UI): every error a user sees reads
  * "<Field>: <plain sentence>." — the field named by its label, no spec ids, no code quotes, no
  * internal ids — whichever screen shows it. The server's messages stay precise for the API; this is
  * only how the browser words them.

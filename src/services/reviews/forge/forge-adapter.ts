@@ -1,7 +1,7 @@
 import type { ForgeReviewDraft } from '../../../core/review/forge-publication.js';
 import type { PullRequestRef } from '../../../core/review/forge-pull-request.js';
 
-/** A pull request as the forge describes it, every value checked (issue 12: the forge's JSON is hostile). */
+/** A pull request as the forge describes it, every value checked (the forge's JSON is hostile). */
 export interface ForgePullRequest {
   ref: PullRequestRef;
   /** Display data only. */
@@ -25,7 +25,7 @@ export interface FetchedPullRequest {
 }
 
 /**
- * What the review service needs of a forge (issue 12), GitHub first. An adapter holds the forge's
+ * What the review service needs of a forge, GitHub first. An adapter holds the forge's
  * configuration (API base, web base, token) for one call; the token never leaves it.
  */
 export interface ForgeAdapter {

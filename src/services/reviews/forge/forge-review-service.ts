@@ -27,7 +27,7 @@ export function githubForgeOf(settings: WorkspaceSettings): ForgeAdapter {
 }
 
 /**
- * Reviews of forge pull requests (issue 12, GitHub first): opening one from a PR URL — read through
+ * Reviews of forge pull requests (GitHub first): opening one from a PR URL — read through
  * the REST API, head and base fetched by the hardened git into a server-owned mirror, then the usual
  * review flow — and publishing the verdict back as ONE review with inline comments, gated by the
  * `prPublish` policy class and idempotent per review and head SHA.
@@ -94,7 +94,7 @@ export class ForgeReviewService {
   }
 
   /**
-   * Publishes the review's published verdict to its pull request (issue 12). The `prPublish` policy
+   * Publishes the review's published verdict to its pull request. The `prPublish` policy
    * class decides first (space and workspace rules; the space's autonomy dial is for agents, not for
    * an operator's own action): deny → 403 and nothing is sent; ask → an approval the operator decides
    * (sent when approved, never when rejected); allow → sent now. Idempotent: a review's head is

@@ -45,7 +45,7 @@ export function displayText(raw: unknown, max: number): string {
 }
 
 /**
- * GitHub through its REST API (issue 12). The token is sent only to the configured API base and, as
+ * GitHub through its REST API. The token is sent only to the configured API base and, as
  * an HTTP header passed through git's environment, to the configured web base when fetching; it is
  * never in an error message, a log line, an event or a command line (SEC-6).
  */
