@@ -64,13 +64,16 @@ export const ChangesQuery = z.strictObject({
 
 const ObjectId = z.string().regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, 'must be a full commit or tree id (hex) as the changes listing gave it');
 
+/** A path as the listing gave it: any character a file name may hold (newlines too), but no NUL, which no file name holds. */
+const FilePath = z.string().min(1).max(4096).refine((path) => !path.includes('\0'), 'must not contain a NUL character');
+
 export const ChangeDiffQuery = z.strictObject({
   from: ObjectId,
   to: ObjectId,
   /** One file's path after the change; absent for the whole diff (capped). */
-  path: z.string().min(1).max(4096).optional(),
+  path: FilePath.optional(),
   /** Its path before a rename or copy. */
-  oldPath: z.string().min(1).max(4096).optional(),
+  oldPath: FilePath.optional(),
 });
 
 /** A unified diff, cut at a size the browser and the terminal handle; `truncated` says where and why. */

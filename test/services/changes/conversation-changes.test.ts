@@ -113,21 +113,27 @@ describe('a conversation’s changes (CHG-1)', () => {
   it('pages a 2,000-file change, keeps totals for all, and cuts a huge file’s diff saying so', async () => {
     await turn(
       'many files and a huge one',
-      reply().tool('bash', { command: "mkdir -p many && for i in $(seq 1 2000); do printf 'line\\n' > many/f$i.txt; done && seq 1 20000 > huge.txt" }),
+      reply().tool('bash', { command: "mkdir -p many && for i in $(seq 1 2000); do printf 'line\\n' > many/f$i.txt; done && seq 1 20000 > huge.txt && printf '%05000d\\n' $(seq 1 100) > wide.txt" }),
       reply().text('made many'),
     );
     const first = await changes('?turn=6&limit=500');
-    expect(first.totals.files).toBe(2001);
-    expect(first.page).toEqual({ offset: 0, limit: 500, total: 2001 });
+    expect(first.totals.files).toBe(2002);
+    expect(first.page).toEqual({ offset: 0, limit: 500, total: 2002 });
     expect(first.files).toHaveLength(500);
     const last = await changes('?turn=6&limit=500&offset=2000');
-    expect(last.files).toHaveLength(1);
+    expect(last.files).toHaveLength(2);
     const seen = new Set<string>();
-    for (let offset = 0; offset < 2001; offset += 1000) for (const file of (await changes(`?turn=6&limit=1000&offset=${offset}`)).files) seen.add(file.path);
-    expect(seen.size).toBe(2001);
+    for (let offset = 0; offset < 2002; offset += 1000) for (const file of (await changes(`?turn=6&limit=1000&offset=${offset}`)).files) seen.add(file.path);
+    expect(seen.size).toBe(2002);
     const huge = await fileDiff(first, 'huge.txt');
     expect(huge.truncated).toBe('over 4000 lines');
     expect(huge.lines).toBe(4000);
+    // 100 lines of 5,000 characters: cut by bytes, on a whole line.
+    const wide = await fileDiff(first, 'wide.txt');
+    expect(wide.truncated).toBe('over 262144 bytes');
+    expect(wide.diff.length).toBeLessThanOrEqual(262144);
+    expect(wide.diff.endsWith('\n')).toBe(true);
+    expect(wide.lines).toBeLessThan(60);
   }, 240_000);
 
   it('refuses bad input with the field named and changes nothing', async () => {
@@ -147,6 +153,9 @@ describe('a conversation’s changes (CHG-1)', () => {
     const oldPathAlone = await api('GET', `${changesPath()}/diff?from=${total.from}&to=${total.to}&oldPath=a`);
     expect(oldPathAlone.status).toBe(400);
     expect(oldPathAlone.body.error.field).toBe('path');
+    const nul = await api('GET', `${changesPath()}/diff?from=${total.from}&to=${total.to}&path=a%00b`);
+    expect(nul.status).toBe(400);
+    expect(JSON.stringify(nul.body)).toContain('path');
   }, 120_000);
 
   it('opens a review of the conversation’s branch against its base, counting the uncommitted files it leaves out', async () => {
