@@ -1,5 +1,5 @@
 /**
- * `control-center chat` (issue 17) as a real child process against a real server, a real workspace
+ * `control-center chat` as a real child process against a real server, a real workspace
  * and the scripted model: a turn streamed in order, `--json` NDJSON, an approval printed with its id
  * and decided by a second client, an approval decided inline at a pseudo-terminal (util-linux
  * `script`), Ctrl-C cancelling the run, and bad flags refused with exit code 2 changing nothing.

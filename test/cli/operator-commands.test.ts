@@ -1,5 +1,5 @@
 /**
- * `control-center approvals|plans|runs` (issue 17) against a real server started with `serve`, a
+ * `control-center approvals|plans|runs` against a real server started with `serve`, a
  * real data directory and the scripted model server: lists, `--json`, decisions, and agent text
  * that cannot forge table rows or drive the terminal.
  */

@@ -7,7 +7,7 @@ import { EMBEDDED_STORE } from '../../src/store/store-location.js';
 const run = promisify(execFile);
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 
-/** Issue 16: roles other than `all` need the shared PostgreSQL store, refused at start by name. */
+/** Roles other than `all` need the shared PostgreSQL store, refused at start by name. */
 describe('process roles (NF-SCALE)', () => {
   it('checkRole accepts all on SQLite, refuses api and worker there, and refuses unknown roles', () => {
     expect(checkRole('all', EMBEDDED_STORE)).toBe('all');

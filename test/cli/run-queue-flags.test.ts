@@ -31,7 +31,7 @@ async function refused(args: string[], env: Record<string, string> = {}): Promis
 }
 
 /**
- * Issue 16 (NF-SCALE): the run queue's tunings — the dispatch sweep's grace, the steal delay, the
+ * NF-SCALE: the run queue's tunings — the dispatch sweep's grace, the steal delay, the
  * prune delay and the concurrent-run limit — are flags of `worker` and `serve` (and CONTROL_CENTER_*
  * variables). A bad value stops the process before it opens anything, naming the flag or variable.
  */

@@ -17,7 +17,7 @@ function parse(args: string[], env: Record<string, string> = {}): RunQueueFlags 
   }
 }
 
-/** Issue 16 (NF-SCALE): the run queue's tunings as flags — ranges, sources and what reaches the control center. */
+/** NF-SCALE: the run queue's tunings as flags — ranges, sources and what reaches the control center. */
 describe('run-queue options (NF-SCALE)', () => {
   it('turns given seconds into the control center\'s milliseconds and leaves unset ones to its defaults', () => {
     const flags = parse(['--dispatch-grace-seconds', '2', '--run-steal-seconds', '90', '--process-prune-seconds', '600', '--max-queued-runs', '4']);

@@ -6,7 +6,7 @@ import { freshTestDatabase } from '../support/test-database.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 
 /**
- * Issue 16 (WS-3, NF-SCALE, HAR-5, POL-7): two real `serve` processes, separate data roots, one
+ * WS-3, NF-SCALE, HAR-5, POL-7: two real `serve` processes, separate data roots, one
  * PostgreSQL database, behave as one server: a run executing in process 1 is watched through
  * process 2's SSE (in order, none lost or duplicated, Last-Event-ID replay from the shared events),
  * and controls sent to process 2 reach the run in process 1.

@@ -6,7 +6,7 @@ import { reply, type ScriptedModelServer, startScriptedModelServer } from '../su
 import { modelRequest, runStream } from '../support/stream-helpers.js';
 
 /**
- * The SDK-free path builds the request body from each message's cached JSON (issue 11); the SDK path
+ * The SDK-free path builds the request body from each message's cached JSON; the SDK path
  * (taken when a fetch is injected) builds it from objects. Both must put the same request on the wire
  * (HAR-2), whatever the history holds.
  */

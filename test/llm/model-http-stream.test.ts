@@ -9,7 +9,7 @@ import { reply, type ScriptedModelServer, startScriptedModelServer } from '../su
 import { expectSingleDoneLast, modelRequest, runStream } from '../support/stream-helpers.js';
 
 /**
- * The SDK-free model-call path (issue 11, HAR-2): the Anthropic provider without a custom fetch posts
+ * The SDK-free model-call path (HAR-2): the Anthropic provider without a custom fetch posts
  * on a kept-alive node:http connection and parses the server-sent events itself. The provider suite
  * covers the stream semantics; these tests pin what the SDK did for free: headers, connection reuse,
  * retry policy, error bodies.

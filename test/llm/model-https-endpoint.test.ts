@@ -11,7 +11,7 @@ import { modelRequest, runStream } from '../support/stream-helpers.js';
 
 /**
  * An https base URL (HAR-2) goes over TLS with the certificate checked, on the SDK-free client
- * (issue 11): a certificate no CA vouches for is refused, and one the process trusts
+ *: a certificate no CA vouches for is refused, and one the process trusts
  * (NODE_EXTRA_CA_CERTS, read at start-up, hence the child process) carries the stream.
  */
 

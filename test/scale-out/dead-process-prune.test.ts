@@ -8,7 +8,7 @@ import { freshTestDatabase } from '../support/test-database.js';
 import { makeDataRoot } from '../support/test-server.js';
 
 /**
- * Issue 16 (NF-SCALE): processes come and go; their `cc_processes` rows and their private runs
+ * NF-SCALE: processes come and go; their `cc_processes` rows and their private runs
  * queues (`<workspace>__runs-<process id>`, one pg-boss partition table each) must not pile up.
  * A worker (a real control center on PostgreSQL) prunes the rows of processes dead for longer than
  * its limit, with their conversations' affinity, and deletes their queues once they hold no job

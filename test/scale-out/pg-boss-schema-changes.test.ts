@@ -4,7 +4,7 @@ import { RunAffinity } from '../../src/services/runs/run-affinity.js';
 import { freshTestDatabase } from '../support/test-database.js';
 
 /**
- * Issue 16: schema changes in pg-boss's schema made by several processes at once.
+ * Schema changes in pg-boss's schema made by several processes at once.
  *
  * Every process creates pg-boss queues lazily (a workspace's `pipeline-nodes`, `runs`,
  * `approval-timeouts`, its own `runs-<process id>`), and a new workspace makes every process create

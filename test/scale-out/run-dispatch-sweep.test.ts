@@ -6,7 +6,7 @@ import { reply, type ScriptedModelServer } from '../support/scripted-model-serve
 import { pollUntil } from '../support/plan-server-fixtures.js';
 
 /**
- * Issue 16 (NF-SCALE, AG-5): an API process records a turn's run `queued`, then enqueues it — two
+ * NF-SCALE, AG-5: an API process records a turn's run `queued`, then enqueues it — two
  * writes to two places. Here the API process is a real control center on PostgreSQL whose enqueue
  * never returns (it died in between, as far as the queue knows); a worker's sweep finds the run's
  * dispatch row after the grace period and enqueues it, and the worker executes it once. A run with

@@ -9,7 +9,7 @@ import { freshTestDatabase } from '../support/test-database.js';
 import { makeDataRoot } from '../support/test-server.js';
 
 /**
- * Issue 16 (NF-SCALE, AG-5, POL-7): agent runs through the `runs` queue, with real child processes
+ * NF-SCALE, AG-5, POL-7: agent runs through the `runs` queue, with real child processes
  * on one PostgreSQL database — one `serve --role api`, two `worker`s with their own data roots, each
  * worker talking to its own scripted model server (so the test knows which worker executed a run).
  * - a message posted to the API process is queued and executed by a worker; the next turn of the

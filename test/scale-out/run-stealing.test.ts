@@ -9,7 +9,7 @@ import { freshTestDatabase } from '../support/test-database.js';
 import { makeDataRoot } from '../support/test-server.js';
 
 /**
- * Issue 16 (NF-SCALE): work stealing. Conversation 1 sticks to worker A (its first turn ran there);
+ * NF-SCALE: work stealing. Conversation 1 sticks to worker A (its first turn ran there);
  * A is then saturated (one run at most, held by a model reply that never ends). Conversation 1's next
  * turn is queued on A's own queue; after the steal limit worker B moves it to the shared queue and
  * executes it (its own model server answers). A turn of the conversation whose run is still in

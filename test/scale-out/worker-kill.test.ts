@@ -6,7 +6,7 @@ import { freshTestDatabase } from '../support/test-database.js';
 import { makeDataRoot } from '../support/test-server.js';
 
 /**
- * Issue 16 (NF-SCALE, PIPE-1): two API processes and two workers as real child processes on one
+ * NF-SCALE, PIPE-1: two API processes and two workers as real child processes on one
  * PostgreSQL database, each worker with its own data directory. A pipeline started through API 1;
  * the worker running its long step is killed with SIGKILL; the other worker resumes the step after
  * the lease runs out; the finished step is not run again; API 2's REST shows the end.

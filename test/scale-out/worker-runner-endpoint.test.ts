@@ -13,7 +13,7 @@ import { createSeededWorkspace, makeDataRoot, startTestServer } from '../support
 const PLAN = { goal: 'Ship the parser', nodes: [{ key: 'read', title: 'Read the grammar', description: 'Study it.', dependsOn: [] }] };
 
 /**
- * Issue 16 (NF-SCALE, HAR-4): a run executed by a `control-center worker` calls back on the process
+ * NF-SCALE, HAR-4: a run executed by a `control-center worker` calls back on the process
  * that executes it — the MCP server for every external runner's product tools, the push proxy, the
  * model proxy, Claude Code's hooks. A worker serves no API, so it serves those routes itself, on
  * loopback. Before, a worker had no URL at all: an external runner's run there had no MCP server to

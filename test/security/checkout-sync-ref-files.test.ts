@@ -1,5 +1,5 @@
 /**
- * SEC-3, issue 11: after a run the server reads the checkout's loose ref file for the branch tip
+ * SEC-3: after a run the server reads the checkout's loose ref file for the branch tip
  * instead of starting a sandboxed `git rev-parse`. Every byte of the checkout is the agent's, so this
  * proves that a hostile checkout gets nothing from it:
  * - no program of the checkout runs on the host (its config arms fsmonitor, a hook, a pager: none

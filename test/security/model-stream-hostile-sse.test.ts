@@ -9,7 +9,7 @@ import { expectSingleDoneLast, modelRequest, runStream } from '../support/stream
 /**
  * A model endpoint is outside our control (a base URL in settings can point anywhere, HAR-2): what it
  * streams back must end the call with a clear, bounded error — never a crash, an unbounded buffer, or
- * its own text repeated whole into the run log (issue 11's SDK-free client parses the stream itself).
+ * its own text repeated whole into the run log (the SDK-free client parses the stream itself).
  */
 
 let server: Server | undefined;

@@ -7,7 +7,7 @@ import { freshTestDatabase, testDialect } from '../support/test-database.js';
 import { createSeededWorkspace, makeDataRoot, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
- * Issue 16 (SEC, WS-3): PostgreSQL refuses the NUL character in text, SQLite stores it. Operator
+ * SEC, WS-3: PostgreSQL refuses the NUL character in text, SQLite stores it. Operator
  * and agent text — a message, the agent's answer, a tool call's input and output, a run-log event
  * — may hold NUL and must come back exactly as written on both dialects (never
  * a 500, never a silent loss); display names refuse control characters, NUL included, with a 400

@@ -6,7 +6,7 @@ import { postgresEnabled, startDispatchPair, type DispatchPair } from '../suppor
 import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 
 /**
- * Issue 16 (NF-SCALE, SEC): a queued run's job payload waits in `run_dispatches` until its enqueue is
+ * NF-SCALE, SEC: a queued run's job payload waits in `run_dispatches` until its enqueue is
  * confirmed, and a worker's sweep enqueues what it finds there. The payload carries operator- and
  * agent-written text, and anything with write access to the workspace's schema could forge a row.
  * - hostile message text (SQL, placeholders, JSON that looks like a payload) survives the row and the

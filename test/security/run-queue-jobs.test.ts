@@ -8,7 +8,7 @@ import { createSeededWorkspace, makeDataRoot, startTestServer, type TestServer }
 import { pollUntil } from '../support/plan-server-fixtures.js';
 
 /**
- * Issue 16 (NF-SCALE, SEC): the runs queue carries operator- and agent-written text to another
+ * NF-SCALE, SEC: the runs queue carries operator- and agent-written text to another
  * process, and anything with write access to pg-boss's tables can put a job in it.
  * - hostile message text (SQL, placeholders, JSON that looks like a job) travels as data and reaches
  *   the worker's model byte for byte;

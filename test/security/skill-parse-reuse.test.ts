@@ -1,5 +1,5 @@
 /**
- * SKL-2 / SKL-3, issue 11: the server keeps parsed SKILL.md files so a run does not parse the same
+ * SKL-2 / SKL-3: the server keeps parsed SKILL.md files so a run does not parse the same
  * YAML again, keyed by the exact text just read. This proves the reuse can never put text into a
  * prompt that the file no longer holds: a built-in skill edited on disk shows its new description at
  * once, and one whose built-in marker was removed (an operator's folder under a built-in name, so never

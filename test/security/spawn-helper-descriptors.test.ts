@@ -18,7 +18,7 @@ function command(line: string): HelperCommand {
 }
 
 /**
- * A command's descriptors (issue 11, the Python spawn helper). The helper's stdin and stdout are its
+ * A command's descriptors (the Python spawn helper). The helper's stdin and stdout are its
  * channel to the server, and it holds the pipes of every other command it runs: a command that
  * inherited one could forge another command's result (a clean `exit` for a command the policy is
  * watching) or read another conversation's output. A command gets /dev/null, its own two pipes, and

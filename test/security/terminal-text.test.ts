@@ -1,5 +1,5 @@
 /**
- * Agent text on its way to a terminal (issue 17, `control-center chat` and the operator commands):
+ * Agent text on its way to a terminal (`control-center chat` and the operator commands):
  * whatever a model, a tool name or a goal holds, what the CLI prints carries no control character
  * that could drive the terminal (ESC, CSI, OSC, BEL, CR) and no invisible formatting (bidi
  * overrides, zero-width) that makes a line read differently from what it is.

@@ -8,7 +8,7 @@ import { CommandSandbox, type RunSandbox, type RunSandboxInput } from '../../src
 import { NodeWorktree } from '../../src/worktree/node-worktree.js';
 
 /**
- * The warm sandbox (issue 11) must confine a command exactly as the per-command sandbox does (SBX-1,
+ * The warm sandbox must confine a command exactly as the per-command sandbox does (SBX-1,
  * SEC-7): the same probe runs through both paths and must see the same mounts, capabilities,
  * namespaces and refusals; and the hostile commands below must fail the same way in the warm one.
  */

@@ -5,7 +5,7 @@ import { SseClient } from '../support/sse-client.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
- * Per-provider settings (issue 15, SEC-6): runner keys are write-only — never in a response, an
+ * Per-provider settings (SEC-6): runner keys are write-only — never in a response, an
  * event or an error — base URLs are http(s) only, default models are wired into run launch, and a
  * runner's model call through the model proxy carries the runner key the runner never sees.
  */

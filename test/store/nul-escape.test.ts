@@ -3,7 +3,7 @@ import { escapeNul, escapeNulDeep, unescapeNul, unescapeNulDeep } from '../../sr
 
 const MARKER = '\uFDD0';
 
-/** Issue 16 (SEC, WS-3): the PostgreSQL store's reversible escape of NUL — no NUL out, every string back. */
+/** SEC, WS-3: the PostgreSQL store's reversible escape of NUL — no NUL out, every string back. */
 describe('NUL escape of the PostgreSQL store (SEC)', () => {
   it('leaves no NUL, and every string round-trips, marker and look-alikes included', () => {
     const alphabet = ['\u0000', MARKER, '0', 'a', 'é', '\uD83D\uDE00'];

@@ -13,7 +13,7 @@ import type { StoreLocation } from '../../src/store/store-location.js';
 import { WorkspaceDatabase, workspaceSchemaName } from '../../src/store/workspace-database.js';
 import { freshTestDatabase } from '../support/test-database.js';
 
-// WS-3 / issue 16: the store on a real PostgreSQL server (scripts/start-test-postgres.sh), one database for this file.
+// WS-3: the store on a real PostgreSQL server (scripts/start-test-postgres.sh), one database for this file.
 let database: Awaited<ReturnType<typeof freshTestDatabase>>;
 let location: StoreLocation;
 let dir: string;

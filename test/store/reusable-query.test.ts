@@ -1,5 +1,5 @@
 /**
- * Issue 11: hot lookups keep their compiled SQL per database handle and run it again with new
+ * Hot lookups keep their compiled SQL per database handle and run it again with new
  * parameters. On both dialects (a real SQLite file and a real PostgreSQL database), each call gets
  * exactly the rows the freshly built query gets — values are parameters, never spliced into the SQL —
  * and a builder that would bake one call's value into the kept SQL is refused at its first use.
@@ -44,7 +44,7 @@ const between = reusableQuery((db, low: string, high: string) => db.selectFrom('
 describe.each([
   ['SQLite', (): StoreLocation => ({ dialect: 'sqlite' })],
   ['PostgreSQL', (): StoreLocation => ({ dialect: 'postgres', url: postgres.url })],
-])('reusable compiled queries on %s (issue 11)', (_name, location) => {
+])('reusable compiled queries on %s', (_name, location) => {
   it('gives each call the rows the freshly built query gives, whatever the order of calls and handles', async () => {
     const first = await seeded(`ws_reuse_a_${_name.toLowerCase()}`, location());
     const second = await seeded(`ws_reuse_b_${_name.toLowerCase()}`, location());

@@ -10,7 +10,7 @@ import { makeDataRoot } from './test-server.js';
 export const postgresEnabled = Boolean(process.env.CC_TEST_POSTGRES_URL) || process.env.CC_TEST_DATABASE === 'postgres';
 
 /**
- * Issue 16: an API-role and a worker-role control center on one fresh PostgreSQL database, each with
+ * An API-role and a worker-role control center on one fresh PostgreSQL database, each with
  * its own data root, their models the scripted model server; a seeded workspace with one space, and
  * the test's own connection to read pg-boss's job table.
  */

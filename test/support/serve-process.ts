@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDataRoot } from './test-server.js';
 
-/** A real `control-center serve` child process on its own data root (issue 16's multi-process tests). */
+/** A real `control-center serve` child process on its own data root (the multi-process tests). */
 export interface ServeProcess {
   child: ChildProcess;
   url: string;

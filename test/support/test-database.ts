@@ -9,7 +9,7 @@ import { EMBEDDED_STORE, type StoreLocation } from '../../src/store/store-locati
 import { WORKSPACE_DB_FILE, workspaceSchemaName } from '../../src/store/workspace-database.js';
 
 /**
- * Which store the dual-dialect suites run on (issue 16): `CC_TEST_DATABASE=postgres` runs them on a
+ * Which store the dual-dialect suites run on: `CC_TEST_DATABASE=postgres` runs them on a
  * real PostgreSQL server — `CC_TEST_POSTGRES_URL` (an admin URL), else the throw-away server that
  * scripts/start-test-postgres.sh starts (idempotently) on a unix socket. Anything else: SQLite.
  */

@@ -30,7 +30,7 @@ export async function makeDataRoot(): Promise<string> {
 
 export async function startTestServer(options: Partial<StartServerOptions> & { dataRoot?: string } = {}): Promise<TestServer> {
   const dataRoot = options.dataRoot ?? (await makeDataRoot());
-  // CC_TEST_DATABASE=postgres: the same server on PostgreSQL, one database per data root (issue 16).
+  // CC_TEST_DATABASE=postgres: the same server on PostgreSQL, one database per data root.
   const onPostgres = testDialect() === 'postgres' && options.database === undefined;
   const database = onPostgres ? await ensureTestDatabase(databaseNameFor(dataRoot)) : options.database;
   const running = await startServer({ port: 0, logLevel: 'silent', ...options, dataRoot, ...(database ? { database } : {}) });

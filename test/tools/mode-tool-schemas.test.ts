@@ -8,7 +8,7 @@ import type { Tool } from '../../src/tools/define-tool.js';
 import { builtinTools, toModelTool } from '../../src/tools/builtin-tools.js';
 
 /**
- * Issue 11 (the cost of a turn): a tool's JSON schema is converted once per zod schema object, so a
+ * the cost of a turn: a tool's JSON schema is converted once per zod schema object, so a
  * tool whose schema were built inside its provider would be converted again on every run. Each run
  * here asks the providers for their tools anew, as the prepare stage does; the services behind the
  * tools are never called (only the definitions are looked at), hence the empty stand-ins.

@@ -7,7 +7,7 @@ import { freshTestDatabase } from '../../support/test-database.js';
 import { makeDataRoot } from '../../support/test-server.js';
 
 /**
- * Issue 16 (WS-3, NF-SCALE): two control centers — two processes' worth of pools and listening
+ * WS-3, NF-SCALE: two control centers — two processes' worth of pools and listening
  * connections — on one PostgreSQL database. What one publishes reaches the other's subscribers in
  * commit order, exactly once, also across a lost listening connection.
  */

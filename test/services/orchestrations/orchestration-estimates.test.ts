@@ -68,7 +68,7 @@ describe('the budget gate adds each node estimate before it starts (ORC-4, ORC-2
       2,
     );
     // The first ticket's model call is answered only once a sibling is seen held for budget room, so the
-    // wait hold is observed while it lasts: its marker names the budget, never the operator (issue 13).
+    // wait hold is observed while it lasts: its marker names the budget, never the operator.
     let waitingSibling: any = null;
     const firstTicket = reply(async () => {
       const seen = await waitFor(async () => (await api('GET', `/pipeline-runs/${pipelineRunId}`)).body, (body) => body.nodes.some((node: any) => node.state === 'queued' && node.error), 'a sibling held for budget room');

@@ -6,7 +6,7 @@ import { startServeOn, startServeProcess, type ServeProcess } from '../../suppor
 import { waitFor } from '../../support/wait-for.js';
 
 /**
- * Issue 13's "kill the server mid-run and it resumes without re-running completed side effects",
+ * The promise "kill the server mid-run and it resumes without re-running completed side effects",
  * literally: the real `control-center serve` process is SIGKILLed (no shutdown hook runs) while an
  * orchestration's pipeline has one ticket done and the next one in flight, then a new process is
  * started on the same data root.

@@ -18,7 +18,7 @@ async function waitFor(check: () => Promise<boolean>): Promise<void> {
   }
 }
 
-/** Issue 16: a worker's SIGTERM lets nodes in flight finish within the grace period instead of cutting them off. */
+/** A worker's SIGTERM lets nodes in flight finish within the grace period instead of cutting them off. */
 describe('graceful shutdown with a grace period (PIPE-1)', () => {
   it('a node in flight finishes during the grace period; after the restart it is done once and its dependant runs', async () => {
     dataRoot = await makeDataRoot();

@@ -9,7 +9,7 @@ import { WorkspaceDatabase } from '../../../src/store/workspace-database.js';
 import { freshTestDatabase, testStoreLocation } from '../../support/test-database.js';
 
 /**
- * The JobQueue contract (PIPE-1, issue 16), run against both implementations: the embedded queue
+ * The JobQueue contract (PIPE-1), run against both implementations: the embedded queue
  * (SQLite, or under CC_TEST_DATABASE=postgres its rows on PostgreSQL) and pg-boss on a real
  * PostgreSQL server (when one is configured: CC_TEST_POSTGRES_URL or CC_TEST_DATABASE=postgres).
  * Time moves through `advance`: the embedded queue's clock is injected; pg-boss compares with the

@@ -3,7 +3,7 @@ import { runnerModelSettings } from '../../../src/services/workspaces/runner-cre
 import { WorkspaceSettings } from '../../../src/schemas/settings.js';
 
 /**
- * Which broker provider a runner key and a runner base URL stand for (issue 15, SEC-6). DeepSeek has
+ * Which broker provider a runner key and a runner base URL stand for (SEC-6). DeepSeek has
  * two APIs in the model catalog: `deepseek` (OpenAI-style, the built-in harness's) and
  * `deepseek-anthropic` (the one the `deepseek` runner — the Claude Agent SDK path — speaks). No
  * transport sends its model traffic to the proxy's `deepseek` provider (every runner uses
