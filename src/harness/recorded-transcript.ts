@@ -1,5 +1,4 @@
 import type { AssistantMessage, ModelMessage } from '../llm/model-types.js';
-import { repairTranscript } from './repair-transcript.js';
 
 /** A run-log event as stored: its type and its JSON. */
 export interface RecordedEvent {
@@ -52,25 +51,4 @@ export function transcriptSteps(events: readonly RecordedEvent[]): TranscriptSte
 /** True when a run recorded a transcript (the built-in harness and runners that report their messages, or a `/compact` turn). */
 export function hasTranscript(steps: readonly TranscriptStep[]): boolean {
   return steps.some((step) => step.kind === 'compacted' || step.message.role === 'assistant');
-}
-
-/**
- * Appends a run's steps to the transcript before it, so the next turn sees what earlier turns read
- * and ran. A compaction replaces everything before it with its summary message and the messages it kept.
- */
-export function appendRecordedRun(transcript: ModelMessage[], steps: readonly TranscriptStep[]): ModelMessage[] {
-  let messages = transcript;
-  for (const step of steps) {
-    if (step.kind === 'message') messages.push(step.message);
-    else messages = [{ role: 'user', content: step.summaryMessage }, ...(step.keptMessages > 0 ? messages.slice(-step.keptMessages) : [])];
-  }
-  return messages;
-}
-
-/** The finished history: repaired for the wire, and never ending with a user message (the new one follows). */
-export function finishHistory(messages: readonly ModelMessage[]): ModelMessage[] {
-  if (messages.length === 0) return [];
-  const history = repairTranscript(messages);
-  if (history.at(-1)?.role === 'user') history.push({ role: 'assistant', content: [{ type: 'text', text: '(no answer)' }] });
-  return history;
 }

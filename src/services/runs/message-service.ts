@@ -1,8 +1,13 @@
 import { newId, nowIso } from '../../ids.js';
 import type { Message } from '../../schemas/message.js';
-import { latestContextUsage, listConversationTranscript } from '../../store/repositories/conversation-transcript-repository.js';
+import {
+  latestContextUsage,
+  listConversationTranscript,
+  listConversationTranscriptFrom,
+  unrestoredRewindSpans,
+} from '../../store/repositories/conversation-transcript-repository.js';
 import type { ModelMessage } from '../../llm/model-types.js';
-import { conversationHistory, type KeptHistory } from './conversation-history.js';
+import { extendHistory, keep, type BuiltHistory, type KeptHistory } from './conversation-history.js';
 import type { ContextUsage } from '../../harness/context-window.js';
 import { insertMessage, listMessages, listRecentMessages, type HistoryMessage } from '../../store/repositories/message-repository.js';
 import { insertAttachments, listAttachmentsOfConversation } from '../../store/repositories/message-attachment-repository.js';
@@ -11,11 +16,16 @@ import { keepEarlierImages } from '../attachments/attachment-history-blocks.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 
+/** How many conversations' built histories are kept (the least recently extended are dropped first). */
+const KEPT_CONVERSATIONS = 500;
+
 export type NewMessage = Omit<Message, 'id' | 'createdAt'>;
 
 /** The visible log of a conversation: operator messages, agent answers, system lines (PLAN-6). */
 export class MessageService {
   private readonly kept: KeptHistory = { finishedRuns: new Map(), messages: new Map() };
+  /** Each conversation's history as built at its last turn, with the unrestored rewinds it was built under. */
+  private readonly built = new Map<string, { history: BuiltHistory; rewinds: string }>();
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -81,14 +91,29 @@ export class MessageService {
 
   /**
    * CTX-1: a turn's history — the conversation since its latest compaction, with what earlier runs
-   * recorded (see conversationHistory). Finished runs are parsed once and kept: a long conversation's
-   * turn reads only the events of runs it has not seen.
+   * recorded (see extendHistory). The history built at the conversation's previous turn is kept and
+   * extended by what came since (its rows only are read); it is built again from the whole timeline
+   * after a rewind or restore, a compaction, or when the server has not built it yet.
    */
   async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
     const { database } = await this.workspaces.handle(workspaceId);
     await keepEarlierImages(database.db, conversationId, this.kept.messages);
-    const items = await listConversationTranscript(database.db, conversationId, this.kept.finishedRuns);
-    return conversationHistory(items, this.kept, excludingLast);
+    const key = `${workspaceId}/${conversationId}`;
+    const rewound = await unrestoredRewindSpans(database.db, conversationId);
+    const rewinds = JSON.stringify(rewound);
+    const previous = this.built.get(key);
+    if (previous && previous.rewinds === rewinds) {
+      const since = await listConversationTranscriptFrom(database.db, conversationId, previous.history.unsettledFrom, this.kept.finishedRuns, rewound);
+      const extended = extendHistory(previous.history, since, this.kept, excludingLast);
+      if (extended) {
+        keep(this.built, key, { history: extended.built, rewinds }, KEPT_CONVERSATIONS);
+        return extended.history;
+      }
+    }
+    const items = await listConversationTranscript(database.db, conversationId, this.kept.finishedRuns, rewound);
+    const rebuilt = extendHistory(null, items, this.kept, excludingLast)!;
+    keep(this.built, key, { history: rebuilt.built, rewinds }, KEPT_CONVERSATIONS);
+    return rebuilt.history;
   }
 
   /** CTX-1 `/context`: what filled the window at the conversation's last turn of the built-in harness (null: none ran). */

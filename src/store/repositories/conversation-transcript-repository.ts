@@ -54,7 +54,7 @@ const topLevelRunsSince = reusableQuery((db, conversationId: string, since: stri
 );
 
 /** CTX-3: the stretches of time unrestored rewinds archived (from the first archived message to the rewind): their runs leave the history too. */
-const rewoundSpans = reusableQuery((db, conversationId: string) =>
+export const unrestoredRewindSpans = reusableQuery((db, conversationId: string) =>
   db
     .selectFrom('conversation_rewinds')
     .innerJoin('messages', 'messages.id', 'conversation_rewinds.message_id')
@@ -81,13 +81,24 @@ async function transcriptEventsOf(db: Kysely<WorkspaceSchema>, runIds: readonly 
     .execute();
 }
 
+/** CTX-3: a stretch of time an unrestored rewind archived; its runs are out of the history. */
+export interface RewoundSpan {
+  from: string;
+  to: string;
+}
+
 /**
  * A conversation's timeline since its latest compaction (CTX-1), oldest first: its user and agent
  * messages and its top-level runs with their transcript events. Older items are not read: the
  * compaction's summary stands in for them. Messages come before a run created in the same instant
  * (a turn's message is written before its run).
  */
-export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, conversationId: string, known: { has(runId: string): boolean } = new Set()): Promise<TranscriptItem[]> {
+export async function listConversationTranscript(
+  db: Kysely<WorkspaceSchema>,
+  conversationId: string,
+  known: { has(runId: string): boolean } = new Set(),
+  rewound?: readonly RewoundSpan[],
+): Promise<TranscriptItem[]> {
   const [compacted] = await latestCompactingRun(db, conversationId);
   // The compacting run's own message is the newest user message written before it.
   let messagesSince = '';
@@ -95,9 +106,34 @@ export async function listConversationTranscript(db: Kysely<WorkspaceSchema>, co
     const [anchor] = await newestUserMessageUpTo(db, conversationId, compacted.created_at);
     messagesSince = anchor?.created_at ?? compacted.created_at;
   }
+  return timelineSince(db, conversationId, messagesSince, compacted?.created_at ?? '', known, rewound ?? (await unrestoredRewindSpans(db, conversationId)));
+}
+
+/**
+ * The items of the conversation's timeline created at or after `from`, as {@link listConversationTranscript}
+ * lists them: what a history kept from an earlier turn is extended by. The caller knows no compaction
+ * or rewind happened before `from` since it built that history.
+ */
+export async function listConversationTranscriptFrom(
+  db: Kysely<WorkspaceSchema>,
+  conversationId: string,
+  from: string,
+  known: { has(runId: string): boolean },
+  rewound: readonly RewoundSpan[],
+): Promise<TranscriptItem[]> {
+  return timelineSince(db, conversationId, from, from, known, rewound);
+}
+
+async function timelineSince(
+  db: Kysely<WorkspaceSchema>,
+  conversationId: string,
+  messagesSince: string,
+  runsSince: string,
+  known: { has(runId: string): boolean },
+  rewound: readonly RewoundSpan[],
+): Promise<TranscriptItem[]> {
   const messages = await historyMessagesSince(db, conversationId, messagesSince);
-  const rewound = await rewoundSpans(db, conversationId);
-  const runs = (await topLevelRunsSince(db, conversationId, compacted?.created_at ?? '')).filter((run) => !rewound.some((span) => run.created_at >= span.from && run.created_at <= span.to));
+  const runs = (await topLevelRunsSince(db, conversationId, runsSince)).filter((run) => !rewound.some((span) => run.created_at >= span.from && run.created_at <= span.to));
   const unread = new Set(runs.filter((run) => !known.has(run.id)).map((run) => run.id));
   const events = await transcriptEventsOf(db, [...unread]);
   const eventsByRun = new Map<string, Array<{ type: string; data: string }>>();

@@ -4,6 +4,7 @@
  * compacted (test/harness/context-management.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MessageService } from '../../../src/services/runs/message-service.js';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
 
@@ -47,4 +48,34 @@ describe('the history a turn sends to the model', () => {
     const sent = texts(fixture.model.requests[0]!);
     expect(sent).toEqual([...Array.from({ length: 70 }, (_, offset) => `m${offset}`), 'now']);
   });
+
+  it('is kept between turns and extended by what came since: a warm turn reads only the newer rows, and equals the history built from scratch', async () => {
+    const app = fixture.server.running.app;
+    const created = await fixture.server.api('POST', `/api/workspaces/${fixture.workspaceId}/spaces/${fixture.spaceId}/conversations`, { title: 'Kept history' });
+    const conversationId = created.body.id as string;
+    const agentId = Object.values(fixture.agents)[0]!.id;
+    const seeded = await app.messages.append(fixture.workspaceId, { conversationId, runId: null, role: 'user', authorKind: 'operator', authorId: null, mode: 'chat', picker: null, content: 'seeded early message' });
+    const turn = async (text: string) => {
+      const response = await fixture.server.api('POST', `/api/workspaces/${fixture.workspaceId}/conversations/${conversationId}/messages`, { text, agentId });
+      expect(response.status).toBe(202);
+      expect((await fixture.waitForRun(response.body.run.id)).run.state).toBe('completed');
+    };
+    fixture.model.reset();
+    for (const name of ['first', 'second', 'third']) fixture.model.script(reply().tool('bash', { command: `echo ${name}-output` }), reply().text(`${name} done`));
+    await turn('first');
+    await turn('second');
+    // The kept history is not read again: an early row removed behind the server's back is still in it.
+    const { database } = await app.workspaces.handle(fixture.workspaceId);
+    await database.db.deleteFrom('messages').where('id', '=', seeded.id).execute();
+    await turn('third');
+    const thirdTurn = fixture.model.requests.at(-2)!;
+    expect(texts(thirdTurn)[0]).toContain('seeded early message');
+    expect(texts(thirdTurn).join('\n')).toContain('second done');
+    // A server that never built it (a restart) reads the whole timeline and gets the same history, less the removed row.
+    const kept = await app.messages.history(fixture.workspaceId, conversationId);
+    const fromScratch = await new MessageService(app.workspaces, app.events).history(fixture.workspaceId, conversationId);
+    expect(JSON.stringify(fromScratch)).toBe(JSON.stringify(kept.slice(1)));
+    expect(fromScratch.map((message) => message.role)).toEqual(Array.from({ length: 3 }, () => ['user', 'assistant', 'tool', 'assistant']).flat());
+  });
 });
+
