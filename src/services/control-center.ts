@@ -64,6 +64,7 @@ import { SpaceService } from './spaces/space-service.js';
 import { ConversationShareService } from './spaces/conversation-share-service.js';
 import { TurnService } from './runs/turn-service.js';
 import { AttachmentService } from './attachments/attachment-service.js';
+import { ConversationRunGate } from './runs/conversation-run-gate.js';
 import { RewindService } from './runs/rewind-service.js';
 import { ChangeService } from './changes/change-service.js';
 import { validateAgentEffort } from './agents/validate-effort.js';
@@ -365,7 +366,8 @@ export class ControlCenter {
     this.executor.registerPrepareHook(mcpTools.hook);
     this.executor.registerModeTools(mcpTools.provider);
     this.attachments = new AttachmentService(this.workspaces, this.settings, (agent) => transports.capabilitiesFor(agent));
-    this.rewinds = new RewindService(this.workspaces, this.spaces, this.messages, this.executor.checkouts, this.activeRuns);
+    const runGate = new ConversationRunGate(this.activeRuns);
+    this.rewinds = new RewindService(this.workspaces, this.spaces, this.messages, this.executor.checkouts, runGate);
     this.turns = new TurnService(
       this.spaces,
       this.agents,
@@ -376,6 +378,7 @@ export class ControlCenter {
         loadRepoSkill: (workspaceId, input) => this.repoSkills.loadForTurn(workspaceId, { ...input, checkoutKey: input.conversationId }),
       },
       this.attachments,
+      runGate,
     );
     // RLY-6: relay_tool, on every run that speaks in a conversation.
     this.executor.registerModeTools(

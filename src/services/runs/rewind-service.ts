@@ -1,22 +1,25 @@
+import type { Kysely } from 'kysely';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { findCheckout } from '../../store/repositories/checkout-repository.js';
 import {
   archiveMessagesFrom,
   findRewind,
+  findUnarchivedMessage,
   firstTurnCheckpointSince,
   listRewinds,
   markRewindRestored,
   unarchiveMessages,
   insertRewind,
+  unfinishedRunOfConversation,
   type ConversationRewind,
 } from '../../store/repositories/conversation-rewind-repository.js';
-import { listMessages } from '../../store/repositories/message-repository.js';
 import { checkpointTurn, commitOfRef, restoreCheckpoint, TURN_REF_PREFIX } from '../../git/turn-checkpoint.js';
 import { newId, nowIso } from '../../ids.js';
-import type { ActiveRuns } from './active-runs.js';
+import type { ConversationRunGate } from './conversation-run-gate.js';
 import type { MessageService } from './message-service.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { CheckoutService } from '../workspaces/checkout-service.js';
 
 /**
@@ -34,7 +37,7 @@ export class RewindService {
     private readonly spaces: SpaceService,
     private readonly messages: MessageService,
     private readonly checkouts: CheckoutService,
-    private readonly active: ActiveRuns,
+    private readonly gate: ConversationRunGate,
   ) {}
 
   async list(workspaceId: string, conversationId: string): Promise<ConversationRewind[]> {
@@ -43,17 +46,34 @@ export class RewindService {
     return listRewinds(database.db, conversationId);
   }
 
-  /** Rewinds to just before `messageId` (a message of this conversation still in its history). */
+  /**
+   * Rewinds to just before `messageId` (a message of this conversation still in its history). The
+   * conversation is held from the check that no run is going to the transaction that records the
+   * rewind, which checks again for a run another process started: a turn cannot begin on a checkout
+   * being reset (409 naming the run, with the checkout put back as it was).
+   */
   async rewind(workspaceId: string, conversationId: string, messageId: string, operatorId: string): Promise<ConversationRewind> {
     await this.spaces.getConversation(workspaceId, conversationId);
     const { database } = await this.workspaces.handle(workspaceId);
     const db = database.db;
-    const message = (await listMessages(db, conversationId)).find((candidate) => candidate.id === messageId);
+    const message = await findUnarchivedMessage(db, conversationId, messageId);
     if (!message) throw new NotFoundError('message', messageId, 'messageId');
-    this.refuseWhileRunning(workspaceId, conversationId);
     const id = newId('rw');
+    const release = this.gate.holdForRewind(workspaceId, conversationId, id);
+    try {
+      await this.refuseUnfinishedRun(db, conversationId);
+      return await this.rewindHeld(workspaceId, conversationId, message, id, operatorId);
+    } finally {
+      release();
+    }
+  }
+
+  private async rewindHeld(workspaceId: string, conversationId: string, message: { id: string; createdAt: string; content: string }, id: string, operatorId: string): Promise<ConversationRewind> {
+    const { database } = await this.workspaces.handle(workspaceId);
+    const db = database.db;
     const checkpoint = await firstTurnCheckpointSince(db, conversationId, message.createdAt);
     let archiveRef: string | null = null;
+    let putBack: (() => Promise<void>) | null = null;
     const record = await findCheckout(db, conversationId);
     if (checkpoint && record) {
       const runner = await this.checkouts.runner(workspaceId, record);
@@ -62,23 +82,39 @@ export class RewindService {
       await checkpointTurn(runner, conversationId, `rewound-${id}`).catch((error: unknown) => {
         throw new ConflictError('messageId', `the checkout could not be archived, so nothing was rewound: ${error instanceof Error ? error.message : String(error)}`);
       });
+      const archived = archiveRef;
+      putBack = async () => {
+        const commit = await commitOfRef(runner, archived);
+        if (commit) await restoreCheckpoint(runner, commit);
+        await this.checkouts.sync(workspaceId, conversationId, record).catch(() => null);
+      };
       await restoreCheckpoint(runner, checkpoint.commit);
       await this.checkouts.sync(workspaceId, conversationId, record).catch(() => null);
     }
-    const archived = await archiveMessagesFrom(db, conversationId, message, id);
     const rewind: ConversationRewind = {
       id,
       conversationId,
-      messageId,
+      messageId: message.id,
       checkpointCommit: checkpoint && record ? checkpoint.commit : null,
       archiveRef,
-      archivedMessages: archived,
+      archivedMessages: 0,
       operatorId,
       createdAt: nowIso(),
       restoredAt: null,
       restoreArchiveRef: null,
     };
-    await insertRewind(db, rewind);
+    try {
+      await db.transaction().execute(async (transaction) => {
+        // Another process may have started a run while the git steps ran: checked where the rewind is recorded.
+        await this.refuseUnfinishedRun(transaction, conversationId);
+        rewind.archivedMessages = await archiveMessagesFrom(transaction, conversationId, message, id);
+        await insertRewind(transaction, rewind);
+      });
+    } catch (error) {
+      await putBack?.();
+      throw error;
+    }
+    const archived = rewind.archivedMessages;
     const checkout = rewind.checkpointCommit
       ? ` The checkout is back at ${rewind.checkpointCommit.slice(0, 12)}; what it held is kept as ${archiveRef}.`
       : record
@@ -96,7 +132,19 @@ export class RewindService {
     const rewind = await findRewind(db, rewindId);
     if (!rewind || rewind.conversationId !== conversationId) throw new NotFoundError('rewind', rewindId, 'rewindId');
     if (rewind.restoredAt) throw new ConflictError('rewindId', `rewind ${rewindId} was already restored at ${rewind.restoredAt}`);
-    this.refuseWhileRunning(workspaceId, conversationId);
+    const release = this.gate.holdForRewind(workspaceId, conversationId, rewindId);
+    try {
+      await this.refuseUnfinishedRun(db, conversationId);
+      return await this.restoreHeld(workspaceId, conversationId, rewind);
+    } finally {
+      release();
+    }
+  }
+
+  private async restoreHeld(workspaceId: string, conversationId: string, rewind: ConversationRewind): Promise<ConversationRewind> {
+    const { database } = await this.workspaces.handle(workspaceId);
+    const db = database.db;
+    const rewindId = rewind.id;
     let restoreArchiveRef: string | null = null;
     const record = rewind.archiveRef ? await findCheckout(db, conversationId) : null;
     if (rewind.archiveRef && record) {
@@ -115,9 +163,10 @@ export class RewindService {
     return { ...rewind, restoredAt, restoreArchiveRef };
   }
 
-  private refuseWhileRunning(workspaceId: string, conversationId: string): void {
-    const running = this.active.inWorkspace(workspaceId).find((run) => run.conversationId === conversationId);
-    if (running) throw new ConflictError('conversationId', `run ${running.runId} is active in this conversation; cancel it or wait for it to end before rewinding`);
+  /** 409 naming a run of the conversation still queued or running, in this process or another. */
+  private async refuseUnfinishedRun(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<void> {
+    const running = await unfinishedRunOfConversation(db, conversationId);
+    if (running) throw new ConflictError('conversationId', `run ${running} is active in this conversation; cancel it or wait for it to end before rewinding`);
   }
 
   private async systemLine(workspaceId: string, conversationId: string, content: string): Promise<void> {

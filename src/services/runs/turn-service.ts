@@ -14,6 +14,7 @@ import type { Run } from '../../schemas/run.js';
 import type { RunExecutor, StartRunInput } from './run-executor.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import { AttachmentService, type AcceptedAttachment } from '../attachments/attachment-service.js';
+import type { ConversationRunGate } from './conversation-run-gate.js';
 
 /**
  * Posting a message to a conversation (MODE-2, MODE-4, RLY-1): applies the picker, handles `/plan`,
@@ -34,7 +35,19 @@ export class TurnService {
     },
     /** TOOL-3: checks and keeps a message's files (absent: a message with attachments is refused). */
     private readonly attachments?: AttachmentService,
+    /** CTX-3: keeps a turn from starting while its conversation is being rewound. */
+    private readonly gate?: ConversationRunGate,
   ) {}
+
+  /** CTX-3: writes a turn's message and launches it while no rewind holds the conversation (409 while one does). */
+  private async whileLaunching<T>(workspaceId: string, conversationId: string, launch: () => Promise<T>): Promise<T> {
+    const release = this.gate?.holdForLaunch(workspaceId, conversationId);
+    try {
+      return await launch();
+    } finally {
+      release?.();
+    }
+  }
 
   async post(workspaceId: string, conversationId: string, body: PostMessageBody, operatorId: string): Promise<PostMessageResponse> {
     const found = await this.spaces.getConversationInSpace(workspaceId, conversationId);
@@ -61,30 +74,33 @@ export class TurnService {
     const mention = parseMention(skillCommand ? skillCommand.rest : parsed.text);
     const agent = await this.addressedAgent(workspaceId, mention.agentName, body.agentId ?? null, space.defaultAgentId);
     if (attached.length > 0) await this.attachments!.refuseImagesTheAgentCannotTake(workspaceId, agent, attached);
-    const history = await this.history(workspaceId, conversationId);
-    const message = await this.messages.append(workspaceId, {
-      conversationId,
-      runId: null,
-      role: 'user',
-      authorKind: 'operator',
-      authorId: operatorId,
-      mode: space.mode,
-      picker: space.picker,
-      content: parsed.text,
-    }, attached);
-    // MODE-2: the dispatcher reads the space's mode now; the turn keeps it to its end.
-    const mode = resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId);
-    const run = await this.executor.launch({
-      workspaceId,
-      agent,
-      spaceId: space.id,
-      conversationId,
-      mode,
-      autonomy: space.autonomy,
-      prompt: AttachmentService.promptWithTextFiles(directive ?? parsed.text, attached),
-      history,
-      repoPath: space.repoPath,
-      ...(attached.some((attachment) => attachment.content.kind === 'image') ? { imagesOfMessage: message.id } : {}),
+    const { message, run } = await this.whileLaunching(workspaceId, conversationId, async () => {
+      const history = await this.history(workspaceId, conversationId);
+      const message = await this.messages.append(workspaceId, {
+        conversationId,
+        runId: null,
+        role: 'user',
+        authorKind: 'operator',
+        authorId: operatorId,
+        mode: space.mode,
+        picker: space.picker,
+        content: parsed.text,
+      }, attached);
+      // MODE-2: the dispatcher reads the space's mode now; the turn keeps it to its end.
+      const mode = resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId);
+      const run = await this.executor.launch({
+        workspaceId,
+        agent,
+        spaceId: space.id,
+        conversationId,
+        mode,
+        autonomy: space.autonomy,
+        prompt: AttachmentService.promptWithTextFiles(directive ?? parsed.text, attached),
+        history,
+        repoPath: space.repoPath,
+        ...(attached.some((attachment) => attachment.content.kind === 'image') ? { imagesOfMessage: message.id } : {}),
+      });
+      return { message, run };
     });
     // UI: an untitled conversation is named after its first message (deterministic, no model call).
     // Only while it is untitled: a titled one (nearly every message) costs no write (issue 11).
@@ -102,30 +118,32 @@ export class TurnService {
     request: { agent: Agent; conversationId: string; spaceId: string | null; text: string } & Pick<StartRunInput, 'planStep' | 'onFinished'>,
   ): Promise<Run> {
     const space = request.spaceId ? await this.spaces.findSpace(workspaceId, request.spaceId) : null;
-    await this.messages.append(workspaceId, {
-      conversationId: request.conversationId,
-      runId: null,
-      role: 'user',
-      authorKind: 'system',
-      authorId: null,
-      mode: space?.mode ?? null,
-      picker: space?.picker ?? null,
-      content: request.text,
+    return this.whileLaunching(workspaceId, request.conversationId, async () => {
+      await this.messages.append(workspaceId, {
+        conversationId: request.conversationId,
+        runId: null,
+        role: 'user',
+        authorKind: 'system',
+        authorId: null,
+        mode: space?.mode ?? null,
+        picker: space?.picker ?? null,
+        content: request.text,
+      });
+      const run = await this.executor.launch({
+        workspaceId,
+        agent: request.agent,
+        spaceId: request.spaceId,
+        conversationId: request.conversationId,
+        mode: resolveDispatchMode(space ? { mode: space.mode } : null),
+        autonomy: space?.autonomy ?? DEFAULT_AUTONOMY,
+        prompt: request.text,
+        history: await this.history(workspaceId, request.conversationId, true),
+        repoPath: space?.repoPath ?? null,
+        ...(request.planStep ? { planStep: request.planStep } : {}),
+        ...(request.onFinished ? { onFinished: request.onFinished } : {}),
+      });
+      return run;
     });
-    const run = await this.executor.launch({
-      workspaceId,
-      agent: request.agent,
-      spaceId: request.spaceId,
-      conversationId: request.conversationId,
-      mode: resolveDispatchMode(space ? { mode: space.mode } : null),
-      autonomy: space?.autonomy ?? DEFAULT_AUTONOMY,
-      prompt: request.text,
-      history: await this.history(workspaceId, request.conversationId, true),
-      repoPath: space?.repoPath ?? null,
-      ...(request.planStep ? { planStep: request.planStep } : {}),
-      ...(request.onFinished ? { onFinished: request.onFinished } : {}),
-    });
-    return run;
   }
 
   /**
@@ -137,30 +155,32 @@ export class TurnService {
   async postFromAgent(workspaceId: string, conversationId: string, text: string, author: Agent, inheritedRules: InheritedRules): Promise<Run> {
     const { space } = await this.spaces.getConversationInSpace(workspaceId, conversationId);
     const agent = await this.addressedAgent(workspaceId, null, null, space.defaultAgentId);
-    const history = await this.history(workspaceId, conversationId);
-    await this.messages.append(workspaceId, {
-      conversationId,
-      runId: null,
-      role: 'user',
-      authorKind: 'agent',
-      authorId: author.id,
-      mode: space.mode,
-      picker: space.picker,
-      content: text,
+    return this.whileLaunching(workspaceId, conversationId, async () => {
+      const history = await this.history(workspaceId, conversationId);
+      await this.messages.append(workspaceId, {
+        conversationId,
+        runId: null,
+        role: 'user',
+        authorKind: 'agent',
+        authorId: author.id,
+        mode: space.mode,
+        picker: space.picker,
+        content: text,
+      });
+      const run = await this.executor.launch({
+        workspaceId,
+        agent,
+        spaceId: space.id,
+        conversationId,
+        mode: resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId),
+        autonomy: space.autonomy,
+        prompt: text,
+        history,
+        repoPath: space.repoPath,
+        inheritedRules,
+      });
+      return run;
     });
-    const run = await this.executor.launch({
-      workspaceId,
-      agent,
-      spaceId: space.id,
-      conversationId,
-      mode: resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId),
-      autonomy: space.autonomy,
-      prompt: text,
-      history,
-      repoPath: space.repoPath,
-      inheritedRules,
-    });
-    return run;
   }
 
   private acceptAttachments(body: PostMessageBody): AcceptedAttachment[] {
@@ -247,7 +267,7 @@ export class TurnService {
     return first;
   }
 
-  /** The conversation so far as model messages (CTX-1, see conversationHistory). */
+  /** The conversation so far as model messages (CTX-1, see MessageService.history). */
   private async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
     return this.messages.history(workspaceId, conversationId, excludingLast);
   }

@@ -90,3 +90,21 @@ export async function unarchiveMessages(db: Kysely<WorkspaceSchema>, conversatio
   const result = await db.updateTable('messages').set({ rewound_by: null }).where('conversation_id', '=', conversationId).where('rewound_by', '=', rewindId).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** A message of the conversation still in it (not archived by a rewind), read by its id; null when there is none. */
+export async function findUnarchivedMessage(db: Kysely<WorkspaceSchema>, conversationId: string, messageId: string): Promise<{ id: string; createdAt: string; content: string } | null> {
+  const row = await db
+    .selectFrom('messages')
+    .select(['id', 'created_at', 'content'])
+    .where('id', '=', messageId)
+    .where('conversation_id', '=', conversationId)
+    .where('rewound_by', 'is', null)
+    .executeTakeFirst();
+  return row ? { id: row.id, createdAt: row.created_at, content: row.content } : null;
+}
+
+/** A run of the conversation still queued or running, in any process (null: none). */
+export async function unfinishedRunOfConversation(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<string | null> {
+  const row = await db.selectFrom('runs').select('id').where('conversation_id', '=', conversationId).where('state', 'in', ['queued', 'running']).limit(1).executeTakeFirst();
+  return row?.id ?? null;
+}
