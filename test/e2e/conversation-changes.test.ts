@@ -91,7 +91,7 @@ describe('a conversation’s Changes view (CHG-1, UI)', { timeout: BROWSER_TEST_
     await expect.poll(() => totals.textContent(), { timeout: 30_000 }).toMatch(/^4 files changed/);
     await files.locator('[data-path="src/answer.ts"]').click();
     await diff.locator('.diff-add').first().waitFor();
-    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expect.poll(() => page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     const listBox = await files.boundingBox();
     const diffBox = await diff.boundingBox();
     expect(diffBox!.y).toBeGreaterThan(listBox!.y + listBox!.height - 1);
