@@ -9,6 +9,7 @@ import { ApiClient } from './api-client.js';
 import { defaultDataDir, defaultPort } from './defaults.js';
 import { registerSkillCommands } from './skill-commands.js';
 import { registerMcpCommands } from './mcp-commands.js';
+import { registerBudgetCommands } from './budget-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerChatCommand } from './chat-command.js';
 import { registerRewindCommands } from './rewind-commands.js';
@@ -276,6 +277,7 @@ review.command('show <reviewId>').description('the review, its findings and its 
 });
 registerSkillCommands(program, client, resolveWorkspace);
 registerMcpCommands(program, client, resolveWorkspace);
+registerBudgetCommands(program, { client, resolveWorkspace });
 registerOperatorCommands(program, { client, resolveWorkspace });
 registerChatCommand(program, { client, resolveWorkspace });
 registerRewindCommands(program, { client, resolveWorkspace });
