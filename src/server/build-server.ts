@@ -6,6 +6,7 @@ import { createAuthenticateHook } from './authenticate.js';
 import { trackRouteAccess } from './route-access.js';
 import { BodyEncodingError } from './bounded-body.js';
 import { MAX_JSON_NESTING, nestsDeeperThan } from './json-nesting.js';
+import { jsonBreadthProblem } from './json-breadth.js';
 import { handleError } from './error-handler.js';
 import { registerMcpServer } from './mcp-server.js';
 import { recordRouteResponses } from './route-response-schemas.js';
@@ -82,6 +83,9 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
     if (nestsDeeperThan(text)) {
       return done(Object.assign(new Error(`request body nests arrays and objects deeper than ${MAX_JSON_NESTING} levels`), { statusCode: 400 }), undefined);
     }
+    // An agent's body is also bounded in width: parsing and validating 5 MiB of keys held the loop for seconds.
+    const tooWide = request.principal?.kind === 'agent' ? jsonBreadthProblem(text) : null;
+    if (tooWide) return done(Object.assign(new Error(tooWide), { statusCode: 400 }), undefined);
     try {
       done(null, JSON.parse(text));
     } catch {

@@ -12,12 +12,11 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * Whether `text` nests arrays and objects deeper than `limit`, by one linear pass that skips string
- * contents. It runs before `JSON.parse` because V8's parser slows down sharply on deep nesting: 5 MiB
- * of `[[[[…]]]]` held the event loop for seconds, while this pass takes milliseconds.
+ * Calls `visit` with every character code of `text` outside string contents (the quotes themselves
+ * are skipped too), until `visit` returns true; returns whether it did. One linear pass, for the
+ * checks that must run before `JSON.parse` (nesting here, width in `json-breadth.ts`).
  */
-export function nestsDeeperThan(text: string, limit: number = MAX_JSON_NESTING): boolean {
-  let depth = 0;
+export function scanJsonStructure(text: string, visit: (code: number) => boolean): boolean {
   let inString = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
@@ -27,10 +26,24 @@ export function nestsDeeperThan(text: string, limit: number = MAX_JSON_NESTING):
       continue;
     }
     if (code === QUOTE) inString = true;
-    else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      depth += 1;
-      if (depth > limit) return true;
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) depth -= 1;
+    else if (visit(code)) return true;
   }
   return false;
+}
+
+/**
+ * Whether `text` nests arrays and objects deeper than `limit`, by one linear pass that skips string
+ * contents. It runs before `JSON.parse` because V8's parser slows down sharply on deep nesting: 5 MiB
+ * of `[[[[…]]]]` held the event loop for seconds, while this pass takes milliseconds.
+ */
+export function nestsDeeperThan(text: string, limit: number = MAX_JSON_NESTING): boolean {
+  let depth = 0;
+  return scanJsonStructure(text, (code) => {
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth += 1;
+      return depth > limit;
+    }
+    if (code === CLOSE_BRACE || code === CLOSE_BRACKET) depth -= 1;
+    return false;
+  });
 }
