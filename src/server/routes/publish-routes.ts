@@ -15,12 +15,13 @@ export function publishRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     const base = '/api/workspaces/:workspaceId/conversations/:conversationId';
     server.get(
       `${base}/destinations`,
-      { schema: { tags: ['conversations'], summary: "Where the conversation's work went: its pull request and its local merges", params: ConversationParams, response: { 200: ConversationDestinations, 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['conversations'], summary: "Where the conversation's work went: its pull request and its local merges", params: ConversationParams, response: { 200: ConversationDestinations, 404: ApiError } } },
       async (request) => app.publications.destinations(request.params.workspaceId, request.params.conversationId),
     );
     server.get(
       `${base}/publish/draft`,
       {
+        config: { role: 'viewer' },
         schema: {
           tags: ['conversations'],
           summary: 'The forge repository and the pull request title and body written from the conversation, to edit before publishing',
@@ -34,6 +35,7 @@ export function publishRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       `${base}/publish`,
       {
+        config: { role: 'member' },
         schema: {
           tags: ['conversations'],
           summary: "Push the conversation's branch to the forge and open or update its pull request — one approval for both (gitPush, prPublish); 202 while it waits for approval",
@@ -50,6 +52,7 @@ export function publishRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.patch(
       `${base}/publish`,
       {
+        config: { role: 'member' },
         schema: {
           tags: ['conversations'],
           summary: 'Edit the title or body of a publish waiting for its approval',
@@ -61,8 +64,21 @@ export function publishRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       async (request) => app.publications.edit(request.params.workspaceId, request.params.conversationId, request.body),
     );
     server.post(
+      `${base}/publish/refresh`,
+      {
+        schema: {
+          tags: ['conversations'],
+          summary: "Read the pull request's state (open, closed, merged) and head from the forge again",
+          params: ConversationParams,
+          response: { 200: ConversationPublication, ...errors },
+        },
+      },
+      async (request) => app.publications.refresh(request.params.workspaceId, request.params.conversationId),
+    );
+    server.post(
       `${base}/merge`,
       {
+        config: { role: 'member' },
         schema: {
           tags: ['conversations'],
           summary: "Fast-forward or merge the conversation's branch into a branch of the user's repository; refused (409) on conflicts (files listed), a moved target or a dirty checked-out tree — never forced",

@@ -30,6 +30,9 @@ import { pullRequestBody, pullRequestTitle } from './pull-request-text.js';
 /** The approval kind a publish asks under: one approval for the push (gitPush) and the pull request (prPublish). Durable (POL-7). */
 export const CONVERSATION_PUBLISH_APPROVAL = 'conversationPublish';
 
+/** Longer than a push may take (git's own bound, `GIT_TIMEOUT_MS`, plus the API calls): a publish "being sent" this long was interrupted. */
+const INTERRUPTED_AFTER_MS = 15 * 60_000;
+
 /** The forge repository a conversation publishes to: a remote of the user's repository on the configured forge. */
 interface ForgeTarget {
   remoteName: string;
@@ -101,6 +104,7 @@ export class PublishService {
 
   private async publishNow(workspaceId: string, conversationId: string, body: PublishBody, by: OperatorPrincipal): Promise<ConversationPublication> {
     const db = await this.db(workspaceId);
+    await this.settleInterrupted(workspaceId, conversationId);
     const existing = await findPublicationRow(db, conversationId);
     if (existing && (existing.status === 'awaitingApproval' || existing.status === 'publishing')) {
       throw new ConflictError('conversationId', `a publish of this conversation is already ${existing.status === 'publishing' ? 'being sent' : `waiting for approval ${existing.approval_id ?? ''}`.trim()}; decide or edit that one`);
@@ -159,6 +163,50 @@ export class PublishService {
       return (await findConversationPublication(db, conversationId))!;
     }
     return this.send(workspaceId, conversationId);
+  }
+
+  /**
+   * A publish a restart interrupted (POL-7: its approval is durable, the send was not): one whose
+   * approval was decided while no process sent it is sent or closed now, and one stuck "being sent"
+   * for longer than a push may take failed. Without this, the conversation could never publish again.
+   */
+  private async settleInterrupted(workspaceId: string, conversationId: string): Promise<void> {
+    const db = await this.db(workspaceId);
+    const row = await findPublicationRow(db, conversationId);
+    if (row?.status === 'awaitingApproval' && row.approval_id) {
+      const approval = await this.deps.approvals.get(workspaceId, row.approval_id);
+      if (approval.status === 'approved') await this.send(workspaceId, conversationId);
+      else if (approval.status !== 'pending') await movePublication(db, conversationId, ['awaitingApproval'], { status: 'rejected', error: approval.reason ?? `the approval was ${approval.status}` }, nowIso());
+    } else if (row?.status === 'publishing' && Date.now() - Date.parse(row.updated_at) > INTERRUPTED_AFTER_MS) {
+      await movePublication(db, conversationId, ['publishing'], { status: 'failed', error: 'the server stopped while this publish was being sent; publish again' }, nowIso());
+    }
+  }
+
+  /**
+   * Reads the pull request's state from the forge again (merged or closed there since), for the
+   * conversation's panel; a publish not yet through has nothing to read.
+   */
+  async refresh(workspaceId: string, conversationId: string): Promise<ConversationPublication> {
+    return this.lock.exclusive(`${workspaceId}\0${conversationId}`, async () => {
+      await this.deps.spaces.getConversation(workspaceId, conversationId);
+      await this.settleInterrupted(workspaceId, conversationId);
+      const db = await this.db(workspaceId);
+      const row = await findPublicationRow(db, conversationId);
+      if (!row || row.number === null) throw new ConflictError('conversationId', 'this conversation has no pull request yet');
+      const settings = await this.deps.settings.get(workspaceId);
+      const pr = await this.pullRequests(settings).read(row.owner, row.repo, Number(row.number));
+      await db
+        .updateTable('conversation_publications')
+        .set({ pr_state: pr.state, ...(pr.headSha ? { head_sha: pr.headSha } : {}), updated_at: nowIso() })
+        .where('conversation_id', '=', conversationId)
+        .where('number', '=', row.number)
+        .execute();
+      return (await findConversationPublication(db, conversationId))!;
+    });
+  }
+
+  private pullRequests(settings: WorkspaceSettings): GitHubPullRequests {
+    return new GitHubPullRequests({ apiBaseUrl: settings.githubApiBaseUrl, webBaseUrl: settings.githubWebBaseUrl, token: settings.forgeTokens.github });
   }
 
   /** What the approval card shows: the destination, the commit and the text that will be sent (SEC-2: display data only). */
@@ -235,7 +283,7 @@ export class PublishService {
         lastPushedSha: row.pushed_sha,
       });
       await movePublication(db, conversationId, ['publishing'], { pushed_sha: row.head_sha }, nowIso());
-      const forge = new GitHubPullRequests({ apiBaseUrl: settings.githubApiBaseUrl, webBaseUrl: settings.githubWebBaseUrl, token: settings.forgeTokens.github });
+      const forge = this.pullRequests(settings);
       const stored = row.number === null ? null : await forge.read(row.owner, row.repo, Number(row.number));
       const open = stored?.state === 'open' ? stored : await forge.findOpen(row.owner, row.repo, row.head_branch);
       const pr = open

@@ -161,4 +161,29 @@ describe('publishing a conversation as a pull request (CHG-2)', () => {
       setup.github.overrideApiAnswer = undefined;
     }
   }, 180_000);
+
+  it('reads the pull request state again from the forge: merged there, merged here', async () => {
+    const known = (await destinations()).publication;
+    const pr = setup.github.pulls.get(`acme/app#${known.number}`)!;
+    pr.state = 'closed';
+    pr.merged_at = '2026-12-06T10:00:00Z';
+    const refreshed = await setup.api('POST', `${conversation()}/publish/refresh`);
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    expect(refreshed.body).toMatchObject({ prState: 'merged', number: known.number });
+    expect((await destinations()).publication.prState).toBe('merged');
+  }, 60_000);
+
+  it('a publish approved while no process sent it (a restart between the decision and the push) is sent the next time the conversation publishes or refreshes', async () => {
+    await setup.commitTurn('after a restart', { 'restart.txt': 'r\n' });
+    const asked = await setup.api('POST', `${conversation()}/publish`, {});
+    expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+    // Decided in the database only, as a process that stopped right after recording the decision leaves it.
+    const { database } = await setup.fixture.server.running.app.workspaces.handle(setup.fixture.workspaceId);
+    await database.db.updateTable('approvals').set({ status: 'approved', decided_by: 'op', decided_at: new Date().toISOString() }).where('id', '=', asked.body.approvalId).execute();
+    expect((await destinations()).publication.status).toBe('awaitingApproval');
+    const refreshed = await setup.api('POST', `${conversation()}/publish/refresh`);
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+    expect(refreshed.body).toMatchObject({ status: 'published', headSha: setup.branchSha() });
+    expect(git(setup.barePath, 'rev-parse', `refs/heads/cc/${setup.fixture.conversationId}`)).toBe(setup.branchSha());
+  }, 180_000);
 });

@@ -4,7 +4,7 @@ import { errorMessage } from '../../api/client';
 import { FieldError } from '../../ui/states';
 import { MergeForm } from './MergeForm';
 import { PendingPublicationEditor, PublishForm } from './PublishForm';
-import { useDestinations } from './publish-hooks';
+import { useDestinations, useRefreshPublication } from './publish-hooks';
 
 /** Only a web address is ever made a link (the server builds it from the configured forge; checked again here). */
 const WEB_ADDRESS = /^https?:\/\//i;
@@ -17,7 +17,8 @@ const STATUS_WORDS: Record<ConversationPublication['status'], string> = {
   failed: 'failed',
 };
 
-function PullRequestLine({ publication }: { publication: ConversationPublication }) {
+function PullRequestLine({ ws, publication }: { ws: string; publication: ConversationPublication }) {
+  const refresh = useRefreshPublication(ws, publication.conversationId);
   const label = publication.number ? `Pull request #${publication.number}${publication.prState ? ` (${publication.prState})` : ''}` : `Pull request on ${publication.owner}/${publication.repo}`;
   return (
     <div className="small" data-testid="publication-status" data-status={publication.status}>
@@ -30,7 +31,13 @@ function PullRequestLine({ publication }: { publication: ConversationPublication
       )}{' '}
       — {STATUS_WORDS[publication.status]}
       {publication.headSha ? <span className="muted"> at {publication.headSha.slice(0, 12)}</span> : null}
+      {publication.number ? (
+        <button type="button" className="btn btn-ghost btn-small" title="Read the pull request's state from the forge again" disabled={refresh.isPending} onClick={() => refresh.mutate()}>
+          Refresh
+        </button>
+      ) : null}
       {publication.error && publication.status !== 'published' ? <div className="muted">{publication.error}</div> : null}
+      {refresh.isError ? <FieldError message={errorMessage(refresh.error)} /> : null}
     </div>
   );
 }
@@ -57,7 +64,7 @@ export function PublishPanel({ ws, conversationId }: { ws: string; conversationI
     <section aria-labelledby="destinations-title" data-testid="publish-panel">
       <h3 id="destinations-title">Where the work went</h3>
       {destinations.isError ? <FieldError message={errorMessage(destinations.error)} /> : null}
-      {publication ? <PullRequestLine publication={publication} /> : <div className="muted small">Not published yet.</div>}
+      {publication ? <PullRequestLine ws={ws} publication={publication} /> : <div className="muted small">Not published yet.</div>}
       {merges.length > 0 ? <ul className="merge-list">{merges.map((merge) => <MergeLine key={merge.id} merge={merge} />)}</ul> : null}
       {pending && publication ? (
         <PendingPublicationEditor key={publication.approvalId ?? 'pending'} ws={ws} publication={publication} />

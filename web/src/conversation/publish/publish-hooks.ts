@@ -55,3 +55,8 @@ export function useMerge(ws: string, conversationId: string) {
   const changed = useDestinationsChanged(ws, conversationId);
   return useMutation({ mutationFn: (body: MergeBody) => api.post<ConversationMerge>(`${conversationPath(ws, conversationId)}/merge`, body), onSuccess: changed });
 }
+
+export function useRefreshPublication(ws: string, conversationId: string) {
+  const changed = useDestinationsChanged(ws, conversationId);
+  return useMutation({ mutationFn: () => api.post<ConversationPublication>(`${conversationPath(ws, conversationId)}/publish/refresh`), onSuccess: changed });
+}
