@@ -1,9 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../schemas/common.js';
 import type { OperatorAuth, OperatorPrincipal, Principal } from '../services/operator-auth.js';
-import { SESSION_COOKIE, type OperatorSessions } from '../services/operator-sessions.js';
+import { SESSION_COOKIE, type OperatorSessions, type SecretHolder } from '../services/operator-sessions.js';
+import type { PeopleService } from '../services/people/people-service.js';
+import { rankOf } from '../services/people/role-rank.js';
 import type { RunTokens } from '../services/runs/run-tokens.js';
-import { accessOf } from './route-access.js';
+import { accessOf, roleOf } from './route-access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -63,7 +65,8 @@ function sameOrigin(request: FastifyRequest): boolean {
  * is operator-only. Unmatched requests go to the 404 handler, which answers the same JSON 404 to
  * everyone and touches no data. Failures get 401 with `{error:{code,message,field}}` and run no handler.
  */
-export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens, sessions: OperatorSessions) {
+export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens, sessions: OperatorSessions, people: PeopleService) {
+  const asPrincipal = (holder: SecretHolder | null): OperatorPrincipal | null => (holder ? { kind: 'operator', operatorId: holder.operatorId, readOnly: holder.readOnly } : null);
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.principal = null;
     if (request.is404) return;
@@ -76,7 +79,7 @@ export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens,
     if (!token && config.apiKeyHeader === true && typeof apiKey === 'string') token = apiKey.trim() || null;
     let principal: Principal | null = null;
     if (token) {
-      if (access === 'operator' || access === 'operatorOrAgent') principal = auth.authenticate(token);
+      if (access === 'operator' || access === 'operatorOrAgent') principal = await auth.authenticate(token);
       if (!principal && (access === 'agent' || access === 'operatorOrAgent')) principal = runTokens.authenticate(token);
     }
     const operatorRoute = access === 'operator' || access === 'operatorOrAgent';
@@ -85,20 +88,19 @@ export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens,
     if (!token && !principal && operatorRoute && config.ticketInQuery === true) {
       const query = request.query as Record<string, unknown> | undefined;
       const ticket = typeof query?.ticket === 'string' && query.ticket !== '' ? query.ticket : null;
-      const operatorId = ticket ? sessions.redeemSseTicket(ticket) : null;
-      if (operatorId) principal = { kind: 'operator', operatorId };
+      principal = asPrincipal(ticket ? sessions.redeemSseTicket(ticket) : null);
       if (ticket) token = ticket;
     }
     // Issue 17: a browser signed in through the one-time link carries a session cookie.
     const session = !token && operatorRoute ? cookieOf(request, SESSION_COOKIE) : null;
     if (session) {
-      const operatorId = sessions.sessionOperator(session);
-      if (operatorId && !SAFE_METHODS.has(request.method) && !sameOrigin(request)) {
+      const holder = sessions.sessionHolder(session);
+      if (holder && !SAFE_METHODS.has(request.method) && !sameOrigin(request)) {
         const body: ApiError = { error: { code: 'forbidden', message: 'a cookie-authenticated request that changes state must come from this server\'s own pages (Origin)', field: 'origin' } };
         await reply.code(403).send(body);
         return;
       }
-      if (operatorId) principal = { kind: 'operator', operatorId };
+      principal = asPrincipal(holder);
       token = session;
     }
     if (!principal) {
@@ -118,6 +120,38 @@ export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens,
       await reply.code(401).send(body);
       return;
     }
+    if (principal.kind === 'operator') {
+      const refusal = await refuseBelowRole(people, principal, roleOf(config), request.params);
+      if (refusal) {
+        await reply.code(refusal.status).send(refusal.body);
+        return;
+      }
+    }
     request.principal = principal;
   };
+}
+
+/**
+ * TEAM-2: the person must hold the route's declared role. In a workspace they are not in, the answer
+ * is the same 404 an unknown workspace gets (whether it exists is not theirs to learn); holding a
+ * lower role gets 403 naming the role needed. Either way no handler runs, so nothing changes.
+ */
+async function refuseBelowRole(
+  people: PeopleService,
+  principal: OperatorPrincipal,
+  required: ReturnType<typeof roleOf>,
+  params: unknown,
+): Promise<{ status: number; body: ApiError } | null> {
+  const workspaceParam = (params as Record<string, unknown> | undefined)?.workspaceId;
+  const workspaceId = typeof workspaceParam === 'string' ? workspaceParam : null;
+  const held = await people.effectiveRole(principal.operatorId, principal.readOnly === true, workspaceId);
+  if (held === null) {
+    return workspaceId === null
+      ? { status: 401, body: { error: { code: 'unauthorized', message: 'this credential no longer stands for anyone', field: 'authorization' } } }
+      : { status: 404, body: { error: { code: 'not_found', message: `workspace '${workspaceId}' not found`, field: 'workspaceId' } } };
+  }
+  if (rankOf(held) >= rankOf(required)) return null;
+  const where = workspaceId === null ? '' : ' in this workspace';
+  const capped = principal.readOnly === true ? ' (this credential is read-only, so it acts as a viewer)' : '';
+  return { status: 403, body: { error: { code: 'forbidden', message: `this needs the ${required} role${where}; you hold ${held === 'signedIn' ? 'no role' : held}${capped}`, field: 'role' } } };
 }

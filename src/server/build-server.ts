@@ -14,6 +14,7 @@ import { DEFAULT_WEB_DIST_DIR, registerWebApp } from './web-app.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
+import { peopleRoutes } from './routes/people-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
 import { attachmentRoutes } from './routes/attachment-routes.js';
 import { rewindRoutes } from './routes/rewind-routes.js';
@@ -103,7 +104,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
     transform: jsonSchemaTransform,
   });
 
-  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions));
+  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions, app.people));
   // The public list (SEC-1): these two, and the web app's static handler. Everything else needs a principal.
   server.get('/healthz', { schema: { hide: true }, config: { access: 'public' } }, async () => ({ ok: true }));
   server.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => server.swagger());
@@ -137,6 +138,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(imageRoutes(app));
   await server.register(eventRoutes(app));
   await server.register(authRoutes(app));
+  await server.register(peopleRoutes(app));
   // Last: the web app's catch-all never shadows /api, /mcp, /openapi.json or /healthz.
   if (options.webDistDir !== null) await registerWebApp(server, options.webDistDir ?? DEFAULT_WEB_DIST_DIR);
   return server;

@@ -4,7 +4,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../errors/index.js';
 import type { ControlCenter } from '../services/control-center.js';
-import type { Principal } from '../services/operator-auth.js';
+import type { OperatorPrincipal, Principal } from '../services/operator-auth.js';
+import { rankOf } from '../services/people/role-rank.js';
 import { toModelTool } from '../tools/builtin-tools.js';
 
 /** Operator-only MCP tools. No agent token can list or call them: an agent never decides its own approvals. */
@@ -29,6 +30,14 @@ const OPERATOR_TOOLS: McpTool[] = [
     },
   },
 ];
+
+/** Why a person may not use an approval tool in a workspace, or null when they may. */
+async function roleRefusal(app: ControlCenter, person: OperatorPrincipal, workspaceId: string, needed: 'viewer' | 'member'): Promise<string | null> {
+  const held = await app.people.effectiveRole(person.operatorId, person.readOnly === true, workspaceId);
+  if (held === null || held === 'signedIn') return `not_found: workspace '${workspaceId}' not found`;
+  if (rankOf(held) < rankOf(needed)) return `forbidden: this needs the ${needed} role in this workspace; you hold ${held}`;
+  return null;
+}
 
 function textResult(text: string, isError = false): CallToolResult {
   return { content: [{ type: 'text', text }], isError };
@@ -56,6 +65,9 @@ function createMcpServer(app: ControlCenter, principal: Principal, signal: Abort
     }
     try {
       const workspaceId = String(args.workspaceId ?? '');
+      // TEAM-2: the tools act as the person whose token called them, with that person's role in the workspace.
+      const refusal = await roleRefusal(app, principal, workspaceId, name === 'decide_approval' ? 'member' : 'viewer');
+      if (refusal) return textResult(refusal, true);
       if (name === 'list_approvals') {
         return textResult(JSON.stringify(await app.approvals.list(workspaceId, { status: 'pending' }), null, 2));
       }
@@ -104,11 +116,11 @@ export function registerMcpServer(server: FastifyInstance, app: ControlCenter): 
   };
   // SEC-1: a run token (the agent's tools) or the operator token (the approval tools).
   const config = { access: 'operatorOrAgent' } as const;
-  server.post('/mcp', { schema: { hide: true }, config }, handle);
-  server.get('/mcp', { schema: { hide: true }, config }, async (_request, reply) =>
+  server.post('/mcp', { schema: { hide: true }, config: { ...config, role: 'signedIn' } }, handle);
+  server.get('/mcp', { schema: { hide: true }, config: { ...config, role: 'signedIn' } }, async (_request, reply) =>
     reply.code(405).send({ error: { code: 'method_not_allowed', message: 'this MCP server is stateless: POST JSON-RPC requests to /mcp' } }),
   );
-  server.delete('/mcp', { schema: { hide: true }, config }, async (_request, reply) =>
+  server.delete('/mcp', { schema: { hide: true }, config: { ...config, role: 'signedIn' } }, async (_request, reply) =>
     reply.code(405).send({ error: { code: 'method_not_allowed', message: 'this MCP server keeps no sessions' } }),
   );
 }

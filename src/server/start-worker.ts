@@ -87,7 +87,9 @@ async function answerOperations(app: ControlCenter, method: string, url: string,
   }
   if (path === '/metrics') {
     const token = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : '';
-    if (!app.auth.authenticate(token)) return refusal(401, 'unauthorized', 'the operator token of this worker\'s data root is required', 'authorization');
+    // Metrics are the owner's, as on the API (TEAM-2): any token of the owner, the worker's operator-token file's among them.
+    const principal = await app.auth.authenticate(token);
+    if (!principal || principal.operatorId !== app.auth.firstOperatorId()) return refusal(401, 'unauthorized', 'the operator token of this worker\'s data root is required', 'authorization');
     return { status: 200, type: 'text/plain; version=0.0.4; charset=utf-8', body: await app.operations.metrics() };
   }
   return refusal(404, 'not_found', 'a worker serves only /healthz, /readyz and /metrics', 'path');

@@ -28,6 +28,8 @@ import { BudgetService } from './budgets/budget-service.js';
 import { SpendLimitGate } from './budgets/spend-limit-gate.js';
 import { OperatorAuth } from './operator-auth.js';
 import { OperatorSessions } from './operator-sessions.js';
+import { CredentialRevocations } from './people/credential-revocations.js';
+import { PeopleService } from './people/people-service.js';
 import { OrchestrationService } from './orchestrations/orchestration-service.js';
 import { orchestrationModeTools } from './orchestrations/orchestration-mode-tools.js';
 import type { PipelineLauncher, PipelineRunControl } from './orchestrations/pipeline-launcher.js';
@@ -160,6 +162,10 @@ export class ControlCenter {
   private readonly commandSandbox: CommandSandbox;
   /** Issue 17: one-time sign-in codes, browser sessions and SSE tickets. */
   readonly sessions = new OperatorSessions();
+  /** TEAM-2: open event streams of people listen here and close when the person's access changes. */
+  readonly revocations = new CredentialRevocations();
+  /** TEAM-1/TEAM-2: accounts, roles per workspace, personal tokens and invitations. */
+  readonly people: PeopleService;
   readonly workspaces: WorkspaceService;
   /** Readiness and Prometheus metrics (issue 16). */
   readonly operations: OperationsService;
@@ -246,6 +252,7 @@ export class ControlCenter {
     const files = options.files ?? nodeFileOperations;
     this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
+    this.people = new PeopleService(registry, this.sessions, this.revocations);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
     this.cluster =
       registry.location.dialect === 'postgres'

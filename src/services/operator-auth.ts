@@ -1,33 +1,36 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newId, nowIso } from '../ids.js';
 import type { RegistryStore } from '../store/registry-store.js';
-import { insertOperator, operatorTokenHashes } from '../store/repositories/operator-repository.js';
+import { insertPerson, insertToken, ownerRow, tokenHolder } from '../store/repositories/people-repository.js';
+import { hashSecret, newSecret } from './people/secret-hash.js';
 
 import type { AgentPrincipal } from './runs/run-tokens.js';
 
-/** An operator: a person with the operator token. Only operators decide approvals. */
+/**
+ * A person (TEAM-1) behind a request: `operatorId` is their person id (the name predates people).
+ * `readOnly`: the credential was a read-only token (or a session or ticket minted through one), so the
+ * person acts as a viewer wherever they are.
+ */
 export interface OperatorPrincipal {
   kind: 'operator';
   operatorId: string;
+  readOnly?: boolean;
 }
 
-/** Who is calling: an operator, or an agent run holding its run-scoped token. */
+/** Who is calling: a person, or an agent run holding its run-scoped token. An agent is never a person. */
 export type Principal = OperatorPrincipal | AgentPrincipal;
 
 export const OPERATOR_TOKEN_FILE = 'operator-token';
 
-function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
 /**
- * Operator bearer tokens. Only hashes are stored; the token itself lives in
- * `<data-root>/operator-token` (mode 0600), written on first start.
+ * Bearer tokens of people. Only hashes are stored (`person_tokens`); the owner's first token — the
+ * operator token of the single-operator days — lives in `<data-root>/operator-token` (mode 0600),
+ * written on first start. Every lookup reads the registry, so a revoked token or a removed person
+ * stops working at once, on every process of the deployment.
  */
 export class OperatorAuth {
-  private readonly operatorsByHash = new Map<string, string>();
+  private ownerId: string | null = null;
 
   constructor(
     private readonly registry: RegistryStore,
@@ -39,36 +42,43 @@ export class OperatorAuth {
   }
 
   /**
-   * Loads operators and makes sure the token file holds a valid token, creating one on first start
-   * (or when the file was removed). Returns whether a new token was created.
+   * Makes sure there is an owner and that the token file holds one of the owner's live tokens: the
+   * first start creates the owner; a removed or stale file gets a new token for the same owner.
+   * Returns whether a new token was created.
    */
   async initialize(): Promise<{ created: boolean }> {
-    for (const operator of await operatorTokenHashes(this.registry.db)) this.operatorsByHash.set(operator.tokenHash, operator.id);
     const existing = await readFile(this.tokenFile, 'utf8').then((text) => text.trim(), () => null);
-    if (existing && this.operatorsByHash.has(hashToken(existing))) {
+    const holder = existing ? await tokenHolder(this.registry.db, hashSecret(existing)) : undefined;
+    const owner = await ownerRow(this.registry.db);
+    if (holder?.owner && owner) {
+      this.ownerId = owner.id;
       await chmod(this.tokenFile, 0o600);
       return { created: false };
     }
-    const token = `cc_${randomBytes(24).toString('base64url')}`;
-    const id = newId('op');
-    await insertOperator(this.registry.db, { id, name: 'operator', tokenHash: hashToken(token), createdAt: nowIso() });
+    const token = newSecret('cc_', 24);
+    const at = nowIso();
+    const ownerId = owner?.id ?? newId('op');
+    await this.registry.db.transaction().execute(async (trx) => {
+      if (!owner) await insertPerson(trx, { id: ownerId, name: 'owner', email: null, owner: true, createdAt: at });
+      await insertToken(trx, { id: newId('ptk'), personId: ownerId, name: 'operator token', tokenHash: hashSecret(token), readOnly: false, createdAt: at });
+    });
     await writeFile(this.tokenFile, `${token}\n`, { mode: 0o600 });
     await chmod(this.tokenFile, 0o600);
-    this.operatorsByHash.set(hashToken(token), id);
+    this.ownerId = ownerId;
     return { created: true };
   }
 
-  /** The first operator (the one `serve` prints a sign-in link for), or null before initialize(). */
+  /** The owner (the person `serve` prints a sign-in link for), or null before initialize(). */
   firstOperatorId(): string | null {
-    return this.operatorsByHash.values().next().value ?? null;
+    return this.ownerId;
   }
 
-  /** The principal a bearer token stands for, or null. Compares hashes in constant time. */
-  authenticate(token: string): OperatorPrincipal | null {
-    const hash = hashToken(token);
-    for (const [storedHash, operatorId] of this.operatorsByHash) {
-      if (timingSafeEqual(Buffer.from(storedHash), Buffer.from(hash))) return { kind: 'operator', operatorId };
-    }
-    return null;
+  /**
+   * The person a bearer token stands for, or null. The lookup is by the token's sha256 through the
+   * unique index: the hash of a high-entropy secret leaks nothing usable through timing.
+   */
+  async authenticate(token: string): Promise<OperatorPrincipal | null> {
+    const holder = await tokenHolder(this.registry.db, hashSecret(token));
+    return holder ? { kind: 'operator', operatorId: holder.personId, readOnly: holder.readOnly } : null;
   }
 }

@@ -51,7 +51,7 @@ async function startServer(proxy: GitPushProxy): Promise<string> {
   servers.push(server);
   server.setValidatorCompiler(validatorCompiler);
   server.setSerializerCompiler(serializerCompiler);
-  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions));
+  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions, app.people));
   server.get('/healthz', { config: { access: 'public' } }, async () => ({ ok: true }));
   await server.register(gitPushRoutes(app, proxy));
   await server.listen({ host: '127.0.0.1', port: 0 });

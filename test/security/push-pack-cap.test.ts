@@ -38,7 +38,7 @@ beforeAll(async () => {
   server = Fastify();
   server.setValidatorCompiler(validatorCompiler);
   server.setSerializerCompiler(serializerCompiler);
-  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions));
+  server.addHook('onRequest', createAuthenticateHook(app.auth, app.runTokens, app.sessions, app.people));
   await server.register(gitPushRoutes(app, undefined, { compressedBytes: 64 * MIB, decompressedBytes: 4 * MIB }));
   await server.listen({ host: '127.0.0.1', port: 0 });
   const address = server.server.address();

@@ -65,9 +65,9 @@ describe('sign-in without copying a token (issue 17)', () => {
     const fresh = sessions.mintSignInCode('op_1').code;
     const redeemed = sessions.redeemSignInCode(fresh)!;
     expect(redeemed.operatorId).toBe('op_1');
-    expect(sessions.sessionOperator(redeemed.session)).toBe('op_1');
+    expect(sessions.sessionHolder(redeemed.session)?.operatorId).toBe('op_1');
     sessions.endSession(redeemed.session);
-    expect(sessions.sessionOperator(redeemed.session)).toBeNull();
+    expect(sessions.sessionHolder(redeemed.session)).toBeNull();
     const { ticket } = sessions.mintSseTicket('op_1');
     now += SSE_TICKET_TTL_MS;
     expect(sessions.redeemSseTicket(ticket)).toBeNull();

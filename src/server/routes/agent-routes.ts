@@ -13,31 +13,31 @@ export function agentRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
     server.get(
       '/api/workspaces/:workspaceId/agents',
-      { schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: z.object({ agents: z.array(Agent) }), 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: z.object({ agents: z.array(Agent) }), 404: ApiError } } },
       async (request) => ({ agents: await app.agents.list(request.params.workspaceId) }),
     );
 
     server.post(
       '/api/workspaces/:workspaceId/agents',
-      { schema: { tags: ['agents'], params: WorkspaceParams, body: CreateAgentBody.nullish(), response: { 201: Agent, 400: ApiError, 404: ApiError, 409: ApiError } } },
+      { config: { role: 'admin' }, schema: { tags: ['agents'], params: WorkspaceParams, body: CreateAgentBody.nullish(), response: { 201: Agent, 400: ApiError, 404: ApiError, 409: ApiError } } },
       async (request, reply) => reply.code(201).send(await app.agents.create(request.params.workspaceId, request.body ?? {})),
     );
 
     server.get(
       '/api/workspaces/:workspaceId/agents/:agentId',
-      { schema: { tags: ['agents'], params: AgentParams, response: { 200: Agent, 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['agents'], params: AgentParams, response: { 200: Agent, 404: ApiError } } },
       async (request) => app.agents.get(request.params.workspaceId, request.params.agentId),
     );
 
     server.patch(
       '/api/workspaces/:workspaceId/agents/:agentId',
-      { schema: { tags: ['agents'], params: AgentParams, body: UpdateAgentBody, response: { 200: Agent, 400: ApiError, 404: ApiError, 409: ApiError } } },
+      { config: { role: 'admin' }, schema: { tags: ['agents'], params: AgentParams, body: UpdateAgentBody, response: { 200: Agent, 400: ApiError, 404: ApiError, 409: ApiError } } },
       async (request) => app.agents.update(request.params.workspaceId, request.params.agentId, request.body),
     );
 
     server.delete(
       '/api/workspaces/:workspaceId/agents/:agentId',
-      { schema: { tags: ['agents'], params: AgentParams, response: { 204: z.null(), 404: ApiError, 409: ApiError } } },
+      { config: { role: 'admin' }, schema: { tags: ['agents'], params: AgentParams, response: { 204: z.null(), 404: ApiError, 409: ApiError } } },
       async (request, reply) => {
         await app.agents.delete(request.params.workspaceId, request.params.agentId);
         return reply.code(204).send(null);
@@ -46,7 +46,7 @@ export function agentRoutes(app: ControlCenter): FastifyPluginAsyncZod {
 
     server.get(
       '/api/workspaces/:workspaceId/agents/:agentId/runs',
-      { schema: { tags: ['agents'], params: AgentParams, response: { 200: z.object({ runs: z.array(Run) }), 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['agents'], params: AgentParams, response: { 200: z.object({ runs: z.array(Run) }), 404: ApiError } } },
       async (request) => {
         const agent = await app.agents.get(request.params.workspaceId, request.params.agentId);
         const handle = await app.workspaces.handle(request.params.workspaceId);

@@ -15,6 +15,7 @@ export function attachmentRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/conversations/:conversationId/attachments/:attachmentId',
       {
+        config: { role: 'viewer' },
         schema: {
           tags: ['conversations'],
           summary: 'A file attached to a message of the conversation',

@@ -38,11 +38,13 @@ const SpendQuery = z
  */
 export function budgetRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
-    const config = { access: 'operator' } as const;
+    // TEAM-2: everyone in the workspace sees limits and spend; limits and budget decisions are an admin's.
+    const read = { access: 'operator', role: 'viewer' } as const;
+    const config = { access: 'operator', role: 'admin' } as const;
     const base = '/api/workspaces/:workspaceId/budgets';
     const tags = ['budgets'];
 
-    server.get(`${base}/limits`, { config, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ limits: z.array(SpendLimit) }), 404: ApiError } } }, async (request) => ({
+    server.get(`${base}/limits`, { config: read, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ limits: z.array(SpendLimit) }), 404: ApiError } } }, async (request) => ({
       limits: await app.budgets.list(request.params.workspaceId),
     }));
     // Creates or replaces the limit of one agent (or of the workspace, agentId null) for one period.
@@ -61,7 +63,7 @@ export function budgetRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       `${base}/alerts`,
-      { config, schema: { tags, params: WorkspaceParams, querystring: z.object({ state: z.enum(['open', 'all']).default('open') }), response: { 200: z.object({ alerts: z.array(BudgetAlert) }), 400: ApiError, 404: ApiError } } },
+      { config: read, schema: { tags, params: WorkspaceParams, querystring: z.object({ state: z.enum(['open', 'all']).default('open') }), response: { 200: z.object({ alerts: z.array(BudgetAlert) }), 400: ApiError, 404: ApiError } } },
       async (request) => ({ alerts: await app.budgets.alerts(request.params.workspaceId, request.query.state) }),
     );
     server.post(
@@ -72,24 +74,28 @@ export function budgetRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       },
       async (request) => app.budgets.decide(request.params.workspaceId, request.params.alertId, request.body, operatorOf(request.principal).operatorId),
     );
-    server.get(`${base}/prices`, { config, schema: { tags, params: WorkspaceParams, response: { 200: PriceTable, 404: ApiError } } }, async (request) => {
+    server.get(`${base}/prices`, { config: read, schema: { tags, params: WorkspaceParams, response: { 200: PriceTable, 404: ApiError } } }, async (request) => {
       await app.workspaces.handle(request.params.workspaceId);
       return priceTable(undefined);
     });
     // Spend grouped by agent, space, model or day over whole UTC days (default: this month so far).
     server.get(
       `${base}/spend`,
-      { config, schema: { tags, params: WorkspaceParams, querystring: SpendQuery, response: { 200: z.object({ from: z.string(), to: z.string(), by: SpendGrouping, rows: z.array(SpendRow) }), 400: ApiError, 404: ApiError } } },
+      { config: read, schema: { tags, params: WorkspaceParams, querystring: SpendQuery, response: { 200: z.object({ from: z.string(), to: z.string(), by: SpendGrouping, rows: z.array(SpendRow) }), 400: ApiError, 404: ApiError } } },
       async (request) => {
         const { by, from, to } = request.query;
         return { from, to, by, rows: await app.budgets.spend(request.params.workspaceId, by, from, to) };
       },
     );
-    // The same rows as a CSV download (its body is not JSON, so it has no response schema).
-    server.get(`${base}/spend.csv`, { config, schema: { tags, params: WorkspaceParams, querystring: SpendQuery } }, async (request, reply) => {
-      const { by, from, to } = request.query;
-      const rows = await app.budgets.spend(request.params.workspaceId, by, from, to);
-      return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="spend-by-${by}-${from}-${to}.csv"`).send(spendCsv(by, rows));
-    });
+    // The same rows as a CSV download.
+    server.get(
+      `${base}/spend.csv`,
+      { config: read, schema: { tags, params: WorkspaceParams, querystring: SpendQuery, response: { 200: z.unknown().describe('text/csv: a header line, then one line per group'), 400: ApiError, 404: ApiError } } },
+      async (request, reply) => {
+        const { by, from, to } = request.query;
+        const rows = await app.budgets.spend(request.params.workspaceId, by, from, to);
+        return reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', `attachment; filename="spend-by-${by}-${from}-${to}.csv"`).send(Buffer.from(spendCsv(by, rows)));
+      },
+    );
   };
 }

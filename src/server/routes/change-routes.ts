@@ -13,6 +13,7 @@ export function changeRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/conversations/:conversationId/changes',
       {
+        config: { role: 'viewer' },
         schema: {
           tags: ['conversations'],
           summary: 'Files the conversation changed against its base (uncommitted work included), in total or for one turn; one page of files, totals for all',
@@ -26,6 +27,7 @@ export function changeRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/conversations/:conversationId/changes/diff',
       {
+        config: { role: 'viewer' },
         schema: {
           tags: ['conversations'],
           summary: 'The unified diff between the two objects a changes listing gave (from, to), of one file or all; cut at 256 KiB or 4,000 lines, and says so',
@@ -39,6 +41,7 @@ export function changeRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/conversations/:conversationId/changes/review',
       {
+        config: { role: 'member' },
         schema: {
           tags: ['conversations'],
           summary: 'Open a review of the conversation’s branch against its base (a new round when one is open); uncommitted work is counted, not reviewed',

@@ -13,7 +13,7 @@ export function conversationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
     server.get(
       '/api/workspaces/:workspaceId/conversations/:conversationId/messages',
-      { schema: { tags: ['conversations'], params: ConversationParams, response: { 200: z.object({ messages: z.array(Message) }), 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['conversations'], params: ConversationParams, response: { 200: z.object({ messages: z.array(Message) }), 404: ApiError } } },
       async (request) => {
         await app.spaces.getConversation(request.params.workspaceId, request.params.conversationId);
         return { messages: await app.messages.list(request.params.workspaceId, request.params.conversationId) };
@@ -22,6 +22,7 @@ export function conversationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/conversations/:conversationId/messages',
       {
+        config: { role: 'member' },
         schema: {
           tags: ['conversations'],
           params: ConversationParams,

@@ -20,7 +20,7 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       {
         // SEC-1, issue 17: EventSource cannot send headers, so this one route also takes a single-use
         // `?ticket=` (POST /api/auth/sse-ticket) — or the session cookie; never the operator token.
-        config: { ticketInQuery: true },
+        config: { ticketInQuery: true, role: 'viewer' },
         schema: {
           tags: ['events'],
           params: WorkspaceParams,
@@ -47,9 +47,13 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         };
         const unsubscribe = app.events.subscribe(request.params.workspaceId, send, Number.isFinite(lastEventId) ? lastEventId : undefined);
         const heartbeat = setInterval(() => response.write(': heartbeat\n\n'), HEARTBEAT_MS);
+        // TEAM-2: a stream is access held open; it ends the moment its person is removed or their role changes.
+        const principal = request.principal;
+        const stopListening = principal?.kind === 'operator' ? app.revocations.subscribe(principal.operatorId, () => response.end()) : () => {};
         const close = () => {
           clearInterval(heartbeat);
           unsubscribe();
+          stopListening();
         };
         request.raw.on('close', close);
         response.on('error', close);

@@ -13,7 +13,7 @@ export function honestyRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
     server.get(
       '/api/honesty-matrix',
-      { schema: { tags: ['adapters'], summary: 'What each adapter enforces, per capability and mode (ADP-1)', response: { 200: HonestyMatrix } } },
+      { config: { role: 'signedIn' }, schema: { tags: ['adapters'], summary: 'What each adapter enforces, per capability and mode (ADP-1)', response: { 200: HonestyMatrix } } },
       async () => {
         const selection = await selectSandbox();
         const sandbox: 'bubblewrap' | 'seatbelt' | 'none' = selection.backend?.id ?? 'none';

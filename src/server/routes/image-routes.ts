@@ -16,7 +16,7 @@ export function imageRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/images/:name',
       {
-        config: { access: 'operator' },
+        config: { access: 'operator', role: 'viewer' },
         schema: { tags: ['conversations'], summary: 'A generated image stored in the workspace', params: WorkspaceParams.extend({ name: z.string() }), response: { 200: z.unknown().describe('the image bytes (image/png, image/jpeg or image/webp)'), 400: ApiError, 404: ApiError } },
       },
       async (request, reply) => {

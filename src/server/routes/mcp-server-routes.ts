@@ -12,12 +12,14 @@ import { WorkspaceParams } from './workspace-routes.js';
  */
 export function mcpServerRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
-    const config = { access: 'operator' } as const;
+    // TEAM-2: everyone in the workspace reads these; changing them is an admin's.
+    const read = { access: 'operator', role: 'viewer' } as const;
+    const config = { access: 'operator', role: 'admin' } as const;
     const base = '/api/workspaces/:workspaceId/mcp-servers';
     const tags = ['mcp-servers'];
     const ServerParams = WorkspaceParams.extend({ serverId: z.string().min(1) });
 
-    server.get(base, { config, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ servers: z.array(McpServer) }), 404: ApiError } } }, async (request) => ({
+    server.get(base, { config: read, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ servers: z.array(McpServer) }), 404: ApiError } } }, async (request) => ({
       servers: await app.mcpServers.list(request.params.workspaceId),
     }));
     server.post(
@@ -25,7 +27,7 @@ export function mcpServerRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { config, schema: { tags, params: WorkspaceParams, body: CreateMcpServerBody, response: { 201: McpServer, 400: ApiError, 404: ApiError, 409: ApiError } } },
       async (request, reply) => reply.code(201).send(await app.mcpServers.create(request.params.workspaceId, request.body)),
     );
-    server.get(`${base}/:serverId`, { config, schema: { tags, params: ServerParams, response: { 200: McpServer, 404: ApiError } } }, async (request) =>
+    server.get(`${base}/:serverId`, { config: read, schema: { tags, params: ServerParams, response: { 200: McpServer, 404: ApiError } } }, async (request) =>
       app.mcpServers.get(request.params.workspaceId, request.params.serverId),
     );
     server.patch(

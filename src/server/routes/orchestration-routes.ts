@@ -18,7 +18,7 @@ export function orchestrationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/orchestrations',
       {
-        config: operatorOnly,
+        config: { ...operatorOnly, role: 'viewer' },
         schema: {
           tags: ['orchestrations'],
           params: WorkspaceParams,
@@ -30,13 +30,13 @@ export function orchestrationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/orchestrations/:orchestrationId',
-      { config: operatorOnly, schema: { tags: ['orchestrations'], params: OrchestrationParams, response: { 200: Orchestration, 404: ApiError } } },
+      { config: { ...operatorOnly, role: 'viewer' }, schema: { tags: ['orchestrations'], params: OrchestrationParams, response: { 200: Orchestration, 404: ApiError } } },
       async (request) => app.orchestrations.get(request.params.workspaceId, request.params.orchestrationId),
     );
     server.get(
       '/api/workspaces/:workspaceId/orchestrations/:orchestrationId/diff',
       {
-        config: operatorOnly,
+        config: { ...operatorOnly, role: 'viewer' },
         schema: {
           tags: ['orchestrations'],
           params: OrchestrationParams,
@@ -49,7 +49,7 @@ export function orchestrationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/orchestrations/:orchestrationId/approve',
       {
-        config: operatorOnly,
+        config: { ...operatorOnly, role: 'member' },
         schema: { tags: ['orchestrations'], params: OrchestrationParams, body: ApproveOrchestrationBody, response: { 200: Orchestration, 400: ApiError, 404: ApiError, 409: ApiError } },
       },
       async (request) =>
@@ -61,7 +61,7 @@ export function orchestrationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/orchestrations/:orchestrationId/reject',
       {
-        config: operatorOnly,
+        config: { ...operatorOnly, role: 'member' },
         schema: { tags: ['orchestrations'], params: OrchestrationParams, body: DecideOrchestrationBody.nullish(), response: { 200: Orchestration, 400: ApiError, 404: ApiError, 409: ApiError } },
       },
       async (request) => app.orchestrations.reject(request.params.workspaceId, request.params.orchestrationId, operatorOf(request.principal), request.body?.reason),
@@ -69,7 +69,7 @@ export function orchestrationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/orchestrations/:orchestrationId/cancel',
       {
-        config: operatorOnly,
+        config: { ...operatorOnly, role: 'member' },
         schema: { tags: ['orchestrations'], params: OrchestrationParams, body: DecideOrchestrationBody.nullish(), response: { 200: Orchestration, 400: ApiError, 404: ApiError, 409: ApiError } },
       },
       async (request) => app.orchestrations.cancel(request.params.workspaceId, request.params.orchestrationId, operatorOf(request.principal), request.body?.reason),
@@ -77,7 +77,7 @@ export function orchestrationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/orchestrations/:orchestrationId/budget',
       {
-        config: operatorOnly,
+        config: { ...operatorOnly, role: 'admin' },
         schema: { tags: ['orchestrations'], params: OrchestrationParams, body: OrchestrationBudgetBody, response: { 200: Orchestration, 400: ApiError, 404: ApiError, 409: ApiError } },
       },
       async (request) => app.orchestrations.setBudget(request.params.workspaceId, request.params.orchestrationId, request.body.maxUsd),

@@ -28,13 +28,13 @@ export function pipelineRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
     server.get(
       '/api/workspaces/:workspaceId/pipelines',
-      { config: { access: 'operator' }, schema: { tags: ['pipelines'], params: WorkspaceParams, response: { 200: z.object({ pipelines: z.array(PipelineView) }), 404: ApiError } } },
+      { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['pipelines'], params: WorkspaceParams, response: { 200: z.object({ pipelines: z.array(PipelineView) }), 404: ApiError } } },
       async (request) => ({ pipelines: await app.pipelines.list(request.params.workspaceId) }),
     );
     server.post(
       '/api/workspaces/:workspaceId/pipelines',
       {
-        config: { access: 'operator' },
+        config: { access: 'operator', role: 'admin' },
         schema: { tags: ['pipelines'], params: WorkspaceParams, body: z.record(z.string(), z.unknown()), response: { 201: CreatedPipeline, 400: ApiError, 404: ApiError } },
       },
       async (request, reply) => {
@@ -48,7 +48,7 @@ export function pipelineRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.post(
       '/api/workspaces/:workspaceId/pipelines/validate',
-      { config: { access: 'operator' }, schema: { tags: ['pipelines'], params: WorkspaceParams, body: z.record(z.string(), z.unknown()), response: { 200: Validation, 404: ApiError } } },
+      { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['pipelines'], params: WorkspaceParams, body: z.record(z.string(), z.unknown()), response: { 200: Validation, 404: ApiError } } },
       async (request) => {
         await app.workspaces.handle(request.params.workspaceId);
         const result = validatePipelineDefinition(request.body);
@@ -58,7 +58,7 @@ export function pipelineRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/pipelines/sync-files',
       {
-        config: { access: 'operator' },
+        config: { access: 'operator', role: 'admin' },
         schema: {
           tags: ['pipelines'],
           params: WorkspaceParams,
@@ -69,18 +69,18 @@ export function pipelineRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/pipelines/:pipelineId',
-      { config: { access: 'operator' }, schema: { tags: ['pipelines'], params: PipelineParams, response: { 200: PipelineView, 404: ApiError } } },
+      { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['pipelines'], params: PipelineParams, response: { 200: PipelineView, 404: ApiError } } },
       async (request) => app.pipelines.get(request.params.workspaceId, request.params.pipelineId),
     );
     server.get(
       '/api/workspaces/:workspaceId/pipelines/:pipelineId/runs',
-      { config: { access: 'operator' }, schema: { tags: ['pipelines'], params: PipelineParams, response: { 200: z.object({ runs: z.array(PipelineRunSummary) }), 404: ApiError } } },
+      { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['pipelines'], params: PipelineParams, response: { 200: z.object({ runs: z.array(PipelineRunSummary) }), 404: ApiError } } },
       async (request) => ({ runs: await app.pipelines.listRuns(request.params.workspaceId, request.params.pipelineId) }),
     );
     server.post(
       '/api/workspaces/:workspaceId/pipelines/:pipelineId/runs',
       {
-        config: { access: 'operator' },
+        config: { access: 'operator', role: 'member' },
         schema: { tags: ['pipelines'], params: PipelineParams, body: StartPipelineRunBody.nullish(), response: { 201: PipelineRunDetail, 400: ApiError, 404: ApiError, 409: ApiError } },
       },
       async (request, reply) => {
@@ -91,7 +91,7 @@ export function pipelineRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/pipeline-runs',
       {
-        config: { access: 'operator' },
+        config: { access: 'operator', role: 'viewer' },
         schema: {
           tags: ['pipelines'],
           params: WorkspaceParams,
@@ -103,17 +103,17 @@ export function pipelineRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/pipeline-runs/:runId',
-      { config: { access: 'operator' }, schema: { tags: ['pipelines'], params: RunParams, response: { 200: PipelineRunDetail, 404: ApiError } } },
+      { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['pipelines'], params: RunParams, response: { 200: PipelineRunDetail, 404: ApiError } } },
       async (request) => app.pipelines.getRun(request.params.workspaceId, request.params.runId),
     );
     server.post(
       '/api/workspaces/:workspaceId/pipeline-runs/:runId/cancel',
-      { config: { access: 'operator' }, schema: { tags: ['pipelines'], params: RunParams, response: { 200: PipelineRunDetail, 404: ApiError, 409: ApiError } } },
+      { config: { access: 'operator', role: 'member' }, schema: { tags: ['pipelines'], params: RunParams, response: { 200: PipelineRunDetail, 404: ApiError, 409: ApiError } } },
       async (request) => app.pipelines.cancelRun(request.params.workspaceId, request.params.runId),
     );
     server.post(
       '/api/workspaces/:workspaceId/pipeline-runs/:runId/nodes/:key/cancel',
-      { config: { access: 'operator' }, schema: { tags: ['pipelines'], params: RunParams.extend({ key: z.string().min(1) }), response: { 200: PipelineRunDetail, 404: ApiError, 409: ApiError } } },
+      { config: { access: 'operator', role: 'member' }, schema: { tags: ['pipelines'], params: RunParams.extend({ key: z.string().min(1) }), response: { 200: PipelineRunDetail, 404: ApiError, 409: ApiError } } },
       async (request) => app.pipelines.cancelNode(request.params.workspaceId, request.params.runId, request.params.key),
     );
 

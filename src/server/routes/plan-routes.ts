@@ -14,6 +14,7 @@ export function planRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/plans',
       {
+        config: { role: 'viewer' },
         schema: {
           tags: ['plans'],
           params: WorkspaceParams,
@@ -25,32 +26,32 @@ export function planRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/plans/:planId',
-      { schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError } } },
       async (request) => app.plans.get(request.params.workspaceId, request.params.planId),
     );
     server.post(
       '/api/workspaces/:workspaceId/plans/:planId/approve',
-      { schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError, 409: ApiError } } },
+      { config: { role: 'member' }, schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError, 409: ApiError } } },
       async (request) => app.plans.approve(request.params.workspaceId, request.params.planId, operatorOf(request.principal)),
     );
     server.post(
       '/api/workspaces/:workspaceId/plans/:planId/reject',
-      { schema: { tags: ['plans'], params: PlanParams, body: RejectPlanBody.nullish(), response: { 200: Plan, 400: ApiError, 404: ApiError, 409: ApiError } } },
+      { config: { role: 'member' }, schema: { tags: ['plans'], params: PlanParams, body: RejectPlanBody.nullish(), response: { 200: Plan, 400: ApiError, 404: ApiError, 409: ApiError } } },
       async (request) => app.plans.reject(request.params.workspaceId, request.params.planId, operatorOf(request.principal), request.body?.reason),
     );
     server.post(
       '/api/workspaces/:workspaceId/plans/:planId/cancel',
-      { schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError, 409: ApiError } } },
+      { config: { role: 'member' }, schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError, 409: ApiError } } },
       async (request) => app.plans.cancel(request.params.workspaceId, request.params.planId),
     );
     server.post(
       '/api/workspaces/:workspaceId/plans/:planId/resume',
-      { schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError, 409: ApiError } } },
+      { config: { role: 'member' }, schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError, 409: ApiError } } },
       async (request) => app.plans.resume(request.params.workspaceId, request.params.planId),
     );
     server.post(
       '/api/workspaces/:workspaceId/plans/:planId/nodes/:key/cancel',
-      { schema: { tags: ['plans'], params: PlanParams.extend({ key: z.string().min(1) }), response: { 200: Plan, 404: ApiError, 409: ApiError } } },
+      { config: { role: 'member' }, schema: { tags: ['plans'], params: PlanParams.extend({ key: z.string().min(1) }), response: { 200: Plan, 404: ApiError, 409: ApiError } } },
       async (request) => app.plans.cancelNode(request.params.workspaceId, request.params.planId, request.params.key),
     );
   };

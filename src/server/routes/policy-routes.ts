@@ -14,7 +14,7 @@ import { WorkspaceParams } from './workspace-routes.js';
 /** Modes and their profiles for the UI (CAP-1), policy rules CRUD and the probe (POL-3). */
 export function policyRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
-    server.get('/api/modes', { schema: { tags: ['policy'], response: { 200: ModesCatalog } } }, async () => ({
+    server.get('/api/modes', { config: { role: 'signedIn' }, schema: { tags: ['policy'], response: { 200: ModesCatalog } } }, async () => ({
       modes: MODES.map((mode) => {
         const profile = CAPABILITY_PROFILES[mode];
         return {
@@ -35,17 +35,17 @@ export function policyRoutes(app: ControlCenter): FastifyPluginAsyncZod {
 
     server.get(
       '/api/workspaces/:workspaceId/policy/rules',
-      { schema: { tags: ['policy'], params: WorkspaceParams, response: { 200: z.object({ rules: z.array(PolicyRule) }), 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['policy'], params: WorkspaceParams, response: { 200: z.object({ rules: z.array(PolicyRule) }), 404: ApiError } } },
       async (request) => ({ rules: await app.policy.listRules(request.params.workspaceId) }),
     );
     server.post(
       '/api/workspaces/:workspaceId/policy/rules',
-      { schema: { tags: ['policy'], params: WorkspaceParams, body: CreateRuleBody, response: { 201: PolicyRule, 400: ApiError, 404: ApiError } } },
+      { config: { role: 'admin' }, schema: { tags: ['policy'], params: WorkspaceParams, body: CreateRuleBody, response: { 201: PolicyRule, 400: ApiError, 404: ApiError } } },
       async (request, reply) => reply.code(201).send(await app.policy.createRule(request.params.workspaceId, request.body)),
     );
     server.delete(
       '/api/workspaces/:workspaceId/policy/rules/:ruleId',
-      { schema: { tags: ['policy'], params: WorkspaceParams.extend({ ruleId: z.string().min(1) }), response: { 204: z.null(), 404: ApiError } } },
+      { config: { role: 'admin' }, schema: { tags: ['policy'], params: WorkspaceParams.extend({ ruleId: z.string().min(1) }), response: { 204: z.null(), 404: ApiError } } },
       async (request, reply) => {
         await app.policy.deleteRule(request.params.workspaceId, request.params.ruleId);
         return reply.code(204).send(null);
@@ -53,7 +53,7 @@ export function policyRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.post(
       '/api/workspaces/:workspaceId/policy/probe',
-      { schema: { tags: ['policy'], params: WorkspaceParams, body: ProbeBody, response: { 200: ProbeResult, 400: ApiError, 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['policy'], params: WorkspaceParams, body: ProbeBody, response: { 200: ProbeResult, 400: ApiError, 404: ApiError } } },
       async (request) => app.policy.probe(request.params.workspaceId, request.body),
     );
   };

@@ -51,7 +51,7 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/reviews',
       {
-        config: OPERATOR,
+        config: { ...OPERATOR, role: 'member' },
         schema: {
           tags: ['reviews'],
           params: WorkspaceParams,
@@ -84,34 +84,34 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/reviews',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: WorkspaceParams, response: { 200: z.object({ reviews: z.array(Review) }), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: WorkspaceParams, response: { 200: z.object({ reviews: z.array(Review) }), 404: ApiError } } },
       async (request) => ({ reviews: await app.reviews.list(request.params.workspaceId) }),
     );
     server.get(
       '/api/workspaces/:workspaceId/reviews/:reviewId',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: Review, 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: Review, 404: ApiError } } },
       async (request) => app.reviews.get(request.params.workspaceId, request.params.reviewId),
     );
     server.get(
       '/api/workspaces/:workspaceId/reviews/:reviewId/diff',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ diff: z.string() }), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ diff: z.string() }), 404: ApiError } } },
       async (request) => ({ diff: await app.reviews.diff(request.params.workspaceId, request.params.reviewId) }),
     );
     server.get(
       '/api/workspaces/:workspaceId/reviews/:reviewId/findings',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ findings: z.array(Finding), dropped: z.number().int() }), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ findings: z.array(Finding), dropped: z.number().int() }), 404: ApiError } } },
       async (request) => app.reviews.findings(request.params.workspaceId, request.params.reviewId),
     );
     server.post(
       '/api/workspaces/:workspaceId/reviews/:reviewId/findings',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, body: AddFindingBody, response: { 201: Finding, 400: ApiError, 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'member' }, schema: { tags: ['reviews'], params: ReviewParams, body: AddFindingBody, response: { 201: Finding, 400: ApiError, 404: ApiError } } },
       async (request, reply) =>
         reply.code(201).send(await app.reviews.addFinding(request.params.workspaceId, request.params.reviewId, who(request.principal), null, request.body)),
     );
     for (const action of ['confirm', 'resolve'] as const) {
       server.post(
         `/api/workspaces/:workspaceId/reviews/:reviewId/findings/:findingId/${action}`,
-        { config: OPERATOR, schema: { tags: ['reviews'], params: FindingParams, body: FindingActionBody.nullish(), response: { 200: Finding, 400: ApiError, 404: ApiError, 409: ApiError } } },
+        { config: { ...OPERATOR, role: 'member' }, schema: { tags: ['reviews'], params: FindingParams, body: FindingActionBody.nullish(), response: { 200: Finding, 400: ApiError, 404: ApiError, 409: ApiError } } },
         async (request) => {
           const { workspaceId, reviewId, findingId } = request.params;
           return action === 'confirm'
@@ -123,7 +123,7 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     for (const action of ['dismiss', 'contest'] as const) {
       server.post(
         `/api/workspaces/:workspaceId/reviews/:reviewId/findings/:findingId/${action}`,
-        { config: OPERATOR, schema: { tags: ['reviews'], params: FindingParams, body: ReasonBody, response: { 200: Finding, 400: ApiError, 404: ApiError, 409: ApiError } } },
+        { config: { ...OPERATOR, role: 'member' }, schema: { tags: ['reviews'], params: FindingParams, body: ReasonBody, response: { 200: Finding, 400: ApiError, 404: ApiError, 409: ApiError } } },
         async (request) => {
           const { workspaceId, reviewId, findingId } = request.params;
           return action === 'dismiss'
@@ -134,13 +134,13 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     }
     server.get(
       '/api/workspaces/:workspaceId/reviews/:reviewId/assessments',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ assessments: z.array(AxisAssessment) }), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ assessments: z.array(AxisAssessment) }), 404: ApiError } } },
       async (request) => ({ assessments: await app.reviews.assessments(request.params.workspaceId, request.params.reviewId) }),
     );
     server.post(
       '/api/workspaces/:workspaceId/reviews/:reviewId/assessments',
       {
-        config: OPERATOR,
+        config: { ...OPERATOR, role: 'member' },
         schema: {
           tags: ['reviews'],
           params: ReviewParams,
@@ -154,7 +154,7 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/reviews/:reviewId/verdict',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ current: VerdictView, published: VerdictView.nullable() }), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ current: VerdictView, published: VerdictView.nullable() }), 404: ApiError } } },
       async (request) => {
         const { workspaceId, reviewId } = request.params;
         const current = await app.reviews.verdict(workspaceId, reviewId);
@@ -163,7 +163,7 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.post(
       '/api/workspaces/:workspaceId/reviews/:reviewId/finalize',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, body: FinalizeReviewBody.nullish(), response: { 200: Review, 400: ApiError, 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'member' }, schema: { tags: ['reviews'], params: ReviewParams, body: FinalizeReviewBody.nullish(), response: { 200: Review, 400: ApiError, 404: ApiError } } },
       async (request) =>
         app.reviews.finalize(request.params.workspaceId, request.params.reviewId, who(request.principal), {
           ...(request.body?.headline !== undefined ? { headline: request.body.headline } : {}),
@@ -172,28 +172,28 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.post(
       '/api/workspaces/:workspaceId/reviews/:reviewId/dispatch',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, body: DispatchReviewBody.nullish(), response: { 202: z.object({ dispatched: Dispatched }), 400: ApiError, 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'member' }, schema: { tags: ['reviews'], params: ReviewParams, body: DispatchReviewBody.nullish(), response: { 202: z.object({ dispatched: Dispatched }), 400: ApiError, 404: ApiError } } },
       async (request, reply) => reply.code(202).send({ dispatched: await app.reviews.dispatch(request.params.workspaceId, request.params.reviewId, request.body?.reviewers) }),
     );
     server.get(
       '/api/workspaces/:workspaceId/reviews/:reviewId/gates',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ results: z.array(GateResult) }), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ results: z.array(GateResult) }), 404: ApiError } } },
       async (request) => ({ results: await app.reviews.gateResults(request.params.workspaceId, request.params.reviewId) }),
     );
     server.post(
       '/api/workspaces/:workspaceId/reviews/:reviewId/gates/run',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ results: z.array(GateResult) }), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'member' }, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.object({ results: z.array(GateResult) }), 404: ApiError } } },
       async (request) => ({ results: await app.reviews.runGates(request.params.workspaceId, request.params.reviewId) }),
     );
     server.get(
       '/api/workspaces/:workspaceId/reviews/:reviewId/publication',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: ForgeState, 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: ForgeState, 404: ApiError } } },
       async (request) => app.forgeReviews.state(request.params.workspaceId, request.params.reviewId),
     );
     server.post(
       '/api/workspaces/:workspaceId/reviews/:reviewId/publish',
       {
-        config: OPERATOR,
+        config: { ...OPERATOR, role: 'member' },
         schema: {
           tags: ['reviews'],
           params: ReviewParams,
@@ -208,12 +208,12 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/review-gates',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: WorkspaceParams, querystring: z.strictObject({ repoPath: z.string().min(1).max(4096) }), response: { 200: ReviewGates, 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: WorkspaceParams, querystring: z.strictObject({ repoPath: z.string().min(1).max(4096) }), response: { 200: ReviewGates, 404: ApiError } } },
       async (request) => ({ repoPath: request.query.repoPath, gates: await app.reviews.gates(request.params.workspaceId, request.query.repoPath) }),
     );
     server.put(
       '/api/workspaces/:workspaceId/review-gates',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: WorkspaceParams, body: PutReviewGatesBody, response: { 200: ReviewGates, 400: ApiError, 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'admin' }, schema: { tags: ['reviews'], params: WorkspaceParams, body: PutReviewGatesBody, response: { 200: ReviewGates, 400: ApiError, 404: ApiError } } },
       async (request) => ({ repoPath: request.body.repoPath, gates: await app.reviews.setGates(request.params.workspaceId, request.body.repoPath, request.body.gates) }),
     );
     const exportData = async (workspaceId: string, reviewId: string) => {
@@ -223,7 +223,7 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     };
     server.get(
       '/api/workspaces/:workspaceId/reviews/:reviewId/export.sarif',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.record(z.string(), z.unknown()), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.record(z.string(), z.unknown()), 404: ApiError } } },
       async (request, reply) => {
         const { review, findings, verdict } = await exportData(request.params.workspaceId, request.params.reviewId);
         void reply.header('content-disposition', `attachment; filename="review-${review.id}.sarif"`);
@@ -232,7 +232,7 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/reviews/:reviewId/export.md',
-      { config: OPERATOR, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.string(), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['reviews'], params: ReviewParams, response: { 200: z.string(), 404: ApiError } } },
       async (request, reply) => {
         const { review, findings, verdict } = await exportData(request.params.workspaceId, request.params.reviewId);
         void reply.header('content-disposition', `attachment; filename="review-${review.id}.md"`).type('text/markdown; charset=utf-8');

@@ -13,12 +13,13 @@ export function rewindRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
     server.get(
       '/api/workspaces/:workspaceId/conversations/:conversationId/rewinds',
-      { schema: { tags: ['conversations'], params: ConversationParams, response: { 200: z.object({ rewinds: z.array(ConversationRewind) }), 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['conversations'], params: ConversationParams, response: { 200: z.object({ rewinds: z.array(ConversationRewind) }), 404: ApiError } } },
       async (request) => ({ rewinds: await app.rewinds.list(request.params.workspaceId, request.params.conversationId) }),
     );
     server.post(
       '/api/workspaces/:workspaceId/conversations/:conversationId/rewind',
       {
+        config: { role: 'member' },
         schema: {
           tags: ['conversations'],
           summary: 'Rewind the conversation to before a message: the checkout returns to that turn’s checkpoint and later messages are archived (409 while a run is active)',
@@ -32,6 +33,7 @@ export function rewindRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/conversations/:conversationId/rewinds/:rewindId/restore',
       {
+        config: { role: 'member' },
         schema: {
           tags: ['conversations'],
           summary: 'Undo a rewind: its messages return to the history and the checkout to where it was before the rewind',

@@ -22,6 +22,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/runs',
       {
+        config: { role: 'viewer' },
         schema: {
           tags: ['runs'],
           params: WorkspaceParams,
@@ -44,6 +45,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/conversations/:conversationId/run-tree',
       {
+        config: { role: 'viewer' },
         schema: {
           tags: ['runs'],
           params: WorkspaceParams.extend({ conversationId: z.string().min(1) }),
@@ -58,7 +60,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/runs/:runId/tree',
-      { schema: { tags: ['runs'], params: RunParams, response: { 200: RunSubtree, 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['runs'], params: RunParams, response: { 200: RunSubtree, 404: ApiError } } },
       async (request) => {
         const { database } = await app.workspaces.handle(request.params.workspaceId);
         const run = await runSubtree(database.db, request.params.runId);
@@ -68,7 +70,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/runs/:runId',
-      { schema: { tags: ['runs'], params: RunParams, response: { 200: RunDetail, 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['runs'], params: RunParams, response: { 200: RunDetail, 404: ApiError } } },
       async (request) => {
         const { database } = await app.workspaces.handle(request.params.workspaceId);
         const run = await findRun(database.db, request.params.runId);
@@ -82,7 +84,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/runs/:runId/controls',
-      { config: { access: 'operator' }, schema: { tags: ['runs'], params: RunParams, response: { 200: RunControls, 404: ApiError } } },
+      { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['runs'], params: RunParams, response: { 200: RunControls, 404: ApiError } } },
       async (request) => {
         const { database } = await app.workspaces.handle(request.params.workspaceId);
         if (!(await findRun(database.db, request.params.runId))) throw new NotFoundError('run', request.params.runId, 'runId');
@@ -93,7 +95,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     for (const action of ['cancel', 'pause', 'resume'] as const) {
       server.post(
         `/api/workspaces/:workspaceId/runs/:runId/${action}`,
-        { schema: { tags: ['runs'], params: RunParams, response: { 200: RunControlResponse, 404: ApiError, 409: ApiError } } },
+        { config: { role: 'member' }, schema: { tags: ['runs'], params: RunParams, response: { 200: RunControlResponse, 404: ApiError, 409: ApiError } } },
         async (request) => {
           await app.runControl(request.params.workspaceId, request.params.runId, action);
           return { ok: true as const };
@@ -103,6 +105,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/runs/:runId/steer',
       {
+        config: { role: 'member' },
         schema: {
           tags: ['runs'],
           params: RunParams,
@@ -119,6 +122,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/approvals',
       {
+        config: { role: 'viewer' },
         schema: {
           tags: ['approvals'],
           params: WorkspaceParams,
@@ -136,6 +140,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/approvals/:approvalId/decision',
       {
+        config: { role: 'member' },
         schema: {
           tags: ['approvals'],
           params: WorkspaceParams.extend({ approvalId: z.string().min(1) }),
@@ -148,7 +153,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
 
     server.get(
       '/api/workspaces/:workspaceId/questions',
-      { schema: { tags: ['questions'], params: WorkspaceParams, response: { 200: z.object({ questions: z.array(Question) }), 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['questions'], params: WorkspaceParams, response: { 200: z.object({ questions: z.array(Question) }), 404: ApiError } } },
       async (request) => {
         await app.workspaces.get(request.params.workspaceId);
         return { questions: app.questions.list(request.params.workspaceId) };
@@ -157,6 +162,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/questions/:questionId/answer',
       {
+        config: { role: 'member' },
         schema: {
           tags: ['questions'],
           params: WorkspaceParams.extend({ questionId: z.string().min(1) }),
@@ -169,7 +175,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
 
     server.get(
       '/api/workspaces/:workspaceId/presence',
-      { schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: z.object({ presence: z.array(Presence) }), 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: z.object({ presence: z.array(Presence) }), 404: ApiError } } },
       async (request) => {
         await app.workspaces.get(request.params.workspaceId);
         return { presence: app.presence.list(request.params.workspaceId) };
@@ -178,7 +184,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
 
     server.get(
       '/api/workspaces/:workspaceId/presence/operators',
-      { config: { access: 'operator' }, schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: OperatorPresenceList, 404: ApiError } } },
+      { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: OperatorPresenceList, 404: ApiError } } },
       async (request) => {
         await app.workspaces.get(request.params.workspaceId);
         return { operators: app.operatorPresence.list(request.params.workspaceId) };
@@ -187,7 +193,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/presence/here',
       {
-        config: { access: 'operator' },
+        config: { access: 'operator', role: 'viewer' },
         schema: { tags: ['agents'], params: WorkspaceParams, body: OperatorHereBody, response: { 200: OperatorPresenceList, 400: ApiError, 404: ApiError } },
       },
       async (request) => {
@@ -204,7 +210,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.post(
       '/api/workspaces/:workspaceId/presence/leave',
-      { config: { access: 'operator' }, schema: { tags: ['agents'], params: WorkspaceParams, body: OperatorLeaveBody, response: { 204: z.null(), 400: ApiError, 404: ApiError } } },
+      { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['agents'], params: WorkspaceParams, body: OperatorLeaveBody, response: { 204: z.null(), 400: ApiError, 404: ApiError } } },
       async (request, reply) => {
         await app.workspaces.get(request.params.workspaceId);
         app.operatorPresence.leave(request.params.workspaceId, operatorOf(request.principal).operatorId, request.body.clientId);
@@ -214,12 +220,12 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
 
     server.get(
       '/api/workspaces/:workspaceId/settings',
-      { schema: { tags: ['workspaces'], params: WorkspaceParams, response: { 200: WorkspaceSettingsView, 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['workspaces'], params: WorkspaceParams, response: { 200: WorkspaceSettingsView, 404: ApiError } } },
       async (request) => app.settings.view(request.params.workspaceId),
     );
     server.patch(
       '/api/workspaces/:workspaceId/settings',
-      { schema: { tags: ['workspaces'], params: WorkspaceParams, body: UpdateWorkspaceSettingsBody, response: { 200: WorkspaceSettingsView, 400: ApiError, 404: ApiError } } },
+      { config: { role: 'admin' }, schema: { tags: ['workspaces'], params: WorkspaceParams, body: UpdateWorkspaceSettingsBody, response: { 200: WorkspaceSettingsView, 400: ApiError, 404: ApiError } } },
       async (request) => app.settings.update(request.params.workspaceId, request.body),
     );
   };

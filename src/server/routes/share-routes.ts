@@ -16,7 +16,7 @@ export function shareRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
     server.post(
       '/api/workspaces/:workspaceId/conversations/:conversationId/shares',
-      { schema: { tags: ['conversations'], summary: 'Create a read-only share link (RLY-3); the token is shown once', params: ConversationParams, response: { 201: CreatedConversationShare, 404: ApiError } } },
+      { config: { role: 'member' }, schema: { tags: ['conversations'], summary: 'Create a read-only share link (RLY-3); the token is shown once', params: ConversationParams, response: { 201: CreatedConversationShare, 404: ApiError } } },
       async (request, reply) => {
         const operator = operatorOf(request.principal);
         const created = await app.shares.create(request.params.workspaceId, request.params.conversationId, operator.operatorId);
@@ -25,12 +25,12 @@ export function shareRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/conversations/:conversationId/shares',
-      { schema: { tags: ['conversations'], summary: "A conversation's share links, revoked ones included (never their tokens)", params: ConversationParams, response: { 200: z.object({ shares: z.array(ConversationShare) }), 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['conversations'], summary: "A conversation's share links, revoked ones included (never their tokens)", params: ConversationParams, response: { 200: z.object({ shares: z.array(ConversationShare) }), 404: ApiError } } },
       async (request) => ({ shares: await app.shares.list(request.params.workspaceId, request.params.conversationId) }),
     );
     server.delete(
       '/api/workspaces/:workspaceId/conversations/:conversationId/shares/:shareId',
-      { schema: { tags: ['conversations'], summary: 'Revoke a share link: it answers 404 from now on', params: ConversationParams.extend({ shareId: z.string().min(1) }), response: { 200: ConversationShare, 404: ApiError } } },
+      { config: { role: 'member' }, schema: { tags: ['conversations'], summary: 'Revoke a share link: it answers 404 from now on', params: ConversationParams.extend({ shareId: z.string().min(1) }), response: { 200: ConversationShare, 404: ApiError } } },
       async (request) => app.shares.revoke(request.params.workspaceId, request.params.conversationId, request.params.shareId),
     );
     server.get(

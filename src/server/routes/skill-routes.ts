@@ -25,18 +25,20 @@ import { WorkspaceParams } from './workspace-routes.js';
  */
 export function skillRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
-    const config = { access: 'operator' } as const;
+    // TEAM-2: everyone in the workspace reads these; changing them is an admin's.
+    const read = { access: 'operator', role: 'viewer' } as const;
+    const config = { access: 'operator', role: 'admin' } as const;
     const base = '/api/workspaces/:workspaceId/skills';
     const tags = ['skills'];
     const outcome = { 200: InstallOutcome, 201: InstallOutcome, 400: ApiError, 404: ApiError, 409: ApiError, 422: ApiError };
 
-    server.get(base, { config, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ skills: z.array(InstalledSkill) }), 404: ApiError } } }, async (request) => ({
+    server.get(base, { config: read, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ skills: z.array(InstalledSkill) }), 404: ApiError } } }, async (request) => ({
       skills: await app.skills.listInstalled(request.params.workspaceId),
     }));
-    server.get(`${base}/verify`, { config, schema: { tags, params: WorkspaceParams, response: { 200: VerifyResult, 404: ApiError } } }, async (request) =>
+    server.get(`${base}/verify`, { config: read, schema: { tags, params: WorkspaceParams, response: { 200: VerifyResult, 404: ApiError } } }, async (request) =>
       app.skills.verify(request.params.workspaceId),
     );
-    server.get(`${base}/sources`, { config, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ sources: z.array(SkillSource) }), 404: ApiError } } }, async (request) => ({
+    server.get(`${base}/sources`, { config: read, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ sources: z.array(SkillSource) }), 404: ApiError } } }, async (request) => ({
       sources: await app.skills.listSources(request.params.workspaceId),
     }));
     server.post(
@@ -55,7 +57,7 @@ export function skillRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       `${base}/sources/:sourceId/skills`,
       {
-        config,
+        config: read,
         schema: { tags, params: WorkspaceParams.extend({ sourceId: z.string().min(1) }), querystring: z.object({ ref: z.string().min(1).max(255).optional() }), response: { 200: SourceListing, 400: ApiError, 404: ApiError } },
       },
       async (request) => app.skills.browse(request.params.workspaceId, request.params.sourceId, request.query.ref ?? null),
@@ -69,15 +71,15 @@ export function skillRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { config, schema: { tags, params: WorkspaceParams.extend({ name: SkillNameParam }), body: z.object({ ref: z.string().min(1).max(255).optional() }).default({}), response: outcome } },
       async (request) => app.skills.update(request.params.workspaceId, request.params.name, request.body ?? {}),
     );
-    server.get(`${base}/scans`, { config, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ scans: z.array(SkillScanRecord) }), 404: ApiError } } }, async (request) => ({
+    server.get(`${base}/scans`, { config: read, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ scans: z.array(SkillScanRecord) }), 404: ApiError } } }, async (request) => ({
       scans: await app.skills.listScans(request.params.workspaceId),
     }));
     server.get(
       `${base}/scans/:reportId`,
-      { config, schema: { tags, params: WorkspaceParams.extend({ reportId: z.string().min(1) }), response: { 200: SkillScanRecord, 404: ApiError } } },
+      { config: read, schema: { tags, params: WorkspaceParams.extend({ reportId: z.string().min(1) }), response: { 200: SkillScanRecord, 404: ApiError } } },
       async (request) => app.skills.getScan(request.params.workspaceId, request.params.reportId),
     );
-    server.get(`${base}/overrides`, { config, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ overrides: z.array(SkillOverride) }), 404: ApiError } } }, async (request) => ({
+    server.get(`${base}/overrides`, { config: read, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ overrides: z.array(SkillOverride) }), 404: ApiError } } }, async (request) => ({
       overrides: await app.skills.listOverrides(request.params.workspaceId),
     }));
     server.post(`${base}/overrides`, { config, schema: { tags, params: WorkspaceParams, body: OverrideBody, response: outcome } }, async (request, reply) =>
@@ -85,7 +87,7 @@ export function skillRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/conversations/:conversationId/repo-skills',
-      { config, schema: { tags, params: WorkspaceParams.extend({ conversationId: z.string().min(1) }), response: { 200: ConversationRepoSkills, 404: ApiError } } },
+      { config: read, schema: { tags, params: WorkspaceParams.extend({ conversationId: z.string().min(1) }), response: { 200: ConversationRepoSkills, 404: ApiError } } },
       async (request) => app.repoSkills.view(request.params.workspaceId, request.params.conversationId),
     );
   };

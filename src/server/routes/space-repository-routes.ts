@@ -12,12 +12,14 @@ import { WorkspaceParams } from './workspace-routes.js';
  */
 export function spaceRepositoryRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
-    const config = { access: 'operator' } as const;
+    // TEAM-2: everyone in the workspace reads these; changing them is an admin's.
+    const read = { access: 'operator', role: 'viewer' } as const;
+    const config = { access: 'operator', role: 'admin' } as const;
     const base = '/api/workspaces/:workspaceId/spaces/:spaceId/repositories';
     const tags = ['spaces'];
     const params = WorkspaceParams.extend({ spaceId: z.string().min(1) });
 
-    server.get(base, { config, schema: { tags, params, response: { 200: z.object({ repositories: z.array(SpaceRepositoryLink) }), 404: ApiError } } }, async (request) => ({
+    server.get(base, { config: read, schema: { tags, params, response: { 200: z.object({ repositories: z.array(SpaceRepositoryLink) }), 404: ApiError } } }, async (request) => ({
       repositories: await app.spaceRepositories.list(request.params.workspaceId, request.params.spaceId),
     }));
     server.post(

@@ -13,51 +13,51 @@ export function spaceRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
     server.get(
       '/api/workspaces/:workspaceId/spaces',
-      { schema: { tags: ['spaces'], params: WorkspaceParams, response: { 200: z.object({ spaces: z.array(Space) }), 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['spaces'], params: WorkspaceParams, response: { 200: z.object({ spaces: z.array(Space) }), 404: ApiError } } },
       async (request) => ({ spaces: await app.spaces.list(request.params.workspaceId) }),
     );
     server.post(
       '/api/workspaces/:workspaceId/spaces',
-      { schema: { tags: ['spaces'], params: WorkspaceParams, body: CreateSpaceBody, response: { 201: Space, 400: ApiError, 404: ApiError } } },
+      { config: { role: 'admin' }, schema: { tags: ['spaces'], params: WorkspaceParams, body: CreateSpaceBody, response: { 201: Space, 400: ApiError, 404: ApiError } } },
       async (request, reply) => reply.code(201).send(await app.spaces.create(request.params.workspaceId, request.body)),
     );
     server.get(
       '/api/workspaces/:workspaceId/spaces/:spaceId',
-      { schema: { tags: ['spaces'], params: SpaceParams, response: { 200: Space, 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['spaces'], params: SpaceParams, response: { 200: Space, 404: ApiError } } },
       async (request) => app.spaces.get(request.params.workspaceId, request.params.spaceId),
     );
     server.patch(
       '/api/workspaces/:workspaceId/spaces/:spaceId',
-      { schema: { tags: ['spaces'], params: SpaceParams, body: UpdateSpaceBody, response: { 200: Space, 400: ApiError, 404: ApiError, 409: ApiError } } },
+      { config: { role: 'admin' }, schema: { tags: ['spaces'], params: SpaceParams, body: UpdateSpaceBody, response: { 200: Space, 400: ApiError, 404: ApiError, 409: ApiError } } },
       async (request) => app.spaces.update(request.params.workspaceId, request.params.spaceId, request.body),
     );
     server.get(
       '/api/workspaces/:workspaceId/spaces/:spaceId/conversations',
-      { schema: { tags: ['conversations'], params: SpaceParams, response: { 200: z.object({ conversations: z.array(Conversation) }), 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['conversations'], params: SpaceParams, response: { 200: z.object({ conversations: z.array(Conversation) }), 404: ApiError } } },
       async (request) => ({ conversations: await app.spaces.listConversations(request.params.workspaceId, request.params.spaceId) }),
     );
     server.post(
       '/api/workspaces/:workspaceId/spaces/:spaceId/conversations',
-      { schema: { tags: ['conversations'], params: SpaceParams, body: CreateConversationBody.nullish(), response: { 201: Conversation, 400: ApiError, 404: ApiError } } },
+      { config: { role: 'member' }, schema: { tags: ['conversations'], params: SpaceParams, body: CreateConversationBody.nullish(), response: { 201: Conversation, 400: ApiError, 404: ApiError } } },
       async (request, reply) =>
         reply.code(201).send(await app.spaces.createConversation(request.params.workspaceId, request.params.spaceId, request.body ?? {})),
     );
     server.get(
       '/api/workspaces/:workspaceId/conversations/:conversationId',
-      { schema: { tags: ['conversations'], params: ConversationParams, response: { 200: Conversation, 404: ApiError } } },
+      { config: { role: 'viewer' }, schema: { tags: ['conversations'], params: ConversationParams, response: { 200: Conversation, 404: ApiError } } },
       async (request) => app.spaces.getConversation(request.params.workspaceId, request.params.conversationId),
     );
     server.patch(
       '/api/workspaces/:workspaceId/conversations/:conversationId',
       {
-        config: { access: 'operator' },
+        config: { access: 'operator', role: 'member' },
         schema: { tags: ['conversations'], params: ConversationParams, body: RenameConversationBody, response: { 200: Conversation, 400: ApiError, 404: ApiError } },
       },
       async (request) => app.spaces.renameConversation(request.params.workspaceId, request.params.conversationId, request.body.title),
     );
     server.post(
       '/api/workspaces/:workspaceId/conversations/:conversationId/branches',
-      { schema: { tags: ['conversations'], params: ConversationParams, body: BranchConversationBody.nullish(), response: { 201: Conversation, 400: ApiError, 404: ApiError } } },
+      { config: { role: 'member' }, schema: { tags: ['conversations'], params: ConversationParams, body: BranchConversationBody.nullish(), response: { 201: Conversation, 400: ApiError, 404: ApiError } } },
       async (request, reply) =>
         reply.code(201).send(await app.spaces.branchConversation(request.params.workspaceId, request.params.conversationId, request.body ?? {})),
     );

@@ -16,7 +16,7 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/tickets',
       {
-        config: OPERATOR,
+        config: { ...OPERATOR, role: 'viewer' },
         schema: {
           tags: ['tickets'],
           params: WorkspaceParams,
@@ -29,7 +29,7 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/tickets',
       {
-        config: OPERATOR,
+        config: { ...OPERATOR, role: 'member' },
         schema: {
           tags: ['tickets'],
           params: WorkspaceParams,
@@ -53,7 +53,7 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/tickets/:ticketId',
-      { config: OPERATOR, schema: { tags: ['tickets'], params: TicketParams, response: { 200: z.object({ ticket: Ticket, comments: z.array(TicketComment) }), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['tickets'], params: TicketParams, response: { 200: z.object({ ticket: Ticket, comments: z.array(TicketComment) }), 404: ApiError } } },
       async (request) => {
         const { workspaceId, ticketId } = request.params;
         return { ticket: await app.tickets.get(workspaceId, ticketId), comments: await app.tickets.comments(workspaceId, ticketId) };
@@ -62,7 +62,7 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.patch(
       '/api/workspaces/:workspaceId/tickets/:ticketId',
       {
-        config: OPERATOR,
+        config: { ...OPERATOR, role: 'member' },
         schema: {
           tags: ['tickets'],
           params: TicketParams,
@@ -74,17 +74,17 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/projects',
-      { config: OPERATOR, schema: { tags: ['tickets'], params: WorkspaceParams, response: { 200: z.object({ projects: z.array(Project) }), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['tickets'], params: WorkspaceParams, response: { 200: z.object({ projects: z.array(Project) }), 404: ApiError } } },
       async (request) => ({ projects: await app.tickets.projects(request.params.workspaceId) }),
     );
     server.get(
       '/api/workspaces/:workspaceId/projects/:projectId',
-      { config: OPERATOR, schema: { tags: ['tickets'], params: WorkspaceParams.extend({ projectId: z.string().min(1) }), response: { 200: Project, 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['tickets'], params: WorkspaceParams.extend({ projectId: z.string().min(1) }), response: { 200: Project, 404: ApiError } } },
       async (request) => app.tickets.project(request.params.workspaceId, request.params.projectId),
     );
     server.post(
       '/api/workspaces/:workspaceId/tickets/:ticketId/comments',
-      { config: OPERATOR, schema: { tags: ['tickets'], params: TicketParams, body: z.strictObject({ body: z.string().min(1).max(20_000) }), response: { 201: TicketComment, 400: ApiError, 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'member' }, schema: { tags: ['tickets'], params: TicketParams, body: z.strictObject({ body: z.string().min(1).max(20_000) }), response: { 201: TicketComment, 400: ApiError, 404: ApiError } } },
       async (request, reply) =>
         reply.code(201).send(await app.tickets.comment(request.params.workspaceId, request.params.ticketId, { kind: 'operator', id: operatorOf(request.principal).operatorId }, request.body.body)),
     );
