@@ -47,6 +47,8 @@ export const ConversationChanges = z.object({
   to: z.string(),
   /** True when `to` is the checkout now, so a run may still be changing it. */
   live: z.boolean(),
+  /** With `live`: how many files in the checkout differ from the branch's last commit — work a review of the branch would not see. */
+  uncommittedFiles: z.number().int().nullable(),
   totals: z.object({ files: z.number().int(), additions: z.number().int(), deletions: z.number().int(), binary: z.number().int() }),
   /** One page of files, sorted by path. */
   files: z.array(ChangedFile),

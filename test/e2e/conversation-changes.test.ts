@@ -71,6 +71,8 @@ describe('a conversation’s Changes view (CHG-1, UI)', { timeout: BROWSER_TEST_
     await expect.poll(() => diff.locator('.diff-add .diff-text').first().textContent()).toBe('+export const answer: number = 42;');
     await files.locator('[data-path="logo.bin"]').click();
     await expect.poll(() => diff.locator('.changes-binary').textContent().catch(() => ''), { timeout: 30_000 }).toBe('Binary file added: none before, 8 bytes after.');
+    // Nothing was committed: the review the button opens would not see these files, and the view says so.
+    await expect.poll(() => page.getByTestId('uncommitted-note').textContent().catch(() => ''), { timeout: 30_000 }).toBe('3 files are not committed on the branch: a review covers only its commits.');
     await ui.screenshot('changes-desktop');
 
     // Live: a second turn writes while the view is open; the list follows without a reload.

@@ -47,7 +47,7 @@ export class ChangeService {
     const turns = await this.turns(workspaceId, conversationId);
     const runner = await this.deps.checkouts.runner(workspaceId, record);
     const range = this.rangeOf(record, turns, request.turn);
-    const listed = range ? await listCheckoutChanges(runner, range.from, range.to) : { to: record.baseSha, files: [] };
+    const listed = range ? await listCheckoutChanges(runner, range.from, range.to) : { to: record.baseSha, uncommittedFiles: null, files: [] };
     const sorted = listed.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const page = sorted.slice(request.offset, request.offset + request.limit);
     const binaryBlobs = page.filter((file) => file.binary).flatMap((file) => [file.blobBefore, file.blobAfter].filter((blob): blob is string => blob !== null));
@@ -60,6 +60,7 @@ export class ChangeService {
       from: range?.from ?? record.baseSha,
       to: listed.to,
       live: range ? range.to === null : false,
+      uncommittedFiles: listed.uncommittedFiles,
       totals: {
         files: sorted.length,
         additions: sorted.reduce((sum, file) => sum + file.additions, 0),
@@ -98,8 +99,8 @@ export class ChangeService {
     const head = `refs/heads/${record.branch}`;
     const opened = await this.deps.reviews.open(workspaceId, { repoPath: record.repoPath, base: record.baseSha, head, title: `Changes of ${conversation.title}`.slice(0, 200) });
     if (reviewers?.length) await this.deps.reviews.dispatch(workspaceId, opened.review.id, reviewers);
-    const uncommitted = await listCheckoutChanges(runner, opened.review.headSha, null);
-    return { reviewId: opened.review.id, created: opened.created, head: record.branch, headSha: opened.review.headSha, uncommittedFiles: uncommitted.files.length };
+    const now = await listCheckoutChanges(runner, opened.review.headSha, null);
+    return { reviewId: opened.review.id, created: opened.created, head: record.branch, headSha: opened.review.headSha, uncommittedFiles: now.uncommittedFiles ?? now.files.length };
   }
 
   private async checkoutOf(workspaceId: string, conversationId: string): Promise<CheckoutRecord> {

@@ -17,15 +17,18 @@ const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 /**
  * Lists the changes from `$1` to `$2`, or to the checkout as it is now when `$2` is empty (tracked
  * changes, deletions and untracked files, written as a tree on a scratch index — the branch, the real
- * index and the files do not move). Prints the `to` object, a newline, then the NUL-separated listing.
+ * index and the files do not move). Prints the `to` object and how many files differ from the branch's
+ * commit (`-` when `to` was given), a newline, then the NUL-separated listing.
  */
 const LIST_SCRIPT = `set -e
 git cat-file -e "$1^{commit}"
+uncommitted=-
 if [ -n "$2" ]; then to="$2"; else
 ${SCRATCH_INDEX_TREE_LINES}
 to="$tree"
+if [ -n "$head" ]; then uncommitted=$(git diff-tree -r -z --name-only "$head" "$tree" | tr -cd '\\000' | wc -c); fi
 fi
-printf '%s\\n' "$to"
+printf '%s %s\\n' "$to" "$uncommitted"
 git --literal-pathspecs diff-tree -r -z --raw --numstat --find-renames --no-abbrev --no-ext-diff --no-textconv "$1" "$to"
 `;
 
@@ -57,16 +60,16 @@ function assertObjectId(value: string, field: string): void {
 }
 
 /** The files changed from commit `from` to `to` (a commit), or to the checkout now (`to` null), and the object they were counted to. */
-export async function listCheckoutChanges(runner: CheckoutRunner, from: string, to: string | null): Promise<{ to: string; files: ListedFile[] }> {
+export async function listCheckoutChanges(runner: CheckoutRunner, from: string, to: string | null): Promise<{ to: string; uncommittedFiles: number | null; files: ListedFile[] }> {
   assertObjectId(from, 'from');
   if (to !== null) assertObjectId(to, 'to');
   const result = await runner(['sh', '-c', LIST_SCRIPT, 'cc-changes', from, to ?? '']);
   if (result.exitCode !== 0) throw failed('listing the changes', result);
   const output = result.stdout.toString('utf8');
   const newline = output.indexOf('\n');
-  const counted = output.slice(0, newline);
+  const [counted = '', uncommitted = ''] = output.slice(0, newline).trim().split(/\s+/);
   if (newline < 0 || !OBJECT_ID.test(counted)) throw failed('listing the changes', { exitCode: result.exitCode, stderr: `unexpected output ${JSON.stringify(output.slice(0, 120))}` });
-  return { to: counted, files: parseDiffListing(output.slice(newline + 1)) };
+  return { to: counted, uncommittedFiles: /^\d+$/.test(uncommitted) ? Number(uncommitted) : null, files: parseDiffListing(output.slice(newline + 1)) };
 }
 
 /** Sizes in bytes of the given blobs (unknown ones are left out). */

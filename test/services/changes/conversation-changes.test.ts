@@ -46,6 +46,8 @@ describe('a conversation’s changes (CHG-1)', () => {
 
     const total = await changes();
     expect(total.live).toBe(true);
+    // later.txt is the one file not committed on the branch: a review of the branch would not see it.
+    expect(total.uncommittedFiles).toBe(1);
     expect(total.baseSha).toBe(git(worktree, 'rev-parse', 'HEAD~1'));
     const files = byPath(total.files);
     expect(Object.keys(files).sort()).toEqual(['README.md', 'later.txt', 'logo.bin', 'notes/b.txt']);
@@ -66,6 +68,7 @@ describe('a conversation’s changes (CHG-1)', () => {
     // Turn two, between its checkpoint and turn four's: a rename, a removal, a modification and a binary file.
     const second = await changes('?turn=2');
     expect(second.live).toBe(false);
+    expect(second.uncommittedFiles).toBeNull();
     const secondFiles = byPath(second.files);
     expect(secondFiles['notes/b.txt']).toMatchObject({ status: 'renamed', oldPath: 'notes/a.txt', additions: 0, deletions: 0 });
     expect(secondFiles['gone.txt']).toMatchObject({ status: 'removed', deletions: 1 });

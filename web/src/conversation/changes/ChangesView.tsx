@@ -64,6 +64,11 @@ export default function ChangesView({ ws, conversationId }: { ws: string; conver
         >
           {review.isPending ? 'Opening a review…' : 'Open a review of these changes'}
         </button>
+        {data.uncommittedFiles ? (
+          <span className="muted small" data-testid="uncommitted-note">
+            {data.uncommittedFiles} file{data.uncommittedFiles === 1 ? ' is' : 's are'} not committed on the branch: a review covers only its commits.
+          </span>
+        ) : null}
         {review.isError ? (
           <span className="error" role="alert">
             {errorMessage(review.error)}
