@@ -1171,6 +1171,18 @@ const OPERATOR_MCP_SHOWN: Readonly<Record<string, string>> = {
   'claude-code': 'test/adapters/claude-code-mcp-servers.test.ts > Claude Code with operators\' MCP servers (TOOL-2) > an operator MCP tool reaches Claude Code only over the Control Center MCP endpoint, each call gated',
   'claude-agent-sdk':
     'test/adapters/claude-agent-sdk-mcp-servers.test.ts > Claude Agent SDK with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches the Claude Agent SDK only over the Control Center MCP endpoint, each call gated',
+  codex: 'test/adapters/codex-mcp-servers.test.ts > Codex with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches Codex only over the Control Center MCP endpoint, each call gated',
+  copilot: 'test/adapters/copilot-mcp-servers.test.ts > Copilot with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches Copilot only over the Control Center MCP endpoint, each call gated',
+  acp: 'test/adapters/acp-mcp-servers.test.ts > ACP with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches an ACP agent (claude-agent-acp) only over the Control Center MCP endpoint, each call gated',
+};
+
+/** How each runner shown with an operator's tool is given the Control Center's endpoint, and what else its configuration may add. */
+const OPERATOR_MCP_HOW: Readonly<Record<string, string>> = {
+  'claude-code': 'its own configuration takes no other MCP server (`--strict-mcp-config`).',
+  'claude-agent-sdk': 'its own configuration takes no other MCP server.',
+  codex: 'it is the only MCP server of the server-owned config.toml, and Codex offers its tools in the `mcp__control_center` namespace (names with `-` as `_`); Codex’s own approval of MCP calls is off because the endpoint decides.',
+  copilot: 'it is the only MCP server given to the session (tools named `control-center-<tool>`), and any other MCP server’s permission request is refused.',
+  acp: 'it is the one MCP server the host names in `session/new` (shown with claude-agent-acp). An agent keeps its own tools: MCP servers it loads from its own configuration are not the operator’s and are not gated.',
 };
 
 /**
@@ -1195,7 +1207,7 @@ function operatorMcpServersRow(adapter: AdapterHonesty): HonestyRow {
     return row({
       capability: 'operatorMcpServers',
       level: 'enforced',
-      detail: `${adapter.label} gets an operator’s MCP tools only on the Control Center’s MCP endpoint (with the run token), where each call passes the same gate as the built-in harness’s; its own configuration takes no other MCP server.`,
+      detail: `${adapter.label} gets an operator’s MCP tools only on the Control Center’s MCP endpoint (with the run token), where each call passes the same gate as the built-in harness’s; ${OPERATOR_MCP_HOW[adapter.id] ?? 'its own configuration takes no other MCP server.'}`,
       testedBy: shown,
     });
   }
