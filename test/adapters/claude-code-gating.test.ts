@@ -266,7 +266,8 @@ describe('Claude Code transport in chat mode (ADP-3)', () => {
     expect(cancelled.status).toBeLessThan(300);
     const detail = await f.waitForRun(runId);
     expect(detail.run.state).toBe('cancelled');
-    const gone = Date.now() + 5_000;
+    // The process group is killed at once; on a loaded machine its exit can still take seconds to show.
+    const gone = Date.now() + 30_000;
     while (running().length > 0 && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(running()).toEqual([]);
   });

@@ -54,7 +54,9 @@ function warm(run: RunSandbox): WarmSandbox {
 
 /** Waits (bounded) until the sandbox's process has exited. */
 async function ended(sandbox: WarmSandbox): Promise<void> {
-  for (let tries = 0; tries < 200 && sandbox.alive; tries += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+  // Bounded by time rather than tries: on a loaded machine the exit can take seconds to be noticed.
+  const by = Date.now() + 30_000;
+  while (sandbox.alive && Date.now() < by) await new Promise((resolve) => setTimeout(resolve, 25));
   expect(sandbox.alive).toBe(false);
 }
 
@@ -163,7 +165,9 @@ for (const program of ['python', 'node'] as const) {
     });
 
     it('stops after the idle time and starts a new one on the next command', async () => {
-      const sandbox = commandSandbox({ idleMs: 200 });
+      // Idle long enough that the sandbox is still up when the command's answer has been read, even on a
+      // loaded machine (200 ms was missed there), and short enough to watch it stop.
+      const sandbox = commandSandbox({ idleMs: 2_000 });
       const paths = checkout();
       const run = await forConversation(sandbox, 'conversation-a', paths);
       const helper = warm(run);

@@ -103,7 +103,9 @@ describe('Cursor transport: failures are reported, never left running', { timeou
     const f = (fixture = await startCursorFixture());
     f.sdk.script([{ text: 'Working…' }, { hang: true }]);
     const runId = await f.send('go');
-    for (let i = 0; i < 200 && f.sdk.sends.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    // Cancel once the SDK has the message: bounded by time, as a loaded machine can take seconds to get there.
+    const sentBy = Date.now() + 30_000;
+    while (f.sdk.sends.length === 0 && Date.now() < sentBy) await new Promise((resolve) => setTimeout(resolve, 25));
     expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/runs/${runId}/cancel`)).status).toBe(200);
     const detail = await f.waitForRun(runId);
     expect(detail.run.state).toBe('cancelled');

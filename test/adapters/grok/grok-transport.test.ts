@@ -213,7 +213,9 @@ describe('Grok transport: a message sent into the running turn (HAR-5, RLY-9)', 
     // The operator switches to Ask and types into the running turn.
     await f.setMode('chat', 'askFirst');
     expect((await f.api('POST', `/api/workspaces/${f.workspaceId}/runs/${runId}/steer`, { text: 'also mention the weather' })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The steering line goes to the CLI's stdin, which its preload reads on its own; nothing observable
+    // says it has been read before the next model call, so give a loaded machine time to get there.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     release();
     const detail = await f.waitForRun(runId);
     expect(detail.run.state).toBe('completed');
