@@ -66,7 +66,7 @@ describe('composer attachments (TOOL-3, UI)', { timeout: BROWSER_TEST_TIMEOUT_MS
     model.script(reply().text('Two pixels and a note.'));
     await input.fill('What went wrong?');
     await input.press('Enter');
-    await page.locator('[data-testid="message"].message-assistant', { hasText: 'Two pixels and a note.' }).waitFor({ timeout: 15_000 });
+    await page.locator('[data-testid="message"].message-assistant', { hasText: 'Two pixels and a note.' }).waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('pending-attachment').count()).toBe(0);
 
     const [request] = await model.waitForRequests(1);
@@ -95,7 +95,7 @@ describe('composer attachments (TOOL-3, UI)', { timeout: BROWSER_TEST_TIMEOUT_MS
     await page.getByTestId('attach-input').setInputFiles({ name: 'shot.png', mimeType: 'image/png', buffer: Buffer.from('not really a png') });
     await page.getByTestId('composer-input').fill('look');
     await page.getByTestId('composer-input').press('Enter');
-    await page.getByText(/shot\.png.*name says PNG image but the bytes are not/).waitFor({ timeout: 10_000 });
+    await page.getByText(/shot\.png.*name says PNG image but the bytes are not/).waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('pending-attachment').count()).toBe(1);
     expect((await api('GET', `/conversations/${conversation.id}/messages`)).body.messages).toEqual([]);
   });

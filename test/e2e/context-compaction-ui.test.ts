@@ -27,12 +27,12 @@ describe('context compaction and /context in the conversation (CTX-1, CTX-2, UI)
     model.script(reply().text('First answer.'));
     await input.fill('first question');
     await input.press('Enter');
-    await page.locator('[data-testid="message"].message-assistant', { hasText: 'First answer.' }).waitFor({ timeout: 15_000 });
+    await page.locator('[data-testid="message"].message-assistant', { hasText: 'First answer.' }).waitFor({ timeout: 60_000 });
 
     await input.fill('/context');
     await input.press('Enter');
     const table = page.getByTestId('context-table');
-    await table.waitFor({ timeout: 15_000 });
+    await table.waitFor({ timeout: 60_000 });
     const parts = await table.getByTestId('context-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-part')));
     expect(parts).toEqual(['system prompt', 'skills', 'tools', 'history', 'tool results', 'free']);
     // The figures are the recorded line's: the same numbers the server wrote in its text.
@@ -44,7 +44,7 @@ describe('context compaction and /context in the conversation (CTX-1, CTX-2, UI)
     await input.fill('/compact the first question');
     await input.press('Enter');
     const card = page.getByTestId('compaction-card');
-    await card.waitFor({ timeout: 20_000 });
+    await card.waitFor({ timeout: 60_000 });
     const messages = (await api('GET', `/conversations/${conversation.id}/messages`)).body.messages;
     const compactionLine = messages.find((message: any) => message.role === 'system' && message.content.startsWith('Context compacted — summary'));
     const event = (await api('GET', `/runs/${compactionLine.runId}`)).body.events.find((record: any) => record.type === 'context_compacted').data;

@@ -189,12 +189,12 @@ describe('web app: spaces, conversations, the composer mode picker (MODE-3/4/6, 
       const shown = (await live.getByTestId('turn-text').allTextContents()).join('');
       return shown.length > 0 && shown.length < answer.length;
     };
-    await expect.poll(partWay, { timeout: 10_000 }).toBe(true);
+    await expect.poll(partWay, { timeout: 60_000 }).toBe(true);
     await page.getByTestId('next-turn-note').waitFor();
     await ui.screenshot('turn-streaming');
 
     const agentMessage = page.locator('[data-testid="message"].message-assistant');
-    await agentMessage.waitFor({ timeout: 15_000 });
+    await agentMessage.waitFor({ timeout: 60_000 });
     expect(await agentMessage.locator('.message-body').textContent()).toBe(answer);
     await expect.poll(() => live.count()).toBe(0);
     await expect.poll(() => page.getByTestId('next-turn-note').count()).toBe(0);

@@ -46,13 +46,13 @@ describe('web app: the orchestration proposal card (ORC-1..3)', { timeout: BROWS
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/c/${conversation.id}`);
     const card = page.getByTestId('orchestration-card');
-    await card.waitFor({ timeout: 15_000 });
+    await card.waitFor({ timeout: 60_000 });
     expect(await card.getByTestId('orc-revision').textContent()).toBe('revision 2');
 
     // The org chart: the orchestrator on top, two roles, the writer marked as a new hire.
     const org = card.getByTestId('orc-org');
     // The orchestrator's name comes with the agents list, which can arrive after the card (its id shows until then).
-    await expect.poll(() => org.textContent(), { timeout: 15_000 }).toContain(`${lead.name} · orchestrator`);
+    await expect.poll(() => org.textContent(), { timeout: 60_000 }).toContain(`${lead.name} · orchestrator`);
     expect(await card.getByTestId('orc-role').count()).toBe(2);
     const writer = card.locator('[data-testid="orc-role"][data-role-key="writer"]');
     expect(await writer.textContent()).toContain('new hire');
@@ -75,7 +75,7 @@ describe('web app: the orchestration proposal card (ORC-1..3)', { timeout: BROWS
     expect(await card.getByLabel('Include review').isChecked()).toBe(false);
     expect(await card.getByLabel('Include schema').isChecked()).toBe(true);
     await card.getByRole('button', { name: 'Approve 2 of 4' }).click();
-    await expect.poll(async () => (await card.locator('.badge').first().textContent()) ?? '', { timeout: 15_000 }).toBe('executing');
+    await expect.poll(async () => (await card.locator('.badge').first().textContent()) ?? '', { timeout: 60_000 }).toBe('executing');
     expect(launcher.calls).toHaveLength(1);
     expect(launcher.calls[0]!.definition.nodes.map((node) => node.key)).toEqual(['research', 'schema', 'api', 'synthesis']);
     const stored = (await server.api('GET', `/api/workspaces/${ws}/orchestrations?conversationId=${conversation.id}`)).body.orchestrations[0];
@@ -102,11 +102,11 @@ describe('web app: the orchestration proposal card (ORC-1..3)', { timeout: BROWS
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/c/${conversation.id}`);
     const card = page.getByTestId('orchestration-card');
-    await card.waitFor({ timeout: 15_000 });
+    await card.waitFor({ timeout: 60_000 });
     await card.getByRole('button', { name: 'Reject…' }).click();
     await card.getByLabel('Reason for rejecting').fill('Too many roles for a search page');
     await card.getByRole('button', { name: 'Reject', exact: true }).click();
-    await expect.poll(async () => (await card.locator('.badge').first().textContent()) ?? '', { timeout: 15_000 }).toBe('rejected');
+    await expect.poll(async () => (await card.locator('.badge').first().textContent()) ?? '', { timeout: 60_000 }).toBe('rejected');
     // A rejected proposal offers no decision any more.
     expect(await card.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
     expect(await card.getByRole('button', { name: 'Reject…' }).count()).toBe(0);

@@ -45,7 +45,7 @@ describe('phone and tablet layout (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, (
 
     // The side panel opens as a sheet over the conversation, and closes.
     await page.getByRole('button', { name: 'Tasks', exact: true }).click();
-    await expect.poll(() => visible(page, '.side-panel'), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => visible(page, '.side-panel'), { timeout: 60_000 }).toBe(true);
     const sheet = await box(page, '.side-panel');
     expect(sheet.width).toBeGreaterThan(380);
     expect(sheet.y).toBeGreaterThan(100);
@@ -55,9 +55,9 @@ describe('phone and tablet layout (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, (
 
     // Menu opens the navigation and the spaces; choosing a conversation closes it.
     await page.getByRole('button', { name: 'Open menu' }).click();
-    await expect.poll(() => visible(page, '.mainnav'), { timeout: 10_000 }).toBe(true);
-    await expect.poll(() => visible(page, '.sidebar'), { timeout: 10_000 }).toBe(true);
-    await expect.poll(() => visible(page, '.conversation-main'), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => visible(page, '.mainnav'), { timeout: 60_000 }).toBe(true);
+    await expect.poll(() => visible(page, '.sidebar'), { timeout: 60_000 }).toBe(true);
+    await expect.poll(() => visible(page, '.conversation-main'), { timeout: 60_000 }).toBe(false);
     expect((await box(page, '.sidebar')).width).toBeGreaterThan(380);
     expect(await noSidewaysScroll(page)).toBe(true);
     await ui.screenshot('phone-menu-open');

@@ -43,7 +43,7 @@ describe('web app: pipelines (PIPE-1)', { timeout: BROWSER_TEST_TIMEOUT_MS }, ()
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${server.url}/w/${ws}/pipelines`);
     const item = page.locator(`[data-testid="pipeline-item"][data-pipeline-id="${pipelineId}"]`);
-    await item.waitFor({ timeout: 15_000 });
+    await item.waitFor({ timeout: 60_000 });
     const triggers = await item.getByTestId('pipeline-triggers').textContent();
     for (const word of ['manual', 'schedule 30 2 * * 1-5', 'webhook', 'on ticket.done']) expect(triggers).toContain(word);
     expect(await item.textContent()).toContain('API');
@@ -53,54 +53,54 @@ describe('web app: pipelines (PIPE-1)', { timeout: BROWSER_TEST_TIMEOUT_MS }, ()
     expect(roomy.status).toBe(201);
     await page.reload();
     const warned = page.locator(`[data-testid="pipeline-item"][data-pipeline-id="${roomy.body.pipeline.id}"] .pipeline-warnings`);
-    await warned.waitFor({ timeout: 15_000 });
+    await warned.waitFor({ timeout: 60_000 });
     expect(await warned.textContent()).toMatch(/node room: extras\.mode "orchestrate" is not exactly one of chat, review, plan: it is ignored and the room opens in review/);
     expect(await item.locator('.pipeline-warnings').count()).toBe(0);
 
     // Start it from the list: the run appears among the last runs.
     await item.getByRole('button', { name: 'Run now' }).click();
     const chip = item.getByTestId('pipeline-run-link').first();
-    await chip.waitFor({ timeout: 15_000 });
+    await chip.waitFor({ timeout: 60_000 });
     const runId = (await api('GET', `/pipelines/${pipelineId}/runs`)).body.runs[0].id as string;
     await chip.click();
-    await page.getByTestId('pipeline-graph').waitFor({ timeout: 15_000 });
+    await page.getByTestId('pipeline-graph').waitFor({ timeout: 60_000 });
     expect(page.url()).toContain(`/pipeline-runs/${runId}`);
 
     // The graph: every node, the gate waiting for the operator, the false branch skipped.
     const nodeState = (key: string) => page.locator(`[data-testid="pipeline-node"][data-node-key="${key}"]`).getAttribute('data-state');
-    await expect.poll(() => page.getByTestId('pipeline-node').count(), { timeout: 15_000 }).toBe(5);
-    await expect.poll(() => nodeState('ship'), { timeout: 15_000 }).toBe('running');
+    await expect.poll(() => page.getByTestId('pipeline-node').count(), { timeout: 60_000 }).toBe(5);
+    await expect.poll(() => nodeState('ship'), { timeout: 60_000 }).toBe('running');
     expect(await nodeState('check')).toBe('done');
-    await expect.poll(() => nodeState('skipped'), { timeout: 15_000 }).toBe('skipped');
+    await expect.poll(() => nodeState('skipped'), { timeout: 60_000 }).toBe('skipped');
     await page.locator('[data-testid="pipeline-node"][data-node-key="ship"]').click();
     const inspector = page.getByTestId('pipeline-node-inspector');
-    await expect.poll(() => inspector.textContent(), { timeout: 15_000 }).toContain('your approval');
-    await expect.poll(() => inspector.getByRole('link', { name: 'decide in the inbox' }).count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => inspector.textContent(), { timeout: 60_000 }).toContain('your approval');
+    await expect.poll(() => inspector.getByRole('link', { name: 'decide in the inbox' }).count(), { timeout: 60_000 }).toBe(1);
     await ui.screenshot('pipeline-run-waiting');
 
     // The operator decides elsewhere (the API): the open page follows through pipelineRun.updated events.
     const run = (await api('GET', `/pipeline-runs/${runId}`)).body;
     const approvalId = run.nodes.find((node: any) => node.key === 'ship').approvalId;
     expect((await api('POST', `/approvals/${approvalId}/decision`, { decision: 'approve' })).status).toBe(200);
-    await expect.poll(() => nodeState('after'), { timeout: 15_000 }).toBe('done');
+    await expect.poll(() => nodeState('after'), { timeout: 60_000 }).toBe('done');
     expect(await nodeState('ship')).toBe('done');
-    await expect.poll(async () => (await page.getByTestId('pipeline-run-status').textContent()) ?? '', { timeout: 15_000 }).toBe('finished');
+    await expect.poll(async () => (await page.getByTestId('pipeline-run-status').textContent()) ?? '', { timeout: 60_000 }).toBe('finished');
     expect(await page.getByTestId('pipeline-run-progress').textContent()).toBe('5/5 settled');
-    await expect.poll(() => page.getByTestId('inspector-state').textContent(), { timeout: 15_000 }).toBe('done');
+    await expect.poll(() => page.getByTestId('inspector-state').textContent(), { timeout: 60_000 }).toBe('done');
     await ui.screenshot('pipeline-run-finished');
 
     // Phone width: the graph and the inspector are both there, one under the other.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
-    await page.getByTestId('pipeline-graph').waitFor({ timeout: 15_000 });
-    await expect.poll(() => page.getByTestId('pipeline-node').count(), { timeout: 15_000 }).toBe(5);
+    await page.getByTestId('pipeline-graph').waitFor({ timeout: 60_000 });
+    await expect.poll(() => page.getByTestId('pipeline-node').count(), { timeout: 60_000 }).toBe(5);
     const graph = await page.getByTestId('pipeline-graph').boundingBox();
     const aside = await page.getByRole('complementary', { name: 'Node inspector' }).boundingBox();
     expect(graph!.width).toBeLessThanOrEqual(390);
     expect(aside!.y).toBeGreaterThanOrEqual(graph!.y + graph!.height - 1);
     await ui.screenshot('pipeline-run-phone');
     await page.goto(`${server.url}/w/${ws}/pipelines`);
-    await page.getByTestId('recent-runs').waitFor({ timeout: 15_000 });
+    await page.getByTestId('recent-runs').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('recent-runs').textContent()).toContain('Release train');
     await ui.screenshot('pipelines-list-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -134,10 +134,10 @@ describe('web app: tickets board per project (ORC-4)', { timeout: BROWSER_TEST_T
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/tickets?project=${orc.projectId}`);
     const board = page.getByTestId('ticket-board');
-    await board.waitFor({ timeout: 15_000 });
+    await board.waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('ticket-column').count()).toBe(6);
     const open = page.locator('[data-testid="ticket-column"][data-status="open"]');
-    await expect.poll(() => open.getByTestId('ticket-card').count(), { timeout: 15_000 }).toBe(4);
+    await expect.poll(() => open.getByTestId('ticket-card').count(), { timeout: 60_000 }).toBe(4);
     expect(await board.textContent()).not.toContain('Unrelated chore');
     const card = (title: string) => page.getByTestId('ticket-card').filter({ has: page.locator('.ticket-title', { hasText: new RegExp(`^${title}$`) }) });
     // Dependencies are visible, with their state.
@@ -154,10 +154,10 @@ describe('web app: tickets board per project (ORC-4)', { timeout: BROWSER_TEST_T
     // The operator moves "Design the export schema" to done: the server has it, the column and the dependants follow.
     await card('Design the export schema').getByLabel('Move Design the export schema').selectOption('done');
     const done = page.locator('[data-testid="ticket-column"][data-status="done"]');
-    await expect.poll(() => done.getByTestId('ticket-card').count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => done.getByTestId('ticket-card').count(), { timeout: 60_000 }).toBe(1);
     const schemaTicket = (await api('GET', `/tickets?projectId=${orc.projectId}`)).body.tickets.find((ticket: any) => ticket.title === 'Design the export schema');
     expect(schemaTicket.status).toBe('done');
-    await expect.poll(async () => (await card('Export endpoint').getByTestId('ticket-deps').textContent()) ?? '', { timeout: 15_000 }).toContain('Design the export schema (done)');
+    await expect.poll(async () => (await card('Export endpoint').getByTestId('ticket-deps').textContent()) ?? '', { timeout: 60_000 }).toContain('Design the export schema (done)');
     // The tickets service refuses a state that does not exist, naming the field, and changes nothing.
     const bad = await api('PATCH', `/tickets/${schemaTicket.id}`, { status: 'shipped' });
     expect(bad.status).toBe(400);
@@ -168,7 +168,7 @@ describe('web app: tickets board per project (ORC-4)', { timeout: BROWSER_TEST_T
     // Phone width: the columns stack.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
-    await board.waitFor({ timeout: 15_000 });
+    await board.waitFor({ timeout: 60_000 });
     const columns = await page.getByTestId('ticket-column').evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().x));
     expect(new Set(columns).size).toBe(1);
     await ui.screenshot('tickets-board-phone');

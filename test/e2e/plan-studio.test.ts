@@ -136,7 +136,7 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/c/${conversationId}`);
     const rows = page.getByTestId('plan-row');
-    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(2);
     const invalidRow = rows.filter({ hasText: 'dangling dependency' });
     expect(await invalidRow.textContent()).toContain('2 steps');
     // No run history: the row says the estimate is unknown and why, never "$0.00".
@@ -160,14 +160,14 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     const studio = page.getByTestId('plan-studio');
     // The Plan Studio chunk loads lazily; on a busy 2-core machine that alone can
     // take longer than expect.poll's default second.
-    await expect.poll(() => studio.getByTestId('plan-node').count(), { timeout: 15_000 }).toBe(3);
+    await expect.poll(() => studio.getByTestId('plan-node').count(), { timeout: 60_000 }).toBe(3);
     const x = async (key: string) => (await studio.locator(`[data-node-key="${key}"]`).boundingBox())!.x;
     expect(await x('research')).toBeLessThan(await x('build'));
     expect(await x('build')).toBeLessThan(await x('verify'));
     expect(await studio.getByTestId('cost-estimate').textContent()).toContain('$0.05');
     await studio.locator('[data-node-key="build"]').click();
     const inspector = studio.getByTestId('node-inspector');
-    await expect.poll(() => inspector.textContent(), { timeout: 15_000 }).toContain('Add the button: the details.');
+    await expect.poll(() => inspector.textContent(), { timeout: 60_000 }).toContain('Add the button: the details.');
     expect(await inspector.textContent()).toContain('research');
     expect(await inspector.textContent()).toContain('$0.03');
     await ui.screenshot('plan-studio-valid');
@@ -198,7 +198,7 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     expect(await page.getByTestId('goal-row').textContent()).toContain('Ship the export button');
     // The plan rows are the plans list, refetched on its own after the approval: wait for its figures.
     const validRowCost = page.getByTestId('plan-row').filter({ hasText: 'Ship the export button' }).getByTestId('plan-row-cost');
-    await expect.poll(() => validRowCost.textContent(), { timeout: 15_000 }).toBe('estimated $0.05 · spent $0.0213');
+    await expect.poll(() => validRowCost.textContent(), { timeout: 60_000 }).toBe('estimated $0.05 · spent $0.0213');
 
   });
 
@@ -208,6 +208,6 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     const studio = page.getByTestId('plan-studio');
     await studio.getByRole('button', { name: /Verify the file/ }).focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => studio.getByTestId('node-inspector').textContent(), { timeout: 15_000 }).toContain('Verify the file: the details.');
+    await expect.poll(() => studio.getByTestId('node-inspector').textContent(), { timeout: 60_000 }).toContain('Verify the file: the details.');
   });
 });

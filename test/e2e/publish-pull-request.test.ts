@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
+import { BROWSER_TEST_TIMEOUT_MS } from '../support/e2e/browser.js';
 import { commitTurnReplies, git, makeForgeBackedRepository, type ForgeBackedRepository } from '../support/publish-fixture.js';
 
 let suite: LiveAppSuite | undefined;
@@ -28,7 +29,7 @@ afterAll(async () => {
   if (repository) await rm(repository.scratch, { recursive: true, force: true });
 });
 
-describe('publishing a pull request from the conversation (CHG-2, UI)', () => {
+describe('publishing a pull request from the conversation (CHG-2, UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it('writes the pull request, lets the operator edit it, asks once, and links the opened pull request', async () => {
     const { server, model, ui, workspaceId } = suite!;
     const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${workspaceId}${path}`, body);
@@ -46,23 +47,23 @@ describe('publishing a pull request from the conversation (CHG-2, UI)', () => {
     const title = panel.getByLabel('Pull request title');
     await title.waitFor({ timeout: 30_000 });
     // Written from the conversation before anything is sent.
-    await expect.poll(() => title.inputValue(), { timeout: 15_000 }).toBe('Greeting feature');
-    await expect.poll(() => panel.getByLabel('Pull request body').inputValue(), { timeout: 15_000 }).toContain('> add a greeting');
+    await expect.poll(() => title.inputValue(), { timeout: 60_000 }).toBe('Greeting feature');
+    await expect.poll(() => panel.getByLabel('Pull request body').inputValue(), { timeout: 60_000 }).toContain('> add a greeting');
     await title.fill('Say hello');
     await panel.getByRole('button', { name: 'Ask to publish' }).click();
 
     // One approval in the conversation, showing the text that will be sent.
     const approval = page.locator('[data-testid="approval"]', { hasText: 'Publish pull request' });
     await approval.waitFor({ timeout: 30_000 });
-    await expect.poll(() => approval.getByTestId('approval-pull-request').textContent(), { timeout: 15_000 }).toContain('Say hello');
-    await expect.poll(() => panel.getByTestId('publication-status').getAttribute('data-status'), { timeout: 15_000 }).toBe('awaitingApproval');
+    await expect.poll(() => approval.getByTestId('approval-pull-request').textContent(), { timeout: 60_000 }).toContain('Say hello');
+    await expect.poll(() => panel.getByTestId('publication-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('awaitingApproval');
     expect(github!.pulls.size).toBe(0);
     await ui.screenshot('publish-awaiting-approval');
 
     await approval.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => panel.getByTestId('publication-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('published');
     const link = panel.getByTestId('pull-request-link');
-    await expect.poll(() => link.textContent(), { timeout: 15_000 }).toMatch(/^Pull request #\d+ \(open\)$/);
+    await expect.poll(() => link.textContent(), { timeout: 60_000 }).toMatch(/^Pull request #\d+ \(open\)$/);
     const number = Number((await link.textContent())!.match(/#(\d+)/)![1]);
     expect(await link.getAttribute('href')).toBe(`${github!.webBaseUrl}/acme/app/pull/${number}`);
     expect(github!.pulls.get(`acme/app#${number}`)).toMatchObject({ title: 'Say hello', head: { ref: `cc/${conversation.id}` }, base: { ref: 'main' } });

@@ -111,8 +111,8 @@ describe('relay providers in the web app', { timeout: BROWSER_TEST_TIMEOUT_MS },
     expect(stored.runnerKeys).toEqual({ cursor: 'set' });
     expect(stored.baseUrls.xai).toBe('http://127.0.0.1:9/v1');
     // "Saved" is the form's own state; the stored settings reach the field through the query cache a moment later.
-    await expect.poll(() => key.inputValue(), { timeout: 10_000 }).toBe('');
-    await expect.poll(() => key.getAttribute('placeholder'), { timeout: 10_000 }).toMatch(/set/);
+    await expect.poll(() => key.inputValue(), { timeout: 60_000 }).toBe('');
+    await expect.poll(() => key.getAttribute('placeholder'), { timeout: 60_000 }).toMatch(/set/);
 
     await page.locator('#default-model-codex').fill('gpt-5.4');
     await page.getByRole('button', { name: 'Save default models' }).click();

@@ -64,7 +64,7 @@ describe('share view (RLY-3)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
     const agent = (await server.api('GET', `/api/workspaces/${ws}/agents`)).body.agents[0];
     await ui.page.goto(`${server.url}/w/${ws}/settings/agents/${agent.id}`);
     const adapter = ui.page.getByLabel('Adapter');
-    await expect.poll(() => adapter.locator('option').count(), { timeout: 15_000 }).toBe(declared.length);
+    await expect.poll(() => adapter.locator('option').count(), { timeout: 60_000 }).toBe(declared.length);
     const options = await adapter.locator('option').evaluateAll((elements) => elements.map((element) => ({ value: element.getAttribute('value') ?? '', label: element.textContent })));
     expect(options).toEqual(declared.map((transport) => ({ value: transport.adapterId === 'builtin' ? '' : transport.adapterId, label: transport.adapterId === 'builtin' ? 'Built-in harness' : transport.label })));
     expect(options.map((option) => option.value)).toEqual(expect.arrayContaining(['', 'claude-code', 'acp']));

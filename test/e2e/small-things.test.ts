@@ -55,13 +55,13 @@ describe('small things (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
     await page.getByTestId('composer-input').fill('Delete scratch.txt');
     await page.getByTestId('composer-input').press('Enter');
     const approval = page.getByTestId('approval');
-    await approval.waitFor({ timeout: 15_000 });
+    await approval.waitFor({ timeout: 60_000 });
     const text = (await approval.textContent()) ?? '';
     expect(text).toContain('deletes files');
     expect(text).not.toContain('fileDelete');
     await ui.screenshot('approval-in-words');
     await approval.getByRole('button', { name: 'Approve' }).click();
-    await page.locator('[data-testid="message"].message-assistant', { hasText: 'Removed.' }).waitFor({ timeout: 15_000 });
+    await page.locator('[data-testid="message"].message-assistant', { hasText: 'Removed.' }).waitFor({ timeout: 60_000 });
   });
 
   it('Plan Studio graph nodes are reachable with Tab and selected with Enter', async () => {
@@ -90,7 +90,7 @@ describe('small things (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
     })();
     await page.goto(`${server.url}/w/${ws}/c/${conversation.id}?plan=${plan.id}`);
     const studio = page.getByTestId('plan-studio');
-    await expect.poll(() => studio.getByTestId('plan-node').count(), { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => studio.getByTestId('plan-node').count(), { timeout: 60_000 }).toBe(2);
     const node = studio.locator('.react-flow__node').filter({ hasText: 'Second step' });
     expect(await node.getAttribute('tabindex')).toBe('0');
     expect(await node.getAttribute('aria-label')).toContain('Second step');

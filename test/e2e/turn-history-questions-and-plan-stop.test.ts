@@ -83,10 +83,10 @@ describe('web app: turn history, questions in the Inbox, unsaved edits, plan Sto
     model.script(reply().text('First I look at the file.').tool('bash', { command: 'rm -f old-notes.txt' }), reply().text('Removed old-notes.txt; all done.'));
     await send(page, 'Remove old-notes.txt');
     const approval = page.getByTestId('approval');
-    await approval.waitFor({ timeout: 15_000 });
+    await approval.waitFor({ timeout: 60_000 });
     await approval.getByRole('button', { name: 'Approve' }).click();
     const turn = page.locator('[data-testid="message"].message-assistant', { hasText: 'Removed old-notes.txt' });
-    await turn.waitFor({ timeout: 20_000 });
+    await turn.waitFor({ timeout: 60_000 });
     const finished = turn.getByTestId('finished-turn');
     await finished.getByTestId('tool-call').waitFor();
     await finished.getByTestId('tool-decision').waitFor();
@@ -103,7 +103,7 @@ describe('web app: turn history, questions in the Inbox, unsaved edits, plan Sto
     expect(text.split('Removed old-notes.txt; all done.')).toHaveLength(2);
     // A reload shows the same history (it comes from the run log, not from the live stream).
     await page.reload();
-    await page.locator('[data-testid="message"].message-assistant [data-testid="tool-decision"]').waitFor({ timeout: 15_000 });
+    await page.locator('[data-testid="message"].message-assistant [data-testid="tool-decision"]').waitFor({ timeout: 60_000 });
     await ui.screenshot('finished-turn-history');
   });
 
@@ -112,20 +112,20 @@ describe('web app: turn history, questions in the Inbox, unsaved edits, plan Sto
     const { conversationId } = await openConversation(page, 'Asking', 'Agent');
     model.script(reply().tool('ask_user', { questions: [{ question: 'Which port should it listen on?' }] }), reply().text('Port noted.'));
     await send(page, 'Set up the server');
-    await page.getByTestId('question-card').waitFor({ timeout: 15_000 });
+    await page.getByTestId('question-card').waitFor({ timeout: 60_000 });
     await expect.poll(() => page.locator('.mainnav .count').textContent()).toBe('1');
     await page.getByRole('link', { name: /^Inbox/ }).click();
     const card = page.getByTestId('inbox-questions').getByTestId('question-card');
     await card.waitFor();
     // The asking agent's name comes with the agents list, which can arrive after the card.
-    await expect.poll(() => card.textContent(), { timeout: 15_000 }).toContain('ceo is asking');
+    await expect.poll(() => card.textContent(), { timeout: 60_000 }).toContain('ceo is asking');
     await ui.screenshot('inbox-question');
     await card.getByRole('link', { name: 'Open conversation' }).click();
     await expect.poll(() => new URL(page.url()).pathname).toBe(`/w/${ws}/c/${conversationId}`);
     const inline = page.getByTestId('question-card');
     await inline.getByLabel('Answer to: Which port should it listen on?').fill('8080');
     await inline.getByRole('button', { name: 'Send answer' }).click();
-    await page.locator('[data-testid="message"].message-assistant', { hasText: 'Port noted.' }).waitFor({ timeout: 15_000 });
+    await page.locator('[data-testid="message"].message-assistant', { hasText: 'Port noted.' }).waitFor({ timeout: 60_000 });
     await expect.poll(() => page.locator('.mainnav .count').count()).toBe(0);
   });
 
@@ -183,7 +183,7 @@ describe('web app: turn history, questions in the Inbox, unsaved edits, plan Sto
 
     await page.goto(`${server.url}/w/${ws}/c/${conversationId}`);
     const goalRow = page.getByTestId('goal-row');
-    await expect.poll(() => goalRow.getAttribute('data-plan-id'), { timeout: 15_000 }).toBe(planTwo.id);
+    await expect.poll(() => goalRow.getAttribute('data-plan-id'), { timeout: 60_000 }).toBe(planTwo.id);
     expect(await goalRow.locator('.goal-text').textContent()).toBe(second.goal);
     await expect.poll(() => page.getByTestId('goal-progress').textContent()).toBe('Running — 1 of 2 steps done, 1 in progress');
 
@@ -208,7 +208,7 @@ describe('web app: turn history, questions in the Inbox, unsaved edits, plan Sto
     expect((await api('GET', `/plans/${planTwo.id}`)).body.status).toBe('executing');
     await panel.getByRole('button', { name: 'Stop…' }).click();
     await confirm.getByRole('button', { name: 'Stop plan' }).click();
-    await expect.poll(() => page.getByTestId('goal-progress').textContent(), { timeout: 15_000 }).toBe('Stopped — 1 of 2 steps done');
+    await expect.poll(() => page.getByTestId('goal-progress').textContent(), { timeout: 60_000 }).toBe('Stopped — 1 of 2 steps done');
     await ui.screenshot('plan-stopped');
 
     // Resume runs the stopped step again; the finished one is kept.

@@ -174,8 +174,8 @@ describe('web app: sign-in, workspaces, agents, org chart (§13, AG-1, AG-3)', {
     expect(after.apiKeys.anthropic).toBe('set');
     expect(after.approvalTimeoutSeconds).toBe(120);
     // "Saved" is the form's own state; the stored settings reach the field through the query cache a moment later.
-    await expect.poll(() => page.getByLabel(ANTHROPIC_KEY_FIELD, { exact: true }).inputValue(), { timeout: 10_000 }).toBe('');
-    await expect.poll(() => page.getByLabel(ANTHROPIC_KEY_FIELD, { exact: true }).getAttribute('placeholder'), { timeout: 10_000 }).toContain('set');
+    await expect.poll(() => page.getByLabel(ANTHROPIC_KEY_FIELD, { exact: true }).inputValue(), { timeout: 60_000 }).toBe('');
+    await expect.poll(() => page.getByLabel(ANTHROPIC_KEY_FIELD, { exact: true }).getAttribute('placeholder'), { timeout: 60_000 }).toContain('set');
     await page.getByLabel('Approval timeout (seconds)').fill('1');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => page.locator('.field-error').count()).toBeGreaterThan(0);
