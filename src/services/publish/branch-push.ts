@@ -1,5 +1,6 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { branchNameProblem } from '../../core/review/forge-pull-request.js';
 import { ConflictError } from '../../errors/index.js';
 import { forgeFetchConfig } from '../../git/forge-read-access.js';
 import { GitCommandError } from '../../git/git-command-error.js';
@@ -38,8 +39,12 @@ function gitProblem(error: unknown, secret: string): string {
  * or where the server's last push left it (a lease), else the push is refused naming both commits.
  */
 export async function pushBranchToForge(push: BranchPush): Promise<{ pushed: boolean }> {
-  const secretConfig = forgeFetchConfig(push.remoteUrl, push.token);
-  const header = secretConfig[0]![1];
+  const problem = branchNameProblem(push.branch);
+  if (problem) throw new ConflictError('conversationId', `the branch to publish was refused: ${problem}`);
+  const credential = forgeFetchConfig(push.remoteUrl, push.token);
+  const header = credential[0]![1];
+  // The header goes to the checked URL only: a redirect elsewhere is not followed with it.
+  const secretConfig: Array<[string, string]> = [...credential, ['http.followRedirects', 'false']];
   const exists = await stat(join(push.stagingPath, 'HEAD')).then(
     () => true,
     () => false,

@@ -79,7 +79,11 @@ export class PublishService {
 
   /** The forge repository and the written title and body, before anything is sent (the panel shows them to edit). */
   async draft(workspaceId: string, conversationId: string, base?: string): Promise<PublishDraft> {
-    const branch = await conversationBranch(this.deps.spaces, this.deps.checkouts, workspaceId, conversationId);
+    return this.draftOf(workspaceId, await conversationBranch(this.deps.spaces, this.deps.checkouts, workspaceId, conversationId), base);
+  }
+
+  private async draftOf(workspaceId: string, branch: ConversationBranch, base: string | undefined): Promise<PublishDraft> {
+    const conversationId = branch.conversation.id;
     const target = await this.forgeTarget(branch, await this.deps.settings.get(workspaceId));
     const baseBranch = await this.baseBranch(branch, base);
     const db = await this.db(workspaceId);
@@ -109,10 +113,10 @@ export class PublishService {
     if (existing && (existing.status === 'awaitingApproval' || existing.status === 'publishing')) {
       throw new ConflictError('conversationId', `a publish of this conversation is already ${existing.status === 'publishing' ? 'being sent' : `waiting for approval ${existing.approval_id ?? ''}`.trim()}; decide or edit that one`);
     }
-    const draft = await this.draft(workspaceId, conversationId, body.base);
+    const branch = await conversationBranch(this.deps.spaces, this.deps.checkouts, workspaceId, conversationId);
+    const draft = await this.draftOf(workspaceId, branch, body.base);
     const title = body.title ?? draft.title;
     const text = body.body ?? draft.body;
-    const branch = await conversationBranch(this.deps.spaces, this.deps.checkouts, workspaceId, conversationId);
     const where = `${draft.owner}/${draft.repo}`;
     const summary = `push ${draft.headBranch} to ${draft.remoteName} (${where}) and ${existing?.number ? `update pull request #${existing.number}` : `open a pull request into ${draft.baseBranch}`}`;
     const context = { spaceId: branch.space.id, mode: 'chat' as const, autonomy: 'actWithApproval' as const };
