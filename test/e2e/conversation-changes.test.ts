@@ -50,7 +50,8 @@ describe('a conversation’s Changes view (CHG-1, UI)', { timeout: BROWSER_TEST_
     const space = (await api('POST', '/spaces', { name: 'Changing', repoPath, autonomy: 'actFreely' })).body;
     const conversation = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Edits' })).body;
     model.script(
-      reply().tool('write', { path: 'src/answer.ts', content: 'export const answer: number = 42;\n' }),
+      // The second line is the agent's markup: it must show as text, highlighted or not.
+      reply().tool('write', { path: 'src/answer.ts', content: 'export const answer: number = 42;\nconst html = "<img src=x onerror=alert(1)>";\n' }),
       reply().tool('bash', { command: "printf 'start\\nmore\\n' > README.md && printf '\\000\\001binary' > logo.bin" }),
       reply().text('Edited.'),
     );
@@ -60,7 +61,7 @@ describe('a conversation’s Changes view (CHG-1, UI)', { timeout: BROWSER_TEST_
     await page.goto(`${server.url}/w/${ws}/c/${conversation.id}`);
     await page.getByRole('button', { name: 'Changes' }).click();
     const totals = page.getByTestId('changes-totals');
-    await expect.poll(() => totals.textContent(), { timeout: 30_000 }).toMatch(/^3 files changed, \+2 −0, 1 binary/);
+    await expect.poll(() => totals.textContent(), { timeout: 30_000 }).toMatch(/^3 files changed, \+3 −0, 1 binary/);
     const files = page.getByRole('list', { name: 'Changed files' });
     await expect.poll(() => files.locator('.changes-path').allTextContents(), { timeout: 30_000 }).toEqual(['README.md', 'logo.bin', 'src/answer.ts']);
 
@@ -69,6 +70,8 @@ describe('a conversation’s Changes view (CHG-1, UI)', { timeout: BROWSER_TEST_
     // Highlighted: highlight.js marked `export` and `const` as keywords on the added line.
     await diff.locator('.diff-add .hljs-keyword').first().waitFor({ timeout: 30_000 });
     await expect.poll(() => diff.locator('.diff-add .diff-text').first().textContent()).toBe('+export const answer: number = 42;');
+    await expect.poll(() => diff.locator('.diff-add .diff-text').nth(1).textContent()).toBe('+const html = "<img src=x onerror=alert(1)>";');
+    expect(await diff.locator('img').count()).toBe(0);
     await files.locator('[data-path="logo.bin"]').click();
     await expect.poll(() => diff.locator('.changes-binary').textContent().catch(() => ''), { timeout: 30_000 }).toBe('Binary file added: none before, 8 bytes after.');
     // Nothing was committed: the review the button opens would not see these files, and the view says so.
@@ -78,7 +81,7 @@ describe('a conversation’s Changes view (CHG-1, UI)', { timeout: BROWSER_TEST_
     // Live: a second turn writes while the view is open; the list follows without a reload.
     model.script(reply().tool('write', { path: 'notes.md', content: '# later\n' }), reply().text('Noted.'));
     const second = await api('POST', `/conversations/${conversation.id}/messages`, { text: 'add notes' });
-    await expect.poll(() => totals.textContent(), { timeout: 30_000 }).toMatch(/^4 files changed, \+3 −0/);
+    await expect.poll(() => totals.textContent(), { timeout: 30_000 }).toMatch(/^4 files changed, \+4 −0/);
     await waitForRunEnd(second.body.run.id);
     await expect.poll(() => files.locator('.changes-path').allTextContents(), { timeout: 30_000 }).toContain('notes.md');
 
