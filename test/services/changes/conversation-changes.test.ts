@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { git, useRewindFixture } from '../../support/rewind-fixture.js';
 import { reply } from '../../support/scripted-model-server.js';
@@ -172,6 +173,14 @@ describe('a conversation’s changes (CHG-1)', () => {
     const badReviewer = await api('POST', `${changesPath()}/review`, { reviewers: ['nobody-here'] });
     expect(badReviewer.status).toBe(400);
     expect(badReviewer.body.error.field).toBe('reviewers.0');
+  }, 120_000);
+
+  it('reads the changes again after the checkout folder was removed: it is made again on the branch synced into the user’s repository', async () => {
+    await rm(conversation.worktree(), { recursive: true, force: true });
+    const total = await changes();
+    // What was committed on the branch survives; uncommitted work lived only in the removed folder.
+    expect(total.files.map((file: { path: string }) => file.path)).toEqual(['README.md', 'logo.bin', 'notes/b.txt']);
+    expect(total.uncommittedFiles).toBe(0);
   }, 120_000);
 });
 
