@@ -116,6 +116,21 @@ describe('publishing a conversation as a pull request (CHG-2)', () => {
     expect(empty.status).toBe(400);
     const unknown = await setup.api('POST', `${conversation()}/publish`, { head: 'other' });
     expect(unknown.status).toBe(400);
+    // A remote off the configured forge (or one that would run a program) never gets the token: there is nothing to publish to.
+    const forgeUrl = git(setup.repoPath, 'remote', 'get-url', 'origin');
+    const requestsBefore = setup.github.requests.length;
+    try {
+      for (const url of ['https://evil.example/acme/app.git', 'ext::sh -c touch% /tmp/cc-pwned', `${setup.github.url}/elsewhere/acme/app.git`]) {
+        git(setup.repoPath, 'remote', 'set-url', 'origin', url);
+        const refused = await setup.api('POST', `${conversation()}/publish`, {});
+        expect(refused.status, url).toBe(409);
+        expect(refused.body.error.message).toContain('has no remote on the configured forge');
+      }
+    } finally {
+      git(setup.repoPath, 'remote', 'set-url', 'origin', forgeUrl);
+    }
+    expect(setup.github.requests.length).toBe(requestsBefore);
+    expect(existsSync('/tmp/cc-pwned')).toBe(false);
     expect(await destinations()).toEqual(before);
   }, 60_000);
 
