@@ -2,7 +2,8 @@
  * BUD-1 in a real browser (real server, scripted model): a built-in run reaches the workspace's
  * daily spend limit and pauses; its budget decision waits in the Inbox; "Raise for this day" there
  * resumes the run, which completes, and the decision leaves the Inbox. Settings → Budgets shows the
- * limit with the raised amount in force and the price table with the day it was checked.
+ * limit with the raised amount in force and the price table with the day it was checked; the Costs
+ * page charts the spend with the limit drawn and exports it as CSV.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ANTHROPIC_MODEL_ID, findModel } from '../../src/llm/model-catalog.js';
@@ -62,5 +63,22 @@ describe('a budget decision in the Inbox (BUD-1)', { timeout: BROWSER_TEST_TIMEO
     expect(await row.textContent()).toContain('Whole workspace');
     await expect.poll(() => page.getByTestId('prices-checked').textContent(), { timeout: 30_000 }).toMatch(/checked \d{4}-\d{2}/);
     await page.getByTestId('price-table').getByText(DEFAULT_ANTHROPIC_MODEL_ID).first().waitFor();
+  });
+
+  it('the Costs page charts the spend with the limit drawn, lists it by model and exports CSV', async () => {
+    const { page } = ui;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.url}/w/${ws}/costs`);
+    const chart = page.getByTestId('spend-chart');
+    await chart.locator('canvas').first().waitFor({ timeout: 60_000 });
+    // The workspace's daily limit is drawn as its own series, named in the legend.
+    await expect.poll(() => chart.textContent(), { timeout: 30_000 }).toContain('Workspace daily limit');
+    await expect.poll(() => page.getByTestId('spend-total').textContent(), { timeout: 30_000 }).toMatch(/^\$[1-9]/);
+
+    await page.getByRole('button', { name: 'Model' }).click();
+    await expect.poll(() => page.getByTestId('spend-table').textContent(), { timeout: 30_000 }).toContain(DEFAULT_ANTHROPIC_MODEL_ID);
+    const download = page.waitForEvent('download', { timeout: 30_000 });
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    expect((await download).suggestedFilename()).toMatch(/^spend-by-model-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
   });
 });

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { openWorkspaceStream, type StreamStatus } from '../api/events';
 import { usePendingApprovals, usePendingQuestions, useWorkspaces } from '../api/hooks';
 import { AgentsPage } from '../pages/AgentsPage';
@@ -12,6 +12,7 @@ import { OrgChartPage } from '../pages/OrgChartPage';
 import { PolicyPage } from '../pages/PolicyPage';
 import { McpServersPage } from '../mcp/McpServersPage';
 import { BudgetSettingsPage } from '../costs/BudgetSettingsPage';
+import { useOpenBudgetAlerts } from '../costs/budget-hooks';
 import { RunPage } from '../pages/RunPage';
 import { SkillsPage } from '../skills/SkillsPage';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
@@ -24,6 +25,9 @@ import { ReviewsPage } from '../review/ReviewsPage';
 import { PipelineRunPage } from '../pipelines/PipelineRunPage';
 import { PipelinesPage } from '../pipelines/PipelinesPage';
 import { TicketsBoard } from '../tickets/TicketsBoard';
+
+// The Costs page brings its chart library (uPlot): loaded when it is opened, not with every page.
+const CostsPage = lazy(() => import('../costs/CostsPage'));
 
 /** Which section a path belongs to, and its parameters. */
 function route(path: string) {
@@ -47,6 +51,7 @@ function route(path: string) {
     ['pipelines', '/w/:ws/pipelines'],
     ['pipelineRun', '/w/:ws/pipeline-runs/:runId'],
     ['tickets', '/w/:ws/tickets'],
+    ['costs', '/w/:ws/costs'],
     ['home', '/w/:ws'],
   ];
   for (const [name, pattern] of tries) {
@@ -154,6 +159,12 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <PipelinesPage key={ws} ws={ws} />;
     case 'pipelineRun':
       return <PipelineRunPage key={`${ws}/${params.runId ?? ''}`} ws={ws} runId={params.runId ?? ''} initialNode={search.get('node')} />;
+    case 'costs':
+      return (
+        <Suspense fallback={<Loading label="Loading costs…" />}>
+          <CostsPage key={ws} ws={ws} />
+        </Suspense>
+      );
     case 'tickets':
       return <TicketsBoard key={ws} ws={ws} projectId={search.get('project')} />;
     default:
@@ -164,8 +175,12 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
 function MainNav({ ws, section }: { ws: string; section: string }) {
   const approvals = usePendingApprovals(ws);
   const questions = usePendingQuestions(ws);
-  // Everything waiting for the operator: approvals and the agents' open questions.
-  const pending = (approvals.data?.approvals.length ?? 0) + (questions.data?.questions.filter((question) => question.status === 'pending').length ?? 0);
+  const budget = useOpenBudgetAlerts(ws);
+  // Everything waiting for the operator: approvals, the agents' open questions and budget decisions (BUD-1).
+  const pending =
+    (approvals.data?.approvals.length ?? 0) +
+    (questions.data?.questions.filter((question) => question.status === 'pending').length ?? 0) +
+    (budget.data?.alerts.filter((alert) => alert.kind === 'limit').length ?? 0);
   const items: Array<{ to: string; label: string; active: boolean; count?: number }> = [
     { to: paths.home(ws), label: 'Conversations', active: ['home', 'space', 'conversation', 'root'].includes(section) },
     { to: paths.inbox(ws), label: 'Inbox', active: section === 'inbox', count: pending },
@@ -175,7 +190,8 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
     { to: paths.skills(ws), label: 'Skills', active: section === 'skills' },
     { to: paths.pipelines(ws), label: 'Pipelines', active: section === 'pipelines' || section === 'pipelineRun' },
     { to: paths.tickets(ws), label: 'Tickets', active: section === 'tickets' },
-    { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'policy', 'mcpServers', 'settings'].includes(section) },
+    { to: paths.costs(ws), label: 'Costs', active: section === 'costs' },
+    { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'policy', 'mcpServers', 'budgets', 'settings'].includes(section) },
   ];
   return (
     <nav className="mainnav" aria-label="Main">

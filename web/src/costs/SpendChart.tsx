@@ -1,0 +1,62 @@
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+/** One limit drawn on the chart: a horizontal line (`value`) or one value per bar (`perBar`, null where none). */
+export interface DrawnLimit {
+  label: string;
+  value?: number;
+  perBar?: Array<number | null>;
+}
+
+const SPEND_COLOR = '#2f5fd0';
+const LIMIT_COLORS = ['#c0392b', '#d68910', '#7d3c98'];
+
+/**
+ * BUD-1 Costs: spend as bars (one per day, agent, space or model) with the limits drawn over them,
+ * drawn with uPlot on a canvas. `labels` name the bars on the x axis; the chart redraws when the
+ * data changes and follows the container's width.
+ */
+export function SpendChart({ labels, values, limits, title }: { labels: string[]; values: number[]; limits: DrawnLimit[]; title: string }) {
+  const container = useRef<HTMLDivElement | null>(null);
+  useEffect(() => {
+    const element = container.current;
+    if (!element) return;
+    const xs = labels.map((_, index) => index);
+    const limitSeries = limits.map((limit) => limit.perBar ?? labels.map(() => limit.value ?? null));
+    const data: uPlot.AlignedData = [xs, values, ...limitSeries];
+    const bars = uPlot.paths.bars!({ size: [0.6, 64] });
+    const options: uPlot.Options = {
+      title,
+      width: Math.max(320, element.clientWidth),
+      height: 280,
+      scales: { x: { time: false, range: (_self, min, max) => [min - 0.5, max + 0.5] }, y: { range: (_self, _min, max) => [0, Math.max(max, ...limitSeries.flat().map((value) => value ?? 0)) * 1.1 || 1] } },
+      axes: [
+        { values: (_self, ticks) => ticks.map((tick) => (Number.isInteger(tick) ? (labels[tick] ?? '') : '')), incrs: [1], gap: 4 },
+        { values: (_self, ticks) => ticks.map((tick) => `$${tick.toFixed(tick < 1 ? 4 : 2)}`), size: 70 },
+      ],
+      series: [
+        { label: 'Group', value: (_self, index) => (index === null ? '' : (labels[index] ?? '')) },
+        { label: 'Spend (USD)', fill: `${SPEND_COLOR}99`, stroke: SPEND_COLOR, paths: bars, points: { show: false }, value: (_self, value) => (value === null ? '—' : `$${value.toFixed(4)}`) },
+        ...limits.map((limit, index) => ({
+          label: limit.label,
+          stroke: LIMIT_COLORS[index % LIMIT_COLORS.length]!,
+          width: 2,
+          dash: [6, 4],
+          // A per-bar limit is a mark on its bar; a period's limit is a line across the chart.
+          ...(limit.perBar ? { paths: () => null, points: { show: true, size: 10, width: 2 } } : { points: { show: false } }),
+          value: (_self: uPlot, value: number | null) => (value === null ? '—' : `$${value.toFixed(4)}`),
+        })),
+      ],
+      legend: { live: true },
+    };
+    const plot = new uPlot(options, data, element);
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(320, element.clientWidth), height: 280 }));
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [labels, values, limits, title]);
+  return <div ref={container} className="spend-chart" data-testid="spend-chart" role="img" aria-label={`${title}: chart of spend with the limits drawn`} />;
+}
