@@ -6,6 +6,10 @@ export interface RegistrySchema {
   person_tokens: PersonTokenTable;
   workspace_members: WorkspaceMemberTable;
   invitations: InvitationTable;
+  notification_settings: NotificationSettingsTable;
+  notification_channels: NotificationChannelTable;
+  notification_deliveries: NotificationDeliveryTable;
+  notification_attempts: NotificationAttemptTable;
 }
 
 export interface WorkspaceTable {
@@ -71,4 +75,64 @@ export interface InvitationTable {
   expires_at: string;
   used_at: string | null;
   used_by: string | null;
+}
+
+/** NTF-1: the server's notification settings (one row, id `server`); passwords and keys are write-only. */
+export interface NotificationSettingsTable {
+  id: string;
+  public_url: string | null;
+  /** 1 when the owner allows webhook and push targets on loopback or private addresses. */
+  allow_private_targets: number | string;
+  smtp_host: string | null;
+  smtp_port: number | string | null;
+  smtp_secure: number | string;
+  smtp_user: string | null;
+  smtp_password: string | null;
+  smtp_from: string | null;
+  vapid_public_key: string | null;
+  vapid_private_key: string | null;
+  updated_at: string;
+}
+
+/** One person's channel: `target` is the webhook URL, the email address or the push subscription (JSON). */
+export interface NotificationChannelTable {
+  id: string;
+  person_id: string;
+  kind: string;
+  name: string;
+  target: string;
+  /** The webhook's signing secret (write-only); null for other kinds. */
+  secret: string | null;
+  /** JSON array of the notification kinds this channel receives. */
+  events: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One event sent (or being sent) to one channel; `status` is pending, delivered or failed. */
+export interface NotificationDeliveryTable {
+  id: string;
+  channel_id: string;
+  person_id: string;
+  workspace_id: string | null;
+  event_key: string;
+  kind: string;
+  title: string;
+  link: string;
+  status: string;
+  attempts: number | string;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One attempt at a delivery: the delivery log a person reads in Settings. */
+export interface NotificationAttemptTable {
+  id: string;
+  delivery_id: string;
+  attempt: number | string;
+  ok: number | string;
+  http_status: number | string | null;
+  error: string | null;
+  at: string;
 }

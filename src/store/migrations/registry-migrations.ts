@@ -82,4 +82,72 @@ export const registryMigrations: Record<string, Migration> = {
         select 'ptk_' || id, id, 'operator token', token_hash, 0, created_at, null from operators`.execute(db);
     },
   },
+  /**
+   * NTF-1: where each person hears about what waits for them. A channel (webhook, email, web push) is
+   * one person's, with the event kinds it receives; its secret is write-only. Each delivery of one
+   * event to one channel is a row (unique per channel and event, so a repeated event is sent once),
+   * each attempt a row of its own (the delivery log). The server's SMTP account, VAPID keys and public
+   * URL are one row the owner sets.
+   */
+  '0003_notifications': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('notification_settings')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('public_url', 'text')
+        .addColumn('allow_private_targets', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('smtp_host', 'text')
+        .addColumn('smtp_port', 'integer')
+        .addColumn('smtp_secure', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('smtp_user', 'text')
+        .addColumn('smtp_password', 'text')
+        .addColumn('smtp_from', 'text')
+        .addColumn('vapid_public_key', 'text')
+        .addColumn('vapid_private_key', 'text')
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('notification_channels')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('name', 'text', (column) => column.notNull())
+        .addColumn('target', 'text', (column) => column.notNull())
+        .addColumn('secret', 'text')
+        .addColumn('events', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('notification_channels_person').on('notification_channels').column('person_id').execute();
+      await db.schema
+        .createTable('notification_deliveries')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('channel_id', 'text', (column) => column.notNull())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        .addColumn('workspace_id', 'text')
+        .addColumn('event_key', 'text', (column) => column.notNull())
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('title', 'text', (column) => column.notNull())
+        .addColumn('link', 'text', (column) => column.notNull())
+        .addColumn('status', 'text', (column) => column.notNull())
+        .addColumn('attempts', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .addUniqueConstraint('notification_deliveries_once', ['channel_id', 'event_key'])
+        .execute();
+      await db.schema.createIndex('notification_deliveries_person').on('notification_deliveries').columns(['person_id', 'created_at']).execute();
+      await db.schema
+        .createTable('notification_attempts')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('delivery_id', 'text', (column) => column.notNull())
+        .addColumn('attempt', 'integer', (column) => column.notNull())
+        .addColumn('ok', 'integer', (column) => column.notNull())
+        .addColumn('http_status', 'integer')
+        .addColumn('error', 'text')
+        .addColumn('at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('notification_attempts_delivery').on('notification_attempts').column('delivery_id').execute();
+    },
+  },
 };
