@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 
 /** One file of a fixture skill: text, or a symlink when `link` is set; `mode` 0o755 marks it executable. */
 export interface FixtureFile {
-  content?: string;
+  content?: string | Uint8Array;
   link?: string;
   mode?: number;
 }

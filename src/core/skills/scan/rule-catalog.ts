@@ -16,7 +16,7 @@ import type { ScanRule } from './scan-types.js';
  * The version of the rule set. Bump it whenever a rule is added, removed or changed: the lock records
  * it, and `verify` reports skills scanned under an older version so they can be re-gated (SKL-3).
  */
-export const SCAN_RULES_VERSION = '2026.12-2';
+export const SCAN_RULES_VERSION = '2026.12-3';
 
 /** Every static rule of the supply-chain scan (SKL-3), in report order. */
 export const SCAN_RULES: readonly ScanRule[] = [

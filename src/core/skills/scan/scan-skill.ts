@@ -35,6 +35,21 @@ export function verdictOf(findings: readonly Pick<ScanFinding, 'severity'>[]): S
 }
 
 /**
+ * A file that opens with a UTF-16 byte order mark is text to a model's file tools, which decode it,
+ * though its NUL bytes make it binary to UTF-8 (SEC-12): read it as the text it is, so the content
+ * rules see what it says. Null for anything else, or for UTF-16 that does not decode.
+ */
+function utf16Text(bytes: Uint8Array): string | null {
+  const encoding = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : null;
+  if (!encoding) return null;
+  try {
+    return new TextDecoder(encoding, { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The fail-closed supply-chain scan of one skill folder (SKL-3), pure over the fetched entries: the
  * folder must hold a valid SKILL.md named after the folder; every static rule runs on every entry
  * and text file; the capability manifest is checked against the workspace decisions. Any error —
@@ -52,8 +67,8 @@ export function scanSkillFolder(entries: readonly SkillFolderEntry[], options: S
       if (entry.content.byteLength > SCAN_LIMITS.maxFileBytes) throw new SkillScanError(`'${entry.path}' is larger than the scan reads (${SCAN_LIMITS.maxFileBytes} bytes)`);
       byteCount += entry.content.byteLength;
       if (byteCount > SCAN_LIMITS.maxTotalBytes) throw new SkillScanError(`the folder is larger than the scan reads (${SCAN_LIMITS.maxTotalBytes} bytes)`);
-      if (!isBinary(entry.content)) {
-        const raw = new TextDecoder('utf-8').decode(entry.content);
+      const raw = isBinary(entry.content) ? utf16Text(entry.content) : new TextDecoder('utf-8').decode(entry.content);
+      if (raw !== null) {
         // SEC-12: the rules judge what the text says, not how its characters are spelled.
         const text = normalizeUntrustedText(raw);
         texts.push({ path: entry.path, text, lines: text.split(/\r?\n|\r/), raw });
@@ -63,7 +78,7 @@ export function scanSkillFolder(entries: readonly SkillFolderEntry[], options: S
   const skillFile = entries.find((entry) => entry.path === 'SKILL.md');
   if (!skillFile || skillFile.kind !== 'file') throw new SkillScanError('the folder has no SKILL.md file');
   const skillText = texts.find((file) => file.path === 'SKILL.md');
-  if (!skillText) throw new SkillScanError('SKILL.md is not UTF-8 text');
+  if (!skillText || isBinary(skillFile.content!)) throw new SkillScanError('SKILL.md is not UTF-8 text');
   try {
     // The raw text: the frontmatter is checked as it will be read when the skill loads.
     parseSkillFile(skillText.raw, options.folderName);
