@@ -47,6 +47,9 @@ export class OpenAIImageTransport implements AgentTransport {
     const failed = (error: string): TransportResult => ({ outcome: 'failed', error, deliverableFailed: false, usage: emptyUsage(), costUsd: null, finalText: '' });
     if (!apiKey) return failed('OpenAI Image needs an OpenAI API key (apiKeys.openai or OPENAI_API_KEY)');
     const client = new OpenAI({ apiKey, ...(baseURL ? { baseURL } : {}), maxRetries: 0 });
+    // BUD-1: the one model call waits here while a spend limit is reached (its decision is in the Inbox).
+    await context.beforeModelCall?.(context.signal);
+    if (context.signal.aborted) return cancelledResult();
     let answer: OpenAI.Images.ImagesResponse;
     try {
       // gpt-image models always answer base64 and refuse the parameter; older ones must be asked for it.
@@ -69,6 +72,8 @@ export class OpenAIImageTransport implements AgentTransport {
     context.emit({ type: 'text_delta', text: finalText });
     const reported = (answer as { usage?: { input_tokens?: unknown; output_tokens?: unknown } }).usage;
     const usage = { ...emptyUsage(), inputTokens: Number(reported?.input_tokens ?? 0) || 0, outputTokens: Number(reported?.output_tokens ?? 0) || 0 };
+    // Image models are not in the price table: the tokens are recorded, the cost counts as unknown (0).
+    context.recordModelCall?.({ provider: 'openai', model, usage, costUsd: 0, priced: false });
     return { outcome: 'completed', error: null, deliverableFailed: false, usage, costUsd: null, finalText };
   }
 
