@@ -1231,8 +1231,17 @@ function operatorMcpServersRow(adapter: AdapterHonesty): HonestyRow {
 
 const ATTACHMENTS = 'test/services/attachments/message-attachments.test.ts > message attachments on the built-in harness (TOOL-3)';
 const ATTACHMENTS_REFUSED = `${ATTACHMENTS} > refuses an image for an agent whose transport cannot carry it: %s`;
-const CLAUDE_CODE_IMAGES =
-  'test/adapters/claude-code-image-attachments.test.ts > Claude Code carries image attachments (TOOL-3) > chat: the attached images reach the model as image blocks with their bytes and media types, before the text';
+/** TOOL-3: the runners that take Anthropic messages as input, how the operator's message is written there, and the test with the real runtime. */
+const RUNNER_IMAGE_INPUT: Readonly<Record<string, { input: string; testedBy: string }>> = {
+  'claude-code': {
+    input: 'The transport writes the operator’s message to Claude Code’s stream-json input as content blocks',
+    testedBy: 'test/adapters/claude-code-image-attachments.test.ts > Claude Code carries image attachments (TOOL-3) > chat: the attached images reach the model as image blocks with their bytes and media types, before the text',
+  },
+  'claude-agent-sdk': {
+    input: 'The transport puts the operator’s message into the SDK’s streaming input as content blocks',
+    testedBy: 'test/adapters/claude-agent-sdk-image-attachments.test.ts > Claude Agent SDK carries image attachments (TOOL-3) > agent: the attached images reach the model as image blocks with their bytes and media types, before the text',
+  },
+};
 
 /**
  * TOOL-3: whether a message's images reach the model. Text files reach every transport (inlined into
@@ -1248,13 +1257,13 @@ function attachmentsRow(adapterId: string): HonestyRow {
       testedBy: `${ATTACHMENTS} > built-in harness in chat: an image reaches the model as an Anthropic image block and a text file as a fenced section with its name`,
     });
   }
-  if (adapterId === 'claude-code') {
+  const carried = RUNNER_IMAGE_INPUT[adapterId];
+  if (carried) {
     return row({
       capability: 'attachments',
       level: 'enforced',
-      detail:
-        'The transport writes the operator’s message to Claude Code’s stream-json input as content blocks: each attached image (PNG, JPEG, WebP or GIF by its magic bytes, at most 3 MiB) as an Anthropic `image` block with its base64 bytes, before the text; the CLI sends them to the model as they are. Text files are inlined into the prompt as fenced sections. A later turn resumes the CLI’s session, whose history still holds the images.',
-      testedBy: CLAUDE_CODE_IMAGES,
+      detail: `${carried.input}: each attached image (PNG, JPEG, WebP or GIF by its magic bytes, at most 3 MiB) as an Anthropic \`image\` block with its base64 bytes, before the text; the runner sends them to the model as they are. Text files are inlined into the prompt as fenced sections. A later turn resumes the runner’s session, whose history still holds the images.`,
+      testedBy: carried.testedBy,
     });
   }
   if (adapterId === 'openai-image') {

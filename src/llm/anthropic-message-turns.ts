@@ -9,6 +9,15 @@ export function anthropicImageBlock(image: PromptImage): ContentBlockParam {
   return { type: 'image', source: { type: 'base64', media_type: image.mediaType as 'image/png', data: image.data } };
 }
 
+/**
+ * TOOL-3: a user message's content for a runner that takes Anthropic messages as input (Claude Code's
+ * stream-json, the Claude Agent SDK): with images, content blocks — the images first, as Anthropic
+ * advises, then the text; without, the plain string.
+ */
+export function anthropicUserContent(text: string, images: readonly PromptImage[] = []): string | ContentBlockParam[] {
+  return images.length === 0 ? text : [...images.map(anthropicImageBlock), { type: 'text', text }];
+}
+
 /** One neutral message's Messages API blocks: an assistant's in order, or a user's images then its text (none for empty text). */
 function blocksOf(message: ModelMessage): ContentBlockParam[] {
   if (message.role === 'user') {

@@ -21,6 +21,8 @@ export const CLAUDE_AGENT_SDK_CAPABILITIES = declareRunnerCapabilities({
   structuralModes: ['chat'],
   sandbox: true,
   skills: 'scannedOnly',
+  // TOOL-3: its streaming input takes a user message of content blocks, images included.
+  imageAttachments: true,
   honours: {
     agentFields: { modelId: "the SDK's model option", effort: "the SDK's effort option (Claude's adaptive thinking effort in every request)", ...PROMPT_FIELDS },
     spaceSettings: { autonomy: "every shell command and file write reaches the policy engine through the SDK's permission callback" },
@@ -32,6 +34,8 @@ export const DEEPSEEK_ADAPTER_ID = 'deepseek';
 
 /** DeepSeek runs on this transport's code unchanged, so it declares exactly the same (ADP-1). */
 export const DEEPSEEK_CAPABILITIES: TransportCapabilities = { ...CLAUDE_AGENT_SDK_CAPABILITIES, adapterId: DEEPSEEK_ADAPTER_ID, label: 'DeepSeek (Claude Agent SDK)',
+  // DeepSeek's models take no images, and no test shows its endpoint given one: images are refused for its agents.
+  imageAttachments: false,
   // DeepSeek's Anthropic-compatible endpoint documents no effort or thinking-budget parameter.
   honours: { ...CLAUDE_AGENT_SDK_CAPABILITIES.honours, agentFields: { modelId: "the SDK's model option", ...PROMPT_FIELDS } },
 };

@@ -9,6 +9,8 @@ import { relayModeOf } from '../../core/relay/relay-mode.js';
 import { gateFailingClosed } from '../../core/transport-gate.js';
 import { gitPushEnvironment } from '../../git/git-push-proxy.js';
 import { modelProxyBaseUrl } from '../../llm/model-proxy-url.js';
+import { anthropicUserContent } from '../../llm/anthropic-message-turns.js';
+import type { PromptImage } from '../../llm/model-types.js';
 import { runnerEnvironment } from '../../sandbox/runner-environment.js';
 import { withSandboxGitConfig } from '../../sandbox/sandbox-git-environment.js';
 import type { AgentTransport, TransportResult, TransportRunContext } from '../agent-transport.js';
@@ -67,8 +69,9 @@ class InputQueue implements AsyncIterable<SDKUserMessage> {
   private waiting: ((value: IteratorResult<SDKUserMessage>) => void) | null = null;
   private closed = false;
 
-  push(text: string): void {
-    const message: SDKUserMessage = { type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null };
+  /** `images` (TOOL-3): the operator's attached images, sent before the text as Anthropic image blocks. */
+  push(text: string, images: readonly PromptImage[] = []): void {
+    const message: SDKUserMessage = { type: 'user', message: { role: 'user', content: anthropicUserContent(text, images) }, parent_tool_use_id: null };
     if (this.waiting) {
       const resolve = this.waiting;
       this.waiting = null;
@@ -326,7 +329,7 @@ export class ClaudeAgentSdkTransport implements AgentTransport {
       .filter((part) => part.trim())
       .join('\n\n');
 
-    inputQueue.push(context.prompt);
+    inputQueue.push(context.prompt, context.images);
     let lastResult: ClaudeStreamTranslator['result'] = null;
     let failure: string | null = null;
     try {

@@ -1,6 +1,6 @@
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import type { Mode } from '../../core/modes.js';
-import { anthropicImageBlock } from '../../llm/anthropic-message-turns.js';
+import { anthropicUserContent } from '../../llm/anthropic-message-turns.js';
 import type { PromptImage } from '../../llm/model-types.js';
 
 /** The name the Control Center's MCP server has in Claude Code's config: tools are `mcp__control-center__<name>`. */
@@ -94,15 +94,7 @@ export function claudeCodeArgs(input: ClaudeCodeArgsInput): string[] {
   return args;
 }
 
-/**
- * The stream-json input line for one user message. With images (TOOL-3) the content is a list of
- * Anthropic content blocks — the images first, as providers advise, then the text — which Claude Code
- * passes to the model as they are; without, the plain string it has always been sent.
- */
+/** The stream-json input line for one user message; its images (TOOL-3) as content blocks Claude Code passes to the model as they are. */
 export function userMessageLine(text: string, images: readonly PromptImage[] = []): string {
-  const content =
-    images.length === 0
-      ? text
-      : [...images.map(anthropicImageBlock), { type: 'text', text }];
-  return `${JSON.stringify({ type: 'user', message: { role: 'user', content } })}\n`;
+  return `${JSON.stringify({ type: 'user', message: { role: 'user', content: anthropicUserContent(text, images) } })}\n`;
 }

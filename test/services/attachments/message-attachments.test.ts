@@ -127,7 +127,7 @@ describe('message attachments on the built-in harness (TOOL-3)', () => {
     expect(request!.lastUserText).toBe('read this\n\nAttached file `a.md`:\n```\n# Title\n```');
   });
 
-  it.each(['claude-agent-sdk', 'deepseek', 'codex', 'acp', 'copilot', 'copilot-extension', 'grok', 'cursor', 'openai-image'])(
+  it.each(['deepseek', 'codex', 'acp', 'copilot', 'copilot-extension', 'grok', 'cursor', 'openai-image'])(
     'refuses an image for an agent whose transport cannot carry it: %s',
     async (adapterId) => {
       const agent = await createAgent({ name: `on-${adapterId}`, adapterId });
