@@ -1174,12 +1174,19 @@ const OPERATOR_MCP_SHOWN: Readonly<Record<string, string>> = {
   codex: 'test/adapters/codex-mcp-servers.test.ts > Codex with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches Codex only over the Control Center MCP endpoint, each call gated',
   copilot: 'test/adapters/copilot-mcp-servers.test.ts > Copilot with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches Copilot only over the Control Center MCP endpoint, each call gated',
   acp: 'test/adapters/acp-mcp-servers.test.ts > ACP with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches an ACP agent (claude-agent-acp) only over the Control Center MCP endpoint, each call gated',
+  deepseek: 'test/adapters/deepseek-mcp-servers.test.ts > DeepSeek with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches DeepSeek only over the Control Center MCP endpoint, each call gated',
+  'copilot-extension':
+    'test/adapters/copilot-extension-mcp-servers.test.ts > Copilot extension engine with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches the Copilot extension engine only over the Control Center MCP endpoint, each call gated',
+  grok: 'test/adapters/grok/grok-mcp-servers.test.ts > Grok with operators\' MCP servers (TOOL-2) > agent: an operator MCP tool reaches the Grok CLI only over the Control Center MCP endpoint, each call gated',
 };
 
 /** How each runner shown with an operator's tool is given the Control Center's endpoint, and what else its configuration may add. */
 const OPERATOR_MCP_HOW: Readonly<Record<string, string>> = {
   'claude-code': 'its own configuration takes no other MCP server (`--strict-mcp-config`).',
   'claude-agent-sdk': 'its own configuration takes no other MCP server.',
+  deepseek: 'as on the Claude Agent SDK, whose code it runs, its own configuration takes no other MCP server.',
+  'copilot-extension': 'as with the SDK engine, it is the only MCP server given to the session (tools named `control-center-<tool>`).',
+  grok: 'it is the one stdio server of the host-written `.grok/settings.json` (read-only to the runner), a bridge to the endpoint; the worktree’s own Grok settings are not read.',
   codex: 'it is the only MCP server of the server-owned config.toml, and Codex offers its tools in the `mcp__control_center` namespace (names with `-` as `_`); Codex’s own approval of MCP calls is off because the endpoint decides.',
   copilot: 'it is the only MCP server given to the session (tools named `control-center-<tool>`), and any other MCP server’s permission request is refused.',
   acp: 'it is the one MCP server the host names in `session/new` (shown with claude-agent-acp). An agent keeps its own tools: MCP servers it loads from its own configuration are not the operator’s and are not gated.',
