@@ -30,6 +30,7 @@ import { OperatorAuth } from './operator-auth.js';
 import { OperatorSessions } from './operator-sessions.js';
 import { CredentialRevocations } from './people/credential-revocations.js';
 import { PeopleService } from './people/people-service.js';
+import { NotificationService } from './notifications/notification-service.js';
 import { OrchestrationService } from './orchestrations/orchestration-service.js';
 import { orchestrationModeTools } from './orchestrations/orchestration-mode-tools.js';
 import type { PipelineLauncher, PipelineRunControl } from './orchestrations/pipeline-launcher.js';
@@ -166,6 +167,8 @@ export class ControlCenter {
   readonly revocations = new CredentialRevocations();
   /** TEAM-1/TEAM-2: accounts, roles per workspace, personal tokens and invitations. */
   readonly people: PeopleService;
+  /** NTF-1: each person's channels and the delivery of what waits for them. */
+  readonly notifications: NotificationService;
   readonly workspaces: WorkspaceService;
   /** Readiness and Prometheus metrics (issue 16). */
   readonly operations: OperationsService;
@@ -253,6 +256,7 @@ export class ControlCenter {
     this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
     this.people = new PeopleService(registry, this.sessions, this.revocations);
+    this.notifications = new NotificationService(registry, this.events, this.logger);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
     this.cluster =
       registry.location.dialect === 'postgres'
@@ -557,6 +561,7 @@ export class ControlCenter {
    */
   async recover(): Promise<void> {
     await this.jobQueue?.start();
+    await this.notifications.recover();
     // An API process executes nothing, so it recovers nothing: a run it sees in progress is a
     // worker's, alive or not (a dead worker's work comes back through the queue's leases).
     if (!executesWork(this.role)) return;
@@ -727,6 +732,7 @@ export class ControlCenter {
     await this.cluster?.close();
     await this.mcpServers.connections.closeAll();
     await this.commandSandbox.close();
+    await this.notifications.close();
     await this.workspaces.closeAll();
     await this.registry.close();
   }

@@ -18,7 +18,7 @@ const MemberParams = WorkspaceParams.extend({ personId: z.string().min(1) });
  * The acting person. `changes`: the call changes something of theirs, which a read-only credential
  * (a viewer-capped token, or a session opened through one) may not do.
  */
-function actorOf(principal: Principal | null, changes = false): Actor {
+export function actorOf(principal: Principal | null, changes = false): Actor {
   const operator = operatorOf(principal);
   if (changes && operator.readOnly === true) throw new ForbiddenError('this credential is read-only: it changes nothing', 'authorization');
   return { personId: operator.operatorId, readOnly: operator.readOnly === true };

@@ -1,0 +1,129 @@
+import { createHmac } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import webpush from 'web-push';
+
+/** A slow receiver never holds a delivery longer than this (NTF-1). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/** What every channel is sent: titles, ids and a link only — never a token, key or message body. */
+export interface OutgoingNotification {
+  deliveryId: string;
+  kind: string;
+  title: string;
+  url: string;
+  workspaceId: string | null;
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  httpStatus: number | null;
+  error: string | null;
+}
+
+/** The header a receiver checks: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` with the channel's secret. */
+export const SIGNATURE_HEADER = 'x-control-center-signature';
+
+export function signatureFor(secret: string, timestamp: number, body: string): string {
+  return `t=${timestamp},v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/** The Slack-compatible body (`text`, `blocks`) with our own fields beside it. */
+export function webhookBody(notification: OutgoingNotification): string {
+  const text = `${notification.title} — ${notification.url}`;
+  return JSON.stringify({
+    text,
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `*${notification.title}*\n<${notification.url}|Open in Control Center>` } }],
+    kind: notification.kind,
+    title: notification.title,
+    url: notification.url,
+    workspaceId: notification.workspaceId,
+    deliveryId: notification.deliveryId,
+  });
+}
+
+async function post(url: string, headers: Record<string, string>, body: string | Buffer): Promise<AttemptOutcome> {
+  try {
+    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+    await response.body?.cancel();
+    return response.ok ? { ok: true, httpStatus: response.status, error: null } : { ok: false, httpStatus: response.status, error: `HTTP ${response.status}` };
+  } catch (error) {
+    const name = (error as Error).name;
+    return { ok: false, httpStatus: null, error: name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : ((error as { cause?: Error }).cause?.message ?? (error as Error).message) };
+  }
+}
+
+export async function sendWebhook(url: string, secret: string, notification: OutgoingNotification): Promise<AttemptOutcome> {
+  const body = webhookBody(notification);
+  const timestamp = Math.floor(Date.now() / 1000);
+  return post(url, { 'content-type': 'application/json', 'user-agent': 'control-center-notifications', [SIGNATURE_HEADER]: signatureFor(secret, timestamp, body) }, body);
+}
+
+export interface SmtpAccount {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string | null;
+  password: string | null;
+  from: string;
+}
+
+export async function sendEmail(account: SmtpAccount, to: string, notification: OutgoingNotification): Promise<AttemptOutcome> {
+  const transport = nodemailer.createTransport({
+    host: account.host,
+    port: account.port,
+    secure: account.secure,
+    ...(account.user ? { auth: { user: account.user, pass: account.password ?? '' } } : {}),
+    connectionTimeout: DELIVERY_TIMEOUT_MS,
+    greetingTimeout: DELIVERY_TIMEOUT_MS,
+    socketTimeout: DELIVERY_TIMEOUT_MS,
+  });
+  try {
+    await transport.sendMail({
+      from: account.from,
+      to,
+      subject: `[Control Center] ${notification.title}`,
+      text: `${notification.title}\n\nOpen it: ${notification.url}\n`,
+      html: `<p>${escapeHtml(notification.title)}</p><p><a href="${escapeHtml(notification.url)}">Open in Control Center</a></p>`,
+    });
+    return { ok: true, httpStatus: null, error: null };
+  } catch (error) {
+    return { ok: false, httpStatus: null, error: (error as Error).message };
+  } finally {
+    transport.close();
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+export interface PushSubscriptionTarget {
+  endpoint: string;
+  keys: { p256dh: string; auth: string };
+}
+
+export interface VapidKeys {
+  publicKey: string;
+  privateKey: string;
+  /** `mailto:` or `https:` — who the push service may contact about this sender. */
+  subject: string;
+}
+
+/**
+ * Web push: web-push encrypts the payload for the subscription (aes128gcm) and signs the VAPID
+ * JWT; the request itself goes out through fetch so it shares the timeout and the log of the others.
+ */
+export async function sendPush(subscription: PushSubscriptionTarget, vapid: VapidKeys, notification: OutgoingNotification): Promise<AttemptOutcome> {
+  let details: ReturnType<typeof webpush.generateRequestDetails>;
+  try {
+    details = webpush.generateRequestDetails(subscription, JSON.stringify({ title: notification.title, url: notification.url, kind: notification.kind, id: notification.deliveryId }), {
+      vapidDetails: vapid,
+      TTL: 24 * 60 * 60,
+      contentEncoding: 'aes128gcm',
+    });
+  } catch (error) {
+    return { ok: false, httpStatus: null, error: (error as Error).message };
+  }
+  const headers = Object.fromEntries(Object.entries(details.headers).map(([name, value]) => [name, String(value)]));
+  return post(details.endpoint, headers, details.body ?? Buffer.alloc(0));
+}
