@@ -83,7 +83,7 @@ export default async function contextBench(): Promise<BenchFigure[]> {
       server.reset();
       server.script(reply().text('Summary: 300 make steps ran; all printed x. Next: report.'));
       const started = performance.now();
-      const outcome = await compactConversation({ streamFn: model.streamFn, model: model.model.id, tools: TOOLS, window: new ContextWindow(budget, SYSTEM, TOOLS), messages: without.messages, focus: null, signal: new AbortController().signal });
+      const outcome = await compactConversation({ streamFn: model.streamFn, model: model.model.id, system: SYSTEM, tools: TOOLS, window: new ContextWindow(budget, SYSTEM, TOOLS), messages: without.messages, focus: null, signal: new AbortController().signal });
       durations.push(performance.now() - started);
       if (!outcome.ok) throw new Error(`compaction failed: ${outcome.reason}`);
       inputTokens = countPromptTokens(server.requests[0]!.body!);
@@ -119,7 +119,7 @@ export default async function contextBench(): Promise<BenchFigure[]> {
 }
 
 const ELISION_STUB = '[Elided to keep the context window';
-const isSummaryRequest = (request: ScriptedRequest) => request.system.includes('hand-over summary');
+const isSummaryRequest = (request: ScriptedRequest) => (request.lastUserText ?? '').includes('hand-over summary');
 
 /** The share of a request's tokens the prompt-cache simulation read from a recent request. */
 function cacheShare(request: ScriptedRequest): number {

@@ -102,6 +102,7 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
     const outcome = await compactConversation({
       streamFn: config.streamFn,
       model: config.model,
+      system: config.system,
       tools: config.tools,
       window,
       messages: config.messages,
@@ -159,10 +160,11 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
     if (window) {
       if (config.countTokens && !calibrated) {
         // CTX-1: near the budget, the provider's own count replaces the estimate's scale, once per run.
-        const view = window.view(config.messages);
-        const estimated = window.tokensOf(view);
+        // The estimate is the window's running sum (fit below reuses it): the view is built only to be counted.
+        const estimated = window.viewTokens(config.messages);
         if (estimated > window.budget * NEAR_BUDGET_SHARE) {
           calibrated = true;
+          const view = window.view(config.messages);
           const counted = await config.countTokens({ model: config.model, system: config.system, messages: view, tools: config.tools, maxTokens: config.maxTokens }, signal);
           if (counted !== null) window.calibrate(estimated, counted);
         }

@@ -1,6 +1,6 @@
 import { ModelResponseCollector } from '../llm/collect-model-response.js';
 import type { ModelMessage, ModelTool, ModelUsage, StreamFn } from '../llm/model-types.js';
-import { COMPACTION_SYSTEM_PROMPT, compactionInstruction, summaryMessageText } from './compaction-prompt.js';
+import { compactionInstruction, summaryMessageText } from './compaction-prompt.js';
 import { callsById, type ContextWindow } from './context-window.js';
 import { repairTranscript } from './repair-transcript.js';
 import { estimateMessageTokens } from './token-estimate.js';
@@ -16,6 +16,8 @@ const PRESERVED_TOOL = /^(todo|.*plan.*)$/;
 export interface CompactionRequest {
   streamFn: StreamFn;
   model: string;
+  /** The run's system prompt: the summary request sends it and the run's tools, so their cached prefix is read again. */
+  system: string;
   tools: ModelTool[];
   window: ContextWindow;
   /** The whole conversation as the loop holds it. */
@@ -45,6 +47,26 @@ function tailStart(messages: readonly ModelMessage[], window: ContextWindow, sha
   return start;
 }
 
+/** What a repaired suffix may add: the user message put first when it starts with another role. */
+const CONVERSATION_START_TOKENS = estimateMessageTokens({ role: 'user', content: '(conversation start)' });
+
+/**
+ * The summary request's messages within the budget: when even with every result stubbed they are
+ * over it, the oldest are dropped — as many as the running sum says, in one pass (then one repair: a
+ * cut can only orphan results, which repair drops, and put a user message first). The instruction
+ * and the message before it always stay.
+ */
+function withinBudget(window: ContextWindow, messages: ModelMessage[]): ModelMessage[] {
+  let tokens = window.tokensOf(messages);
+  if (tokens <= window.budget) return messages;
+  let start = 0;
+  while (start < messages.length - 2 && tokens + CONVERSATION_START_TOKENS > window.budget) {
+    tokens -= estimateMessageTokens(messages[start]!);
+    start += 1;
+  }
+  return repairTranscript(messages.slice(start));
+}
+
 /** The latest call of each preserved tool among the compacted messages, as text kept whole. */
 function preservedCalls(messages: readonly ModelMessage[]): string[] {
   const latest = new Map<string, string>();
@@ -66,11 +88,10 @@ export async function compactConversation(request: CompactionRequest): Promise<C
   const older = messages.slice(0, start);
   if (older.length === 0) return { ok: false, reason: 'there are no earlier messages left to compact', usage: null };
   const instruction: ModelMessage = { role: 'user', content: compactionInstruction(request.focus) };
-  let sent = repairTranscript([...window.elideAll(older), instruction]);
-  while (window.tokensOf(sent) > window.budget && sent.length > 2) sent = repairTranscript(sent.slice(2));
+  const sent = withinBudget(window, repairTranscript([...window.elideAll(older), instruction]));
   const collector = new ModelResponseCollector();
   for await (const event of request.streamFn(
-    { model: request.model, system: COMPACTION_SYSTEM_PROMPT, messages: sent, tools: request.tools, maxTokens: SUMMARY_MAX_TOKENS },
+    { model: request.model, system: request.system, messages: sent, tools: request.tools, maxTokens: SUMMARY_MAX_TOKENS },
     request.signal,
   )) {
     collector.push(event);

@@ -2,12 +2,19 @@
  * CTX-1 stage 2: what the model is asked when older turns are compacted. The summary replaces them,
  * so it must carry everything the work still depends on.
  */
-export const COMPACTION_SYSTEM_PROMPT = `You write the hand-over summary of a coding agent's conversation. The conversation so far will be
+/**
+ * What the summary is for, said in the request's last user message: the request keeps the run's own
+ * system prompt and tools, so it starts with the prefix the run's calls sent and the provider's prompt
+ * cache serves it (a system prompt of its own would change the prefix from its first token).
+ */
+const COMPACTION_TASK = `You now write the hand-over summary of this conversation. The conversation so far will be
 replaced by your summary, and the same agent will continue the work from it alone, so keep everything
 it still needs and nothing else.`;
 
 export function compactionInstruction(focus: string | null): string {
   return [
+    COMPACTION_TASK,
+    '',
     'Summarize the conversation above for the agent that continues it. Keep, under these headings:',
     '1. Requests: every request the user made, in their own words where they are short, and which are done.',
     '2. Decisions: what was decided and why (approaches chosen or rejected, constraints learned).',

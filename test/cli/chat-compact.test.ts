@@ -39,7 +39,7 @@ describe('control-center chat: /compact and /context', () => {
     expect(context.code, context.stderr).toBe(0);
     expect(context.stdout).toMatch(/- tools: \d+ tokens/);
 
-    model.scriptFor((request) => request.system.includes('hand-over summary'), reply().text('SUMMARY-4412: one question, one answer.').usage({ input: 9_000, output: 40 }));
+    model.scriptFor((request) => (request.lastUserText ?? '').includes('hand-over summary'), reply().text('SUMMARY-4412: one question, one answer.').usage({ input: 9_000, output: 40 }));
     const compacted = await chat('--conversation', conversationId, '/compact the first question');
     expect(compacted.code, compacted.stderr).toBe(0);
     const runId = /run (\S+)/.exec(compacted.stderr)![1]!;

@@ -40,7 +40,7 @@ describe('context compaction and /context in the conversation (CTX-1, CTX-2, UI)
     const systemTokens = /- system prompt: (\d+) tokens/.exec(line.content)![1]!;
     expect((await table.locator('[data-part="system prompt"] td').nth(1).textContent())?.replace(/,/g, '')).toBe(systemTokens);
 
-    model.scriptFor((request) => request.system.includes('hand-over summary'), reply().text('SUMMARY-7731: one question asked, one answer given.').usage({ input: 9_000, output: 40 }));
+    model.scriptFor((request) => (request.lastUserText ?? '').includes('hand-over summary'), reply().text('SUMMARY-7731: one question asked, one answer given.').usage({ input: 9_000, output: 40 }));
     await input.fill('/compact the first question');
     await input.press('Enter');
     const card = page.getByTestId('compaction-card');
