@@ -36,13 +36,20 @@ function toTool(services: McpServerService, workspaceId: string, tool: RunnableM
  */
 export function mcpServerTools(services: McpServerService): { hook: PrepareHook; provider: ModeToolProvider } {
   const prepared = new Map<string, { tools: Tool[]; at: number }>();
+  // The service hands the same runnable tools until their server changes: their product tools (a zod schema each) are made once too.
+  const made = new WeakMap<RunnableMcpTool, Tool>();
+  const productTool = (workspaceId: string, tool: RunnableMcpTool): Tool => {
+    let product = made.get(tool);
+    if (!product) made.set(tool, (product = toTool(services, workspaceId, tool) as Tool));
+    return product;
+  };
   return {
     hook: async ({ scope }) => {
       // A run whose preparation failed after this hook never asks the provider: its entry is dropped here later.
       const stale = performance.now() - PREPARED_KEPT_MS;
       for (const [runId, entry] of prepared) if (entry.at < stale) prepared.delete(runId);
       const runnable = await services.toolsForAgent(scope.workspaceId, scope.agent.id);
-      if (runnable.length > 0) prepared.set(scope.runId, { tools: runnable.map((tool) => toTool(services, scope.workspaceId, tool)), at: performance.now() });
+      if (runnable.length > 0) prepared.set(scope.runId, { tools: runnable.map((tool) => productTool(scope.workspaceId, tool)), at: performance.now() });
     },
     provider: ({ runId }) => {
       const entry = prepared.get(runId);

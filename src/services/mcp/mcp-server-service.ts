@@ -48,6 +48,9 @@ export class McpServerService {
     readonly connections: McpConnections,
   ) {}
 
+  /** Each server's runnable tools by workspace and server, with the version of the record they were derived from. */
+  private readonly derived = new Map<string, { version: string; tools: RunnableMcpTool[] }>();
+
   async list(workspaceId: string): Promise<McpServer[]> {
     return (await listMcpServers(await this.db(workspaceId))).map(toApiServer);
   }
@@ -182,22 +185,34 @@ export class McpServerService {
   /** Every tool of every server enabled for `agentId`, as its runs are given them (listed servers only). */
   async toolsForAgent(workspaceId: string, agentId: string): Promise<RunnableMcpTool[]> {
     const servers = (await listMcpServers(await this.db(workspaceId))).filter((server) => server.agents.includes(agentId));
+    return servers.flatMap((server) => this.runnableTools(workspaceId, server));
+  }
+
+  /**
+   * A server's tools as runs are given them, derived once per version of its record (every change
+   * stamps `updatedAt`; the listing and classes are in the version too): a run reads the records,
+   * and only a changed server has its tools' descriptions and fingerprints (a hash each) made again.
+   */
+  private runnableTools(workspaceId: string, server: McpServerRecord): RunnableMcpTool[] {
+    const key = `${workspaceId}/${server.id}`;
+    const version = JSON.stringify([server.updatedAt, server.toolsListedAt, server.name, server.toolEffects]);
+    const kept = this.derived.get(key);
+    if (kept?.version === version) return kept.tools;
     const tools: RunnableMcpTool[] = [];
-    for (const server of servers) {
-      for (const tool of server.tools ?? []) {
-        const agentToolName = mcpAgentToolName(server.name, tool.name);
-        if (!agentToolName) continue;
-        tools.push({
-          server,
-          toolName: tool.name,
-          agentToolName,
-          effects: [...(server.toolEffects[tool.name] ?? UNREVIEWED_MCP_TOOL_EFFECTS)],
-          modelDescription: modelDescription(server.name, tool),
-          inputSchema: tool.inputSchema,
-          reviewedFingerprint: listedToolFingerprint(tool),
-        });
-      }
+    for (const tool of server.tools ?? []) {
+      const agentToolName = mcpAgentToolName(server.name, tool.name);
+      if (!agentToolName) continue;
+      tools.push({
+        server,
+        toolName: tool.name,
+        agentToolName,
+        effects: [...(server.toolEffects[tool.name] ?? UNREVIEWED_MCP_TOOL_EFFECTS)],
+        modelDescription: modelDescription(server.name, tool),
+        inputSchema: tool.inputSchema,
+        reviewedFingerprint: listedToolFingerprint(tool),
+      });
     }
+    this.derived.set(key, { version, tools });
     return tools;
   }
 
