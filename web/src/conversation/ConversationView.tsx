@@ -21,6 +21,7 @@ import { ConversationOrchestrations } from '../orchestrations/OrchestrationCard'
 import { isActive, LiveTurn, RunOutcome } from './RunBlocks';
 import { PlanReadyBoard } from './PlanReadyBoard';
 import { SidePanel } from './SidePanel';
+import { usePrefetchChanges } from './changes/changes-api';
 
 /** Plan Studio carries the graph library (@xyflow/react): loaded when first opened. */
 const PlanStudio = lazy(() => import('./PlanStudio').then((module) => ({ default: module.PlanStudio })));
@@ -106,6 +107,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   const [panelOpen, setPanelOpen] = useState(false);
   const [branchFrom, setBranchFrom] = useState<string | null | undefined>(undefined);
   const [changesOpen, setChangesOpen] = useState(false);
+  const prefetchChanges = usePrefetchChanges(ws, conversation.id);
 
   const showStudio = planId !== null;
 
@@ -147,7 +149,15 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
             </button>
           )}
           {showStudio ? null : (
-            <button type="button" className="btn btn-small" aria-pressed={changesOpen} onClick={() => setChangesOpen((open) => !open)}>
+            <button
+              type="button"
+              className="btn btn-small"
+              aria-pressed={changesOpen}
+              onClick={() => {
+                if (!changesOpen) prefetchChanges();
+                setChangesOpen(!changesOpen);
+              }}
+            >
               Changes
             </button>
           )}

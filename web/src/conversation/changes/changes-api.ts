@@ -1,4 +1,4 @@
-import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ChangeDiff, ChangesReview, ConversationChanges } from '@server/schemas/changes';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
@@ -13,14 +13,29 @@ const base = (ws: string, conversationId: string) => `/api/workspaces/${encodeUR
 /** Every changes query of a conversation (listing pages and diffs), so one invalidation refreshes them all. */
 export const changesKey = (ws: string, conversationId: string) => [...keys.conversation(ws, conversationId), 'changes'] as const;
 
-/** One page of the conversation's changes, in total (`turn` null) or of one turn. */
-export function useChanges(ws: string, conversationId: string, turn: number | null, offset: number) {
-  return useQuery({
+function changesQuery(ws: string, conversationId: string, turn: number | null, offset: number) {
+  return {
     queryKey: [...changesKey(ws, conversationId), 'list', turn, offset],
     queryFn: () => api.get<ConversationChanges>(`${base(ws, conversationId)}?${new URLSearchParams({ offset: String(offset), limit: String(CHANGES_PAGE), ...(turn ? { turn: String(turn) } : {}) })}`),
-    // A live refresh keeps the list on screen instead of flashing a spinner.
-    placeholderData: keepPreviousData,
-  });
+    // Each read snapshots the checkout in its sandbox: the prefetched page is not read again as the
+    // view mounts. A run's events invalidate it whatever its age (live-changes.ts).
+    staleTime: 2000,
+  };
+}
+
+/** One page of the conversation's changes, in total (`turn` null) or of one turn. */
+export function useChanges(ws: string, conversationId: string, turn: number | null, offset: number) {
+  // A live refresh keeps the list on screen instead of flashing a spinner.
+  return useQuery({ ...changesQuery(ws, conversationId, turn, offset), placeholderData: keepPreviousData });
+}
+
+/**
+ * Starts reading the first page of the total as the view is asked for, so the request runs while the
+ * view's code (and its highlighter) is still being fetched rather than after it.
+ */
+export function usePrefetchChanges(ws: string, conversationId: string): () => void {
+  const client = useQueryClient();
+  return () => void client.prefetchQuery(changesQuery(ws, conversationId, null, 0));
 }
 
 /** One file's diff between the two objects its listing gave; the same objects always give the same diff. */
