@@ -5,6 +5,7 @@ import type { Approval, RunDetail, ToolCallRecord } from '../api/types';
 import { scopeWord } from '../ui/words';
 import { itemsFromToolCalls } from './RunBlocks';
 import { TurnItems } from './TurnItems';
+import { usePersonName } from '../settings/people/people-hooks';
 import { ReplyText } from './ReplyText';
 
 const time = (iso: string) => new Date(iso).toLocaleTimeString();
@@ -28,11 +29,11 @@ function approvalsByCall(items: TurnItem[], approvals: Approval[], runId: string
   return result;
 }
 
-/** "Approved by alice at 10:02:11" — who decided a tool call, and when (POL-7, HAR-6). */
-function decisionLine(approval: Approval | undefined, record: ToolCallRecord | undefined): { text: string; tone: string; title?: string } | null {
+/** "Approved by Dana at 10:02:11" — who decided a tool call, and when (POL-7, HAR-6, TEAM-3). */
+function decisionLine(approval: Approval | undefined, record: ToolCallRecord | undefined, nameOf: (personId: string | null) => string | null): { text: string; tone: string; title?: string } | null {
   if (approval) {
-    // Operators have ids, not names, on this server (one token per operator): say "an operator", id on hover.
-    const who = 'an operator';
+    // The person's name when they are still in the workspace; their id stays on hover.
+    const who = nameOf(approval.decidedBy) ?? 'someone';
     const at = approval.decidedAt ? ` at ${time(approval.decidedAt)}` : '';
     switch (approval.status) {
       case 'approved':
@@ -76,12 +77,13 @@ export function FinishedTurn({ ws, runId, conversationId, replyText }: { ws: str
     if (readWhileRunning) void refetch();
   }, [readWhileRunning, refetch]);
   const approvals = useConversationApprovals(ws, conversationId);
+  const nameOf = usePersonName(ws);
   const built = useMemo(() => (detail.data ? finishedItems(detail.data, replyText) : null), [detail.data, replyText]);
   const byCall = useMemo(() => (built ? approvalsByCall(built.items, approvals.data?.approvals ?? [], runId) : new Map<string, Approval>()), [built, approvals.data, runId]);
   const records = useMemo(() => new Map((detail.data?.toolCalls ?? []).map((record) => [record.id, record])), [detail.data]);
   const annotate = (item: TurnItem): ReactNode => {
     if (item.kind !== 'tool') return null;
-    const line = decisionLine(byCall.get(item.callId), records.get(item.callId));
+    const line = decisionLine(byCall.get(item.callId), records.get(item.callId), nameOf);
     return line ? (
       <div className={`tool-decision decision-${line.tone}`} data-testid="tool-decision" title={line.title}>
         {line.text}
