@@ -12,6 +12,7 @@ import { OrgChartPage } from '../pages/OrgChartPage';
 import { PolicyPage } from '../pages/PolicyPage';
 import { McpServersPage } from '../mcp/McpServersPage';
 import { BudgetSettingsPage } from '../costs/BudgetSettingsPage';
+import { NotificationSettingsPage } from '../settings/notifications/NotificationSettingsPage';
 import { PeopleSettingsPage } from '../settings/people/PeopleSettingsPage';
 import { useOpenBudgetAlerts } from '../costs/budget-hooks';
 import { RunPage } from '../pages/RunPage';
@@ -42,6 +43,7 @@ function route(path: string) {
     ['policy', '/w/:ws/settings/policy'],
     ['mcpServers', '/w/:ws/settings/mcp-servers'],
     ['budgets', '/w/:ws/settings/budgets'],
+    ['notifications', '/w/:ws/settings/notifications'],
     ['people', '/w/:ws/settings/people'],
     ['settings', '/w/:ws/settings'],
     ['org', '/w/:ws/org'],
@@ -146,6 +148,8 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <McpServersPage key={ws} ws={ws} />;
     case 'budgets':
       return <BudgetSettingsPage key={ws} ws={ws} />;
+    case 'notifications':
+      return <NotificationSettingsPage key={ws} ws={ws} />;
     case 'people':
       return <PeopleSettingsPage key={ws} ws={ws} />;
     case 'run':
@@ -195,7 +199,7 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
     { to: paths.pipelines(ws), label: 'Pipelines', active: section === 'pipelines' || section === 'pipelineRun' },
     { to: paths.tickets(ws), label: 'Tickets', active: section === 'tickets' },
     { to: paths.costs(ws), label: 'Costs', active: section === 'costs' },
-    { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'policy', 'mcpServers', 'budgets', 'people', 'settings'].includes(section) },
+    { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'policy', 'mcpServers', 'budgets', 'notifications', 'people', 'settings'].includes(section) },
   ];
   return (
     <nav className="mainnav" aria-label="Main">

@@ -88,6 +88,7 @@ export const paths = {
   policy: (ws: string) => `/w/${ws}/settings/policy`,
   mcpServers: (ws: string) => `/w/${ws}/settings/mcp-servers`,
   budgets: (ws: string) => `/w/${ws}/settings/budgets`,
+  notifications: (ws: string) => `/w/${ws}/settings/notifications`,
   people: (ws: string) => `/w/${ws}/settings/people`,
   costs: (ws: string) => `/w/${ws}/costs`,
   org: (ws: string) => `/w/${ws}/org`,

@@ -2,7 +2,7 @@ import { paths } from '../app/router';
 import { Link } from '../ui/link';
 
 /** Settings → Workspace → (Agents | General | Policy | MCP servers | Budgets | People). */
-export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' | 'policy' | 'mcp' | 'budgets' | 'people' }) {
+export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' | 'policy' | 'mcp' | 'budgets' | 'notifications' | 'people' }) {
   return (
     <nav className="subnav" aria-label="Workspace settings">
       <span className="subnav-title">Settings › Workspace</span>
@@ -20,6 +20,9 @@ export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'ge
       </Link>
       <Link to={paths.budgets(ws)} className={active === 'budgets' ? 'active' : undefined} aria-current={active === 'budgets' ? 'page' : undefined}>
         Budgets
+      </Link>
+      <Link to={paths.notifications(ws)} className={active === 'notifications' ? 'active' : undefined} aria-current={active === 'notifications' ? 'page' : undefined}>
+        Notifications
       </Link>
       <Link to={paths.people(ws)} className={active === 'people' ? 'active' : undefined} aria-current={active === 'people' ? 'page' : undefined}>
         People
