@@ -45,6 +45,8 @@ export class EventBus {
   private sequence = 0;
   private readonly listeners = new Map<string, Set<Subscriber>>();
   private readonly recent = new Map<string, WorkspaceEvent[]>();
+  /** Per workspace, the sequence of the newest event pushed out of the replay buffer (0: none yet). */
+  private readonly trimmedThrough = new Map<string, number>();
   private readonly everywhere = new Set<Listener>();
   private readonly remoteListeners = new Set<Listener>();
   private journal: EventJournal | null = null;
@@ -113,6 +115,17 @@ export class EventBus {
     return () => set.delete(subscriber);
   }
 
+  /**
+   * Whether a subscriber resuming after `afterSequence` gets every event it missed. Embedded: the
+   * buffer holds every event of the workspace after the last one it dropped, and a sequence beyond
+   * this process's counter was given out by another (restarted) server. With a journal: every
+   * committed event can be read back. A client told `false` refetches what it shows.
+   */
+  canReplayFrom(workspaceId: string, afterSequence: number): boolean {
+    if (this.journal) return afterSequence <= this.journal.position(workspaceId);
+    return afterSequence <= this.sequence && afterSequence >= (this.trimmedThrough.get(workspaceId) ?? 0);
+  }
+
   /** Subscribes to every workspace's events this process publishes (pipeline domain-event triggers). Returns the unsubscribe function. */
   subscribeAll(listener: Listener): () => void {
     this.everywhere.add(listener);
@@ -133,6 +146,7 @@ export class EventBus {
   forget(workspaceId: string): void {
     this.listeners.delete(workspaceId);
     this.recent.delete(workspaceId);
+    this.trimmedThrough.delete(workspaceId);
   }
 
   private deliver(event: WorkspaceEvent): void {
@@ -142,7 +156,10 @@ export class EventBus {
       this.recent.set(event.workspaceId, buffer);
     }
     buffer.push(event);
-    if (buffer.length > REPLAY_BUFFER_SIZE) buffer.splice(0, buffer.length - REPLAY_BUFFER_SIZE);
+    if (buffer.length > REPLAY_BUFFER_SIZE) {
+      const dropped = buffer.splice(0, buffer.length - REPLAY_BUFFER_SIZE);
+      this.trimmedThrough.set(event.workspaceId, dropped[dropped.length - 1]!.sequence);
+    }
     for (const subscriber of this.listeners.get(event.workspaceId) ?? []) {
       if (subscriber.replaying || event.sequence <= subscriber.cursor) continue;
       subscriber.cursor = event.sequence;

@@ -11,7 +11,13 @@ const HEARTBEAT_MS = 15_000;
  * The live event stream of one workspace (server-sent events). Each event is
  * `id: <sequence>`, `event: <type>`, `data: <json>`; a client reconnecting with Last-Event-ID
  * gets the events it missed from the recent buffer (on PostgreSQL, from the committed events of every
- * process when the buffer does not reach back: `id` is then the event's commit id, issue 16).
+ * process when the buffer does not reach back: `id` is then the event's commit id).
+ *
+ * The web app cannot set Last-Event-ID on a new EventSource (each one needs a fresh single-use ticket
+ * in its URL), so the same position is also taken as `?lastEventId=`. A stream that resumes tells
+ * first whether it could: `event: stream.resumed` with `{"complete": false}` means events were lost
+ * (the buffer no longer reaches back, or the id came from an earlier server), and the client must
+ * refetch what it shows instead of trusting its caches.
  */
 export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
@@ -24,7 +30,10 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         schema: {
           tags: ['events'],
           params: WorkspaceParams,
-          querystring: z.object({ ticket: z.string().optional() }),
+          querystring: z.object({
+            ticket: z.string().optional(),
+            lastEventId: z.string().regex(/^\d+$/, 'lastEventId must be the id of an event this stream sent (a whole number)').optional(),
+          }),
           description: 'Server-sent events: agent.created/updated/deleted, run.created/updated, workspace.* …',
         },
       },
@@ -32,7 +41,8 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         await app.workspaces.get(request.params.workspaceId);
         // On PostgreSQL: this process follows the workspace's committed events before the stream opens.
         await app.events.ready(request.params.workspaceId);
-        const lastEventId = Number(request.headers['last-event-id']);
+        const resumeFrom = Number(request.headers['last-event-id'] ?? request.query.lastEventId);
+        const lastEventId = Number.isFinite(resumeFrom) ? resumeFrom : undefined;
         reply.hijack();
         const response = reply.raw;
         response.writeHead(200, {
@@ -42,10 +52,14 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
           'x-accel-buffering': 'no',
         });
         response.write(': connected\n\n');
+        if (lastEventId !== undefined) {
+          const complete = app.events.canReplayFrom(request.params.workspaceId, lastEventId);
+          response.write(`event: stream.resumed\ndata: ${JSON.stringify({ complete })}\n\n`);
+        }
         const send = (event: WorkspaceEvent) => {
           response.write(`id: ${event.sequence}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
         };
-        const unsubscribe = app.events.subscribe(request.params.workspaceId, send, Number.isFinite(lastEventId) ? lastEventId : undefined);
+        const unsubscribe = app.events.subscribe(request.params.workspaceId, send, lastEventId);
         const heartbeat = setInterval(() => response.write(': heartbeat\n\n'), HEARTBEAT_MS);
         // TEAM-2: a stream is access held open; it ends the moment its person is removed or their role changes.
         const principal = request.principal;
