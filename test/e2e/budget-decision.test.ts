@@ -49,6 +49,7 @@ describe('a budget decision in the Inbox (BUD-1)', { timeout: BROWSER_TEST_TIMEO
     await expect.poll(() => card.textContent(), { timeout: 30_000 }).toContain('paused until you decide');
     expect(await card.textContent()).toContain("The workspace's daily limit is reached");
     expect(model.requests).toHaveLength(1);
+    await ui.screenshot('budget-decision-inbox');
 
     await card.getByTestId('budget-new-limit').fill(String(PER_MILLION * 3));
     await card.getByRole('button', { name: 'Raise for this day' }).click();
@@ -63,6 +64,7 @@ describe('a budget decision in the Inbox (BUD-1)', { timeout: BROWSER_TEST_TIMEO
     expect(await row.textContent()).toContain('Whole workspace');
     await expect.poll(() => page.getByTestId('prices-checked').textContent(), { timeout: 30_000 }).toMatch(/checked \d{4}-\d{2}/);
     await page.getByTestId('price-table').getByText(DEFAULT_ANTHROPIC_MODEL_ID).first().waitFor();
+    await ui.screenshot('budget-settings');
   });
 
   it('the Costs page charts the spend with the limit drawn, lists it by model and exports CSV', async () => {
@@ -74,6 +76,7 @@ describe('a budget decision in the Inbox (BUD-1)', { timeout: BROWSER_TEST_TIMEO
     // The workspace's daily limit is drawn as its own series, named in the legend.
     await expect.poll(() => chart.textContent(), { timeout: 30_000 }).toContain('Workspace daily limit');
     await expect.poll(() => page.getByTestId('spend-total').textContent(), { timeout: 30_000 }).toMatch(/^\$[1-9]/);
+    await ui.screenshot('costs-by-day');
 
     await page.getByRole('button', { name: 'Model' }).click();
     await expect.poll(() => page.getByTestId('spend-table').textContent(), { timeout: 30_000 }).toContain(DEFAULT_ANTHROPIC_MODEL_ID);

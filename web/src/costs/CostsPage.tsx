@@ -17,13 +17,14 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 /**
  * The limits that mean something on a chart of this grouping: by day, the workspace's daily limit
- * as a line; by agent, each agent's monthly (else daily) limit as a mark on its bar. Spend by space
+ * as a line (today's as raised, if it was); by agent, each agent's monthly (else daily) limit as a mark on its bar. Spend by space
  * or model has no limit of its own (limits are per agent and per workspace).
  */
 function limitsFor(grouping: SpendGrouping, rows: SpendRow[], limits: SpendLimit[]): DrawnLimit[] {
   if (grouping === 'day') {
     const daily = limits.find((limit) => limit.agentId === null && limit.period === 'day');
-    return daily ? [{ label: 'Workspace daily limit', value: daily.limitUsd }] : [];
+    // Today's limit is the one in force (a "raise for this day" lifts it for today only).
+    return daily ? [{ label: 'Workspace daily limit', line: rows.map((row) => (row.key === daily.periodKey ? daily.effectiveLimitUsd : daily.limitUsd)) }] : [];
   }
   if (grouping === 'agent') {
     const perBar = rows.map((row) => {
@@ -33,6 +34,17 @@ function limitsFor(grouping: SpendGrouping, rows: SpendRow[], limits: SpendLimit
     return perBar.some((value) => value !== null) ? [{ label: "Agent's limit", perBar }] : [];
   }
   return [];
+}
+
+/** The rows of a by-day grouping with every day of [from, to] present, in order. */
+function everyDay(from: string, to: string, rows: SpendRow[]): SpendRow[] {
+  const byDay = new Map(rows.map((row) => [row.key, row]));
+  const days: SpendRow[] = [];
+  for (let day = new Date(`${from}T00:00:00.000Z`); day.toISOString().slice(0, 10) <= to; day = new Date(day.getTime() + 86_400_000)) {
+    const key = day.toISOString().slice(0, 10);
+    days.push(byDay.get(key) ?? { key, label: key, costUsd: 0, calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  }
+  return days;
 }
 
 /**
@@ -49,11 +61,15 @@ export default function CostsPage({ ws }: { ws: string }) {
   const agents = useAgents(ws);
   const [exportError, setExportError] = useState<string | null>(null);
   const rows = useMemo(() => spend.data?.rows ?? [], [spend.data]);
+  // By day, every day of the range is a bar (a day without spend is a bar of 0), so the chart's
+  // x axis is the calendar and a limit is a line across it.
+  const charted = useMemo(() => (grouping === 'day' ? everyDay(from, to, rows) : rows), [grouping, from, to, rows]);
   const agentList = agents.data?.agents;
   // By agent, the bars are named by the agent's name where it still exists.
-  const labels = useMemo(() => rows.map((row) => (grouping === 'agent' ? (agentList?.find((agent) => agent.id === row.key)?.name ?? row.key) : row.label)), [rows, grouping, agentList]);
-  const values = useMemo(() => rows.map((row) => row.costUsd), [rows]);
-  const drawn = useMemo(() => limitsFor(grouping, rows, limits.data?.limits ?? []), [grouping, rows, limits.data]);
+  const nameOf = useMemo(() => (row: SpendRow) => (grouping === 'agent' ? (agentList?.find((agent) => agent.id === row.key)?.name ?? row.key) : row.label), [grouping, agentList]);
+  const chartLabels = useMemo(() => charted.map(nameOf), [charted, nameOf]);
+  const values = useMemo(() => charted.map((row) => row.costUsd), [charted]);
+  const drawn = useMemo(() => limitsFor(grouping, charted, limits.data?.limits ?? []), [grouping, charted, limits.data]);
   const total = rows.reduce((sum, row) => sum + row.costUsd, 0);
 
   return (
@@ -94,7 +110,7 @@ export default function CostsPage({ ws }: { ws: string }) {
         <Empty title="Nothing spent in this range">Spend appears here as runs call models.</Empty>
       ) : (
         <>
-          <SpendChart title={`Spend by ${grouping}, ${from} to ${to}`} labels={labels} values={values} limits={drawn} />
+          <SpendChart title={`Spend by ${grouping}, ${from} to ${to}`} labels={chartLabels} values={values} limits={drawn} />
           <table className="table" data-testid="spend-table">
             <thead>
               <tr>
@@ -110,7 +126,7 @@ export default function CostsPage({ ws }: { ws: string }) {
             <tbody>
               {rows.map((row, index) => (
                 <tr key={row.key || index}>
-                  <td>{labels[index]}</td>
+                  <td>{nameOf(row)}</td>
                   <td>{usd(row.costUsd)}</td>
                   <td>{row.calls}</td>
                   <td>{row.inputTokens}</td>
