@@ -66,6 +66,7 @@ export function publishRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       `${base}/publish/refresh`,
       {
+        config: { role: 'member' },
         schema: {
           tags: ['conversations'],
           summary: "Read the pull request's state (open, closed, merged) and head from the forge again",
