@@ -58,6 +58,14 @@ export function forgeFetchConfig(url: string, token: string): Array<[string, str
 }
 
 /**
+ * Config for every git that sends a forge token (SEC-6): follow no redirect. By default git follows
+ * a redirect of its first request and then sends every later request — the POST that carries the
+ * `extraHeader` — straight to the new host, so a forge redirecting elsewhere would hand the token to
+ * that host (curl drops the header only on the redirected request itself).
+ */
+export const NO_REDIRECTS: readonly [string, string] = ['http.followRedirects', 'false'];
+
+/**
  * The config for reading `remote` from its forge with the workspace's current token, or why not
  * (the token was removed, or the web base changed, after the run started).
  */

@@ -7,7 +7,7 @@ import { PUSH_PROXY_TOOL_NAME, type ProxyPush } from '../core/push-grants.js';
 import { gateFailingClosed } from '../core/transport-gate.js';
 import { nowIso } from '../ids.js';
 import type { WorkspaceSettings } from '../schemas/settings.js';
-import { forgeReadConfig } from './forge-read-access.js';
+import { forgeReadConfig, NO_REDIRECTS } from './forge-read-access.js';
 import { GitCommandError } from './git-command-error.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment } from './git-hardening.js';
 import { runGitBackend, type GitBackendRequest } from './git-backend-process.js';
@@ -435,7 +435,7 @@ export class GitPushProxy {
         cwd: stagingPath,
         trust: 'serverOwned',
         operands: [FORWARD_REMOTE, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
-        secretConfig: fetchConfig,
+        secretConfig: fetchConfig.length > 0 ? [...fetchConfig, NO_REDIRECTS] : fetchConfig,
       });
       return null;
     } catch (error) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ForgeReviewDraft } from '../../../core/review/forge-publication.js';
 import { branchNameProblem, cloneUrlProblem, commitIdOf, parsePullRequestUrl, type PullRequestRef } from '../../../core/review/forge-pull-request.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../../errors/index.js';
+import { NO_REDIRECTS } from '../../../git/forge-read-access.js';
 import { runGit } from '../../../git/run-git.js';
 import { readCappedResponse, type CappedBody } from '../../../llm/read-capped-body.js';
 import { formatBytes } from '../../../sandbox/process-limits.js';
@@ -160,7 +161,7 @@ export class GitHubForge implements ForgeAdapter {
         cwd: repoPath,
         trust: 'serverOwned',
         operands: [pr.cloneUrl, `+refs/pull/${pr.ref.number}/head:${headRef}`, `+refs/heads/${pr.baseBranch}:${baseRef}`],
-        secretConfig: [[`http.${pr.cloneUrl}.extraHeader`, `Authorization: Basic ${basic}`]],
+        secretConfig: [[`http.${pr.cloneUrl}.extraHeader`, `Authorization: Basic ${basic}`], NO_REDIRECTS],
       });
     } catch (error) {
       // git's message names the URL and the refs, never the header; still, keep only its first line.
