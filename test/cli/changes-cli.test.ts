@@ -1,23 +1,12 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { runCliAgainst } from '../support/cli-runner.js';
 import { useRewindFixture } from '../support/rewind-fixture.js';
 import { reply } from '../support/scripted-model-server.js';
 
 /** CHG-1: `control-center changes` against a real server, on a checkout real harness turns wrote. */
 const conversation = useRewindFixture();
-const run = promisify(execFile);
 
-async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const { server, workspaceId } = conversation.fixture;
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--url', server.url, '--token', server.token, ...args, '-w', workspaceId]);
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failure = error as { stdout: string; stderr: string; code: number };
-    return { stdout: failure.stdout, stderr: failure.stderr, code: failure.code };
-  }
-}
+const cli = (...args: string[]) => runCliAgainst(conversation.fixture.server, conversation.fixture.workspaceId, ...args);
 
 async function turn(text: string, ...replies: ReturnType<typeof reply>[]): Promise<void> {
   conversation.fixture.model.script(...replies);
