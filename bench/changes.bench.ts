@@ -64,7 +64,7 @@ export default async function changesBench(): Promise<BenchFigure[]> {
     for (let round = 0; round < ROUNDS; round++) {
       // A fresh load each round: no cached listing, and the view's lazy code fetched on the click.
       await page.goto(`${server.url}/w/${workspaceId}/c/${conversation.id}`);
-      const button = page.getByRole('button', { name: 'Changes' });
+      const button = page.getByRole('button', { name: 'Changes', exact: true });
       await button.waitFor();
       // Timed in the page, so the browser protocol's round trips on a loaded machine are not counted:
       // an observer notes the frame after the 200th file row and the totals are in the document.

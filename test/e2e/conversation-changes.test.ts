@@ -59,7 +59,7 @@ describe('a conversation’s Changes view (CHG-1, UI)', { timeout: BROWSER_TEST_
     await waitForRunEnd(first.body.run.id);
 
     await page.goto(`${server.url}/w/${ws}/c/${conversation.id}`);
-    await page.getByRole('button', { name: 'Changes' }).click();
+    await page.getByRole('button', { name: 'Changes', exact: true }).click();
     const totals = page.getByTestId('changes-totals');
     await expect.poll(() => totals.textContent(), { timeout: 30_000 }).toMatch(/^3 files changed, \+3 −0, 1 binary/);
     const files = page.getByRole('list', { name: 'Changed files' });
