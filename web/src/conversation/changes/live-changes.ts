@@ -27,10 +27,16 @@ export function useLiveChanges(ws: string, conversationId: string): void {
         void client.invalidateQueries({ queryKey: [...changesKey(ws, conversationId), 'list'] });
       }, wait);
     };
-    const ofThisConversation = (runId: string) => client.getQueryData<{ runs: Run[] }>(keys.runs(ws, conversationId))?.runs.some((run) => run.id === runId) ?? false;
+    // The turns are listed per conversation; a subagent's or delegate's run is learned from its own
+    // run events (they carry the conversation), since it writes in the same checkout.
+    const childRuns = new Set<string>();
+    const ofThisConversation = (runId: string) => childRuns.has(runId) || (client.getQueryData<{ runs: Run[] }>(keys.runs(ws, conversationId))?.runs.some((run) => run.id === runId) ?? false);
     const unsubscribe = onWorkspaceEvent((event) => {
       if (event.type === 'run.event' && event.data.event.type === 'tool_call_end' && ofThisConversation(event.data.runId)) refresh();
-      if ((event.type === 'run.updated' || event.type === 'run.created') && event.data.conversationId === conversationId) refresh();
+      if ((event.type === 'run.updated' || event.type === 'run.created') && event.data.conversationId === conversationId) {
+        if (event.data.parentRunId !== null) childRuns.add(event.data.id);
+        refresh();
+      }
     });
     return () => {
       unsubscribe();
