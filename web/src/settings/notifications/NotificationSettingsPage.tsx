@@ -21,8 +21,10 @@ function KindChoices({ value, onChange, name, disabled }: { value: NotificationK
     <fieldset className="kind-choices">
       <legend className="small muted">Tell me about</legend>
       {KINDS.map(({ kind, label }) => (
-        <label key={kind} className="small">
+        // Inline so the choices read as one row wherever the fieldset sits (a table cell or a form).
+        <label key={kind} className="small" style={{ display: 'inline-flex', alignItems: 'center', gap: 4, marginRight: 12, width: 'auto' }}>
           <input
+            style={{ width: 'auto', margin: 0 }}
             type="checkbox"
             name={`${name}-${kind}`}
             checked={value.includes(kind)}
