@@ -45,7 +45,8 @@ export function notificationOf(event: WorkspaceEvent): Notification | null {
   switch (event.type) {
     case 'approval.requested':
       if (event.data.status !== 'pending') return null;
-      return { kind: event.data.kind === 'plan' ? 'plan' : 'approval', eventKey: `approval:${event.data.id}`, title: `Approval waiting: ${event.data.title}`, path: inboxCard(ws, event.data.id), minRole: 'member' };
+      // An agent asking to leave plan mode (or an approval of a plan) is a plan waiting for approval.
+      return { kind: event.data.kind === 'plan_exit' || event.data.kind === 'plan' ? 'plan' : 'approval', eventKey: `approval:${event.data.id}`, title: `Approval waiting: ${event.data.title}`, path: inboxCard(ws, event.data.id), minRole: 'member' };
     case 'question.asked':
       // The question's text is the agent's own words and may quote anything it read: only its count leaves.
       return { kind: 'question', eventKey: `question:${event.data.id}`, title: `An agent asks ${event.data.questions.length === 1 ? 'a question' : `${event.data.questions.length} questions`}`, path: inboxCard(ws, event.data.id), minRole: 'member' };
