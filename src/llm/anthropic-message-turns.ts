@@ -48,12 +48,20 @@ function blocksOf(message: ModelMessage): ContentBlockParam[] {
  * Groups per-message blocks into Messages API turns: each assistant message is a turn, consecutive
  * user-side messages merge into one, tool results placed before any text (the API wants them first).
  */
-function groupTurns<B extends { type: string }>(messages: ModelMessage[], blocks: (message: ModelMessage) => B[]): Array<{ role: 'user' | 'assistant'; content: B[] }> {
+function groupTurns<B extends { type: string }>(
+  messages: ModelMessage[],
+  blocks: (message: ModelMessage) => B[],
+  /** Filled with the index of the message each turn starts at. */
+  starts: number[] = [],
+): Array<{ role: 'user' | 'assistant'; content: B[] }> {
   const turns: Array<{ role: 'user' | 'assistant'; content: B[] }> = [];
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     const content = blocks(message);
     if (message.role === 'assistant') {
-      if (content.length > 0) turns.push({ role: 'assistant', content: [...content] });
+      if (content.length > 0) {
+        turns.push({ role: 'assistant', content: [...content] });
+        starts.push(index);
+      }
       continue;
     }
     if (content.length === 0) continue;
@@ -66,6 +74,7 @@ function groupTurns<B extends { type: string }>(messages: ModelMessage[], blocks
       }
     } else {
       turns.push({ role: 'user', content: [...content] });
+      starts.push(index);
     }
   }
   return turns;
@@ -104,9 +113,30 @@ function serializedBlocksOf(message: ModelMessage): SerializedBlock[] {
   return blocks;
 }
 
+/**
+ * The JSON of a loop's previous request, by its first message: the next call of the loop sends the
+ * same messages and a few more, so the turns before the previous request's last one are reused as one
+ * string — building every turn's JSON again was the part of a call that grew with the conversation.
+ * Reused only while the messages they came from are the same objects, checked one by one (an elided
+ * result is a new object). The last turn is built again: it takes the cache breakpoint and grows.
+ */
+const sentTurns = new Map<ModelMessage, { messages: ModelMessage[]; covered: number; json: string }>();
+/** Loops whose previous request is kept (the least recently sent are dropped first). */
+const KEPT_REQUESTS = 64;
+
+function reusableTurns(messages: ModelMessage[]): { covered: number; json: string } {
+  const previous = messages.length > 0 ? sentTurns.get(messages[0]!) : undefined;
+  if (!previous || previous.covered >= messages.length) return { covered: 0, json: '' };
+  // The same messages up to the previous last turn's start make the same turns, and a turn starts there again.
+  for (let index = previous.covered - 1; index >= 0; index -= 1) if (messages[index] !== previous.messages[index]) return { covered: 0, json: '' };
+  return previous;
+}
+
 /** The JSON of {@link toAnthropicMessages}'s result, built from each message's cached JSON. */
 export function anthropicMessagesJson(messages: ModelMessage[], promptCaching: boolean): string {
-  const turns = groupTurns(messages, serializedBlocksOf);
+  const reused = reusableTurns(messages);
+  const starts: number[] = [];
+  const turns = groupTurns(messages.slice(reused.covered), serializedBlocksOf, starts);
   const parts: string[] = [];
   turns.forEach((turn, turnIndex) => {
     const blocks = turn.content.map((block) => block.json);
@@ -117,5 +147,15 @@ export function anthropicMessagesJson(messages: ModelMessage[], promptCaching: b
     }
     parts.push(`{"role":"${turn.role}","content":[${blocks.join(',')}]}`);
   });
-  return `[${parts.join(',')}]`;
+  const before = parts.slice(0, -1).join(',');
+  const settled = reused.json && before ? `${reused.json},${before}` : reused.json || before;
+  if (messages.length > 0 && turns.length > 0) {
+    sentTurns.delete(messages[0]!);
+    const covered = reused.covered + starts.at(-1)!;
+    // A copy: the caller's array may change after the call (a loop without a budget sends its own list).
+    sentTurns.set(messages[0]!, { messages: messages.slice(0, covered), covered, json: settled });
+    if (sentTurns.size > KEPT_REQUESTS) sentTurns.delete(sentTurns.keys().next().value!);
+  }
+  const lastTurn = parts.at(-1);
+  return `[${settled}${settled && lastTurn ? ',' : ''}${lastTurn ?? ''}]`;
 }
