@@ -1,9 +1,9 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { WORKSPACE_EVENT_TYPES } from '@server/schemas/event-types';
-import { api } from './client';
 import { keys } from './keys';
 import { upsertIntoList } from './list-cache';
 import { EMPTY_LIVE_RUN, foldAgentEvent, type LiveRun } from './live-run';
+import { openSharedLiveConnection, type LiveRole, type StreamStatus } from './shared-live-connection';
 import type { Agent, Approval, Conversation, Message, Presence, Run, Space, WorkspaceEvent } from './types';
 
 /**
@@ -187,65 +187,26 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
   }
 }
 
-export type StreamStatus = 'connecting' | 'open' | 'error';
-
-/** How long to wait before reopening a failed stream (with a fresh ticket). */
-const RECONNECT_MS = 2000;
+export type { LiveRole, StreamStatus };
 
 /**
- * Opens the one EventSource of a workspace; returns a closer. The URL carries a single-use ticket
- * fetched with the session (bearer token or sign-in cookie) just before, never the token.
- * A ticket works once, so instead of EventSource's own retry (same URL) a failed stream is closed and
- * reopened with a new ticket, and what is on screen is refetched (events missed meanwhile).
+ * Joins the workspace's live connection — one per browser, shared by its tabs (shared-live-connection.ts)
+ * — and applies its events to this tab's caches; returns the closer. Events this tab missed make it
+ * refetch everything of the workspace it shows.
  */
-export function openWorkspaceStream(client: QueryClient, ws: string, onStatus: (status: StreamStatus) => void): () => void {
-  let closed = false;
-  let source: EventSource | null = null;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let everOpened = false;
-  const handle = (message: MessageEvent<string>) => {
-    let event: WorkspaceEvent;
-    try {
-      event = JSON.parse(message.data) as WorkspaceEvent;
-    } catch {
-      return;
-    }
-    applyWorkspaceEvent(client, ws, event);
-    for (const listener of listeners) listener(event);
-  };
-  const connect = async () => {
-    onStatus('connecting');
-    let ticket: string;
-    try {
-      ticket = (await api.post<{ ticket: string }>('/api/auth/sse-ticket')).ticket;
-    } catch {
-      if (!closed) retry();
-      return;
-    }
-    if (closed) return;
-    source = new EventSource(`/api/workspaces/${encodeURIComponent(ws)}/events?ticket=${encodeURIComponent(ticket)}`);
-    source.onopen = () => {
-      onStatus('open');
-      // Anything missed while disconnected: refetch what is on screen.
-      if (everOpened) void client.invalidateQueries({ queryKey: keys.workspace(ws) });
-      everOpened = true;
-    };
-    source.onerror = () => {
-      source?.close();
-      source = null;
-      retry();
-    };
-    for (const type of EVENT_TYPES) source.addEventListener(type, handle as EventListener);
-  };
-  const retry = () => {
-    onStatus('error');
-    if (closed) return;
-    timer = setTimeout(() => void connect(), RECONNECT_MS);
-  };
-  void connect();
-  return () => {
-    closed = true;
-    if (timer) clearTimeout(timer);
-    source?.close();
-  };
+export function openWorkspaceStream(
+  client: QueryClient,
+  ws: string,
+  onStatus: (status: StreamStatus) => void,
+  onRole?: (role: LiveRole, lastEventId: number | null) => void,
+): () => void {
+  return openSharedLiveConnection(ws, {
+    onEvent: (event) => {
+      applyWorkspaceEvent(client, ws, event);
+      for (const listener of listeners) listener(event);
+    },
+    onResync: () => void client.invalidateQueries({ queryKey: keys.workspace(ws) }),
+    onStatus,
+    ...(onRole ? { onRole } : {}),
+  });
 }

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
-import { openWorkspaceStream, type StreamStatus } from '../api/events';
+import { openWorkspaceStream, type LiveRole, type StreamStatus } from '../api/events';
 import { usePendingApprovals, usePendingQuestions, useWorkspaces } from '../api/hooks';
 import { AgentsPage } from '../pages/AgentsPage';
 import { ConversationsPage } from '../pages/ConversationsPage';
@@ -217,14 +217,22 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
   );
 }
 
-/** Opens the workspace's one EventSource and shows whether it is connected. */
+/** Joins the workspace's live connection (one per browser, shared by its tabs) and shows whether it is connected. */
 function LiveStatus({ ws, token }: { ws: string; token: string }) {
   const client = useQueryClient();
   const [status, setStatus] = useState<StreamStatus>('connecting');
-  useEffect(() => openWorkspaceStream(client, ws, setStatus), [client, ws, token]);
+  const [role, setRole] = useState<{ role: LiveRole; lastEventId: number | null }>({ role: 'follower', lastEventId: null });
+  useEffect(() => openWorkspaceStream(client, ws, setStatus, (next, lastEventId) => setRole({ role: next, lastEventId })), [client, ws, token]);
   const label = status === 'open' ? 'Live' : status === 'connecting' ? 'Connecting…' : 'Reconnecting…';
+  const title = role.role === 'leader' ? 'Live updates (server-sent events; this tab holds the connection)' : 'Live updates (server-sent events, shared with another tab)';
   return (
-    <span className={`live live-${status}`} data-testid="live-status" title="Live updates (server-sent events)">
+    <span
+      className={`live live-${status}`}
+      data-testid="live-status"
+      data-live-role={role.role}
+      data-last-event-id={role.lastEventId ?? ''}
+      title={title}
+    >
       <span className="presence-dot" aria-hidden="true" />
       {label}
     </span>
