@@ -68,8 +68,9 @@ export async function ensureWebBuild(): Promise<string> {
       const age = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
       if (age > 300_000) await rm(lock, { recursive: true, force: true });
       if (Date.now() > deadline) throw new Error(`timed out waiting for the web build lock ${lock}`);
+      // Wait for the lock itself, not for a fresh-looking index.html: vite writes index.html before
+      // the precompress plugin writes the .br/.gz twins, so a build in progress already looks fresh.
       await sleep(500);
-      if (await isFresh()) return WEB_DIST_DIR;
     }
   }
   try {
