@@ -3,8 +3,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Many tests start real processes (the server, claude, codex, grok, bwrap, tsx children). On CI's
+    // loaded 2-core machine some take 25-50 s where an idle machine takes a few; 30 s was missed there.
+    // A test that hangs fails later, one that works is not slowed. Browser tests take 120 s each
+    // (BROWSER_TEST_TIMEOUT_MS in test/support/e2e/browser.ts).
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
     // expect.poll waits for something another process or the browser does (a live event, a refetch,
     // a run ending). Its own default, 1 s, is missed on CI's loaded 2-core machine; a poll that is met
     // returns at once, so a longer bound costs only a failing test's time.

@@ -10,7 +10,7 @@ export const SCREENSHOT_DIR = join(REPO_ROOT, 'test-output', 'e2e');
 /**
  * How long one browser test may take; every e2e describe() passes it to its tests. A test drives the
  * real server, chromium and often a model turn: a few seconds on an idle machine, but on CI's loaded
- * 2-core machine one ran past vitest's 30 s default (vitest.config.ts) while it was still progressing.
+ * 2-core machine one ran past the 30 s vitest.config.ts had then while it was still progressing.
  */
 export const BROWSER_TEST_TIMEOUT_MS = 120_000;
 
