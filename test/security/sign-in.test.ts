@@ -31,7 +31,7 @@ async function signIn(): Promise<string> {
   return cookie.split(';')[0]!;
 }
 
-describe('sign-in without copying a token (issue 17)', () => {
+describe('sign-in without copying a token', () => {
   it('the link sets an HttpOnly, SameSite=Strict session cookie and redirects to the app; the code is consumed', async () => {
     const link = (await server.api('POST', '/api/auth/sign-in-link')).body.url as string;
     expect(link).toMatch(new RegExp(`^${server.url}/auth/sign-in\\?code=sic_`));
