@@ -60,6 +60,18 @@ function hopDecider(context: ToolContext): (url: URL, hop: number) => Promise<Ho
   };
 }
 
+/** Whether every hop a cached fetch was redirected through would still be followed now (TOOL-1). */
+async function redirectHopsStillAllowed(cached: ToolResult, url: string, context: ToolContext): Promise<boolean> {
+  const redirects = cached.details?.redirects;
+  const finalUrl = cached.details?.url;
+  if (!Array.isArray(redirects) || redirects.length === 0 || typeof finalUrl !== 'string') return true;
+  const hops = [...redirects.slice(1), finalUrl].filter((hop): hop is string => typeof hop === 'string');
+  const decide = hopDecider(context);
+  await decide(new URL(url), 0);
+  for (const [index, hop] of hops.entries()) if (!(await decide(new URL(hop), index + 1)).allowed) return false;
+  return true;
+}
+
 function describePrompt(prompt: string | undefined): string[] {
   if (prompt === undefined) return [];
   return [`Prompt: ${prompt}`, 'The prompt was not applied by another model: the page follows whole (up to the text cap) so you can answer it yourself.'];
@@ -88,7 +100,13 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Tool<z.ou
         return fail(`Refused: ${JSON.stringify(input.url)} is not a URL (write it with its scheme, for example https://example.com/page).`, { refusal: 'url' });
       }
       const cache = runCache(context);
-      const cached = cache.get(key);
+      let cached = cache.get(key);
+      // The gate decided this URL for this call; the hosts it redirected to are decided again too, so
+      // a rule the operator added since the page was read is not passed by the cache.
+      if (cached && !(await redirectHopsStillAllowed(cached, key, context))) {
+        cache.delete(key);
+        cached = undefined;
+      }
       if (cached) {
         const lines = [...describePrompt(input.prompt), '(Cached: this URL was already read in this run; the same text follows.)', cached.content];
         return { ...cached, content: lines.join('\n'), details: { ...cached.details, cached: true } };
