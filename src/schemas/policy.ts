@@ -42,6 +42,8 @@ export const PolicyRule = z.object({
   decision: DecisionSchema,
   note: z.string().nullable(),
   createdAt: IsoTime,
+  /** TEAM-3: the person who added it (by hand, or by remembering a choice); null for rules older than people. */
+  createdBy: z.string().nullable(),
 });
 export type PolicyRule = z.infer<typeof PolicyRule>;
 

@@ -162,6 +162,8 @@ export interface PolicyRuleTable {
   decision: Decision;
   note: string | null;
   created_at: string;
+  /** TEAM-3: the person who added the rule (by hand or by remembering a choice); null for older rules. */
+  created_by: string | null;
 }
 
 export interface MessageTable {

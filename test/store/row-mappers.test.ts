@@ -243,6 +243,7 @@ describe('repositories: one mapper per row, corrupt columns fail loudly', () => 
       decision: 'ask',
       note: null,
       createdAt: NOW,
+      createdBy: null,
     });
     await sql`UPDATE policy_rules SET match_value = ${'teleport'}`.execute(database.db);
     await expectCorrupt(() => listPolicyRules(database.db), 'policy_rules', 'match_value', 'rule_1');

@@ -9,6 +9,7 @@ import { ApiError } from '../../schemas/common.js';
 import { ModesCatalog } from '../../schemas/modes-catalog.js';
 import { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../../schemas/policy.js';
 import type { ControlCenter } from '../../services/control-center.js';
+import { operatorOf } from '../authenticate.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 /** Modes and their profiles for the UI (CAP-1), policy rules CRUD and the probe (POL-3). */
@@ -41,7 +42,7 @@ export function policyRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/policy/rules',
       { config: { role: 'admin' }, schema: { tags: ['policy'], params: WorkspaceParams, body: CreateRuleBody, response: { 201: PolicyRule, 400: ApiError, 404: ApiError } } },
-      async (request, reply) => reply.code(201).send(await app.policy.createRule(request.params.workspaceId, request.body)),
+      async (request, reply) => reply.code(201).send(await app.policy.createRule(request.params.workspaceId, request.body, operatorOf(request.principal).operatorId)),
     );
     server.delete(
       '/api/workspaces/:workspaceId/policy/rules/:ruleId',

@@ -94,7 +94,8 @@ export class PolicyService {
     return listPolicyRules(db);
   }
 
-  async createRule(workspaceId: string, body: CreateRuleBody): Promise<PolicyRule> {
+  /** Adds a rule; `createdBy` is the person adding it (TEAM-3). */
+  async createRule(workspaceId: string, body: CreateRuleBody, createdBy: string | null): Promise<PolicyRule> {
     const db = await this.db(workspaceId);
     let scopeId = body.scopeId;
     if (body.scope === 'workspace') {
@@ -117,6 +118,7 @@ export class PolicyService {
       decision: body.decision,
       note: body.note ?? null,
       createdAt: nowIso(),
+      createdBy,
     };
     await insertPolicyRule(db, rule);
     this.compiled.delete(workspaceId);
@@ -136,8 +138,8 @@ export class PolicyService {
     this.events.publish(workspaceId, 'policy.ruleDeleted', { id: ruleId });
   }
 
-  /** "Remember this choice" (POL-3): a workspace rule against the action's fingerprint; repeats replace. */
-  async rememberChoice(workspaceId: string, verdict: PolicyVerdict, decision: Decision): Promise<void> {
+  /** "Remember this choice" (POL-3): a workspace rule against the action's fingerprint; repeats replace. `decidedBy`: who chose (TEAM-3). */
+  async rememberChoice(workspaceId: string, verdict: PolicyVerdict, decision: Decision, decidedBy: string | null): Promise<void> {
     const core = rememberChoiceRule({ workspaceId, classes: verdict.classes, summary: verdict.summary, decision });
     const db = await this.db(workspaceId);
     await deleteRememberedRules(db, verdict.fingerprint);
@@ -149,6 +151,7 @@ export class PolicyService {
       decision: core.decision,
       note: `remembered: ${verdict.summary.slice(0, 200)}`,
       createdAt: nowIso(),
+      createdBy: decidedBy,
     });
     this.compiled.delete(workspaceId);
   }

@@ -133,13 +133,13 @@ export class RunToolCalls implements RunToolbox {
       this.pendingApprovals -= 1;
     });
     if (outcome.status === 'approved') {
-      if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'allow');
+      if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'allow', outcome.approval.decidedBy);
       // POL-6: the push this command makes reaches the push proxy next; this approval covers it once.
       if (verdict.classes.includes('gitPush') && call.name !== PUSH_PROXY_TOOL_NAME && typeof call.input.command === 'string') this.pushGrants.grant(call.input.command, call.id);
       return null;
     }
     if (outcome.status === 'rejected') {
-      if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'deny');
+      if (outcome.remember) await this.deps.policy.rememberChoice(workspaceId, verdict, 'deny', outcome.approval.decidedBy);
       return fail(`The operator rejected this call${outcome.reason ? `: ${outcome.reason}` : '.'}`, { approvalId: outcome.approval.id });
     }
     return fail(`Denied: ${outcome.reason ?? 'no decision'} (an unanswered approval is never a yes, POL-4).`, { approvalId: outcome.approval.id });

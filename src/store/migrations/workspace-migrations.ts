@@ -940,4 +940,10 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.createIndex('conversation_merges_conversation').on('conversation_merges').columns(['conversation_id', 'created_at']).execute();
     },
   },
+  /** TEAM-3: a policy rule records the person who added it (by hand, or by remembering a choice); null before people existed. */
+  '0031_policy_rule_authors': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('policy_rules').addColumn('created_by', 'text').execute();
+    },
+  },
 };

@@ -33,6 +33,7 @@ export function toPolicyRule(row: Selectable<PolicyRuleTable>): PolicyRule {
     decision: parseDecision(row.decision, row.id),
     note: row.note,
     createdAt: row.created_at,
+    createdBy: row.created_by ?? null,
   };
 }
 
@@ -67,6 +68,7 @@ export async function insertPolicyRule(db: Kysely<WorkspaceSchema>, rule: Policy
       decision: rule.decision,
       note: rule.note,
       created_at: rule.createdAt,
+      created_by: rule.createdBy,
     })
     .execute();
 }

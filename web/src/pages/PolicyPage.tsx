@@ -7,6 +7,7 @@ import type { Agent, PolicyRule, ProbeResult, Space } from '../api/types';
 import { autonomyExplained, autonomyWord, decisionWord, EFFECT_KINDS, effectWord, scopeWord } from '../ui/words';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
 import { SettingsNav } from './SettingsNav';
+import { usePersonName } from '../settings/people/people-hooks';
 
 /** "remembered: git push origin main" → "git push origin main" (the note the server writes, POL-3). */
 const REMEMBERED = /^remembered:\s*/;
@@ -239,6 +240,7 @@ function ProbeAnswer({ result, rules, spaces, agents, command }: { result: Probe
 
 function RuleTable({ ws, rules, spaces, agents, label, forget = false }: { ws: string; rules: PolicyRule[]; spaces: Space[]; agents: Agent[]; label: string; forget?: boolean }) {
   const remove = useDeleteRule(ws);
+  const nameOf = usePersonName(ws);
   if (rules.length === 0) return null;
   return (
     <div className="table-scroll">
@@ -260,6 +262,8 @@ function RuleTable({ ws, rules, spaces, agents, label, forget = false }: { ws: s
               <td>
                 {ruleMatchWords(rule)}
                 {rule.note && rule.match.kind !== 'fingerprint' ? <div className="muted small">{rule.note}</div> : null}
+                {/* TEAM-3: who added it (or remembered it), when that person is known here. */}
+                {nameOf(rule.createdBy) ? <div className="muted small" data-testid="rule-author">{`${forget ? 'remembered' : 'added'} by ${nameOf(rule.createdBy)}`}</div> : null}
               </td>
               <td>{decisionWord(rule.decision)}</td>
               <td>
