@@ -201,3 +201,48 @@ describe('credentials are no more than what made them', () => {
     expect(viaMcp.isError).toBe(true);
   });
 });
+
+describe('a person\'s own credentials (TEAM-1)', () => {
+  it('lists their browser sessions and ends one: that cookie stops working, the others keep theirs', async () => {
+    const person = await invitePerson(fixture.server, fixture.workspaceId, 'member', 'Sol');
+    const second = (await asPerson(fixture.server, person.token, 'POST', '/api/auth/sign-in-link')).body.url as string;
+    const otherCookie = /cc_session=[^;]+/.exec((await fetch(second, { redirect: 'manual' })).headers.get('set-cookie') ?? '')![0];
+    const listed = await fetch(`${fixture.server.url}/api/people/me/sessions`, { headers: { cookie: person.cookie } });
+    const sessions = ((await listed.json()) as { sessions: Array<{ id: string; current: boolean }> }).sessions;
+    expect(sessions).toHaveLength(2);
+    const current = sessions.find((session) => session.current)!;
+    const ended = await asPerson(fixture.server, person.token, 'DELETE', `/api/people/me/sessions/${current.id}`);
+    expect(ended.status).toBe(204);
+    expect((await fetch(`${fixture.server.url}/api/people/me`, { headers: { cookie: person.cookie } })).status).toBe(401);
+    expect((await fetch(`${fixture.server.url}/api/people/me`, { headers: { cookie: otherCookie } })).status).toBe(200);
+    // Another person's session id is not theirs to end: the same 404 as an unknown one.
+    const others = await asPerson(fixture.server, viewer.token, 'DELETE', `/api/people/me/sessions/${sessions.find((session) => !session.current)!.id}`);
+    expect(others.status).toBe(404);
+    expect((await fetch(`${fixture.server.url}/api/people/me`, { headers: { cookie: otherCookie } })).status).toBe(200);
+  });
+
+  it('revokes a token at once, lists tokens without their values, and refuses bad input naming the field', async () => {
+    const made = await asPerson(fixture.server, member.token, 'POST', '/api/people/me/tokens', { name: 'laptop' });
+    expect(made.status).toBe(201);
+    const listed = await asPerson(fixture.server, member.token, 'GET', '/api/people/me/tokens');
+    expect(listed.body.tokens.map((token: { name: string }) => token.name)).toContain('laptop');
+    expect(JSON.stringify(listed.body)).not.toContain(made.body.token);
+    expect((await asPerson(fixture.server, made.body.token, 'GET', '/api/people/me')).status).toBe(200);
+    expect((await asPerson(fixture.server, member.token, 'DELETE', `/api/people/me/tokens/${made.body.id}`)).status).toBe(204);
+    expect((await asPerson(fixture.server, made.body.token, 'GET', '/api/people/me')).status).toBe(401);
+    // Another person's token id is not theirs to revoke.
+    expect((await asPerson(fixture.server, viewer.token, 'DELETE', `/api/people/me/tokens/${made.body.id}`)).status).toBe(404);
+
+    const noName = await asPerson(fixture.server, member.token, 'POST', '/api/people/me/tokens', { name: '' });
+    expect(noName.status).toBe(400);
+    expect(JSON.stringify(noName.body)).toContain('name');
+    const badEmail = await asPerson(fixture.server, member.token, 'PATCH', '/api/people/me', { email: 'not an email' });
+    expect(badEmail.status).toBe(400);
+    expect(JSON.stringify(badEmail.body)).toContain('email');
+    const taken = await asPerson(fixture.server, member.token, 'PATCH', '/api/people/me', { email: 'sam@example.com' });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error.field).toBe('email');
+    expect((await asPerson(fixture.server, member.token, 'GET', '/api/people/me')).body).toMatchObject({ name: 'Dana', email: null });
+  });
+});
+
