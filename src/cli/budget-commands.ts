@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { BudgetAlert, PriceTable, SpendGrouping, SpendLimit, SpendRow } from '../schemas/budget.js';
+import type { BudgetAlert, PriceTable, RepriceResult, SpendGrouping, SpendLimit, SpendRow } from '../schemas/budget.js';
 import { spendCsv } from '../services/budgets/spend-csv.js';
 import type { ApiClient } from './api-client.js';
 import type { OperatorCommandContext } from './operator-commands.js';
@@ -17,7 +17,7 @@ const amount = (text: string): number => (text.trim() === '' ? Number.NaN : Numb
 const DECISIONS: Record<string, 'raise_once' | 'raise' | 'stop' | 'dismiss'> = { 'raise-once': 'raise_once', raise: 'raise', stop: 'stop', dismiss: 'dismiss' };
 
 /**
- * `control-center budgets list | set | remove | alerts | decide | prices` and `control-center costs`
+ * `control-center budgets list | set | remove | alerts | decide | prices | reprice` and `control-center costs`
  * (BUD-1): spend limits per agent or workspace, the budget decisions waiting, the price table and
  * spend grouped by agent, space, model or day — over the same HTTP API as the web app.
  */
@@ -112,6 +112,17 @@ export function registerBudgetCommands(program: Command, context: OperatorComman
       for (const row of [...table.overrides, ...table.models]) {
         out(`${cell(`${row.provider}/${row.model}`, 40)} ${row.inputPerMillion} / ${row.outputPerMillion} / ${row.cacheReadPerMillion} / ${row.cacheWritePerMillion}${'key' in row ? '  (this workspace)' : ''}`);
       }
+    });
+
+  budgets
+    .command('reprice')
+    .description('apply the price table again to the calls recorded over whole UTC days (default: this month so far)')
+    .option('--from <YYYY-MM-DD>', 'first day (UTC)')
+    .option('--to <YYYY-MM-DD>', 'last day (UTC)')
+    .action(async (options: { from?: string; to?: string }) => {
+      const { api, base } = await withWorkspace(budgets.opts());
+      const result = await api.request<RepriceResult>('POST', `${base}/budgets/reprice`, { ...(options.from ? { from: options.from } : {}), ...(options.to ? { to: options.to } : {}) });
+      out(`${result.from} to ${result.to}: ${result.calls} calls, ${result.changed} repriced, ${dollars(result.beforeUsd)} → ${dollars(result.afterUsd)}${result.unpriced ? ` (${result.unpriced} without a price, left as recorded)` : ''}`);
     });
 
   program

@@ -123,3 +123,16 @@ export type SpendRow = z.infer<typeof SpendRow>;
 
 export const SpendGrouping = z.enum(['agent', 'space', 'model', 'day']);
 export type SpendGrouping = z.infer<typeof SpendGrouping>;
+
+/** Applies the price table again to the calls recorded over whole UTC days (default: this month so far). */
+export const RepriceResult = z.object({
+  from: z.string(),
+  to: z.string(),
+  calls: z.number(),
+  changed: z.number(),
+  beforeUsd: z.number(),
+  afterUsd: z.number(),
+  /** Calls whose model has no price: left as recorded. */
+  unpriced: z.number(),
+});
+export type RepriceResult = z.infer<typeof RepriceResult>;

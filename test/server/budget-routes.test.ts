@@ -1,8 +1,10 @@
 /**
  * BUD-1 bad input: spend limits must be positive with at most 4 decimals; each refusal is a 400 (or
- * 404 for an agent or alert that does not exist) naming the field, and changes nothing.
+ * 404 for an agent or alert that does not exist) naming the field, and changes nothing. And the price
+ * table applied again to recorded calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_ANTHROPIC_MODEL_ID, findModel } from '../../src/llm/model-catalog.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
@@ -65,5 +67,28 @@ describe('spend limit input (BUD-1)', () => {
     expect(prices.body.checkedOn).toMatch(/^\d{4}-\d{2}/);
     const sonnet = prices.body.models.find((row: { provider: string }) => row.provider === 'anthropic');
     expect(sonnet).toMatchObject({ inputPerMillion: expect.any(Number), cacheReadPerMillion: expect.any(Number), cacheWritePerMillion: expect.any(Number) });
+  });
+});
+
+describe('applying the price table again (BUD-1)', () => {
+  it('reprices recorded calls from their tokens by kind; the running totals follow; a bad range is 400 naming from', async () => {
+    const app = server.running.app;
+    const pricing = findModel('anthropic', DEFAULT_ANTHROPIC_MODEL_ID).pricing!;
+    expect((await limits({ period: 'day', limitUsd: 1000 })).status).toBe(200);
+    // Recorded at a wrong price: 1 M input and 1 M cache-read tokens billed as 999 USD.
+    await app.budgets.record(workspaceId, { runId: 'run_x', agentId: 'ag_x', provider: 'anthropic', model: DEFAULT_ANTHROPIC_MODEL_ID, usage: { inputTokens: 1_000_000, outputTokens: 0, cacheReadTokens: 1_000_000, cacheWriteTokens: 0 }, costUsd: 999, priced: true });
+    const spentBefore = (await limits()).body.limits.find((limit: { period: string }) => limit.period === 'day').spentUsd;
+    expect(spentBefore).toBe(999);
+
+    const repriced = await server.api('POST', `/api/workspaces/${workspaceId}/budgets/reprice`, {});
+    expect(repriced.status).toBe(200);
+    const expected = pricing.inputPerMillion + pricing.cacheReadPerMillion!;
+    expect(repriced.body).toMatchObject({ calls: 1, changed: 1, beforeUsd: 999, afterUsd: expected, unpriced: 0 });
+    const spentAfter = (await limits()).body.limits.find((limit: { period: string }) => limit.period === 'day').spentUsd;
+    expect(spentAfter).toBe(expected);
+
+    const backwards = await server.api('POST', `/api/workspaces/${workspaceId}/budgets/reprice`, { from: '2026-12-05', to: '2026-12-01' });
+    expect(backwards.status).toBe(400);
+    expect(JSON.stringify(backwards.body.error)).toContain('from');
   });
 });

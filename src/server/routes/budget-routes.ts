@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../schemas/common.js';
-import { BudgetAlert, BudgetDecisionBody, PriceTable, SetSpendLimitBody, SpendGrouping, SpendLimit, SpendRow } from '../../schemas/budget.js';
+import { BudgetAlert, BudgetDecisionBody, PriceTable, RepriceResult, SetSpendLimitBody, SpendGrouping, SpendLimit, SpendRow } from '../../schemas/budget.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { priceTable } from '../../services/budgets/price-table.js';
 import { spendCsv } from '../../services/budgets/spend-csv.js';
@@ -16,21 +16,19 @@ const CalendarDay = z
 
 const MAX_RANGE_DAYS = 366;
 
-const SpendQuery = z
-  .object({
-    by: SpendGrouping.default('day'),
-    from: CalendarDay.optional(),
-    to: CalendarDay.optional(),
-  })
-  .transform((query, context) => {
-    const today = new Date().toISOString().slice(0, 10);
-    const to = query.to ?? today;
-    const from = query.from ?? `${to.slice(0, 7)}-01`;
-    const days = (Date.parse(to) - Date.parse(from)) / 86_400_000;
-    if (days < 0) context.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
-    if (days > MAX_RANGE_DAYS) context.addIssue({ code: 'custom', path: ['from'], message: `the range must be at most ${MAX_RANGE_DAYS} days` });
-    return { ...query, from, to };
-  });
+/** A range of whole UTC days, at most a year; default: this month so far. Issues go on `from`. */
+function dayRange<T extends { from?: string | undefined; to?: string | undefined }>(query: T, context: z.RefinementCtx): T & { from: string; to: string } {
+  const today = new Date().toISOString().slice(0, 10);
+  const to = query.to ?? today;
+  const from = query.from ?? `${to.slice(0, 7)}-01`;
+  const days = (Date.parse(to) - Date.parse(from)) / 86_400_000;
+  if (days < 0) context.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
+  if (days > MAX_RANGE_DAYS) context.addIssue({ code: 'custom', path: ['from'], message: `the range must be at most ${MAX_RANGE_DAYS} days` });
+  return { ...query, from, to };
+}
+
+const SpendQuery = z.object({ by: SpendGrouping.default('day'), from: CalendarDay.optional(), to: CalendarDay.optional() }).transform(dayRange);
+const DayRange = z.strictObject({ from: CalendarDay.optional(), to: CalendarDay.optional() }).transform(dayRange);
 
 /**
  * Spend limits, budget decisions, the price table and spend (BUD-1). Operators only: a run token
@@ -85,6 +83,15 @@ export function budgetRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       async (request) => {
         const { by, from, to } = request.query;
         return { from, to, by, rows: await app.budgets.spend(request.params.workspaceId, by, from, to) };
+      },
+    );
+    // The price table applied again to the calls already recorded (their tokens are kept by kind).
+    server.post(
+      `${base}/reprice`,
+      { config, schema: { tags, params: WorkspaceParams, body: DayRange, response: { 200: RepriceResult, 400: ApiError, 404: ApiError } } },
+      async (request) => {
+        const { from, to } = request.body;
+        return { from, to, ...(await app.budgets.reprice(request.params.workspaceId, from, to)) };
       },
     );
     // The same rows as a CSV download.

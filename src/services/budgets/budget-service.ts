@@ -24,6 +24,7 @@ import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { periodBounds, periodKey } from './spend-period.js';
 import { SpendTotals } from './spend-totals.js';
+import { repriceCalls, type RepriceOutcome } from './reprice-calls.js';
 
 /** One model call to record (BUD-1), from whichever transport or the model proxy made it. */
 export interface ModelCallSpend {
@@ -345,12 +346,27 @@ export class BudgetService {
     return { ...alert, waitingRunIds: [...(this.waiting.get(alert.id) ?? [])] };
   }
 
+  /**
+   * Applies the price table again to the calls recorded over [from, to] (whole UTC days), from their
+   * tokens by kind; the running totals are summed again afterwards.
+   */
+  async reprice(workspaceId: string, from: string, to: string): Promise<RepriceOutcome> {
+    const { start, end } = dayRange(from, to);
+    const outcome = await repriceCalls(await this.db(workspaceId), start, end, undefined);
+    this.totals.forget(workspaceId);
+    return { ...outcome, beforeUsd: roundUsd(outcome.beforeUsd), afterUsd: roundUsd(outcome.afterUsd) };
+  }
+
   /** Spend grouped by agent, space, model or day over [from, to] (whole UTC days). */
   async spend(workspaceId: string, grouping: SpendGrouping, from: string, to: string): Promise<SpendRow[]> {
-    const start = new Date(`${from}T00:00:00.000Z`).toISOString();
-    const end = new Date(new Date(`${to}T00:00:00.000Z`).getTime() + 24 * 60 * 60 * 1000).toISOString();
+    const { start, end } = dayRange(from, to);
     return spendBy(await this.db(workspaceId), grouping, start, end);
   }
+}
+
+/** The ISO bounds [start, end) of the whole UTC days `from` to `to`. */
+function dayRange(from: string, to: string): { start: string; end: string } {
+  return { start: periodBounds('day', from).start, end: periodBounds('day', to).end };
 }
 
 /** Dollars as shown: to a hundredth of a cent, the precision limits are set in. */

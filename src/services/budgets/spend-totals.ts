@@ -41,6 +41,11 @@ export class SpendTotals {
     }
   }
 
+  /** Drops a workspace's totals (recorded costs were rewritten): they are summed again when next asked. */
+  forget(workspaceId: string): void {
+    this.totals.delete(workspaceId);
+  }
+
   private workspace(workspaceId: string): Map<string, number> {
     let totals = this.totals.get(workspaceId);
     if (!totals || totals.size > MAX_ENTRIES) {
