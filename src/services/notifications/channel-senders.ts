@@ -41,9 +41,10 @@ export function webhookBody(notification: OutgoingNotification): string {
   });
 }
 
-async function post(url: string, headers: Record<string, string>, body: string | Buffer): Promise<AttemptOutcome> {
+/** `stop`: aborted when the server stops, so a hanging receiver never holds the shutdown up. */
+async function post(url: string, headers: Record<string, string>, body: string | Buffer, stop: AbortSignal): Promise<AttemptOutcome> {
   try {
-    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), stop]) });
     await response.body?.cancel();
     return response.ok ? { ok: true, httpStatus: response.status, error: null } : { ok: false, httpStatus: response.status, error: `HTTP ${response.status}` };
   } catch (error) {
@@ -52,10 +53,10 @@ async function post(url: string, headers: Record<string, string>, body: string |
   }
 }
 
-export async function sendWebhook(url: string, secret: string, notification: OutgoingNotification): Promise<AttemptOutcome> {
+export async function sendWebhook(url: string, secret: string, notification: OutgoingNotification, stop: AbortSignal): Promise<AttemptOutcome> {
   const body = webhookBody(notification);
   const timestamp = Math.floor(Date.now() / 1000);
-  return post(url, { 'content-type': 'application/json', 'user-agent': 'control-center-notifications', [SIGNATURE_HEADER]: signatureFor(secret, timestamp, body) }, body);
+  return post(url, { 'content-type': 'application/json', 'user-agent': 'control-center-notifications', [SIGNATURE_HEADER]: signatureFor(secret, timestamp, body) }, body, stop);
 }
 
 export interface SmtpAccount {
@@ -113,7 +114,7 @@ export interface VapidKeys {
  * Web push: web-push encrypts the payload for the subscription (aes128gcm) and signs the VAPID
  * JWT; the request itself goes out through fetch so it shares the timeout and the log of the others.
  */
-export async function sendPush(subscription: PushSubscriptionTarget, vapid: VapidKeys, notification: OutgoingNotification): Promise<AttemptOutcome> {
+export async function sendPush(subscription: PushSubscriptionTarget, vapid: VapidKeys, notification: OutgoingNotification, stop: AbortSignal): Promise<AttemptOutcome> {
   let details: ReturnType<typeof webpush.generateRequestDetails>;
   try {
     details = webpush.generateRequestDetails(subscription, JSON.stringify({ title: notification.title, url: notification.url, kind: notification.kind, id: notification.deliveryId }), {
@@ -125,5 +126,5 @@ export async function sendPush(subscription: PushSubscriptionTarget, vapid: Vapi
     return { ok: false, httpStatus: null, error: (error as Error).message };
   }
   const headers = Object.fromEntries(Object.entries(details.headers).map(([name, value]) => [name, String(value)]));
-  return post(details.endpoint, headers, details.body ?? Buffer.alloc(0));
+  return post(details.endpoint, headers, details.body ?? Buffer.alloc(0), stop);
 }

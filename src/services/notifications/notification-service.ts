@@ -52,6 +52,8 @@ export class NotificationService {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
+  /** Aborts webhook and push requests under way when the server stops (they stay pending for the next start). */
+  private readonly stopping = new AbortController();
   /** The address this server listens on: links use it when the owner set no public URL. */
   private serverUrl = 'http://127.0.0.1:4317';
 
@@ -61,7 +63,11 @@ export class NotificationService {
     private readonly logger: Logger,
   ) {
     // Only what this process published: each event is queued once however many processes run.
-    events.subscribeAll((event) => this.track(this.dispatch(event)));
+    // Most events (a run's live output above all) tell nobody: they are dismissed here, synchronously.
+    events.subscribeAll((event) => {
+      const notification = notificationOf(event);
+      if (notification) this.track(this.dispatch(event, notification));
+    });
   }
 
   private get db() {
@@ -222,9 +228,8 @@ export class NotificationService {
     return allowed.filter((person) => handlesOf(person.name).some((handle) => mentioned.has(handle))).map((person) => person.id);
   }
 
-  private async dispatch(event: WorkspaceEvent): Promise<void> {
-    const notification = notificationOf(event);
-    if (!notification || this.closed) return;
+  private async dispatch(event: WorkspaceEvent, notification: Notification): Promise<void> {
+    if (this.closed) return;
     let recipients = await this.recipients(event.workspaceId, notification);
     // Nobody is told about their own message.
     if (event.type === 'message.created' && event.data.authorKind === 'operator') recipients = recipients.filter((id) => id !== event.data.authorId);
@@ -289,7 +294,7 @@ export class NotificationService {
       if (channel.kind === 'webhook') {
         // Checked again at send time: a name may resolve elsewhere now than when the channel was made.
         await checkNotificationTarget(channel.target, 'url', allowPrivate);
-        return await sendWebhook(channel.target, channel.secret ?? '', notification);
+        return await sendWebhook(channel.target, channel.secret ?? '', notification, this.stopping.signal);
       }
       if (channel.kind === 'email') {
         if (!settings.smtp_host || !settings.smtp_from) return { ok: false, httpStatus: null, error: 'no SMTP server is configured (the owner sets one in the notification settings)' };
@@ -298,7 +303,7 @@ export class NotificationService {
       const subscription = JSON.parse(channel.target) as PushSubscriptionTarget;
       await checkNotificationTarget(subscription.endpoint, 'subscription.endpoint', allowPrivate);
       const subject = settings.public_url?.startsWith('https:') ? settings.public_url : 'mailto:notifications@control-center.invalid';
-      return await sendPush(subscription, { publicKey: settings.vapid_public_key!, privateKey: settings.vapid_private_key!, subject }, notification);
+      return await sendPush(subscription, { publicKey: settings.vapid_public_key!, privateKey: settings.vapid_private_key!, subject }, notification, this.stopping.signal);
     } catch (error) {
       return { ok: false, httpStatus: null, error: (error as Error).message };
     }
@@ -313,6 +318,7 @@ export class NotificationService {
   /** Stops timers and waits for attempts under way (a pending delivery is picked up on the next start). */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopping.abort();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     await Promise.allSettled([...this.inFlight]);
