@@ -141,6 +141,10 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'plan.updated': {
       const plan = event.data;
       client.setQueryData(keys.plan(ws, plan.id), plan);
+      // A read of this plan already in flight answers with the state before this event; landing after
+      // it, it would leave Plan Studio at "Running — 0 of 2 steps done" once the plan had finished, with
+      // no later event to correct it. Invalidating cancels that read and reads again.
+      void client.invalidateQueries({ queryKey: keys.plan(ws, plan.id) });
       void client.invalidateQueries({ queryKey: keys.allPlans(ws) });
       void client.invalidateQueries({ queryKey: keys.conversation(ws, plan.conversationId) });
       break;
