@@ -13,7 +13,17 @@ export interface CheckoutCommandResult {
  * that place (SEC-2, SEC-3): the OS sandbox when the host has one. The checkout's `.git` is the
  * agent's to edit, so the server never runs git there in its own process.
  */
-export type CheckoutRunner = (argv: readonly string[], env?: Record<string, string>) => Promise<CheckoutCommandResult>;
+export type CheckoutRunner = (argv: readonly string[], env?: Record<string, string>, output?: CheckoutOutputCap) => Promise<CheckoutCommandResult>;
+
+/**
+ * How much of each stream the server keeps of a command that runs code it does not control (a review
+ * gate runs the change's own tests, SEC-10): the newest bytes with `keepTail`. Without it every byte
+ * is kept — for the server's own git commands, whose whole output is the result.
+ */
+export interface CheckoutOutputCap {
+  maxBytes: number;
+  keepTail?: boolean;
+}
 
 /** Identity of commits the server makes in a checkout (checkpoints), so no `user.name` is needed. */
 export const SERVER_GIT_IDENTITY: Readonly<Record<string, string>> = {

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { dirname } from 'node:path';
-import type { CheckoutCommandResult, CheckoutRunner } from '../git/checkout-runner.js';
+import type { CheckoutCommandResult, CheckoutOutputCap, CheckoutRunner } from '../git/checkout-runner.js';
 import type { CommandWrapper } from '../worktree/node-worktree.js';
 import { configEnvironment, hardenedConfig, hardenedGitEnvironment, patternedOverrides } from '../git/git-hardening.js';
 import { tryGit } from '../git/run-git.js';
@@ -222,7 +222,7 @@ export class CommandSandbox {
    * the agent's own commands run unsandboxed there too, so this grants it nothing new.
    */
   checkoutRunner(input: { worktreePath: string; sharedObjectsDir: string | null; workspaceDir: string }): CheckoutRunner {
-    return async (argv, extraEnv = {}) => {
+    return async (argv, extraEnv = {}, output) => {
       const { backend } = await this.backend();
       // SEC-2: the checkout's config is the agent's. Every program-naming key git reads under a fixed
       // name is overridden, and without a sandbox (the command then runs on the host) so are the
@@ -236,7 +236,7 @@ export class CommandSandbox {
         ...configEnvironment([...hardenedConfig('agentWritable'), ...patterned, ['safe.directory', input.worktreePath]]),
         ...extraEnv,
       });
-      if (!backend) return runToEnd(argv[0]!, argv.slice(1), input.worktreePath, { ...env, TMPDIR: process.env.TMPDIR ?? '/tmp', HOME: process.env.HOME ?? '/tmp' });
+      if (!backend) return runToEnd(argv[0]!, argv.slice(1), input.worktreePath, { ...env, TMPDIR: process.env.TMPDIR ?? '/tmp', HOME: process.env.HOME ?? '/tmp' }, null, output);
       const launch = await backend.prepare({
         command: argv[0]!,
         args: argv.slice(1),
@@ -249,7 +249,7 @@ export class CommandSandbox {
         limits: this.commandLimits(),
       });
       try {
-        return await runToEnd(launch.command, launch.args, input.worktreePath, env, launch.cgroup);
+        return await runToEnd(launch.command, launch.args, input.worktreePath, env, launch.cgroup, output);
       } finally {
         await launch.dispose();
       }
@@ -263,7 +263,7 @@ export class CommandSandbox {
  */
 const CHECKOUT_COMMAND_TIMEOUT_MS = 10 * 60_000;
 
-async function runToEnd(command: string, args: string[], cwd: string, env: Record<string, string>, cgroup?: LaunchCgroup | null): Promise<CheckoutCommandResult> {
+async function runToEnd(command: string, args: string[], cwd: string, env: Record<string, string>, cgroup?: LaunchCgroup | null, output?: CheckoutOutputCap): Promise<CheckoutCommandResult> {
   const result = await runWithinLimits(sharedSpawnHelper(), {
     command,
     args,
@@ -273,7 +273,8 @@ async function runToEnd(command: string, args: string[], cwd: string, env: Recor
     timeoutMs: CHECKOUT_COMMAND_TIMEOUT_MS,
     killGraceMs: 0,
     drainMs: null,
-    maxOutputBytes: null,
+    maxOutputBytes: output?.maxBytes ?? null,
+    keepTail: output?.keepTail ?? false,
   }, cgroup);
   // A gate's output is what the reviewer reads: the limit is said there, after what the command wrote.
   const stderr = result.stderr.toString('utf8') + (result.limitReached ? `\n${result.limitReached}; the command and every process it started were stopped\n` : '');

@@ -453,7 +453,9 @@ export class ReviewService {
           if (!/^[0-9a-f]{40,64}$/.test(review.head_sha)) throw new Error('the recorded head is not a commit id');
           await runGit(['checkout', '--quiet', '--detach', review.head_sha], { cwd: directory });
           const runner = this.deps.sandbox.checkoutRunner({ worktreePath: directory, sharedObjectsDir: objectsDir, workspaceDir: handle.dir });
-          const ran = await runner(['sh', '-c', gate.command]);
+          // SEC-10: the gate runs the change's code, which may print without end; only its last words are kept
+          // (one byte over the cap, so a cut stream always shows the cut).
+          const ran = await runner(['sh', '-c', gate.command], {}, { maxBytes: GATE_OUTPUT_MAX + 1, keepTail: true });
           const output = `${ran.stdout.toString('utf8')}${ran.stderr}`;
           const tail = output.length > GATE_OUTPUT_MAX ? `[…]${output.slice(-GATE_OUTPUT_MAX)}` : output;
           result =
