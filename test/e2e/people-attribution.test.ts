@@ -1,8 +1,8 @@
 /**
  * TEAM-1/TEAM-3 in a real browser: the owner invites Dana; Dana opens the one-time link in her own
  * browser, gives her name and lands in the app; she approves the agent's command in her Inbox; the
- * owner, in another browser, sees "Approved by Dana" on the finished turn and Dana as a member in
- * Settings → People.
+ * owner, in another browser, sees "Approved by Dana" on the finished turn, Dana among the people in
+ * the conversation, and Dana as a member in Settings → People.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '../support/scripted-reply.js';
@@ -51,9 +51,11 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     const danaId = ((await api('GET', '/people')).body.people as Array<{ id: string; name: string }>).find((person) => person.name === 'Dana')!.id;
     await expect.poll(async () => (await api('GET', '/approvals')).body.approvals[0], { timeout: 60_000 }).toMatchObject({ status: 'approved', decidedBy: danaId });
 
-    // The owner's browser: the finished turn says who approved.
+    // The owner's browser: the finished turn says who approved; Dana, opening the same conversation, is named beside the agents.
     await ui.page.goto(`${server.url}/w/${workspaceId}/c/${conversation.id}`);
     await ui.page.getByTestId('tool-decision').filter({ hasText: 'Approved by Dana' }).waitFor({ timeout: 60_000 });
+    await dana.page.goto(`${server.url}/w/${workspaceId}/c/${conversation.id}`);
+    await ui.page.getByTestId('person-here').filter({ hasText: 'Dana' }).waitFor({ timeout: 60_000 });
     await ui.screenshot('people-approved-by');
 
     await ui.page.goto(`${server.url}/w/${workspaceId}/settings/people`);
