@@ -246,3 +246,31 @@ describe('a person\'s own credentials (TEAM-1)', () => {
   });
 });
 
+describe('what a person sees of other workspaces (TEAM-2)', () => {
+  it('lists only the workspaces they hold a role in; the owner lists all', async () => {
+    const other = await fixture.server.api('POST', '/api/workspaces', { name: 'Elsewhere' });
+    expect(other.status).toBe(201);
+    await fixture.server.running.app.seeding.settle();
+    const seen = (await asPerson(fixture.server, viewer.token, 'GET', '/api/workspaces')).body.workspaces as Array<{ id: string }>;
+    expect(seen.map((workspace) => workspace.id)).toEqual([fixture.workspaceId]);
+    const all = (await fixture.server.api('GET', '/api/workspaces')).body.workspaces as Array<{ id: string }>;
+    expect(all.map((workspace) => workspace.id)).toContain(other.body.id);
+  });
+
+  it('the invitation form shows a hostile workspace name as text, under a policy that runs no script', async () => {
+    const hostile = await fixture.server.api('POST', '/api/workspaces', { name: '<img src=x onerror=alert(1)>"' });
+    expect(hostile.status).toBe(201);
+    await fixture.server.running.app.seeding.settle();
+    const invitation = await fixture.server.api('POST', `/api/workspaces/${hostile.body.id}/invitations`, { role: 'viewer' });
+    const page = await fetch(invitation.body.url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await page.text();
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;&#34;');
+    // Showing the form does not use the link up.
+    expect((await acceptInvitation(fixture.server, invitation.body.url, { name: 'Pat' })).status).toBe(303);
+  });
+});
+
