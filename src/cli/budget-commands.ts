@@ -22,7 +22,7 @@ const DECISIONS: Record<string, 'raise_once' | 'raise' | 'stop' | 'dismiss'> = {
  * spend grouped by agent, space, model or day — over the same HTTP API as the web app.
  */
 export function registerBudgetCommands(program: Command, context: OperatorCommandContext): void {
-  const budgets = program.command('budgets').description('spend limits per agent and workspace, budget decisions and prices (BUD-1)').option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
+  const budgets = program.command('budgets').description('spend limits per agent and workspace, budget decisions and prices').option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
   const withWorkspace = async (options: { workspace?: string }) => {
     const api = await context.client();
     const workspace = await context.resolveWorkspace(api, options.workspace);
@@ -127,7 +127,7 @@ export function registerBudgetCommands(program: Command, context: OperatorComman
 
   program
     .command('costs')
-    .description('spend by agent, space, model or day (BUD-1); default: by day, this month so far')
+    .description('spend by agent, space, model or day; default: by day, this month so far')
     .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
     .option('--by <grouping>', 'agent | space | model | day', 'day')
     .option('--from <YYYY-MM-DD>', 'first day (UTC)')
