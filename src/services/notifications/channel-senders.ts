@@ -1,6 +1,10 @@
 import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import nodemailer from 'nodemailer';
 import webpush from 'web-push';
+import { pinnedLookup } from '../../tools/web/fetch-web-page.js';
+import type { CheckedTarget } from './notification-target.js';
 
 /** A slow receiver never holds a delivery longer than this (NTF-1). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -41,22 +45,41 @@ export function webhookBody(notification: OutgoingNotification): string {
   });
 }
 
-/** `stop`: aborted when the server stops, so a hanging receiver never holds the shutdown up. */
-async function post(url: string, headers: Record<string, string>, body: string | Buffer, stop: AbortSignal): Promise<AttemptOutcome> {
-  try {
-    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), stop]) });
-    await response.body?.cancel();
-    return response.ok ? { ok: true, httpStatus: response.status, error: null } : { ok: false, httpStatus: response.status, error: `HTTP ${response.status}` };
-  } catch (error) {
-    const name = (error as Error).name;
-    return { ok: false, httpStatus: null, error: name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : ((error as { cause?: Error }).cause?.message ?? (error as Error).message) };
-  }
+/**
+ * POSTs to a checked target: to the addresses it was checked at when there are (the pinned lookup of
+ * web_fetch), on a socket of its own. `stop` is aborted when the server stops, so a hanging receiver
+ * never holds the shutdown up; a receiver that does not answer within the timeout fails the attempt.
+ */
+function post(target: CheckedTarget, headers: Record<string, string>, body: string | Buffer, stop: AbortSignal): Promise<AttemptOutcome> {
+  const timeout = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
+  const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const outgoing = send(
+      target.url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        signal: AbortSignal.any([timeout, stop]),
+        agent: false,
+        ...(target.addresses ? { lookup: pinnedLookup(target.addresses) } : {}),
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        // The answer's body is not needed: only its status is logged.
+        response.resume();
+        const ok = status >= 200 && status < 300;
+        resolve({ ok, httpStatus: status, error: ok ? null : `HTTP ${status}` });
+      },
+    );
+    outgoing.on('error', (error) => resolve({ ok: false, httpStatus: null, error: timeout.aborted ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : error.message }));
+    outgoing.end(body);
+  });
 }
 
-export async function sendWebhook(url: string, secret: string, notification: OutgoingNotification, stop: AbortSignal): Promise<AttemptOutcome> {
+export async function sendWebhook(target: CheckedTarget, secret: string, notification: OutgoingNotification, stop: AbortSignal): Promise<AttemptOutcome> {
   const body = webhookBody(notification);
   const timestamp = Math.floor(Date.now() / 1000);
-  return post(url, { 'content-type': 'application/json', 'user-agent': 'control-center-notifications', [SIGNATURE_HEADER]: signatureFor(secret, timestamp, body) }, body, stop);
+  return post(target, { 'content-type': 'application/json', 'user-agent': 'control-center-notifications', [SIGNATURE_HEADER]: signatureFor(secret, timestamp, body) }, body, stop);
 }
 
 export interface SmtpAccount {
@@ -114,7 +137,7 @@ export interface VapidKeys {
  * Web push: web-push encrypts the payload for the subscription (aes128gcm) and signs the VAPID
  * JWT; the request itself goes out through fetch so it shares the timeout and the log of the others.
  */
-export async function sendPush(subscription: PushSubscriptionTarget, vapid: VapidKeys, notification: OutgoingNotification, stop: AbortSignal): Promise<AttemptOutcome> {
+export async function sendPush(target: CheckedTarget, subscription: PushSubscriptionTarget, vapid: VapidKeys, notification: OutgoingNotification, stop: AbortSignal): Promise<AttemptOutcome> {
   let details: ReturnType<typeof webpush.generateRequestDetails>;
   try {
     details = webpush.generateRequestDetails(subscription, JSON.stringify({ title: notification.title, url: notification.url, kind: notification.kind, id: notification.deliveryId }), {
@@ -126,5 +149,5 @@ export async function sendPush(subscription: PushSubscriptionTarget, vapid: Vapi
     return { ok: false, httpStatus: null, error: (error as Error).message };
   }
   const headers = Object.fromEntries(Object.entries(details.headers).map(([name, value]) => [name, String(value)]));
-  return post(details.endpoint, headers, details.body ?? Buffer.alloc(0), stop);
+  return post(target, headers, details.body ?? Buffer.alloc(0), stop);
 }

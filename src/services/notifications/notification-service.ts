@@ -141,7 +141,7 @@ export class NotificationService {
     let secret: string | null = null;
     let madeSecret: string | undefined;
     if (body.kind === 'webhook') {
-      target = (await checkNotificationTarget(body.url, 'url', allowPrivate)).toString();
+      target = (await checkNotificationTarget(body.url, 'url', allowPrivate)).url.toString();
       secret = body.secret ?? (madeSecret = `whsec_${randomBytes(24).toString('base64url')}`);
     } else if (body.kind === 'email') {
       target = body.address;
@@ -293,17 +293,16 @@ export class NotificationService {
     try {
       if (channel.kind === 'webhook') {
         // Checked again at send time: a name may resolve elsewhere now than when the channel was made.
-        await checkNotificationTarget(channel.target, 'url', allowPrivate);
-        return await sendWebhook(channel.target, channel.secret ?? '', notification, this.stopping.signal);
+        return await sendWebhook(await checkNotificationTarget(channel.target, 'url', allowPrivate), channel.secret ?? '', notification, this.stopping.signal);
       }
       if (channel.kind === 'email') {
         if (!settings.smtp_host || !settings.smtp_from) return { ok: false, httpStatus: null, error: 'no SMTP server is configured (the owner sets one in the notification settings)' };
         return await sendEmail({ host: settings.smtp_host, port: Number(settings.smtp_port ?? 587), secure: Number(settings.smtp_secure) === 1, user: settings.smtp_user, password: settings.smtp_password, from: settings.smtp_from }, channel.target, notification);
       }
       const subscription = JSON.parse(channel.target) as PushSubscriptionTarget;
-      await checkNotificationTarget(subscription.endpoint, 'subscription.endpoint', allowPrivate);
+      const target = await checkNotificationTarget(subscription.endpoint, 'subscription.endpoint', allowPrivate);
       const subject = settings.public_url?.startsWith('https:') ? settings.public_url : 'mailto:notifications@control-center.invalid';
-      return await sendPush(subscription, { publicKey: settings.vapid_public_key!, privateKey: settings.vapid_private_key!, subject }, notification, this.stopping.signal);
+      return await sendPush(target, subscription, { publicKey: settings.vapid_public_key!, privateKey: settings.vapid_private_key!, subject }, notification, this.stopping.signal);
     } catch (error) {
       return { ok: false, httpStatus: null, error: (error as Error).message };
     }

@@ -117,7 +117,7 @@ async function pinAddresses(url: URL, hostNamedByRule: boolean, resolveHost: Res
  * All of them when asked for all, so a name whose first address does not answer (`localhost` as ::1
  * before 127.0.0.1) still connects — to a checked address.
  */
-function pinnedLookup(pinned: ResolvedAddress[]): LookupFunction {
+export function pinnedLookup(pinned: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     if (options.all) (callback as (error: null, addresses: ResolvedAddress[]) => void)(null, pinned);
     else callback(null, pinned[0]!.address, pinned[0]!.family);
