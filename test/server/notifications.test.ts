@@ -161,7 +161,7 @@ describe('an approval reaches the people who may decide it, on the channels they
 });
 
 describe('channels belong to their person (NTF-1)', () => {
-  it("another person's channel is unknown (404); a read-only token changes nothing (403); a secret on an email channel is refused", async () => {
+  it("another person's channel is unknown (404); a read-only token changes nothing (403); a run token reaches nothing (401); a secret on an email channel is refused", async () => {
     const mine = (await asPerson(fixture.server, dana.token, 'GET', CHANNELS)).body.channels as any[];
     const email = mine.find((channel) => channel.kind === 'email');
     const byVic = await asPerson(fixture.server, vic.token, 'DELETE', `${CHANNELS}/${email.id}`);
@@ -172,7 +172,19 @@ describe('channels belong to their person (NTF-1)', () => {
     const secretOnEmail = await asPerson(fixture.server, dana.token, 'PATCH', `${CHANNELS}/${email.id}`, { secret: 'a-secret-long-enough-1234' });
     expect(secretOnEmail.status).toBe(400);
     expect(secretOnEmail.body.error.field).toBe('secret');
+    // An agent's run token is no person: it neither reads nor configures anything here.
+    const runToken = fixture.server.running.app.runTokens.issue({ workspaceId: fixture.workspaceId, runId: 'run_probe', agentId: Object.values(fixture.agents)[0]!.id });
+    for (const [method, path, body] of [
+      ['GET', CHANNELS, undefined],
+      ['POST', CHANNELS, { kind: 'webhook', name: 'Agent', url: 'https://hooks.example.com/x', events: ['approval'] }],
+      ['PATCH', '/api/notifications/settings', { allowPrivateTargets: false }],
+      ['GET', '/api/notifications/settings', undefined],
+    ] as const) {
+      const answer = await asPerson(fixture.server, runToken, method, path, body);
+      expect(answer.status, `${method} ${path}`).toBe(401);
+    }
     expect((await asPerson(fixture.server, dana.token, 'GET', CHANNELS)).body.channels).toEqual(mine);
+    expect((await fixture.server.api('GET', '/api/notifications/settings')).body.allowPrivateTargets).toBe(true);
     expect((await workspaceApi(fixture, 'GET', '/approvals?status=pending')).status).toBe(200);
   });
 });
