@@ -89,12 +89,13 @@ describe('web app: turn history, questions in the Inbox, unsaved edits, plan Sto
     await turn.waitFor({ timeout: 60_000 });
     const finished = turn.getByTestId('finished-turn');
     await finished.getByTestId('tool-call').waitFor();
-    await finished.getByTestId('tool-decision').waitFor();
+    // Who approved comes from the workspace's people, a query of its own: "someone" shows until it loads.
+    await finished.getByTestId('tool-decision').filter({ hasText: 'Approved by owner at' }).waitFor();
     // In order: the earlier text, the tool call with its approval, then the final reply.
     const text = (await finished.textContent()) ?? '';
     const first = text.indexOf('First I look at the file.');
     const tool = text.indexOf('rm -f old-notes.txt');
-    const decided = text.indexOf('Approved by an operator at');
+    const decided = text.indexOf('Approved by owner at');
     const last = text.indexOf('Removed old-notes.txt; all done.');
     expect(first).toBeGreaterThanOrEqual(0);
     expect(first).toBeLessThan(tool);
