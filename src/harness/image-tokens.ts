@@ -20,7 +20,7 @@ const costs = new WeakMap<PromptImage, number>();
 export function estimateImageTokens(image: PromptImage): number {
   let tokens = costs.get(image);
   if (tokens === undefined) {
-    const size = imageDimensions(Buffer.from(image.data, 'base64'));
+    const size = imageDimensions(base64Bytes(image.data));
     if (!size) {
       tokens = MAX_IMAGE_TOKENS;
     } else {
@@ -30,6 +30,14 @@ export function estimateImageTokens(image: PromptImage): number {
     costs.set(image, tokens);
   }
   return tokens;
+}
+
+/** The image's bytes; `atob` exists in Node and in the browser alike (this module is in both builds). */
+function base64Bytes(data: string): Uint8Array {
+  const text = atob(data);
+  const bytes = new Uint8Array(text.length);
+  for (let index = 0; index < text.length; index += 1) bytes[index] = text.charCodeAt(index);
+  return bytes;
 }
 
 export function estimateImagesTokens(images: readonly PromptImage[] | undefined): number {
