@@ -73,7 +73,7 @@ export class RewindService {
     const db = database.db;
     const checkpoint = await firstTurnCheckpointSince(db, conversationId, message.createdAt);
     let archiveRef: string | null = null;
-    let putBack: (() => Promise<void>) | null = null;
+    let putBack: PutBack | null = null;
     const record = await findCheckout(db, conversationId);
     if (checkpoint && record) {
       const runner = await this.checkouts.runner(workspaceId, record);
@@ -82,12 +82,7 @@ export class RewindService {
       await checkpointTurn(runner, conversationId, `rewound-${id}`).catch((error: unknown) => {
         throw new ConflictError('messageId', `the checkout could not be archived, so nothing was rewound: ${error instanceof Error ? error.message : String(error)}`);
       });
-      const archived = archiveRef;
-      putBack = async () => {
-        const commit = await commitOfRef(runner, archived);
-        if (commit) await restoreCheckpoint(runner, commit);
-        await this.checkouts.sync(workspaceId, conversationId, record).catch(() => null);
-      };
+      putBack = { runner, ref: archiveRef, record };
       await restoreCheckpoint(runner, checkpoint.commit);
       await this.checkouts.sync(workspaceId, conversationId, record).catch(() => null);
     }
@@ -103,17 +98,10 @@ export class RewindService {
       restoredAt: null,
       restoreArchiveRef: null,
     };
-    try {
-      await db.transaction().execute(async (transaction) => {
-        // Another process may have started a run while the git steps ran: checked where the rewind is recorded.
-        await this.refuseUnfinishedRun(transaction, conversationId);
-        rewind.archivedMessages = await archiveMessagesFrom(transaction, conversationId, message, id);
-        await insertRewind(transaction, rewind);
-      });
-    } catch (error) {
-      await putBack?.();
-      throw error;
-    }
+    await this.recordUnlessRunStarted(db, workspaceId, conversationId, putBack, async (transaction) => {
+      rewind.archivedMessages = await archiveMessagesFrom(transaction, conversationId, message, id);
+      await insertRewind(transaction, rewind);
+    });
     const archived = rewind.archivedMessages;
     const checkout = rewind.checkpointCommit
       ? ` The checkout is back at ${rewind.checkpointCommit.slice(0, 12)}; what it held is kept as ${archiveRef}.`
@@ -146,6 +134,7 @@ export class RewindService {
     const db = database.db;
     const rewindId = rewind.id;
     let restoreArchiveRef: string | null = null;
+    let putBack: PutBack | null = null;
     const record = rewind.archiveRef ? await findCheckout(db, conversationId) : null;
     if (rewind.archiveRef && record) {
       const runner = await this.checkouts.runner(workspaceId, record);
@@ -153,14 +142,45 @@ export class RewindService {
       if (!commit) throw new ConflictError('rewindId', `the archived checkout ${rewind.archiveRef} is no longer in the conversation's checkout`);
       restoreArchiveRef = `${TURN_REF_PREFIX}${conversationId}/restored-${rewindId}`;
       await checkpointTurn(runner, conversationId, `restored-${rewindId}`);
+      putBack = { runner, ref: restoreArchiveRef, record };
       await restoreCheckpoint(runner, commit);
       await this.checkouts.sync(workspaceId, conversationId, record).catch(() => null);
     }
-    const back = await unarchiveMessages(db, conversationId, rewindId);
     const restoredAt = nowIso();
-    await markRewindRestored(db, rewindId, restoredAt, restoreArchiveRef);
+    const back = await this.recordUnlessRunStarted(db, workspaceId, conversationId, putBack, async (transaction) => {
+      const unarchived = await unarchiveMessages(transaction, conversationId, rewindId);
+      await markRewindRestored(transaction, rewindId, restoredAt, restoreArchiveRef);
+      return unarchived;
+    });
     await this.systemLine(workspaceId, conversationId, `Restored rewind ${rewindId}: ${back} message${back === 1 ? '' : 's'} back in the history.${restoreArchiveRef ? ` The checkout is as it was before the rewind; what it held is kept as ${restoreArchiveRef}.` : ''}`);
     return { ...rewind, restoredAt, restoreArchiveRef };
+  }
+
+  /**
+   * Records what a rewind or restore changed, in one transaction that first checks again for a run:
+   * another process may have started one while the git steps ran. Refused (409 naming the run), the
+   * checkout goes back to the archive the git steps made of it, so nothing has changed.
+   */
+  private async recordUnlessRunStarted<T>(
+    db: Kysely<WorkspaceSchema>,
+    workspaceId: string,
+    conversationId: string,
+    putBack: PutBack | null,
+    write: (transaction: Kysely<WorkspaceSchema>) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await db.transaction().execute(async (transaction) => {
+        await this.refuseUnfinishedRun(transaction, conversationId);
+        return write(transaction);
+      });
+    } catch (error) {
+      if (putBack) {
+        const commit = await commitOfRef(putBack.runner, putBack.ref);
+        if (commit) await restoreCheckpoint(putBack.runner, commit);
+        await this.checkouts.sync(workspaceId, conversationId, putBack.record).catch(() => null);
+      }
+      throw error;
+    }
   }
 
   /** 409 naming a run of the conversation still queued or running, in this process or another. */
@@ -172,6 +192,13 @@ export class RewindService {
   private async systemLine(workspaceId: string, conversationId: string, content: string): Promise<void> {
     await this.messages.append(workspaceId, { conversationId, runId: null, role: 'system', authorKind: 'system', authorId: null, mode: null, picker: null, content });
   }
+}
+
+/** Where the checkout was archived before a rewind's or restore's reset, to return to when it is refused. */
+interface PutBack {
+  runner: Awaited<ReturnType<CheckoutService['runner']>>;
+  ref: string;
+  record: NonNullable<Awaited<ReturnType<typeof findCheckout>>>;
 }
 
 function excerpt(text: string): string {

@@ -98,4 +98,34 @@ describe('a rewind and a run in the same conversation (CTX-3)', () => {
     expect((await messages()).map((message) => message.id)).toEqual(before.map((message) => message.id));
     expect((await api('GET', `${conversationPath()}/rewinds`)).body.rewinds.filter((listed: { messageId: string }) => listed.messageId === target.id)).toEqual([]);
   }, 120_000);
+
+  it('a restore is held the same way: a run queued by another process during its git steps refuses it (409), the checkout and history stay rewound', async () => {
+    await turn('write c', reply().tool('write', { path: 'c.txt', content: 'three\n' }), reply().text('wrote c'));
+    const target = (await messages()).find((message) => message.content === 'write c')!;
+    const rewound = await api('POST', `${conversationPath()}/rewind`, { messageId: target.id });
+    expect(rewound.status, JSON.stringify(rewound.body)).toBe(200);
+    const rewoundMessages = await messages();
+    const app = rewind.fixture.server.running.app;
+    const { database } = await app.workspaces.handle(rewind.fixture.workspaceId);
+    const agentId = Object.values(rewind.fixture.agents)[0]!.id;
+    const hold = holdRewindInGitSteps();
+    let elsewhere: { id: string } | undefined;
+    try {
+      const restoring = api('POST', `${conversationPath()}/rewinds/${rewound.body.id}/restore`);
+      await hold.reached;
+      expect(readFileSync(join(worktree(), 'c.txt'), 'utf8')).toBe('three\n');
+      elsewhere = await app.runs.record(rewind.fixture.workspaceId, database.db, { agentId, conversationId: rewind.fixture.conversationId, state: 'queued' });
+      hold.release();
+      const refused = await restoring;
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.message).toContain(`run ${elsewhere.id} is active in this conversation`);
+    } finally {
+      hold.restore();
+      if (elsewhere) await database.db.updateTable('runs').set({ state: 'cancelled' }).where('id', '=', elsewhere.id).execute();
+    }
+    expect(existsSync(join(worktree(), 'c.txt'))).toBe(false);
+    expect((await messages()).map((message) => message.id)).toEqual(rewoundMessages.map((message) => message.id));
+    const listed = (await api('GET', `${conversationPath()}/rewinds`)).body.rewinds.find((candidate: { id: string }) => candidate.id === rewound.body.id);
+    expect(listed.restoredAt).toBeNull();
+  }, 120_000);
 });
