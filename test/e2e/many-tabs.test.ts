@@ -46,13 +46,14 @@ async function createAgent(name: string): Promise<void> {
 async function recordRelayedIds(page: Page): Promise<void> {
   await page.evaluate((name) => {
     const seen: number[] = [];
-    (window as unknown as { relayedIds: number[] }).relayedIds = seen;
-    new BroadcastChannel(name).onmessage = (message: MessageEvent<{ kind: string; id?: number }>) => {
+    (globalThis as unknown as { relayedIds: number[] }).relayedIds = seen;
+    const channel = new BroadcastChannel(name);
+    channel.onmessage = (message: { data: { kind: string; id?: number } }) => {
       if (message.data.kind === 'event' && message.data.id !== undefined) seen.push(message.data.id);
     };
   }, `cc-live-${ws}`);
 }
-const relayedIds = (page: Page) => page.evaluate(() => (window as unknown as { relayedIds: number[] }).relayedIds);
+const relayedIds = (page: Page) => page.evaluate(() => (globalThis as unknown as { relayedIds: number[] }).relayedIds);
 
 describe('many tabs share one live connection', { timeout: BROWSER_TEST_TIMEOUT_MS * 2 }, () => {
   let tabs: Page[] = [];
@@ -109,20 +110,20 @@ describe('many tabs share one live connection', { timeout: BROWSER_TEST_TIMEOUT_
     const handoverAt = Date.now();
     await createAgent('probe-after-leader');
     for (const page of tabs) await agentRow(page, 'probe-after-leader').waitFor();
-    const roles = await Promise.all(tabs.map((page) => liveStatus(page).getAttribute('data-live-role')));
-    expect(roles.filter((role) => role === 'leader')).toHaveLength(1);
+    const leaders = async () => (await Promise.all(tabs.map((page) => liveStatus(page).getAttribute('data-live-role')))).filter((role) => role === 'leader').length;
+    await expect.poll(leaders, POLL).toBe(1);
     await expect.poll(openStreams, POLL).toBe(1);
     console.log(`after the leader closed: a new leader and the next event in every tab after ${Date.now() - handoverAt} ms`);
 
     // None missed: every tab's relayed ids are exactly what the server published since it began listening.
-    const last = published[published.length - 1]!;
+    // (Presence posts may publish more meanwhile: each tab catches up with whatever was published last.)
     for (const page of tabs) {
-      await expect.poll(() => liveStatus(page).getAttribute('data-last-event-id'), POLL).toBe(String(last));
+      await expect.poll(async () => (await liveStatus(page).getAttribute('data-last-event-id')) === String(published[published.length - 1]), POLL).toBe(true);
     }
     const observer = tabs[tabs.length - 1]!;
     const ids = await relayedIds(observer);
     expect(ids.length).toBeGreaterThan(1);
-    expect(ids).toEqual(published.filter((id) => id >= ids[0]!));
+    expect(ids).toEqual(published.filter((id) => id >= ids[0]! && id <= ids[ids.length - 1]!));
   });
 
   it('a stream that could not resume (events lost meanwhile) makes every tab refetch: the views end at the API state', async () => {
