@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { runStateWord } from './plain-words.js';
 import type { Approval } from '../schemas/approval.js';
 import type { Plan } from '../schemas/plan.js';
 import type { Question } from '../schemas/question.js';
@@ -6,7 +7,9 @@ import type { Run } from '../schemas/run.js';
 import type { Workspace } from '../schemas/workspace.js';
 import type { ApiClient } from './api-client.js';
 import { dollars, planCostText } from './plan-cost-text.js';
+import { approvalReasonText } from './approval-reason-text.js';
 import { cell } from './terminal-text.js';
+import { textTable, type TextColumn } from './text-table.js';
 
 /** What the operator commands need from main.ts: the API client and the workspace lookup. */
 export interface OperatorCommandContext {
@@ -19,6 +22,46 @@ const out = (line: string): void => {
 };
 const json = (value: unknown) => out(JSON.stringify(value, null, 2));
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '-');
+
+/** id → name of a workspace's agents or spaces, fetched once per command. */
+async function namesOf(api: ApiClient, path: string, key: 'agents' | 'spaces'): Promise<Map<string, string>> {
+  const body = await api.request<Record<string, Array<{ id: string; name: string }>>>('GET', path);
+  return new Map((body[key] ?? []).map((item) => [item.id, item.name]));
+}
+/** The name for an id; the id itself when it is gone (a deleted agent), "-" when there is none. */
+const nameIn = (names: Map<string, string>, id: string | null) => (id === null ? '-' : (names.get(id) ?? id));
+
+/** "42s", "3m 05s", "1h 02m"; "running" while it runs, "-" before it starts. */
+function durationText(run: Run): string {
+  if (!run.startedAt) return '-';
+  if (!run.endedAt) return 'running';
+  const seconds = Math.max(0, Math.round((Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const pad = (value: number) => String(value).padStart(2, '0');
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${pad(seconds % 60)}s`;
+  return `${Math.floor(seconds / 3600)}h ${pad(Math.floor((seconds % 3600) / 60))}m`;
+}
+
+const APPROVAL_COLUMNS: TextColumn[] = [
+  { heading: 'ID', max: 40 },
+  { heading: 'KIND', max: 8 },
+  { heading: 'SINCE', max: 19 },
+  { heading: 'AGENT', max: 24 },
+  { heading: 'SPACE', max: 24 },
+  { heading: 'WHAT', max: 60 },
+  { heading: 'WHY', max: 120 },
+];
+const RUN_COLUMNS: TextColumn[] = [
+  { heading: 'RUN', max: 40 },
+  { heading: 'AGENT', max: 24 },
+  { heading: 'MODE', max: 12 },
+  { heading: 'PLAN STEP', max: 30 },
+  { heading: 'STATE', max: 16 },
+  { heading: 'DURATION', max: 10, right: true },
+  { heading: 'COST', max: 12, right: true },
+  { heading: 'TOKENS', max: 12, right: true },
+  { heading: 'CREATED', max: 19 },
+];
 /** The one line that says what an approval is about: its command, goal or action, else its title. */
 export function summaryOf(approval: Approval): string {
   for (const key of ['summary', 'command', 'goal', 'action']) {
@@ -52,11 +95,21 @@ export function registerOperatorCommands(program: Command, context: OperatorComm
       const open = (await api.request<{ questions: Question[] }>('GET', `${base}/questions`)).questions.filter((question) => question.status === 'pending');
       if (options.json) return json({ approvals: pending, questions: open });
       if (pending.length === 0 && open.length === 0) return out('Nothing waiting for a decision.');
-      for (const approval of pending) out(`${approval.id}  approval  ${time(approval.createdAt)}  ${cell(summaryOf(approval), 80)}`);
-      for (const question of open) out(`${question.id}  question  ${time(question.createdAt)}  ${cell(question.questions.map((item) => item.question).join(' / '), 80)}`);
+      const [agents, spaces] = await Promise.all([namesOf(api, `${base}/agents`, 'agents'), namesOf(api, `${base}/spaces`, 'spaces')]);
+      // A question names its run, not its space: one look-up per asking run (questions are few).
+      const questionSpaces = new Map<string, string | null>();
+      for (const question of open) {
+        if (!questionSpaces.has(question.runId)) questionSpaces.set(question.runId, (await api.request<{ run: Run }>('GET', `${base}/runs/${encodeURIComponent(question.runId)}`)).run.spaceId);
+      }
+      const rows = [
+        ...pending.map((approval) => [approval.id, 'approval', time(approval.createdAt), nameIn(agents, approval.agentId), nameIn(spaces, approval.spaceId), summaryOf(approval), approvalReasonText(approval)]),
+        ...open.map((question) => [question.id, 'question', time(question.createdAt), nameIn(agents, question.agentId), nameIn(spaces, questionSpaces.get(question.runId) ?? null), question.questions.map((item) => item.question).join(' / '), 'the agent asks you and waits for the answer']),
+      ];
+      for (const line of textTable(APPROVAL_COLUMNS, rows)) out(line);
     });
   approvals
     .command('approve <approvalId>')
+    .description('approve a pending approval: the agent goes ahead with the action')
     .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
     .option('--remember', 'remember this choice for the same action (a workspace rule)')
     .option('--json', 'print the decided approval as JSON')
@@ -68,6 +121,7 @@ export function registerOperatorCommands(program: Command, context: OperatorComm
     });
   approvals
     .command('reject <approvalId>')
+    .description('reject a pending approval: the agent is told no (and your reason) and does not do it')
     .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
     .option('--reason <text>', 'told to the agent verbatim')
     .option('--json', 'print the decided approval as JSON')
@@ -148,9 +202,23 @@ export function registerOperatorCommands(program: Command, context: OperatorComm
       const list = (await api.request<{ runs: Run[] }>('GET', `${base}/runs?${query.toString()}`)).runs;
       if (options.json) return json(list);
       if (list.length === 0) return out('No runs.');
-      for (const run of list) {
-        const seconds = run.startedAt && run.endedAt ? `${Math.round((Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000)}s` : run.startedAt ? 'running' : '-';
-        out(`${run.id}  ${cell(run.state, 9)} ${cell(seconds, 8)} ${cell(dollars(run.costUsd), 9)} ${String(run.usage.inputTokens + run.usage.outputTokens).padStart(8)} tok  ${time(run.createdAt)}`);
-      }
+      const [agents, plans] = await Promise.all([namesOf(api, `${base}/agents`, 'agents'), api.request<{ plans: Plan[] }>('GET', `${base}/plans`)]);
+      const stepOfRun = new Map(plans.plans.flatMap((plan) => plan.nodes.filter((node) => node.runId).map((node) => [node.runId!, node.title] as const)));
+      const tokensOf = (run: Run) => run.usage.inputTokens + run.usage.outputTokens;
+      const rows = list.map((run) => [
+        run.id,
+        nameIn(agents, run.agentId),
+        run.mode ?? '-',
+        stepOfRun.get(run.id) ?? '-',
+        runStateWord(run.state),
+        durationText(run),
+        dollars(run.costUsd),
+        String(tokensOf(run)),
+        time(run.createdAt),
+      ]);
+      for (const line of textTable(RUN_COLUMNS, rows)) out(line);
+      const cost = list.reduce((sum, run) => sum + run.costUsd, 0);
+      const tokens = list.reduce((sum, run) => sum + tokensOf(run), 0);
+      out(`total: ${list.length} ${list.length === 1 ? 'run' : 'runs'}, ${dollars(cost)}, ${tokens} tokens`);
     });
 }
