@@ -9,14 +9,24 @@ export interface ClientOptions {
   dataDir: string;
 }
 
-/** An error the API answered with; the CLI prints its message and field. */
+/**
+ * An error the API answered with. Its message is what a person reads: "<field>: <problem>" when the
+ * API named the field at fault, else the problem alone — no codes, no HTTP status unless that is all there is.
+ */
 export class ApiRequestError extends Error {
+  /** The problem alone, without the field (for a caller that names the field its own way, e.g. as a flag). */
+  readonly problem: string;
+  readonly field: string | undefined;
+
   constructor(
     readonly status: number,
     readonly body: unknown,
   ) {
     const error = (body as { error?: { message?: string; field?: string } } | null)?.error;
-    super(error ? `${error.message}${error.field ? ` (field: ${error.field})` : ''}` : `HTTP ${status}`);
+    const problem = error?.message ?? `the server answered HTTP ${status}`;
+    super(error?.field ? `${error.field}: ${problem}` : problem);
+    this.problem = problem;
+    this.field = error?.field;
   }
 }
 

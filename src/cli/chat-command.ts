@@ -211,7 +211,7 @@ function summaryLine(run: Run): string {
 function refusedInput(error: unknown): never {
   if (error instanceof ApiRequestError && error.status < 500) {
     const field = (error.body as { error?: { field?: string } } | null)?.error?.field;
-    throw new ChatUsageError(`${(field && flagOfField(field)) ?? field ?? 'input'}: ${error.message}`);
+    throw new ChatUsageError(`${(field && flagOfField(field)) ?? field ?? 'input'}: ${error.problem}`);
   }
   throw error;
 }

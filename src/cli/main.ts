@@ -56,11 +56,11 @@ const serve = program
   .option('--data-dir <dir>', 'data root (overrides the global option)')
   .option('--no-default-workspace', 'do not create a "Default" workspace when none exists')
   .option('--log-level <level>', 'pino log level', 'warn')
-  .option('--database <url>', 'postgres:// URL of a PostgreSQL database for the registry and the workspaces (WS-3; default: the embedded SQLite files)', process.env.CONTROL_CENTER_DATABASE_URL)
+  .option('--database <url>', 'postgres:// URL of a PostgreSQL database for the registry and the workspaces (default: the embedded SQLite files)', process.env.CONTROL_CENTER_DATABASE_URL)
   .option('--shell-network <mode>', 'network of the built-in bash sandbox: host (egress decided by policy) or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host')
   .option(
     '--allow-unsandboxed-runners',
-    'let Claude Code run without an OS sandbox when the host has none (it then runs as this user and could read the operator token; SEC-6)',
+    'let Claude Code run without an OS sandbox when the host has none (it then runs as this user and could read the operator token)',
     ['1', 'true', 'yes'].includes((process.env.CONTROL_CENTER_ALLOW_UNSANDBOXED_RUNNERS ?? '').toLowerCase()),
   )
   .option('--role <role>', 'all (HTTP and work), or api (HTTP and SSE only; work runs in `control-center worker` processes; needs --database)', 'all');
@@ -139,7 +139,7 @@ async function resolveAgent(api: ApiClient, workspace: Workspace, idOrName: stri
 
 const worker = program
   .command('worker')
-  .description('claim and execute pipeline and plan nodes, agent runs and approval timeouts from the shared PostgreSQL queue (issue 16); no API')
+  .description('claim and execute pipeline and plan nodes, agent runs and approval timeouts from the shared PostgreSQL queue; no API')
   .option('--data-dir <dir>', 'this worker\'s own data root (checkouts, scratch; not shared with other workers)')
   .option('--database <url>', 'postgres:// URL of the database the API processes use', process.env.CONTROL_CENTER_DATABASE_URL)
   .option('--port <port>', 'serve /healthz, /readyz and /metrics on this port (default: no port)', parsePort)
@@ -178,7 +178,7 @@ addRunQueueOptions(worker).action(
 
 program
   .command('sign-in-link')
-  .description('print a new one-time link that signs a browser in to the running server (issue 17)')
+  .description('print a new one-time link that signs a browser in to the running server')
   .action(async () => {
     const api = await client();
     const { url } = (await api.request('POST', '/api/auth/sign-in-link')) as { url: string };
@@ -248,7 +248,7 @@ agent
     print(await api.request('PATCH', `/api/workspaces/${target.id}/agents/${found.id}`, parseFields(pairs)));
   });
 
-const review = program.command('review').description('pull-request reviews (REV-1)').option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
+const review = program.command('review').description('pull-request reviews').option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
 const reviewWorkspace = () => (review.opts() as { workspace?: string }).workspace;
 review
   .command('open [repoPath] [base] [head]')

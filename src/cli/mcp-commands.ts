@@ -40,7 +40,7 @@ function printServer(server: McpServer): void {
  * once and never printed back.
  */
 export function registerMcpCommands(program: Command, client: () => Promise<ApiClient>, resolveWorkspace: (api: ApiClient, idOrName?: string) => Promise<Workspace>): void {
-  const mcp = program.command('mcp').description("operators' MCP servers: add, list their tools, assign effect classes (TOOL-2)").option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
+  const mcp = program.command('mcp').description("operators' MCP servers: add, list their tools, assign effect classes").option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
   const context = async () => {
     const api = await client();
     const workspace = await resolveWorkspace(api, (mcp.opts() as { workspace?: string }).workspace);

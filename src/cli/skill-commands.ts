@@ -35,7 +35,7 @@ function printOutcome(label: string, result: Outcome): void {
  * Exit codes: 0 done, 1 error, 2 quarantined or verify found problems.
  */
 export function registerSkillCommands(program: Command, client: () => Promise<ApiClient>, resolveWorkspace: (api: ApiClient, idOrName?: string) => Promise<Workspace>): void {
-  const skill = program.command('skill').description('install and verify skills from Git sources (SKL-3)').option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
+  const skill = program.command('skill').description('install and verify skills from Git sources').option('-w, --workspace <idOrName>', 'workspace (default: the only one)');
   const workspaceOf = async (api: ApiClient) => resolveWorkspace(api, (skill.opts() as { workspace?: string }).workspace);
 
   skill

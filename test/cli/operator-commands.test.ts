@@ -118,7 +118,8 @@ describe('control-center approvals | plans | runs', { timeout: 180_000 }, () => 
     expect(runs).toHaveLength(1);
     expect(typeof runs[0].costUsd).toBe('number');
     const runText = await cli('runs', '--conversation', conversationId);
-    expect(runText.stdout).toMatch(new RegExp(`${runs[0].id}\\s+completed`));
+    // The state in words ("finished"), after the agent, mode and plan step columns.
+    expect(runText.stdout).toMatch(new RegExp(`${runs[0].id}\\s+.*\\sfinished\\s`));
     expect(runText.stdout).toContain('$');
   });
 
