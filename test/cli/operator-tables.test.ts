@@ -140,6 +140,26 @@ describe('control-center runs | approvals | orchestrations: what a person reads'
     expect(await api('GET', `/orchestrations/${second.id}`)).toMatchObject({ status: 'rejected', reason: 'too many roles' });
   });
 
+  it('runs names the plan step a run executes', async () => {
+    const space = await api('POST', '/spaces', { name: 'Planning' });
+    await api('PATCH', `/spaces/${space.id}`, { picker: 'Plan' });
+    const conversation = await api('POST', `/spaces/${space.id}/conversations`, { title: 'Feature' });
+    model.script(
+      reply().tool('submit_plan', { goal: 'Ship it', nodes: [{ key: 'one', title: 'Write the parser', description: 'the parser', dependsOn: [] }] }),
+      reply().text('Submitted.'),
+    );
+    await api('POST', `/conversations/${conversation.id}/messages`, { text: 'plan it' });
+    const plan = (await poll(async () => (await api('GET', `/plans?conversationId=${conversation.id}`)).plans, (list: any[]) => list.length === 1))[0];
+    model.script(reply().text('Parser written.'));
+    await api('POST', `/plans/${plan.id}/approve`);
+    const node = (await poll(async () => (await api('GET', `/plans/${plan.id}`)).nodes, (nodes: any[]) => Boolean(nodes[0]?.runId)))[0];
+
+    const table = await cli('runs');
+    expect(table.code, table.stderr).toBe(0);
+    expectNoTrailingSpaces(table);
+    expect(table.stdout.split('\n').find((line) => line.startsWith(node.runId))).toContain('Write the parser');
+  });
+
   it('help texts name no tracker numbers and no SPEC ids', async () => {
     const groups = ['', 'approvals', 'plans', 'runs', 'orchestrations', 'budgets', 'mcp', 'skill', 'review', 'serve', 'worker', 'sign-in-link'];
     for (const group of groups) {
