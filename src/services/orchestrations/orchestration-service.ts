@@ -300,7 +300,7 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
     const db = await this.db(workspaceId);
     const record = await this.record(workspaceId, orchestrationId);
     if (isFinished(record.status)) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} is ${record.status}`);
-    if (maxUsd <= record.spentUsd) throw new ValidationError('maxUsd', `maxUsd must be above what has been spent (${record.spentUsd})`);
+    if (maxUsd <= record.spentUsd) throw new ValidationError('maxUsd', `maxUsd must be above what has been spent ($${record.spentUsd.toFixed(4)})`);
     await updateOrchestration(db, orchestrationId, { maxUsd, budgetPaused: false, budgetApprovalId: null, updatedAt: nowIso() });
     await this.withdrawBudgetApproval(workspaceId, record, `the operator set the cap to $${maxUsd} instead`);
     if (record.budgetPaused && record.pipelineRunId && this.control) await this.control.resume({ workspaceId, pipelineRunId: record.pipelineRunId });
