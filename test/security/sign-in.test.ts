@@ -112,8 +112,9 @@ describe('sign-in without copying a token', () => {
     const streamed = await fetch(`${server.url}/api/workspaces/${workspaceId}/events`, { headers: { cookie: session }, signal: viaCookie.signal });
     expect(streamed.status).toBe(200);
     viaCookie.abort();
-    // The web client asks for a ticket and never puts the token in the EventSource URL.
-    const client = await readFile(new URL('../../web/src/api/events.ts', import.meta.url), 'utf8');
+    // The web client asks for a ticket and never puts the token in the EventSource URL (the stream is
+    // opened by the tab that holds the browser's shared live connection).
+    const client = await readFile(new URL('../../web/src/api/shared-live-connection.ts', import.meta.url), 'utf8');
     expect(client).not.toMatch(/[?&]token=/);
     expect(client).toMatch(/\/api\/auth\/sse-ticket/);
     expect(client).toMatch(/[?&]ticket=/);
