@@ -168,4 +168,10 @@ describe('control-center runs | approvals | orchestrations: what a person reads'
       expect(help.stdout, group).not.toMatch(/\b[A-Z]{2,6}-\d+\b/);
     }
   });
+
+  it('the OpenAPI summaries and descriptions name no tracker numbers', async () => {
+    const document = JSON.stringify(await (await fetch(`${server.url}/openapi.json`)).json());
+    expect(document).toContain('"paths"');
+    expect(document.match(/[^"]{0,60}\(issue \d+\)/g) ?? []).toEqual([]);
+  });
 });

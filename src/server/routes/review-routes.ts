@@ -197,7 +197,7 @@ export function reviewRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         schema: {
           tags: ['reviews'],
           params: ReviewParams,
-          description: 'Publishes the finalized verdict to the pull request as one review with inline comments, gated by the prPublish policy class (issue 12). 202 while an approval is pending.',
+          description: 'Publishes the finalized verdict to the pull request as one review with inline comments, gated by the prPublish policy class. 202 while an approval is pending.',
           response: { 200: z.object({ publication: ReviewPublication, created: z.boolean() }), 202: z.object({ publication: ReviewPublication, created: z.boolean() }), 400: ApiError, 403: ApiError, 404: ApiError, 409: ApiError },
         },
       },
