@@ -97,6 +97,10 @@ export async function runAgentLoop(config: AgentLoopConfig): Promise<AgentLoopRe
   /** CTX-1 stage 2: replaces older messages by a summary in place; false with the reason when it cannot. */
   const compact = async (trigger: 'budget' | 'prompt_too_long' | 'operator', focus: string | null): Promise<string | null> => {
     if (!window) return 'the run has no context budget';
+    // BUD-1: the summary is a model call like any other, so the spend limits hold before it too.
+    await config.beforeModelCall?.(signal);
+    await config.waitWhilePaused(signal);
+    if (signal.aborted) return 'the run was cancelled';
     const started = performance.now();
     const tokensBefore = window.tokensOf(window.view(config.messages));
     const outcome = await compactConversation({

@@ -96,6 +96,26 @@ describe('spend limits on the built-in harness (BUD-1)', () => {
     expect(again.body.error.field).toBe('alertId');
   }, 60_000);
 
+  it('a compaction asked for at the limit waits for the decision before its summary call', async () => {
+    fixture = await startHarnessFixture();
+    const f = fixture;
+    f.model.script(reply().text('first answer').usage(MILLION));
+    expect((await f.waitForRun(await f.send('spend'))).run.state).toBe('completed');
+    expect((await api(f)('PUT', '/budgets/limits', { period: 'day', limitUsd: PER_MILLION / 2 })).status).toBe(200);
+
+    const agentId = Object.values(f.agents)[0]!.id;
+    const posted = await api(f)('POST', `/conversations/${f.conversationId}/messages`, { text: '/compact', agentId });
+    expect(posted.status, JSON.stringify(posted.body)).toBe(202);
+    const runId: string = posted.body.run.id;
+    const decision = await pausedAtLimit(f, runId);
+    expect(decision).toMatchObject({ kind: 'limit', period: 'day', runId });
+    // The summary request was not sent: the model saw the first turn's call only.
+    expect(f.model.requests).toHaveLength(1);
+    expect((await api(f)('POST', `/budgets/alerts/${decision.id}/decision`, { decision: 'stop' })).status).toBe(200);
+    expect((await f.waitForRun(runId, 30_000)).run.state).toBe('cancelled');
+    expect(f.model.requests).toHaveLength(1);
+  }, 60_000);
+
   it('a call crossing the soft threshold raises a threshold alert once, and the run goes on', async () => {
     fixture = await startHarnessFixture();
     const f = fixture;
