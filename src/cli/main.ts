@@ -94,7 +94,7 @@ addRunQueueOptions(serve).action(
     if (role === 'api') console.log('Role: api (runs nothing; start `control-center worker` processes on the same database)');
     console.log(`${running.tokenCreated ? 'Created an operator token' : 'Operator token'} in ${tokenFile} (mode 0600). Use it as:`);
     console.log(`  curl -H "Authorization: Bearer $(cat ${tokenFile})" ${running.url}/api/workspaces`);
-    // Issue 17 (as Jupyter does): a one-time link that signs a browser in without copying the token.
+    // As Jupyter does, a one-time link signs a browser in without copying the token.
     const operatorId = running.app.auth.firstOperatorId();
     if (operatorId) {
       const { code } = running.app.sessions.mintSignInCode(operatorId);

@@ -41,7 +41,7 @@ export function cookieOf(request: FastifyRequest, name: string): string | null {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * CSRF (issue 17): a request authenticated by the session cookie that may change state must come from
+ * CSRF: a request authenticated by the session cookie that may change state must come from
  * this server's own pages — an `Origin` header naming the host the request was sent to. SameSite=Strict
  * already keeps the cookie off cross-site requests; this is the second lock (an old browser, a
  * same-site sibling host). Bearer-token requests need neither: a page cannot make a browser add one.
@@ -83,7 +83,7 @@ export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens,
       if (!principal && (access === 'agent' || access === 'operatorOrAgent')) principal = runTokens.authenticate(token);
     }
     const operatorRoute = access === 'operator' || access === 'operatorOrAgent';
-    // Issue 17: the event stream takes a single-use ticket in its URL (EventSource sends no headers),
+    // The event stream takes a single-use ticket in its URL (EventSource sends no headers),
     // never the operator token; only an operator can mint one.
     if (!token && !principal && operatorRoute && config.ticketInQuery === true) {
       const query = request.query as Record<string, unknown> | undefined;
@@ -91,7 +91,7 @@ export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens,
       principal = asPrincipal(ticket ? sessions.redeemSseTicket(ticket) : null);
       if (ticket) token = ticket;
     }
-    // Issue 17: a browser signed in through the one-time link carries a session cookie.
+    // A browser signed in through the one-time link carries a session cookie.
     const session = !token && operatorRoute ? cookieOf(request, SESSION_COOKIE) : null;
     if (session) {
       const holder = sessions.sessionHolder(session);

@@ -48,7 +48,7 @@ export interface BuildServerOptions {
   /**
    * `all` (default): the whole API. `runner`: only what a run's own processes call back on — Claude
    * Code's hooks, the git push proxy, the model proxy and the Control Center MCP server, all
-   * authenticated by run tokens — for a worker, which serves no API but executes runs (issue 16).
+   * authenticated by run tokens — for a worker, which serves no API but executes runs.
    */
   routes?: 'all' | 'runner';
 }

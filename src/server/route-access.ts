@@ -23,7 +23,7 @@ declare module 'fastify' {
      */
     role?: RouteRole;
     /**
-     * SEC-1, issue 17: the route also takes a single-use SSE ticket from `?ticket=` (EventSource cannot
+     * SEC-1: the route also takes a single-use SSE ticket from `?ticket=` (EventSource cannot
      * send headers; the operator token never rides in a URL). Only the workspace event stream declares it.
      */
     ticketInQuery?: boolean;

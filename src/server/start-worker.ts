@@ -24,7 +24,7 @@ export interface RunningWorker {
 }
 
 /**
- * A worker process (`control-center worker`, issue 16): claims and executes pipeline and plan nodes,
+ * A worker process (`control-center worker`): claims and executes pipeline and plan nodes,
  * agent runs and due approval timeouts from the shared PostgreSQL queue. No API: only the operations endpoints, on a port when asked —
  * `/healthz`, `/readyz` (public) and `/metrics` (the worker's own operator token).
  */
@@ -33,7 +33,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const app = await ControlCenter.open({ ...options, logger, role: 'worker' });
   await app.auth.initialize();
   await app.recover();
-  // Issue 16: the runs a worker executes call back on their server — Claude Code's hooks, the git push
+  // The runs a worker executes call back on their server — Claude Code's hooks, the git push
   // proxy, the model proxy (Grok, brokered keys) and the Control Center MCP server (every external
   // runner's product tools and completion contract). Those routes live where the run does, so the
   // worker serves them itself, on loopback only: its runners are its own child processes.

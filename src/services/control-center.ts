@@ -126,25 +126,25 @@ export interface ControlCenterOptions {
   pipelineRunControl?: PipelineRunControl;
   /** ORC-3's re-proposal cooldown in ms (two minutes). */
   orchestrationCooldownMs?: number;
-  /** Issue 16: what this process does (process-role.ts); `all` by default. Other roles need PostgreSQL. */
+  /** What this process does (process-role.ts); `all` by default. Other roles need PostgreSQL. */
   role?: ProcessRole;
   /** Lease on a claimed pipeline job (default 30 s): how long a dead worker's job waits before another claims it. */
   jobLeaseMs?: number;
   /** How often a process that executes work on a shared PostgreSQL queue looks for jobs other processes enqueued (default 1 s). */
   queuePollMs?: number;
-  /** Issue 16: how many queued agent runs one process executes at once (default 16). */
+  /** How many queued agent runs one process executes at once (default 16). */
   maxQueuedRuns?: number;
   /**
-   * Issue 16: how old a queued run's unconfirmed dispatch must be before a worker's sweep enqueues it
+   * How old a queued run's unconfirmed dispatch must be before a worker's sweep enqueues it
    * (its API process died between recording and enqueueing; default 60 s — far above an enqueue's time).
    */
   dispatchGraceMs?: number;
   /**
-   * Issue 16: how long a queued run may wait on the own queue of the live process its conversation
+   * How long a queued run may wait on the own queue of the live process its conversation
    * sticks to (saturated: at its maximum of concurrent runs) before a process with room takes it (default 60 s).
    */
   runStealMs?: number;
-  /** Issue 16: how long past its stale limit a dead process's row is kept before it is pruned with its empty runs queues (default 1 h). */
+  /** How long past its stale limit a dead process's row is kept before it is pruned with its empty runs queues (default 1 h). */
   processPruneMs?: number;
 }
 
@@ -161,7 +161,7 @@ export class ControlCenter {
   readonly auth: OperatorAuth;
   /** The built-in shell's sandbox; its warm sandboxes are stopped with the server. */
   private readonly commandSandbox: CommandSandbox;
-  /** Issue 17: one-time sign-in codes, browser sessions and SSE tickets. */
+  /** One-time sign-in codes, browser sessions and SSE tickets. */
   readonly sessions = new OperatorSessions();
   /** TEAM-2: open event streams of people listen here and close when the person's access changes. */
   readonly revocations = new CredentialRevocations();
@@ -170,7 +170,7 @@ export class ControlCenter {
   /** NTF-1: each person's channels and the delivery of what waits for them. */
   readonly notifications: NotificationService;
   readonly workspaces: WorkspaceService;
-  /** Readiness and Prometheus metrics (issue 16). */
+  /** Readiness and Prometheus metrics. */
   readonly operations: OperationsService;
   readonly runs: RunService;
   readonly agents: AgentService;
@@ -204,7 +204,7 @@ export class ControlCenter {
   readonly changes: ChangeService;
   readonly plans: PlanService;
   readonly reviews: ReviewService;
-  /** Issue 12: reviews of forge pull requests (open from a PR URL, publish the verdict). */
+  /** Reviews of forge pull requests (open from a PR URL, publish the verdict). */
   readonly forgeReviews: ForgeReviewService;
   /** CHG-2: a conversation's branch published as a pull request (one approval for push and PR). */
   readonly publications: PublishService;
@@ -223,13 +223,13 @@ export class ControlCenter {
   readonly pipelineLauncher: EnginePipelineLauncher;
   /** The one logger every service and the HTTP server write to. */
   readonly logger: Logger;
-  /** Issue 16: what this process does. */
+  /** What this process does. */
   readonly role: ProcessRole;
   /** pg-boss, when the store is PostgreSQL: every process of the deployment claims from it. */
   private readonly jobQueue: PgBossConnection | null;
   private queuePoll: NodeJS.Timeout | null = null;
   private readonly queuePollMs: number;
-  /** Issue 16: this process among the others on the same database (run ownership, affinity, job holders). */
+  /** This process among the others on the same database (run ownership, affinity, job holders). */
   readonly processId = newId('proc');
   /** PostgreSQL only: which process executes which run, and which conversation sticks to which process. */
   private readonly runAffinity: RunAffinity | null;
@@ -242,7 +242,7 @@ export class ControlCenter {
   private readonly dispatchGraceMs: number;
   private readonly processPruneMs: number;
   /**
-   * Issue 16, PostgreSQL only: live events and run controls shared with the other processes on the
+   * PostgreSQL only: live events and run controls shared with the other processes on the
    * same database. Null for the embedded SQLite server (one process, nothing to share).
    */
   readonly cluster: ProcessCluster | null;
@@ -288,7 +288,7 @@ export class ControlCenter {
       refusedLocalRoots: [dataRoot],
       modelReview: { settings: this.settings, env: options.env ?? process.env },
     });
-    // Runners' model calls use the runner keys and base URLs set in Settings, where set (SEC-6, issue 15).
+    // Runners' model calls use the runner keys and base URLs set in Settings, where set (SEC-6).
     const settings = this.settings;
     this.budgets = new BudgetService(this.workspaces, this.events);
     const spendGate = (this.spendGate = new SpendLimitGate(this.budgets, this.activeRuns, this.events));
@@ -475,7 +475,7 @@ export class ControlCenter {
   }
 
   /**
-   * Issue 16, PostgreSQL: an API process queues its runs for the workers; a process that executes
+   * PostgreSQL: an API process queues its runs for the workers; a process that executes
    * work records which runs it owns (so only a dead process's runs are ever declared dead) and
    * claims queued runs; every gate's timeout is a delayed job any process applies (POL-7).
    */
@@ -497,7 +497,7 @@ export class ControlCenter {
   }
 
   /**
-   * Issue 16: controls sent to another process reach this one when it executes the run (or holds
+   * Controls sent to another process reach this one when it executes the run (or holds
    * the question), and a tool-call gate waiting here wakes on a decision taken elsewhere (POL-7).
    */
   private shareRunControls(cluster: ProcessCluster): void {
@@ -654,20 +654,20 @@ export class ControlCenter {
 
   /**
    * Cancel, pause or resume a run in progress on the built-in harness (HAR-5), in this process or —
-   * on PostgreSQL — in whichever process executes it (issue 16).
+   * on PostgreSQL — in whichever process executes it.
    */
   async runControl(workspaceId: string, runId: string, action: 'cancel' | 'pause' | 'resume'): Promise<void> {
     if (this.activeRuns.get(runId)?.workspaceId === workspaceId) return this.applyRunControl(workspaceId, runId, action);
     await this.sendElsewhere(workspaceId, action, runId, null, () => new NotFoundError('run in progress', runId, 'runId'));
   }
 
-  /** HAR-5: steering text for a run in progress, wherever it executes (issue 16). */
+  /** HAR-5: steering text for a run in progress, wherever it executes. */
   async steerRun(workspaceId: string, runId: string, text: string): Promise<void> {
     if (this.activeRuns.get(runId)?.workspaceId === workspaceId) return this.applySteer(workspaceId, runId, text);
     await this.sendElsewhere(workspaceId, 'steer', runId, { text }, () => notSteerable(runId));
   }
 
-  /** RLY-4: an operator's answers to a question card, wherever the asking run executes (issue 16). */
+  /** RLY-4: an operator's answers to a question card, wherever the asking run executes. */
   async answerQuestion(workspaceId: string, questionId: string, answers: string[]): Promise<PendingQuestion> {
     if (this.questions.holds(workspaceId, questionId)) return this.questions.answer(workspaceId, questionId, answers);
     // The owner's answer is the question as it returned it (same code, other process).
@@ -708,7 +708,7 @@ export class ControlCenter {
 
   /**
    * Stops every run in progress (marking them cancelled) and closes the databases. `graceMs`: how
-   * long pipeline and plan nodes in flight may take to finish first (a worker's SIGTERM, issue 16);
+   * long pipeline and plan nodes in flight may take to finish first (a worker's SIGTERM);
    * what is still running then goes back to the queue.
    */
   async close(options: { graceMs?: number } = {}): Promise<void> {

@@ -1,6 +1,6 @@
 import { hashSecret as hashOf, newSecret } from './people/secret-hash.js';
 
-/** How long a printed sign-in link works (issue 17): long enough to click, short enough to go stale in a scrollback. */
+/** How long a printed sign-in link works: long enough to click, short enough to go stale in a scrollback. */
 export const SIGN_IN_CODE_TTL_MS = 5 * 60_000;
 /** How long a browser session lasts. */
 export const SESSION_TTL_MS = 12 * 60 * 60_000;
@@ -87,7 +87,7 @@ class SecretStore {
 }
 
 /**
- * Sign-in without copying the token by hand (issue 17), and the short-lived credentials a browser
+ * Sign-in without copying the token by hand, and the short-lived credentials a browser
  * uses instead of the operator token:
  * - **sign-in codes**: single-use, 5 minutes; `serve` prints a link carrying one, and an operator
  *   (never an agent: the route is operator-only) can mint another;

@@ -168,7 +168,7 @@ describe('the route table (SEC-1)', () => {
     expect(routes.length).toBeGreaterThan(40);
     const publicRoutes = routes.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.url}`);
     // The pipeline webhook takes no token: its HMAC signature is the authentication (test/security/pipeline-webhook.test.ts).
-    // The sign-in link's code is its own single-use credential (issue 17, test/security/sign-in.test.ts);
+    // The sign-in link's code is its own single-use credential (test/security/sign-in.test.ts);
     // so is an invitation's (TEAM-1, test/security/people-access.test.ts).
     expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /auth/sign-in', 'GET /auth/join', 'HEAD /auth/join', 'POST /auth/join', 'GET /healthz', 'GET /openapi.json', 'GET /readyz', 'HEAD /', 'HEAD /*', 'HEAD /auth/sign-in', 'HEAD /healthz', 'HEAD /openapi.json', 'HEAD /readyz', 'POST /api/hooks/pipelines/:pipelineId', 'GET /api/share/:token', 'HEAD /api/share/:token'].sort());
     const agentRoutes = routes.filter((route) => route.access === 'agent' || route.access === 'operatorOrAgent').map((route) => route.url);

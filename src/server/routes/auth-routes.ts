@@ -16,7 +16,7 @@ function sessionCookie(value: string, maxAgeSeconds: number): string {
 }
 
 /**
- * Sign-in without copying a token (issue 17): the one-time link, the browser session it opens, the
+ * Sign-in without copying a token: the one-time link, the browser session it opens, the
  * single-use SSE ticket, and signing out. Minting codes and tickets is operator-only: an agent's run
  * token is refused by those routes like every operator route (SEC-1).
  */

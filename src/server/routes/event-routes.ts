@@ -24,7 +24,7 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/events',
       {
-        // SEC-1, issue 17: EventSource cannot send headers, so this one route also takes a single-use
+        // SEC-1: EventSource cannot send headers, so this one route also takes a single-use
         // `?ticket=` (POST /api/auth/sse-ticket) — or the session cookie; never the operator token.
         config: { ticketInQuery: true, role: 'viewer' },
         schema: {

@@ -5,7 +5,7 @@ import type { ControlCenter } from '../../services/control-center.js';
 const Readiness = z.object({ ready: z.boolean(), reason: z.string().optional() });
 
 /**
- * Operations (issue 16): `/readyz` (public, like `/healthz`: a load balancer asks it without a
+ * Operations: `/readyz` (public, like `/healthz`: a load balancer asks it without a
  * token; it says only whether the store answers) and `/metrics` (Prometheus text; operator only —
  * counts per workspace are not for anyone who can reach the port).
  */

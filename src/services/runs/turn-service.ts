@@ -103,7 +103,7 @@ export class TurnService {
       return { message, run };
     });
     // UI: an untitled conversation is named after its first message (deterministic, no model call).
-    // Only while it is untitled: a titled one (nearly every message) costs no write (issue 11).
+    // Only while it is untitled: a titled one (nearly every message) costs no write.
     if (found.conversation.title === UNTITLED_CONVERSATION) await this.spaces.titleFromFirstMessage(workspaceId, conversationId, body.text);
     return { message, run, space };
   }
