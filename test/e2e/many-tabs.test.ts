@@ -153,4 +153,28 @@ describe('many tabs share one live connection', { timeout: BROWSER_TEST_TIMEOUT_
     }
     await ui.context.unroute('**/api/auth/sse-ticket');
   });
+  it('a page whose first stream opens after its reads still shows what changed in between', async () => {
+    for (const page of tabs) await page.close();
+    tabs = [];
+    // Hold the new page's ticket request, so its stream opens only after its agent list was read.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked!: () => void;
+    const ticketAsked = new Promise<void>((resolve) => (asked = resolve));
+    await ui.context.route('**/api/auth/sse-ticket', async (route) => {
+      asked();
+      await held;
+      await route.continue();
+    });
+    const page = await ui.context.newPage();
+    await page.goto(`${server.url}/w/${ws}/settings/agents`);
+    await agentRow(page, 'engineer').waitFor();
+    await ticketAsked;
+    // Published while nothing listens for this browser: no stream would ever deliver it.
+    await createAgent('created-before-the-stream');
+    release();
+    await expect.poll(() => liveStatus(page).textContent(), POLL).toContain('Live');
+    await agentRow(page, 'created-before-the-stream').waitFor({ timeout: 60_000 });
+    await ui.context.unroute('**/api/auth/sse-ticket');
+  });
 });

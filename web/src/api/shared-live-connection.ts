@@ -60,6 +60,8 @@ export function openSharedLiveConnection(ws: string, handlers: LiveConnectionHan
   let stopStream: (() => void) | null = null;
   let running = false;
   let currentStatus: StreamStatus = 'connecting';
+  /** Whether this tab, as a follower, has heard the leader's position once. */
+  let joined = false;
 
   const reportRole = () => handlers.onRole?.(role, lastEventId);
   const post = (message: ChannelMessage) => channel?.postMessage(message);
@@ -80,8 +82,13 @@ export function openSharedLiveConnection(ws: string, handlers: LiveConnectionHan
       if (role === 'leader') post({ kind: 'status', status: currentStatus, lastEventId });
     } else if (data.kind === 'status') {
       if (role === 'follower') {
-        // A tab that just joined starts its chain where the leader is: earlier events are in what it fetched.
+        // A tab that just joined starts its chain where the leader is; what was relayed before it
+        // listened may be newer than what it fetched, so it reads its pages again once.
         if (lastEventId === null) lastEventId = data.lastEventId;
+        if (!joined) {
+          joined = true;
+          handlers.onResync();
+        }
         handlers.onStatus(data.status);
         reportRole();
       }
@@ -213,6 +220,9 @@ function openStream(ws: string, resumeAfter: () => number | null, handlers: Stre
     const resume = after === null ? '' : `&lastEventId=${after}`;
     source = new EventSource(`/api/workspaces/${encodeURIComponent(ws)}/events?ticket=${encodeURIComponent(ticket)}${resume}`);
     source.onopen = () => {
+      // A first stream starts at the server's present: whatever changed between the page's reads and
+      // this moment reached no one, so what the page shows is read again now that nothing can slip by.
+      if (!everOpened && after === null) handlers.onIncompleteResume();
       everOpened = true;
       handlers.onStatus('open');
     };
