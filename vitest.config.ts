@@ -13,6 +13,10 @@ export default defineConfig({
     // a run ending). Its own default, 1 s, is missed on CI's loaded 2-core machine; a poll that is met
     // returns at once, so a longer bound costs only a failing test's time.
     expect: { poll: { timeout: 15_000 } },
+    // One retry: on CI's loaded 2-core machine a browser test that waits on a live event can lose a race
+    // the product then wins a moment later. A retry is never silent: the closing line names every test
+    // that passed only on a retry, so the race is seen and fixed rather than hidden.
+    retry: 1,
     pool: 'forks',
     reporters: ['default', './test/support/closing-line-reporter.ts'],
   },
