@@ -68,6 +68,10 @@ export interface WorkspaceSchema {
   budget_alerts: BudgetAlertTable;
   conversation_publications: ConversationPublicationTable;
   conversation_merges: ConversationMergeTable;
+  live_questions: LiveQuestionTable;
+  live_agent_presence: LiveAgentPresenceTable;
+  live_run_pauses: LiveRunPauseTable;
+  live_operator_windows: LiveOperatorWindowTable;
 }
 
 export interface WorkspaceMetaTable {
@@ -926,4 +930,37 @@ export interface ConversationMergeTable {
   merged_sha: string;
   operator_id: string;
   created_at: string;
+}
+
+/** A question card a run waits on (PostgreSQL: written with the `question.asked` event's commit, deleted with its answer's). */
+export interface LiveQuestionTable {
+  id: string;
+  run_id: string;
+  /** JSON: the question as its event carried it. */
+  data: string;
+  created_at: string;
+}
+
+/** The latest presence of an agent (AG-4), as its last `presence.updated` event carried it (PostgreSQL). */
+export interface LiveAgentPresenceTable {
+  agent_id: string;
+  run_id: string | null;
+  /** JSON: the presence as its event carried it. */
+  data: string;
+}
+
+/** A run in progress that is paused (HAR-5, BUD-1): a row from `run.paused` until `run.resumed` or its end (PostgreSQL). */
+export interface LiveRunPauseTable {
+  run_id: string;
+  paused_at: string;
+}
+
+/** Where an operator's browser window is looking (AG-4), and when a process last heard from it (PostgreSQL). */
+export interface LiveOperatorWindowTable {
+  client_id: string;
+  operator_id: string;
+  space_id: string | null;
+  conversation_id: string | null;
+  since: string;
+  last_seen_ms: number;
 }

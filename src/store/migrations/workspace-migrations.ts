@@ -946,4 +946,43 @@ export const workspaceMigrations: Record<string, Migration> = {
       await db.schema.alterTable('policy_rules').addColumn('created_by', 'text').execute();
     },
   },
+  /**
+   * NF-SCALE: what a page shows of work in progress, readable through any process on one database.
+   * On PostgreSQL the first three are written in the transaction that commits the event announcing
+   * the change (a reader never sees the event without the row, nor the row before the event); an
+   * operator's window is written by the process that heard from it, with the time it did. The
+   * embedded SQLite server keeps all of this in memory and writes none of them.
+   */
+  '0035_shared_live_state': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('live_questions')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('run_id', 'text', (column) => column.notNull())
+        .addColumn('data', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('live_questions_by_run').on('live_questions').column('run_id').execute();
+      await db.schema
+        .createTable('live_agent_presence')
+        .addColumn('agent_id', 'text', (column) => column.primaryKey())
+        .addColumn('run_id', 'text')
+        .addColumn('data', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('live_run_pauses')
+        .addColumn('run_id', 'text', (column) => column.primaryKey())
+        .addColumn('paused_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('live_operator_windows')
+        .addColumn('client_id', 'text', (column) => column.primaryKey())
+        .addColumn('operator_id', 'text', (column) => column.notNull())
+        .addColumn('space_id', 'text')
+        .addColumn('conversation_id', 'text')
+        .addColumn('since', 'text', (column) => column.notNull())
+        .addColumn('last_seen_ms', 'integer', (column) => column.notNull())
+        .execute();
+    },
+  },
 };
