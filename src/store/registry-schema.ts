@@ -1,3 +1,5 @@
+import type { OidcIdentityTable, OidcPendingSignInTable, OidcSettingsTable } from './oidc-tables.js';
+
 /** Tables of the registry database (one per data root): which workspaces exist, and the operators. */
 export interface RegistrySchema {
   workspaces: WorkspaceTable;
@@ -10,6 +12,9 @@ export interface RegistrySchema {
   notification_channels: NotificationChannelTable;
   notification_deliveries: NotificationDeliveryTable;
   notification_attempts: NotificationAttemptTable;
+  oidc_settings: OidcSettingsTable;
+  oidc_identities: OidcIdentityTable;
+  oidc_pending_sign_ins: OidcPendingSignInTable;
 }
 
 export interface WorkspaceTable {

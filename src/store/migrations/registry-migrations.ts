@@ -150,4 +150,47 @@ export const registryMigrations: Record<string, Migration> = {
       await db.schema.createIndex('notification_attempts_delivery').on('notification_attempts').column('delivery_id').execute();
     },
   },
+  /**
+   * TEAM-1: OpenID Connect sign-in. The owner's provider settings (one row; the client secret is
+   * write-only), provider accounts linked to people by issuer + subject (never by a claim the provider
+   * lets users edit), and sign-ins under way, kept here so the provider's redirect may reach any API process.
+   */
+  '0004_oidc_sign_in': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('oidc_settings')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('enabled', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('provider_name', 'text', (column) => column.notNull())
+        .addColumn('issuer_url', 'text')
+        .addColumn('client_id', 'text')
+        .addColumn('client_secret', 'text')
+        .addColumn('scopes', 'text', (column) => column.notNull())
+        .addColumn('groups_claim', 'text', (column) => column.notNull())
+        .addColumn('role_mappings', 'text', (column) => column.notNull())
+        .addColumn('updated_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema
+        .createTable('oidc_identities')
+        .addColumn('issuer', 'text', (column) => column.notNull())
+        .addColumn('subject', 'text', (column) => column.notNull())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('last_sign_in_at', 'text', (column) => column.notNull())
+        .addPrimaryKeyConstraint('oidc_identities_pk', ['issuer', 'subject'])
+        .execute();
+      await db.schema.createIndex('oidc_identities_person').on('oidc_identities').column('person_id').execute();
+      await db.schema
+        .createTable('oidc_pending_sign_ins')
+        .addColumn('state_hash', 'text', (column) => column.primaryKey())
+        .addColumn('browser_hash', 'text', (column) => column.notNull())
+        .addColumn('code_verifier', 'text', (column) => column.notNull())
+        .addColumn('nonce', 'text', (column) => column.notNull())
+        .addColumn('return_to', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('expires_at', 'text', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('oidc_pending_sign_ins_expiry').on('oidc_pending_sign_ins').column('expires_at').execute();
+    },
+  },
 };
