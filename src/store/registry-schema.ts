@@ -1,3 +1,4 @@
+import type { AuditEntryTable } from './audit-entry-table.js';
 import type { OidcIdentityTable, OidcPendingSignInTable, OidcSettingsTable } from './oidc-tables.js';
 
 /** Tables of the registry database (one per data root): which workspaces exist, and the operators. */
@@ -15,6 +16,7 @@ export interface RegistrySchema {
   oidc_settings: OidcSettingsTable;
   oidc_identities: OidcIdentityTable;
   oidc_pending_sign_ins: OidcPendingSignInTable;
+  audit_entries: AuditEntryTable;
 }
 
 export interface WorkspaceTable {

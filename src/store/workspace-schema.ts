@@ -7,6 +7,7 @@ import type { PlanStatus } from '../schemas/plan.js';
 import type { PolicyRule } from '../schemas/policy.js';
 import type { RunLiveness, RunState } from '../schemas/run.js';
 import type { SpaceKind } from '../schemas/space.js';
+import type { AuditEntryTable } from './audit-entry-table.js';
 
 /** Tables of one workspace's own database file (WS-1: its rows never land in another's file). */
 export interface WorkspaceSchema {
@@ -72,6 +73,7 @@ export interface WorkspaceSchema {
   live_agent_presence: LiveAgentPresenceTable;
   live_run_pauses: LiveRunPauseTable;
   live_operator_windows: LiveOperatorWindowTable;
+  audit_entries: AuditEntryTable;
 }
 
 export interface WorkspaceMetaTable {

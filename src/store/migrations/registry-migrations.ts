@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { createAuditEntriesTable } from './create-audit-entries-table.js';
 
 /** Registry migrations. Never edit a shipped one: add the next number. */
 export const registryMigrations: Record<string, Migration> = {
@@ -191,6 +192,12 @@ export const registryMigrations: Record<string, Migration> = {
         .addColumn('expires_at', 'text', (column) => column.notNull())
         .execute();
       await db.schema.createIndex('oidc_pending_sign_ins_expiry').on('oidc_pending_sign_ins').column('expires_at').execute();
+    },
+  },
+  /** TEAM-3: the audit log of acts on people (roles, invitations, tokens, sessions), written in each act's transaction. */
+  '0005_audit_entries': {
+    async up(db: Kysely<unknown>) {
+      await createAuditEntriesTable(db);
     },
   },
 };

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { createAuditEntriesTable } from './create-audit-entries-table.js';
 
 /** Per-workspace migrations. Never edit a shipped one: add the next number. */
 export const workspaceMigrations: Record<string, Migration> = {
@@ -944,6 +945,12 @@ export const workspaceMigrations: Record<string, Migration> = {
   '0031_policy_rule_authors': {
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('policy_rules').addColumn('created_by', 'text').execute();
+    },
+  },
+  /** TEAM-3: the workspace's audit log, one append-only row per consequential act, written in the act's transaction. */
+  '0032_audit_entries': {
+    async up(db: Kysely<unknown>) {
+      await createAuditEntriesTable(db);
     },
   },
   /**
