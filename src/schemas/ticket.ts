@@ -29,3 +29,12 @@ export const Ticket = z.object({
   updatedAt: IsoTime,
 });
 export type Ticket = z.infer<typeof Ticket>;
+
+/**
+ * A ticket as the board reads it: `dependsOn` names ticket ids, and `waitingOn` the ones among them
+ * that are not done yet — a finished dependency no longer blocks (the board's "waiting on N").
+ */
+export const TicketWithBlockers = Ticket.extend({
+  waitingOn: z.array(z.string()).describe('Ids of the tickets this one depends on that are not done yet'),
+});
+export type TicketWithBlockers = z.infer<typeof TicketWithBlockers>;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, DisplayName } from '../../schemas/common.js';
 import { Project } from '../../schemas/project.js';
-import { TICKET_STATUSES, Ticket, TicketComment } from '../../schemas/ticket.js';
+import { TICKET_STATUSES, Ticket, TicketComment, TicketWithBlockers } from '../../schemas/ticket.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
 import { WorkspaceParams } from './workspace-routes.js';
@@ -21,7 +21,7 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
           tags: ['tickets'],
           params: WorkspaceParams,
           querystring: z.strictObject({ reviewId: z.string().optional(), projectId: z.string().optional(), status: z.enum(TICKET_STATUSES).optional() }),
-          response: { 200: z.object({ tickets: z.array(Ticket) }), 400: ApiError, 404: ApiError },
+          response: { 200: z.object({ tickets: z.array(TicketWithBlockers) }), 400: ApiError, 404: ApiError },
         },
       },
       async (request) => ({ tickets: await app.tickets.list(request.params.workspaceId, request.query) }),
@@ -53,10 +53,10 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/api/workspaces/:workspaceId/tickets/:ticketId',
-      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['tickets'], params: TicketParams, response: { 200: z.object({ ticket: Ticket, comments: z.array(TicketComment) }), 404: ApiError } } },
+      { config: { ...OPERATOR, role: 'viewer' }, schema: { tags: ['tickets'], params: TicketParams, response: { 200: z.object({ ticket: TicketWithBlockers, comments: z.array(TicketComment) }), 404: ApiError } } },
       async (request) => {
         const { workspaceId, ticketId } = request.params;
-        return { ticket: await app.tickets.get(workspaceId, ticketId), comments: await app.tickets.comments(workspaceId, ticketId) };
+        return { ticket: await app.tickets.view(workspaceId, ticketId), comments: await app.tickets.comments(workspaceId, ticketId) };
       },
     );
     server.patch(

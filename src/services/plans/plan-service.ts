@@ -184,8 +184,12 @@ export class PlanService {
       if (!started) throw new ConflictError('planId', `plan ${planId} was decided concurrently`);
       // PLAN-7 on ORC-4: the approved plan is recorded as an orchestration (one role: its planner).
       await recordPlanOrchestration(trx, row, { decidedBy: operator.operatorId, at: now });
+      // A ticket's dependencies are ticket ids, as everywhere else (the board resolves them by id);
+      // the blueprint is in topological order, so every dependency's ticket exists before it.
+      const ticketIds = new Map<string, string>();
       for (const ticket of blueprint.tickets) {
         const ticketId = newId('tkt');
+        ticketIds.set(ticket.key, ticketId);
         await insertTicket(trx, {
           id: ticketId,
           planId,
@@ -193,7 +197,7 @@ export class PlanService {
           title: ticket.title,
           description: ticket.description,
           status: 'open',
-          dependsOn: ticket.dependsOn,
+          dependsOn: ticket.dependsOn.map((key) => ticketIds.get(key) ?? key),
           assigneeAgentId: row.agentId,
           at: now,
         });

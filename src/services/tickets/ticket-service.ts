@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
-import { TICKET_STATUSES, type Ticket, type TicketComment } from '../../schemas/ticket.js';
+import { TICKET_STATUSES, type Ticket, type TicketComment, type TicketWithBlockers } from '../../schemas/ticket.js';
 import {
   findTicket,
   insertTicket,
@@ -17,6 +17,7 @@ import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventCause } from '../../schemas/events.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import { withBlockers } from './ticket-blockers.js';
 
 export type CreateTicketInput = NewTicketRow;
 
@@ -72,8 +73,16 @@ export class TicketService {
     return ticket;
   }
 
-  async list(workspaceId: string, filter: { reviewId?: string; projectId?: string; status?: string } = {}): Promise<Ticket[]> {
-    return listTickets(await this.db(workspaceId), filter);
+  /** Tickets as the board and the API read them: with what each still waits on. */
+  async list(workspaceId: string, filter: { reviewId?: string; projectId?: string; status?: string } = {}): Promise<TicketWithBlockers[]> {
+    const db = await this.db(workspaceId);
+    return withBlockers(db, await listTickets(db, filter));
+  }
+
+  /** One ticket with what it still waits on. */
+  async view(workspaceId: string, ticketId: string): Promise<TicketWithBlockers> {
+    const [ticket] = await withBlockers(await this.db(workspaceId), [await this.get(workspaceId, ticketId)]);
+    return ticket!;
   }
 
   /** `cause`: the agent tool call that made the change, carried on the event (pipeline triggers ignore such events). */

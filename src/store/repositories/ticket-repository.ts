@@ -80,6 +80,17 @@ export async function findTicket(db: Kysely<WorkspaceSchema>, ticketId: string):
   return row ? toTicket(row) : null;
 }
 
+/** The tickets with these ids (any that exist). */
+export async function findTicketsByIds(db: Kysely<WorkspaceSchema>, ticketIds: readonly string[]): Promise<Ticket[]> {
+  if (ticketIds.length === 0) return [];
+  return (await db.selectFrom('tickets').selectAll().where('id', 'in', [...ticketIds]).execute()).map(toTicket);
+}
+
+/** The tickets of one plan's steps (each carries its step's key). */
+export async function listPlanTickets(db: Kysely<WorkspaceSchema>, planId: string): Promise<Ticket[]> {
+  return (await db.selectFrom('tickets').selectAll().where('plan_id', '=', planId).execute()).map(toTicket);
+}
+
 export async function listTickets(db: Kysely<WorkspaceSchema>, filter: { reviewId?: string; projectId?: string; status?: string } = {}): Promise<Ticket[]> {
   let query = db.selectFrom('tickets').selectAll();
   if (filter.reviewId) query = query.where('review_id', '=', filter.reviewId);
