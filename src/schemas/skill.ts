@@ -165,3 +165,7 @@ export const ConversationRepoSkills = z.object({
   ),
 });
 export type ConversationRepoSkills = z.infer<typeof ConversationRepoSkills>;
+
+/** A skill the server ships and seeds into every workspace's `skills/` (SKL-2); the seeded agents link to these. */
+export const BuiltInSkill = z.object({ name: z.string(), description: z.string() });
+export type BuiltInSkill = z.infer<typeof BuiltInSkill>;

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../schemas/common.js';
 import {
+  BuiltInSkill,
   ConversationRepoSkills,
   CreateSkillSourceBody,
   InstalledSkill,
@@ -74,6 +75,16 @@ export function skillRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(`${base}/scans`, { config: read, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ scans: z.array(SkillScanRecord) }), 404: ApiError } } }, async (request) => ({
       scans: await app.skills.listScans(request.params.workspaceId),
     }));
+    server.get(
+      `${base}/quarantines`,
+      { config: read, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ quarantines: z.array(SkillScanRecord) }), 404: ApiError } } },
+      async (request) => ({ quarantines: await app.skills.listOpenQuarantines(request.params.workspaceId) }),
+    );
+    server.get(
+      `${base}/built-in`,
+      { config: read, schema: { tags, params: WorkspaceParams, response: { 200: z.object({ skills: z.array(BuiltInSkill) }), 404: ApiError } } },
+      async (request) => ({ skills: await app.skills.listBuiltIn(request.params.workspaceId) }),
+    );
     server.get(
       `${base}/scans/:reportId`,
       { config: read, schema: { tags, params: WorkspaceParams.extend({ reportId: z.string().min(1) }), response: { 200: SkillScanRecord, 404: ApiError } } },

@@ -24,6 +24,7 @@ import { BUILT_IN_SKILLS } from '../agents/seed-agents.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { checkRef, checkSkillPath, checkSourceUrl, fetchSource, type FetchedSource, type SourceUrlLimits } from './skill-source-git.js';
 import { reviewSkillWithModel, type ModelReviewDeps } from './skill-model-review.js';
+import { openQuarantines } from './open-quarantines.js';
 import { readSkillFolder, swapFolder, writeSkillFolder } from './skill-folder-files.js';
 import { readConfinedFileSync } from '../../worktree/read-confined-file.js';
 
@@ -165,6 +166,19 @@ export class SkillService {
 
   async listScans(workspaceId: string): Promise<SkillScanRecord[]> {
     return listSkillScans(await this.db(workspaceId));
+  }
+
+  /** Quarantine reports that still wait for a decision, from the store: they outlive a reload and a restart. */
+  async listOpenQuarantines(workspaceId: string): Promise<SkillScanRecord[]> {
+    const db = await this.db(workspaceId);
+    // The whole recent log, not the page `listScans` serves: a skill's newest scan decides whether it waits.
+    return openQuarantines(await listSkillScans(db, 1000), await listSkillOverrides(db));
+  }
+
+  /** The skills the server ships and seeds into every workspace (the seeded agents link to them). */
+  async listBuiltIn(workspaceId: string): Promise<Array<{ name: string; description: string }>> {
+    await this.db(workspaceId); // an unknown workspace is a 404, as on every other skills route
+    return Object.entries(BUILT_IN_SKILLS).map(([name, skill]) => ({ name, description: skill.description }));
   }
 
   async getScan(workspaceId: string, reportId: string): Promise<SkillScanRecord> {
