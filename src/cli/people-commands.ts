@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Invitation, Person } from '../schemas/people.js';
+import type { CreatedInvitation, Person } from '../schemas/people.js';
 import type { ApiClient } from './api-client.js';
 import type { OperatorCommandContext } from './operator-commands.js';
 import { cell } from './terminal-text.js';
@@ -49,14 +49,15 @@ export function registerPeopleCommands(program: Command, context: OperatorComman
     .command('invite <role>')
     .description('make a one-time invitation link into the workspace with a role (admin, member or viewer); it expires and works once')
     .option('-w, --workspace <idOrName>', 'workspace (default: the only one)')
-    .option('--email <email>', 'who the invitation is for (shown on the form)')
+    .option('--email <email>', 'who the invitation is for (shown on the form; the link is emailed when the owner configured SMTP)')
     .option('--json', 'print JSON')
     .action(async (role: string, options: { workspace?: string; email?: string; json?: boolean }) => {
       const { api, base } = await withWorkspace(options);
-      const created = await api.request<Invitation & { url: string }>('POST', `${base}/invitations`, { role: parseRole(role), ...(options.email ? { email: options.email } : {}) });
+      const created = await api.request<CreatedInvitation>('POST', `${base}/invitations`, { role: parseRole(role), ...(options.email ? { email: options.email } : {}) });
       if (options.json) return console.log(JSON.stringify(created, null, 2));
       console.log(`Invitation as ${created.role}${created.email ? ` for ${created.email}` : ''}, works once until ${created.expiresAt}:`);
       console.log(`  ${created.url}`);
+      console.log(created.delivery.note);
     });
 
   people

@@ -54,7 +54,12 @@ export const Invitation = z.object({
   usedAt: IsoTime.nullable(),
 });
 export type Invitation = z.infer<typeof Invitation>;
-export const CreatedInvitation = Invitation.extend({ url: z.string() });
+/** Whether an invitation's link went out by email (SMTP configured and the send worked), and a line saying what to do if not. */
+export const InvitationDelivery = z.object({ emailed: z.boolean(), note: z.string() });
+export type InvitationDelivery = z.infer<typeof InvitationDelivery>;
+
+export const CreatedInvitation = Invitation.extend({ url: z.string(), delivery: InvitationDelivery });
+export type CreatedInvitation = z.infer<typeof CreatedInvitation>;
 
 /** What the invitation form posts (form-encoded or JSON): the one-time code and the newcomer's name. */
 export const AcceptInvitationBody = z.strictObject({ code: z.string().min(1).max(200), name: PersonName, email: PersonEmail.optional().or(z.literal('').transform(() => undefined)) });

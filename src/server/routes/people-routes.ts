@@ -5,6 +5,7 @@ import { ApiError } from '../../schemas/common.js';
 import { BrowserSession, CreatedInvitation, CreatedToken, CreateTokenBody, Invitation, InviteBody, Me, Person, PersonList, PersonToken, SetRoleBody, UpdateMeBody } from '../../schemas/people.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { SESSION_COOKIE } from '../../services/operator-sessions.js';
+import { deliverInvitation } from '../../services/people/invitation-email.js';
 import type { Actor } from '../../services/people/people-service.js';
 import type { Principal } from '../../services/operator-auth.js';
 import { cookieOf, operatorOf } from '../authenticate.js';
@@ -90,9 +91,15 @@ export function peopleRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         schema: { tags, summary: 'Invite someone into this workspace with a role: a one-time link that expires (shown once)', params: WorkspaceParams, body: InviteBody, response: { 201: CreatedInvitation, 400: ApiError, 404: ApiError, 409: ApiError } },
       },
       async (request, reply) => {
-        await app.workspaces.get(request.params.workspaceId);
-        const { code, ...invitation } = await app.people.invite(actorOf(request.principal, true), request.params.workspaceId, request.body.role, request.body.email);
-        return reply.code(201).header('cache-control', 'no-store').send({ ...invitation, url: joinUrl(request, code) });
+        const workspace = await app.workspaces.get(request.params.workspaceId);
+        const actor = actorOf(request.principal, true);
+        const { code, ...invitation } = await app.people.invite(actor, request.params.workspaceId, request.body.role, request.body.email);
+        const url = joinUrl(request, code);
+        const letter = invitation.email
+          ? { email: invitation.email, url, role: invitation.role, workspaceName: workspace.name, inviterName: (await app.people.person(actor.personId)).name, expiresAt: invitation.expiresAt }
+          : null;
+        const delivery = await deliverInvitation(app.notifications, letter);
+        return reply.code(201).header('cache-control', 'no-store').send({ ...invitation, url, delivery });
       },
     );
     server.get(

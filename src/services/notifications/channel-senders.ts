@@ -91,7 +91,15 @@ export interface SmtpAccount {
   from: string;
 }
 
-export async function sendEmail(account: SmtpAccount, to: string, notification: OutgoingNotification): Promise<AttemptOutcome> {
+/** One email: a subject, a text part and an HTML part. */
+export interface OutgoingMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Sends one email through the owner's SMTP account (notifications, invitation links). */
+export async function sendMail(account: SmtpAccount, to: string, mail: OutgoingMail): Promise<AttemptOutcome> {
   const transport = nodemailer.createTransport({
     host: account.host,
     port: account.port,
@@ -102,13 +110,7 @@ export async function sendEmail(account: SmtpAccount, to: string, notification: 
     socketTimeout: DELIVERY_TIMEOUT_MS,
   });
   try {
-    await transport.sendMail({
-      from: account.from,
-      to,
-      subject: `[Control Center] ${notification.title}`,
-      text: `${notification.title}\n\nOpen it: ${notification.url}\n`,
-      html: `<p>${escapeHtml(notification.title)}</p><p><a href="${escapeHtml(notification.url)}">Open in Control Center</a></p>`,
-    });
+    await transport.sendMail({ from: account.from, to, ...mail });
     return { ok: true, httpStatus: null, error: null };
   } catch (error) {
     return { ok: false, httpStatus: null, error: (error as Error).message };
@@ -117,7 +119,15 @@ export async function sendEmail(account: SmtpAccount, to: string, notification: 
   }
 }
 
-function escapeHtml(text: string): string {
+export async function sendEmail(account: SmtpAccount, to: string, notification: OutgoingNotification): Promise<AttemptOutcome> {
+  return sendMail(account, to, {
+    subject: `[Control Center] ${notification.title}`,
+    text: `${notification.title}\n\nOpen it: ${notification.url}\n`,
+    html: `<p>${escapeHtml(notification.title)}</p><p><a href="${escapeHtml(notification.url)}">Open in Control Center</a></p>`,
+  });
+}
+
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 

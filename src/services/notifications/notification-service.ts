@@ -18,11 +18,17 @@ import type { NotificationChannelTable, NotificationSettingsTable } from '../../
 import type { EventBus } from '../event-bus.js';
 import type { Actor } from '../people/people-service.js';
 import { rankOf } from '../people/role-rank.js';
-import { sendEmail, sendPush, sendWebhook, type AttemptOutcome, type OutgoingNotification, type PushSubscriptionTarget } from './channel-senders.js';
+import { sendEmail, sendMail, sendPush, sendWebhook, type AttemptOutcome, type OutgoingMail, type OutgoingNotification, type PushSubscriptionTarget, type SmtpAccount } from './channel-senders.js';
 import { handlesOf, notificationOf, type Notification } from './notification-of-event.js';
 import { checkNotificationTarget } from './notification-target.js';
 
 const SETTINGS_ID = 'server';
+
+/** The owner's SMTP account, or null while none is configured (a host and a From address are the least). */
+function smtpAccountOf(settings: NotificationSettingsTable): SmtpAccount | null {
+  if (!settings.smtp_host || !settings.smtp_from) return null;
+  return { host: settings.smtp_host, port: Number(settings.smtp_port ?? 587), secure: Number(settings.smtp_secure) === 1, user: settings.smtp_user, password: settings.smtp_password, from: settings.smtp_from };
+}
 /** The first try and three retries, waiting longer each time (NTF-1). */
 export const MAX_ATTEMPTS = 4;
 const RETRY_DELAYS_MS = [500, 2_000, 8_000];
@@ -121,6 +127,20 @@ export class NotificationService {
     if (smtp.from !== undefined) values.smtp_from = smtp.from;
     await this.db.updateTable('notification_settings').set(values).where('id', '=', SETTINGS_ID).execute();
     return this.settings();
+  }
+
+  /**
+   * Sends one email through the owner's SMTP account at once (no queue, no retry: the caller tells
+   * the person whether it went). Null when no SMTP server is configured.
+   */
+  async sendMailNow(to: string, mail: OutgoingMail): Promise<AttemptOutcome | null> {
+    const account = smtpAccountOf(await this.settingsRow());
+    return account ? sendMail(account, to, mail) : null;
+  }
+
+  /** Where people reach this server: the owner's public URL, else the address it listens on. */
+  async publicBaseUrl(): Promise<string> {
+    return (await this.settingsRow()).public_url ?? this.serverUrl;
   }
 
   async vapidPublicKey(): Promise<string> {
@@ -245,7 +265,7 @@ export class NotificationService {
   private async insertDelivery(channel: ChannelRow, workspaceId: string | null, notification: Omit<Notification, 'kind'> & { kind: string }): Promise<string | null> {
     const now = nowIso();
     const id = newId('ndl');
-    const link = `${(await this.settingsRow()).public_url ?? this.serverUrl}${notification.path}`;
+    const link = `${await this.publicBaseUrl()}${notification.path}`;
     const inserted = await this.db
       .insertInto('notification_deliveries')
       .values({ id, channel_id: channel.id, person_id: channel.person_id, workspace_id: workspaceId, event_key: notification.eventKey, kind: notification.kind, title: notification.title, link, status: 'pending', attempts: 0, last_error: null, created_at: now, updated_at: now })
@@ -296,8 +316,9 @@ export class NotificationService {
         return await sendWebhook(await checkNotificationTarget(channel.target, 'url', allowPrivate), channel.secret ?? '', notification, this.stopping.signal);
       }
       if (channel.kind === 'email') {
-        if (!settings.smtp_host || !settings.smtp_from) return { ok: false, httpStatus: null, error: 'no SMTP server is configured (the owner sets one in the notification settings)' };
-        return await sendEmail({ host: settings.smtp_host, port: Number(settings.smtp_port ?? 587), secure: Number(settings.smtp_secure) === 1, user: settings.smtp_user, password: settings.smtp_password, from: settings.smtp_from }, channel.target, notification);
+        const account = smtpAccountOf(settings);
+        if (!account) return { ok: false, httpStatus: null, error: 'no SMTP server is configured (the owner sets one in the notification settings)' };
+        return await sendEmail(account, channel.target, notification);
       }
       const subscription = JSON.parse(channel.target) as PushSubscriptionTarget;
       const target = await checkNotificationTarget(subscription.endpoint, 'subscription.endpoint', allowPrivate);

@@ -117,7 +117,9 @@ export function PeopleSettingsPage({ ws }: { ws: string }) {
           {invite.isError ? <FieldError message={errorMessage(invite.error)} /> : null}
           {invite.data ? (
             <p data-testid="invitation-link">
-              Send this link; it works once, until {new Date(invite.data.expiresAt).toLocaleString()}: <code>{invite.data.url}</code>
+              {invite.data.delivery.emailed ? 'This link' : 'Send this link'}; it works once, until {new Date(invite.data.expiresAt).toLocaleString()}: <code>{invite.data.url}</code>
+              <br />
+              <span data-testid="invitation-delivery">{invite.data.delivery.note}</span>
             </p>
           ) : null}
           {invitations.data && invitations.data.invitations.length > 0 ? (

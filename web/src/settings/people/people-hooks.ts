@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Invitation, Me, Person, WorkspaceRole } from '@server/schemas/people';
+import type { CreatedInvitation, Invitation, Me, Person, WorkspaceRole } from '@server/schemas/people';
 import { api } from '../../api/client';
 import { keys } from '../../api/keys';
 
@@ -32,7 +32,7 @@ export function useInvitations(ws: string, enabled: boolean) {
 export function useInvite(ws: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { role: WorkspaceRole; email?: string }) => api.post<Invitation & { url: string }>(`${base(ws)}/invitations`, body),
+    mutationFn: (body: { role: WorkspaceRole; email?: string }) => api.post<CreatedInvitation>(`${base(ws)}/invitations`, body),
     onSuccess: () => void client.invalidateQueries({ queryKey: invitationsKey(ws) }),
   });
 }
