@@ -15,6 +15,7 @@ import { agentRoutes } from './routes/agent-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { peopleRoutes } from './routes/people-routes.js';
+import { oidcRoutes } from './routes/oidc-routes.js';
 import { notificationRoutes } from './routes/notification-routes.js';
 import { conversationRoutes } from './routes/conversation-routes.js';
 import { attachmentRoutes } from './routes/attachment-routes.js';
@@ -140,6 +141,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(eventRoutes(app));
   await server.register(authRoutes(app));
   await server.register(peopleRoutes(app));
+  await server.register(oidcRoutes(app));
   await server.register(notificationRoutes(app));
   // Last: the web app's catch-all never shadows /api, /mcp, /openapi.json or /healthz.
   if (options.webDistDir !== null) await registerWebApp(server, options.webDistDir ?? DEFAULT_WEB_DIST_DIR);

@@ -50,6 +50,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const url = `http://${host}:${port}`;
   app.executor.setServerUrl(url);
   app.notifications.setServerUrl(url);
+  app.oidc.settings.setServerUrl(url);
   const infoFile = join(options.dataRoot, SERVER_INFO_FILE);
   await writeFile(infoFile, `${JSON.stringify({ url, pid: process.pid }, null, 2)}\n`);
   let closed = false;

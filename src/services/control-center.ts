@@ -30,6 +30,8 @@ import { OperatorAuth } from './operator-auth.js';
 import { OperatorSessions } from './operator-sessions.js';
 import { CredentialRevocations } from './people/credential-revocations.js';
 import { PeopleService } from './people/people-service.js';
+import { OidcSettingsService } from './people/oidc-settings-service.js';
+import { OidcSignIn } from './people/oidc-sign-in.js';
 import { NotificationService } from './notifications/notification-service.js';
 import { OrchestrationService } from './orchestrations/orchestration-service.js';
 import { orchestrationModeTools } from './orchestrations/orchestration-mode-tools.js';
@@ -167,6 +169,8 @@ export class ControlCenter {
   readonly revocations = new CredentialRevocations();
   /** TEAM-1/TEAM-2: accounts, roles per workspace, personal tokens and invitations. */
   readonly people: PeopleService;
+  /** TEAM-1: sign-in through the owner's OpenID Connect provider, with its group → role mapping. */
+  readonly oidc: OidcSignIn;
   /** NTF-1: each person's channels and the delivery of what waits for them. */
   readonly notifications: NotificationService;
   readonly workspaces: WorkspaceService;
@@ -256,6 +260,8 @@ export class ControlCenter {
     this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
     this.people = new PeopleService(registry, this.sessions, this.revocations);
+    const oidcSettings = new OidcSettingsService(registry, async (workspaceId) => (await registry.db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst()) !== undefined);
+    this.oidc = new OidcSignIn(registry, oidcSettings, this.sessions, this.revocations);
     this.notifications = new NotificationService(registry, this.events, this.logger);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
     this.cluster =

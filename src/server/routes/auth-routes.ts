@@ -11,7 +11,7 @@ import { joinPage } from './join-page.js';
 const OPERATOR = { access: 'operator' } as const;
 
 /** The session cookie: HttpOnly (no script reads it), SameSite=Strict (no cross-site request carries it). */
-function sessionCookie(value: string, maxAgeSeconds: number): string {
+export function sessionCookie(value: string, maxAgeSeconds: number): string {
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}`;
 }
 

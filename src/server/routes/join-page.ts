@@ -1,5 +1,5 @@
 /** Text made safe to place in HTML (element content and quoted attribute values). */
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
