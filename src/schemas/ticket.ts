@@ -19,6 +19,8 @@ export const Ticket = z.object({
   status: z.string(),
   dependsOn: z.array(z.string()),
   assigneeAgentId: z.string().nullable(),
+  /** AG-4: the person who owns it (a ticket is owned by an agent or a person, never both). */
+  assigneePersonId: z.string().nullable(),
   planId: z.string().nullable(),
   nodeKey: z.string().nullable(),
   projectId: z.string().nullable(),

@@ -461,7 +461,7 @@ export class ControlCenter {
       }),
     );
     // Review mode (REV-1..5): gates run in their own sandbox, with no network and the data root hidden.
-    this.tickets = new TicketService(this.workspaces, this.events);
+    this.tickets = new TicketService(this.workspaces, this.events, this.people);
     this.reviews = new ReviewService({
       workspaces: this.workspaces,
       spaces: this.spaces,

@@ -342,6 +342,8 @@ export interface TicketTable {
   created_by_id?: string | null;
   /** Set for tickets an orchestration made (0007, ORC-4). */
   orchestration_id?: string | null;
+  /** The person who owns it (0033, AG-4), instead of an agent. */
+  assignee_person_id?: string | null;
 }
 
 export interface TransportSessionTable {

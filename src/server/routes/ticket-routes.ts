@@ -9,6 +9,8 @@ import { WorkspaceParams } from './workspace-routes.js';
 
 const TicketParams = WorkspaceParams.extend({ ticketId: z.string().min(1) });
 const OPERATOR = { access: 'operator' } as const;
+/** AG-4: the person who owns a ticket (a person id of this workspace); null takes the ticket from them. */
+const AssigneePersonId = z.string().min(1).max(200).nullable().optional().describe('The person who owns the ticket (replaces an agent owner); null unassigns');
 
 /** Tickets (CAP-3's ticket tools, as people see and change them). */
 export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
@@ -20,11 +22,21 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         schema: {
           tags: ['tickets'],
           params: WorkspaceParams,
-          querystring: z.strictObject({ reviewId: z.string().optional(), projectId: z.string().optional(), status: z.enum(TICKET_STATUSES).optional() }),
+          querystring: z.strictObject({
+            reviewId: z.string().optional(),
+            projectId: z.string().optional(),
+            status: z.enum(TICKET_STATUSES).optional(),
+            assigneePersonId: z.string().min(1).max(200).optional().describe('Only tickets this person owns; "me" for the caller'),
+          }),
           response: { 200: z.object({ tickets: z.array(TicketWithBlockers) }), 400: ApiError, 404: ApiError },
         },
       },
-      async (request) => ({ tickets: await app.tickets.list(request.params.workspaceId, request.query) }),
+      async (request) => {
+        const { assigneePersonId, ...filter } = request.query;
+        // "me" is the calling person, so the board's "Mine" needs no id of its own.
+        const owner = assigneePersonId === 'me' ? operatorOf(request.principal).operatorId : assigneePersonId;
+        return { tickets: await app.tickets.list(request.params.workspaceId, { ...filter, ...(owner ? { assigneePersonId: owner } : {}) }) };
+      },
     );
     server.post(
       '/api/workspaces/:workspaceId/tickets',
@@ -38,6 +50,7 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
             description: z.string().max(20_000).default(''),
             dependsOn: z.array(z.string()).max(100).optional(),
             assigneeAgentId: z.string().nullable().optional(),
+            assigneePersonId: AssigneePersonId,
             projectId: z.string().max(200).nullable().optional(),
             reviewId: z.string().nullable().optional(),
           }),
@@ -66,7 +79,7 @@ export function ticketRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         schema: {
           tags: ['tickets'],
           params: TicketParams,
-          body: z.strictObject({ title: DisplayName(300).optional(), description: z.string().max(20_000).optional(), status: z.enum(TICKET_STATUSES).optional(), assigneeAgentId: z.string().nullable().optional() }),
+          body: z.strictObject({ title: DisplayName(300).optional(), description: z.string().max(20_000).optional(), status: z.enum(TICKET_STATUSES).optional(), assigneeAgentId: z.string().nullable().optional(), assigneePersonId: AssigneePersonId }),
           response: { 200: Ticket, 400: ApiError, 404: ApiError },
         },
       },

@@ -68,6 +68,11 @@ export class PeopleService {
     return role;
   }
 
+  /** Whether a person (not removed) holds a role in a workspace; the owner holds one in every workspace. */
+  async isIn(workspaceId: string, personId: string): Promise<boolean> {
+    return (await this.effectiveRole(personId, false, workspaceId)) !== null;
+  }
+
   /** The workspaces among `all` that a person holds a role in (the owner holds one in every workspace). */
   async visibleWorkspaces<T extends { id: string }>(principal: { operatorId: string }, all: T[]): Promise<T[]> {
     const person = await activePerson(this.db, principal.operatorId);

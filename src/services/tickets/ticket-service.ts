@@ -21,6 +21,17 @@ import { withBlockers } from './ticket-blockers.js';
 
 export type CreateTicketInput = NewTicketRow;
 
+/** Who may own a ticket besides agents (AG-4): a person holding a role in the workspace. */
+export interface TicketPeople {
+  isIn(workspaceId: string, personId: string): Promise<boolean>;
+}
+
+/** A change of owner in one request: an agent or a person, never both (the one named replaces the other). */
+interface OwnerChange {
+  assigneeAgentId?: string | null;
+  assigneePersonId?: string | null;
+}
+
 function assertStatus(status: string | undefined): void {
   if (status !== undefined && !(TICKET_STATUSES as readonly string[]).includes(status)) {
     throw new ValidationError('status', `status ${JSON.stringify(status)} must be one of ${TICKET_STATUSES.join(', ')}`);
@@ -55,14 +66,31 @@ export class TicketService {
   constructor(
     private readonly workspaces: WorkspaceService,
     private readonly events: EventBus,
+    private readonly people: TicketPeople,
   ) {}
+
+  /**
+   * AG-4: a ticket has one owner, an agent or a person. Naming both is refused; naming one clears
+   * the other, so a ticket handed from an agent to a person (or back) never keeps two owners. The
+   * person must hold a role in this workspace.
+   */
+  private async ownerChange(workspaceId: string, change: OwnerChange): Promise<OwnerChange> {
+    const { assigneeAgentId, assigneePersonId } = change;
+    if (assigneeAgentId && assigneePersonId) throw new ValidationError('assigneePersonId', 'a ticket is owned by an agent or a person, not both: give assigneeAgentId or assigneePersonId');
+    if (assigneePersonId) {
+      if (!(await this.people.isIn(workspaceId, assigneePersonId))) throw new ValidationError('assigneePersonId', `no person ${JSON.stringify(assigneePersonId)} in this workspace`);
+      return { assigneePersonId, assigneeAgentId: null };
+    }
+    if (assigneeAgentId) return { assigneeAgentId, assigneePersonId: null };
+    return { ...(assigneeAgentId !== undefined ? { assigneeAgentId } : {}), ...(assigneePersonId !== undefined ? { assigneePersonId } : {}) };
+  }
 
   private async db(workspaceId: string): Promise<Kysely<WorkspaceSchema>> {
     return (await this.workspaces.handle(workspaceId)).database.db;
   }
 
   async create(workspaceId: string, input: CreateTicketInput): Promise<Ticket> {
-    const ticket = await createTicket(await this.db(workspaceId), input);
+    const ticket = await createTicket(await this.db(workspaceId), { ...input, ...(await this.ownerChange(workspaceId, input)) });
     this.events.publish(workspaceId, 'ticket.created', ticket);
     return ticket;
   }
@@ -74,7 +102,7 @@ export class TicketService {
   }
 
   /** Tickets as the board and the API read them: with what each still waits on. */
-  async list(workspaceId: string, filter: { reviewId?: string; projectId?: string; status?: string } = {}): Promise<TicketWithBlockers[]> {
+  async list(workspaceId: string, filter: { reviewId?: string; projectId?: string; status?: string; assigneePersonId?: string } = {}): Promise<TicketWithBlockers[]> {
     const db = await this.db(workspaceId);
     return withBlockers(db, await listTickets(db, filter));
   }
@@ -86,7 +114,7 @@ export class TicketService {
   }
 
   /** `cause`: the agent tool call that made the change, carried on the event (pipeline triggers ignore such events). */
-  async update(workspaceId: string, ticketId: string, change: { title?: string; description?: string; status?: string; assigneeAgentId?: string | null }, cause?: EventCause): Promise<Ticket> {
+  async update(workspaceId: string, ticketId: string, change: { title?: string; description?: string; status?: string } & OwnerChange, cause?: EventCause): Promise<Ticket> {
     const db = await this.db(workspaceId);
     await this.get(workspaceId, ticketId);
     assertText(change.title, 'title', 300);
@@ -94,7 +122,7 @@ export class TicketService {
     if (change.assigneeAgentId) {
       if (!(await agentExists(db, change.assigneeAgentId))) throw new ValidationError('assigneeAgentId', `no agent ${JSON.stringify(change.assigneeAgentId)} in this workspace`);
     }
-    await updateTicketRow(db, ticketId, change);
+    await updateTicketRow(db, ticketId, { ...change, ...(await this.ownerChange(workspaceId, change)) });
     const ticket = await this.get(workspaceId, ticketId);
     this.events.publish(workspaceId, 'ticket.updated', ticket, cause);
     return ticket;

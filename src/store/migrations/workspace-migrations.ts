@@ -953,6 +953,12 @@ export const workspaceMigrations: Record<string, Migration> = {
       await createAuditEntriesTable(db);
     },
   },
+  /** AG-4: a ticket may be owned by a person of the workspace (a registry person id) instead of an agent; null otherwise. */
+  '0033_ticket_person_owners': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('tickets').addColumn('assignee_person_id', 'text').execute();
+    },
+  },
   /**
    * NF-SCALE: what a page shows of work in progress, readable through any process on one database.
    * On PostgreSQL the first three are written in the transaction that commits the event announcing

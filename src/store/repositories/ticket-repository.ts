@@ -16,6 +16,7 @@ export function toTicket(row: Selectable<TicketTable>): Ticket {
     status: row.status,
     dependsOn: parseDependsOn(row.depends_on, row.id),
     assigneeAgentId: row.assignee_agent_id,
+    assigneePersonId: row.assignee_person_id ?? null,
     planId: row.plan_id,
     nodeKey: row.node_key,
     projectId: row.project_id ?? null,
@@ -41,6 +42,7 @@ export interface NewTicketRow {
   status?: string;
   dependsOn?: readonly string[];
   assigneeAgentId?: string | null;
+  assigneePersonId?: string | null;
   projectId?: string | null;
   planId?: string | null;
   nodeKey?: string | null;
@@ -62,6 +64,7 @@ export async function insertTicket(db: Kysely<WorkspaceSchema>, input: NewTicket
     status: input.status ?? 'open',
     depends_on: JSON.stringify(input.dependsOn ?? []),
     assignee_agent_id: input.assigneeAgentId ?? null,
+    assignee_person_id: input.assigneePersonId ?? null,
     project_id: input.projectId ?? null,
     review_id: input.reviewId ?? null,
     finding_id: input.findingId ?? null,
@@ -91,8 +94,9 @@ export async function listPlanTickets(db: Kysely<WorkspaceSchema>, planId: strin
   return (await db.selectFrom('tickets').selectAll().where('plan_id', '=', planId).execute()).map(toTicket);
 }
 
-export async function listTickets(db: Kysely<WorkspaceSchema>, filter: { reviewId?: string; projectId?: string; status?: string } = {}): Promise<Ticket[]> {
+export async function listTickets(db: Kysely<WorkspaceSchema>, filter: { reviewId?: string; projectId?: string; status?: string; assigneePersonId?: string } = {}): Promise<Ticket[]> {
   let query = db.selectFrom('tickets').selectAll();
+  if (filter.assigneePersonId) query = query.where('assignee_person_id', '=', filter.assigneePersonId);
   if (filter.reviewId) query = query.where('review_id', '=', filter.reviewId);
   if (filter.projectId) query = query.where('project_id', '=', filter.projectId);
   if (filter.status) query = query.where('status', '=', filter.status);
@@ -102,7 +106,7 @@ export async function listTickets(db: Kysely<WorkspaceSchema>, filter: { reviewI
 export async function updateTicketRow(
   db: Kysely<WorkspaceSchema>,
   ticketId: string,
-  change: { title?: string; description?: string; status?: string; assigneeAgentId?: string | null; dependsOn?: string[] },
+  change: { title?: string; description?: string; status?: string; assigneeAgentId?: string | null; assigneePersonId?: string | null; dependsOn?: string[] },
 ): Promise<void> {
   await db
     .updateTable('tickets')
@@ -111,6 +115,7 @@ export async function updateTicketRow(
       ...(change.description !== undefined ? { description: change.description } : {}),
       ...(change.status !== undefined ? { status: change.status } : {}),
       ...(change.assigneeAgentId !== undefined ? { assignee_agent_id: change.assigneeAgentId } : {}),
+      ...(change.assigneePersonId !== undefined ? { assignee_person_id: change.assigneePersonId } : {}),
       ...(change.dependsOn !== undefined ? { depends_on: JSON.stringify(change.dependsOn) } : {}),
       updated_at: nowIso(),
     })
