@@ -7,6 +7,13 @@
 /** The title a conversation has until someone (or its first message) names it. */
 export const UNTITLED_CONVERSATION = 'New conversation';
 
+/**
+ * The name a space opened by "New chat" has until its conversation is named (by its first message or
+ * the operator): then the space takes the conversation's title, so the sidebar does not list seven
+ * spaces called by their creation time.
+ */
+export const UNTITLED_CHAT_SPACE = 'New chat';
+
 /** Longest auto-title, in characters (the sidebar shows about this much). */
 export const AUTO_TITLE_MAX = 60;
 
@@ -19,18 +26,30 @@ export const AUTO_TITLE_MAX = 60;
 const INVISIBLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/gu;
 
 /**
- * The title a first message gives: its first non-empty line without a leading slash command or
- * markdown heading/quote/list marks, control characters removed, whitespace collapsed, cut at a word
- * boundary to {@link AUTO_TITLE_MAX} characters with "…". Null when nothing readable is left (the
+ * A directive line meant for a scripted or tool-driving model, not for people: an upper-case keyword
+ * (`TOOL`, `REPLY`, …), at most one word-like argument and an optional JSON payload — `TOOL bash
+ * {"command":"ls"}`. Prose that happens to start in capitals ("FIX the login bug") has more words and
+ * stays. Such a line would otherwise become the sidebar's name for the conversation.
+ */
+const DIRECTIVE_LINE = /^\s*[A-Z][A-Z_]{2,}(?:\s+[\w.:-]+)?\s*(?:[{[].*)?$/;
+
+/** A leading slash command (`/plan`, `/skill:review`): the words after it are the message. */
+const SLASH_COMMAND = /^\s*\/[a-z][\w-]*(?::[\w.-]+)?\s*/i;
+
+/**
+ * The title a first message gives: its first non-empty line that is not a directive, without a
+ * leading slash command or markdown heading/quote/list marks, control characters removed,
+ * whitespace collapsed, cut at a word boundary to {@link AUTO_TITLE_MAX} characters with "…". Null when nothing readable is left (the
  * conversation then stays untitled).
  */
 export function titleFromMessage(text: string): string | null {
   const lines = text
     .replace(INVISIBLE, ' ')
     .split('\n')
+    .filter((line) => !DIRECTIVE_LINE.test(line))
     .map((line) =>
       line
-        .replace(/^\s*\/[a-z][\w-]*\s*/i, '')
+        .replace(SLASH_COMMAND, '')
         .replace(/^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)/, '')
         .replace(/[`*_~]+/g, '')
         .replace(/\s+/g, ' ')

@@ -25,6 +25,8 @@ export const Space = z.object({
   repoPath: z.string().nullable(),
   createdAt: IsoTime,
   updatedAt: IsoTime,
+  /** When it was archived: hidden from the sidebar behind "Show archived", never deleted. Null while shown. */
+  archivedAt: IsoTime.nullable(),
 });
 export type Space = z.infer<typeof Space>;
 
@@ -49,6 +51,8 @@ export const UpdateSpaceBody = z.strictObject({
   autonomy: AutonomySchema.optional(),
   picker: PickerValue.optional(),
   defaultAgentId: z.string().nullable().optional(),
+  /** true archives the space (its conversations stay as they are), false brings it back. */
+  archived: z.boolean().optional(),
 });
 export type UpdateSpaceBody = z.infer<typeof UpdateSpaceBody>;
 
@@ -63,15 +67,19 @@ export const Conversation = z.object({
   mode: ModeSchema,
   createdAt: IsoTime,
   updatedAt: IsoTime,
+  /** When it was archived: hidden from the sidebar behind "Show archived", never deleted. Null while shown. */
+  archivedAt: IsoTime.nullable(),
 });
 export type Conversation = z.infer<typeof Conversation>;
 
 export const CreateConversationBody = z.strictObject({ title: ConversationTitle.optional() });
 export type CreateConversationBody = z.infer<typeof CreateConversationBody>;
 
-/** The operator renames a conversation (its auto-title included). */
-export const RenameConversationBody = z.strictObject({ title: ConversationTitle });
-export type RenameConversationBody = z.infer<typeof RenameConversationBody>;
+/** The operator renames a conversation (its auto-title included), archives it or brings it back. */
+export const UpdateConversationBody = z
+  .strictObject({ title: ConversationTitle.optional(), archived: z.boolean().optional() })
+  .refine((body) => body.title !== undefined || body.archived !== undefined, { message: 'send a title or archived', path: ['title'] });
+export type UpdateConversationBody = z.infer<typeof UpdateConversationBody>;
 
 export const BranchConversationBody = z.strictObject({
   title: ConversationTitle.optional(),

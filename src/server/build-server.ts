@@ -25,6 +25,7 @@ import { changeRoutes } from './routes/change-routes.js';
 import { shareRoutes } from './routes/share-routes.js';
 import { gitPushRoutes } from './routes/git-push-routes.js';
 import { honestyRoutes } from './routes/honesty-routes.js';
+import { inboxRoutes } from './routes/inbox-routes.js';
 import { imageRoutes } from './routes/image-routes.js';
 import { operationsRoutes } from './routes/operations-routes.js';
 import { hookRoutes } from './routes/hook-routes.js';
@@ -135,6 +136,7 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(ticketRoutes(app));
   await server.register(orchestrationRoutes(app));
   await server.register(pipelineRoutes(app));
+  await server.register(inboxRoutes(app));
   await registerRunnerRoutes(server, app);
   await server.register(honestyRoutes(app));
   await server.register(imageRoutes(app));

@@ -143,6 +143,8 @@ export interface SpaceTable {
   repo_path: string | null;
   created_at: string;
   updated_at: string;
+  /** When it was archived (migration 0034); null while it shows in the sidebar. */
+  archived_at: string | null;
 }
 
 export interface ConversationTable {
@@ -155,6 +157,8 @@ export interface ConversationTable {
   goal: string | null;
   created_at: string;
   updated_at: string;
+  /** When it was archived (migration 0034); null while it shows in the sidebar. */
+  archived_at: string | null;
 }
 
 export interface PolicyRuleTable {

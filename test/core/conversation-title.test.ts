@@ -14,6 +14,14 @@ describe('auto-titles from the first message (UI)', () => {
     expect(titleFromMessage('- first item')).toBe('first item');
   });
 
+  it('leaves out directive lines meant for a model and a slash command with an argument', () => {
+    expect(titleFromMessage('TOOL bash {"command":"ls -la"}\nList the files in the repo')).toBe('List the files in the repo');
+    expect(titleFromMessage('TOOL write_file\nREPLY\n/skill:review check the diff')).toBe('check the diff');
+    // Prose that starts in capitals is a title, not a directive.
+    expect(titleFromMessage('FIX the login bug on Safari')).toBe('FIX the login bug on Safari');
+    expect(titleFromMessage('TOOL bash {"command":"ls"}')).toBeNull();
+  });
+
   it('cuts a long line at a word boundary with an ellipsis', () => {
     const title = titleFromMessage('Please refactor the payment reconciliation service so that retries are idempotent and observable')!;
     expect(title.length).toBeLessThanOrEqual(AUTO_TITLE_MAX);

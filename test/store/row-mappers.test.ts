@@ -229,6 +229,7 @@ describe('repositories: one mapper per row, corrupt columns fail loudly', () => 
       repoPath: null,
       createdAt: NOW,
       updatedAt: NOW,
+      archivedAt: null,
     });
     // The schema's CHECK keeps such a value out; a damaged or foreign file need not have it.
     await sql`PRAGMA ignore_check_constraints = ON`.execute(database.db);

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../schemas/common.js';
-import { BranchConversationBody, Conversation, CreateConversationBody, CreateSpaceBody, RenameConversationBody, Space, UpdateSpaceBody } from '../../schemas/space.js';
+import { BranchConversationBody, Conversation, CreateConversationBody, CreateSpaceBody, Space, UpdateConversationBody, UpdateSpaceBody } from '../../schemas/space.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
@@ -51,9 +51,15 @@ export function spaceRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       '/api/workspaces/:workspaceId/conversations/:conversationId',
       {
         config: { access: 'operator', role: 'member' },
-        schema: { tags: ['conversations'], params: ConversationParams, body: RenameConversationBody, response: { 200: Conversation, 400: ApiError, 404: ApiError } },
+        schema: {
+          tags: ['conversations'],
+          summary: 'Rename a conversation, or archive it (hidden from the sidebar, never deleted) or bring it back',
+          params: ConversationParams,
+          body: UpdateConversationBody,
+          response: { 200: Conversation, 400: ApiError, 404: ApiError },
+        },
       },
-      async (request) => app.spaces.renameConversation(request.params.workspaceId, request.params.conversationId, request.body.title),
+      async (request) => app.spaces.updateConversation(request.params.workspaceId, request.params.conversationId, request.body),
     );
     server.post(
       '/api/workspaces/:workspaceId/conversations/:conversationId/branches',

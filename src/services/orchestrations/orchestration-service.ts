@@ -210,6 +210,12 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
     return Promise.all(records.map((record) => this.view(workspaceId, record)));
   }
 
+  /** Proposals (and their revisions) an operator has to approve or reject (the Inbox), newest first. */
+  async listAwaitingDecision(workspaceId: string): Promise<Orchestration[]> {
+    const records = await listOrchestrations(await this.db(workspaceId), { statuses: ['proposed'] });
+    return Promise.all(records.map((record) => this.view(workspaceId, record)));
+  }
+
   async get(workspaceId: string, orchestrationId: string): Promise<Orchestration> {
     return this.view(workspaceId, await this.record(workspaceId, orchestrationId));
   }

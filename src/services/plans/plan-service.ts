@@ -27,6 +27,7 @@ import {
   insertPlan,
   latestPlanVersion,
   listPlans,
+  listPlansInStatus,
   rejectPlan,
   setPlanStatus,
   startPlanExecution,
@@ -153,6 +154,13 @@ export class PlanService {
   async list(workspaceId: string, conversationId?: string): Promise<Plan[]> {
     const db = await this.db(workspaceId);
     const plans = await listPlans(db, conversationId, 200);
+    return Promise.all(plans.map((plan) => this.view(workspaceId, db, plan)));
+  }
+
+  /** Plans an operator has to approve or reject (the Inbox), newest first. */
+  async listAwaitingApproval(workspaceId: string): Promise<Plan[]> {
+    const db = await this.db(workspaceId);
+    const plans = await listPlansInStatus(db, 'proposed', 200);
     return Promise.all(plans.map((plan) => this.view(workspaceId, db, plan)));
   }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { titleFromMessage, UNTITLED_CONVERSATION } from '../../core/conversation-title.js';
+import { titleFromMessage, UNTITLED_CHAT_SPACE, UNTITLED_CONVERSATION } from '../../core/conversation-title.js';
 import { DEFAULT_AUTONOMY, type Mode } from '../../core/modes.js';
 import { pickerToSpaceMode, spaceModeToPicker } from '../../core/picker.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';
@@ -10,6 +10,7 @@ import type {
   CreateConversationBody,
   CreateSpaceBody,
   Space,
+  UpdateConversationBody,
   UpdateSpaceBody,
 } from '../../schemas/space.js';
 import { agentExists } from '../../store/repositories/agent-repository.js';
@@ -17,12 +18,13 @@ import {
   findConversation,
   insertConversation,
   listConversations,
+  setConversationArchived,
   setConversationGoal,
   setConversationTitle,
   setTitleIfUntitled,
   type ConversationRecord,
 } from '../../store/repositories/conversation-repository.js';
-import { findSpace, insertSpace, listSpaces, updateSpace } from '../../store/repositories/space-repository.js';
+import { findSpace, insertSpace, listSpaces, renameSpaceIfNamed, updateSpace } from '../../store/repositories/space-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
 import { assertRepositoryPath } from '../workspaces/repository-path-check.js';
@@ -84,6 +86,7 @@ export class SpaceService {
       repoPath: input.repoPath ?? null,
       createdAt: now,
       updatedAt: now,
+      archivedAt: null,
     };
     await insertSpace(db, space);
     this.events.publish(workspaceId, 'space.created', space);
@@ -120,6 +123,8 @@ export class SpaceService {
       picker: spaceModeToPicker(mode, autonomy),
       defaultAgentId: change.defaultAgentId !== undefined ? change.defaultAgentId : current.defaultAgentId,
       updatedAt: nowIso(),
+      // Archiving again keeps the first date (when it left the sidebar).
+      archivedAt: change.archived === undefined ? current.archivedAt : change.archived ? (current.archivedAt ?? nowIso()) : null,
     };
     await updateSpace(db, space);
     if (modeChanges || autonomy !== current.autonomy) {
@@ -154,6 +159,7 @@ export class SpaceService {
       goal: null,
       createdAt: now,
       updatedAt: now,
+      archivedAt: null,
     };
     return this.insertConversation(db, workspaceId, record, space.mode);
   }
@@ -173,6 +179,7 @@ export class SpaceService {
       goal: parent.goal,
       createdAt: now,
       updatedAt: now,
+      archivedAt: null,
     };
     return this.insertConversation(db, workspaceId, record, space.mode);
   }
@@ -206,14 +213,35 @@ export class SpaceService {
     return conversation;
   }
 
-  /** The operator renames a conversation (UI): any time, replacing an auto-title too. */
-  async renameConversation(workspaceId: string, conversationId: string, title: string): Promise<Conversation> {
+  /**
+   * The operator renames a conversation (UI) — any time, replacing an auto-title too — or archives it
+   * (hidden behind "Show archived", never deleted) or brings it back.
+   */
+  async updateConversation(workspaceId: string, conversationId: string, change: UpdateConversationBody): Promise<Conversation> {
     const db = await this.db(workspaceId);
-    await this.findConversationOrThrow(db, conversationId);
-    await setConversationTitle(db, conversationId, title, nowIso());
+    const record = await this.findConversationOrThrow(db, conversationId);
+    const now = nowIso();
+    if (change.title !== undefined) {
+      await setConversationTitle(db, conversationId, change.title, now);
+      await this.nameChatSpaceAfter(db, workspaceId, record, change.title);
+    }
+    if (change.archived !== undefined && change.archived !== (record.archivedAt !== null)) {
+      await setConversationArchived(db, conversationId, change.archived ? now : null, now);
+    }
     const conversation = await this.getConversation(workspaceId, conversationId);
     this.events.publish(workspaceId, 'conversation.updated', conversation);
     return conversation;
+  }
+
+  /**
+   * A space "New chat" opened is still called {@link UNTITLED_CHAT_SPACE}: it takes the title its first
+   * conversation just got. A space someone named, and every later conversation or branch, changes nothing.
+   */
+  private async nameChatSpaceAfter(db: Kysely<WorkspaceSchema>, workspaceId: string, record: ConversationRecord, title: string): Promise<void> {
+    if (record.parentConversationId !== null) return;
+    if (!(await renameSpaceIfNamed(db, record.spaceId, UNTITLED_CHAT_SPACE, title, nowIso()))) return;
+    const space = await findSpace(db, workspaceId, record.spaceId);
+    if (space) this.events.publish(workspaceId, 'space.updated', space);
   }
 
   /**
@@ -225,6 +253,8 @@ export class SpaceService {
     if (!title) return null;
     const db = await this.db(workspaceId);
     if (!(await setTitleIfUntitled(db, conversationId, UNTITLED_CONVERSATION, title, nowIso()))) return null;
+    const record = await findConversation(db, conversationId);
+    if (record) await this.nameChatSpaceAfter(db, workspaceId, record, title);
     const conversation = await this.getConversation(workspaceId, conversationId);
     this.events.publish(workspaceId, 'conversation.updated', conversation);
     return conversation;

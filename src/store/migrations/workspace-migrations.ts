@@ -960,6 +960,16 @@ export const workspaceMigrations: Record<string, Migration> = {
     },
   },
   /**
+   * UI: spaces and conversations can be archived — hidden from the sidebar behind "Show archived",
+   * never deleted (their runs, approvals and spend stay readable). Null while not archived.
+   */
+  '0034_archived_spaces_and_conversations': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('spaces').addColumn('archived_at', 'text').execute();
+      await db.schema.alterTable('conversations').addColumn('archived_at', 'text').execute();
+    },
+  },
+  /**
    * NF-SCALE: what a page shows of work in progress, readable through any process on one database.
    * On PostgreSQL the first three are written in the transaction that commits the event announcing
    * the change (a reader never sees the event without the row, nor the row before the event); an

@@ -17,6 +17,7 @@ export function toConversationRecord(row: Selectable<ConversationTable>): Conver
     goal: row.goal,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    archivedAt: row.archived_at,
   };
 }
 
@@ -34,6 +35,13 @@ export async function listConversations(db: Kysely<WorkspaceSchema>, spaceId: st
   return rows.map(toConversationRecord);
 }
 
+/** The space of each of these conversations (one query, whatever their number). */
+export async function spacesOfConversations(db: Kysely<WorkspaceSchema>, conversationIds: readonly string[]): Promise<Map<string, string>> {
+  if (conversationIds.length === 0) return new Map();
+  const rows = await db.selectFrom('conversations').select(['id', 'space_id']).where('id', 'in', [...conversationIds]).execute();
+  return new Map(rows.map((row) => [row.id, row.space_id]));
+}
+
 export async function insertConversation(db: Kysely<WorkspaceSchema>, conversation: ConversationRecord): Promise<void> {
   await db
     .insertInto('conversations')
@@ -46,6 +54,7 @@ export async function insertConversation(db: Kysely<WorkspaceSchema>, conversati
       goal: conversation.goal,
       created_at: conversation.createdAt,
       updated_at: conversation.updatedAt,
+      archived_at: conversation.archivedAt,
     })
     .execute();
 }
@@ -56,6 +65,11 @@ export async function setConversationGoal(db: Kysely<WorkspaceSchema>, conversat
 
 export async function setConversationTitle(db: Kysely<WorkspaceSchema>, conversationId: string, title: string, updatedAt: string): Promise<void> {
   await db.updateTable('conversations').set({ title, updated_at: updatedAt }).where('id', '=', conversationId).execute();
+}
+
+/** Archives a conversation (`archivedAt` set) or brings it back (null); nothing of it is deleted. */
+export async function setConversationArchived(db: Kysely<WorkspaceSchema>, conversationId: string, archivedAt: string | null, updatedAt: string): Promise<void> {
+  await db.updateTable('conversations').set({ archived_at: archivedAt, updated_at: updatedAt }).where('id', '=', conversationId).execute();
 }
 
 /** Sets the title only while it is still `untitled` (one UPDATE … WHERE, so a rename in between wins). */

@@ -87,6 +87,12 @@ export async function findPlan(db: Kysely<WorkspaceSchema>, planId: string): Pro
   return row ? toPlanRecord(row) : null;
 }
 
+/** Plans of the whole workspace in one status (the Inbox's plans awaiting approval), newest first. */
+export async function listPlansInStatus(db: Kysely<WorkspaceSchema>, status: PlanStatus, limit: number): Promise<PlanRecord[]> {
+  const rows = await db.selectFrom('plans').selectAll().where('status', '=', status).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map(toPlanRecord);
+}
+
 /** Plans, newest first, of one conversation or all. */
 export async function listPlans(db: Kysely<WorkspaceSchema>, conversationId: string | undefined, limit: number): Promise<PlanRecord[]> {
   let query = db.selectFrom('plans').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);

@@ -125,6 +125,8 @@ export async function findRun(db: Kysely<WorkspaceSchema>, runId: string): Promi
 export interface RunFilter {
   conversationId?: string | undefined;
   agentId?: string | undefined;
+  spaceId?: string | undefined;
+  state?: RunState | undefined;
   /** Only turns: runs without a parent. */
   topLevel?: boolean | undefined;
   limit: number;
@@ -135,6 +137,8 @@ export async function listRuns(db: Kysely<WorkspaceSchema>, filter: RunFilter): 
   let query = db.selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit);
   if (filter.conversationId) query = query.where('conversation_id', '=', filter.conversationId);
   if (filter.agentId) query = query.where('agent_id', '=', filter.agentId);
+  if (filter.spaceId) query = query.where('space_id', '=', filter.spaceId);
+  if (filter.state) query = query.where('state', '=', filter.state);
   if (filter.topLevel) query = query.where('parent_run_id', 'is', null);
   return (await query.execute()).map(toRun);
 }
@@ -155,6 +159,28 @@ export async function unfinishedRunIds(db: Kysely<WorkspaceSchema>, agentId?: st
   let query = db.selectFrom('runs').select('id').where('state', 'in', ['queued', 'running']);
   if (agentId !== undefined) query = query.where('agent_id', '=', agentId);
   return (await query.execute()).map((row) => row.id);
+}
+
+/**
+ * Where runs are queued or running now: each conversation once, with its space (the sidebar's
+ * "running" mark). Sub-runs count for the conversation they work in.
+ */
+export async function conversationsWithUnfinishedRuns(db: Kysely<WorkspaceSchema>): Promise<Array<{ spaceId: string | null; conversationId: string }>> {
+  const rows = await db
+    .selectFrom('runs')
+    .select(['space_id', 'conversation_id'])
+    .distinct()
+    .where('state', 'in', ['queued', 'running'])
+    .where('conversation_id', 'is not', null)
+    .execute();
+  return rows.map((row) => ({ spaceId: row.space_id, conversationId: row.conversation_id! }));
+}
+
+/** The space and conversation each of these runs belongs to (runs outside a conversation are left out). */
+export async function placesOfRuns(db: Kysely<WorkspaceSchema>, runIds: readonly string[]): Promise<Map<string, { spaceId: string | null; conversationId: string }>> {
+  if (runIds.length === 0) return new Map();
+  const rows = await db.selectFrom('runs').select(['id', 'space_id', 'conversation_id']).where('id', 'in', [...runIds]).where('conversation_id', 'is not', null).execute();
+  return new Map(rows.map((row) => [row.id, { spaceId: row.space_id, conversationId: row.conversation_id! }]));
 }
 
 /** Unfinished runs with their state (a `running` run with no owner is an orphan, a `queued` one waits in the queue). */

@@ -29,6 +29,7 @@ export function toSpace(row: Selectable<SpaceTable>, workspaceId: string): Space
     repoPath: row.repo_path,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    archivedAt: row.archived_at,
   };
 }
 
@@ -58,17 +59,27 @@ export async function insertSpace(db: Kysely<WorkspaceSchema>, space: Space): Pr
       repo_path: space.repoPath,
       created_at: space.createdAt,
       updated_at: space.updatedAt,
+      archived_at: space.archivedAt,
     })
     .execute();
 }
 
-/** Writes what a space update may change (MODE-4): name, mode, autonomy, default agent. */
+/** Writes what a space update may change (MODE-4): name, mode, autonomy, default agent, archived. */
 export async function updateSpace(db: Kysely<WorkspaceSchema>, space: Space): Promise<void> {
   await db
     .updateTable('spaces')
-    .set({ name: space.name, mode: space.mode, autonomy: space.autonomy, default_agent_id: space.defaultAgentId, updated_at: space.updatedAt })
+    .set({ name: space.name, mode: space.mode, autonomy: space.autonomy, default_agent_id: space.defaultAgentId, updated_at: space.updatedAt, archived_at: space.archivedAt })
     .where('id', '=', space.id)
     .execute();
+}
+
+/**
+ * Renames a space only while it still has `placeholder` as its name (one UPDATE … WHERE, so a rename
+ * by the operator in between wins). True when it was renamed.
+ */
+export async function renameSpaceIfNamed(db: Kysely<WorkspaceSchema>, spaceId: string, placeholder: string, name: string, updatedAt: string): Promise<boolean> {
+  const result = await db.updateTable('spaces').set({ name, updated_at: updatedAt }).where('id', '=', spaceId).where('name', '=', placeholder).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Removes a space nothing refers to yet (undoing a half-made open, e.g. a review's). */
