@@ -39,7 +39,10 @@ async function discover(issuerUrl: string, clientId: string, clientSecret: strin
   try {
     return await oidc.discovery(new URL(issuerUrl), clientId, clientSecret ?? undefined, clientSecret ? oidc.ClientSecretBasic(clientSecret) : oidc.None(), {
       timeout: DISCOVERY_TIMEOUT_SECONDS,
-      ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+      // The ID token's signature is checked against the provider's published keys too, not only the
+      // TLS of the token request (which OpenID Connect would allow): a token a stranger signed is refused
+      // even when the path to the token endpoint is not what it should be.
+      execute: [...(insecure ? [oidc.allowInsecureRequests] : []), oidc.enableNonRepudiationChecks],
     });
   } catch (error) {
     throw new ValidationError('issuerUrl', `the provider at ${issuerUrl} could not be discovered: ${(error as Error).message}`);

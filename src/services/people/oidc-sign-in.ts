@@ -37,13 +37,15 @@ function nameOf(claims: Claims, subject: string): string {
  * token (issuer, audience, signature, expiry), the code (expired, used, not ours) or the provider's own error.
  */
 function refusalOf(error: unknown): ValidationError {
-  const failure = error as { code?: string; message?: string; error?: string; error_description?: string; cause?: { claim?: string } };
-  const message = failure.message ?? String(error);
-  if (failure.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' && failure.cause?.claim === 'nonce') return new ValidationError('nonce', `the ID token does not answer this sign-in: ${message}`);
-  if (failure.code === 'OAUTH_AUTHORIZATION_RESPONSE_ERROR') return new ValidationError('error', `the provider refused the sign-in: ${failure.error ?? ''} ${failure.error_description ?? ''}`.trim());
-  if (failure.code === 'OAUTH_RESPONSE_BODY_ERROR') return new ValidationError('code', `the provider refused the code (expired, already used or not this client's): ${failure.error ?? ''} ${failure.error_description ?? ''}`.trim());
-  if (/state/i.test(message) && !/JWT|ID Token/i.test(message)) return new ValidationError('state', message);
+  // openid-client wraps the failing check (oauth4webapi's error, which says what was compared) as its cause.
+  const failure = error as { code?: string; message?: string; error?: string; error_description?: string; cause?: { message?: string; cause?: { claim?: string } } };
+  const message = failure.cause?.message ?? failure.message ?? String(error);
+  const described = `${failure.error ?? ''} ${failure.error_description ?? ''}`.trim();
+  if (failure.cause?.cause?.claim === 'nonce' || /"nonce"/.test(message)) return new ValidationError('nonce', `the ID token does not answer this sign-in: ${message}`);
+  if (failure.code === 'OAUTH_AUTHORIZATION_RESPONSE_ERROR') return new ValidationError('error', `the provider refused the sign-in: ${described}`);
+  if (failure.code === 'OAUTH_RESPONSE_BODY_ERROR') return new ValidationError('code', `the provider refused the code (expired, already used or not this client's): ${described}`);
   if (/"iss" \(issuer\) parameter|issuer parameter/i.test(message)) return new ValidationError('iss', message);
+  if (/\bstate\b/i.test(message) && !/JWT|ID Token/i.test(message)) return new ValidationError('state', message);
   return new ValidationError('id_token', `the provider's answer failed validation: ${message}`);
 }
 
