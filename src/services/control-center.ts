@@ -57,6 +57,7 @@ import { RepoSkills } from './skills/repo-skills.js';
 import { SpaceRepositories } from './spaces/space-repositories.js';
 import { PresenceService } from './agents/presence-service.js';
 import { OperatorPresence } from './presence/operator-presence.js';
+import { SharedOperatorPresence } from './presence/shared-operator-presence.js';
 import { QuestionService, type PendingQuestion } from './approvals/question-service.js';
 import { RunExecutor } from './runs/run-executor.js';
 import { TRANSPORT_FACTORIES, TransportRegistry } from '../adapters/transport-registry.js';
@@ -76,6 +77,7 @@ import { validateAgentEffort } from './agents/validate-effort.js';
 import { wakeOnDecision } from './approvals/wake-on-decision.js';
 import { WorkspaceService } from './workspaces/workspace-service.js';
 import { ProcessCluster } from './cluster/process-cluster.js';
+import { LiveViews } from './cluster/live-views.js';
 import { newId } from '../ids.js';
 import { RunAffinity } from './runs/run-affinity.js';
 import { RunQueue } from './runs/run-queue.js';
@@ -188,7 +190,7 @@ export class ControlCenter {
   readonly questions: QuestionService;
   readonly presence: PresenceService;
   /** AG-4: which operators' windows are open where (people beside agents). */
-  readonly operatorPresence: OperatorPresence;
+  readonly operatorPresence: OperatorPresence | SharedOperatorPresence;
   readonly policy: PolicyService;
   /** SKL-3: skill sources, the fail-closed scan, installs pinned in skills-lock.json. */
   readonly skills: SkillService;
@@ -250,6 +252,8 @@ export class ControlCenter {
    * same database. Null for the embedded SQLite server (one process, nothing to share).
    */
   readonly cluster: ProcessCluster | null;
+  /** Questions, presence and run controls as every process on the database sees them (NF-SCALE). */
+  readonly liveViews: LiveViews;
 
   private constructor(
     readonly dataRoot: string,
@@ -287,7 +291,10 @@ export class ControlCenter {
     this.approvals = new ApprovalService(this.workspaces, this.events);
     this.questions = new QuestionService(this.events);
     this.presence = new PresenceService(this.events);
-    this.operatorPresence = new OperatorPresence(this.events);
+    // A window's "still here" may reach any API process on PostgreSQL: there the windows are rows every process reads.
+    this.operatorPresence = this.cluster
+      ? new SharedOperatorPresence(async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.events)
+      : new OperatorPresence(this.events);
     this.policy = new PolicyService(this.workspaces, this.spaces, this.agents, this.events);
     const sourceFetchLimits = { ...SOURCE_FETCH_LIMITS, ...options.skillSourceFetch };
     this.skills = new SkillService(this.workspaces, this.policy, (url, ref) => fetchSource(url, ref, sourceFetchLimits), undefined, {
@@ -478,6 +485,15 @@ export class ControlCenter {
     this.executor.registerModeTools(reviewModeTools({ reviews: this.reviews, tickets: this.tickets, messages: this.messages }));
     this.executor.registerModeTools(orchestrationModeTools({ orchestrations: this.orchestrations }));
     if (this.cluster) this.shareRunControls(this.cluster);
+    this.liveViews = new LiveViews({
+      workspaces: this.workspaces,
+      questions: this.questions,
+      presence: this.presence,
+      activeRuns: this.activeRuns,
+      agentOf: (workspaceId, agentId) => this.agents.get(workspaceId, agentId),
+      capabilitiesFor: (agent) => this.executor.capabilitiesFor(agent),
+      shared: this.cluster !== null,
+    });
   }
 
   /**

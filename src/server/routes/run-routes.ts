@@ -6,7 +6,6 @@ import { ApiError } from '../../schemas/common.js';
 import { OperatorHereBody, OperatorLeaveBody, OperatorPresenceList, Presence } from '../../schemas/presence.js';
 import { AnswerQuestionBody, Question } from '../../schemas/question.js';
 import { ConversationRunTree, Run, RunControlResponse, RunControls, RunDetail, RunSubtree, SteerRunBody } from '../../schemas/run.js';
-import { describeRunControls } from '../../services/run-control/run-controls-view.js';
 import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schemas/settings.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
@@ -85,12 +84,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.get(
       '/api/workspaces/:workspaceId/runs/:runId/controls',
       { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['runs'], params: RunParams, response: { 200: RunControls, 404: ApiError } } },
-      async (request) => {
-        const { database } = await app.workspaces.handle(request.params.workspaceId);
-        if (!(await findRun(database.db, request.params.runId))) throw new NotFoundError('run', request.params.runId, 'runId');
-        const active = app.activeRuns.get(request.params.runId);
-        return describeRunControls(request.params.runId, active?.workspaceId === request.params.workspaceId ? active : undefined);
-      },
+      async (request) => app.liveViews.runControls(request.params.workspaceId, request.params.runId),
     );
     for (const action of ['cancel', 'pause', 'resume'] as const) {
       server.post(
@@ -156,7 +150,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { config: { role: 'viewer' }, schema: { tags: ['questions'], params: WorkspaceParams, response: { 200: z.object({ questions: z.array(Question) }), 404: ApiError } } },
       async (request) => {
         await app.workspaces.get(request.params.workspaceId);
-        return { questions: app.questions.list(request.params.workspaceId) };
+        return { questions: await app.liveViews.questions(request.params.workspaceId) };
       },
     );
     server.post(
@@ -178,7 +172,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { config: { role: 'viewer' }, schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: z.object({ presence: z.array(Presence) }), 404: ApiError } } },
       async (request) => {
         await app.workspaces.get(request.params.workspaceId);
-        return { presence: app.presence.list(request.params.workspaceId) };
+        return { presence: await app.liveViews.agentPresence(request.params.workspaceId) };
       },
     );
 
@@ -187,7 +181,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: OperatorPresenceList, 404: ApiError } } },
       async (request) => {
         await app.workspaces.get(request.params.workspaceId);
-        return { operators: app.operatorPresence.list(request.params.workspaceId) };
+        return { operators: await app.operatorPresence.list(request.params.workspaceId) };
       },
     );
     server.post(
@@ -205,7 +199,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         if (conversationId) spaceId = (await app.spaces.getConversation(workspaceId, conversationId)).spaceId;
         else if (spaceId && !(await app.spaces.findSpace(workspaceId, spaceId))) throw new NotFoundError('space', spaceId, 'spaceId');
         const operator = operatorOf(request.principal);
-        return { operators: app.operatorPresence.here(workspaceId, operator.operatorId, request.body.clientId, { spaceId, conversationId }) };
+        return { operators: await app.operatorPresence.here(workspaceId, operator.operatorId, request.body.clientId, { spaceId, conversationId }) };
       },
     );
     server.post(
@@ -213,7 +207,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['agents'], params: WorkspaceParams, body: OperatorLeaveBody, response: { 204: z.null(), 400: ApiError, 404: ApiError } } },
       async (request, reply) => {
         await app.workspaces.get(request.params.workspaceId);
-        app.operatorPresence.leave(request.params.workspaceId, operatorOf(request.principal).operatorId, request.body.clientId);
+        await app.operatorPresence.leave(request.params.workspaceId, operatorOf(request.principal).operatorId, request.body.clientId);
         return reply.code(204).send(null);
       },
     );

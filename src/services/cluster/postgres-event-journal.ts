@@ -7,6 +7,7 @@ import {
   readWorkspaceEventsAfter,
   type CommittedEventRow,
 } from '../../store/repositories/workspace-event-repository.js';
+import { projectLiveState } from '../../store/repositories/live-state-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus, EventJournal } from '../event-bus.js';
 import { LatencyHistogram } from './latency-histogram.js';
@@ -78,6 +79,8 @@ export class PostgresEventJournal implements EventJournal {
           db,
           workspaceId,
           batch.map((event) => ({ type: event.type, data: JSON.stringify(event.data), at: event.at, origin: this.origin })),
+          // Questions, presence and pauses are read by every process from these rows: committed with their events, never apart.
+          (trx) => projectLiveState(trx, batch),
         );
       } catch (error) {
         this.logger.error({ err: error, workspaceId, events: batch.length }, 'live events could not be committed; no process delivers them');

@@ -26,7 +26,7 @@ const unable = (reason: string): RunControlState => ({ available: false, reason 
  * in plain words: the run is not in progress, the transport does not declare the capability (the
  * same check the control routes refuse with 409), or the run is not in the state the control needs.
  */
-export function describeRunControls(runId: string, active: ActiveRun | undefined): RunControls {
+export function describeRunControls(runId: string, active: Pick<ActiveRun, 'transport' | 'paused'> | undefined): RunControls {
   if (!active) {
     return {
       runId,

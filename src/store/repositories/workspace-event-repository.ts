@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { WorkspaceSchema } from '../workspace-schema.js';
 
 /** The PostgreSQL channel a committed event is announced on (payload: workspace id and event id only). */
@@ -25,6 +25,8 @@ export async function appendWorkspaceEvents(
   db: Kysely<WorkspaceSchema>,
   workspaceId: string,
   events: ReadonlyArray<{ type: string; data: string; at: string; origin: string }>,
+  /** Writes the state the events announce, in the same transaction (the live-state tables). */
+  alongside?: (trx: Transaction<WorkspaceSchema>) => Promise<void>,
 ): Promise<number> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext(${`cc_events:${workspaceId}`}))`.execute(trx);
@@ -35,6 +37,7 @@ export async function appendWorkspaceEvents(
       .insertInto('workspace_events')
       .values(events.map((event, index) => ({ id: latest + index + 1, ...event, committed_at_ms: ms })))
       .execute();
+    await alongside?.(trx);
     const id = latest + events.length;
     await sql`select pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify({ w: workspaceId, id })})`.execute(trx);
     return id;
