@@ -36,5 +36,10 @@ export const PostMessageResponse = z.object({
   message: Message.nullable(),
   run: Run.nullable(),
   space: Space,
+  /**
+   * True when a turn of the conversation was waiting for an operator's approval: the message went to
+   * that turn as steering (read once the approval is decided) and `run` is that turn; no turn started.
+   */
+  steeredTurn: z.boolean().optional(),
 });
 export type PostMessageResponse = z.infer<typeof PostMessageResponse>;

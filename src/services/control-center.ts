@@ -69,6 +69,8 @@ import { SettingsService } from './workspaces/settings-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { ConversationShareService } from './spaces/conversation-share-service.js';
 import { TurnService } from './runs/turn-service.js';
+import { waitingTurnSteering } from './runs/waiting-turn-steering.js';
+import { findRun } from '../store/repositories/run-repository.js';
 import { AttachmentService } from './attachments/attachment-service.js';
 import { ConversationRunGate } from './runs/conversation-run-gate.js';
 import { RewindService } from './runs/rewind-service.js';
@@ -284,7 +286,19 @@ export class ControlCenter {
     const transports = new TransportRegistry();
     this.agents = new AgentService(this.workspaces, this.runs, this.events, files, options.validateEffort ?? validateAgentEffort, (agent) => transports.capabilitiesFor(agent));
     this.seeding = new SeedingService(this.workspaces, this.agents, this.events, files, this.logger);
-    this.spaces = new SpaceService(this.workspaces, this.events, (agent) => transports.capabilitiesFor(agent));
+    // A change of mode or dial is a system line of the operator who caused it (the Control Center's own otherwise).
+    this.spaces = new SpaceService(this.workspaces, this.events, (agent) => transports.capabilitiesFor(agent), (workspaceId, note) =>
+      this.messages.append(workspaceId, {
+        conversationId: note.conversationId,
+        runId: null,
+        role: 'system',
+        authorKind: note.operatorId ? 'operator' : 'system',
+        authorId: note.operatorId,
+        mode: null,
+        picker: null,
+        content: note.content,
+      }),
+    );
     this.settings = new SettingsService(this.workspaces, this.events, options.env ?? process.env);
     this.messages = new MessageService(this.workspaces, this.events);
     this.shares = new ConversationShareService(this.workspaces, this.spaces, this.messages);
@@ -403,6 +417,11 @@ export class ControlCenter {
       },
       this.attachments,
       runGate,
+      waitingTurnSteering({
+        pendingApprovals: (workspaceId, conversationId) => this.approvals.list(workspaceId, { status: 'pending', conversationId }),
+        findRun: async (workspaceId, runId) => findRun((await this.workspaces.handle(workspaceId)).database.db, runId),
+        steer: (workspaceId, runId, text) => this.steerRun(workspaceId, runId, text),
+      }),
     );
     // RLY-6: relay_tool, on every run that speaks in a conversation.
     this.executor.registerModeTools(

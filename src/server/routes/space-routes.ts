@@ -29,7 +29,11 @@ export function spaceRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.patch(
       '/api/workspaces/:workspaceId/spaces/:spaceId',
       { config: { role: 'admin' }, schema: { tags: ['spaces'], params: SpaceParams, body: UpdateSpaceBody, response: { 200: Space, 400: ApiError, 404: ApiError, 409: ApiError } } },
-      async (request) => app.spaces.update(request.params.workspaceId, request.params.spaceId, request.body),
+      async (request) =>
+        app.spaces.update(request.params.workspaceId, request.params.spaceId, request.body, {
+          cause: request.body.picker !== undefined ? { kind: 'picker', picker: request.body.picker } : { kind: 'spaceSettings' },
+          operatorId: request.principal?.kind === 'operator' ? request.principal.operatorId : null,
+        }),
     );
     server.get(
       '/api/workspaces/:workspaceId/spaces/:spaceId/conversations',

@@ -225,7 +225,7 @@ export class PlanService {
     });
     if (row.spaceId) {
       const space = await this.spaces.findSpace(workspaceId, row.spaceId);
-      if (space && space.mode !== 'chat' && space.kind !== 'pullRequest') await this.spaces.update(workspaceId, row.spaceId, { mode: 'chat' });
+      if (space && space.mode !== 'chat' && space.kind !== 'pullRequest') await this.spaces.update(workspaceId, row.spaceId, { mode: 'chat' }, { cause: { kind: 'planApproved', goal: submission.goal }, operatorId: operator.operatorId });
     }
     await this.spaces.setConversationGoal(workspaceId, row.conversationId, submission.goal);
     const plan = await this.get(workspaceId, planId);

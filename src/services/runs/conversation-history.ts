@@ -73,8 +73,8 @@ function stepsOf(item: Extract<TranscriptItem, { kind: 'run' }>, kept: KeptHisto
 /** Appends one item: a run that recorded its messages contributes them, other messages their text. */
 function append(built: BuiltHistory, item: TranscriptItem, steps: ReadonlyMap<string, TranscriptStep[]>, kept: KeptHistory): void {
   if (item.kind === 'message') {
-    // A run's final answer is in its transcript already.
-    if (item.role === 'user' || !(item.runId && built.transcriptRuns.has(item.runId))) {
+    // A run's final answer is in its transcript already, and so is an operator's message that steered it.
+    if (!(item.runId && built.transcriptRuns.has(item.runId))) {
       const message = messageOf(item, kept.messages);
       built.recorded.push(message);
       built.repair.push(message);

@@ -15,6 +15,7 @@ import type { RunExecutor, StartRunInput } from './run-executor.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import { AttachmentService, type AcceptedAttachment } from '../attachments/attachment-service.js';
 import type { ConversationRunGate } from './conversation-run-gate.js';
+import type { WaitingTurnSteering } from './waiting-turn-steering.js';
 
 /**
  * Posting a message to a conversation (MODE-2, MODE-4, RLY-1): applies the picker, handles `/plan`,
@@ -37,6 +38,8 @@ export class TurnService {
     private readonly attachments?: AttachmentService,
     /** CTX-3: keeps a turn from starting while its conversation is being rewound. */
     private readonly gate?: ConversationRunGate,
+    /** HAR-5: hands a message to the conversation's turn waiting for approval (absent: every message starts a turn). */
+    private readonly waitingTurns?: WaitingTurnSteering,
   ) {}
 
   /** CTX-3: writes a turn's message and launches it while no rewind holds the conversation (409 while one does). */
@@ -55,7 +58,7 @@ export class TurnService {
     // TOOL-3: files are judged before anything (the picker included) changes.
     const attached = this.acceptAttachments(body);
     if (body.picker !== undefined && body.picker !== space.picker) {
-      space = await this.spaces.update(workspaceId, space.id, { picker: body.picker });
+      space = await this.spaces.update(workspaceId, space.id, { picker: body.picker }, { cause: { kind: 'picker', picker: body.picker }, operatorId });
     }
     const parsed = parseComposerText(body.text);
     const contextCommand = parseContextCommand(parsed.text);
@@ -65,27 +68,28 @@ export class TurnService {
     let directive: string | null = null;
     if (skillCommand) directive = await this.skillDirective(workspaceId, skillCommand, { spaceId: space.id, conversationId, repoPath: space.repoPath });
     if (parsed.armPlan && space.mode !== 'plan') {
-      space = await this.spaces.update(workspaceId, space.id, { picker: 'Plan' });
+      space = await this.spaces.update(workspaceId, space.id, { picker: 'Plan' }, { cause: { kind: 'planCommand' }, operatorId });
     }
     if (!parsed.text.trim() && attached.length === 0) {
       if (parsed.armPlan) return { message: null, run: null, space };
       throw new ValidationError('text', 'must not be empty');
     }
     const mention = parseMention(skillCommand ? skillCommand.rest : parsed.text);
+    const operatorMessage = (runId: string | null) => ({ conversationId, runId, role: 'user' as const, authorKind: 'operator' as const, authorId: operatorId, mode: space.mode, picker: space.picker, content: parsed.text });
+    // A plain message while a turn waits for approval goes to that turn, never to a turn beside it.
+    if (this.waitingTurns && !skillCommand && !parsed.armPlan && mention.agentName === null && body.agentId === undefined && attached.length === 0) {
+      const steered = await this.waitingTurns.steerWaitingTurn(workspaceId, conversationId, parsed.text);
+      if (steered) {
+        // Tied to the turn it steers: that turn's transcript holds the text, so the history takes it from there once.
+        const message = await this.messages.append(workspaceId, operatorMessage(steered.id));
+        return { message, run: steered, space, steeredTurn: true };
+      }
+    }
     const agent = await this.addressedAgent(workspaceId, mention.agentName, body.agentId ?? null, space.defaultAgentId);
     if (attached.length > 0) await this.attachments!.refuseImagesTheAgentCannotTake(workspaceId, agent, attached);
     const { message, run } = await this.whileLaunching(workspaceId, conversationId, async () => {
       const history = await this.history(workspaceId, conversationId);
-      const message = await this.messages.append(workspaceId, {
-        conversationId,
-        runId: null,
-        role: 'user',
-        authorKind: 'operator',
-        authorId: operatorId,
-        mode: space.mode,
-        picker: space.picker,
-        content: parsed.text,
-      }, attached);
+      const message = await this.messages.append(workspaceId, operatorMessage(null), attached);
       // MODE-2: the dispatcher reads the space's mode now; the turn keeps it to its end.
       const mode = resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId);
       const run = await this.executor.launch({

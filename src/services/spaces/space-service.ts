@@ -31,6 +31,10 @@ import { assertRepositoryPath } from '../workspaces/repository-path-check.js';
 import type { CapabilitiesLookup } from '../agents/transport-field-check.js';
 import { refuseAutonomyTheTransportIgnores } from './autonomy-honoured-check.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import { modeChangeNote, type SpaceChange } from './mode-change-note.js';
+
+/** Writes a line into a conversation's timeline (the message service, given late: it is built after this one). */
+export type ConversationNoteWriter = (workspaceId: string, note: { conversationId: string; operatorId: string | null; content: string }) => Promise<unknown>;
 
 /**
  * Spaces and their conversations (MODE-1..6). The mode lives on the space only; conversations and
@@ -42,6 +46,8 @@ export class SpaceService {
     private readonly events: EventBus,
     /** What the default agent's transport honours (TRUTH-1); absent, autonomy is not checked against it. */
     private readonly capabilitiesFor?: CapabilitiesLookup,
+    /** Where a change of mode or dial is said (absent: the change is only published as an event). */
+    private readonly writeNote?: ConversationNoteWriter,
   ) {}
 
   async list(workspaceId: string): Promise<Space[]> {
@@ -93,8 +99,13 @@ export class SpaceService {
     return space;
   }
 
-  /** Persists mode/autonomy changes (MODE-4) and emits `space.modeChanged` so open composers follow. */
-  async update(workspaceId: string, spaceId: string, change: UpdateSpaceBody): Promise<Space> {
+  /**
+   * Persists mode/autonomy changes (MODE-4) and emits `space.modeChanged` so open composers follow.
+   * A change of mode or dial is also said in every conversation of the space, with why and by whom
+   * (`by`; without it, a picker value reads as picked, anything else as a settings change): picking
+   * Ask moves the dial too, and nobody should find that out later.
+   */
+  async update(workspaceId: string, spaceId: string, change: UpdateSpaceBody, by?: SpaceChange): Promise<Space> {
     const db = await this.db(workspaceId);
     const current = await this.findSpaceOrThrow(db, workspaceId, spaceId);
     if (change.picker !== undefined && (change.mode !== undefined || change.autonomy !== undefined)) {
@@ -137,7 +148,17 @@ export class SpaceService {
       });
     }
     this.events.publish(workspaceId, 'space.updated', space);
+    const cause = by?.cause ?? (change.picker !== undefined ? { kind: 'picker' as const, picker: change.picker } : { kind: 'spaceSettings' as const });
+    await this.sayModeChange(workspaceId, db, current, space, { cause, operatorId: by?.operatorId ?? null });
     return space;
+  }
+
+  private async sayModeChange(workspaceId: string, db: Kysely<WorkspaceSchema>, previous: Space, next: Space, change: SpaceChange): Promise<void> {
+    const content = this.writeNote ? modeChangeNote(previous, next, change.cause) : null;
+    if (!content) return;
+    for (const conversation of await listConversations(db, next.id)) {
+      await this.writeNote!(workspaceId, { conversationId: conversation.id, operatorId: change.operatorId, content });
+    }
   }
 
   async listConversations(workspaceId: string, spaceId: string): Promise<Conversation[]> {

@@ -101,7 +101,9 @@ describe('plan mode end to end (PLAN-1..8, MODE-4)', () => {
     const armed = await api('POST', `/conversations/${fixture.conversationId}/messages`, { text: '/plan' });
     expect(armed.status).toBe(202);
     expect(armed.body).toMatchObject({ message: null, run: null, space: { mode: 'plan' } });
-    expect((await api('GET', `/conversations/${fixture.conversationId}/messages`)).body.messages).toEqual([]);
+    // Nothing is sent; the only line is the one saying the mode changed (and why).
+    const messages = (await api('GET', `/conversations/${fixture.conversationId}/messages`)).body.messages;
+    expect(messages.map((message: any) => [message.role, message.content])).toEqual([['system', 'Mode set to Plan (was Agent) because /plan was sent.']]);
     expect(fixture.model.requests).toHaveLength(0);
   });
 
