@@ -2,12 +2,15 @@
  * TEAM-1/TEAM-3 in a real browser: the owner invites Dana; Dana opens the one-time link in her own
  * browser, gives her name and lands in the app; she approves the agent's command in her Inbox; the
  * owner, in another browser, sees "Approved by Dana" on the finished turn, Dana among the people in
- * the conversation, and Dana as a member in Settings → People.
+ * the conversation, and Dana as a member in Settings → People. Then (TEAM-2, TEAM-3): Dana opens a
+ * waiting card from its link and the owner's Inbox card says she is looking; as a member she is
+ * offered no "New agent"; and a viewer, signed in in the same browser, is offered no Approve.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '../support/scripted-reply.js';
 import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
+import { invitePerson } from '../support/people-fixture.js';
 
 let suite: LiveAppSuite;
 let dana: TestBrowser;
@@ -63,5 +66,49 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     await row.waitFor({ timeout: 60_000 });
     await expect.poll(async () => row.getByLabel('Role of Dana').inputValue(), { timeout: 30_000 }).toBe('member');
     await ui.screenshot('people-settings');
+  }, BROWSER_TEST_TIMEOUT_MS * 2);
+
+  it('the owner sees who else is looking at a card; a member and a viewer are offered only what they may do', async () => {
+    const { server, workspaceId, model, ui } = suite;
+    const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${workspaceId}${path}`, body);
+    // The owner keeps the Inbox open (an open stream is what lets the turn ask, POL-4).
+    await ui.page.goto(`${server.url}/w/${workspaceId}/inbox`);
+    await ui.page.getByRole('heading', { name: 'Inbox' }).waitFor();
+    const space = (await api('POST', '/spaces', { name: 'Sweep' })).body;
+    const conversation = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Sweep' })).body;
+    model.script(reply().tool('bash', { command: 'rm -f notes.txt' }), reply().text('Swept.'));
+    expect((await api('POST', `/conversations/${conversation.id}/messages`, { text: 'sweep up' })).status).toBe(202);
+    const waiting = async () => ((await api('GET', '/approvals?status=pending')).body.approvals as Array<{ id: string; conversationId: string | null }>).find((entry) => entry.conversationId === conversation.id);
+    await expect.poll(waiting, { timeout: 60_000 }).toBeTruthy();
+    const approval = (await waiting())!;
+
+    // Dana opens the card from its notification link: the owner's card names her, live.
+    await dana.page.goto(`${server.url}/w/${workspaceId}/inbox?card=${approval.id}`);
+    await dana.page.getByTestId('inbox-focused').getByRole('button', { name: 'Approve' }).waitFor({ timeout: 60_000 });
+    const ownerCard = ui.page.locator(`[data-approval-id="${approval.id}"]`);
+    await ownerCard.getByTestId('others-looking').filter({ hasText: 'Dana is looking at this too' }).waitFor({ timeout: 60_000 });
+    await ui.screenshot('people-others-looking');
+
+    // A member manages no agents: no "New agent", and a line saying why. Leaving the card takes her name off it.
+    await dana.page.goto(`${server.url}/w/${workspaceId}/settings/agents`);
+    await dana.page.getByTestId('read-only-note').filter({ hasText: 'You are a member here; adding or changing agents needs the admin role.' }).waitFor({ timeout: 60_000 });
+    await expect.poll(() => dana.page.getByRole('button', { name: 'New agent' }).count(), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => ownerCard.getByTestId('others-looking').count(), { timeout: 60_000 }).toBe(0);
+
+    // A viewer, signed in in the same browser, reads the card but is offered no decision.
+    const vic = await invitePerson(server, workspaceId, 'viewer', 'Vic');
+    await dana.page.getByRole('button', { name: 'Sign out' }).click();
+    await dana.page.getByLabel('Operator token').fill(vic.token);
+    await dana.page.getByRole('button', { name: 'Sign in' }).click();
+    await dana.page.locator('.topbar').waitFor();
+    await dana.page.goto(`${server.url}/w/${workspaceId}/inbox`);
+    const vicCard = dana.page.locator(`[data-approval-id="${approval.id}"]`);
+    await vicCard.getByTestId('read-only-note').filter({ hasText: 'You can read this workspace; deciding needs the member role.' }).waitFor({ timeout: 60_000 });
+    await expect.poll(() => vicCard.getByRole('button', { name: /Approve|Reject/ }).count(), { timeout: 30_000 }).toBe(0);
+    await dana.screenshot('people-viewer-inbox');
+
+    // The owner decides, so the turn ends.
+    await ownerCard.getByRole('button', { name: 'Approve' }).click({ timeout: 60_000 });
+    await expect.poll(async () => ((await api('GET', '/approvals')).body.approvals as Array<{ id: string; status: string }>).find((entry) => entry.id === approval.id)?.status, { timeout: 60_000 }).toBe('approved');
   }, BROWSER_TEST_TIMEOUT_MS * 2);
 });

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
 import { getToken } from '../api/client';
 import { reportHere, reportLeave } from '../api/control-hooks';
 import { keys } from '../api/keys';
@@ -63,8 +63,33 @@ export function usePresenceHeartbeat(ws: string, place: { spaceId: string | null
   useEffect(() => () => void reportLeave(ws, WINDOW_ID).catch(() => undefined), [ws]);
 }
 
+/**
+ * A conversation this window looks at without being on its page: the Inbox's card opened from a
+ * notification (`?card=`). Reported as where the window is, so the people in that conversation, and
+ * anyone else with the card open, see who is about to decide it.
+ */
+let lookingAt: string | null = null;
+const lookingAtListeners = new Set<() => void>();
+function setLookingAt(conversationId: string | null): void {
+  lookingAt = conversationId;
+  for (const listener of lookingAtListeners) listener();
+}
+function subscribeLookingAt(listener: () => void): () => void {
+  lookingAtListeners.add(listener);
+  return () => lookingAtListeners.delete(listener);
+}
+
+/** While mounted, this window counts as looking at `conversationId` (a page that shows one of its cards). */
+export function useLookingAt(conversationId: string | null): void {
+  useEffect(() => {
+    setLookingAt(conversationId);
+    return () => setLookingAt(null);
+  }, [conversationId]);
+}
+
 /** Renders nothing: runs the heartbeat for the page shown (mounted by the shell while a workspace is open). */
 export function PresenceBeacon({ ws, spaceId, conversationId }: { ws: string; spaceId: string | null; conversationId: string | null }): null {
-  usePresenceHeartbeat(ws, { spaceId, conversationId });
+  const looking = useSyncExternalStore(subscribeLookingAt, () => lookingAt);
+  usePresenceHeartbeat(ws, { spaceId, conversationId: conversationId ?? looking });
   return null;
 }

@@ -5,6 +5,8 @@ import { paths } from '../app/router';
 import { Badge } from '../ui/badges';
 import { Link } from '../ui/link';
 import { FieldError } from '../ui/states';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { useDecideBudget, type BudgetAlert } from './budget-hooks';
 
 const usd = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`;
@@ -23,6 +25,7 @@ function limitName(alert: BudgetAlert, agents: Agent[]): string {
  */
 export function BudgetAlertCard({ ws, alert, agents }: { ws: string; alert: BudgetAlert; agents: Agent[] }) {
   const decide = useDecideBudget(ws);
+  const { role, canAdminister } = useWorkspaceRole(ws);
   // A sensible first proposal: twice the limit in force, to a cent.
   const [amount, setAmount] = useState(String(Math.max(0.01, Math.round(alert.limitUsd * 200) / 100)));
   const name = limitName(alert, agents);
@@ -52,6 +55,9 @@ export function BudgetAlertCard({ ws, alert, agents }: { ws: string; alert: Budg
           </span>
         ))}
       </div>
+      {/* TEAM-2: spend limits are the admins'; others read the alert and are told why there is nothing to press. */}
+      {canAdminister ? null : <ReadOnlyNote role={role} needs="admin" what="a budget decision" />}
+      {canAdminister ? (
       <div className="approval-actions">
         {reached ? (
           <>
@@ -83,6 +89,7 @@ export function BudgetAlertCard({ ws, alert, agents }: { ws: string; alert: Budg
           </button>
         )}
       </div>
+      ) : null}
       <FieldError message={decide.isError ? errorMessage(decide.error) : null} />
     </article>
   );

@@ -8,6 +8,8 @@ import { AgentStateBadge } from '../ui/badges';
 import { FieldError } from '../ui/states';
 import { TagInput } from '../ui/TagInput';
 import { InstalledSkillPicker } from '../skills/InstalledSkillPicker';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
+import { ReadOnlyFieldset } from '../ui/ReadOnlyFieldset';
 import { FIELD_WORDS, TRANSPORT_DEPENDENT_FIELDS, transportFieldView, type TransportDependentField } from './agent-field-applicability';
 
 /** The editable form of an agent: strings for inputs, converted to AG-1 values on save. */
@@ -103,6 +105,7 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
   const [saved, setSaved] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const update = useUpdateAgent(ws, agent.id);
+  const { canAdminister } = useWorkspaceRole(ws);
   // Every transport this server registered, from its own declarations (ADP-1), not a list kept here.
   const transports = useHonestyMatrix();
   const remove = useDeleteAgent(ws);
@@ -213,6 +216,8 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
 
   return (
     <form className="editor" ref={form} onSubmit={submit} noValidate aria-label={`Edit agent ${agent.name}`}>
+      {/* TEAM-2: only admins change agents; others read the agent as it is (the list above says why). */}
+      <ReadOnlyFieldset readOnly={!canAdminister}>
       <div className="editor-header">
         <h2>
           {agent.name} <AgentStateBadge state={agent.state} />
@@ -375,6 +380,7 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
           </button>
         )}
       </div>
+      </ReadOnlyFieldset>
     </form>
   );
 }

@@ -9,12 +9,15 @@ import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
 import { AgentCost } from './AgentCost';
 import { AgentEditor } from './AgentEditor';
 import { SettingsNav } from './SettingsNav';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 
 /** Settings → Workspace → Agents: the list (state + presence), "New agent", and the editor. */
 export function AgentsPage({ ws, agentId }: { ws: string; agentId: string | null }) {
   const agents = useAgents(ws);
   const presence = usePresence(ws);
   const create = useCreateAgent(ws);
+  const { role, canAdminister } = useWorkspaceRole(ws);
   const presenceByAgent = useMemo(() => new Map((presence.data?.presence ?? []).map((entry) => [entry.agentId, entry])), [presence.data]);
   const list = agents.data?.agents ?? [];
   const selected = agentId ? list.find((agent) => agent.id === agentId) : undefined;
@@ -43,13 +46,14 @@ export function AgentsPage({ ws, agentId }: { ws: string; agentId: string | null
         <section className="list-pane" aria-label="Agents">
           <div className="pane-header">
             <h2>Agents</h2>
-            {naming ? null : (
+            {naming || !canAdminister ? null : (
               <button type="button" className="btn btn-primary btn-small" onClick={() => setNaming(true)}>
                 New agent
               </button>
             )}
           </div>
-          {naming ? (
+          {canAdminister ? null : <ReadOnlyNote role={role} needs="admin" what="adding or changing agents" />}
+          {naming && canAdminister ? (
             <form className="new-agent-form stack pad" onSubmit={(event) => void newAgent(event)} aria-label="New agent">
               <input aria-label="New agent name" placeholder="Name (used for @mentions)" value={name} autoFocus onChange={(event) => setName(event.target.value)} />
               <input aria-label="New agent title" placeholder="Title (optional)" value={title} onChange={(event) => setTitle(event.target.value)} />

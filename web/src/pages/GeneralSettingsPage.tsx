@@ -7,6 +7,9 @@ import { KeyAndUrlRow, toggled } from '../settings/KeyAndUrlRow';
 import { useKeysForm } from '../settings/useKeysForm';
 import { DefaultModelSettings } from '../settings/DefaultModelSettings';
 import { WebSearchSettings } from '../settings/WebSearchSettings';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
+import { ReadOnlyFieldset } from '../ui/ReadOnlyFieldset';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 import { SettingsNav } from './SettingsNav';
 
 type RunnerProvider = keyof SettingsView['runnerKeys'];
@@ -60,6 +63,7 @@ function isKnownField(field: string): boolean {
 /** Settings → Workspace → General: provider keys (write-only) and base URLs, timeouts, limits, default models. */
 export function GeneralSettingsPage({ ws }: { ws: string }) {
   const settings = useSettings(ws);
+  const { role, canAdminister } = useWorkspaceRole(ws);
   return (
     <div className="page-with-subnav">
       <SettingsNav ws={ws} active="general" />
@@ -71,9 +75,12 @@ export function GeneralSettingsPage({ ws }: { ws: string }) {
           <ErrorState error={settings.error} what="Workspace settings" retry={() => void settings.refetch()} />
         ) : (
           <>
-            <SettingsForm ws={ws} settings={settings.data} />
-            <DefaultModelSettings ws={ws} settings={settings.data} />
-            <WebSearchSettings ws={ws} settings={settings.data} />
+            {canAdminister ? null : <ReadOnlyNote role={role} needs="admin" what="changing settings" />}
+            <ReadOnlyFieldset readOnly={!canAdminister}>
+              <SettingsForm ws={ws} settings={settings.data} />
+              <DefaultModelSettings ws={ws} settings={settings.data} />
+              <WebSearchSettings ws={ws} settings={settings.data} />
+            </ReadOnlyFieldset>
           </>
         )}
       </main>

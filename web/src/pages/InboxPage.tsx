@@ -1,4 +1,5 @@
 import { useAgents, usePendingApprovals, usePendingQuestions } from '../api/hooks';
+import { useLookingAt } from '../app/presence-heartbeat';
 import { useLocation } from '../app/router';
 import { BudgetAlertCard } from '../costs/BudgetAlertCard';
 import { useOpenBudgetAlerts } from '../costs/budget-hooks';
@@ -22,6 +23,8 @@ export function InboxPage({ ws }: { ws: string }) {
   const focusedAlert = budgetAlerts.find((alert) => alert.id === focused);
   const pending = allPending.filter((approval) => approval !== focusedApproval);
   const open = allOpen.filter((question) => question !== focusedQuestion);
+  // TEAM-3: the card opened from a notification counts as looking at its conversation (others see who is about to decide).
+  useLookingAt(focusedApproval?.conversationId ?? focusedQuestion?.conversationId ?? null);
   const loaded = !approvals.isPending && !questions.isPending && !budget.isPending;
   return (
     <main className="page narrow">

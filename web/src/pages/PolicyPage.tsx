@@ -7,6 +7,9 @@ import type { Agent, PolicyRule, ProbeResult, Space } from '../api/types';
 import { autonomyExplained, autonomyWord, decisionWord, EFFECT_KINDS, effectWord, scopeWord } from '../ui/words';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
 import { SettingsNav } from './SettingsNav';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
+import { ReadOnlyFieldset } from '../ui/ReadOnlyFieldset';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 import { usePersonName } from '../settings/people/people-hooks';
 
 /** "remembered: git push origin main" → "git push origin main" (the note the server writes, POL-3). */
@@ -44,6 +47,7 @@ function scopeName(rule: PolicyRule, spaces: Space[], agents: Agent[]): string {
  * decide a typed command and why, the rules of every scope (create, delete) and remembered choices.
  */
 export function PolicyPage({ ws }: { ws: string }) {
+  const { role, canAdminister } = useWorkspaceRole(ws);
   const rules = usePolicyRules(ws);
   const spaces = useSpaces(ws);
   const agents = useAgents(ws);
@@ -58,8 +62,12 @@ export function PolicyPage({ ws }: { ws: string }) {
       <main className="page narrow policy-page">
         <h2>Policy</h2>
         <p className="muted">What agents may do without asking. The most specific rule wins: agent, then space, then workspace, then the built-in defaults.</p>
-        <AutonomyDial ws={ws} spaces={spaceList} loading={spaces.isPending} />
+        {canAdminister ? null : <ReadOnlyNote role={role} needs="admin" what="changing policy" />}
+        <ReadOnlyFieldset readOnly={!canAdminister}>
+          <AutonomyDial ws={ws} spaces={spaceList} loading={spaces.isPending} />
+        </ReadOnlyFieldset>
         <Probe ws={ws} spaces={spaceList} agents={agentList} rules={all} />
+        <ReadOnlyFieldset readOnly={!canAdminister}>
         <section aria-labelledby="rules-title">
           <h3 id="rules-title">Rules</h3>
           {rules.isPending ? (
@@ -71,7 +79,7 @@ export function PolicyPage({ ws }: { ws: string }) {
           ) : (
             <RuleTable ws={ws} rules={written} spaces={spaceList} agents={agentList} label="Rules" />
           )}
-          <NewRuleForm ws={ws} spaces={spaceList} agents={agentList} />
+          {canAdminister ? <NewRuleForm ws={ws} spaces={spaceList} agents={agentList} /> : null}
         </section>
         <section aria-labelledby="remembered-title">
           <h3 id="remembered-title">Remembered choices</h3>
@@ -82,6 +90,7 @@ export function PolicyPage({ ws }: { ws: string }) {
             <RuleTable ws={ws} rules={remembered} spaces={spaceList} agents={agentList} label="Remembered choices" forget />
           )}
         </section>
+        </ReadOnlyFieldset>
       </main>
     </div>
   );

@@ -5,6 +5,9 @@ import { Link } from '../ui/link';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
 import { ticketStatusWord } from '../ui/words';
 import { TICKET_COLUMNS, useMoveTicket, useProjects, useTickets, type Project, type Ticket } from './tickets-api';
+import { useState } from 'react';
+import { useMe, useWorkspaceRole } from '../settings/people/people-hooks';
+import { TicketOwner } from './TicketOwner';
 
 /**
  * The tickets board (ORC-4, UI): one column per ticket status, per project; each card shows what it
@@ -18,7 +21,11 @@ export function TicketsBoard({ ws, projectId }: { ws: string; projectId: string 
   const move = useMoveTicket(ws);
   const project = projects.data?.projects.find((candidate) => candidate.id === projectId) ?? null;
   const names = new Map((agents.data?.agents ?? []).map((agent) => [agent.id, agent.name]));
-  const all = tickets.data?.tickets ?? [];
+  const me = useMe().data;
+  const { canDecide } = useWorkspaceRole(ws);
+  // AG-4: "Mine" keeps the tickets this person owns (filtered here, so a live update moves them in and out at once).
+  const [mine, setMine] = useState(false);
+  const all = (tickets.data?.tickets ?? []).filter((ticket) => !mine || ticket.assigneePersonId === me?.id);
   const byId = new Map(all.map((ticket) => [ticket.id, ticket]));
 
   return (
@@ -37,6 +44,10 @@ export function TicketsBoard({ ws, projectId }: { ws: string; projectId: string 
           </select>
         </label>
         {project ? <ProjectLinks ws={ws} project={project} /> : null}
+        <label className="inline small">
+          <input type="checkbox" checked={mine} onChange={(event) => setMine(event.target.checked)} />
+          Mine
+        </label>
       </div>
       {move.isError ? <FieldError message={errorMessage(move.error)} /> : null}
       {tickets.isPending ? (
@@ -55,7 +66,7 @@ export function TicketsBoard({ ws, projectId }: { ws: string; projectId: string 
                   {ticketStatusWord(status)} <span className="muted">{column.length}</span>
                 </h3>
                 {column.map((ticket) => (
-                  <TicketCard key={ticket.id} ws={ws} ticket={ticket} byId={byId} assignee={ticket.assigneeAgentId ? (names.get(ticket.assigneeAgentId) ?? ticket.assigneeAgentId) : null} project={project} moving={move.isPending} onMove={(next) => move.mutate({ ticketId: ticket.id, status: next })} />
+                  <TicketCard key={ticket.id} ws={ws} ticket={ticket} byId={byId} assignee={ticket.assigneeAgentId ? (names.get(ticket.assigneeAgentId) ?? ticket.assigneeAgentId) : null} canChange={canDecide} project={project} moving={move.isPending} onMove={(next) => move.mutate({ ticketId: ticket.id, status: next })} />
                 ))}
               </section>
             );
@@ -80,6 +91,7 @@ function TicketCard({
   ticket,
   byId,
   assignee,
+  canChange,
   project,
   moving,
   onMove,
@@ -88,6 +100,7 @@ function TicketCard({
   ticket: Ticket;
   byId: Map<string, Ticket>;
   assignee: string | null;
+  canChange: boolean;
   project: Project | null;
   moving: boolean;
   onMove: (status: string) => void;
@@ -96,7 +109,7 @@ function TicketCard({
   return (
     <article className="card ticket-card" data-testid="ticket-card" data-ticket-id={ticket.id} data-status={ticket.status}>
       <strong className="ticket-title">{ticket.title}</strong>
-      {assignee ? <div className="muted small">{assignee}</div> : null}
+      <TicketOwner ws={ws} ticket={ticket} agentName={assignee} canChange={canChange} />
       {ticket.dependsOn.length > 0 ? (
         <div className="small ticket-deps" data-testid="ticket-deps">
           depends on{' '}

@@ -7,6 +7,9 @@ import { Badge } from './badges';
 import { approvalKindWord, effectWord } from './words';
 import { Link } from './link';
 import { FieldError } from './states';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
+import { OthersLooking } from './OthersLooking';
+import { ReadOnlyNote } from './ReadOnlyNote';
 
 
 function summaryOf(approval: Approval): string | null {
@@ -21,6 +24,7 @@ function summaryOf(approval: Approval): string | null {
 /** One approval: what is asked, by whom, and Approve / Reject (with reason) / remember. */
 export function ApprovalCard({ ws, approval, agents, showLinks = true }: { ws: string; approval: Approval; agents?: Agent[]; showLinks?: boolean }) {
   const decide = useDecideApproval(ws);
+  const { role, canDecide } = useWorkspaceRole(ws);
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState('');
   const [remember, setRemember] = useState(false);
@@ -71,6 +75,10 @@ export function ApprovalCard({ ws, approval, agents, showLinks = true }: { ws: s
           <Link to={paths.conversation(ws, approval.conversationId, planId ?? undefined)}>{planId ? 'Open plan in its conversation' : 'Open conversation'}</Link>
         </div>
       ) : null}
+      <OthersLooking ws={ws} conversationId={approval.conversationId} />
+      {/* TEAM-2: a viewer decides nothing, so is offered nothing to click (the server would answer 403). */}
+      {canDecide ? null : <ReadOnlyNote role={role} needs="member" what="deciding" />}
+      {canDecide ? (
       <div className="approval-actions">
         {rejecting ? (
           <form
@@ -105,6 +113,7 @@ export function ApprovalCard({ ws, approval, agents, showLinks = true }: { ws: s
           </label>
         ) : null}
       </div>
+      ) : null}
       {decide.isError ? <FieldError message={errorMessage(decide.error)} /> : null}
     </article>
   );

@@ -5,6 +5,9 @@ import type { Agent, Question } from '../api/types';
 import { paths } from '../app/router';
 import { Link } from './link';
 import { FieldError } from './states';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
+import { OthersLooking } from './OthersLooking';
+import { ReadOnlyNote } from './ReadOnlyNote';
 
 const OTHER = '__other__';
 
@@ -15,6 +18,7 @@ function agentName(agents: Agent[] | undefined, agentId: string): string {
 /** RLY-4 / PLAN-4: the agent's questions (up to three) as a form; options or free text. */
 export function QuestionCard({ ws, question, agents, showLinks = false }: { ws: string; question: Question; agents?: Agent[]; showLinks?: boolean }) {
   const answer = useAnswerQuestion(ws);
+  const { role, canDecide } = useWorkspaceRole(ws);
   const [choices, setChoices] = useState<string[]>(() => question.questions.map(() => ''));
   const [texts, setTexts] = useState<string[]>(() => question.questions.map(() => ''));
 
@@ -27,7 +31,7 @@ export function QuestionCard({ ws, question, agents, showLinks = false }: { ws: 
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (complete) answer.mutate({ id: question.id, answers });
+    if (complete && canDecide) answer.mutate({ id: question.id, answers });
   };
 
   return (
@@ -41,6 +45,7 @@ export function QuestionCard({ ws, question, agents, showLinks = false }: { ws: 
           <Link to={paths.conversation(ws, question.conversationId)}>Open conversation</Link>
         </div>
       ) : null}
+      <OthersLooking ws={ws} conversationId={question.conversationId} />
       {question.questions.map((item, index) => {
         const name = `${question.id}-${index}`;
         const hasOptions = Boolean(item.options?.length);
@@ -72,11 +77,16 @@ export function QuestionCard({ ws, question, agents, showLinks = false }: { ws: 
           </fieldset>
         );
       })}
-      <div className="question-actions">
-        <button type="submit" className="btn btn-primary btn-small" disabled={!complete || answer.isPending}>
-          Send answer{question.questions.length > 1 ? 's' : ''}
-        </button>
-      </div>
+      {/* TEAM-2: answering is a decision, which a viewer may not make: no button the server would refuse. */}
+      {canDecide ? (
+        <div className="question-actions">
+          <button type="submit" className="btn btn-primary btn-small" disabled={!complete || answer.isPending}>
+            Send answer{question.questions.length > 1 ? 's' : ''}
+          </button>
+        </div>
+      ) : (
+        <ReadOnlyNote role={role} needs="member" what="answering" />
+      )}
       {answer.isError ? <FieldError message={errorMessage(answer.error)} /> : null}
     </form>
   );

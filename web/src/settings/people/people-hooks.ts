@@ -52,3 +52,20 @@ export function useRemoveFromWorkspace(ws: string) {
     onSuccess: () => void client.invalidateQueries({ queryKey: peopleKey(ws) }),
   });
 }
+
+/** What this browser's person may do in a workspace, from least to most (TEAM-2's roles; the owner holds every one). */
+const ROLE_ORDER = ['viewer', 'member', 'admin', 'owner'] as const;
+export type HeldRole = (typeof ROLE_ORDER)[number];
+
+/**
+ * TEAM-2 in the web app: the role this person holds in `ws` (a read-only credential acts as a
+ * viewer), so pages offer only what the server would allow. `role` is null until known: pages show
+ * nothing they might have to take back (a button that appears and then vanishes invites a wrong click).
+ */
+export function useWorkspaceRole(ws: string): { role: HeldRole | null; canDecide: boolean; canAdminister: boolean } {
+  const me = useMe();
+  const held: HeldRole | null = me.data ? (me.data.owner ? 'owner' : (me.data.roles.find((entry) => entry.workspaceId === ws)?.role ?? null)) : null;
+  const role: HeldRole | null = held && me.data?.readOnly ? 'viewer' : held;
+  const rank = role ? ROLE_ORDER.indexOf(role) : -1;
+  return { role, canDecide: rank >= ROLE_ORDER.indexOf('member'), canAdminister: rank >= ROLE_ORDER.indexOf('admin') };
+}
