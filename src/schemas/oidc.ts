@@ -51,3 +51,4 @@ export type UpdateOidcSettingsBody = z.infer<typeof UpdateOidcSettingsBody>;
 
 /** What the sign-in page needs to offer the provider (public: no secret, no mapping). */
 export const OidcSignInOption = z.object({ enabled: z.boolean(), providerName: z.string().nullable() });
+export type OidcSignInOption = z.infer<typeof OidcSignInOption>;

@@ -103,7 +103,7 @@ async function walk(requests: Array<{ method: string; path: string; body: unknow
 }
 
 /** The explicit public list (SEC-1). A route marked public that is not here is still walked, and fails. */
-const PUBLIC_URLS = new Set(['/', '/*', '/healthz', '/readyz', '/openapi.json', '/api/hooks/pipelines/:pipelineId', '/auth/sign-in', '/auth/join', '/api/share/:token']);
+const PUBLIC_URLS = new Set(['/', '/*', '/healthz', '/readyz', '/openapi.json', '/api/hooks/pipelines/:pipelineId', '/auth/sign-in', '/auth/join', '/api/share/:token', '/api/auth/oidc', '/auth/oidc/start', '/auth/oidc/callback']);
 
 function protectedRoutes(accepting: (route: RegisteredRoute) => boolean): RegisteredRoute[] {
   return routes.filter((route) => !PUBLIC_URLS.has(route.url) && accepting(route));
@@ -170,7 +170,8 @@ describe('the route table (SEC-1)', () => {
     // The pipeline webhook takes no token: its HMAC signature is the authentication (test/security/pipeline-webhook.test.ts).
     // The sign-in link's code is its own single-use credential (test/security/sign-in.test.ts);
     // so is an invitation's (TEAM-1, test/security/people-access.test.ts).
-    expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /auth/sign-in', 'GET /auth/join', 'HEAD /auth/join', 'POST /auth/join', 'GET /healthz', 'GET /openapi.json', 'GET /readyz', 'HEAD /', 'HEAD /*', 'HEAD /auth/sign-in', 'HEAD /healthz', 'HEAD /openapi.json', 'HEAD /readyz', 'POST /api/hooks/pipelines/:pipelineId', 'GET /api/share/:token', 'HEAD /api/share/:token'].sort());
+    // OpenID Connect sign-in runs before anyone is signed in: state, nonce, PKCE and the browser cookie are its credentials (test/security/oidc-sign-in-attacks.test.ts).
+    expect(publicRoutes.sort()).toEqual(['GET /', 'GET /*', 'GET /auth/sign-in', 'GET /auth/join', 'HEAD /auth/join', 'POST /auth/join', 'GET /healthz', 'GET /openapi.json', 'GET /readyz', 'HEAD /', 'HEAD /*', 'HEAD /auth/sign-in', 'HEAD /healthz', 'HEAD /openapi.json', 'HEAD /readyz', 'POST /api/hooks/pipelines/:pipelineId', 'GET /api/share/:token', 'HEAD /api/share/:token', 'GET /api/auth/oidc', 'HEAD /api/auth/oidc', 'GET /auth/oidc/start', 'HEAD /auth/oidc/start', 'GET /auth/oidc/callback', 'HEAD /auth/oidc/callback'].sort());
     const agentRoutes = routes.filter((route) => route.access === 'agent' || route.access === 'operatorOrAgent').map((route) => route.url);
     for (const url of agentRoutes) expect(url.startsWith('/mcp') || url.startsWith('/api/hooks/') || url.startsWith('/api/git-push/') || url.startsWith('/api/model-proxy/')).toBe(true);
     expect(routes.filter((route) => route.ticketInQuery).map((route) => route.url)).toEqual(['/api/workspaces/:workspaceId/events', '/api/workspaces/:workspaceId/events']);

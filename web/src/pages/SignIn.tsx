@@ -1,5 +1,31 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
+import type { OidcSignInOption } from '@server/schemas/oidc';
 import { errorMessage, request } from '../api/client';
+
+/**
+ * The provider's sign-in, when the owner set one up (TEAM-1): a plain link, since the flow is a
+ * chain of top-level redirects; it comes back to the page the person was on.
+ */
+function ProviderSignIn() {
+  const [option, setOption] = useState<OidcSignInOption | null>(null);
+  useEffect(() => {
+    let live = true;
+    request<OidcSignInOption>('GET', '/api/auth/oidc', undefined, null).then(
+      (answer) => live && setOption(answer),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (!option?.enabled) return null;
+  const returnTo = `${window.location.pathname}${window.location.search}`;
+  return (
+    <a className="btn btn-primary signin-provider" href={`/auth/oidc/start?returnTo=${encodeURIComponent(returnTo)}`} data-testid="signin-oidc">
+      Sign in with {option.providerName}
+    </a>
+  );
+}
 
 /** Paste the operator token; it is checked against the server before it is kept (localStorage). */
 export function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: (token: string) => void }) {
@@ -34,6 +60,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
           Paste the operator token. It is in <code>&lt;data-dir&gt;/operator-token</code> (by default <code>~/.control-center/operator-token</code>).
         </p>
         {notice ? <div className="notice">{notice}</div> : null}
+        <ProviderSignIn />
         <label className="field">
           <span className="field-label">Operator token</span>
           <input
