@@ -77,7 +77,7 @@ const materialize = async (): Promise<BenchFigure[]> => {
       const proposed = await app.orchestrations.propose({ workspaceId: workspace.id, conversationId: `conv_${run}`, spaceId: null, agentId: lead.id, runId: null, proposal: input });
       if (!proposed.ok) throw new Error('bench proposal refused');
       const start = performance.now();
-      const approved = await app.orchestrations.approve(workspace.id, proposed.orchestration.id, { kind: 'operator', operatorId: 'bench' }, { revision: 1 });
+      const approved = await app.orchestrations.approve(workspace.id, proposed.orchestration.id, { kind: 'operator', operatorId: 'bench' }, { revision: 1 }, { kind: 'person', id: 'bench', name: 'bench' });
       full.push(performance.now() - start);
       if (approved.status !== 'executing') throw new Error(`bench materialization ended ${approved.status}: ${approved.error}`);
     }

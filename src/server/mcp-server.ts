@@ -79,6 +79,7 @@ function createMcpServer(app: ControlCenter, principal: Principal, signal: Abort
           String(args.approvalId ?? ''),
           { decision, ...(typeof args.reason === 'string' ? { reason: args.reason } : {}) },
           principal,
+          await app.audit.personActor(principal.operatorId),
         );
         return textResult(JSON.stringify(approval, null, 2));
       }

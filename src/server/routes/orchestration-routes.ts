@@ -4,6 +4,7 @@ import { ApiError } from '../../schemas/common.js';
 import { ApproveOrchestrationBody, DecideOrchestrationBody, Orchestration, OrchestrationBudgetBody, OrchestrationRevisionDiff } from '../../schemas/orchestration.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
+import { actingPerson } from '../acting-person.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const OrchestrationParams = WorkspaceParams.extend({ orchestrationId: z.string().min(1).max(100) });
@@ -56,7 +57,7 @@ export function orchestrationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         app.orchestrations.approve(request.params.workspaceId, request.params.orchestrationId, operatorOf(request.principal), {
           revision: request.body.revision,
           subTicketKeys: request.body.subTicketKeys,
-        }),
+        }, await actingPerson(app, request)),
     );
     server.post(
       '/api/workspaces/:workspaceId/orchestrations/:orchestrationId/reject',
@@ -64,7 +65,7 @@ export function orchestrationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         config: { ...operatorOnly, role: 'member' },
         schema: { tags: ['orchestrations'], params: OrchestrationParams, body: DecideOrchestrationBody.nullish(), response: { 200: Orchestration, 400: ApiError, 404: ApiError, 409: ApiError } },
       },
-      async (request) => app.orchestrations.reject(request.params.workspaceId, request.params.orchestrationId, operatorOf(request.principal), request.body?.reason),
+      async (request) => app.orchestrations.reject(request.params.workspaceId, request.params.orchestrationId, operatorOf(request.principal), request.body?.reason, await actingPerson(app, request)),
     );
     server.post(
       '/api/workspaces/:workspaceId/orchestrations/:orchestrationId/cancel',
@@ -72,7 +73,7 @@ export function orchestrationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         config: { ...operatorOnly, role: 'member' },
         schema: { tags: ['orchestrations'], params: OrchestrationParams, body: DecideOrchestrationBody.nullish(), response: { 200: Orchestration, 400: ApiError, 404: ApiError, 409: ApiError } },
       },
-      async (request) => app.orchestrations.cancel(request.params.workspaceId, request.params.orchestrationId, operatorOf(request.principal), request.body?.reason),
+      async (request) => app.orchestrations.cancel(request.params.workspaceId, request.params.orchestrationId, operatorOf(request.principal), request.body?.reason, await actingPerson(app, request)),
     );
     server.post(
       '/api/workspaces/:workspaceId/orchestrations/:orchestrationId/budget',

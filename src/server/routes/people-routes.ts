@@ -151,7 +151,7 @@ export function peopleRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { config: { role: 'signedIn' }, schema: { tags, summary: 'End one of your browser sessions', params: z.strictObject({ sessionId: z.string().min(1).max(64) }), response: { 204: z.null(), 404: ApiError } } },
       async (request, reply) => {
         const actor = actorOf(request.principal);
-        if (!app.sessions.endSessionById(actor.personId, request.params.sessionId)) {
+        if (!(await app.people.endSession(actor, request.params.sessionId))) {
           return reply.code(404).send({ error: { code: 'not_found', message: `session '${request.params.sessionId}' not found`, field: 'sessionId' } });
         }
         return reply.code(204).send(null);

@@ -4,6 +4,7 @@ import { ApiError } from '../../schemas/common.js';
 import { Plan, RejectPlanBody } from '../../schemas/plan.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
+import { actingPerson } from '../acting-person.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const PlanParams = WorkspaceParams.extend({ planId: z.string().min(1) });
@@ -32,12 +33,12 @@ export function planRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/plans/:planId/approve',
       { config: { role: 'member' }, schema: { tags: ['plans'], params: PlanParams, response: { 200: Plan, 404: ApiError, 409: ApiError } } },
-      async (request) => app.plans.approve(request.params.workspaceId, request.params.planId, operatorOf(request.principal)),
+      async (request) => app.plans.approve(request.params.workspaceId, request.params.planId, operatorOf(request.principal), await actingPerson(app, request)),
     );
     server.post(
       '/api/workspaces/:workspaceId/plans/:planId/reject',
       { config: { role: 'member' }, schema: { tags: ['plans'], params: PlanParams, body: RejectPlanBody.nullish(), response: { 200: Plan, 400: ApiError, 404: ApiError, 409: ApiError } } },
-      async (request) => app.plans.reject(request.params.workspaceId, request.params.planId, operatorOf(request.principal), request.body?.reason),
+      async (request) => app.plans.reject(request.params.workspaceId, request.params.planId, operatorOf(request.principal), request.body?.reason, await actingPerson(app, request)),
     );
     server.post(
       '/api/workspaces/:workspaceId/plans/:planId/cancel',

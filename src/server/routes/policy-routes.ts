@@ -9,7 +9,7 @@ import { ApiError } from '../../schemas/common.js';
 import { ModesCatalog } from '../../schemas/modes-catalog.js';
 import { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../../schemas/policy.js';
 import type { ControlCenter } from '../../services/control-center.js';
-import { operatorOf } from '../authenticate.js';
+import { actingPerson } from '../acting-person.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 /** Modes and their profiles for the UI (CAP-1), policy rules CRUD and the probe (POL-3). */
@@ -42,13 +42,13 @@ export function policyRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/policy/rules',
       { config: { role: 'admin' }, schema: { tags: ['policy'], params: WorkspaceParams, body: CreateRuleBody, response: { 201: PolicyRule, 400: ApiError, 404: ApiError } } },
-      async (request, reply) => reply.code(201).send(await app.policy.createRule(request.params.workspaceId, request.body, operatorOf(request.principal).operatorId)),
+      async (request, reply) => reply.code(201).send(await app.policy.createRule(request.params.workspaceId, request.body, await actingPerson(app, request))),
     );
     server.delete(
       '/api/workspaces/:workspaceId/policy/rules/:ruleId',
       { config: { role: 'admin' }, schema: { tags: ['policy'], params: WorkspaceParams.extend({ ruleId: z.string().min(1) }), response: { 204: z.null(), 404: ApiError } } },
       async (request, reply) => {
-        await app.policy.deleteRule(request.params.workspaceId, request.params.ruleId);
+        await app.policy.deleteRule(request.params.workspaceId, request.params.ruleId, await actingPerson(app, request));
         return reply.code(204).send(null);
       },
     );

@@ -9,6 +9,7 @@ import { ConversationRunTree, Run, RunControlResponse, RunControls, RunDetail, R
 import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schemas/settings.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
+import { actingPerson } from '../acting-person.js';
 import { RunLog } from '../../services/runs/run-log.js';
 import { conversationRunTree, runSubtree } from '../../services/runs/run-tree.js';
 import { findRun, listRuns } from '../../store/repositories/run-repository.js';
@@ -142,7 +143,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
           response: { 200: Approval, 400: ApiError, 404: ApiError, 409: ApiError },
         },
       },
-      async (request) => app.approvals.decide(request.params.workspaceId, request.params.approvalId, request.body, operatorOf(request.principal)),
+      async (request) => app.approvals.decide(request.params.workspaceId, request.params.approvalId, request.body, operatorOf(request.principal), await actingPerson(app, request)),
     );
 
     server.get(
@@ -220,7 +221,7 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.patch(
       '/api/workspaces/:workspaceId/settings',
       { config: { role: 'admin' }, schema: { tags: ['workspaces'], params: WorkspaceParams, body: UpdateWorkspaceSettingsBody, response: { 200: WorkspaceSettingsView, 400: ApiError, 404: ApiError } } },
-      async (request) => app.settings.update(request.params.workspaceId, request.body),
+      async (request) => app.settings.update(request.params.workspaceId, request.body, await actingPerson(app, request)),
     );
   };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { Approval, ApprovalStatus } from '../../schemas/approval.js';
+import type { AuditActor } from '../../schemas/audit.js';
 import {
   expirePendingNonDurableApprovals,
   findApproval,
@@ -11,6 +12,7 @@ import {
   settlePendingApproval,
 } from '../../store/repositories/approval-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+import { withAuditEntry } from '../audit/audit-act.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
@@ -145,20 +147,30 @@ export class ApprovalService {
     approvalId: string,
     decision: { decision: 'approve' | 'reject'; reason?: string | undefined; remember?: boolean | undefined },
     principal: OperatorPrincipal,
+    /** The deciding person as the audit log names them (TEAM-3). */
+    actor: AuditActor,
   ): Promise<Approval> {
     const db = await this.db(workspaceId);
     const current = await this.get(workspaceId, approvalId);
     if (current.status !== 'pending') throw new ConflictError('approvalId', `approval ${approvalId} is already ${current.status}`);
     const status = decision.decision === 'approve' ? 'approved' : 'rejected';
     const decidedAt = nowIso();
-    const settled = await settlePendingApproval(db, approvalId, {
-      status,
-      decidedBy: principal.operatorId,
-      reason: decision.reason ?? null,
-      remember: decision.remember ?? false,
-      decidedAt,
+    const remember = decision.remember ?? false;
+    const act = {
+      kind: `approval.${status}`,
+      actor,
+      workspaceId,
+      spaceId: current.spaceId,
+      conversationId: current.conversationId,
+      subject: { type: 'approval', id: approvalId },
+      summary: `${status === 'approved' ? 'Approved' : 'Rejected'} ${current.title}${remember ? ' (choice remembered)' : ''}`,
+      details: { approvalKind: current.kind, remember, ...(decision.reason ? { reason: decision.reason } : {}) },
+    };
+    // A concurrent decision settles nothing here: the conflict rolls this act's entry back with it.
+    await withAuditEntry(db, act, async (trx) => {
+      const settled = await settlePendingApproval(trx, approvalId, { status, decidedBy: principal.operatorId, reason: decision.reason ?? null, remember, decidedAt });
+      if (!settled) throw new ConflictError('approvalId', `approval ${approvalId} was decided concurrently`);
     });
-    if (!settled) throw new ConflictError('approvalId', `approval ${approvalId} was decided concurrently`);
     const approval = await this.get(workspaceId, approvalId);
     this.events.publish(workspaceId, 'approval.decided', approval);
     for (const listener of this.decidedListeners) await listener(workspaceId, approval);

@@ -16,10 +16,12 @@ import { callEffects, type ToolDescriptor } from '../../core/tool-descriptor.js'
 import { httpUrlHost } from '../../core/policy/http-url-host.js';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
+import type { AuditActor } from '../../schemas/audit.js';
 import type { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../../schemas/policy.js';
 import { deletePolicyRule, deleteRememberedRules, insertPolicyRule, listPolicyRules } from '../../store/repositories/policy-rule-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { AgentService } from '../agents/agent-service.js';
+import { withAuditEntry } from '../audit/audit-act.js';
 import { worktreeFileReader } from '../worktree-file-reader.js';
 import type { EventBus } from '../event-bus.js';
 import type { SpaceService } from '../spaces/space-service.js';
@@ -62,6 +64,13 @@ function egressHost(tool: ToolDescriptor, input: unknown): string | undefined {
   return typeof url === 'string' ? httpUrlHost(url) : undefined;
 }
 
+/** A rule in a few words for the audit log: its decision, scope and what it matches. */
+function describeRule(rule: PolicyRule): string {
+  const match = rule.match;
+  const matched = match.kind === 'class' ? `effect ${match.effectClass}` : match.kind === 'command' ? `command ${match.prefix}` : match.kind === 'domain' ? `domain ${match.domain}` : rule.note ?? 'a remembered action';
+  return `${rule.decision} ${matched} (${rule.scope}${rule.scope === 'workspace' ? '' : ` ${rule.scopeId}`})`;
+}
+
 /** Tools whose input is a shell command line, classified per subcommand (POL-2). */
 const SHELL_TOOLS = new Set(['bash']);
 
@@ -94,8 +103,8 @@ export class PolicyService {
     return listPolicyRules(db);
   }
 
-  /** Adds a rule; `createdBy` is the person adding it (TEAM-3). */
-  async createRule(workspaceId: string, body: CreateRuleBody, createdBy: string | null): Promise<PolicyRule> {
+  /** Adds a rule; `actor` is the person adding it, recorded on the rule and in the audit log (TEAM-3). */
+  async createRule(workspaceId: string, body: CreateRuleBody, actor: AuditActor): Promise<PolicyRule> {
     const db = await this.db(workspaceId);
     let scopeId = body.scopeId;
     if (body.scope === 'workspace') {
@@ -118,9 +127,10 @@ export class PolicyService {
       decision: body.decision,
       note: body.note ?? null,
       createdAt: nowIso(),
-      createdBy,
+      createdBy: actor.id,
     };
-    await insertPolicyRule(db, rule);
+    const act = { kind: 'policy.rule_added', actor, workspaceId, spaceId: rule.scope === 'space' ? rule.scopeId : null, subject: { type: 'rule', id: rule.id }, summary: `Added rule: ${describeRule(rule)}`, details: { scope: rule.scope, scopeId: rule.scopeId, match: rule.match, decision: rule.decision } };
+    await withAuditEntry(db, act, (trx) => insertPolicyRule(trx, rule));
     this.compiled.delete(workspaceId);
     this.events.publish(workspaceId, 'policy.ruleCreated', rule);
     return rule;
@@ -131,9 +141,15 @@ export class PolicyService {
     this.compiled.delete(workspaceId);
   }
 
-  async deleteRule(workspaceId: string, ruleId: string): Promise<void> {
+  async deleteRule(workspaceId: string, ruleId: string, actor: AuditActor): Promise<void> {
     const db = await this.db(workspaceId);
-    if (!(await deletePolicyRule(db, ruleId))) throw new NotFoundError('rule', ruleId, 'ruleId');
+    const rule = (await listPolicyRules(db)).find((candidate) => candidate.id === ruleId);
+    if (!rule) throw new NotFoundError('rule', ruleId, 'ruleId');
+    const act = { kind: 'policy.rule_removed', actor, workspaceId, spaceId: rule.scope === 'space' ? rule.scopeId : null, subject: { type: 'rule', id: ruleId }, summary: `Removed rule: ${describeRule(rule)}`, details: { scope: rule.scope, scopeId: rule.scopeId, match: rule.match, decision: rule.decision } };
+    // Removed concurrently: nothing was removed here, so the entry rolls back with the 404.
+    await withAuditEntry(db, act, async (trx) => {
+      if (!(await deletePolicyRule(trx, ruleId))) throw new NotFoundError('rule', ruleId, 'ruleId');
+    });
     this.compiled.delete(workspaceId);
     this.events.publish(workspaceId, 'policy.ruleDeleted', { id: ruleId });
   }

@@ -1,5 +1,9 @@
+import type { Kysely, Transaction } from 'kysely';
 import { newId, nowIso } from '../../ids.js';
 import type { AuditActor, AuditEntry } from '../../schemas/audit.js';
+import { insertAuditEntry } from '../../store/repositories/audit-entry-repository.js';
+import type { RegistrySchema } from '../../store/registry-schema.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 
 /** What a service knows about an act it is about to write: the entry without its id and time. */
 export interface AuditAct {
@@ -31,3 +35,15 @@ export function auditEntryOf(act: AuditAct): AuditEntry {
 
 /** Acts the server does on its own (a timer, a recovery): nobody to name. */
 export const SYSTEM_ACTOR: AuditActor = { kind: 'system', id: null, name: 'system' };
+
+/**
+ * Runs an act and its audit entry in one transaction (TEAM-3): the entry is written first, so an act
+ * that fails afterwards takes its entry with it when it rolls back, and an entry that cannot be written
+ * stops the act. Works on a workspace's database and on the registry alike.
+ */
+export async function withAuditEntry<Schema extends WorkspaceSchema | RegistrySchema, T>(db: Kysely<Schema>, act: AuditAct, work: (trx: Transaction<Schema>) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    await insertAuditEntry(trx as unknown as Kysely<WorkspaceSchema>, auditEntryOf(act));
+    return work(trx);
+  });
+}

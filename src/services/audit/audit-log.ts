@@ -1,19 +1,16 @@
-import type { Kysely } from 'kysely';
 import { ValidationError } from '../../errors/index.js';
 import type { AuditActor, AuditEntry, AuditFilters, AuditPage } from '../../schemas/audit.js';
-import { insertAuditEntry, selectAuditEntries, type AuditSelection } from '../../store/repositories/audit-entry-repository.js';
+import { selectAuditEntries, type AuditSelection } from '../../store/repositories/audit-entry-repository.js';
 import { listPeople } from '../../store/repositories/people-repository.js';
 import type { RegistryStore } from '../../store/registry-store.js';
-import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
-import { auditEntryOf, type AuditAct } from './audit-act.js';
 
 /** How many entries one export query reads at a time: bounded memory whatever the log's size. */
 const EXPORT_BATCH = 500;
 
 /**
  * TEAM-3: the audit log. Acts on a workspace's rows are written into that workspace's database, in
- * the act's transaction (see {@link AuditLog.inTransaction}); acts on people go into the registry's
+ * the act's transaction (`withAuditEntry`); acts on people go into the registry's
  * log, in the people service's transactions. Reading a workspace's log merges both, newest first,
  * paged by a cursor on (time, id) so a page boundary never skips or repeats an entry.
  */
@@ -27,18 +24,6 @@ export class AuditLog {
   async personActor(personId: string): Promise<AuditActor> {
     const row = await this.registry.db.selectFrom('people').select('name').where('id', '=', personId).executeTakeFirst();
     return { kind: 'person', id: personId, name: row?.name ?? personId };
-  }
-
-  /**
-   * Runs a workspace act and its audit entry in one transaction: the entry is written first, so an
-   * act that fails afterwards rolls its entry back with it, and an entry that cannot be written stops the act.
-   */
-  async inTransaction<T>(workspaceId: string, act: AuditAct, work: (trx: Kysely<WorkspaceSchema>) => Promise<T>): Promise<T> {
-    const { database } = await this.workspaces.handle(workspaceId);
-    return database.db.transaction().execute(async (trx) => {
-      await insertAuditEntry(trx, auditEntryOf(act));
-      return work(trx);
-    });
   }
 
   /** One page of a workspace's log, newest first. */

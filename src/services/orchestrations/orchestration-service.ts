@@ -38,6 +38,10 @@ import type { AgentService } from '../agents/agent-service.js';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
+import type { AuditActor } from '../../schemas/audit.js';
+import { withAuditEntry } from '../audit/audit-act.js';
+import type { Kysely } from 'kysely';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { PerKeyLock } from '../../core/per-key-lock.js';
 import { PlanRecordFollower } from './plan-record-follower.js';
@@ -238,7 +242,7 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
    * 409), optionally a dependency-closed subset of the sub-tickets. The materializer then runs (ORC-4);
    * if it stops on an error the orchestration stays `approved` with the error, and resumes on restart.
    */
-  async approve(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, input: { revision: number; subTicketKeys?: string[] | undefined }): Promise<Orchestration> {
+  async approve(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, input: { revision: number; subTicketKeys?: string[] | undefined }, actor: AuditActor): Promise<Orchestration> {
     const db = await this.db(workspaceId);
     const record = await this.record(workspaceId, orchestrationId);
     if (record.status !== 'proposed') throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} is ${record.status}; only a proposed one can be approved`);
@@ -269,20 +273,32 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
       }
     }
     const now = nowIso();
-    const updated = await updateOrchestration(
-      db,
-      orchestrationId,
-      { status: 'approved', approvedRevision: input.revision, approvedKeys: keys, decidedBy: operator.operatorId, decidedAt: now, maxUsd: proposal.budget?.maxUsd ?? null, updatedAt: now },
-      ['proposed'],
-    );
-    if (!updated) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} was decided concurrently`);
+    const act = {
+      kind: 'orchestration.approved',
+      actor,
+      workspaceId,
+      spaceId: record.spaceId,
+      conversationId: record.conversationId,
+      subject: { type: 'orchestration', id: orchestrationId },
+      summary: `Approved orchestration revision ${input.revision}${keys ? ` (${keys.length} of ${proposal.subTickets.length} sub-tickets)` : ''}`,
+      details: { revision: input.revision, subTicketKeys: keys },
+    };
+    await withAuditEntry(db, act, async (trx) => {
+      const updated = await updateOrchestration(
+        trx,
+        orchestrationId,
+        { status: 'approved', approvedRevision: input.revision, approvedKeys: keys, decidedBy: operator.operatorId, decidedAt: now, maxUsd: proposal.budget?.maxUsd ?? null, updatedAt: now },
+        ['proposed'],
+      );
+      if (!updated) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} was decided concurrently`);
+    });
     await this.publishUpdate(workspaceId, orchestrationId);
     await this.runMaterializer(workspaceId, orchestrationId);
     return this.get(workspaceId, orchestrationId);
   }
 
-  async reject(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, reason: string | undefined): Promise<Orchestration> {
-    const result = await this.decideClosed(workspaceId, orchestrationId, 'rejected', operator, reason, ['proposed']);
+  async reject(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, reason: string | undefined, actor: AuditActor): Promise<Orchestration> {
+    const result = await this.decideClosed(workspaceId, orchestrationId, 'rejected', operator, reason, ['proposed'], actor);
     if (result.conversationId && this.options.wakeOrchestrator) {
       const text = `The operator rejected your orchestration proposal ${result.id} (revision ${result.latestRevision})${reason ? `: ${reason}` : '.'} Revise it and propose again, or explain why it should stand.`;
       await this.options.wakeOrchestrator({ workspaceId, agentId: result.orchestratorAgentId, conversationId: result.conversationId, spaceId: result.spaceId, text }).catch((error: unknown) => {
@@ -293,9 +309,9 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
   }
 
   /** Cancels at any point before the end; a launched pipeline is cancelled through the engine's control. */
-  async cancel(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, reason: string | undefined): Promise<Orchestration> {
+  async cancel(workspaceId: string, orchestrationId: string, operator: OperatorPrincipal, reason: string | undefined, actor?: AuditActor): Promise<Orchestration> {
     const record = await this.record(workspaceId, orchestrationId);
-    const result = await this.decideClosed(workspaceId, orchestrationId, 'cancelled', operator, reason, CANCELLABLE);
+    const result = await this.decideClosed(workspaceId, orchestrationId, 'cancelled', operator, reason, CANCELLABLE, actor);
     await this.withdrawBudgetApproval(workspaceId, record, 'the orchestration was cancelled');
     if (record.pipelineRunId && this.control) await this.control.cancel({ workspaceId, pipelineRunId: record.pipelineRunId });
     return result;
@@ -494,14 +510,24 @@ export class OrchestrationService implements PipelineRunObserver, PipelineBudget
     operator: OperatorPrincipal,
     reason: string | undefined,
     from: readonly OrchestrationStatus[],
+    /** TEAM-3: who decided, for the audit log; absent when the close is a consequence of another recorded act. */
+    actor?: AuditActor,
   ): Promise<Orchestration> {
     const db = await this.db(workspaceId);
     const record = await this.record(workspaceId, orchestrationId);
     if (!from.includes(record.status)) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} is ${record.status}; it cannot be ${to}`);
     const now = nowIso();
     const decided = record.status === 'proposed' ? { decidedBy: operator.operatorId, decidedAt: now } : {};
-    const updated = await updateOrchestration(db, orchestrationId, { status: to, reason: reason ?? null, ...decided, updatedAt: now }, [record.status]);
-    if (!updated) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} changed concurrently`);
+    const close = async (trx: Kysely<WorkspaceSchema>) => {
+      const updated = await updateOrchestration(trx, orchestrationId, { status: to, reason: reason ?? null, ...decided, updatedAt: now }, [record.status]);
+      if (!updated) throw new ConflictError('orchestrationId', `orchestration ${orchestrationId} changed concurrently`);
+    };
+    if (actor) {
+      const act = { kind: `orchestration.${to}`, actor, workspaceId, spaceId: record.spaceId, conversationId: record.conversationId, subject: { type: 'orchestration', id: orchestrationId }, summary: `${to === 'rejected' ? 'Rejected' : 'Cancelled'} orchestration${reason ? `: ${reason}` : ''}`.slice(0, 300), details: { reason: reason ?? null } };
+      await withAuditEntry(db, act, close);
+    } else {
+      await close(db);
+    }
     return this.publishUpdate(workspaceId, orchestrationId);
   }
 

@@ -1,6 +1,8 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { Invitation, Me, Person, PersonToken, WorkspaceRole } from '../../schemas/people.js';
+import type { AuditActor } from '../../schemas/audit.js';
+import { insertAuditEntry } from '../../store/repositories/audit-entry-repository.js';
 import type { RegistryStore } from '../../store/registry-store.js';
 import {
   activePerson,
@@ -22,6 +24,7 @@ import {
   updatePerson,
   upsertRole,
 } from '../../store/repositories/people-repository.js';
+import { auditEntryOf, withAuditEntry } from '../audit/audit-act.js';
 import type { OperatorSessions } from '../operator-sessions.js';
 import type { CredentialRevocations } from './credential-revocations.js';
 import { rankOf } from './role-rank.js';
@@ -119,7 +122,8 @@ export class PeopleService {
     const person = await this.activeOrThrow(personId);
     if (Number(person.is_owner) === 1) throw new ForbiddenError('the owner holds every role; there is none to set', 'personId');
     const before = await roleIn(this.db, workspaceId, personId);
-    await upsertRole(this.db, workspaceId, personId, role, nowIso());
+    const act = { kind: 'person.role_changed', actor: await this.auditActor(actor), workspaceId, subject: { type: 'person', id: personId }, summary: `Set ${person.name}'s role to ${role}${before ? ` (was ${before})` : ''}`, details: { role, previousRole: before } };
+    await withAuditEntry(this.db, act, (trx) => upsertRole(trx, workspaceId, personId, role, nowIso()));
     if (before !== role) this.endAccess(personId);
     return toPerson(person, role);
   }
@@ -127,8 +131,11 @@ export class PeopleService {
   /** Takes a person out of one workspace; their sessions end, their tokens no longer reach it. */
   async removeFromWorkspace(actor: Actor, workspaceId: string, personId: string): Promise<void> {
     if (personId === actor.personId) throw new ForbiddenError('nobody can change their own role', 'personId');
-    await this.activeOrThrow(personId);
-    if ((await deleteRoles(this.db, personId, workspaceId)) === 0) throw new NotFoundError('person in this workspace', personId, 'personId');
+    const person = await this.activeOrThrow(personId);
+    const act = { kind: 'person.removed_from_workspace', actor: await this.auditActor(actor), workspaceId, subject: { type: 'person', id: personId }, summary: `Took ${person.name} out of the workspace` };
+    await withAuditEntry(this.db, act, async (trx) => {
+      if ((await deleteRoles(trx, personId, workspaceId)) === 0) throw new NotFoundError('person in this workspace', personId, 'personId');
+    });
     this.endAccess(personId);
   }
 
@@ -138,7 +145,9 @@ export class PeopleService {
     const person = await this.activeOrThrow(personId);
     if (Number(person.is_owner) === 1) throw new ForbiddenError('the owner cannot be removed', 'personId');
     const at = nowIso();
-    await this.db.transaction().execute(async (trx) => {
+    // Names no workspace: the owner's act shows in every workspace's log (the owner is in each).
+    const act = { kind: 'person.removed', actor: await this.auditActor(actor), workspaceId: null, subject: { type: 'person', id: personId }, summary: `Removed ${person.name} (every role, token and session)` };
+    await withAuditEntry(this.db, act, async (trx) => {
       await markRemoved(trx, personId, at);
       await revokeTokens(trx, personId, at);
       await deleteRoles(trx, personId);
@@ -155,12 +164,26 @@ export class PeopleService {
     await this.activeOrThrow(actor.personId);
     const token = newSecret('cc_', 24);
     const record = { id: newId('ptk'), personId: actor.personId, name, tokenHash: hashSecret(token), readOnly: readOnly || actor.readOnly, createdAt: nowIso() };
-    await insertToken(this.db, record);
+    const act = { kind: 'token.created', actor: await this.auditActor(actor), workspaceId: null, subject: { type: 'token', id: record.id }, summary: `Made a ${record.readOnly ? 'read-only ' : ''}personal token "${name}"`, details: { readOnly: record.readOnly } };
+    await withAuditEntry(this.db, act, (trx) => insertToken(trx, record));
     return { id: record.id, name, readOnly: record.readOnly, createdAt: record.createdAt, token };
   }
 
   async revokeToken(actor: Actor, tokenId: string): Promise<void> {
-    if ((await revokeTokens(this.db, actor.personId, nowIso(), tokenId)) === 0) throw new NotFoundError('token', tokenId, 'tokenId');
+    const act = { kind: 'token.revoked', actor: await this.auditActor(actor), workspaceId: null, subject: { type: 'token', id: tokenId }, summary: 'Revoked a personal token' };
+    await withAuditEntry(this.db, act, async (trx) => {
+      if ((await revokeTokens(trx, actor.personId, nowIso(), tokenId)) === 0) throw new NotFoundError('token', tokenId, 'tokenId');
+    });
+  }
+
+  /**
+   * Ends one of a person's own browser sessions. Sessions live in memory, not in a store
+   * transaction, so the entry is written once the session has ended.
+   */
+  async endSession(actor: Actor, sessionId: string): Promise<boolean> {
+    if (!this.sessions.endSessionById(actor.personId, sessionId)) return false;
+    await insertAuditEntry(this.db, auditEntryOf({ kind: 'session.revoked', actor: await this.auditActor(actor), workspaceId: null, subject: { type: 'session', id: sessionId }, summary: 'Ended a browser session' }));
+    return true;
   }
 
   /**
@@ -184,7 +207,8 @@ export class PeopleService {
       used_at: null,
       used_by: null,
     };
-    await insertInvitation(this.db, row);
+    const act = { kind: 'invitation.created', actor: await this.auditActor(actor), workspaceId, subject: { type: 'invitation', id: row.id }, summary: `Invited ${email ?? 'someone with a link'} as ${role}`, details: { role, email: email ?? null } };
+    await withAuditEntry(this.db, act, (trx) => insertInvitation(trx, row));
     return { ...toInvitation(row), code };
   }
 
@@ -220,6 +244,12 @@ export class PeopleService {
     });
     if (!claimed) throw refused();
     return toPerson((await activePerson(this.db, personId))!, row.role);
+  }
+
+  /** The acting person as the audit log names them (TEAM-3). */
+  private async auditActor(actor: Actor): Promise<AuditActor> {
+    const row = await activePerson(this.db, actor.personId);
+    return { kind: 'person', id: actor.personId, name: row?.name ?? actor.personId };
   }
 
   /** Ends every browser session, sign-in code, SSE ticket and open stream of a person. */

@@ -44,6 +44,9 @@ import { freezeEstimate, liveEstimate, notRecordedEstimate } from './plan-estima
 import type { AgentService } from '../agents/agent-service.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';
+import type { AuditActor } from '../../schemas/audit.js';
+import { insertAuditEntry } from '../../store/repositories/audit-entry-repository.js';
+import { auditEntryOf, withAuditEntry } from '../audit/audit-act.js';
 import type { PipelineEngine } from '../pipelines/pipeline-engine.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import type { TurnService } from '../runs/turn-service.js';
@@ -173,7 +176,7 @@ export class PlanService {
    * PLAN-7: an operator approves; the graph compiles (no model) into one ticket per node, dependency
    * edges and an execution; the space returns to chat; the plan's goal becomes the conversation's.
    */
-  async approve(workspaceId: string, planId: string, operator: OperatorPrincipal): Promise<Plan> {
+  async approve(workspaceId: string, planId: string, operator: OperatorPrincipal, actor: AuditActor): Promise<Plan> {
     const db = await this.db(workspaceId);
     const row = await this.findPlanOrThrow(db, planId);
     if (row.status !== 'proposed') throw new ConflictError('planId', `plan ${planId} is ${row.status}; only a proposed plan can be approved`);
@@ -190,6 +193,8 @@ export class PlanService {
     await db.transaction().execute(async (trx) => {
       const started = await startPlanExecution(trx, planId, { blueprint, estimate, decidedBy: operator.operatorId, at: now });
       if (!started) throw new ConflictError('planId', `plan ${planId} was decided concurrently`);
+      // TEAM-3: the decision's audit entry commits with the plan's start, or not at all.
+      await insertAuditEntry(trx, auditEntryOf({ kind: 'plan.approved', actor, workspaceId, spaceId: row.spaceId, conversationId: row.conversationId, subject: { type: 'plan', id: planId }, summary: `Approved plan version ${row.version}: ${submission.goal}`.slice(0, 300) }));
       // PLAN-7 on ORC-4: the approved plan is recorded as an orchestration (one role: its planner).
       await recordPlanOrchestration(trx, row, { decidedBy: operator.operatorId, at: now });
       // A ticket's dependencies are ticket ids, as everywhere else (the board resolves them by id);
@@ -252,12 +257,13 @@ export class PlanService {
   }
 
   /** Reject: the plan is closed and the agent that wrote it is woken with the reason (POL-7). */
-  async reject(workspaceId: string, planId: string, operator: OperatorPrincipal, reason: string | undefined): Promise<Plan> {
+  async reject(workspaceId: string, planId: string, operator: OperatorPrincipal, reason: string | undefined, actor: AuditActor): Promise<Plan> {
     const db = await this.db(workspaceId);
     const row = await this.findPlanOrThrow(db, planId);
     if (row.status !== 'proposed') throw new ConflictError('planId', `plan ${planId} is ${row.status}; only a proposed plan can be rejected`);
     const now = nowIso();
-    await rejectPlan(db, planId, { decidedBy: operator.operatorId, reason: reason ?? null, at: now });
+    const act = { kind: 'plan.rejected', actor, workspaceId, spaceId: row.spaceId, conversationId: row.conversationId, subject: { type: 'plan', id: planId }, summary: `Rejected plan version ${row.version}${reason ? `: ${reason}` : ''}`.slice(0, 300), details: { reason: reason ?? null } };
+    await withAuditEntry(db, act, (trx) => rejectPlan(trx, planId, { decidedBy: operator.operatorId, reason: reason ?? null, at: now }));
     const plan = await this.get(workspaceId, planId);
     this.events.publish(workspaceId, 'plan.rejected', plan);
     const agent = await this.agents.get(workspaceId, row.agentId).catch(() => null);

@@ -52,7 +52,7 @@ describe('a gate waiting for approval (POL-7)', () => {
     }
     expect(pending).toBeDefined();
     expect(entered).toBe(true);
-    await app.approvals.decide(workspaceId, pending!, { decision: 'approve' }, { kind: 'operator', operatorId: 'op_test' });
+    await app.approvals.decide(workspaceId, pending!, { decision: 'approve' }, { kind: 'operator', operatorId: 'op_test' }, { kind: 'person', id: 'op_test', name: 'Tester' });
     expect(queued).toBe(false);
     release();
     const outcome = await waiting;

@@ -1,0 +1,32 @@
+import type { UpdateWorkspaceSettingsBody, WorkspaceSettings } from '../../schemas/settings.js';
+
+/** Settings whose values are secrets: the audit log names the provider set or removed, never the value. */
+const SECRET_MAPS = ['apiKeys', 'forgeTokens', 'runnerKeys', 'webSearchKeys'] as const;
+
+/** What a settings change did, for the audit log (TEAM-3): field names and key providers, no values. */
+export function describeSettingsChange(current: WorkspaceSettings, change: UpdateWorkspaceSettingsBody, next: WorkspaceSettings): { summary: string; details: Record<string, unknown> } {
+  const changed: string[] = [];
+  const keysSet: string[] = [];
+  const keysRemoved: string[] = [];
+  for (const field of Object.keys(change) as Array<keyof UpdateWorkspaceSettingsBody>) {
+    if (change[field] === undefined) continue;
+    const secretMap = (SECRET_MAPS as readonly string[]).includes(field);
+    if (!secretMap) {
+      if (JSON.stringify(current[field as keyof WorkspaceSettings]) !== JSON.stringify(next[field as keyof WorkspaceSettings])) changed.push(field);
+      continue;
+    }
+    for (const [provider, value] of Object.entries(change[field] as Record<string, string | null>)) {
+      if (value === null) {
+        if (provider in (current[field as keyof WorkspaceSettings] as Record<string, string>)) keysRemoved.push(`${field}.${provider}`);
+      } else {
+        keysSet.push(`${field}.${provider}`);
+      }
+    }
+  }
+  const parts = [
+    ...(changed.length > 0 ? [`changed ${changed.join(', ')}`] : []),
+    ...(keysSet.length > 0 ? [`set ${keysSet.join(', ')}`] : []),
+    ...(keysRemoved.length > 0 ? [`removed ${keysRemoved.join(', ')}`] : []),
+  ];
+  return { summary: parts.length > 0 ? `Settings: ${parts.join('; ')}` : 'Settings saved unchanged', details: { changed, keysSet, keysRemoved } };
+}
