@@ -1,6 +1,9 @@
+import type { AuditActor } from '../../schemas/audit.js';
 import { HttpUrl } from '../../schemas/common.js';
 import { WorkspaceSettings, type UpdateWorkspaceSettingsBody, type WorkspaceSettingsView } from '../../schemas/settings.js';
 import { readWorkspaceSettings, writeWorkspaceSettings } from '../../store/repositories/settings-repository.js';
+import { withAuditEntry } from '../audit/audit-act.js';
+import { describeSettingsChange } from '../audit/settings-change-summary.js';
 import type { EventBus } from '../event-bus.js';
 import { providerSetup } from './provider-setup.js';
 import type { WorkspaceService } from './workspace-service.js';
@@ -37,7 +40,8 @@ export class SettingsService {
     return this.toView(await this.get(workspaceId));
   }
 
-  async update(workspaceId: string, change: UpdateWorkspaceSettingsBody): Promise<WorkspaceSettingsView> {
+  /** Saves a change; `actor` is who made it, recorded in the audit log with the change's field names, never a key (TEAM-3). */
+  async update(workspaceId: string, change: UpdateWorkspaceSettingsBody, actor: AuditActor): Promise<WorkspaceSettingsView> {
     const current = await this.get(workspaceId);
     const { apiKeys, baseUrls, forgeTokens, runnerKeys, runnerBaseUrls, defaultModels, webSearchKeys, ...scalars } = change;
     const next = WorkspaceSettings.parse({
@@ -52,7 +56,8 @@ export class SettingsService {
       webSearchKeys: mergeNullable(current.webSearchKeys, webSearchKeys),
     });
     const { database } = await this.workspaces.handle(workspaceId);
-    await writeWorkspaceSettings(database.db, next);
+    const described = describeSettingsChange(current, change, next);
+    await withAuditEntry(database.db, { kind: 'settings.changed', actor, workspaceId, subject: { type: 'workspace', id: workspaceId }, ...described }, (trx) => writeWorkspaceSettings(trx, next));
     const view = this.toView(next);
     this.events.publish(workspaceId, 'settings.updated', view);
     return view;
