@@ -5,7 +5,7 @@ import { Approval, ApprovalStatus, DecideApprovalBody } from '../../schemas/appr
 import { ApiError } from '../../schemas/common.js';
 import { OperatorHereBody, OperatorLeaveBody, OperatorPresenceList, Presence } from '../../schemas/presence.js';
 import { AnswerQuestionBody, Question } from '../../schemas/question.js';
-import { ConversationRunTree, Run, RunControlResponse, RunControls, RunDetail, RunSubtree, SteerRunBody } from '../../schemas/run.js';
+import { ConversationRunTree, Run, RunControlResponse, RunState, RunControls, RunDetail, RunSubtree, SteerRunBody } from '../../schemas/run.js';
 import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schemas/settings.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
@@ -30,6 +30,8 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
           querystring: z.strictObject({
             conversationId: z.string().optional(),
             agentId: z.string().optional(),
+            spaceId: z.string().optional(),
+            state: RunState.optional(),
             /** `true`: only turns (runs without a parent); subagent and delegate runs are in the run tree. */
             topLevel: z.enum(['true', 'false']).optional(),
             limit: z.coerce.number().int().min(1).max(500).optional(),
@@ -39,8 +41,8 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { database } = await app.workspaces.handle(request.params.workspaceId);
-        const { conversationId, agentId, topLevel, limit } = request.query;
-        return { runs: await listRuns(database.db, { conversationId, agentId, topLevel: topLevel === 'true', limit: limit ?? 100 }) };
+        const { conversationId, agentId, spaceId, state, topLevel, limit } = request.query;
+        return { runs: await listRuns(database.db, { conversationId, agentId, spaceId, state, topLevel: topLevel === 'true', limit: limit ?? 100 }) };
       },
     );
     server.get(

@@ -16,6 +16,7 @@ import { NotificationSettingsPage } from '../settings/notifications/Notification
 import { PeopleSettingsPage } from '../settings/people/PeopleSettingsPage';
 import { useOpenBudgetAlerts } from '../costs/budget-hooks';
 import { RunPage } from '../pages/RunPage';
+import { RunsPage } from '../pages/RunsPage';
 import { SkillsPage } from '../skills/SkillsPage';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { Link } from '../ui/link';
@@ -48,6 +49,7 @@ function route(path: string) {
     ['settings', '/w/:ws/settings'],
     ['org', '/w/:ws/org'],
     ['run', '/w/:ws/runs/:runId'],
+    ['runs', '/w/:ws/runs'],
     ['honesty', '/w/:ws/honesty'],
     ['reviews', '/w/:ws/reviews'],
     ['review', '/w/:ws/reviews/:reviewId'],
@@ -154,6 +156,8 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <PeopleSettingsPage key={ws} ws={ws} />;
     case 'run':
       return <RunPage key={`${ws}-${params.runId ?? ''}`} ws={ws} runId={params.runId ?? ''} />;
+    case 'runs':
+      return <RunsPage key={ws} ws={ws} filter={{ state: search.get('state') ?? undefined, agent: search.get('agent') ?? undefined, space: search.get('space') ?? undefined }} />;
     case 'org':
       return <OrgChartPage key={ws} ws={ws} />;
     case 'honesty':
@@ -192,6 +196,7 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
   const items: Array<{ to: string; label: string; active: boolean; count?: number }> = [
     { to: paths.home(ws), label: 'Conversations', active: ['home', 'space', 'conversation', 'root'].includes(section) },
     { to: paths.inbox(ws), label: 'Inbox', active: section === 'inbox', count: pending },
+    { to: paths.runs(ws), label: 'Runs', active: section === 'runs' || section === 'run' },
     { to: paths.reviews(ws), label: 'Reviews', active: section === 'reviews' || section === 'review' },
     { to: paths.org(ws), label: 'Org chart', active: section === 'org' },
     { to: paths.honesty(ws), label: 'Honesty matrix', active: section === 'honesty' },

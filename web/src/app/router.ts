@@ -78,6 +78,13 @@ export function match(pattern: string, path: string): Record<string, string> | n
 }
 
 /** Workspace-scoped paths. */
+/** The Runs page's filters, as its URL carries them (`?state=&agent=&space=`). */
+export interface RunsFilter {
+  state?: string | undefined;
+  agent?: string | undefined;
+  space?: string | undefined;
+}
+
 export const paths = {
   home: (ws: string) => `/w/${ws}`,
   space: (ws: string, spaceId: string) => `/w/${ws}/s/${spaceId}`,
@@ -93,6 +100,10 @@ export const paths = {
   costs: (ws: string) => `/w/${ws}/costs`,
   org: (ws: string) => `/w/${ws}/org`,
   run: (ws: string, runId: string) => `/w/${ws}/runs/${runId}`,
+  runs: (ws: string, filter: RunsFilter = {}) => {
+    const query = new URLSearchParams(Object.entries(filter).filter((entry): entry is [string, string] => Boolean(entry[1]))).toString();
+    return `/w/${ws}/runs${query ? `?${query}` : ''}`;
+  },
   honesty: (ws: string) => `/w/${ws}/honesty`,
   reviews: (ws: string, reviewId?: string) => `/w/${ws}/reviews${reviewId ? `/${reviewId}` : ''}`,
   skills: (ws: string) => `/w/${ws}/skills`,
