@@ -1,14 +1,18 @@
 /**
  * UI: the three-column layout collapses on phones and tablets — the navigation becomes a
- * drawer behind "Menu", the conversation takes the full width, the side panel is a sheet.
+ * drawer behind "Menu", the conversation takes the full width, the side panel is a sheet. On a
+ * phone the conversation header is one line (actions in a menu), Plan Studio shows a step list,
+ * tables are cards, no keyboard hints, and words about where the list is match the screen.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
+import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import type { TestServer } from '../support/test-server.js';
 
 let server: TestServer;
+let model: ScriptedModelServer;
 let ui: TestBrowser;
 let ws: string;
 let suite: LiveAppSuite | undefined;
@@ -16,7 +20,7 @@ let conversationId: string;
 
 beforeAll(async () => {
   suite = await startLiveAppSuite();
-  ({ server, ui, workspaceId: ws } = suite);
+  ({ server, model, ui, workspaceId: ws } = suite);
   const space = (await server.api('POST', `/api/workspaces/${ws}/spaces`, { name: 'Mobile' })).body;
   conversationId = (await server.api('POST', `/api/workspaces/${ws}/spaces/${space.id}/conversations`, { title: 'On the train' })).body.id;
 }, 300_000);
@@ -43,7 +47,8 @@ describe('phone and tablet layout (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, (
     expect(await noSidewaysScroll(page)).toBe(true);
     await ui.screenshot('phone-conversation');
 
-    // The side panel opens as a sheet over the conversation, and closes.
+    // The side panel opens as a sheet over the conversation (from the header's actions menu), and closes.
+    await page.getByRole('button', { name: 'Conversation actions' }).click();
     await page.getByRole('button', { name: 'Tasks', exact: true }).click();
     await expect.poll(() => visible(page, '.side-panel'), { timeout: 60_000 }).toBe(true);
     const sheet = await box(page, '.side-panel');
@@ -100,5 +105,130 @@ describe('phone and tablet layout (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, (
     expect(await visible(page, '.nav-toggle')).toBe(false);
     expect(await visible(page, '.panel-toggle')).toBe(false);
     await ui.screenshot('desktop-three-columns');
+  });
+});
+
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1440, height: 900 };
+const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${ws}${path}`, body);
+const displayOf = (page: Page, selector: string) => page.locator(selector).first().evaluate((element) => (globalThis as unknown as { getComputedStyle(node: unknown): { display: string } }).getComputedStyle(element).display);
+
+describe('phone second pass and desktop 1440 (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
+  it('the conversation header is one line on a phone, its actions in a menu; no keyboard hints; at 1440 the actions are inline and the sidebar does not scroll sideways', async () => {
+    const { page } = ui;
+    const space = (await api('POST', '/spaces', { name: 'Header' })).body;
+    const long = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Quarterly planning for the payments team and the infrastructure migration' })).body;
+    await page.setViewportSize(PHONE);
+    await page.goto(`${server.url}/w/${ws}/c/${long.id}`);
+    await page.getByTestId('composer-input').waitFor();
+    const header = page.locator('.conversation-header');
+    const title = page.getByTestId('conversation-title');
+    await expect.poll(async () => (await header.boundingBox())?.height ?? 999, { timeout: 30_000 }).toBeLessThan(64);
+    // One line, cut with an ellipsis rather than wrapped word by word.
+    expect((await title.boundingBox())!.height).toBeLessThan(30);
+    expect(await title.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+    expect(await title.evaluate((element) => (globalThis as unknown as { getComputedStyle(node: unknown): { textOverflow: string } }).getComputedStyle(element).textOverflow)).toBe('ellipsis');
+    expect(await page.getByRole('button', { name: 'Branch…' }).isVisible()).toBe(false);
+    expect(await visible(page, '.keys-hint')).toBe(false);
+    expect(await noSidewaysScroll(page)).toBe(true);
+    await ui.screenshot('phone-conversation-header');
+
+    // The menu holds the actions; choosing one closes it.
+    await page.getByRole('button', { name: 'Conversation actions' }).click();
+    await page.getByRole('button', { name: 'Branch…' }).waitFor();
+    expect(await noSidewaysScroll(page)).toBe(true);
+    await ui.screenshot('phone-conversation-actions-menu');
+    await page.getByRole('button', { name: 'Changes', exact: true }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Branch…' }).isVisible()).toBe(false);
+    await expect.poll(() => page.getByRole('button', { name: 'Conversation actions' }).getAttribute('aria-expanded')).toBe('false');
+
+    await page.setViewportSize(DESKTOP);
+    await page.goto(`${server.url}/w/${ws}/c/${long.id}`);
+    await page.getByTestId('composer-input').waitFor();
+    await page.getByRole('button', { name: 'Branch…' }).waitFor();
+    expect(await visible(page, '.actions-toggle')).toBe(false);
+    expect(await visible(page, '.keys-hint')).toBe(true);
+    // The sidebar fits its width: nothing to scroll sideways, "New space" whole inside it.
+    const sidebar = page.locator('.sidebar');
+    expect(await sidebar.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    const sidebarBox = (await sidebar.boundingBox())!;
+    const newSpace = (await sidebar.getByRole('button', { name: 'New space' }).boundingBox())!;
+    expect(newSpace.x + newSpace.width).toBeLessThanOrEqual(sidebarBox.x + sidebarBox.width);
+    expect(await noSidewaysScroll(page)).toBe(true);
+    await ui.screenshot('desktop-1440-conversation');
+  });
+
+  it('words about where the list is match the screen: under ☰ Menu on a phone, on the left at 1440', async () => {
+    const { page } = ui;
+    await page.setViewportSize(PHONE);
+    await page.goto(`${server.url}/w/${ws}`);
+    await page.getByText('Pick a conversation').waitFor();
+    await expect.poll(() => page.getByText('under ☰ Menu').isVisible(), { timeout: 30_000 }).toBe(true);
+    expect(await page.getByText('on the left').isVisible()).toBe(false);
+    await ui.screenshot('phone-home');
+    await page.setViewportSize(DESKTOP);
+    await expect.poll(() => page.getByText('on the left').isVisible(), { timeout: 30_000 }).toBe(true);
+    expect(await page.getByText('under ☰ Menu').isVisible()).toBe(false);
+    await ui.screenshot('desktop-1440-home');
+  });
+
+  it('Plan Studio opens on the step list on a phone, the graph one tap away; at 1440 it opens on the graph', async () => {
+    const { page } = ui;
+    const space = (await api('POST', '/spaces', { name: 'Phone plan' })).body;
+    await api('PATCH', `/spaces/${space.id}`, { picker: 'Plan' });
+    const conversation = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Phone plan' })).body;
+    model.script(
+      reply().tool('submit_plan', {
+        goal: 'Readable on a phone',
+        nodes: [
+          { key: 'first', title: 'First step', description: 'The first step, in detail.', dependsOn: [] },
+          { key: 'second', title: 'Second step', description: 'The second step, in detail.', dependsOn: ['first'] },
+        ],
+      }),
+      reply().text('Submitted.'),
+    );
+    await api('POST', `/conversations/${conversation.id}/messages`, { text: 'Plan it' });
+    let planId = '';
+    await expect.poll(async () => (planId = (await api('GET', `/plans?conversationId=${conversation.id}`)).body.plans[0]?.id ?? ''), { timeout: 60_000 }).not.toBe('');
+
+    await page.setViewportSize(PHONE);
+    await page.goto(`${server.url}/w/${ws}/c/${conversation.id}?plan=${planId}`);
+    const studio = page.getByTestId('plan-studio');
+    const cards = studio.getByTestId('plan-step-cards');
+    await expect.poll(() => cards.locator('li').count(), { timeout: 60_000 }).toBe(2);
+    expect(await studio.getByTestId('plan-graph').count()).toBe(0);
+    expect(await studio.getByRole('button', { name: 'List' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await cards.locator('[data-node-key="second"]').textContent()).toContain('after First step');
+    await cards.locator('[data-node-key="second"]').click();
+    await expect.poll(() => studio.getByTestId('node-inspector').textContent()).toContain('The second step, in detail.');
+    expect(await noSidewaysScroll(page)).toBe(true);
+    await ui.screenshot('phone-plan-studio-list');
+    await studio.getByRole('button', { name: 'Graph' }).click();
+    await expect.poll(() => studio.getByTestId('plan-node').count(), { timeout: 60_000 }).toBe(2);
+    await ui.screenshot('phone-plan-studio-graph');
+
+    await page.setViewportSize(DESKTOP);
+    await page.reload();
+    await expect.poll(() => page.getByTestId('plan-studio').getByTestId('plan-node').count(), { timeout: 60_000 }).toBe(2);
+    expect(await page.getByTestId('plan-studio').getByRole('button', { name: 'Graph' }).getAttribute('aria-pressed')).toBe('true');
+    await ui.screenshot('desktop-1440-plan-studio');
+  });
+
+  it('tables are cards on a phone (no sideways scroll) and tables at 1440', async () => {
+    const { page } = ui;
+    await page.setViewportSize(PHONE);
+    await page.goto(`${server.url}/w/${ws}/skills`);
+    const builtIn = page.getByTestId('built-in-skills');
+    await expect.poll(() => builtIn.locator('tbody tr').count(), { timeout: 60_000 }).toBeGreaterThan(0);
+    expect(await displayOf(page, '[data-testid="built-in-skills"] tbody tr')).toBe('block');
+    expect(await builtIn.locator('thead').isVisible()).toBe(false);
+    const row = (await builtIn.locator('tbody tr').first().boundingBox())!;
+    expect(row.x).toBeGreaterThanOrEqual(0);
+    expect(row.x + row.width).toBeLessThanOrEqual(390);
+    expect(await noSidewaysScroll(page)).toBe(true);
+    await ui.screenshot('phone-skills-cards');
+    await page.setViewportSize(DESKTOP);
+    await expect.poll(() => displayOf(page, '[data-testid="built-in-skills"] tbody tr')).toBe('table-row');
+    await ui.screenshot('desktop-1440-skills');
   });
 });

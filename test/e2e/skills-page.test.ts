@@ -53,12 +53,37 @@ describe('Skills page (SKL-3)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
     await expect.poll(() => page.getByTestId('scan-report').textContent(), { timeout: 60_000 }).toContain('quarantined');
     expect(await page.getByTestId('scan-report').textContent()).toContain('prompt-injection — SKILL.md:6');
     await ui.screenshot('skills-quarantined');
-    await page.getByLabel('Override reason').fill('read it, harmless here');
-    await page.getByRole('button', { name: 'Install anyway (operator override)' }).click();
+
+    // The report is kept: after a reload it is still there, styled as a warning, and overridden from there.
+    await page.reload();
+    const stored = page.getByTestId('quarantine-report');
+    await stored.waitFor({ timeout: 60_000 });
+    expect(await stored.textContent()).toContain('prompt-injection — SKILL.md:6');
+    const warnWeak = await stored.evaluate(() => (globalThis as unknown as { getComputedStyle(node: unknown): { getPropertyValue(name: string): string } }).getComputedStyle((globalThis as unknown as { document: { documentElement: unknown } }).document.documentElement).getPropertyValue('--warn-weak').trim());
+    const background = await stored.evaluate((element) => (globalThis as unknown as { getComputedStyle(node: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor);
+    expect(warnWeak).toBe('#fdf3dc');
+    expect(background).toBe('rgb(253, 243, 220)');
+    await ui.screenshot('skills-quarantine-after-reload');
+    await page.getByLabel('Override reason for sneaky').fill('read it, harmless here');
+    await page.getByRole('button', { name: 'Install sneaky anyway' }).click();
     await expect.poll(() => page.locator('table').first().textContent(), { timeout: 60_000 }).toContain('quarantine (override)');
+    await expect.poll(() => stored.count(), { timeout: 60_000 }).toBe(0);
     const overrides = await server.api('GET', `/api/workspaces/${ws.id}/skills/overrides`);
     expect(overrides.body.overrides[0].reason).toBe('read it, harmless here');
   }, 300_000);
+
+  it('lists the built-in skills the seeded agents link to, with the agents that link them', async () => {
+    const { page } = ui;
+    await page.goto(`${server.url}/w/${ws.id}/skills`);
+    const builtIn = page.getByTestId('built-in-skills');
+    const agents = (await server.api('GET', `/api/workspaces/${ws.id}/agents`)).body.agents as Array<{ name: string; skills: string[] }>;
+    const linker = agents.find((agent) => agent.skills.includes('planning'))!;
+    await expect.poll(() => builtIn.locator('[data-skill-name="planning"]').textContent(), { timeout: 60_000 }).toContain(linker.name);
+    for (const skill of new Set(agents.flatMap((agent) => agent.skills).filter((name) => name !== 'tidy-code' && name !== 'sneaky'))) {
+      expect(await builtIn.locator(`[data-skill-name="${skill}"]`).count(), skill).toBe(1);
+    }
+    await ui.screenshot('skills-built-in');
+  });
 
   it('the agent editor links an installed skill from the picker (SKL-2)', async () => {
     const { page } = ui;

@@ -1,11 +1,15 @@
 /**
  * The small things (UI): a real "not found" page, the selected space highlighted, plain
- * words instead of internal names, and Plan Studio's graph nodes reachable by keyboard.
+ * words instead of internal names, Plan Studio's graph nodes reachable by keyboard, the tickets
+ * board side by side with done dependencies not blocking, a review linking to its conversation,
+ * and the workspace's Runs page.
  */
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { makeReviewRepo } from '../support/review-repo.js';
 import type { TestServer } from '../support/test-server.js';
 
 let server: TestServer;
@@ -100,5 +104,98 @@ describe('small things (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
     // Plain words for the step state, not the internal name.
     expect(await studio.locator('[data-node-key="second"]').textContent()).toContain('not started');
     await ui.screenshot('plan-studio-keyboard');
+  });
+});
+
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+describe('smaller things, second pass (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
+  it('the tickets board has its columns side by side at 1440, and a ticket whose dependency is done waits on nothing', async () => {
+    const { page } = ui;
+    const design = (await api('POST', '/tickets', { title: 'Design the schema' })).body;
+    const build = (await api('POST', '/tickets', { title: 'Build the importer', dependsOn: [design.id] })).body;
+    await page.setViewportSize(DESKTOP);
+    await page.goto(`${server.url}/w/${ws}/tickets`);
+    const card = page.locator(`[data-ticket-id="${build.id}"]`);
+    await expect.poll(() => card.textContent(), { timeout: 60_000 }).toContain('waiting on 1');
+
+    expect((await api('PATCH', `/tickets/${design.id}`, { status: 'done' })).status).toBe(200);
+    // The board follows the change live: the dependency shows done and nothing waits.
+    await expect.poll(() => card.textContent(), { timeout: 60_000 }).toContain('Design the schema (done)');
+    expect(await card.textContent()).not.toContain('waiting on');
+    const columns = await page.getByTestId('ticket-column').evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect()).map((rect) => ({ x: rect.x, y: rect.y, right: rect.right })));
+    expect(columns).toHaveLength(6);
+    expect(new Set(columns.map((column) => column.y)).size).toBe(1);
+    for (let index = 1; index < columns.length; index += 1) expect(columns[index]!.x).toBeGreaterThan(columns[index - 1]!.x);
+    expect(Math.max(...columns.map((column) => column.right))).toBeLessThanOrEqual(DESKTOP.width);
+    await ui.screenshot('desktop-1440-tickets-board');
+  });
+
+  it('a review page links to its conversation', async () => {
+    const { page } = ui;
+    const { repo } = await makeReviewRepo();
+    try {
+      const opened = await api('POST', '/reviews', { repoPath: repo, base: 'main', head: 'feature', title: 'Add triple()' });
+      expect(opened.status).toBe(201);
+      const review = { body: opened.body.review as { id: string; conversationId: string } };
+      await page.setViewportSize(DESKTOP);
+      await page.goto(`${server.url}/w/${ws}/reviews/${review.body.id}`);
+      const link = page.getByRole('link', { name: 'Open its conversation' });
+      await link.waitFor({ timeout: 60_000 });
+      await ui.screenshot('desktop-1440-review');
+      await link.click();
+      await expect.poll(() => new URL(page.url()).pathname, { timeout: 60_000 }).toBe(`/w/${ws}/c/${review.body.conversationId}`);
+      await page.getByTestId('conversation-title').waitFor({ timeout: 60_000 });
+    } finally {
+      await rm(repo, { recursive: true, force: true });
+    }
+  });
+
+  it("the Runs page lists the workspace's runs, filters them by state, agent and space, and links to each", async () => {
+    const { page } = ui;
+    const space = (await api('POST', '/spaces', { name: 'Runs here' })).body;
+    await api('PATCH', `/spaces/${space.id}`, { picker: 'Agent' });
+    const conversation = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Runs here' })).body;
+    model.script(reply().text('Done here.'));
+    await api('POST', `/conversations/${conversation.id}/messages`, { text: 'Say done' });
+    let run: { id: string; agentId: string; state: string } | undefined;
+    await expect
+      .poll(async () => {
+        run = (await api('GET', `/runs?conversationId=${conversation.id}&topLevel=true`)).body.runs[0];
+        return run?.state;
+      }, { timeout: 60_000 })
+      .toBe('completed');
+    const agentName = (await api('GET', `/agents/${run!.agentId}`)).body.name as string;
+
+    await page.setViewportSize(DESKTOP);
+    await page.goto(`${server.url}/w/${ws}`);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/w/${ws}/runs`);
+    const row = page.locator(`[data-testid="run-row"][data-run-id="${run!.id}"]`);
+    await row.waitFor({ timeout: 60_000 });
+    expect(await row.textContent()).toContain(agentName);
+    expect(await row.textContent()).toContain('Runs here');
+
+    // Filters narrow the list on the server and live in the URL.
+    await page.getByLabel('Space', { exact: true }).selectOption(space.id);
+    await expect.poll(() => new URL(page.url()).search, { timeout: 30_000 }).toContain(`space=${space.id}`);
+    await expect.poll(() => page.getByTestId('run-row').evaluateAll((rows) => rows.map((element) => element.getAttribute('data-run-id'))), { timeout: 60_000 }).toEqual([run!.id]);
+    await page.getByLabel('State', { exact: true }).selectOption('failed');
+    await page.getByText('No runs match these filters').waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Show all' }).click();
+    await row.waitFor({ timeout: 60_000 });
+    await page.getByLabel('Agent', { exact: true }).selectOption(run!.agentId);
+    await page.getByLabel('State', { exact: true }).selectOption('completed');
+    await row.waitFor({ timeout: 60_000 });
+    await ui.screenshot('desktop-1440-runs');
+
+    await page.setViewportSize(PHONE);
+    await expect.poll(() => page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), { timeout: 30_000 }).toBe(true);
+    await ui.screenshot('phone-runs');
+    await page.setViewportSize(DESKTOP);
+
+    await row.getByRole('link').first().click();
+    await expect.poll(() => new URL(page.url()).pathname, { timeout: 60_000 }).toBe(`/w/${ws}/runs/${run!.id}`);
   });
 });

@@ -26,7 +26,11 @@ export function ConversationTitle({ ws, conversation }: { ws: string; conversati
       <div className="title-row">
         <h2 data-testid="conversation-title">{conversation.title}</h2>
         <button type="button" className="btn btn-ghost btn-small" onClick={() => { rename.reset(); setDraft(conversation.title); }} aria-label="Rename conversation">
-          Rename
+          {/* On a phone only the pencil shows, so the title keeps the line. */}
+          <span aria-hidden="true" className="rename-icon">
+            ✎
+          </span>
+          <span className="rename-word">Rename</span>
         </button>
       </div>
     );

@@ -107,6 +107,8 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   const [panelOpen, setPanelOpen] = useState(false);
   const [branchFrom, setBranchFrom] = useState<string | null | undefined>(undefined);
   const [changesOpen, setChangesOpen] = useState(false);
+  // On a phone the header is one line: the title and a "⋯" button; the actions open as a menu under it.
+  const [actionsOpen, setActionsOpen] = useState(false);
   const prefetchChanges = usePrefetchChanges(ws, conversation.id);
 
   const showStudio = planId !== null;
@@ -117,7 +119,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
         <header className="conversation-header">
           <div className="conversation-title">
             <ConversationTitle ws={ws} conversation={conversation} />
-            <span className="muted small">
+            <span className="muted small conversation-where">
               {space.data ? <>in {space.data.name}</> : null}
               {conversation.parentConversationId ? (
                 <>
@@ -143,28 +145,48 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
               </button>
             </div>
           ) : null}
-          {showStudio ? null : (
-            <button type="button" className="btn btn-small panel-toggle" aria-expanded={panelOpen} aria-controls="side-panel" onClick={() => setPanelOpen((open) => !open)}>
-              Tasks
-            </button>
-          )}
-          {showStudio ? null : (
-            <button
-              type="button"
-              className="btn btn-small"
-              aria-pressed={changesOpen}
-              onClick={() => {
-                if (!changesOpen) prefetchChanges();
-                setChangesOpen(!changesOpen);
-              }}
-            >
-              Changes
-            </button>
-          )}
-          <button type="button" className="btn btn-small" onClick={() => setBranchFrom(null)} aria-expanded={branchFrom !== undefined}>
-            Branch…
+          <button
+            type="button"
+            className="btn btn-ghost btn-small actions-toggle"
+            aria-label="Conversation actions"
+            aria-expanded={actionsOpen}
+            aria-controls="conversation-actions"
+            onClick={() => setActionsOpen((open) => !open)}
+          >
+            ⋯
           </button>
-          <ShareControl ws={ws} conversationId={conversation.id} />
+          <div
+            id="conversation-actions"
+            className={`conversation-actions${actionsOpen ? ' open' : ''}`}
+            onClick={(event) => {
+              // Choosing an action closes the phone menu; the share button opens its own panel in place.
+              const target = event.target as HTMLElement;
+              if (target.closest('button') && !target.closest('.share-control')) setActionsOpen(false);
+            }}
+          >
+            {showStudio ? null : (
+              <button type="button" className="btn btn-small panel-toggle" aria-expanded={panelOpen} aria-controls="side-panel" onClick={() => setPanelOpen((open) => !open)}>
+                Tasks
+              </button>
+            )}
+            {showStudio ? null : (
+              <button
+                type="button"
+                className="btn btn-small"
+                aria-pressed={changesOpen}
+                onClick={() => {
+                  if (!changesOpen) prefetchChanges();
+                  setChangesOpen(!changesOpen);
+                }}
+              >
+                Changes
+              </button>
+            )}
+            <button type="button" className="btn btn-small" onClick={() => setBranchFrom(null)} aria-expanded={branchFrom !== undefined}>
+              Branch…
+            </button>
+            <ShareControl ws={ws} conversationId={conversation.id} />
+          </div>
         </header>
         {branchFrom !== undefined ? <BranchForm key={branchFrom ?? 'end'} ws={ws} conversation={conversation} fromMessageId={branchFrom} onClose={() => setBranchFrom(undefined)} /> : null}
         {showStudio ? (

@@ -23,6 +23,7 @@ import {
 } from './plan-view';
 import { layoutPlan, NODE_HEIGHT, NODE_WIDTH, type PositionedNode } from './plan-layout';
 import { GraphCanvas, GraphStepList } from './GraphCanvas';
+import { usePlanStudioLayout } from './plan-studio-layout';
 import { PlanControls } from './PlanControls';
 import { usePlanActuals, type StepActual } from './plan-actuals';
 import { paths } from '../app/router';
@@ -68,6 +69,7 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
   const [layoutError, setLayoutError] = useState<string | null>(null);
   const [selectedKey, setSelectedKey] = useState<string | null>(null);
   const [rejecting, setRejecting] = useState(false);
+  const [layout, setLayout] = usePlanStudioLayout();
   const [reason, setReason] = useState('');
 
   // The shape of the graph decides the layout; node states changing do not re-run it. The effect lays
@@ -196,7 +198,18 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
           </ul>
         </div>
       ) : null}
-      <div className="plan-studio-body">
+      <div className="plan-layout-toggle" role="group" aria-label="Show the steps as">
+        <button type="button" className={`tab${layout === 'graph' ? ' active' : ''}`} aria-pressed={layout === 'graph'} onClick={() => setLayout('graph')}>
+          Graph
+        </button>
+        <button type="button" className={`tab${layout === 'list' ? ' active' : ''}`} aria-pressed={layout === 'list'} onClick={() => setLayout('list')}>
+          List
+        </button>
+      </div>
+      <div className={`plan-studio-body plan-layout-${layout}`}>
+        {layout === 'list' ? (
+          <PlanStepCards plan={plan} selectedKey={selectedKey} onSelect={setSelectedKey} />
+        ) : (
         <div className="plan-graph" data-testid="plan-graph">
           {layoutError ? (
             <ErrorState error={new Error(layoutError)} what="the graph layout" />
@@ -208,13 +221,18 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
             <GraphCanvas nodes={flowNodes} edges={flowEdges} nodeTypes={nodeTypes} onSelect={setSelectedKey} />
           )}
         </div>
+        )}
         <aside className="plan-inspector" aria-label="Node inspector">
-          <h4>Steps</h4>
-          <GraphStepList
-            items={plan.nodes.map((node) => ({ key: node.key, title: node.title, state: node.state ?? 'pending', stateWord: nodeStateWord(node.state ?? 'pending') }))}
-            selectedKey={selectedKey}
-            onSelect={setSelectedKey}
-          />
+          {layout === 'graph' ? (
+            <>
+              <h4>Steps</h4>
+              <GraphStepList
+                items={plan.nodes.map((node) => ({ key: node.key, title: node.title, state: node.state ?? 'pending', stateWord: nodeStateWord(node.state ?? 'pending') }))}
+                selectedKey={selectedKey}
+                onSelect={setSelectedKey}
+              />
+            </>
+          ) : null}
           {selected ? (
             <div className="inspector" data-testid="node-inspector">
               <h4>{selected.title}</h4>
@@ -275,6 +293,33 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
         </aside>
       </div>
     </section>
+  );
+}
+
+/**
+ * The steps as a list (the default on a narrow screen, where the graph is unreadable): in plan order,
+ * each with its state and the steps it waits for; choosing one opens it in the inspector below.
+ */
+function PlanStepCards({ plan, selectedKey, onSelect }: { plan: Plan; selectedKey: string | null; onSelect: (key: string) => void }) {
+  const titles = new Map(plan.nodes.map((node) => [node.key, node.title]));
+  return (
+    <ol className="plan-step-cards" data-testid="plan-step-cards">
+      {plan.nodes.map((node) => {
+        const state = node.state ?? 'pending';
+        return (
+          <li key={node.key}>
+            <button type="button" className={`plan-step-card${node.key === selectedKey ? ' active' : ''}`} aria-pressed={node.key === selectedKey} onClick={() => onSelect(node.key)} data-node-key={node.key}>
+              <span className="plan-step-card-head">
+                <span className={`node-state-dot node-state-${state}`} aria-hidden="true" />
+                <span className="plan-step-card-title">{node.title}</span>
+                <span className={`node-state node-state-${state}`}>{nodeStateWord(state)}</span>
+              </span>
+              {node.dependsOn.length > 0 ? <span className="muted small">after {node.dependsOn.map((key) => titles.get(key) ?? key).join(', ')}</span> : null}
+            </button>
+          </li>
+        );
+      })}
+    </ol>
   );
 }
 

@@ -11,6 +11,7 @@ import { AgentEditor } from './AgentEditor';
 import { SettingsNav } from './SettingsNav';
 import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { ReadOnlyNote } from '../ui/ReadOnlyNote';
+import { ListPlace } from '../ui/list-place';
 
 /** Settings → Workspace → Agents: the list (state + presence), "New agent", and the editor. */
 export function AgentsPage({ ws, agentId }: { ws: string; agentId: string | null }) {
@@ -85,7 +86,7 @@ export function AgentsPage({ ws, agentId }: { ws: string; agentId: string | null
         </section>
         <section className="detail-pane" aria-label="Agent editor">
           {agentId === null ? (
-            <Empty title="Choose an agent">Pick an agent on the left to edit every field, or create a blank one.</Empty>
+            <Empty title="Choose an agent">Pick an agent <ListPlace onPhone="above" /> to edit every field, or create a blank one.</Empty>
           ) : selected ? (
             <>
               <AgentEditor key={selected.id} ws={ws} agent={selected} agents={list} />

@@ -9,6 +9,7 @@ import { useStartConversation } from '../conversation/new-conversation';
 import { Sidebar } from '../conversation/Sidebar';
 import { Link } from '../ui/link';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
+import { ListPlace } from '../ui/list-place';
 
 /** Spaces sidebar + the selected space or conversation. */
 export function ConversationsPage({ ws, conversationId, spaceId, planId }: { ws: string; conversationId: string | null; spaceId: string | null; planId: string | null }) {
@@ -41,9 +42,9 @@ function Home({ ws }: { ws: string }) {
   return (
     <main className="page">
       {spaces.data && spaces.data.spaces.length === 0 ? (
-        <Empty title="Start with a space">Use "New space" on the left. A space holds conversations; its mode decides what agents may do there.</Empty>
+        <Empty title="Start with a space">Use "New space" <ListPlace onPhone="in the menu" />. A space holds conversations; its mode decides what agents may do there.</Empty>
       ) : (
-        <Empty title="Pick a conversation">Choose a space or conversation on the left, or start a new one with +.</Empty>
+        <Empty title="Pick a conversation">Choose a space or conversation <ListPlace onPhone="in the menu" />, or start a new one with +.</Empty>
       )}
     </main>
   );

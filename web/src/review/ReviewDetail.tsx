@@ -1,6 +1,8 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { errorMessage } from '../api/client';
 import { useAgents } from '../api/hooks';
+import { paths } from '../app/router';
+import { Link } from '../ui/link';
 import { ErrorState, Loading } from '../ui/states';
 import { parseDiff } from './diff-lines';
 import { disagreements } from './disagreements';
@@ -41,6 +43,10 @@ export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string })
           <code>{review.data.mergeBaseSha.slice(0, 10)}</code> · round {review.data.round}
         </p>
         <div className="review-actions">
+          {/* The review runs in a conversation of its review space: the reviewers' turns and what they said are there. */}
+          <Link to={paths.conversation(ws, review.data.conversationId)} className="btn btn-ghost" data-testid="review-conversation-link">
+            Open its conversation
+          </Link>
           <button type="button" className="btn" onClick={() => command.mutate({ command: 'dispatch' })}>
             Dispatch reviewers
           </button>

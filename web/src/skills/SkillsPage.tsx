@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, errorMessage } from '../api/client';
-import type { InstalledSkill, InstallOutcome, SkillSource, SourceListing, VerifyResult } from '@server/schemas/skill';
+import type { BuiltInSkill, InstalledSkill, InstallOutcome, SkillScanRecord, SkillSource, SourceListing, VerifyResult } from '@server/schemas/skill';
+import { useAgents } from '../api/hooks';
 import { Empty, ErrorState, Loading } from '../ui/states';
 
 // Response shapes come from the server's zod schemas (type-only), so the page cannot drift from them.
@@ -19,6 +20,10 @@ export function SkillsPage({ ws }: { ws: string }) {
   const installed = useQuery({ queryKey: ['skills', ws], queryFn: () => api.get<{ skills: Installed[] }>(base) });
   const verify = useQuery({ queryKey: ['skills', ws, 'verify'], queryFn: () => api.get<VerifyResult>(`${base}/verify`) });
   const sources = useQuery({ queryKey: ['skills', ws, 'sources'], queryFn: () => api.get<{ sources: Source[] }>(`${base}/sources`) });
+  // Quarantines waiting for a decision come from the store, so they are still here after a reload.
+  const quarantines = useQuery({ queryKey: ['skills', ws, 'quarantines'], queryFn: () => api.get<{ quarantines: SkillScanRecord[] }>(`${base}/quarantines`) });
+  const builtIn = useQuery({ queryKey: ['skills', ws, 'built-in'], queryFn: () => api.get<{ skills: BuiltInSkill[] }>(`${base}/built-in`) });
+  const agents = useAgents(ws);
   const [url, setUrl] = useState('');
   const [browsing, setBrowsing] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
@@ -28,7 +33,7 @@ export function SkillsPage({ ws }: { ws: string }) {
   const addSource = useMutation({ mutationFn: () => api.post<Source>(`${base}/sources`, { url }), onSuccess: () => (setUrl(''), refresh()) });
   const install = useMutation({ mutationFn: (body: { sourceId: string; path: string }) => api.post<Outcome>(`${base}/install`, body), onSuccess: (result) => (setOutcome(result), refresh()) });
   const update = useMutation({ mutationFn: (name: string) => api.post<Outcome>(`${base}/${name}/update`, {}), onSuccess: (result) => (setOutcome(result), refresh()) });
-  const override = useMutation({ mutationFn: (reportId: string) => api.post<Outcome>(`${base}/overrides`, { reportId, reason }), onSuccess: (result) => (setOutcome(result), setReason(''), refresh()) });
+  const override = useMutation({ mutationFn: (body: { reportId: string; reason: string }) => api.post<Outcome>(`${base}/overrides`, body), onSuccess: (result) => (setOutcome(result), setReason(''), refresh()) });
   const listing = useQuery({
     queryKey: ['skills', ws, 'browse', browsing],
     enabled: browsing !== null,
@@ -65,9 +70,9 @@ export function SkillsPage({ ws }: { ws: string }) {
               {installed.data.skills.map((skill) => (
                 <tr key={skill.name}>
                   <td>{skill.name}</td>
-                  <td>{skill.scanVerdict}{skill.overrideId ? ' (override)' : ''}</td>
-                  <td>{statusOf.get(skill.name) ?? '…'}</td>
-                  <td className="small">{skill.commit.slice(0, 12)} {skill.skillPath}</td>
+                  <td data-label="Verdict">{skill.scanVerdict}{skill.overrideId ? ' (override)' : ''}</td>
+                  <td data-label="Status">{statusOf.get(skill.name) ?? '…'}</td>
+                  <td className="small" data-label="Pinned">{skill.commit.slice(0, 12)} {skill.skillPath}</td>
                   <td>
                     <button type="button" className="btn btn-small" onClick={() => update.mutate(skill.name)} disabled={update.isPending}>
                       Update {skill.name}
@@ -81,25 +86,11 @@ export function SkillsPage({ ws }: { ws: string }) {
       </section>
 
       {outcome ? (
-        <section className="card" aria-labelledby="skills-report" data-testid="scan-report">
+        <section className={`card${outcome.outcome === 'quarantined' ? ' warning-card' : ''}`} aria-labelledby="skills-report" data-testid="scan-report">
           <h3 id="skills-report">
             Scan of {outcome.scan.skillName}: {outcome.outcome} (verdict {outcome.scan.report.verdict})
           </h3>
-          <p className="small muted">
-            Rules {outcome.scan.report.rulesVersion}, commit {outcome.scan.commit.slice(0, 12)}
-          </p>
-          {outcome.scan.report.findings.length === 0 ? <p className="small">No findings.</p> : null}
-          <ul className="small">
-            {outcome.scan.report.findings.map((finding, index) => (
-              <li key={index}>
-                [{finding.severity}] {finding.ruleId} — {finding.file}
-                {finding.line ? `:${finding.line}` : ''} — {finding.message}
-              </li>
-            ))}
-          </ul>
-          {outcome.scan.report.capabilities.length > 0 ? (
-            <p className="small">Capabilities: {outcome.scan.report.capabilities.map((capability) => `${capability.capability} (${capability.effectClass}: ${capability.decision})`).join(', ')}</p>
-          ) : null}
+          <ScanFindings scan={outcome.scan} />
           {outcome.diff ? (
             <p className="small" data-testid="update-diff">
               Added: {outcome.diff.added.join(', ') || 'none'}; removed: {outcome.diff.removed.join(', ') || 'none'}; changed: {outcome.diff.changed.join(', ') || 'none'}
@@ -109,7 +100,7 @@ export function SkillsPage({ ws }: { ws: string }) {
             <form
               onSubmit={(event) => {
                 event.preventDefault();
-                override.mutate(outcome.scan.id);
+                override.mutate({ reportId: outcome.scan.id, reason });
               }}
             >
               <label className="small">
@@ -123,6 +114,11 @@ export function SkillsPage({ ws }: { ws: string }) {
           ) : null}
         </section>
       ) : null}
+      {(quarantines.data?.quarantines ?? [])
+        .filter((scan) => scan.id !== outcome?.scan.id)
+        .map((scan) => (
+          <QuarantineReport key={scan.id} scan={scan} overriding={override.isPending} onOverride={(reportId, why) => override.mutate({ reportId, reason: why })} />
+        ))}
       {[install, update, override, addSource].map((mutation, index) =>
         mutation.isError ? (
           <p key={index} className="error small" role="alert">
@@ -130,6 +126,40 @@ export function SkillsPage({ ws }: { ws: string }) {
           </p>
         ) : null,
       )}
+
+      <section className="card" aria-labelledby="skills-built-in" data-testid="built-in-skills">
+        <h3 id="skills-built-in">Built in</h3>
+        <p className="small muted">Shipped with Control Center and written into every workspace; the agents it seeds link to these.</p>
+        {builtIn.isPending ? (
+          <Loading />
+        ) : builtIn.isError ? (
+          <ErrorState error={builtIn.error} what="Built-in skills" retry={() => void builtIn.refetch()} />
+        ) : (
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Skill</th>
+                <th>What it is for</th>
+                <th>Linked by</th>
+              </tr>
+            </thead>
+            <tbody>
+              {builtIn.data.skills.map((skill) => (
+                <tr key={skill.name} data-skill-name={skill.name}>
+                  <td>{skill.name}</td>
+                  <td className="small">{skill.description}</td>
+                  <td className="small" data-label="Linked by">
+                    {(agents.data?.agents ?? [])
+                      .filter((agent) => agent.skills.includes(skill.name))
+                      .map((agent) => agent.name)
+                      .join(', ')}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
 
       <section className="card" aria-labelledby="skills-sources">
         <h3 id="skills-sources">Sources</h3>
@@ -180,5 +210,57 @@ export function SkillsPage({ ws }: { ws: string }) {
         ) : null}
       </section>
     </main>
+  );
+}
+
+/** A scan's rule version, commit, findings and capabilities. */
+function ScanFindings({ scan }: { scan: SkillScanRecord }) {
+  return (
+    <>
+      <p className="small muted">
+        Rules {scan.report.rulesVersion}, commit {scan.commit.slice(0, 12)}
+      </p>
+      {scan.report.findings.length === 0 ? <p className="small">No findings.</p> : null}
+      <ul className="small">
+        {scan.report.findings.map((finding, index) => (
+          <li key={index}>
+            [{finding.severity}] {finding.ruleId} — {finding.file}
+            {finding.line ? `:${finding.line}` : ''} — {finding.message}
+          </li>
+        ))}
+      </ul>
+      {scan.report.capabilities.length > 0 ? (
+        <p className="small">Capabilities: {scan.report.capabilities.map((capability) => `${capability.capability} (${capability.effectClass}: ${capability.decision})`).join(', ')}</p>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * A quarantine that still waits for a decision (read from the store, so it survives a reload): shown
+ * as a warning with its findings, and the operator's override next to it.
+ */
+function QuarantineReport({ scan, overriding, onOverride }: { scan: SkillScanRecord; overriding: boolean; onOverride: (reportId: string, reason: string) => void }) {
+  const [reason, setReason] = useState('');
+  return (
+    <section className="card warning-card" role="region" aria-label={`Quarantined: ${scan.skillName}`} data-testid="quarantine-report" data-report-id={scan.id}>
+      <h3>Quarantined: {scan.skillName}</h3>
+      <p className="small">The scan found what a skill must not do, so this version was not installed. Read the findings, then leave it or install it anyway.</p>
+      <ScanFindings scan={scan} />
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          onOverride(scan.id, reason.trim());
+        }}
+      >
+        <label className="small">
+          Override reason for {scan.skillName}
+          <input value={reason} onChange={(event) => setReason(event.target.value)} />
+        </label>
+        <button type="submit" className="btn btn-small" disabled={!reason.trim() || overriding}>
+          Install {scan.skillName} anyway
+        </button>
+      </form>
+    </section>
   );
 }

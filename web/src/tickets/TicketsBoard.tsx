@@ -105,7 +105,8 @@ function TicketCard({
   moving: boolean;
   onMove: (status: string) => void;
 }) {
-  const waitingOn = ticket.dependsOn.filter((id) => byId.get(id)?.status !== 'done');
+  // The server says what still blocks: a done dependency does not, even one outside this board's filter.
+  const waitingOn = ticket.waitingOn;
   return (
     <article className="card ticket-card" data-testid="ticket-card" data-ticket-id={ticket.id} data-status={ticket.status}>
       <strong className="ticket-title">{ticket.title}</strong>

@@ -1,11 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Project } from '@server/schemas/project';
-import type { TICKET_STATUSES, Ticket } from '@server/schemas/ticket';
+import type { TICKET_STATUSES, TicketWithBlockers as Ticket } from '@server/schemas/ticket';
 import { api } from '../api/client';
 import { keys } from '../api/keys';
 
 export type { Project } from '@server/schemas/project';
-export type { Ticket } from '@server/schemas/ticket';
+/** A ticket as the board reads it: with `waitingOn`, its dependencies that are not done (computed by the server). */
+export type { TicketWithBlockers as Ticket } from '@server/schemas/ticket';
 
 /** The board's columns: the server's ticket statuses, in order (the type keeps the two the same). */
 export const TICKET_COLUMNS: typeof TICKET_STATUSES = ['open', 'inProgress', 'blocked', 'done', 'failed', 'cancelled'];
