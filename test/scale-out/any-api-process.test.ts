@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlCenter } from '../../src/services/control-center.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
+import { signIn } from '../support/e2e/app-server.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchBrowser } from '../support/e2e/browser.js';
+import { ensureWebBuild } from '../support/e2e/ensure-web-build.js';
 import { freshTestDatabase } from '../support/test-database.js';
 import { makeDataRoot, startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -23,6 +26,7 @@ let apiTwo: TestServer;
 let worker: ControlCenter;
 let workerRoot: string;
 let workspaceId: string;
+let spaceId: string;
 let conversationId: string;
 
 const ws = (path: string) => `/api/workspaces/${workspaceId}${path}`;
@@ -41,6 +45,8 @@ beforeAll(async () => {
   if (!enabled) return;
   database = await freshTestDatabase();
   model = await startScriptedModelServer();
+  // The API processes serve the web app (the browser check below) when it is built.
+  await ensureWebBuild();
   apiOne = await startTestServer({ database: database.url, role: 'api', env: model.providerEnv });
   apiTwo = await startTestServer({ database: database.url, role: 'api', env: model.providerEnv });
   workerRoot = await makeDataRoot();
@@ -51,9 +57,9 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
   workspaceId = created.body.id;
   await apiOne.running.app.seeding.settle();
-  const space = await apiOne.api('POST', ws('/spaces'), { name: 'Work' });
-  conversationId = (await apiOne.api('POST', ws(`/spaces/${space.body.id}/conversations`), { title: 'Main' })).body.id;
-}, 120_000);
+  spaceId = (await apiOne.api('POST', ws('/spaces'), { name: 'Work' })).body.id;
+  conversationId = (await apiOne.api('POST', ws(`/spaces/${spaceId}/conversations`), { title: 'Main' })).body.id;
+}, 300_000);
 
 afterAll(async () => {
   await worker?.close();
@@ -134,4 +140,31 @@ describe.skipIf(!enabled)('every view and action through any API process', () =>
     expect((await apiTwo.api('POST', ws('/presence/leave'), { clientId: 'window-1' })).status).toBe(204);
     await alike<{ operators: any[] }>('/presence/operators', (body) => body.operators.length === 0);
   }, 60_000);
+
+  it('the web app served by the second API process shows the question after a reload, offers Stop, and answers it', async () => {
+    const ui = await launchBrowser();
+    try {
+      const { page } = ui;
+      model.script(reply().tool('ask_user', { questions: [{ question: 'Which port should it listen on?' }] }), reply().text('Port noted on the worker.'));
+      const asking = (await apiOne.api('POST', ws(`/spaces/${spaceId}/conversations`), { title: 'Asking' })).body.id as string;
+      expect((await apiOne.api('POST', ws(`/conversations/${asking}/messages`), { text: 'Set up the server' })).status).toBe(202);
+      await signIn(page, apiTwo);
+      await page.goto(`${apiTwo.url}/w/${workspaceId}/c/${asking}`);
+      const card = page.getByTestId('question-card');
+      await card.waitFor({ timeout: 60_000 });
+      // After a reload the page reads the card and the controls from this API process alone.
+      await page.reload();
+      await card.waitFor({ timeout: 60_000 });
+      const stop = page.getByTestId('live-turn').getByTestId('run-controls').getByRole('button', { name: 'Stop' });
+      await expect.poll(() => stop.isEnabled(), { timeout: 60_000 }).toBe(true);
+      await card.getByLabel('Answer to: Which port should it listen on?').fill('8080');
+      await card.getByRole('button', { name: 'Send answer' }).click();
+      await page.locator('[data-testid="message"].message-assistant', { hasText: 'Port noted on the worker.' }).waitFor({ timeout: 60_000 });
+      await expect.poll(() => page.getByTestId('question-card').count(), { timeout: 60_000 }).toBe(0);
+      expect(model.requests.some((request) => request.lastToolResult?.content.includes('8080'))).toBe(true);
+      await ui.screenshot('any-api-process-question');
+    } finally {
+      await ui.close();
+    }
+  }, BROWSER_TEST_TIMEOUT_MS);
 });
