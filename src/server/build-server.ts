@@ -38,7 +38,6 @@ import { pipelineRoutes } from './routes/pipeline-routes.js';
 import { planRoutes } from './routes/plan-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { auditRoutes } from './routes/audit-routes.js';
-import { auditRoutes } from './routes/audit-routes.js';
 import { skillRoutes } from './routes/skill-routes.js';
 import { mcpServerRoutes } from './routes/mcp-server-routes.js';
 import { spaceRepositoryRoutes } from './routes/space-repository-routes.js';
@@ -145,7 +144,6 @@ export async function buildServer(app: ControlCenter, options: BuildServerOption
   await server.register(eventRoutes(app));
   await server.register(authRoutes(app));
   await server.register(peopleRoutes(app));
-  await server.register(auditRoutes(app));
   await server.register(auditRoutes(app));
   await server.register(oidcRoutes(app));
   await server.register(notificationRoutes(app));

@@ -31,7 +31,6 @@ import { OperatorSessions } from './operator-sessions.js';
 import { CredentialRevocations } from './people/credential-revocations.js';
 import { PeopleService } from './people/people-service.js';
 import { AuditLog } from './audit/audit-log.js';
-import { AuditLog } from './audit/audit-log.js';
 import { OidcSettingsService } from './people/oidc-settings-service.js';
 import { OidcSignIn } from './people/oidc-sign-in.js';
 import { NotificationService } from './notifications/notification-service.js';
@@ -177,8 +176,6 @@ export class ControlCenter {
   readonly people: PeopleService;
   /** TEAM-3: who did what — each workspace's log and the registry's log of acts on people, read together. */
   readonly audit: AuditLog;
-  /** TEAM-3: who did what — each workspace's log and the registry's log of acts on people, read together. */
-  readonly audit: AuditLog;
   /** TEAM-1: sign-in through the owner's OpenID Connect provider, with its group → role mapping. */
   readonly oidc: OidcSignIn;
   /** NTF-1: each person's channels and the delivery of what waits for them. */
@@ -276,7 +273,6 @@ export class ControlCenter {
     this.oidc = new OidcSignIn(registry, oidcSettings, this.sessions, this.revocations);
     this.notifications = new NotificationService(registry, this.events, this.logger);
     this.workspaces = new WorkspaceService(registry, dataRoot, this.events);
-    this.audit = new AuditLog(this.workspaces, registry);
     this.audit = new AuditLog(this.workspaces, registry);
     this.cluster =
       registry.location.dialect === 'postgres'

@@ -5,7 +5,6 @@ import { ApproveOrchestrationBody, DecideOrchestrationBody, Orchestration, Orche
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
 import { actingPerson } from '../acting-person.js';
-import { actingPerson } from '../acting-person.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const OrchestrationParams = WorkspaceParams.extend({ orchestrationId: z.string().min(1).max(100) });

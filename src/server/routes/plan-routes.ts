@@ -5,7 +5,6 @@ import { Plan, RejectPlanBody } from '../../schemas/plan.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
 import { actingPerson } from '../acting-person.js';
-import { actingPerson } from '../acting-person.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const PlanParams = WorkspaceParams.extend({ planId: z.string().min(1) });

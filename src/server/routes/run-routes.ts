@@ -10,7 +10,6 @@ import { UpdateWorkspaceSettingsBody, WorkspaceSettingsView } from '../../schema
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
 import { actingPerson } from '../acting-person.js';
-import { actingPerson } from '../acting-person.js';
 import { RunLog } from '../../services/runs/run-log.js';
 import { conversationRunTree, runSubtree } from '../../services/runs/run-tree.js';
 import { findRun, listRuns } from '../../store/repositories/run-repository.js';

@@ -3,7 +3,6 @@ import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { Approval, ApprovalStatus } from '../../schemas/approval.js';
 import type { AuditActor } from '../../schemas/audit.js';
-import type { AuditActor } from '../../schemas/audit.js';
 import {
   expirePendingNonDurableApprovals,
   findApproval,
@@ -13,7 +12,6 @@ import {
   settlePendingApproval,
 } from '../../store/repositories/approval-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
-import { withAuditEntry } from '../audit/audit-act.js';
 import { withAuditEntry } from '../audit/audit-act.js';
 import type { EventBus } from '../event-bus.js';
 import type { OperatorPrincipal } from '../operator-auth.js';

@@ -17,12 +17,10 @@ import { httpUrlHost } from '../../core/policy/http-url-host.js';
 import { NotFoundError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { AuditActor } from '../../schemas/audit.js';
-import type { AuditActor } from '../../schemas/audit.js';
 import type { CreateRuleBody, PolicyRule, ProbeBody, ProbeResult } from '../../schemas/policy.js';
 import { deletePolicyRule, deleteRememberedRules, insertPolicyRule, listPolicyRules } from '../../store/repositories/policy-rule-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { AgentService } from '../agents/agent-service.js';
-import { withAuditEntry } from '../audit/audit-act.js';
 import { withAuditEntry } from '../audit/audit-act.js';
 import { worktreeFileReader } from '../worktree-file-reader.js';
 import type { EventBus } from '../event-bus.js';
@@ -64,13 +62,6 @@ function egressHost(tool: ToolDescriptor, input: unknown): string | undefined {
   if (!tool.egressUrlField || !input || typeof input !== 'object') return undefined;
   const url = (input as Record<string, unknown>)[tool.egressUrlField];
   return typeof url === 'string' ? httpUrlHost(url) : undefined;
-}
-
-/** A rule in a few words for the audit log: its decision, scope and what it matches. */
-function describeRule(rule: PolicyRule): string {
-  const match = rule.match;
-  const matched = match.kind === 'class' ? `effect ${match.effectClass}` : match.kind === 'command' ? `command ${match.prefix}` : match.kind === 'domain' ? `domain ${match.domain}` : rule.note ?? 'a remembered action';
-  return `${rule.decision} ${matched} (${rule.scope}${rule.scope === 'workspace' ? '' : ` ${rule.scopeId}`})`;
 }
 
 /** A rule in a few words for the audit log: its decision, scope and what it matches. */

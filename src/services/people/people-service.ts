@@ -3,8 +3,6 @@ import { newId, nowIso } from '../../ids.js';
 import type { Invitation, Me, Person, PersonToken, WorkspaceRole } from '../../schemas/people.js';
 import type { AuditActor } from '../../schemas/audit.js';
 import { insertAuditEntry } from '../../store/repositories/audit-entry-repository.js';
-import type { AuditActor } from '../../schemas/audit.js';
-import { insertAuditEntry } from '../../store/repositories/audit-entry-repository.js';
 import type { RegistryStore } from '../../store/registry-store.js';
 import {
   activePerson,
@@ -26,7 +24,6 @@ import {
   updatePerson,
   upsertRole,
 } from '../../store/repositories/people-repository.js';
-import { auditEntryOf, withAuditEntry } from '../audit/audit-act.js';
 import { auditEntryOf, withAuditEntry } from '../audit/audit-act.js';
 import type { OperatorSessions } from '../operator-sessions.js';
 import type { CredentialRevocations } from './credential-revocations.js';
@@ -247,12 +244,6 @@ export class PeopleService {
     });
     if (!claimed) throw refused();
     return toPerson((await activePerson(this.db, personId))!, row.role);
-  }
-
-  /** The acting person as the audit log names them (TEAM-3). */
-  private async auditActor(actor: Actor): Promise<AuditActor> {
-    const row = await activePerson(this.db, actor.personId);
-    return { kind: 'person', id: actor.personId, name: row?.name ?? actor.personId };
   }
 
   /** The acting person as the audit log names them (TEAM-3). */

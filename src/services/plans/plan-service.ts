@@ -47,9 +47,6 @@ import type { OperatorPrincipal } from '../operator-auth.js';
 import type { AuditActor } from '../../schemas/audit.js';
 import { insertAuditEntry } from '../../store/repositories/audit-entry-repository.js';
 import { auditEntryOf, withAuditEntry } from '../audit/audit-act.js';
-import type { AuditActor } from '../../schemas/audit.js';
-import { insertAuditEntry } from '../../store/repositories/audit-entry-repository.js';
-import { auditEntryOf, withAuditEntry } from '../audit/audit-act.js';
 import type { PipelineEngine } from '../pipelines/pipeline-engine.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import type { TurnService } from '../runs/turn-service.js';
@@ -196,8 +193,6 @@ export class PlanService {
     await db.transaction().execute(async (trx) => {
       const started = await startPlanExecution(trx, planId, { blueprint, estimate, decidedBy: operator.operatorId, at: now });
       if (!started) throw new ConflictError('planId', `plan ${planId} was decided concurrently`);
-      // TEAM-3: the decision's audit entry commits with the plan's start, or not at all.
-      await insertAuditEntry(trx, auditEntryOf({ kind: 'plan.approved', actor, workspaceId, spaceId: row.spaceId, conversationId: row.conversationId, subject: { type: 'plan', id: planId }, summary: `Approved plan version ${row.version}: ${submission.goal}`.slice(0, 300) }));
       // TEAM-3: the decision's audit entry commits with the plan's start, or not at all.
       await insertAuditEntry(trx, auditEntryOf({ kind: 'plan.approved', actor, workspaceId, spaceId: row.spaceId, conversationId: row.conversationId, subject: { type: 'plan', id: planId }, summary: `Approved plan version ${row.version}: ${submission.goal}`.slice(0, 300) }));
       // PLAN-7 on ORC-4: the approved plan is recorded as an orchestration (one role: its planner).
