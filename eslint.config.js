@@ -78,9 +78,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^@server/(?!(core/modes|core/picker|core/relay/known-acp-agents|schemas/event-types|services/runs/compaction-words|services/runs/read-context-report)$)',
+              regex: '^@server/(?!(core/modes|core/picker|core/chat-space-name|core/relay/known-acp-agents|schemas/event-types|services/runs/compaction-words|services/runs/read-context-report)$)',
               allowTypeImports: true,
-              message: 'the web imports only types from src/ (import type), except the pure-data core/modes, core/picker, core/relay/known-acp-agents, schemas/event-types, services/runs/compaction-words and services/runs/read-context-report',
+              message: 'the web imports only types from src/ (import type), except the pure-data core/modes, core/picker, core/chat-space-name, core/relay/known-acp-agents, schemas/event-types, services/runs/compaction-words and services/runs/read-context-report',
             },
             { group: ['**/src/**', '!./**', '!../**/web/src/**'], message: 'import server code through the @server/* alias, type-only' },
           ],

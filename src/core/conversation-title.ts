@@ -7,13 +7,6 @@
 /** The title a conversation has until someone (or its first message) names it. */
 export const UNTITLED_CONVERSATION = 'New conversation';
 
-/**
- * The name a space opened by "New chat" has until its conversation is named (by its first message or
- * the operator): then the space takes the conversation's title, so the sidebar does not list seven
- * spaces called by their creation time.
- */
-export const UNTITLED_CHAT_SPACE = 'New chat';
-
 /** Longest auto-title, in characters (the sidebar shows about this much). */
 export const AUTO_TITLE_MAX = 60;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNTITLED_CHAT_SPACE } from '../../src/core/conversation-title.js';
+import { UNTITLED_CHAT_SPACE } from '../../src/core/chat-space-name.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 import { reply } from '../support/scripted-reply.js';

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { titleFromMessage, UNTITLED_CHAT_SPACE, UNTITLED_CONVERSATION } from '../../core/conversation-title.js';
+import { UNTITLED_CHAT_SPACE } from '../../core/chat-space-name.js';
+import { titleFromMessage, UNTITLED_CONVERSATION } from '../../core/conversation-title.js';
 import { DEFAULT_AUTONOMY, type Mode } from '../../core/modes.js';
 import { pickerToSpaceMode, spaceModeToPicker } from '../../core/picker.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/index.js';

@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { WORKSPACE_EVENT_TYPES } from '@server/schemas/event-types';
+import { changesWhatWaits } from './inbox-events';
 import { keys } from './keys';
 import { upsertIntoList } from './list-cache';
 import { EMPTY_LIVE_RUN, foldAgentEvent, type LiveRun } from './live-run';
@@ -27,6 +28,7 @@ export function onWorkspaceEvent(listener: Listener): () => void {
  * (src/schemas/events.ts); the server's tests check every published event against them.
  */
 export function applyWorkspaceEvent(client: QueryClient, ws: string, event: WorkspaceEvent): void {
+  if (changesWhatWaits(event.type)) void client.invalidateQueries({ queryKey: keys.inbox(ws) });
   switch (event.type) {
     case 'workspace.created':
     case 'workspace.updated':

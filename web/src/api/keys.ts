@@ -21,6 +21,8 @@ export const keys = {
   /** Under `approvals`, so every approval change refreshes it too. */
   conversationApprovals: (ws: string, conversationId: string) => ['ws', ws, 'approvals', 'conversation', conversationId] as const,
   questions: (ws: string) => ['ws', ws, 'questions'] as const,
+  /** Everything waiting for a person, and where runs are running (the Inbox, its badge, the sidebar's marks). */
+  inbox: (ws: string) => ['ws', ws, 'inbox'] as const,
   presence: (ws: string) => ['ws', ws, 'presence'] as const,
   plans: (ws: string, conversationId: string) => ['ws', ws, 'plans', conversationId] as const,
   allPlans: (ws: string) => ['ws', ws, 'plans'] as const,

@@ -11,6 +11,7 @@ export type { Approval, ApprovalStatus } from '@server/schemas/approval';
 export type { ApiError } from '@server/schemas/common';
 export type { AgentEvent, WorkspaceEvent, WorkspaceEventPayloads, WorkspaceEventType } from '@server/schemas/events';
 export type { HonestyMatrix, HonestyRow } from '@server/schemas/honesty';
+export type { Inbox, InboxItem, InboxItemKind } from '@server/schemas/inbox';
 export type { Message, PostMessageBody, PostMessageResponse } from '@server/schemas/message';
 export type { Plan, PlanCostEstimate, PlanError, PlanStatus } from '@server/schemas/plan';
 export type { CreateRuleBody, DecidedBy, PolicyRule, ProbeResult, RuleMatch } from '@server/schemas/policy';

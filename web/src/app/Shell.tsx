@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { openWorkspaceStream, type LiveRole, type StreamStatus } from '../api/events';
-import { usePendingApprovals, usePendingQuestions, useWorkspaces } from '../api/hooks';
+import { useWorkspaces } from '../api/hooks';
+import { useInbox } from '../api/inbox-hooks';
 import { AgentsPage } from '../pages/AgentsPage';
 import { ConversationsPage } from '../pages/ConversationsPage';
 import { GeneralSettingsPage } from '../pages/GeneralSettingsPage';
@@ -14,7 +15,6 @@ import { McpServersPage } from '../mcp/McpServersPage';
 import { BudgetSettingsPage } from '../costs/BudgetSettingsPage';
 import { NotificationSettingsPage } from '../settings/notifications/NotificationSettingsPage';
 import { PeopleSettingsPage } from '../settings/people/PeopleSettingsPage';
-import { useOpenBudgetAlerts } from '../costs/budget-hooks';
 import { RunPage } from '../pages/RunPage';
 import { RunsPage } from '../pages/RunsPage';
 import { SkillsPage } from '../skills/SkillsPage';
@@ -185,14 +185,8 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
 }
 
 function MainNav({ ws, section }: { ws: string; section: string }) {
-  const approvals = usePendingApprovals(ws);
-  const questions = usePendingQuestions(ws);
-  const budget = useOpenBudgetAlerts(ws);
-  // Everything waiting for the operator: approvals, the agents' open questions and budget decisions (BUD-1).
-  const pending =
-    (approvals.data?.approvals.length ?? 0) +
-    (questions.data?.questions.filter((question) => question.status === 'pending').length ?? 0) +
-    (budget.data?.alerts.filter((alert) => alert.kind === 'limit').length ?? 0);
+  // Everything waiting for a person, counted from the very list the Inbox shows (one read).
+  const pending = useInbox(ws).data?.items.length ?? 0;
   const items: Array<{ to: string; label: string; active: boolean; count?: number }> = [
     { to: paths.home(ws), label: 'Conversations', active: ['home', 'space', 'conversation', 'root'].includes(section) },
     { to: paths.inbox(ws), label: 'Inbox', active: section === 'inbox', count: pending },

@@ -1,3 +1,4 @@
+import { UNTITLED_CHAT_SPACE } from '@server/core/chat-space-name';
 import { DEFAULT_AUTONOMY } from '@server/core/modes';
 import { pickerToSpaceMode } from '@server/core/picker';
 import { useCreateConversation, useCreateSpace } from '../api/hooks';
@@ -25,8 +26,9 @@ export function useStartChat(ws: string) {
   const createSpace = useCreateSpace(ws);
   const createConversation = useCreateConversation(ws);
   const start = async () => {
-    const stamp = new Date().toISOString().slice(0, 16).replace('T', ' ');
-    const space = await createSpace.mutateAsync({ name: `Chat ${stamp}`, ...newSpaceMode() });
+    // Named "New chat" until its conversation has a title (its first message, or a rename): the
+    // server then names the space after it, instead of seven spaces called by their creation time.
+    const space = await createSpace.mutateAsync({ name: UNTITLED_CHAT_SPACE, ...newSpaceMode() });
     return createConversation.mutateAsync({ spaceId: space.id });
   };
   return { start, isPending: createSpace.isPending || createConversation.isPending, error: createSpace.error ?? createConversation.error };

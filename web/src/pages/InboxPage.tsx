@@ -1,90 +1,114 @@
-import { useAgents, usePendingApprovals, usePendingQuestions } from '../api/hooks';
+import type { ReactNode } from 'react';
+import { useAgents } from '../api/hooks';
+import { useInbox } from '../api/inbox-hooks';
+import type { Agent, InboxItem, InboxItemKind } from '../api/types';
 import { useLookingAt } from '../app/presence-heartbeat';
-import { useLocation } from '../app/router';
+import { navigate, paths, useLocation } from '../app/router';
+import { PlanRow } from '../conversation/PlanRow';
 import { BudgetAlertCard } from '../costs/BudgetAlertCard';
-import { useOpenBudgetAlerts } from '../costs/budget-hooks';
+import { OrchestrationCard } from '../orchestrations/OrchestrationCard';
 import { ApprovalCard } from '../ui/ApprovalCard';
+import { Link } from '../ui/link';
 import { QuestionCard } from '../ui/QuestionCard';
 import { Empty, ErrorState, Loading } from '../ui/states';
 
-/** Inbox: every pending approval (tool, plan_exit, plan, …), open question and budget decision; decisions update live. */
+/** The Inbox's sections, in the order they are shown; each lists the items of one kind. */
+const SECTIONS: Array<{ kind: InboxItemKind; heading: string; testId: string }> = [
+  { kind: 'approval', heading: 'Approvals', testId: 'inbox-approvals' },
+  { kind: 'plan', heading: 'Plans to approve', testId: 'inbox-plans' },
+  { kind: 'orchestration', heading: 'Orchestrations to decide', testId: 'inbox-orchestrations' },
+  { kind: 'publication', heading: 'Pull requests to publish', testId: 'inbox-publications' },
+  { kind: 'budget', heading: 'Budget', testId: 'inbox-budget' },
+  { kind: 'question', heading: 'Questions', testId: 'inbox-questions' },
+];
+
+/**
+ * Inbox: every decision that waits for a person — tool and pipeline approvals, plans, orchestration
+ * proposals and revisions, pull requests to publish, budget decisions and the agents' questions —
+ * from one read (`GET …/inbox`, the same the badge counts), each with its own card and buttons;
+ * decisions update live.
+ */
 export function InboxPage({ ws }: { ws: string }) {
-  const approvals = usePendingApprovals(ws);
-  const questions = usePendingQuestions(ws);
-  const agents = useAgents(ws);
-  const budget = useOpenBudgetAlerts(ws);
-  const budgetAlerts = budget.data?.alerts ?? [];
+  const inbox = useInbox(ws);
+  const agents = useAgents(ws).data?.agents ?? [];
   // NTF-1: a notification links to `?card=<id>`; that card and its buttons come first (on a phone, before anything else).
   const focused = useLocation().search.get('card');
-  const allPending = (approvals.data?.approvals ?? []).filter((approval) => approval.status === 'pending');
-  const allOpen = questions.data?.questions ?? [];
-  const focusedApproval = allPending.find((approval) => approval.id === focused);
-  const focusedQuestion = allOpen.find((question) => question.id === focused);
-  const focusedAlert = budgetAlerts.find((alert) => alert.id === focused);
-  const pending = allPending.filter((approval) => approval !== focusedApproval);
-  const open = allOpen.filter((question) => question !== focusedQuestion);
+  const items = inbox.data?.items ?? [];
+  const focusedItem = items.find((item) => item.id === focused) ?? null;
+  const rest = items.filter((item) => item !== focusedItem);
   // TEAM-3: the card opened from a notification counts as looking at its conversation (others see who is about to decide).
-  useLookingAt(focusedApproval?.conversationId ?? focusedQuestion?.conversationId ?? null);
-  const loaded = !approvals.isPending && !questions.isPending && !budget.isPending;
+  useLookingAt(focusedItem?.conversationId ?? null);
+  if (inbox.isPending) return <Loading label="Loading the Inbox…" />;
+  if (inbox.isError) {
+    return (
+      <main className="page narrow">
+        <h2>Inbox</h2>
+        <ErrorState error={inbox.error} what="The Inbox" retry={() => void inbox.refetch()} />
+      </main>
+    );
+  }
   return (
     <main className="page narrow">
       <h2>Inbox</h2>
+      <p className="muted small" data-testid="inbox-summary">
+        {items.length === 0 ? 'Nothing waits for you.' : `${items.length} waiting for a decision, oldest first.`}
+      </p>
       {focused ? (
         <section aria-labelledby="inbox-focused" data-testid="inbox-focused">
           <h3 id="inbox-focused">Waiting for you</h3>
-          {focusedApproval ? <ApprovalCard ws={ws} approval={focusedApproval} agents={agents.data?.agents ?? []} /> : null}
-          {focusedQuestion ? <QuestionCard ws={ws} question={focusedQuestion} agents={agents.data?.agents ?? []} showLinks /> : null}
-          {focusedAlert ? <BudgetAlertCard ws={ws} alert={focusedAlert} agents={agents.data?.agents ?? []} /> : null}
-          {loaded && !focusedApproval && !focusedQuestion && !focusedAlert ? <Empty title="This no longer waits">It was decided or answered already, or it expired. Everything still waiting is below.</Empty> : null}
-        </section>
-      ) : null}
-      <section aria-labelledby="inbox-approvals">
-        <h3 id="inbox-approvals">Approvals</h3>
-        {approvals.isPending ? (
-          <Loading label="Loading approvals…" />
-        ) : approvals.isError ? (
-          <ErrorState error={approvals.error} what="Approvals" retry={() => void approvals.refetch()} />
-        ) : pending.length === 0 ? (
-          <Empty title={focusedApproval ? 'Nothing else waiting for a decision' : 'Nothing waiting for a decision'}>New approvals appear here as agents ask.</Empty>
-        ) : (
-          <div className="stack" data-testid="inbox-approvals">
-            {pending.map((approval) => (
-              <ApprovalCard key={approval.id} ws={ws} approval={approval} agents={agents.data?.agents ?? []} />
-            ))}
-          </div>
-        )}
-      </section>
-      {/* BUD-1: shown only when a limit or its soft threshold was reached (or it cannot be read). */}
-      {budgetAlerts.some((alert) => alert !== focusedAlert) || budget.isError ? (
-        <section aria-labelledby="inbox-budget">
-          <h3 id="inbox-budget">Budget</h3>
-          {budget.isError ? (
-            <ErrorState error={budget.error} what="Budget decisions" retry={() => void budget.refetch()} />
+          {focusedItem ? (
+            <WaitingCard ws={ws} item={focusedItem} agents={agents} />
           ) : (
-            <div className="stack" data-testid="inbox-budget">
-              {budgetAlerts.filter((alert) => alert !== focusedAlert).map((alert) => (
-                <BudgetAlertCard key={alert.id} ws={ws} alert={alert} agents={agents.data?.agents ?? []} />
-              ))}
-            </div>
+            <Empty title="This no longer waits">It was decided or answered already, or it expired. Everything still waiting is below.</Empty>
           )}
         </section>
       ) : null}
-      <section aria-labelledby="inbox-questions">
-        <h3 id="inbox-questions">Questions</h3>
-        {questions.isPending ? (
-          <Loading label="Loading questions…" />
-        ) : questions.isError ? (
-          <ErrorState error={questions.error} what="Questions" retry={() => void questions.refetch()} />
-        ) : open.length === 0 ? (
-          <Empty title="No open questions" />
-        ) : (
-          <div className="stack" data-testid="inbox-questions">
-            {open.map((question) => (
-              <QuestionCard key={question.id} ws={ws} question={question} agents={agents.data?.agents ?? []} showLinks />
-            ))}
-          </div>
-        )}
-      </section>
+      {SECTIONS.map((section) => {
+        const ofKind = rest.filter((item) => item.kind === section.kind);
+        // Approvals always show (their empty state says nothing waits); other kinds only when something does.
+        if (ofKind.length === 0 && section.kind !== 'approval') return null;
+        return (
+          <section key={section.kind} aria-labelledby={`${section.testId}-heading`}>
+            <h3 id={`${section.testId}-heading`}>{section.heading}</h3>
+            {ofKind.length === 0 ? (
+              <Empty title={focusedItem ? 'Nothing else waiting for a decision' : 'Nothing waiting for a decision'}>New approvals, plans and proposals appear here as agents ask.</Empty>
+            ) : (
+              <div className="stack" data-testid={section.testId}>
+                {ofKind.map((item) => (
+                  <WaitingCard key={item.id} ws={ws} item={item} agents={agents} />
+                ))}
+              </div>
+            )}
+          </section>
+        );
+      })}
     </main>
   );
+}
+
+/** One waiting item with the card its kind already has everywhere else (the same buttons as in the conversation). */
+function WaitingCard({ ws, item, agents }: { ws: string; item: InboxItem; agents: Agent[] }): ReactNode {
+  switch (item.kind) {
+    case 'approval':
+    case 'publication':
+      return <ApprovalCard ws={ws} approval={item.approval} agents={agents} />;
+    case 'question':
+      return <QuestionCard ws={ws} question={item.question} agents={agents} showLinks />;
+    case 'budget':
+      return <BudgetAlertCard ws={ws} alert={item.alert} agents={agents} />;
+    case 'orchestration':
+      return (
+        <div className="stack" data-testid="inbox-orchestration" data-orchestration-id={item.id}>
+          <OrchestrationCard ws={ws} orchestration={item.orchestration} agents={agents} />
+          {item.conversationId ? <Link to={paths.conversation(ws, item.conversationId)}>Open conversation</Link> : null}
+        </div>
+      );
+    case 'plan':
+      // Open goes to Plan Studio in its conversation, where it can also be rejected with a reason.
+      return (
+        <div className="stack" data-testid="inbox-plan" data-plan-id={item.id}>
+          <PlanRow ws={ws} plan={item.plan} agentById={new Map(agents.map((agent) => [agent.id, agent]))} onOpen={() => navigate(paths.conversation(ws, item.plan.conversationId, item.plan.id))} />
+        </div>
+      );
+  }
 }
