@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
+import { planStepRequest } from '../support/plan-server-fixtures.js';
 import { reply, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import { makeReviewRepo } from '../support/review-repo.js';
 import type { TestServer } from '../support/test-server.js';
@@ -111,18 +112,35 @@ const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
 describe('smaller things, second pass (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
-  it('the tickets board has its columns side by side at 1440, and a ticket whose dependency is done waits on nothing', async () => {
+  it("the tickets board has its columns side by side at 1440, and a finished plan's step tickets wait on nothing", async () => {
     const { page } = ui;
-    const design = (await api('POST', '/tickets', { title: 'Design the schema' })).body;
-    const build = (await api('POST', '/tickets', { title: 'Build the importer', dependsOn: [design.id] })).body;
+    const space = (await api('POST', '/spaces', { name: 'Board' })).body;
+    await api('PATCH', `/spaces/${space.id}`, { picker: 'Plan' });
+    const conversation = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Board' })).body;
+    model.script(
+      reply().tool('submit_plan', {
+        goal: 'Import the data',
+        nodes: [
+          { key: 'schema', title: 'Design the schema', description: 'Tables first.', dependsOn: [] },
+          { key: 'importer', title: 'Build the importer', description: 'Then the importer.', dependsOn: ['schema'] },
+        ],
+      }),
+      reply().text('Submitted.'),
+    );
+    await api('POST', `/conversations/${conversation.id}/messages`, { text: 'Plan the import' });
+    let planId = '';
+    await expect.poll(async () => (planId = (await api('GET', `/plans?conversationId=${conversation.id}`)).body.plans[0]?.id ?? ''), { timeout: 60_000 }).not.toBe('');
+    model.scriptFor(planStepRequest('schema'), reply().text('Schema designed.'));
+    model.scriptFor(planStepRequest('importer'), reply().text('Importer built.'));
+    expect((await api('POST', `/plans/${planId}/approve`)).status).toBe(200);
+    await expect.poll(async () => (await api('GET', `/plans/${planId}`)).body.status, { timeout: 90_000 }).toBe('completed');
+
     await page.setViewportSize(DESKTOP);
     await page.goto(`${server.url}/w/${ws}/tickets`);
-    const card = page.locator(`[data-ticket-id="${build.id}"]`);
-    await expect.poll(() => card.textContent(), { timeout: 60_000 }).toContain('waiting on 1');
-
-    expect((await api('PATCH', `/tickets/${design.id}`, { status: 'done' })).status).toBe(200);
-    // The board follows the change live: the dependency shows done and nothing waits.
-    await expect.poll(() => card.textContent(), { timeout: 60_000 }).toContain('Design the schema (done)');
+    const card = page.getByTestId('ticket-card').filter({ hasText: 'Build the importer' });
+    await expect.poll(() => card.getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
+    // Its dependency is named by its title, done, and nothing waits.
+    await expect.poll(() => card.getByTestId('ticket-deps').textContent(), { timeout: 60_000 }).toContain('Design the schema (done)');
     expect(await card.textContent()).not.toContain('waiting on');
     const columns = await page.getByTestId('ticket-column').evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect()).map((rect) => ({ x: rect.x, y: rect.y, right: rect.right })));
     expect(columns).toHaveLength(6);
