@@ -149,7 +149,8 @@ describe('run control (HAR-5, HAR-6)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () 
     const takeOver = controls.getByRole('button', { name: 'Take over' });
     await expect.poll(() => takeOver.isEnabled(), { timeout: 30_000 }).toBe(true);
     await takeOver.click();
-    await controls.getByText('paused', { exact: true }).waitFor();
+    // One state at a time: the turn reads "paused", no longer "running" as well.
+    await expect.poll(() => page.getByTestId('live-turn').getByTestId('turn-state').textContent(), { timeout: 30_000 }).toBe('paused');
     expect((await api('GET', `/runs/${runId}/controls`)).body.paused).toBe(true);
     await ui.screenshot('run-control-take-over');
     await controls.getByLabel('The turn is paused. Your instructions:').fill('Use the blue one.');

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { api, ApiError, errorMessage } from '../api/client';
+import { useRunControls } from '../api/control-hooks';
 import { useAgents, useHonestyMatrix, useSendMessage } from '../api/hooks';
 import { keys } from '../api/keys';
 import type { PickerValue, Space } from '../api/types';
@@ -23,7 +24,20 @@ const SLASH_HINTS = [
  * The composer (MODE-4, RLY-1/2): mode picker at the left end of the toolbar, Shift+Tab cycles it,
  * Enter sends, Shift+Enter is a newline. `/plan` is sent as typed; the server handles it.
  */
-export function Composer({ ws, space, conversationId, turnRunning }: { ws: string; space: Space; conversationId: string; turnRunning: boolean }) {
+export function Composer({
+  ws,
+  space,
+  conversationId,
+  turnRunning,
+  waitingTurnId = null,
+}: {
+  ws: string;
+  space: Space;
+  conversationId: string;
+  turnRunning: boolean;
+  /** HAR-5: the conversation's turn waiting for an approval, which a message sent now goes to. */
+  waitingTurnId?: string | null;
+}) {
   const client = useQueryClient();
   const send = useSendMessage(ws, conversationId);
   const choiceSequence = useRef(0);
@@ -33,6 +47,9 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
   // TOOL-3: files picked, pasted or dropped, sent with the next message.
   const attachments = useComposerAttachments();
   const [dropping, setDropping] = useState(false);
+  // Said before sending: where a message sent now goes. A turn whose runner cannot be steered gets a turn beside it.
+  const waitingControls = useRunControls(ws, waitingTurnId ?? '', waitingTurnId !== null);
+  const waitingSteerable = waitingControls.data?.controls.steer.available !== false;
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const pickerRef = useRef<HTMLSelectElement>(null);
   const isReview = space.mode === 'review';
@@ -91,6 +108,7 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
           setText('');
           attachments.clear();
           if (!result.message && /^\/plan\s*$/.test(value)) setNotice('Plan mode armed: your next message is planned first.');
+          if (result.steeredTurn) setNotice('Sent to the turn waiting for approval: it reads this once the approval is decided.');
           if (result.space?.picker && isPickerValue(result.space.picker)) rememberPicker(result.space.picker);
         },
       },
@@ -171,7 +189,13 @@ export function Composer({ ws, space, conversationId, turnRunning }: { ws: strin
         )}
         {hasPicker && !turnRunning ? <span className="muted small mode-hint" data-testid="mode-hint" title={pickerHint(space.picker)}>{pickerHint(space.picker)}</span> : null}
         <span className="spacer" />
-        {turnRunning && hasPicker && !modeless ? (
+        {waitingTurnId ? (
+          <span className="small next-turn" data-testid="waiting-turn-note">
+            {waitingSteerable
+              ? 'A turn waits for approval: what you send now goes to it as instructions, read once you decide.'
+              : 'A turn waits for approval and its runner cannot take instructions: what you send now starts a second turn beside it.'}
+          </span>
+        ) : turnRunning && hasPicker && !modeless ? (
           <span className="small next-turn" data-testid="next-turn-note">
             A turn is running: a mode change applies from the next turn.
           </span>

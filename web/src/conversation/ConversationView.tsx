@@ -21,6 +21,9 @@ import { ConversationOrchestrations } from '../orchestrations/OrchestrationCard'
 import { isActive, LiveTurn, RunOutcome } from './RunBlocks';
 import { PlanReadyBoard } from './PlanReadyBoard';
 import { SidePanel } from './SidePanel';
+import { isModeChangeNote } from './ModeChangeNote';
+import { SpaceModeBar } from './SpaceModeBar';
+import { showToast, ToastRegion } from '../ui/Toasts';
 import { usePrefetchChanges } from './changes/changes-api';
 
 /** Plan Studio carries the graph library (@xyflow/react): loaded when first opened. */
@@ -32,6 +35,9 @@ const ChangesView = lazy(() => import('./changes/ChangesView'));
 const AUTO_OPEN_WINDOW_MS = 30_000;
 
 type TimelineEntry = { kind: 'message'; at: string; message: Message } | { kind: 'plan'; at: string; plan: Plan } | { kind: 'outcome'; at: string; run: Run };
+
+/** At one instant, a turn's message comes before its outcome line, and both before a plan it submitted. */
+const ENTRY_ORDER: Record<TimelineEntry['kind'], number> = { message: 0, outcome: 1, plan: 2 };
 
 export function ConversationView({ ws, conversation, planId }: { ws: string; conversation: Conversation; planId: string | null }) {
   const space = useSpace(ws, conversation.spaceId);
@@ -60,6 +66,15 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
     [ws, conversation.id],
   );
 
+  // A change of mode or dial is said in the timeline (the server's line) and, as it happens, in a toast.
+  useEffect(
+    () =>
+      onWorkspaceEvent((event) => {
+        if (event.type === 'message.created' && event.data.conversationId === conversation.id && isModeChangeNote(event.data)) showToast(event.data.content);
+      }),
+    [conversation.id],
+  );
+
   // Memoized so an absent list is one stable empty array, not a new one each render for the memos below.
   const agentList: Agent[] = useMemo(() => agents.data?.agents ?? [], [agents.data]);
   const agentById = useMemo(() => new Map(agentList.map((agent) => [agent.id, agent])), [agentList]);
@@ -70,28 +85,45 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   // PLAN-8: a plan's step prompts, replies and runs are folded under its row, not spread over the conversation.
   const steps = useMemo(() => foldPlanSteps(planList, messages.data?.messages ?? [], runList), [planList, messages.data, runList]);
 
-  const timeline = useMemo(() => {
+  const { entries: timeline, trailingPlans } = useMemo(() => {
     const activeRunIds = new Set(runList.filter(isActive).map((run) => run.id));
     const entries: TimelineEntry[] = [];
-    for (const message of messages.data?.messages ?? []) {
+    const messageList = messages.data?.messages ?? [];
+    for (const message of messageList) {
       if (steps.foldedMessageIds.has(message.id)) continue;
       // While its turn runs, an agent's reply is shown streaming in the live block instead.
       if (message.role === 'assistant' && message.runId && activeRunIds.has(message.runId)) continue;
       entries.push({ kind: 'message', at: message.createdAt, message });
     }
-    for (const plan of planList) entries.push({ kind: 'plan', at: plan.createdAt ?? plan.updatedAt ?? '', plan });
+    // PLAN-3: a plan is drawn after the turn that submitted it (its reply is written when the turn
+    // ends, after the plan); one still submitted by a running turn comes after that live turn.
+    const trailing: Plan[] = [];
+    for (const plan of planList) {
+      const submitter = plan.runId ? runList.find((run) => run.id === plan.runId) : undefined;
+      if (submitter && isActive(submitter)) {
+        trailing.push(plan);
+        continue;
+      }
+      // The reply is written just after the turn's end is recorded: the latest of the three is the plan's place.
+      const reply = plan.runId ? messageList.find((message) => message.role === 'assistant' && message.runId === plan.runId) : undefined;
+      const at = [plan.createdAt ?? plan.updatedAt ?? '', submitter?.endedAt ?? '', reply?.createdAt ?? ''].reduce((latest, time) => (time > latest ? time : latest));
+      entries.push({ kind: 'plan', at, plan });
+    }
     for (const run of runList) {
       if (steps.stepRunIds.has(run.id)) continue;
       if (!isActive(run) && (run.state !== 'completed' || run.deliverableFailed)) entries.push({ kind: 'outcome', at: run.endedAt ?? run.createdAt, run });
     }
-    return entries.sort((a, b) => a.at.localeCompare(b.at));
+    return { entries: entries.sort((a, b) => a.at.localeCompare(b.at) || ENTRY_ORDER[a.kind] - ENTRY_ORDER[b.kind]), trailingPlans: trailing };
   }, [messages.data, planList, runList, steps]);
+  const repliedRunIds = useMemo(() => new Set((messages.data?.messages ?? []).flatMap((message) => (message.role === 'assistant' && message.runId ? [message.runId] : []))), [messages.data]);
 
   const activeRuns = runList.filter((run) => isActive(run) && !steps.stepRunIds.has(run.id));
   // RLY-5: the board belongs under the newest finished turn only (a later turn supersedes it).
   const lastFinishedRun = [...runList].filter((run) => run.state === 'completed' && !run.parentRunId).sort((a, b) => (a.endedAt ?? a.createdAt).localeCompare(b.endedAt ?? b.createdAt)).pop() ?? null;
   const pendingApprovals = (approvals.data?.approvals ?? []).filter((approval) => approval.status === 'pending' && approval.conversationId === conversation.id);
   const pendingQuestions = (questions.data?.questions ?? []).filter((question) => question.conversationId === conversation.id && question.status === 'pending');
+  // HAR-5: a message sent while a turn waits for approval goes to that turn (the composer says so first).
+  const waitingTurn = activeRuns.find((run) => pendingApprovals.some((approval) => approval.runId === run.id)) ?? null;
 
   const scroller = useRef<HTMLDivElement>(null);
   const lastSize = useRef(0);
@@ -188,6 +220,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
             <ShareControl ws={ws} conversationId={conversation.id} />
           </div>
         </header>
+        {space.data ? <SpaceModeBar ws={ws} space={space.data} /> : null}
         {branchFrom !== undefined ? <BranchForm key={branchFrom ?? 'end'} ws={ws} conversation={conversation} fromMessageId={branchFrom} onClose={() => setBranchFrom(undefined)} /> : null}
         {showStudio ? (
           <ErrorBoundary key={planId} what="Plan Studio">
@@ -231,13 +264,17 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                     onOpen={() => openPlan(entry.plan.id)}
                   />
                 ) : (
-                  <RunOutcome key={`outcome-${entry.run.id}`} run={entry.run} agent={agentById.get(entry.run.agentId)} />
+                  <RunOutcome key={`outcome-${entry.run.id}`} ws={ws} run={entry.run} agent={agentById.get(entry.run.agentId)} hasReply={repliedRunIds.has(entry.run.id)} />
                 ),
               )}
-              <ConversationOrchestrations ws={ws} orchestrations={orchestrations.data?.orchestrations ?? []} agents={agentList} />
+              {/* One plan, one drawing: an approved plan's orchestration record is its plan row, not a second card. */}
+              <ConversationOrchestrations ws={ws} orchestrations={(orchestrations.data?.orchestrations ?? []).filter((orchestration) => orchestration.planId === null)} agents={agentList} />
               {lastFinishedRun && activeRuns.length === 0 && space.data ? <PlanReadyBoard key={`board-${lastFinishedRun.id}`} ws={ws} run={lastFinishedRun} space={space.data} conversationId={conversation.id} /> : null}
               {activeRuns.map((run) => (
                 <LiveTurn key={run.id} ws={ws} run={run} agent={agentById.get(run.agentId)} />
+              ))}
+              {trailingPlans.map((plan) => (
+                <PlanRow key={plan.id} ws={ws} plan={plan} steps={steps.byPlan.get(plan.id) ?? []} agentById={agentById} onOpen={() => openPlan(plan.id)} />
               ))}
               {pendingQuestions.map((question) => (
                 <QuestionCard key={question.id} ws={ws} question={question} agents={agentList} />
@@ -248,7 +285,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
             </div>
             <RewindBanner ws={ws} conversationId={conversation.id} />
             {space.data ? (
-              <Composer ws={ws} space={space.data} conversationId={conversation.id} turnRunning={activeRuns.length > 0} />
+              <Composer ws={ws} space={space.data} conversationId={conversation.id} turnRunning={activeRuns.length > 0} waitingTurnId={waitingTurn?.id ?? null} />
             ) : space.isError ? (
               <ErrorState error={space.error} what="the space" />
             ) : (
@@ -257,6 +294,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
           </>
         )}
       </main>
+      <ToastRegion />
       {/* Plan Studio shows the same progress itself and needs the width for its graph. */}
       {showStudio ? null : (
         <ErrorBoundary what="the side panel">

@@ -92,8 +92,8 @@ export function FinishedTurn({ ws, runId, conversationId, replyText }: { ws: str
   };
   return (
     <div className="finished-turn" data-testid="finished-turn">
-      {built && built.items.length > 0 ? <TurnItems items={built.items} streaming={false} annotate={annotate} /> : null}
-      <ReplyText ws={ws} text={replyText} />
+      {built && built.items.length > 0 ? <TurnItems items={built.items} streaming={false} stopped={detail.data?.run.state === 'cancelled'} annotate={annotate} /> : null}
+      {replyText ? <ReplyText ws={ws} text={replyText} /> : null}
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { CompactionCard, isCompactionLine } from './CompactionCard';
 import { ContextTable } from './ContextTable';
 import { FinishedTurn } from './FinishedTurn';
 import { MessageAttachments } from './MessageAttachments';
+import { isModeChangeNote, ModeChangeNote } from './ModeChangeNote';
 import { RewindButton } from './RewindControls';
 
 /**
@@ -17,6 +18,9 @@ function sentInLabel(message: Message, run: Run | undefined): string | null {
 }
 
 export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string; message: Message; agent: Agent | undefined; run: Run | undefined; onBranch: () => void }) {
+  if (isModeChangeNote(message)) return <ModeChangeNote ws={ws} message={message} />;
+  // HAR-5: an operator's message with a run is one that went to a turn waiting for approval, as steering.
+  const steering = message.role === 'user' && message.runId !== null;
   const author = message.authorKind === 'operator' ? 'You' : message.authorKind === 'agent' ? (agent?.name ?? 'agent') : 'System';
   const label = sentInLabel(message, run);
   return (
@@ -26,6 +30,11 @@ export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string;
         {label ? (
           <span className="mode-chip" title="Mode this message was sent in" data-testid="message-mode">
             {label}
+          </span>
+        ) : null}
+        {steering ? (
+          <span className="mode-chip" data-testid="steering-chip" title="Sent while a turn waited for approval: that turn reads it once the approval is decided">
+            to the waiting turn
           </span>
         ) : null}
         <time className="muted small" dateTime={message.createdAt}>

@@ -52,10 +52,14 @@ export function RunControlBar({ ws, run }: { ws: string; run: Run }) {
   return (
     <div className="run-controls" data-testid="run-controls" aria-label="Run controls" role="group">
       <div className="run-controls-buttons">
-        {data?.paused ? <span className="badge badge-warn">paused</span> : null}
         {data?.paused ? button('resume', 'Resume', () => act('resume')) : button('pause', 'Pause', () => act('pause'))}
         {button('steer', 'Steer…', () => setSteering(steering === 'steer' ? 'off' : 'steer'))}
-        {button('takeOver', 'Take over', () => act('pause', () => setSteering('takeOver')))}
+        {/* The box opens at once: waiting for the pause to land before showing it lost it whenever the
+            bar re-rendered meanwhile, and "write your instructions" then pointed at nothing. */}
+        {button('takeOver', 'Take over', () => {
+          setSteering('takeOver');
+          act('pause');
+        })}
         {button('cancel', 'Stop', () => act('cancel'), 'btn btn-ghost btn-small')}
       </div>
       {reasons.length > 0 ? (
@@ -70,7 +74,7 @@ export function RunControlBar({ ws, run }: { ws: string; run: Run }) {
       {steering !== 'off' ? (
         <form className="steer-form" onSubmit={sendSteer} aria-label={steering === 'takeOver' ? 'Take over the turn' : 'Steer the turn'}>
           <label className="field-label" htmlFor={`${reasonsId}-steer`}>
-            {steering === 'takeOver' ? 'The turn is paused. Your instructions:' : 'Tell the agent, while it works:'}
+            {steering === 'takeOver' ? (data?.paused ? 'The turn is paused. Your instructions:' : 'Pausing the turn… Your instructions:') : 'Tell the agent, while it works:'}
           </label>
           <textarea id={`${reasonsId}-steer`} className="input" rows={2} value={text} onChange={(event) => setText(event.target.value)} autoFocus />
           <div className="steer-actions">

@@ -22,8 +22,35 @@ function toolSummary(input: unknown): string {
   return '';
 }
 
+/**
+ * Where a tool call stands. A turn that was stopped keeps the call it was running, marked "stopped":
+ * one that never ended, and the last one, whose error is the stop cutting it short.
+ */
+function toolStatus(item: Extract<TurnItem, { kind: 'tool' }>, how: { waiting: boolean; stopped: boolean; paused: boolean; lastTool: boolean }): string {
+  if (how.stopped && (!item.done || (how.lastTool && item.isError))) return 'stopped';
+  if (!item.done) return how.waiting ? 'waiting for you' : how.paused ? 'paused' : 'running';
+  return item.isError ? 'error' : item.executed === false ? 'not run' : 'done';
+}
+
 /** The visible pieces of a turn: streamed text, folded tool calls (input/output), notes. */
-export function TurnItems({ items, streaming, waiting = false, annotate }: { items: TurnItem[]; streaming: boolean; waiting?: boolean; annotate?: (item: TurnItem) => ReactNode }) {
+export function TurnItems({
+  items,
+  streaming,
+  waiting = false,
+  stopped = false,
+  paused = false,
+  annotate,
+}: {
+  items: TurnItem[];
+  streaming: boolean;
+  waiting?: boolean;
+  /** The turn was stopped (cancelled): what it was running is shown as stopped, never as still running. */
+  stopped?: boolean;
+  /** The turn is paused: nothing in it reads "running". */
+  paused?: boolean;
+  annotate?: (item: TurnItem) => ReactNode;
+}) {
+  const lastToolId = items.findLast((item) => item.kind === 'tool')?.id;
   return (
     <div className="turn-items">
       {items.map((item, index) => {
@@ -44,7 +71,7 @@ export function TurnItems({ items, streaming, waiting = false, annotate }: { ite
               </details>
             );
           case 'tool': {
-            const status = !item.done ? (waiting ? 'waiting for you' : 'running') : item.isError ? 'error' : item.executed === false ? 'not run' : 'done';
+            const status = toolStatus(item, { waiting, stopped, paused, lastTool: item.id === lastToolId });
             return (
               <div key={item.id} className="tool-call-wrap">
               <details className={`tool-call tool-${status.replaceAll(' ', '-')}`} data-testid="tool-call">
@@ -57,7 +84,7 @@ export function TurnItems({ items, streaming, waiting = false, annotate }: { ite
                   <div className="tool-io-label">Input</div>
                   <pre>{pretty(item.input) || '—'}</pre>
                   <div className="tool-io-label">Output</div>
-                  <pre>{item.output ?? (item.done ? '—' : 'waiting…')}</pre>
+                  <pre>{item.output ?? (item.done ? '—' : stopped ? 'stopped before it answered' : 'waiting…')}</pre>
                 </div>
               </details>
               {annotate?.(item)}
