@@ -4,13 +4,15 @@
  * owner, in another browser, sees "Approved by Dana" on the finished turn, Dana among the people in
  * the conversation, and Dana as a member in Settings → People. Then (TEAM-2, TEAM-3): Dana opens a
  * waiting card from its link and the owner's Inbox card says she is looking; as a member she is
- * offered no "New agent"; and a viewer, signed in in the same browser, is offered no Approve.
+ * offered no "New agent"; and a viewer, signed in in the same browser, is offered no Approve. Last
+ * (TEAM-1), a colleague signs in through the organisation's OpenID Connect provider from the sign-in page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '../support/scripted-reply.js';
 import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
 import { startLiveAppSuite, type LiveAppSuite } from '../support/e2e/app-server.js';
 import { invitePerson } from '../support/people-fixture.js';
+import { startLocalOidcProvider } from '../support/local-oidc-provider.js';
 
 let suite: LiveAppSuite;
 let dana: TestBrowser;
@@ -111,4 +113,28 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     await ownerCard.getByRole('button', { name: 'Approve' }).click({ timeout: 60_000 });
     await expect.poll(async () => ((await api('GET', '/approvals')).body.approvals as Array<{ id: string; status: string }>).find((entry) => entry.id === approval.id)?.status, { timeout: 60_000 }).toBe('approved');
   }, BROWSER_TEST_TIMEOUT_MS * 2);
+
+  it('a colleague signs in with the organisation\'s provider from the sign-in page and lands where they were going (TEAM-1)', async () => {
+    const { server, workspaceId } = suite;
+    const olivia = await launchBrowser();
+    const provider = await startLocalOidcProvider(`${server.url}/auth/oidc/callback`, { olivia: { name: 'Olivia', groups: ['eng'] } });
+    try {
+      const configured = await server.api('PATCH', '/api/oidc', { enabled: true, providerName: 'Acme SSO', issuerUrl: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, roleMappings: [{ group: 'eng', workspaceId, role: 'member' }] });
+      expect(configured.status).toBe(200);
+      // A browser of her own, signed out: the sign-in page offers the provider; its own login and consent pages follow.
+      await olivia.page.goto(`${server.url}/w/${workspaceId}/inbox`);
+      await olivia.page.getByRole('link', { name: 'Sign in with Acme SSO' }).click({ timeout: 60_000 });
+      await olivia.page.locator('input[name="login"]').fill('olivia', { timeout: 60_000 });
+      await olivia.page.locator('input[name="password"]').fill('any');
+      await olivia.page.locator('button[type="submit"]').click();
+      await olivia.page.getByRole('button', { name: 'Continue' }).click({ timeout: 60_000 });
+      await olivia.page.getByRole('heading', { name: 'Inbox' }).waitFor({ timeout: 60_000 });
+      await expect.poll(() => new URL(olivia.page.url()).pathname, { timeout: 30_000 }).toBe(`/w/${workspaceId}/inbox`);
+      const people = (await server.api('GET', `/api/workspaces/${workspaceId}/people`)).body.people as Array<{ name: string; role: string | null }>;
+      expect(people.find((person) => person.name === 'Olivia')?.role).toBe('member');
+    } finally {
+      await provider.close();
+      await olivia.close();
+    }
+  }, BROWSER_TEST_TIMEOUT_MS);
 });
