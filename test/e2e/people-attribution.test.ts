@@ -109,6 +109,20 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     await expect.poll(() => vicCard.getByRole('button', { name: /Approve|Reject/ }).count(), { timeout: 30_000 }).toBe(0);
     await dana.screenshot('people-viewer-inbox');
 
+    // AG-4: the owner gives a ticket to Dana on the board; the viewer's board names her, live, and "Mine" leaves it out.
+    const ticket = (await api('POST', '/tickets', { title: 'Write the notes' })).body;
+    const danaId = ((await api('GET', '/people')).body.people as Array<{ id: string; name: string }>).find((person) => person.name === 'Dana')!.id;
+    await dana.page.goto(`${server.url}/w/${workspaceId}/tickets`);
+    const vicTicket = dana.page.locator(`[data-ticket-id="${ticket.id}"]`);
+    await vicTicket.waitFor({ timeout: 60_000 });
+    await ui.page.goto(`${server.url}/w/${workspaceId}/tickets`);
+    await ui.page.getByLabel('Owner of Write the notes').selectOption({ label: 'Dana' }, { timeout: 60_000 });
+    await expect.poll(async () => (await api('GET', `/tickets/${ticket.id}`)).body.ticket.assigneePersonId, { timeout: 30_000 }).toBe(danaId);
+    await vicTicket.getByTestId('ticket-owner').filter({ hasText: 'Dana' }).waitFor({ timeout: 60_000 });
+    await dana.page.getByLabel('Mine').check();
+    await expect.poll(() => vicTicket.count(), { timeout: 30_000 }).toBe(0);
+    await ui.page.goto(`${server.url}/w/${workspaceId}/inbox`);
+
     // The owner decides, so the turn ends.
     await ownerCard.getByRole('button', { name: 'Approve' }).click({ timeout: 60_000 });
     await expect.poll(async () => ((await api('GET', '/approvals')).body.approvals as Array<{ id: string; status: string }>).find((entry) => entry.id === approval.id)?.status, { timeout: 60_000 }).toBe('approved');

@@ -135,7 +135,7 @@ function TicketCard({
       </div>
       <label className="inline small">
         Move to
-        <select aria-label={`Move ${ticket.title}`} value={ticket.status} disabled={moving} onChange={(event) => onMove(event.target.value)}>
+        <select aria-label={`Move ${ticket.title}`} value={ticket.status} disabled={moving || !canChange} onChange={(event) => onMove(event.target.value)}>
           {TICKET_COLUMNS.map((status) => (
             <option key={status} value={status}>
               {ticketStatusWord(status)}
