@@ -9,6 +9,7 @@ import { BudgetAlertCard } from '../costs/BudgetAlertCard';
 import { OrchestrationCard } from '../orchestrations/OrchestrationCard';
 import { ApprovalCard } from '../ui/ApprovalCard';
 import { Link } from '../ui/link';
+import { OthersLooking } from '../ui/OthersLooking';
 import { QuestionCard } from '../ui/QuestionCard';
 import { Empty, ErrorState, Loading } from '../ui/states';
 
@@ -100,6 +101,7 @@ function WaitingCard({ ws, item, agents }: { ws: string; item: InboxItem; agents
       return (
         <div className="stack" data-testid="inbox-orchestration" data-orchestration-id={item.id}>
           <OrchestrationCard ws={ws} orchestration={item.orchestration} agents={agents} />
+          <OthersLooking ws={ws} conversationId={item.conversationId} />
           {item.conversationId ? <Link to={paths.conversation(ws, item.conversationId)}>Open conversation</Link> : null}
         </div>
       );
@@ -108,6 +110,7 @@ function WaitingCard({ ws, item, agents }: { ws: string; item: InboxItem; agents
       return (
         <div className="stack" data-testid="inbox-plan" data-plan-id={item.id}>
           <PlanRow ws={ws} plan={item.plan} agentById={new Map(agents.map((agent) => [agent.id, agent]))} onOpen={() => navigate(paths.conversation(ws, item.plan.conversationId, item.plan.id))} />
+          <OthersLooking ws={ws} conversationId={item.conversationId} />
         </div>
       );
   }
