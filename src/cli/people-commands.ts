@@ -12,7 +12,7 @@ function parseRole(value: string): (typeof ROLES)[number] {
 }
 
 /** A person of the workspace by id, name or email (names and emails compared without case). */
-async function resolvePerson(api: ApiClient, base: string, idNameOrEmail: string): Promise<Person> {
+export async function resolvePerson(api: ApiClient, base: string, idNameOrEmail: string): Promise<Person> {
   const { people } = await api.request<{ people: Person[] }>('GET', `${base}/people`);
   const wanted = idNameOrEmail.toLowerCase();
   const found = people.filter((person) => person.id === idNameOrEmail || person.name.toLowerCase() === wanted || person.email?.toLowerCase() === wanted);
