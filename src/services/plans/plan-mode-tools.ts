@@ -94,7 +94,7 @@ export function planModeTools(services: {
             }
             if (latest?.status === 'approved') {
               await services.approvals.markConsumed(workspaceId, latest.id);
-              await services.spaces.update(workspaceId, spaceId, { mode: 'chat' });
+              await services.spaces.update(workspaceId, spaceId, { mode: 'chat' }, { cause: { kind: 'planExitApproved' }, operatorId: latest.decidedBy });
               return ok('approved: the space is now in agent mode. Mutating tools unlock from the next turn.', { approvalId: latest.id, status: 'approved' });
             }
             const approval = await services.approvals.create(workspaceId, {

@@ -10,6 +10,7 @@ export type SpaceChangeCause =
   | { kind: 'picker'; picker: PickerValue }
   | { kind: 'planCommand' }
   | { kind: 'planApproved'; goal: string }
+  | { kind: 'planExitApproved' }
   | { kind: 'spaceSettings' };
 
 /** Who caused a change: the operator whose request it was (null when the Control Center itself did). */
@@ -36,6 +37,8 @@ function because(cause: SpaceChangeCause): string {
       return '/plan was sent';
     case 'planApproved':
       return `the plan “${cause.goal}” was approved`;
+    case 'planExitApproved':
+      return "the agent's request to leave plan mode was approved";
     case 'spaceSettings':
       return "the space's settings were changed";
   }

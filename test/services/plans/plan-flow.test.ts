@@ -162,5 +162,11 @@ describe('exit_plan_mode (PLAN-9)', () => {
     );
     expect(third.toolCalls[0].output).toMatch(/^approved/);
     expect((await api('GET', `/spaces/${fixture.spaceId}`)).body.mode).toBe('chat');
+    // The switch is said in the conversation, as the change of the operator who approved it.
+    const notes = (await api('GET', `/conversations/${fixture.conversationId}/messages`)).body.messages.filter((message: any) => message.role === 'system' && message.authorKind === 'operator');
+    expect(notes.map((note: any) => note.content)).toEqual(["Mode set to Agent (was Plan) because the agent's request to leave plan mode was approved."]);
+    const decided = (await api('GET', `/approvals?conversationId=${fixture.conversationId}`)).body.approvals.find((approval: any) => approval.id === approvals[0].id);
+    expect(notes[0].authorId).toEqual(expect.stringMatching(/\S/));
+    expect(notes[0].authorId).toBe(decided.decidedBy);
   });
 });
