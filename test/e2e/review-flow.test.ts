@@ -69,7 +69,7 @@ describe('review space (REV-2, REV-4, UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }
     // A person confirms the P0, then contests it with a reason (it stays in the verdict).
     const bug = page.getByTestId('finding').filter({ hasText: 'add() subtracts.' });
     await bug.getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(() => bug.textContent()).toContain('consensusReady');
+    await expect.poll(() => bug.textContent()).toContain('agreed, ready to confirm');
     await bug.getByRole('button', { name: 'Contest' }).click();
     await bug.getByLabel('Reason').fill('Maybe subtraction is wanted');
     await bug.getByRole('button', { name: 'Contest finding' }).click();

@@ -10,7 +10,8 @@ import { tryGit } from '../../git/run-git.js';
  * anyway. Errors are 400s naming `repoPath`.
  */
 export async function assertRepositoryPath(repoPath: string): Promise<void> {
-  const refuse = (why: string) => new ValidationError('repoPath', `repoPath ${JSON.stringify(repoPath)} ${why}`);
+  // Said as a person reads it: the UI puts the field's label before it ("Repo path: the folder … does not exist").
+  const refuse = (why: string) => new ValidationError('repoPath', `the folder ${JSON.stringify(repoPath)} ${why}`);
   if (repoPath.startsWith('-')) throw refuse('must not start with "-"');
   let real: string;
   try {

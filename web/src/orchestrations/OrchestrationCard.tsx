@@ -56,7 +56,7 @@ export function OrchestrationCard({ ws, orchestration, agents }: { ws: string; o
                   <div>
                     {role.hire ? (
                       <>
-                        <Badge tone="warn" title="Hired on approval; reports to the orchestrator (AG-7)">
+                        <Badge tone="warn" title="Hired on approval; reports to the orchestrator">
                           new hire
                         </Badge>{' '}
                         {role.hire.name} — {role.hire.title}

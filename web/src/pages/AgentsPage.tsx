@@ -43,7 +43,8 @@ export function AgentsPage({ ws, agentId }: { ws: string; agentId: string | null
   return (
     <div className="page-with-subnav">
       <SettingsNav ws={ws} active="agents" />
-      <div className="split">
+      {/* The agents list and the editor are the page's main content; the settings menu beside them is its navigation. */}
+      <main className="split">
         <section className="list-pane" aria-label="Agents">
           <div className="pane-header">
             <h2>Agents</h2>
@@ -98,7 +99,7 @@ export function AgentsPage({ ws, agentId }: { ws: string; agentId: string | null
             <Empty title="Agent not found">It may have been deleted.</Empty>
           )}
         </section>
-      </div>
+      </main>
     </div>
   );
 }

@@ -40,7 +40,9 @@ export function ConversationsPage({ ws, conversationId, spaceId, planId }: { ws:
 function Home({ ws }: { ws: string }) {
   const spaces = useSpaces(ws);
   return (
-    <main className="page">
+    <main className="page" aria-labelledby="home-title">
+      {/* On a phone the sidebar (and its heading) is behind the menu: the page still says where it is. */}
+      <h2 id="home-title" className="sr-only">Conversations</h2>
       {spaces.data && spaces.data.spaces.length === 0 ? (
         <Empty title="Start with a space">Use "New space" <ListPlace onPhone="in the menu" />. A space holds conversations; its mode decides what agents may do there.</Empty>
       ) : (

@@ -1,6 +1,7 @@
 import { useHonestyMatrix } from '../api/hooks';
 import type { HonestyRow } from '../api/types';
 import { Empty, ErrorState, Loading } from '../ui/states';
+import { TechnicalText } from '../ui/TechnicalText';
 
 // A capability that does not exist on a transport is "n/a", never "Not enforced": nothing is missing (TRUTH-2).
 const LEVEL_LABELS: Record<HonestyRow['level'], string> = { enforced: 'Enforced', partial: 'Partial', none: 'Not enforced', notApplicable: 'n/a' };
@@ -9,8 +10,9 @@ const LEVEL_LABELS: Record<HonestyRow['level'], string> = { enforced: 'Enforced'
 export function HonestyPage() {
   const matrix = useHonestyMatrix();
   return (
-    <main className="page">
-      <h2>Honesty matrix</h2>
+    // The page scrolls as a whole and holds nothing focusable: tabIndex lets a keyboard user scroll it.
+    <main className="page" aria-labelledby="honesty-title" tabIndex={0}>
+      <h2 id="honesty-title">Honesty matrix</h2>
       <p className="muted small">
         What each transport lets the Control Center enforce. Rows come from the server; nothing here is claimed by the UI itself.
       </p>
@@ -47,7 +49,9 @@ export function HonestyPage() {
                         <td>
                           <span className={`level level-${row.level}`}>{LEVEL_LABELS[row.level] ?? row.level}</span>
                         </td>
-                        <td className="small">{row.detail}</td>
+                        <td className="small">
+                          <TechnicalText text={row.detail} />
+                        </td>
                       </tr>
                     ))}
                   </tbody>

@@ -88,10 +88,11 @@ function RunGraph({ ws, run, initialNode }: { ws: string; run: PipelineRunDetail
   const totalCost = run.nodes.reduce((sum, node) => sum + (node.costUsd ?? 0), 0);
 
   return (
-    <section className="plan-studio pipeline-run" aria-label="Pipeline run" data-testid="pipeline-run">
+    // The page's main landmark: a run opened from a link is the whole page, not a part of another one.
+    <main className="plan-studio pipeline-run" aria-label="Pipeline run" data-testid="pipeline-run">
       <header className="plan-studio-header">
         <div className="plan-studio-goal">
-          <h3>{run.name}</h3>
+          <h2>{run.name}</h2>
           <div className="inline small">
             <span data-testid="pipeline-run-status">
               <Badge tone={runStatusTone(run.status)}>{runStateWord(run.status)}</Badge>
@@ -121,7 +122,7 @@ function RunGraph({ ws, run, initialNode }: { ws: string; run: PipelineRunDetail
           <GraphCanvas nodes={flowNodes} edges={flowEdges} nodeTypes={nodeTypes} onSelect={setSelectedKey} />
         </div>
         <aside className="plan-inspector" aria-label="Node inspector">
-          <h4>Nodes</h4>
+          <h3>Nodes</h3>
           <GraphStepList
             items={run.nodes.map((node) => ({ key: node.key, title: node.title ?? node.key, state: node.state, stateWord: isHeld(node) ? 'held' : nodeStateWord(node.state) }))}
             selectedKey={selectedKey}
@@ -130,7 +131,7 @@ function RunGraph({ ws, run, initialNode }: { ws: string; run: PipelineRunDetail
           {selected ? <NodeInspector ws={ws} node={selected} now={now} running={running} onCancel={() => cancel.mutate(selected.key)} cancelling={cancel.isPending} /> : <div className="muted small">Select a node to inspect it.</div>}
         </aside>
       </div>
-    </section>
+    </main>
   );
 }
 

@@ -4,6 +4,7 @@ import { useAgents } from '../api/hooks';
 import { paths } from '../app/router';
 import { Link } from '../ui/link';
 import { ErrorState, Loading } from '../ui/states';
+import { findingStatusWord, ticketStatusWord } from '../ui/words';
 import { parseDiff } from './diff-lines';
 import { disagreements } from './disagreements';
 import { AssessAxisForm } from './AssessAxisForm';
@@ -69,7 +70,7 @@ export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string })
       <div className="review-filters" aria-label="Filters">
         <FilterSelect label="Type" value={filters.type} options={TYPES} onChange={(type) => setFilters({ ...filters, type })} />
         <FilterSelect label="Priority" value={filters.priority} options={PRIORITIES} onChange={(priority) => setFilters({ ...filters, priority })} />
-        <FilterSelect label="Status" value={filters.status} options={STATUSES} onChange={(status) => setFilters({ ...filters, status })} />
+        <FilterSelect label="Status" value={filters.status} options={STATUSES} wordOf={findingStatusWord} onChange={(status) => setFilters({ ...filters, status })} />
         <span className="muted" data-testid="finding-count">
           {shown.length} of {all.length} finding(s)
         </span>
@@ -123,7 +124,7 @@ export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string })
         <ul>
           {(tickets.data?.tickets ?? []).map((ticket) => (
             <li key={ticket.id}>
-              {ticket.title} <span className="muted">({ticket.status})</span>
+              {ticket.title} <span className="muted">({ticketStatusWord(ticket.status)})</span>
             </li>
           ))}
         </ul>
@@ -187,7 +188,7 @@ function VerdictBanner({ verdict, published, dropped }: { verdict: VerdictView; 
   );
 }
 
-function FilterSelect({ label, value, options, onChange }: { label: string; value: string; options: string[]; onChange: (value: string) => void }) {
+function FilterSelect({ label, value, options, onChange, wordOf = (option) => option }: { label: string; value: string; options: string[]; onChange: (value: string) => void; wordOf?: (option: string) => string }) {
   return (
     <label>
       {label}{' '}
@@ -195,7 +196,7 @@ function FilterSelect({ label, value, options, onChange }: { label: string; valu
         <option value="">all</option>
         {options.map((option) => (
           <option key={option} value={option}>
-            {option}
+            {wordOf(option)}
           </option>
         ))}
       </select>
@@ -217,7 +218,7 @@ function FindingCard({ ws, reviewId, finding }: { ws: string; reviewId: string; 
           {finding.priority} {finding.type}
         </strong>{' '}
         <span className="muted">
-          {finding.status} · confidence {finding.confidence} · by {author}
+          {findingStatusWord(finding.status)} · confidence {finding.confidence} · by {author}
           {finding.anchor ? ` · ${finding.anchor.path}:${finding.anchor.startLine}-${finding.anchor.endLine}` : ''}
           {finding.carry !== 'new' ? ` · ${finding.carry === 'stillOpen' ? 'still open' : 'not verifiable'}` : ''}
         </span>

@@ -4,6 +4,7 @@ import { api, errorMessage } from '../api/client';
 import type { BuiltInSkill, InstalledSkill, InstallOutcome, SkillScanRecord, SkillSource, SourceListing, VerifyResult } from '@server/schemas/skill';
 import { useAgents } from '../api/hooks';
 import { Empty, ErrorState, Loading } from '../ui/states';
+import { decisionWord, effectWord, scanRuleWord } from '../ui/words';
 
 // Response shapes come from the server's zod schemas (type-only), so the page cannot drift from them.
 type Outcome = InstallOutcome;
@@ -224,13 +225,14 @@ function ScanFindings({ scan }: { scan: SkillScanRecord }) {
       <ul className="small">
         {scan.report.findings.map((finding, index) => (
           <li key={index}>
-            [{finding.severity}] {finding.ruleId} — {finding.file}
+            {/* The rule in words, then its id as a quoted name to look it up by. */}
+            [{finding.severity}] {scanRuleWord(finding.ruleId)} · <code>{finding.ruleId}</code> — {finding.file}
             {finding.line ? `:${finding.line}` : ''} — {finding.message}
           </li>
         ))}
       </ul>
       {scan.report.capabilities.length > 0 ? (
-        <p className="small">Capabilities: {scan.report.capabilities.map((capability) => `${capability.capability} (${capability.effectClass}: ${capability.decision})`).join(', ')}</p>
+        <p className="small">Capabilities: {scan.report.capabilities.map((capability) => `${capability.capability} (${effectWord(capability.effectClass)}: ${decisionWord(capability.decision)})`).join(', ')}</p>
       ) : null}
     </>
   );

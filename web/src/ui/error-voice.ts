@@ -8,6 +8,11 @@
 /** Spec ids the server cites for developers: "(HAR-5)", "(POL-3, POL-4)", "SEC-1:". */
 const SPEC_IDS = /\s*\((?:[A-Z]{2,5}-\d+[a-z]?(?:[\s,/;]+|and\s+)?)+\)|\b[A-Z]{2,5}-\d+[a-z]?:\s*|\s*\b[A-Z]{2,5}-\d+[a-z]?\b/g;
 
+/** A text without the SPEC ids it cites for developers ("(HAR-3)", "SEC-1:"). */
+export function withoutSpecIds(text: string): string {
+  return text.replace(SPEC_IDS, '').replace(/\(\s*\)/g, '').replace(/\s+([.,;:)])/g, '$1');
+}
+
 /** The server's own message without its field prefix, spec ids or code quotes, as a sentence. */
 export function plainSentence(message: string, field?: string): string {
   let text = message;

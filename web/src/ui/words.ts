@@ -228,3 +228,36 @@ const PIPELINE_NODE_TYPE_WORDS: Record<string, string> = {
 export function pipelineNodeTypeWord(type: string): string {
   return PIPELINE_NODE_TYPE_WORDS[type] ?? spacedWords(type);
 }
+
+const FINDING_STATUS_WORDS: Record<string, string> = {
+  open: 'open',
+  consensusReady: 'agreed, ready to confirm',
+  contested: 'contested',
+  dismissed: 'dismissed',
+  resolved: 'resolved',
+};
+
+/** A review finding's status (REV-2), as the finding and the status filter show it. */
+export function findingStatusWord(status: string): string {
+  return FINDING_STATUS_WORDS[status] ?? spacedWords(status);
+}
+
+const SCAN_RULE_WORDS: Record<string, string> = {
+  'base64-blob': 'a long encoded blob',
+  'binary-file': 'a binary file',
+  'decode-and-run': 'decodes something and runs it',
+  'destructive-delete': 'deletes destructively',
+  'dynamic-eval': 'evaluates code built at run time',
+  'executable-bit': 'an executable file',
+  'hidden-html-comment': 'a hidden HTML comment',
+  'invisible-characters': 'invisible characters',
+  'pipe-to-shell': 'pipes a download into a shell',
+  'prompt-injection': 'tries to override the instructions',
+  'secret-exfiltration': 'sends secrets away',
+  'symlink-escape': 'a link pointing outside the skill',
+};
+
+/** What a skill scan rule (SKL-3) found, in words: the rule's id is for the scanner, not for people. */
+export function scanRuleWord(ruleId: string): string {
+  return SCAN_RULE_WORDS[ruleId] ?? spacedWords(ruleId);
+}
