@@ -59,6 +59,9 @@ describe('through a real provider', () => {
     await callbackFromProvider(browser, server.url, 'dana');
     expectRefused(await browser.request(`${server.url}/auth/oidc/callback?code=made-up&state=forged-state`), 400, 'state');
     expectRefused(await browser.request(`${server.url}/auth/oidc/callback?code=made-up`), 400, 'state');
+    // A state given twice (one forged beside the real one) is not read either way.
+    const real = new URL(await callbackFromProvider(browser, server.url, 'dana')).searchParams.get('state')!;
+    expectRefused(await browser.request(`${server.url}/auth/oidc/callback?code=made-up&state=${real}&state=forged`), 400, 'state');
   });
 
   it('refuses a replayed callback: the sign-in under way is used up by its first answer', async () => {

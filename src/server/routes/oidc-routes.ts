@@ -13,6 +13,10 @@ import { noWorkspacePage } from './oidc-no-workspace-page.js';
 
 const tags = ['auth'];
 
+/** The provider's answer (RFC 6749 §4.1.2, RFC 9207's `iss`); other parameters it adds are passed to openid-client as sent. */
+const ProviderParameter = z.string().max(4000).optional();
+const CallbackQuery = z.looseObject({ code: ProviderParameter, state: ProviderParameter, iss: ProviderParameter, error: ProviderParameter, error_description: ProviderParameter, session_state: ProviderParameter });
+
 /**
  * The cookie binding a sign-in under way to this browser. SameSite=Lax, not Strict: the provider's
  * redirect back is a cross-site top-level navigation, which a Strict cookie would not ride along.
@@ -63,11 +67,14 @@ export function oidcRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       '/auth/oidc/callback',
       {
         config: { access: 'public' },
-        // The provider's answer: code, state, iss, or error and error_description. Anything else it adds is passed to openid-client as sent.
-        schema: { tags, summary: "The provider's redirect back: opens a browser session", querystring: z.record(z.string(), z.string().max(4000)), response: { 303: z.null(), 400: ApiError, 403: z.union([ApiError, z.string()]), 409: ApiError } },
+        schema: { tags, summary: "The provider's redirect back: opens a browser session", querystring: CallbackQuery, response: { 303: z.null(), 400: ApiError, 403: z.union([ApiError, z.string()]), 409: ApiError } },
       },
       async (request, reply) => {
-        const query = new URLSearchParams(request.query);
+        // A repeated or non-text parameter is not the provider's answer: refused rather than flattened.
+        const entries = Object.entries(request.query);
+        const odd = entries.find(([, value]) => typeof value !== 'string');
+        if (odd) throw new ValidationError(odd[0], 'must appear once, as text');
+        const query = new URLSearchParams(entries as Array<[string, string]>);
         const outcome = await app.oidc.finish(query, cookieOf(request, OIDC_BROWSER_COOKIE));
         reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
         if (outcome.kind === 'noWorkspace') {
