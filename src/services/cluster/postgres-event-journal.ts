@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { WorkspaceEvent } from '../../schemas/events.js';
 import {
@@ -7,7 +7,7 @@ import {
   readWorkspaceEventsAfter,
   type CommittedEventRow,
 } from '../../store/repositories/workspace-event-repository.js';
-import { projectLiveState } from '../../store/repositories/live-state-repository.js';
+import { changesLiveState, projectLiveState } from '../../store/repositories/live-state-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus, EventJournal } from '../event-bus.js';
 import { LatencyHistogram } from './latency-histogram.js';
@@ -80,10 +80,28 @@ export class PostgresEventJournal implements EventJournal {
           workspaceId,
           batch.map((event) => ({ type: event.type, data: JSON.stringify(event.data), at: event.at, origin: this.origin })),
           // Questions, presence and pauses are read by every process from these rows: committed with their events, never apart.
-          (trx) => projectLiveState(trx, batch),
+          (trx) => this.project(trx, workspaceId, batch),
         );
       } catch (error) {
         this.logger.error({ err: error, workspaceId, events: batch.length }, 'live events could not be committed; no process delivers them');
+      }
+    }
+  }
+
+  /**
+   * Writes the live-state rows of a batch inside its transaction, each event's under a savepoint: a
+   * row that cannot be written is logged and left out, and the events themselves — and the other
+   * rows — are still committed and delivered.
+   */
+  private async project(trx: Transaction<WorkspaceSchema>, workspaceId: string, batch: readonly WorkspaceEvent[]): Promise<void> {
+    for (const event of batch.filter(changesLiveState)) {
+      await sql`savepoint live_state`.execute(trx);
+      try {
+        await projectLiveState(trx, [event]);
+        await sql`release savepoint live_state`.execute(trx);
+      } catch (error) {
+        await sql`rollback to savepoint live_state`.execute(trx);
+        this.logger.error({ err: error, workspaceId, event: event.type }, 'the live state an event announces could not be written; other processes show it from the next change');
       }
     }
   }

@@ -7,6 +7,13 @@ import type { WorkspaceSchema } from '../workspace-schema.js';
 /** Presence states that claim a run is doing something right now (AG-4). */
 const BUSY: ReadonlySet<string> = new Set(['thinking', 'executing', 'blocked']);
 const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+/** The event types `projectLiveState` writes rows for; every other event leaves the tables alone. */
+const PROJECTED: ReadonlySet<string> = new Set(['question.asked', 'question.answered', 'question.expired', 'question.cancelled', 'presence.updated', 'run.paused', 'run.resumed', 'run.updated']);
+
+/** Whether the event changes a live-state row (most events, such as a run's log lines, do not). */
+export function changesLiveState(event: WorkspaceEvent): boolean {
+  return PROJECTED.has(event.type);
+}
 
 /**
  * Applies committed events to the live-state tables, inside the transaction that commits them

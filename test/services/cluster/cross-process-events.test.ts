@@ -90,6 +90,19 @@ describe('live events across processes on PostgreSQL', () => {
     expect(marks(onB.seen)).toEqual(['while-down-0', 'while-down-1', 'while-down-2', 'while-down-3', 'while-down-4']);
     onB.stop();
   });
+
+  it('an event whose live-state row cannot be written is still committed and delivered, and the rows of the events beside it are written', async () => {
+    const onB = collect(b);
+    // An agent id the live-state table refuses (its key may not be null): that row fails, nothing else does.
+    a.events.publish(workspaceId, 'presence.updated', { agentId: null, status: 'thinking', runId: null, since: new Date().toISOString() } as never);
+    a.events.publish(workspaceId, 'presence.updated', { agentId: 'ag_written', status: 'idle', runId: null, since: new Date().toISOString() });
+    publishMark(a, 'after-a-refused-row');
+    await waitFor(() => marks(onB.seen).includes('after-a-refused-row'), 10_000);
+    expect(onB.seen.filter((event) => event.type === 'presence.updated')).toHaveLength(2);
+    // Committed with the events: read once they are delivered, no waiting.
+    expect((await b.liveViews.agentPresence(workspaceId)).map((presence) => presence.agentId)).toContain('ag_written');
+    onB.stop();
+  });
 });
 
 describe('the event-lag histogram', () => {
