@@ -94,8 +94,8 @@ describe('web app: the Inbox counts every waiting decision; the sidebar tells wh
 
     // The sidebar: "waiting for you" on the spaces and conversations where they wait, "running" where the run runs.
     await page.goto(`${server.url}/w/${ws}`);
-    await expect.poll(() => spaceRow(page, 'Billing').locator('.space-row').getByTestId('mark-waiting').textContent(), WAIT).toBe('1');
-    await expect.poll(() => spaceRow(page, 'Team').locator('.space-row').getByTestId('mark-waiting').textContent(), WAIT).toBe('1');
+    await expect.poll(() => spaceRow(page, 'Billing').locator('.space-row').getByTestId('mark-waiting').locator('[aria-hidden="true"]').textContent(), WAIT).toBe('1');
+    await expect.poll(() => spaceRow(page, 'Team').locator('.space-row').getByTestId('mark-waiting').locator('[aria-hidden="true"]').textContent(), WAIT).toBe('1');
     await expect.poll(() => page.locator(`li[data-conversation-id="${exportId}"]`).getByTestId('mark-waiting').count(), WAIT).toBe(1);
     await expect.poll(() => spaceRow(page, 'Busy').locator('.space-row').getByTestId('mark-running').count(), WAIT).toBe(1);
     await expect.poll(() => page.locator(`li[data-conversation-id="${busyConversation}"]`).getByTestId('mark-running').count(), WAIT).toBe(1);

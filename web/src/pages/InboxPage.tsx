@@ -72,7 +72,9 @@ export function InboxPage({ ws }: { ws: string }) {
           <section key={section.kind} aria-labelledby={`${section.testId}-heading`}>
             <h3 id={`${section.testId}-heading`}>{section.heading}</h3>
             {ofKind.length === 0 ? (
-              <Empty title={focusedItem ? 'Nothing else waiting for a decision' : 'Nothing waiting for a decision'}>New approvals, plans and proposals appear here as agents ask.</Empty>
+              <Empty title={rest.length > 0 ? 'No approvals waiting' : focusedItem ? 'Nothing else waiting for a decision' : 'Nothing waiting for a decision'}>
+                New approvals, plans and proposals appear here as agents ask.
+              </Empty>
             ) : (
               <div className="stack" data-testid={section.testId}>
                 {ofKind.map((item) => (
