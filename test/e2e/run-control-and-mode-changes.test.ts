@@ -107,8 +107,12 @@ describe('one plan, one drawing, in order (PLAN-3)', { timeout: BROWSER_TEST_TIM
     await expect.poll(async () => (await api('GET', `/plans?conversationId=${conversationId}`)).body.plans[0]?.status, WAIT).toBe('completed');
     // The approved plan is recorded as an orchestration too; it is still drawn once, as its plan row.
     await expect.poll(async () => (await api('GET', `/orchestrations?conversationId=${conversationId}`)).body.orchestrations?.length ?? 0, WAIT).toBeGreaterThan(0);
+    // Counted once the page has read the conversation's orchestrations, so an absent card means "not drawn", not "not loaded yet".
+    const orchestrationsRead = page.waitForResponse((response) => response.url().includes(`/orchestrations?conversationId=${conversationId}`) && response.ok(), WAIT);
     await page.reload();
+    await orchestrationsRead;
     await page.getByTestId('plan-row').waitFor(WAIT);
+    await page.getByTestId('mode-change-note').last().waitFor(WAIT);
     expect(await page.getByTestId('plan-row').count()).toBe(1);
     expect(await page.getByTestId('orchestration-card').count()).toBe(0);
     await ui.screenshot('plan-drawn-once-desktop');
