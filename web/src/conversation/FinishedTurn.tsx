@@ -37,9 +37,9 @@ function decisionLine(approval: Approval | undefined, record: ToolCallRecord | u
     const at = approval.decidedAt ? ` at ${time(approval.decidedAt)}` : '';
     switch (approval.status) {
       case 'approved':
-        return { text: `Approved by ${who}${at}${approval.remember ? ' (remembered for next time)' : ''}`, tone: 'ok', ...(approval.decidedBy ? { title: approval.decidedBy } : {}) };
+        return { text: `Approved by ${who}${at}${approval.remember ? ' (remembered for next time)' : ''}`, tone: 'ok' };
       case 'rejected':
-        return { text: `Rejected by ${who}${at}${approval.reason ? `: ${approval.reason}` : ''}`, tone: 'bad', ...(approval.decidedBy ? { title: approval.decidedBy } : {}) };
+        return { text: `Rejected by ${who}${at}${approval.reason ? `: ${approval.reason}` : ''}`, tone: 'bad' };
       case 'expired':
         return { text: `Nobody answered in time (asked at ${time(approval.createdAt)})`, tone: 'warn' };
       default:

@@ -18,7 +18,7 @@ export function ModeChangeNote({ ws, message }: { ws: string; message: Message }
     <div className="mode-change-note" data-testid="mode-change-note" data-message-id={message.id} role="note">
       <span aria-hidden="true">⚙</span>
       <span>{message.content}</span>
-      <span className="muted small" title={message.authorId ?? undefined}>
+      <span className="muted small">
         by {who} · <time dateTime={message.createdAt}>{new Date(message.createdAt).toLocaleTimeString()}</time>
       </span>
     </div>
