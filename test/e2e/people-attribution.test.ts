@@ -7,6 +7,7 @@
  * offered no "New agent"; and a viewer, signed in in the same browser, is offered no Approve. Last
  * (TEAM-1), a colleague signs in through the organisation's OpenID Connect provider from the sign-in page.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '../support/scripted-reply.js';
 import { BROWSER_TEST_TIMEOUT_MS, launchBrowser, type TestBrowser } from '../support/e2e/browser.js';
@@ -68,6 +69,27 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     await row.waitFor({ timeout: 60_000 });
     await expect.poll(async () => row.getByLabel('Role of Dana').inputValue(), { timeout: 30_000 }).toBe('member');
     await ui.screenshot('people-settings');
+
+    // TEAM-3: Settings → Audit log names Dana beside her approval; filtered to her, only her acts; the export carries it.
+    await ui.page.getByRole('navigation', { name: 'Workspace settings' }).getByRole('link', { name: 'Audit log' }).click();
+    const auditTable = ui.page.getByTestId('audit-table');
+    await auditTable.locator('tr[data-kind="approval.approved"]', { hasText: 'Dana' }).waitFor({ timeout: 60_000 });
+    await auditTable.locator('tr[data-kind="invitation.created"]').first().waitFor({ timeout: 30_000 });
+    await ui.page.getByLabel('Person').selectOption({ label: 'Dana' });
+    // One condition on the final table (never the empty one shown while the filtered page loads): rows, all Dana's, her approval among them.
+    const shownActs = async () => ({ names: await auditTable.locator('tbody tr td:nth-child(2)').allTextContents(), kinds: await auditTable.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-kind'))) });
+    await expect
+      .poll(async () => {
+        const shown = await shownActs();
+        return shown.names.length > 0 && shown.names.every((name) => name === 'Dana') && shown.kinds.includes('approval.approved');
+      }, { timeout: 60_000 })
+      .toBe(true);
+    await ui.screenshot('audit-log');
+    const [download] = await Promise.all([ui.page.waitForEvent('download', { timeout: 60_000 }), ui.page.getByRole('button', { name: 'Export JSON Lines' }).click()]);
+    const lines = (await readFile((await download.path())!, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as { kind: string; actor: { id: string } });
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((entry) => entry.actor.id === danaId)).toBe(true);
+    expect(lines.map((entry) => entry.kind)).toContain('approval.approved');
   }, BROWSER_TEST_TIMEOUT_MS * 2);
 
   it('the owner sees who else is looking at a card; a member and a viewer are offered only what they may do', async () => {

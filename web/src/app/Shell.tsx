@@ -15,6 +15,7 @@ import { McpServersPage } from '../mcp/McpServersPage';
 import { BudgetSettingsPage } from '../costs/BudgetSettingsPage';
 import { NotificationSettingsPage } from '../settings/notifications/NotificationSettingsPage';
 import { PeopleSettingsPage } from '../settings/people/PeopleSettingsPage';
+import { AuditLogPage } from '../settings/audit/AuditLogPage';
 import { RunPage } from '../pages/RunPage';
 import { RunsPage } from '../pages/RunsPage';
 import { SkillsPage } from '../skills/SkillsPage';
@@ -46,6 +47,7 @@ function route(path: string) {
     ['budgets', '/w/:ws/settings/budgets'],
     ['notifications', '/w/:ws/settings/notifications'],
     ['people', '/w/:ws/settings/people'],
+    ['audit', '/w/:ws/settings/audit'],
     ['settings', '/w/:ws/settings'],
     ['org', '/w/:ws/org'],
     ['run', '/w/:ws/runs/:runId'],
@@ -154,6 +156,8 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <NotificationSettingsPage key={ws} ws={ws} />;
     case 'people':
       return <PeopleSettingsPage key={ws} ws={ws} />;
+    case 'audit':
+      return <AuditLogPage key={ws} ws={ws} />;
     case 'run':
       return <RunPage key={`${ws}-${params.runId ?? ''}`} ws={ws} runId={params.runId ?? ''} />;
     case 'runs':

@@ -97,6 +97,7 @@ export const paths = {
   budgets: (ws: string) => `/w/${ws}/settings/budgets`,
   notifications: (ws: string) => `/w/${ws}/settings/notifications`,
   people: (ws: string) => `/w/${ws}/settings/people`,
+  audit: (ws: string) => `/w/${ws}/settings/audit`,
   costs: (ws: string) => `/w/${ws}/costs`,
   org: (ws: string) => `/w/${ws}/org`,
   run: (ws: string, runId: string) => `/w/${ws}/runs/${runId}`,

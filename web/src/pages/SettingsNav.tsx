@@ -1,8 +1,8 @@
 import { paths } from '../app/router';
 import { Link } from '../ui/link';
 
-/** Settings → Workspace → (Agents | General | Policy | MCP servers | Budgets | People). */
-export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' | 'policy' | 'mcp' | 'budgets' | 'notifications' | 'people' }) {
+/** Settings → Workspace → (Agents | General | Policy | MCP servers | Budgets | Notifications | People | Audit log). */
+export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'general' | 'policy' | 'mcp' | 'budgets' | 'notifications' | 'people' | 'audit' }) {
   return (
     <nav className="subnav" aria-label="Workspace settings">
       <span className="subnav-title">Settings › Workspace</span>
@@ -26,6 +26,9 @@ export function SettingsNav({ ws, active }: { ws: string; active: 'agents' | 'ge
       </Link>
       <Link to={paths.people(ws)} className={active === 'people' ? 'active' : undefined} aria-current={active === 'people' ? 'page' : undefined}>
         People
+      </Link>
+      <Link to={paths.audit(ws)} className={active === 'audit' ? 'active' : undefined} aria-current={active === 'audit' ? 'page' : undefined}>
+        Audit log
       </Link>
     </nav>
   );
