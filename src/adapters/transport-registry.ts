@@ -29,6 +29,8 @@ export interface TransportDependencies {
   maxTokens: number;
   idleTimeoutMs?: number;
   maxRetries?: number;
+  /** Told each built-in model call's duration in seconds (the process's `/metrics` histogram). */
+  observeModelCall?: (seconds: number) => void;
 }
 
 /**
@@ -43,6 +45,7 @@ export const TRANSPORT_FACTORIES: ReadonlyArray<(deps: TransportDependencies) =>
       maxTokens: deps.maxTokens,
       ...(deps.idleTimeoutMs !== undefined ? { idleTimeoutMs: deps.idleTimeoutMs } : {}),
       ...(deps.maxRetries !== undefined ? { maxRetries: deps.maxRetries } : {}),
+      ...(deps.observeModelCall ? { observeModelCall: deps.observeModelCall } : {}),
     }),
   (deps) => new ClaudeCodeTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners }),
   (deps) => new ClaudeAgentSdkTransport({ hookSessions: deps.hookSessions, hiddenPaths: deps.hiddenPaths, allowUnsandboxed: deps.allowUnsandboxedRunners, askUser: deps.askUser }),

@@ -66,6 +66,7 @@ import { RunService } from './runs/run-service.js';
 import { RunTokens } from './runs/run-tokens.js';
 import { SeedingService } from './agents/seeding-service.js';
 import { OperationsService } from './operations/operations-service.js';
+import { processLatencies } from './operations/process-latencies.js';
 import { SettingsService } from './workspaces/settings-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { ConversationShareService } from './spaces/conversation-share-service.js';
@@ -353,6 +354,7 @@ export class ControlCenter {
           maxTokens: options.maxTokens ?? 16_000,
           ...(options.modelIdleTimeoutMs !== undefined ? { idleTimeoutMs: options.modelIdleTimeoutMs } : {}),
           ...(options.modelMaxRetries !== undefined ? { maxRetries: options.modelMaxRetries } : {}),
+          observeModelCall: (seconds) => processLatencies.modelCall.observe(seconds),
         }),
       );
     }

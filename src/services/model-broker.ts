@@ -19,6 +19,7 @@ import { clientSideBetas } from '../llm/anthropic-beta-allowlist.js';
 import { unknownProviderRefusal } from './unknown-model-provider.js';
 import type { AgentPrincipal } from './runs/run-tokens.js';
 import type { RecordedModelCall } from '../adapters/agent-transport.js';
+import { processLatencies, secondsSince } from './operations/process-latencies.js';
 
 /** Token counts and cost the broker measured for one run (SEC-6: exact per-run cost for external runners). */
 export interface MeteredRunUsage {
@@ -333,6 +334,7 @@ export class ModelBroker {
     }
     const url = `${baseUrl.replace(/\/+$/, '')}${matched.upstreamPath}${matched.upstreamQuery ? `?${matched.upstreamQuery}` : ''}`;
     let upstream: Response;
+    const startedAt = performance.now();
     const answerStartMs = this.options.answerStartMs ?? UPSTREAM_ANSWER_START_MS;
     // Cleared once the answer's head arrives: a timeout signal would also cut the body that follows.
     const notAnswering = new AbortController();
@@ -369,6 +371,7 @@ export class ModelBroker {
     const record = () => {
       if (recorded) return;
       recorded = true;
+      processLatencies.modelCall.observe(secondsSince(startedAt));
       const measured = meter?.end();
       if (measured) this.record(call.runId, run, provider, settings, measured.model ?? requestedModel(call.body), measured.usage);
     };

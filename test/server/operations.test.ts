@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarnessFixture } from '../support/harness-fixture.js';
+import { reply } from '../support/scripted-model-server.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
@@ -62,6 +64,55 @@ describe('operations endpoints', () => {
     // One series per queue, never one per process.
     expect(body).not.toContain('runs-proc_someone');
   });
+
+  it('/metrics has this process\'s turn-acceptance and model-call latency histograms, counting a posted tool turn', async () => {
+    const harness = await startHarnessFixture({ operatorConnected: false });
+    try {
+      const read = async () => (await fetch(`${harness.server.url}/metrics`, { headers: { authorization: `Bearer ${harness.server.token}` } })).text();
+      const before = await read();
+      for (const name of ['control_center_turn_accept_seconds', 'control_center_model_call_seconds']) {
+        expect(before).toContain(`# TYPE ${name} histogram`);
+        expect(sample(before, `${name}_bucket{le="+Inf"}`)).toBe(sample(before, `${name}_count`));
+      }
+      harness.model.script(reply().tool('todo', { todos: [{ content: 'measure', status: 'pending' }] }), reply().text('done'));
+      const runId = await harness.send('plan one thing');
+      expect((await harness.waitForRun(runId, 60_000)).run.state).toBe('completed');
+      const after = await read();
+      // Histograms are per process and tests share it: compare with the reading before this turn.
+      const grew = (name: string) => sample(after, `${name}_count`)! - sample(before, `${name}_count`)!;
+      expect(grew('control_center_turn_accept_seconds')).toBe(1);
+      expect(grew('control_center_model_call_seconds')).toBeGreaterThanOrEqual(2);
+      for (const name of ['control_center_turn_accept_seconds', 'control_center_model_call_seconds']) {
+        const buckets = after.split('\n').filter((line) => line.startsWith(`${name}_bucket{`)).map((line) => Number(line.split(' ')[1]));
+        // Cumulative: never decreasing, ending at the count.
+        expect(buckets).toEqual([...buckets].sort((a, b) => a - b));
+        expect(buckets.at(-1)).toBe(sample(after, `${name}_count`));
+        expect(sample(after, `${name}_sum`)).toBeGreaterThan(0);
+      }
+    } finally {
+      await harness.dispose();
+    }
+  }, 90_000);
+
+  it.skipIf(process.env.CC_TEST_DATABASE !== 'postgres')('an API process\'s /metrics counts the turns it accepted, and no model call (it executes none)', async () => {
+    const api = await startTestServer({ role: 'api' });
+    try {
+      const workspace = await createSeededWorkspace(api, 'Accepting');
+      const space = await api.api('POST', `/api/workspaces/${workspace.id}/spaces`, { name: 'Work' });
+      const conversation = await api.api('POST', `/api/workspaces/${workspace.id}/spaces/${space.body.id}/conversations`, { title: 'Main' });
+      const read = async () => (await fetch(`${api.url}/metrics`, { headers: { authorization: `Bearer ${api.token}` } })).text();
+      const before = await read();
+      const posted = await api.api('POST', `/api/workspaces/${workspace.id}/conversations/${conversation.body.id}/messages`, { text: 'queued for a worker' });
+      expect(posted.status).toBe(202);
+      expect(posted.body.run.state).toBe('queued');
+      const after = await read();
+      expect(sample(after, 'control_center_turn_accept_seconds_count')! - sample(before, 'control_center_turn_accept_seconds_count')!).toBe(1);
+      expect(sample(after, 'control_center_model_call_seconds_count')).toBe(sample(before, 'control_center_model_call_seconds_count'));
+      expect(after).toContain(`control_center_runs{workspace="${workspace.id}",state="queued"} 1`);
+    } finally {
+      await api.dispose();
+    }
+  }, 90_000);
 
   it('/readyz answers 503 with the reason once the store is gone', async () => {
     const other = await startTestServer();

@@ -16,6 +16,7 @@ import { NodeWorktree, type NodeWorktreeOptions } from '../../worktree/node-work
 import type { AgentTransport, TransportModelRequest, TransportResult, TransportRunContext } from '../agent-transport.js';
 import { BUILTIN_CAPABILITIES } from './builtin-capabilities.js';
 import { keepLargeOutput } from './saved-tool-output.js';
+import { timedStreamFn } from '../../llm/timed-stream-fn.js';
 
 /** How many times a run that ends without its output verb is reminded before it is flagged (HAR-4). */
 const MAX_REMINDERS = 2;
@@ -28,6 +29,8 @@ export interface BuiltinTransportOptions {
   maxTokens: number;
   idleTimeoutMs?: number;
   maxRetries?: number;
+  /** Told each model call's duration in seconds (the process's `/metrics` histogram); absent: not measured. */
+  observeModelCall?: (seconds: number) => void;
 }
 
 /**
@@ -77,7 +80,7 @@ export class BuiltinTransport implements AgentTransport {
       // CTX-1: every request is budgeted against the agent's contextSize, else the model's window.
       const budget = contextBudget({ contextSize: context.agent.contextSize, contextWindow: model.model.contextWindow, maxTokens: this.options.maxTokens });
       const result = await runAgentLoop({
-        streamFn: model.streamFn,
+        streamFn: this.options.observeModelCall ? timedStreamFn(model.streamFn, this.options.observeModelCall) : model.streamFn,
         model: model.model.id,
         system: context.systemPrompt,
         maxTokens: this.options.maxTokens,

@@ -5,6 +5,7 @@ import { Message, PostMessageBody, PostMessageResponse } from '../../schemas/mes
 import type { ControlCenter } from '../../services/control-center.js';
 import { operatorOf } from '../authenticate.js';
 import { WorkspaceParams } from './workspace-routes.js';
+import { processLatencies, secondsSince } from '../../services/operations/process-latencies.js';
 
 const ConversationParams = WorkspaceParams.extend({ conversationId: z.string().min(1) });
 
@@ -32,8 +33,10 @@ export function conversationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const operator = operatorOf(request.principal);
+        const startedAt = performance.now();
         // Posting also names an untitled conversation after its first message (TurnService.post).
         const result = await app.turns.post(request.params.workspaceId, request.params.conversationId, request.body, operator.operatorId);
+        processLatencies.turnAccept.observe(secondsSince(startedAt));
         return reply.code(202).send(result);
       },
     );

@@ -21,7 +21,7 @@ export function operationsRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.get(
       '/metrics',
-      { schema: { tags: ['operations'], summary: 'Prometheus metrics: runs by state, pipeline queue depth', response: { 200: z.string() } }, config: { access: 'operator', role: 'owner' } },
+      { schema: { tags: ['operations'], summary: 'Prometheus metrics: runs by state, queue depth, turn-acceptance, model-call and event-lag latency histograms', response: { 200: z.string() } }, config: { access: 'operator', role: 'owner' } },
       async (_request, reply) => reply.type('text/plain; version=0.0.4; charset=utf-8').send(await app.operations.metrics()),
     );
   };

@@ -4,6 +4,7 @@ import type { RegistryStore } from '../../store/registry-store.js';
 import { countJobsByStatus, countRunsByState, pingStore } from '../../store/repositories/operations-repository.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { LatencyHistogram } from '../cluster/latency-histogram.js';
+import { processLatencies } from './process-latencies.js';
 
 /** A line of the Prometheus text format: name, labels, value. */
 interface Sample {
@@ -13,8 +14,9 @@ interface Sample {
 
 /**
  * Operations (NF-SCALE): readiness — the store answers — and the Prometheus metrics an
- * operator scrapes: runs by state and pipeline-queue depth, per workspace. Read from the store, so
- * every process of a scaled-out deployment reports the same totals.
+ * operator scrapes: runs by state and pipeline-queue depth, per workspace, read from the store so
+ * every process of a scaled-out deployment reports the same totals; and this process's own latency
+ * histograms (turn acceptance, model calls, event lag), which Prometheus adds up across processes.
  */
 export class OperationsService {
   constructor(
@@ -52,6 +54,8 @@ export class OperationsService {
       ...family('control_center_runs', 'Runs by state, per workspace.', runs),
       ...family('control_center_queue_jobs', 'Jobs by queue (pipeline-nodes; on PostgreSQL also runs and approval-timeouts) and status (queue depth: status="queued"), per workspace.', jobs),
       ...eventLagFamilies(this.eventLag()),
+      ...histogramFamily('control_center_turn_accept_seconds', 'Time this process took to accept a posted turn: the request reaching the route to its 202 (message and queued run recorded).', processLatencies.turnAccept),
+      ...histogramFamily('control_center_model_call_seconds', "Duration of the model calls this process made or forwarded: the built-in harness's calls and the model proxy's, request to the answer's end.", processLatencies.modelCall),
     ].join('\n') + '\n';
   }
 }
@@ -66,12 +70,19 @@ function eventLagFamilies(histogram: LatencyHistogram | null): string[] {
   const name = 'control_center_event_lag_seconds';
   const quantiles = [0.5, 0.99].map((q) => ({ labels: { quantile: String(q) }, value: histogram.quantile(q) }));
   return [
-    `# HELP ${name} Delay from a live event's commit to its delivery to this process's subscribers (SSE).`,
+    ...histogramFamily(name, "Delay from a live event's commit to its delivery to this process's subscribers (SSE).", histogram),
+    ...family('control_center_event_lag_quantile_seconds', 'p50 and p99 of control_center_event_lag_seconds in this process (NaN before the first event).', quantiles),
+  ];
+}
+
+/** One histogram in the Prometheus text format: cumulative `_bucket` series, `_sum` and `_count`. */
+function histogramFamily(name: string, help: string, histogram: LatencyHistogram): string[] {
+  return [
+    `# HELP ${name} ${help}`,
     `# TYPE ${name} histogram`,
     ...histogram.cumulative().map((row) => `${name}_bucket{le="${row.le}"} ${row.count}`),
     `${name}_sum ${histogram.sumSeconds}`,
     `${name}_count ${histogram.count}`,
-    ...family('control_center_event_lag_quantile_seconds', 'p50 and p99 of control_center_event_lag_seconds in this process (NaN before the first event).', quantiles),
   ];
 }
 
