@@ -173,4 +173,61 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
       await olivia.close();
     }
   }, BROWSER_TEST_TIMEOUT_MS);
+
+  it('the owner sets up OpenID Connect in Settings → People; the client secret never comes back to the page; a bad issuer is refused at its field (TEAM-1)', async () => {
+    const { server, workspaceId, ui } = suite;
+    const secret = 'oidc-secret-never-echoed-7f3a';
+    const issuer = 'http://127.0.0.1:9/realms/acme';
+    await ui.page.goto(`${server.url}/w/${workspaceId}/settings/people`);
+    const form = ui.page.getByRole('form', { name: 'OpenID Connect' });
+    const field = (label: string) => form.getByLabel(label, { exact: true });
+    const { redirectUri } = (await server.api('GET', '/api/oidc')).body as { redirectUri: string };
+    await form.getByTestId('oidc-redirect-uri').filter({ hasText: redirectUri }).waitFor({ timeout: 60_000 });
+
+    await field('Provider name').fill('Acme SSO');
+    await field('Issuer URL').fill(issuer);
+    await field('Client id').fill('control-center');
+    await field('Client secret').fill(secret);
+    await field('Scopes').fill('openid profile email roles');
+    await field('Groups claim').fill('roles');
+    const rows = form.getByTestId('oidc-role-mappings').locator('tbody tr');
+    const before = await rows.count();
+    await form.getByRole('button', { name: 'Add a mapping' }).click();
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(before + 1);
+    const row = before + 1;
+    await field(`Group of mapping ${row}`).fill('leads');
+    await field(`Workspace of mapping ${row}`).selectOption(workspaceId);
+    await field(`Role of mapping ${row}`).selectOption('admin');
+    await form.getByRole('button', { name: 'Save OpenID Connect settings' }).click();
+    await expect
+      .poll(async () => (await server.api('GET', '/api/oidc')).body, { timeout: 60_000 })
+      .toMatchObject({ providerName: 'Acme SSO', issuerUrl: issuer, clientId: 'control-center', clientSecret: 'set', scopes: ['openid', 'profile', 'email', 'roles'], groupsClaim: 'roles', roleMappings: expect.arrayContaining([{ group: 'leads', workspaceId, role: 'admin' }]) });
+
+    // Reloaded, the form shows what is stored; the secret only as "set", its input empty, its value nowhere in the page.
+    await ui.page.reload();
+    await expect
+      .poll(
+        async () => ({
+          providerName: await field('Provider name').inputValue(),
+          issuer: await field('Issuer URL').inputValue(),
+          clientId: await field('Client id').inputValue(),
+          scopes: await field('Scopes').inputValue(),
+          groupsClaim: await field('Groups claim').inputValue(),
+          group: await field(`Group of mapping ${row}`).inputValue(),
+          role: await field(`Role of mapping ${row}`).inputValue(),
+          secretState: await form.getByTestId('oidc-secret-state').textContent(),
+          secretInput: await field('Client secret').inputValue(),
+        }),
+        { timeout: 60_000 },
+      )
+      .toEqual({ providerName: 'Acme SSO', issuer, clientId: 'control-center', scopes: 'openid profile email roles', groupsClaim: 'roles', group: 'leads', role: 'admin', secretState: 'set', secretInput: '' });
+    expect(await ui.page.content()).not.toContain(secret);
+    await ui.screenshot('people-oidc-settings');
+
+    // Plain http to another machine: the API's refusal is shown at the issuer field, and nothing is stored.
+    await field('Issuer URL').fill('http://id.example.com/realms/acme');
+    await form.getByRole('button', { name: 'Save OpenID Connect settings' }).click();
+    await form.locator('#oidc-issuerUrl-error').filter({ hasText: 'https' }).waitFor({ timeout: 60_000 });
+    expect((await server.api('GET', '/api/oidc')).body.issuerUrl).toBe(issuer);
+  }, BROWSER_TEST_TIMEOUT_MS);
 });

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { errorMessage } from '../../api/client';
 import { SettingsNav } from '../../pages/SettingsNav';
 import { ErrorState, FieldError, Loading } from '../../ui/states';
+import { OidcSettingsSection } from './OidcSettingsSection';
 import { useInvitations, useInvite, useMe, useRemoveFromWorkspace, useSetRole, useWorkspacePeople, type WorkspaceRole } from './people-hooks';
 
 const ROLES: WorkspaceRole[] = ['viewer', 'member', 'admin'];
@@ -13,7 +14,8 @@ const ROLE_WORDS: Record<WorkspaceRole, string> = {
 
 /**
  * TEAM-1/TEAM-2: Settings → People. Everyone in the workspace with their role; the owner changes roles
- * and removes people (never their own); admins and the owner make one-time invitation links.
+ * and removes people (never their own); admins and the owner make one-time invitation links; the owner
+ * sets up OpenID Connect sign-in.
  */
 export function PeopleSettingsPage({ ws }: { ws: string }) {
   const me = useMe();
@@ -134,6 +136,7 @@ export function PeopleSettingsPage({ ws }: { ws: string }) {
           ) : null}
         </section>
       ) : null}
+      {isOwner ? <OidcSettingsSection ws={ws} /> : null}
     </main>
   );
 }
