@@ -6,6 +6,7 @@ import type { ControlCenter } from '../../services/control-center.js';
 import { priceTable } from '../../services/budgets/price-table.js';
 import { spendCsv } from '../../services/budgets/spend-csv.js';
 import { operatorOf } from '../authenticate.js';
+import { actingPerson } from '../acting-person.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 /** A calendar day as `YYYY-MM-DD` that really exists (2026-02-30 does not). */
@@ -70,7 +71,7 @@ export function budgetRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         config,
         schema: { tags, params: WorkspaceParams.extend({ alertId: z.string().min(1).max(64) }), body: BudgetDecisionBody, response: { 200: BudgetAlert, 400: ApiError, 404: ApiError, 409: ApiError } },
       },
-      async (request) => app.budgets.decide(request.params.workspaceId, request.params.alertId, request.body, operatorOf(request.principal).operatorId),
+      async (request) => app.budgets.decide(request.params.workspaceId, request.params.alertId, request.body, operatorOf(request.principal).operatorId, await actingPerson(app, request)),
     );
     server.get(`${base}/prices`, { config: read, schema: { tags, params: WorkspaceParams, response: { 200: PriceTable, 404: ApiError } } }, async (request) => {
       await app.workspaces.handle(request.params.workspaceId);

@@ -22,6 +22,10 @@ import {
 } from '../../store/repositories/budget-repository.js';
 import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
+import type { AuditActor } from '../../schemas/audit.js';
+import { withAuditEntry } from '../audit/audit-act.js';
+import type { Kysely } from 'kysely';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { periodBounds, periodKey } from './spend-period.js';
 import { SpendTotals } from './spend-totals.js';
 import { repriceCalls, type RepriceOutcome } from './reprice-calls.js';
@@ -254,15 +258,15 @@ export class BudgetService {
    * for good (both resume the runs waiting, which check again), or stop the runs waiting; or dismiss
    * a threshold alert. A decided alert cannot be decided again (409).
    */
-  async decide(workspaceId: string, alertId: string, body: BudgetDecisionBody, operatorId: string): Promise<BudgetAlert> {
+  async decide(workspaceId: string, alertId: string, body: BudgetDecisionBody, operatorId: string, actor?: AuditActor): Promise<BudgetAlert> {
     const db = await this.db(workspaceId);
     const alert = await findBudgetAlert(db, alertId);
     if (!alert) throw new NotFoundError('budget alert', alertId, 'alertId');
     if (alert.state !== 'open') throw new ConflictError('alertId', `budget alert ${alertId} was already decided (${alert.state})`);
     if (alert.kind === 'threshold' && body.decision !== 'dismiss') throw new ValidationError('decision', 'a threshold alert can only be dismissed; decisions are taken when the limit is reached');
     if (alert.kind === 'limit' && body.decision === 'dismiss') throw new ValidationError('decision', 'a budget decision is raise_once, raise or stop; runs are waiting on it');
-    if (body.decision === 'dismiss') return this.settle(workspaceId, alert, 'dismissed', null, operatorId);
-    if (body.decision === 'stop') return this.settle(workspaceId, alert, 'stopped', null, operatorId);
+    if (body.decision === 'dismiss') return this.settle(workspaceId, alert, 'dismissed', null, operatorId, actor);
+    if (body.decision === 'stop') return this.settle(workspaceId, alert, 'stopped', null, operatorId, actor);
     const limit = await findSpendLimit(db, alert.limitId);
     if (!limit) throw new ConflictError('alertId', `the spend limit of budget alert ${alertId} was removed`);
     const inForce = this.effectiveLimit(limit, alert.periodKey);
@@ -271,15 +275,24 @@ export class BudgetService {
     if (body.decision === 'raise_once') await updateSpendLimit(db, limit.id, { once_limit_usd: body.limitUsd, once_period_key: alert.periodKey, updated_at: now });
     else await updateSpendLimit(db, limit.id, { limit_usd: body.limitUsd, once_limit_usd: null, once_period_key: null, updated_at: now });
     this.limits.delete(workspaceId);
-    return this.settle(workspaceId, alert, body.decision === 'raise_once' ? 'raised_once' : 'raised', body.limitUsd, operatorId);
+    return this.settle(workspaceId, alert, body.decision === 'raise_once' ? 'raised_once' : 'raised', body.limitUsd, operatorId, actor);
   }
 
   /** Closes an alert and resumes (or, `stopped`, cancels) the runs waiting on it. */
-  private async settle(workspaceId: string, alert: BudgetAlertRecord, state: BudgetAlertRecord['state'], decidedLimitUsd: number | null, decidedBy: string): Promise<BudgetAlert> {
+  private async settle(workspaceId: string, alert: BudgetAlertRecord, state: BudgetAlertRecord['state'], decidedLimitUsd: number | null, decidedBy: string, actor?: AuditActor): Promise<BudgetAlert> {
     const db = await this.db(workspaceId);
     const decidedAt = nowIso();
-    if (!(await decideBudgetAlert(db, alert.id, { state, decidedLimitUsd, decidedBy, decidedAt }))) {
-      throw new ConflictError('alertId', `budget alert ${alert.id} was already decided`);
+    const close = async (trx: Kysely<WorkspaceSchema>) => {
+      if (!(await decideBudgetAlert(trx, alert.id, { state, decidedLimitUsd, decidedBy, decidedAt }))) {
+        throw new ConflictError('alertId', `budget alert ${alert.id} was already decided`);
+      }
+    };
+    // TEAM-3: a person's decision is in the audit log; a close the server makes itself (a limit changed or removed) follows an act already recorded.
+    if (actor) {
+      const summary = `Budget ${alert.kind === 'threshold' ? 'alert' : 'decision'}: ${state.replace('_', ' ')}${decidedLimitUsd !== null ? ` to ${decidedLimitUsd} USD` : ''} (${alert.period} limit${alert.agentId ? ` of agent ${alert.agentId}` : ''})`;
+      await withAuditEntry(db, { kind: `budget.${state}`, actor, workspaceId, subject: { type: 'budgetAlert', id: alert.id }, summary, details: { state, decidedLimitUsd, limitId: alert.limitId, runId: alert.runId } }, close);
+    } else {
+      await close(db);
     }
     const settled: BudgetAlertRecord = { ...alert, state, decidedLimitUsd, decidedBy, decidedAt };
     const view = this.toView(settled);

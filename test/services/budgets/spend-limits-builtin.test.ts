@@ -55,6 +55,9 @@ describe('spend limits on the built-in harness (BUD-1)', () => {
     const decided = await api(f)('POST', `/budgets/alerts/${decision.id}/decision`, { decision: 'raise_once', limitUsd: PER_MILLION * 3 });
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
     expect(decided.body).toMatchObject({ state: 'raised_once', decidedLimitUsd: PER_MILLION * 3 });
+    // TEAM-3: the decision is in the audit log, as the person who took it (here the owner).
+    const audit = (await api(f)('GET', '/audit?kind=budget')).body.entries as Array<{ kind: string; actor: { kind: string }; subject: { id: string } }>;
+    expect(audit.map((entry) => [entry.kind, entry.actor.kind, entry.subject.id])).toEqual([['budget.raised_once', 'person', decision.id]]);
     const detail = await f.waitForRun(runId, 30_000);
     expect(detail.run.state).toBe('completed');
     expect(f.model.requests).toHaveLength(2);

@@ -20,6 +20,7 @@ const KNOWN_KINDS = [
   'policy.rule_added',
   'policy.rule_removed',
   'settings.changed',
+  'budget',
   'person.role_changed',
   'person.removed_from_workspace',
   'person.removed',
