@@ -23,6 +23,7 @@ import { registerBackupCommands } from './backup-commands.js';
 import { registerChangeCommands } from './change-commands.js';
 import { addRunQueueOptions, runQueueOptions, type RunQueueFlags } from './run-queue-options.js';
 import { closeInheritedDescriptors } from '../sandbox/inherited-descriptors.js';
+import { DEFAULT_SHARED_LEASE_MS } from '../services/cluster/failover-timing.js';
 
 // SEC-11: nothing the server spawns may inherit what whoever started it left open.
 closeInheritedDescriptors();
@@ -147,7 +148,7 @@ const worker = program
   .option('--port <port>', 'serve /healthz, /readyz and /metrics on this port (default: no port)', parsePort)
   .option('--host <host>', 'interface of the operations port', '127.0.0.1')
   .option('--log-level <level>', 'pino log level', 'warn')
-  .option('--lease-seconds <s>', 'lease on a claimed job: a dead worker\'s job is claimed again this long after its last heartbeat', parseSeconds, 30)
+  .option('--lease-seconds <s>', 'heartbeat lease: a worker silent this long is dead — its runs are marked dead and its jobs claimed by others (it beats every eighth of it, at most every second)', parseSeconds, DEFAULT_SHARED_LEASE_MS / 1_000)
   .option('--grace-seconds <s>', 'on SIGTERM, how long nodes in flight may take to finish before they go back to the queue', parseSeconds, 30)
   .option('--shell-network <mode>', 'network of the built-in bash sandbox: host or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host');
 addRunQueueOptions(worker).action(

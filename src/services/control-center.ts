@@ -84,6 +84,7 @@ import { ProcessCluster } from './cluster/process-cluster.js';
 import { LiveViews } from './cluster/live-views.js';
 import { newId } from '../ids.js';
 import { RunAffinity } from './runs/run-affinity.js';
+import { DEFAULT_SHARED_LEASE_MS, heartbeatPeriodMs } from './cluster/failover-timing.js';
 import { RunQueue } from './runs/run-queue.js';
 import { ApprovalTimeouts } from './approvals/approval-timeouts.js';
 import type { RunCommandKind } from './cluster/run-command-relay.js';
@@ -447,7 +448,10 @@ export class ControlCenter {
     const store = parseStoreLocation(options.database);
     this.jobQueue = store.dialect === 'postgres' ? new PgBossConnection(store.url) : null;
     const jobQueue = this.jobQueue;
-    this.leaseMs = options.jobLeaseMs ?? 30_000;
+    // Shared store: a short lease so a dead worker's work moves within seconds (docs/scale-out.md
+    // "Failover in seconds"). Embedded: one process, where a lease only matters after a crash and a
+    // long one never lets a stalled event loop look like a dead holder.
+    this.leaseMs = options.jobLeaseMs ?? (store.dialect === 'postgres' ? DEFAULT_SHARED_LEASE_MS : 30_000);
     this.dispatchGraceMs = options.dispatchGraceMs ?? 60_000;
     this.processPruneMs = options.processPruneMs ?? 3_600_000;
     const shared = jobQueue ? this.shareRuns(jobQueue, options.maxQueuedRuns ?? 16, options.runStealMs ?? 60_000) : null;
@@ -457,7 +461,7 @@ export class ControlCenter {
     this.pipelineEngine = new PipelineEngine(this.workspaces, this.events, {
       logger: this.logger,
       claims: executesWork(this.role),
-      ...(options.jobLeaseMs !== undefined ? { leaseMs: options.jobLeaseMs } : {}),
+      ...(options.jobLeaseMs !== undefined || jobQueue ? { leaseMs: this.leaseMs } : {}),
       ...(jobQueue ? { queueFor: (workspaceId: string) => jobQueue.queueFor(workspaceId) } : {}),
     });
     registerNodeExecutors(this.pipelineEngine, {
@@ -681,11 +685,22 @@ export class ControlCenter {
     const affinity = this.runAffinity;
     if (!affinity) return;
     let beating = false;
+    const beatEveryMs = heartbeatPeriodMs(this.leaseMs);
+    let lastTick = Date.now();
     this.heartbeat = setInterval(() => {
+      // A timer that fires late measures how long the event loop was busy: past the lease's margin
+      // the others would think this process dead, so say so while it is still only late.
+      const lateMs = Date.now() - lastTick - beatEveryMs;
+      lastTick = Date.now();
+      if (lateMs > (this.leaseMs - beatEveryMs) / 2) this.logger.warn({ lateMs, leaseMs: this.leaseMs }, 'heartbeat late: the event loop was busy; past the lease this process looks dead');
       if (beating) return;
       beating = true;
       void (async () => {
         await affinity.heartbeat(this.processId);
+        // Failover sweep: processes whose lease ran out are recorded dead at once; their runs follow below.
+        for (const dead of await affinity.noticeDeaths()) {
+          this.logger.warn({ processId: dead.processId, lastHeartbeatAt: dead.lastHeartbeatAt, noticedDeadAt: dead.noticedDeadAt }, 'a process stopped beating: its runs are marked dead, its jobs go back to the queue');
+        }
         for (const workspace of await this.workspaces.list()) {
           const db = (await this.workspaces.handle(workspace.id)).database.db;
           await this.runs.markSharedOrphansDead(workspace.id, db, affinity, { unowned: false });
@@ -695,7 +710,7 @@ export class ControlCenter {
       })()
         .catch((error: unknown) => this.logger.error({ err: error }, 'heartbeat failed'))
         .finally(() => (beating = false));
-    }, Math.max(250, this.leaseMs / 3));
+    }, beatEveryMs);
     this.heartbeat.unref();
   }
 

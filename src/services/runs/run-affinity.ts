@@ -36,6 +36,9 @@ export class RunAffinity {
     this.started ??= serializedPgBossDdl(this.sql, async (client) => {
       // Each process states its own limit: processes started with different leases judge each other by the beater's.
       await client.query(`create table if not exists ${PROCESSES} (process_id text primary key, heartbeat_at timestamptz not null, stale_ms bigint not null)`);
+      // When another process first saw this one dead (the failover sweep); null while alive. A later
+      // column: tables made by an earlier release get it here.
+      await client.query(`alter table ${PROCESSES} add column if not exists noticed_dead_at timestamptz`);
       await client.query(
         `create table if not exists ${OWNERS} (workspace_id text not null, run_id text not null, process_id text not null, primary key (workspace_id, run_id))`,
       );
@@ -52,7 +55,26 @@ export class RunAffinity {
 
   async heartbeat(processId: string): Promise<void> {
     await this.start();
-    await this.sql.query(`insert into ${PROCESSES} (process_id, heartbeat_at, stale_ms) values ($1, now(), $2) on conflict (process_id) do update set heartbeat_at = now()`, [processId, this.staleMs]);
+    // A beat after a false death (a stall longer than the margin) makes the process alive again.
+    await this.sql.query(
+      `insert into ${PROCESSES} (process_id, heartbeat_at, stale_ms) values ($1, now(), $2) on conflict (process_id) do update set heartbeat_at = now(), noticed_dead_at = null`,
+      [processId, this.staleMs],
+    );
+  }
+
+  /**
+   * The failover sweep: records, once, the moment a process whose heartbeat ran past its stale limit
+   * is first seen dead (a clean stop's `-infinity` is not a death) and returns those processes. One
+   * query over a table of one row per process: cheap enough for every beat.
+   */
+  async noticeDeaths(): Promise<Array<{ processId: string; lastHeartbeatAt: Date; noticedDeadAt: Date }>> {
+    await this.start();
+    const result = await this.sql.query<{ process_id: string; heartbeat_at: Date; noticed_dead_at: Date }>(
+      `update ${PROCESSES} p set noticed_dead_at = now()
+        where p.noticed_dead_at is null and p.heartbeat_at <> '-infinity' and not (${ALIVE})
+        returning p.process_id, p.heartbeat_at, p.noticed_dead_at`,
+    );
+    return result.rows.map((row) => ({ processId: row.process_id, lastHeartbeatAt: row.heartbeat_at, noticedDeadAt: row.noticed_dead_at }));
   }
 
   /**
