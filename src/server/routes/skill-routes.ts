@@ -17,6 +17,7 @@ import {
   VerifyResult,
 } from '../../schemas/skill.js';
 import type { ControlCenter } from '../../services/control-center.js';
+import { actingPerson } from '../acting-person.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 /**
@@ -94,7 +95,7 @@ export function skillRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       overrides: await app.skills.listOverrides(request.params.workspaceId),
     }));
     server.post(`${base}/overrides`, { config, schema: { tags, params: WorkspaceParams, body: OverrideBody, response: outcome } }, async (request, reply) =>
-      reply.code(201).send(await app.skills.override(request.params.workspaceId, request.body)),
+      reply.code(201).send(await app.skills.override(request.params.workspaceId, request.body, await actingPerson(app, request))),
     );
     server.get(
       '/api/workspaces/:workspaceId/conversations/:conversationId/repo-skills',

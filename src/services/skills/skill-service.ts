@@ -27,6 +27,9 @@ import { reviewSkillWithModel, type ModelReviewDeps } from './skill-model-review
 import { openQuarantines } from './open-quarantines.js';
 import { readSkillFolder, swapFolder, writeSkillFolder } from './skill-folder-files.js';
 import { readConfinedFileSync } from '../../worktree/read-confined-file.js';
+import type { AuditActor } from '../../schemas/audit.js';
+import { insertAuditEntry } from '../../store/repositories/audit-entry-repository.js';
+import { auditEntryOf, type AuditAct } from '../audit/audit-act.js';
 
 export interface SourceListing {
   source: SkillSource;
@@ -254,7 +257,8 @@ export class SkillService {
    * content it scanned — the folder is fetched again at the report's commit and installed only if its
    * hash is the one the operator saw. The override is recorded and named in the lock.
    */
-  async override(workspaceId: string, input: { reportId: string; reason: string }): Promise<InstallOutcome> {
+  /** Installs a quarantined skill anyway; `actor` is the person who chose to, recorded in the audit log in the install's transaction (TEAM-3). */
+  async override(workspaceId: string, input: { reportId: string; reason: string }, actor?: AuditActor): Promise<InstallOutcome> {
     return this.serialized(workspaceId, async () => {
       const handle = await this.workspaces.handle(workspaceId);
       const db = handle.database.db;
@@ -272,7 +276,8 @@ export class SkillService {
         const hash = hashOf(entries);
         if (hash !== scan.computedHash) throw new ConflictError('reportId', `the content at ${scan.commit} hashes to ${hash}, not the scanned ${scan.computedHash}`);
         const override: SkillOverride = { id: newId('sovr'), reportId: scan.id, skillName: scan.skillName, computedHash: hash, reason: input.reason.trim(), createdAt: nowIso() };
-        const skill = await this.writeInstalled(handle.dir, db, entries, { name: scan.skillName, source, path: scan.skillPath, ref: existing?.ref ?? null, commit: scan.commit, scan, overrideId: override.id }, override);
+        const audit = actor ? { kind: 'skill.override_set', actor, workspaceId, subject: { type: 'skill', id: scan.skillName }, summary: `Installed quarantined skill ${scan.skillName} anyway: ${override.reason}`.slice(0, 300), details: { reportId: scan.id, overrideId: override.id, commit: scan.commit } } : undefined;
+        const skill = await this.writeInstalled(handle.dir, db, entries, { name: scan.skillName, source, path: scan.skillPath, ref: existing?.ref ?? null, commit: scan.commit, scan, overrideId: override.id }, override, audit);
         return { outcome: 'installed', scan, skill, diff: null };
       } finally {
         await fetched.dispose();
@@ -436,6 +441,7 @@ export class SkillService {
     entries: readonly SkillFolderEntry[],
     install: { name: string; source: SkillSource; path: string; ref: string | null; commit: string; scan: SkillScanRecord; overrideId: string | null },
     override?: SkillOverride,
+    audit?: AuditAct,
   ): Promise<InstalledSkill> {
     const staged = join(dir, 'skills', `.staging-${newId('stg')}`);
     const target = join(dir, 'skills', install.name);
@@ -458,6 +464,7 @@ export class SkillService {
     try {
       await writeSkillFolder(staged, entries);
       await db.transaction().execute(async (trx) => {
+        if (audit) await insertAuditEntry(trx, auditEntryOf(audit));
         if (override) await insertSkillOverride(trx, override);
         await upsertInstalledSkill(trx, skill);
         await this.writeLock(dir, await listInstalledSkills(trx));

@@ -205,6 +205,10 @@ describe('verify, update and override (SKL-3)', () => {
     expect(lock.skills['evil-prompt-injection']).toMatchObject({ scanVerdict: 'quarantine', override: response.body.skill.overrideId });
     const overrides = await server.api('GET', `/api/workspaces/${ws.id}/skills/overrides`);
     expect(overrides.body.overrides).toEqual([expect.objectContaining({ reportId: quarantined.body.scan.id, reason: 'reviewed by hand' })]);
+    // TEAM-3: the override names the person who chose it (here the owner) in the audit log; the refused ones recorded nothing.
+    const audit = (await server.api('GET', `/api/workspaces/${ws.id}/audit?kind=skill`)).body.entries as Array<{ kind: string; actor: { kind: string }; subject: { id: string }; summary: string }>;
+    expect(audit).toEqual([expect.objectContaining({ kind: 'skill.override_set', actor: expect.objectContaining({ kind: 'person' }), subject: { type: 'skill', id: 'evil-prompt-injection' } })]);
+    expect(audit[0]!.summary).toContain('reviewed by hand');
     const verify = await server.api('GET', `/api/workspaces/${ws.id}/skills/verify`);
     expect(verify.body.skills.find((skill: { name: string }) => skill.name === 'evil-prompt-injection').status).toBe('quarantined');
     // A pass report cannot be "overridden".

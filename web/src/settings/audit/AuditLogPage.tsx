@@ -21,6 +21,7 @@ const KNOWN_KINDS = [
   'policy.rule_removed',
   'settings.changed',
   'budget',
+  'skill.override_set',
   'person.role_changed',
   'person.removed_from_workspace',
   'person.removed',
