@@ -3,6 +3,19 @@ import type { UpdateWorkspaceSettingsBody, WorkspaceSettings } from '../../schem
 /** Settings whose values are secrets: the audit log names the provider set or removed, never the value. */
 const SECRET_MAPS = ['apiKeys', 'forgeTokens', 'runnerKeys', 'webSearchKeys'] as const;
 
+const SECRET_WORDS: Record<(typeof SECRET_MAPS)[number], string> = { apiKeys: 'API key', forgeTokens: 'forge token', runnerKeys: 'runner key', webSearchKeys: 'web search key' };
+
+/** "maxConcurrentRuns" → "max concurrent runs". */
+function settingWords(field: string): string {
+  return field.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+/** "apiKeys.anthropic" → "the anthropic API key". */
+function secretWords(entry: string): string {
+  const [map = '', provider = ''] = entry.split('.');
+  return `the ${provider} ${SECRET_WORDS[map as (typeof SECRET_MAPS)[number]] ?? settingWords(map)}`;
+}
+
 /** What a settings change did, for the audit log (TEAM-3): field names and key providers, no values. */
 export function describeSettingsChange(current: WorkspaceSettings, change: UpdateWorkspaceSettingsBody, next: WorkspaceSettings): { summary: string; details: Record<string, unknown> } {
   const changed: string[] = [];
@@ -23,10 +36,11 @@ export function describeSettingsChange(current: WorkspaceSettings, change: Updat
       }
     }
   }
+  // The summary is read by people on the audit page: settings as words ("base urls", "the anthropic API key"); details keep the field names.
   const parts = [
-    ...(changed.length > 0 ? [`changed ${changed.join(', ')}`] : []),
-    ...(keysSet.length > 0 ? [`set ${keysSet.join(', ')}`] : []),
-    ...(keysRemoved.length > 0 ? [`removed ${keysRemoved.join(', ')}`] : []),
+    ...(changed.length > 0 ? [`changed ${changed.map(settingWords).join(', ')}`] : []),
+    ...(keysSet.length > 0 ? [`set ${keysSet.map(secretWords).join(', ')}`] : []),
+    ...(keysRemoved.length > 0 ? [`removed ${keysRemoved.map(secretWords).join(', ')}`] : []),
   ];
   return { summary: parts.length > 0 ? `Settings: ${parts.join('; ')}` : 'Settings saved unchanged', details: { changed, keysSet, keysRemoved } };
 }
