@@ -271,5 +271,5 @@ describe('every page: no internal names, landmarks, no serious accessibility vio
         problems.map((problem) => `\n  ${problem}`).join(''),
     );
     expect(problems).toEqual([]);
-  }, BROWSER_TEST_TIMEOUT_MS * 6);
+  }, BROWSER_TEST_TIMEOUT_MS * 10);
 });
