@@ -6,6 +6,9 @@ import { ControlCenter, type ControlCenterOptions } from '../services/control-ce
 import { withStartupLock } from '../store/startup-lock.js';
 import { buildServer } from './build-server.js';
 
+/** Pending connections the listening socket queues before accepting them (see the listen call). */
+const LISTEN_BACKLOG = 4096;
+
 export interface StartServerOptions extends ControlCenterOptions {
   host?: string;
   /** 0 picks a free port. */
@@ -44,7 +47,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   await app.recover();
   const server = await buildServer(app);
   const host = options.host ?? '127.0.0.1';
-  await server.listen({ host, port: options.port ?? 4317 });
+  // NF-SCALE bursts: Node's default backlog (511) resets connections beyond it when ~1,000 clients
+  // post at once; the kernel caps the figure at net.core.somaxconn (4096 on current Linux).
+  await server.listen({ host, port: options.port ?? 4317, backlog: LISTEN_BACKLOG });
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 4317);
   const url = `http://${host}:${port}`;

@@ -1,0 +1,105 @@
+/**
+ * NF-SCALE, bursts: N turns (BENCH_TURNS, default 1,000), each in its own conversation, POSTed all
+ * at once (every request in flight together), to
+ *   - one embedded `control-center serve` child process on SQLite, and
+ *   - a `serve --role api` child process with 2 `control-center worker`s on PostgreSQL
+ *     (BENCH_BURST_POSTGRES=0 skips it; it needs the test PostgreSQL server).
+ * Figures: acceptance time (first POST sent → last 202 received; the target is < 3 s for 1,000),
+ * the slowest single acceptance, and the time until every run is `completed` (each run one tool
+ * turn on the built-in harness against the scripted model). The bench fails when a POST is not a
+ * 202, two answers name one run, or a run does not complete. The host's load average is printed.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { startScriptedModelServer, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
+import { startServeProcess, startWorkerProcess, type ServeProcess } from '../test/support/serve-process.js';
+import { freshTestDatabase } from '../test/support/test-database.js';
+import { makeDataRoot } from '../test/support/test-server.js';
+import type { BenchFigure } from './figure.js';
+import { oneToolTurn } from './one-tool-turn-load.js';
+
+async function ok<T>(answer: Promise<{ status: number; body: T }>, what: string): Promise<T> {
+  const { status, body } = await answer;
+  if (status >= 300) throw new Error(`${what}: HTTP ${status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Creates the conversations (not timed), posts one turn to each at once, then waits for every run to complete. */
+async function burst(serve: ServeProcess, model: ScriptedModelServer, turns: number): Promise<{ acceptMs: number; slowestMs: number; completeMs: number }> {
+  const workspaceId = (await ok(serve.api<{ id: string }>('POST', '/api/workspaces', { name: 'Burst' }), 'create workspace')).id;
+  await ok(serve.api('POST', `/api/workspaces/${workspaceId}/seed`), 'seed');
+  const spaceId = (await ok(serve.api<{ id: string }>('POST', `/api/workspaces/${workspaceId}/spaces`, { name: 'Work' }), 'create space')).id;
+  const conversationIds: string[] = [];
+  for (let index = 0; index < turns; index += 1) {
+    conversationIds.push((await ok(serve.api<{ id: string }>('POST', `/api/workspaces/${workspaceId}/spaces/${spaceId}/conversations`, { title: `Burst ${index}` }), 'create conversation')).id);
+  }
+  model.script(...Array.from({ length: turns * 2 }, oneToolTurn));
+  let slowestMs = 0;
+  const started = performance.now();
+  const answers = await Promise.all(
+    conversationIds.map(async (conversationId, index) => {
+      const sent = performance.now();
+      const answer = await serve.api<{ run: { id: string } }>('POST', `/api/workspaces/${workspaceId}/conversations/${conversationId}/messages`, { text: `burst ${index}` });
+      slowestMs = Math.max(slowestMs, performance.now() - sent);
+      return answer;
+    }),
+  );
+  const acceptMs = performance.now() - started;
+  const refused = answers.filter((answer) => answer.status !== 202);
+  if (refused.length > 0) throw new Error(`${refused.length} turns were not accepted: ${JSON.stringify(refused[0])}`);
+  const runIds = new Set(answers.map((answer) => answer.body.run.id));
+  if (runIds.size !== turns) throw new Error(`${turns} turns accepted but ${runIds.size} distinct runs`);
+  // Runs of the burst's space by state (the list caps at 500 rows: states that must end up empty are counted).
+  const inState = async (state: string) =>
+    (await ok(serve.api<{ runs: unknown[] }>('GET', `/api/workspaces/${workspaceId}/runs?spaceId=${spaceId}&state=${state}&limit=500`), 'list runs')).runs.length;
+  while ((await inState('queued')) + (await inState('running')) > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+  const completeMs = performance.now() - started;
+  const notCompleted = (await inState('failed')) + (await inState('cancelled'));
+  if (notCompleted > 0) throw new Error(`${notCompleted} runs did not complete`);
+  return { acceptMs, slowestMs, completeMs };
+}
+
+export default async function turnBurstBench(): Promise<BenchFigure[]> {
+  const turns = Number(process.env.BENCH_TURNS ?? 1_000);
+  const figures: BenchFigure[] = [{ metric: 'load_average_1m_at_start', value: loadavg()[0]!, unit: '' }];
+  const model = await startScriptedModelServer();
+  try {
+    // An empty database URL: the embedded SQLite store even when the environment names a PostgreSQL one.
+    const embedded = await startServeProcess({ ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: '' }, ['--no-default-workspace', '--log-level', 'warn']);
+    try {
+      const figure = await burst(embedded, model, turns);
+      figures.push(
+        { metric: `accept_${turns}_turns_embedded_sqlite`, value: figure.acceptMs, unit: 'ms' },
+        { metric: 'slowest_accept_embedded_sqlite', value: figure.slowestMs, unit: 'ms' },
+        { metric: `all_${turns}_completed_embedded_sqlite`, value: figure.completeMs, unit: 'ms' },
+        { metric: 'load_average_1m_after_embedded', value: loadavg()[0]!, unit: '' },
+      );
+    } finally {
+      await embedded.stop();
+    }
+    if (process.env.BENCH_BURST_POSTGRES !== '0') {
+      model.reset();
+      const database = await freshTestDatabase();
+      const env = { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: database.url };
+      const workers: ChildProcess[] = [];
+      const api = await startServeProcess(env, ['--role', 'api', '--no-default-workspace', '--log-level', 'warn']);
+      try {
+        for (let index = 0; index < 2; index += 1) workers.push(await startWorkerProcess(['--data-dir', await makeDataRoot(), '--grace-seconds', '0', '--log-level', 'warn'], env));
+        const figure = await burst(api, model, turns);
+        figures.push(
+          { metric: `accept_${turns}_turns_api_2_workers_postgres`, value: figure.acceptMs, unit: 'ms' },
+          { metric: 'slowest_accept_api_2_workers_postgres', value: figure.slowestMs, unit: 'ms' },
+          { metric: `all_${turns}_completed_api_2_workers_postgres`, value: figure.completeMs, unit: 'ms' },
+          { metric: 'load_average_1m_after_postgres', value: loadavg()[0]!, unit: '' },
+        );
+      } finally {
+        for (const worker of workers) worker.kill('SIGKILL');
+        await api.stop();
+        await database.drop();
+      }
+    }
+  } finally {
+    await model.close();
+  }
+  return figures;
+}
