@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SHARED_LEASE_MS, heartbeatPeriodMs } from '../../src/services/cluster/failover-timing.js';
 import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
-import { startServeProcess, type ServeProcess } from '../support/serve-process.js';
+import { startServeProcess, startWorkerProcess, type ServeProcess } from '../support/serve-process.js';
 import { freshTestDatabase } from '../support/test-database.js';
 import { makeDataRoot } from '../support/test-server.js';
 
@@ -21,34 +21,17 @@ import { makeDataRoot } from '../support/test-server.js';
  * Needs a PostgreSQL server: runs under CC_TEST_POSTGRES_URL or CC_TEST_DATABASE=postgres.
  */
 const enabled = Boolean(process.env.CC_TEST_POSTGRES_URL) || process.env.CC_TEST_DATABASE === 'postgres';
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 
 let database: Awaited<ReturnType<typeof freshTestDatabase>>;
 const roots: string[] = [];
 const children: ChildProcess[] = [];
 const models: ScriptedModelServer[] = [];
 
-interface Started {
-  child: ChildProcess;
-  output: string;
-}
-
-/** Starts a worker with `env` added and resolves once it says it claims work. */
-function startWorker(root: string, env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [...CLI, 'worker', '--data-dir', root, '--grace-seconds', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env, CONTROL_CENTER_DATABASE_URL: database.url },
-  });
+/** Starts a worker with the default lease, talking to `env`'s model server. */
+async function startWorker(root: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = await startWorkerProcess(['--data-dir', root, '--grace-seconds', '0'], { ...env, CONTROL_CENTER_DATABASE_URL: database.url });
   children.push(child);
-  const started = { child, output: '' };
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      started.output += chunk.toString();
-      if (started.output.includes('claiming work')) resolve(started);
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (started.output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`worker exited with ${code}: ${started.output}`)));
-  });
+  return child;
 }
 
 /** The processes' liveness rows, as every process reads them. */
@@ -123,8 +106,9 @@ describe.skipIf(!enabled)('failover in seconds: a worker killed mid-step', () =>
     // Worker B joins while A executes both; then A dies without a word.
     await startWorker(rootB, modelB.providerEnv);
     await pollUntil(processRows, (rows) => rows.length === 2, 30_000);
-    workerA.child.kill('SIGKILL');
-    await new Promise((resolve) => workerA.child.once('exit', resolve));
+    const exited = new Promise((resolve) => workerA.once('exit', resolve));
+    workerA.kill('SIGKILL');
+    await exited;
 
     // The death, as recorded by the survivor's sweep: no sooner than the lease after A's last beat
     // (no false death), and within the lease plus the sweep's period (plus one more period and a
