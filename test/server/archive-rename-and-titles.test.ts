@@ -79,6 +79,9 @@ describe('titles (UI): a new chat is named after its first message, directives l
     const conversation = await pollUntil(async () => (await fixture.server.api('GET', `${base}/conversations/${conversationId}`)).body, (value) => value.title !== 'New conversation');
     expect(conversation.title).toBe(title);
     expect((await fixture.server.api('GET', `${base}/spaces/${spaceId}`)).body.name).toBe(title);
+    // The answer carries the space as renamed: the web app writes it into its list, and an answer
+    // landing after the live `space.updated` must not put "New chat" back.
+    expect(posted.body.space.name).toBe(title);
     await fixture.waitForRun(posted.body.run.id);
 
     // The fixture's own space ("Work") was named by someone: its conversation's title leaves it alone.

@@ -108,7 +108,13 @@ export class TurnService {
     });
     // UI: an untitled conversation is named after its first message (deterministic, no model call).
     // Only while it is untitled: a titled one (nearly every message) costs no write.
-    if (found.conversation.title === UNTITLED_CONVERSATION) await this.spaces.titleFromFirstMessage(workspaceId, conversationId, body.text);
+    if (found.conversation.title === UNTITLED_CONVERSATION) {
+      await this.spaces.titleFromFirstMessage(workspaceId, conversationId, body.text);
+      // Naming the conversation may have named its space too: the answer carries the space as it is
+      // now, since the web app writes it into its list and, arriving after the `space.updated` event,
+      // a copy read before the rename would put the old name back.
+      return { message, run, space: (await this.spaces.findSpace(workspaceId, space.id)) ?? space };
+    }
     return { message, run, space };
   }
 
