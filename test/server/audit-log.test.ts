@@ -163,14 +163,26 @@ describe('the audit log (TEAM-3)', () => {
   });
 
   it('an act that rolls back leaves no entry', async () => {
-    // The store itself refuses the rule's row (a trigger in the workspace's real SQLite file), after the entry was written in the same transaction.
+    // The store itself refuses the rule's row (a trigger in the workspace's real store: its SQLite file, or
+    // its PostgreSQL schema), after the entry was written in the same transaction.
     const { database } = await fixture.server.running.app.workspaces.handle(fixture.workspaceId);
-    await sql`create trigger refuse_rules before insert on policy_rules begin select raise(abort, 'refused for the test'); end`.execute(database.db);
+    const onPostgres = process.env.CC_TEST_DATABASE === 'postgres';
+    if (onPostgres) {
+      await sql`create function refuse_rules_for_the_test() returns trigger language plpgsql as $$ begin raise exception 'refused for the test'; end $$`.execute(database.db);
+      await sql`create trigger refuse_rules before insert on policy_rules for each row execute function refuse_rules_for_the_test()`.execute(database.db);
+    } else {
+      await sql`create trigger refuse_rules before insert on policy_rules begin select raise(abort, 'refused for the test'); end`.execute(database.db);
+    }
     try {
       const refused = await asPerson(fixture.server, ada.token, 'POST', `${base()}/policy/rules`, { scope: 'workspace', match: { kind: 'command', prefix: 'curl' }, decision: 'ask' });
       expect(refused.status).toBe(500);
     } finally {
-      await sql`drop trigger refuse_rules`.execute(database.db);
+      if (onPostgres) {
+        await sql`drop trigger refuse_rules on policy_rules`.execute(database.db);
+        await sql`drop function refuse_rules_for_the_test()`.execute(database.db);
+      } else {
+        await sql`drop trigger refuse_rules`.execute(database.db);
+      }
     }
     const policy = (await auditAs(ada.token, '?kind=policy')).body.entries as Entry[];
     expect(policy).toHaveLength(1);
