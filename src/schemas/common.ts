@@ -6,7 +6,7 @@ export const ApiError = z.object({
     code: z.string(),
     message: z.string(),
     field: z.string().optional(),
-    issues: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    issues: z.array(z.object({ field: z.string(), message: z.string(), code: z.string().optional() })).optional(),
   }),
 });
 export type ApiError = z.infer<typeof ApiError>;

@@ -17,6 +17,7 @@ export interface PipelineIssue {
     | 'bad_expression'
     | 'bad_cron'
     | 'bad_output_schema'
+    | 'unknown_agent'
     | 'mode_ignored'
     | 'parse';
   message: string;

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { validatePipelineDefinition } from '../../core/pipelines/validate-pipeline.js';
 import { ApiError } from '../../schemas/common.js';
 import { CreatedPipeline, PipelineIssueView, PipelineRunDetail, PipelineRunSummary, PipelineView, StartPipelineRunBody } from '../../schemas/pipeline.js';
 import type { ControlCenter } from '../../services/control-center.js';
@@ -9,7 +8,7 @@ import { WorkspaceParams } from './workspace-routes.js';
 
 const PipelineParams = WorkspaceParams.extend({ pipelineId: z.string().min(1) });
 const RunParams = WorkspaceParams.extend({ runId: z.string().min(1) });
-const Validation = z.object({ errors: z.array(PipelineIssueView), warnings: z.array(PipelineIssueView) });
+const Validation = z.object({ ok: z.literal(true), errors: z.array(PipelineIssueView), warnings: z.array(PipelineIssueView) });
 
 /** Every validator error in the error body's `issues`, each naming its node (PIPE-1). */
 function invalidBody(error: InvalidPipelineError): ApiError {
@@ -18,7 +17,8 @@ function invalidBody(error: InvalidPipelineError): ApiError {
       code: 'invalid_pipeline',
       message: error.message,
       field: error.field ?? 'body',
-      issues: error.issues.map((issue) => ({ field: issue.field || 'body', message: issue.nodeKey ? `node ${issue.nodeKey}: ${issue.message}` : issue.message })),
+      // `code` lets a client put each problem in its own words at the field it names (the pipeline editor).
+      issues: error.issues.map((issue) => ({ field: issue.field || 'body', code: issue.code, message: issue.nodeKey ? `node ${issue.nodeKey}: ${issue.message}` : issue.message })),
     },
   };
 }
@@ -48,11 +48,41 @@ export function pipelineRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     );
     server.post(
       '/api/workspaces/:workspaceId/pipelines/validate',
-      { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['pipelines'], params: WorkspaceParams, body: z.record(z.string(), z.unknown()), response: { 200: Validation, 404: ApiError } } },
-      async (request) => {
-        await app.workspaces.handle(request.params.workspaceId);
-        const result = validatePipelineDefinition(request.body);
-        return { errors: result.errors, warnings: result.warnings };
+      {
+        config: { access: 'operator', role: 'viewer' },
+        schema: {
+          description: 'Runs the exact validation a save runs and stores nothing: 200 when the definition would save (with its warnings), else 400 with every problem at its field.',
+          tags: ['pipelines'],
+          params: WorkspaceParams,
+          body: z.record(z.string(), z.unknown()),
+          response: { 200: Validation, 400: ApiError, 404: ApiError },
+        },
+      },
+      async (request, reply) => {
+        const result = await app.pipelines.check(request.params.workspaceId, request.body);
+        if (!result.definition) return reply.code(400).send(invalidBody(new InvalidPipelineError(result.errors)));
+        return { ok: true as const, errors: [], warnings: result.warnings };
+      },
+    );
+    server.put(
+      '/api/workspaces/:workspaceId/pipelines/:pipelineId',
+      {
+        config: { access: 'operator', role: 'admin' },
+        schema: {
+          description: 'Replaces the definition and triggers of a pipeline created through the API, after the same validation as create; a kept webhook keeps its secret.',
+          tags: ['pipelines'],
+          params: PipelineParams,
+          body: z.record(z.string(), z.unknown()),
+          response: { 200: CreatedPipeline, 400: ApiError, 404: ApiError, 409: ApiError },
+        },
+      },
+      async (request, reply) => {
+        try {
+          return await app.pipelines.update(request.params.workspaceId, request.params.pipelineId, request.body);
+        } catch (error) {
+          if (error instanceof InvalidPipelineError) return reply.code(400).send(invalidBody(error));
+          throw error;
+        }
       },
     );
     server.post(

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { cronMatches, parseCron } from '../../core/pipelines/cron.js';
 import type { PipelineTrigger } from '../../core/pipelines/pipeline-definition.js';
 import type { PipelineIssue } from '../../core/pipelines/pipeline-issue.js';
-import { pipelineFormatOf, validatePipelineDefinition, validatePipelineSource } from '../../core/pipelines/validate-pipeline.js';
+import { unknownAgentIssues } from '../../core/pipelines/unknown-agents.js';
+import { pipelineFormatOf, validatePipelineDefinition, validatePipelineSource, type PipelineValidation } from '../../core/pipelines/validate-pipeline.js';
 import { verifyWebhook } from '../../core/pipelines/webhook-signature.js';
-import { NotFoundError, UnauthorizedError, ValidationError } from '../../errors/index.js';
+import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { PipelineRunDetail, PipelineRunSummary, PipelineView } from '../../schemas/pipeline.js';
 import {
@@ -30,7 +32,8 @@ import {
   runSummaries,
   toPipelineView,
 } from '../../store/repositories/pipeline-repository.js';
-import type { PipelineTriggerTable } from '../../store/workspace-schema.js';
+import { listAgents } from '../../store/repositories/agent-repository.js';
+import type { PipelineTriggerTable, WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus, WorkspaceEvent } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { PipelineEngine } from './pipeline-engine.js';
@@ -73,9 +76,20 @@ export class PipelineService {
     private readonly logger?: Logger,
   ) {}
 
+  /**
+   * The one validation every save runs, and the validate route answers with: the pure validator plus
+   * what only the workspace knows (the agents its nodes name). Stores nothing.
+   */
+  async check(workspaceId: string, body: unknown): Promise<PipelineValidation> {
+    const validation = validatePipelineDefinition(body);
+    const missing = unknownAgentIssues(body, await this.knownAgentIds(await this.db(workspaceId)));
+    if (missing.length === 0) return validation;
+    return { definition: null, errors: [...validation.errors, ...missing], warnings: validation.warnings };
+  }
+
   /** Validates and stores a pipeline; the webhook secret (if any) is returned this once only. */
   async create(workspaceId: string, body: unknown, source: { kind: string; path?: string } = { kind: 'api' }): Promise<{ pipeline: PipelineView; webhookSecret: string | null }> {
-    const validation = validatePipelineDefinition(body);
+    const validation = await this.check(workspaceId, body);
     if (!validation.definition) throw new InvalidPipelineError(validation.errors);
     const db = await this.db(workspaceId);
     const id = newId('pl');
@@ -83,6 +97,25 @@ export class PipelineService {
     const { rows, secret } = this.triggerRows(id, validation.definition.triggers);
     await insertPipeline(db, { id, name: validation.definition.name, definition: JSON.stringify(validation.definition), warnings: JSON.stringify(validation.warnings), source: JSON.stringify(source), created_at: now, updated_at: now }, rows);
     return { pipeline: await this.get(workspaceId, id), webhookSecret: secret };
+  }
+
+  /**
+   * Replaces an API-authored pipeline's definition and triggers after the same validation as create;
+   * a kept webhook trigger keeps its secret, a new one gets a secret returned this once. A pipeline
+   * from a workspace file is edited in its file: the next file sync would overwrite an API edit.
+   */
+  async update(workspaceId: string, pipelineId: string, body: unknown): Promise<{ pipeline: PipelineView; webhookSecret: string | null }> {
+    const db = await this.db(workspaceId);
+    const row = await findPipelineRow(db, pipelineId);
+    if (!row) throw new NotFoundError('pipeline', pipelineId, 'pipelineId');
+    const source = JSON.parse(row.source) as { kind: string; path?: string };
+    if (source.kind !== 'api') throw new ConflictError('pipelineId', source.kind === 'file' ? `this pipeline comes from the workspace file ${source.path ?? ''}: edit that file instead` : 'only pipelines created here or through the API can be edited');
+    const validation = await this.check(workspaceId, body);
+    if (!validation.definition) throw new InvalidPipelineError(validation.errors);
+    const hadWebhook = (await findTriggers(db, pipelineId)).some((trigger) => trigger.type === 'webhook');
+    const { rows, secret } = this.triggerRows(pipelineId, validation.definition.triggers);
+    await replacePipeline(db, pipelineId, { name: validation.definition.name, definition: JSON.stringify(validation.definition), warnings: JSON.stringify(validation.warnings), updated_at: nowIso() }, rows);
+    return { pipeline: await this.get(workspaceId, pipelineId), webhookSecret: hadWebhook ? null : secret };
   }
 
   async list(workspaceId: string): Promise<PipelineView[]> {
@@ -188,6 +221,10 @@ export class PipelineService {
       if (!format) continue;
       const text = await readFile(join(dir, name), 'utf8');
       const validation = validatePipelineSource(text, format);
+      if (validation.definition) {
+        const missing = unknownAgentIssues(validation.definition, await this.knownAgentIds(db));
+        if (missing.length > 0) Object.assign(validation, { definition: null, errors: missing });
+      }
       if (!validation.definition) {
         results.push({ file: name, pipelineId: null, errors: validation.errors, warnings: validation.warnings });
         continue;
@@ -286,6 +323,10 @@ export class PipelineService {
         return { id: newId('plt'), pipeline_id: pipelineId, type: trigger.type, config: JSON.stringify(trigger), secret: trigger.type === 'webhook' ? secret : null, last_fired_at: null };
       });
     return { rows, secret };
+  }
+
+  private async knownAgentIds(db: Kysely<WorkspaceSchema>): Promise<Set<string>> {
+    return new Set((await listAgents(db)).map((agent) => agent.id));
   }
 
   private async db(workspaceId: string) {
