@@ -193,4 +193,32 @@ describe('the audit log (TEAM-3)', () => {
     expect((await asPerson(fixture.server, dana.token, 'POST', `${base()}/approvals/${decided.id}/decision`, { decision: 'reject' })).status).toBe(409);
     expect(((await auditAs(ada.token, '?kind=approval')).body.entries as Entry[]).map((entry) => entry.kind)).toEqual(['approval.approved']);
   });
+
+  it('records agent acts: who created, changed (field names, never values) and deleted which agent; a refused change leaves none', async () => {
+    const SECRET_PROMPT = 'prompt-value-never-in-the-log-4711';
+    const created = await asPerson(fixture.server, ada.token, 'POST', `${base()}/agents`, { name: 'auditor', title: 'Checks things', systemPrompt: SECRET_PROMPT });
+    expect(created.status).toBe(201);
+    const agentId = created.body.id as string;
+    const changed = await asPerson(fixture.server, ada.token, 'PATCH', `${base()}/agents/${agentId}`, { title: 'Checks everything', persona: SECRET_PROMPT, name: 'chief-auditor' });
+    expect(changed.status).toBe(200);
+    // Refused (400, an agent cannot report to itself): the entry written first rolls back with it.
+    const refused = await asPerson(fixture.server, ada.token, 'PATCH', `${base()}/agents/${agentId}`, { title: 'Never saved', reportsTo: agentId });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.field).toBe('reportsTo');
+    expect((await asPerson(fixture.server, ada.token, 'DELETE', `${base()}/agents/${agentId}`)).status).toBe(204);
+
+    const entries = ((await auditAs(ada.token, '?kind=agent&limit=500')).body.entries as Entry[]).filter((entry) => entry.subject?.id === agentId);
+    expect(entries.map((entry) => entry.kind)).toEqual(['agent.deleted', 'agent.updated', 'agent.created']);
+    for (const entry of entries) expect(entry.actor).toEqual({ kind: 'person', id: ada.personId, name: 'Ada' });
+    const [deleted, updated, made] = entries as [Entry, Entry, Entry];
+    expect(made.details).toEqual({ name: 'auditor', fields: ['name', 'title', 'systemPrompt'] });
+    expect(updated.details).toEqual({ name: 'chief-auditor', previousName: 'auditor', changed: ['name', 'title', 'persona'] });
+    expect(updated.summary).toBe('Changed agent chief-auditor: name, title, persona');
+    expect(deleted.summary).toBe('Deleted agent chief-auditor');
+    expect(JSON.stringify(entries)).not.toContain(SECRET_PROMPT);
+    expect(JSON.stringify(entries)).not.toContain('Never saved');
+    // A member may not change agents (403), and that records nothing either.
+    expect((await asPerson(fixture.server, dana.token, 'POST', `${base()}/agents`, { name: 'sneaky' })).status).toBe(403);
+    expect(((await auditAs(ada.token, `?kind=agent&person=${dana.personId}`)).body.entries as Entry[])).toEqual([]);
+  });
 });

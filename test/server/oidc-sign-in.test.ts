@@ -109,6 +109,41 @@ describe('OpenID Connect sign-in (TEAM-1)', () => {
     expect(members.body.people.map((person: { id: string }) => person.id)).not.toContain(danaId);
   });
 
+  it('writes each role a sign-in changed into the audit log: old role → new role and the group that decided (TEAM-3)', async () => {
+    const browser = new OidcBrowser();
+    provider.accounts.get('dana')!.groups = ['eng'];
+    await signInWithProvider(browser, server.url, 'dana');
+    const danaId = (await me(`cc_session=${browser.cookiesFor(server.url).get('cc_session')}`)).body.id as string;
+    const changes = async (workspaceId: string) => {
+      const page = await server.api('GET', `/api/workspaces/${workspaceId}/audit?kind=person.role_changed_by_provider&person=${danaId}&limit=500`);
+      expect(page.status).toBe(200);
+      return (page.body.entries as Array<{ actor: { kind: string; id: string; name: string }; subject: { id: string }; summary: string; details: Record<string, unknown> }>).reverse();
+    };
+    // Engineering saw: none → member (eng), member → admin (leads), admin → none, and this sign-in's none → member (eng).
+    const engineeringChanges = await changes(engineering);
+    expect(engineeringChanges.map((entry) => [entry.details.previousRole, entry.details.role, entry.details.group])).toEqual([
+      [null, 'member', 'eng'],
+      ['member', 'admin', 'leads'],
+      ['admin', null, null],
+      [null, 'member', 'eng'],
+    ]);
+    for (const entry of engineeringChanges) {
+      expect(entry.actor).toEqual({ kind: 'person', id: danaId, name: 'Dana Lead' });
+      expect(entry.subject.id).toBe(danaId);
+      expect(entry.details.issuer).toBe(provider.issuer);
+    }
+    expect(engineeringChanges[1]!.summary).toBe("Acme SSO sign-in: Dana Lead's role member → admin (group leads)");
+    expect(engineeringChanges[2]!.summary).toContain('took Dana Lead out of the workspace (was admin');
+    expect((await changes(operations)).map((entry) => [entry.details.previousRole, entry.details.role, entry.details.group])).toEqual([
+      [null, 'viewer', 'ops'],
+      ['viewer', null, null],
+    ]);
+    // A sign-in that changes nothing writes nothing; a workspace the mapping does not name has no entry.
+    await signInWithProvider(new OidcBrowser(), server.url, 'dana');
+    expect(await changes(engineering)).toHaveLength(4);
+    expect(await changes(handGiven)).toEqual([]);
+  });
+
   it('gives someone whose groups map to nothing a clear page and no session, and makes no account for them', async () => {
     const browser = new OidcBrowser();
     const callback = await signInWithProvider(browser, server.url, 'sam');

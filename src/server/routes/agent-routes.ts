@@ -4,6 +4,7 @@ import { Agent, CreateAgentBody, UpdateAgentBody } from '../../schemas/agent.js'
 import { ApiError } from '../../schemas/common.js';
 import { Run } from '../../schemas/run.js';
 import type { ControlCenter } from '../../services/control-center.js';
+import { actingPerson } from '../acting-person.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 const AgentParams = WorkspaceParams.extend({ agentId: z.string().min(1) });
@@ -20,7 +21,7 @@ export function agentRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.post(
       '/api/workspaces/:workspaceId/agents',
       { config: { role: 'admin' }, schema: { tags: ['agents'], params: WorkspaceParams, body: CreateAgentBody.nullish(), response: { 201: Agent, 400: ApiError, 404: ApiError, 409: ApiError } } },
-      async (request, reply) => reply.code(201).send(await app.agents.create(request.params.workspaceId, request.body ?? {})),
+      async (request, reply) => reply.code(201).send(await app.agents.create(request.params.workspaceId, request.body ?? {}, await actingPerson(app, request))),
     );
 
     server.get(
@@ -32,14 +33,14 @@ export function agentRoutes(app: ControlCenter): FastifyPluginAsyncZod {
     server.patch(
       '/api/workspaces/:workspaceId/agents/:agentId',
       { config: { role: 'admin' }, schema: { tags: ['agents'], params: AgentParams, body: UpdateAgentBody, response: { 200: Agent, 400: ApiError, 404: ApiError, 409: ApiError } } },
-      async (request) => app.agents.update(request.params.workspaceId, request.params.agentId, request.body),
+      async (request) => app.agents.update(request.params.workspaceId, request.params.agentId, request.body, await actingPerson(app, request)),
     );
 
     server.delete(
       '/api/workspaces/:workspaceId/agents/:agentId',
       { config: { role: 'admin' }, schema: { tags: ['agents'], params: AgentParams, response: { 204: z.null(), 404: ApiError, 409: ApiError } } },
       async (request, reply) => {
-        await app.agents.delete(request.params.workspaceId, request.params.agentId);
+        await app.agents.delete(request.params.workspaceId, request.params.agentId, await actingPerson(app, request));
         return reply.code(204).send(null);
       },
     );

@@ -17,6 +17,10 @@ import {
 } from '../../store/repositories/agent-repository.js';
 import { unfinishedRunIds } from '../../store/repositories/run-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
+import type { AuditActor } from '../../schemas/audit.js';
+import { insertAuditEntry } from '../../store/repositories/audit-entry-repository.js';
+import { agentCreatedAct, agentDeletedAct, agentUpdatedAct } from '../audit/agent-change-summary.js';
+import { auditEntryOf, SYSTEM_ACTOR } from '../audit/audit-act.js';
 import { AgentDirectory, type AgentDirectoryContent, type PendingDirectoryChange } from './agent-directory.js';
 import type { EventBus } from '../event-bus.js';
 import type { FileOperations } from '../file-operations.js';
@@ -89,8 +93,12 @@ export class AgentService {
     return record ? this.withState(database.db, record) : null;
   }
 
-  /** Creates an agent; every field may be omitted, as "New agent" in settings does (a blank agent). */
-  async create(workspaceId: string, input: CreateAgentBody): Promise<Agent> {
+  /**
+   * Creates an agent; every field may be omitted, as "New agent" in settings does (a blank agent).
+   * `actor` is who did it, for the audit log (TEAM-3); the server's own creations (seeding, a hire
+   * the orchestration approval already recorded) are the system's.
+   */
+  async create(workspaceId: string, input: CreateAgentBody, actor: AuditActor = SYSTEM_ACTOR): Promise<Agent> {
     const handle = await this.workspaces.handle(workspaceId);
     const record = await this.inTransactionWithDirectory(handle, async (trx) => {
       const now = nowIso();
@@ -113,6 +121,8 @@ export class AgentService {
         createdAt: now,
         updatedAt: now,
       };
+      // Entry first (TEAM-3): a refused or failed write rolls it back with the row.
+      await insertAuditEntry(trx, auditEntryOf(agentCreatedAct(actor, record, Object.keys(input).filter((field) => input[field as keyof CreateAgentBody] !== undefined))));
       await this.validate(trx, record, null, fieldsWritten(input, null));
       await insertAgent(trx, record);
       return { record, previousName: null };
@@ -122,7 +132,8 @@ export class AgentService {
     return agent;
   }
 
-  async update(workspaceId: string, agentId: string, change: UpdateAgentBody): Promise<Agent> {
+  /** Changes an agent; the audit entry names the fields changed, never their values (TEAM-3). */
+  async update(workspaceId: string, agentId: string, change: UpdateAgentBody, actor: AuditActor = SYSTEM_ACTOR): Promise<Agent> {
     const handle = await this.workspaces.handle(workspaceId);
     const record = await this.inTransactionWithDirectory(handle, async (trx) => {
       const current = await this.findRecord(trx, agentId);
@@ -142,6 +153,7 @@ export class AgentService {
         acpCommand: acpCommandAfter(change, current),
         updatedAt: nowIso(),
       };
+      await insertAuditEntry(trx, auditEntryOf(agentUpdatedAct(actor, current, next)));
       await this.validate(trx, next, current.id, fieldsWritten(change, current));
       await updateAgent(trx, next);
       return { record: next, previousName: current.name };
@@ -152,7 +164,7 @@ export class AgentService {
   }
 
   /** Deletes row and directory together; refused while the agent has a run in progress. */
-  async delete(workspaceId: string, agentId: string): Promise<void> {
+  async delete(workspaceId: string, agentId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
     const handle = await this.workspaces.handle(workspaceId);
     const directory = new AgentDirectory(this.files, handle.dir);
     // A holder, not a `let`: TypeScript does not see the assignment inside the callback.
@@ -160,6 +172,7 @@ export class AgentService {
     try {
       await handle.database.db.transaction().execute(async (trx) => {
         const current = await this.findRecord(trx, agentId);
+        await insertAuditEntry(trx, auditEntryOf(agentDeletedAct(actor, current)));
         const [active] = await unfinishedRunIds(trx, agentId);
         if (active) throw new ConflictError('agentId', `agent '${current.name}' has a run in progress (${active}); stop it first`);
         await deleteAgent(trx, agentId);

@@ -1,14 +1,11 @@
 import type { UpdateWorkspaceSettingsBody, WorkspaceSettings } from '../../schemas/settings.js';
+import { fieldWords as settingWords } from './field-words.js';
 
 /** Settings whose values are secrets: the audit log names the provider set or removed, never the value. */
 const SECRET_MAPS = ['apiKeys', 'forgeTokens', 'runnerKeys', 'webSearchKeys'] as const;
 
 const SECRET_WORDS: Record<(typeof SECRET_MAPS)[number], string> = { apiKeys: 'API key', forgeTokens: 'forge token', runnerKeys: 'runner key', webSearchKeys: 'web search key' };
 
-/** "maxConcurrentRuns" → "max concurrent runs". */
-function settingWords(field: string): string {
-  return field.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-}
 
 /** "apiKeys.anthropic" → "the anthropic API key". */
 function secretWords(entry: string): string {

@@ -2,14 +2,15 @@ import * as oidc from 'openid-client';
 import { sql } from 'kysely';
 import { ConflictError, ForbiddenError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
-import { PersonName, type WorkspaceRole } from '../../schemas/people.js';
+import { PersonName } from '../../schemas/people.js';
 import type { RegistryStore } from '../../store/registry-store.js';
 import { deleteRoles, insertPerson, roleIn, rolesOf, upsertRole } from '../../store/repositories/people-repository.js';
 import type { OperatorSessions } from '../operator-sessions.js';
 import type { CredentialRevocations } from './credential-revocations.js';
 import { OidcProviderConfiguration } from './oidc-provider-configuration.js';
 import type { OidcSettingsService } from './oidc-settings-service.js';
-import { groupsOfClaim, rolesFromGroups } from './provider-roles.js';
+import { withAuditEntry } from '../audit/audit-act.js';
+import { groupsOfClaim, rolesFromGroups, type ProviderRole } from './provider-roles.js';
 import { hashSecret, newSecret } from './secret-hash.js';
 
 /** The cookie that binds a sign-in under way to the browser that started it. */
@@ -139,7 +140,7 @@ export class OidcSignIn {
     const roles = rolesFromGroups(groupsOfClaim(claims[settings.groupsClaim]), settings.roleMappings);
     const personId = await this.personFor(idClaims.iss, idClaims.sub, claims, roles.size > 0);
     if (!personId) return { kind: 'noWorkspace', name: nameOf(claims, idClaims.sub) };
-    await this.applyRoles(personId, roles, new Set(settings.roleMappings.map((mapping) => mapping.workspaceId)));
+    await this.applyRoles(personId, roles, new Set(settings.roleMappings.map((mapping) => mapping.workspaceId)), { providerName: settings.providerName, issuer: idClaims.iss });
     if ((await rolesOf(this.db, personId)).length === 0) return { kind: 'noWorkspace', name: nameOf(claims, idClaims.sub) };
     await this.db.updateTable('oidc_identities').set({ last_sign_in_at: nowIso() }).where('issuer', '=', idClaims.iss).where('subject', '=', idClaims.sub).execute();
     return { kind: 'signedIn', personId, returnTo: pending.return_to };
@@ -201,17 +202,28 @@ export class OidcSignIn {
    * or the person leaves the workspace when they give nothing (a group taken away at the provider
    * takes the role away here). Workspaces the mapping does not name keep the roles given by hand. A
    * change ends the person's other sessions and open streams, as any role change does (TEAM-2).
+   * Each change is an audit entry in its own transaction (TEAM-3): old role → new role and the group
+   * that decided, with the person signing in as the actor — their sign-in made it, the provider chose it.
    */
-  private async applyRoles(personId: string, roles: Map<string, WorkspaceRole>, mapped: Set<string>): Promise<void> {
+  private async applyRoles(personId: string, roles: Map<string, ProviderRole>, mapped: Set<string>, provider: { providerName: string | null; issuer: string }): Promise<void> {
     let changed = false;
     const at = nowIso();
+    const person = await this.db.selectFrom('people').select('name').where('id', '=', personId).executeTakeFirstOrThrow();
+    const actor = { kind: 'person' as const, id: personId, name: person.name };
+    const via = `${provider.providerName ?? 'OpenID Connect'} sign-in`;
     for (const workspaceId of mapped) {
       const wanted = roles.get(workspaceId) ?? null;
       const held = await roleIn(this.db, workspaceId, personId);
-      if (wanted === held) continue;
+      if ((wanted?.role ?? null) === held) continue;
       changed = true;
-      if (wanted) await upsertRole(this.db, workspaceId, personId, wanted, at);
-      else await deleteRoles(this.db, personId, workspaceId);
+      const summary = wanted
+        ? `${via}: ${person.name}'s role ${held ?? 'none'} → ${wanted.role} (group ${wanted.group})`
+        : `${via}: took ${person.name} out of the workspace (was ${held}; none of their groups gives a role here)`;
+      const act = { kind: 'person.role_changed_by_provider', actor, workspaceId, subject: { type: 'person', id: personId }, summary: summary.slice(0, 300), details: { previousRole: held, role: wanted?.role ?? null, group: wanted?.group ?? null, issuer: provider.issuer } };
+      await withAuditEntry(this.db, act, async (trx) => {
+        if (wanted) await upsertRole(trx, workspaceId, personId, wanted.role, at);
+        else await deleteRoles(trx, personId, workspaceId);
+      });
     }
     if (changed) {
       this.sessions.endEverythingOf(personId);
