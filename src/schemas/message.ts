@@ -37,9 +37,15 @@ export const PostMessageResponse = z.object({
   run: Run.nullable(),
   space: Space,
   /**
-   * True when a turn of the conversation was waiting for an operator's approval: the message went to
-   * that turn as steering (read once the approval is decided) and `run` is that turn; no turn started.
+   * True when a turn of the conversation was going (running, or waiting for an operator's approval):
+   * the message went to that turn as steering (read before its next step, or once the approval is
+   * decided) and `run` is that turn; no turn started.
    */
   steeredTurn: z.boolean().optional(),
+  /**
+   * Set when the going turn's runtime cannot be steered: the message is held and starts the next turn
+   * once that turn (this run) has ended; it is recorded then, so `message` and `run` are null now.
+   */
+  startsAfterRunId: z.string().optional(),
 });
 export type PostMessageResponse = z.infer<typeof PostMessageResponse>;

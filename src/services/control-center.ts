@@ -20,7 +20,7 @@ import { TicketService } from './tickets/ticket-service.js';
 import { ActiveRuns } from './runs/active-runs.js';
 import { AgentService, type EffortValidator } from './agents/agent-service.js';
 import { ApprovalService } from './approvals/approval-service.js';
-import { EventBus } from './event-bus.js';
+import { EventBus, type WorkspaceEvent } from './event-bus.js';
 import { nodeFileOperations, type FileOperations } from './file-operations.js';
 import { MessageService } from './runs/message-service.js';
 import { ModelBroker } from './model-broker.js';
@@ -71,8 +71,9 @@ import { SettingsService } from './workspaces/settings-service.js';
 import { SpaceService } from './spaces/space-service.js';
 import { ConversationShareService } from './spaces/conversation-share-service.js';
 import { TurnService } from './runs/turn-service.js';
-import { waitingTurnSteering } from './runs/waiting-turn-steering.js';
-import { findRun } from '../store/repositories/run-repository.js';
+import { runningTurnSteering } from './runs/running-turn-steering.js';
+import { FollowUpTurns } from './runs/follow-up-turns.js';
+import { findRun, listRuns } from '../store/repositories/run-repository.js';
 import { AttachmentService } from './attachments/attachment-service.js';
 import { ConversationRunGate } from './runs/conversation-run-gate.js';
 import { RewindService } from './runs/rewind-service.js';
@@ -413,6 +414,13 @@ export class ControlCenter {
     this.attachments = new AttachmentService(this.workspaces, this.settings, (agent) => transports.capabilitiesFor(agent));
     const runGate = new ConversationRunGate(this.activeRuns);
     this.rewinds = new RewindService(this.workspaces, this.spaces, this.messages, this.executor.checkouts, runGate);
+    // HAR-5: messages held for a turn that cannot be steered start when it ends, here or in another process.
+    const followUps = new FollowUpTurns({ findRun: async (workspaceId, runId) => findRun((await this.workspaces.handle(workspaceId)).database.db, runId), logger: this.logger });
+    const releaseFollowUps = (event: WorkspaceEvent) => {
+      if (event.type === 'run.updated') followUps.runUpdated(event.workspaceId, event.data);
+    };
+    this.events.subscribeAll(releaseFollowUps);
+    this.events.subscribeRemote(releaseFollowUps);
     this.turns = new TurnService(
       this.spaces,
       this.agents,
@@ -424,10 +432,12 @@ export class ControlCenter {
       },
       this.attachments,
       runGate,
-      waitingTurnSteering({
+      runningTurnSteering({
         pendingApprovals: (workspaceId, conversationId) => this.approvals.list(workspaceId, { status: 'pending', conversationId }),
-        findRun: async (workspaceId, runId) => findRun((await this.workspaces.handle(workspaceId)).database.db, runId),
+        goingTurns: async (workspaceId, conversationId) =>
+          (await listRuns((await this.workspaces.handle(workspaceId)).database.db, { conversationId, topLevel: true, limit: 50 })).filter((run) => run.state === 'queued' || run.state === 'running'),
         steer: (workspaceId, runId, text) => this.steerRun(workspaceId, runId, text),
+        followUps,
       }),
     );
     // RLY-6: relay_tool, on every run that speaks in a conversation.

@@ -15,7 +15,7 @@ import type { RunExecutor, StartRunInput } from './run-executor.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import { AttachmentService, type AcceptedAttachment } from '../attachments/attachment-service.js';
 import type { ConversationRunGate } from './conversation-run-gate.js';
-import type { WaitingTurnSteering } from './waiting-turn-steering.js';
+import type { RunningTurnSteering } from './running-turn-steering.js';
 
 /**
  * Posting a message to a conversation (MODE-2, MODE-4, RLY-1): applies the picker, handles `/plan`,
@@ -38,8 +38,8 @@ export class TurnService {
     private readonly attachments?: AttachmentService,
     /** CTX-3: keeps a turn from starting while its conversation is being rewound. */
     private readonly gate?: ConversationRunGate,
-    /** HAR-5: hands a message to the conversation's turn waiting for approval (absent: every message starts a turn). */
-    private readonly waitingTurns?: WaitingTurnSteering,
+    /** HAR-5: hands a message to the conversation's going turn, or starts it after that turn (absent: every message starts a turn). */
+    private readonly runningTurns?: RunningTurnSteering,
   ) {}
 
   /** CTX-3: writes a turn's message and launches it while no rewind holds the conversation (409 while one does). */
@@ -76,13 +76,19 @@ export class TurnService {
     }
     const mention = parseMention(skillCommand ? skillCommand.rest : parsed.text);
     const operatorMessage = (runId: string | null) => ({ conversationId, runId, role: 'user' as const, authorKind: 'operator' as const, authorId: operatorId, mode: space.mode, picker: space.picker, content: parsed.text });
-    // A plain message while a turn waits for approval goes to that turn, never to a turn beside it.
-    if (this.waitingTurns && !skillCommand && !parsed.armPlan && mention.agentName === null && body.agentId === undefined && attached.length === 0) {
-      const steered = await this.waitingTurns.steerWaitingTurn(workspaceId, conversationId, parsed.text);
-      if (steered) {
+    // A plain message while a turn is going goes to that turn, never to a turn beside it.
+    if (this.runningTurns && !skillCommand && !parsed.armPlan && mention.agentName === null && attached.length === 0) {
+      const route = await this.runningTurns.route(workspaceId, conversationId, parsed.text, body.agentId ?? null);
+      if (route?.kind === 'steered') {
         // Tied to the turn it steers: that turn's transcript holds the text, so the history takes it from there once.
-        const message = await this.messages.append(workspaceId, operatorMessage(steered.id));
-        return { message, run: steered, space, steeredTurn: true };
+        const message = await this.messages.append(workspaceId, operatorMessage(route.run.id));
+        return { message, run: route.run, space, steeredTurn: true };
+      }
+      if (route?.kind === 'after') {
+        // Recorded when its turn starts, so the message and its answer come after the going turn's answer.
+        const again = { text: body.text, ...(body.agentId === undefined ? {} : { agentId: body.agentId }) };
+        await this.runningTurns.startAfter(workspaceId, route.run.id, parsed.text, () => this.post(workspaceId, conversationId, again, operatorId));
+        return { message: null, run: null, space, startsAfterRunId: route.run.id };
       }
     }
     const agent = await this.addressedAgent(workspaceId, mention.agentName, body.agentId ?? null, space.defaultAgentId);
