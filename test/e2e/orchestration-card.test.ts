@@ -1,7 +1,8 @@
 /**
  * Browser test of the orchestration proposal card (ORC-1..3, UI): roles as an org chart with the hire
  * marked, the sub-ticket tree, budget and estimates, the diff from the previous revision, and the
- * operator approving a dependency-closed subset from the card, or rejecting it with a reason.
+ * operator approving a dependency-closed subset from the card, or rejecting it with a reason; and the
+ * card drawn once, in timeline order: after the turn that proposed it, above the messages after it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_TEST_TIMEOUT_MS, type TestBrowser } from '../support/e2e/browser.js';
@@ -142,5 +143,43 @@ describe('web app: the orchestration proposal card (ORC-1..3)', { timeout: BROWS
       await answer.waitFor({ timeout: 30_000 });
     }
     await ui.screenshot('orchestration-card-rejected');
+  }, 120_000);
+
+  it('a proposal is drawn once, in timeline order: after the message that asked for it and its turn, above a later message', async () => {
+    const space = (await server.api('POST', `/api/workspaces/${ws}/spaces`, { name: 'Ordering', mode: 'orchestrate' })).body;
+    const conversation = (await server.api('POST', `/api/workspaces/${ws}/spaces/${space.id}/conversations`, { title: 'Ordering' })).body;
+    const lead = (await server.api('GET', `/api/workspaces/${ws}/agents`)).body.agents[0];
+    const model = suite!.model;
+    const post = (text: string) => server.api('POST', `/api/workspaces/${ws}/conversations/${conversation.id}/messages`, { text });
+    const ended = async (runId: string) =>
+      expect.poll(async () => (await server.api('GET', `/api/workspaces/${ws}/runs/${runId}`)).body.run.state, { timeout: 60_000 }).toBe('completed');
+
+    model.script(reply().tool('propose_orchestration', validProposal(lead.id, 'order-writer')), reply().text('Proposed a team for you.'));
+    const asked = await post('Put a team on the billing export');
+    expect(asked.status).toBe(202);
+    await ended(asked.body.run.id);
+    // A later turn, in chat: its message must come below the card, not the card below it.
+    expect((await server.api('PATCH', `/api/workspaces/${ws}/spaces/${space.id}`, { picker: 'Agent' })).status).toBe(200);
+    model.script(reply().text('Glad to help.'));
+    const later = await post('Thanks, looking at it now');
+    await ended(later.body.run.id);
+
+    const { page } = ui;
+    await page.goto(`${server.url}/w/${ws}/c/${conversation.id}`);
+    const timeline = page.getByTestId('timeline');
+    await timeline.getByTestId('orchestration-card').waitFor({ timeout: 60_000 });
+    await timeline.locator('[data-testid="message"]', { hasText: 'Glad to help.' }).waitFor({ timeout: 60_000 });
+    expect(await timeline.getByTestId('orchestration-card').count()).toBe(1);
+    const order = () =>
+      timeline.evaluate((element) => {
+        const blocks = [...element.querySelectorAll('[data-testid="message"], [data-testid="orchestration-card"]')];
+        return blocks.map((block) => (block.getAttribute('data-testid') === 'orchestration-card' ? 'card' : (block.querySelector('.message-body, .turn-text')?.textContent ?? block.textContent ?? '').trim().slice(0, 30)));
+      });
+    await expect.poll(async () => (await order()).filter((entry) => ['card', 'Put a team on the billing expo', 'Thanks, looking at it now'].includes(entry)), { timeout: 60_000 }).toEqual([
+      'Put a team on the billing expo',
+      'card',
+      'Thanks, looking at it now',
+    ]);
+    await ui.screenshot('orchestration-card-in-order');
   }, 120_000);
 });

@@ -4,7 +4,8 @@
  * header shows (and changes) both (MODE-4, POL-5); a plan is drawn once, after the turn that
  * submitted it (PLAN-3); Stop keeps the running tool call, marked stopped; a paused turn reads
  * "paused" only; Take over opens a box to write in; a message sent while a turn waits for approval
- * goes to that turn (HAR-5). Every check waits for the state the person ends up seeing.
+ * goes to that turn, and so does one sent while a turn merely runs, attached to it with a note
+ * (HAR-5). Every check waits for the state the person ends up seeing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -180,5 +181,38 @@ describe('run control (HAR-5)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
     expect(steered).toBeLessThan(answered!);
     expect((await api('GET', `/runs?conversationId=${conversationId}`)).body.runs).toHaveLength(1);
     await api('DELETE', `/policy/rules/${rule.id}`);
+  });
+
+  it('a message sent while a turn runs (no approval) is said to go to it, is attached to it with a note, and is read before its next step', async () => {
+    const { page } = ui;
+    const { conversationId } = await openNewConversation(page, 'Running');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    model.script(
+      reply(async () => {
+        await held;
+        return reply().tool('bash', { command: 'echo step' });
+      }),
+      reply().text('Stepped, and the changelog is noted.'),
+    );
+    const first = await send(page, 'take one step');
+    await page.getByTestId('live-turn').waitFor(WAIT);
+    await expect.poll(() => page.getByTestId('running-turn-note').textContent(), WAIT).toContain('what you send now goes to it, read before its next step');
+
+    const second = await send(page, 'also note the changelog');
+    expect(second).toMatchObject({ steeredTurn: true, run: { id: first.run!.id } });
+    const steering = page.locator('[data-testid="message"]', { hasText: 'also note the changelog' });
+    await expect.poll(() => steering.getByTestId('steering-note').textContent(), WAIT).toBe('Sent to the running turn — it reads this before its next step');
+    await expect.poll(() => page.getByTestId('live-turn').count(), WAIT).toBe(1);
+    await ui.screenshot('message-to-running-turn-desktop');
+
+    release();
+    const answer = page.locator('[data-testid="message"].message-assistant', { hasText: 'Stepped, and the changelog is noted.' });
+    await answer.waitFor(WAIT);
+    await expect.poll(() => page.getByTestId('live-turn').count(), WAIT).toBe(0);
+    const [steered, answered] = await orderOf(page, ['[data-testid="steering-note"]', '[data-testid="message"].message-assistant']);
+    expect(steered).toBeLessThan(answered!);
+    expect(JSON.stringify(model.requests.at(-1)!.body)).toContain('also note the changelog');
+    expect((await api('GET', `/runs?conversationId=${conversationId}`)).body.runs).toHaveLength(1);
   });
 });

@@ -12,6 +12,12 @@ import { FieldError } from '../ui/states';
 import { transportIgnoringAutonomy, transportWithoutModes } from './answering-transport';
 import { AttachButton, AttachmentTray, useComposerAttachments } from './ComposerAttachments';
 
+/** A held message, quoted in the composer's note: its first line, shortened. */
+const excerpt = (text: string) => {
+  const line = text.split('\n')[0]!;
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+};
+
 const SLASH_HINTS = [
   { command: '/plan', hint: 'arm Plan mode, send nothing' },
   { command: '/plan <request>', hint: 'arm Plan mode and send the request' },
@@ -29,14 +35,14 @@ export function Composer({
   space,
   conversationId,
   turnRunning,
-  waitingTurnId = null,
+  goingTurn = null,
 }: {
   ws: string;
   space: Space;
   conversationId: string;
   turnRunning: boolean;
-  /** HAR-5: the conversation's turn waiting for an approval, which a message sent now goes to. */
-  waitingTurnId?: string | null;
+  /** HAR-5: the conversation's going turn a plain message sent now goes to (one waiting for an approval first). */
+  goingTurn?: { id: string; waitsForApproval: boolean } | null;
 }) {
   const client = useQueryClient();
   const send = useSendMessage(ws, conversationId);
@@ -47,9 +53,9 @@ export function Composer({
   // TOOL-3: files picked, pasted or dropped, sent with the next message.
   const attachments = useComposerAttachments();
   const [dropping, setDropping] = useState(false);
-  // Said before sending: where a message sent now goes. A turn whose runner cannot be steered gets a turn beside it.
-  const waitingControls = useRunControls(ws, waitingTurnId ?? '', waitingTurnId !== null);
-  const waitingSteerable = waitingControls.data?.controls.steer.available !== false;
+  // Said before sending: where a message sent now goes. A turn whose runtime cannot be steered gets it as the next turn.
+  const goingControls = useRunControls(ws, goingTurn?.id ?? '', goingTurn !== null);
+  const goingSteerable = goingControls.data?.controls.steer.available !== false;
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const pickerRef = useRef<HTMLSelectElement>(null);
   const isReview = space.mode === 'review';
@@ -108,7 +114,8 @@ export function Composer({
           setText('');
           attachments.clear();
           if (!result.message && /^\/plan\s*$/.test(value)) setNotice('Plan mode armed: your next message is planned first.');
-          if (result.steeredTurn) setNotice('Sent to the turn waiting for approval: it reads this once the approval is decided.');
+          if (result.steeredTurn) setNotice(goingTurn?.waitsForApproval ? 'Sent to the turn waiting for approval: it reads this once the approval is decided.' : 'Sent to the running turn — it reads this before its next step.');
+          if (result.startsAfterRunId) setNotice(`Held until the current turn ends, then it starts the next turn: “${excerpt(value)}”`);
           if (result.space?.picker && isPickerValue(result.space.picker)) rememberPicker(result.space.picker);
         },
       },
@@ -189,15 +196,18 @@ export function Composer({
         )}
         {hasPicker && !turnRunning ? <span className="muted small mode-hint" data-testid="mode-hint" title={pickerHint(space.picker)}>{pickerHint(space.picker)}</span> : null}
         <span className="spacer" />
-        {waitingTurnId ? (
-          <span className="small next-turn" data-testid="waiting-turn-note">
-            {waitingSteerable
-              ? 'A turn waits for approval: what you send now goes to it as instructions, read once you decide.'
-              : 'A turn waits for approval and its runner cannot take instructions: what you send now starts a second turn beside it.'}
+        {goingTurn ? (
+          <span className="small next-turn" data-testid={goingTurn.waitsForApproval ? 'waiting-turn-note' : 'running-turn-note'}>
+            {!goingSteerable
+              ? "This agent's runtime cannot take messages mid-turn; what you send now starts a new turn after the current one."
+              : goingTurn.waitsForApproval
+                ? 'A turn waits for approval: what you send now goes to it as instructions, read once you decide.'
+                : 'A turn is running: what you send now goes to it, read before its next step (@name starts a turn of its own).'}
           </span>
-        ) : turnRunning && hasPicker && !modeless ? (
+        ) : null}
+        {turnRunning && hasPicker && !modeless && !goingTurn?.waitsForApproval ? (
           <span className="small next-turn" data-testid="next-turn-note">
-            A turn is running: a mode change applies from the next turn.
+            {goingTurn ? 'A mode change applies from the next turn.' : 'A turn is running: a mode change applies from the next turn.'}
           </span>
         ) : null}
         <span className="muted small keys-hint">{hasPicker ? 'Shift+Tab while typing: mode · ' : ''}Enter send · Shift+Enter newline</span>

@@ -17,7 +17,8 @@ import { RewindBanner } from './RewindControls';
 import { PlanRow } from './PlanRow';
 import { foldPlanSteps } from './plan-steps';
 import { useConversationOrchestrations } from '../orchestrations/orchestration-hooks';
-import { ConversationOrchestrations } from '../orchestrations/OrchestrationCard';
+import { OrchestrationCard } from '../orchestrations/OrchestrationCard';
+import type { Orchestration } from '../orchestrations/orchestration-hooks';
 import { isActive, LiveTurn, RunOutcome } from './RunBlocks';
 import { PlanReadyBoard } from './PlanReadyBoard';
 import { SidePanel } from './SidePanel';
@@ -34,10 +35,14 @@ const ChangesView = lazy(() => import('./changes/ChangesView'));
 /** PLAN-3: a plan that arrives within this window while its conversation is on screen opens Plan Studio. */
 const AUTO_OPEN_WINDOW_MS = 30_000;
 
-type TimelineEntry = { kind: 'message'; at: string; message: Message } | { kind: 'plan'; at: string; plan: Plan } | { kind: 'outcome'; at: string; run: Run };
+type TimelineEntry =
+  | { kind: 'message'; at: string; message: Message }
+  | { kind: 'plan'; at: string; plan: Plan }
+  | { kind: 'orchestration'; at: string; orchestration: Orchestration }
+  | { kind: 'outcome'; at: string; run: Run };
 
-/** At one instant, a turn's message comes before its outcome line, and both before a plan it submitted. */
-const ENTRY_ORDER: Record<TimelineEntry['kind'], number> = { message: 0, outcome: 1, plan: 2 };
+/** At one instant, a turn's message comes before its outcome line, and both before a plan or team proposal it submitted. */
+const ENTRY_ORDER: Record<TimelineEntry['kind'], number> = { message: 0, outcome: 1, plan: 2, orchestration: 3 };
 
 export function ConversationView({ ws, conversation, planId }: { ws: string; conversation: Conversation; planId: string | null }) {
   const space = useSpace(ws, conversation.spaceId);
@@ -81,11 +86,13 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   // Turns only: child runs (subagents, delegates) carry the conversation's id but are not turns of their own.
   const runList = useMemo(() => (runs.data?.runs ?? []).filter((run) => run.parentRunId === null), [runs.data]);
   const planList = useMemo(() => plans.data?.plans ?? [], [plans.data]);
+  // One plan, one drawing: an approved plan's orchestration record is its plan row, not a second card.
+  const orchestrationList = useMemo(() => (orchestrations.data?.orchestrations ?? []).filter((orchestration) => orchestration.planId === null), [orchestrations.data]);
 
   // PLAN-8: a plan's step prompts, replies and runs are folded under its row, not spread over the conversation.
   const steps = useMemo(() => foldPlanSteps(planList, messages.data?.messages ?? [], runList), [planList, messages.data, runList]);
 
-  const { entries: timeline, trailingPlans } = useMemo(() => {
+  const { entries: timeline, trailingPlans, trailingOrchestrations } = useMemo(() => {
     const activeRunIds = new Set(runList.filter(isActive).map((run) => run.id));
     const entries: TimelineEntry[] = [];
     const messageList = messages.data?.messages ?? [];
@@ -95,26 +102,33 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
       if (message.role === 'assistant' && message.runId && activeRunIds.has(message.runId)) continue;
       entries.push({ kind: 'message', at: message.createdAt, message });
     }
-    // PLAN-3: a plan is drawn after the turn that submitted it (its reply is written when the turn
-    // ends, after the plan); one still submitted by a running turn comes after that live turn.
+    // PLAN-3, ORC-1: a plan or a team proposal is drawn after the turn that submitted it (its reply is
+    // written when the turn ends, after the submission): the latest of the three times is its place.
+    // One still submitted by a running turn has no place yet (null): it comes after that live turn.
+    const placeAfterSubmitter = (runId: string | null, createdAt: string): string | null => {
+      const submitter = runId ? runList.find((run) => run.id === runId) : undefined;
+      if (submitter && isActive(submitter)) return null;
+      const reply = runId ? messageList.find((message) => message.role === 'assistant' && message.runId === runId) : undefined;
+      return [createdAt, submitter?.endedAt ?? '', reply?.createdAt ?? ''].reduce((latest, time) => (time > latest ? time : latest));
+    };
     const trailing: Plan[] = [];
     for (const plan of planList) {
-      const submitter = plan.runId ? runList.find((run) => run.id === plan.runId) : undefined;
-      if (submitter && isActive(submitter)) {
-        trailing.push(plan);
-        continue;
-      }
-      // The reply is written just after the turn's end is recorded: the latest of the three is the plan's place.
-      const reply = plan.runId ? messageList.find((message) => message.role === 'assistant' && message.runId === plan.runId) : undefined;
-      const at = [plan.createdAt ?? plan.updatedAt ?? '', submitter?.endedAt ?? '', reply?.createdAt ?? ''].reduce((latest, time) => (time > latest ? time : latest));
-      entries.push({ kind: 'plan', at, plan });
+      const at = placeAfterSubmitter(plan.runId, plan.createdAt ?? plan.updatedAt ?? '');
+      if (at === null) trailing.push(plan);
+      else entries.push({ kind: 'plan', at, plan });
+    }
+    const trailingProposals: Orchestration[] = [];
+    for (const orchestration of orchestrationList) {
+      const at = placeAfterSubmitter(orchestration.runId, orchestration.createdAt);
+      if (at === null) trailingProposals.push(orchestration);
+      else entries.push({ kind: 'orchestration', at, orchestration });
     }
     for (const run of runList) {
       if (steps.stepRunIds.has(run.id)) continue;
       if (!isActive(run) && (run.state !== 'completed' || run.deliverableFailed)) entries.push({ kind: 'outcome', at: run.endedAt ?? run.createdAt, run });
     }
-    return { entries: entries.sort((a, b) => a.at.localeCompare(b.at) || ENTRY_ORDER[a.kind] - ENTRY_ORDER[b.kind]), trailingPlans: trailing };
-  }, [messages.data, planList, runList, steps]);
+    return { entries: entries.sort((a, b) => a.at.localeCompare(b.at) || ENTRY_ORDER[a.kind] - ENTRY_ORDER[b.kind]), trailingPlans: trailing, trailingOrchestrations: trailingProposals };
+  }, [messages.data, planList, orchestrationList, runList, steps]);
   const repliedRunIds = useMemo(() => new Set((messages.data?.messages ?? []).flatMap((message) => (message.role === 'assistant' && message.runId ? [message.runId] : []))), [messages.data]);
 
   const activeRuns = runList.filter((run) => isActive(run) && !steps.stepRunIds.has(run.id));
@@ -122,8 +136,11 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   const lastFinishedRun = [...runList].filter((run) => run.state === 'completed' && !run.parentRunId).sort((a, b) => (a.endedAt ?? a.createdAt).localeCompare(b.endedAt ?? b.createdAt)).pop() ?? null;
   const pendingApprovals = (approvals.data?.approvals ?? []).filter((approval) => approval.status === 'pending' && approval.conversationId === conversation.id);
   const pendingQuestions = (questions.data?.questions ?? []).filter((question) => question.conversationId === conversation.id && question.status === 'pending');
-  // HAR-5: a message sent while a turn waits for approval goes to that turn (the composer says so first).
+  // HAR-5: a plain message sent while a turn is going goes to that turn — one waiting for approval
+  // first, else the newest running one (the server picks the same way); the composer says so first.
   const waitingTurn = activeRuns.find((run) => pendingApprovals.some((approval) => approval.runId === run.id)) ?? null;
+  const newestRunning = [...activeRuns].sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0] ?? null;
+  const goingTurn = waitingTurn ? { id: waitingTurn.id, waitsForApproval: true } : newestRunning ? { id: newestRunning.id, waitsForApproval: false } : null;
 
   const scroller = useRef<HTMLDivElement>(null);
   const lastSize = useRef(0);
@@ -254,6 +271,8 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                     run={entry.message.runId ? runList.find((run) => run.id === entry.message.runId) : undefined}
                     onBranch={() => setBranchFrom(entry.message.id)}
                   />
+                ) : entry.kind === 'orchestration' ? (
+                  <OrchestrationCard key={`${entry.orchestration.id}-${entry.orchestration.latestRevision}`} ws={ws} orchestration={entry.orchestration} agents={agentList} />
                 ) : entry.kind === 'plan' ? (
                   <PlanRow
                     key={entry.plan.id}
@@ -267,14 +286,15 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                   <RunOutcome key={`outcome-${entry.run.id}`} ws={ws} run={entry.run} agent={agentById.get(entry.run.agentId)} hasReply={repliedRunIds.has(entry.run.id)} />
                 ),
               )}
-              {/* One plan, one drawing: an approved plan's orchestration record is its plan row, not a second card. */}
-              <ConversationOrchestrations ws={ws} orchestrations={(orchestrations.data?.orchestrations ?? []).filter((orchestration) => orchestration.planId === null)} agents={agentList} />
               {lastFinishedRun && activeRuns.length === 0 && space.data ? <PlanReadyBoard key={`board-${lastFinishedRun.id}`} ws={ws} run={lastFinishedRun} space={space.data} conversationId={conversation.id} /> : null}
               {activeRuns.map((run) => (
                 <LiveTurn key={run.id} ws={ws} run={run} agent={agentById.get(run.agentId)} />
               ))}
               {trailingPlans.map((plan) => (
                 <PlanRow key={plan.id} ws={ws} plan={plan} steps={steps.byPlan.get(plan.id) ?? []} agentById={agentById} onOpen={() => openPlan(plan.id)} />
+              ))}
+              {trailingOrchestrations.map((orchestration) => (
+                <OrchestrationCard key={`${orchestration.id}-${orchestration.latestRevision}`} ws={ws} orchestration={orchestration} agents={agentList} />
               ))}
               {pendingQuestions.map((question) => (
                 <QuestionCard key={question.id} ws={ws} question={question} agents={agentList} />
@@ -285,7 +305,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
             </div>
             <RewindBanner ws={ws} conversationId={conversation.id} />
             {space.data ? (
-              <Composer ws={ws} space={space.data} conversationId={conversation.id} turnRunning={activeRuns.length > 0} waitingTurnId={waitingTurn?.id ?? null} />
+              <Composer ws={ws} space={space.data} conversationId={conversation.id} turnRunning={activeRuns.length > 0} goingTurn={goingTurn} />
             ) : space.isError ? (
               <ErrorState error={space.error} what="the space" />
             ) : (

@@ -19,7 +19,7 @@ function sentInLabel(message: Message, run: Run | undefined): string | null {
 
 export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string; message: Message; agent: Agent | undefined; run: Run | undefined; onBranch: () => void }) {
   if (isModeChangeNote(message)) return <ModeChangeNote ws={ws} message={message} />;
-  // HAR-5: an operator's message with a run is one that went to a turn waiting for approval, as steering.
+  // HAR-5: an operator's message with a run is one that went to a going turn (running, or waiting for approval), as steering.
   const steering = message.role === 'user' && message.runId !== null;
   const author = message.authorKind === 'operator' ? 'You' : message.authorKind === 'agent' ? (agent?.name ?? 'agent') : 'System';
   const label = sentInLabel(message, run);
@@ -33,8 +33,8 @@ export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string;
           </span>
         ) : null}
         {steering ? (
-          <span className="mode-chip" data-testid="steering-chip" title="Sent while a turn waited for approval: that turn reads it once the approval is decided">
-            to the waiting turn
+          <span className="mode-chip" data-testid="steering-chip" title="Sent while a turn was going: that turn reads it before its next step (after the approval it waits for, if any)">
+            to the running turn
           </span>
         ) : null}
         <time className="muted small" dateTime={message.createdAt}>
@@ -56,6 +56,11 @@ export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string;
       ) : (
         <div className="message-body">{message.content}</div>
       )}
+      {steering ? (
+        <p className="muted small steering-note" data-testid="steering-note">
+          Sent to the running turn — it reads this before its next step
+        </p>
+      ) : null}
       <MessageAttachments ws={ws} message={message} />
     </article>
   );

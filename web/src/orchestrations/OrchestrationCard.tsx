@@ -206,15 +206,3 @@ function RevisionDiff({ ws, orchestration }: { ws: string; orchestration: Orches
     </div>
   );
 }
-
-/** The conversation's orchestrations, newest last, as cards (ORC-1). */
-export function ConversationOrchestrations({ ws, orchestrations, agents }: { ws: string; orchestrations: Orchestration[]; agents: Agent[] }) {
-  const ordered = [...orchestrations].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  return (
-    <>
-      {ordered.map((orchestration) => (
-        <OrchestrationCard key={`${orchestration.id}-${orchestration.latestRevision}`} ws={ws} orchestration={orchestration} agents={agents} />
-      ))}
-    </>
-  );
-}
