@@ -100,7 +100,7 @@ addRunQueueOptions(serve).action(
     // As Jupyter does, a one-time link signs a browser in without copying the token.
     const operatorId = running.app.auth.firstOperatorId();
     if (operatorId) {
-      const { code } = running.app.sessions.mintSignInCode(operatorId);
+      const { code } = await running.app.sessions.mintSignInCode(operatorId);
       console.log(`Web app: open this one-time sign-in link within 5 minutes (it works once):`);
       console.log(`  ${running.url}/auth/sign-in?code=${code}`);
       console.log(`  (a new link: control-center sign-in-link; or open ${running.url} and paste the token)`);

@@ -66,7 +66,7 @@ function sameOrigin(request: FastifyRequest): boolean {
  * everyone and touches no data. Failures get 401 with `{error:{code,message,field}}` and run no handler.
  */
 export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens, sessions: OperatorSessions, people: PeopleService) {
-  const asPrincipal = (holder: SecretHolder | null): OperatorPrincipal | null => (holder ? { kind: 'operator', operatorId: holder.operatorId, readOnly: holder.readOnly } : null);
+  const asPrincipal = (holder: SecretHolder | null): OperatorPrincipal | null => (holder ? { kind: 'operator', operatorId: holder.operatorId, readOnly: holder.readOnly, credential: holder.credential ?? null } : null);
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.principal = null;
     if (request.is404) return;
@@ -88,13 +88,13 @@ export function createAuthenticateHook(auth: OperatorAuth, runTokens: RunTokens,
     if (!token && !principal && operatorRoute && config.ticketInQuery === true) {
       const query = request.query as Record<string, unknown> | undefined;
       const ticket = typeof query?.ticket === 'string' && query.ticket !== '' ? query.ticket : null;
-      principal = asPrincipal(ticket ? sessions.redeemSseTicket(ticket) : null);
+      principal = asPrincipal(ticket ? await sessions.redeemSseTicket(ticket) : null);
       if (ticket) token = ticket;
     }
     // A browser signed in through the one-time link carries a session cookie.
     const session = !token && operatorRoute ? cookieOf(request, SESSION_COOKIE) : null;
     if (session) {
-      const holder = sessions.sessionHolder(session);
+      const holder = await sessions.sessionHolder(session);
       if (holder && !SAFE_METHODS.has(request.method) && !sameOrigin(request)) {
         const body: ApiError = { error: { code: 'forbidden', message: 'a cookie-authenticated request that changes state must come from this server\'s own pages (Origin)', field: 'origin' } };
         await reply.code(403).send(body);

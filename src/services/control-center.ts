@@ -29,6 +29,7 @@ import { SpendLimitGate } from './budgets/spend-limit-gate.js';
 import { OperatorAuth } from './operator-auth.js';
 import { OperatorSessions } from './operator-sessions.js';
 import { CredentialRevocations } from './people/credential-revocations.js';
+import { notifyRevocation } from '../store/repositories/credential-revocation-channel.js';
 import { PeopleService } from './people/people-service.js';
 import { AuditLog } from './audit/audit-log.js';
 import { OidcSettingsService } from './people/oidc-settings-service.js';
@@ -172,7 +173,7 @@ export class ControlCenter {
   /** The built-in shell's sandbox; its warm sandboxes are stopped with the server. */
   private readonly commandSandbox: CommandSandbox;
   /** One-time sign-in codes, browser sessions and SSE tickets. */
-  readonly sessions = new OperatorSessions();
+  readonly sessions: OperatorSessions;
   /** TEAM-2: open event streams of people listen here and close when the person's access changes. */
   readonly revocations = new CredentialRevocations();
   /** TEAM-1/TEAM-2: accounts, roles per workspace, personal tokens and invitations. */
@@ -271,6 +272,7 @@ export class ControlCenter {
     const files = options.files ?? nodeFileOperations;
     this.logger = options.logger ?? pino({ level: 'error' });
     this.auth = new OperatorAuth(registry, dataRoot);
+    this.sessions = new OperatorSessions(registry);
     this.people = new PeopleService(registry, this.sessions, this.revocations);
     const oidcSettings = new OidcSettingsService(registry, async (workspaceId) => (await registry.db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst()) !== undefined);
     this.oidc = new OidcSignIn(registry, oidcSettings, this.sessions, this.revocations);
@@ -279,8 +281,10 @@ export class ControlCenter {
     this.audit = new AuditLog(this.workspaces, registry);
     this.cluster =
       registry.location.dialect === 'postgres'
-        ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger)
+        ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger, this.revocations)
         : null;
+    // TEAM-2: a revocation made on this process closes the event streams every other process holds.
+    if (this.cluster) this.revocations.relayThrough((revocation) => notifyRevocation(registry.db, revocation));
     this.operations = new OperationsService(
       registry,
       this.workspaces,

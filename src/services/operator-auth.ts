@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { newId, nowIso } from '../ids.js';
 import type { RegistryStore } from '../store/registry-store.js';
 import { insertPerson, insertToken, ownerRow, tokenHolder } from '../store/repositories/people-repository.js';
+import { tokenCredential } from './people/credential-revocations.js';
 import { hashSecret, newSecret } from './people/secret-hash.js';
 
 import type { AgentPrincipal } from './runs/run-tokens.js';
@@ -16,6 +17,8 @@ export interface OperatorPrincipal {
   kind: 'operator';
   operatorId: string;
   readOnly?: boolean;
+  /** The credential the request came with (`session:<id>`, `token:<id>`): revoking it closes the streams it opened. */
+  credential?: string | null;
 }
 
 /** Who is calling: a person, or an agent run holding its run-scoped token. An agent is never a person. */
@@ -79,6 +82,6 @@ export class OperatorAuth {
    */
   async authenticate(token: string): Promise<OperatorPrincipal | null> {
     const holder = await tokenHolder(this.registry.db, hashSecret(token));
-    return holder ? { kind: 'operator', operatorId: holder.personId, readOnly: holder.readOnly } : null;
+    return holder ? { kind: 'operator', operatorId: holder.personId, readOnly: holder.readOnly, credential: tokenCredential(holder.tokenId) } : null;
   }
 }

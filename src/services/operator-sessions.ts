@@ -1,3 +1,18 @@
+import type { RegistryStore } from '../store/registry-store.js';
+import {
+  consumeSingleUseCode,
+  deleteCodesOf,
+  deleteExpired,
+  deleteSessionByHash,
+  deleteSessionsOf,
+  insertSession,
+  insertSingleUseCode,
+  liveSession,
+  liveSessionsOf,
+  touchSession,
+  type SingleUseKind,
+} from '../store/repositories/browser-session-repository.js';
+import { sessionCredential } from './people/credential-revocations.js';
 import { hashSecret as hashOf, newSecret } from './people/secret-hash.js';
 
 /** How long a printed sign-in link works: long enough to click, short enough to go stale in a scrollback. */
@@ -8,16 +23,19 @@ export const SESSION_TTL_MS = 12 * 60 * 60_000;
 export const SSE_TICKET_TTL_MS = 60_000;
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'cc_session';
+/** A session's last-seen time is written at most this often: a busy browser is not a write per request. */
+export const LAST_SEEN_WRITE_MS = 60_000;
+/** Expired sessions and codes are swept at most this often, by whichever process mints next. */
+const SWEEP_EVERY_MS = 60_000;
 
-/** Who a secret stands for: a person, and whether the credential it came from was read-only (viewer-capped). */
+/**
+ * Who a secret stands for: a person, whether the credential it came from was read-only (viewer-capped),
+ * and which credential that was (`session:<id>`, `token:<id>`), so revoking it can close what it opened.
+ */
 export interface SecretHolder {
   operatorId: string;
   readOnly: boolean;
-}
-
-interface Entry extends SecretHolder {
-  createdAt: number;
-  expiresAt: number;
+  credential?: string | null;
 }
 
 /** A browser session as its person sees it in their session list: a short id, never the cookie. */
@@ -25,66 +43,11 @@ export interface SessionView {
   id: string;
   createdAt: number;
   expiresAt: number;
+  lastSeenAt: number;
 }
 
 /** The short id a session is listed and revoked by: the head of its hash (the hash of a secret is not the secret). */
 const SESSION_ID_LENGTH = 16;
-
-
-/** A map of secrets → operator, each with an expiry; `single` ones are deleted by their first use. */
-class SecretStore {
-  private readonly entries = new Map<string, Entry>();
-
-  constructor(
-    private readonly ttlMs: number,
-    private readonly single: boolean,
-    private readonly now: () => number,
-  ) {}
-
-  mint(holder: SecretHolder, prefix: string): { secret: string; expiresAt: number } {
-    this.sweep();
-    const secret = newSecret(prefix);
-    const createdAt = this.now();
-    const expiresAt = createdAt + this.ttlMs;
-    this.entries.set(hashOf(secret), { operatorId: holder.operatorId, readOnly: holder.readOnly, createdAt, expiresAt });
-    return { secret, expiresAt };
-  }
-
-  /** Who a secret stands for, or null (unknown, expired, or — for single-use ones — already used). */
-  use(secret: string): SecretHolder | null {
-    const key = hashOf(secret);
-    const entry = this.entries.get(key);
-    if (!entry) return null;
-    if (this.single || entry.expiresAt <= this.now()) this.entries.delete(key);
-    return entry.expiresAt > this.now() ? { operatorId: entry.operatorId, readOnly: entry.readOnly } : null;
-  }
-
-  revoke(secret: string): void {
-    this.entries.delete(hashOf(secret));
-  }
-
-  /** The live entries of one person, by short id. */
-  listFor(operatorId: string): SessionView[] {
-    this.sweep();
-    return [...this.entries].filter(([, entry]) => entry.operatorId === operatorId).map(([key, entry]) => ({ id: key.slice(0, SESSION_ID_LENGTH), createdAt: entry.createdAt, expiresAt: entry.expiresAt }));
-  }
-
-  /** Ends one entry of a person by its short id (or all of theirs); returns how many ended. */
-  revokeFor(operatorId: string, id?: string): number {
-    let ended = 0;
-    for (const [key, entry] of this.entries) {
-      if (entry.operatorId !== operatorId || (id !== undefined && key.slice(0, SESSION_ID_LENGTH) !== id)) continue;
-      this.entries.delete(key);
-      ended += 1;
-    }
-    return ended;
-  }
-
-  private sweep(): void {
-    const now = this.now();
-    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
-  }
-}
 
 /**
  * Sign-in without copying the token by hand, and the short-lived credentials a browser
@@ -94,48 +57,65 @@ class SecretStore {
  * - **sessions**: what the link's code is exchanged for, held in an HttpOnly, SameSite=Strict cookie;
  * - **SSE tickets**: single-use, 60 seconds, minted by an operator principal for the event stream, so
  *   no long-lived credential rides in an EventSource URL (URLs end up in logs and history).
- * All of it lives in memory: a restart signs browsers out (the operator token still works).
+ * All of it lives in the registry (hashes only), not in this process: with several API processes on
+ * one PostgreSQL database a cookie or ticket from one works on any other, and a restart keeps people
+ * signed in. Every cookie is checked against the registry on every request, so a session ended on
+ * any process is refused by the next request everywhere.
  */
 export class OperatorSessions {
-  private readonly codes: SecretStore;
-  private readonly sessions: SecretStore;
-  private readonly tickets: SecretStore;
+  private lastSweep = 0;
 
-  constructor(now: () => number = Date.now) {
-    this.codes = new SecretStore(SIGN_IN_CODE_TTL_MS, true, now);
-    this.sessions = new SecretStore(SESSION_TTL_MS, false, now);
-    this.tickets = new SecretStore(SSE_TICKET_TTL_MS, true, now);
+  constructor(
+    private readonly registry: RegistryStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private get db() {
+    return this.registry.db;
   }
 
   /** A sign-in code for a person; one minted by a read-only credential opens a read-only session. */
-  mintSignInCode(operatorId: string, readOnly = false): { code: string; expiresAt: number } {
-    const { secret, expiresAt } = this.codes.mint({ operatorId, readOnly }, 'sic_');
+  async mintSignInCode(operatorId: string, readOnly = false): Promise<{ code: string; expiresAt: number }> {
+    const { secret, expiresAt } = await this.mintCode('sign_in', { operatorId, readOnly }, SIGN_IN_CODE_TTL_MS, 'sic_');
     return { code: secret, expiresAt };
   }
 
   /** Consumes a sign-in code and opens a session for its person; null when the code is unknown, used or expired. */
-  redeemSignInCode(code: string): { session: string; operatorId: string } | null {
-    const holder = this.codes.use(code);
+  async redeemSignInCode(code: string): Promise<{ session: string; operatorId: string } | null> {
+    const holder = await consumeSingleUseCode(this.db, hashOf(code), 'sign_in', this.now());
     if (!holder) return null;
-    return this.openSession(holder);
+    return this.openSession({ operatorId: holder.personId, readOnly: holder.readOnly });
   }
 
-  /** A new browser session for a person (after a sign-in code or an accepted invitation). */
-  openSession(holder: SecretHolder): { session: string; operatorId: string } {
-    return { session: this.sessions.mint(holder, 'ses_').secret, operatorId: holder.operatorId };
+  /** A new browser session for a person (after a sign-in code, an accepted invitation or an OpenID Connect sign-in). */
+  async openSession(holder: SecretHolder): Promise<{ session: string; operatorId: string }> {
+    await this.sweep();
+    const session = newSecret('ses_');
+    const createdAt = this.now();
+    const secretHash = hashOf(session);
+    await insertSession(this.db, { secretHash, id: secretHash.slice(0, SESSION_ID_LENGTH), personId: holder.operatorId, readOnly: holder.readOnly, createdAt, expiresAt: createdAt + SESSION_TTL_MS });
+    return { session, operatorId: holder.operatorId };
   }
 
-  sessionHolder(session: string): SecretHolder | null {
-    return this.sessions.use(session);
+  /** Who a session cookie stands for, or null (unknown, expired or ended); notes that the session was seen. */
+  async sessionHolder(session: string): Promise<SecretHolder | null> {
+    const secretHash = hashOf(session);
+    const now = this.now();
+    const row = await liveSession(this.db, secretHash, now);
+    if (!row) return null;
+    if (now - row.lastSeenAt >= LAST_SEEN_WRITE_MS) await touchSession(this.db, secretHash, row.lastSeenAt, now);
+    return { operatorId: row.personId, readOnly: row.readOnly, credential: sessionCredential(row.id) };
   }
 
-  endSession(session: string): void {
-    this.sessions.revoke(session);
+  /** Ends the session a cookie holds; returns whose it was and its id (to close what it opened), or null. */
+  async endSession(session: string): Promise<{ operatorId: string; id: string } | null> {
+    const ended = await deleteSessionByHash(this.db, hashOf(session));
+    return ended ? { operatorId: ended.personId, id: ended.id } : null;
   }
 
   /** TEAM-1: a person's open browser sessions. */
-  sessionsOf(operatorId: string): SessionView[] {
-    return this.sessions.listFor(operatorId);
+  async sessionsOf(operatorId: string): Promise<SessionView[]> {
+    return (await liveSessionsOf(this.db, operatorId, this.now())).map(({ id, createdAt, expiresAt, lastSeenAt }) => ({ id, createdAt, expiresAt, lastSeenAt }));
   }
 
   /** The short id of a session cookie's value, as {@link sessionsOf} lists it. */
@@ -144,26 +124,43 @@ export class OperatorSessions {
   }
 
   /** Ends one session of a person by its listed id; false when they have none by that id. */
-  endSessionById(operatorId: string, id: string): boolean {
-    return this.sessions.revokeFor(operatorId, id) > 0;
+  async endSessionById(operatorId: string, id: string): Promise<boolean> {
+    return (await deleteSessionsOf(this.db, operatorId, id)) > 0;
   }
 
   /**
    * TEAM-2: everything a browser holds for this person — sessions, pending sign-in codes, SSE
    * tickets — ends now (a removed person, a changed role). Returns how many sessions ended.
    */
-  endEverythingOf(operatorId: string): number {
-    this.codes.revokeFor(operatorId);
-    this.tickets.revokeFor(operatorId);
-    return this.sessions.revokeFor(operatorId);
+  async endEverythingOf(operatorId: string): Promise<number> {
+    await deleteCodesOf(this.db, operatorId);
+    return deleteSessionsOf(this.db, operatorId);
   }
 
-  mintSseTicket(operatorId: string, readOnly = false): { ticket: string; expiresAt: number } {
-    const { secret, expiresAt } = this.tickets.mint({ operatorId, readOnly }, 'sst_');
+  /** A ticket for one event stream, remembering the credential that asked for it. */
+  async mintSseTicket(operatorId: string, readOnly = false, credential: string | null = null): Promise<{ ticket: string; expiresAt: number }> {
+    const { secret, expiresAt } = await this.mintCode('sse_ticket', { operatorId, readOnly, credential }, SSE_TICKET_TTL_MS, 'sst_');
     return { ticket: secret, expiresAt };
   }
 
-  redeemSseTicket(ticket: string): SecretHolder | null {
-    return this.tickets.use(ticket);
+  async redeemSseTicket(ticket: string): Promise<SecretHolder | null> {
+    const holder = await consumeSingleUseCode(this.db, hashOf(ticket), 'sse_ticket', this.now());
+    return holder ? { operatorId: holder.personId, readOnly: holder.readOnly, credential: holder.credential } : null;
+  }
+
+  private async mintCode(kind: SingleUseKind, holder: SecretHolder, ttlMs: number, prefix: string): Promise<{ secret: string; expiresAt: number }> {
+    await this.sweep();
+    const secret = newSecret(prefix);
+    const createdAt = this.now();
+    const expiresAt = createdAt + ttlMs;
+    await insertSingleUseCode(this.db, { codeHash: hashOf(secret), kind, personId: holder.operatorId, readOnly: holder.readOnly, credential: holder.credential ?? null, createdAt, expiresAt });
+    return { secret, expiresAt };
+  }
+
+  private async sweep(): Promise<void> {
+    const now = this.now();
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    await deleteExpired(this.db, now);
   }
 }

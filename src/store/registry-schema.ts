@@ -1,5 +1,6 @@
 import type { AuditEntryTable } from './audit-entry-table.js';
 import type { OidcIdentityTable, OidcPendingSignInTable, OidcSettingsTable } from './oidc-tables.js';
+import type { BrowserSessionTable, SingleUseCodeTable } from './browser-session-tables.js';
 
 /** Tables of the registry database (one per data root): which workspaces exist, and the operators. */
 export interface RegistrySchema {
@@ -17,6 +18,8 @@ export interface RegistrySchema {
   oidc_identities: OidcIdentityTable;
   oidc_pending_sign_ins: OidcPendingSignInTable;
   audit_entries: AuditEntryTable;
+  browser_sessions: BrowserSessionTable;
+  single_use_codes: SingleUseCodeTable;
 }
 
 export interface WorkspaceTable {

@@ -216,7 +216,9 @@ describe('no spelling of a path gets past authentication (SEC-1)', () => {
     await walk(gets.map((route) => ({ method: 'GET', path: `${fill(route.url)}?token=${server.token}`, body: undefined })), {});
     const operatorId = server.running.app.auth.firstOperatorId()!;
     await walk(
-      gets.filter((route) => !route.ticketInQuery).map((route) => ({ method: 'GET', path: `${fill(route.url)}?ticket=${server.running.app.sessions.mintSseTicket(operatorId).ticket}`, body: undefined })),
+      await Promise.all(
+        gets.filter((route) => !route.ticketInQuery).map(async (route) => ({ method: 'GET', path: `${fill(route.url)}?ticket=${(await server.running.app.sessions.mintSseTicket(operatorId)).ticket}`, body: undefined })),
+      ),
       {},
     );
   });

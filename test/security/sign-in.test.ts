@@ -56,21 +56,21 @@ describe('sign-in without copying a token', () => {
     expect((await open(`${server.url}/auth/sign-in?code=sic_guess`)).status).toBe(400);
   });
 
-  it('codes and tickets expire; a session can be ended', () => {
+  it('codes and tickets expire; a session can be ended', async () => {
     let now = 1_000_000;
-    const sessions = new OperatorSessions(() => now);
-    const { code } = sessions.mintSignInCode('op_1');
+    const sessions = new OperatorSessions(server.running.app.registry, () => now);
+    const { code } = await sessions.mintSignInCode('op_1');
     now += SIGN_IN_CODE_TTL_MS;
-    expect(sessions.redeemSignInCode(code)).toBeNull();
-    const fresh = sessions.mintSignInCode('op_1').code;
-    const redeemed = sessions.redeemSignInCode(fresh)!;
+    expect(await sessions.redeemSignInCode(code)).toBeNull();
+    const fresh = (await sessions.mintSignInCode('op_1')).code;
+    const redeemed = (await sessions.redeemSignInCode(fresh))!;
     expect(redeemed.operatorId).toBe('op_1');
-    expect(sessions.sessionHolder(redeemed.session)?.operatorId).toBe('op_1');
-    sessions.endSession(redeemed.session);
-    expect(sessions.sessionHolder(redeemed.session)).toBeNull();
-    const { ticket } = sessions.mintSseTicket('op_1');
+    expect((await sessions.sessionHolder(redeemed.session))?.operatorId).toBe('op_1');
+    await sessions.endSession(redeemed.session);
+    expect(await sessions.sessionHolder(redeemed.session)).toBeNull();
+    const { ticket } = await sessions.mintSseTicket('op_1');
     now += SSE_TICKET_TTL_MS;
-    expect(sessions.redeemSseTicket(ticket)).toBeNull();
+    expect(await sessions.redeemSseTicket(ticket)).toBeNull();
   });
 
   it("an agent's run token can mint neither a sign-in code nor an SSE ticket, nor pass as either", async () => {

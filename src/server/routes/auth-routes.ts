@@ -5,6 +5,7 @@ import { ApiError } from '../../schemas/common.js';
 import type { ControlCenter } from '../../services/control-center.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../../services/operator-sessions.js';
 import { AcceptInvitationBody } from '../../schemas/people.js';
+import { sessionCredential } from '../../services/people/credential-revocations.js';
 import { cookieOf, operatorOf } from '../authenticate.js';
 import { joinPage } from './join-page.js';
 
@@ -34,7 +35,7 @@ export function authRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         schema: { tags: ['auth'], querystring: z.object({ code: z.string().min(1).max(200) }), response: { 303: z.null(), 400: ApiError } },
       },
       async (request, reply) => {
-        const redeemed = app.sessions.redeemSignInCode(request.query.code);
+        const redeemed = await app.sessions.redeemSignInCode(request.query.code);
         if (!redeemed) throw new ValidationError('code', 'this sign-in link is unknown, already used or expired: run `control-center sign-in-link` (or restart `serve`) for a new one');
         return reply
           .code(303)
@@ -73,7 +74,7 @@ export function authRoutes(app: ControlCenter): FastifyPluginAsyncZod {
           return reply.code(403).send({ error: { code: 'forbidden', message: "an invitation is accepted from this server's own page (Origin)", field: 'origin' } });
         }
         const person = await app.people.accept(request.body.code, request.body.name, request.body.email);
-        const { session } = app.sessions.openSession({ operatorId: person.id, readOnly: false });
+        const { session } = await app.sessions.openSession({ operatorId: person.id, readOnly: false });
         return reply
           .code(303)
           .header('set-cookie', sessionCookie(session, Math.floor(SESSION_TTL_MS / 1000)))
@@ -88,7 +89,7 @@ export function authRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       async (request, reply) => {
         const person = operatorOf(request.principal);
         // A read-only credential's link opens a read-only session: a link is never more than what minted it.
-        const { code, expiresAt } = app.sessions.mintSignInCode(person.operatorId, person.readOnly === true);
+        const { code, expiresAt } = await app.sessions.mintSignInCode(person.operatorId, person.readOnly === true);
         const origin = `${request.protocol}://${request.headers.host ?? request.hostname}`;
         return reply.code(201).send({ url: `${origin}/auth/sign-in?code=${encodeURIComponent(code)}`, expiresAt: new Date(expiresAt).toISOString() });
       },
@@ -98,7 +99,8 @@ export function authRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { config: { ...OPERATOR, role: 'signedIn' }, schema: { tags: ['auth'], response: { 201: z.object({ ticket: z.string(), expiresAt: z.string() }) } } },
       async (request, reply) => {
         const person = operatorOf(request.principal);
-        const { ticket, expiresAt } = app.sessions.mintSseTicket(person.operatorId, person.readOnly === true);
+        // The stream it opens remembers this credential: revoking the session or token closes it.
+        const { ticket, expiresAt } = await app.sessions.mintSseTicket(person.operatorId, person.readOnly === true, person.credential ?? null);
         return reply.code(201).header('cache-control', 'no-store').send({ ticket, expiresAt: new Date(expiresAt).toISOString() });
       },
     );
@@ -112,7 +114,9 @@ export function authRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { config: { ...OPERATOR, role: 'signedIn' }, schema: { tags: ['auth'], response: { 204: z.null() } } },
       async (request, reply) => {
         const session = cookieOf(request, SESSION_COOKIE);
-        if (session) app.sessions.endSession(session);
+        // Signing out ends the session everywhere, and the streams it opened on every process.
+        const ended = session ? await app.sessions.endSession(session) : null;
+        if (ended) await app.revocations.announce({ personId: ended.operatorId, credential: sessionCredential(ended.id) });
         return reply.code(204).header('set-cookie', sessionCookie('', 0)).send(null);
       },
     );

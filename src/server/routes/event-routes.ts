@@ -61,9 +61,10 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         };
         const unsubscribe = app.events.subscribe(request.params.workspaceId, send, lastEventId);
         const heartbeat = setInterval(() => response.write(': heartbeat\n\n'), HEARTBEAT_MS);
-        // TEAM-2: a stream is access held open; it ends the moment its person is removed or their role changes.
+        // TEAM-2: a stream is access held open; it ends the moment its person is removed, their role
+        // changes, or the session or token it was opened through is revoked — on whichever process.
         const principal = request.principal;
-        const stopListening = principal?.kind === 'operator' ? app.revocations.subscribe(principal.operatorId, () => response.end()) : () => {};
+        const stopListening = principal?.kind === 'operator' ? app.revocations.subscribe(principal.operatorId, () => response.end(), principal.credential ?? null) : () => {};
         const close = () => {
           clearInterval(heartbeat);
           unsubscribe();

@@ -86,7 +86,7 @@ export function oidcRoutes(app: ControlCenter): FastifyPluginAsyncZod {
             .type('text/html; charset=utf-8')
             .send(noWorkspacePage({ name: outcome.name, providerName: providerName ?? 'Your provider' }));
         }
-        const { session } = app.sessions.openSession({ operatorId: outcome.personId, readOnly: false });
+        const { session } = await app.sessions.openSession({ operatorId: outcome.personId, readOnly: false });
         return reply
           .code(303)
           .header('set-cookie', [sessionCookie(session, Math.floor(SESSION_TTL_MS / 1000)), browserCookie('', 0)])

@@ -137,10 +137,11 @@ export function peopleRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         const cookie = cookieOf(request, SESSION_COOKIE);
         const current = cookie ? app.sessions.sessionIdOf(cookie) : null;
         return {
-          sessions: app.sessions.sessionsOf(actor.personId).map((session) => ({
+          sessions: (await app.sessions.sessionsOf(actor.personId)).map((session) => ({
             id: session.id,
             createdAt: new Date(session.createdAt).toISOString(),
             expiresAt: new Date(session.expiresAt).toISOString(),
+            lastSeenAt: new Date(session.lastSeenAt).toISOString(),
             current: session.id === current,
           })),
         };

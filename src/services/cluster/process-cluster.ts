@@ -2,17 +2,20 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { newId } from '../../ids.js';
 import { PostgresListener } from '../../store/postgres-listener.js';
+import { REVOCATIONS_CHANNEL } from '../../store/repositories/credential-revocation-channel.js';
 import { RUN_COMMANDS_CHANNEL } from '../../store/repositories/run-command-repository.js';
 import { EVENTS_CHANNEL } from '../../store/repositories/workspace-event-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus } from '../event-bus.js';
+import type { CredentialRevocations } from '../people/credential-revocations.js';
 import { PostgresEventJournal } from './postgres-event-journal.js';
 import { RunCommandRelay } from './run-command-relay.js';
 
 /**
  * What lets several processes on one PostgreSQL database behave as one server: live
  * events committed and fanned out to every process (PostgresEventJournal), run controls routed to
- * the process executing the run (RunCommandRelay), both fed by this process's one listening
+ * the process executing the run (RunCommandRelay), and revoked access closing the event streams
+ * this process holds (CredentialRevocations, TEAM-2), all fed by this process's one listening
  * connection. Not used by the embedded SQLite server.
  */
 export class ProcessCluster {
@@ -22,14 +25,15 @@ export class ProcessCluster {
   readonly commands: RunCommandRelay;
   private readonly listener: PostgresListener;
 
-  constructor(url: string, bus: EventBus, dbOf: (workspaceId: string) => Promise<Kysely<WorkspaceSchema>>, logger: Logger) {
+  constructor(url: string, bus: EventBus, dbOf: (workspaceId: string) => Promise<Kysely<WorkspaceSchema>>, logger: Logger, revocations?: CredentialRevocations) {
     this.journal = new PostgresEventJournal(bus, dbOf, this.origin, logger);
     this.commands = new RunCommandRelay(dbOf, this.origin, logger);
     bus.useJournal(this.journal);
-    this.listener = new PostgresListener(url, [EVENTS_CHANNEL, RUN_COMMANDS_CHANNEL], {
+    this.listener = new PostgresListener(url, [EVENTS_CHANNEL, RUN_COMMANDS_CHANNEL, REVOCATIONS_CHANNEL], {
       notification: (channel, payload) => {
         if (channel === EVENTS_CHANNEL) this.journal.notified(payload);
         else if (channel === RUN_COMMANDS_CHANNEL) this.commands.notified(payload);
+        else if (channel === REVOCATIONS_CHANNEL) revocations?.received(payload);
       },
       listening: () => this.journal.caughtUp(),
     });

@@ -1,26 +1,81 @@
+/** The credential key of a browser session (its listed short id), as streams and tickets remember it. */
+export function sessionCredential(sessionId: string): string {
+  return `session:${sessionId}`;
+}
+
+/** The credential key of a personal API token (its id). */
+export function tokenCredential(tokenId: string): string {
+  return `token:${tokenId}`;
+}
+
+/** What was revoked: all of a person's access, or one credential of theirs (a session, a token). */
+export interface Revocation {
+  personId: string;
+  /** Absent: everything of the person ends (removed, role changed). */
+  credential?: string | null;
+}
+
+interface Listener {
+  credential: string | null;
+  onRevoked: () => void;
+}
+
 /**
  * TEAM-2: what holds a person's access open past a single request — an event stream — listens here,
- * and is closed the moment the person is removed or their role changes. Requests themselves need no
- * listener: every one is authorized afresh against the registry.
+ * and is closed the moment the person is removed, their role changes, or the session or token it was
+ * opened through is revoked. Requests themselves need no listener: every one is authorized afresh
+ * against the registry, on whichever process it reaches.
+ *
+ * Streams are held by one process; a revocation may be made on another. {@link announce} closes this
+ * process's streams and hands the revocation to the relay (on PostgreSQL: a NOTIFY every process of
+ * the deployment listens to, see ProcessCluster), whose arrival elsewhere calls {@link received}.
  */
 export class CredentialRevocations {
-  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private relay: ((revocation: Revocation) => Promise<void>) | null = null;
 
-  /** Calls `onRevoked` once when `personId`'s access changes; returns the unsubscribe. */
-  subscribe(personId: string, onRevoked: () => void): () => void {
+  /** Calls `onRevoked` once when `personId`'s access changes, or the credential the stream came through is revoked; returns the unsubscribe. */
+  subscribe(personId: string, onRevoked: () => void, credential: string | null = null): () => void {
     let set = this.listeners.get(personId);
     if (!set) this.listeners.set(personId, (set = new Set()));
-    set.add(onRevoked);
+    const listener = { credential, onRevoked };
+    set.add(listener);
     return () => {
-      set.delete(onRevoked);
+      set.delete(listener);
       if (set.size === 0 && this.listeners.get(personId) === set) this.listeners.delete(personId);
     };
   }
 
-  revoke(personId: string): void {
+  /** Closes this process's streams of a person (all of them, or those opened through one credential). */
+  revoke(personId: string, credential: string | null = null): void {
     const set = this.listeners.get(personId);
     if (!set) return;
-    this.listeners.delete(personId);
-    for (const listener of set) listener();
+    const ending = [...set].filter((listener) => credential === null || listener.credential === credential);
+    for (const listener of ending) set.delete(listener);
+    if (set.size === 0) this.listeners.delete(personId);
+    for (const listener of ending) listener.onRevoked();
+  }
+
+  /** Where revocations go beyond this process (set once, when the process shares a database with others). */
+  relayThrough(send: (revocation: Revocation) => Promise<void>): void {
+    this.relay = send;
+  }
+
+  /** A revocation made here, after its change is committed: closes the streams here, then on every other process. */
+  async announce(revocation: Revocation): Promise<void> {
+    this.revoke(revocation.personId, revocation.credential ?? null);
+    await this.relay?.(revocation);
+  }
+
+  /** A revocation relayed from another process (or echoed back from this one: closing twice closes nothing more). */
+  received(payload: string): void {
+    let parsed: { personId?: unknown; credential?: unknown };
+    try {
+      parsed = (JSON.parse(payload) ?? {}) as typeof parsed;
+    } catch {
+      return;
+    }
+    if (typeof parsed.personId !== 'string') return;
+    this.revoke(parsed.personId, typeof parsed.credential === 'string' ? parsed.credential : null);
   }
 }

@@ -226,8 +226,8 @@ export class OidcSignIn {
       });
     }
     if (changed) {
-      this.sessions.endEverythingOf(personId);
-      this.revocations.revoke(personId);
+      await this.sessions.endEverythingOf(personId);
+      await this.revocations.announce({ personId });
     }
   }
 }

@@ -26,7 +26,7 @@ import {
 } from '../../store/repositories/people-repository.js';
 import { auditEntryOf, withAuditEntry } from '../audit/audit-act.js';
 import type { OperatorSessions } from '../operator-sessions.js';
-import type { CredentialRevocations } from './credential-revocations.js';
+import { sessionCredential, tokenCredential, type CredentialRevocations } from './credential-revocations.js';
 import { rankOf } from './role-rank.js';
 import { hashSecret, newSecret } from './secret-hash.js';
 
@@ -124,7 +124,7 @@ export class PeopleService {
     const before = await roleIn(this.db, workspaceId, personId);
     const act = { kind: 'person.role_changed', actor: await this.auditActor(actor), workspaceId, subject: { type: 'person', id: personId }, summary: `Set ${person.name}'s role to ${role}${before ? ` (was ${before})` : ''}`, details: { role, previousRole: before } };
     await withAuditEntry(this.db, act, (trx) => upsertRole(trx, workspaceId, personId, role, nowIso()));
-    if (before !== role) this.endAccess(personId);
+    if (before !== role) await this.endAccess(personId);
     return toPerson(person, role);
   }
 
@@ -136,7 +136,7 @@ export class PeopleService {
     await withAuditEntry(this.db, act, async (trx) => {
       if ((await deleteRoles(trx, personId, workspaceId)) === 0) throw new NotFoundError('person in this workspace', personId, 'personId');
     });
-    this.endAccess(personId);
+    await this.endAccess(personId);
   }
 
   /** The owner removes a person: every token revoked, every session and stream ended, every role gone. */
@@ -152,7 +152,7 @@ export class PeopleService {
       await revokeTokens(trx, personId, at);
       await deleteRoles(trx, personId);
     });
-    this.endAccess(personId);
+    await this.endAccess(personId);
   }
 
   async tokens(actor: Actor): Promise<PersonToken[]> {
@@ -174,14 +174,17 @@ export class PeopleService {
     await withAuditEntry(this.db, act, async (trx) => {
       if ((await revokeTokens(trx, actor.personId, nowIso(), tokenId)) === 0) throw new NotFoundError('token', tokenId, 'tokenId');
     });
+    // Requests with the token are refused from now on everywhere; the streams it opened close too.
+    await this.revocations.announce({ personId: actor.personId, credential: tokenCredential(tokenId) });
   }
 
   /**
-   * Ends one of a person's own browser sessions. Sessions live in memory, not in a store
-   * transaction, so the entry is written once the session has ended.
+   * Ends one of a person's own browser sessions, on every process: its next request is refused and
+   * the event streams it opened close. The audit entry is written once the session has ended.
    */
   async endSession(actor: Actor, sessionId: string): Promise<boolean> {
-    if (!this.sessions.endSessionById(actor.personId, sessionId)) return false;
+    if (!(await this.sessions.endSessionById(actor.personId, sessionId))) return false;
+    await this.revocations.announce({ personId: actor.personId, credential: sessionCredential(sessionId) });
     await insertAuditEntry(this.db, auditEntryOf({ kind: 'session.revoked', actor: await this.auditActor(actor), workspaceId: null, subject: { type: 'session', id: sessionId }, summary: 'Ended a browser session' }));
     return true;
   }
@@ -253,9 +256,9 @@ export class PeopleService {
   }
 
   /** Ends every browser session, sign-in code, SSE ticket and open stream of a person. */
-  private endAccess(personId: string): void {
-    this.sessions.endEverythingOf(personId);
-    this.revocations.revoke(personId);
+  private async endAccess(personId: string): Promise<void> {
+    await this.sessions.endEverythingOf(personId);
+    await this.revocations.announce({ personId });
   }
 
   private async activeOrThrow(personId: string) {

@@ -200,4 +200,38 @@ export const registryMigrations: Record<string, Migration> = {
       await createAuditEntriesTable(db);
     },
   },
+  /**
+   * TEAM-1/TEAM-2: browser sessions and single-use codes (sign-in codes, event-stream tickets) move
+   * from one process's memory into the registry, so every API process knows them and a restart keeps
+   * people signed in. Sessions that lived in memory before this are simply gone (people sign in again).
+   */
+  '0006_browser_sessions': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('browser_sessions')
+        .addColumn('secret_hash', 'text', (column) => column.primaryKey())
+        .addColumn('id', 'text', (column) => column.notNull())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        .addColumn('read_only', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('created_at', 'integer', (column) => column.notNull())
+        .addColumn('expires_at', 'integer', (column) => column.notNull())
+        .addColumn('last_seen_at', 'integer', (column) => column.notNull())
+        .execute();
+      await db.schema.createIndex('browser_sessions_person').on('browser_sessions').columns(['person_id', 'id']).execute();
+      await db.schema.createIndex('browser_sessions_expiry').on('browser_sessions').column('expires_at').execute();
+      await db.schema
+        .createTable('single_use_codes')
+        .addColumn('code_hash', 'text', (column) => column.primaryKey())
+        .addColumn('kind', 'text', (column) => column.notNull())
+        .addColumn('person_id', 'text', (column) => column.notNull())
+        .addColumn('read_only', 'integer', (column) => column.notNull().defaultTo(0))
+        .addColumn('credential', 'text')
+        .addColumn('created_at', 'integer', (column) => column.notNull())
+        .addColumn('expires_at', 'integer', (column) => column.notNull())
+        .addColumn('used_at', 'integer')
+        .execute();
+      await db.schema.createIndex('single_use_codes_person').on('single_use_codes').column('person_id').execute();
+      await db.schema.createIndex('single_use_codes_expiry').on('single_use_codes').column('expires_at').execute();
+    },
+  },
 };
