@@ -5,9 +5,10 @@ import {
   appendWorkspaceEvents,
   latestWorkspaceEventId,
   readWorkspaceEventsAfter,
+  type AppendedEvents,
   type CommittedEventRow,
 } from '../../store/repositories/workspace-event-repository.js';
-import { changesLiveState, projectLiveState } from '../../store/repositories/live-state-repository.js';
+import { changesLiveState, liveStateWrites, netLiveStateChanges, projectLiveState } from '../../store/repositories/live-state-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus, EventJournal } from '../event-bus.js';
 import { LatencyHistogram } from './latency-histogram.js';
@@ -29,9 +30,11 @@ interface Followed {
  * Live events across processes on PostgreSQL. Publishing appends the event to the
  * workspace's `workspace_events` (per workspace, in this process's publish order) and NOTIFYs its
  * id; every process hears the notification on its one listening connection (`notified`) and reads
- * the rows after the last id it delivered, handing each to its bus in id order — its own events
- * included, which is how each is delivered exactly once: only the table read delivers, and the
- * cursor never goes back. After a reconnect, `caughtUp` re-reads every followed workspace.
+ * the rows after the last id it delivered, handing each to its bus in id order. Events reach the
+ * bus only in id order and the cursor never goes back, which is how each is delivered exactly once.
+ * This process's own events are handed over as soon as their append returns, when they directly
+ * follow the cursor (no read, no wait for the notification); otherwise the table read delivers them.
+ * After a reconnect, `caughtUp` re-reads every followed workspace.
  */
 export class PostgresEventJournal implements EventJournal {
   /** Commit-to-delivery delay of every event this process delivered (`/metrics`). */
@@ -52,7 +55,7 @@ export class PostgresEventJournal implements EventJournal {
   append(event: WorkspaceEvent): void {
     const queued = this.queued.get(event.workspaceId);
     if (queued) {
-      // An append is in flight: this event joins the next batch (one transaction for the burst).
+      // An append is in flight: this event joins the next batch (one append for the burst).
       queued.push(event);
       return;
     }
@@ -62,7 +65,7 @@ export class PostgresEventJournal implements EventJournal {
     void flushing.finally(() => this.flushing.delete(event.workspaceId));
   }
 
-  /** Commits the workspace's queued events in publish order, a batch per transaction, until none is left. */
+  /** Commits the workspace's queued events in publish order, a batch per append, until none is left. */
   private async flush(workspaceId: string): Promise<void> {
     // Followed before the first append, so this process's own events come back to its subscribers.
     await this.follow(workspaceId).catch(() => undefined);
@@ -75,13 +78,8 @@ export class PostgresEventJournal implements EventJournal {
       this.queued.set(workspaceId, []);
       try {
         const db = await this.dbOf(workspaceId);
-        await appendWorkspaceEvents(
-          db,
-          workspaceId,
-          batch.map((event) => ({ type: event.type, data: JSON.stringify(event.data), at: event.at, origin: this.origin })),
-          // Questions, presence and pauses are read by every process from these rows: committed with their events, never apart.
-          (trx) => this.project(trx, workspaceId, batch),
-        );
+        const rows = batch.map((event) => ({ type: event.type, data: JSON.stringify(event.data), at: event.at, origin: this.origin }));
+        this.deliverOwn(workspaceId, await this.commit(db, workspaceId, batch, rows), rows);
       } catch (error) {
         this.logger.error({ err: error, workspaceId, events: batch.length }, 'live events could not be committed; no process delivers them');
       }
@@ -89,12 +87,46 @@ export class PostgresEventJournal implements EventJournal {
   }
 
   /**
-   * Writes the live-state rows of a batch inside its transaction, each event's under a savepoint: a
-   * row that cannot be written is logged and left out, and the events themselves — and the other
-   * rows — are still committed and delivered.
+   * Hands this process's just-committed events to its bus when they directly follow what it
+   * delivered; otherwise (another process's events came in between and are not read yet) the
+   * table read delivers everything in order.
    */
-  private async project(trx: Transaction<WorkspaceSchema>, workspaceId: string, batch: readonly WorkspaceEvent[]): Promise<void> {
-    for (const event of batch.filter(changesLiveState)) {
+  private deliverOwn(workspaceId: string, appended: AppendedEvents, rows: ReadonlyArray<{ type: string; data: string; at: string }>): void {
+    const followed = this.followed.get(workspaceId);
+    if (!followed) return;
+    if (followed.cursor !== appended.firstId - 1) {
+      this.pump(workspaceId);
+      return;
+    }
+    const lag = (Date.now() - appended.committedAtMs) / 1000;
+    rows.forEach((row, index) => {
+      followed.cursor = appended.firstId + index;
+      this.lag.observe(lag);
+      // Parsed from the stored text, as every other process reads it.
+      this.bus.deliverCommitted(toEvent(workspaceId, { id: appended.firstId + index, type: row.type, data: row.data, at: row.at }), false);
+    });
+  }
+
+  /**
+   * Questions, presence and pauses are read by every process from the live-state rows: committed
+   * with their events, never apart — in the events' one statement. When a row of the batch cannot
+   * be written (the database refuses its data), the batch is appended again in a transaction with
+   * each event's rows under a savepoint: that row is logged and left out, and the events
+   * themselves — and the other rows — are still committed and delivered.
+   */
+  private async commit(db: Kysely<WorkspaceSchema>, workspaceId: string, batch: readonly WorkspaceEvent[], rows: ReadonlyArray<{ type: string; data: string; at: string; origin: string }>): Promise<AppendedEvents> {
+    const changes = netLiveStateChanges(batch);
+    try {
+      return await appendWorkspaceEvents(db, workspaceId, rows, { writes: changes ? liveStateWrites(changes) : [] });
+    } catch (error) {
+      // Only a refusal of the data (SQLSTATE classes 22 and 23) can be a live-state row's; anything else may have committed.
+      if (!changes || !isDataRefusal(error)) throw error;
+      return appendWorkspaceEvents(db, workspaceId, rows, { inTransaction: (trx) => this.projectEach(trx, workspaceId, batch.filter(changesLiveState)) });
+    }
+  }
+
+  private async projectEach(trx: Transaction<WorkspaceSchema>, workspaceId: string, events: readonly WorkspaceEvent[]): Promise<void> {
+    for (const event of events) {
       await sql`savepoint live_state`.execute(trx);
       try {
         await projectLiveState(trx, [event]);
@@ -137,7 +169,9 @@ export class PostgresEventJournal implements EventJournal {
     const { w, id } = (parsed ?? {}) as { w?: unknown; id?: unknown };
     if (typeof w !== 'string' || typeof id !== 'number' || !Number.isInteger(id)) return;
     // A workspace first heard of through a notification is followed from just before that event.
-    this.followedOf(w, id - 1);
+    const followed = this.followedOf(w, id - 1);
+    // Already delivered (this process's own append, handed over when it returned): nothing to read.
+    if (followed.cursor !== null && id <= followed.cursor) return;
     this.pump(w);
   }
 
@@ -202,6 +236,12 @@ export class PostgresEventJournal implements EventJournal {
   }
 }
 
-function toEvent(workspaceId: string, row: CommittedEventRow): WorkspaceEvent {
+/** The database refused the data itself (a constraint, a value it cannot hold), not the connection or the statement. */
+function isDataRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
+
+function toEvent(workspaceId: string, row: Pick<CommittedEventRow, 'id' | 'type' | 'data' | 'at'>): WorkspaceEvent {
   return { sequence: row.id, workspaceId, type: row.type, at: row.at, data: JSON.parse(row.data) as unknown } as WorkspaceEvent;
 }

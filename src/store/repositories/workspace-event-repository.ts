@@ -1,8 +1,16 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { isUniqueViolation } from '../unique-violation.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
 
 /** The PostgreSQL channel a committed event is announced on (payload: workspace id and event id only). */
 export const EVENTS_CHANNEL = 'cc_events';
+
+/**
+ * How often an append is tried again after another process took the same ids first. Each
+ * collision means that other append committed, so appenders as a whole always progress; the bound
+ * only stops a broken table from looping.
+ */
+const MAX_ID_COLLISIONS = 50;
 
 export interface CommittedEventRow {
   id: number;
@@ -13,35 +21,84 @@ export interface CommittedEventRow {
   committedAtMs: number;
 }
 
+/** The ids an append gave its events (contiguous) and the database clock when it wrote them. */
+export interface AppendedEvents {
+  firstId: number;
+  lastId: number;
+  committedAtMs: number;
+}
+
+/** What is committed with the events: nothing, parts of the one statement, or statements of a transaction around it. */
+export interface AppendAlongside {
+  /** Data-modifying `with` queries run by the appending statement itself (one round trip for all). */
+  writes?: RawBuilder<unknown>[];
+  /** Statements after the append in one transaction with it (a round trip each; the slower path). */
+  inTransaction?: (trx: Transaction<WorkspaceSchema>) => Promise<void>;
+}
+
 /**
- * Appends events to a workspace's `workspace_events` and announces the newest, in one transaction
- * (PostgreSQL only). The transaction-scoped advisory lock per workspace serialises appenders from
- * every process, so `max(id) + 1…` is free of races and ids commit in increasing order: a reader
- * that has seen id N never later finds a smaller id committed behind it. The notification is sent
- * by the same transaction, so no process hears of a row before it is visible. A batch (the events
- * a burst queued while the previous append ran) costs one transaction, not one each.
+ * Appends events to a workspace's `workspace_events` and announces the newest (PostgreSQL only),
+ * in ONE statement unless `inTransaction` is given: every round trip on the commit path is a
+ * wake-up of the database and of this process, and on a loaded host each costs milliseconds.
+ *
+ * The rows take `max(id) + 1…` as the statement sees the table. Two appenders that see the same
+ * maximum collide on the primary key: the second waits for the first to end, fails with a unique
+ * violation and is tried again, now seeing the first one's rows. So an id can only be written by a
+ * statement that saw every smaller id committed: ids are contiguous and commit in increasing order
+ * across all processes, and a reader that has seen id N never later finds a smaller id committed
+ * behind it. The notification is sent by the same transaction, so no process hears of a row before
+ * it is visible. A batch (the events a burst queued while the previous append ran) is one append.
  */
 export async function appendWorkspaceEvents(
   db: Kysely<WorkspaceSchema>,
   workspaceId: string,
   events: ReadonlyArray<{ type: string; data: string; at: string; origin: string }>,
-  /** Writes the state the events announce, in the same transaction (the live-state tables). */
-  alongside?: (trx: Transaction<WorkspaceSchema>) => Promise<void>,
-): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${`cc_events:${workspaceId}`}))`.execute(trx);
-    const latest = await latestWorkspaceEventId(trx);
-    const committedAt = await sql<{ ms: number }>`select floor(extract(epoch from clock_timestamp()) * 1000) as ms`.execute(trx);
-    const ms = Number(committedAt.rows[0]!.ms);
-    await trx
-      .insertInto('workspace_events')
-      .values(events.map((event, index) => ({ id: latest + index + 1, ...event, committed_at_ms: ms })))
-      .execute();
-    await alongside?.(trx);
-    const id = latest + events.length;
-    await sql`select pg_notify(${EVENTS_CHANNEL}, ${JSON.stringify({ w: workspaceId, id })})`.execute(trx);
-    return id;
-  });
+  alongside: AppendAlongside = {},
+): Promise<AppendedEvents> {
+  const { writes = [], inTransaction } = alongside;
+  for (let collisions = 0; ; collisions += 1) {
+    try {
+      if (!inTransaction) return await insertAndAnnounce(db, workspaceId, events, writes);
+      return await db.transaction().execute(async (trx) => {
+        const appended = await insertAndAnnounce(trx, workspaceId, events, writes);
+        await inTransaction(trx);
+        return appended;
+      });
+    } catch (error) {
+      if (!isIdCollision(error) || collisions >= MAX_ID_COLLISIONS) throw error;
+    }
+  }
+}
+
+/** Another appender committed the same ids first (the events table's key; a live-state row's conflict is not one). */
+function isIdCollision(error: unknown): boolean {
+  return isUniqueViolation(error) && (error as { table?: unknown }).table === 'workspace_events';
+}
+
+/** The one statement: `writes`, the rows after the current maximum stamped with the database clock, and the notification. */
+async function insertAndAnnounce(
+  db: Kysely<WorkspaceSchema>,
+  workspaceId: string,
+  events: ReadonlyArray<{ type: string; data: string; at: string; origin: string }>,
+  writes: readonly RawBuilder<unknown>[],
+): Promise<AppendedEvents> {
+  const rows = sql.join(events.map((event, index) => sql`(${index + 1}::integer, ${event.type}::text, ${event.data}::text, ${event.at}::text, ${event.origin}::text)`));
+  // Fixed names for the parts (never input): every part of a `with` runs, whether read or not.
+  const parts = writes.map((write, index) => sql`${sql.raw(`alongside_${index}`)} as (${write}),`);
+  const result = await sql<{ first_id: number; last_id: number; committed_at_ms: number }>`
+    with ${sql.join(parts, sql` `)} inserted as (
+      insert into workspace_events (id, type, data, at, origin, committed_at_ms)
+      select latest.id + batch.ordinal, batch.type, batch.data, batch.at, batch.origin, clock.ms
+      from (values ${rows}) as batch (ordinal, type, data, at, origin)
+      cross join (select coalesce(max(id), 0) as id from workspace_events) as latest
+      cross join (select floor(extract(epoch from clock_timestamp()) * 1000)::bigint as ms) as clock
+      returning id, committed_at_ms
+    )
+    select min(id) as first_id, max(id) as last_id, max(committed_at_ms) as committed_at_ms,
+      pg_notify(${EVENTS_CHANNEL}, json_build_object('w', ${workspaceId}::text, 'id', max(id))::text) as notified
+    from inserted`.execute(db);
+  const row = result.rows[0]!;
+  return { firstId: Number(row.first_id), lastId: Number(row.last_id), committedAtMs: Number(row.committed_at_ms) };
 }
 
 /** Events after `afterId`, oldest first, at most `limit`. */

@@ -1,8 +1,12 @@
 import { rm } from 'node:fs/promises';
+import type { Kysely, KyselyPlugin } from 'kysely';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlCenter } from '../../../src/services/control-center.js';
-import type { WorkspaceEvent } from '../../../src/services/event-bus.js';
+import { EventBus, type WorkspaceEvent } from '../../../src/services/event-bus.js';
 import { LatencyHistogram } from '../../../src/services/cluster/latency-histogram.js';
+import { PostgresEventJournal } from '../../../src/services/cluster/postgres-event-journal.js';
+import type { WorkspaceSchema } from '../../../src/store/workspace-schema.js';
 import { freshTestDatabase } from '../../support/test-database.js';
 import { makeDataRoot } from '../../support/test-server.js';
 
@@ -102,6 +106,106 @@ describe('live events across processes on PostgreSQL', () => {
     // Committed with the events: read once they are delivered, no waiting.
     expect((await b.liveViews.agentPresence(workspaceId)).map((presence) => presence.agentId)).toContain('ag_written');
     onB.stop();
+  });
+});
+
+/** The SQL of every statement a store handle sends (begin and commit excepted: the driver sends those itself). */
+function recording(db: Kysely<WorkspaceSchema>): { db: Kysely<WorkspaceSchema>; statements: string[] } {
+  const statements: string[] = [];
+  const plugin: KyselyPlugin = {
+    transformQuery: (args) => {
+      statements.push(args.node.kind === 'RawNode' ? args.node.sqlFragments.join('?') : args.node.kind);
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  return { db: db.withPlugin(plugin), statements };
+}
+
+/** A process's journal of its own, as a second process on the database would have, with no listening connection: only its appends and reads move it. */
+function journalOn(db: Kysely<WorkspaceSchema>, origin: string): { bus: EventBus; journal: PostgresEventJournal } {
+  const bus = new EventBus();
+  const journal = new PostgresEventJournal(bus, async () => db, origin, pino({ level: 'silent' }));
+  bus.useJournal(journal);
+  return { bus, journal };
+}
+
+const isAppend = (statement: string) => /insert into workspace_events/.test(statement);
+
+describe('the commit path of live events (NF-SCALE: commit to another process\'s stream < 100 ms)', () => {
+  it('a batch with its live-state rows is one statement, folded to each row\'s last word; a process hands over its own events without reading them back', async () => {
+    const store = (await a.workspaces.handle(workspaceId)).database.db;
+    const recorded = recording(store);
+    const { bus, journal } = journalOn(recorded.db, 'proc_batch_test');
+    await bus.ready(workspaceId);
+    const seen: WorkspaceEvent[] = [];
+    const stop = bus.subscribe(workspaceId, (event) => seen.push(event));
+    const since = new Date().toISOString();
+    const question = (id: string, runId: string) => ({ id, runId, agentId: 'ag_fold', question: 'Which?', options: [], createdAt: since });
+    // Published in one tick: one batch.
+    bus.publish(workspaceId, 'question.asked', question('q_answered', 'run_fold_1') as never);
+    bus.publish(workspaceId, 'presence.updated', { agentId: 'ag_fold', status: 'thinking', runId: 'run_fold_1', since });
+    bus.publish(workspaceId, 'question.answered', { id: 'q_answered', runId: 'run_fold_1' } as never);
+    bus.publish(workspaceId, 'run.paused', { runId: 'run_fold_2' } as never);
+    bus.publish(workspaceId, 'question.asked', question('q_of_ended_run', 'run_fold_2') as never);
+    bus.publish(workspaceId, 'run.updated', { id: 'run_fold_2', state: 'completed' } as never);
+    bus.publish(workspaceId, 'question.asked', question('q_open', 'run_fold_3') as never);
+    bus.publish(workspaceId, 'run.paused', { runId: 'run_fold_3' } as never);
+    bus.publish(workspaceId, 'presence.updated', { agentId: 'ag_fold', status: 'idle', runId: null, since });
+    await journal.settle();
+    // Delivered to this process's subscribers as soon as the append returned: no listening connection, no read.
+    expect(seen.map((event) => event.type)).toEqual(['question.asked', 'presence.updated', 'question.answered', 'run.paused', 'question.asked', 'run.updated', 'question.asked', 'run.paused', 'presence.updated']);
+    const first = seen[0]!.sequence;
+    expect(seen.map((event) => event.sequence)).toEqual(seen.map((_, index) => first + index));
+    // Its position when it started following, then the one statement of the batch: no lock, clock, notification or savepoint apart.
+    expect(recorded.statements.slice(1)).toHaveLength(1);
+    expect(isAppend(recorded.statements[1]!)).toBe(true);
+    const rows = async <T>(table: 'live_questions' | 'live_run_pauses' | 'live_agent_presence', column: string) =>
+      (await store.selectFrom(table).select(column as never).execute()).map((row) => (row as Record<string, T>)[column]);
+    expect(await rows('live_questions', 'id')).toContain('q_open');
+    expect(await rows('live_questions', 'id')).not.toContain('q_answered');
+    expect(await rows('live_questions', 'id')).not.toContain('q_of_ended_run');
+    expect(await rows('live_run_pauses', 'run_id')).toContain('run_fold_3');
+    expect(await rows('live_run_pauses', 'run_id')).not.toContain('run_fold_2');
+    const presence = await store.selectFrom('live_agent_presence').select('data').where('agent_id', '=', 'ag_fold').executeTakeFirstOrThrow();
+    expect(JSON.parse(presence.data)).toMatchObject({ status: 'idle', runId: null });
+    stop();
+  });
+
+  it('two processes appending at once take contiguous ids, each event once, in each process\'s publish order, one statement per batch', async () => {
+    const store = (await a.workspaces.handle(workspaceId)).database.db;
+    const one = recording(store);
+    const two = recording(store);
+    const processes = [journalOn(one.db, 'proc_race_1'), journalOn(two.db, 'proc_race_2')];
+    await Promise.all(processes.map(({ bus }) => bus.ready(workspaceId)));
+    const seen = processes.map(({ bus }) => {
+      const events: WorkspaceEvent[] = [];
+      bus.subscribe(workspaceId, (event) => events.push(event));
+      return events;
+    });
+    // Bursts from both at once, so their appends race for the same ids again and again.
+    for (let burst = 0; burst < 30; burst += 1) {
+      for (const [index, { bus }] of processes.entries()) {
+        for (let event = 0; event < 3; event += 1) bus.publish(workspaceId, 'space.updated', { id: 'sp_race', name: `p${index}-${burst}-${event}` } as never);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(processes.map(({ journal }) => journal.settle()));
+    // Without a listening connection a process reads the other's events when its own do not follow its cursor; a catch-up reads the rest.
+    for (const { journal } of processes) journal.caughtUp();
+    await waitFor(() => seen.every((events) => marks(events).length >= 180), 15_000);
+    for (const [index, events] of seen.entries()) {
+      const sequences = events.map((event) => event.sequence);
+      expect(sequences).toEqual(sequences.map((_, offset) => sequences[0]! + offset));
+      expect(marks(events)).toHaveLength(180);
+      const own = marks(events).filter((name) => name.startsWith(`p${index}-`));
+      expect(own).toEqual(Array.from({ length: 90 }, (_, offset) => `p${index}-${Math.floor(offset / 3)}-${offset % 3}`));
+    }
+    expect(seen[0]!.map((event) => event.sequence)).toEqual(seen[1]!.map((event) => event.sequence));
+    // Every statement besides the appends only reads (a position or the rows after it).
+    for (const { statements } of [one, two]) {
+      expect(statements.filter((statement) => !isAppend(statement)).every((statement) => statement === 'SelectQueryNode')).toBe(true);
+    }
   });
 });
 
