@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PROVIDER_IDS } from '../llm/provider-ids.js';
 import { BRAVE_SEARCH_DEFAULT_BASE_URL, WEB_SEARCH_PROVIDERS } from '../core/web-search-providers.js';
 import { AdapterId } from './agent.js';
-import { HttpUrl } from './common.js';
+import { HttpUrl, IsoTime } from './common.js';
 
 /** Forges a review can be opened from and published to. */
 export const FORGE_PROVIDERS = ['github'] as const;
@@ -78,6 +78,11 @@ export const WorkspaceSettings = z.object({
   webSearchKeys: z.partialRecord(z.enum(WEB_SEARCH_PROVIDERS), z.string()).default({}),
   /** Where the search provider's API lives (a proxy; tests: a local fake). */
   webSearchBaseUrl: z.string().default(BRAVE_SEARCH_DEFAULT_BASE_URL),
+  /**
+   * When the settings were last saved (null: never). Stamped by the server on every save, so a client
+   * can tell a save's late answer from a newer `settings.updated` and keep the newer.
+   */
+  updatedAt: IsoTime.nullable().default(null),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;
 

@@ -232,3 +232,50 @@ describe('phone second pass and desktop 1440 (UI)', { timeout: BROWSER_TEST_TIME
     await ui.screenshot('desktop-1440-skills');
   });
 });
+
+let renameAttempts = 0;
+
+describe('a change’s late answer never puts an older state back (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
+  it('the dial’s PATCH answered after a newer rename of the space arrived live: the sidebar keeps the new name', async () => {
+    const { page } = ui;
+    // Names of their own on each attempt: a retry must not find the first attempt's space in the sidebar.
+    const attempt = (renameAttempts += 1);
+    const before = `Before the rename ${attempt}`;
+    const after = `After the rename ${attempt}`;
+    const space = (await api('POST', '/spaces', { name: before })).body;
+    const conversation = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Answer order' })).body;
+    await page.setViewportSize(DESKTOP);
+    await page.goto(`${server.url}/w/${ws}/c/${conversation.id}`);
+    await page.getByTestId('composer-input').waitFor();
+    const sidebar = page.locator('.sidebar');
+    await sidebar.getByText(before, { exact: true }).waitFor({ timeout: 60_000 });
+
+    // The server applies the dial's PATCH at once; its answer is held on its way back to the page.
+    const spaceUrl = `${server.url}/api/workspaces/${ws}/spaces/${space.id}`;
+    let applied!: () => void;
+    const patchApplied = new Promise<void>((resolve) => (applied = resolve));
+    let release!: () => void;
+    const answerReleased = new Promise<void>((resolve) => (release = resolve));
+    await page.route(spaceUrl, async (route) => {
+      if (route.request().method() !== 'PATCH') return route.fallback();
+      const response = await route.fetch();
+      applied();
+      await answerReleased;
+      await route.fulfill({ response });
+    });
+    const dial = page.getByTestId('space-autonomy');
+    await expect.poll(() => dial.isEnabled(), { timeout: 60_000 }).toBe(true);
+    await dial.selectOption('actFreely');
+    await patchApplied;
+    // A newer change (another tab, the CLI) reaches the page first, as its live event.
+    await api('PATCH', `/spaces/${space.id}`, { name: after });
+    await sidebar.getByText(after, { exact: true }).waitFor({ timeout: 60_000 });
+    release();
+    // The dial is locked while its change is pending: unlocked, the answer has been written.
+    await expect.poll(() => dial.isEnabled(), { timeout: 60_000 }).toBe(true);
+    await expect.poll(() => dial.inputValue(), { timeout: 60_000 }).toBe('actFreely');
+    await expect.poll(() => sidebar.getByText(after, { exact: true }).count(), { timeout: 60_000 }).toBe(1);
+    expect(await sidebar.getByText(before, { exact: true }).count()).toBe(0);
+    await page.unroute(spaceUrl);
+  });
+});

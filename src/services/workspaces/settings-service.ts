@@ -1,3 +1,4 @@
+import { nowIso } from '../../ids.js';
 import type { AuditActor } from '../../schemas/audit.js';
 import { HttpUrl } from '../../schemas/common.js';
 import { WorkspaceSettings, type UpdateWorkspaceSettingsBody, type WorkspaceSettingsView } from '../../schemas/settings.js';
@@ -54,6 +55,7 @@ export class SettingsService {
       runnerBaseUrls: mergeNullable(current.runnerBaseUrls, runnerBaseUrls),
       defaultModels: mergeNullable(current.defaultModels, defaultModels),
       webSearchKeys: mergeNullable(current.webSearchKeys, webSearchKeys),
+      updatedAt: nowIso(),
     });
     const { database } = await this.workspaces.handle(workspaceId);
     const described = describeSettingsChange(current, change, next);

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
 import { keys } from './keys';
+import { writeFresherEntity } from './fresher-write';
 import type { Conversation, CreateRuleBody, OperatorHere, PolicyRule, ProbeResult, Run, RunControls, RunTreeNode } from './types';
 
 /**
@@ -108,7 +109,7 @@ export function useRenameConversation(ws: string) {
     mutationFn: ({ conversationId, title }: { conversationId: string; title: string }) =>
       api.patch<Conversation>(`${w(ws)}/conversations/${encodeURIComponent(conversationId)}`, { title }),
     onSuccess: (conversation) => {
-      client.setQueryData(keys.conversation(ws, conversation.id), conversation);
+      writeFresherEntity(client, keys.conversation(ws, conversation.id), conversation);
       void client.invalidateQueries({ queryKey: keys.conversations(ws, conversation.spaceId) });
     },
   });

@@ -1,6 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { WORKSPACE_EVENT_TYPES } from '@server/schemas/event-types';
 import { changesWhatWaits } from './inbox-events';
+import { writeFresherEntity } from './fresher-write';
 import { keys } from './keys';
 import { upsertIntoList } from './list-cache';
 import { EMPTY_LIVE_RUN, foldAgentEvent, type LiveRun } from './live-run';
@@ -53,7 +54,7 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'space.updated': {
       const space = event.data;
       upsertIntoList<'spaces', Space>(client, keys.spaces(ws), 'spaces', space);
-      client.setQueryData(keys.space(ws, space.id), space);
+      writeFresherEntity(client, keys.space(ws, space.id), space);
       // Conversations inherit the space's mode on every read (MODE-1).
       void client.invalidateQueries({ queryKey: keys.allConversations(ws) });
       break;
@@ -65,7 +66,7 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'conversation.updated': {
       const conversation = event.data;
       upsertIntoList<'conversations', Conversation>(client, keys.conversations(ws, conversation.spaceId), 'conversations', conversation);
-      client.setQueryData(keys.conversation(ws, conversation.id), conversation);
+      writeFresherEntity(client, keys.conversation(ws, conversation.id), conversation);
       break;
     }
     case 'message.created': {
@@ -142,7 +143,7 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     case 'plan.rejected':
     case 'plan.updated': {
       const plan = event.data;
-      client.setQueryData(keys.plan(ws, plan.id), plan);
+      writeFresherEntity(client, keys.plan(ws, plan.id), plan);
       // A read of this plan already in flight answers with the state before this event; landing after
       // it, it would leave Plan Studio at "Running — 0 of 2 steps done" once the plan had finished, with
       // no later event to correct it. Invalidating cancels that read and reads again.
@@ -157,7 +158,7 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
       void client.invalidateQueries({ queryKey: ['ws', ws, 'orchestrations'] });
       break;
     case 'settings.updated':
-      client.setQueryData(keys.settings(ws), event.data);
+      writeFresherEntity(client, keys.settings(ws), event.data);
       break;
     case 'policy.ruleCreated':
     case 'policy.ruleDeleted':

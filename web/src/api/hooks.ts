@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
+import { addCreatedToList, writeFresherEntity, writeFresherIntoList, writeFresherSpace } from './fresher-write';
 import { keys } from './keys';
 import { EMPTY_LIVE_RUN, type LiveRun } from './live-run';
 import type {
@@ -169,9 +170,7 @@ export function useCreateAgent(ws: string) {
   return useMutation({
     mutationFn: (body: { name: string; title?: string }) => api.post<Agent>(`${w(ws)}/agents`, body),
     onSuccess: (agent) => {
-      client.setQueryData<{ agents: Agent[] }>(keys.agents(ws), (old) =>
-        old ? { agents: old.agents.some((entry) => entry.id === agent.id) ? old.agents : [...old.agents, agent] } : old,
-      );
+      addCreatedToList(client, keys.agents(ws), 'agents', agent);
     },
   });
 }
@@ -181,9 +180,7 @@ export function useUpdateAgent(ws: string, agentId: string) {
   return useMutation({
     mutationFn: (patch: AgentPatch) => api.patch<Agent>(`${w(ws)}/agents/${agentId}`, patch),
     onSuccess: (agent) => {
-      client.setQueryData<{ agents: Agent[] }>(keys.agents(ws), (old) =>
-        old ? { agents: old.agents.map((entry) => (entry.id === agent.id ? agent : entry)) } : old,
-      );
+      writeFresherIntoList(client, keys.agents(ws), 'agents', agent, { append: false });
     },
   });
 }
@@ -202,7 +199,7 @@ export function useUpdateSettings(ws: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (patch: Record<string, unknown>) => api.patch<SettingsView>(`${w(ws)}/settings`, patch),
-    onSuccess: (settings) => client.setQueryData(keys.settings(ws), settings),
+    onSuccess: (settings) => writeFresherEntity(client, keys.settings(ws), settings),
   });
 }
 
@@ -211,10 +208,8 @@ export function useCreateSpace(ws: string) {
   return useMutation({
     mutationFn: (body: { name: string; kind?: 'room' | 'pullRequest'; mode?: Space['mode']; autonomy?: Space['autonomy'] }) => api.post<Space>(`${w(ws)}/spaces`, body),
     onSuccess: (space) => {
-      client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) =>
-        old ? { spaces: old.spaces.some((entry) => entry.id === space.id) ? old.spaces : [...old.spaces, space] } : old,
-      );
-      client.setQueryData(keys.space(ws, space.id), space);
+      addCreatedToList(client, keys.spaces(ws), 'spaces', space);
+      writeFresherEntity(client, keys.space(ws, space.id), space);
     },
   });
 }
@@ -224,8 +219,7 @@ export function useUpdateSpace(ws: string) {
   return useMutation({
     mutationFn: ({ spaceId, patch }: { spaceId: string; patch: Record<string, unknown> }) => api.patch<Space>(`${w(ws)}/spaces/${spaceId}`, patch),
     onSuccess: (space) => {
-      client.setQueryData(keys.space(ws, space.id), space);
-      client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: old.spaces.map((entry) => (entry.id === space.id ? space : entry)) } : old));
+      writeFresherSpace(client, ws, space);
     },
   });
 }
@@ -236,10 +230,8 @@ export function useCreateConversation(ws: string) {
     mutationFn: ({ spaceId, title }: { spaceId: string; title?: string }) =>
       api.post<Conversation>(`${w(ws)}/spaces/${spaceId}/conversations`, title ? { title } : {}),
     onSuccess: (conversation) => {
-      client.setQueryData<{ conversations: Conversation[] }>(keys.conversations(ws, conversation.spaceId), (old) =>
-        old ? { conversations: old.conversations.some((entry) => entry.id === conversation.id) ? old.conversations : [...old.conversations, conversation] } : old,
-      );
-      client.setQueryData(keys.conversation(ws, conversation.id), conversation);
+      addCreatedToList(client, keys.conversations(ws, conversation.spaceId), 'conversations', conversation);
+      writeFresherEntity(client, keys.conversation(ws, conversation.id), conversation);
     },
   });
 }
@@ -254,7 +246,7 @@ export function useBranchConversation(ws: string) {
       }),
     onSuccess: (conversation) => {
       void client.invalidateQueries({ queryKey: keys.conversations(ws, conversation.spaceId) });
-      client.setQueryData(keys.conversation(ws, conversation.id), conversation);
+      writeFresherEntity(client, keys.conversation(ws, conversation.id), conversation);
     },
   });
 }
@@ -267,19 +259,14 @@ export function useSendMessage(ws: string, conversationId: string) {
     onSuccess: (result) => {
       if (result.message) {
         const message = result.message;
-        client.setQueryData<{ messages: Message[] }>(keys.messages(ws, conversationId), (old) =>
-          old ? { messages: old.messages.some((entry) => entry.id === message.id) ? old.messages : [...old.messages, message] } : old,
-        );
+        addCreatedToList(client, keys.messages(ws, conversationId), 'messages', message);
       }
       if (result.run) {
         const run = result.run;
-        client.setQueryData<{ runs: Run[] }>(keys.runs(ws, conversationId), (old) =>
-          old ? { runs: old.runs.some((entry) => entry.id === run.id) ? old.runs : [...old.runs, run] } : old,
-        );
+        addCreatedToList(client, keys.runs(ws, conversationId), 'runs', run);
       }
       const space = result.space;
-      client.setQueryData(keys.space(ws, space.id), space);
-      client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: old.spaces.map((entry) => (entry.id === space.id ? space : entry)) } : old));
+      writeFresherSpace(client, ws, space);
     },
   });
 }
@@ -321,7 +308,7 @@ export function usePlanAction(ws: string) {
       return api.post<Plan>(`${base}/${action}`);
     },
     onSuccess: (result, variables) => {
-      if (result && typeof result === 'object' && Array.isArray((result as Plan).nodes)) client.setQueryData(keys.plan(ws, variables.planId), result);
+      if (result && typeof result === 'object' && Array.isArray((result as Plan).nodes)) writeFresherEntity(client, keys.plan(ws, variables.planId), result);
       void client.invalidateQueries({ queryKey: keys.plan(ws, variables.planId) });
       void client.invalidateQueries({ queryKey: keys.allPlans(ws) });
       void client.invalidateQueries({ queryKey: keys.spaces(ws) });

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { api, ApiError, errorMessage } from '../api/client';
+import { writeFresherEntity, writeFresherSpace } from '../api/fresher-write';
 import { useRunControls } from '../api/control-hooks';
 import { useAgents, useHonestyMatrix, useSendMessage } from '../api/hooks';
 import { keys } from '../api/keys';
@@ -93,11 +94,12 @@ export function Composer({
     try {
       const updated = await api.patch<Space>(`/api/workspaces/${ws}/spaces/${space.id}`, { picker: value });
       if (mine !== choiceSequence.current) return;
-      client.setQueryData(keys.space(ws, updated.id), updated);
-      client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: old.spaces.map((entry) => (entry.id === updated.id ? updated : entry)) } : old));
+      // The answer can land after a newer `space.updated` (a rename made meanwhile): never put the older space back.
+      writeFresherSpace(client, ws, updated);
     } catch (error) {
       if (mine !== choiceSequence.current) return;
-      client.setQueryData(keys.space(ws, space.id), previous);
+      // Back to what was shown before the optimistic write, unless an event brought a newer space meanwhile.
+      writeFresherEntity(client, keys.space(ws, space.id), previous);
       setPickerError(error);
     }
   };

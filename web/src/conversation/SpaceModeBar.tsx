@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { api, errorMessage } from '../api/client';
-import { keys } from '../api/keys';
+import { writeFresherSpace } from '../api/fresher-write';
 import type { Space } from '../api/types';
 import { AUTONOMY_LABELS, MODE_LABELS } from '../app/picker';
 import { useWorkspaceRole } from '../settings/people/people-hooks';
@@ -22,10 +22,8 @@ export function SpaceModeBar({ ws, space }: { ws: string; space: Space }) {
   const id = useId();
   const change = useMutation({
     mutationFn: (body: { mode: Space['mode'] } | { autonomy: Space['autonomy'] }) => api.patch<Space>(`/api/workspaces/${encodeURIComponent(ws)}/spaces/${encodeURIComponent(space.id)}`, body),
-    onSuccess: (updated) => {
-      client.setQueryData(keys.space(ws, updated.id), updated);
-      client.setQueryData<{ spaces: Space[] }>(keys.spaces(ws), (old) => (old ? { spaces: old.spaces.map((entry) => (entry.id === updated.id ? updated : entry)) } : old));
-    },
+    // The answer can land after a newer `space.updated` (a rename made meanwhile): never put the older space back.
+    onSuccess: (updated) => writeFresherSpace(client, ws, updated),
   });
   const locked = !canAdminister || change.isPending;
   const lockedWhy = canAdminister ? undefined : 'Only an admin of this workspace changes the space’s mode and autonomy';

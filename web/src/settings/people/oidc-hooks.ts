@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { OidcRoleMapping, OidcSettings, UpdateOidcSettingsBody } from '@server/schemas/oidc';
 import { api } from '../../api/client';
+import { writeFresherEntity } from '../../api/fresher-write';
 
 export type { OidcRoleMapping, OidcSettings, UpdateOidcSettingsBody };
 
@@ -17,6 +18,6 @@ export function useSaveOidcSettings() {
   return useMutation({
     mutationFn: (body: UpdateOidcSettingsBody) => api.patch<OidcSettings>('/api/oidc', body),
     // The answer is the stored settings: shown as they are now, so the form starts again from them.
-    onSuccess: (saved) => client.setQueryData(oidcKey, saved),
+    onSuccess: (saved) => writeFresherEntity(client, oidcKey, saved),
   });
 }
