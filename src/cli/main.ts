@@ -149,7 +149,7 @@ const worker = program
   .option('--host <host>', 'interface of the operations port', '127.0.0.1')
   .option('--log-level <level>', 'pino log level', 'warn')
   .option('--lease-seconds <s>', 'heartbeat lease: a worker silent this long is dead — its runs are marked dead and its jobs claimed by others (it beats every eighth of it, at most every second)', parseSeconds, DEFAULT_SHARED_LEASE_MS / 1_000)
-  .option('--grace-seconds <s>', 'on SIGTERM, how long nodes in flight may take to finish before they go back to the queue', parseSeconds, 30)
+  .option('--grace-seconds <s>', 'on SIGTERM, how long turns and nodes in flight may take to finish; then nodes go back to the queue and turns end with the cause', parseSeconds, 30)
   .option('--shell-network <mode>', 'network of the built-in bash sandbox: host or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host');
 addRunQueueOptions(worker).action(
   async (options: { dataDir?: string; database?: string; port?: number; host: string; logLevel: string; leaseSeconds: number; graceSeconds: number; shellNetwork: string } & RunQueueFlags) => {
@@ -171,8 +171,11 @@ addRunQueueOptions(worker).action(
     });
     console.log(`Control Center worker ${process.pid} claiming work from ${redactUrl(store.url)}; runners call back on ${running.runnerUrl}${running.url ? `; operations on ${running.url}` : ''}`);
     console.log(`Data directory: ${dataRoot}`);
-    const shutdown = () => {
-      void running.close(options.graceSeconds * 1_000).then(() => process.exit(0));
+    // SIGTERM drains (docs/deploy.md): claim nothing more, let work in flight finish within the
+    // grace, hand back the rest, then exit 0 so systemd records a clean stop.
+    const shutdown = (signal: NodeJS.Signals) => {
+      console.log(`Control Center worker ${process.pid}: ${signal}, draining for up to ${options.graceSeconds} s`);
+      void running.close(options.graceSeconds * 1_000, `The worker stopped (${signal}) before this turn finished`).then(() => process.exit(0));
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);

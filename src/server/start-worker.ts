@@ -19,8 +19,11 @@ export interface RunningWorker {
   url: string | null;
   /** The runner endpoint's URL: what the runs this worker executes call back on. */
   runnerUrl: string;
-  /** Stops claiming; nodes in flight get `graceMs` to finish, the rest go back to the queue. */
-  close(graceMs?: number): Promise<void>;
+  /**
+   * Stops claiming; runs and nodes in flight get `graceMs` to finish, then nodes go back to the queue
+   * and runs end `failed` with `stopCause` (the sentence their row keeps) when one is given.
+   */
+  close(graceMs?: number, stopCause?: string): Promise<void>;
 }
 
 /**
@@ -59,12 +62,12 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     app,
     url,
     runnerUrl,
-    async close(graceMs = 0) {
+    async close(graceMs = 0, stopCause?: string) {
       if (closed) return;
       closed = true;
       if (http) await new Promise<void>((resolve) => http!.close(() => resolve()));
       // Runs in flight keep calling back during the grace period: the runner endpoint closes after them.
-      await app.close({ graceMs });
+      await app.close({ graceMs, ...(stopCause ? { stopCause } : {}) });
       await runner.close();
     },
   };

@@ -10,6 +10,7 @@ import type { ProcessLimits } from '../sandbox/process-limits.js';
 import { RegistryStore } from '../store/registry-store.js';
 import { parseStoreLocation } from '../store/store-location.js';
 import { PgBossConnection } from './pipelines/pg-boss-job-queue.js';
+import { releaseJobsOf } from './cluster/dead-process-jobs.js';
 import { executesWork, type ProcessRole } from './process-role.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
@@ -475,6 +476,7 @@ export class ControlCenter {
     this.pipelineEngine = new PipelineEngine(this.workspaces, this.events, {
       logger: this.logger,
       claims: executesWork(this.role),
+      workerId: this.processId,
       ...(options.jobLeaseMs !== undefined || jobQueue ? { leaseMs: this.leaseMs } : {}),
       ...(jobQueue ? { queueFor: (workspaceId: string) => jobQueue.queueFor(workspaceId) } : {}),
     });
@@ -712,9 +714,14 @@ export class ControlCenter {
       void (async () => {
         await affinity.heartbeat(this.processId);
         // Failover sweep: processes whose lease ran out are recorded dead at once; their runs follow below.
-        for (const dead of await affinity.noticeDeaths()) {
+        const deaths = await affinity.noticeDeaths();
+        for (const dead of deaths) {
           this.logger.warn({ processId: dead.processId, lastHeartbeatAt: dead.lastHeartbeatAt, noticedDeadAt: dead.noticedDeadAt }, 'a process stopped beating: its runs are marked dead, its jobs go back to the queue');
         }
+        // Its claimed jobs (nodes, queued runs, gate timeouts) go back now, not when their own lease
+        // runs out: the death is the better-informed signal. A node's attempt stays recorded as
+        // running, so whoever claims it applies at-most-once; a run's job finds its run owned and ends.
+        if (deaths.length > 0 && this.jobQueue) await releaseJobsOf(this.jobQueue, await this.workspaces.list(), deaths);
         for (const workspace of await this.workspaces.list()) {
           const db = (await this.workspaces.handle(workspace.id)).database.db;
           await this.runs.markSharedOrphansDead(workspace.id, db, affinity, { unowned: false });
@@ -787,15 +794,26 @@ export class ControlCenter {
    * long pipeline and plan nodes in flight may take to finish first (a worker's SIGTERM);
    * what is still running then goes back to the queue.
    */
-  async close(options: { graceMs?: number } = {}): Promise<void> {
+  async close(options: { graceMs?: number; stopCause?: string } = {}): Promise<void> {
+    // Claim nothing more, at once: no runs, nodes, timeouts or triggers.
     this.pipelines.stopTriggers();
     if (this.queuePoll) clearInterval(this.queuePoll);
     this.queuePoll = null;
+    this.runQueue?.stop();
+    const graceMs = options.graceMs ?? 0;
+    if (graceMs > 0) {
+      // The drain (a worker's SIGTERM): the heartbeat goes on meanwhile, or the others would take
+      // this process for dead after one lease and mark the turns it is finishing dead.
+      const deadline = Date.now() + graceMs;
+      await Promise.all([this.pipelineEngine.drain(graceMs), untilRunsEnd(this.activeRuns, deadline)]);
+    }
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
-    this.runQueue?.stop();
+    // What the grace did not see finish ends with its cause (failed, not cancelled: nobody stopped
+    // it); a plan or pipeline node it belonged to stays recorded as running and its job goes back.
+    if (options.stopCause) for (const run of this.activeRuns.all()) this.executor.stopForShutdown(run.runId, options.stopCause);
     // Before runs are cancelled: nodes in flight stay recorded as running, so the next start applies at-most-once.
-    await this.pipelineEngine.suspend(options.graceMs ?? 0);
+    await this.pipelineEngine.suspend(0);
     const inProgress = this.activeRuns.all();
     for (const run of inProgress) this.executor.cancel(run.runId);
     await Promise.all(inProgress.map((run) => run.finished));
@@ -811,6 +829,18 @@ export class ControlCenter {
     await this.notifications.close();
     await this.workspaces.closeAll();
     await this.registry.close();
+  }
+}
+
+/** Resolves when no run is in progress here any more, or at `deadline` (ms since the epoch), whichever comes first. */
+async function untilRunsEnd(activeRuns: ActiveRuns, deadline: number): Promise<void> {
+  for (;;) {
+    const inProgress = activeRuns.all();
+    const leftMs = deadline - Date.now();
+    if (inProgress.length === 0 || leftMs <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(inProgress.map((run) => run.finished)), new Promise<void>((resolve) => (timer = setTimeout(resolve, leftMs)))]);
+    clearTimeout(timer);
   }
 }
 

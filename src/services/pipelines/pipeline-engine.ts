@@ -83,6 +83,11 @@ export interface PipelineEngineOptions {
    * nothing is claimed or executed — a worker does that.
    */
   claims?: boolean;
+  /**
+   * The name this engine holds claimed node jobs under: on a shared queue the process's own id, so
+   * the failover sweep that notices the process dead hands its jobs back by that name at once.
+   */
+  workerId?: string;
 }
 
 interface RunCache {
@@ -110,7 +115,7 @@ class NodeCancelled extends Error {}
  * and a node with side effects is then failed for the operator unless it is declared idempotent.
  */
 export class PipelineEngine {
-  readonly workerId = newId('wrk');
+  readonly workerId: string;
   private readonly executors = new Map<PipelineNodeType, NodeExecutor>();
   private readonly settlesOnAbort = new Set<PipelineNodeType>();
   private readonly queues = new Map<string, JobQueue>();
@@ -131,6 +136,7 @@ export class PipelineEngine {
     private readonly events: EventBus,
     options: PipelineEngineOptions = {},
   ) {
+    this.workerId = options.workerId ?? newId('wrk');
     this.concurrency = options.concurrency ?? 16;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.logger = options.logger;
@@ -348,10 +354,11 @@ export class PipelineEngine {
   }
 
   /**
-   * On shutdown: stop claiming; nodes in flight get up to `graceMs` to finish (a worker's SIGTERM),
-   * then the rest are aborted without recording an outcome and their jobs given back.
+   * The first half of {@link suspend}: claims nothing from now on and waits up to `graceMs` for the
+   * nodes in flight to finish and settle (their dependants are queued for the other workers). Nothing
+   * is aborted: a worker's drain stops its own runs after this, with their cause, then suspends.
    */
-  async suspend(graceMs = 0): Promise<void> {
+  async drain(graceMs: number): Promise<void> {
     this.suspended = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
@@ -362,6 +369,14 @@ export class PipelineEngine {
       clearTimeout(timer);
       await Promise.all([...this.settling.values()]);
     }
+  }
+
+  /**
+   * On shutdown: stop claiming; nodes in flight get up to `graceMs` to finish (a worker's SIGTERM),
+   * then the rest are aborted without recording an outcome and their jobs given back.
+   */
+  async suspend(graceMs = 0): Promise<void> {
+    await this.drain(graceMs);
     const entries = [...this.inflight.values()];
     for (const entry of entries) entry.controller.abort(new Error('server shutting down'));
     await Promise.all(entries.map((entry) => entry.finished));
@@ -709,6 +724,9 @@ export class PipelineEngine {
     const run = await this.findRun(db, runId);
     if (run.status !== 'running') return;
     const cache = await this.cache(db, run);
+    // The cached count only knows the nodes this process settled: on a shared queue another worker
+    // may have settled the others (one draining after its SIGTERM, say), so the rows decide.
+    if (cache.remaining > 0) cache.remaining = await countOpenPipelineNodes(db, runId);
     if (cache.remaining > 0) return;
     const rows = await listPipelineNodes(db, runId, { states: ['failed', 'blocked', 'cancelled'] });
     const fatal = rows.filter((row) => !(row.state === 'failed' && cache.byKey.get(row.key)?.continueOnFail));

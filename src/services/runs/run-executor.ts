@@ -155,6 +155,11 @@ export class RunExecutor {
   /** Set in an API process (`serve --role api`): runs that can be queued are, never executed here. */
   private dispatch: ((workspaceId: string, run: QueuedRun) => Promise<void>) | null = null;
   private ownership: RunOwnership | null = null;
+  /**
+   * Runs stopped because this process is going away, with the sentence their row keeps: such a run
+   * did not finish and nobody chose to stop it, so it ends `failed` with that cause, not `cancelled`.
+   */
+  private readonly stoppedByShutdown = new Map<string, string>();
 
   constructor(private readonly deps: RunExecutorDeps) {
     this.transports = deps.transports;
@@ -494,13 +499,16 @@ export class RunExecutor {
         },
       );
       if (!recorder.finalText && outcome.finalText) recorder.finalText = outcome.finalText;
-      return await recorder.finish(outcome.outcome, outcome.error, {
+      const shutdownCause = outcome.outcome === 'cancelled' ? this.stoppedByShutdown.get(runId) : undefined;
+      return await recorder.finish(shutdownCause ? 'failed' : outcome.outcome, shutdownCause ?? outcome.error, {
         deliverableFailed: outcome.deliverableFailed,
         usage: { ...outcome.usage, cacheReadTokens: outcome.usage.cacheReadTokens ?? 0, cacheWriteTokens: outcome.usage.cacheWriteTokens ?? 0 },
         costUsd: outcome.costUsd ?? 0,
       });
     } catch (error) {
       return await recorder.finish('failed', `internal error: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.stoppedByShutdown.delete(runId);
     }
   }
 
@@ -577,5 +585,15 @@ export class RunExecutor {
     run.controller.abort();
     this.deps.active.resume(runId);
     return true;
+  }
+
+  /**
+   * Stops a run because this process is shutting down (a worker's SIGTERM after its grace period):
+   * the run ends `failed` with `cause`, a sentence a person reads on the run, never left `running`.
+   */
+  stopForShutdown(runId: string, cause: string): boolean {
+    if (!this.deps.active.get(runId)) return false;
+    this.stoppedByShutdown.set(runId, cause);
+    return this.cancel(runId);
   }
 }
