@@ -189,6 +189,8 @@ beforeAll(async () => {
     { pattern: '/w/:ws/reviews/:reviewId', url: page(`/reviews/${review.id}`) },
     { pattern: '/w/:ws/skills', url: page('/skills') },
     { pattern: '/w/:ws/pipelines', url: page('/pipelines') },
+    { pattern: '/w/:ws/pipelines/new', url: page('/pipelines/new') },
+    { pattern: '/w/:ws/pipelines/:pipelineId/edit', url: page(`/pipelines/${pipeline.pipeline.id}/edit`) },
     { pattern: '/w/:ws/pipeline-runs/:runId', url: page(`/pipeline-runs/${pipelineRun.id}`) },
     { pattern: '/w/:ws/tickets', url: page('/tickets') },
     { pattern: '/w/:ws/tickets', url: page(`/tickets?project=${encodeURIComponent(project)}`) },

@@ -1,5 +1,5 @@
 /**
- * Browser tests of the pipelines list, a pipeline run as a live graph (PIPE-1, UI) and the tickets
+ * Browser tests of the pipelines list, the pipeline editor, a pipeline run as a live graph (PIPE-1, UI) and the tickets
  * board per project (ORC-4, UI), on the real server in real chromium, desktop and phone width.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,90 @@ describe('web app: pipelines (PIPE-1)', { timeout: BROWSER_TEST_TIMEOUT_MS }, ()
     expect(await page.getByTestId('recent-runs').textContent()).toContain('Release train');
     await ui.screenshot('pipelines-list-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+});
+
+describe('web app: pipeline editor (PIPE-1)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
+  it('creates a pipeline in the form with problems shown at their fields as they are typed, saves it, sees it listed, then edits it through the text view', async () => {
+    const { page } = ui;
+    const agents = (await api('GET', '/agents')).body.agents as Array<{ id: string; name: string }>;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${server.url}/w/${ws}/pipelines`);
+    await page.getByRole('link', { name: 'New pipeline' }).click();
+    const editor = page.getByTestId('pipeline-editor');
+    await editor.waitFor({ timeout: 60_000 });
+    const field = (path: string) => page.locator(`[data-field="${path}"]`);
+    const problemsAt = (path: string) => field(path).getByTestId('field-problem').allTextContents().then((lines) => lines.join(' | '));
+    const status = () => page.getByTestId('pipeline-validation-status').getAttribute('data-status');
+    const save = page.getByRole('button', { name: /^(Create|Save) pipeline$/ });
+
+    await field('name').locator('input').fill('Nightly check');
+    await field('nodes.0.key').locator('input').fill('research');
+    await field('nodes.0.prompt').locator('textarea').fill('Check the build');
+    // A schedule that is not a cron: the server's check names the field, in words; Save stays off.
+    await editor.getByRole('button', { name: 'Add trigger' }).click();
+    await field('triggers.1.cron').locator('input').fill('61 9 * * 1-5');
+    await expect.poll(() => problemsAt('triggers.1.cron'), { timeout: 60_000 }).toContain('Not a schedule this server understands');
+    expect(await problemsAt('triggers.1.cron')).not.toMatch(/\b[a-z]+[A-Z][a-zA-Z]*\b|triggers\.|bad_cron/);
+    expect(await save.isDisabled()).toBe(true);
+    await field('triggers.1.cron').locator('input').fill('30 9 * * 1-5');
+    await expect.poll(() => problemsAt('triggers.1.cron'), { timeout: 60_000 }).toBe('');
+
+    // A second step after the first; making the first depend on it closes a loop, named at Depends on.
+    await editor.getByRole('button', { name: 'Add step' }).click();
+    await field('nodes.1.key').locator('input').fill('ship');
+    await field('nodes.1.type').locator('select').selectOption('human.gate');
+    await field('nodes.1.prompt').locator('textarea').fill('Ship {{research}}?');
+    await field('nodes.0.dependsOn').getByLabel('ship').check();
+    await expect.poll(() => problemsAt('nodes.0.dependsOn'), { timeout: 60_000 }).toContain('goes round in a loop: research → ship → research');
+    await expect.poll(() => page.getByTestId('pipeline-problem-list').textContent(), { timeout: 60_000 }).toContain('Step “research” · Depends on');
+    expect(await save.isDisabled()).toBe(true);
+    await field('nodes.0.dependsOn').getByLabel('ship').uncheck();
+    await expect.poll(status, { timeout: 60_000 }).toBe('valid');
+    // The text view follows the form.
+    expect(JSON.parse(await page.locator('#pipeline-definition-text').inputValue())).toMatchObject({ name: 'Nightly check', nodes: [{ key: 'research' }, { key: 'ship', dependsOn: ['research'] }] });
+    await expect.poll(() => save.isEnabled(), { timeout: 60_000 }).toBe(true);
+    await ui.screenshot('pipeline-editor-new');
+    await save.click();
+
+    const listed = page.getByTestId('pipeline-item').filter({ hasText: 'Nightly check' });
+    await listed.waitFor({ timeout: 60_000 });
+    await expect.poll(() => listed.getByTestId('pipeline-triggers').textContent(), { timeout: 60_000 }).toContain('schedule 30 9 * * 1-5');
+    const pipelineId = (await listed.getAttribute('data-pipeline-id'))!;
+    expect((await api('GET', `/pipelines/${pipelineId}`)).body.definition).toMatchObject({ name: 'Nightly check', nodes: [{ key: 'research', agentId: agents[0]!.id }, { key: 'ship', type: 'human.gate' }] });
+
+    // Edit: an agent the workspace does not have, typed in the text view, is named at the form's Agent field.
+    await listed.getByRole('link', { name: 'Edit Nightly check' }).click();
+    await editor.waitFor({ timeout: 60_000 });
+    const text = page.locator('#pipeline-definition-text');
+    await expect.poll(async () => JSON.parse(await text.inputValue()).name, { timeout: 60_000 }).toBe('Nightly check');
+    const definition = JSON.parse(await text.inputValue());
+    definition.name = 'Nightly checks';
+    definition.nodes[0].agentId = 'agt_nobody';
+    await text.fill(JSON.stringify(definition, null, 2));
+    await expect.poll(() => problemsAt('nodes.0.agentId'), { timeout: 60_000 }).toContain('This agent is not in this workspace');
+    await expect.poll(() => field('name').locator('input').inputValue(), { timeout: 60_000 }).toBe('Nightly checks');
+    expect(await save.isDisabled()).toBe(true);
+
+    // Phone width: the form stacks under nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => page.evaluate('document.documentElement.scrollWidth'), { timeout: 60_000 }).toBeLessThanOrEqual(390);
+    await expect
+      .poll(async () => {
+        const [name, kind] = await Promise.all([field('nodes.0.key').boundingBox(), field('nodes.0.type').boundingBox()]);
+        return name && kind ? kind.y > name.y : false;
+      }, { timeout: 60_000 })
+      .toBe(true);
+    await ui.screenshot('pipeline-editor-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    await field('nodes.0.agentId').locator('select').selectOption(agents[0]!.id);
+    await expect.poll(status, { timeout: 60_000 }).toBe('valid');
+    await expect.poll(() => save.isEnabled(), { timeout: 60_000 }).toBe(true);
+    await save.click();
+    await page.getByTestId('pipeline-item').filter({ hasText: 'Nightly checks' }).waitFor({ timeout: 60_000 });
+    await expect.poll(async () => (await api('GET', `/pipelines/${pipelineId}`)).body.name, { timeout: 60_000 }).toBe('Nightly checks');
+    expect((await api('GET', `/pipelines/${pipelineId}`)).body.definition.nodes[0].agentId).toBe(agents[0]!.id);
   });
 });
 

@@ -7,6 +7,8 @@ const TOKEN_KEY = 'cc.operatorToken';
 export interface ApiIssue {
   field: string;
   message: string;
+  /** The kind of problem, when the route says (the pipeline validator's codes): lets a page word it. */
+  code?: string;
 }
 
 /** `{ error: { code, message, field?, issues? } }` from the server, plus the HTTP status. */

@@ -26,6 +26,7 @@ import { PresenceBeacon } from './presence-heartbeat';
 import { match, navigate, paths, useLocation } from './router';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher';
 import { ReviewsPage } from '../review/ReviewsPage';
+import { PipelineEditorPage } from '../pipelines/PipelineEditor';
 import { PipelineRunPage } from '../pipelines/PipelineRunPage';
 import { PipelinesPage } from '../pipelines/PipelinesPage';
 import { TicketsBoard } from '../tickets/TicketsBoard';
@@ -56,6 +57,8 @@ function route(path: string) {
     ['reviews', '/w/:ws/reviews'],
     ['review', '/w/:ws/reviews/:reviewId'],
     ['skills', '/w/:ws/skills'],
+    ['pipelineNew', '/w/:ws/pipelines/new'],
+    ['pipelineEdit', '/w/:ws/pipelines/:pipelineId/edit'],
     ['pipelines', '/w/:ws/pipelines'],
     ['pipelineRun', '/w/:ws/pipeline-runs/:runId'],
     ['tickets', '/w/:ws/tickets'],
@@ -173,6 +176,9 @@ function Section({ ws, name, params, search }: { ws: string; name: string; param
       return <SkillsPage key={ws} ws={ws} />;
     case 'pipelines':
       return <PipelinesPage key={ws} ws={ws} />;
+    case 'pipelineNew':
+    case 'pipelineEdit':
+      return <PipelineEditorPage key={`${ws}/${params.pipelineId ?? 'new'}`} ws={ws} pipelineId={params.pipelineId ?? null} />;
     case 'pipelineRun':
       return <PipelineRunPage key={`${ws}/${params.runId ?? ''}`} ws={ws} runId={params.runId ?? ''} initialNode={search.get('node')} />;
     case 'costs':
@@ -199,7 +205,7 @@ function MainNav({ ws, section }: { ws: string; section: string }) {
     { to: paths.org(ws), label: 'Org chart', active: section === 'org' },
     { to: paths.honesty(ws), label: 'Honesty matrix', active: section === 'honesty' },
     { to: paths.skills(ws), label: 'Skills', active: section === 'skills' },
-    { to: paths.pipelines(ws), label: 'Pipelines', active: section === 'pipelines' || section === 'pipelineRun' },
+    { to: paths.pipelines(ws), label: 'Pipelines', active: ['pipelines', 'pipelineRun', 'pipelineNew', 'pipelineEdit'].includes(section) },
     { to: paths.tickets(ws), label: 'Tickets', active: section === 'tickets' },
     { to: paths.costs(ws), label: 'Costs', active: section === 'costs' },
     { to: paths.agents(ws), label: 'Settings', active: ['agents', 'agent', 'general', 'policy', 'mcpServers', 'budgets', 'notifications', 'people', 'settings'].includes(section) },

@@ -109,6 +109,8 @@ export const paths = {
   reviews: (ws: string, reviewId?: string) => `/w/${ws}/reviews${reviewId ? `/${reviewId}` : ''}`,
   skills: (ws: string) => `/w/${ws}/skills`,
   pipelines: (ws: string) => `/w/${ws}/pipelines`,
+  pipelineNew: (ws: string) => `/w/${ws}/pipelines/new`,
+  pipelineEdit: (ws: string, pipelineId: string) => `/w/${ws}/pipelines/${pipelineId}/edit`,
   pipelineRun: (ws: string, runId: string, nodeKey?: string) => `/w/${ws}/pipeline-runs/${runId}${nodeKey ? `?node=${encodeURIComponent(nodeKey)}` : ''}`,
   tickets: (ws: string, projectId?: string) => `/w/${ws}/tickets${projectId ? `?project=${encodeURIComponent(projectId)}` : ''}`,
 };

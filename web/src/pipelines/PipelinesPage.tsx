@@ -1,7 +1,10 @@
 import { errorMessage } from '../api/client';
+import './pipeline-editor.css';
 import { paths } from '../app/router';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { Badge } from '../ui/badges';
 import { Link } from '../ui/link';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
 import { runStateWord } from '../ui/words';
 import { usePipelines, useRecentPipelineRuns, useStartPipelineRun, type PipelineRunSummary } from './pipelines-api';
@@ -23,16 +26,28 @@ export function PipelinesPage({ ws }: { ws: string }) {
   const pipelines = usePipelines(ws);
   const recent = useRecentPipelineRuns(ws);
   const start = useStartPipelineRun(ws);
+  // TEAM-2: creating and editing a pipeline is the admin's (the routes' declared role); others see the list as it is.
+  const { role, canAdminister } = useWorkspaceRole(ws);
   return (
     <main className="page pipelines-page" aria-label="Pipelines">
-      <h2>Pipelines</h2>
+      <div className="pipelines-title">
+        <h2>Pipelines</h2>
+        {canAdminister ? (
+          <Link to={paths.pipelineNew(ws)} className="btn btn-primary btn-small">
+            New pipeline
+          </Link>
+        ) : null}
+      </div>
+      {canAdminister ? null : <ReadOnlyNote role={role} needs="admin" what="creating or changing pipelines" />}
       {start.isError ? <FieldError message={errorMessage(start.error)} /> : null}
       {pipelines.isPending ? (
         <Loading label="Loading pipelines…" />
       ) : pipelines.isError ? (
         <ErrorState error={pipelines.error} what="pipelines" retry={() => void pipelines.refetch()} />
       ) : pipelines.data.pipelines.length === 0 ? (
-        <Empty title="No pipelines yet">Author one as a JSON or YAML file in the workspace&apos;s pipelines folder, or through the API.</Empty>
+        <Empty title="No pipelines yet">
+          {canAdminister ? 'Start one with New pipeline, or' : 'An admin can start one here, or'} write it as a JSON or YAML file in the workspace&apos;s pipelines folder.
+        </Empty>
       ) : (
         <ul className="pipeline-list">
           {pipelines.data.pipelines.map((pipeline) => (
@@ -43,9 +58,16 @@ export function PipelinesPage({ ws }: { ws: string }) {
                   <span className="muted small"> · {sourceLabel(pipeline.source)}</span>
                   {pipeline.description ? <div className="muted small">{pipeline.description}</div> : null}
                 </div>
-                <button type="button" className="btn btn-small" disabled={start.isPending} onClick={() => start.mutate(pipeline.id)}>
-                  Run now
-                </button>
+                <div className="pipeline-actions">
+                  {canAdminister && pipeline.source.kind === 'api' ? (
+                    <Link to={paths.pipelineEdit(ws, pipeline.id)} className="btn btn-small" aria-label={`Edit ${pipeline.name}`}>
+                      Edit
+                    </Link>
+                  ) : null}
+                  <button type="button" className="btn btn-small" disabled={start.isPending} onClick={() => start.mutate(pipeline.id)}>
+                    Run now
+                  </button>
+                </div>
               </div>
               <div className="inline small" data-testid="pipeline-triggers">
                 <span className="muted">Triggers:</span>

@@ -39,3 +39,29 @@ export function useCancelPipeline(ws: string, runId: string) {
     onSuccess: () => void client.invalidateQueries({ queryKey: pipelineKey(ws) }),
   });
 }
+
+export function usePipeline(ws: string, pipelineId: string | null) {
+  return useQuery({
+    queryKey: pipelineKey(ws, 'one', pipelineId ?? ''),
+    queryFn: () => api.get<PipelineView>(`${w(ws)}/pipelines/${encodeURIComponent(pipelineId ?? '')}`),
+    enabled: pipelineId !== null,
+    retry: false,
+  });
+}
+
+/** What the server's validation says of a definition: the save's own checks, nothing stored. */
+export function validatePipeline(ws: string, definition: unknown): Promise<{ ok: true; warnings: PipelineView['warnings'] }> {
+  return api.post(`${w(ws)}/pipelines/validate`, definition);
+}
+
+/** Creates (no id) or replaces (id) a pipeline's definition; the answer carries a new webhook's secret once. */
+export function useSavePipeline(ws: string, pipelineId: string | null) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (definition: unknown) =>
+      pipelineId === null
+        ? api.post<{ pipeline: PipelineView; webhookSecret: string | null }>(`${w(ws)}/pipelines`, definition)
+        : api.put<{ pipeline: PipelineView; webhookSecret: string | null }>(`${w(ws)}/pipelines/${encodeURIComponent(pipelineId)}`, definition),
+    onSuccess: () => void client.invalidateQueries({ queryKey: pipelineKey(ws) }),
+  });
+}
