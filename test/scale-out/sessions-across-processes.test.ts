@@ -2,7 +2,8 @@
  * TEAM-1/TEAM-2 with several API processes on one PostgreSQL database (docs/deploy.md): a browser
  * session, a sign-in link and an event-stream ticket made through one process work through the other;
  * revoking a session, a token or a role through one process closes the event streams the other holds
- * (relayed by NOTIFY, not polled) and the other refuses the next request at once.
+ * (relayed by NOTIFY, not polled) and the other refuses the next request at once; one it missed while
+ * its listening connection was down closes the stream when it listens again.
  * Needs a PostgreSQL server: runs under CC_TEST_POSTGRES_URL or CC_TEST_DATABASE=postgres.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +89,18 @@ describe.skipIf(!enabled)('sessions and revocations across API processes', () =>
     expect((await asPerson(apiOne, token.body.token, 'GET', '/api/people/me')).status).toBe(401);
     // Dana's other session was not revoked.
     expect((await meWith(apiOne, dana.cookie)).status).toBe(200);
+  }, 60_000);
+
+  it('a revocation the other process missed (its listening connection was down) closes the stream once it listens again', async () => {
+    const cookie = await signInThrough(apiTwo, apiOne);
+    const stream = await openEventStream(eventsOn(apiOne), { cookie });
+    expect(stream.status).toBe(200);
+    const sessionId = apiOne.running.app.sessions.sessionIdOf(decodeURIComponent(cookie.slice('cc_session='.length)));
+    // Ended through the second process without any announcement: as if its NOTIFY fell into the gap.
+    expect(await apiTwo.running.app.sessions.endSessionById(dana.personId, sessionId)).toBe(true);
+    await apiOne.running.app.cluster!.dropListenerForTest();
+    await stream.ended;
+    expect((await meWith(apiOne, cookie)).status).toBe(401);
   }, 60_000);
 
   it("taking a person's role away through one process closes their stream on the other, which answers 401 to their cookie", async () => {

@@ -64,7 +64,7 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         // TEAM-2: a stream is access held open; it ends the moment its person is removed, their role
         // changes, or the session or token it was opened through is revoked — on whichever process.
         const principal = request.principal;
-        const stopListening = principal?.kind === 'operator' ? app.revocations.subscribe(principal.operatorId, () => response.end(), principal.credential ?? null) : () => {};
+        const stopListening = principal?.kind === 'operator' ? app.revocations.subscribe(principal.operatorId, () => response.end(), { credential: principal.credential ?? null, workspaceId: request.params.workspaceId }) : () => {};
         const close = () => {
           clearInterval(heartbeat);
           unsubscribe();

@@ -35,7 +35,11 @@ export class ProcessCluster {
         else if (channel === RUN_COMMANDS_CHANNEL) this.commands.notified(payload);
         else if (channel === REVOCATIONS_CHANNEL) revocations?.received(payload);
       },
-      listening: () => this.journal.caughtUp(),
+      listening: () => {
+        this.journal.caughtUp();
+        // Revocations announced while no connection listened were missed: recheck the streams held here.
+        void revocations?.recheck().catch((error: unknown) => logger.warn({ err: error }, 'open event streams could not be rechecked'));
+      },
     });
   }
 

@@ -15,8 +15,14 @@ export interface Revocation {
   credential?: string | null;
 }
 
-interface Listener {
+/** What an open stream holds: whose it is, the credential it came through, the workspace it follows. */
+export interface HeldAccess {
+  personId: string;
   credential: string | null;
+  workspaceId: string | null;
+}
+
+interface Listener extends HeldAccess {
   onRevoked: () => void;
 }
 
@@ -33,12 +39,13 @@ interface Listener {
 export class CredentialRevocations {
   private readonly listeners = new Map<string, Set<Listener>>();
   private relay: ((revocation: Revocation) => Promise<void>) | null = null;
+  private stillHeld: ((access: HeldAccess) => Promise<boolean>) | null = null;
 
   /** Calls `onRevoked` once when `personId`'s access changes, or the credential the stream came through is revoked; returns the unsubscribe. */
-  subscribe(personId: string, onRevoked: () => void, credential: string | null = null): () => void {
+  subscribe(personId: string, onRevoked: () => void, held: { credential?: string | null; workspaceId?: string | null } = {}): () => void {
     let set = this.listeners.get(personId);
     if (!set) this.listeners.set(personId, (set = new Set()));
-    const listener = { credential, onRevoked };
+    const listener: Listener = { personId, credential: held.credential ?? null, workspaceId: held.workspaceId ?? null, onRevoked };
     set.add(listener);
     return () => {
       set.delete(listener);
@@ -56,9 +63,32 @@ export class CredentialRevocations {
     for (const listener of ending) listener.onRevoked();
   }
 
-  /** Where revocations go beyond this process (set once, when the process shares a database with others). */
-  relayThrough(send: (revocation: Revocation) => Promise<void>): void {
+  /**
+   * Where revocations go beyond this process (set once, when the process shares a database with
+   * others), and how to tell whether an open stream's access still holds when some may have been missed.
+   */
+  relayThrough(send: (revocation: Revocation) => Promise<void>, stillHeld: (access: HeldAccess) => Promise<boolean>): void {
     this.relay = send;
+    this.stillHeld = stillHeld;
+  }
+
+  /**
+   * The relay was deaf for a while (its connection dropped and came back): revocations announced
+   * meanwhile never arrived, so every open stream's access is checked afresh and those whose
+   * credential, person or workspace role is gone are closed.
+   */
+  async recheck(): Promise<void> {
+    const stillHeld = this.stillHeld;
+    if (!stillHeld) return;
+    const held = [...this.listeners.values()].flatMap((set) => [...set]);
+    const verdicts = await Promise.all(held.map((listener) => stillHeld(listener)));
+    held.forEach((listener, index) => {
+      if (verdicts[index]) return;
+      const set = this.listeners.get(listener.personId);
+      if (!set?.delete(listener)) return;
+      if (set.size === 0) this.listeners.delete(listener.personId);
+      listener.onRevoked();
+    });
   }
 
   /** A revocation made here, after its change is committed: closes the streams here, then on every other process. */
