@@ -149,4 +149,35 @@ describe.skipIf(!enabled)('a worker leaving', () => {
     expect(modelA.requests.filter((request) => JSON.stringify(request).includes('posted during the drain'))).toHaveLength(0);
     expect((await api('GET', `/api/workspaces/${ws}/runs?state=running`)).body.runs).toEqual([]);
   }, 240_000);
+
+  it("kill -9: the jobs the dead worker held go back when its death is noticed, not when the queue's own lease on them runs out", async () => {
+    // The first test's survivor leaves first (nothing in flight: it exits at once), so C alone claims.
+    for (const child of children.slice(1)) if (running(child)) child.kill('SIGTERM');
+    await pollUntil(liveProcesses, (rows) => rows.length === 0, 60_000);
+    const model = await startScriptedModelServer();
+    models.push(model);
+    const rootC = await makeDataRoot();
+    const rootD = await makeDataRoot();
+    roots.push(rootC, rootD);
+    const workerC = await startWorker(rootC, model, ['--grace-seconds', '0']);
+    const ws = await newWorkspace('Killed');
+    const pipelineRunId = await startPipeline(ws, [
+      { key: 'held', type: 'bashScript', idempotent: true, script: `echo started >> step.log; case "$PWD" in ${rootC}/*) sleep 600;; esac; echo finished >> step.log` },
+    ]);
+    const stepLog = (root: string) => readFile(join(root, 'workspaces', ws, 'pipeline-scratch', pipelineRunId, 'held', 'step.log'), 'utf8').catch(() => '');
+    await pollUntil(() => stepLog(rootC), (text) => text === 'started\n', 60_000);
+    await startWorker(rootD, model, ['--grace-seconds', '0']);
+    await pollUntil(liveProcesses, (rows) => rows.length === 2, 30_000);
+    const exited = new Promise((resolve) => workerC.once('exit', resolve));
+    workerC.kill('SIGKILL');
+    await exited;
+    // The queue's own lease on the job C held now runs for an hour: only the death can give it back.
+    const extended = await query(`update cc_pgboss.job set expire_in = interval '1 hour' where state = 'active' and name like $1 returning id`, [`${ws}__%`]);
+    expect(extended).toHaveLength(1);
+
+    const finished = await finishedRun(ws, pipelineRunId);
+    expect(finished.status).toBe('completed');
+    expect(nodesOf(finished).held).toMatchObject({ state: 'done', attempts: 2 });
+    expect(await stepLog(rootD)).toBe('started\nfinished\n');
+  }, 180_000);
 });
