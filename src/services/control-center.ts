@@ -31,7 +31,6 @@ import { OperatorAuth } from './operator-auth.js';
 import { OperatorSessions } from './operator-sessions.js';
 import { CredentialRevocations } from './people/credential-revocations.js';
 import { notifyRevocation } from '../store/repositories/credential-revocation-channel.js';
-import { credentialIsLive } from '../store/repositories/credential-liveness.js';
 import { PeopleService } from './people/people-service.js';
 import { AuditLog } from './audit/audit-log.js';
 import { OidcSettingsService } from './people/oidc-settings-service.js';
@@ -90,6 +89,7 @@ import { newId } from '../ids.js';
 import { RunAffinity } from './runs/run-affinity.js';
 import { DEFAULT_SHARED_LEASE_MS, heartbeatPeriodMs } from './cluster/failover-timing.js';
 import { RunQueue } from './runs/run-queue.js';
+import { defaultRunStartConcurrency } from './runs/run-start-queue.js';
 import { ApprovalTimeouts } from './approvals/approval-timeouts.js';
 import type { RunCommandKind } from './cluster/run-command-relay.js';
 
@@ -147,6 +147,8 @@ export interface ControlCenterOptions {
   queuePollMs?: number;
   /** How many queued agent runs one process executes at once (default 16). */
   maxQueuedRuns?: number;
+  /** How many accepted turns this process starts at once (NF-SCALE, bursts; default two per core). */
+  runStartConcurrency?: number;
   /**
    * How old a queued run's unconfirmed dispatch must be before a worker's sweep enqueues it
    * (its API process died between recording and enqueueing; default 60 s — far above an enqueue's time).
@@ -286,14 +288,7 @@ export class ControlCenter {
         ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger, this.revocations)
         : null;
     // TEAM-2: a revocation made on this process closes the event streams every other process holds.
-    // After the listening connection comes back, streams whose access went meanwhile are closed too.
-    if (this.cluster) {
-      this.revocations.relayThrough(
-        (revocation) => notifyRevocation(registry.db, revocation),
-        async ({ personId, credential, workspaceId }) =>
-          (await credentialIsLive(registry.db, personId, credential, Date.now())) && (workspaceId === null || (await this.people.isIn(workspaceId, personId))),
-      );
-    }
+    if (this.cluster) this.revocations.relayThrough((revocation) => notifyRevocation(registry.db, revocation));
     this.operations = new OperationsService(
       registry,
       this.workspaces,
@@ -393,6 +388,7 @@ export class ControlCenter {
       modelBroker: this.modelBroker,
       logger: this.logger,
       spendGate,
+      runStartConcurrency: options.runStartConcurrency ?? defaultRunStartConcurrency(),
     });
     // BUD-1: a budget decision resumes the runs paused at the limit (the run-control resume) or stops them.
     this.budgets.controlRunsWith({
