@@ -31,6 +31,7 @@ import { OperatorAuth } from './operator-auth.js';
 import { OperatorSessions } from './operator-sessions.js';
 import { CredentialRevocations } from './people/credential-revocations.js';
 import { notifyRevocation } from '../store/repositories/credential-revocation-channel.js';
+import { credentialIsLive } from '../store/repositories/credential-liveness.js';
 import { PeopleService } from './people/people-service.js';
 import { AuditLog } from './audit/audit-log.js';
 import { OidcSettingsService } from './people/oidc-settings-service.js';
@@ -288,7 +289,14 @@ export class ControlCenter {
         ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger, this.revocations)
         : null;
     // TEAM-2: a revocation made on this process closes the event streams every other process holds.
-    if (this.cluster) this.revocations.relayThrough((revocation) => notifyRevocation(registry.db, revocation));
+    // After the listening connection comes back, streams whose access went meanwhile are closed too.
+    if (this.cluster) {
+      this.revocations.relayThrough(
+        (revocation) => notifyRevocation(registry.db, revocation),
+        async ({ personId, credential, workspaceId }) =>
+          (await credentialIsLive(registry.db, personId, credential, Date.now())) && (workspaceId === null || (await this.people.isIn(workspaceId, personId))),
+      );
+    }
     this.operations = new OperationsService(
       registry,
       this.workspaces,
