@@ -7,6 +7,7 @@
  * offered no "New agent"; and a viewer, signed in in the same browser, is offered no Approve. Last
  * (TEAM-1), a colleague signs in through the organisation's OpenID Connect provider from the sign-in page.
  */
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply } from '../support/scripted-reply.js';
@@ -149,6 +150,83 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     await ownerCard.getByRole('button', { name: 'Approve' }).click({ timeout: 60_000 });
     await expect.poll(async () => ((await api('GET', '/approvals')).body.approvals as Array<{ id: string; status: string }>).find((entry) => entry.id === approval.id)?.status, { timeout: 60_000 }).toBe('approved');
   }, BROWSER_TEST_TIMEOUT_MS * 2);
+
+  it('a viewer and a member find no enabled control on any admin page, each told why; the member still decides an approval (TEAM-2)', async () => {
+    const { server, workspaceId, model } = suite;
+    const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${workspaceId}${path}`, body);
+    // Something on every admin page to offer controls for: an MCP server, a spend limit, a policy rule, an agent.
+    // Names of its own: a retry of this test runs against the same server.
+    const run = randomUUID().slice(0, 8);
+    expect((await api('POST', '/mcp-servers', { name: `files-${run}`, transport: 'stdio', command: '/bin/true' })).status).toBe(201);
+    expect((await api('PUT', '/budgets/limits', { period: 'month', limitUsd: 5 })).status).toBe(200);
+    expect((await api('POST', '/policy/rules', { scope: 'workspace', match: { kind: 'command', prefix: 'curl' }, decision: 'ask' })).status).toBe(201);
+    const agent = ((await api('GET', '/agents')).body.agents as Array<{ id: string; name: string }>)[0]!;
+    // Each admin page, with what shows its content has loaded (so an empty page never passes for a page without controls).
+    const loaded = (selector: string) => () => dana.page.locator(selector).first();
+    const adminPages: Array<[string, () => ReturnType<typeof dana.page.locator>]> = [
+      ['settings/agents', loaded('[data-testid="agent-list"] li')],
+      [`settings/agents/${agent.id}`, loaded(`form[aria-label="Edit agent ${agent.name}"] input`)],
+      ['settings/general', loaded('main button[type="submit"]')],
+      ['settings/policy', loaded('main :text("curl")')],
+      ['settings/mcp-servers', loaded(`[data-testid="mcp-server-files-${run}"] input[type="checkbox"]`)],
+      ['settings/budgets', loaded('[data-testid="spend-limits"] tbody tr')],
+      ['settings/people', loaded('[data-testid="people-table"] tbody tr')],
+      ['settings/audit', loaded('[data-testid="read-only-note"]')],
+      ['skills', loaded('[data-testid="built-in-skills"] [data-skill-name]')],
+    ];
+    // What a person could press or fill on the page, as a name; the policy probe only asks what the policy would do (a viewer's right).
+    const enabledControls = () =>
+      dana.page.locator('main').evaluateAll((mains) =>
+        mains.flatMap((main) =>
+          [...main.querySelectorAll('button, input, select, textarea')]
+            .filter((control) => control.matches(':enabled') && !control.closest('section[aria-labelledby="probe-title"]'))
+            .map((control) => control.getAttribute('aria-label') || control.textContent?.trim() || control.getAttribute('name') || control.tagName),
+        ),
+      );
+    // Signed out by dropping what the app keeps (its token, the session cookie), whoever this browser was before: the app then asks for a token.
+    const signInAs = async (token: string) => {
+      await dana.page.goto(`${server.url}/`);
+      await dana.page.evaluate('localStorage.clear()');
+      await dana.context.clearCookies();
+      await dana.page.goto(`${server.url}/`);
+      await dana.page.getByLabel('Operator token').fill(token, { timeout: 60_000 });
+      await dana.page.getByRole('button', { name: 'Sign in' }).click();
+      await dana.page.locator('.topbar').waitFor({ timeout: 60_000 });
+    };
+    const walkAdminPages = async (role: 'viewer' | 'member') => {
+      for (const [page, content] of adminPages) {
+        await dana.page.goto(`${server.url}/w/${workspaceId}/${page}`);
+        // The line that says why is the sign the role is known; with the page's content in, no control is left to use.
+        await dana.page.getByTestId('read-only-note').filter({ hasText: `needs the admin role` }).first().waitFor({ timeout: 60_000 });
+        await content().waitFor({ timeout: 60_000 });
+        await expect.poll(enabledControls, { timeout: 30_000, message: `${role} on ${page}` }).toEqual([]);
+      }
+    };
+
+    const viewer = await invitePerson(server, workspaceId, 'viewer', 'Val');
+    await signInAs(viewer.token);
+    await walkAdminPages('viewer');
+    await dana.screenshot('people-viewer-mcp-servers');
+
+    const member = await invitePerson(server, workspaceId, 'member', 'Mo');
+    await signInAs(member.token);
+    await walkAdminPages('member');
+
+    // The member's Inbox still offers the decision, and it counts as theirs.
+    await dana.page.goto(`${server.url}/w/${workspaceId}/inbox`);
+    await dana.page.getByRole('heading', { name: 'Inbox' }).waitFor({ timeout: 60_000 });
+    const space = (await api('POST', '/spaces', { name: `Members ${run}` })).body;
+    const conversation = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Prune' })).body;
+    model.script(reply().tool('bash', { command: 'rm -f stale.txt' }), reply().text('Pruned.'));
+    expect((await api('POST', `/conversations/${conversation.id}/messages`, { text: 'prune' })).status).toBe(202);
+    const waiting = async () => ((await api('GET', '/approvals?status=pending')).body.approvals as Array<{ id: string; conversationId: string | null }>).find((entry) => entry.conversationId === conversation.id);
+    await expect.poll(waiting, { timeout: 60_000 }).toBeTruthy();
+    const approval = (await waiting())!;
+    await dana.page.locator(`[data-approval-id="${approval.id}"]`).getByRole('button', { name: 'Approve' }).click({ timeout: 60_000 });
+    await expect
+      .poll(async () => ((await api('GET', '/approvals')).body.approvals as Array<{ id: string; status: string; decidedBy: string | null }>).find((entry) => entry.id === approval.id), { timeout: 60_000 })
+      .toMatchObject({ status: 'approved', decidedBy: member.personId });
+  }, BROWSER_TEST_TIMEOUT_MS * 3);
 
   it('a colleague signs in with the organisation\'s provider from the sign-in page and lands where they were going (TEAM-1)', async () => {
     const { server, workspaceId } = suite;

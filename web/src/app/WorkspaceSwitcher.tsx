@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../api/client';
 import { useCreateWorkspace, useWorkspaces } from '../api/hooks';
+import { useMe } from '../settings/people/people-hooks';
 import { FieldError } from '../ui/states';
 import { navigate, paths } from './router';
 
@@ -10,6 +11,9 @@ const NEW = '__new__';
 export function WorkspaceSwitcher({ current }: { current: string | null }) {
   const workspaces = useWorkspaces();
   const create = useCreateWorkspace();
+  // TEAM-2: only the owner makes workspaces; nobody else is offered the choice.
+  const me = useMe();
+  const mayCreate = me.data?.owner === true && !me.data.readOnly;
   const [creating, setCreating] = useState(false);
   const [name, setName] = useState('');
 
@@ -68,7 +72,7 @@ export function WorkspaceSwitcher({ current }: { current: string | null }) {
             {workspace.name}
           </option>
         ))}
-        <option value={NEW}>+ New workspace…</option>
+        {mayCreate ? <option value={NEW}>+ New workspace…</option> : null}
       </select>
     </label>
   );

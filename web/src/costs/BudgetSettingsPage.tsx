@@ -2,6 +2,8 @@ import { useState } from 'react';
 import { errorMessage } from '../api/client';
 import { useAgents } from '../api/hooks';
 import { SettingsNav } from '../pages/SettingsNav';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
 import { usePriceTable, useRemoveSpendLimit, useSetSpendLimit, useSpendLimits } from './budget-hooks';
 
@@ -24,6 +26,8 @@ export function BudgetSettingsPage({ ws }: { ws: string }) {
   const [amount, setAmount] = useState('');
   const [threshold, setThreshold] = useState('80');
   const agentList = agents.data?.agents ?? [];
+  // TEAM-2: spend limits are the admins'; others read them and the prices, without Remove or the form.
+  const { role, canAdminister } = useWorkspaceRole(ws);
   const nameOf = (id: string | null) => (id === null ? 'Whole workspace' : (agentList.find((agent) => agent.id === id)?.name ?? id));
 
   return (
@@ -33,6 +37,7 @@ export function BudgetSettingsPage({ ws }: { ws: string }) {
       <p className="small muted">
         Limits are checked before every model call, on every runner. At the soft threshold an alert appears in the Inbox; at the limit a built-in run pauses and an external runner's calls are refused, and a budget decision waits in the Inbox. Days and months are UTC. An orchestration's own maximum still applies inside these limits.
       </p>
+      {canAdminister ? null : <ReadOnlyNote role={role} needs="admin" what="setting or removing spend limits" />}
       <section aria-labelledby="budget-limits">
         <h3 id="budget-limits">Spend limits</h3>
         {limits.isPending ? (
@@ -40,7 +45,7 @@ export function BudgetSettingsPage({ ws }: { ws: string }) {
         ) : limits.isError ? (
           <ErrorState error={limits.error} what="Spend limits" retry={() => void limits.refetch()} />
         ) : limits.data.limits.length === 0 ? (
-          <Empty title="No spend limits">Runs spend without a limit until you set one below.</Empty>
+          <Empty title="No spend limits">{canAdminister ? 'Runs spend without a limit until you set one below.' : 'Runs spend without a limit until an admin sets one.'}</Empty>
         ) : (
           <table className="table" data-testid="spend-limits">
             <thead>
@@ -67,9 +72,11 @@ export function BudgetSettingsPage({ ws }: { ws: string }) {
                   <td>{usd(limit.spentUsd)}</td>
                   <td>{Math.round(limit.softThreshold * 100)} %</td>
                   <td>
-                    <button type="button" className="btn btn-ghost btn-small" disabled={removeLimit.isPending} onClick={() => removeLimit.mutate(limit.id)}>
-                      Remove
-                    </button>
+                    {canAdminister ? (
+                      <button type="button" className="btn btn-ghost btn-small" disabled={removeLimit.isPending} onClick={() => removeLimit.mutate(limit.id)}>
+                        Remove
+                      </button>
+                    ) : null}
                   </td>
                 </tr>
               ))}
@@ -77,6 +84,7 @@ export function BudgetSettingsPage({ ws }: { ws: string }) {
           </table>
         )}
         <FieldError message={removeLimit.isError ? errorMessage(removeLimit.error) : null} />
+        {canAdminister ? (
         <form
           className="form-row"
           aria-label="Set a spend limit"
@@ -117,6 +125,7 @@ export function BudgetSettingsPage({ ws }: { ws: string }) {
           </button>
           <FieldError message={setLimit.isError ? errorMessage(setLimit.error) : null} />
         </form>
+        ) : null}
       </section>
       <section aria-labelledby="budget-prices">
         <h3 id="budget-prices">Prices</h3>

@@ -5,6 +5,9 @@ import type { McpServer, McpServerTool } from '@server/schemas/mcp-server';
 import { api, errorMessage, request } from '../api/client';
 import { useAgents } from '../api/hooks';
 import { SettingsNav } from '../pages/SettingsNav';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
+import { ReadOnlyFieldset } from '../ui/ReadOnlyFieldset';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { EFFECT_KINDS, effectWord } from '../ui/words';
 
@@ -36,6 +39,8 @@ export function McpServersPage({ ws }: { ws: string }) {
   const remove = useMutation({ mutationFn: (id: string) => api.delete(`${base}/${id}`), onSuccess: refresh });
   const setAgents = useMutation({ mutationFn: (input: { id: string; agents: string[] }) => api.patch<McpServer>(`${base}/${input.id}`, { agents: input.agents }), onSuccess: refresh });
   const agentList = agents.data?.agents ?? [];
+  // TEAM-2: servers are the admins'; others read them, with every control disabled and no add form.
+  const { role, canAdminister } = useWorkspaceRole(ws);
 
   return (
     <main className="page" data-testid="mcp-servers-page">
@@ -44,6 +49,7 @@ export function McpServersPage({ ws }: { ws: string }) {
       <p className="small muted">
         Tools of MCP servers your team runs, for the agents you choose. A stdio server runs in the runner sandbox without network unless you allow it; every call of a tool passes the policy gate with the effect classes you give the tool. Until you do, a tool declares every class, so each call asks.
       </p>
+      {canAdminister ? null : <ReadOnlyNote role={role} needs="admin" what="adding or changing MCP servers" />}
       {[listTools, remove, setAgents].map((mutation, index) =>
         mutation.isError ? (
           <p key={index} className="error small" role="alert">
@@ -56,9 +62,10 @@ export function McpServersPage({ ws }: { ws: string }) {
       ) : servers.isError ? (
         <ErrorState error={servers.error} what="MCP servers" retry={() => void servers.refetch()} />
       ) : servers.data.servers.length === 0 ? (
-        <Empty title="No MCP servers">Add one below.</Empty>
+        <Empty title="No MCP servers">{canAdminister ? 'Add one below.' : 'None added yet.'}</Empty>
       ) : (
         servers.data.servers.map((server) => (
+          <ReadOnlyFieldset key={server.id} readOnly={!canAdminister}>
           <section key={server.id} className="card" aria-labelledby={`mcp-${server.id}`} data-testid={`mcp-server-${server.name}`}>
             <h3 id={`mcp-${server.id}`}>
               {server.name} <span className="small muted">({server.transport})</span>
@@ -98,9 +105,10 @@ export function McpServersPage({ ws }: { ws: string }) {
             </button>
             {server.tools ? <ToolTable ws={ws} server={server} onSaved={refresh} /> : <p className="small muted">Tools not listed yet.</p>}
           </section>
+          </ReadOnlyFieldset>
         ))
       )}
-      <AddServerForm ws={ws} agents={agentList} onAdded={refresh} />
+      {canAdminister ? <AddServerForm ws={ws} agents={agentList} onAdded={refresh} /> : null}
     </main>
   );
 }

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import { errorMessage } from '../api/client';
 import type { Agent } from '../api/types';
 import { paths } from '../app/router';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { Badge } from '../ui/badges';
 import { Link } from '../ui/link';
 import { FieldError } from '../ui/states';
@@ -17,6 +18,8 @@ import { estimateLabel, formatUsd, statusTone, ticketLevels, toggleKey } from '.
 export function OrchestrationCard({ ws, orchestration, agents }: { ws: string; orchestration: Orchestration; agents: Agent[] }) {
   const { proposal } = orchestration;
   const action = useOrchestrationAction(ws);
+  // TEAM-2: approving, rejecting and cancelling are a member's; a viewer reads the proposal.
+  const { canDecide } = useWorkspaceRole(ws);
   const [selected, setSelected] = useState<Set<string>>(() => new Set(proposal.subTickets.map((ticket) => ticket.key)));
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState('');
@@ -87,7 +90,7 @@ export function OrchestrationCard({ ws, orchestration, agents }: { ws: string; o
               <ul>
                 {level.map((ticket) => (
                   <li key={ticket.key} className="orc-ticket" data-testid="orc-ticket" data-key={ticket.key}>
-                    {proposed ? (
+                    {proposed && canDecide ? (
                       <input
                         type="checkbox"
                         aria-label={`Include ${ticket.key}`}
@@ -130,7 +133,7 @@ export function OrchestrationCard({ ws, orchestration, agents }: { ws: string; o
         </div>
       ) : null}
 
-      {proposed ? (
+      {!canDecide ? null : proposed ? (
         <footer className="orc-actions">
           <button
             type="button"

@@ -7,7 +7,9 @@ import { navigate, paths } from '../app/router';
 import { ConversationView } from '../conversation/ConversationView';
 import { useStartConversation } from '../conversation/new-conversation';
 import { Sidebar } from '../conversation/Sidebar';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { Link } from '../ui/link';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
 import { ListPlace } from '../ui/list-place';
 
@@ -59,6 +61,8 @@ function SpaceView({ ws, spaceId }: { ws: string; spaceId: string }) {
   const updateSpace = useUpdateSpace(ws);
   const starter = useStartConversation(ws);
   const [title, setTitle] = useState('');
+  // TEAM-2: a space's default agent is the admins' to set; starting a conversation is a member's.
+  const { role, canDecide, canAdminister } = useWorkspaceRole(ws);
 
   if (space.isPending) return <Loading label="Loading space…" />;
   if (space.isError)
@@ -96,6 +100,8 @@ function SpaceView({ ws, spaceId }: { ws: string; spaceId: string }) {
         <select
           id="space-default-agent"
           value={current.defaultAgentId ?? ''}
+          disabled={!canAdminister}
+          title={canAdminister ? undefined : 'Only admins change the default agent'}
           onChange={(event) => updateSpace.mutate({ spaceId: current.id, patch: { defaultAgentId: event.target.value || null } })}
         >
           <option value="">The CEO (workspace default)</option>
@@ -107,12 +113,16 @@ function SpaceView({ ws, spaceId }: { ws: string; spaceId: string }) {
         </select>
         {updateSpace.isError ? <FieldError message={errorMessage(updateSpace.error)} /> : null}
       </div>
-      <form className="inline new-conversation" onSubmit={submit} aria-label="New conversation">
-        <input aria-label="Conversation title" placeholder="Title (optional)" value={title} onChange={(event) => setTitle(event.target.value)} />
-        <button type="submit" className="btn btn-primary" disabled={starter.isPending}>
-          New conversation
-        </button>
-      </form>
+      {canDecide ? (
+        <form className="inline new-conversation" onSubmit={submit} aria-label="New conversation">
+          <input aria-label="Conversation title" placeholder="Title (optional)" value={title} onChange={(event) => setTitle(event.target.value)} />
+          <button type="submit" className="btn btn-primary" disabled={starter.isPending}>
+            New conversation
+          </button>
+        </form>
+      ) : (
+        <ReadOnlyNote role={role} needs="member" what="starting a conversation" />
+      )}
       {starter.error ? <FieldError message={errorMessage(starter.error)} /> : null}
       <h3>Conversations</h3>
       {conversations.isPending ? (

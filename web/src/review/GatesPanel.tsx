@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { ApiError, errorMessage } from '../api/client';
 import { onWorkspaceEvent } from '../api/events';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { useGateConfig, useGateResults, useRunGates, useSaveGates, type GateConfig, type GateProgress, type GateResult } from './review-api';
 
 /** A gate's status in plain words: "not run" is missing evidence, never a pass. */
@@ -17,6 +18,8 @@ export function GatesPanel({ ws, reviewId, repoPath, headSha }: { ws: string; re
   const run = useRunGates(ws, reviewId);
   const progress = useGateProgress(reviewId);
   const [editing, setEditing] = useState<GateConfig[] | null>(null);
+  // TEAM-2: a repository's gate commands are the admins' (they run on every review); running them is a member's.
+  const { canDecide, canAdminister } = useWorkspaceRole(ws);
   const gates = config.data?.gates ?? [];
   const recorded = results.data?.results ?? [];
   return (
@@ -24,14 +27,16 @@ export function GatesPanel({ ws, reviewId, repoPath, headSha }: { ws: string; re
       <header className="review-gates-header">
         <h3>Gates</h3>
         <span className="muted">commands run in the sandbox on a copy of head {headSha.slice(0, 10)}; configured for {repoPath}</span>
-        {editing ? null : (
+        {editing || !canAdminister ? null : (
           <button type="button" className="btn btn-small" onClick={() => setEditing(gates.map((gate) => ({ ...gate })))}>
             Configure gates
           </button>
         )}
-        <button type="button" className="btn btn-small" disabled={gates.length === 0 || run.isPending || editing !== null} onClick={() => run.mutate()} title={gates.length === 0 ? 'Configure a gate first' : undefined}>
-          {run.isPending ? 'Running gates…' : 'Run gates'}
-        </button>
+        {canDecide ? (
+          <button type="button" className="btn btn-small" disabled={gates.length === 0 || run.isPending || editing !== null} onClick={() => run.mutate()} title={gates.length === 0 ? 'Configure a gate first' : undefined}>
+            {run.isPending ? 'Running gates…' : 'Run gates'}
+          </button>
+        ) : null}
       </header>
       {editing ? <GateEditor ws={ws} repoPath={repoPath} initial={editing} onDone={() => setEditing(null)} /> : null}
       {!editing && config.isSuccess && gates.length === 0 ? (

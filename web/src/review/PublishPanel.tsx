@@ -1,4 +1,5 @@
 import { errorMessage } from '../api/client';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { usePublication, usePublish } from './review-api';
 
 /** What a publication's state means, in plain words. */
@@ -17,6 +18,7 @@ const STATUS_WORDS: Record<string, string> = {
 export function PublishPanel({ ws, reviewId, finalized }: { ws: string; reviewId: string; finalized: boolean }) {
   const state = usePublication(ws, reviewId);
   const publish = usePublish(ws, reviewId);
+  const { canDecide } = useWorkspaceRole(ws);
   const pullRequest = state.data?.pullRequest;
   if (!pullRequest) return null;
   const publication = state.data?.publication ?? null;
@@ -32,7 +34,7 @@ export function PublishPanel({ ws, reviewId, finalized }: { ws: string; reviewId
           {publication.error ? ` — ${publication.error}` : ''}
         </span>
       ) : null}{' '}
-      {!done ? (
+      {!done && canDecide ? (
         <button type="button" className="btn" disabled={!finalized || publish.isPending} title={finalized ? undefined : 'Finalize the review first'} onClick={() => publish.mutate()}>
           Publish to pull request
         </button>

@@ -2,7 +2,9 @@ import { useMemo, useState, type ReactNode } from 'react';
 import { errorMessage } from '../api/client';
 import { useAgents } from '../api/hooks';
 import { paths } from '../app/router';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { Link } from '../ui/link';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 import { ErrorState, Loading } from '../ui/states';
 import { findingStatusWord, ticketStatusWord } from '../ui/words';
 import { parseDiff } from './diff-lines';
@@ -26,6 +28,8 @@ export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string })
   const diff = useReviewDiff(ws, reviewId, review.data?.headSha);
   const tickets = useReviewTickets(ws, reviewId);
   const command = useReviewCommand(ws, reviewId);
+  // TEAM-2: dispatching, finalizing, assessing and acting on findings are a member's; a viewer reads.
+  const { role, canDecide } = useWorkspaceRole(ws);
   const [filters, setFilters] = useState({ type: '', priority: '', status: '' });
   const files = useMemo(() => parseDiff(diff.data?.diff ?? ''), [diff.data?.diff]);
   if (review.isPending || findings.isPending) return <Loading label="Loading review…" />;
@@ -48,12 +52,16 @@ export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string })
           <Link to={paths.conversation(ws, review.data.conversationId)} className="btn btn-ghost" data-testid="review-conversation-link">
             Open its conversation
           </Link>
-          <button type="button" className="btn" onClick={() => command.mutate({ command: 'dispatch' })}>
-            Dispatch reviewers
-          </button>
-          <button type="button" className="btn" onClick={() => command.mutate({ command: 'finalize' })}>
-            Finalize
-          </button>
+          {canDecide ? (
+            <>
+              <button type="button" className="btn" onClick={() => command.mutate({ command: 'dispatch' })}>
+                Dispatch reviewers
+              </button>
+              <button type="button" className="btn" onClick={() => command.mutate({ command: 'finalize' })}>
+                Finalize
+              </button>
+            </>
+          ) : null}
           <button type="button" className="btn btn-ghost" onClick={() => void downloadExport(ws, reviewId, 'sarif')}>
             SARIF
           </button>
@@ -62,11 +70,12 @@ export function ReviewDetail({ ws, reviewId }: { ws: string; reviewId: string })
           </button>
           {command.isError ? <span className="error" role="alert">{errorMessage(command.error)}</span> : null}
         </div>
+        {canDecide ? null : <ReadOnlyNote role={role} needs="member" what="acting on a review" />}
       </header>
       <PublishPanel ws={ws} reviewId={reviewId} finalized={Boolean(review.data.verdict)} />
       {verdict.data ? <VerdictBanner verdict={verdict.data.published ?? verdict.data.current} published={Boolean(verdict.data.published)} dropped={findings.data.dropped} /> : null}
       <GatesPanel ws={ws} reviewId={reviewId} repoPath={review.data.repoPath} headSha={review.data.headSha} />
-      {verdict.data ? <AssessAxisForm ws={ws} reviewId={reviewId} axes={verdict.data.current.axes.filter((axis) => axis.kind === 'agent').map((axis) => axis.axis)} /> : null}
+      {verdict.data && canDecide ? <AssessAxisForm ws={ws} reviewId={reviewId} axes={verdict.data.current.axes.filter((axis) => axis.kind === 'agent').map((axis) => axis.axis)} /> : null}
       <div className="review-filters" aria-label="Filters">
         <FilterSelect label="Type" value={filters.type} options={TYPES} onChange={(type) => setFilters({ ...filters, type })} />
         <FilterSelect label="Priority" value={filters.priority} options={PRIORITIES} onChange={(priority) => setFilters({ ...filters, priority })} />
@@ -210,7 +219,8 @@ function FindingCard({ ws, reviewId, finding }: { ws: string; reviewId: string; 
   const author = finding.author.kind === 'agent' ? (agents.data?.agents.find((agent) => agent.id === finding.author.id)?.name ?? finding.author.id) : 'operator';
   const [asking, setAsking] = useState<'dismiss' | 'contest' | null>(null);
   const [reason, setReason] = useState('');
-  const live = finding.status === 'open' || finding.status === 'consensusReady' || finding.status === 'contested';
+  const { canDecide } = useWorkspaceRole(ws);
+  const live = canDecide && (finding.status === 'open' || finding.status === 'consensusReady' || finding.status === 'contested');
   return (
     <article className={`finding finding-${finding.priority} finding-status-${finding.status}`} data-testid="finding" data-finding-id={finding.id}>
       <header>

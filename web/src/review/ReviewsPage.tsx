@@ -1,6 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../api/client';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { Link } from '../ui/link';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { paths } from '../app/router';
 import { ReviewDetail } from './ReviewDetail';
@@ -15,14 +17,16 @@ export function ReviewsPage({ ws, reviewId }: { ws: string; reviewId: string | n
 
 function ReviewList({ ws }: { ws: string }) {
   const reviews = useReviews(ws);
+  // TEAM-2: opening a review is a member's; a viewer reads the list.
+  const { role, canDecide } = useWorkspaceRole(ws);
   if (reviews.isPending) return <Loading label="Loading reviews…" />;
   if (reviews.isError) return <ErrorState error={reviews.error} what="reviews" retry={() => void reviews.refetch()} />;
   return (
     <main className="page review-page">
       <h2>Reviews</h2>
-      <OpenReviewForm ws={ws} />
+      {canDecide ? <OpenReviewForm ws={ws} /> : <ReadOnlyNote role={role} needs="member" what="opening a review" />}
       {reviews.data.reviews.length === 0 ? (
-        <Empty title="No reviews yet">Open one above: a repository, a base and a head.</Empty>
+        <Empty title="No reviews yet">{canDecide ? 'Open one above: a repository, a base and a head.' : 'A member opens one.'}</Empty>
       ) : (
         <ul className="review-list" aria-label="Reviews">
           {reviews.data.reviews.map((review) => (

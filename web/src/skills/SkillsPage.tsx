@@ -3,6 +3,8 @@ import { useState } from 'react';
 import { api, errorMessage } from '../api/client';
 import type { BuiltInSkill, InstalledSkill, InstallOutcome, SkillScanRecord, SkillSource, SourceListing, VerifyResult } from '@server/schemas/skill';
 import { useAgents } from '../api/hooks';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { decisionWord, effectWord, scanRuleWord } from '../ui/words';
 
@@ -41,10 +43,13 @@ export function SkillsPage({ ws }: { ws: string }) {
     queryFn: () => api.get<SourceListing>(`${base}/sources/${browsing}/skills`),
   });
   const statusOf = new Map(verify.data?.skills.map((skill) => [skill.name, skill.status]));
+  // TEAM-2: installing, updating, overriding and adding sources are the admins'; others read and browse.
+  const { role, canAdminister } = useWorkspaceRole(ws);
 
   return (
     <main className="page" data-testid="skills-page">
       <h2>Skills</h2>
+      {canAdminister ? null : <ReadOnlyNote role={role} needs="admin" what="installing or updating skills" />}
       <section className="card" aria-labelledby="skills-installed">
         <h3 id="skills-installed">Installed</h3>
         <p className="small" data-testid="lock-status">
@@ -75,9 +80,11 @@ export function SkillsPage({ ws }: { ws: string }) {
                   <td data-label="Status">{statusOf.get(skill.name) ?? '…'}</td>
                   <td className="small" data-label="Pinned">{skill.commit.slice(0, 12)} {skill.skillPath}</td>
                   <td>
-                    <button type="button" className="btn btn-small" onClick={() => update.mutate(skill.name)} disabled={update.isPending}>
-                      Update {skill.name}
-                    </button>
+                    {canAdminister ? (
+                      <button type="button" className="btn btn-small" onClick={() => update.mutate(skill.name)} disabled={update.isPending}>
+                        Update {skill.name}
+                      </button>
+                    ) : null}
                   </td>
                 </tr>
               ))}
@@ -97,7 +104,7 @@ export function SkillsPage({ ws }: { ws: string }) {
               Added: {outcome.diff.added.join(', ') || 'none'}; removed: {outcome.diff.removed.join(', ') || 'none'}; changed: {outcome.diff.changed.join(', ') || 'none'}
             </p>
           ) : null}
-          {outcome.outcome === 'quarantined' ? (
+          {outcome.outcome === 'quarantined' && canAdminister ? (
             <form
               onSubmit={(event) => {
                 event.preventDefault();
@@ -118,7 +125,7 @@ export function SkillsPage({ ws }: { ws: string }) {
       {(quarantines.data?.quarantines ?? [])
         .filter((scan) => scan.id !== outcome?.scan.id)
         .map((scan) => (
-          <QuarantineReport key={scan.id} scan={scan} overriding={override.isPending} onOverride={(reportId, why) => override.mutate({ reportId, reason: why })} />
+          <QuarantineReport key={scan.id} scan={scan} overriding={override.isPending} onOverride={canAdminister ? (reportId, why) => override.mutate({ reportId, reason: why }) : null} />
         ))}
       {[install, update, override, addSource].map((mutation, index) =>
         mutation.isError ? (
@@ -164,6 +171,7 @@ export function SkillsPage({ ws }: { ws: string }) {
 
       <section className="card" aria-labelledby="skills-sources">
         <h3 id="skills-sources">Sources</h3>
+        {canAdminister ? (
         <form
           onSubmit={(event) => {
             event.preventDefault();
@@ -178,6 +186,7 @@ export function SkillsPage({ ws }: { ws: string }) {
             Add source
           </button>
         </form>
+        ) : null}
         {sources.data?.sources.map((source) => (
           <div key={source.id}>
             <button type="button" className="btn btn-ghost btn-small" onClick={() => setBrowsing(source.id)}>
@@ -200,9 +209,11 @@ export function SkillsPage({ ws }: { ws: string }) {
                   <td>{skill.name}</td>
                   <td className="small">{skill.valid ? skill.description : skill.problem}</td>
                   <td>
-                    <button type="button" className="btn btn-small" disabled={!skill.valid || install.isPending} onClick={() => install.mutate({ sourceId: browsing, path: skill.skillPath })}>
-                      Install {skill.skillPath}
-                    </button>
+                    {canAdminister ? (
+                      <button type="button" className="btn btn-small" disabled={!skill.valid || install.isPending} onClick={() => install.mutate({ sourceId: browsing, path: skill.skillPath })}>
+                        Install {skill.skillPath}
+                      </button>
+                    ) : null}
                   </td>
                 </tr>
               ))}
@@ -240,15 +251,17 @@ function ScanFindings({ scan }: { scan: SkillScanRecord }) {
 
 /**
  * A quarantine that still waits for a decision (read from the store, so it survives a reload): shown
- * as a warning with its findings, and the operator's override next to it.
+ * as a warning with its findings, and the operator's override next to it — for an admin only
+ * (`onOverride` null: the findings alone).
  */
-function QuarantineReport({ scan, overriding, onOverride }: { scan: SkillScanRecord; overriding: boolean; onOverride: (reportId: string, reason: string) => void }) {
+function QuarantineReport({ scan, overriding, onOverride }: { scan: SkillScanRecord; overriding: boolean; onOverride: ((reportId: string, reason: string) => void) | null }) {
   const [reason, setReason] = useState('');
   return (
     <section className="card warning-card" role="region" aria-label={`Quarantined: ${scan.skillName}`} data-testid="quarantine-report" data-report-id={scan.id}>
       <h3>Quarantined: {scan.skillName}</h3>
       <p className="small">The scan found what a skill must not do, so this version was not installed. Read the findings, then leave it or install it anyway.</p>
       <ScanFindings scan={scan} />
+      {onOverride ? (
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -263,6 +276,7 @@ function QuarantineReport({ scan, overriding, onOverride }: { scan: SkillScanRec
           Install {scan.skillName} anyway
         </button>
       </form>
+      ) : null}
     </section>
   );
 }

@@ -3,7 +3,8 @@ import { errorMessage } from '../../api/client';
 import { useSpaces } from '../../api/hooks';
 import { SettingsNav } from '../../pages/SettingsNav';
 import { Empty, ErrorState, FieldError, Loading } from '../../ui/states';
-import { useWorkspacePeople } from '../people/people-hooks';
+import { ReadOnlyNote } from '../../ui/ReadOnlyNote';
+import { useWorkspacePeople, useWorkspaceRole } from '../people/people-hooks';
 import { downloadAuditJsonLines, useAuditLog, type AuditEntry, type AuditFilterValues } from './audit-hooks';
 
 /** Kinds offered in the filter's suggestions; a family (`policy`) matches every `policy.…`. */
@@ -22,7 +23,12 @@ const KNOWN_KINDS = [
   'settings.changed',
   'budget',
   'skill.override_set',
+  'agent',
+  'agent.created',
+  'agent.updated',
+  'agent.deleted',
   'person.role_changed',
+  'person.role_changed_by_provider',
   'person.removed_from_workspace',
   'person.removed',
   'invitation.created',
@@ -52,6 +58,17 @@ export function AuditLogPage({ ws }: { ws: string }) {
   const set = (field: keyof AuditFilterValues) => (event: { target: { value: string } }) => setFilters((current) => ({ ...current, [field]: event.target.value }));
   const spaceName = (spaceId: string | null) => (spaceId ? (spaces.data?.spaces.find((space) => space.id === spaceId)?.name ?? spaceId) : '—');
   const entries = log.data?.pages.flatMap((page) => page.entries) ?? [];
+  // TEAM-2: the log is the admins'; a member or viewer is told so instead of filters that would answer 403.
+  const { role, canAdminister } = useWorkspaceRole(ws);
+  if (role !== null && !canAdminister) {
+    return (
+      <main className="page" data-testid="audit-page">
+        <SettingsNav ws={ws} active="audit" />
+        <h2>Audit log</h2>
+        <ReadOnlyNote role={role} needs="admin" what="reading the audit log" />
+      </main>
+    );
+  }
 
   return (
     <main className="page" data-testid="audit-page">

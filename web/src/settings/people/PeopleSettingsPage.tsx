@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { errorMessage } from '../../api/client';
 import { SettingsNav } from '../../pages/SettingsNav';
+import { ReadOnlyNote } from '../../ui/ReadOnlyNote';
 import { ErrorState, FieldError, Loading } from '../../ui/states';
 import { OidcSettingsSection } from './OidcSettingsSection';
-import { useInvitations, useInvite, useMe, useRemoveFromWorkspace, useSetRole, useWorkspacePeople, type WorkspaceRole } from './people-hooks';
+import { useInvitations, useInvite, useMe, useRemoveFromWorkspace, useSetRole, useWorkspacePeople, useWorkspaceRole, type WorkspaceRole } from './people-hooks';
 
 const ROLES: WorkspaceRole[] = ['viewer', 'member', 'admin'];
 const ROLE_WORDS: Record<WorkspaceRole, string> = {
@@ -23,6 +24,7 @@ export function PeopleSettingsPage({ ws }: { ws: string }) {
   const myRole = me.data?.owner ? 'owner' : (me.data?.roles.find((entry) => entry.workspaceId === ws)?.role ?? null);
   const canInvite = (myRole === 'owner' || myRole === 'admin') && me.data?.readOnly !== true;
   const isOwner = myRole === 'owner' && me.data?.readOnly !== true;
+  const { role: heldRole } = useWorkspaceRole(ws);
   const invitations = useInvitations(ws, canInvite);
   const invite = useInvite(ws);
   const setRole = useSetRole(ws);
@@ -89,6 +91,7 @@ export function PeopleSettingsPage({ ws }: { ws: string }) {
         {setRole.isError ? <FieldError message={errorMessage(setRole.error)} /> : null}
         {remove.isError ? <FieldError message={errorMessage(remove.error)} /> : null}
       </section>
+      {canInvite ? null : <ReadOnlyNote role={heldRole} needs="admin" what="inviting people" />}
       {canInvite ? (
         <section aria-labelledby="people-invite">
           <h3 id="people-invite">Invite someone</h3>
