@@ -54,6 +54,8 @@ const SECONDS_TUNINGS: readonly SecondsTuning[] = [
 ];
 
 const MAX_QUEUED_RUNS = { flag: 'max-queued-runs', env: 'CONTROL_CENTER_MAX_QUEUED_RUNS', min: 1, max: 256, default: 16 } as const;
+/** NF-SCALE, bursts: accepted turns are started through a bounded queue (run-start-queue.ts). */
+const RUN_STARTS = { flag: 'run-starts', env: 'CONTROL_CENTER_RUN_STARTS', min: 1, max: 256 } as const;
 
 /** A whole number within [min, max], or commander's usage error (it names the flag or the variable). */
 function wholeNumberWithin(min: number, max: number, unit: string): (value: string) => number {
@@ -65,7 +67,7 @@ function wholeNumberWithin(min: number, max: number, unit: string): (value: stri
   };
 }
 
-/** Adds `--dispatch-grace-seconds`, `--run-steal-seconds`, `--process-prune-seconds` and `--max-queued-runs` to a command. */
+/** Adds `--dispatch-grace-seconds`, `--run-steal-seconds`, `--process-prune-seconds`, `--max-queued-runs` and `--run-starts` to a command. */
 export function addRunQueueOptions(command: Command): Command {
   for (const tuning of SECONDS_TUNINGS) {
     command.addOption(
@@ -79,6 +81,11 @@ export function addRunQueueOptions(command: Command): Command {
       .env(MAX_QUEUED_RUNS.env)
       .argParser(wholeNumberWithin(MAX_QUEUED_RUNS.min, MAX_QUEUED_RUNS.max, 'runs')),
   );
+  command.addOption(
+    new Option(`--${RUN_STARTS.flag} <n>`, 'how many accepted turns this process starts at once; the others wait, already answered (default two per core)')
+      .env(RUN_STARTS.env)
+      .argParser(wholeNumberWithin(RUN_STARTS.min, RUN_STARTS.max, 'runs')),
+  );
   return command;
 }
 
@@ -88,20 +95,22 @@ export interface RunQueueFlags {
   runStealSeconds?: number;
   processPruneSeconds?: number;
   maxQueuedRuns?: number;
+  runStarts?: number;
 }
 
 /** The control center's options for the flags that were given; the rest keep the control center's defaults. */
-export function runQueueOptions(flags: RunQueueFlags): Pick<ControlCenterOptions, 'dispatchGraceMs' | 'runStealMs' | 'processPruneMs' | 'maxQueuedRuns'> {
+export function runQueueOptions(flags: RunQueueFlags): Pick<ControlCenterOptions, 'dispatchGraceMs' | 'runStealMs' | 'processPruneMs' | 'maxQueuedRuns' | 'runStartConcurrency'> {
   const seconds: Record<SecondsTuning['option'], number | undefined> = {
     dispatchGraceMs: flags.dispatchGraceSeconds,
     runStealMs: flags.runStealSeconds,
     processPruneMs: flags.processPruneSeconds,
   };
-  const options: Pick<ControlCenterOptions, 'dispatchGraceMs' | 'runStealMs' | 'processPruneMs' | 'maxQueuedRuns'> = {};
+  const options: Pick<ControlCenterOptions, 'dispatchGraceMs' | 'runStealMs' | 'processPruneMs' | 'maxQueuedRuns' | 'runStartConcurrency'> = {};
   for (const tuning of SECONDS_TUNINGS) {
     const value = seconds[tuning.option];
     if (value !== undefined) options[tuning.option] = value * 1_000;
   }
   if (flags.maxQueuedRuns !== undefined) options.maxQueuedRuns = flags.maxQueuedRuns;
+  if (flags.runStarts !== undefined) options.runStartConcurrency = flags.runStarts;
   return options;
 }

@@ -90,6 +90,7 @@ import { newId } from '../ids.js';
 import { RunAffinity } from './runs/run-affinity.js';
 import { DEFAULT_SHARED_LEASE_MS, heartbeatPeriodMs } from './cluster/failover-timing.js';
 import { RunQueue } from './runs/run-queue.js';
+import { defaultRunStartConcurrency } from './runs/run-start-queue.js';
 import { ApprovalTimeouts } from './approvals/approval-timeouts.js';
 import type { RunCommandKind } from './cluster/run-command-relay.js';
 
@@ -147,6 +148,8 @@ export interface ControlCenterOptions {
   queuePollMs?: number;
   /** How many queued agent runs one process executes at once (default 16). */
   maxQueuedRuns?: number;
+  /** How many accepted turns this process starts at once (NF-SCALE, bursts; default two per core). */
+  runStartConcurrency?: number;
   /**
    * How old a queued run's unconfirmed dispatch must be before a worker's sweep enqueues it
    * (its API process died between recording and enqueueing; default 60 s — far above an enqueue's time).
@@ -393,6 +396,7 @@ export class ControlCenter {
       modelBroker: this.modelBroker,
       logger: this.logger,
       spendGate,
+      runStartConcurrency: options.runStartConcurrency ?? defaultRunStartConcurrency(),
     });
     // BUD-1: a budget decision resumes the runs paused at the limit (the run-control resume) or stops them.
     this.budgets.controlRunsWith({

@@ -20,14 +20,15 @@ function parse(args: string[], env: Record<string, string> = {}): RunQueueFlags 
 /** NF-SCALE: the run queue's tunings as flags — ranges, sources and what reaches the control center. */
 describe('run-queue options (NF-SCALE)', () => {
   it('turns given seconds into the control center\'s milliseconds and leaves unset ones to its defaults', () => {
-    const flags = parse(['--dispatch-grace-seconds', '2', '--run-steal-seconds', '90', '--process-prune-seconds', '600', '--max-queued-runs', '4']);
-    expect(runQueueOptions(flags as RunQueueFlags)).toEqual({ dispatchGraceMs: 2_000, runStealMs: 90_000, processPruneMs: 600_000, maxQueuedRuns: 4 });
+    const flags = parse(['--dispatch-grace-seconds', '2', '--run-steal-seconds', '90', '--process-prune-seconds', '600', '--max-queued-runs', '4', '--run-starts', '3']);
+    expect(runQueueOptions(flags as RunQueueFlags)).toEqual({ dispatchGraceMs: 2_000, runStealMs: 90_000, processPruneMs: 600_000, maxQueuedRuns: 4, runStartConcurrency: 3 });
     expect(runQueueOptions(parse([]) as RunQueueFlags)).toEqual({});
   });
 
   it('takes a value from its CONTROL_CENTER_* variable, and the flag wins over the variable', () => {
     expect(runQueueOptions(parse([], { CONTROL_CENTER_RUN_STEAL_SECONDS: '5', CONTROL_CENTER_MAX_QUEUED_RUNS: '2' }) as RunQueueFlags)).toEqual({ runStealMs: 5_000, maxQueuedRuns: 2 });
     expect(runQueueOptions(parse(['--run-steal-seconds', '7'], { CONTROL_CENTER_RUN_STEAL_SECONDS: '5' }) as RunQueueFlags)).toEqual({ runStealMs: 7_000 });
+    expect(runQueueOptions(parse([], { CONTROL_CENTER_RUN_STARTS: '6' }) as RunQueueFlags)).toEqual({ runStartConcurrency: 6 });
   });
 
   it('refuses anything but a whole number within range, naming the flag or the variable', () => {
@@ -40,6 +41,8 @@ describe('run-queue options (NF-SCALE)', () => {
       [['--max-queued-runs', '0'], {}, "'--max-queued-runs <n>' argument '0' is invalid. must be a whole number of runs, 1–256"],
       [['--max-queued-runs', '257'], {}, "argument '257' is invalid"],
       [['--max-queued-runs', '-1'], {}, "argument '-1' is invalid"],
+      [['--run-starts', '0'], {}, "'--run-starts <n>' argument '0' is invalid. must be a whole number of runs, 1–256"],
+      [[], { CONTROL_CENTER_RUN_STARTS: 'all' }, "value 'all' from env 'CONTROL_CENTER_RUN_STARTS' is invalid"],
       [[], { CONTROL_CENTER_PROCESS_PRUNE_SECONDS: '' }, "value '' from env 'CONTROL_CENTER_PROCESS_PRUNE_SECONDS' is invalid"],
       [[], { CONTROL_CENTER_DISPATCH_GRACE_SECONDS: ' 0x10' }, "from env 'CONTROL_CENTER_DISPATCH_GRACE_SECONDS' is invalid"],
     ];

@@ -44,6 +44,7 @@ import type { RunTokens } from './run-tokens.js';
 import type { QueuedRun } from './run-queue.js';
 import { findRun } from '../../store/repositories/run-repository.js';
 import { deleteRunDispatch } from '../../store/repositories/run-dispatch-repository.js';
+import { RunStartQueue } from './run-start-queue.js';
 
 export type { ModeToolContext, ModeToolProvider } from './prepare-run.js';
 
@@ -130,6 +131,8 @@ export interface RunExecutorDeps {
   logger: Logger;
   /** BUD-1: spend limits checked before every model call of an in-process transport. */
   spendGate?: SpendLimitGate;
+  /** NF-SCALE, bursts: how many accepted turns this process starts at once (see RunStartQueue). */
+  runStartConcurrency: number;
 }
 
 /**
@@ -161,8 +164,12 @@ export class RunExecutor {
    */
   private readonly stoppedByShutdown = new Map<string, string>();
 
+  /** Accepted turns wait here for their start, so accepting a turn never waits on starting it. */
+  readonly startQueue: RunStartQueue;
+
   constructor(private readonly deps: RunExecutorDeps) {
     this.transports = deps.transports;
+    this.startQueue = new RunStartQueue(deps.runStartConcurrency);
     this.checkouts = new CheckoutService(deps.workspaces, deps.commandSandbox);
   }
 
@@ -258,7 +265,9 @@ export class RunExecutor {
    */
   async launch(input: StartRunInput): Promise<Run> {
     const queueable = !input.onFinished && !input.parentRunId && !input.planStep && !input.surfaceCeiling && input.checkoutKey === undefined;
-    if (!this.dispatch || !queueable) return (await this.start(input)).run;
+    // A plain-data run is accepted `queued` and started through the bounded start queue; one tied to
+    // a caller (a plan step, a subagent) starts at once, as its caller waits on it.
+    if (!this.dispatch || !queueable) return (await this.start(input, queueable)).run;
     const db = (await this.deps.workspaces.handle(input.workspaceId)).database.db;
     const queuedRun = (run: Run): QueuedRun => ({
       runId: run.id,
@@ -275,16 +284,28 @@ export class RunExecutor {
     });
     // The payload is committed with the run: if this process dies before the enqueue, a worker's sweep enqueues it.
     const run = await this.deps.runs.recordForDispatch(input.workspaceId, db, this.runRecord(input), queuedRun);
-    try {
-      await this.dispatch(input.workspaceId, queuedRun(run));
-    } catch (error) {
-      // Never a run that looks queued but is in no queue.
-      const failed = await this.deps.runs.update(input.workspaceId, db, run.id, { state: 'failed', error: `the run could not be queued: ${error instanceof Error ? error.message : String(error)}` });
-      await deleteRunDispatch(db, run.id);
-      return failed;
-    }
-    await deleteRunDispatch(db, run.id).catch((error: unknown) => this.deps.logger.warn({ err: error, runId: run.id }, 'a dispatched run kept its dispatch row; the sweep will drop it'));
+    // Accepted: the enqueue happens off the request, through the start queue (bounded, in order per
+    // conversation), so a burst of turns is answered without waiting on the job queue's connections.
+    const dispatch = this.dispatch;
+    void this.startQueue.schedule(input.conversationId ?? run.id, () => this.enqueueAccepted(input.workspaceId, db, queuedRun(run), dispatch));
     return run;
+  }
+
+  /** Puts an accepted run on the runs queue; one that cannot be queued is failed, never left looking queued. */
+  private async enqueueAccepted(workspaceId: string, db: Parameters<RunService['record']>[1], run: QueuedRun, dispatch: (workspaceId: string, run: QueuedRun) => Promise<void>): Promise<void> {
+    try {
+      await dispatch(workspaceId, run);
+    } catch (error) {
+      this.deps.logger.error({ err: error, runId: run.runId }, 'an accepted run could not be queued');
+      try {
+        await this.deps.runs.update(workspaceId, db, run.runId, { state: 'failed', error: `the run could not be queued: ${error instanceof Error ? error.message : String(error)}` });
+      } catch (updateError) {
+        // Its dispatch row stays: a worker's sweep enqueues it later.
+        this.deps.logger.error({ err: updateError, runId: run.runId }, 'a run that could not be queued could not be marked failed either');
+        return;
+      }
+    }
+    await deleteRunDispatch(db, run.runId).catch((error: unknown) => this.deps.logger.warn({ err: error, runId: run.runId }, 'a dispatched run kept its dispatch row; the sweep will drop it'));
   }
 
   /**
@@ -330,10 +351,13 @@ export class RunExecutor {
     return finished;
   }
 
-  /** Records the run (queued) and starts it in the background; resolves with the queued run. */
-  async start(input: StartRunInput): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
+  /**
+   * Records the run (queued) and starts it in the background — at once, or `throughStartQueue` when
+   * a slot of the start queue is free; resolves with the queued run.
+   */
+  async start(input: StartRunInput, throughStartQueue = false): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
     const handle = await this.deps.workspaces.handle(input.workspaceId);
-    return this.begin(await this.recordQueued(input, handle.database.db), input);
+    return this.begin(await this.recordQueued(input, handle.database.db), input, throughStartQueue);
   }
 
   private recordQueued(input: StartRunInput, db: Parameters<RunService['record']>[1]): Promise<Run> {
@@ -355,7 +379,7 @@ export class RunExecutor {
   }
 
   /** Executes a recorded `queued` run in this process, in the background. */
-  private async begin(run: Run, input: StartRunInput): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
+  private async begin(run: Run, input: StartRunInput, throughStartQueue = false): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
     // Owned before it can be `running`, so a running run without an owner row is always an orphan.
     if (this.ownership) await this.ownership.own(input.workspaceId, run.id, input.conversationId);
     let resolveFinished!: () => void;
@@ -372,8 +396,12 @@ export class RunExecutor {
       resumeWaiters: [],
       finished: finishedSignal,
     };
+    // Active from its acceptance: a queued turn can be cancelled or steered before it starts.
     this.deps.active.add(activeRun);
-    const finished = this.execute(run, input, activeRun).finally(async () => {
+    const execution = throughStartQueue
+      ? this.startQueue.schedule(input.conversationId ?? run.id, (started) => this.execute(run, input, activeRun, started))
+      : this.execute(run, input, activeRun);
+    const finished = execution.finally(async () => {
       this.deps.active.remove(run.id);
       if (this.ownership) await this.ownership.disown(input.workspaceId, run.id).catch((error: unknown) => this.deps.logger.error({ err: error, runId: run.id }, 'could not release the ownership of an ended run'));
       resolveFinished();
@@ -382,7 +410,7 @@ export class RunExecutor {
   }
 
   /** The pipeline: record → prepare → gate + transport → finish. */
-  private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun): Promise<RunOutcome> {
+  private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun, started?: () => void): Promise<RunOutcome> {
     const { workspaceId } = input;
     const settings = await this.deps.settings.get(workspaceId);
     // The workspace's default model for the agent's provider, unless the agent names its own.
@@ -427,6 +455,11 @@ export class RunExecutor {
     });
 
     try {
+      // Cancelled (or stopped by a shutdown) while it waited in the start queue: it ends without starting.
+      if (activeRun.controller.signal.aborted) {
+        const shutdownCause = this.stoppedByShutdown.get(runId);
+        return await recorder.finish(shutdownCause ? 'failed' : 'cancelled', shutdownCause ?? null);
+      }
       const transport = this.transports.for(agent);
       if (!transport) return await recorder.finish('failed', `adapter '${agent.adapterId}' is not available on this server`);
       let model = agent.modelId;
@@ -480,6 +513,8 @@ export class RunExecutor {
           ...(checkpointBeforeChange ? { checkpointBeforeChange } : {}),
         },
       );
+      // Prepared: its start-queue slot goes to the next accepted turn while this one talks to its model.
+      started?.();
       const outcome = await runOnTransport(
         { workspaces: this.deps.workspaces, active: this.deps.active, runTokens: this.deps.runTokens, modelBroker: this.deps.modelBroker, env: this.deps.env, serverUrl: this.serverUrl, mcpRuns: this.mcpRuns, spendGate: this.deps.spendGate },
         transport,
