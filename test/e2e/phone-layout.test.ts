@@ -233,6 +233,70 @@ describe('phone second pass and desktop 1440 (UI)', { timeout: BROWSER_TEST_TIME
   });
 });
 
+/**
+ * Runs in the page (a string: the tests compile without the DOM's types). What a phone shows of every
+ * table: elements that scroll sideways, rows not drawn as cards, and value cells without their column's
+ * label before them. A cell holding only buttons or links (the row's actions) needs no label.
+ */
+const TABLE_CARDS_SCRIPT = `(() => {
+  const problems = [];
+  if (document.documentElement.scrollWidth > window.innerWidth) problems.push('the page scrolls sideways');
+  for (const element of document.querySelectorAll('body *')) {
+    const overflow = getComputedStyle(element).overflowX;
+    if ((overflow === 'auto' || overflow === 'scroll') && element.scrollWidth > element.clientWidth + 1) problems.push('scrolls sideways: ' + element.tagName.toLowerCase() + '.' + element.className);
+  }
+  const tables = [...document.querySelectorAll('table.table, table.context-table')].filter((table) => table.checkVisibility());
+  for (const table of tables) {
+    const head = table.querySelector('thead');
+    if (head && head.checkVisibility()) problems.push('a table head is shown');
+    for (const row of table.querySelectorAll('tbody tr')) {
+      if (getComputedStyle(row).display !== 'block') problems.push('a row is not a card');
+      const box = row.getBoundingClientRect();
+      if (box.left < 0 || box.right > window.innerWidth) problems.push('a card is wider than the screen');
+      for (const cell of row.querySelectorAll('td')) {
+        if (!cell.checkVisibility()) continue;
+        const actionText = [...cell.querySelectorAll('button, a, input, select')].map((control) => control.textContent || '').join('').replace(/\\s+/g, '');
+        const text = (cell.textContent || '').replace(/\\s+/g, '');
+        const onlyActions = cell.querySelector('button, a') !== null && text === actionText;
+        if (onlyActions) continue;
+        const label = cell.getAttribute('data-label');
+        const before = getComputedStyle(cell, '::before').content;
+        if (!label) problems.push('a cell without its label: "' + (cell.textContent || '').trim().slice(0, 40) + '"');
+        else if (!before.includes(label)) problems.push('the label "' + label + '" is not shown');
+      }
+    }
+  }
+  return { tables: tables.length, problems };
+})()`;
+
+describe('tables are cards on a phone, on every page that has one (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
+  it('at 390 px no element scrolls sideways and every card names each value', async () => {
+    const { page } = ui;
+    // Data for every table: a run with a tool call (Runs, the run page, Costs), a rule (Policy), a channel (Notifications).
+    const space = (await api('POST', '/spaces', { name: 'Cards' })).body;
+    const conversation = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Cards' })).body;
+    model.script(reply().tool('list', { path: '.' }), reply().text('Listed.'));
+    const run = (await api('POST', `/conversations/${conversation.id}/messages`, { text: 'List the files' })).body.run;
+    await expect.poll(async () => (await api('GET', `/runs/${run.id}`)).body.run.state, { timeout: 60_000 }).toBe('completed');
+    expect((await api('POST', '/policy/rules', { scope: 'workspace', match: { kind: 'command', prefix: 'git push --force' }, decision: 'deny', note: 'never rewrite shared history' })).status).toBe(201);
+    expect((await server.api('POST', '/api/people/me/notification-channels', { kind: 'email', name: 'On call', address: 'oncall@example.com', events: ['approval'] })).status).toBeLessThan(300);
+
+    await page.setViewportSize(PHONE);
+    const pages = ['/runs', `/runs/${run.id}`, '/costs', '/skills', '/honesty', '/settings/general', '/settings/policy', '/settings/budgets', '/settings/notifications', '/settings/people', '/settings/audit'];
+    const found: string[] = [];
+    for (const path of pages) {
+      await page.goto(`${server.url}/w/${ws}${path}`);
+      await expect.poll(() => page.locator('table.table tbody tr').count(), { timeout: 60_000 }).toBeGreaterThan(0);
+      await expect.poll(() => page.locator('.state-loading').count(), { timeout: 60_000 }).toBe(0);
+      const result = (await page.evaluate(TABLE_CARDS_SCRIPT)) as { tables: number; problems: string[] };
+      expect(result.tables).toBeGreaterThan(0);
+      found.push(...result.problems.map((problem) => `${path}: ${problem}`));
+      await ui.screenshot(`phone-cards-${path.replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '') || 'page'}`);
+    }
+    expect([...new Set(found)]).toEqual([]);
+  });
+});
+
 let renameAttempts = 0;
 
 describe('a change’s late answer never puts an older state back (UI)', { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {

@@ -26,17 +26,17 @@ export function ContextTable({ content }: { content: string }) {
         <tbody>
           {rows.map((row) => (
             <tr key={row.label} data-testid="context-row" data-part={row.label}>
-              <td>{row.label}</td>
-              <td className="number">{count(row.tokens)}</td>
-              <td className="number">{share(row.tokens, table.budget)}</td>
+              <td data-label="Part">{row.label}</td>
+              <td className="number" data-label="Tokens">{count(row.tokens)}</td>
+              <td className="number" data-label="Of the budget">{share(row.tokens, table.budget)}</td>
             </tr>
           ))}
         </tbody>
         <tfoot>
           <tr>
-            <td>total (budget {count(table.budget)})</td>
-            <td className="number">{count(table.total)}</td>
-            <td className="number">{share(table.total, table.budget)}</td>
+            <td data-label="Part">total (budget {count(table.budget)})</td>
+            <td className="number" data-label="Tokens">{count(table.total)}</td>
+            <td className="number" data-label="Of the budget">{share(table.total, table.budget)}</td>
           </tr>
         </tfoot>
       </table>

@@ -61,16 +61,16 @@ export function BudgetSettingsPage({ ws }: { ws: string }) {
             <tbody>
               {limits.data.limits.map((limit) => (
                 <tr key={limit.id} data-limit-id={limit.id}>
-                  <td>{nameOf(limit.agentId)}</td>
-                  <td>
+                  <td data-label="For">{nameOf(limit.agentId)}</td>
+                  <td data-label="Period">
                     {limit.period === 'day' ? 'Daily' : 'Monthly'} <span className="muted small">({limit.periodKey})</span>
                   </td>
-                  <td>
+                  <td data-label="Limit">
                     {usd(limit.limitUsd)}
                     {limit.effectiveLimitUsd !== limit.limitUsd ? <span className="small muted"> — {usd(limit.effectiveLimitUsd)} this period</span> : null}
                   </td>
-                  <td>{usd(limit.spentUsd)}</td>
-                  <td>{Math.round(limit.softThreshold * 100)} %</td>
+                  <td data-label="Spent">{usd(limit.spentUsd)}</td>
+                  <td data-label="Alert at">{Math.round(limit.softThreshold * 100)} %</td>
                   <td>
                     {canAdminister ? (
                       <button type="button" className="btn btn-ghost btn-small" disabled={removeLimit.isPending} onClick={() => removeLimit.mutate(limit.id)}>
@@ -152,14 +152,14 @@ export function BudgetSettingsPage({ ws }: { ws: string }) {
               <tbody>
                 {[...prices.data.overrides.map((row) => ({ ...row, override: true })), ...prices.data.models.map((row) => ({ ...row, override: false }))].map((row) => (
                   <tr key={`${row.override ? 'override' : 'catalog'}:${row.provider}/${row.model}`}>
-                    <td>
+                    <td data-label="Model">
                       {row.label} <span className="muted small">{row.provider ? `${row.provider}/${row.model}` : row.model}</span>
                       {row.override ? <strong className="small"> (this workspace's price)</strong> : null}
                     </td>
-                    <td>{perMillion(row.inputPerMillion)}</td>
-                    <td>{perMillion(row.outputPerMillion)}</td>
-                    <td>{perMillion(row.cacheReadPerMillion)}</td>
-                    <td>{perMillion(row.cacheWritePerMillion)}</td>
+                    <td data-label="Input">{perMillion(row.inputPerMillion)}</td>
+                    <td data-label="Output">{perMillion(row.outputPerMillion)}</td>
+                    <td data-label="Cache read">{perMillion(row.cacheReadPerMillion)}</td>
+                    <td data-label="Cache write">{perMillion(row.cacheWritePerMillion)}</td>
                   </tr>
                 ))}
               </tbody>

@@ -61,6 +61,7 @@ export default function CostsPage({ ws }: { ws: string }) {
   const agents = useAgents(ws);
   const [exportError, setExportError] = useState<string | null>(null);
   const rows = useMemo(() => spend.data?.rows ?? [], [spend.data]);
+  const groupingLabel = GROUPINGS.find((option) => option.value === grouping)!.label;
   // By day, every day of the range is a bar (a day without spend is a bar of 0), so the chart's
   // x axis is the calendar and a limit is a line across it.
   const charted = useMemo(() => (grouping === 'day' ? everyDay(from, to, rows) : rows), [grouping, from, to, rows]);
@@ -114,7 +115,7 @@ export default function CostsPage({ ws }: { ws: string }) {
           <table className="table" data-testid="spend-table">
             <thead>
               <tr>
-                <th scope="col">{GROUPINGS.find((option) => option.value === grouping)!.label}</th>
+                <th scope="col">{groupingLabel}</th>
                 <th scope="col">Cost</th>
                 <th scope="col">Calls</th>
                 <th scope="col">Input</th>
@@ -126,20 +127,20 @@ export default function CostsPage({ ws }: { ws: string }) {
             <tbody>
               {rows.map((row, index) => (
                 <tr key={row.key || index}>
-                  <td>{nameOf(row)}</td>
-                  <td>{usd(row.costUsd)}</td>
-                  <td>{row.calls}</td>
-                  <td>{row.inputTokens}</td>
-                  <td>{row.outputTokens}</td>
-                  <td>{row.cacheReadTokens}</td>
-                  <td>{row.cacheWriteTokens}</td>
+                  <td data-label={groupingLabel}>{nameOf(row)}</td>
+                  <td data-label="Cost">{usd(row.costUsd)}</td>
+                  <td data-label="Calls">{row.calls}</td>
+                  <td data-label="Input">{row.inputTokens}</td>
+                  <td data-label="Output">{row.outputTokens}</td>
+                  <td data-label="Cache read">{row.cacheReadTokens}</td>
+                  <td data-label="Cache write">{row.cacheWriteTokens}</td>
                 </tr>
               ))}
             </tbody>
             <tfoot>
               <tr>
                 <th scope="row">Total</th>
-                <td data-testid="spend-total">{usd(total)}</td>
+                <td data-testid="spend-total" data-label="Cost">{usd(total)}</td>
               </tr>
             </tfoot>
           </table>

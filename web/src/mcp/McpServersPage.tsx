@@ -142,11 +142,11 @@ function ToolRow({ ws, serverId, tool, onSaved }: { ws: string; serverId: string
   });
   return (
     <tr data-testid={`mcp-tool-${tool.name}`}>
-      <td>
+      <td data-label="Tool">
         <code>{tool.agentToolName || tool.name}</code>
       </td>
-      <td className="small">{tool.description}</td>
-      <td className="small">
+      <td className="small" data-label="Description">{tool.description}</td>
+      <td className="small" data-label="Scan">
         {tool.verdict}
         {tool.findings.length > 0 ? (
           <ul>
@@ -158,7 +158,7 @@ function ToolRow({ ws, serverId, tool, onSaved }: { ws: string; serverId: string
           </ul>
         ) : null}
       </td>
-      <td className="small">
+      <td className="small" data-label="Effect classes">
         <p>{tool.effectsAssigned ? (tool.effects.length === 0 ? 'None: changes nothing' : 'Assigned') : 'Not reviewed: every class, every call asks'}</p>
         <fieldset aria-label={`Effect classes of ${tool.name}`} className="inline wrap">
           {(EFFECT_KINDS as readonly EffectClass[]).map((effect) => (

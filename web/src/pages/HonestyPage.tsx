@@ -1,4 +1,5 @@
 import { useHonestyMatrix } from '../api/hooks';
+import { MODE_LABELS } from '../app/picker';
 import type { HonestyRow } from '../api/types';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { TechnicalText } from '../ui/TechnicalText';
@@ -27,7 +28,7 @@ export function HonestyPage() {
           {matrix.data.adapters.map((adapter) => (
             <section key={adapter.id} className="card" aria-labelledby={`adapter-${adapter.id}`}>
               <h3 id={`adapter-${adapter.id}`}>
-                {adapter.label} <span className="muted small">{adapter.id}</span>
+                {adapter.label} <code className="muted small">{adapter.id}</code>
               </h3>
               {adapter.rows.length === 0 ? (
                 <Empty title="No rows" />
@@ -44,12 +45,12 @@ export function HonestyPage() {
                   <tbody>
                     {adapter.rows.map((row, index) => (
                       <tr key={`${row.capability}-${row.mode ?? ''}-${index}`}>
-                        <td>{row.capability}</td>
-                        <td>{row.mode ?? <span className="muted">all</span>}</td>
-                        <td>
+                        <td data-label="Capability">{row.capability}</td>
+                        <td data-label="Mode">{row.mode ? MODE_LABELS[row.mode] : <span className="muted">all</span>}</td>
+                        <td data-label="Level">
                           <span className={`level level-${row.level}`}>{LEVEL_LABELS[row.level] ?? row.level}</span>
                         </td>
-                        <td className="small">
+                        <td className="small" data-label="Detail">
                           <TechnicalText text={row.detail} />
                         </td>
                       </tr>

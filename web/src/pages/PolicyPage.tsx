@@ -267,14 +267,14 @@ function RuleTable({ ws, rules, spaces, agents, label, forget = false }: { ws: s
         <tbody>
           {rules.map((rule) => (
             <tr key={rule.id}>
-              <td>{scopeName(rule, spaces, agents)}</td>
-              <td>
+              <td data-label="Where">{scopeName(rule, spaces, agents)}</td>
+              <td data-label="What">
                 {ruleMatchWords(rule)}
                 {rule.note && rule.match.kind !== 'fingerprint' ? <div className="muted small">{rule.note}</div> : null}
                 {/* TEAM-3: who added it (or remembered it), when that person is known here. */}
                 {nameOf(rule.createdBy) ? <div className="muted small" data-testid="rule-author">{`${forget ? 'remembered' : 'added'} by ${nameOf(rule.createdBy)}`}</div> : null}
               </td>
-              <td>{decisionWord(rule.decision)}</td>
+              <td data-label="Then">{decisionWord(rule.decision)}</td>
               <td>
                 <button type="button" className="btn btn-ghost-danger btn-small" disabled={remove.isPending} onClick={() => remove.mutate(rule.id)} aria-label={`${forget ? 'Forget' : 'Delete'} ${ruleMatchWords(rule)}`}>
                   {forget ? 'Forget' : 'Delete'}

@@ -124,14 +124,14 @@ export function RunPage({ ws, runId }: { ws: string; runId: string }) {
               <tbody>
                 {toolCalls.map((call) => (
                   <tr key={call.id}>
-                    <td>
+                    <td data-label="Tool">
                       <code>{call.name}</code>
                     </td>
-                    <td>
+                    <td data-label="Decision">
                       {call.decision ? decisionWord(call.decision) : call.executed ? 'ran' : 'did not run'}
                       {call.decidedBy ? <span className="muted small"> by {scopeWord(call.decidedBy.scope)}</span> : null}
                     </td>
-                    <td>{formatDuration(runDurationMs({ startedAt: call.startedAt, endedAt: call.endedAt }))}</td>
+                    <td data-label="Took">{formatDuration(runDurationMs({ startedAt: call.startedAt, endedAt: call.endedAt }))}</td>
                   </tr>
                 ))}
               </tbody>

@@ -112,7 +112,7 @@ export function RunsPage({ ws, filter }: { ws: string; filter: RunsFilter }) {
           <tbody>
             {runs.data.runs.map((run) => (
               <tr key={run.id} data-testid="run-row" data-run-id={run.id} data-state={run.state}>
-                <td>
+                <td data-label="Started">
                   <Link to={paths.run(ws, run.id)}>{new Date(run.createdAt).toLocaleString()}</Link>
                 </td>
                 <td data-label="Agent">{agentNames.get(run.agentId) ?? 'an agent no longer here'}</td>

@@ -41,8 +41,8 @@ export function KeyAndUrlRow(props: {
   const { label, stored, removing } = props;
   return (
     <tr data-testid={props.testId}>
-      <td>{label}</td>
-      <td>
+      <td data-label="Provider">{label}</td>
+      <td data-label={upperFirst(props.keyNoun)}>
         <div className="inline">
           <input
             type="password"
@@ -67,7 +67,7 @@ export function KeyAndUrlRow(props: {
         {props.keyNote}
         <FieldError message={props.keyError} />
       </td>
-      <td>
+      <td data-label={upperFirst(props.urlNoun)}>
         <input
           type="url"
           aria-label={`${label} ${props.urlNoun}`}
@@ -85,6 +85,11 @@ export function KeyAndUrlRow(props: {
       </td>
     </tr>
   );
+}
+
+/** A column's label on a phone, where the row is a card ("base URL" → "Base URL"). */
+function upperFirst(noun: string): string {
+  return noun.charAt(0).toUpperCase() + noun.slice(1);
 }
 
 /** The next set of providers whose stored key is to be removed, with `id` toggled. */

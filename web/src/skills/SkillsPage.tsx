@@ -75,7 +75,7 @@ export function SkillsPage({ ws }: { ws: string }) {
             <tbody>
               {installed.data.skills.map((skill) => (
                 <tr key={skill.name}>
-                  <td>{skill.name}</td>
+                  <td data-label="Skill">{skill.name}</td>
                   <td data-label="Verdict">{skill.scanVerdict}{skill.overrideId ? ' (override)' : ''}</td>
                   <td data-label="Status">{statusOf.get(skill.name) ?? '…'}</td>
                   <td className="small" data-label="Pinned">{skill.commit.slice(0, 12)} {skill.skillPath}</td>
@@ -154,8 +154,8 @@ export function SkillsPage({ ws }: { ws: string }) {
             <tbody>
               {builtIn.data.skills.map((skill) => (
                 <tr key={skill.name} data-skill-name={skill.name}>
-                  <td>{skill.name}</td>
-                  <td className="small">{skill.description}</td>
+                  <td data-label="Skill">{skill.name}</td>
+                  <td className="small" data-label="What it is for">{skill.description}</td>
                   <td className="small" data-label="Linked by">
                     {(agents.data?.agents ?? [])
                       .filter((agent) => agent.skills.includes(skill.name))
@@ -206,8 +206,8 @@ export function SkillsPage({ ws }: { ws: string }) {
             <tbody>
               {listing.data.skills.map((skill) => (
                 <tr key={skill.skillPath}>
-                  <td>{skill.name}</td>
-                  <td className="small">{skill.valid ? skill.description : skill.problem}</td>
+                  <td data-label="Skill">{skill.name}</td>
+                  <td className="small" data-label="Description">{skill.valid ? skill.description : skill.problem}</td>
                   <td>
                     {canAdminister ? (
                       <button type="button" className="btn btn-small" disabled={!skill.valid || install.isPending} onClick={() => install.mutate({ sourceId: browsing, path: skill.skillPath })}>

@@ -261,3 +261,23 @@ const SCAN_RULE_WORDS: Record<string, string> = {
 export function scanRuleWord(ruleId: string): string {
   return SCAN_RULE_WORDS[ruleId] ?? spacedWords(ruleId);
 }
+
+/** Run flags and other values of ours a server statement names, where an effect class or a dial level does not fit. */
+const STATED_VALUE_WORDS: Record<string, string> = {
+  deliverableFailed: 'as not delivered',
+};
+
+/**
+ * A technical statement the server makes (the honesty matrix's details), with the values of our own
+ * enums it names said in words: "classified gitPush" → "classified “pushes to a remote”", "autonomy
+ * askFirst" → "autonomy Ask first", "flagged deliverableFailed" → "flagged as not delivered". Names
+ * of other programs (a runner's `agentMode`, a tool's `web_fetch`) stay: they are set as code.
+ */
+export function statedValuesAsWords(text: string): string {
+  return text.replace(/(?<![\w`])[a-z]+(?:[A-Z][a-z0-9]*)+(?![\w`])/g, (word) => {
+    if (STATED_VALUE_WORDS[word]) return STATED_VALUE_WORDS[word];
+    if (EFFECT_WORDS[word]) return `“${EFFECT_WORDS[word]}”`;
+    if (AUTONOMY_WORDS[word]) return AUTONOMY_WORDS[word].label;
+    return word;
+  });
+}

@@ -149,15 +149,15 @@ export function AuditLogPage({ ws }: { ws: string }) {
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id} data-kind={entry.kind}>
-                  <td className="muted">
+                  <td className="muted" data-label="When">
                     <time dateTime={entry.createdAt}>{new Date(entry.createdAt).toLocaleString()}</time>
                   </td>
-                  <td>{who(entry)}</td>
-                  <td>
+                  <td data-label="Who">{who(entry)}</td>
+                  <td data-label="Kind">
                     <code>{entry.kind}</code>
                   </td>
-                  <td>{entry.summary}</td>
-                  <td className="muted">{spaceName(entry.spaceId)}</td>
+                  <td data-label="What">{entry.summary}</td>
+                  <td className="muted" data-label="Space">{spaceName(entry.spaceId)}</td>
                 </tr>
               ))}
             </tbody>

@@ -56,14 +56,14 @@ function ChannelRow({ channel }: { channel: NotificationChannel }) {
   const test = useTestChannel();
   return (
     <tr data-channel-id={channel.id}>
-      <td>
+      <td data-label="Channel">
         <strong>{channel.name}</strong>
         <div className="small muted">
           {channel.kind} · <code>{channel.target}</code>
           {channel.kind === 'webhook' ? ` · signing secret ${channel.secret}` : ''}
         </div>
       </td>
-      <td>
+      <td data-label="Tells about">
         <KindChoices name={channel.id} value={channel.events} disabled={update.isPending} onChange={(events) => update.mutate({ channelId: channel.id, events })} />
         {update.isError ? <FieldError message={errorMessage(update.error)} /> : null}
       </td>
@@ -218,13 +218,13 @@ export function NotificationSettingsPage({ ws }: { ws: string }) {
             <tbody>
               {deliveries.data.deliveries.map((delivery) => (
                 <tr key={delivery.id} data-delivery-id={delivery.id} data-status={delivery.status}>
-                  <td className="small">{new Date(delivery.createdAt).toLocaleString()}</td>
-                  <td>{names.get(delivery.channelId) ?? 'removed channel'}</td>
-                  <td>
+                  <td className="small" data-label="When">{new Date(delivery.createdAt).toLocaleString()}</td>
+                  <td data-label="Channel">{names.get(delivery.channelId) ?? 'removed channel'}</td>
+                  <td data-label="What">
                     <a href={delivery.link}>{delivery.title}</a>
                   </td>
-                  <td>{delivery.status}</td>
-                  <td className="small">
+                  <td data-label="Status">{delivery.status}</td>
+                  <td className="small" data-label="Attempts">
                     {delivery.attempts.map((attempt) => `#${attempt.attempt} ${attempt.ok ? 'ok' : 'failed'}${attempt.httpStatus !== null ? ` (HTTP ${attempt.httpStatus})` : ''}${attempt.error && attempt.httpStatus === null ? ` (${attempt.error})` : ''}`).join('; ') || 'waiting'}
                   </td>
                 </tr>

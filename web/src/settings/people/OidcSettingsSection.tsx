@@ -160,10 +160,10 @@ function OidcSettingsForm({ ws, settings }: { ws: string; settings: OidcSettings
           {draft.roleMappings.map((mapping, index) => (
             // Rows have no id of their own; the position is what the API's errors name (roleMappings.2.workspaceId).
             <tr key={index}>
-              <td>
+              <td data-label="Group at the provider">
                 <input aria-label={`Group of mapping ${index + 1}`} value={mapping.group} onChange={(event) => changeMapping(index, { group: event.target.value })} />
               </td>
-              <td>
+              <td data-label="Workspace">
                 <select aria-label={`Workspace of mapping ${index + 1}`} value={mapping.workspaceId} onChange={(event) => changeMapping(index, { workspaceId: event.target.value })}>
                   {(workspaces.data?.workspaces ?? []).some((workspace) => workspace.id === mapping.workspaceId) ? null : <option value={mapping.workspaceId}>{mapping.workspaceId}</option>}
                   {(workspaces.data?.workspaces ?? []).map((workspace) => (
@@ -173,7 +173,7 @@ function OidcSettingsForm({ ws, settings }: { ws: string; settings: OidcSettings
                   ))}
                 </select>
               </td>
-              <td>
+              <td data-label="Role">
                 <select aria-label={`Role of mapping ${index + 1}`} value={mapping.role} onChange={(event) => changeMapping(index, { role: event.target.value as WorkspaceRole })}>
                   {ROLES.map((role) => (
                     <option key={role} value={role}>

@@ -59,9 +59,9 @@ export function PeopleSettingsPage({ ws }: { ws: string }) {
             <tbody>
               {people.data.people.map((person) => (
                 <tr key={person.id} data-person-id={person.id}>
-                  <td>{person.name}</td>
-                  <td className="muted">{person.email ?? '—'}</td>
-                  <td>
+                  <td data-label="Name">{person.name}</td>
+                  <td className="muted" data-label="Email">{person.email ?? '—'}</td>
+                  <td data-label="Role">
                     {person.owner ? (
                       'owner'
                     ) : isOwner && person.id !== me.data?.id ? (
