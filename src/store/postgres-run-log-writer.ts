@@ -1,12 +1,16 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { RunLogSink, RunLogWriteFailure } from './run-log-sink.js';
 import type { WorkspaceSchema } from './workspace-schema.js';
+
+type RunEventRow = Insertable<WorkspaceSchema['run_events']>;
 
 /** One queued row change, with what it was for the failure report. */
 interface PendingWrite {
   what: string;
   apply: (db: Kysely<WorkspaceSchema>) => Promise<unknown>;
   onError: RunLogWriteFailure;
+  /** A run-log line: written together with the lines queued next to it, in one statement. */
+  eventRow?: RunEventRow;
 }
 
 /**
@@ -24,7 +28,8 @@ export class PostgresRunLogWriter implements RunLogSink {
   constructor(private readonly db: Kysely<WorkspaceSchema>) {}
 
   appendEvent(runId: string, sequence: number, type: string, data: string, at: string, onError: RunLogWriteFailure): void {
-    this.enqueue(`event ${type}`, onError, (db) => db.insertInto('run_events').values({ run_id: runId, sequence, type, data, at }).execute());
+    const row = { run_id: runId, sequence, type, data, at };
+    this.enqueue(`event ${type}`, onError, (db) => db.insertInto('run_events').values(row).execute(), row);
   }
 
   toolCallStarted(runId: string, callId: string, name: string, input: string, at: string, onError: RunLogWriteFailure): void {
@@ -67,10 +72,15 @@ export class PostgresRunLogWriter implements RunLogSink {
 
   private async write(batch: PendingWrite[]): Promise<void> {
     if (batch.length === 0) return;
+    const statements = statementsOf(batch);
     try {
-      await this.db.transaction().execute(async (trx) => {
-        for (const write of batch) await write.apply(trx);
-      });
+      // Each statement is a round trip that wakes the database and this process: one alone needs no transaction around it.
+      if (statements.length === 1) await statements[0]!(this.db);
+      else {
+        await this.db.transaction().execute(async (trx) => {
+          for (const statement of statements) await statement(trx);
+        });
+      }
     } catch {
       // One bad write must not cost the others their rows: retry each on its own, report the failures.
       for (const write of batch) {
@@ -83,11 +93,31 @@ export class PostgresRunLogWriter implements RunLogSink {
     }
   }
 
-  private enqueue(what: string, onError: RunLogWriteFailure, apply: PendingWrite['apply']): void {
-    this.pending.push({ what, onError, apply });
+  private enqueue(what: string, onError: RunLogWriteFailure, apply: PendingWrite['apply'], eventRow?: RunEventRow): void {
+    this.pending.push({ what, onError, apply, ...(eventRow ? { eventRow } : {}) });
     this.scheduled ??= setImmediate(() => {
       this.scheduled = null;
       void this.flush();
     });
   }
+}
+
+/** The batch as statements, in order: each run of consecutive run-log lines becomes one multi-row insert. */
+function statementsOf(batch: readonly PendingWrite[]): Array<PendingWrite['apply']> {
+  const statements: Array<PendingWrite['apply']> = [];
+  let lines: RunEventRow[] | null = null;
+  for (const write of batch) {
+    if (!write.eventRow) {
+      lines = null;
+      statements.push(write.apply);
+      continue;
+    }
+    if (!lines) {
+      const rows: RunEventRow[] = [];
+      lines = rows;
+      statements.push((db) => db.insertInto('run_events').values(rows).execute());
+    }
+    lines.push(write.eventRow);
+  }
+  return statements;
 }

@@ -215,11 +215,11 @@ export class PgBossJobQueue implements JobQueue {
     await this.expireOverdue(name);
     const [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
     if (!job) return null;
-    const sql = this.connection.sql;
-    await sql.query(`update ${JOBS} set expire_in = $3 * interval '1 millisecond' where name = $1 and id = $2`, [name, job.id, leaseMs]);
-    await sql.query(
-      `insert into ${HOLDERS} (job_id, queue_name, worker_id) values ($1, $2, $3) on conflict (job_id) do update set worker_id = excluded.worker_id, queue_name = excluded.queue_name`,
-      [job.id, name, workerId],
+    // The lease and its holder in one statement: a claim is on every run's path.
+    await this.connection.sql.query(
+      `with lease as (update ${JOBS} set expire_in = $3 * interval '1 millisecond' where name = $1 and id = $2)
+       insert into ${HOLDERS} (job_id, queue_name, worker_id) values ($2, $1, $4) on conflict (job_id) do update set worker_id = excluded.worker_id, queue_name = excluded.queue_name`,
+      [name, job.id, leaseMs, workerId],
     );
     return { id: job.id, queue, payload: unescapeNulDeep(job.data.payload), attempt: job.retryCount + 1, maxAttempts: job.data.maxAttempts };
   }
@@ -235,14 +235,24 @@ export class PgBossJobQueue implements JobQueue {
     return (result.rowCount ?? 0) > 0;
   }
 
+  /**
+   * Checks the holder, completes the job as pg-boss's `complete` does (state `completed`,
+   * `completed_on`) and forgets the holder, in one statement: a completion is on every run's path.
+   */
   async complete(jobId: string, workerId: string): Promise<boolean> {
-    const holder = await this.holder(jobId, workerId);
-    if (!holder) return false;
-    const boss = await this.connection.ensureQueue(holder);
-    // pg-boss 10 declares `void` but answers { jobs, requested, affected }.
-    const result = (await boss.complete(holder, jobId)) as unknown as { affected: number };
-    await this.connection.sql.query(`delete from ${HOLDERS} where job_id = $1`, [jobId]);
-    return result.affected > 0;
+    const result = await this.connection.sql.query<{ completed: number }>(
+      `with held as (
+         select h.queue_name from ${HOLDERS} h join ${JOBS} j on j.name = h.queue_name and j.id = h.job_id
+          where h.job_id = $1 and h.worker_id = $2 and j.state = 'active'
+       ), completed as (
+         update ${JOBS} set completed_on = now(), state = 'completed' where name = (select queue_name from held) and id = $1 and state = 'active' returning id
+       ), forgotten as (
+         delete from ${HOLDERS} where job_id = $1 and exists (select 1 from held)
+       )
+       select count(*)::int as completed from completed`,
+      [jobId, workerId],
+    );
+    return (result.rows[0]?.completed ?? 0) > 0;
   }
 
   async fail(jobId: string, workerId: string, error: string, options: { retry?: boolean } = {}): Promise<{ retryAt: number | null }> {

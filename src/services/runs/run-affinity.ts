@@ -104,16 +104,15 @@ export class RunAffinity {
   /** `processId` executes the run from now on; the run's conversation (if any) sticks to it. */
   async own(workspaceId: string, runId: string, conversationId: string | null, processId: string): Promise<void> {
     await this.start();
+    // Both rows in one statement: this is on every run's path.
     await this.sql.query(
-      `insert into ${OWNERS} (workspace_id, run_id, process_id) values ($1, $2, $3) on conflict (workspace_id, run_id) do update set process_id = excluded.process_id`,
-      [workspaceId, runId, processId],
+      `with owner as (
+         insert into ${OWNERS} (workspace_id, run_id, process_id) values ($1, $2, $3) on conflict (workspace_id, run_id) do update set process_id = excluded.process_id
+       )
+       insert into ${AFFINITY} (workspace_id, conversation_id, process_id) select $1, $4::text, $3 where $4::text is not null
+       on conflict (workspace_id, conversation_id) do update set process_id = excluded.process_id`,
+      [workspaceId, runId, processId, conversationId],
     );
-    if (conversationId) {
-      await this.sql.query(
-        `insert into ${AFFINITY} (workspace_id, conversation_id, process_id) values ($1, $2, $3) on conflict (workspace_id, conversation_id) do update set process_id = excluded.process_id`,
-        [workspaceId, conversationId, processId],
-      );
-    }
   }
 
   /** The run ended and is recorded: nobody owns it any more. */

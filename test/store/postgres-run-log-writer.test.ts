@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KyselyPlugin } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresRunLogWriter } from '../../src/store/postgres-run-log-writer.js';
+import { WorkspaceDatabase } from '../../src/store/workspace-database.js';
+import { freshTestDatabase } from '../support/test-database.js';
+
+/**
+ * HAR-6 on PostgreSQL, NF-SCALE: a tool turn logs a dozen lines, and each statement is a round trip
+ * that wakes the database and the worker — so the lines queued next to each other are one
+ * multi-row insert, with the same all-or-each failure rule as before.
+ */
+let database: Awaited<ReturnType<typeof freshTestDatabase>>;
+let dir: string;
+let store: WorkspaceDatabase;
+
+beforeAll(async () => {
+  database = await freshTestDatabase();
+  dir = mkdtempSync(join(tmpdir(), 'cc-pg-run-log-'));
+  store = await WorkspaceDatabase.open('ws_run_log', dir, { dialect: 'postgres', url: database.url });
+}, 60_000);
+
+afterAll(async () => {
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+  await database?.drop();
+});
+
+/** The writer on the workspace's store, and the kind of every statement it sends. */
+function recordedWriter(): { writer: PostgresRunLogWriter; statements: string[] } {
+  const statements: string[] = [];
+  const plugin: KyselyPlugin = {
+    transformQuery: (args) => {
+      const table = 'into' in args.node && args.node.into ? ` ${JSON.stringify(args.node.into)}` : '';
+      statements.push(`${args.node.kind}${table.includes('run_events') ? ' run_events' : table.includes('tool_calls') ? ' tool_calls' : ''}`);
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  };
+  return { writer: new PostgresRunLogWriter(store.db.withPlugin(plugin)), statements };
+}
+
+const stored = async (runId: string) =>
+  (await store.db.selectFrom('run_events').select(['sequence', 'type']).where('run_id', '=', runId).orderBy('sequence').execute()).map((row) => `${row.sequence} ${row.type}`);
+
+describe('the PostgreSQL run-log writer', () => {
+  it('writes the lines queued next to each other as one insert, in order, beside the tool-call rows', async () => {
+    const { writer, statements } = recordedWriter();
+    const failures: string[] = [];
+    const onError = (_error: unknown, what: string) => failures.push(what);
+    for (let sequence = 1; sequence <= 5; sequence += 1) writer.appendEvent('run_lines', sequence, `line_${sequence}`, '{}', 'now', onError);
+    writer.toolCallStarted('run_lines', 'c1', 'bash', '{}', 'now', onError);
+    for (let sequence = 6; sequence <= 8; sequence += 1) writer.appendEvent('run_lines', sequence, `line_${sequence}`, '{}', 'now', onError);
+    await writer.flush();
+    expect(await stored('run_lines')).toEqual(Array.from({ length: 8 }, (_, index) => `${index + 1} line_${index + 1}`));
+    expect(statements).toEqual(['InsertQueryNode run_events', 'InsertQueryNode tool_calls', 'InsertQueryNode run_events']);
+    expect(failures).toEqual([]);
+  });
+
+  it('a line that cannot be written is reported alone; the lines beside it are stored', async () => {
+    const { writer } = recordedWriter();
+    const failures: string[] = [];
+    const onError = (_error: unknown, what: string) => failures.push(what);
+    writer.appendEvent('run_clash', 1, 'first', '{}', 'now', onError);
+    await writer.flush();
+    // Sequence 1 again: its key is taken, so the batch's one insert fails and each line is written on its own.
+    for (const [sequence, type] of [[2, 'second'], [1, 'clash'], [3, 'third']] as const) writer.appendEvent('run_clash', sequence, type, '{}', 'now', onError);
+    await writer.flush();
+    expect(await stored('run_clash')).toEqual(['1 first', '2 second', '3 third']);
+    expect(failures).toEqual(['event clash']);
+  });
+});
