@@ -54,7 +54,7 @@ describe('web app: pipelines (PIPE-1)', { timeout: BROWSER_TEST_TIMEOUT_MS }, ()
     await page.reload();
     const warned = page.locator(`[data-testid="pipeline-item"][data-pipeline-id="${roomy.body.pipeline.id}"] .pipeline-warnings`);
     await warned.waitFor({ timeout: 60_000 });
-    expect(await warned.textContent()).toMatch(/node room: extras\.mode "orchestrate" is not exactly one of chat, review, plan: it is ignored and the room opens in review/);
+    expect(await warned.textContent()).toContain('Step “room”: Not a room mode (chat, review or plan): the room opens in review.');
     expect(await item.locator('.pipeline-warnings').count()).toBe(0);
 
     // Start it from the list: the run appears among the last runs.

@@ -14,7 +14,7 @@ const BAD: unknown[] = [
   { name: 'n', nodes: [{ key: 'a', type: 'human.gate', prompt: '{{b}} {{nothing}}' }, { key: 'b', type: 'condition', expression: 'true' }] },
   { name: 'n', nodes: [{ key: 'a', type: 'promptAgent', agentId: 'agt_x', prompt: 'p', spaceFrom: 'b' }, { key: 'b', type: 'condition', expression: '== ==' }] },
   { name: 'n', triggers: [{ type: 'schedule', cron: '61 * * * *' }, { type: 'schedule', cron: 'every day' }], nodes: [{ key: 'a', type: 'condition', expression: 'true', outputSchema: { type: 'object', patternProperties: {} } }] },
-  { name: 'n', nodes: [{ key: 'room', type: 'messaging.createSpace', name: 'r', extras: { mode: 'orchestrate' } }] },
+  { name: 'n', nodes: [{ key: 'room', type: 'messaging.createSpace', name: 'r', extras: { mode: 'orchestrate', conversationMode: 'chat' } }] },
 ];
 
 /** A camelCase word (`dependsOn`, `promptAgent`), a definition path, a code or a node type as written. */

@@ -8,6 +8,7 @@ import { ReadOnlyNote } from '../ui/ReadOnlyNote';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
 import { runStateWord } from '../ui/words';
 import { usePipelines, useRecentPipelineRuns, useStartPipelineRun, type PipelineRunSummary } from './pipelines-api';
+import { problemWords } from './pipeline-problems';
 import { runStatusTone, sourceLabel, triggerLabel } from './pipeline-view';
 
 function RunChip({ ws, run }: { ws: string; run: PipelineRunSummary }) {
@@ -83,8 +84,8 @@ export function PipelinesPage({ ws }: { ws: string }) {
                 <ul className="small pipeline-warnings">
                   {pipeline.warnings.map((warning, index) => (
                     <li key={index}>
-                      ⚠ {warning.nodeKey ? `node ${warning.nodeKey}: ` : ''}
-                      {warning.message}
+                      ⚠ {warning.nodeKey ? `Step “${warning.nodeKey}”: ` : ''}
+                      {problemWords(warning)}
                     </li>
                   ))}
                 </ul>

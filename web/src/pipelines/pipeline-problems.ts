@@ -81,8 +81,11 @@ export function problemWords(issue: PipelineIssueLike): string {
       // The part of the schema is JSON Schema's own name for it (code): the sentence says what to do instead.
       if (message.includes('keyword not supported')) return 'The output format uses a keyword the engine cannot check: use type, properties, required, items, enum, const and the minimum and maximum ones.';
       return `The output format is not one the engine can check: ${plainSentence(message)}`;
-    case 'mode_ignored':
-      return 'Not a room mode (chat, review or plan): the room opens in review.';
+    case 'mode_ignored': {
+      // A look-alike setting (`Mode`, `conversationMode`) is ignored too; the room's mode follows `mode` alone.
+      const opensIn = /opens in (\w+)$/.exec(message)?.[1] ?? 'review';
+      return message.includes('not a recognised key') ? `Only the room mode setting picks the mode; this one is ignored and the room opens in ${opensIn}.` : `Not a room mode (chat, review or plan): the room opens in ${opensIn}.`;
+    }
     default:
       return schemaWords(message);
   }
