@@ -113,7 +113,10 @@ describe('web app: pipeline editor (PIPE-1)', { timeout: BROWSER_TEST_TIMEOUT_MS
     const agents = (await api('GET', '/agents')).body.agents as Array<{ id: string; name: string }>;
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${server.url}/w/${ws}/pipelines`);
-    await page.getByRole('link', { name: 'New pipeline' }).click();
+    // Offered once the page knows this person's role (an admin's): wait for it rather than for time.
+    const newPipeline = page.getByRole('link', { name: 'New pipeline' });
+    await newPipeline.waitFor({ timeout: 60_000 });
+    await newPipeline.click();
     const editor = page.getByTestId('pipeline-editor');
     await editor.waitFor({ timeout: 60_000 });
     const field = (path: string) => page.locator(`[data-field="${path}"]`);
@@ -157,7 +160,9 @@ describe('web app: pipeline editor (PIPE-1)', { timeout: BROWSER_TEST_TIMEOUT_MS
     expect((await api('GET', `/pipelines/${pipelineId}`)).body.definition).toMatchObject({ name: 'Nightly check', nodes: [{ key: 'research', agentId: agents[0]!.id }, { key: 'ship', type: 'human.gate' }] });
 
     // Edit: an agent the workspace does not have, typed in the text view, is named at the form's Agent field.
-    await listed.getByRole('link', { name: 'Edit Nightly check' }).click();
+    const edit = listed.getByRole('link', { name: 'Edit Nightly check' });
+    await edit.waitFor({ timeout: 60_000 });
+    await edit.click();
     await editor.waitFor({ timeout: 60_000 });
     const text = page.locator('#pipeline-definition-text');
     await expect.poll(async () => JSON.parse(await text.inputValue()).name, { timeout: 60_000 }).toBe('Nightly check');
