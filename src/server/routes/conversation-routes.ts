@@ -35,7 +35,8 @@ export function conversationRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         const operator = operatorOf(request.principal);
         const startedAt = performance.now();
         // Posting also names an untitled conversation after its first message (TurnService.post).
-        const result = await app.turns.post(request.params.workspaceId, request.params.conversationId, request.body, operator.operatorId);
+        // NF-SCALE, bursts: run starts yield to acceptance while this turn is being accepted.
+        const result = await app.executor.startQueue.whileAccepting(() => app.turns.post(request.params.workspaceId, request.params.conversationId, request.body, operator.operatorId));
         processLatencies.turnAccept.observe(secondsSince(startedAt));
         return reply.code(202).send(result);
       },
