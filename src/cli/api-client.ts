@@ -10,6 +10,21 @@ export interface ClientOptions {
 }
 
 /**
+ * The API's problem in a person's words. A schema refusal arrives as "<field>: <zod's words>": the
+ * field is said once (the caller prefixes it), and zod's enum wording — `Invalid option: expected one
+ * of "agent"|"space"` — becomes "must be one of agent, space", its bounds "must be at least 1".
+ */
+function plainProblem(message: string, field: string | undefined): string {
+  const alone = field && message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message;
+  const choices = /^Invalid option: expected one of (.+)$/.exec(alone);
+  if (choices) return `must be one of ${choices[1]!.split('|').map((choice) => choice.replace(/^"|"$/g, '')).join(', ')}`;
+  // "Too small: expected number to be >=1", "Too big: expected string to have <=200 characters".
+  const bound = /^Too (small|big): expected \w+ to (?:be|have) [<>]=?(\d+)( \w+)?$/.exec(alone);
+  if (bound) return `must ${bound[3] ? 'have' : 'be'} at ${bound[1] === 'small' ? 'least' : 'most'} ${bound[2]}${bound[3] ?? ''}`;
+  return alone;
+}
+
+/**
  * An error the API answered with. Its message is what a person reads: "<field>: <problem>" when the
  * API named the field at fault, else the problem alone — no codes, no HTTP status unless that is all there is.
  */
@@ -23,7 +38,7 @@ export class ApiRequestError extends Error {
     readonly body: unknown,
   ) {
     const error = (body as { error?: { message?: string; field?: string } } | null)?.error;
-    const problem = error?.message ?? `the server answered HTTP ${status}`;
+    const problem = error?.message ? plainProblem(error.message, error.field) : `the server answered HTTP ${status}`;
     super(error?.field ? `${error.field}: ${problem}` : problem);
     this.problem = problem;
     this.field = error?.field;

@@ -160,6 +160,15 @@ describe('control-center runs | approvals | orchestrations: what a person reads'
     expect(table.stdout.split('\n').find((line) => line.startsWith(node.runId))).toContain('Write the parser');
   });
 
+  it('a refused input is said plainly: the field once, the rule in words, no schema library wording', async () => {
+    const by = await cli('costs', '--by', 'bogus');
+    expect(by.code).toBe(1);
+    expect(by.stderr.trim()).toBe('error: by: must be one of agent, space, model, day');
+    const limit = await cli('runs', '--limit', '0');
+    expect(limit.code).toBe(1);
+    expect(limit.stderr.trim()).toBe('error: limit: must be at least 1');
+  });
+
   it('help texts name no tracker numbers and no SPEC ids', async () => {
     const groups = ['', 'approvals', 'plans', 'runs', 'orchestrations', 'budgets', 'mcp', 'skill', 'review', 'serve', 'worker', 'sign-in-link'];
     for (const group of groups) {
