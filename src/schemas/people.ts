@@ -41,6 +41,7 @@ export const CreatedToken = PersonToken.extend({ token: z.string() });
 
 /** A browser session of one person (the cookie's value is never shown, only a short id). */
 export const BrowserSession = z.object({ id: z.string(), createdAt: IsoTime, expiresAt: IsoTime, lastSeenAt: IsoTime, current: z.boolean() });
+export type BrowserSession = z.infer<typeof BrowserSession>;
 
 export const InviteBody = z.strictObject({ role: WorkspaceRole, email: PersonEmail.optional() });
 export const Invitation = z.object({

@@ -42,6 +42,15 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     await dana.page.getByRole('button', { name: 'Join' }).click();
     await dana.page.locator('.topbar').waitFor();
 
+    // Settings → People lists her browser sessions: this one is named, with when it was last used ("just now",
+    // the exact time in its title) and Revoke. Waited for, since the list arrives after the page.
+    await dana.page.goto(`${server.url}/w/${workspaceId}/settings/people`);
+    const thisBrowser = dana.page.getByTestId('my-sessions').locator('tbody tr', { hasText: 'This browser' });
+    const lastSeen = thisBrowser.getByTestId('session-last-seen').locator('time');
+    await expect
+      .poll(async () => ({ shown: (await lastSeen.textContent({ timeout: 60_000 }))?.trim(), exact: Boolean(await lastSeen.getAttribute('title')), revoke: await thisBrowser.getByRole('button', { name: 'Revoke' }).count() }), { timeout: 60_000 })
+      .toEqual({ shown: expect.stringMatching(/^(just now|\d+ minutes? ago)$/), exact: true, revoke: 1 });
+
     // Dana keeps her Inbox open: her browser's event stream is what lets the turn ask rather than fail closed (POL-4).
     await dana.page.goto(`${server.url}/w/${workspaceId}/inbox`);
     await dana.page.getByRole('heading', { name: 'Inbox' }).waitFor();
@@ -174,12 +183,13 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
       ['settings/audit', loaded('[data-testid="read-only-note"]')],
       ['skills', loaded('[data-testid="built-in-skills"] [data-skill-name]')],
     ];
-    // What a person could press or fill on the page, as a name; the policy probe only asks what the policy would do (a viewer's right).
+    // What a person could press or fill on the page, as a name; the policy probe only asks what the policy would do (a viewer's right),
+    // and ending one's own browser sessions is every person's right, whatever their role.
     const enabledControls = () =>
       dana.page.locator('main').evaluateAll((mains) =>
         mains.flatMap((main) =>
           [...main.querySelectorAll('button, input, select, textarea')]
-            .filter((control) => control.matches(':enabled') && !control.closest('section[aria-labelledby="probe-title"]'))
+            .filter((control) => control.matches(':enabled') && !control.closest('section[aria-labelledby="probe-title"], section[aria-labelledby="my-sessions"]'))
             .map((control) => control.getAttribute('aria-label') || control.textContent?.trim() || control.getAttribute('name') || control.tagName),
         ),
       );

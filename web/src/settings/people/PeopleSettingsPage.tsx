@@ -3,6 +3,7 @@ import { errorMessage } from '../../api/client';
 import { SettingsNav } from '../../pages/SettingsNav';
 import { ReadOnlyNote } from '../../ui/ReadOnlyNote';
 import { ErrorState, FieldError, Loading } from '../../ui/states';
+import { MySessionsSection } from './MySessionsSection';
 import { OidcSettingsSection } from './OidcSettingsSection';
 import { useInvitations, useInvite, useMe, useRemoveFromWorkspace, useSetRole, useWorkspacePeople, useWorkspaceRole, type WorkspaceRole } from './people-hooks';
 
@@ -16,7 +17,7 @@ const ROLE_WORDS: Record<WorkspaceRole, string> = {
 /**
  * TEAM-1/TEAM-2: Settings → People. Everyone in the workspace with their role; the owner changes roles
  * and removes people (never their own); admins and the owner make one-time invitation links; the owner
- * sets up OpenID Connect sign-in.
+ * sets up OpenID Connect sign-in; everyone sees and ends their own browser sessions.
  */
 export function PeopleSettingsPage({ ws }: { ws: string }) {
   const me = useMe();
@@ -139,6 +140,7 @@ export function PeopleSettingsPage({ ws }: { ws: string }) {
           ) : null}
         </section>
       ) : null}
+      <MySessionsSection />
       {isOwner ? <OidcSettingsSection ws={ws} /> : null}
     </main>
   );
