@@ -24,7 +24,14 @@ export const OperatorHere = z.object({
 export type OperatorHere = z.infer<typeof OperatorHere>;
 
 /** `GET …/presence/operators` and the `presence.operators` event: every window open in the workspace. */
-export const OperatorPresenceList = z.object({ operators: z.array(OperatorHere) });
+export const OperatorPresenceList = z.object({
+  operators: z.array(OperatorHere),
+  /**
+   * When the list was read: an answer is stamped before its read, an event after, so a client keeps a
+   * newer event over an answer that lands late (the heartbeat's answer is written into the same cache).
+   */
+  updatedAt: IsoTime.optional(),
+});
 export type OperatorPresenceList = z.infer<typeof OperatorPresenceList>;
 
 /** `POST …/presence/here`: this window is at this place now (or keeps being). */

@@ -57,4 +57,20 @@ describe('answers to changes carry the stamp a client orders them by', () => {
     const retitled = (await api('PATCH', `/conversations/${conversation.id}`, { title: 'Second' })).body;
     expect(later(conversation.updatedAt, retitled.updatedAt)).toBe(true);
   });
+
+  it('presence: the heartbeat’s answer is stamped before its read, its event after, so the event is never older', async () => {
+    const events = await SseClient.open(`${server.url}/api/workspaces/${ws}/events`, { authorization: `Bearer ${server.token}` });
+    try {
+      const answer = await api('POST', '/presence/here', { clientId: 'win_stamped' });
+      expect(answer.status).toBe(200);
+      expect(typeof answer.body.updatedAt).toBe('string');
+      const event = await events.waitFor((received) => received.event === 'presence.operators');
+      const stamped = (event.data as { data: { updatedAt: string } }).data.updatedAt;
+      expect(Date.parse(stamped)).toBeGreaterThanOrEqual(Date.parse(answer.body.updatedAt));
+      expect(typeof (await api('GET', '/presence/operators')).body.updatedAt).toBe('string');
+    } finally {
+      events.close();
+    }
+  });
 });
+

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { NotFoundError } from '../../errors/index.js';
+import { nowIso } from '../../ids.js';
 import { Approval, ApprovalStatus, DecideApprovalBody } from '../../schemas/approval.js';
 import { ApiError } from '../../schemas/common.js';
 import { OperatorHereBody, OperatorLeaveBody, OperatorPresenceList, Presence } from '../../schemas/presence.js';
@@ -184,7 +185,9 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
       { config: { access: 'operator', role: 'viewer' }, schema: { tags: ['agents'], params: WorkspaceParams, response: { 200: OperatorPresenceList, 404: ApiError } } },
       async (request) => {
         await app.workspaces.get(request.params.workspaceId);
-        return { operators: await app.operatorPresence.list(request.params.workspaceId) };
+        // Stamped before the read: never newer than what it lists (see OperatorPresenceList).
+        const updatedAt = nowIso();
+        return { operators: await app.operatorPresence.list(request.params.workspaceId), updatedAt };
       },
     );
     server.post(
@@ -202,7 +205,8 @@ export function runRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         if (conversationId) spaceId = (await app.spaces.getConversation(workspaceId, conversationId)).spaceId;
         else if (spaceId && !(await app.spaces.findSpace(workspaceId, spaceId))) throw new NotFoundError('space', spaceId, 'spaceId');
         const operator = operatorOf(request.principal);
-        return { operators: await app.operatorPresence.here(workspaceId, operator.operatorId, request.body.clientId, { spaceId, conversationId }) };
+        const updatedAt = nowIso();
+        return { operators: await app.operatorPresence.here(workspaceId, operator.operatorId, request.body.clientId, { spaceId, conversationId }), updatedAt };
       },
     );
     server.post(

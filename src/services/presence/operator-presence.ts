@@ -88,6 +88,6 @@ export class OperatorPresence {
 
   private publish(workspaceId: string): void {
     const operators = [...this.entries(workspaceId).values()].map(({ lastSeenMs: _lastSeen, ...here }) => here);
-    this.events.publish(workspaceId, 'presence.operators', { operators });
+    this.events.publish(workspaceId, 'presence.operators', { operators, updatedAt: nowIso() });
   }
 }

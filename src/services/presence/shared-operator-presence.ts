@@ -36,7 +36,7 @@ export class SharedOperatorPresence {
       .onConflict((conflict) => conflict.column('client_id').doUpdateSet(row))
       .execute();
     const operators = await this.read(db);
-    if (moved || changed) this.events.publish(workspaceId, 'presence.operators', { operators });
+    if (moved || changed) this.events.publish(workspaceId, 'presence.operators', { operators, updatedAt: nowIso() });
     return operators;
   }
 
@@ -44,14 +44,14 @@ export class SharedOperatorPresence {
   async leave(workspaceId: string, operatorId: string, clientId: string): Promise<void> {
     const db = await this.dbOf(workspaceId);
     const removed = await db.deleteFrom('live_operator_windows').where('client_id', '=', clientId).where('operator_id', '=', operatorId).executeTakeFirst();
-    if (Number(removed.numDeletedRows) > 0) this.events.publish(workspaceId, 'presence.operators', { operators: await this.read(db) });
+    if (Number(removed.numDeletedRows) > 0) this.events.publish(workspaceId, 'presence.operators', { operators: await this.read(db), updatedAt: nowIso() });
   }
 
   async list(workspaceId: string): Promise<OperatorHere[]> {
     const db = await this.dbOf(workspaceId);
     const changed = await this.prune(db);
     const operators = await this.read(db);
-    if (changed) this.events.publish(workspaceId, 'presence.operators', { operators });
+    if (changed) this.events.publish(workspaceId, 'presence.operators', { operators, updatedAt: nowIso() });
     return operators;
   }
 

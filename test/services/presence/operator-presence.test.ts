@@ -35,7 +35,7 @@ describe('operator presence (AG-4)', () => {
     presence.here('ws', 'op1', 'win_b', { spaceId: null, conversationId: null });
     clock.advance(2);
     expect(presence.list('ws').map((entry) => entry.clientId)).toEqual(['win_b']);
-    expect(lists.at(-1)).toEqual({ operators: [expect.objectContaining({ clientId: 'win_b' })] });
+    expect(lists.at(-1)).toEqual({ operators: [expect.objectContaining({ clientId: 'win_b' })], updatedAt: expect.any(String) });
   });
 
   it('only the window’s own operator can remove it; workspaces are separate', () => {

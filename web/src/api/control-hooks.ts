@@ -117,7 +117,7 @@ export function useRenameConversation(ws: string) {
 
 /** Says where this window is; the server forgets windows that stop saying so. */
 export function reportHere(ws: string, body: { clientId: string; spaceId?: string | null; conversationId?: string | null }) {
-  return api.post<{ operators: OperatorHere[] }>(`${w(ws)}/presence/here`, body);
+  return api.post<{ operators: OperatorHere[]; updatedAt?: string }>(`${w(ws)}/presence/here`, body);
 }
 
 export function reportLeave(ws: string, clientId: string) {

@@ -136,7 +136,7 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
     }
     case 'presence.operators':
       // AG-4: people beside agents; the list comes whole.
-      client.setQueryData(keys.operatorPresence(ws), event.data);
+      writeFresherEntity(client, keys.operatorPresence(ws), event.data);
       break;
     case 'plan.submitted':
     case 'plan.approved':

@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
 import { getToken } from '../api/client';
 import { reportHere, reportLeave } from '../api/control-hooks';
+import { writeFresherEntity } from '../api/fresher-write';
 import { keys } from '../api/keys';
 
 /** Said again this often while the window stays (the server forgets a window after 45 s of silence). */
@@ -36,7 +37,8 @@ export function usePresenceHeartbeat(ws: string, place: { spaceId: string | null
     const beat = () => {
       reportHere(ws, { clientId: WINDOW_ID, spaceId, conversationId })
         .then((list) => {
-          if (!stopped) client.setQueryData(keys.operatorPresence(ws), list);
+          // An event read after this answer's list may have landed first: keep it (the list is stamped).
+          if (!stopped) writeFresherEntity(client, keys.operatorPresence(ws), list);
         })
         .catch(() => undefined); // presence is best effort: a missed beat only delays it
     };
