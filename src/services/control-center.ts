@@ -459,7 +459,15 @@ export class ControlCenter {
     );
     // RLY-6: relay_tool, on every run that speaks in a conversation.
     this.executor.registerModeTools(
-      relayModeTools({ workspaces: this.workspaces, spaces: this.spaces, turns: this.turns, questions: this.questions, active: this.activeRuns, executor: () => this.executor }),
+      relayModeTools({
+        workspaces: this.workspaces,
+        spaces: this.spaces,
+        turns: this.turns,
+        pendingQuestions: (workspaceId) => this.liveViews.questions(workspaceId),
+        answerQuestion: (workspaceId, questionId, answers) => this.answerQuestion(workspaceId, questionId, answers),
+        runControls: (workspaceId, runId) => this.liveViews.runControls(workspaceId, runId),
+        cancelRun: (workspaceId, runId) => this.runControl(workspaceId, runId, 'cancel'),
+      }),
     );
     this.orchestrations = new OrchestrationService(this.workspaces, this.agents, this.events, {
       logger: this.logger,
@@ -569,6 +577,15 @@ export class ControlCenter {
         own: (workspaceId, runId, conversationId) => affinity.own(workspaceId, runId, conversationId, this.processId),
         disown: (workspaceId, runId) => affinity.disown(workspaceId, runId),
       });
+      // A turn this process starts for a conversation another live process holds (relay_tool's send)
+      // goes to that process's queue, where the conversation's checkout and running turn are.
+      this.executor.dispatchTo(
+        (workspaceId, run) => runQueue.enqueue(workspaceId, run),
+        async (workspaceId, conversationId) => {
+          const holder = conversationId ? await affinity.affinityOf(workspaceId, conversationId) : null;
+          return holder !== null && holder !== this.processId;
+        },
+      );
     } else {
       this.executor.dispatchTo((workspaceId, run) => runQueue.enqueue(workspaceId, run));
     }

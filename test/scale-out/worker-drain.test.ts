@@ -1,12 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
-import { startServeProcess, startWorkerProcess, type ServeProcess } from '../support/serve-process.js';
-import { freshTestDatabase } from '../support/test-database.js';
+import { startWorkerProcess } from '../support/serve-process.js';
+import { isRunning, startApiProcessCluster, type ApiProcessCluster } from '../support/api-process-cluster.js';
 import { makeDataRoot } from '../support/test-server.js';
 
 /**
@@ -22,23 +22,17 @@ import { makeDataRoot } from '../support/test-server.js';
  */
 const enabled = Boolean(process.env.CC_TEST_POSTGRES_URL) || process.env.CC_TEST_DATABASE === 'postgres';
 
-let database: Awaited<ReturnType<typeof freshTestDatabase>>;
-let apiProcess: ServeProcess;
-const roots: string[] = [];
-const children: ChildProcess[] = [];
-const models: ScriptedModelServer[] = [];
-
-const api = (method: string, path: string, body?: unknown) => apiProcess.api(method, path, body);
-const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+let cluster: ApiProcessCluster;
+const api = (method: string, path: string, body?: unknown) => cluster.apiProcess.api(method, path, body);
 
 async function startWorker(root: string, model: ScriptedModelServer, args: string[] = []): Promise<ChildProcess> {
-  const child = await startWorkerProcess(['--data-dir', root, ...args], { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: database.url });
-  children.push(child);
+  const child = await startWorkerProcess(['--data-dir', root, ...args], { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: cluster.database.url });
+  cluster.children.push(child);
   return child;
 }
 
 async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: database.url });
+  const client = new pg.Client({ connectionString: cluster.database.url });
   await client.connect();
   try {
     return (await client.query<T>(text, values)).rows;
@@ -69,30 +63,21 @@ const nodesOf = (run: { nodes: Array<{ key: string; state: string; attempts: num
 
 beforeAll(async () => {
   if (!enabled) return;
-  database = await freshTestDatabase();
-  const apiModel = await startScriptedModelServer();
-  models.push(apiModel);
-  apiProcess = await startServeProcess({ ...apiModel.providerEnv, CONTROL_CENTER_DATABASE_URL: database.url }, ['--role', 'api', '--no-default-workspace']);
-  children.push(apiProcess.child);
-  roots.push(apiProcess.dataRoot);
+  cluster = await startApiProcessCluster();
 }, 120_000);
 
 afterAll(async () => {
-  for (const child of children) if (running(child)) child.kill('SIGKILL');
-  await Promise.all(children.map((child) => (running(child) ? new Promise((resolve) => child.once('exit', resolve)) : null)));
-  for (const model of models) await model.close();
-  for (const root of roots) await rm(root, { recursive: true, force: true });
-  if (enabled) await database.drop();
+  if (enabled) await cluster.close();
 });
 
 describe.skipIf(!enabled)('a worker leaving', () => {
   it('SIGTERM: claims nothing more, finishes what it can within the grace, hands back the rest, ends the turn it cannot finish with its cause, exits 0', async () => {
     const modelA = await startScriptedModelServer();
     const modelB = await startScriptedModelServer();
-    models.push(modelA, modelB);
+    cluster.models.push(modelA, modelB);
     const rootA = await makeDataRoot();
     const rootB = await makeDataRoot();
-    roots.push(rootA, rootB);
+    cluster.roots.push(rootA, rootB);
     // Worker A alone: whatever is claimed now is A's.
     const workerA = await startWorker(rootA, modelA, ['--grace-seconds', '20']);
     const exitOfA = new Promise<number | null>((resolve) => workerA.once('exit', (code) => resolve(code)));
@@ -152,13 +137,13 @@ describe.skipIf(!enabled)('a worker leaving', () => {
 
   it("kill -9: the jobs the dead worker held go back when its death is noticed, not when the queue's own lease on them runs out", async () => {
     // The first test's survivor leaves first (nothing in flight: it exits at once), so C alone claims.
-    for (const child of children.slice(1)) if (running(child)) child.kill('SIGTERM');
+    for (const child of cluster.children.slice(1)) if (isRunning(child)) child.kill('SIGTERM');
     await pollUntil(liveProcesses, (rows) => rows.length === 0, 60_000);
     const model = await startScriptedModelServer();
-    models.push(model);
+    cluster.models.push(model);
     const rootC = await makeDataRoot();
     const rootD = await makeDataRoot();
-    roots.push(rootC, rootD);
+    cluster.roots.push(rootC, rootD);
     const workerC = await startWorker(rootC, model, ['--grace-seconds', '0']);
     const ws = await newWorkspace('Killed');
     const pipelineRunId = await startPipeline(ws, [

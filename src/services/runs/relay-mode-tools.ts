@@ -4,28 +4,36 @@ import { isConsentCard } from '../../core/relay/consent-card.js';
 import { RELAY_MODE_LABELS, relayModeOf } from '../../core/relay/relay-mode.js';
 import { DomainError } from '../../errors/index.js';
 import { nowIso } from '../../ids.js';
-import { missingControl } from '../../adapters/transport-capabilities.js';
 import type { Agent } from '../../schemas/agent.js';
 import type { Conversation, Space } from '../../schemas/space.js';
 import { findConversationArchive, insertConversationArchive, listArchivedConversationIds } from '../../store/repositories/conversation-share-repository.js';
+import { conversationsWithUnfinishedRuns, runsInConversation } from '../../store/repositories/run-repository.js';
+import type { RunControls } from '../../schemas/run.js';
 import { RelayRefusal, relayTool, type RelayDesk } from '../../tools/relay-tool.js';
-import type { QuestionService } from '../approvals/question-service.js';
+import type { PendingQuestion } from '../approvals/question-service.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
-import type { ActiveRuns } from './active-runs.js';
 import { ceilingOfWorkStartedBy, spaceNameIn } from './inherited-ceiling.js';
 import type { ModeToolProvider } from './prepare-run.js';
-import type { RunExecutor } from './run-executor.js';
 import type { TurnService } from './turn-service.js';
 
-/** What relay_tool's desk acts through. */
+/**
+ * What relay_tool's desk acts through. Questions, run controls and stopping go through the views and
+ * relays every process shares (NF-SCALE): on PostgreSQL the other conversation's turn may execute in
+ * another worker than the calling run, and its question card is held there.
+ */
 export interface RelayDeskServices {
   workspaces: WorkspaceService;
   spaces: SpaceService;
   turns: TurnService;
-  questions: QuestionService;
-  active: ActiveRuns;
-  executor: () => RunExecutor;
+  /** Pending question cards of the workspace, whichever process holds them. */
+  pendingQuestions(workspaceId: string): Promise<PendingQuestion[]>;
+  /** Answers a question card wherever its run executes. */
+  answerQuestion(workspaceId: string, questionId: string, answers: string[]): Promise<PendingQuestion>;
+  /** The controls a run offers now, wherever it executes. */
+  runControls(workspaceId: string, runId: string): Promise<RunControls>;
+  /** Stops a run wherever it executes (HAR-5). */
+  cancelRun(workspaceId: string, runId: string): Promise<void>;
 }
 
 /**
@@ -54,9 +62,11 @@ class WorkspaceRelayDesk implements RelayDesk {
   ) {}
 
   async list() {
-    const archived = await listArchivedConversationIds(await this.db());
-    const running = new Set(this.services.active.inWorkspace(this.workspaceId).map((run) => run.conversationId));
-    const questions = this.services.questions.list(this.workspaceId);
+    const db = await this.db();
+    const archived = await listArchivedConversationIds(db);
+    // The sidebar's "running" mark, from the shared rows: a turn in any process counts.
+    const running = new Set((await conversationsWithUnfinishedRuns(db)).map((place) => place.conversationId));
+    const questions = await this.services.pendingQuestions(this.workspaceId);
     const summaries = [];
     for (const space of await this.services.spaces.list(this.workspaceId)) {
       for (const conversation of await this.services.spaces.listConversations(this.workspaceId, space.id)) {
@@ -83,7 +93,7 @@ class WorkspaceRelayDesk implements RelayDesk {
   }
 
   async describeQuestion(questionId: string): Promise<string> {
-    const question = this.answerable(questionId);
+    const question = await this.answerable(questionId);
     return `question ${question.id} in ${await this.describe(question.conversationId)} (${question.questions.map((entry) => JSON.stringify(entry.question)).join(' / ')})`;
   }
 
@@ -110,20 +120,23 @@ class WorkspaceRelayDesk implements RelayDesk {
   }
 
   async answerQuestion(questionId: string, answers: string[]): Promise<string> {
-    this.answerable(questionId);
-    const answered = await this.guard(() => this.services.questions.answer(this.workspaceId, questionId, answers));
+    await this.answerable(questionId);
+    const answered = await this.guard(() => this.services.answerQuestion(this.workspaceId, questionId, answers));
     return `Answered ${answered.id} in ${answered.conversationId}.`;
   }
 
   async stop(conversationId: string): Promise<string> {
     await this.other(conversationId);
-    const runs = this.services.active.inWorkspace(this.workspaceId).filter((run) => run.conversationId === conversationId);
+    // The conversation's turns in progress, whichever process executes them (a turn stops its sub-runs).
+    const runs = (await runsInConversation(await this.db(), conversationId)).filter((run) => run.state === 'running' && run.parentRunId === null);
     if (runs.length === 0) return `${conversationId} has no turn running; nothing to stop.`;
     const stopped: string[] = [];
     for (const run of runs) {
-      const missing = missingControl(run.transport, 'cancel');
-      if (missing) throw new RelayRefusal('conversationId', `run ${run.runId} cannot be stopped: ${missing}`);
-      if (this.services.executor().cancel(run.runId)) stopped.push(run.runId);
+      const controls = await this.services.runControls(this.workspaceId, run.id);
+      if (!controls.inProgress) continue;
+      if (!controls.controls.cancel.available) throw new RelayRefusal('conversationId', `run ${run.id} cannot be stopped: ${controls.controls.cancel.reason}`);
+      // Ended between the read and the stop: nothing left to stop.
+      if (await this.services.cancelRun(this.workspaceId, run.id).then(() => true, (error: unknown) => (error instanceof DomainError ? false : Promise.reject(error)))) stopped.push(run.id);
     }
     return `Stopped ${stopped.join(', ') || 'nothing (the turn had already ended)'} in ${conversationId}.`;
   }
@@ -149,8 +162,8 @@ class WorkspaceRelayDesk implements RelayDesk {
    * A question another conversation is waiting on, and one an agent may answer: never this run's own,
    * nor one in this conversation, nor a consent card (that decision is the operator's, POL-1).
    */
-  private answerable(questionId: string) {
-    const question = this.services.questions.list(this.workspaceId).find((entry) => entry.id === questionId && entry.status === 'pending');
+  private async answerable(questionId: string): Promise<PendingQuestion> {
+    const question = (await this.services.pendingQuestions(this.workspaceId)).find((entry) => entry.id === questionId && entry.status === 'pending');
     if (!question) throw new RelayRefusal('questionId', `no pending question ${questionId} in this workspace.`);
     if (question.runId === this.runId || question.conversationId === this.ownConversationId) throw new RelayRefusal('questionId', 'that question is asked in this conversation: only the operator answers it.');
     if (isConsentCard(question.questions)) throw new RelayRefusal('questionId', `${questionId} asks the operator for consent: only the operator may answer it.`);

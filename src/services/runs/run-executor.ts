@@ -157,6 +157,8 @@ export class RunExecutor {
   private readonly transports: TransportRegistry;
   /** Set in an API process (`serve --role api`): runs that can be queued are, never executed here. */
   private dispatch: ((workspaceId: string, run: QueuedRun) => Promise<void>) | null = null;
+  /** Which queueable runs are queued rather than executed here; unset: all of them (an API process). */
+  private dispatchOnly: ((workspaceId: string, conversationId: string | null) => Promise<boolean>) | null = null;
   private ownership: RunOwnership | null = null;
   /**
    * Runs stopped because this process is going away, with the sentence their row keeps: such a run
@@ -247,9 +249,15 @@ export class RunExecutor {
     return result;
   }
 
-  /** Queue runs for the workers instead of executing them (an API process). */
-  dispatchTo(enqueue: (workspaceId: string, run: QueuedRun) => Promise<void>): void {
+  /**
+   * Queue runs for the workers instead of executing them: all of them (an API process), or — in a
+   * process that executes work — only those `only` picks (a turn whose conversation sticks to
+   * another live worker, started here by relay_tool or an orchestrator's wake-up, runs where its
+   * checkout is).
+   */
+  dispatchTo(enqueue: (workspaceId: string, run: QueuedRun) => Promise<void>, only?: (workspaceId: string, conversationId: string | null) => Promise<boolean>): void {
     this.dispatch = enqueue;
+    this.dispatchOnly = only ?? null;
   }
 
   /** Report which runs this process executes (PostgreSQL). */
@@ -268,6 +276,7 @@ export class RunExecutor {
     // A plain-data run is accepted `queued` and started through the bounded start queue; one tied to
     // a caller (a plan step, a subagent) starts at once, as its caller waits on it.
     if (!this.dispatch || !queueable) return (await this.start(input, queueable)).run;
+    if (this.dispatchOnly && !(await this.dispatchOnly(input.workspaceId, input.conversationId))) return (await this.start(input, queueable)).run;
     const db = (await this.deps.workspaces.handle(input.workspaceId)).database.db;
     const queuedRun = (run: Run): QueuedRun => ({
       runId: run.id,
