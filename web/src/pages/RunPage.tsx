@@ -5,6 +5,7 @@ import { keys } from '../api/keys';
 import type { RunTreeNode } from '../api/types';
 import { modeLabelFor } from '../app/picker';
 import { paths } from '../app/router';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { RunControlBar } from '../conversation/RunControlBar';
 import { RunTreeItem, RUN_TONES } from '../conversation/RunTreePanel';
 import { formatCost, formatTokens } from '../conversation/plan-view';
@@ -24,6 +25,8 @@ const time = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'â€
 export function RunPage({ ws, runId }: { ws: string; runId: string }) {
   const detail = useRunDetail(ws, runId);
   const agents = useAgents(ws);
+  // TEAM-2: stopping, pausing and steering a run are a member's; a viewer reads the run.
+  const { canDecide } = useWorkspaceRole(ws);
   const tree = useQuery({
     queryKey: [...keys.run(ws, runId), 'tree'],
     queryFn: () => api.get<{ run: RunTreeNode }>(`/api/workspaces/${encodeURIComponent(ws)}/runs/${encodeURIComponent(runId)}/tree`),
@@ -45,7 +48,7 @@ export function RunPage({ ws, runId }: { ws: string; runId: string }) {
         </h2>
         {run.conversationId ? <Link to={paths.conversation(ws, run.conversationId)}>Open its conversation</Link> : null}
       </header>
-      {active ? <RunControlBar ws={ws} run={run} /> : null}
+      {active && canDecide ? <RunControlBar ws={ws} run={run} /> : null}
       <dl className="run-facts" data-testid="run-facts">
         <dt>Started</dt>
         <dd>{time(run.startedAt)}</dd>
