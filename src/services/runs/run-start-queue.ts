@@ -9,8 +9,12 @@ export function defaultRunStartConcurrency(): number {
   return Math.max(2, availableParallelism() * 2);
 }
 
+/** While turns are being accepted, one start per this many ms at most. */
+const ACCEPT_FIRST_MS = 1_000;
+
 interface WaitingStart {
   key: string;
+  since: number;
   begin: () => void;
 }
 
@@ -23,9 +27,11 @@ interface WaitingStart {
  *   that waits on a person afterwards holds no slot.
  * - FIFO, and per key (a conversation): a turn starts only after every earlier turn of its
  *   conversation has started, so turns keep the order they were posted in.
- * - Accepting comes first: while a turn is being accepted (`whileAccepting`), one start at a time
- *   goes on — starts never stop, but a burst's POSTs do not share the event loop with a full set of
- *   preparing runs (profiled: preparing took a quarter of a burst's CPU at the full bound).
+ * - Accepting comes first: while turns are being accepted (`whileAccepting`), one start begins
+ *   per `acceptFirstMs` at most (never none: a long burst still starts runs), so a burst's POSTs do
+ *   not share the event loop with runs preparing and talking to their models (profiled: with
+ *   starts only bounded, or one at a time, the runs started during a burst took most of its CPU).
+ *   Between ordinary posts (a few ms each) starts go on at the full bound.
  * Nothing here is durable: a queued run a crash leaves behind is marked dead on the next start
  * (`RunService.markOrphansDead`), like a running one.
  */
@@ -36,8 +42,15 @@ export class RunStartQueue {
   private inProgress = 0;
   /** Turns being accepted now: while there are any, starts go on one at a time. */
   private accepting = 0;
+  /** Wakes the queue when its oldest start has waited long enough behind acceptances. */
+  private wake: NodeJS.Timeout | null = null;
+  /** When the last start began (0: none yet). */
+  private lastBegun = 0;
 
-  constructor(private readonly concurrency: number) {
+  constructor(
+    private readonly concurrency: number,
+    private readonly acceptFirstMs = ACCEPT_FIRST_MS,
+  ) {
     if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError(`run start concurrency must be a whole number ≥ 1, got ${concurrency}`);
   }
 
@@ -55,6 +68,7 @@ export class RunStartQueue {
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({
         key,
+        since: Date.now(),
         begin: () => {
           let released = false;
           const started = () => {
@@ -77,7 +91,7 @@ export class RunStartQueue {
     });
   }
 
-  /** Accepts a turn (`accept`) with the starts held to one at a time meanwhile. */
+  /** Accepts a turn (`accept`); starts wait meanwhile (see the class comment). */
   async whileAccepting<T>(accept: () => Promise<T>): Promise<T> {
     this.accepting += 1;
     try {
@@ -89,7 +103,7 @@ export class RunStartQueue {
   }
 
   private pump(): void {
-    const limit = this.accepting > 0 ? 1 : this.concurrency;
+    const limit = this.accepting === 0 ? this.concurrency : this.sinceLastChance() >= this.acceptFirstMs ? Math.min(this.inProgress + 1, this.concurrency) : 0;
     for (let index = 0; index < this.waiting.length && this.inProgress < limit; ) {
       const next = this.waiting[index]!;
       if (this.startingKeys.has(next.key)) {
@@ -97,9 +111,24 @@ export class RunStartQueue {
         continue;
       }
       this.waiting.splice(index, 1);
+      this.lastBegun = Date.now();
       this.inProgress += 1;
       this.startingKeys.add(next.key);
       next.begin();
     }
+    // Held behind acceptances: look again when the next start may begin.
+    if (this.accepting > 0 && this.waiting.length > 0 && !this.wake) {
+      this.wake = setTimeout(() => {
+        this.wake = null;
+        this.pump();
+      }, Math.max(0, this.acceptFirstMs - this.sinceLastChance()));
+      this.wake.unref();
+    }
+  }
+
+  /** How long the oldest start has waited, counted from the last start that began if that is later. */
+  private sinceLastChance(): number {
+    const oldest = this.waiting[0];
+    return oldest ? Date.now() - Math.max(oldest.since, this.lastBegun) : 0;
   }
 }

@@ -54,19 +54,33 @@ describe('RunStartQueue', () => {
     await first;
   });
 
-  it('while a turn is being accepted, starts go on one at a time; the full bound comes back after', async () => {
-    const queue = new RunStartQueue(3);
+  it('while turns are being accepted no start begins; the full bound comes back after', async () => {
+    const queue = new RunStartQueue(3, 60_000);
     const log: string[] = [];
     let accepted!: () => void;
     const accepting = queue.whileAccepting(() => new Promise<void>((resolve) => (accepted = resolve)));
     const starts = ['x', 'y', 'z'].map((name) => heldStart(log, name));
     const ended = starts.map((start, index) => queue.schedule(`conversation ${index}`, start.task));
     await settle();
-    expect(log).toEqual(['x']);
+    expect(log).toEqual([]);
     accepted();
     await accepting;
     await settle();
     expect(log).toEqual(['x', 'y', 'z']);
+    for (const start of starts) start.finish();
+    await Promise.all(ended);
+  });
+
+  it('during a long acceptance starts still go on, one per interval', async () => {
+    const queue = new RunStartQueue(3, 50);
+    const log: string[] = [];
+    let accepted!: () => void;
+    const accepting = queue.whileAccepting(() => new Promise<void>((resolve) => (accepted = resolve)));
+    const starts = ['x', 'y'].map((name) => heldStart(log, name));
+    const ended = starts.map((start, index) => queue.schedule(`conversation ${index}`, start.task));
+    await expect.poll(() => log).toEqual(['x', 'y']);
+    accepted();
+    await accepting;
     for (const start of starts) start.finish();
     await Promise.all(ended);
   });
