@@ -24,6 +24,8 @@ interface Followed {
   pumping: boolean;
   /** A notification arrived during a pump: read again when it ends. */
   again: boolean;
+  /** The newest id notified while this process's own append was in flight, read (if needed) once it returns. */
+  heard: number;
 }
 
 /**
@@ -83,6 +85,9 @@ export class PostgresEventJournal implements EventJournal {
       } catch (error) {
         this.logger.error({ err: error, workspaceId, events: batch.length }, 'live events could not be committed; no process delivers them');
       }
+      // What was announced while the append ran and is not delivered by now (another process's events) is read.
+      const followed = this.followed.get(workspaceId);
+      if (followed && followed.heard > (followed.cursor ?? 0)) this.pump(workspaceId);
     }
   }
 
@@ -172,6 +177,12 @@ export class PostgresEventJournal implements EventJournal {
     const followed = this.followedOf(w, id - 1);
     // Already delivered (this process's own append, handed over when it returned): nothing to read.
     if (followed.cursor !== null && id <= followed.cursor) return;
+    // This process's own append is in flight: its notification often arrives before its answer.
+    // The append hands its events over when it returns and reads only what it did not deliver.
+    if (this.queued.has(w)) {
+      followed.heard = Math.max(followed.heard, id);
+      return;
+    }
     this.pump(w);
   }
 
@@ -188,7 +199,7 @@ export class PostgresEventJournal implements EventJournal {
   private followedOf(workspaceId: string, startAfter: number | null): Followed {
     const followed = this.followed.get(workspaceId);
     if (followed) return followed;
-    const entry: Followed = { cursor: startAfter, ready: Promise.resolve(), pumping: false, again: false };
+    const entry: Followed = { cursor: startAfter, ready: Promise.resolve(), pumping: false, again: false, heard: 0 };
     if (startAfter === null) {
       entry.ready = this.dbOf(workspaceId)
         .then((db) => latestWorkspaceEventId(db))

@@ -172,6 +172,34 @@ describe('the commit path of live events (NF-SCALE: commit to another process\'s
     stop();
   });
 
+  it('the notification of a process\'s own append, heard before the append returns, costs no read; another process\'s event heard meanwhile is read', async () => {
+    const store = (await a.workspaces.handle(workspaceId)).database.db;
+    const recorded = recording(store);
+    const { bus, journal } = journalOn(recorded.db, 'proc_early_notice');
+    const other = journalOn(store, 'proc_other');
+    await Promise.all([bus.ready(workspaceId), other.bus.ready(workspaceId)]);
+    const seen: WorkspaceEvent[] = [];
+    const stop = bus.subscribe(workspaceId, (event) => seen.push(event));
+    const notice = (id: number) => journal.notified(JSON.stringify({ w: workspaceId, id }));
+    bus.publish(workspaceId, 'space.updated', { id: 'sp_n', name: 'own-early' } as never);
+    // As the listening connection can: the append's own notification before its answer.
+    notice(journal.position(workspaceId) + 1);
+    await journal.settle();
+    expect(marks(seen)).toEqual(['own-early']);
+    const readsAfterFollowing = recorded.statements.slice(1).filter((statement) => !isAppend(statement));
+    expect(readsAfterFollowing).toEqual([]);
+    // Another process's event is committed; its notice arrives while this process's next append runs.
+    other.bus.publish(workspaceId, 'space.updated', { id: 'sp_n', name: 'other-meanwhile' } as never);
+    await other.journal.settle();
+    bus.publish(workspaceId, 'space.updated', { id: 'sp_n', name: 'own-after' } as never);
+    notice(other.journal.position(workspaceId));
+    await journal.settle();
+    await waitFor(() => marks(seen).length === 3, 10_000);
+    expect(marks(seen)).toEqual(['own-early', 'other-meanwhile', 'own-after']);
+    expect(seen.map((event) => event.sequence)).toEqual([0, 1, 2].map((index) => seen[0]!.sequence + index));
+    stop();
+  });
+
   it('two processes appending at once take contiguous ids, each event once, in each process\'s publish order, one statement per batch', async () => {
     const store = (await a.workspaces.handle(workspaceId)).database.db;
     const one = recording(store);
