@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reply, startScriptedModelServer } from '../support/scripted-model-server.js';
 import type { ScriptedRequest } from '../support/scripted-reply.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 import { startWorkerProcess } from '../support/serve-process.js';
-import { startApiProcessCluster, type ApiProcessCluster } from '../support/api-process-cluster.js';
+import { useApiProcessCluster } from '../support/api-process-cluster.js';
 import { makeDataRoot } from '../support/test-server.js';
 
 /**
@@ -18,12 +18,12 @@ import { makeDataRoot } from '../support/test-server.js';
  */
 const enabled = Boolean(process.env.CC_TEST_POSTGRES_URL) || process.env.CC_TEST_DATABASE === 'postgres';
 
-let cluster: ApiProcessCluster;
-const api = (method: string, path: string, body?: unknown) => cluster.apiProcess.api(method, path, body);
+const cluster = useApiProcessCluster(enabled);
+const api = (method: string, path: string, body?: unknown) => cluster().apiProcess.api(method, path, body);
 const turnOf = (marker: string) => (request: ScriptedRequest) => request.lastUserText?.includes(marker) === true;
 
 async function freshProcesses(): Promise<number> {
-  const client = new pg.Client({ connectionString: cluster.database.url });
+  const client = new pg.Client({ connectionString: cluster().database.url });
   await client.connect();
   try {
     // Beaten within the last second: alive, and not just short of its lease.
@@ -33,26 +33,17 @@ async function freshProcesses(): Promise<number> {
   }
 }
 
-beforeAll(async () => {
-  if (!enabled) return;
-  cluster = await startApiProcessCluster();
-}, 120_000);
-
-afterAll(async () => {
-  if (enabled) await cluster.close();
-});
-
 describe.skipIf(!enabled)('relay_tool across processes (RLY-6, SPEC §15)', () => {
   it('a turn on one worker sends to and stops a conversation held by the other worker: the turn runs and stops there', async () => {
     const workerModels = [await startScriptedModelServer(), await startScriptedModelServer()];
-    cluster.models.push(...workerModels);
+    cluster().models.push(...workerModels);
     const workers: ChildProcess[] = [];
     for (const model of workerModels) {
       const root = await makeDataRoot();
-      cluster.roots.push(root);
-      workers.push(await startWorkerProcess(['--data-dir', root, '--grace-seconds', '0'], { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: cluster.database.url }));
+      cluster().roots.push(root);
+      workers.push(await startWorkerProcess(['--data-dir', root, '--grace-seconds', '0'], { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: cluster().database.url }));
     }
-    cluster.children.push(...workers);
+    cluster().children.push(...workers);
     const ws = (await api('POST', '/api/workspaces', { name: 'Relay' })).body.id as string;
     await pollUntil(() => api('GET', `/api/workspaces/${ws}`), (response) => response.body.seeding === 'done', 60_000);
     const conversation = async (name: string) => {

@@ -2,11 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 import { startWorkerProcess } from '../support/serve-process.js';
-import { isRunning, startApiProcessCluster, type ApiProcessCluster } from '../support/api-process-cluster.js';
+import { isRunning, useApiProcessCluster } from '../support/api-process-cluster.js';
 import { makeDataRoot } from '../support/test-server.js';
 
 /**
@@ -22,17 +22,17 @@ import { makeDataRoot } from '../support/test-server.js';
  */
 const enabled = Boolean(process.env.CC_TEST_POSTGRES_URL) || process.env.CC_TEST_DATABASE === 'postgres';
 
-let cluster: ApiProcessCluster;
-const api = (method: string, path: string, body?: unknown) => cluster.apiProcess.api(method, path, body);
+const cluster = useApiProcessCluster(enabled);
+const api = (method: string, path: string, body?: unknown) => cluster().apiProcess.api(method, path, body);
 
 async function startWorker(root: string, model: ScriptedModelServer, args: string[] = []): Promise<ChildProcess> {
-  const child = await startWorkerProcess(['--data-dir', root, ...args], { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: cluster.database.url });
-  cluster.children.push(child);
+  const child = await startWorkerProcess(['--data-dir', root, ...args], { ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: cluster().database.url });
+  cluster().children.push(child);
   return child;
 }
 
 async function query<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: cluster.database.url });
+  const client = new pg.Client({ connectionString: cluster().database.url });
   await client.connect();
   try {
     return (await client.query<T>(text, values)).rows;
@@ -61,23 +61,14 @@ const finishedRun = (ws: string, runId: string, limitMs = 90_000) =>
   pollUntil(() => api('GET', `/api/workspaces/${ws}/pipeline-runs/${runId}`).then((response) => response.body), (run) => run.status !== 'running', limitMs);
 const nodesOf = (run: { nodes: Array<{ key: string; state: string; attempts: number }> }) => Object.fromEntries(run.nodes.map((node) => [node.key, node]));
 
-beforeAll(async () => {
-  if (!enabled) return;
-  cluster = await startApiProcessCluster();
-}, 120_000);
-
-afterAll(async () => {
-  if (enabled) await cluster.close();
-});
-
 describe.skipIf(!enabled)('a worker leaving', () => {
   it('SIGTERM: claims nothing more, finishes what it can within the grace, hands back the rest, ends the turn it cannot finish with its cause, exits 0', async () => {
     const modelA = await startScriptedModelServer();
     const modelB = await startScriptedModelServer();
-    cluster.models.push(modelA, modelB);
+    cluster().models.push(modelA, modelB);
     const rootA = await makeDataRoot();
     const rootB = await makeDataRoot();
-    cluster.roots.push(rootA, rootB);
+    cluster().roots.push(rootA, rootB);
     // Worker A alone: whatever is claimed now is A's.
     const workerA = await startWorker(rootA, modelA, ['--grace-seconds', '20']);
     const exitOfA = new Promise<number | null>((resolve) => workerA.once('exit', (code) => resolve(code)));
@@ -137,13 +128,13 @@ describe.skipIf(!enabled)('a worker leaving', () => {
 
   it("kill -9: the jobs the dead worker held go back when its death is noticed, not when the queue's own lease on them runs out", async () => {
     // The first test's survivor leaves first (nothing in flight: it exits at once), so C alone claims.
-    for (const child of cluster.children.slice(1)) if (isRunning(child)) child.kill('SIGTERM');
+    for (const child of cluster().children.slice(1)) if (isRunning(child)) child.kill('SIGTERM');
     await pollUntil(liveProcesses, (rows) => rows.length === 0, 60_000);
     const model = await startScriptedModelServer();
-    cluster.models.push(model);
+    cluster().models.push(model);
     const rootC = await makeDataRoot();
     const rootD = await makeDataRoot();
-    cluster.roots.push(rootC, rootD);
+    cluster().roots.push(rootC, rootD);
     const workerC = await startWorker(rootC, model, ['--grace-seconds', '0']);
     const ws = await newWorkspace('Killed');
     const pipelineRunId = await startPipeline(ws, [

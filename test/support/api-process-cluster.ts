@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll } from 'vitest';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.js';
 import { startServeProcess, type ServeProcess } from './serve-process.js';
 import { freshTestDatabase } from './test-database.js';
@@ -42,4 +43,19 @@ export async function startApiProcessCluster(): Promise<ApiProcessCluster> {
       await database.drop();
     },
   };
+}
+
+/**
+ * Starts the cluster before the file's tests (when `enabled`: a PostgreSQL server is configured) and
+ * closes it after them; the returned function reads it inside a test.
+ */
+export function useApiProcessCluster(enabled: boolean): () => ApiProcessCluster {
+  let cluster: ApiProcessCluster | undefined;
+  beforeAll(async () => {
+    if (enabled) cluster = await startApiProcessCluster();
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.close();
+  });
+  return () => cluster!;
 }
