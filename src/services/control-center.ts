@@ -76,7 +76,7 @@ import { ConversationShareService } from './spaces/conversation-share-service.js
 import { TurnService } from './runs/turn-service.js';
 import { runningTurnSteering } from './runs/running-turn-steering.js';
 import { FollowUpTurns } from './runs/follow-up-turns.js';
-import { findRun, listRuns } from '../store/repositories/run-repository.js';
+import { listRuns } from '../store/repositories/run-repository.js';
 import { AttachmentService } from './attachments/attachment-service.js';
 import { ConversationRunGate } from './runs/conversation-run-gate.js';
 import { RewindService } from './runs/rewind-service.js';
@@ -251,6 +251,8 @@ export class ControlCenter {
   private readonly queuePollMs: number;
   /** This process among the others on the same database (run ownership, affinity, job holders). */
   readonly processId = newId('proc');
+  /** HAR-5: messages stored behind a turn that cannot be steered, started once it has ended. */
+  private readonly followUps: FollowUpTurns;
   /** PostgreSQL only: which process executes which run, and which conversation sticks to which process. */
   private readonly runAffinity: RunAffinity | null;
   /** PostgreSQL only: agent runs queued by API processes, claimed by the processes that execute work. */
@@ -432,7 +434,13 @@ export class ControlCenter {
     const runGate = new ConversationRunGate(this.activeRuns);
     this.rewinds = new RewindService(this.workspaces, this.spaces, this.messages, this.executor.checkouts, runGate);
     // HAR-5: messages held for a turn that cannot be steered start when it ends, here or in another process.
-    const followUps = new FollowUpTurns({ findRun: async (workspaceId, runId) => findRun((await this.workspaces.handle(workspaceId)).database.db, runId), logger: this.logger });
+    const followUps = new FollowUpTurns({
+      db: async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db,
+      // Posted again as the operator sent it: recorded now, after the awaited turn's answer.
+      start: (workspaceId, held) => this.turns.post(workspaceId, held.conversationId, { text: held.text, ...(held.agentId === null ? {} : { agentId: held.agentId }) }, held.operatorId),
+      logger: this.logger,
+    });
+    this.followUps = followUps;
     const releaseFollowUps = (event: WorkspaceEvent) => {
       if (event.type === 'run.updated') followUps.runUpdated(event.workspaceId, event.data);
     };
@@ -673,6 +681,8 @@ export class ControlCenter {
         await this.runs.markOrphansDead(workspace.id, handle.database.db);
         await this.approvals.expireNonDurable(workspace.id);
       }
+      // HAR-5: messages held behind a turn this start found ended (or marked dead) start their turns.
+      await this.followUps.sweep(workspace.id, { alone: !this.runAffinity });
       // ORC-4: approved orchestrations whose materialization a crash cut short finish from their last step.
       await this.orchestrations.resumeMaterializations(workspace.id);
       await this.pipelines.syncFiles(workspace.id);
@@ -695,6 +705,7 @@ export class ControlCenter {
   private async recoverAsWorker(): Promise<void> {
     for (const workspace of await this.workspaces.list()) {
       if (this.runAffinity) await this.runs.markSharedOrphansDead(workspace.id, (await this.workspaces.handle(workspace.id)).database.db, this.runAffinity, { unowned: true });
+      await this.followUps.sweep(workspace.id, { alone: false });
       await this.orchestrations.resumeMaterializations(workspace.id);
       await this.pipelineEngine.resume(workspace.id);
       await this.plans.resumeExecutions(workspace.id);
@@ -754,6 +765,7 @@ export class ControlCenter {
         for (const workspace of await this.workspaces.list()) {
           const db = (await this.workspaces.handle(workspace.id)).database.db;
           await this.runs.markSharedOrphansDead(workspace.id, db, affinity, { unowned: false });
+          await this.followUps.sweep(workspace.id, { alone: false });
           await runQueue?.redispatch(workspace.id, db, this.dispatchGraceMs);
         }
         await runQueue?.prune(this.processPruneMs);
@@ -824,7 +836,9 @@ export class ControlCenter {
    * what is still running then goes back to the queue.
    */
   async close(options: { graceMs?: number; stopCause?: string } = {}): Promise<void> {
-    // Claim nothing more, at once: no runs, nodes, timeouts or triggers.
+    // Claim nothing more, at once: no runs, nodes, timeouts or triggers — nor held messages, which
+    // the cancellations below would release: they stay stored for the next start.
+    this.followUps.stop();
     this.pipelines.stopTriggers();
     if (this.queuePoll) clearInterval(this.queuePoll);
     this.queuePoll = null;

@@ -73,6 +73,7 @@ export interface WorkspaceSchema {
   live_agent_presence: LiveAgentPresenceTable;
   live_run_pauses: LiveRunPauseTable;
   live_operator_windows: LiveOperatorWindowTable;
+  held_messages: HeldMessageTable;
   audit_entries: AuditEntryTable;
 }
 
@@ -971,4 +972,20 @@ export interface LiveOperatorWindowTable {
   conversation_id: string | null;
   since: string;
   last_seen_ms: number;
+}
+
+/** A message waiting for a turn that cannot be steered to end (HAR-5); deleted once its own turn started. */
+export interface HeldMessageTable {
+  id: string;
+  conversation_id: string;
+  awaited_run_id: string;
+  /** The text as the operator sent it (directives included): it is posted again, as it was. */
+  text: string;
+  /** The agent the message named by id; null: the conversation's default (or an @name in the text). */
+  agent_id: string | null;
+  operator_id: string;
+  created_at: string;
+  /** Which holder claimed it to start it, and when; null while it waits. */
+  claimed_by: string | null;
+  claimed_at: string | null;
 }

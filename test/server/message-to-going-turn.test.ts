@@ -5,7 +5,12 @@
  * the history after it. A turn whose runtime cannot be steered (Claude Code) gets the message as the
  * next turn, started once it has ended, never beside it.
  */
+import { pino } from 'pino';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClaudeCodeTransport } from '../../src/adapters/claude-code/claude-code-transport.js';
+import { buildServer } from '../../src/server/build-server.js';
+import { ControlCenter } from '../../src/services/control-center.js';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { startClaudeCodeFixture } from '../support/claude-code-fixture.js';
 import { reply } from '../support/scripted-reply.js';
@@ -153,4 +158,63 @@ describe('a message while a turn whose runtime cannot be steered is running', ()
       await f.dispose();
     }
   }, 180_000);
+
+  it('is stored before the answer: a restart before that turn ends loses nothing — the new server records it and starts its turn', async () => {
+    const f = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
+    let restarted: { app: ControlCenter; server: Awaited<ReturnType<typeof buildServer>> } | null = null;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      f.model.script(
+        reply(async () => {
+          await held;
+          return reply().text('never read');
+        }),
+        reply().text('Answer after the restart.'),
+      );
+      const firstRun = await f.send('first question');
+      await f.model.waitForRequests(1, 60_000);
+      const base = `/api/workspaces/${f.workspaceId}`;
+      const second = await f.api('POST', `${base}/conversations/${f.conversationId}/messages`, { text: 'second question', agentId: f.agentId });
+      expect(second.body).toMatchObject({ message: null, run: null, startsAfterRunId: firstRun });
+
+      // The server stops while the first turn still runs (the turn is cut short with it).
+      f.operator?.close();
+      await f.server.close();
+      await f.app.close();
+      release();
+
+      // A new server on the same data directory.
+      const app = await ControlCenter.open({ dataRoot: f.dataRoot, env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...f.model.providerEnv }, modelMaxRetries: 0, logger: pino({ level: 'silent' }) });
+      const server = await buildServer(app);
+      restarted = { app, server };
+      await app.auth.initialize();
+      await server.listen({ host: '127.0.0.1', port: 0 });
+      const address = server.server.address();
+      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      app.executor.setServerUrl(url);
+      app.executor.registerTransport(new ClaudeCodeTransport({ hookSessions: app.hookSessions, hiddenPaths: [f.dataRoot], sandbox: 'none', allowUnsandboxed: true }));
+      await app.recover();
+      const api = async (path: string) => (await fetch(`${url}${base}${path}`, { headers: { authorization: `Bearer ${f.token}` } })).json() as Promise<any>;
+
+      let runs: any[] = [];
+      await expect.poll(async () => (runs = (await api(`/runs?conversationId=${f.conversationId}`)).runs).some((run: any) => run.id !== firstRun && run.state === 'completed'), { timeout: 90_000 }).toBe(true);
+      const next = runs.find((run) => run.id !== firstRun)!;
+      expect(next.agentId).toBe(f.agentId);
+      expect(runs.find((run) => run.id === firstRun)!.state).not.toBe('running');
+      const messages = (await api(`/conversations/${f.conversationId}/messages`)).messages.filter((message: any) => message.role !== 'system');
+      expect(messages.map((message: any) => message.content)).toEqual(['first question', 'second question', 'Answer after the restart.']);
+      expect(messages[1]).toMatchObject({ runId: null, authorKind: 'operator' });
+    } finally {
+      release();
+      await restarted?.server.close();
+      await restarted?.app.close();
+      if (!restarted) {
+        await f.server.close().catch(() => undefined);
+        await f.app.close().catch(() => undefined);
+      }
+      await f.model.close();
+      await rm(f.dataRoot, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

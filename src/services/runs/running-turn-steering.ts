@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import type { Approval } from '../../schemas/approval.js';
 import type { Run } from '../../schemas/run.js';
-import type { FollowUpTurns } from './follow-up-turns.js';
+import type { FollowUpTurns, HeldMessageInput } from './follow-up-turns.js';
 
 /**
  * Where a plain message goes while a turn of the conversation is still going (HAR-5). Started as a
@@ -16,8 +16,8 @@ export type RunningTurnRoute = { kind: 'steered'; run: Run } | { kind: 'after'; 
 export interface RunningTurnSteering {
   /** Null when no turn of the conversation is going (or none the message may address): it starts a turn of its own. */
   route(workspaceId: string, conversationId: string, text: string, agentId: string | null): Promise<RunningTurnRoute | null>;
-  /** For a message routed `after` a turn: `start` posts it once that turn has ended. */
-  startAfter(workspaceId: string, runId: string, text: string, start: () => Promise<unknown>): Promise<void>;
+  /** For a message routed `after` a turn: stores it, to be posted again once that turn has ended. */
+  holdUntilEnded(workspaceId: string, message: HeldMessageInput): Promise<void>;
 }
 
 export interface RunningTurnSteeringDeps {
@@ -53,6 +53,6 @@ export function runningTurnSteering(deps: RunningTurnSteeringDeps): RunningTurnS
       const newest = candidates[0];
       return newest ? { kind: 'after', run: newest } : null;
     },
-    startAfter: (workspaceId, runId, text, start) => deps.followUps.startAfter(workspaceId, runId, text, start),
+    holdUntilEnded: (workspaceId, message) => deps.followUps.hold(workspaceId, message),
   };
 }

@@ -85,9 +85,9 @@ export class TurnService {
         return { message, run: route.run, space, steeredTurn: true };
       }
       if (route?.kind === 'after') {
-        // Recorded when its turn starts, so the message and its answer come after the going turn's answer.
-        const again = { text: body.text, ...(body.agentId === undefined ? {} : { agentId: body.agentId }) };
-        await this.runningTurns.startAfter(workspaceId, route.run.id, parsed.text, () => this.post(workspaceId, conversationId, again, operatorId));
+        // Recorded when its turn starts, so the message and its answer come after the going turn's answer;
+        // stored before answering, so a restart before that turn ends does not lose it.
+        await this.runningTurns.holdUntilEnded(workspaceId, { conversationId, awaitedRunId: route.run.id, text: body.text, agentId: body.agentId ?? null, operatorId });
         return { message: null, run: null, space, startsAfterRunId: route.run.id };
       }
     }

@@ -1008,4 +1008,26 @@ export const workspaceMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  /**
+   * HAR-5: a message sent while a turn that cannot be steered runs waits for that turn to end. It is
+   * stored before the POST answers, so a restart (or the process that took it dying) loses nothing;
+   * whoever claims it (claimed_by/claimed_at) starts it, and deletes it only once its turn started.
+   */
+  '0038_held_messages': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('held_messages')
+        .addColumn('id', 'text', (column) => column.primaryKey())
+        .addColumn('conversation_id', 'text', (column) => column.notNull())
+        .addColumn('awaited_run_id', 'text', (column) => column.notNull())
+        .addColumn('text', 'text', (column) => column.notNull())
+        .addColumn('agent_id', 'text')
+        .addColumn('operator_id', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'text', (column) => column.notNull())
+        .addColumn('claimed_by', 'text')
+        .addColumn('claimed_at', 'text')
+        .execute();
+      await db.schema.createIndex('held_messages_by_awaited_run').on('held_messages').column('awaited_run_id').execute();
+    },
+  },
 };
