@@ -106,6 +106,11 @@ afterAll(async () => {
   if (enabled) await database.drop();
 });
 
+async function defaultAgentName(): Promise<string> {
+  const space = (await api('GET', ws(`/spaces/${spaceId}`))).body as { defaultAgentId: string };
+  return ((await api('GET', ws(`/agents/${space.defaultAgentId}`))).body as { name: string }).name;
+}
+
 describe.skipIf(!enabled)('agent runs through the runs queue', () => {
   let victim = -1;
 
@@ -142,7 +147,8 @@ describe.skipIf(!enabled)('agent runs through the runs queue', () => {
     await kill9(workers[victim]!.child);
 
     // Queued while the dead worker still looks alive: it is queued for that worker, and the survivor takes it once the worker is known dead.
-    const next = await api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'after the kill' });
+    // Addressed by name, so it is a turn of its own: a plain message would go to the going turn (HAR-5).
+    const next = await api('POST', ws(`/conversations/${conversationId}/messages`), { text: `@${await defaultAgentName()} after the kill` });
     const dead = await waitForRun(runId, (run) => run.state !== 'running');
     expect(dead).toMatchObject({ state: 'failed', liveness: 'dead' });
     await waitForRun(next.body.run.id, (run) => run.state === 'completed');

@@ -128,7 +128,9 @@ describe.skipIf(!enabled)('work stealing from a saturated worker', () => {
 
     const queuedAt = Date.now();
     const second = await post(sticky, 'steal two');
-    const hogFollowUp = await post(hog, 'hog follow-up');
+    // Addressed by name, so it is a turn of its own: a plain message would go to the hog's going turn (HAR-5).
+    // (The space names no default agent, so its turns go to the seeded team's ceo, named here.)
+    const hogFollowUp = await post(hog, '@ceo hog follow-up');
     await pollUntil(() => runState(second), (state) => state === 'completed', 30_000);
     // Taken only once it had waited past the limit, and executed by B.
     expect(Date.now() - queuedAt).toBeGreaterThanOrEqual(STEAL_MS);
