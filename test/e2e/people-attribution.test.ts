@@ -218,9 +218,30 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     await walkAdminPages('viewer');
     await dana.screenshot('people-viewer-mcp-servers');
 
+    // Inside a conversation the viewer reads: no composer (the line says why), and nothing in the
+    // sidebar that creates, renames or archives a space or a conversation (the server would refuse it).
+    const readSpace = (await api('POST', '/spaces', { name: `Read ${run}` })).body;
+    const readConversation = (await api('POST', `/spaces/${readSpace.id}/conversations`, { title: `Read only ${run}` })).body;
+    await dana.page.goto(`${server.url}/w/${workspaceId}/c/${readConversation.id}`);
+    await dana.page.getByTestId('read-only-note').filter({ hasText: 'You can read this conversation; sending needs the member role.' }).waitFor({ timeout: 60_000 });
+    await dana.page.getByRole('complementary', { name: 'Spaces and conversations' }).locator(`[data-conversation-id="${readConversation.id}"]`).waitFor({ timeout: 60_000 });
+    const sidebarControls = () =>
+      dana.page.getByRole('complementary', { name: 'Spaces and conversations' }).evaluate((sidebar) =>
+        [...sidebar.querySelectorAll('button, summary')]
+          .filter((control) => !control.matches(':disabled'))
+          .map((control) => control.getAttribute('aria-label') || control.textContent?.trim() || control.tagName)
+          .filter((name) => /new|rename|archive|actions for/i.test(name)),
+      );
+    await expect.poll(sidebarControls, { timeout: 30_000, message: 'viewer in the sidebar' }).toEqual([]);
+    await expect.poll(() => dana.page.getByRole('textbox', { name: 'Message' }).count(), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => dana.page.getByRole('button', { name: 'Rename conversation' }).count(), { timeout: 30_000 }).toBe(0);
+
     const member = await invitePerson(server, workspaceId, 'member', 'Mo');
     await signInAs(member.token);
     await walkAdminPages('member');
+    // A member keeps the composer in the same conversation.
+    await dana.page.goto(`${server.url}/w/${workspaceId}/c/${readConversation.id}`);
+    await dana.page.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 60_000 });
 
     // The member's Inbox still offers the decision, and it counts as theirs.
     await dana.page.goto(`${server.url}/w/${workspaceId}/inbox`);

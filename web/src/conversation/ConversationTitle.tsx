@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError, errorMessage } from '../api/client';
 import { useRenameConversation } from '../api/control-hooks';
 import type { Conversation } from '../api/types';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { FieldError } from '../ui/states';
 
 /**
@@ -11,6 +12,8 @@ import { FieldError } from '../ui/states';
 export function ConversationTitle({ ws, conversation }: { ws: string; conversation: Conversation }) {
   const rename = useRenameConversation(ws);
   const [draft, setDraft] = useState<string | null>(null);
+  // TEAM-2: renaming is a member's; a viewer sees the title only.
+  const { canDecide } = useWorkspaceRole(ws);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (draft === null) return;
@@ -25,6 +28,7 @@ export function ConversationTitle({ ws, conversation }: { ws: string; conversati
     return (
       <div className="title-row">
         <h2 data-testid="conversation-title">{conversation.title}</h2>
+        {canDecide ? (
         <button type="button" className="btn btn-ghost btn-small" onClick={() => { rename.reset(); setDraft(conversation.title); }} aria-label="Rename conversation">
           {/* On a phone only the pencil shows, so the title keeps the line. */}
           <span aria-hidden="true" className="rename-icon">
@@ -32,6 +36,7 @@ export function ConversationTitle({ ws, conversation }: { ws: string; conversati
           </span>
           <span className="rename-word">Rename</span>
         </button>
+        ) : null}
       </div>
     );
   }

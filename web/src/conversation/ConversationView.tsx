@@ -7,6 +7,8 @@ import { navigate, paths } from '../app/router';
 import { ApprovalCard } from '../ui/ApprovalCard';
 import { ErrorBoundary } from '../ui/ErrorBoundary';
 import { QuestionCard } from '../ui/QuestionCard';
+import { ReadOnlyNote } from '../ui/ReadOnlyNote';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { Empty, ErrorState, Loading } from '../ui/states';
 import { BranchForm } from './BranchForm';
 import { Composer } from './Composer';
@@ -53,6 +55,8 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
   const agents = useAgents(ws);
   const approvals = usePendingApprovals(ws);
   const questions = usePendingQuestions(ws);
+  // TEAM-2: sending is a member's; a viewer reads the conversation and is told why there is no composer.
+  const { role, canDecide } = useWorkspaceRole(ws);
 
   const openPlan = (id: string | null) => navigate(paths.conversation(ws, conversation.id, id ?? undefined));
 
@@ -286,7 +290,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                   <RunOutcome key={`outcome-${entry.run.id}`} ws={ws} run={entry.run} agent={agentById.get(entry.run.agentId)} hasReply={repliedRunIds.has(entry.run.id)} />
                 ),
               )}
-              {lastFinishedRun && activeRuns.length === 0 && space.data ? <PlanReadyBoard key={`board-${lastFinishedRun.id}`} ws={ws} run={lastFinishedRun} space={space.data} conversationId={conversation.id} /> : null}
+              {canDecide && lastFinishedRun && activeRuns.length === 0 && space.data ? <PlanReadyBoard key={`board-${lastFinishedRun.id}`} ws={ws} run={lastFinishedRun} space={space.data} conversationId={conversation.id} /> : null}
               {activeRuns.map((run) => (
                 <LiveTurn key={run.id} ws={ws} run={run} agent={agentById.get(run.agentId)} />
               ))}
@@ -304,7 +308,9 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
               ))}
             </div>
             <RewindBanner ws={ws} conversationId={conversation.id} />
-            {space.data ? (
+            {!canDecide ? (
+              <ReadOnlyNote role={role} needs="member" what="sending" subject="this conversation" />
+            ) : space.data ? (
               <Composer ws={ws} space={space.data} conversationId={conversation.id} turnRunning={activeRuns.length > 0} goingTurn={goingTurn} />
             ) : space.isError ? (
               <ErrorState error={space.error} what="the space" />

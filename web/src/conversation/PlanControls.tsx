@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { errorMessage } from '../api/client';
 import { usePlanAction } from '../api/hooks';
 import type { Plan } from '../api/types';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { FieldError } from '../ui/states';
 import { formatDuration } from '../ui/cost-time';
 import { usePlanActuals } from './plan-actuals';
@@ -15,6 +16,8 @@ import { canResume, estimateAndSpent, planOutcome, planProgress } from './plan-v
 export function PlanControls({ ws, plan, testId, extra }: { ws: string; plan: Plan; testId: string; extra?: React.ReactNode }) {
   const action = usePlanAction(ws);
   const [confirmingStop, setConfirmingStop] = useState(false);
+  // TEAM-2: stopping and resuming a plan are a member's; a viewer sees its progress only.
+  const { canDecide } = useWorkspaceRole(ws);
   const actuals = usePlanActuals(ws, plan);
   const progress = planProgress(plan);
   if (!progress) return null;
@@ -30,12 +33,12 @@ export function PlanControls({ ws, plan, testId, extra }: { ws: string; plan: Pl
         </span>
         <span className="spacer" />
         {extra}
-        {progress.active && !confirmingStop ? (
+        {canDecide && progress.active && !confirmingStop ? (
           <button type="button" className="btn btn-danger btn-small" onClick={() => setConfirmingStop(true)} disabled={action.isPending}>
             Stop…
           </button>
         ) : null}
-        {canResume(plan) ? (
+        {canDecide && canResume(plan) ? (
           <button
             type="button"
             className="btn btn-small"
@@ -47,7 +50,7 @@ export function PlanControls({ ws, plan, testId, extra }: { ws: string; plan: Pl
           </button>
         ) : null}
       </div>
-      {progress.active && confirmingStop ? (
+      {canDecide && progress.active && confirmingStop ? (
         <div className="confirm" role="alertdialog" aria-label="Stop the plan?">
           <span>Stop this plan? Running steps are cancelled and the rest will not start. You can resume it later.</span>
           <button

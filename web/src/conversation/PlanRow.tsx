@@ -2,6 +2,7 @@ import { errorMessage } from '../api/client';
 import { usePlanAction } from '../api/hooks';
 import type { Agent, Plan } from '../api/types';
 import { Badge } from '../ui/badges';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { FieldError } from '../ui/states';
 import { nodeStateWord, planStatusWord } from '../ui/words';
 import { FinishedTurn } from './FinishedTurn';
@@ -17,7 +18,9 @@ const STEP_TONES: Record<string, 'neutral' | 'info' | 'ok' | 'warn' | 'bad'> = {
  */
 export function PlanRow({ ws, plan, steps = [], agentById, onOpen }: { ws: string; plan: Plan; steps?: PlanStepView[]; agentById?: Map<string, Agent>; onOpen: () => void }) {
   const action = usePlanAction(ws);
-  const awaiting = isAwaitingApproval(plan);
+  // TEAM-2: approving a plan is a member's; a viewer can still open it.
+  const { canDecide } = useWorkspaceRole(ws);
+  const awaiting = isAwaitingApproval(plan) && canDecide;
   const invalid = plan.errors.length > 0;
   const progress = planProgress(plan);
   const count = stepCount(plan);

@@ -29,6 +29,7 @@ import { usePlanActuals, type StepActual } from './plan-actuals';
 import { paths } from '../app/router';
 import { formatDuration } from '../ui/cost-time';
 import { Link } from '../ui/link';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { nodeStateWord, planStatusWord } from '../ui/words';
 
 type PlanNodeData = { node: PlanNode; selected: boolean };
@@ -126,7 +127,9 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
   );
 
   const invalid = plan.errors.length > 0;
-  const awaiting = isAwaitingApproval(plan);
+  // TEAM-2: approving, rejecting and cancelling a step are a member's; a viewer reads the plan.
+  const { canDecide } = useWorkspaceRole(ws);
+  const awaiting = isAwaitingApproval(plan) && canDecide;
   const selected = plan.nodes.find((node) => node.key === selectedKey) ?? null;
   const execution = planProgress(plan);
   const executing = execution?.active ?? false;
@@ -259,7 +262,7 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
                 ) : null}
               </dl>
               <p className="inspector-description">{selected.description || <span className="muted">No description.</span>}</p>
-              {executing && CANCELLABLE_NODE_STATES.has(selected.state ?? 'pending') ? (
+              {canDecide && executing && CANCELLABLE_NODE_STATES.has(selected.state ?? 'pending') ? (
                 <button type="button" className="btn btn-danger btn-small" onClick={() => action.mutate({ planId: plan.id, action: 'cancelNode', nodeKey: selected.key })} disabled={action.isPending}>
                   Cancel this step
                 </button>

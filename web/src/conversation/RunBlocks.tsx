@@ -3,6 +3,7 @@ import { useRunDetail, useLiveRun } from '../api/hooks';
 import { foldRunEvents, type TurnItem } from '../api/live-run';
 import type { Agent, Run, RunDetail } from '../api/types';
 import { modeLabelFor } from '../app/picker';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { Badge } from '../ui/badges';
 import { livenessWord, runStateWord } from '../ui/words';
 import { FinishedTurn } from './FinishedTurn';
@@ -33,6 +34,8 @@ export function LiveTurn({ ws, run, agent }: { ws: string; run: Run; agent: Agen
   const items = useLive ? live.items : detail.data ? (detail.data.events.length ? foldRunEvents(detail.data.events).items : itemsFromToolCalls(detail.data)) : live.items;
   // One state at a time: a paused turn reads "paused", never "running" and "paused" together.
   const paused = useRunControls(ws, run.id, true).data?.paused === true;
+  // TEAM-2: stopping, pausing, steering and taking over a turn are a member's; a viewer watches it.
+  const { canDecide } = useWorkspaceRole(ws);
   return (
     <article className="message message-assistant live-turn" data-testid="live-turn" aria-live="polite" aria-busy="true">
       <header className="message-header">
@@ -43,7 +46,7 @@ export function LiveTurn({ ws, run, agent }: { ws: string; run: Run; agent: Agen
         {run.liveness !== 'ok' ? <Badge tone="warn">{livenessWord(run.liveness)}</Badge> : null}
         {run.mode ? <span className="mode-chip" title="The mode this turn started in; it keeps it to the end">{modeLabelFor(run.mode, run.autonomy)}</span> : null}
       </header>
-      <RunControlBar ws={ws} run={run} />
+      {canDecide ? <RunControlBar ws={ws} run={run} /> : null}
       {items.length === 0 ? <div className="muted small">{paused ? 'Paused.' : 'Thinking…'}</div> : <TurnItems items={items} streaming waiting={run.liveness === 'blocked'} paused={paused} />}
     </article>
   );

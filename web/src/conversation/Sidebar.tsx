@@ -6,6 +6,7 @@ import { useUpdateConversation } from '../api/sidebar-hooks';
 import type { Conversation, Space } from '../api/types';
 import { spaceModeLabel } from '../app/picker';
 import { navigate, paths } from '../app/router';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { Link } from '../ui/link';
 import { Empty, ErrorState, FieldError, Loading } from '../ui/states';
 import { InlineRename } from './InlineRename';
@@ -37,6 +38,9 @@ export function Sidebar({ ws, activeSpaceId, activeConversationId }: { ws: strin
   const [showArchived, setShowArchived] = useState(false);
   const marks = useSidebarMarks(ws);
   const view: SidebarView = { query: query.trim().toLowerCase(), showArchived, marks };
+  // TEAM-2: creating, renaming and archiving a space are an admin's (a new chat creates a space too);
+  // starting, renaming and archiving a conversation are a member's. Others see the list as it is.
+  const { canAdminister } = useWorkspaceRole(ws);
   const archivedCount = spaces.data?.spaces.filter((space) => space.archivedAt !== null).length ?? 0;
   const chat = useStartChat(ws);
   const newChat = async () => {
@@ -51,12 +55,16 @@ export function Sidebar({ ws, activeSpaceId, activeConversationId }: { ws: strin
     <aside className="sidebar" aria-label="Spaces and conversations">
       <div className="pane-header">
         <h2>Spaces</h2>
-        <button type="button" className="btn btn-small btn-primary" onClick={() => void newChat()} disabled={chat.isPending} title="A new space with one conversation, in the mode you last chose">
-          New chat
-        </button>
-        <button type="button" className="btn btn-small" onClick={() => setCreating((value) => !value)} aria-expanded={creating}>
-          New space
-        </button>
+        {canAdminister ? (
+          <>
+            <button type="button" className="btn btn-small btn-primary" onClick={() => void newChat()} disabled={chat.isPending} title="A new space with one conversation, in the mode you last chose">
+              New chat
+            </button>
+            <button type="button" className="btn btn-small" onClick={() => setCreating((value) => !value)} aria-expanded={creating}>
+              New space
+            </button>
+          </>
+        ) : null}
       </div>
       {chat.error ? <FieldError message={errorMessage(chat.error)} /> : null}
       {creating ? <NewSpaceForm ws={ws} onDone={() => setCreating(false)} /> : null}
@@ -127,6 +135,7 @@ function SpaceItem({ ws, space, active, activeConversationId, view }: { ws: stri
   const starter = useStartConversation(ws);
   const update = useUpdateSpace(ws);
   const [renaming, setRenaming] = useState(false);
+  const { canDecide, canAdminister } = useWorkspaceRole(ws);
   const shown = (conversations.data?.conversations ?? []).filter((conversation) => view.showArchived || conversation.archivedAt === null || conversation.id === activeConversationId);
   // A matching space shows all its conversations; otherwise only the ones whose title matches.
   const spaceMatches = matches(space.name, view.query);
@@ -156,10 +165,12 @@ function SpaceItem({ ws, space, active, activeConversationId, view }: { ws: stri
             <span className={`mode-chip mode-${space.mode}`}>{spaceModeLabel(space)}</span>
           </span>
         </Link>
-        <SidebarItemMenu name={space.name} archived={archived} onRename={() => setRenaming(true)} onArchive={(next) => update.mutate({ spaceId: space.id, patch: { archived: next } })} />
-        <button type="button" className="icon-btn" aria-label={`New conversation in ${space.name}`} title="New conversation" onClick={() => void newConversation()} disabled={starter.isPending}>
-          +
-        </button>
+        {canAdminister ? <SidebarItemMenu name={space.name} archived={archived} onRename={() => setRenaming(true)} onArchive={(next) => update.mutate({ spaceId: space.id, patch: { archived: next } })} /> : null}
+        {canDecide ? (
+          <button type="button" className="icon-btn" aria-label={`New conversation in ${space.name}`} title="New conversation" onClick={() => void newConversation()} disabled={starter.isPending}>
+            +
+          </button>
+        ) : null}
       </div>
       {update.isError ? <FieldError message={errorMessage(update.error)} /> : null}
       {list.length > 0 ? (
@@ -178,6 +189,7 @@ function ConversationItem({ ws, conversation, all, activeId, depth, marks }: { w
   const active = conversation.id === activeId;
   const update = useUpdateConversation(ws);
   const [renaming, setRenaming] = useState(false);
+  const { canDecide } = useWorkspaceRole(ws);
   const archived = conversation.archivedAt !== null;
   const title = conversation.title || 'Untitled';
   return (
@@ -194,7 +206,7 @@ function ConversationItem({ ws, conversation, all, activeId, depth, marks }: { w
             <SidebarMarks running={marks.running.has(conversation.id)} waiting={marks.waiting.get(conversation.id) ?? 0} />
             {archived ? <span className="sidebar-archived-label">archived</span> : null}
           </span>
-          <SidebarItemMenu name={title} archived={archived} onRename={() => setRenaming(true)} onArchive={(next) => update.mutate({ conversationId: conversation.id, patch: { archived: next } })} />
+          {canDecide ? <SidebarItemMenu name={title} archived={archived} onRename={() => setRenaming(true)} onArchive={(next) => update.mutate({ conversationId: conversation.id, patch: { archived: next } })} /> : null}
         </div>
       )}
       {update.isError && !renaming ? <FieldError message={errorMessage(update.error)} /> : null}

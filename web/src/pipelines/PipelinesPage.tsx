@@ -28,7 +28,7 @@ export function PipelinesPage({ ws }: { ws: string }) {
   const recent = useRecentPipelineRuns(ws);
   const start = useStartPipelineRun(ws);
   // TEAM-2: creating and editing a pipeline is the admin's (the routes' declared role); others see the list as it is.
-  const { role, canAdminister } = useWorkspaceRole(ws);
+  const { role, canDecide, canAdminister } = useWorkspaceRole(ws);
   return (
     <main className="page pipelines-page" aria-label="Pipelines">
       <div className="pipelines-title">
@@ -65,9 +65,12 @@ export function PipelinesPage({ ws }: { ws: string }) {
                       Edit
                     </Link>
                   ) : null}
-                  <button type="button" className="btn btn-small" disabled={start.isPending} onClick={() => start.mutate(pipeline.id)}>
-                    Run now
-                  </button>
+                  {/* Starting a run is a member's (the route's declared role); a viewer reads the runs. */}
+                  {canDecide ? (
+                    <button type="button" className="btn btn-small" disabled={start.isPending} onClick={() => start.mutate(pipeline.id)}>
+                      Run now
+                    </button>
+                  ) : null}
                 </div>
               </div>
               <div className="inline small" data-testid="pipeline-triggers">
