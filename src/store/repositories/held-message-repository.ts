@@ -58,7 +58,9 @@ export async function claimHeldMessages(
         ]),
       );
   }
-  await update.execute();
+  // The holder token is this claim's own: nothing updated, nothing to read (a heartbeat's sweep, nearly always).
+  const { numUpdatedRows } = await update.executeTakeFirst();
+  if (Number(numUpdatedRows) === 0) return [];
   const rows = await db.selectFrom('held_messages').selectAll().where('claimed_by', '=', holder).orderBy('created_at').orderBy('id').execute();
   return rows.map((row) => ({
     id: row.id,
