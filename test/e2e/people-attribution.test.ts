@@ -222,6 +222,18 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     // sidebar that creates, renames or archives a space or a conversation (the server would refuse it).
     const readSpace = (await api('POST', '/spaces', { name: `Read ${run}` })).body;
     const readConversation = (await api('POST', `/spaces/${readSpace.id}/conversations`, { title: `Read only ${run}` })).body;
+    // One finished exchange, so each message would carry its Branch / Rewind controls.
+    model.script(reply().text('Noted for the readers.'));
+    expect((await api('POST', `/conversations/${readConversation.id}/messages`, { text: 'note this' })).status).toBe(202);
+    await expect.poll(async () => (await api('GET', `/conversations/${readConversation.id}/messages`)).body.messages.length, { timeout: 60_000 }).toBeGreaterThanOrEqual(2);
+    const conversationControls = () =>
+      dana.page.locator('main').evaluate((main) => ({
+        buttons: [...main.querySelectorAll('button')]
+          .filter((control) => !control.matches(':disabled'))
+          .map((control) => control.textContent?.trim() ?? '')
+          .filter((name) => /^(branch|rewind|share)/i.test(name)),
+        enabledSelects: [...main.querySelectorAll('[data-testid="space-mode-bar"] select')].filter((select) => !select.matches(':disabled')).length,
+      }));
     await dana.page.goto(`${server.url}/w/${workspaceId}/c/${readConversation.id}`);
     await dana.page.getByTestId('read-only-note').filter({ hasText: 'You can read this conversation; sending needs the member role.' }).waitFor({ timeout: 60_000 });
     await dana.page.getByRole('complementary', { name: 'Spaces and conversations' }).locator(`[data-conversation-id="${readConversation.id}"]`).waitFor({ timeout: 60_000 });
@@ -235,6 +247,11 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     await expect.poll(sidebarControls, { timeout: 30_000, message: 'viewer in the sidebar' }).toEqual([]);
     await expect.poll(() => dana.page.getByRole('textbox', { name: 'Message' }).count(), { timeout: 30_000 }).toBe(0);
     await expect.poll(() => dana.page.getByRole('button', { name: 'Rename conversation' }).count(), { timeout: 30_000 }).toBe(0);
+    // No Branch / Rewind / Share and no mode or dial to pick (the space's change is an admin's): both read as words.
+    await dana.page.getByTestId('message').filter({ hasText: 'Noted for the readers.' }).waitFor({ timeout: 60_000 });
+    await expect.poll(conversationControls, { timeout: 30_000, message: 'viewer in the conversation' }).toEqual({ buttons: [], enabledSelects: 0 });
+    await dana.page.getByTestId('space-mode-text').filter({ hasText: 'Mode:' }).waitFor({ timeout: 60_000 });
+    await dana.page.getByTestId('space-autonomy-text').filter({ hasText: 'Autonomy:' }).waitFor({ timeout: 60_000 });
 
     const member = await invitePerson(server, workspaceId, 'member', 'Mo');
     await signInAs(member.token);
@@ -242,6 +259,11 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     // A member keeps the composer in the same conversation.
     await dana.page.goto(`${server.url}/w/${workspaceId}/c/${readConversation.id}`);
     await dana.page.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 60_000 });
+    // ...and branches, rewinds and shares it (a member's), but still reads the space's mode and dial (an admin's).
+    await expect
+      .poll(async () => (await conversationControls()).buttons.sort(), { timeout: 60_000, message: 'member in the conversation' })
+      .toEqual(['Branch from here', 'Branch from here', 'Branch…', 'Rewind to before this', 'Share…']);
+    await expect.poll(async () => (await conversationControls()).enabledSelects, { timeout: 30_000 }).toBe(0);
 
     // The member's Inbox still offers the decision, and it counts as theirs.
     await dana.page.goto(`${server.url}/w/${workspaceId}/inbox`);

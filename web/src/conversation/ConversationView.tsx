@@ -235,10 +235,15 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
                 Changes
               </button>
             )}
-            <button type="button" className="btn btn-small" onClick={() => setBranchFrom(null)} aria-expanded={branchFrom !== undefined}>
-              Branch…
-            </button>
-            <ShareControl ws={ws} conversationId={conversation.id} />
+            {/* TEAM-2: branching and making share links are a member's (the routes' declared role). */}
+            {canDecide ? (
+              <>
+                <button type="button" className="btn btn-small" onClick={() => setBranchFrom(null)} aria-expanded={branchFrom !== undefined}>
+                  Branch…
+                </button>
+                <ShareControl ws={ws} conversationId={conversation.id} />
+              </>
+            ) : null}
           </div>
         </header>
         {space.data ? <SpaceModeBar ws={ws} space={space.data} /> : null}
@@ -263,7 +268,7 @@ export function ConversationView({ ws, conversation, planId }: { ws: string; con
               ) : messages.isError ? (
                 <ErrorState error={messages.error} what={isMissingRoute(messages.error) ? 'Messages' : 'messages'} retry={() => void messages.refetch()} />
               ) : timeline.length === 0 && activeRuns.length === 0 ? (
-                <Empty title="No messages yet">Write below. The space's default agent (or the CEO) answers; start with @name to address another.</Empty>
+                <Empty title="No messages yet">{canDecide ? "Write below. The space's default agent (or the CEO) answers; start with @name to address another." : 'Nothing here yet.'}</Empty>
               ) : null}
               {timeline.map((entry) =>
                 entry.kind === 'message' ? (

@@ -6,6 +6,7 @@ import { FinishedTurn } from './FinishedTurn';
 import { MessageAttachments } from './MessageAttachments';
 import { isModeChangeNote, ModeChangeNote } from './ModeChangeNote';
 import { RewindButton } from './RewindControls';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 
 /**
  * RLY-1: every message shows the mode (picker value) it was sent in. An agent's reply carries no
@@ -18,6 +19,8 @@ function sentInLabel(message: Message, run: Run | undefined): string | null {
 }
 
 export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string; message: Message; agent: Agent | undefined; run: Run | undefined; onBranch: () => void }) {
+  // TEAM-2: rewinding and branching are a member's (the routes' declared role); a viewer reads the message.
+  const { canDecide } = useWorkspaceRole(ws);
   if (isModeChangeNote(message)) return <ModeChangeNote ws={ws} message={message} />;
   // HAR-5: an operator's message with a run is one that went to a going turn (running, or waiting for approval), as steering.
   const steering = message.role === 'user' && message.runId !== null;
@@ -41,10 +44,12 @@ export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string;
           {new Date(message.createdAt).toLocaleTimeString()}
         </time>
         <span className="spacer" />
-        {message.role === 'user' && message.authorKind === 'operator' ? <RewindButton ws={ws} message={message} /> : null}
-        <button type="button" className="btn btn-ghost btn-small message-branch" onClick={onBranch} title="Start a branch from this message">
-          Branch from here
-        </button>
+        {canDecide && message.role === 'user' && message.authorKind === 'operator' ? <RewindButton ws={ws} message={message} /> : null}
+        {canDecide ? (
+          <button type="button" className="btn btn-ghost btn-small message-branch" onClick={onBranch} title="Start a branch from this message">
+            Branch from here
+          </button>
+        ) : null}
       </header>
       {message.runId && message.role === 'assistant' ? (
         <FinishedTurn ws={ws} runId={message.runId} conversationId={message.conversationId} replyText={message.content} />

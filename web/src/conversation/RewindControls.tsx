@@ -3,6 +3,7 @@ import type { ConversationRewind } from '@server/schemas/rewind';
 import { api, errorMessage } from '../api/client';
 import { keys } from '../api/keys';
 import type { Message } from '../api/types';
+import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { FieldError } from '../ui/states';
 
 const rewindsKey = (ws: string, conversationId: string) => ['ws', ws, 'rewinds', conversationId] as const;
@@ -55,6 +56,8 @@ export function RewindBanner({ ws, conversationId }: { ws: string; conversationI
     mutationFn: (rewindId: string) => api.post<ConversationRewind>(`${conversationPath(ws, conversationId)}/rewinds/${encodeURIComponent(rewindId)}/restore`),
     onSuccess: changed,
   });
+  // TEAM-2: restoring is a member's (the route's declared role); a viewer still reads what was rewound.
+  const { canDecide } = useWorkspaceRole(ws);
   const open = (rewinds.data?.rewinds ?? []).filter((rewind) => rewind.restoredAt === null);
   if (open.length === 0) return null;
   return (
@@ -63,9 +66,11 @@ export function RewindBanner({ ws, conversationId }: { ws: string; conversationI
         <li key={rewind.id} className="small" data-testid="rewind-entry">
           Rewound: {rewind.archivedMessages} message{rewind.archivedMessages === 1 ? '' : 's'} archived
           {rewind.checkpointCommit ? `, checkout back at ${rewind.checkpointCommit.slice(0, 12)}` : ''}.{' '}
-          <button type="button" className="btn btn-small" data-testid="restore-rewind" disabled={restore.isPending} onClick={() => restore.mutate(rewind.id)}>
-            Restore
-          </button>
+          {canDecide ? (
+            <button type="button" className="btn btn-small" data-testid="restore-rewind" disabled={restore.isPending} onClick={() => restore.mutate(rewind.id)}>
+              Restore
+            </button>
+          ) : null}
         </li>
       ))}
       {restore.error ? <FieldError message={errorMessage(restore.error)} /> : null}

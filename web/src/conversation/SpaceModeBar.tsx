@@ -14,7 +14,7 @@ const LEVELS = ['proposeOnly', 'askFirst', 'actWithApproval', 'actFreely'] as co
 /**
  * The space's mode and autonomy dial, in the conversation's header (MODE-4, POL-5): both are always
  * in sight — picking Ask in the composer moves the dial, approving a plan leaves Plan mode — and an
- * admin changes either here. The server says each change in the conversation.
+ * admin changes either here; others read both. The server says each change in the conversation.
  */
 export function SpaceModeBar({ ws, space }: { ws: string; space: Space }) {
   const client = useQueryClient();
@@ -25,8 +25,19 @@ export function SpaceModeBar({ ws, space }: { ws: string; space: Space }) {
     // The answer can land after a newer `space.updated` (a rename made meanwhile): never put the older space back.
     onSuccess: (updated) => writeFresherSpace(client, ws, updated),
   });
-  const locked = !canAdminister || change.isPending;
-  const lockedWhy = canAdminister ? undefined : 'Only an admin of this workspace changes the space’s mode and autonomy';
+  // TEAM-2: changing the space is an admin's (the route's declared role); everyone else reads the
+  // mode and the dial as plain words, so nothing looks like a control that the server would refuse.
+  if (!canAdminister) {
+    return (
+      <div className="space-mode-bar small" data-testid="space-mode-bar" role="group" aria-label={`Mode and autonomy of ${space.name}`}>
+        <span data-testid="space-mode-text">Mode: {space.mode === 'review' ? 'Review (read-only)' : MODE_LABELS[space.mode]}</span>
+        <span data-testid="space-autonomy-text" title={autonomyExplained(space.autonomy)}>
+          Autonomy: {AUTONOMY_LABELS[space.autonomy]}
+        </span>
+      </div>
+    );
+  }
+  const locked = change.isPending;
   return (
     <div className="space-mode-bar small" data-testid="space-mode-bar" role="group" aria-label={`Mode and autonomy of ${space.name}`}>
       {space.mode === 'review' ? (
@@ -36,7 +47,7 @@ export function SpaceModeBar({ ws, space }: { ws: string; space: Space }) {
           <label htmlFor={`${id}-mode`} className="muted">
             Mode
           </label>
-          <select id={`${id}-mode`} data-testid="space-mode" value={space.mode} disabled={locked} title={lockedWhy} onChange={(event) => change.mutate({ mode: event.target.value as Space['mode'] })}>
+          <select id={`${id}-mode`} data-testid="space-mode" value={space.mode} disabled={locked} onChange={(event) => change.mutate({ mode: event.target.value as Space['mode'] })}>
             {PICKABLE_MODES.map((mode) => (
               <option key={mode} value={mode}>
                 {MODE_LABELS[mode]}
@@ -54,7 +65,7 @@ export function SpaceModeBar({ ws, space }: { ws: string; space: Space }) {
           data-testid="space-autonomy"
           value={space.autonomy}
           disabled={locked}
-          title={lockedWhy ?? autonomyExplained(space.autonomy)}
+          title={autonomyExplained(space.autonomy)}
           onChange={(event) => change.mutate({ autonomy: event.target.value as Space['autonomy'] })}
         >
           {LEVELS.map((level) => (
