@@ -11,6 +11,7 @@ import { registeredRoutes, type RegisteredRoute } from '../../src/server/route-a
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
 import { JOINERS, PREFIXES, SUFFIXES, pathVariants, spell, type SegmentSpelling } from '../support/path-variants.js';
 import { rawRequest, type RawResponse } from '../support/raw-request.js';
+import { comparableReadBody } from '../support/comparable-read.js';
 
 const SECRET = 'Secret-Marker';
 const REMOTE_ID = '0123456789abcdef';
@@ -66,10 +67,7 @@ async function snapshot(): Promise<string> {
   for (const route of reads) {
     // Raw text: some reads answer CSV or Markdown, not JSON.
     const response = await rawRequest(server.url, 'GET', fill(route.url), { headers: { authorization: `Bearer ${server.token}` } });
-    // The list of people here is stamped with the time it was read (the web app keeps the fresher of
-    // two lists by it), so that stamp changes between two reads while the list does not.
-    const body = route.url.endsWith('/presence/operators') ? response.body.replace(/"updatedAt":"[^"]*"/, '"updatedAt":"(read time)"') : response.body;
-    parts.push(`${route.url} ${response.status} ${body}`);
+    parts.push(`${route.url} ${response.status} ${comparableReadBody(route.url, response.body)}`);
   }
   return parts.sort().join('\n');
 }

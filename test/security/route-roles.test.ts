@@ -10,6 +10,7 @@ import { registeredRoutes, type RegisteredRoute } from '../../src/server/route-a
 import { rankOf, type RouteRole } from '../../src/services/people/role-rank.js';
 import { invitePerson, type InvitedPerson } from '../support/people-fixture.js';
 import { rawRequest, type RawResponse } from '../support/raw-request.js';
+import { comparableReadBody } from '../support/comparable-read.js';
 import { createSeededWorkspace, startTestServer, type TestServer } from '../support/test-server.js';
 
 let server: TestServer;
@@ -39,7 +40,7 @@ async function snapshot(): Promise<string> {
   for (const route of personRoutes().filter((route) => route.method === 'GET' && !route.url.endsWith('/events') && route.url !== '/mcp' && route.url !== '/metrics')) {
     for (const workspaceId of route.url.includes(':workspaceId') ? [inside, outside] : [inside]) {
       const response = await rawRequest(server.url, 'GET', fill(route.url, workspaceId), { headers: { authorization: `Bearer ${server.token}` } });
-      parts.push(`${route.url} ${response.status} ${response.body}`);
+      parts.push(`${route.url} ${response.status} ${comparableReadBody(route.url, response.body)}`);
     }
   }
   return parts.sort().join('\n');
