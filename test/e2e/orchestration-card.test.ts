@@ -30,8 +30,10 @@ describe('web app: the orchestration proposal card (ORC-1..3)', { timeout: BROWS
     const app = server.running.app;
     const launcher = new RecordingLauncher();
     await app.orchestrations.useLauncher(launcher);
+    const clocked = app.orchestrations as unknown as { now: () => number };
+    const realNow = clocked.now;
     let clock = Date.now();
-    (app.orchestrations as unknown as { now: () => number }).now = () => clock;
+    clocked.now = () => clock;
 
     const space = (await server.api('POST', `/api/workspaces/${ws}/spaces`, { name: 'Billing', mode: 'orchestrate' })).body;
     const conversation = (await server.api('POST', `/api/workspaces/${ws}/spaces/${space.id}/conversations`, { title: 'Billing export' })).body;
@@ -43,6 +45,8 @@ describe('web app: the orchestration proposal card (ORC-1..3)', { timeout: BROWS
     revised.subTickets = revised.subTickets.map((ticket) => (ticket.key === 'api' ? { ...ticket, title: 'Export API' } : ticket));
     revised.budget = { estimatedUsd: 4, maxUsd: 12 };
     expect((await app.orchestrations.propose({ ...base, proposal: revised })).ok).toBe(true);
+    // Back to the server's clock: a card is placed in its conversation by time, beside messages stamped by it.
+    clocked.now = realNow;
 
     const { page } = ui;
     await page.goto(`${server.url}/w/${ws}/c/${conversation.id}`);
