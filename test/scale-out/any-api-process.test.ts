@@ -8,6 +8,7 @@ import { BROWSER_TEST_TIMEOUT_MS, launchBrowser } from '../support/e2e/browser.j
 import { ensureWebBuild } from '../support/e2e/ensure-web-build.js';
 import { freshTestDatabase } from '../support/test-database.js';
 import { makeDataRoot, startTestServer, type TestServer } from '../support/test-server.js';
+import { comparableReadBody } from '../support/comparable-read.js';
 
 /**
  * NF-SCALE (SPEC §15, "stateless"): every view and action gives the same answer through any API
@@ -34,7 +35,7 @@ const ws = (path: string) => `/api/workspaces/${workspaceId}${path}`;
 async function alike<T = any>(path: string, done: (body: T) => boolean): Promise<T> {
   const [one] = await pollUntil(
     async () => [(await apiOne.api('GET', ws(path))).body, (await apiTwo.api('GET', ws(path))).body] as [T, T],
-    ([one, two]) => JSON.stringify(one) === JSON.stringify(two) && done(one),
+    ([one, two]) => comparableReadBody(path, JSON.stringify(one)) === comparableReadBody(path, JSON.stringify(two)) && done(one),
     30_000,
   );
   return one;
