@@ -120,24 +120,31 @@ describe('a second message while a turn waits for approval', () => {
   });
 });
 
+type ClaudeCodeFixture = Awaited<ReturnType<typeof startClaudeCodeFixture>>;
+
+/** A first turn whose answer waits for `release`, and a second question posted while it runs. */
+async function holdSecondQuestion(f: ClaudeCodeFixture, firstAnswer: string, secondAnswer: string) {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  f.model.script(
+    reply(async () => {
+      await held;
+      return reply().text(firstAnswer);
+    }),
+    reply().text(secondAnswer),
+  );
+  const firstRun = await f.send('first question');
+  await f.model.waitForRequests(1, 60_000);
+  const base = `/api/workspaces/${f.workspaceId}`;
+  const second = await f.api('POST', `${base}/conversations/${f.conversationId}/messages`, { text: 'second question', agentId: f.agentId });
+  return { firstRun, base, release, second };
+}
+
 describe('a message while a turn whose runtime cannot be steered is running', () => {
   it('is held and starts the next turn once that turn has ended — recorded then, so it and its answer come after the first answer', async () => {
     const f = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     try {
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      f.model.script(
-        reply(async () => {
-          await held;
-          return reply().text('First answer.');
-        }),
-        reply().text('Second answer.'),
-      );
-      const firstRun = await f.send('first question');
-      await f.model.waitForRequests(1, 60_000);
-
-      const base = `/api/workspaces/${f.workspaceId}`;
-      const second = await f.api('POST', `${base}/conversations/${f.conversationId}/messages`, { text: 'second question', agentId: f.agentId });
+      const { firstRun, base, release, second } = await holdSecondQuestion(f, 'First answer.', 'Second answer.');
       expect(second.status).toBe(202);
       expect(second.body).toMatchObject({ message: null, run: null, startsAfterRunId: firstRun });
       expect((await f.api('GET', `${base}/runs?conversationId=${f.conversationId}`)).body.runs.map((run: any) => run.id)).toEqual([firstRun]);
@@ -162,20 +169,11 @@ describe('a message while a turn whose runtime cannot be steered is running', ()
   it('is stored before the answer: a restart before that turn ends loses nothing — the new server records it and starts its turn', async () => {
     const f = await startClaudeCodeFixture({ mode: 'chat', transport: { sandbox: 'none', allowUnsandboxed: true } });
     let restarted: { app: ControlCenter; server: Awaited<ReturnType<typeof buildServer>> } | null = null;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    let release = (): void => undefined;
     try {
-      f.model.script(
-        reply(async () => {
-          await held;
-          return reply().text('never read');
-        }),
-        reply().text('Answer after the restart.'),
-      );
-      const firstRun = await f.send('first question');
-      await f.model.waitForRequests(1, 60_000);
-      const base = `/api/workspaces/${f.workspaceId}`;
-      const second = await f.api('POST', `${base}/conversations/${f.conversationId}/messages`, { text: 'second question', agentId: f.agentId });
+      const holding = await holdSecondQuestion(f, 'never read', 'Answer after the restart.');
+      const { firstRun, base, second } = holding;
+      release = holding.release;
       expect(second.body).toMatchObject({ message: null, run: null, startsAfterRunId: firstRun });
 
       // The server stops while the first turn still runs (the turn is cut short with it).
