@@ -4,10 +4,12 @@ import type { Reporter, TestModule } from 'vitest/node';
 /**
  * Prints one plain closing line, `N passed, N failed, N skipped`, after vitest's own summary so
  * CI can read the outcome without knowing vitest's format. Above it, each test that passed only on a
- * retry (vitest.config.ts allows one) is named: a retry hides nothing.
+ * retry (vitest.config.ts allows one) is named: a retry hides nothing. An error thrown outside any
+ * test fails the run with every test passed; vitest prints it far above, so its message and the top
+ * of its stack are repeated here, where a reader of the log's last lines looks.
  */
 export default class ClosingLineReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown> = []): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -25,6 +27,20 @@ export default class ClosingLineReporter implements Reporter {
     if (passedOnRetry.length > 0) {
       process.stdout.write(`\nPassed only on a retry (a race to find and fix):\n${passedOnRetry.map((name) => `  ${name}`).join('\n')}\n`);
     }
+    if (unhandledErrors.length > 0) {
+      process.stdout.write(`\nErrors outside any test (they fail the run):\n${unhandledErrors.map(describeError).join('\n')}\n`);
+    }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
+}
+
+/** An unhandled error in a few lines: its name and message, the top of its stack, the test file it came from. */
+function describeError(error: unknown): string {
+  const record = (typeof error === 'object' && error !== null ? error : { message: String(error) }) as { name?: string; message?: string; stack?: string; stacks?: Array<{ file: string; line: number; method: string }>; VITEST_TEST_PATH?: string };
+  const head = `  ${record.name ?? 'Error'}: ${record.message ?? ''}`;
+  const frames = record.stacks?.length
+    ? record.stacks.slice(0, 6).map((frame) => `    at ${frame.method || '<anonymous>'} (${relative(process.cwd(), frame.file)}:${frame.line})`)
+    : (record.stack ?? '').split('\n').slice(1, 7).map((line) => `    ${line.trim()}`);
+  const origin = record.VITEST_TEST_PATH ? [`    while running ${relative(process.cwd(), record.VITEST_TEST_PATH)}`] : [];
+  return [head, ...frames, ...origin].join('\n');
 }
