@@ -11,7 +11,7 @@ function notify() {
 }
 
 /**
- * A page with unsaved edits (the agent editor) registers a guard: it is asked before the app
+ * A page with unsaved edits (the agent and pipeline editors, through useUnsavedChangesGuard) registers a guard: it is asked before the app
  * navigates away, and on Back; returning false stays. The browser's own unload prompt covers reload.
  */
 let leaveGuard: (() => boolean) | null = null;

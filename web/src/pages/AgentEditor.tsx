@@ -3,7 +3,8 @@ import { ApiError, errorMessage } from '../api/client';
 import { useDeleteAgent, useHonestyMatrix, useUpdateAgent } from '../api/hooks';
 import type { Agent, AgentPatch } from '../api/types';
 import { KNOWN_ACP_AGENTS } from '@server/core/relay/known-acp-agents';
-import { navigate, paths, setLeaveGuard } from '../app/router';
+import { navigate, paths } from '../app/router';
+import { useUnsavedChangesGuard } from '../app/use-unsaved-changes-guard';
 import { AgentStateBadge } from '../ui/badges';
 import { FieldError } from '../ui/states';
 import { TagInput } from '../ui/TagInput';
@@ -126,23 +127,7 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
     }
   }
 
-  // Leaving with unsaved edits asks first: in-app links and Back (router guard), reload and close (beforeunload).
-  const releaseGuard = useRef<() => void>(() => undefined);
-  useEffect(() => {
-    if (!dirty) return undefined;
-    const release = setLeaveGuard(() => window.confirm(`Discard your unsaved changes to ${agent.name}?`));
-    const onUnload = (event: BeforeUnloadEvent) => {
-      event.preventDefault();
-      // Older browsers show the prompt only when returnValue is set.
-      event.returnValue = '';
-    };
-    window.addEventListener('beforeunload', onUnload);
-    releaseGuard.current = () => {
-      release();
-      window.removeEventListener('beforeunload', onUnload);
-    };
-    return releaseGuard.current;
-  }, [dirty, agent.name]);
+  const releaseGuard = useUnsavedChangesGuard(dirty, `Discard your unsaved changes to ${agent.name}?`);
 
   // A failed save puts the cursor in the first field the server named, so it can be fixed at once.
   const form = useRef<HTMLFormElement>(null);
@@ -360,7 +345,7 @@ export function AgentEditor({ ws, agent, agents }: { ws: string; agent: Agent; a
               onClick={async () => {
                 try {
                   await remove.mutateAsync(agent.id);
-                  releaseGuard.current();
+                  releaseGuard();
                   navigate(paths.agents(ws));
                 } catch {
                   // shown below

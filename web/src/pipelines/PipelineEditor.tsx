@@ -1,8 +1,9 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import './pipeline-editor.css';
 import { useAgents } from '../api/hooks';
 import type { Agent } from '../api/types';
-import { navigate, paths, setLeaveGuard } from '../app/router';
+import { navigate, paths } from '../app/router';
+import { useUnsavedChangesGuard } from '../app/use-unsaved-changes-guard';
 import { useWorkspaceRole } from '../settings/people/people-hooks';
 import { Link } from '../ui/link';
 import { ReadOnlyFieldset } from '../ui/ReadOnlyFieldset';
@@ -69,22 +70,7 @@ function PipelineEditor({ ws, pipelineId, initial, agents, editableSource }: { w
   const stepNames = nodes.map((node) => text(node.key));
   const readOnly = !canAdminister || !editableSource;
 
-  // Leaving with unsaved edits asks first (in-app links and Back through the router, reload and close through the browser).
-  const releaseGuard = useRef<() => void>(() => undefined);
-  useEffect(() => {
-    if (!dirty || readOnly) return undefined;
-    const release = setLeaveGuard(() => window.confirm('Discard your unsaved changes to this pipeline?'));
-    const onUnload = (event: BeforeUnloadEvent) => {
-      event.preventDefault();
-      event.returnValue = '';
-    };
-    window.addEventListener('beforeunload', onUnload);
-    releaseGuard.current = () => {
-      release();
-      window.removeEventListener('beforeunload', onUnload);
-    };
-    return releaseGuard.current;
-  }, [dirty, readOnly]);
+  const releaseGuard = useUnsavedChangesGuard(dirty && !readOnly, 'Discard your unsaved changes to this pipeline?');
 
   const change = (next: PipelineDraft) => {
     setDraft(next);
@@ -106,7 +92,7 @@ function PipelineEditor({ ws, pipelineId, initial, agents, editableSource }: { w
     const sent = draft;
     save.mutate(sent, {
       onSuccess: (answer) => {
-        releaseGuard.current();
+        releaseGuard();
         // A new webhook's secret is shown this once: stay until the person has taken it.
         if (answer.webhookSecret) setWebhookSecret(answer.webhookSecret);
         else navigate(paths.pipelines(ws));
