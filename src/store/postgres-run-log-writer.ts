@@ -1,24 +1,37 @@
-import type { Insertable, Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import type { RunLogSink, RunLogWriteFailure } from './run-log-sink.js';
 import type { WorkspaceSchema } from './workspace-schema.js';
 
 type RunEventRow = Insertable<WorkspaceSchema['run_events']>;
 
+/** What one queued write does to a tool call's row: its start, its policy decision or its end. */
+interface ToolCallChange {
+  id: string;
+  started?: { run_id: string; name: string; input: string; started_at: string };
+  decided?: { decision: string; decided_by: string; classes: string };
+  ended?: { output: string | null; is_error: number; executed: number; ended_at: string };
+}
+
 /** One queued row change, with what it was for the failure report. */
 interface PendingWrite {
   what: string;
+  /** The write on its own: used when the batch's one statement fails, to find the rows that cannot be written. */
   apply: (db: Kysely<WorkspaceSchema>) => Promise<unknown>;
   onError: RunLogWriteFailure;
-  /** A run-log line: written together with the lines queued next to it, in one statement. */
-  eventRow?: RunEventRow;
+  /** A run-log line: written with the batch's other lines in one multi-row insert. */
+  line?: RunEventRow;
+  toolCall?: ToolCallChange;
 }
 
 /**
  * The run-log writer on PostgreSQL (HAR-6): the same contract as the SQLite `RunLogWriter` — the
- * writes of one event-loop turn go in one transaction on the next turn, in the order they were
- * queued; a failed batch is retried write by write so only the rows that really cannot be written
- * are lost, each reported to its run. Batches are written one after the other (a flush waits for the
- * one before it), so order holds across batches too.
+ * writes of one event-loop turn are written together on the next turn; a failed batch is retried
+ * write by write so only the rows that really cannot be written are lost, each reported to its run.
+ * Batches are written one after the other (a flush waits for the one before it), so order holds
+ * across batches too. NF-SCALE: a batch is ONE statement whatever it holds (each statement is a
+ * round trip that wakes the database and this process, and a transaction adds two more): its lines
+ * are one insert, a tool call started in the batch is inserted with its decision and end already
+ * applied, and the decisions and ends of calls started earlier are one update.
  */
 export class PostgresRunLogWriter implements RunLogSink {
   private pending: PendingWrite[] = [];
@@ -29,33 +42,39 @@ export class PostgresRunLogWriter implements RunLogSink {
 
   appendEvent(runId: string, sequence: number, type: string, data: string, at: string, onError: RunLogWriteFailure): void {
     const row = { run_id: runId, sequence, type, data, at };
-    this.enqueue(`event ${type}`, onError, (db) => db.insertInto('run_events').values(row).execute(), row);
+    this.enqueue({ what: `event ${type}`, onError, apply: (db) => db.insertInto('run_events').values(row).execute(), line: row });
   }
 
   toolCallStarted(runId: string, callId: string, name: string, input: string, at: string, onError: RunLogWriteFailure): void {
-    this.enqueue(`tool call ${callId} started`, onError, (db) =>
-      db
-        .insertInto('tool_calls')
-        .values({ id: `${runId}:${callId}`, run_id: runId, name, input, executed: 0, started_at: at })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .execute(),
-    );
+    const id = `${runId}:${callId}`;
+    this.enqueue({
+      what: `tool call ${callId} started`,
+      onError,
+      apply: (db) => db.insertInto('tool_calls').values({ id, run_id: runId, name, input, executed: 0, started_at: at }).onConflict((conflict) => conflict.column('id').doNothing()).execute(),
+      toolCall: { id, started: { run_id: runId, name, input, started_at: at } },
+    });
   }
 
   toolCallDecided(runId: string, callId: string, decision: string, decidedBy: string, classes: string, onError: RunLogWriteFailure): void {
-    this.enqueue(`tool call ${callId} decided`, onError, (db) =>
-      db.updateTable('tool_calls').set({ decision, decided_by: decidedBy, classes }).where('id', '=', `${runId}:${callId}`).execute(),
-    );
+    const id = `${runId}:${callId}`;
+    const decided = { decision, decided_by: decidedBy, classes };
+    this.enqueue({
+      what: `tool call ${callId} decided`,
+      onError,
+      apply: (db) => db.updateTable('tool_calls').set(decided).where('id', '=', id).execute(),
+      toolCall: { id, decided },
+    });
   }
 
   toolCallEnded(runId: string, callId: string, output: string | null, isError: boolean, executed: boolean, at: string, onError: RunLogWriteFailure): void {
-    this.enqueue(`tool call ${callId} ended`, onError, (db) =>
-      db
-        .updateTable('tool_calls')
-        .set({ output, is_error: isError ? 1 : 0, executed: executed ? 1 : 0, ended_at: at })
-        .where('id', '=', `${runId}:${callId}`)
-        .execute(),
-    );
+    const id = `${runId}:${callId}`;
+    const ended = { output, is_error: isError ? 1 : 0, executed: executed ? 1 : 0, ended_at: at };
+    this.enqueue({
+      what: `tool call ${callId} ended`,
+      onError,
+      apply: (db) => db.updateTable('tool_calls').set(ended).where('id', '=', id).execute(),
+      toolCall: { id, ended },
+    });
   }
 
   /** Writes everything queued so far; resolves once it (and every batch before it) is written or reported. */
@@ -72,15 +91,8 @@ export class PostgresRunLogWriter implements RunLogSink {
 
   private async write(batch: PendingWrite[]): Promise<void> {
     if (batch.length === 0) return;
-    const statements = statementsOf(batch);
     try {
-      // Each statement is a round trip that wakes the database and this process: one alone needs no transaction around it.
-      if (statements.length === 1) await statements[0]!(this.db);
-      else {
-        await this.db.transaction().execute(async (trx) => {
-          for (const statement of statements) await statement(trx);
-        });
-      }
+      await batchStatement(batch).execute(this.db);
     } catch {
       // One bad write must not cost the others their rows: retry each on its own, report the failures.
       for (const write of batch) {
@@ -93,8 +105,8 @@ export class PostgresRunLogWriter implements RunLogSink {
     }
   }
 
-  private enqueue(what: string, onError: RunLogWriteFailure, apply: PendingWrite['apply'], eventRow?: RunEventRow): void {
-    this.pending.push({ what, onError, apply, ...(eventRow ? { eventRow } : {}) });
+  private enqueue(write: PendingWrite): void {
+    this.pending.push(write);
     this.scheduled ??= setImmediate(() => {
       this.scheduled = null;
       void this.flush();
@@ -102,22 +114,59 @@ export class PostgresRunLogWriter implements RunLogSink {
   }
 }
 
-/** The batch as statements, in order: each run of consecutive run-log lines becomes one multi-row insert. */
-function statementsOf(batch: readonly PendingWrite[]): Array<PendingWrite['apply']> {
-  const statements: Array<PendingWrite['apply']> = [];
-  let lines: RunEventRow[] | null = null;
-  for (const write of batch) {
-    if (!write.eventRow) {
-      lines = null;
-      statements.push(write.apply);
+type Started = NonNullable<ToolCallChange['started']>;
+type Decided = NonNullable<ToolCallChange['decided']>;
+type Ended = NonNullable<ToolCallChange['ended']>;
+
+/**
+ * The batch as one statement, with the effect of its writes one after the other: a tool call's
+ * decision or end queued after its start in the same batch is folded into the inserted row (a
+ * second start of the same call changes nothing, as its `on conflict do nothing` did); the others
+ * update rows written by earlier batches — one update row per call, its decision and end merged. A
+ * decision or end queued before its call's start in the same batch finds no row (the parts of one
+ * statement see the table as it was before it), as it did when each was a statement of its own.
+ */
+function batchStatement(batch: readonly PendingWrite[]): RawBuilder<unknown> {
+  const lines: RunEventRow[] = [];
+  const inserted = new Map<string, Started & Partial<Decided> & Partial<Ended> & { id: string }>();
+  const updated = new Map<string, Partial<Decided> & Partial<Ended> & { id: string }>();
+  for (const { line, toolCall } of batch) {
+    if (line) lines.push(line);
+    if (!toolCall) continue;
+    const { id, started, decided, ended } = toolCall;
+    if (started) {
+      if (!inserted.has(id)) inserted.set(id, { id, ...started });
       continue;
     }
-    if (!lines) {
-      const rows: RunEventRow[] = [];
-      lines = rows;
-      statements.push((db) => db.insertInto('run_events').values(rows).execute());
-    }
-    lines.push(write.eventRow);
+    const row = inserted.get(id) ?? updated.get(id) ?? updated.set(id, { id }).get(id)!;
+    Object.assign(row, decided ?? ended);
   }
-  return statements;
+  const parts: RawBuilder<unknown>[] = [];
+  if (lines.length > 0) parts.push(sql`insert into run_events (run_id, sequence, type, data, at) select * from json_to_recordset(${JSON.stringify(lines)}::json) as l(run_id text, sequence bigint, type text, data text, at text)`);
+  if (inserted.size > 0) {
+    // `on conflict`: a call started again in a later batch keeps its first row (as `do nothing` did), but this batch's decision and end still apply.
+    parts.push(sql`insert into tool_calls (id, run_id, name, input, started_at, decision, decided_by, classes, output, is_error, executed, ended_at)
+      select id, run_id, name, input, started_at, decision, decided_by, classes, output, is_error, coalesce(executed, 0), ended_at
+      from json_to_recordset(${JSON.stringify([...inserted.values()])}::json) as s(id text, run_id text, name text, input text, started_at text, decision text, decided_by text, classes text, output text, is_error int, executed int, ended_at text)
+      on conflict (id) do update set ${sql.raw(changedColumns('excluded'))}`);
+  }
+  if (updated.size > 0) {
+    parts.push(sql`update tool_calls set ${sql.raw(changedColumns('u'))}
+      from json_to_recordset(${JSON.stringify([...updated.values()])}::json) as u(id text, decision text, decided_by text, classes text, output text, is_error int, executed int, ended_at text)
+      where tool_calls.id = u.id`);
+  }
+  if (parts.length === 1) return parts[0]!;
+  // Parts of one statement do not see each other's rows: the update touches only calls started in earlier batches.
+  return sql`with ${sql.join(parts.map((part, index) => sql`${sql.raw(`part_${index}`)} as (${part})`))} select 1`;
+}
+
+/**
+ * The `set` list applying a decision and an end found in `source` (an update's source rows or a
+ * conflicting insert's `excluded`) to `tool_calls`: a decision's columns are never null, an end
+ * always has its `ended_at`, so a null there means "not in this batch" and the column is left as it was.
+ */
+function changedColumns(source: string): string {
+  const decided = ['decision', 'decided_by', 'classes'].map((column) => `${column} = coalesce(${source}.${column}, tool_calls.${column})`);
+  const ended = ['output', 'is_error', 'executed'].map((column) => `${column} = case when ${source}.ended_at is null then tool_calls.${column} else ${source}.${column} end`);
+  return [...decided, ...ended, `ended_at = coalesce(${source}.ended_at, tool_calls.ended_at)`].join(', ');
 }

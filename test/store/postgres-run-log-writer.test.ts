@@ -8,9 +8,9 @@ import { WorkspaceDatabase } from '../../src/store/workspace-database.js';
 import { freshTestDatabase } from '../support/test-database.js';
 
 /**
- * HAR-6 on PostgreSQL, NF-SCALE: a tool turn logs a dozen lines, and each statement is a round trip
- * that wakes the database and the worker — so the lines queued next to each other are one
- * multi-row insert, with the same all-or-each failure rule as before.
+ * HAR-6 on PostgreSQL, NF-SCALE: a tool turn logs a dozen lines and a tool call's start, decision
+ * and end, and each statement is a round trip that wakes the database and the worker — so a batch
+ * is one statement whatever it holds, with the same all-or-each failure rule as before.
  */
 let database: Awaited<ReturnType<typeof freshTestDatabase>>;
 let dir: string;
@@ -45,8 +45,11 @@ function recordedWriter(): { writer: PostgresRunLogWriter; statements: string[] 
 const stored = async (runId: string) =>
   (await store.db.selectFrom('run_events').select(['sequence', 'type']).where('run_id', '=', runId).orderBy('sequence').execute()).map((row) => `${row.sequence} ${row.type}`);
 
+const calls = async (runId: string) =>
+  (await store.db.selectFrom('tool_calls').select(['id', 'name', 'decision', 'output', 'executed', 'ended_at']).where('run_id', '=', runId).orderBy('id').execute()).map((row) => ({ ...row, executed: Number(row.executed) }));
+
 describe('the PostgreSQL run-log writer', () => {
-  it('writes the lines queued next to each other as one insert, in order, beside the tool-call rows', async () => {
+  it('writes a batch of lines and a tool-call row as one statement, the lines in order', async () => {
     const { writer, statements } = recordedWriter();
     const failures: string[] = [];
     const onError = (_error: unknown, what: string) => failures.push(what);
@@ -55,7 +58,38 @@ describe('the PostgreSQL run-log writer', () => {
     for (let sequence = 6; sequence <= 8; sequence += 1) writer.appendEvent('run_lines', sequence, `line_${sequence}`, '{}', 'now', onError);
     await writer.flush();
     expect(await stored('run_lines')).toEqual(Array.from({ length: 8 }, (_, index) => `${index + 1} line_${index + 1}`));
-    expect(statements).toEqual(['InsertQueryNode run_events', 'InsertQueryNode tool_calls', 'InsertQueryNode run_events']);
+    expect(statements).toHaveLength(1);
+    expect(await calls('run_lines')).toEqual([{ id: 'run_lines:c1', name: 'bash', decision: null, output: null, executed: 0, ended_at: null }]);
+    expect(failures).toEqual([]);
+  });
+
+  it("a call's start, decision and end in one batch are one row; a decision and an end in later batches update it, once each", async () => {
+    const { writer, statements } = recordedWriter();
+    const failures: string[] = [];
+    const onError = (_error: unknown, what: string) => failures.push(what);
+    writer.toolCallStarted('run_calls', 'c1', 'bash', '{"command":"ls"}', 'then', onError);
+    writer.toolCallDecided('run_calls', 'c1', 'allow', '{"scope":"default","ruleId":null}', '["read"]', onError);
+    writer.toolCallEnded('run_calls', 'c1', 'a.txt', false, true, 'now', onError);
+    writer.toolCallStarted('run_calls', 'c2', 'write', '{}', 'then', onError);
+    await writer.flush();
+    expect(statements).toHaveLength(1);
+    // The next batch: c2's decision and end (one update row), a repeated start of c1 that changes nothing, lines beside them.
+    writer.appendEvent('run_calls', 1, 'tool_call_end', '{}', 'now', onError);
+    writer.toolCallDecided('run_calls', 'c2', 'deny', '{"scope":"workspace","ruleId":"rule_1"}', '["write"]', onError);
+    writer.toolCallStarted('run_calls', 'c1', 'renamed', '{}', 'later', onError);
+    writer.toolCallEnded('run_calls', 'c2', null, true, false, 'now', onError);
+    // A decision queued before its call's start finds no row, as a statement of its own did.
+    writer.toolCallDecided('run_calls', 'c3', 'ask', '{"scope":"default","ruleId":null}', '[]', onError);
+    writer.toolCallStarted('run_calls', 'c3', 'fetch', '{}', 'now', onError);
+    await writer.flush();
+    expect(statements).toHaveLength(2);
+    expect(await calls('run_calls')).toEqual([
+      { id: 'run_calls:c1', name: 'bash', decision: 'allow', output: 'a.txt', executed: 1, ended_at: 'now' },
+      { id: 'run_calls:c2', name: 'write', decision: 'deny', output: null, executed: 0, ended_at: 'now' },
+      { id: 'run_calls:c3', name: 'fetch', decision: null, output: null, executed: 0, ended_at: null },
+    ]);
+    const decided = await store.db.selectFrom('tool_calls').select(['decided_by', 'classes', 'is_error', 'started_at']).where('id', '=', 'run_calls:c2').executeTakeFirstOrThrow();
+    expect(decided).toEqual({ decided_by: '{"scope":"workspace","ruleId":"rule_1"}', classes: '["write"]', is_error: 1, started_at: 'then' });
     expect(failures).toEqual([]);
   });
 

@@ -169,8 +169,8 @@ export class RunRecorder {
     for (const step of this.endingSteps.splice(0)) await step();
     await Promise.all([...this.pendingRowWrites]);
     // The log's end is written before the run's row says it ended, so a finished run's log is whole
-    // or the run says it is not (HAR-6).
-    await this.log.flush();
+    // or the run says it is not (HAR-6). One flush writes what is queued and the end together (in
+    // order): on PostgreSQL each flush is a statement.
     this.log.event('run_end', { state, error, deliverableFailed: extra.deliverableFailed ?? false });
     await this.log.flush();
     if (this.lostLogWrites > 0) {
