@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
+import { escapeNul } from './nul-escape.js';
 import type { RunLogSink, RunLogWriteFailure } from './run-log-sink.js';
 import type { WorkspaceSchema } from './workspace-schema.js';
 
@@ -142,22 +143,31 @@ function batchStatement(batch: readonly PendingWrite[]): RawBuilder<unknown> {
     Object.assign(row, decided ?? ended);
   }
   const parts: RawBuilder<unknown>[] = [];
-  if (lines.length > 0) parts.push(sql`insert into run_events (run_id, sequence, type, data, at) select * from json_to_recordset(${JSON.stringify(lines)}::json) as l(run_id text, sequence bigint, type text, data text, at text)`);
+  if (lines.length > 0) parts.push(sql`insert into run_events (run_id, sequence, type, data, at) select * from json_to_recordset(${recordsJson(lines)}::json) as l(run_id text, sequence bigint, type text, data text, at text)`);
   if (inserted.size > 0) {
     // `on conflict`: a call started again in a later batch keeps its first row (as `do nothing` did), but this batch's decision and end still apply.
     parts.push(sql`insert into tool_calls (id, run_id, name, input, started_at, decision, decided_by, classes, output, is_error, executed, ended_at)
       select id, run_id, name, input, started_at, decision, decided_by, classes, output, is_error, coalesce(executed, 0), ended_at
-      from json_to_recordset(${JSON.stringify([...inserted.values()])}::json) as s(id text, run_id text, name text, input text, started_at text, decision text, decided_by text, classes text, output text, is_error int, executed int, ended_at text)
+      from json_to_recordset(${recordsJson([...inserted.values()])}::json) as s(id text, run_id text, name text, input text, started_at text, decision text, decided_by text, classes text, output text, is_error int, executed int, ended_at text)
       on conflict (id) do update set ${sql.raw(changedColumns('excluded'))}`);
   }
   if (updated.size > 0) {
     parts.push(sql`update tool_calls set ${sql.raw(changedColumns('u'))}
-      from json_to_recordset(${JSON.stringify([...updated.values()])}::json) as u(id text, decision text, decided_by text, classes text, output text, is_error int, executed int, ended_at text)
+      from json_to_recordset(${recordsJson([...updated.values()])}::json) as u(id text, decision text, decided_by text, classes text, output text, is_error int, executed int, ended_at text)
       where tool_calls.id = u.id`);
   }
   if (parts.length === 1) return parts[0]!;
   // Parts of one statement do not see each other's rows: the update touches only calls started in earlier batches.
   return sql`with ${sql.join(parts.map((part, index) => sql`${sql.raw(`part_${index}`)} as (${part})`))} select 1`;
+}
+
+/**
+ * Rows as the JSON parameter of `json_to_recordset`, their text escaped as the store's NUL escaping
+ * would have escaped each value as a parameter of its own (nul-escape.ts) — the marker itself written
+ * as a JSON escape, so that the escaping, which sees the JSON as one string, leaves it alone.
+ */
+function recordsJson(rows: readonly object[]): string {
+  return JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'string' ? escapeNul(value) : value)).replace(/\uFDD0/g, '\\ufdd0');
 }
 
 /**

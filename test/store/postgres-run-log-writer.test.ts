@@ -93,6 +93,24 @@ describe('the PostgreSQL run-log writer', () => {
     expect(failures).toEqual([]);
   });
 
+  it('text with NUL and the escape marker reads back exactly as written, in the one statement', async () => {
+    const { writer, statements } = recordedWriter();
+    const failures: string[] = [];
+    const onError = (_error: unknown, what: string) => failures.push(what);
+    const text = 'a\u0000b \uFDD0 c\uFDD00';
+    writer.appendEvent('run_nul', 1, 'tool_call_end', JSON.stringify({ text }), 'now', onError);
+    writer.toolCallStarted('run_nul', 'c1', 'bash', text, 'now', onError);
+    writer.toolCallEnded('run_nul', 'c1', text, false, true, 'now', onError);
+    await writer.flush();
+    const line = await store.db.selectFrom('run_events').select('data').where('run_id', '=', 'run_nul').executeTakeFirstOrThrow();
+    expect(JSON.parse(line.data)).toEqual({ text });
+    const call = await store.db.selectFrom('tool_calls').select(['input', 'output']).where('id', '=', 'run_nul:c1').executeTakeFirstOrThrow();
+    expect(call).toEqual({ input: text, output: text });
+    // Not stored by the write-by-write retry: the one statement took the escaped text.
+    expect(statements).toHaveLength(1);
+    expect(failures).toEqual([]);
+  });
+
   it('a line that cannot be written is reported alone; the lines beside it are stored', async () => {
     const { writer } = recordedWriter();
     const failures: string[] = [];
