@@ -248,6 +248,8 @@ export class ControlCenter {
   /** pg-boss, when the store is PostgreSQL: every process of the deployment claims from it. */
   private readonly jobQueue: PgBossConnection | null;
   private queuePoll: NodeJS.Timeout | null = null;
+  /** The queue poll and heartbeat rounds under way: `close` waits for them, so none runs on after it. */
+  private readonly rounds = new Set<Promise<void>>();
   private readonly queuePollMs: number;
   /** This process among the others on the same database (run ownership, affinity, job holders). */
   readonly processId = newId('proc');
@@ -288,7 +290,7 @@ export class ControlCenter {
     this.audit = new AuditLog(this.workspaces, registry);
     this.cluster =
       registry.location.dialect === 'postgres'
-        ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger, this.revocations)
+        ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger, this.revocations, registry.db)
         : null;
     // TEAM-2: a revocation made on this process closes the event streams every other process holds.
     // After the listening connection comes back, streams whose access went meanwhile are closed too.
@@ -726,16 +728,14 @@ export class ControlCenter {
     this.queuePoll = setInterval(() => {
       if (polling) return;
       polling = true;
-      void (async () => {
+      this.round(async () => {
         for (const workspace of await this.workspaces.list()) {
           await this.pipelineEngine.poll(workspace.id);
           const db = (await this.workspaces.handle(workspace.id)).database.db;
           await runQueue?.poll(workspace.id, async (workspaceId, run) => void (await this.executor.executeQueued(workspaceId, run)), db);
           await this.approvalTimeouts?.poll(workspace.id);
         }
-      })()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'queue poll failed'))
-        .finally(() => (polling = false));
+      }, 'queue poll failed', () => (polling = false));
     }, this.queuePollMs);
     this.queuePoll.unref();
     const affinity = this.runAffinity;
@@ -751,7 +751,7 @@ export class ControlCenter {
       if (lateMs > (this.leaseMs - beatEveryMs) / 2) this.logger.warn({ lateMs, leaseMs: this.leaseMs }, 'heartbeat late: the event loop was busy; past the lease this process looks dead');
       if (beating) return;
       beating = true;
-      void (async () => {
+      this.round(async () => {
         await affinity.heartbeat(this.processId);
         // Failover sweep: processes whose lease ran out are recorded dead at once; their runs follow below.
         const deaths = await affinity.noticeDeaths();
@@ -769,11 +769,24 @@ export class ControlCenter {
           await runQueue?.redispatch(workspace.id, db, this.dispatchGraceMs);
         }
         await runQueue?.prune(this.processPruneMs);
-      })()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'heartbeat failed'))
-        .finally(() => (beating = false));
+      }, 'heartbeat failed', () => (beating = false));
     }, beatEveryMs);
     this.heartbeat.unref();
+  }
+
+  /**
+   * One round of a timer's work, tracked until it settles: a round a stop catches half-way would
+   * otherwise go on after the stores closed — reopening a workspace's pool nobody closes, whose
+   * connections a dropped or restarted database then fails.
+   */
+  private round(work: () => Promise<void>, failure: string, settled: () => void): void {
+    const running = work()
+      .catch((error: unknown) => this.logger.error({ err: error }, failure))
+      .finally(() => {
+        settled();
+        this.rounds.delete(running);
+      });
+    this.rounds.add(running);
   }
 
   /**
@@ -852,6 +865,8 @@ export class ControlCenter {
     }
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+    // No round of the poll or the heartbeat may outlive the stores below.
+    await Promise.all([...this.rounds]);
     // What the grace did not see finish ends with its cause (failed, not cancelled: nobody stopped
     // it); a plan or pipeline node it belonged to stays recorded as running and its job goes back.
     if (options.stopCause) for (const run of this.activeRuns.all()) this.executor.stopForShutdown(run.runId, options.stopCause);

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { guardClient, guardPoolConnections } from './connection-error-guard.js';
 import { NulEscapePlugin } from './nul-escape.js';
 import { isUniqueViolation } from './unique-violation.js';
 
@@ -49,16 +50,15 @@ export async function openPostgres<Schema>(url: string, schema: string): Promise
     types: NUMERIC_TYPES,
     options: `-c search_path=${quoted}`,
   });
-  // An idle connection the server closes (a restart, an administrator) is dropped by the pool and
-  // replaced on the next query; without a listener its error would crash the process.
-  pool.on('error', () => undefined);
+  // A connection the server closes (a restart, an administrator) must not crash the process, idle or borrowed.
+  guardPoolConnections(pool);
   // PostgreSQL's text refuses NUL; operator and agent text may hold it (nul-escape.ts).
   return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new NulEscapePlugin()] });
 }
 
 /** Creates the schema when it does not exist (two processes racing on it both succeed). */
 async function ensureSchema(url: string, quoted: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
+  const client = guardClient(new pg.Client({ connectionString: url }));
   await client.connect();
   try {
     await client.query(`create schema if not exists ${quoted}`);
@@ -72,7 +72,7 @@ async function ensureSchema(url: string, quoted: string): Promise<void> {
 
 /** Drops a schema and everything in it (a deleted workspace's rows). */
 export async function dropSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
+  const client = guardClient(new pg.Client({ connectionString: url }));
   await client.connect();
   try {
     await client.query(`drop schema if exists ${quotedSchema(schema)} cascade`);

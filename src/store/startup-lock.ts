@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { guardClient } from './connection-error-guard.js';
 import type { StoreLocation } from './store-location.js';
 
 /** The advisory lock key every process of one PostgreSQL deployment takes while it starts. */
@@ -15,7 +16,8 @@ const STARTUP_LOCK = 'cc_startup';
  */
 export async function withStartupLock<T>(location: StoreLocation, work: () => Promise<T>): Promise<T> {
   if (location.dialect !== 'postgres') return work();
-  const client = new pg.Client({ connectionString: location.url });
+  // Idle while `work` runs: a connection lost meanwhile must not crash the process (the lock goes with it).
+  const client = guardClient(new pg.Client({ connectionString: location.url }));
   await client.connect();
   try {
     await client.query('select pg_advisory_lock(hashtext($1))', [STARTUP_LOCK]);

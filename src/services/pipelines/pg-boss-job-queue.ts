@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { retryDelayMs, type ClaimedJob, type JobQueue, type JobToEnqueue } from './job-queue.js';
+import { guardPoolConnections } from '../../store/connection-error-guard.js';
 import { escapeNulDeep, unescapeNulDeep } from '../../store/nul-escape.js';
 
 /** pg-boss keeps its tables in this schema, apart from every workspace's `cc_w_…` schema and the registry's. */
@@ -39,8 +40,8 @@ export class PgBossConnection {
     // every process; a queue also expires overdue leases of its queue itself before it claims.
     this.boss = new PgBoss({ connectionString: url, schema: PG_BOSS_SCHEMA, max: 4, maintenanceIntervalSeconds: 30, monitorStateIntervalSeconds: 600 });
     this.boss.on('error', () => undefined);
-    this.pool = new pg.Pool({ connectionString: url, max: 4 });
-    this.pool.on('error', () => undefined);
+    // Its borrowed connections (the DDL lock's, a move's transaction) must not crash the process when lost.
+    this.pool = guardPoolConnections(new pg.Pool({ connectionString: url, max: 4 }));
   }
 
   start(): Promise<void> {

@@ -31,6 +31,8 @@ export const WORKSPACE_SUBDIRECTORIES = ['agents', 'skills', 'repos'] as const;
 /** Workspaces (WS-1): registry rows, data directories and their databases, opened once and cached. */
 export class WorkspaceService {
   private readonly open = new Map<string, Promise<WorkspaceHandle>>();
+  /** Set by `closeAll`: the process is stopping, and a workspace opened now would never be closed. */
+  private closed = false;
 
   constructor(
     private readonly registry: RegistryStore,
@@ -108,6 +110,9 @@ export class WorkspaceService {
   async handle(workspaceId: string): Promise<WorkspaceHandle> {
     let pending = this.open.get(workspaceId);
     if (!pending) {
+      // Late work of a stopping process (a timer's round, an event's write) fails here instead of
+      // opening a pool that outlives the process's stop.
+      if (this.closed) throw new Error(`workspace ${workspaceId} is not opened: this process is stopping`);
       pending = this.findOrThrow(workspaceId).then(async (workspace) => {
         // On PostgreSQL the registry row is shared by every process, and its `dataDir` is
         // the creating process's; a worker keeps the workspace's files (checkouts, scratch) under its
@@ -130,6 +135,7 @@ export class WorkspaceService {
   }
 
   async closeAll(): Promise<void> {
+    this.closed = true;
     const handles = [...this.open.values()];
     this.open.clear();
     for (const pending of handles) {
