@@ -290,7 +290,7 @@ export class ControlCenter {
     this.audit = new AuditLog(this.workspaces, registry);
     this.cluster =
       registry.location.dialect === 'postgres'
-        ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger, this.revocations)
+        ? new ProcessCluster(registry.location.url, this.events, async (workspaceId) => (await this.workspaces.handle(workspaceId)).database.db, this.logger, this.revocations, registry.db)
         : null;
     // TEAM-2: a revocation made on this process closes the event streams every other process holds.
     // After the listening connection comes back, streams whose access went meanwhile are closed too.

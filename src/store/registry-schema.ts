@@ -1,6 +1,7 @@
 import type { AuditEntryTable } from './audit-entry-table.js';
 import type { OidcIdentityTable, OidcPendingSignInTable, OidcSettingsTable } from './oidc-tables.js';
 import type { BrowserSessionTable, SingleUseCodeTable } from './browser-session-tables.js';
+import type { ClusterSecretTable } from './cluster-secret-table.js';
 
 /** Tables of the registry database (one per data root): which workspaces exist, and the operators. */
 export interface RegistrySchema {
@@ -20,6 +21,7 @@ export interface RegistrySchema {
   audit_entries: AuditEntryTable;
   browser_sessions: BrowserSessionTable;
   single_use_codes: SingleUseCodeTable;
+  cluster_secrets: ClusterSecretTable;
 }
 
 export interface WorkspaceTable {

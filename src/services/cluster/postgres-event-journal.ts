@@ -12,6 +12,7 @@ import { changesLiveState, liveStateWrites, netLiveStateChanges, projectLiveStat
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus, EventJournal } from '../event-bus.js';
 import { LatencyHistogram } from './latency-histogram.js';
+import { EventSeal, type CarriedEvent, type SealedAnnouncement } from './sealed-event-batch.js';
 
 /** Rows read per query when catching up. */
 const PAGE = 500;
@@ -31,8 +32,10 @@ interface Followed {
 /**
  * Live events across processes on PostgreSQL. Publishing appends the event to the
  * workspace's `workspace_events` (per workspace, in this process's publish order) and NOTIFYs its
- * id; every process hears the notification on its one listening connection (`notified`) and reads
- * the rows after the last id it delivered, handing each to its bus in id order. Events reach the
+ * id; every process hears the notification on its one listening connection (`notified`). When the
+ * notification carries the batch sealed (EventSeal) and the batch follows what the process
+ * delivered, it is handed over from the notification; otherwise the process reads the rows after the
+ * last id it delivered, handing each to its bus in id order. Events reach the
  * bus only in id order and the cursor never goes back, which is how each is delivered exactly once.
  * This process's own events are handed over as soon as their append returns, when they directly
  * follow the cursor (no read, no wait for the notification); otherwise the table read delivers them.
@@ -45,6 +48,8 @@ export class PostgresEventJournal implements EventJournal {
   /** Events published while an append of their workspace is in flight (null entry: none in flight). */
   private readonly queued = new Map<string, WorkspaceEvent[]>();
   private readonly flushing = new Map<string, Promise<void>>();
+  /** Seals and opens batches carried in notifications; null until the deployment's secret is read (ids only until then). */
+  private seal: EventSeal | null = null;
 
   constructor(
     private readonly bus: EventBus,
@@ -53,6 +58,11 @@ export class PostgresEventJournal implements EventJournal {
     readonly origin: string,
     private readonly logger: Logger,
   ) {}
+
+  /** From now on batches are carried in their notifications (sealed with `secret`) when they fit. */
+  useSecret(secret: Buffer): void {
+    this.seal = new EventSeal(secret);
+  }
 
   append(event: WorkspaceEvent): void {
     const queued = this.queued.get(event.workspaceId);
@@ -93,23 +103,31 @@ export class PostgresEventJournal implements EventJournal {
 
   /**
    * Hands this process's just-committed events to its bus when they directly follow what it
-   * delivered; otherwise (another process's events came in between and are not read yet) the
-   * table read delivers everything in order.
+   * delivered (or were already delivered from their own notification); otherwise (another
+   * process's events came in between and are not read yet) the table read delivers everything in order.
    */
-  private deliverOwn(workspaceId: string, appended: AppendedEvents, rows: ReadonlyArray<{ type: string; data: string; at: string }>): void {
+  private deliverOwn(workspaceId: string, appended: AppendedEvents, rows: readonly CarriedEvent[]): void {
     const followed = this.followed.get(workspaceId);
     if (!followed) return;
-    if (followed.cursor !== appended.firstId - 1) {
-      this.pump(workspaceId);
-      return;
-    }
-    const lag = (Date.now() - appended.committedAtMs) / 1000;
-    rows.forEach((row, index) => {
-      followed.cursor = appended.firstId + index;
+    if (!this.handOver(workspaceId, followed, { firstId: appended.firstId, lastId: appended.lastId, committedAtMs: appended.committedAtMs, events: rows })) this.pump(workspaceId);
+  }
+
+  /**
+   * Delivers the part of a committed batch after the cursor, when the batch reaches back to the
+   * cursor (nothing missing in between); false when it does not (a read must fill the gap first).
+   */
+  private handOver(workspaceId: string, followed: Followed, batch: { firstId: number; lastId: number; committedAtMs: number; events: readonly CarriedEvent[] }): boolean {
+    if (followed.cursor === null || batch.firstId > followed.cursor + 1) return false;
+    const lag = (Date.now() - batch.committedAtMs) / 1000;
+    batch.events.forEach((event, index) => {
+      const id = batch.firstId + index;
+      if (id <= followed.cursor!) return;
+      followed.cursor = id;
       this.lag.observe(lag);
       // Parsed from the stored text, as every other process reads it.
-      this.bus.deliverCommitted(toEvent(workspaceId, { id: appended.firstId + index, type: row.type, data: row.data, at: row.at }), false);
+      this.bus.deliverCommitted(toEvent(workspaceId, { id, type: event.type, data: event.data, at: event.at }), event.origin !== this.origin);
     });
+    return true;
   }
 
   /**
@@ -122,11 +140,11 @@ export class PostgresEventJournal implements EventJournal {
   private async commit(db: Kysely<WorkspaceSchema>, workspaceId: string, batch: readonly WorkspaceEvent[], rows: ReadonlyArray<{ type: string; data: string; at: string; origin: string }>): Promise<AppendedEvents> {
     const changes = netLiveStateChanges(batch);
     try {
-      return await appendWorkspaceEvents(db, workspaceId, rows, { writes: changes ? liveStateWrites(changes) : [] });
+      return await appendWorkspaceEvents(db, workspaceId, rows, { writes: changes ? liveStateWrites(changes) : [], sealed: this.seal?.seal(workspaceId, rows) });
     } catch (error) {
       // Only a refusal of the data (SQLSTATE classes 22 and 23) can be a live-state row's; anything else may have committed.
       if (!changes || !isDataRefusal(error)) throw error;
-      return appendWorkspaceEvents(db, workspaceId, rows, { inTransaction: (trx) => this.projectEach(trx, workspaceId, batch.filter(changesLiveState)) });
+      return appendWorkspaceEvents(db, workspaceId, rows, { inTransaction: (trx) => this.projectEach(trx, workspaceId, batch.filter(changesLiveState)), sealed: this.seal?.seal(workspaceId, rows) });
     }
   }
 
@@ -163,7 +181,7 @@ export class PostgresEventJournal implements EventJournal {
     return this.followed.get(workspaceId)?.cursor ?? 0;
   }
 
-  /** A notification on the events channel: `{"w": workspace id, "id": event id}`. */
+  /** A notification on the events channel: `{"w": workspace id, "id": event id}`, with the sealed batch when it fit. */
   notified(payload: string): void {
     let parsed: unknown;
     try {
@@ -177,6 +195,9 @@ export class PostgresEventJournal implements EventJournal {
     const followed = this.followedOf(w, id - 1);
     // Already delivered (this process's own append, handed over when it returned): nothing to read.
     if (followed.cursor !== null && id <= followed.cursor) return;
+    // Carried, authentic and directly following what was delivered: no read needed.
+    const carried = this.opened(parsed as Partial<SealedAnnouncement>);
+    if (carried && carried.lastId === id && this.handOver(w, followed, carried)) return;
     // This process's own append is in flight: its notification often arrives before its answer.
     // The append hands its events over when it returns and reads only what it did not deliver.
     if (this.queued.has(w)) {
@@ -184,6 +205,14 @@ export class PostgresEventJournal implements EventJournal {
       return;
     }
     this.pump(w);
+  }
+
+  /** The batch a well-formed sealed notification carries, once its MAC and box check out; null otherwise. */
+  private opened(announcement: Partial<SealedAnnouncement>): ReturnType<EventSeal['open']> {
+    const { w, first, id, ms, box, mac } = announcement;
+    if (!this.seal || typeof w !== 'string' || typeof box !== 'string' || typeof mac !== 'string') return null;
+    if (![first, id, ms].every((value) => typeof value === 'number' && Number.isSafeInteger(value))) return null;
+    return this.seal.open({ w, first: first!, id: id!, ms: ms!, box, mac });
   }
 
   /** The listening connection is (back) up: whatever was committed while it was down is read now. */

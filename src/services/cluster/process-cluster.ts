@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { newId } from '../../ids.js';
 import { PostgresListener } from '../../store/postgres-listener.js';
+import type { RegistrySchema } from '../../store/registry-schema.js';
+import { clusterSecret } from '../../store/repositories/cluster-secret-repository.js';
 import { REVOCATIONS_CHANNEL } from '../../store/repositories/credential-revocation-channel.js';
 import { RUN_COMMANDS_CHANNEL } from '../../store/repositories/run-command-repository.js';
 import { EVENTS_CHANNEL } from '../../store/repositories/workspace-event-repository.js';
@@ -25,7 +27,15 @@ export class ProcessCluster {
   readonly commands: RunCommandRelay;
   private readonly listener: PostgresListener;
 
-  constructor(url: string, bus: EventBus, dbOf: (workspaceId: string) => Promise<Kysely<WorkspaceSchema>>, logger: Logger, revocations?: CredentialRevocations) {
+  constructor(
+    url: string,
+    bus: EventBus,
+    dbOf: (workspaceId: string) => Promise<Kysely<WorkspaceSchema>>,
+    logger: Logger,
+    revocations?: CredentialRevocations,
+    /** Where the deployment's shared secrets live; without it events are announced by id only. */
+    private readonly registry?: Kysely<RegistrySchema>,
+  ) {
     this.journal = new PostgresEventJournal(bus, dbOf, this.origin, logger);
     this.commands = new RunCommandRelay(dbOf, this.origin, logger);
     bus.useJournal(this.journal);
@@ -44,6 +54,9 @@ export class ProcessCluster {
   }
 
   async start(): Promise<void> {
+    // Before the first notification is heard: this process's batches travel sealed in their
+    // notifications, and the batches of every other process of the deployment open here.
+    if (this.registry) this.journal.useSecret(await clusterSecret(this.registry, 'events'));
     await this.listener.start();
   }
 

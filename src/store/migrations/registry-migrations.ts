@@ -234,4 +234,18 @@ export const registryMigrations: Record<string, Migration> = {
       await db.schema.createIndex('single_use_codes_expiry').on('single_use_codes').column('expires_at').execute();
     },
   },
+  /**
+   * Scale-out: the secret the processes of a deployment seal live events with when a notification
+   * carries them (docs/scale-out.md). Created by the first process that needs it.
+   */
+  '0008_cluster_secrets': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('cluster_secrets')
+        .addColumn('name', 'text', (column) => column.primaryKey())
+        .addColumn('value', 'text', (column) => column.notNull())
+        .addColumn('created_at', 'integer', (column) => column.notNull())
+        .execute();
+    },
+  },
 };

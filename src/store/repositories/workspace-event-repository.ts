@@ -2,7 +2,11 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { isUniqueViolation } from '../unique-violation.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
 
-/** The PostgreSQL channel a committed event is announced on (payload: workspace id and event id only). */
+/**
+ * The PostgreSQL channel a committed batch is announced on: `{"w": workspace id, "id": newest id}`,
+ * plus — when the batch is sealed — `first`, `ms` (the database clock), `box` and `mac`
+ * (src/services/cluster/sealed-event-batch.ts).
+ */
 export const EVENTS_CHANNEL = 'cc_events';
 
 /**
@@ -34,6 +38,15 @@ export interface AppendAlongside {
   writes?: RawBuilder<unknown>[];
   /** Statements after the append in one transaction with it (a round trip each; the slower path). */
   inTransaction?: (trx: Transaction<WorkspaceSchema>) => Promise<void>;
+  /** The batch encrypted, carried in the notification and signed by the statement with the ids it assigns. */
+  sealed?: SealedBatch | null;
+}
+
+/** An encrypted batch and the HMAC-SHA256 key as its inner and outer pads (64 bytes each). */
+export interface SealedBatch {
+  box: string;
+  innerPad: Buffer;
+  outerPad: Buffer;
 }
 
 /**
@@ -55,12 +68,12 @@ export async function appendWorkspaceEvents(
   events: ReadonlyArray<{ type: string; data: string; at: string; origin: string }>,
   alongside: AppendAlongside = {},
 ): Promise<AppendedEvents> {
-  const { writes = [], inTransaction } = alongside;
+  const { writes = [], inTransaction, sealed = null } = alongside;
   for (let collisions = 0; ; collisions += 1) {
     try {
-      if (!inTransaction) return await insertAndAnnounce(db, workspaceId, events, writes);
+      if (!inTransaction) return await insertAndAnnounce(db, workspaceId, events, writes, sealed);
       return await db.transaction().execute(async (trx) => {
-        const appended = await insertAndAnnounce(trx, workspaceId, events, writes);
+        const appended = await insertAndAnnounce(trx, workspaceId, events, writes, sealed);
         await inTransaction(trx);
         return appended;
       });
@@ -81,6 +94,7 @@ async function insertAndAnnounce(
   workspaceId: string,
   events: ReadonlyArray<{ type: string; data: string; at: string; origin: string }>,
   writes: readonly RawBuilder<unknown>[],
+  sealed: SealedBatch | null,
 ): Promise<AppendedEvents> {
   const rows = sql.join(events.map((event, index) => sql`(${index + 1}::integer, ${event.type}::text, ${event.data}::text, ${event.at}::text, ${event.origin}::text)`));
   // Fixed names for the parts (never input): every part of a `with` runs, whether read or not.
@@ -93,12 +107,25 @@ async function insertAndAnnounce(
       cross join (select coalesce(max(id), 0) as id from workspace_events) as latest
       cross join (select floor(extract(epoch from clock_timestamp()) * 1000)::bigint as ms) as clock
       returning id, committed_at_ms
+    ), appended as (
+      select min(id) as first_id, max(id) as last_id, max(committed_at_ms) as committed_at_ms from inserted
     )
-    select min(id) as first_id, max(id) as last_id, max(committed_at_ms) as committed_at_ms,
-      pg_notify(${EVENTS_CHANNEL}, json_build_object('w', ${workspaceId}::text, 'id', max(id))::text) as notified
-    from inserted`.execute(db);
+    select first_id, last_id, committed_at_ms, pg_notify(${EVENTS_CHANNEL}, ${announcement(workspaceId, sealed)}) as notified
+    from appended`.execute(db);
   const row = result.rows[0]!;
   return { firstId: Number(row.first_id), lastId: Number(row.last_id), committedAtMs: Number(row.committed_at_ms) };
+}
+
+/**
+ * The notification's text, over the `appended` row. Sealed: HMAC-SHA256 written out with the
+ * built-in sha256 (no extension needed) over the same text as `signedText` in
+ * src/services/cluster/sealed-event-batch.ts — workspace, first id, last id, clock, box, `:`-joined.
+ */
+function announcement(workspaceId: string, sealed: SealedBatch | null): RawBuilder<string> {
+  if (!sealed) return sql<string>`json_build_object('w', ${workspaceId}::text, 'id', last_id)::text`;
+  const signed = sql`${workspaceId}::text || ':' || first_id::text || ':' || last_id::text || ':' || committed_at_ms::text || ':' || ${sealed.box}::text`;
+  const mac = sql`encode(sha256(${sealed.outerPad}::bytea || sha256(${sealed.innerPad}::bytea || convert_to(${signed}, 'UTF8'))), 'hex')`;
+  return sql<string>`json_build_object('w', ${workspaceId}::text, 'first', first_id, 'id', last_id, 'ms', committed_at_ms, 'box', ${sealed.box}::text, 'mac', ${mac})::text`;
 }
 
 /** Events after `afterId`, oldest first, at most `limit`. */

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import pg from 'pg';
 import type { Kysely, KyselyPlugin } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +134,16 @@ function journalOn(db: Kysely<WorkspaceSchema>, origin: string): { bus: EventBus
 
 const isAppend = (statement: string) => /insert into workspace_events/.test(statement);
 
+/** Collects the payloads announced on the events channel, as a process's listening connection hears them. */
+async function listenToEvents(): Promise<{ payloads: string[]; close: () => Promise<void> }> {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  const payloads: string[] = [];
+  client.on('notification', (message) => payloads.push(message.payload ?? ''));
+  await client.query('listen cc_events');
+  return { payloads, close: () => client.end() };
+}
+
 describe('the commit path of live events (NF-SCALE: commit to another process\'s stream < 100 ms)', () => {
   it('a batch with its live-state rows is one statement, folded to each row\'s last word; a process hands over its own events without reading them back', async () => {
     const store = (await a.workspaces.handle(workspaceId)).database.db;
@@ -198,6 +210,52 @@ describe('the commit path of live events (NF-SCALE: commit to another process\'s
     expect(marks(seen)).toEqual(['own-early', 'other-meanwhile', 'own-after']);
     expect(seen.map((event) => event.sequence)).toEqual([0, 1, 2].map((index) => seen[0]!.sequence + index));
     stop();
+  });
+
+  it('another process\'s batch travels sealed in its notification and is delivered from it without a read; one that does not follow the cursor is read', async () => {
+    const store = (await a.workspaces.handle(workspaceId)).database.db;
+    const secret = randomBytes(32);
+    const writer = journalOn(store, 'proc_sealed_writer');
+    const recorded = recording(store);
+    const reader = journalOn(recorded.db, 'proc_sealed_reader');
+    writer.journal.useSecret(secret);
+    reader.journal.useSecret(secret);
+    const listening = await listenToEvents();
+    try {
+      await Promise.all([writer.bus.ready(workspaceId), reader.bus.ready(workspaceId)]);
+      const seen: WorkspaceEvent[] = [];
+      const stop = reader.bus.subscribe(workspaceId, (event) => seen.push(event));
+      const readsBefore = recorded.statements.length;
+      // The writer's latest batch's notification (other workspaces' seeding is announced on the channel too).
+      const hear = async () => {
+        await writer.journal.settle();
+        const ours = (payload: string) => JSON.parse(payload).w === workspaceId && JSON.parse(payload).id === writer.journal.position(workspaceId);
+        await waitFor(() => listening.payloads.some(ours), 10_000);
+        return listening.payloads.find(ours)!;
+      };
+      for (const name of ['sealed-1', 'sealed-2', 'sealed-3']) writer.bus.publish(workspaceId, 'space.updated', { id: 'sp_sealed', name } as never);
+      const carried = await hear();
+      // A listener that holds no key learns the ids, not the events.
+      expect(carried).not.toContain('sealed-1');
+      expect(JSON.parse(carried)).toMatchObject({ w: workspaceId, first: expect.any(Number), id: expect.any(Number), box: expect.any(String), mac: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      reader.journal.notified(carried);
+      // Delivered synchronously from the notification, with the committed ids: not one statement sent.
+      expect(marks(seen)).toEqual(['sealed-1', 'sealed-2', 'sealed-3']);
+      expect(seen.map((event) => event.sequence)).toEqual([JSON.parse(carried).first, JSON.parse(carried).first + 1, JSON.parse(carried).id]);
+      expect(recorded.statements.length).toBe(readsBefore);
+      // Two batches; the reader hears only the second: it does not follow its cursor, so the table fills the gap, in order.
+      writer.bus.publish(workspaceId, 'space.updated', { id: 'sp_sealed', name: 'missed' } as never);
+      await hear();
+      writer.bus.publish(workspaceId, 'space.updated', { id: 'sp_sealed', name: 'after-the-gap' } as never);
+      reader.journal.notified(await hear());
+      await waitFor(() => marks(seen).length === 5, 10_000);
+      expect(marks(seen)).toEqual(['sealed-1', 'sealed-2', 'sealed-3', 'missed', 'after-the-gap']);
+      expect(seen.map((event) => event.sequence)).toEqual(seen.map((_, index) => seen[0]!.sequence + index));
+      expect(recorded.statements.slice(readsBefore)).toEqual(['SelectQueryNode']);
+      stop();
+    } finally {
+      await listening.close();
+    }
   });
 
   it('two processes appending at once take contiguous ids, each event once, in each process\'s publish order, one statement per batch', async () => {
