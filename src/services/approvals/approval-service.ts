@@ -61,10 +61,11 @@ export class ApprovalService {
     this.decidedListeners.push(listener);
   }
 
-  async create(workspaceId: string, input: ApprovalRequest): Promise<Approval> {
+  /** `id`: one chosen beforehand (a gate queues the approval's timeout before it exists). */
+  async create(workspaceId: string, input: ApprovalRequest, id = newId('apr')): Promise<Approval> {
     const db = await this.db(workspaceId);
     const approval = await insertApproval(db, {
-      id: newId('apr'),
+      id,
       kind: input.kind,
       status: 'pending',
       durable: input.durable,
@@ -91,10 +92,16 @@ export class ApprovalService {
 
   /** Creates an approval and waits for its outcome. Never resolves `approved` by itself. */
   async requestAndWait(workspaceId: string, input: ApprovalRequest, options: { timeoutMs: number; signal: AbortSignal }): Promise<ApprovalOutcome> {
-    const approval = await this.create(workspaceId, input);
-    // The waiter is in place before anything else is awaited: the approval is already announced, and
-    // a decision arriving while the timeout is being queued (a pg-boss write, slow under load) must
-    // find it. Queued after the waiter, it was lost and the gate waited for its timeout (POL-7).
+    const id = newId('apr');
+    const dueAt = Date.now() + options.timeoutMs;
+    // The durable timeout is queued before the approval exists, let alone is announced: a process
+    // killed the moment its gate is seen asking (a pg-boss write is slow under load) must leave the
+    // timeout behind, or the approval stays pending forever. A job that fires for an approval this
+    // process never got to write finds nothing pending and does nothing.
+    if (this.timeoutScheduler) await this.timeoutScheduler(workspaceId, id, dueAt).catch(() => undefined);
+    const approval = await this.create(workspaceId, input, id);
+    // The waiter is in place before anything else is awaited: the approval is announced, and a
+    // decision arriving from then on must find it (POL-7).
     const outcome = new Promise<ApprovalOutcome>((resolve) => {
       const finish = (outcome: ApprovalOutcome) => {
         clearTimeout(timer);
@@ -108,14 +115,13 @@ export class ApprovalService {
           () => finish({ status: 'expired', reason, remember: false, approval }),
         );
       };
-      const timer = setTimeout(() => expire(TIMED_OUT), options.timeoutMs);
+      const timer = setTimeout(() => expire(TIMED_OUT), Math.max(0, dueAt - Date.now()));
       const onAbort = () => expire('the run was cancelled while waiting for approval');
       this.waiters.set(approval.id, finish);
       if (options.signal.aborted) onAbort();
       else options.signal.addEventListener('abort', onAbort, { once: true });
     });
-    // The in-process timer above still answers the waiting call; the queued one outlives this process.
-    if (this.timeoutScheduler) await this.timeoutScheduler(workspaceId, approval.id, Date.now() + options.timeoutMs).catch(() => undefined);
+    // The in-process timer above answers the waiting call; the queued one outlives this process.
     return outcome;
   }
 
