@@ -14,7 +14,7 @@ import { TarFormatError } from '../../core/skills/tar-entries.js';
 import { ConflictError, DomainError, NotFoundError, SkillScanRefusedError, ValidationError } from '../../errors/index.js';
 import { newId, nowIso } from '../../ids.js';
 import type { InstalledSkill, SkillOverride, SkillScanRecord, SkillSource } from '../../schemas/skill.js';
-import { findInstalledSkill, listInstalledSkills, upsertInstalledSkill } from '../../store/repositories/installed-skill-repository.js';
+import { findInstalledSkill, findInstalledSkills, listInstalledSkills, upsertInstalledSkill } from '../../store/repositories/installed-skill-repository.js';
 import { insertSkillOverride, listSkillOverrides } from '../../store/repositories/skill-quarantine-override-repository.js';
 import { findSkillScan, insertSkillScan, listSkillScans } from '../../store/repositories/skill-scan-report-repository.js';
 import { deleteSkillSource, findSkillSource, findSkillSourceByUrl, insertSkillSource, listSkillSources } from '../../store/repositories/skill-source-repository.js';
@@ -323,8 +323,13 @@ export class SkillService {
     const name = rawName.toLowerCase();
     if (skillNameProblem(name)) throw new NotFoundError('skill', rawName, 'name');
     const handle = await this.workspaces.handle(workspaceId);
-    const root = join(handle.dir, 'skills');
-    const installed = await findInstalledSkill(handle.database.db, name);
+    return this.loadChecked(handle.dir, rawName, await findInstalledSkill(handle.database.db, name));
+  }
+
+  /** {@link loadSkill} with the skill's installed row (or null) already read. */
+  private async loadChecked(workspaceDir: string, rawName: string, installed: InstalledSkill | null): Promise<{ name: string; description: string; body: string }> {
+    const name = rawName.toLowerCase();
+    const root = join(workspaceDir, 'skills');
     if (installed) {
       const actual = hashOf(await readSkillFolder(join(root, name)).catch(() => []));
       if (actual !== installed.computedHash) throw new ConflictError('name', `skill '${name}' changed on disk after it was scanned (hash ${actual.slice(0, 12)}, locked ${installed.computedHash.slice(0, 12)}); update or reinstall it`);
@@ -359,9 +364,13 @@ export class SkillService {
    */
   async promptSkills(workspaceId: string, linked: readonly string[]): Promise<Array<{ name: string; description: string }>> {
     const listed: Array<{ name: string; description: string }> = [];
-    for (const name of new Set(linked.map((skill) => skill.toLowerCase()))) {
+    const names = [...new Set(linked.map((skill) => skill.toLowerCase()))].filter((name) => !skillNameProblem(name));
+    const handle = await this.workspaces.handle(workspaceId);
+    // One read for all the agent's skills (every run lists them): on PostgreSQL each read is a round trip.
+    const installed = await findInstalledSkills(handle.database.db, names);
+    for (const name of names) {
       try {
-        const skill = await this.loadSkill(workspaceId, name);
+        const skill = await this.loadChecked(handle.dir, name, installed.get(name) ?? null);
         listed.push({ name: skill.name, description: skill.description });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;

@@ -33,6 +33,13 @@ export async function findInstalledSkill(db: Kysely<WorkspaceSchema>, name: stri
   return row ? toInstalledSkill(row) : null;
 }
 
+/** The installed rows of `names` (those installed), by name: one read for all of an agent's skills. */
+export async function findInstalledSkills(db: Kysely<WorkspaceSchema>, names: readonly string[]): Promise<Map<string, InstalledSkill>> {
+  if (names.length === 0) return new Map();
+  const rows = await db.selectFrom('installed_skills').selectAll().where('name', 'in', names).execute();
+  return new Map(rows.map((row) => [row.name, toInstalledSkill(row)]));
+}
+
 /** Inserts or replaces the row of one installed skill. */
 export async function upsertInstalledSkill(db: Kysely<WorkspaceSchema>, skill: InstalledSkill): Promise<void> {
   const values = {
