@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlCenter } from '../../src/services/control-center.js';
 import { PG_BOSS_SCHEMA, PgBossConnection } from '../../src/services/pipelines/pg-boss-job-queue.js';
+import { guardPoolConnections } from '../../src/store/connection-error-guard.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 import { freshTestDatabase } from '../support/test-database.js';
 import { makeDataRoot } from '../support/test-server.js';
@@ -28,7 +29,7 @@ let workspaceId: string;
 beforeAll(async () => {
   if (!enabled) return;
   database = await freshTestDatabase();
-  sql = new pg.Pool({ connectionString: database.url, max: 1 });
+  sql = guardPoolConnections(new pg.Pool({ connectionString: database.url, max: 1 }));
   boss = new PgBossConnection(database.url);
   roots.push(await makeDataRoot());
   worker = await ControlCenter.open({ dataRoot: roots[0]!, database: database.url, role: 'worker', jobLeaseMs: 1_500, queuePollMs: 200, processPruneMs: 2_000 });

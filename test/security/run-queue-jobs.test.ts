@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgBossConnection } from '../../src/services/pipelines/pg-boss-job-queue.js';
+import { guardPoolConnections } from '../../src/store/connection-error-guard.js';
 import { startWorker, type RunningWorker } from '../../src/server/start-worker.js';
 import { reply, startScriptedModelServer, type ScriptedModelServer } from '../support/scripted-model-server.js';
-import { freshTestDatabase } from '../support/test-database.js';
+import { closeInOrder, freshTestDatabase } from '../support/test-database.js';
 import { createSeededWorkspace, makeDataRoot, startTestServer, type TestServer } from '../support/test-server.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 
@@ -37,7 +38,7 @@ beforeAll(async () => {
   server = await startTestServer({ role: 'api', database: database.url, env: model.providerEnv });
   worker = await startWorker({ dataRoot: await makeDataRoot(), database: database.url, env: model.providerEnv, logLevel: 'silent', jobLeaseMs: 3_000, queuePollMs: 200 });
   boss = new PgBossConnection(database.url);
-  sql = new pg.Pool({ connectionString: database.url, max: 2 });
+  sql = guardPoolConnections(new pg.Pool({ connectionString: database.url, max: 2 }));
   workspaceId = (await createSeededWorkspace(server, 'Target')).id;
   otherWorkspaceId = (await createSeededWorkspace(server, 'Neighbour')).id;
   spaceId = (await server.api('POST', `/api/workspaces/${workspaceId}/spaces`, { name: 'Work' })).body.id;
@@ -46,12 +47,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!enabled) return;
-  await worker?.close();
-  await server?.dispose();
-  await boss?.stop();
-  await sql?.end();
-  await model?.close();
-  await database?.drop();
+  // Every step runs even when one before it fails, and the database goes last: dropped `with (force)`
+  // under a process still connected, its connections end mid-work.
+  await closeInOrder([() => worker?.close(), () => server?.dispose(), () => boss?.stop(), () => sql?.end(), () => model?.close(), () => database?.drop()]);
 });
 
 const runOf = async (id: string) => (await server.api('GET', `/api/workspaces/${workspaceId}/runs/${id}`)).body.run as { state: string };

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { ControlCenter, type ControlCenterOptions } from '../../src/services/control-center.js';
 import { PG_BOSS_SCHEMA } from '../../src/services/pipelines/pg-boss-job-queue.js';
+import { guardPoolConnections } from '../../src/store/connection-error-guard.js';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.js';
 import { freshTestDatabase } from './test-database.js';
 import { makeDataRoot } from './test-server.js';
@@ -34,7 +35,7 @@ export async function startDispatchPair(options: {
   beforeWorker?: (api: ControlCenter) => void;
 }): Promise<DispatchPair> {
   const database = await freshTestDatabase();
-  const sql = new pg.Pool({ connectionString: database.url, max: 1 });
+  const sql = guardPoolConnections(new pg.Pool({ connectionString: database.url, max: 1 }));
   const model = await startScriptedModelServer();
   const roots = [await makeDataRoot(), await makeDataRoot()];
   const api = await ControlCenter.open({ dataRoot: roots[0]!, database: database.url, role: 'api', env: model.providerEnv });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { guardClient } from '../../src/store/connection-error-guard.js';
 import { NUMERIC_TYPES, quotedSchema } from '../../src/store/open-postgres.js';
 import { EMBEDDED_STORE, type StoreLocation } from '../../src/store/store-location.js';
 import { WORKSPACE_DB_FILE, workspaceSchemaName } from '../../src/store/workspace-database.js';
@@ -35,7 +36,7 @@ function databaseUrl(name: string): string {
 }
 
 async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: postgresAdminUrl() });
+  const client = guardClient(new pg.Client({ connectionString: postgresAdminUrl() }));
   await client.connect();
   try {
     return await work(client);
@@ -57,6 +58,22 @@ export async function ensureTestDatabase(name: string): Promise<string> {
 /** Drops a test database, closing whatever connections a test left open on it. */
 export async function dropTestDatabase(name: string): Promise<void> {
   await withAdmin((client) => client.query(`drop database if exists ${name} with (force)`));
+}
+
+/**
+ * A test's teardown: every step in turn, each even when one before it failed (a process left
+ * running would outlive the test and fail later, outside it); the first failure is thrown at the end.
+ */
+export async function closeInOrder(steps: ReadonlyArray<() => Promise<unknown> | undefined>): Promise<void> {
+  let firstFailure: unknown = null;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      firstFailure ??= error;
+    }
+  }
+  if (firstFailure) throw firstFailure;
 }
 
 /** A fresh database with a random name; `drop` removes it. */
