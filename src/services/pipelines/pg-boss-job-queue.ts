@@ -26,6 +26,12 @@ interface StoredJob {
 }
 
 /**
+ * How often a busy queue's claims put overdue leases back: a lease that ran out while other jobs
+ * wait is claimed again within this much longer than before (an empty-looking queue sweeps at once).
+ */
+const EXPIRY_SWEEP_EVERY_MS = 1_000;
+
+/**
  * One pg-boss instance per PostgreSQL database, shared by every workspace's queue in the process
  *. Started once: creates or migrates pg-boss's schema and the holders table.
  */
@@ -34,10 +40,14 @@ export class PgBossConnection {
   private readonly pool: pg.Pool;
   private readonly created = new Set<string>();
   private started: Promise<void> | null = null;
+  /** @internal When this process last put a queue's overdue leases back (`performance.now()`), by pg-boss queue name. */
+  readonly expirySweptAt = new Map<string, number>();
+  /** @internal How often a busy queue's claims sweep (tests lengthen it, so that a slow machine does not add a sweep). */
+  expirySweepEveryMs = EXPIRY_SWEEP_EVERY_MS;
 
   constructor(url: string) {
     // pg-boss's own maintenance (archive, drop, and expiring overdue leases every 30 s) runs in
-    // every process; a queue also expires overdue leases of its queue itself before it claims.
+    // every process; a queue also expires overdue leases of its queue itself when it claims (see `claim`).
     this.boss = new PgBoss({ connectionString: url, schema: PG_BOSS_SCHEMA, max: 4, maintenanceIntervalSeconds: 30, monitorStateIntervalSeconds: 600 });
     this.boss.on('error', () => undefined);
     // Its borrowed connections (the DDL lock's, a move's transaction) must not crash the process when lost.
@@ -213,8 +223,14 @@ export class PgBossJobQueue implements JobQueue {
   async claim(queue: string, workerId: string, leaseMs: number): Promise<ClaimedJob | null> {
     const name = this.name(queue);
     const boss = await this.connection.ensureQueue(name);
-    await this.expireOverdue(name);
-    const [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
+    // NF-SCALE: the sweep of overdue leases is a statement of its own, and a busy worker claims many
+    // times a second: it runs before a claim at most once per `expirySweepEveryMs`, and whenever the
+    // queue seems empty (an overdue job may be all there is: it is then claimed at once, as before).
+    const sweptAt = this.connection.expirySweptAt.get(name);
+    const sweptFirst = sweptAt === undefined || performance.now() - sweptAt >= this.connection.expirySweepEveryMs;
+    if (sweptFirst) await this.expireOverdue(name);
+    let [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
+    if (!job && !sweptFirst && (await this.expireOverdue(name)) > 0) [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
     if (!job) return null;
     // The lease and its holder in one statement: a claim is on every run's path.
     await this.connection.sql.query(
@@ -360,8 +376,11 @@ export class PgBossJobQueue implements JobQueue {
     return due ? new Date(due).getTime() : null;
   }
 
-  private async expireOverdue(name: string): Promise<void> {
-    await this.connection.sql.query(`update ${JOBS} set state = 'retry' where name = $1 and state = 'active' and started_on + expire_in < now()`, [name]);
+  /** Puts the queue's overdue leases back to `retry` (their holders stopped renewing them); returns how many. */
+  private async expireOverdue(name: string): Promise<number> {
+    this.connection.expirySweptAt.set(name, performance.now());
+    const result = await this.connection.sql.query(`update ${JOBS} set state = 'retry' where name = $1 and state = 'active' and started_on + expire_in < now()`, [name]);
+    return result.rowCount ?? 0;
   }
 
   /** The pg-boss queue name of a job `workerId` holds, or null. */

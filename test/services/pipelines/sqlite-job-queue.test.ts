@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JobQueue } from '../../../src/services/pipelines/job-queue.js';
 import { PG_BOSS_SCHEMA, PgBossConnection } from '../../../src/services/pipelines/pg-boss-job-queue.js';
 import { SqliteJobQueue } from '../../../src/services/pipelines/sqlite-job-queue.js';
@@ -201,3 +201,29 @@ for (const implementation of [embedded, pgBoss]) {
     });
   });
 }
+
+describe.skipIf(!pgBoss.enabled)('PgBossJobQueue: the claims of a busy queue (NF-SCALE)', () => {
+  beforeAll(() => pgBoss.setup());
+  afterAll(() => pgBoss.teardown());
+
+  it('claims in a row put overdue leases back once, not once each; a claim finding nothing claimable puts them back and takes one at once', async () => {
+    const h = await pgBoss.harness();
+    // Longer than any machine takes for the claims below: the count does not depend on its speed.
+    bossConnection.expirySweepEveryMs = 600_000;
+    const queries = vi.spyOn(bossConnection.sql, 'query');
+    const sweeps = () => queries.mock.calls.filter(([text]) => String(text).includes("set state = 'retry' where name = $1 and state = 'active' and started_on + expire_in < now()")).length;
+    try {
+      for (let n = 1; n <= 3; n += 1) await h.queue.enqueue({ queue: 'runs', payload: { n } });
+      const claimed = [];
+      for (let n = 1; n <= 3; n += 1) claimed.push(await h.queue.claim('runs', 'dead-worker', LEASE));
+      expect(claimed.map((job) => job?.payload)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+      expect(sweeps()).toBe(1);
+      // Every lease runs out (the worker died): the next claim finds nothing claimable, sweeps, and takes the oldest again.
+      await h.advance(LEASE + 1);
+      expect(await h.queue.claim('runs', 'w2', LEASE)).toMatchObject({ id: claimed[0]!.id, attempt: 2 });
+      expect(sweeps()).toBe(2);
+    } finally {
+      queries.mockRestore();
+    }
+  });
+});
