@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
+import { testDialect } from '../support/test-database.js';
 
 /**
  * NF-SCALE, bursts: turns posted all at once are each accepted with a 202 naming its own run, none
@@ -80,6 +82,79 @@ describe('a burst of turns posted at once', () => {
     // Every completed run called the model: none ended without executing.
     expect(harness.model.requests.length).toBeGreaterThanOrEqual(TURNS + 2);
   }, 300_000);
+
+  it("a turn's history is read when it starts, not while it is accepted, and holds the conversation before its message only", async () => {
+    const { server, workspaceId, spaceId } = harness;
+    const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${workspaceId}${path}`, body);
+    const conversationId = (await api('POST', `/spaces/${spaceId}/conversations`, { title: 'history at start' })).body.id as string;
+    const first = await api('POST', `/conversations/${conversationId}/messages`, { text: 'first question' });
+    expect((await harness.waitForRun(first.body.run.id, 60_000)).run.state).toBe('completed');
+
+    // Every history read of this conversation, whichever method reads it.
+    const reads: string[] = [];
+    const messages = harness.server.running.app.messages as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    for (const name of ['history', 'historyBefore']) {
+      const original = messages[name];
+      if (typeof original !== 'function') continue;
+      messages[name] = function (this: unknown, ...args: unknown[]) {
+        if (args[1] === conversationId) reads.push(name);
+        return original.apply(this, args);
+      };
+    }
+    // The conversation's next starts wait in their prepare stage until released.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    harness.server.running.app.executor.registerPrepareHook(async ({ scope }) => {
+      if (scope.conversationId === conversationId) await released;
+    });
+    const [otherAgent] = Object.values(harness.agents).filter((agent) => agent.id !== first.body.run.agentId);
+    let second, third;
+    try {
+      second = await api('POST', `/conversations/${conversationId}/messages`, { text: 'second question' });
+      // Addressed to another agent by id: that agent's own turn, posted while the second waits to start.
+      third = await api('POST', `/conversations/${conversationId}/messages`, { text: 'third question', agentId: otherAgent!.id });
+      expect([second.status, third.status]).toEqual([202, 202]);
+      // Both accepted, neither started: accepting read no history.
+      expect(reads).toEqual([]);
+    } finally {
+      // Released however the checks went, so no held start keeps a slot from the tests after this one.
+      release();
+    }
+    const ended = await Promise.all([second, third].map((answer) => harness.waitForRun(answer.body.run.id, 60_000)));
+    expect(ended.map((detail) => detail.run.state)).toEqual(['completed', 'completed']);
+    expect(reads.length).toBeGreaterThanOrEqual(2);
+    const asked = (text: string) => harness.model.requests.find((request) => request.lastUserText === text)!;
+    // The second turn's history ends before its message: the third, written before it started, is not in it.
+    expect(asked('second question').allText).toContain('first question');
+    expect(asked('second question').allText).not.toContain('third question');
+    expect(asked('third question').allText).toContain('second question');
+  }, 120_000);
+
+  it("a turn's message and its run are committed together: when the run cannot be recorded, the message is not either", async () => {
+    const { server, workspaceId, spaceId } = harness;
+    const api = (method: string, path: string, body?: unknown) => server.api(method, `/api/workspaces/${workspaceId}${path}`, body);
+    const conversationId = (await api('POST', `/spaces/${spaceId}/conversations`, { title: 'one commit' })).body.id as string;
+    const { db } = (await harness.server.running.app.workspaces.handle(workspaceId)).database;
+    // The store refuses this conversation's runs (a disk or constraint failure as the run is written).
+    if (testDialect() === 'postgres') {
+      await sql`create function refuse_runs_of_one_conversation() returns trigger language plpgsql as $$ begin if new.conversation_id = ${sql.lit(conversationId)} then raise exception 'runs refused'; end if; return new; end $$`.execute(db);
+      await sql`create trigger refuse_runs_of_one_conversation before insert on runs for each row execute function refuse_runs_of_one_conversation()`.execute(db);
+    } else {
+      await sql`create trigger refuse_runs_of_one_conversation before insert on runs when new.conversation_id = ${sql.lit(conversationId)} begin select raise(abort, 'runs refused'); end`.execute(db);
+    }
+    try {
+      const answer = await api('POST', `/conversations/${conversationId}/messages`, { text: 'never recorded' });
+      expect(answer.status).toBe(500);
+      expect((await api('GET', `/conversations/${conversationId}/messages`)).body.messages).toEqual([]);
+    } finally {
+      await sql`drop trigger refuse_runs_of_one_conversation${sql.raw(testDialect() === 'postgres' ? ' on runs' : '')}`.execute(db);
+    }
+    // With the store back, the conversation takes the turn: message and run.
+    const answer = await api('POST', `/conversations/${conversationId}/messages`, { text: 'recorded' });
+    expect(answer.status).toBe(202);
+    expect((await harness.waitForRun(answer.body.run.id, 60_000)).run.state).toBe('completed');
+    expect((await api('GET', `/conversations/${conversationId}/messages`)).body.messages.map((message: { content: string }) => message.content)).toContain('recorded');
+  }, 120_000);
 
   it('where runs are queued for workers (an API process), a turn is answered before its enqueue, and one that cannot be queued ends failed', async () => {
     const { server, workspaceId, spaceId } = harness;

@@ -1,10 +1,13 @@
+import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../../ids.js';
+import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { Message } from '../../schemas/message.js';
 import {
   latestContextUsage,
   listConversationTranscript,
   listConversationTranscriptFrom,
   unrestoredRewindSpans,
+  type TranscriptItem,
 } from '../../store/repositories/conversation-transcript-repository.js';
 import type { ModelMessage } from '../../llm/model-types.js';
 import { extendHistory, keep, type BuiltHistory, type KeptHistory } from './conversation-history.js';
@@ -21,6 +24,22 @@ const KEPT_CONVERSATIONS = 500;
 
 export type NewMessage = Omit<Message, 'id' | 'createdAt'>;
 
+/** Where a message sits in its conversation's timeline (a turn's history ends before it). */
+export type MessagePlace = Pick<Message, 'id' | 'createdAt'>;
+
+/** The timeline items before `message`: it and everything listed after it (or created later, were it rewound away) are cut. */
+function itemsBefore(items: TranscriptItem[], message: MessagePlace): TranscriptItem[] {
+  const end = items.findIndex((item) => (item.kind === 'message' && item.id === message.id) || item.createdAt > message.createdAt);
+  return end < 0 ? items : items.slice(0, end);
+}
+
+/** See {@link MessageService.pendingMessage}. */
+export interface PendingMessage {
+  message: Message;
+  write(db: Kysely<WorkspaceSchema>): Promise<void>;
+  published(): void;
+}
+
 /** The visible log of a conversation: operator messages, agent answers, system lines (PLAN-6). */
 export class MessageService {
   private readonly kept: KeptHistory = { finishedRuns: new Map(), messages: new Map() };
@@ -35,6 +54,18 @@ export class MessageService {
   /** Records a message; `attachments` (TOOL-3, already checked) are stored with it in one transaction. */
   async append(workspaceId: string, input: NewMessage, attachments: readonly AcceptedAttachment[] = []): Promise<Message> {
     const { database } = await this.workspaces.handle(workspaceId);
+    const pending = this.pendingMessage(workspaceId, input, attachments);
+    await (attachments.length === 0 ? pending.write(database.db) : database.db.transaction().execute((transaction) => pending.write(transaction)));
+    pending.published();
+    return pending.message;
+  }
+
+  /**
+   * A message not yet written: `write` stores it (and its attachments) on the handle it is given — a
+   * transaction the caller commits together with other rows (a turn's message and its run, NF-SCALE
+   * bursts) — and `published` announces it once that has committed.
+   */
+  pendingMessage(workspaceId: string, input: NewMessage, attachments: readonly AcceptedAttachment[] = []): PendingMessage {
     const message: Message = {
       id: newId('msg'),
       conversationId: input.conversationId,
@@ -47,30 +78,28 @@ export class MessageService {
       content: input.content,
       createdAt: nowIso(),
     };
-    if (attachments.length === 0) {
-      await insertMessage(database.db, message);
-    } else {
-      const rows = attachments.map((attachment, position) => ({
-        id: newId('att'),
-        conversation_id: message.conversationId,
-        message_id: message.id,
-        position,
-        name: attachment.name,
-        kind: attachment.content.kind,
-        media_type: attachment.content.mediaType,
-        size_bytes: attachment.bytes.length,
-        sha256: attachment.sha256,
-        content: attachment.bytes,
-        created_at: message.createdAt,
-      }));
-      await database.db.transaction().execute(async (transaction) => {
-        await insertMessage(transaction, message);
-        await insertAttachments(transaction, rows);
-      });
-      message.attachments = rows.map((row) => ({ id: row.id, name: row.name, kind: row.kind, mediaType: row.media_type, sizeBytes: row.size_bytes }));
-    }
-    this.events.publish(workspaceId, 'message.created', message);
-    return message;
+    const rows = attachments.map((attachment, position) => ({
+      id: newId('att'),
+      conversation_id: message.conversationId,
+      message_id: message.id,
+      position,
+      name: attachment.name,
+      kind: attachment.content.kind,
+      media_type: attachment.content.mediaType,
+      size_bytes: attachment.bytes.length,
+      sha256: attachment.sha256,
+      content: attachment.bytes,
+      created_at: message.createdAt,
+    }));
+    if (rows.length > 0) message.attachments = rows.map((row) => ({ id: row.id, name: row.name, kind: row.kind, mediaType: row.media_type, sizeBytes: row.size_bytes }));
+    return {
+      message,
+      write: async (db) => {
+        await insertMessage(db, message);
+        if (rows.length > 0) await insertAttachments(db, rows);
+      },
+      published: () => this.events.publish(workspaceId, 'message.created', message),
+    };
   }
 
   async list(workspaceId: string, conversationId: string): Promise<Message[]> {
@@ -96,21 +125,37 @@ export class MessageService {
    * after a rewind or restore, a compaction, or when the server has not built it yet.
    */
   async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
+    return this.buildHistory(workspaceId, conversationId, excludingLast, null);
+  }
+
+  /**
+   * The history a turn started by `message` sees: the conversation before that message, read when the
+   * turn starts rather than when it is accepted (NF-SCALE, bursts: a POST does not wait on it). What
+   * was written after the message — its own run, later messages — is left out, so the turn sees what
+   * it would have seen had the history been read as the message was posted.
+   */
+  async historyBefore(workspaceId: string, conversationId: string, message: MessagePlace): Promise<ModelMessage[]> {
+    return this.buildHistory(workspaceId, conversationId, false, message);
+  }
+
+  private async buildHistory(workspaceId: string, conversationId: string, excludingLast: boolean, before: MessagePlace | null): Promise<ModelMessage[]> {
+    const cut = (items: TranscriptItem[]) => (before ? itemsBefore(items, before) : items);
     const { database } = await this.workspaces.handle(workspaceId);
     await keepEarlierImages(database.db, conversationId, this.kept.messages);
     const key = `${workspaceId}/${conversationId}`;
     const rewound = await unrestoredRewindSpans(database.db, conversationId);
     const rewinds = JSON.stringify(rewound);
     const previous = this.built.get(key);
-    if (previous && previous.rewinds === rewinds) {
-      const since = await listConversationTranscriptFrom(database.db, conversationId, previous.history.unsettledFrom, this.kept.finishedRuns, rewound);
+    // A history kept from a later point may hold `before` in its settled part: built again then.
+    if (previous && previous.rewinds === rewinds && (!before || previous.history.unsettledFrom <= before.createdAt)) {
+      const since = cut(await listConversationTranscriptFrom(database.db, conversationId, previous.history.unsettledFrom, this.kept.finishedRuns, rewound));
       const extended = extendHistory(previous.history, since, this.kept, excludingLast);
       if (extended) {
         keep(this.built, key, { history: extended.built, rewinds }, KEPT_CONVERSATIONS);
         return extended.history;
       }
     }
-    const items = await listConversationTranscript(database.db, conversationId, this.kept.finishedRuns, rewound);
+    const items = cut(await listConversationTranscript(database.db, conversationId, this.kept.finishedRuns, rewound));
     const rebuilt = extendHistory(null, items, this.kept, excludingLast)!;
     keep(this.built, key, { history: rebuilt.built, rewinds }, KEPT_CONVERSATIONS);
     return rebuilt.history;

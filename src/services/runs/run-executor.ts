@@ -34,12 +34,12 @@ import type { SettingsService } from '../workspaces/settings-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { ActiveRun, ActiveRuns } from './active-runs.js';
 import { RunToolCalls } from './gate-tool-calls.js';
-import type { MessageService } from './message-service.js';
+import type { MessagePlace, MessageService } from './message-service.js';
 import { prepareRun, type ModeToolProvider, type PrepareHook } from './prepare-run.js';
 import { runOnTransport, type McpRun } from './run-on-transport.js';
 import { brokeredProviderProblem } from './brokered-provider-problem.js';
 import { RunRecorder } from './record-run.js';
-import type { RecordRunInput, RunService } from './run-service.js';
+import type { RecordRunInput, RunService, WrittenWithRun } from './run-service.js';
 import type { RunTokens } from './run-tokens.js';
 import type { QueuedRun } from './run-queue.js';
 import { findRun } from '../../store/repositories/run-repository.js';
@@ -64,6 +64,13 @@ export interface StartRunInput extends Omit<RunScope, 'runId' | 'conversationId'
   conversationId: string | null;
   prompt: string;
   history?: ModelMessage[];
+  /**
+   * NF-SCALE, bursts: instead of `history`, the conversation before this message, read when the run
+   * starts (by whichever process starts it), so accepting the turn does not wait on reading it.
+   */
+  historyBefore?: MessagePlace;
+  /** The turn's message, committed in one transaction with the run's row. */
+  writtenWithRun?: WrittenWithRun;
   parentRunId?: string | null;
   depth?: number;
   /** A child run's surface can only be narrower than its parent's (HAR-5). */
@@ -287,12 +294,13 @@ export class RunExecutor {
       autonomy: input.autonomy,
       prompt: input.prompt,
       history: input.history ?? [],
+      ...(input.historyBefore ? { historyBefore: { id: input.historyBefore.id, createdAt: input.historyBefore.createdAt } } : {}),
       repoPath: input.repoPath ?? null,
       ...(input.imagesOfMessage ? { imagesOfMessage: input.imagesOfMessage } : {}),
       ...(input.compact ? { compact: input.compact } : {}),
     });
     // The payload is committed with the run: if this process dies before the enqueue, a worker's sweep enqueues it.
-    const run = await this.deps.runs.recordForDispatch(input.workspaceId, db, this.runRecord(input), queuedRun);
+    const run = await this.deps.runs.recordForDispatch(input.workspaceId, db, this.runRecord(input), queuedRun, input.writtenWithRun);
     // Accepted: the enqueue happens off the request, through the start queue (bounded, in order per
     // conversation), so a burst of turns is answered without waiting on the job queue's connections.
     const dispatch = this.dispatch;
@@ -351,6 +359,7 @@ export class RunExecutor {
       autonomy: queued.autonomy,
       prompt: queued.prompt,
       history: queued.history,
+      ...(queued.historyBefore ? { historyBefore: queued.historyBefore } : {}),
       repoPath: queued.repoPath,
       ...(queued.imagesOfMessage ? { imagesOfMessage: queued.imagesOfMessage } : {}),
       ...(queued.compact ? { compact: queued.compact } : {}),
@@ -370,7 +379,7 @@ export class RunExecutor {
   }
 
   private recordQueued(input: StartRunInput, db: Parameters<RunService['record']>[1]): Promise<Run> {
-    return this.deps.runs.record(input.workspaceId, db, this.runRecord(input));
+    return this.deps.runs.record(input.workspaceId, db, this.runRecord(input), input.writtenWithRun);
   }
 
   private runRecord(input: StartRunInput): RecordRunInput {
@@ -532,7 +541,7 @@ export class RunExecutor {
           prompt: input.prompt,
           // TOOL-3: read here, not carried in the job: the bytes stay in the database until the run needs them.
           images: input.imagesOfMessage && input.conversationId ? await promptImagesOf(handle.database.db, input.conversationId, input.imagesOfMessage) : [],
-          history: input.history ?? [],
+          history: await this.historyOf(input),
           ...(input.compact ? { compact: input.compact } : {}),
           workspaceDir: handle.dir,
           prepared,
@@ -554,6 +563,12 @@ export class RunExecutor {
     } finally {
       this.stoppedByShutdown.delete(runId);
     }
+  }
+
+  /** The run's history: given, or read now (`historyBefore`, NF-SCALE bursts) as the turn would have seen it when accepted. */
+  private async historyOf(input: StartRunInput): Promise<ModelMessage[]> {
+    if (input.history?.length || !input.historyBefore || !input.conversationId) return input.history ?? [];
+    return this.deps.messages.historyBefore(input.workspaceId, input.conversationId, input.historyBefore);
   }
 
   /**

@@ -29,6 +29,11 @@ export interface QueuedRun {
   autonomy: AutonomyLevel;
   prompt: string;
   history: ModelMessage[];
+  /**
+   * NF-SCALE, bursts: the history is the conversation before this message, read by the process that
+   * starts the run (`history` is then empty): accepting the turn does not wait on reading it.
+   */
+  historyBefore?: { id: string; createdAt: string };
   repoPath: string | null;
   /** TOOL-3: the message whose images the run sends with its prompt (read from the database when it starts). */
   imagesOfMessage?: string;
@@ -52,6 +57,7 @@ export function parseQueuedRun(payload: unknown): QueuedRun | null {
   if (!(MODES as readonly unknown[]).includes(p.mode) || !(AUTONOMY_LEVELS as readonly unknown[]).includes(p.autonomy)) return null;
   if (!textOrNull(p.spaceId) || !textOrNull(p.conversationId) || !textOrNull(p.repoPath) || !Array.isArray(p.history)) return null;
   if (p.imagesOfMessage !== undefined && !text(p.imagesOfMessage)) return null;
+  if (p.historyBefore !== undefined && (typeof p.historyBefore !== 'object' || p.historyBefore === null || !text((p.historyBefore as { id?: unknown }).id) || !text((p.historyBefore as { createdAt?: unknown }).createdAt))) return null;
   if (p.compact !== undefined && (typeof p.compact !== 'object' || p.compact === null || !textOrNull((p.compact as { focus?: unknown }).focus))) return null;
   return p as unknown as QueuedRun;
 }

@@ -9,6 +9,15 @@ import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { deriveAgentState } from '../agents/derive-agent-state.js';
 import type { EventBus } from '../event-bus.js';
 
+/**
+ * Rows committed in the run's own transaction (a turn's message: a turn is never recorded without
+ * its message, nor its message without its turn), announced once that has committed, before the run.
+ */
+export interface WrittenWithRun {
+  write(db: Kysely<WorkspaceSchema>): Promise<void>;
+  published(): void;
+}
+
 export interface RecordRunInput {
   agentId: string;
   spaceId?: string | null;
@@ -44,9 +53,17 @@ export { toRun } from '../../store/repositories/run-repository.js';
 export class RunService {
   constructor(private readonly events: EventBus) {}
 
-  async record(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput): Promise<Run> {
+  async record(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput, alongside?: WrittenWithRun): Promise<Run> {
     const run = newRun(input);
-    await insertRun(db, run);
+    if (alongside) {
+      await db.transaction().execute(async (trx) => {
+        await alongside.write(trx);
+        await insertRun(trx, run);
+      });
+      alongside.published();
+    } else {
+      await insertRun(db, run);
+    }
     this.events.publish(workspaceId, 'run.created', run);
     return run;
   }
@@ -55,9 +72,10 @@ export class RunService {
    * Records a `queued` run together with the job payload that will put it on the runs
    * queue (one transaction), so a process that dies before its enqueue leaves it re-enqueueable.
    */
-  async recordForDispatch(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput, payloadFor: (run: Run) => unknown): Promise<Run> {
+  async recordForDispatch(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput, payloadFor: (run: Run) => unknown, alongside?: WrittenWithRun): Promise<Run> {
     const run = newRun({ ...input, state: 'queued' });
-    await insertRunWithDispatch(db, run, payloadFor(run), Date.now());
+    await insertRunWithDispatch(db, run, payloadFor(run), Date.now(), alongside ? (trx) => alongside.write(trx) : undefined);
+    alongside?.published();
     this.events.publish(workspaceId, 'run.created', run);
     return run;
   }

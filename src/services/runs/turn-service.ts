@@ -94,8 +94,10 @@ export class TurnService {
     const agent = await this.addressedAgent(workspaceId, mention.agentName, body.agentId ?? null, space.defaultAgentId);
     if (attached.length > 0) await this.attachments!.refuseImagesTheAgentCannotTake(workspaceId, agent, attached);
     const { message, run } = await this.whileLaunching(workspaceId, conversationId, async () => {
-      const history = await this.history(workspaceId, conversationId);
-      const message = await this.messages.append(workspaceId, operatorMessage(null), attached);
+      // NF-SCALE, bursts: the message is committed with its run, and the history is read when the
+      // run starts (the conversation before this message), so accepting the turn waits on neither.
+      const pending = this.messages.pendingMessage(workspaceId, operatorMessage(null), attached);
+      const message = pending.message;
       // MODE-2: the dispatcher reads the space's mode now; the turn keeps it to its end.
       const mode = resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId);
       const run = await this.executor.launch({
@@ -106,7 +108,8 @@ export class TurnService {
         mode,
         autonomy: space.autonomy,
         prompt: AttachmentService.promptWithTextFiles(directive ?? parsed.text, attached),
-        history,
+        historyBefore: message,
+        writtenWithRun: pending,
         repoPath: space.repoPath,
         ...(attached.some((attachment) => attachment.content.kind === 'image') ? { imagesOfMessage: message.id } : {}),
       });
@@ -172,8 +175,7 @@ export class TurnService {
     const { space } = await this.spaces.getConversationInSpace(workspaceId, conversationId);
     const agent = await this.addressedAgent(workspaceId, null, null, space.defaultAgentId);
     return this.whileLaunching(workspaceId, conversationId, async () => {
-      const history = await this.history(workspaceId, conversationId);
-      await this.messages.append(workspaceId, {
+      const pending = this.messages.pendingMessage(workspaceId, {
         conversationId,
         runId: null,
         role: 'user',
@@ -191,7 +193,8 @@ export class TurnService {
         mode: resolveDispatchMode({ workspaceId, mode: space.mode }, workspaceId),
         autonomy: space.autonomy,
         prompt: text,
-        history,
+        historyBefore: pending.message,
+        writtenWithRun: pending,
         repoPath: space.repoPath,
         inheritedRules,
       });

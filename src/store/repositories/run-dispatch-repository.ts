@@ -8,8 +8,9 @@ import { insertRun } from './run-repository.js';
  * are committed together — so a process that dies before its enqueue leaves a row a sweep can
  * re-enqueue, never a `queued` run nobody will ever claim.
  */
-export async function insertRunWithDispatch(db: Kysely<WorkspaceSchema>, run: Run, payload: unknown, recordedAtMs: number): Promise<void> {
+export async function insertRunWithDispatch(db: Kysely<WorkspaceSchema>, run: Run, payload: unknown, recordedAtMs: number, alongside?: (trx: Kysely<WorkspaceSchema>) => Promise<void>): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    await alongside?.(trx);
     await insertRun(trx, run);
     await trx.insertInto('run_dispatches').values({ run_id: run.id, payload: JSON.stringify(payload), recorded_at_ms: recordedAtMs }).execute();
   });
