@@ -85,6 +85,11 @@ describe('two people, two browsers (TEAM-1, TEAM-3)', () => {
     const auditTable = ui.page.getByTestId('audit-table');
     await auditTable.locator('tr[data-kind="approval.approved"]', { hasText: 'Dana' }).waitFor({ timeout: 60_000 });
     await auditTable.locator('tr[data-kind="invitation.created"]').first().waitFor({ timeout: 30_000 });
+    // The kind is words on the screen; its code stays on the cell's title (what the Kind filter takes).
+    const approvedKind = auditTable.locator('tr[data-kind="approval.approved"]', { hasText: 'Dana' }).locator('td[data-label="Kind"]');
+    await expect.poll(() => approvedKind.textContent(), { timeout: 30_000 }).toBe('Tool call approved');
+    expect(await approvedKind.getAttribute('title')).toBe('approval.approved');
+    expect(await auditTable.locator('td[data-label="Kind"]').allTextContents()).not.toContainEqual(expect.stringMatching(/[._]/));
     await ui.page.getByLabel('Person').selectOption({ label: 'Dana' });
     // One condition on the final table (never the empty one shown while the filtered page loads): rows, all Dana's, her approval among them.
     const shownActs = async () => ({ names: await auditTable.locator('tbody tr td:nth-child(2)').allTextContents(), kinds: await auditTable.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-kind'))) });

@@ -5,37 +5,11 @@ import { SettingsNav } from '../../pages/SettingsNav';
 import { Empty, ErrorState, FieldError, Loading } from '../../ui/states';
 import { ReadOnlyNote } from '../../ui/ReadOnlyNote';
 import { useWorkspacePeople, useWorkspaceRole } from '../people/people-hooks';
+import { AUDIT_FAMILIES, AUDIT_KINDS, auditKindWord } from './audit-kind-words';
 import { downloadAuditJsonLines, useAuditLog, type AuditEntry, type AuditFilterValues } from './audit-hooks';
 
-/** Kinds offered in the filter's suggestions; a family (`policy`) matches every `policy.…`. */
-const KNOWN_KINDS = [
-  'approval',
-  'approval.approved',
-  'approval.rejected',
-  'plan.approved',
-  'plan.rejected',
-  'orchestration.approved',
-  'orchestration.rejected',
-  'orchestration.cancelled',
-  'policy',
-  'policy.rule_added',
-  'policy.rule_removed',
-  'settings.changed',
-  'budget',
-  'skill.override_set',
-  'agent',
-  'agent.created',
-  'agent.updated',
-  'agent.deleted',
-  'person.role_changed',
-  'person.role_changed_by_provider',
-  'person.removed_from_workspace',
-  'person.removed',
-  'invitation.created',
-  'token.created',
-  'token.revoked',
-  'session.revoked',
-];
+/** The filter's suggestions: each family (`policy` matches every `policy.…`), then each kind; the code is the value, the words its label. */
+const KIND_SUGGESTIONS = [...AUDIT_FAMILIES, ...AUDIT_KINDS];
 
 const NO_FILTERS: AuditFilterValues = { person: '', kind: '', space: '', from: '', to: '' };
 
@@ -90,8 +64,8 @@ export function AuditLogPage({ ws }: { ws: string }) {
         <label>
           Kind <input aria-label="Kind" list="audit-kinds" value={filters.kind} placeholder="any, or e.g. policy" onChange={set('kind')} />
           <datalist id="audit-kinds">
-            {KNOWN_KINDS.map((kind) => (
-              <option key={kind} value={kind} />
+            {KIND_SUGGESTIONS.map((kind) => (
+              <option key={kind} value={kind} label={auditKindWord(kind)} />
             ))}
           </datalist>
         </label>
@@ -153,8 +127,9 @@ export function AuditLogPage({ ws }: { ws: string }) {
                     <time dateTime={entry.createdAt}>{new Date(entry.createdAt).toLocaleString()}</time>
                   </td>
                   <td data-label="Who">{who(entry)}</td>
-                  <td data-label="Kind">
-                    <code>{entry.kind}</code>
+                  {/* Words on the screen; the code (what the Kind filter and the export use) on hover. */}
+                  <td data-label="Kind" title={entry.kind}>
+                    {auditKindWord(entry.kind)}
                   </td>
                   <td data-label="What">{entry.summary}</td>
                   <td className="muted" data-label="Space">{spaceName(entry.spaceId)}</td>
