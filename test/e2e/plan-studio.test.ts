@@ -99,6 +99,51 @@ function validPlan() {
   };
 }
 
+/** The plan where the last step needs both earlier ones: its edge from the first crosses the second's column. */
+function skippingPlan() {
+  const nodes = [node('api', 'Add the export endpoint', []), node('ui', 'Add the button', ['api']), node('tests', 'Test both', ['api', 'ui'])];
+  return {
+    ...base(),
+    id: 'plan_skip',
+    conversationId,
+    goal: 'Add a CSV export button',
+    status: 'proposed',
+    version: 1,
+    stepCount: nodes.length,
+    nodes,
+    edges: [{ from: 'api', to: 'ui' }, { from: 'api', to: 'tests' }, { from: 'ui', to: 'tests' }],
+    errors: [],
+    progress: { settled: 0, total: 3 },
+    costEstimate: unknownCost(['api', 'ui', 'tests']),
+    actualCost: { usd: 0, inputTokens: 0, outputTokens: 0, runs: 0 },
+    createdAt: '2026-01-01T00:00:30.000Z',
+  };
+}
+
+/**
+ * Run in the page: each drawn edge, sampled along its path in screen coordinates, and the steps other
+ * than its two ends that a sample falls inside (a line drawn behind a step). Edges are SVG under the
+ * steps' boxes, so such a line is hidden and the graph reads like a chain.
+ */
+const EDGES_BEHIND_STEPS = `(() => {
+  const boxes = [...document.querySelectorAll('[data-testid="plan-studio"] [data-node-key]')].map((element) => ({ key: element.getAttribute('data-node-key'), rect: element.getBoundingClientRect() }));
+  return [...document.querySelectorAll('[data-testid="plan-studio"] .react-flow__edge')].map((edge) => {
+    const [from, to] = edge.getAttribute('data-id').split('->');
+    const path = edge.querySelector('path.react-flow__edge-path');
+    const matrix = path.getScreenCTM();
+    const length = path.getTotalLength();
+    const behind = new Set();
+    for (let at = 0; at <= 200; at += 1) {
+      const point = path.getPointAtLength((length * at) / 200).matrixTransform(matrix);
+      for (const { key, rect } of boxes) {
+        if (key === from || key === to) continue;
+        if (point.x > rect.left + 2 && point.x < rect.right - 2 && point.y > rect.top + 2 && point.y < rect.bottom - 2) behind.add(key);
+      }
+    }
+    return edge.getAttribute('data-id') + (behind.size ? ' behind ' + [...behind].join(', ') : ' clear');
+  }).sort();
+})()`;
+
 const posted: string[] = [];
 
 async function answerPlans(route: Route) {
@@ -111,6 +156,8 @@ async function answerPlans(route: Route) {
     return json(validPlan());
   }
   if (url.pathname.endsWith('/plans')) return json({ plans: [invalidPlan(), validPlan()] });
+  // Opened by its id only (`?plan=plan_skip`): the plan rows above stay the two the first test counts.
+  if (url.pathname.endsWith('/plan_skip')) return json(skippingPlan());
   if (url.pathname.endsWith('/plan_invalid')) return json(invalidPlan());
   if (url.pathname.endsWith('/plan_valid')) return json(validPlan());
   return route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: { code: 'not_found', message: 'no such plan' } }) });
@@ -209,5 +256,24 @@ describe('Plan Studio (PLAN-3, PLAN-7, PLAN-8) against the documented plan JSON'
     await studio.getByRole('button', { name: /Verify the file/ }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => studio.getByTestId('node-inspector').textContent(), { timeout: 60_000 }).toContain('Verify the file: the details.');
+  });
+
+  it('an edge that skips a column goes round the step between, never behind it, at 1440 and on a phone', async () => {
+    const { page } = ui;
+    const clear = ['api->tests clear', 'api->ui clear', 'ui->tests clear'];
+    try {
+      for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+        await page.setViewportSize(viewport);
+        await page.goto(`${server.url}/w/${ws}/c/${conversationId}?plan=plan_skip`);
+        const studio = page.getByTestId('plan-studio');
+        // A phone opens on the step list: the graph is one tap away.
+        await studio.getByRole('button', { name: 'Graph' }).click({ timeout: 60_000 });
+        await expect.poll(() => studio.getByTestId('plan-node').count(), { timeout: 60_000 }).toBe(3);
+        await expect.poll(() => page.evaluate(EDGES_BEHIND_STEPS), { timeout: 60_000 }).toEqual(clear);
+        await ui.screenshot(`plan-studio-skipping-edge-${viewport.width}`);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { layoutPlanSync, NODE_HEIGHT, NODE_WIDTH } from '../../web/src/conversation/plan-layout.js';
+import { edgeId, LAYER_GAP, layoutPlanSync, NODE_HEIGHT, NODE_WIDTH, type Point } from '../../web/src/conversation/plan-layout.js';
 
 /** A random DAG: node i may depend only on nodes before it. */
 const dag = fc.integer({ min: 1, max: 14 }).chain((count) =>
@@ -13,7 +13,7 @@ describe('Plan Studio layout (PLAN-3)', () => {
   it('places every step right of all its dependencies, with no two steps overlapping', () => {
     fc.assert(
       fc.property(dag, (nodes) => {
-        const positions = layoutPlanSync(nodes);
+        const { positions } = layoutPlanSync(nodes);
         expect(positions.size).toBe(nodes.length);
         for (const node of nodes) for (const dependency of node.dependsOn) expect(positions.get(dependency)!.x + NODE_WIDTH).toBeLessThan(positions.get(node.key)!.x);
         const boxes = [...positions.values()];
@@ -28,7 +28,7 @@ describe('Plan Studio layout (PLAN-3)', () => {
   });
 
   it('lays out an invalid plan too: missing dependencies are ignored, cycles and duplicates do not hang', () => {
-    const positions = layoutPlanSync([
+    const { positions } = layoutPlanSync([
       { key: 'a', dependsOn: ['c', 'ghost'] },
       { key: 'b', dependsOn: ['a'] },
       { key: 'c', dependsOn: ['b'] },
@@ -39,7 +39,7 @@ describe('Plan Studio layout (PLAN-3)', () => {
   });
 
   it('a diamond: the join sits right of both branches, the branches in one column', () => {
-    const positions = layoutPlanSync([
+    const { positions } = layoutPlanSync([
       { key: 'research', dependsOn: [] },
       { key: 'build', dependsOn: ['research'] },
       { key: 'docs', dependsOn: ['research'] },
@@ -48,5 +48,44 @@ describe('Plan Studio layout (PLAN-3)', () => {
     expect(positions.get('build')!.x).toBe(positions.get('docs')!.x);
     expect(positions.get('research')!.x).toBeLessThan(positions.get('build')!.x);
     expect(positions.get('verify')!.x).toBeGreaterThan(positions.get('docs')!.x);
+  });
+
+  it('an edge that skips a column runs through a free slot of every column it crosses, never behind a step', () => {
+    fc.assert(
+      fc.property(dag, (nodes) => {
+        const { positions, routes } = layoutPlanSync(nodes);
+        for (const node of nodes)
+          for (const dependency of node.dependsOn) {
+            const from = positions.get(dependency)!;
+            const to = positions.get(node.key)!;
+            const route: Point[] = routes.get(edgeId(dependency, node.key)) ?? [];
+            // One slot (entered, left) per column between the ends; nothing for neighbouring columns.
+            const crossed = Math.round((to.x - from.x) / (NODE_WIDTH + LAYER_GAP)) - 1;
+            expect(route.length).toBe(2 * crossed);
+            // Across a column the edge is a straight segment at one height: no step of that column is at that height.
+            for (let at = 0; at < route.length; at += 2) {
+              const enter = route[at]!;
+              const leave = route[at + 1]!;
+              expect(leave.y).toBe(enter.y);
+              for (const other of positions.values()) {
+                if (other.x !== enter.x) continue;
+                expect(enter.y > other.y && enter.y < other.y + NODE_HEIGHT, `${dependency}->${node.key} behind ${other.key}`).toBe(false);
+              }
+            }
+          }
+      }),
+    );
+  });
+
+  it('the plan where the last step needs both earlier ones: its edge from the first goes round the second', () => {
+    const { positions, routes } = layoutPlanSync([
+      { key: 'api', dependsOn: [] },
+      { key: 'ui', dependsOn: ['api'] },
+      { key: 'tests', dependsOn: ['api', 'ui'] },
+    ]);
+    const ui = positions.get('ui')!;
+    const route = routes.get(edgeId('api', 'tests'))!;
+    expect(route.map((point) => point.x)).toEqual([ui.x, ui.x + NODE_WIDTH]);
+    expect(route[0]!.y >= ui.y + NODE_HEIGHT || route[0]!.y <= ui.y).toBe(true);
   });
 });

@@ -21,8 +21,8 @@ import {
   stepCount,
   totalCost,
 } from './plan-view';
-import { layoutPlan, NODE_HEIGHT, NODE_WIDTH, type PositionedNode } from './plan-layout';
-import { GraphCanvas, GraphStepList } from './GraphCanvas';
+import { layoutPlan, NODE_HEIGHT, NODE_WIDTH, type PlanGraphLayout } from './plan-layout';
+import { GraphCanvas, GraphStepList, layoutEdges } from './GraphCanvas';
 import { usePlanStudioLayout } from './plan-studio-layout';
 import { PlanControls } from './PlanControls';
 import { usePlanActuals, type StepActual } from './plan-actuals';
@@ -66,7 +66,7 @@ export function PlanStudio({ ws, planId, agents, onClose }: { ws: string; planId
 function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan; agents: Agent[]; onClose: () => void }) {
   const action = usePlanAction(ws);
   const actuals = usePlanActuals(ws, plan);
-  const [positions, setPositions] = useState<Map<string, PositionedNode> | null>(null);
+  const [graphLayout, setGraphLayout] = useState<PlanGraphLayout | null>(null);
   const [layoutError, setLayoutError] = useState<string | null>(null);
   const [selectedKey, setSelectedKey] = useState<string | null>(null);
   const [rejecting, setRejecting] = useState(false);
@@ -81,7 +81,7 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
     const graph = (JSON.parse(shape) as [string, string[]][]).map(([key, dependsOn]) => ({ key, dependsOn }));
     layoutPlan(graph)
       .then((result) => {
-        if (!cancelled) setPositions(result);
+        if (!cancelled) setGraphLayout(result);
       })
       .catch((error: unknown) => {
         if (!cancelled) setLayoutError(errorMessage(error));
@@ -95,9 +95,9 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
   const flowNodes: PlanFlowNode[] = useMemo(
     () =>
       plan.nodes
-        .filter((node) => positions?.has(node.key))
+        .filter((node) => graphLayout?.positions.has(node.key))
         .map((node) => {
-          const position = positions!.get(node.key)!;
+          const position = graphLayout!.positions.get(node.key)!;
           return {
             id: node.key,
             type: 'planNode' as const,
@@ -111,20 +111,9 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
             ariaLabel: `Step ${node.title}: ${nodeStateWord(node.state ?? 'pending')}`,
           };
         }),
-    [plan, positions, selectedKey],
+    [plan, graphLayout, selectedKey],
   );
-  const keys = new Set(plan.nodes.map((node) => node.key));
-  const flowEdges: Edge[] = plan.nodes.flatMap((node) =>
-    node.dependsOn
-      .filter((dependency) => keys.has(dependency))
-      .map((dependency) => ({
-        id: `${dependency}->${node.key}`,
-        source: dependency,
-        target: node.key,
-        animated: node.state === 'running',
-        className: `edge-${node.state ?? 'pending'}`,
-      })),
-  );
+  const flowEdges: Edge[] = graphLayout ? layoutEdges(plan.nodes, graphLayout, (node) => ({ animated: node.state === 'running', className: `edge-${node.state ?? 'pending'}` })) : [];
 
   const invalid = plan.errors.length > 0;
   // TEAM-2: approving, rejecting and cancelling a step are a member's; a viewer reads the plan.
@@ -216,12 +205,12 @@ function PlanStudioBody({ ws, plan, agents, onClose }: { ws: string; plan: Plan;
         <div className="plan-graph" data-testid="plan-graph">
           {layoutError ? (
             <ErrorState error={new Error(layoutError)} what="the graph layout" />
-          ) : !positions ? (
+          ) : !graphLayout ? (
             <Loading label="Laying out the graph…" />
           ) : plan.nodes.length === 0 ? (
             <Empty title="This plan has no steps" />
           ) : (
-            <GraphCanvas nodes={flowNodes} edges={flowEdges} nodeTypes={nodeTypes} onSelect={setSelectedKey} />
+            <GraphCanvas nodes={flowNodes} edges={flowEdges} layout={graphLayout} nodeTypes={nodeTypes} onSelect={setSelectedKey} />
           )}
         </div>
         )}

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { errorMessage } from '../api/client';
 import { useRunDetail } from '../api/hooks';
 import { paths } from '../app/router';
-import { GraphCanvas, GraphStepList } from '../conversation/GraphCanvas';
+import { GraphCanvas, GraphStepList, layoutEdges } from '../conversation/GraphCanvas';
 import { layoutPlanSync, NODE_HEIGHT, NODE_WIDTH } from '../conversation/plan-layout';
 import { Badge } from '../ui/badges';
 import { Link } from '../ui/link';
@@ -68,11 +68,11 @@ function RunGraph({ ws, run, initialNode }: { ws: string; run: PipelineRunDetail
 
   // Only the graph's shape decides the layout; state changes re-render the same positions.
   const shape = JSON.stringify(run.nodes.map((node) => [node.key, node.dependsOn]));
-  const positions = useMemo(() => layoutPlanSync((JSON.parse(shape) as [string, string[]][]).map(([key, dependsOn]) => ({ key, dependsOn }))), [shape]);
+  const graphLayout = useMemo(() => layoutPlanSync((JSON.parse(shape) as [string, string[]][]).map(([key, dependsOn]) => ({ key, dependsOn }))), [shape]);
   const flowNodes: RunFlowNode[] = run.nodes.map((node) => ({
     id: node.key,
     type: 'runNode' as const,
-    position: { x: positions.get(node.key)?.x ?? 0, y: positions.get(node.key)?.y ?? 0 },
+    position: { x: graphLayout.positions.get(node.key)?.x ?? 0, y: graphLayout.positions.get(node.key)?.y ?? 0 },
     data: { node, selected: node.key === selectedKey, now },
     draggable: false,
     connectable: false,
@@ -80,10 +80,7 @@ function RunGraph({ ws, run, initialNode }: { ws: string; run: PipelineRunDetail
     focusable: true,
     ariaLabel: `Node ${node.title ?? node.key}: ${nodeStateWord(node.state)}`,
   }));
-  const keys = new Set(run.nodes.map((node) => node.key));
-  const flowEdges: Edge[] = run.nodes.flatMap((node) =>
-    node.dependsOn.filter((dependency) => keys.has(dependency)).map((dependency) => ({ id: `${dependency}->${node.key}`, source: dependency, target: node.key, animated: node.state === 'running', className: `edge-${node.state}` })),
-  );
+  const flowEdges: Edge[] = layoutEdges(run.nodes, graphLayout, (node) => ({ animated: node.state === 'running', className: `edge-${node.state}` }));
   const selected = run.nodes.find((node) => node.key === selectedKey) ?? null;
   const totalCost = run.nodes.reduce((sum, node) => sum + (node.costUsd ?? 0), 0);
 
@@ -119,7 +116,7 @@ function RunGraph({ ws, run, initialNode }: { ws: string; run: PipelineRunDetail
       {cancel.isError ? <FieldError message={errorMessage(cancel.error)} /> : null}
       <div className="plan-studio-body">
         <div className="plan-graph" data-testid="pipeline-graph">
-          <GraphCanvas nodes={flowNodes} edges={flowEdges} nodeTypes={nodeTypes} onSelect={setSelectedKey} />
+          <GraphCanvas nodes={flowNodes} edges={flowEdges} layout={graphLayout} nodeTypes={nodeTypes} onSelect={setSelectedKey} />
         </div>
         <aside className="plan-inspector" aria-label="Node inspector">
           <h3>Nodes</h3>
