@@ -158,6 +158,40 @@ describe('phone second pass and desktop 1440 (UI)', { timeout: BROWSER_TEST_TIME
     await ui.screenshot('desktop-1440-conversation');
   });
 
+  it('on a phone the mode and autonomy dials are one line, and a message\'s Rewind and Branch from here are whole, never cut', async () => {
+    const { page } = ui;
+    const space = (await api('POST', '/spaces', { name: 'Dials' })).body;
+    const conversation = (await api('POST', `/spaces/${space.id}/conversations`, { title: 'Export button' })).body;
+    model.script(reply().text('The export lives in src/export.ts.'));
+    expect((await api('POST', `/conversations/${conversation.id}/messages`, { text: 'Where does the export live?' })).status).toBe(202);
+    await page.setViewportSize(PHONE);
+    await page.goto(`${server.url}/w/${ws}/c/${conversation.id}`);
+    const mine = page.getByTestId('message').filter({ has: page.getByTestId('rewind-button') });
+    await mine.waitFor({ timeout: 60_000 });
+
+    // The dials: side by side on one line inside the screen, still named Mode and Autonomy for a screen reader.
+    const bar = page.getByTestId('space-mode-bar');
+    const mode = bar.getByRole('combobox', { name: 'Mode' });
+    const autonomy = bar.getByRole('combobox', { name: 'Autonomy' });
+    await expect.poll(async () => (await bar.boundingBox())?.height ?? 999, { timeout: 30_000 }).toBeLessThan(44);
+    const [modeBox, autonomyBox] = [(await mode.boundingBox())!, (await autonomy.boundingBox())!];
+    expect(Math.abs(modeBox.y - autonomyBox.y)).toBeLessThan(4);
+    expect(autonomyBox.x + autonomyBox.width).toBeLessThanOrEqual(PHONE.width);
+
+    // A message's actions: each inside the message, on one line, its words not clipped; the time not broken in two.
+    const message = (await mine.boundingBox())!;
+    for (const name of ['Rewind to before this', 'Branch from here']) {
+      const button = mine.getByRole('button', { name });
+      const shown = (await button.boundingBox())!;
+      expect(shown.x + shown.width, name).toBeLessThanOrEqual(message.x + message.width);
+      expect(shown.height, name).toBeLessThan(36);
+      expect(await button.evaluate((element) => element.scrollWidth <= element.clientWidth), name).toBe(true);
+    }
+    expect((await mine.locator('header time').boundingBox())!.height).toBeLessThan(24);
+    expect(await noSidewaysScroll(page)).toBe(true);
+    await ui.screenshot('phone-dials-and-message-actions');
+  });
+
   it('words about where the list is match the screen: under ☰ Menu on a phone, on the left at 1440', async () => {
     const { page } = ui;
     await page.setViewportSize(PHONE);

@@ -44,11 +44,14 @@ export function MessageItem({ ws, message, agent, run, onBranch }: { ws: string;
           {new Date(message.createdAt).toLocaleTimeString()}
         </time>
         <span className="spacer" />
-        {canDecide && message.role === 'user' && message.authorKind === 'operator' ? <RewindButton ws={ws} message={message} /> : null}
         {canDecide ? (
-          <button type="button" className="btn btn-ghost btn-small message-branch" onClick={onBranch} title="Start a branch from this message">
-            Branch from here
-          </button>
+          // One group, so on a narrow screen the actions move whole onto a line of their own instead of being cut.
+          <span className="message-actions">
+            {message.role === 'user' && message.authorKind === 'operator' ? <RewindButton ws={ws} message={message} /> : null}
+            <button type="button" className="btn btn-ghost btn-small message-branch" onClick={onBranch} title="Start a branch from this message">
+              Branch from here
+            </button>
+          </span>
         ) : null}
       </header>
       {message.runId && message.role === 'assistant' ? (

@@ -44,7 +44,7 @@ export function SpaceModeBar({ ws, space }: { ws: string; space: Space }) {
         <span data-testid="space-mode">Mode: Review (read-only)</span>
       ) : (
         <span className="inline">
-          <label htmlFor={`${id}-mode`} className="muted">
+          <label htmlFor={`${id}-mode`} className="muted dial-label">
             Mode
           </label>
           <select id={`${id}-mode`} data-testid="space-mode" value={space.mode} disabled={locked} onChange={(event) => change.mutate({ mode: event.target.value as Space['mode'] })}>
@@ -57,7 +57,7 @@ export function SpaceModeBar({ ws, space }: { ws: string; space: Space }) {
         </span>
       )}
       <span className="inline">
-        <label htmlFor={`${id}-autonomy`} className="muted">
+        <label htmlFor={`${id}-autonomy`} className="muted dial-label">
           Autonomy
         </label>
         <select
