@@ -70,7 +70,7 @@ const serve = program
 addRunQueueOptions(serve).action(
   async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; database?: string; shellNetwork: string; allowUnsandboxedRunners: boolean; role: string } & RunQueueFlags) => {
     // Refused here, before anything opens, when it is not a postgres:// URL.
-    const store = parseStoreLocation(options.database, options.dbPoolSize);
+    const store = parseStoreLocation(options.database);
     if (options.role === 'worker') throw new InvalidArgumentError('a worker is started with `control-center worker`, not `serve --role worker`');
     const role = checkRole(options.role, store);
     if (options.shellNetwork !== 'host' && options.shellNetwork !== 'loopback') {
@@ -108,8 +108,17 @@ addRunQueueOptions(serve).action(
       console.log(`Web app: open ${running.url} and sign in with that token.`);
     }
     if (options.allowUnsandboxedRunners) console.log('Unsandboxed runners allowed: on a host without an OS sandbox, Claude Code runs as this user (SEC-6).');
+    // SIGTERM (docs/deploy.md): new requests are answered 503, each open event stream is sent
+    // `server.restarting` and ended (browsers reconnect at once to another process and resume), the
+    // stores close, and the process exits 0.
     const shutdown = () => {
-      void running.close().then(() => process.exit(0));
+      void running.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error('Control Center did not stop cleanly:', error);
+          process.exit(1);
+        },
+      );
     };
     process.once('SIGINT', shutdown);
     process.once('SIGTERM', shutdown);
@@ -153,7 +162,7 @@ const worker = program
   .option('--shell-network <mode>', 'network of the built-in bash sandbox: host or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host');
 addRunQueueOptions(worker).action(
   async (options: { dataDir?: string; database?: string; port?: number; host: string; logLevel: string; leaseSeconds: number; graceSeconds: number; shellNetwork: string } & RunQueueFlags) => {
-    const store = parseStoreLocation(options.database, options.dbPoolSize);
+    const store = parseStoreLocation(options.database);
     checkRole('worker', store);
     if (store.dialect !== 'postgres') return;
     if (options.shellNetwork !== 'host' && options.shellNetwork !== 'loopback') {

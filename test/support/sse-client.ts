@@ -15,6 +15,8 @@ export class SseClient {
   readonly events: ReceivedEvent[] = [];
   /** Events that broke the contract of src/schemas/events.ts; `waitFor` fails on the first one. */
   readonly contractViolations: string[] = [];
+  /** Set when the server ended the stream (not when `close` aborted it). */
+  ended = false;
   private readonly controller = new AbortController();
   private waiters: Array<() => void> = [];
 
@@ -64,6 +66,7 @@ export class SseClient {
           boundary = buffer.indexOf('\n\n');
         }
       }
+      this.ended = true;
     } catch {
       // aborted by close()
     }

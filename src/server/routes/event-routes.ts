@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ControlCenter } from '../../services/control-center.js';
 import type { WorkspaceEvent } from '../../services/event-bus.js';
+import { OpenEventStreams } from '../open-event-streams.js';
 import { WorkspaceParams } from './workspace-routes.js';
 
 /** How often an idle stream sends a comment line, so proxies and clients see it is alive. */
@@ -18,9 +19,15 @@ const HEARTBEAT_MS = 15_000;
  * first whether it could: `event: stream.resumed` with `{"complete": false}` means events were lost
  * (the buffer no longer reaches back, or the id came from an earlier server), and the client must
  * refetch what it shows instead of trusting its caches.
+ *
+ * When the process stops (SIGTERM), every open stream gets `event: server.restarting` and ends: the
+ * client reconnects at once, to another API process, resuming from its last event id.
  */
 export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
   return async (server) => {
+    const streams = new OpenEventStreams();
+    // preClose: the server already answers new requests 503, and has not yet cut the connections.
+    server.addHook('preClose', () => streams.closeAll());
     server.get(
       '/api/workspaces/:workspaceId/events',
       {
@@ -65,10 +72,12 @@ export function eventRoutes(app: ControlCenter): FastifyPluginAsyncZod {
         // changes, or the session or token it was opened through is revoked — on whichever process.
         const principal = request.principal;
         const stopListening = principal?.kind === 'operator' ? app.revocations.subscribe(principal.operatorId, () => response.end(), { credential: principal.credential ?? null, workspaceId: request.params.workspaceId }) : () => {};
+        const forget = streams.add(response);
         const close = () => {
           clearInterval(heartbeat);
           unsubscribe();
           stopListening();
+          forget();
         };
         request.raw.on('close', close);
         response.on('error', close);

@@ -231,6 +231,14 @@ function openStream(ws: string, resumeAfter: () => number | null, handlers: Stre
       source = null;
       retry();
     };
+    // The server is stopping (a deploy, a restart): it ends this stream on purpose, so reconnect at
+    // once — behind a proxy, to another process — resuming after the last event seen, rather than
+    // waiting out the retry delay of a stream that failed.
+    source.addEventListener('server.restarting', () => {
+      source?.close();
+      source = null;
+      if (!closed) void connect();
+    });
     source.addEventListener('stream.resumed', ((message: MessageEvent<string>) => {
       if ((JSON.parse(message.data) as { complete: boolean }).complete !== true) handlers.onIncompleteResume();
     }) as EventListener);
