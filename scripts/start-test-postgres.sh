@@ -34,8 +34,9 @@ if [ ! -f "$dir/data/PG_VERSION" ]; then
 fi
 if ! "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
   # Test-only durability settings: a crash of this throw-away server loses nothing anyone keeps.
+  # Connections: two test files at once, each with up to four processes whose pools lend 10 each per store.
   "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c max_connections=600 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
     start >/dev/null
 fi
 echo "postgres://control_center@localhost/postgres?host=$dir"
