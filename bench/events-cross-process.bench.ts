@@ -3,8 +3,10 @@
  * connected to another process on the same PostgreSQL database (two real `serve` child processes,
  * separate data roots). Per event: the SSE client's receipt time minus the event's `at`, stamped
  * by the executing process when it published it (same host, same clock) — so the figure spans the
- * commit, the NOTIFY, the other process's read and the SSE write. For comparison in the same run:
- * a client on the executing process itself (PostgreSQL), and the embedded SQLite server.
+ * commit, the NOTIFY, the other process's delivery and the SSE write. For comparison in the same run:
+ * a client on the executing process itself (PostgreSQL), and the embedded SQLite server. Also the
+ * other process's own event-lag gauges (`/metrics`: database clock at commit → delivery to its
+ * subscribers, read from histogram buckets), the figure without the publisher's queue and the client.
  */
 import { loadavg } from 'node:os';
 import { percentile, type BenchFigure } from './figure.js';
@@ -15,6 +17,13 @@ import { freshTestDatabase } from '../test/support/test-database.js';
 import { pollUntil } from '../test/support/plan-server-fixtures.js';
 
 const RUNS = 40;
+
+/** A `control_center_event_lag_quantile_seconds` gauge of a process, in ms. */
+async function lagQuantileMs(process: ServeProcess, quantile: string): Promise<number> {
+  const response = await fetch(`${process.url}/metrics`, { headers: { authorization: `Bearer ${process.token}` } });
+  const line = (await response.text()).split('\n').find((text) => text.startsWith(`control_center_event_lag_quantile_seconds{quantile="${quantile}"}`));
+  return Number(line?.split(' ').at(-1)) * 1000;
+}
 
 async function workload(executing: ServeProcess, watchers: ServeProcess[], model: Awaited<ReturnType<typeof startScriptedModelServer>>): Promise<number[][]> {
   const workspace = await executing.api('POST', '/api/workspaces', { name: 'Bench' });
@@ -53,6 +62,8 @@ export default async function eventsCrossProcess(): Promise<BenchFigure[]> {
       { metric: 'postgres_same_process_p50', value: percentile(same!, 50), unit: 'ms' },
       { metric: 'postgres_same_process_p99', value: percentile(same!, 99), unit: 'ms' },
       { metric: 'postgres_events', value: other!.length, unit: 'events' },
+      { metric: 'postgres_other_process_commit_to_delivery_p50', value: await lagQuantileMs(two, '0.5'), unit: 'ms' },
+      { metric: 'postgres_other_process_commit_to_delivery_p99', value: await lagQuantileMs(two, '0.99'), unit: 'ms' },
       { metric: 'load_average_1m_after_postgres', value: loadavg()[0]!, unit: '' },
     );
   } finally {
