@@ -212,7 +212,7 @@ describe('the commit path of live events (NF-SCALE: commit to another process\'s
     stop();
   });
 
-  it('another process\'s batch travels sealed in its notification and is delivered from it without a read; one that does not follow the cursor is read', async () => {
+  it('another process\'s batch travels sealed in its notification and is delivered from it without a read; one that does not follow the cursor, or too large to travel, is read', async () => {
     const store = (await a.workspaces.handle(workspaceId)).database.db;
     const secret = randomBytes(32);
     const writer = journalOn(store, 'proc_sealed_writer');
@@ -252,6 +252,15 @@ describe('the commit path of live events (NF-SCALE: commit to another process\'s
       expect(marks(seen)).toEqual(['sealed-1', 'sealed-2', 'sealed-3', 'missed', 'after-the-gap']);
       expect(seen.map((event) => event.sequence)).toEqual(seen.map((_, index) => seen[0]!.sequence + index));
       expect(recorded.statements.slice(readsBefore)).toEqual(['SelectQueryNode']);
+      // A batch too large for a notification is announced by ids only, and read.
+      const large = 'x'.repeat(10_000);
+      writer.bus.publish(workspaceId, 'space.updated', { id: 'sp_sealed', name: large } as never);
+      const announced = await hear();
+      expect(Object.keys(JSON.parse(announced)).sort()).toEqual(['id', 'w']);
+      reader.journal.notified(announced);
+      await waitFor(() => marks(seen).length === 6, 10_000);
+      expect(marks(seen).at(-1)).toBe(large);
+      expect(recorded.statements.slice(readsBefore)).toEqual(['SelectQueryNode', 'SelectQueryNode']);
       stop();
     } finally {
       await listening.close();
