@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../../errors/index.js';
+import { DomainError } from '../../errors/index.js';
 import type { Approval } from '../../schemas/approval.js';
 import type { Run } from '../../schemas/run.js';
 import type { FollowUpTurns, HeldMessageInput } from './follow-up-turns.js';
@@ -45,7 +45,9 @@ export function runningTurnSteering(deps: RunningTurnSteeringDeps): RunningTurnS
           return { kind: 'steered', run };
         } catch (error) {
           // A runtime that cannot be steered, a turn not started yet or one finishing: try the next turn.
-          if (error instanceof ConflictError || error instanceof NotFoundError) continue;
+          // By status, not class: a refusal relayed from the process executing the turn (a worker)
+          // arrives as the same 409 or 404, rebuilt from its stored body.
+          if (isRefusal(error)) continue;
           throw error;
         }
       }
@@ -55,4 +57,9 @@ export function runningTurnSteering(deps: RunningTurnSteeringDeps): RunningTurnS
     },
     holdUntilEnded: (workspaceId, message) => deps.followUps.hold(workspaceId, message),
   };
+}
+
+/** A steering refusal (409: cannot be steered, or finishing; 404: not in progress), here or relayed from another process. */
+function isRefusal(error: unknown): boolean {
+  return error instanceof DomainError && (error.status === 409 || error.status === 404);
 }
