@@ -3,7 +3,8 @@
  * at once (every request in flight together), to
  *   - one embedded `control-center serve` child process on SQLite, and
  *   - a `serve --role api` child process with 2 `control-center worker`s on PostgreSQL
- *     (BENCH_BURST_POSTGRES=0 skips it; it needs the test PostgreSQL server).
+ *     (BENCH_BURST_POSTGRES=0 skips it; it needs the test PostgreSQL server; BENCH_BURST_EMBEDDED=0
+ *     skips the embedded half).
  * Figures: acceptance time (first POST sent → last 202 received; the target is < 3 s for 1,000),
  * the slowest single acceptance, and the time until every run is `completed` (each run one tool
  * turn on the built-in harness against the scripted model). The bench fails when a POST is not a
@@ -24,10 +25,35 @@ async function ok<T>(answer: Promise<{ status: number; body: T }>, what: string)
   return body;
 }
 
+/** The last lines a child process wrote (its log), so a failed bench shows the server's own error (a 500 says nothing). */
+function outputTail(child: ChildProcess, keep = 40): () => string {
+  const lines: string[] = [];
+  const take = (chunk: Buffer) => {
+    lines.push(...chunk.toString().split('\n').filter(Boolean));
+    lines.splice(0, Math.max(0, lines.length - keep));
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  return () => lines.join('\n');
+}
+
+/** Runs `work`; when it fails, the error carries the named processes' stderr tails. */
+async function withTails<T>(children: Array<[string, ChildProcess]>, work: () => Promise<T>): Promise<T> {
+  const tails = children.map(([name, child]) => [name, outputTail(child)] as const);
+  try {
+    return await work();
+  } catch (error) {
+    const told = tails.map(([name, tail]) => `--- ${name} output ---\n${tail() || '(nothing)'}`).join('\n');
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${told}`, { cause: error });
+  }
+}
+
 /** Creates the conversations (not timed), posts one turn to each at once, then waits for every run to complete. */
 async function burst(serve: ServeProcess, model: ScriptedModelServer, turns: number): Promise<{ acceptMs: number; slowestMs: number; completeMs: number }> {
   const workspaceId = (await ok(serve.api<{ id: string }>('POST', '/api/workspaces', { name: 'Burst' }), 'create workspace')).id;
-  await ok(serve.api('POST', `/api/workspaces/${workspaceId}/seed`), 'seed');
+  // Creating a workspace seeds it in the background; a second seed (POST /seed) racing it fails on the
+  // agents' unique names (seen as a 409 or a 500 under load), so the bench waits for that one instead.
+  while ((await ok(serve.api<{ seeding: string }>('GET', `/api/workspaces/${workspaceId}`), 'read workspace')).seeding !== 'done') await new Promise((resolve) => setTimeout(resolve, 100));
   const spaceId = (await ok(serve.api<{ id: string }>('POST', `/api/workspaces/${workspaceId}/spaces`, { name: 'Work' }), 'create space')).id;
   const conversationIds: string[] = [];
   for (let index = 0; index < turns; index += 1) {
@@ -65,17 +91,19 @@ export default async function turnBurstBench(): Promise<BenchFigure[]> {
   const model = await startScriptedModelServer();
   try {
     // An empty database URL: the embedded SQLite store even when the environment names a PostgreSQL one.
-    const embedded = await startServeProcess({ ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: '' }, ['--no-default-workspace', '--log-level', 'warn']);
-    try {
-      const figure = await burst(embedded, model, turns);
-      figures.push(
-        { metric: `accept_${turns}_turns_embedded_sqlite`, value: figure.acceptMs, unit: 'ms' },
-        { metric: 'slowest_accept_embedded_sqlite', value: figure.slowestMs, unit: 'ms' },
-        { metric: `all_${turns}_completed_embedded_sqlite`, value: figure.completeMs, unit: 'ms' },
-        { metric: 'load_average_1m_after_embedded', value: loadavg()[0]!, unit: '' },
-      );
-    } finally {
-      await embedded.stop();
+    if (process.env.BENCH_BURST_EMBEDDED !== '0') {
+      const embedded = await startServeProcess({ ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: '' }, ['--no-default-workspace', '--log-level', 'warn']);
+      try {
+        const figure = await withTails([['serve', embedded.child]], () => burst(embedded, model, turns));
+        figures.push(
+          { metric: `accept_${turns}_turns_embedded_sqlite`, value: figure.acceptMs, unit: 'ms' },
+          { metric: 'slowest_accept_embedded_sqlite', value: figure.slowestMs, unit: 'ms' },
+          { metric: `all_${turns}_completed_embedded_sqlite`, value: figure.completeMs, unit: 'ms' },
+          { metric: 'load_average_1m_after_embedded', value: loadavg()[0]!, unit: '' },
+        );
+      } finally {
+        await embedded.stop();
+      }
     }
     if (process.env.BENCH_BURST_POSTGRES !== '0') {
       model.reset();
@@ -85,7 +113,7 @@ export default async function turnBurstBench(): Promise<BenchFigure[]> {
       const api = await startServeProcess(env, ['--role', 'api', '--no-default-workspace', '--log-level', 'warn']);
       try {
         for (let index = 0; index < 2; index += 1) workers.push(await startWorkerProcess(['--data-dir', await makeDataRoot(), '--grace-seconds', '0', '--log-level', 'warn'], env));
-        const figure = await burst(api, model, turns);
+        const figure = await withTails([['api', api.child], ...workers.map((worker, index): [string, ChildProcess] => [`worker ${index + 1}`, worker])], () => burst(api, model, turns));
         figures.push(
           { metric: `accept_${turns}_turns_api_2_workers_postgres`, value: figure.acceptMs, unit: 'ms' },
           { metric: 'slowest_accept_api_2_workers_postgres', value: figure.slowestMs, unit: 'ms' },
