@@ -151,6 +151,17 @@ describe('web app: pipeline editor (PIPE-1)', { timeout: BROWSER_TEST_TIMEOUT_MS
     expect(JSON.parse(await page.locator('#pipeline-definition-text').inputValue())).toMatchObject({ name: 'Nightly check', nodes: [{ key: 'research' }, { key: 'ship', dependsOn: ['research'] }] });
     await expect.poll(() => save.isEnabled(), { timeout: 60_000 }).toBe(true);
     await ui.screenshot('pipeline-editor-new');
+    // Leaving with the pipeline unsaved asks first; staying keeps the form. Save then leaves without asking.
+    const editorPath = new URL(page.url()).pathname;
+    const dialogs: string[] = [];
+    page.once('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.getByRole('link', { name: 'Org chart' }).click();
+    await expect.poll(() => dialogs, { timeout: 30_000 }).toEqual(['Discard your unsaved changes to this pipeline?']);
+    expect(new URL(page.url()).pathname).toBe(editorPath);
+    expect(await field('name').locator('input').inputValue()).toBe('Nightly check');
     await save.click();
 
     const listed = page.getByTestId('pipeline-item').filter({ hasText: 'Nightly check' });
