@@ -12,7 +12,7 @@ import { changesLiveState, liveStateWrites, netLiveStateChanges, projectLiveStat
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { EventBus, EventJournal } from '../event-bus.js';
 import { LatencyHistogram } from './latency-histogram.js';
-import { EventSeal, type CarriedEvent, type SealedAnnouncement } from './sealed-event-batch.js';
+import { EventSeal, type CarriedEvent, type OpenedBatch, type SealedAnnouncement } from './sealed-event-batch.js';
 
 /** Rows read per query when catching up. */
 const PAGE = 500;
@@ -116,7 +116,7 @@ export class PostgresEventJournal implements EventJournal {
    * Delivers the part of a committed batch after the cursor, when the batch reaches back to the
    * cursor (nothing missing in between); false when it does not (a read must fill the gap first).
    */
-  private handOver(workspaceId: string, followed: Followed, batch: { firstId: number; lastId: number; committedAtMs: number; events: readonly CarriedEvent[] }): boolean {
+  private handOver(workspaceId: string, followed: Followed, batch: OpenedBatch): boolean {
     if (followed.cursor === null || batch.firstId > followed.cursor + 1) return false;
     const lag = (Date.now() - batch.committedAtMs) / 1000;
     batch.events.forEach((event, index) => {
@@ -208,7 +208,7 @@ export class PostgresEventJournal implements EventJournal {
   }
 
   /** The batch a well-formed sealed notification carries, once its MAC and box check out; null otherwise. */
-  private opened(announcement: Partial<SealedAnnouncement>): ReturnType<EventSeal['open']> {
+  private opened(announcement: Partial<SealedAnnouncement>): OpenedBatch | null {
     const { w, first, id, ms, box, mac } = announcement;
     if (!this.seal || typeof w !== 'string' || typeof box !== 'string' || typeof mac !== 'string') return null;
     if (![first, id, ms].every((value) => typeof value === 'number' && Number.isSafeInteger(value))) return null;

@@ -33,7 +33,7 @@ export interface OpenedBatch {
   firstId: number;
   lastId: number;
   committedAtMs: number;
-  events: CarriedEvent[];
+  events: readonly CarriedEvent[];
 }
 
 /**
