@@ -48,10 +48,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   let url: string | null = null;
   if (options.port !== undefined) {
     http = createServer((request, response) => {
-      void answerOperations(app, request.method ?? 'GET', request.url ?? '/', request.headers.authorization).then(({ status, type, body }) => {
-        response.writeHead(status, { 'content-type': type });
-        response.end(body);
-      });
+      // A failed answer (the database gone while /readyz or /metrics reads it) is a 503, never an
+      // unhandled rejection that would end the worker and the turns it executes.
+      void answerOperations(app, request.method ?? 'GET', request.url ?? '/', request.headers.authorization)
+        .catch(() => refusal(503, 'unavailable', 'the worker could not answer: its store did not respond', 'path'))
+        .then(({ status, type, body }) => {
+          response.writeHead(status, { 'content-type': type });
+          response.end(body);
+        });
     });
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve) => http!.listen(options.port, host, resolve));

@@ -1,9 +1,13 @@
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/store/open-postgres.js';
+import { startWorker } from '../../src/server/start-worker.js';
 import { withStartupLock } from '../../src/store/startup-lock.js';
-import { freshTestDatabase } from '../support/test-database.js';
+import { closeInOrder, freshTestDatabase } from '../support/test-database.js';
+import { makeDataRoot } from '../support/test-server.js';
 
 /**
  * NF-SCALE: the database ends a connection the process holds — a PostgreSQL restart, a failover, an
@@ -81,4 +85,21 @@ describe.skipIf(!enabled)('a connection lost while borrowed', () => {
     expect(done).toBe('started');
     expect(uncaught).toEqual([]);
   });
+
+  it('a worker whose database is gone answers /metrics 503 instead of dying of the failed read', async () => {
+    const own = await freshTestDatabase();
+    const dataRoot = await makeDataRoot();
+    const worker = await startWorker({ dataRoot, database: own.url, logLevel: 'silent', port: 0 });
+    try {
+      const token = (await readFile(join(dataRoot, 'operator-token'), 'utf8')).trim();
+      expect((await fetch(`${worker.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      await own.drop();
+      const answer = await fetch(`${worker.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+      expect(answer.status).toBe(503);
+      expect((await answer.json()).error).toMatchObject({ code: 'unavailable', field: 'path' });
+    } finally {
+      await closeInOrder([() => worker.close().catch(() => undefined), () => rm(dataRoot, { recursive: true, force: true }), () => own.drop()]);
+    }
+    expect(uncaught).toEqual([]);
+  }, 60_000);
 });
