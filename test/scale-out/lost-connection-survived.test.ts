@@ -96,7 +96,7 @@ describe.skipIf(!enabled)('a connection lost while borrowed', () => {
       await own.drop();
       const answer = await fetch(`${worker.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
       expect(answer.status).toBe(503);
-      expect((await answer.json()).error).toMatchObject({ code: 'unavailable', field: 'path' });
+      expect(((await answer.json()) as { error: unknown }).error).toMatchObject({ code: 'unavailable', field: 'path' });
     } finally {
       await closeInOrder([() => worker.close().catch(() => undefined), () => rm(dataRoot, { recursive: true, force: true }), () => own.drop()]);
     }
