@@ -70,7 +70,7 @@ const serve = program
 addRunQueueOptions(serve).action(
   async (options: { port: number; host: string; dataDir?: string; defaultWorkspace: boolean; logLevel: string; database?: string; shellNetwork: string; allowUnsandboxedRunners: boolean; role: string } & RunQueueFlags) => {
     // Refused here, before anything opens, when it is not a postgres:// URL.
-    const store = parseStoreLocation(options.database);
+    const store = parseStoreLocation(options.database, options.dbPoolSize);
     if (options.role === 'worker') throw new InvalidArgumentError('a worker is started with `control-center worker`, not `serve --role worker`');
     const role = checkRole(options.role, store);
     if (options.shellNetwork !== 'host' && options.shellNetwork !== 'loopback') {
@@ -162,7 +162,7 @@ const worker = program
   .option('--shell-network <mode>', 'network of the built-in bash sandbox: host or loopback', process.env.CONTROL_CENTER_SHELL_NETWORK ?? 'host');
 addRunQueueOptions(worker).action(
   async (options: { dataDir?: string; database?: string; port?: number; host: string; logLevel: string; leaseSeconds: number; graceSeconds: number; shellNetwork: string } & RunQueueFlags) => {
-    const store = parseStoreLocation(options.database);
+    const store = parseStoreLocation(options.database, options.dbPoolSize);
     checkRole('worker', store);
     if (store.dialect !== 'postgres') return;
     if (options.shellNetwork !== 'host' && options.shellNetwork !== 'loopback') {

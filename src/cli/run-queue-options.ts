@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ControlCenterOptions } from '../services/control-center.js';
+import { DEFAULT_POOL_SIZE } from '../store/open-postgres.js';
 
 /**
  * The run queue's tunings, the same flags (and environment variables) on `worker` and
@@ -56,6 +57,8 @@ const SECONDS_TUNINGS: readonly SecondsTuning[] = [
 const MAX_QUEUED_RUNS = { flag: 'max-queued-runs', env: 'CONTROL_CENTER_MAX_QUEUED_RUNS', min: 1, max: 256, default: 16 } as const;
 /** NF-SCALE, bursts: accepted turns are started through a bounded queue (run-start-queue.ts). */
 const RUN_STARTS = { flag: 'run-starts', env: 'CONTROL_CENTER_RUN_STARTS', min: 1, max: 256 } as const;
+/** NF-SCALE, bursts: connections per PostgreSQL pool (open-postgres.ts). */
+const DB_POOL_SIZE = { flag: 'db-pool-size', env: 'CONTROL_CENTER_DB_POOL_SIZE', min: 1, max: 200 } as const;
 
 /** A whole number within [min, max], or commander's usage error (it names the flag or the variable). */
 function wholeNumberWithin(min: number, max: number, unit: string): (value: string) => number {
@@ -86,6 +89,11 @@ export function addRunQueueOptions(command: Command): Command {
       .env(RUN_STARTS.env)
       .argParser(wholeNumberWithin(RUN_STARTS.min, RUN_STARTS.max, 'runs')),
   );
+  command.addOption(
+    new Option(`--${DB_POOL_SIZE.flag} <n>`, `connections per PostgreSQL pool (one pool per open workspace plus the registry; default ${DEFAULT_POOL_SIZE}; PostgreSQL only)`)
+      .env(DB_POOL_SIZE.env)
+      .argParser(wholeNumberWithin(DB_POOL_SIZE.min, DB_POOL_SIZE.max, 'connections')),
+  );
   return command;
 }
 
@@ -96,6 +104,7 @@ export interface RunQueueFlags {
   processPruneSeconds?: number;
   maxQueuedRuns?: number;
   runStarts?: number;
+  dbPoolSize?: number;
 }
 
 /** The control center's options for the flags that were given; the rest keep the control center's defaults. */

@@ -27,7 +27,7 @@ export async function openStore<Schema>(
   migrations: Record<string, Migration>,
 ): Promise<OpenedStore<Schema>> {
   if (location.dialect === 'postgres') {
-    const db = await openPostgres<Schema>(location.url, place.schema);
+    const db = await openPostgres<Schema>(location.url, place.schema, location.poolSize);
     await migrateOrClose(db, db.withPlugin(new PortableColumnTypes()), migrations, place.schema);
     return { db, sqlite: null, close: () => db.destroy(), drop: () => dropSchema(location.url, place.schema) };
   }

@@ -3,7 +3,7 @@
  * registry and one per workspace, inside the data root — or one PostgreSQL database shared by every
  * process of a scaled-out deployment, a schema per workspace (docs/scale-out.md).
  */
-export type StoreLocation = { dialect: 'sqlite' } | { dialect: 'postgres'; url: string };
+export type StoreLocation = { dialect: 'sqlite' } | { dialect: 'postgres'; url: string; /** Connections per pool (`--db-pool-size`; default in open-postgres.ts). */ poolSize?: number };
 
 export const EMBEDDED_STORE: StoreLocation = { dialect: 'sqlite' };
 
@@ -12,10 +12,10 @@ export const EMBEDDED_STORE: StoreLocation = { dialect: 'sqlite' };
  * `postgres://` or `postgresql://` URL means PostgreSQL. Anything else is refused by name, so a typo
  * never silently falls back to a second, empty embedded store.
  */
-export function parseStoreLocation(value: string | undefined): StoreLocation {
+export function parseStoreLocation(value: string | undefined, poolSize?: number): StoreLocation {
   const text = value?.trim();
   if (!text) return EMBEDDED_STORE;
-  if (/^postgres(?:ql)?:\/\//i.test(text)) return { dialect: 'postgres', url: text };
+  if (/^postgres(?:ql)?:\/\//i.test(text)) return { dialect: 'postgres', url: text, ...(poolSize !== undefined ? { poolSize } : {}) };
   throw new Error(`--database must be a postgres:// URL (or unset for the embedded SQLite store), got '${redactUrl(text)}'`);
 }
 

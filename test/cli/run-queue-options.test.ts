@@ -29,6 +29,9 @@ describe('run-queue options (NF-SCALE)', () => {
     expect(runQueueOptions(parse([], { CONTROL_CENTER_RUN_STEAL_SECONDS: '5', CONTROL_CENTER_MAX_QUEUED_RUNS: '2' }) as RunQueueFlags)).toEqual({ runStealMs: 5_000, maxQueuedRuns: 2 });
     expect(runQueueOptions(parse(['--run-steal-seconds', '7'], { CONTROL_CENTER_RUN_STEAL_SECONDS: '5' }) as RunQueueFlags)).toEqual({ runStealMs: 7_000 });
     expect(runQueueOptions(parse([], { CONTROL_CENTER_RUN_STARTS: '6' }) as RunQueueFlags)).toEqual({ runStartConcurrency: 6 });
+    // The pool size goes to the store location (main.ts), not to the control center's options.
+    expect((parse([], { CONTROL_CENTER_DB_POOL_SIZE: '24' }) as RunQueueFlags).dbPoolSize).toBe(24);
+    expect((parse(['--db-pool-size', '12'], { CONTROL_CENTER_DB_POOL_SIZE: '24' }) as RunQueueFlags).dbPoolSize).toBe(12);
   });
 
   it('refuses anything but a whole number within range, naming the flag or the variable', () => {
@@ -42,6 +45,8 @@ describe('run-queue options (NF-SCALE)', () => {
       [['--max-queued-runs', '257'], {}, "argument '257' is invalid"],
       [['--max-queued-runs', '-1'], {}, "argument '-1' is invalid"],
       [['--run-starts', '0'], {}, "'--run-starts <n>' argument '0' is invalid. must be a whole number of runs, 1–256"],
+      [['--db-pool-size', '0'], {}, "'--db-pool-size <n>' argument '0' is invalid. must be a whole number of connections, 1–200"],
+      [[], { CONTROL_CENTER_DB_POOL_SIZE: 'many' }, "value 'many' from env 'CONTROL_CENTER_DB_POOL_SIZE' is invalid"],
       [[], { CONTROL_CENTER_RUN_STARTS: 'all' }, "value 'all' from env 'CONTROL_CENTER_RUN_STARTS' is invalid"],
       [[], { CONTROL_CENTER_PROCESS_PRUNE_SECONDS: '' }, "value '' from env 'CONTROL_CENTER_PROCESS_PRUNE_SECONDS' is invalid"],
       [[], { CONTROL_CENTER_DISPATCH_GRACE_SECONDS: ' 0x10' }, "from env 'CONTROL_CENTER_DISPATCH_GRACE_SECONDS' is invalid"],
