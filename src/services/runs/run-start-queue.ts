@@ -12,6 +12,15 @@ export function defaultRunStartConcurrency(): number {
 /** While turns are being accepted, one start per this many ms at most. */
 const ACCEPT_FIRST_MS = 1_000;
 
+/**
+ * How long after the last acceptance ended turns still count as being accepted. A burst's POSTs are
+ * not in their handlers back to back: between two, the server reads and parses the next request,
+ * and a queue that went to its full bound in every such gap started runs all through the burst
+ * (profiled: 39 % of the embedded server's CPU while 1,000 turns were being accepted went to
+ * starting and executing runs). A turn posted alone starts this much later.
+ */
+const ACCEPT_QUIET_MS = 50;
+
 interface WaitingStart {
   key: string;
   since: number;
@@ -27,8 +36,8 @@ interface WaitingStart {
  *   that waits on a person afterwards holds no slot.
  * - FIFO, and per key (a conversation): a turn starts only after every earlier turn of its
  *   conversation has started, so turns keep the order they were posted in.
- * - Accepting comes first: while turns are being accepted (`whileAccepting`), one start begins
- *   per `acceptFirstMs` at most (never none: a long burst still starts runs), so a burst's POSTs do
+ * - Accepting comes first: while turns are being accepted (`whileAccepting`, and for
+ *   `acceptQuietMs` after the last one), one start begins per `acceptFirstMs` at most (never none: a long burst still starts runs), so a burst's POSTs do
  *   not share the event loop with runs preparing and talking to their models (profiled: with
  *   starts only bounded, or one at a time, the runs started during a burst took most of its CPU).
  *   Between ordinary posts (a few ms each) starts go on at the full bound.
@@ -44,12 +53,17 @@ export class RunStartQueue {
   private accepting = 0;
   /** Wakes the queue when its oldest start has waited long enough behind acceptances. */
   private wake: NodeJS.Timeout | null = null;
+  /** When `wake` fires (epoch ms). */
+  private wakeAt = 0;
   /** When the last start began (0: none yet). */
   private lastBegun = 0;
+  /** When the last acceptance ended (0: none yet). */
+  private lastAccepted = 0;
 
   constructor(
     private readonly concurrency: number,
     private readonly acceptFirstMs = ACCEPT_FIRST_MS,
+    private readonly acceptQuietMs = ACCEPT_QUIET_MS,
   ) {
     if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError(`run start concurrency must be a whole number ≥ 1, got ${concurrency}`);
   }
@@ -98,12 +112,15 @@ export class RunStartQueue {
       return await accept();
     } finally {
       this.accepting -= 1;
+      this.lastAccepted = Date.now();
       this.pump();
     }
   }
 
   private pump(): void {
-    const limit = this.accepting === 0 ? this.concurrency : this.sinceLastChance() >= this.acceptFirstMs ? Math.min(this.inProgress + 1, this.concurrency) : 0;
+    const quietFor = this.acceptQuietMs - (Date.now() - this.lastAccepted);
+    const accepting = this.accepting > 0 || quietFor > 0;
+    const limit = !accepting ? this.concurrency : this.sinceLastChance() >= this.acceptFirstMs ? Math.min(this.inProgress + 1, this.concurrency) : 0;
     for (let index = 0; index < this.waiting.length && this.inProgress < limit; ) {
       const next = this.waiting[index]!;
       if (this.startingKeys.has(next.key)) {
@@ -116,13 +133,24 @@ export class RunStartQueue {
       this.startingKeys.add(next.key);
       next.begin();
     }
-    // Held behind acceptances: look again when the next start may begin.
-    if (this.accepting > 0 && this.waiting.length > 0 && !this.wake) {
-      this.wake = setTimeout(() => {
+    // Held behind acceptances: look again when the next start may begin, or when the acceptances
+    // have been quiet long enough for the full bound.
+    if (accepting && this.waiting.length > 0) {
+      const nextChance = Math.max(0, this.acceptFirstMs - this.sinceLastChance());
+      const due = Date.now() + (this.accepting > 0 ? nextChance : Math.min(nextChance, Math.max(0, quietFor)));
+      // An acceptance that ended brings the look forward (to the end of the quiet interval).
+      if (this.wake && due < this.wakeAt) {
+        clearTimeout(this.wake);
         this.wake = null;
-        this.pump();
-      }, Math.max(0, this.acceptFirstMs - this.sinceLastChance()));
-      this.wake.unref();
+      }
+      if (!this.wake) {
+        this.wakeAt = due;
+        this.wake = setTimeout(() => {
+          this.wake = null;
+          this.pump();
+        }, due - Date.now());
+        this.wake.unref();
+      }
     }
   }
 

@@ -65,10 +65,28 @@ describe('RunStartQueue', () => {
     expect(log).toEqual([]);
     accepted();
     await accepting;
-    await settle();
-    expect(log).toEqual(['x', 'y', 'z']);
+    await expect.poll(() => log).toEqual(['x', 'y', 'z']);
     for (const start of starts) start.finish();
     await Promise.all(ended);
+  });
+
+  it('the gap between two acceptances of a burst lets no start in: the full bound comes back once acceptances have been quiet a while', async () => {
+    const queue = new RunStartQueue(3, 60_000, 1_000);
+    const log: string[] = [];
+    const starts = ['x', 'y'].map((name) => heldStart(log, name));
+    const ended = starts.map((start, index) => queue.schedule(`conversation ${index}`, start.task));
+    // Queued before any acceptance: they start at once.
+    await expect.poll(() => log).toEqual(['x', 'y']);
+    // One turn accepted; the next POST of the burst is still being read.
+    await queue.whileAccepting(async () => undefined);
+    const later = heldStart(log, 'z');
+    const endedLater = queue.schedule('conversation 2', later.task);
+    await settle();
+    expect(log).toEqual(['x', 'y']);
+    // No acceptance since: after the quiet interval the start goes on.
+    await expect.poll(() => log, { timeout: 30_000 }).toEqual(['x', 'y', 'z']);
+    for (const start of [...starts, later]) start.finish();
+    await Promise.all([...ended, endedLater]);
   });
 
   it('during a long acceptance starts still go on, one per interval', async () => {
