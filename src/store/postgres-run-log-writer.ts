@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import { escapeNul } from './nul-escape.js';
 import type { RunLogSink, RunLogWriteFailure } from './run-log-sink.js';
+import { FLUSH_DELAY_MS } from './run-log-writer.js';
 import type { WorkspaceSchema } from './workspace-schema.js';
 
 type RunEventRow = Insertable<WorkspaceSchema['run_events']>;
@@ -26,7 +27,9 @@ interface PendingWrite {
 
 /**
  * The run-log writer on PostgreSQL (HAR-6): the same contract as the SQLite `RunLogWriter` — the
- * writes of one event-loop turn are written together on the next turn; a failed batch is retried
+ * writes queued within {@link FLUSH_DELAY_MS} are written together (NF-SCALE: a run logs at several
+ * moments of a tool turn, a few milliseconds apart, and a batch per event-loop turn cost ~3.5
+ * statements per turn; a reader, or a run's end, flushes at once); a failed batch is retried
  * write by write so only the rows that really cannot be written are lost, each reported to its run.
  * Batches are written one after the other (a flush waits for the one before it), so order holds
  * across batches too. NF-SCALE: a batch is ONE statement whatever it holds (each statement is a
@@ -36,10 +39,14 @@ interface PendingWrite {
  */
 export class PostgresRunLogWriter implements RunLogSink {
   private pending: PendingWrite[] = [];
-  private scheduled: NodeJS.Immediate | null = null;
+  private scheduled: NodeJS.Timeout | null = null;
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Kysely<WorkspaceSchema>) {}
+  /** `flushDelayMs`: how long queued writes wait for more (tests lengthen it so a loaded machine cannot split their batch). */
+  constructor(
+    private readonly db: Kysely<WorkspaceSchema>,
+    private readonly flushDelayMs = FLUSH_DELAY_MS,
+  ) {}
 
   appendEvent(runId: string, sequence: number, type: string, data: string, at: string, onError: RunLogWriteFailure): void {
     const row = { run_id: runId, sequence, type, data, at };
@@ -81,7 +88,7 @@ export class PostgresRunLogWriter implements RunLogSink {
   /** Writes everything queued so far; resolves once it (and every batch before it) is written or reported. */
   flush(): Promise<void> {
     if (this.scheduled) {
-      clearImmediate(this.scheduled);
+      clearTimeout(this.scheduled);
       this.scheduled = null;
     }
     const batch = this.pending;
@@ -108,10 +115,14 @@ export class PostgresRunLogWriter implements RunLogSink {
 
   private enqueue(write: PendingWrite): void {
     this.pending.push(write);
-    this.scheduled ??= setImmediate(() => {
+    if (this.scheduled) return;
+    // flush() never rejects: a failed batch is retried write by write and each failure reported to its run.
+    this.scheduled = setTimeout(() => {
       this.scheduled = null;
       void this.flush();
-    });
+    }, this.flushDelayMs);
+    // A queued write never keeps a process alive: closing the database flushes it.
+    this.scheduled.unref();
   }
 }
 

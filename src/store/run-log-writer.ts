@@ -19,11 +19,12 @@ interface RunLogStatements {
 }
 
 /**
- * How long queued run-log rows wait for more before they are written. A tool turn emits its events
- * over a few milliseconds (model call, gate, command, answer); one transaction for all of them costs
- * less than one per event-loop turn. Readers never wait for it: they flush first.
+ * How long queued run-log rows wait for more before they are written (on SQLite and on PostgreSQL).
+ * A tool turn emits its events over a few milliseconds (model call, gate, command, answer); one
+ * transaction (one statement on PostgreSQL) for all of them costs less than one per event-loop turn.
+ * Readers in this process never wait for it: they flush first.
  */
-const FLUSH_DELAY_MS = 10;
+export const FLUSH_DELAY_MS = 10;
 
 /**
  * Writes run-log rows (events and tool calls) for one workspace database. Writes are queued and

@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 /** The writer on the workspace's store, and the kind of every statement it sends. */
-function recordedWriter(): { writer: PostgresRunLogWriter; statements: string[] } {
+function recordedWriter(flushDelayMs?: number): { writer: PostgresRunLogWriter; statements: string[] } {
   const statements: string[] = [];
   const plugin: KyselyPlugin = {
     transformQuery: (args) => {
@@ -39,7 +39,7 @@ function recordedWriter(): { writer: PostgresRunLogWriter; statements: string[] 
     },
     transformResult: async (args) => args.result,
   };
-  return { writer: new PostgresRunLogWriter(store.db.withPlugin(plugin)), statements };
+  return { writer: new PostgresRunLogWriter(store.db.withPlugin(plugin), flushDelayMs), statements };
 }
 
 const stored = async (runId: string) =>
@@ -90,6 +90,27 @@ describe('the PostgreSQL run-log writer', () => {
     ]);
     const decided = await store.db.selectFrom('tool_calls').select(['decided_by', 'classes', 'is_error', 'started_at']).where('id', '=', 'run_calls:c2').executeTakeFirstOrThrow();
     expect(decided).toEqual({ decided_by: '{"scope":"workspace","ruleId":"rule_1"}', classes: '["write"]', is_error: 1, started_at: 'then' });
+    expect(failures).toEqual([]);
+  });
+
+  it('lines logged in separate event-loop turns of a tool turn are one statement, written without a flush', async () => {
+    // A delay far longer than the turns between the writes, so that no load on the machine splits the batch.
+    const { writer, statements } = recordedWriter(1_000);
+    const failures: string[] = [];
+    const onError = (_error: unknown, what: string) => failures.push(what);
+    // A tool turn logs at several moments a few milliseconds apart (model call, gate, command, answer).
+    const moment = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
+    writer.appendEvent('run_turn', 1, 'model_call', '{}', 'now', onError);
+    await moment();
+    writer.toolCallStarted('run_turn', 'c1', 'bash', '{}', 'now', onError);
+    writer.toolCallDecided('run_turn', 'c1', 'allow', '{"scope":"default","ruleId":null}', '[]', onError);
+    await moment();
+    writer.toolCallEnded('run_turn', 'c1', 'ok', false, true, 'now', onError);
+    writer.appendEvent('run_turn', 2, 'tool_call_end', '{}', 'now', onError);
+    // Nobody flushes: the queued rows are written on their own, together.
+    await expect.poll(() => stored('run_turn'), { timeout: 10_000 }).toEqual(['1 model_call', '2 tool_call_end']);
+    expect(await calls('run_turn')).toEqual([{ id: 'run_turn:c1', name: 'bash', decision: 'allow', output: 'ok', executed: 1, ended_at: 'now' }]);
+    expect(statements).toHaveLength(1);
     expect(failures).toEqual([]);
   });
 
