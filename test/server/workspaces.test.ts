@@ -68,6 +68,18 @@ describe('workspaces (WS-1, WS-2)', () => {
     expect(readdirSync(join(workspace.dataDir, 'agents')).sort()).toEqual(['architect', 'ceo', 'engineer', 'librarian', 'qa']);
   });
 
+  it('seeding asked for while the background seeding runs, several times at once, answers 200 and seeds each agent once (WS-2)', async () => {
+    const created = await server.api('POST', '/api/workspaces', { name: 'Racing' });
+    expect(created.status).toBe(201);
+    // The background seeding the creation started is still under way: each of these races it and the others.
+    const seeds = await Promise.all([1, 2, 3].map(() => server.api('POST', `/api/workspaces/${created.body.id}/seed`)));
+    expect(seeds.map((seed) => seed.status)).toEqual([200, 200, 200]);
+    const { body } = await server.api('GET', `/api/workspaces/${created.body.id}/agents`);
+    expect(body.agents.map((agent: any) => agent.name).sort()).toEqual(['architect', 'ceo', 'engineer', 'librarian', 'qa']);
+    const ceo = body.agents.find((agent: any) => agent.name === 'ceo');
+    for (const agent of body.agents) if (agent.name !== 'ceo') expect(agent.reportsTo).toBe(ceo.id);
+  });
+
   it('lists, gets and renames; duplicate names (any case) are 409 and change nothing', async () => {
     const first = await createSeededWorkspace(server, 'Alpha');
     await createSeededWorkspace(server, 'Beta');
