@@ -4,7 +4,7 @@ export type RunLogWriteFailure = (error: unknown, what: string) => void;
 /**
  * The batched writer of run-log rows (HAR-6), one per workspace database, whatever the dialect: the
  * SQLite one writes with prepared statements synchronously (`RunLogWriter`), the PostgreSQL one in
- * one asynchronous transaction per batch (`PostgresRunLogWriter`). Writes never throw to the caller;
+ * one asynchronous statement per batch (`PostgresRunLogWriter`). Writes never throw to the caller;
  * a row that cannot be written reaches its `onError`. `flush()` writes what is queued; a reader
  * awaits it before reading, so a run log read right after an event holds it.
  */

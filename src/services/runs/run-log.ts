@@ -21,8 +21,8 @@ export interface RunLogDatabase {
  * output and the policy decision that let it run (or stopped it). Text deltas are not stored one by
  * one: the finished assistant message is.
  *
- * Writes are queued on the database's run-log writer (one transaction per batch; on SQLite a batch
- * gathers up to 10 ms of writes, on PostgreSQL one event-loop turn's) and never
+ * Writes are queued on the database's run-log writer (a batch gathers up to 10 ms of writes: one
+ * transaction on SQLite, one statement on PostgreSQL) and never
  * fail the caller: a write that cannot be stored goes to `onFailure`, so the run can say its log is
  * incomplete instead of looking healthy. `flush()` writes what is queued now.
  */
