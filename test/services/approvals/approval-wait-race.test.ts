@@ -4,10 +4,11 @@ import { ControlCenter } from '../../../src/services/control-center.js';
 import { makeDataRoot } from '../../support/test-server.js';
 
 /**
- * POL-7: on a shared store every gate's timeout is also queued (a pg-boss write) after the
- * approval is created and announced. A decision arriving while that write is still under way must
- * reach the waiting gate: before, the gate registered its waiter only after the write, so such a
- * decision found nobody and the gate sat until its timeout (seen as a PostgreSQL run stuck "blocked").
+ * POL-7: on a shared store every gate's timeout is also queued (a pg-boss write, slow under load).
+ * It is queued before the approval is stored or announced: a process killed the moment its approval
+ * is seen must leave the timeout behind. So while that write is under way nobody can see, let alone
+ * decide, the approval; once it is announced, a decision must reach the waiting gate (before, a
+ * gate that registered its waiter late left such a decision unheard and sat until its timeout).
  * The write is held on purpose here, on SQLite, through the same scheduler seam.
  */
 let app: ControlCenter;
@@ -26,9 +27,8 @@ afterAll(async () => {
 });
 
 describe('a gate waiting for approval (POL-7)', () => {
-  it('gets a decision made while its timeout is still being queued', async () => {
-    // The timeout write is held until the test lets it go, so the decision lands inside it for
-    // certain (a fixed delay would race the machine's load either way).
+  it('asks nobody while its timeout is being queued, then gets the decision made as soon as it is announced', async () => {
+    // The timeout write is held until the test lets it go (a fixed delay would race the machine's load).
     let entered = false;
     let queued = false;
     let release = () => {};
@@ -45,18 +45,16 @@ describe('a gate waiting for approval (POL-7)', () => {
       { kind: 'command', durable: false, title: 'touch x', request: { command: 'touch x' } },
       { timeoutMs: 10_000, signal: new AbortController().signal },
     );
-    let pending: string | undefined;
-    for (let tries = 0; tries < 2000 && !(pending && entered); tries += 1) {
-      pending = (await app.approvals.list(workspaceId, { status: 'pending' }))[0]?.id;
-      if (!(pending && entered)) await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    expect(pending).toBeDefined();
-    expect(entered).toBe(true);
-    await app.approvals.decide(workspaceId, pending!, { decision: 'approve' }, { kind: 'operator', operatorId: 'op_test' }, { kind: 'person', id: 'op_test', name: 'Tester' });
-    expect(queued).toBe(false);
+    await expect.poll(() => entered).toBe(true);
+    // Held: the approval does not exist yet, so no person is asked a question whose timeout could be lost.
+    expect(await app.approvals.list(workspaceId, { status: 'pending' })).toEqual([]);
     release();
+    let pending: string | undefined;
+    await expect.poll(async () => (pending = (await app.approvals.list(workspaceId, { status: 'pending' }))[0]?.id)).toBeDefined();
+    expect(queued).toBe(true);
+    // Decided the moment it is seen: the gate is already waiting for it.
+    await app.approvals.decide(workspaceId, pending!, { decision: 'approve' }, { kind: 'operator', operatorId: 'op_test' }, { kind: 'person', id: 'op_test', name: 'Tester' });
     const outcome = await waiting;
     expect(outcome.status).toBe('approved');
-    expect(queued).toBe(true);
   }, 30_000);
 });
