@@ -108,18 +108,19 @@ export interface RunQueueFlags {
 }
 
 /** The control center's options for the flags that were given; the rest keep the control center's defaults. */
-export function runQueueOptions(flags: RunQueueFlags): Pick<ControlCenterOptions, 'dispatchGraceMs' | 'runStealMs' | 'processPruneMs' | 'maxQueuedRuns' | 'runStartConcurrency'> {
+export function runQueueOptions(flags: RunQueueFlags): Pick<ControlCenterOptions, 'dispatchGraceMs' | 'runStealMs' | 'processPruneMs' | 'maxQueuedRuns' | 'runStartConcurrency' | 'dbPoolSize'> {
   const seconds: Record<SecondsTuning['option'], number | undefined> = {
     dispatchGraceMs: flags.dispatchGraceSeconds,
     runStealMs: flags.runStealSeconds,
     processPruneMs: flags.processPruneSeconds,
   };
-  const options: Pick<ControlCenterOptions, 'dispatchGraceMs' | 'runStealMs' | 'processPruneMs' | 'maxQueuedRuns' | 'runStartConcurrency'> = {};
+  const options: Pick<ControlCenterOptions, 'dispatchGraceMs' | 'runStealMs' | 'processPruneMs' | 'maxQueuedRuns' | 'runStartConcurrency' | 'dbPoolSize'> = {};
   for (const tuning of SECONDS_TUNINGS) {
     const value = seconds[tuning.option];
     if (value !== undefined) options[tuning.option] = value * 1_000;
   }
   if (flags.maxQueuedRuns !== undefined) options.maxQueuedRuns = flags.maxQueuedRuns;
   if (flags.runStarts !== undefined) options.runStartConcurrency = flags.runStarts;
+  if (flags.dbPoolSize !== undefined) options.dbPoolSize = flags.dbPoolSize;
   return options;
 }

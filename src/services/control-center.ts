@@ -102,6 +102,8 @@ export interface ControlCenterOptions {
    * `dataRoot`. Unset: the embedded store.
    */
   database?: string;
+  /** Connections per PostgreSQL pool (`--db-pool-size`); refused without `database`. */
+  dbPoolSize?: number;
   /** Swapped in tests to inject file-system failures (AG-2). */
   files?: FileOperations;
   validateEffort?: EffortValidator;
@@ -490,7 +492,7 @@ export class ControlCenter {
     });
     this.role = options.role ?? 'all';
     this.queuePollMs = options.queuePollMs ?? 1_000;
-    const store = parseStoreLocation(options.database);
+    const store = parseStoreLocation(options.database, options.dbPoolSize);
     this.jobQueue = store.dialect === 'postgres' ? new PgBossConnection(store.url) : null;
     const jobQueue = this.jobQueue;
     // Shared store: a short lease so a dead worker's work moves within seconds (docs/scale-out.md
@@ -654,7 +656,7 @@ export class ControlCenter {
   static async open(options: ControlCenterOptions): Promise<ControlCenter> {
     // The shell grammar loads once (wasm); every classification after that is synchronous.
     await loadShellParser();
-    const registry = await RegistryStore.open(options.dataRoot, parseStoreLocation(options.database));
+    const registry = await RegistryStore.open(options.dataRoot, parseStoreLocation(options.database, options.dbPoolSize));
     const center = new ControlCenter(options.dataRoot, registry, options);
     await center.cluster?.start();
     return center;

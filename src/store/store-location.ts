@@ -14,6 +14,8 @@ export const EMBEDDED_STORE: StoreLocation = { dialect: 'sqlite' };
  */
 export function parseStoreLocation(value: string | undefined, poolSize?: number): StoreLocation {
   const text = value?.trim();
+  // A setting accepted is applied: the embedded store has no connection pool to size.
+  if (!text && poolSize !== undefined) throw new Error('--db-pool-size sizes PostgreSQL connection pools: give it with --database postgres://…, or leave it unset for the embedded store');
   if (!text) return EMBEDDED_STORE;
   if (/^postgres(?:ql)?:\/\//i.test(text)) return { dialect: 'postgres', url: text, ...(poolSize !== undefined ? { poolSize } : {}) };
   throw new Error(`--database must be a postgres:// URL (or unset for the embedded SQLite store), got '${redactUrl(text)}'`);
