@@ -17,7 +17,6 @@ export interface CarriedEvent {
   origin: string;
 }
 
-
 /** The fields of a sealed notification, as parsed. */
 export interface SealedAnnouncement {
   w: string;
