@@ -74,6 +74,7 @@ export interface WorkspaceSchema {
   live_run_pauses: LiveRunPauseTable;
   live_operator_windows: LiveOperatorWindowTable;
   held_messages: HeldMessageTable;
+  config_version: ConfigVersionTable;
   audit_entries: AuditEntryTable;
 }
 
@@ -988,4 +989,10 @@ export interface HeldMessageTable {
   /** Which holder claimed it to start it, and when; null while it waits. */
   claimed_by: string | null;
   claimed_at: string | null;
+}
+
+/** One row (id 1): bumped by a trigger on every write to the tables a run's preparation keeps reads of (NF-SCALE). */
+export interface ConfigVersionTable {
+  id: number;
+  version: number;
 }

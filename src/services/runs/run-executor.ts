@@ -36,6 +36,7 @@ import type { ActiveRun, ActiveRuns } from './active-runs.js';
 import { RunToolCalls } from './gate-tool-calls.js';
 import type { MessagePlace, MessageService } from './message-service.js';
 import { prepareRun, type ModeToolProvider, type PrepareHook } from './prepare-run.js';
+import { pinConfigVersion, withPinnedConfig, type ConfigPin } from '../../store/pinned-config-reads.js';
 import { runOnTransport, type McpRun } from './run-on-transport.js';
 import { brokeredProviderProblem } from './brokered-provider-problem.js';
 import { RunRecorder } from './record-run.js';
@@ -345,7 +346,9 @@ export class RunExecutor {
       this.deps.logger.error({ workspaceId, runId: run.id }, 'a queued job disagrees with its run row; nothing executed');
       return letGo();
     }
-    const agent = await this.deps.agents.get(workspaceId, queued.agentId).catch(() => null);
+    // One read of the configuration's version serves this run's reads of agent, settings, space… (NF-SCALE).
+    const configPin = await pinConfigVersion(handle.database.db);
+    const agent = await withPinnedConfig(configPin, () => this.deps.agents.get(workspaceId, queued.agentId)).catch(() => null);
     if (!agent) {
       await this.deps.runs.update(workspaceId, handle.database.db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });
       return letGo();
@@ -365,7 +368,7 @@ export class RunExecutor {
       ...(queued.compact ? { compact: queued.compact } : {}),
       // SEC-9: the ceiling comes from the recorded row, never from the job payload.
       inheritedRules: run.inheritedRules,
-    });
+    }, false, configPin);
     return finished;
   }
 
@@ -397,7 +400,7 @@ export class RunExecutor {
   }
 
   /** Executes a recorded `queued` run in this process, in the background. */
-  private async begin(run: Run, input: StartRunInput, throughStartQueue = false): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
+  private async begin(run: Run, input: StartRunInput, throughStartQueue = false, configPin?: ConfigPin): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
     // Owned before it can be `running`, so a running run without an owner row is always an orphan.
     if (this.ownership) await this.ownership.own(input.workspaceId, run.id, input.conversationId);
     let resolveFinished!: () => void;
@@ -418,7 +421,7 @@ export class RunExecutor {
     this.deps.active.add(activeRun);
     const execution = throughStartQueue
       ? this.startQueue.schedule(input.conversationId ?? run.id, (started) => this.execute(run, input, activeRun, started))
-      : this.execute(run, input, activeRun);
+      : this.execute(run, input, activeRun, undefined, configPin);
     const finished = execution.finally(async () => {
       this.deps.active.remove(run.id);
       if (this.ownership) await this.ownership.disown(input.workspaceId, run.id).catch((error: unknown) => this.deps.logger.error({ err: error, runId: run.id }, 'could not release the ownership of an ended run'));
@@ -427,10 +430,16 @@ export class RunExecutor {
     return { run, finished };
   }
 
-  /** The pipeline: record → prepare → gate + transport → finish. */
-  private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun, started?: () => void): Promise<RunOutcome> {
+  /**
+   * The pipeline: record → prepare → gate + transport → finish. `pinned`: the configuration version
+   * the caller read just before (a queued run's start); else it is read here. Only the settings read
+   * and the prepare stage are served under it, never the run's later reads.
+   */
+  private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun, started?: () => void, pinned?: ConfigPin): Promise<RunOutcome> {
     const { workspaceId } = input;
-    const settings = await this.deps.settings.get(workspaceId);
+    const handle = await this.deps.workspaces.handle(workspaceId);
+    const configPin = pinned ?? (await pinConfigVersion(handle.database.db));
+    const settings = await withPinnedConfig(configPin, () => this.deps.settings.get(workspaceId));
     // The workspace's default model for the agent's provider, unless the agent names its own.
     const agent = withDefaultModel(input.agent, settings);
     const runId = queued.id;
@@ -445,7 +454,6 @@ export class RunExecutor {
       mode: input.mode,
       autonomy: input.autonomy,
     };
-    const handle = await this.deps.workspaces.handle(workspaceId);
     const recorder = new RunRecorder(this.deps, {
       scope,
       treeConversationId: input.conversationId,
@@ -492,7 +500,7 @@ export class RunExecutor {
       await recorder.update({ state: 'running', model });
       this.deps.presence.set(workspaceId, agent.id, 'thinking', runId);
 
-      const prepared = await prepareRun(
+      const prepared = await withPinnedConfig(configPin, () => prepareRun(
         { agents: this.deps.agents, checkouts: this.checkouts, modeTools: this.modeTools, hooks: this.prepareHooks },
         {
           scope,
@@ -506,7 +514,7 @@ export class RunExecutor {
           isChildRun: Boolean(input.parentRunId),
           workspaceDir: handle.dir,
         },
-      );
+      ));
       syncCheckout = prepared.syncCheckout;
       checkoutRecord = prepared.checkout.checkout ?? undefined;
       recorder.log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model, adapter: agent.adapterId, tools: [...prepared.surfacedNames] });

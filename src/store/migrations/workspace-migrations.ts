@@ -1,5 +1,8 @@
-import { sql, type Kysely, type Migration } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
 import { createAuditEntriesTable } from './create-audit-entries-table.js';
+
+/** The tables a run's preparation may keep reads of (see 0039_config_version). */
+export const CONFIG_TABLES = ['agents', 'workspace_settings', 'spaces', 'space_repositories', 'mcp_servers', 'installed_skills'] as const;
 
 /** Per-workspace migrations. Never edit a shipped one: add the next number. */
 export const workspaceMigrations: Record<string, Migration> = {
@@ -1028,6 +1031,36 @@ export const workspaceMigrations: Record<string, Migration> = {
         .addColumn('claimed_at', 'text')
         .execute();
       await db.schema.createIndex('held_messages_by_awaited_run').on('held_messages').column('awaited_run_id').execute();
+    },
+  },
+  /**
+   * NF-SCALE: a run's preparation reads the agent, the settings, the space, its repositories, the MCP
+   * servers and the installed skills. They change only when someone edits them, so a process keeps
+   * what it read, keyed by `config_version.version`, which a trigger bumps in the transaction of
+   * every write to those tables — whatever process, code path or tool writes them. The one dialect
+   * branch of the migrations: trigger syntax differs (SQLite has row triggers with a body;
+   * PostgreSQL calls a function, pinned to this workspace's schema).
+   */
+  '0039_config_version': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('config_version')
+        .addColumn('id', 'integer', (column) => column.primaryKey().check(sql`id = 1`))
+        .addColumn('version', 'integer', (column) => column.notNull())
+        .execute();
+      await sql`insert into config_version (id, version) values (1, 0)`.execute(db);
+      if (db.getExecutor().adapter instanceof PostgresAdapter) {
+        await sql`create function bump_config_version() returns trigger language plpgsql set search_path from current as $$ begin update config_version set version = version + 1; return null; end $$`.execute(db);
+        for (const table of CONFIG_TABLES) {
+          await sql`create trigger ${sql.raw(`${table}_bump_config_version`)} after insert or update or delete on ${sql.table(table)} for each statement execute function bump_config_version()`.execute(db);
+        }
+        return;
+      }
+      for (const table of CONFIG_TABLES) {
+        for (const change of ['insert', 'update', 'delete']) {
+          await sql`create trigger ${sql.raw(`${table}_${change}_bumps_config_version`)} after ${sql.raw(change)} on ${sql.table(table)} begin update config_version set version = version + 1; end`.execute(db);
+        }
+      }
     },
   },
 };
