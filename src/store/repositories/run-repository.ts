@@ -195,15 +195,15 @@ export async function unfinishedRunStates(db: Kysely<WorkspaceSchema>): Promise<
  * run has neither, so reading "in progress" beside the newest run misses nothing (one statement
  * instead of two on every agent lookup).
  */
-/** Each agent's newest run and whether any of its runs is running: one agent (`=`) or several (`in`). */
-function newestRunsQuery(db: Kysely<WorkspaceSchema>, agents: string | string[]) {
+/** Each agent's newest run and whether any of its runs is running, for several agents. */
+function newestRunsQuery(db: Kysely<WorkspaceSchema>, agents: string[]) {
   return db
     .selectFrom('runs as r')
     .select(['r.id', 'r.agent_id', 'r.state', 'r.liveness'])
     .select(({ exists, selectFrom }) =>
       exists(selectFrom('runs as busy').select('busy.id').whereRef('busy.agent_id', '=', 'r.agent_id').where('busy.state', '=', 'running')).as('any_running'),
     )
-    .where('r.agent_id', typeof agents === 'string' ? '=' : 'in', agents)
+    .where('r.agent_id', 'in', agents)
     .where(({ eb, selectFrom }) =>
       eb(
         'r.id',
@@ -218,8 +218,24 @@ function newestRunsQuery(db: Kysely<WorkspaceSchema>, agents: string | string[])
     );
 }
 
-/** {@link newestRunStates} for one agent (an agent looked up for a message, every turn), compiled once per database. */
-const newestRunOfAgent = reusableQuery((db, agentId: string) => newestRunsQuery(db, agentId));
+/**
+ * {@link newestRunStates} for one agent (an agent looked up for a message, every turn), compiled once
+ * per database. Its newest run by an index walk from the top (`runs_by_agent`), one row read — not
+ * {@link newestRunsQuery}'s form, whose newest-run subquery is correlated to each of the agent's runs:
+ * PostgreSQL ran it once per run of the agent, so every POST cost time in proportion to the agent's
+ * runs and a burst of 1,000 turns to one agent grew quadratically (measured: 27 ms a POST at 2,000
+ * runs against 0.15 ms; 10 backends busy with it for most of an 18–28 s acceptance).
+ */
+const newestRunOfAgent = reusableQuery((db, agentId: string) =>
+  db
+    .selectFrom('runs as r')
+    .select(['r.id', 'r.agent_id', 'r.state', 'r.liveness'])
+    .select(({ exists, selectFrom }) => exists(selectFrom('runs as busy').select('busy.id').where('busy.agent_id', '=', agentId).where('busy.state', '=', 'running')).as('any_running'))
+    .where('r.agent_id', '=', agentId)
+    .orderBy('r.created_at', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(1),
+);
 
 export async function newestRunStates(
   db: Kysely<WorkspaceSchema>,
