@@ -37,6 +37,11 @@ export const Run = z.object({
    * delegate's parent, up the chain). Every call is decided under them too; empty for an operator's turn.
    */
   inheritedRules: InheritedRules,
+  /**
+   * Only on the `run.updated` event that ends a run: whether a message sent during the turn waits
+   * for its end (HAR-5). Absent when the writer did not say (then whoever hears the end looks).
+   */
+  messagesHeld: z.boolean().optional(),
 });
 export type Run = z.infer<typeof Run>;
 

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { AutonomyLevel, Mode } from '../core/modes.js';
 import type { Decision } from '../core/decisions.js';
 import type { PlanNodeState } from '../core/plan/plan-progress.js';
@@ -132,6 +133,11 @@ export interface RunTable {
   sandbox: string | null;
   /** JSON `InheritedRules` (SEC-9): the rules of the runs that started this one; null for none. */
   inherited_rules: string | null;
+  /**
+   * 1 once a message was held for this run's end (HAR-5, set by the hold after its row is stored): the
+   * statement that ends the run returns it, so a run nobody waits for is not followed by a claim.
+   */
+  messages_held: ColumnType<number, number | undefined, number>;
 }
 
 export interface SpaceTable {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { newId, nowIso } from '../../ids.js';
 import type { Run } from '../../schemas/run.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
-import { findRun } from '../../store/repositories/run-repository.js';
+import { markMessagesHeld } from '../../store/repositories/run-repository.js';
 import { claimHeldMessages, deleteHeldMessage, insertHeldMessage, type HeldMessage } from '../../store/repositories/held-message-repository.js';
 
 const ENDED: ReadonlySet<Run['state']> = new Set(['completed', 'failed', 'cancelled']);
@@ -43,13 +43,19 @@ export class FollowUpTurns {
   async hold(workspaceId: string, input: HeldMessageInput): Promise<void> {
     const db = await this.deps.db(workspaceId);
     await insertHeldMessage(db, { ...input, id: newId('held'), createdAt: nowIso() });
-    const run = await findRun(db, input.awaitedRunId);
-    if (!run || ENDED.has(run.state)) this.release(workspaceId, { awaitedRunId: input.awaitedRunId });
+    // After the row is stored, so an end that sees the mark finds the row to claim; an end written
+    // before the mark is seen here instead (the mark's statement waits on the row and returns it).
+    const state = await markMessagesHeld(db, input.awaitedRunId);
+    if (!state || ENDED.has(state)) this.release(workspaceId, { awaitedRunId: input.awaitedRunId });
   }
 
-  /** Every run.updated event, wherever it was published: an ended run releases the messages waiting for it. */
+  /**
+   * Every run.updated event, wherever it was published: an ended run releases the messages waiting
+   * for it. An end that says no message waits (`messagesHeld: false`, read in the statement that
+   * ended the run, after any hold had marked it) costs no claim; one that does not say is claimed for.
+   */
   runUpdated(workspaceId: string, run: Run): void {
-    if (ENDED.has(run.state)) this.release(workspaceId, { awaitedRunId: run.id });
+    if (ENDED.has(run.state) && run.messagesHeld !== false) this.release(workspaceId, { awaitedRunId: run.id });
   }
 
   /**

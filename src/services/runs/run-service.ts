@@ -4,7 +4,7 @@ import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import type { AgentState } from '../../schemas/agent.js';
 import type { Run, RunLiveness, RunState } from '../../schemas/run.js';
 import { insertRunWithDispatch } from '../../store/repositories/run-dispatch-repository.js';
-import { findRun, insertRun, listRuns, newestRunStates, unfinishedRunIds, unfinishedRunStates, updateRun, type RunChange } from '../../store/repositories/run-repository.js';
+import { endRun, findRun, insertRun, listRuns, newestRunStates, unfinishedRunIds, unfinishedRunStates, updateRun, type RunChange } from '../../store/repositories/run-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { deriveAgentState } from '../agents/derive-agent-state.js';
 import type { EventBus } from '../event-bus.js';
@@ -93,6 +93,13 @@ export class RunService {
    * instead of reading it back before each change (three reads per turn).
    */
   async writeChange(workspaceId: string, db: Kysely<WorkspaceSchema>, patch: RunChange, run: Run): Promise<Run> {
+    if (patch.state && FINISHED.has(patch.state)) {
+      // The end says, in its own statement, whether messages wait for it (HAR-5): the processes
+      // that hear it claim them only then. Only the event carries it; the run is returned as it is.
+      const { messagesHeld } = await endRun(db, run.id, patch);
+      this.events.publish(workspaceId, 'run.updated', { ...run, messagesHeld });
+      return run;
+    }
     await updateRun(db, run.id, patch);
     this.events.publish(workspaceId, 'run.updated', run);
     return run;

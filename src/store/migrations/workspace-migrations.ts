@@ -1063,4 +1063,16 @@ export const workspaceMigrations: Record<string, Migration> = {
       }
     },
   },
+  /**
+   * HAR-5, NF-SCALE: a run says whether a message waits for its end, so every process that hears a
+   * run end claims held messages only when one does (one statement less per turn in each of them).
+   * Messages already held when the column is added mark their runs here; a process of an older
+   * release sets no flag but claims on every end it hears (its events do not say; see FollowUpTurns).
+   */
+  '0040_run_messages_held': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('runs').addColumn('messages_held', 'integer', (column) => column.notNull().defaultTo(0)).execute();
+      await sql`update runs set messages_held = 1 where id in (select awaited_run_id from held_messages)`.execute(db);
+    },
+  },
 };

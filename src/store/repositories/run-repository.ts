@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { RunLiveness, RunState, type Run } from '../../schemas/run.js';
 import type { RunTable, WorkspaceSchema } from '../workspace-schema.js';
 import { InheritedRules } from '../../core/policy/inherited-rules.js';
@@ -42,7 +42,7 @@ export function toRun(row: Selectable<RunTable>): Run {
 }
 
 /** The row of a run, for writing it back (the inverse of {@link toRun}). */
-function toRunRow(run: Run): RunTable {
+function toRunRow(run: Run): Insertable<RunTable> {
   return {
     id: run.id,
     agent_id: run.agentId,
@@ -112,6 +112,23 @@ export async function updateRun(db: Kysely<WorkspaceSchema>, runId: string, chan
   const columns = Object.keys(patch) as Array<keyof typeof patch>;
   if (columns.length === 0) return;
   await runUpdate(db, columns.join(','), [...columns.map((column) => patch[column]), runId], () => db.updateTable('runs').set(patch).where('id', '=', runId));
+}
+
+/**
+ * Writes a change that ends the run, and says whether a message waits for that end (HAR-5): one
+ * statement, so the processes that hear the end claim held messages only when there are some. Row
+ * locking orders it against {@link markMessagesHeld} on the same row: either this returns the flag
+ * that hold set, or the hold's statement returns this end's state and the hold starts its message.
+ */
+export async function endRun(db: Kysely<WorkspaceSchema>, runId: string, change: RunChange): Promise<{ messagesHeld: boolean }> {
+  const row = await db.updateTable('runs').set(toRunPatch(change)).where('id', '=', runId).returning('messages_held').executeTakeFirst();
+  return { messagesHeld: row?.messages_held === 1 };
+}
+
+/** A message now waits for the run's end (HAR-5): marks the run so and returns its state (null: no such run). */
+export async function markMessagesHeld(db: Kysely<WorkspaceSchema>, runId: string): Promise<RunState | null> {
+  const row = await db.updateTable('runs').set({ messages_held: 1 }).where('id', '=', runId).returning('state').executeTakeFirst();
+  return row ? parseState(row.state, runId) : null;
 }
 
 /** A run by id: read on every turn, compiled once per database. */
