@@ -1,22 +1,11 @@
-import {
-  OperationNodeTransformer,
-  type KyselyPlugin,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type PrimitiveValueListNode,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
-  type ValueNode,
-} from 'kysely';
-
 /**
  * SEC, WS-3: PostgreSQL's `text` cannot hold the NUL character (SQLite's can), and
  * operator and agent text — messages, tool output, run-log payloads, file names — may contain it.
  * Refusing it would lose an agent's output; dropping it would be a silent change. So the PostgreSQL
- * store escapes it reversibly, at the one place every query of a store handle passes through
- * (`openPostgres`): each string parameter is escaped on the way in and each string column is
- * unescaped on the way out, and the rest of the code sees what SQLite would have given it.
+ * store escapes it reversibly, at the one place every statement of a store handle passes through
+ * (its connection: nul-escaping-dialect.ts, installed by `openPostgres`): each string parameter is
+ * escaped on the way in and each string column is unescaped on the way out, and the rest of the
+ * code sees what SQLite would have given it.
  *
  * The escape is byte stuffing with a marker PostgreSQL accepts and text practically never holds:
  * U+FDD0, a Unicode noncharacter (reserved for a program's internal use). NUL becomes
@@ -29,21 +18,21 @@ import {
  * that go to pg-boss (a `jsonb` column, which refuses `\u0000` too) are escaped with `escapeNulDeep`
  * by the job queue itself (pg-boss-job-queue.ts).
  */
-const MARKER = '\uFDD0';
+export const NUL_MARKER = '\uFDD0';
 // eslint-disable-next-line no-control-regex -- finding NUL is this pattern's whole job
 const TO_ESCAPE = /[\u0000\uFDD0]/g;
 const ESCAPED = /\uFDD0([0\uFDD0])/g;
 
 /** Text as the PostgreSQL store keeps it: NUL → marker + `0`, marker → marker + marker. */
 export function escapeNul(text: string): string {
-  if (!text.includes('\u0000') && !text.includes(MARKER)) return text;
-  return text.replace(TO_ESCAPE, (character) => (character === '\u0000' ? `${MARKER}0` : `${MARKER}${MARKER}`));
+  if (!text.includes('\u0000') && !text.includes(NUL_MARKER)) return text;
+  return text.replace(TO_ESCAPE, (character) => (character === '\u0000' ? `${NUL_MARKER}0` : `${NUL_MARKER}${NUL_MARKER}`));
 }
 
 /** The inverse of `escapeNul`. A marker not followed by `0` or another marker is left as it is. */
 export function unescapeNul(text: string): string {
-  if (!text.includes(MARKER)) return text;
-  return text.replace(ESCAPED, (_match, escaped: string) => (escaped === '0' ? '\u0000' : MARKER));
+  if (!text.includes(NUL_MARKER)) return text;
+  return text.replace(ESCAPED, (_match, escaped: string) => (escaped === '0' ? '\u0000' : NUL_MARKER));
 }
 
 /** `escapeNul` over every string of a JSON-like value (object keys too); other values are kept. */
@@ -63,42 +52,4 @@ function mapStrings(value: unknown, map: (text: string) => string): unknown {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [map(key), mapStrings(item, map)]));
   }
   return value;
-}
-
-/** Escapes the string parameters of a query: values, `in (…)` lists and `sql` template parameters alike. */
-class EscapeParameters extends OperationNodeTransformer {
-  protected override transformValue(node: ValueNode): ValueNode {
-    return typeof node.value === 'string' ? { ...node, value: escapeNul(node.value) } : node;
-  }
-
-  protected override transformPrimitiveValueList(node: PrimitiveValueListNode): PrimitiveValueListNode {
-    return { ...node, values: node.values.map((value) => (typeof value === 'string' ? escapeNul(value) : value)) };
-  }
-}
-
-/** The Kysely plugin `openPostgres` installs on every PostgreSQL store handle. */
-export class NulEscapePlugin implements KyselyPlugin {
-  private readonly parameters = new EscapeParameters();
-
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return this.parameters.transformNode(args.node);
-  }
-
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const { result } = args;
-    if (result.rows.length === 0) return result;
-    return { ...result, rows: result.rows.map(unescapeRow) };
-  }
-}
-
-function unescapeRow(row: UnknownRow): UnknownRow {
-  let copy: UnknownRow | null = null;
-  for (const [key, value] of Object.entries(row)) {
-    if (typeof value !== 'string') continue;
-    const decoded = unescapeNul(value);
-    if (decoded === value) continue;
-    copy ??= { ...row };
-    copy[key] = decoded;
-  }
-  return copy ?? row;
 }

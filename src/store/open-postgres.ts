@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { guardClient, guardPoolConnections } from './connection-error-guard.js';
-import { NulEscapePlugin } from './nul-escape.js';
+import { NulEscapingDialect } from './nul-escaping-dialect.js';
 import { isUniqueViolation } from './unique-violation.js';
 
 /**
@@ -23,8 +23,9 @@ const DUPLICATE_SCHEMA = '42P06';
  * text by default. Our values (epoch ms, counts, token sums) stay far below 2^53.
  */
 export const NUMERIC_TYPES: pg.CustomTypesConfig = {
+  // Asked once per column of every answer: one parser for all, not a new closure each time.
   getTypeParser: ((oid: number, format?: string) => {
-    if (oid === INT8_OID || oid === NUMERIC_OID) return (text: string) => Number(text);
+    if (oid === INT8_OID || oid === NUMERIC_OID) return Number;
     return pg.types.getTypeParser(oid, format as 'text');
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
@@ -57,7 +58,7 @@ export async function openPostgres<Schema>(url: string, schema: string, poolSize
   // A connection the server closes (a restart, an administrator) must not crash the process, idle or borrowed.
   guardPoolConnections(pool);
   // PostgreSQL's text refuses NUL; operator and agent text may hold it (nul-escape.ts).
-  return new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), plugins: [new NulEscapePlugin()] });
+  return new Kysely<Schema>({ dialect: new NulEscapingDialect(new PostgresDialect({ pool })) });
 }
 
 /** Creates the schema when it does not exist (two processes racing on it both succeed). */

@@ -1,24 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
-import { escapeNul, NulEscapePlugin } from './nul-escape.js';
 import { directSqlite } from './open-sqlite.js';
 import type { WorkspaceSchema } from './workspace-schema.js';
 
-/**
- * Stand-in argument values, unguessable so no real argument or constant equals one. Neither NUL nor
- * U+FDD0, so the PostgreSQL handle's NUL escaping (nul-escape.ts) leaves them as they are.
- */
+/** Stand-in argument values, unguessable so no real argument or constant equals one. */
 const STAND_IN = `cc-query-argument-${randomUUID()}-`;
-
-/**
- * New parameters for a kept compiled query. Kysely's plugins transform a query only while it is
- * compiled, so what a plugin does to parameters must be done here again: on PostgreSQL that is the
- * NUL escaping, without which a reused statement would send a raw NUL PostgreSQL refuses.
- */
-function freshParameters(db: Kysely<WorkspaceSchema>, values: readonly unknown[]): readonly unknown[] {
-  if (!db.getExecutor().plugins.some((plugin) => plugin instanceof NulEscapePlugin)) return values;
-  return values.map((value) => (typeof value === 'string' ? escapeNul(value) : value));
-}
 
 /** A compiled query and, per parameter, the argument it takes (null: a constant of the query itself). */
 interface Compiled<Row> {
@@ -44,11 +30,11 @@ export function reusableQuery<Args extends string[], Row>(build: (db: Kysely<Wor
       byHandle.set(db, compiled);
     }
     const { query, slots } = compiled;
-    // Constants were compiled (and escaped) with the query; only the arguments are new.
-    const fresh = freshParameters(db, args);
+    // Constants were compiled with the query; only the arguments are new. The PostgreSQL handle
+    // escapes NUL in every statement's parameters as it sends them (nul-escaping-dialect.ts), kept ones too.
     const parameters = query.parameters.map((value, index) => {
       const slot = slots[index];
-      return slot === null || slot === undefined ? value : fresh[slot];
+      return slot === null || slot === undefined ? value : args[slot];
     });
     return runKept(db, { ...query, parameters });
   };
@@ -92,12 +78,11 @@ export function queryPerShape(): (db: Kysely<WorkspaceSchema>, shape: string, va
     // An undefined value is a column Kysely leaves out: another shape than the one kept.
     const known = values.includes(undefined) ? undefined : byShape.get(shape);
     if (known) {
-      await runKept(db, { ...known, parameters: freshParameters(db, values) });
+      await runKept(db, { ...known, parameters: values });
       return;
     }
     const compiled = build().compile();
-    const expected = freshParameters(db, values);
-    if (!values.includes(undefined) && compiled.parameters.length === expected.length && compiled.parameters.every((value, index) => value === expected[index])) byShape.set(shape, compiled);
+    if (!values.includes(undefined) && compiled.parameters.length === values.length && compiled.parameters.every((value, index) => value === values[index])) byShape.set(shape, compiled);
     await db.executeQuery(compiled);
   };
 }

@@ -102,6 +102,32 @@ describe('the store on PostgreSQL (WS-3)', () => {
     expect(left).toEqual([]);
   });
 
+  it('escapes NUL in every statement of a handle, however it was made: built, compiled once and run with new parameters, in a transaction, written with sql (SEC)', async () => {
+    const workspace = await WorkspaceDatabase.open('ws_nul', dir, location);
+    const tricky = 'a\u0000b \uFDD0 \uFDD00 \u0000';
+    try {
+      const { db } = workspace;
+      // A compiled query re-run with new parameters skips Kysely's compile step (and so any plugin of it).
+      const insert = db.insertInto('workspace_settings').values({ key: 'stand-in', value: 'stand-in' }).compile();
+      await db.executeQuery({ ...insert, parameters: ['kept', `kept ${tricky}`] });
+      await db.transaction().execute((trx) => trx.executeQuery({ ...insert, parameters: ['in-transaction', `trx ${tricky}`] }));
+      await db.insertInto('workspace_settings').values({ key: 'built', value: `built ${tricky}` }).execute();
+      await sql`insert into workspace_settings (key, value) values (${'written'}, ${`sql ${tricky}`})`.execute(db);
+
+      const select = db.selectFrom('workspace_settings').select('value').where('key', '=', 'stand-in').compile();
+      const read = async (key: string) => (await db.executeQuery({ ...select, parameters: [key] })).rows;
+      expect(await read('kept')).toEqual([{ value: `kept ${tricky}` }]);
+      expect(await read('in-transaction')).toEqual([{ value: `trx ${tricky}` }]);
+      expect((await sql<{ value: string }>`select value from workspace_settings where key = ${'built'}`.execute(db)).rows).toEqual([{ value: `built ${tricky}` }]);
+      expect(await db.selectFrom('workspace_settings').select('value').where('key', '=', 'written').execute()).toEqual([{ value: `sql ${tricky}` }]);
+      // Stored escaped: no NUL reached PostgreSQL, and the marker itself is stuffed.
+      const stored = await query<{ value: string }>(`select value from ${workspaceSchemaName('ws_nul')}.workspace_settings where key = 'kept'`);
+      expect(stored).toEqual([{ value: 'kept a\uFDD00b \uFDD0\uFDD0 \uFDD0\uFDD00 \uFDD00' }]);
+    } finally {
+      await workspace.closeAndDrop();
+    }
+  });
+
   it('refuses a workspace id that would not make a plain schema name', async () => {
     await expect(WorkspaceDatabase.open('ws_x"; drop schema cc_registry; --', dir, location)).rejects.toThrow(/invalid schema name/);
   });
