@@ -127,7 +127,7 @@ describe('hostile notifications on the shared channels', () => {
         { ...genuine, w: otherWorkspaceId },
         // A forged batch for the next id, with a MAC under a key of its own, and with the genuine MAC.
         ...[workspaceId, otherWorkspaceId].flatMap((w) => {
-          const box = forger.seal(w, forgedBatch)!.box;
+          const box = forger.seal(w, forgedBatch).parts[0]!.box!;
           return [
             { w, first: genuineId + 1, id: genuineId + 1, ms: genuine.ms, box, mac: forgedMac(w, genuineId + 1, box) },
             { w, first: genuineId + 1, id: genuineId + 1, ms: genuine.ms, box, mac: genuine.mac },

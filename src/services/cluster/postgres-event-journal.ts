@@ -17,6 +17,14 @@ import { EventSeal, type CarriedEvent, type OpenedBatch, type SealedAnnouncement
 /** Rows read per query when catching up. */
 const PAGE = 500;
 
+/**
+ * How long the first event of an idle workspace waits for others before its append, as the run-log
+ * writer does: a tool turn, or a posted turn, publishes at several moments a few milliseconds apart,
+ * and each append is a statement, a seal, a notification and a wake-up of every other process.
+ * Delivery waits this much more after publish; commit → delivery elsewhere is unchanged.
+ */
+const APPEND_DELAY_MS = 10;
+
 /** What this process knows of one workspace's committed events. */
 interface Followed {
   /** Id of the last event handed to the bus; null until `ready` settles. */
@@ -48,6 +56,8 @@ export class PostgresEventJournal implements EventJournal {
   /** Events published while an append of their workspace is in flight (null entry: none in flight). */
   private readonly queued = new Map<string, WorkspaceEvent[]>();
   private readonly flushing = new Map<string, Promise<void>>();
+  /** Per workspace, ends the wait before its next append now (`settle`), while it waits. */
+  private readonly gathering = new Map<string, () => void>();
   /** Seals and opens batches carried in notifications; null until the deployment's secret is read (ids only until then). */
   private seal: EventSeal | null = null;
 
@@ -74,13 +84,17 @@ export class PostgresEventJournal implements EventJournal {
     this.queued.set(event.workspaceId, [event]);
     const flushing = this.flush(event.workspaceId);
     this.flushing.set(event.workspaceId, flushing);
-    void flushing.finally(() => this.flushing.delete(event.workspaceId));
+    // Only this flush's entry: a later flush of the workspace may have started before this one's `finally` ran.
+    void flushing.finally(() => {
+      if (this.flushing.get(event.workspaceId) === flushing) this.flushing.delete(event.workspaceId);
+    });
   }
 
   /** Commits the workspace's queued events in publish order, a batch per append, until none is left. */
   private async flush(workspaceId: string): Promise<void> {
     // Followed before the first append, so this process's own events come back to its subscribers.
     await this.follow(workspaceId).catch(() => undefined);
+    await this.gather(workspaceId);
     for (;;) {
       const batch = this.queued.get(workspaceId) ?? [];
       if (batch.length === 0) {
@@ -99,6 +113,20 @@ export class PostgresEventJournal implements EventJournal {
       const followed = this.followed.get(workspaceId);
       if (followed && followed.heard > (followed.cursor ?? 0)) this.pump(workspaceId);
     }
+  }
+
+  /** Waits APPEND_DELAY_MS for more events of the workspace, or until `settle` asks for the append now. */
+  private gather(workspaceId: string): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, APPEND_DELAY_MS);
+      const gathering = this.gathering;
+      function done(): void {
+        clearTimeout(timer);
+        gathering.delete(workspaceId);
+        resolve();
+      }
+      gathering.set(workspaceId, done);
+    });
   }
 
   /**
@@ -220,8 +248,9 @@ export class PostgresEventJournal implements EventJournal {
     for (const workspaceId of this.followed.keys()) this.pump(workspaceId);
   }
 
-  /** Waits for this process's appends still in flight (before the databases close). */
+  /** Appends what waits for company at once, then waits for this process's appends still in flight (before the databases close). */
   async settle(): Promise<void> {
+    for (const appendNow of [...this.gathering.values()]) appendNow();
     await Promise.all([...this.flushing.values()]);
   }
 

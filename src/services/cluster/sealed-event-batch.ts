@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SealedBatch } from '../../store/repositories/workspace-event-repository.js';
+import type { SealedBatch, SealedPart } from '../../store/repositories/workspace-event-repository.js';
 
 /**
  * A notification must stay under PostgreSQL's 8000 bytes: a box longer than this leaves room for the
@@ -8,6 +8,8 @@ import type { SealedBatch } from '../../store/repositories/workspace-event-repos
 const MAX_BOX_CHARS = 7_500;
 /** SHA-256's block size: the HMAC pads are this long. */
 const HASH_BLOCK = 64;
+/** The box's iv (12 bytes) and GCM tag (16 bytes), before the ciphertext (as long as the plaintext). */
+const BOX_OVERHEAD_BYTES = 28;
 
 /** One committed event as a notification carries it. */
 export interface CarriedEvent {
@@ -61,15 +63,37 @@ export class EventSeal {
     }
   }
 
-  /** The batch encrypted for the notification; null when it would not fit (then announced by id only). */
-  seal(workspaceId: string, events: readonly CarriedEvent[]): SealedBatch | null {
+  /**
+   * The batch encrypted for its notifications: as few parts as fit one notification each, in id
+   * order, so another process opens a large batch part by part instead of reading it back. An event
+   * too large for a notification alone is a part without a box (announced by ids only, then read).
+   */
+  seal(workspaceId: string, events: readonly CarriedEvent[]): SealedBatch {
+    const items = events.map((event) => JSON.stringify([event.type, event.data, event.at, event.origin]));
+    const parts: SealedPart[] = [];
+    let from = 0;
+    while (from < items.length) {
+      // `[` and `]`, then each item and the comma before all but the first: the plaintext's bytes exactly.
+      let bytes = 2 + Buffer.byteLength(items[from]!);
+      let to = from;
+      while (to + 1 < items.length && boxChars(bytes + 1 + Buffer.byteLength(items[to + 1]!)) <= MAX_BOX_CHARS) {
+        to += 1;
+        bytes += 1 + Buffer.byteLength(items[to]!);
+      }
+      const box = boxChars(bytes) <= MAX_BOX_CHARS ? this.box(workspaceId, `[${items.slice(from, to + 1).join(',')}]`) : null;
+      parts.push({ from, to, box });
+      from = to + 1;
+    }
+    return { parts, innerPad: this.innerPad, outerPad: this.outerPad };
+  }
+
+  /** AES-256-GCM of `plain`, the workspace id as associated data: iv, tag and ciphertext in base64. */
+  private box(workspaceId: string, plain: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.boxKey, iv);
     cipher.setAAD(Buffer.from(workspaceId));
-    const body = Buffer.concat([cipher.update(JSON.stringify(events.map((event) => [event.type, event.data, event.at, event.origin]))), cipher.final()]);
-    const box = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
-    if (box.length > MAX_BOX_CHARS) return null;
-    return { box, innerPad: this.innerPad, outerPad: this.outerPad };
+    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
   }
 
   /** The batch a notification carries, or null when its MAC or box does not check out (then it is only a hint). */
@@ -99,4 +123,9 @@ export class EventSeal {
  */
 export function signedText(workspaceId: string, firstId: number, lastId: number, committedAtMs: number, box: string): string {
   return `${workspaceId}:${firstId}:${lastId}:${committedAtMs}:${box}`;
+}
+
+/** The base64 length of a box whose plaintext is `plainBytes` long. */
+function boxChars(plainBytes: number): number {
+  return 4 * Math.ceil((BOX_OVERHEAD_BYTES + plainBytes) / 3);
 }

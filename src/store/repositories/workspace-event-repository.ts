@@ -42,11 +42,18 @@ export interface AppendAlongside {
   sealed?: SealedBatch | null;
 }
 
-/** An encrypted batch and the HMAC-SHA256 key as its inner and outer pads (64 bytes each). */
+/** An encrypted batch, in parts of one notification each, and the HMAC-SHA256 key as its inner and outer pads (64 bytes each). */
 export interface SealedBatch {
-  box: string;
+  parts: SealedPart[];
   innerPad: Buffer;
   outerPad: Buffer;
+}
+
+/** The events `from`…`to` (positions in the batch, inclusive) and their box; null when too large to travel (announced by ids only). */
+export interface SealedPart {
+  from: number;
+  to: number;
+  box: string | null;
 }
 
 /**
@@ -110,22 +117,34 @@ async function insertAndAnnounce(
     ), appended as (
       select min(id) as first_id, max(id) as last_id, max(committed_at_ms) as committed_at_ms from inserted
     )
-    select first_id, last_id, committed_at_ms, pg_notify(${EVENTS_CHANNEL}, ${announcement(workspaceId, sealed)}) as notified
+    select first_id, last_id, committed_at_ms, ${sql.join(announcements(workspaceId, sealed))}
     from appended`.execute(db);
   const row = result.rows[0]!;
   return { firstId: Number(row.first_id), lastId: Number(row.last_id), committedAtMs: Number(row.committed_at_ms) };
 }
 
 /**
- * The notification's text, over the `appended` row. Sealed: HMAC-SHA256 written out with the
- * built-in sha256 (no extension needed) over the same text as `signedText` in
- * src/services/cluster/sealed-event-batch.ts — workspace, first id, last id, clock, box, `:`-joined.
+ * The notifications of the batch, over the `appended` row: one by ids only, or one per sealed part
+ * in id order (a select list is evaluated in order, and a transaction's notifications are delivered
+ * in the order sent; a part heard out of order is only read, never lost).
  */
-function announcement(workspaceId: string, sealed: SealedBatch | null): RawBuilder<string> {
-  if (!sealed) return sql<string>`json_build_object('w', ${workspaceId}::text, 'id', last_id)::text`;
-  const signed = sql`${workspaceId}::text || ':' || first_id::text || ':' || last_id::text || ':' || committed_at_ms::text || ':' || ${sealed.box}::text`;
+function announcements(workspaceId: string, sealed: SealedBatch | null): RawBuilder<unknown>[] {
+  if (!sealed) return [sql`pg_notify(${EVENTS_CHANNEL}, json_build_object('w', ${workspaceId}::text, 'id', last_id)::text) as notified`];
+  return sealed.parts.map((part, index) => sql`pg_notify(${EVENTS_CHANNEL}, ${announcement(workspaceId, sealed, part)}) as ${sql.raw(`notified_${index}`)}`);
+}
+
+/**
+ * One part's notification text. Sealed: HMAC-SHA256 written out with the built-in sha256 (no
+ * extension needed) over the same text as `signedText` in src/services/cluster/sealed-event-batch.ts
+ * — workspace, the part's first id, its last id, clock, box, `:`-joined.
+ */
+function announcement(workspaceId: string, sealed: SealedBatch, part: SealedPart): RawBuilder<string> {
+  const firstId = sql`(first_id + ${part.from}::bigint)`;
+  const lastId = sql`(first_id + ${part.to}::bigint)`;
+  if (part.box === null) return sql<string>`json_build_object('w', ${workspaceId}::text, 'id', ${lastId})::text`;
+  const signed = sql`${workspaceId}::text || ':' || ${firstId}::text || ':' || ${lastId}::text || ':' || committed_at_ms::text || ':' || ${part.box}::text`;
   const mac = sql`encode(sha256(${sealed.outerPad}::bytea || sha256(${sealed.innerPad}::bytea || convert_to(${signed}, 'UTF8'))), 'hex')`;
-  return sql<string>`json_build_object('w', ${workspaceId}::text, 'first', first_id, 'id', last_id, 'ms', committed_at_ms, 'box', ${sealed.box}::text, 'mac', ${mac})::text`;
+  return sql<string>`json_build_object('w', ${workspaceId}::text, 'first', ${firstId}, 'id', ${lastId}, 'ms', committed_at_ms, 'box', ${part.box}::text, 'mac', ${mac})::text`;
 }
 
 /** Events after `afterId`, oldest first, at most `limit`. */

@@ -144,6 +144,26 @@ async function listenToEvents(): Promise<{ payloads: string[]; close: () => Prom
   return { payloads, close: () => client.end() };
 }
 
+/**
+ * Two processes of one deployment (one secret), both following the workspace: a writer, and a
+ * reader whose statements are recorded; and a connection hearing the notifications as they would.
+ */
+async function sealedPair(name: string) {
+  const store = (await a.workspaces.handle(workspaceId)).database.db;
+  const secret = randomBytes(32);
+  const writer = journalOn(store, `proc_${name}_writer`);
+  const recorded = recording(store);
+  const reader = journalOn(recorded.db, `proc_${name}_reader`);
+  writer.journal.useSecret(secret);
+  reader.journal.useSecret(secret);
+  const listening = await listenToEvents();
+  await Promise.all([writer.bus.ready(workspaceId), reader.bus.ready(workspaceId)]).catch(async (error: unknown) => {
+    await listening.close();
+    throw error;
+  });
+  return { writer, reader, recorded, listening };
+}
+
 describe('the commit path of live events (NF-SCALE: commit to another process\'s stream < 100 ms)', () => {
   it('a batch with its live-state rows is one statement, folded to each row\'s last word; a process hands over its own events without reading them back', async () => {
     const store = (await a.workspaces.handle(workspaceId)).database.db;
@@ -213,16 +233,8 @@ describe('the commit path of live events (NF-SCALE: commit to another process\'s
   });
 
   it('another process\'s batch travels sealed in its notification and is delivered from it without a read; one that does not follow the cursor, or too large to travel, is read', async () => {
-    const store = (await a.workspaces.handle(workspaceId)).database.db;
-    const secret = randomBytes(32);
-    const writer = journalOn(store, 'proc_sealed_writer');
-    const recorded = recording(store);
-    const reader = journalOn(recorded.db, 'proc_sealed_reader');
-    writer.journal.useSecret(secret);
-    reader.journal.useSecret(secret);
-    const listening = await listenToEvents();
+    const { writer, reader, recorded, listening } = await sealedPair('sealed');
     try {
-      await Promise.all([writer.bus.ready(workspaceId), reader.bus.ready(workspaceId)]);
       const seen: WorkspaceEvent[] = [];
       const stop = reader.bus.subscribe(workspaceId, (event) => seen.push(event));
       const readsBefore = recorded.statements.length;
@@ -261,6 +273,56 @@ describe('the commit path of live events (NF-SCALE: commit to another process\'s
       await waitFor(() => marks(seen).length === 6, 10_000);
       expect(marks(seen).at(-1)).toBe(large);
       expect(recorded.statements.slice(readsBefore)).toEqual(['SelectQueryNode', 'SelectQueryNode']);
+      stop();
+    } finally {
+      await listening.close();
+    }
+  });
+
+  it('events published a moment apart are one append: the first waits a few milliseconds for company', async () => {
+    const store = (await a.workspaces.handle(workspaceId)).database.db;
+    const recorded = recording(store);
+    const { bus, journal } = journalOn(recorded.db, 'proc_gathering');
+    await bus.ready(workspaceId);
+    const seen: WorkspaceEvent[] = [];
+    const stop = bus.subscribe(workspaceId, (event) => seen.push(event));
+    // As a turn publishes: at several moments of one piece of work, each after the previous one's event-loop turn.
+    for (const name of ['moment-1', 'moment-2', 'moment-3']) {
+      bus.publish(workspaceId, 'space.updated', { id: 'sp_moments', name } as never);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await journal.settle();
+    expect(marks(seen)).toEqual(['moment-1', 'moment-2', 'moment-3']);
+    expect(recorded.statements.filter(isAppend)).toHaveLength(1);
+    stop();
+  });
+
+  it('a batch too large for one notification travels sealed in several, in id order, and another process delivers it without a read', async () => {
+    const { writer, reader, recorded, listening } = await sealedPair('parts');
+    try {
+      const seen: WorkspaceEvent[] = [];
+      const stop = reader.bus.subscribe(workspaceId, (event) => seen.push(event));
+      const readsBefore = recorded.statements.length;
+      const from = writer.journal.position(workspaceId);
+      // Ten events of 2,000 characters in one batch: 20,000 characters, where one notification holds at most 8,000 bytes.
+      const names = Array.from({ length: 10 }, (_, index) => `${index}`.padEnd(2_000, 'p'));
+      for (const name of names) writer.bus.publish(workspaceId, 'space.updated', { id: 'sp_parts', name } as never);
+      await writer.journal.settle();
+      const last = writer.journal.position(workspaceId);
+      expect(last - from).toBe(10);
+      const ours = (payload: string) => JSON.parse(payload).w === workspaceId && JSON.parse(payload).id > from;
+      await waitFor(() => listening.payloads.filter(ours).some((payload) => JSON.parse(payload).id === last), 10_000);
+      const parts = listening.payloads.filter(ours);
+      expect(parts.length).toBeGreaterThan(2);
+      for (const part of parts) {
+        expect(Buffer.byteLength(part)).toBeLessThan(8_000);
+        expect(part).not.toContain('pppp');
+        reader.journal.notified(part);
+      }
+      // Each part reached back to the one before: all delivered from the notifications, not one statement sent.
+      expect(marks(seen)).toEqual(names);
+      expect(seen.map((event) => event.sequence)).toEqual(names.map((_, index) => from + 1 + index));
+      expect(recorded.statements.length).toBe(readsBefore);
       stop();
     } finally {
       await listening.close();
