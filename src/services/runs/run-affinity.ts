@@ -89,16 +89,24 @@ export class RunAffinity {
   /**
    * `processId` takes a queued run unless some process (live or not yet reaped) already holds it;
    * true when taken. Two claimers of one run — two jobs for it, after a sweep re-enqueued its
-   * dispatch — never both go on.
+   * dispatch — never both go on. The taker is the run's owner from here on and its conversation (if
+   * any) sticks to it, in the same statement (this is on every queued run's path; a claimer that
+   * then finds the run is not to be executed has made its conversation stick to a live process,
+   * which only decides where that conversation's next run is queued).
    */
-  async claim(workspaceId: string, runId: string, processId: string): Promise<boolean> {
+  async claim(workspaceId: string, runId: string, processId: string, conversationId: string | null): Promise<boolean> {
     await this.start();
-    const result = await this.sql.query(`insert into ${OWNERS} (workspace_id, run_id, process_id) values ($1, $2, $3) on conflict (workspace_id, run_id) do nothing`, [
-      workspaceId,
-      runId,
-      processId,
-    ]);
-    return (result.rowCount ?? 0) === 1;
+    const result = await this.sql.query<{ claimed: number }>(
+      `with owner as (
+         insert into ${OWNERS} (workspace_id, run_id, process_id) values ($1, $2, $3) on conflict (workspace_id, run_id) do nothing returning run_id
+       ), affinity as (
+         insert into ${AFFINITY} (workspace_id, conversation_id, process_id) select $1, $4::text, $3 from owner where $4::text is not null
+         on conflict (workspace_id, conversation_id) do update set process_id = excluded.process_id
+       )
+       select count(*)::int as claimed from owner`,
+      [workspaceId, runId, processId, conversationId],
+    );
+    return result.rows[0]?.claimed === 1;
   }
 
   /** `processId` executes the run from now on; the run's conversation (if any) sticks to it. */

@@ -105,9 +105,10 @@ export interface StartRunInput extends Omit<RunScope, 'runId' | 'conversationId'
 export interface RunOwnership {
   /**
    * Takes a queued run for this process unless another process already holds it: the one guard that
-   * keeps a run from executing twice when two jobs for it exist (a re-enqueued dispatch).
+   * keeps a run from executing twice when two jobs for it exist (a re-enqueued dispatch). A taken
+   * run is owned, as by `own`: its conversation sticks to this process.
    */
-  claim(workspaceId: string, runId: string): Promise<boolean>;
+  claim(workspaceId: string, runId: string, conversationId: string | null): Promise<boolean>;
   own(workspaceId: string, runId: string, conversationId: string | null): Promise<void>;
   disown(workspaceId: string, runId: string): Promise<void>;
 }
@@ -334,7 +335,7 @@ export class RunExecutor {
   async executeQueued(workspaceId: string, queued: QueuedRun): Promise<RunOutcome | null> {
     const handle = await this.deps.workspaces.handle(workspaceId);
     // Held before the state is read: of two claimers of one run, only the holder reads on.
-    if (this.ownership && !(await this.ownership.claim(workspaceId, queued.runId))) return null;
+    if (this.ownership && !(await this.ownership.claim(workspaceId, queued.runId, queued.conversationId))) return null;
     const letGo = async () => {
       await this.ownership?.disown(workspaceId, queued.runId);
       return null;
@@ -353,6 +354,7 @@ export class RunExecutor {
       await this.deps.runs.update(workspaceId, handle.database.db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });
       return letGo();
     }
+    // Owned since its claim above (which made its conversation stick here too): begin writes no owner row.
     const { finished } = await this.begin(run, {
       workspaceId,
       agent,
@@ -368,7 +370,7 @@ export class RunExecutor {
       ...(queued.compact ? { compact: queued.compact } : {}),
       // SEC-9: the ceiling comes from the recorded row, never from the job payload.
       inheritedRules: run.inheritedRules,
-    }, false, configPin);
+    }, false, configPin, true);
     return finished;
   }
 
@@ -399,10 +401,10 @@ export class RunExecutor {
     };
   }
 
-  /** Executes a recorded `queued` run in this process, in the background. */
-  private async begin(run: Run, input: StartRunInput, throughStartQueue = false, configPin?: ConfigPin): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
+  /** Executes a recorded `queued` run in this process, in the background; `claimed`: already owned through its claim. */
+  private async begin(run: Run, input: StartRunInput, throughStartQueue = false, configPin?: ConfigPin, claimed = false): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
     // Owned before it can be `running`, so a running run without an owner row is always an orphan.
-    if (this.ownership) await this.ownership.own(input.workspaceId, run.id, input.conversationId);
+    if (this.ownership && !claimed) await this.ownership.own(input.workspaceId, run.id, input.conversationId);
     let resolveFinished!: () => void;
     const finishedSignal = new Promise<void>((resolve) => (resolveFinished = resolve));
     const activeRun: ActiveRun = {
