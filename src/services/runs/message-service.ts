@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
 import { newId, nowIso } from '../../ids.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { Message } from '../../schemas/message.js';
@@ -12,7 +12,7 @@ import {
 import type { ModelMessage } from '../../llm/model-types.js';
 import { extendHistory, keep, type BuiltHistory, type KeptHistory } from './conversation-history.js';
 import type { ContextUsage } from '../../harness/context-window.js';
-import { insertMessage, listMessages, listRecentMessages, type HistoryMessage } from '../../store/repositories/message-repository.js';
+import { insertMessage, listMessages, listRecentMessages, messageInsertQuery, type HistoryMessage } from '../../store/repositories/message-repository.js';
 import { insertAttachments, listAttachmentsOfConversation } from '../../store/repositories/message-attachment-repository.js';
 import type { AcceptedAttachment } from '../attachments/attachment-service.js';
 import { keepEarlierImages } from '../attachments/attachment-history-blocks.js';
@@ -37,6 +37,8 @@ function itemsBefore(items: TranscriptItem[], message: MessagePlace): Transcript
 export interface PendingMessage {
   message: Message;
   write(db: Kysely<WorkspaceSchema>): Promise<void>;
+  /** The same rows as insert queries (written with a run in one statement on PostgreSQL). */
+  inserts(db: Kysely<WorkspaceSchema>): Array<Compilable<unknown>>;
   published(): void;
 }
 
@@ -98,6 +100,7 @@ export class MessageService {
         await insertMessage(db, message);
         if (rows.length > 0) await insertAttachments(db, rows);
       },
+      inserts: (db) => [messageInsertQuery(db, message), ...(rows.length > 0 ? [db.insertInto('message_attachments').values(rows)] : [])],
       published: () => this.events.publish(workspaceId, 'message.created', message),
     };
   }

@@ -3,7 +3,7 @@ import { newId, nowIso } from '../../ids.js';
 import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import type { AgentState } from '../../schemas/agent.js';
 import type { Run, RunLiveness, RunState } from '../../schemas/run.js';
-import { insertRunWithDispatch } from '../../store/repositories/run-dispatch-repository.js';
+import { insertRunWithDispatch, type RowsWithRun } from '../../store/repositories/run-dispatch-repository.js';
 import { endRun, findRun, insertRun, listRuns, newestRunStates, unfinishedRunIds, unfinishedRunStates, updateRun, type RunChange } from '../../store/repositories/run-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { deriveAgentState } from '../agents/derive-agent-state.js';
@@ -13,8 +13,7 @@ import type { EventBus } from '../event-bus.js';
  * Rows committed in the run's own transaction (a turn's message: a turn is never recorded without
  * its message, nor its message without its turn), announced once that has committed, before the run.
  */
-export interface WrittenWithRun {
-  write(db: Kysely<WorkspaceSchema>): Promise<void>;
+export interface WrittenWithRun extends RowsWithRun {
   published(): void;
 }
 
@@ -74,7 +73,7 @@ export class RunService {
    */
   async recordForDispatch(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput, payloadFor: (run: Run) => unknown, alongside?: WrittenWithRun): Promise<Run> {
     const run = newRun({ ...input, state: 'queued' });
-    await insertRunWithDispatch(db, run, payloadFor(run), Date.now(), alongside ? (trx) => alongside.write(trx) : undefined);
+    await insertRunWithDispatch(db, run, payloadFor(run), Date.now(), alongside);
     alongside?.published();
     this.events.publish(workspaceId, 'run.created', run);
     return run;

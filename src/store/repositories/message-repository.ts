@@ -26,8 +26,8 @@ export function toMessage(row: Selectable<MessageTable>): Message {
 /** Two messages per turn (the operator's and the answer): compiled once per database. */
 const messageInsert = queryPerShape();
 
-export async function insertMessage(db: Kysely<WorkspaceSchema>, message: Message): Promise<void> {
-  const row = {
+function toMessageRow(message: Message) {
+  return {
     id: message.id,
     conversation_id: message.conversationId,
     run_id: message.runId,
@@ -39,7 +39,16 @@ export async function insertMessage(db: Kysely<WorkspaceSchema>, message: Messag
     content: message.content,
     created_at: message.createdAt,
   };
+}
+
+export async function insertMessage(db: Kysely<WorkspaceSchema>, message: Message): Promise<void> {
+  const row = toMessageRow(message);
   await messageInsert(db, 'row', Object.values(row), () => db.insertInto('messages').values(row));
+}
+
+/** A message's insert as a query, to be folded into a statement with its run's rows. */
+export function messageInsertQuery(db: Kysely<WorkspaceSchema>, message: Message) {
+  return db.insertInto('messages').values(toMessageRow(message));
 }
 
 /** Read on every message posted (the turn's history): compiled once per database. */

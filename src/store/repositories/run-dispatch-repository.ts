@@ -1,19 +1,54 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, PostgresAdapter, type Compilable, type Kysely } from 'kysely';
 import type { Run } from '../../schemas/run.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
-import { insertRun } from './run-repository.js';
+import { insertRun, runInsertQuery } from './run-repository.js';
+
+/** Rows written with a run (a turn's message): as statements to run in its transaction, or as inserts to fold into one statement. */
+export interface RowsWithRun {
+  write(db: Kysely<WorkspaceSchema>): Promise<void>;
+  /** The same rows as insert queries without `returning` (PostgreSQL writes them with the run in one statement). */
+  inserts?(db: Kysely<WorkspaceSchema>): Array<Compilable<unknown>>;
+}
 
 /**
  * A run an API process queues for the workers, and the job payload that goes with it,
  * are committed together — so a process that dies before its enqueue leaves a row a sweep can
  * re-enqueue, never a `queued` run nobody will ever claim.
+ * On PostgreSQL the rows are written by one statement (data-modifying `with` clauses, atomic as any
+ * statement): a transaction of three inserts was five round trips on every POSTed turn, and on a
+ * loaded machine each round trip is a wake-up of the database and of this process (NF-SCALE,
+ * bursts). SQLite answers in-process, so its transaction stays.
  */
-export async function insertRunWithDispatch(db: Kysely<WorkspaceSchema>, run: Run, payload: unknown, recordedAtMs: number, alongside?: (trx: Kysely<WorkspaceSchema>) => Promise<void>): Promise<void> {
+export async function insertRunWithDispatch(db: Kysely<WorkspaceSchema>, run: Run, payload: unknown, recordedAtMs: number, alongside?: RowsWithRun): Promise<void> {
+  const dispatch = { run_id: run.id, payload: JSON.stringify(payload), recorded_at_ms: recordedAtMs };
+  if (db.getExecutor().adapter instanceof PostgresAdapter && (!alongside || alongside.inserts)) {
+    const inserts = [...(alongside?.inserts?.(db) ?? []), runInsertQuery(db, run), db.insertInto('run_dispatches').values(dispatch)];
+    await db.executeQuery(oneStatement(inserts.map((insert) => insert.compile())));
+    return;
+  }
   await db.transaction().execute(async (trx) => {
-    await alongside?.(trx);
+    await alongside?.write(trx);
     await insertRun(trx, run);
-    await trx.insertInto('run_dispatches').values({ run_id: run.id, payload: JSON.stringify(payload), recorded_at_ms: recordedAtMs }).execute();
+    await trx.insertInto('run_dispatches').values(dispatch).execute();
   });
+}
+
+/**
+ * PostgreSQL: compiled inserts (no `returning`) as one statement, each before the last in a `with`
+ * clause, their `$n` parameters numbered on. Every clause sees the same snapshot and foreign keys are
+ * checked at the statement's end, so the rows land together or not at all, as in a transaction.
+ * Kysely passes every value as a parameter, so a `$` followed by digits in the text is a parameter.
+ */
+function oneStatement(queries: ReadonlyArray<CompiledQuery<unknown>>): CompiledQuery<unknown> {
+  const parameters: unknown[] = [];
+  const texts = queries.map((query) => {
+    const offset = parameters.length;
+    parameters.push(...query.parameters);
+    return query.sql.replace(/\$(\d+)/g, (_, index: string) => `$${Number(index) + offset}`);
+  });
+  const last = texts.pop()!;
+  const clauses = texts.map((text, index) => `w${index} as (${text})`);
+  return CompiledQuery.raw(clauses.length > 0 ? `with ${clauses.join(', ')} ${last}` : last, parameters);
 }
 
 /** The enqueue is confirmed (or the run left `queued`): nothing is left to dispatch. */

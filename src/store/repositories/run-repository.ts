@@ -98,6 +98,11 @@ function toRunPatch(change: RunChange): Updateable<RunTable> {
 /** One run row per turn (more with subagents): compiled once per database. */
 const runInsert = queryPerShape();
 
+/** A run's insert as a query, to be folded into a statement with other rows (`insertRunWithDispatch`). */
+export function runInsertQuery(db: Kysely<WorkspaceSchema>, run: Run) {
+  return db.insertInto('runs').values(toRunRow(run));
+}
+
 export async function insertRun(db: Kysely<WorkspaceSchema>, run: Run): Promise<void> {
   const row = toRunRow(run);
   await runInsert(db, 'row', Object.values(row), () => db.insertInto('runs').values(row));
