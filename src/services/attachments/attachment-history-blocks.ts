@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { ModelMessage } from '../../llm/model-types.js';
-import { messagesWithImages } from '../../store/repositories/message-attachment-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { promptImagesOf } from './attachment-service.js';
 
@@ -13,10 +12,11 @@ import { promptImagesOf } from './attachment-service.js';
  * (harness/image-tokens.ts), and when the window is tight they are elided to one-line placeholders
  * like old tool results (harness/context-window.ts), never dropped unannounced.
  *
- * One indexed query a turn finds the messages with images; only those not kept yet have their bytes read.
+ * `withImages`: the conversation's messages with images and their text (`historyMarks`, read with the
+ * history's rewinds in one statement); only those not kept yet have their bytes read.
  */
-export async function keepEarlierImages(db: Kysely<WorkspaceSchema>, conversationId: string, kept: Map<string, ModelMessage>): Promise<void> {
-  for (const message of await messagesWithImages(db, conversationId)) {
+export async function keepEarlierImages(db: Kysely<WorkspaceSchema>, conversationId: string, withImages: ReadonlyArray<{ id: string; content: string }>, kept: Map<string, ModelMessage>): Promise<void> {
+  for (const message of withImages) {
     if (kept.has(message.id)) continue;
     kept.set(message.id, { role: 'user', content: message.content, images: await promptImagesOf(db, conversationId, message.id) });
   }

@@ -6,7 +6,7 @@ import {
   latestContextUsage,
   listConversationTranscript,
   listConversationTranscriptFrom,
-  unrestoredRewindSpans,
+  historyMarks,
   type TranscriptItem,
 } from '../../store/repositories/conversation-transcript-repository.js';
 import type { ModelMessage } from '../../llm/model-types.js';
@@ -144,21 +144,24 @@ export class MessageService {
   private async buildHistory(workspaceId: string, conversationId: string, excludingLast: boolean, before: MessagePlace | null): Promise<ModelMessage[]> {
     const cut = (items: TranscriptItem[]) => (before ? itemsBefore(items, before) : items);
     const { database } = await this.workspaces.handle(workspaceId);
-    await keepEarlierImages(database.db, conversationId, this.kept.messages);
+    // Rewinds and earlier images in one statement; a turn's own run (created after its message) is
+    // cut anyway, so it is not listed and its log not read (NF-SCALE: a statement is a round trip).
+    const { rewound, withImages } = await historyMarks(database.db, conversationId);
+    await keepEarlierImages(database.db, conversationId, withImages, this.kept.messages);
+    const runsBefore = before?.createdAt;
     const key = `${workspaceId}/${conversationId}`;
-    const rewound = await unrestoredRewindSpans(database.db, conversationId);
     const rewinds = JSON.stringify(rewound);
     const previous = this.built.get(key);
     // A history kept from a later point may hold `before` in its settled part: built again then.
     if (previous && previous.rewinds === rewinds && (!before || previous.history.unsettledFrom <= before.createdAt)) {
-      const since = cut(await listConversationTranscriptFrom(database.db, conversationId, previous.history.unsettledFrom, this.kept.finishedRuns, rewound));
+      const since = cut(await listConversationTranscriptFrom(database.db, conversationId, previous.history.unsettledFrom, this.kept.finishedRuns, rewound, runsBefore));
       const extended = extendHistory(previous.history, since, this.kept, excludingLast);
       if (extended) {
         keep(this.built, key, { history: extended.built, rewinds }, KEPT_CONVERSATIONS);
         return extended.history;
       }
     }
-    const items = cut(await listConversationTranscript(database.db, conversationId, this.kept.finishedRuns, rewound));
+    const items = cut(await listConversationTranscript(database.db, conversationId, this.kept.finishedRuns, rewound, runsBefore));
     const rebuilt = extendHistory(null, items, this.kept, excludingLast)!;
     keep(this.built, key, { history: rebuilt.built, rewinds }, KEPT_CONVERSATIONS);
     return rebuilt.history;

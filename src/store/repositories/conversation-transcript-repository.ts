@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { reusableQuery } from '../reusable-query.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
 
@@ -36,22 +36,36 @@ const newestUserMessageUpTo = reusableQuery((db, conversationId: string, upTo: s
   db.selectFrom('messages').select('created_at').where('conversation_id', '=', conversationId).where('role', '=', 'user').where('created_at', '<=', upTo).orderBy('created_at', 'desc').limit(1),
 );
 
-const historyMessagesSince = reusableQuery((db, conversationId: string, since: string) =>
+/**
+ * The messages since `messagesSince` and the top-level runs since `runsSince` (created before
+ * `runsBefore`), in one statement: on PostgreSQL each statement is a round trip (NF-SCALE). Messages
+ * first, each kind by time then id. `detail` is a message's role or a run's state.
+ */
+const timelineRowsSince = reusableQuery((db, conversationId: string, messagesSince: string, runsSince: string, runsBefore: string) =>
   db
     .selectFrom('messages')
-    .select(['id', 'role', 'content', 'run_id', 'created_at'])
+    .select((eb) => [sql<'message' | 'run'>`'message'`.as('kind'), 'id', eb.ref('role').$castTo<string>().as('detail'), 'content', 'run_id', 'created_at'])
     .where('conversation_id', '=', conversationId)
     .where('role', '!=', 'system')
     // CTX-3: what a rewind archived is out of the history until it is restored.
     .where('rewound_by', 'is', null)
-    .where('created_at', '>=', since)
+    .where('created_at', '>=', messagesSince)
+    .unionAll(
+      db
+        .selectFrom('runs')
+        .select((eb) => [sql<'message' | 'run'>`'run'`.as('kind'), 'id', eb.ref('state').$castTo<string>().as('detail'), sql<string>`null`.as('content'), sql<string | null>`null`.as('run_id'), 'created_at'])
+        .where('conversation_id', '=', conversationId)
+        .where('parent_run_id', 'is', null)
+        .where('created_at', '>=', runsSince)
+        .where('created_at', '<', runsBefore),
+    )
+    .orderBy('kind')
     .orderBy('created_at')
     .orderBy('id'),
 );
 
-const topLevelRunsSince = reusableQuery((db, conversationId: string, since: string) =>
-  db.selectFrom('runs').select(['id', 'created_at', 'state']).where('conversation_id', '=', conversationId).where('parent_run_id', 'is', null).where('created_at', '>=', since).orderBy('created_at').orderBy('id'),
-);
+/** A `runsBefore` bound no run reaches (every ISO time sorts before it). */
+const NO_BOUND = '~';
 
 /** CTX-3: the stretches of time unrestored rewinds archived (from the first archived message to the rewind): their runs leave the history too. */
 export const unrestoredRewindSpans = reusableQuery((db, conversationId: string) =>
@@ -62,6 +76,41 @@ export const unrestoredRewindSpans = reusableQuery((db, conversationId: string) 
     .where('conversation_rewinds.conversation_id', '=', conversationId)
     .where('conversation_rewinds.restored_at', 'is', null),
 );
+
+/**
+ * What a turn's history is built under, in one statement: the unrestored rewinds' spans (as
+ * {@link unrestoredRewindSpans}) and, TOOL-3, the conversation's messages that carry an image, with
+ * their text. `a`, `b`: a span's from and to, or a message's id and text.
+ */
+const historyMarkRows = reusableQuery((db, conversationId: string) =>
+  db
+    .selectFrom('conversation_rewinds')
+    .innerJoin('messages', 'messages.id', 'conversation_rewinds.message_id')
+    .select([sql<'rewind' | 'image'>`'rewind'`.as('kind'), 'messages.created_at as a', 'conversation_rewinds.created_at as b'])
+    .where('conversation_rewinds.conversation_id', '=', conversationId)
+    .where('conversation_rewinds.restored_at', 'is', null)
+    .unionAll(
+      db
+        .selectFrom('message_attachments')
+        .innerJoin('messages', 'messages.id', 'message_attachments.message_id')
+        .select([sql<'rewind' | 'image'>`'image'`.as('kind'), 'messages.id as a', 'messages.content as b'])
+        .distinct()
+        .where('message_attachments.conversation_id', '=', conversationId)
+        .where('message_attachments.kind', '=', 'image'),
+    ),
+);
+
+/** What a turn's history is built under: unrestored rewinds (ordered, so two reads compare equal) and the messages with images. */
+export async function historyMarks(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<{ rewound: RewoundSpan[]; withImages: Array<{ id: string; content: string }> }> {
+  const rewound: RewoundSpan[] = [];
+  const withImages: Array<{ id: string; content: string }> = [];
+  for (const row of await historyMarkRows(db, conversationId)) {
+    if (row.kind === 'rewind') rewound.push({ from: row.a, to: row.b });
+    else withImages.push({ id: row.a, content: row.b });
+  }
+  rewound.sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
+  return { rewound, withImages };
+}
 
 /** A turn usually meets one run it has not seen (the previous turn's): its events by a kept statement. */
 const transcriptEventsOfRun = reusableQuery((db, runId: string) =>
@@ -98,6 +147,7 @@ export async function listConversationTranscript(
   conversationId: string,
   known: { has(runId: string): boolean } = new Set(),
   rewound?: readonly RewoundSpan[],
+  runsBefore = NO_BOUND,
 ): Promise<TranscriptItem[]> {
   const [compacted] = await latestCompactingRun(db, conversationId);
   // The compacting run's own message is the newest user message written before it.
@@ -106,13 +156,14 @@ export async function listConversationTranscript(
     const [anchor] = await newestUserMessageUpTo(db, conversationId, compacted.created_at);
     messagesSince = anchor?.created_at ?? compacted.created_at;
   }
-  return timelineSince(db, conversationId, messagesSince, compacted?.created_at ?? '', known, rewound ?? (await unrestoredRewindSpans(db, conversationId)));
+  return timelineSince(db, conversationId, messagesSince, compacted?.created_at ?? '', known, rewound ?? (await unrestoredRewindSpans(db, conversationId)), runsBefore);
 }
 
 /**
  * The items of the conversation's timeline created at or after `from`, as {@link listConversationTranscript}
  * lists them: what a history kept from an earlier turn is extended by. The caller knows no compaction
- * or rewind happened before `from` since it built that history.
+ * or rewind happened before `from` since it built that history. `runsBefore`: runs created at or
+ * after it are not listed (nor their events read); a turn reading its history leaves out its own run.
  */
 export async function listConversationTranscriptFrom(
   db: Kysely<WorkspaceSchema>,
@@ -120,8 +171,9 @@ export async function listConversationTranscriptFrom(
   from: string,
   known: { has(runId: string): boolean },
   rewound: readonly RewoundSpan[],
+  runsBefore = NO_BOUND,
 ): Promise<TranscriptItem[]> {
-  return timelineSince(db, conversationId, from, from, known, rewound);
+  return timelineSince(db, conversationId, from, from, known, rewound, runsBefore);
 }
 
 async function timelineSince(
@@ -131,9 +183,14 @@ async function timelineSince(
   runsSince: string,
   known: { has(runId: string): boolean },
   rewound: readonly RewoundSpan[],
+  runsBefore: string,
 ): Promise<TranscriptItem[]> {
-  const messages = await historyMessagesSince(db, conversationId, messagesSince);
-  const runs = (await topLevelRunsSince(db, conversationId, runsSince)).filter((run) => !rewound.some((span) => run.created_at >= span.from && run.created_at <= span.to));
+  const rows = await timelineRowsSince(db, conversationId, messagesSince, runsSince, runsBefore);
+  const messages = rows.filter((row) => row.kind === 'message').map((row) => ({ id: row.id, role: row.detail, content: row.content, run_id: row.run_id, created_at: row.created_at }));
+  const runs = rows
+    .filter((row) => row.kind === 'run')
+    .map((row) => ({ id: row.id, created_at: row.created_at, state: row.detail }))
+    .filter((run) => !rewound.some((span) => run.created_at >= span.from && run.created_at <= span.to));
   const unread = new Set(runs.filter((run) => !known.has(run.id)).map((run) => run.id));
   const events = await transcriptEventsOf(db, [...unread]);
   const eventsByRun = new Map<string, Array<{ type: string; data: string }>>();

@@ -49,18 +49,6 @@ export async function listAttachmentsOfConversation(db: Kysely<WorkspaceSchema>,
   return byMessage;
 }
 
-/** TOOL-3: the conversation's messages that carry at least one image, with their text (what a turn's history rebuilds them from). */
-export async function messagesWithImages(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<Array<{ id: string; content: string }>> {
-  return db
-    .selectFrom('message_attachments')
-    .innerJoin('messages', 'messages.id', 'message_attachments.message_id')
-    .select(['messages.id as id', 'messages.content as content'])
-    .distinct()
-    .where('message_attachments.conversation_id', '=', conversationId)
-    .where('message_attachments.kind', '=', 'image')
-    .execute();
-}
-
 /** One attachment with its bytes, or null. */
 export async function findAttachment(db: Kysely<WorkspaceSchema>, id: string): Promise<(StoredAttachment & { content: Buffer }) | null> {
   const row = await db.selectFrom('message_attachments').selectAll().where('id', '=', id).executeTakeFirst();

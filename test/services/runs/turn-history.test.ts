@@ -77,5 +77,42 @@ describe('the history a turn sends to the model', () => {
     expect(JSON.stringify(fromScratch)).toBe(JSON.stringify(kept.slice(1)));
     expect(fromScratch.map((message) => message.role)).toEqual(Array.from({ length: 3 }, () => ['user', 'assistant', 'tool', 'assistant']).flat());
   });
-});
 
+  it('read when its run starts (NF-SCALE), costs four statements built from scratch and two kept, and leaves out the turn itself', async () => {
+    const app = fixture.server.running.app;
+    const created = await fixture.server.api('POST', `/api/workspaces/${fixture.workspaceId}/spaces/${fixture.spaceId}/conversations`, { title: 'Counted history' });
+    const conversationId = created.body.id as string;
+    const agentId = Object.values(fixture.agents)[0]!.id;
+    fixture.model.reset();
+    for (const name of ['first', 'second', 'third']) fixture.model.script(reply().tool('bash', { command: `echo ${name}-output` }), reply().text(`${name} done`));
+    for (const text of ['first', 'second', 'third']) {
+      const response = await fixture.server.api('POST', `/api/workspaces/${fixture.workspaceId}/conversations/${conversationId}/messages`, { text, agentId });
+      expect((await fixture.waitForRun(response.body.run.id)).run.state).toBe('completed');
+    }
+    const third = (await app.messages.list(fixture.workspaceId, conversationId)).find((message) => message.content === 'third')!;
+
+    // A service that has not built this history yet, on the same store, counting what it sends.
+    const handle = await app.workspaces.handle(fixture.workspaceId);
+    let statements = 0;
+    const counted = handle.database.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        statements += 1;
+        return args.result;
+      },
+    });
+    const workspaces = { handle: async () => ({ ...handle, database: { ...handle.database, db: counted } }) } as unknown as typeof app.workspaces;
+    const service = new MessageService(workspaces, app.events);
+    // Rewinds and images (one), the latest compaction (one), messages and runs (one), the two earlier runs' logs (one).
+    const fromScratch = await service.historyBefore(fixture.workspaceId, conversationId, third);
+    expect(statements).toBe(4);
+    expect(texts({ body: { messages: fromScratch } } as unknown as ScriptedRequest).join('\n')).toContain('second done');
+    expect(texts({ body: { messages: fromScratch } } as unknown as ScriptedRequest).join('\n')).not.toContain('third done');
+    // Kept: rewinds and images, then what came since it was built.
+    statements = 0;
+    const kept = await service.historyBefore(fixture.workspaceId, conversationId, third);
+    expect(statements).toBe(2);
+    expect(JSON.stringify(kept)).toBe(JSON.stringify(fromScratch));
+    expect(JSON.stringify(await new MessageService(app.workspaces, app.events).historyBefore(fixture.workspaceId, conversationId, third))).toBe(JSON.stringify(fromScratch));
+  });
+});
