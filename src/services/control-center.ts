@@ -449,7 +449,7 @@ export class ControlCenter {
       if (event.type === 'run.updated') followUps.runUpdated(event.workspaceId, event.data);
     };
     this.events.subscribeAll(releaseFollowUps);
-    this.events.subscribeRemote(releaseFollowUps);
+    this.events.subscribeRemote(['run.updated'], releaseFollowUps);
     this.turns = new TurnService(
       this.spaces,
       this.agents,
@@ -621,7 +621,7 @@ export class ControlCenter {
       owns: (workspaceId, questionId) => this.questions.holds(workspaceId, questionId),
       apply: (workspaceId, questionId, body) => this.questions.answer(workspaceId, questionId, ((body as { answers?: unknown }).answers ?? []) as string[]),
     });
-    this.events.subscribeRemote((event) => {
+    this.events.subscribeRemote(['approval.decided', 'policy.ruleCreated', 'policy.ruleDeleted'], (event) => {
       if (event.type === 'approval.decided') this.approvals.decidedElsewhere(event.data);
       // The compiled policy is cached per process: a rule written elsewhere must not be missed here.
       if (event.type === 'policy.ruleCreated' || event.type === 'policy.ruleDeleted') this.policy.rulesChangedElsewhere(event.workspaceId);

@@ -48,7 +48,8 @@ export class EventBus {
   /** Per workspace, the sequence of the newest event pushed out of the replay buffer (0: none yet). */
   private readonly trimmedThrough = new Map<string, number>();
   private readonly everywhere = new Set<Listener>();
-  private readonly remoteListeners = new Set<Listener>();
+  /** Each listener to other processes' events with the types it reacts to. */
+  private readonly remoteListeners = new Map<Listener, ReadonlySet<string>>();
   private journal: EventJournal | null = null;
 
   /** Switches to committed delivery (PostgreSQL); done once, before the first publish. */
@@ -79,7 +80,30 @@ export class EventBus {
    */
   deliverCommitted(event: WorkspaceEvent, remote: boolean): void {
     this.deliver(event);
-    if (remote) for (const listener of this.remoteListeners) listener(event);
+    if (!remote) return;
+    for (const [listener, types] of this.remoteListeners) if (types.has(event.type)) listener(event);
+  }
+
+  /**
+   * Whether a committed event of `type` has anyone to reach in this process (PostgreSQL): a
+   * subscriber of its workspace, or — another process's — a remote listener of its type. The
+   * journal parses and delivers only such events: every process hears every batch, and most of a
+   * tool turn's events (run log, presence, messages) concern only open streams, which an API
+   * process without a browser or a worker does not have.
+   */
+  wantsCommitted(workspaceId: string, type: string, remote: boolean): boolean {
+    if ((this.listeners.get(workspaceId)?.size ?? 0) > 0) return true;
+    if (remote) for (const types of this.remoteListeners.values()) if (types.has(type)) return true;
+    return false;
+  }
+
+  /**
+   * A committed event passed over (nobody wanted it). The replay buffer must hold contiguous ids
+   * ("reaches back" in `replayFromJournal`), so it starts again with the next event kept; a client
+   * resuming from before that is served from the journal, the source of truth.
+   */
+  passedOver(workspaceId: string): void {
+    this.recent.delete(workspaceId);
   }
 
   /** Resolves once events published from now on will reach a new subscriber (at once when embedded). */
@@ -132,9 +156,12 @@ export class EventBus {
     return () => this.everywhere.delete(listener);
   }
 
-  /** Events other processes published and committed (PostgreSQL only; never called when embedded). */
-  subscribeRemote(listener: Listener): () => void {
-    this.remoteListeners.add(listener);
+  /**
+   * Events of `types` other processes published and committed (PostgreSQL only; never called when
+   * embedded). The types are declared so that a process skips parsing the events nobody here reacts to.
+   */
+  subscribeRemote(types: readonly WorkspaceEventType[], listener: Listener): () => void {
+    this.remoteListeners.set(listener, new Set(types));
     return () => this.remoteListeners.delete(listener);
   }
 

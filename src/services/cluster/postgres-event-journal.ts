@@ -153,9 +153,20 @@ export class PostgresEventJournal implements EventJournal {
       followed.cursor = id;
       this.lag.observe(lag);
       // Parsed from the stored text, as every other process reads it.
-      this.bus.deliverCommitted(toEvent(workspaceId, { id, type: event.type, data: event.data, at: event.at }), event.origin !== this.origin);
+      this.deliver(workspaceId, { id, type: event.type, data: event.data, at: event.at }, event.origin !== this.origin);
     });
     return true;
+  }
+
+  /**
+   * Hands one committed event (the cursor already at its id) to the bus — parsed only when someone
+   * in this process wants it; otherwise it is passed over, which costs its data's parse and a place
+   * in the replay buffer, and nothing else: the cursor moved all the same, so delivery stays
+   * gap-free, and a stream opened later resuming from before it is served from the table.
+   */
+  private deliver(workspaceId: string, row: Pick<CommittedEventRow, 'id' | 'type' | 'data' | 'at'>, remote: boolean): void {
+    if (this.bus.wantsCommitted(workspaceId, row.type, remote)) this.bus.deliverCommitted(toEvent(workspaceId, row), remote);
+    else this.bus.passedOver(workspaceId);
   }
 
   /**
@@ -296,7 +307,7 @@ export class PostgresEventJournal implements EventJournal {
           if (row.id <= (followed.cursor ?? 0)) continue;
           followed.cursor = row.id;
           this.lag.observe((Date.now() - row.committedAtMs) / 1000);
-          this.bus.deliverCommitted(toEvent(workspaceId, row), row.origin !== this.origin);
+          this.deliver(workspaceId, row, row.origin !== this.origin);
         }
       } while (followed.again || rows.length === PAGE);
     } catch (error) {

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import type { Kysely, KyselyPlugin } from 'kysely';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ControlCenter } from '../../../src/services/control-center.js';
 import { EventBus, type WorkspaceEvent } from '../../../src/services/event-bus.js';
 import { LatencyHistogram } from '../../../src/services/cluster/latency-histogram.js';
@@ -324,6 +324,47 @@ describe('the commit path of live events (NF-SCALE: commit to another process\'s
       expect(seen.map((event) => event.sequence)).toEqual(names.map((_, index) => from + 1 + index));
       expect(recorded.statements.length).toBe(readsBefore);
       stop();
+    } finally {
+      await listening.close();
+    }
+  });
+
+  it('a process with no open stream parses only the events a reaction of its own waits for; a stream opened later still gets each event once, in order', async () => {
+    const { writer, reader, listening } = await sealedPair('unwanted');
+    try {
+      const reactions: WorkspaceEvent[] = [];
+      const stopReacting = reader.bus.subscribeRemote(['approval.decided'], (event) => reactions.push(event));
+      const from = reader.journal.position(workspaceId);
+      writer.bus.publish(workspaceId, 'space.updated', { id: 'sp_unwanted', name: 'unwanted-1' } as never);
+      writer.bus.publish(workspaceId, 'approval.decided', { id: 'ap_unwanted', status: 'approved' } as never);
+      writer.bus.publish(workspaceId, 'space.updated', { id: 'sp_unwanted', name: 'unwanted-2' } as never);
+      await writer.journal.settle();
+      const last = writer.journal.position(workspaceId);
+      const ours = (payload: string) => JSON.parse(payload).w === workspaceId && JSON.parse(payload).id > from;
+      await waitFor(() => listening.payloads.filter(ours).some((payload) => JSON.parse(payload).id === last), 10_000);
+      const parse = vi.spyOn(JSON, 'parse');
+      let parsed: unknown[];
+      try {
+        for (const payload of listening.payloads.filter(ours)) reader.journal.notified(payload);
+      } finally {
+        parsed = parse.mock.calls.map(([text]) => text);
+        parse.mockRestore();
+      }
+      // Opened (the types are in the box) and the cursor moved; the approval parsed for the reaction, the space updates never.
+      expect(reactions.map((event) => [event.type, event.sequence])).toEqual([['approval.decided', from + 2]]);
+      expect(parsed.filter((text) => typeof text === 'string' && text.startsWith('{"id":"sp_unwanted"'))).toEqual([]);
+      expect(reader.journal.position(workspaceId)).toBe(last);
+      // A stream opened now, resuming from before the batch, is served from the table: all three, in order, once.
+      const seen: WorkspaceEvent[] = [];
+      const stop = reader.bus.subscribe(workspaceId, (event) => seen.push(event), from);
+      writer.bus.publish(workspaceId, 'space.updated', { id: 'sp_unwanted', name: 'wanted-live' } as never);
+      await writer.journal.settle();
+      reader.journal.caughtUp();
+      await waitFor(() => seen.length >= 4, 10_000);
+      expect(seen.map((event) => event.sequence)).toEqual([1, 2, 3, 4].map((offset) => from + offset));
+      expect(marks(seen)).toEqual(['unwanted-1', 'unwanted-2', 'wanted-live']);
+      stop();
+      stopReacting();
     } finally {
       await listening.close();
     }
