@@ -6,7 +6,12 @@
  * - `product-built`: the same handle, the query built and compiled by Kysely every time;
  * - `pool`: bare node-postgres `Pool.query` (checkout, query, release);
  * - `client`: bare node-postgres on one checked-out client (no pool per statement);
- * - `client-named`: the same with a named prepared statement (parsed once per connection).
+ * - `client-named`: the same with a named prepared statement (parsed once per connection);
+ * and the same for a 31-column row (`wide-*`: read by primary key; `insert-*`: a new row, built by
+ * Kysely each time through the product's handle, or sent as SQL text through the bare pool).
+ * `product-spaced`: the product path with 20 ms between statements, as an idle process's timers
+ * send them (BENCH_SPACED statements, default 150), beside `pool-spaced` (bare
+ * node-postgres, the same way) and `timer-alone-spaced`, the wake-up alone.
  * CPU is this process's user + system time per statement (the PostgreSQL server's is not counted);
  * the paths alternate over BENCH_ROUNDS rounds (default 3) and the median is printed, since the
  * shared development machine's load moves. N: BENCH_STATEMENTS (default 4,000 per path and round).
@@ -34,7 +39,7 @@ function wideRow(id: string, index: number): Record<string, string | number> {
 
 async function cpuPerStatementUs(statements: number, run: (id: string) => Promise<unknown>, ids: string[]): Promise<number> {
   // Warm-up: JIT, the pool's connections, a named statement's first parse.
-  for (let index = 0; index < 200; index += 1) await run(ids[index % ids.length]!);
+  for (let index = 0; index < Math.min(200, statements); index += 1) await run(ids[index % ids.length]!);
   const before = process.cpuUsage();
   for (let index = 0; index < statements; index += 1) await run(ids[index % ids.length]!);
   const used = process.cpuUsage(before);
@@ -47,8 +52,6 @@ export default async function postgresStatement(): Promise<BenchFigure[]> {
   const database = await freshTestDatabase();
   const schema = `cc_bench_${randomUUID().slice(0, 8)}`;
   const db: Kysely<BenchSchema> = await openPostgres<BenchSchema>(database.url, schema);
-  // The same handle without its plugins: what the NUL escaping adds to a built query.
-  const plain = db.withoutPlugins();
   const pool = new pg.Pool({ connectionString: database.url, max: 10, types: NUMERIC_TYPES, options: `-c search_path=${quotedSchema(schema)}` });
   const client = await pool.connect();
   try {
@@ -74,12 +77,29 @@ export default async function postgresStatement(): Promise<BenchFigure[]> {
       'wide-pool': (id) => pool.query(wideText, [id]),
       'wide-client-named': (id) => client.query({ name: 'bench_wide_by_id', text: wideText, values: [id] }),
       'insert-product-built': () => db.insertInto('wide').values(wideRow(randomUUID(), (inserted += 1))).execute(),
-      'insert-plain-built': () => plain.insertInto('wide').values(wideRow(randomUUID(), (inserted += 1))).execute(),
       'insert-pool': () => pool.query(insertText, Object.values(wideRow(randomUUID(), (inserted += 1)))),
     };
     const samples: Record<string, number[]> = Object.fromEntries(Object.keys(paths).map((name) => [name, []]));
     for (let round = 0; round < rounds; round += 1) {
       for (const [name, run] of Object.entries(paths)) samples[name]!.push(await cpuPerStatementUs(statements, run, ids));
+    }
+    // An idle process's statements come one at a time from a timer, on a cold cache: the same read
+    // 20 ms apart, and the timer's wake-up alone for comparison.
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+    const spacedPaths: Record<string, (id: string) => Promise<unknown>> = {
+      'product-spaced': async (id) => {
+        await pause();
+        return paths.product!(id);
+      },
+      'pool-spaced': async (id) => {
+        await pause();
+        return paths.pool!(id);
+      },
+      'timer-alone-spaced': pause,
+    };
+    for (const name of Object.keys(spacedPaths)) samples[name] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [name, run] of Object.entries(spacedPaths)) samples[name]!.push(await cpuPerStatementUs(Number(process.env.BENCH_SPACED ?? 150), run, ids));
     }
     const figures: BenchFigure[] = Object.entries(samples).map(([name, values]) => ({ metric: `cpu_per_statement_${name.replace(/-/g, '_')}`, value: median(values), unit: 'us' }));
     figures.push({ metric: 'load_average_1m', value: loadavg()[0]!, unit: '' });
