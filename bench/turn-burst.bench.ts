@@ -7,10 +7,14 @@
  *     skips the embedded half).
  * Figures: acceptance time (first POST sent → last 202 received; the target is < 3 s for 1,000),
  * the slowest single acceptance, and the time until every run is `completed` (each run one tool
- * turn on the built-in harness against the scripted model). The bench fails when a POST is not a
- * 202, two answers name one run, or a run does not complete. The host's load average is printed.
+ * turn on the built-in harness against the scripted model); on Linux also the CPU the serving process
+ * used during the acceptance window, in all and per accepted POST (less swayed by the shared
+ * machine's load than the wall time), and the CPU each worker used meanwhile. The bench fails when a
+ * POST is not a 202, two answers name one run, or a run does not complete. The host's load average is
+ * printed. BENCH_BURST_MARKS=1 prints the acceptance window in epoch ms, to line it up with a profile.
  */
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { startScriptedModelServer, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { startServeProcess, startWorkerProcess, type ServeProcess } from '../test/support/serve-process.js';
@@ -48,8 +52,35 @@ async function withTails<T>(children: Array<[string, ChildProcess]>, work: () =>
   }
 }
 
-/** Creates the conversations (not timed), posts one turn to each at once, then waits for every run to complete. */
-async function burst(serve: ServeProcess, model: ScriptedModelServer, turns: number): Promise<{ acceptMs: number; slowestMs: number; completeMs: number }> {
+/** CPU time (user + system, ms) a child process has used so far; null where /proc is not there (not Linux). */
+function cpuMsOf(child: ChildProcess): number | null {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of the line, in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU the given processes used while `work` ran (ms each; null where unknown). */
+async function cpuDuring<T>(children: ChildProcess[], work: () => Promise<T>): Promise<{ result: T; cpuMs: Array<number | null> }> {
+  const before = children.map(cpuMsOf);
+  const result = await work();
+  const cpuMs = children.map((child, index) => {
+    const after = cpuMsOf(child);
+    const start = before[index];
+    return after === null || start === null || start === undefined ? null : after - start;
+  });
+  return { result, cpuMs };
+}
+
+/**
+ * Creates the conversations (not timed), posts one turn to each at once, then waits for every run to
+ * complete. `watched`: processes whose CPU during the acceptance window is reported (the serving
+ * process first).
+ */
+async function burst(serve: ServeProcess, model: ScriptedModelServer, turns: number, watched: ChildProcess[]): Promise<{ acceptMs: number; slowestMs: number; completeMs: number; acceptCpuMs: Array<number | null> }> {
   const workspaceId = (await ok(serve.api<{ id: string }>('POST', '/api/workspaces', { name: 'Burst' }), 'create workspace')).id;
   // Creating a workspace seeds it in the background; a second seed (POST /seed) racing it fails on the
   // agents' unique names (seen as a 409 or a 500 under load), so the bench waits for that one instead.
@@ -62,15 +93,18 @@ async function burst(serve: ServeProcess, model: ScriptedModelServer, turns: num
   model.script(...Array.from({ length: turns * 2 }, oneToolTurn));
   let slowestMs = 0;
   const started = performance.now();
-  const answers = await Promise.all(
-    conversationIds.map(async (conversationId, index) => {
-      const sent = performance.now();
-      const answer = await serve.api<{ run: { id: string } }>('POST', `/api/workspaces/${workspaceId}/conversations/${conversationId}/messages`, { text: `burst ${index}` });
-      slowestMs = Math.max(slowestMs, performance.now() - sent);
-      return answer;
-    }),
+  const { result: answers, cpuMs: acceptCpuMs } = await cpuDuring(watched, () =>
+    Promise.all(
+      conversationIds.map(async (conversationId, index) => {
+        const sent = performance.now();
+        const answer = await serve.api<{ run: { id: string } }>('POST', `/api/workspaces/${workspaceId}/conversations/${conversationId}/messages`, { text: `burst ${index}` });
+        slowestMs = Math.max(slowestMs, performance.now() - sent);
+        return answer;
+      }),
+    ),
   );
   const acceptMs = performance.now() - started;
+  if (process.env.BENCH_BURST_MARKS === '1') console.error(`burst acceptance window: ${Date.now() - acceptMs} → ${Date.now()}`);
   const refused = answers.filter((answer) => answer.status !== 202);
   if (refused.length > 0) throw new Error(`${refused.length} turns were not accepted: ${JSON.stringify(refused[0])}`);
   const runIds = new Set(answers.map((answer) => answer.body.run.id));
@@ -82,7 +116,16 @@ async function burst(serve: ServeProcess, model: ScriptedModelServer, turns: num
   const completeMs = performance.now() - started;
   const notCompleted = (await inState('failed')) + (await inState('cancelled'));
   if (notCompleted > 0) throw new Error(`${notCompleted} runs did not complete`);
-  return { acceptMs, slowestMs, completeMs };
+  return { acceptMs, slowestMs, completeMs, acceptCpuMs };
+}
+
+/** The serving process's CPU over the acceptance window, in all and per accepted POST (absent where not measurable). */
+function cpuFigures(who: string, cpuMs: number | null | undefined, turns: number): BenchFigure[] {
+  if (cpuMs === null || cpuMs === undefined) return [];
+  return [
+    { metric: `cpu_during_acceptance_${who}`, value: cpuMs, unit: 'ms' },
+    { metric: `cpu_per_accepted_post_${who}`, value: cpuMs / turns, unit: 'ms' },
+  ];
 }
 
 export default async function turnBurstBench(): Promise<BenchFigure[]> {
@@ -94,9 +137,10 @@ export default async function turnBurstBench(): Promise<BenchFigure[]> {
     if (process.env.BENCH_BURST_EMBEDDED !== '0') {
       const embedded = await startServeProcess({ ...model.providerEnv, CONTROL_CENTER_DATABASE_URL: '' }, ['--no-default-workspace', '--log-level', 'warn']);
       try {
-        const figure = await withTails([['serve', embedded.child]], () => burst(embedded, model, turns));
+        const figure = await withTails([['serve', embedded.child]], () => burst(embedded, model, turns, [embedded.child]));
         figures.push(
           { metric: `accept_${turns}_turns_embedded_sqlite`, value: figure.acceptMs, unit: 'ms' },
+          ...cpuFigures('embedded_serve', figure.acceptCpuMs[0], turns),
           { metric: 'slowest_accept_embedded_sqlite', value: figure.slowestMs, unit: 'ms' },
           { metric: `all_${turns}_completed_embedded_sqlite`, value: figure.completeMs, unit: 'ms' },
           { metric: 'load_average_1m_after_embedded', value: loadavg()[0]!, unit: '' },
@@ -113,9 +157,11 @@ export default async function turnBurstBench(): Promise<BenchFigure[]> {
       const api = await startServeProcess(env, ['--role', 'api', '--no-default-workspace', '--log-level', 'warn']);
       try {
         for (let index = 0; index < 2; index += 1) workers.push(await startWorkerProcess(['--data-dir', await makeDataRoot(), '--grace-seconds', '0', '--log-level', 'warn'], env));
-        const figure = await withTails([['api', api.child], ...workers.map((worker, index): [string, ChildProcess] => [`worker ${index + 1}`, worker])], () => burst(api, model, turns));
+        const figure = await withTails([['api', api.child], ...workers.map((worker, index): [string, ChildProcess] => [`worker ${index + 1}`, worker])], () => burst(api, model, turns, [api.child, ...workers]));
         figures.push(
           { metric: `accept_${turns}_turns_api_2_workers_postgres`, value: figure.acceptMs, unit: 'ms' },
+          ...cpuFigures('postgres_api', figure.acceptCpuMs[0], turns),
+          ...figure.acceptCpuMs.slice(1).flatMap((cpuMs, index) => (cpuMs === null ? [] : [{ metric: `cpu_during_acceptance_postgres_worker_${index + 1}`, value: cpuMs!, unit: 'ms' }])),
           { metric: 'slowest_accept_api_2_workers_postgres', value: figure.slowestMs, unit: 'ms' },
           { metric: `all_${turns}_completed_api_2_workers_postgres`, value: figure.completeMs, unit: 'ms' },
           { metric: 'load_average_1m_after_postgres', value: loadavg()[0]!, unit: '' },
