@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
 import type { WorkspaceSchema } from './workspace-schema.js';
 
@@ -9,22 +8,20 @@ import type { WorkspaceSchema } from './workspace-schema.js';
  *
  * Why it is correct across processes: every write to those tables bumps `config_version.version`
  * by a trigger, in the write's own transaction (migration 0039), whichever process or code path
- * writes. A run's preparation first reads the version (its "pin"), then reads through this cache: a
+ * writes. A run's preparation first reads the version (its pin), then reads through this cache: a
  * value kept under the same version was read after that version was committed, and no write has
  * committed since (it would have bumped the version), so it is what the database would answer now.
  * A value read after the pin is kept under the pin's version: it may be newer than the pin, never
  * older. A change committed before a run's pin is therefore seen by that run, on any process.
  *
- * Only code run inside {@link withPinnedConfig} is served from the cache; every other read (API
- * requests, a run's tool calls, anything after preparation) goes to the database as before.
+ * Only a read given a pin is served from the cache; every other read (API requests, a run's tool
+ * calls) goes to the database as before. The pin is passed explicitly, not through an
+ * AsyncLocalStorage: enabling one makes every promise of the process pay for context tracking.
  */
 export interface ConfigPin {
   db: Kysely<WorkspaceSchema>;
   version: number;
 }
-
-/** The pin of the stage being run; `open` is cleared when the stage ends, so work it left running (a timer, a background refresh) reads the database again. */
-const pinned = new AsyncLocalStorage<{ pin: ConfigPin; open: boolean }>();
 
 /** Kept reads per database handle (a reopened store starts empty), by read key. */
 const keptByDatabase = new WeakMap<object, Map<string, { version: number; value: unknown }>>();
@@ -38,24 +35,12 @@ export async function pinConfigVersion(db: Kysely<WorkspaceSchema>): Promise<Con
   return { db, version: Number(row.version) };
 }
 
-/** Runs `work` with its configuration reads on `pin`'s database served by {@link pinnedRead}. */
-export async function withPinnedConfig<T>(pin: ConfigPin, work: () => Promise<T>): Promise<T> {
-  const stage = { pin, open: true };
-  try {
-    return await pinned.run(stage, work);
-  } finally {
-    stage.open = false;
-  }
-}
-
 /**
- * `load()`'s answer, kept under the pinned version when called inside {@link withPinnedConfig} on the
- * same database; else `load()` itself. Callers get their own copy (some adjust what they read).
+ * `load()`'s answer, kept under `pin`'s version when a pin on the same database is given; else
+ * `load()` itself. Callers get their own copy (some adjust what they read).
  */
-export async function pinnedRead<T>(db: Kysely<WorkspaceSchema>, key: string, load: () => Promise<T>): Promise<T> {
-  const stage = pinned.getStore();
-  if (!stage?.open || stage.pin.db !== db) return load();
-  const pin = stage.pin;
+export async function pinnedRead<T>(pin: ConfigPin | undefined, db: Kysely<WorkspaceSchema>, key: string, load: () => Promise<T>): Promise<T> {
+  if (!pin || pin.db !== db) return load();
   let kept = keptByDatabase.get(db);
   if (!kept) keptByDatabase.set(db, (kept = new Map()));
   const hit = kept.get(key);

@@ -27,6 +27,7 @@ import type { FileOperations } from '../file-operations.js';
 import type { RunService } from '../runs/run-service.js';
 import { fieldsWritten, refuseFieldsTheTransportIgnores, type CapabilitiesLookup } from './transport-field-check.js';
 import type { WorkspaceHandle, WorkspaceService } from '../workspaces/workspace-service.js';
+import type { ConfigPin } from '../../store/pinned-config-reads.js';
 
 /** Checks an agent's `effort` against its model's own vocabulary (AG-1); returns a problem or null. */
 export type EffortValidator = (modelId: string | null, adapterId: string | null, effort: string) => string | null;
@@ -81,9 +82,10 @@ export class AgentService {
     return records.map((record) => ({ ...record, state: states.get(record.id) ?? 'neverRun' }));
   }
 
-  async get(workspaceId: string, agentId: string): Promise<Agent> {
+  /** `pin`: a run's preparation reads the record through its configuration pin (see pinnedRead); the state is always read. */
+  async get(workspaceId: string, agentId: string, pin?: ConfigPin): Promise<Agent> {
     const { database } = await this.workspaces.handle(workspaceId);
-    return this.withState(database.db, await this.findRecord(database.db, agentId));
+    return this.withState(database.db, await this.findRecord(database.db, agentId, pin));
   }
 
   /** Looks an agent up by id or by name (the target of @mentions). */
@@ -271,8 +273,8 @@ export class AgentService {
     }
   }
 
-  private async findRecord(db: Database, agentId: string): Promise<AgentRecord> {
-    const record = await findAgent(db, agentId);
+  private async findRecord(db: Database, agentId: string, pin?: ConfigPin): Promise<AgentRecord> {
+    const record = await findAgent(db, agentId, pin);
     if (!record) throw new NotFoundError('agent', agentId, 'agentId');
     return record;
   }

@@ -44,11 +44,11 @@ export function mcpServerTools(services: McpServerService): { hook: PrepareHook;
     return product;
   };
   return {
-    hook: async ({ scope }) => {
+    hook: async ({ scope, configPin }) => {
       // A run whose preparation failed after this hook never asks the provider: its entry is dropped here later.
       const stale = performance.now() - PREPARED_KEPT_MS;
       for (const [runId, entry] of prepared) if (entry.at < stale) prepared.delete(runId);
-      const runnable = await services.toolsForAgent(scope.workspaceId, scope.agent.id);
+      const runnable = await services.toolsForAgent(scope.workspaceId, scope.agent.id, configPin);
       if (runnable.length > 0) prepared.set(scope.runId, { tools: runnable.map((tool) => productTool(scope.workspaceId, tool)), at: performance.now() });
     },
     provider: ({ runId }) => {

@@ -18,6 +18,7 @@ import { isUniqueViolation } from '../../store/unique-violation.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { listedToolFingerprint, type McpConnections } from './mcp-connections.js';
+import type { ConfigPin } from '../../store/pinned-config-reads.js';
 
 /** The longest description kept from a server (display text, and what a model reads when the scan allows it). */
 const MAX_DESCRIPTION_CHARACTERS = 4_000;
@@ -183,8 +184,8 @@ export class McpServerService {
   }
 
   /** Every tool of every server enabled for `agentId`, as its runs are given them (listed servers only). */
-  async toolsForAgent(workspaceId: string, agentId: string): Promise<RunnableMcpTool[]> {
-    const servers = (await listMcpServers(await this.db(workspaceId))).filter((server) => server.agents.includes(agentId));
+  async toolsForAgent(workspaceId: string, agentId: string, pin?: ConfigPin): Promise<RunnableMcpTool[]> {
+    const servers = (await listMcpServers(await this.db(workspaceId), pin)).filter((server) => server.agents.includes(agentId));
     return servers.flatMap((server) => this.runnableTools(workspaceId, server));
   }
 

@@ -16,6 +16,7 @@ import type { AgentService } from '../agents/agent-service.js';
 import type { CheckoutService } from '../workspaces/checkout-service.js';
 import { workingEnvironmentSentence } from './working-environment-sentence.js';
 import { runsToolsOnHost } from '../../adapters/transport-capabilities.js';
+import type { ConfigPin } from '../../store/pinned-config-reads.js';
 
 /** Extra tools a mode brings (plan verbs, review verbs…), registered by the services that own them. */
 export type ModeToolProvider = (context: ModeToolContext) => Tool[];
@@ -53,6 +54,8 @@ export interface PrepareHookContext {
   /** Absolute path of the run's checkout. */
   worktreePath: string;
   isChildRun: boolean;
+  /** The run's configuration pin: reads of the space, its repositories, skills and MCP servers go through it (see pinnedRead). */
+  configPin?: ConfigPin | undefined;
 }
 
 /** Prompt parts a prepare hook contributes. */
@@ -78,6 +81,8 @@ export interface PrepareRunRequest {
   isChildRun: boolean;
   /** The workspace's folder (prepare hooks write server-owned files under it). */
   workspaceDir?: string;
+  /** Read at the run's start; handed to the prepare hooks (see {@link PrepareHookContext.configPin}). */
+  configPin?: ConfigPin;
 }
 
 /** A run equipped for its transport: checkout, tools, prompt and contract. */
@@ -124,7 +129,7 @@ export async function prepareRun(deps: PrepareRunDeps, request: PrepareRunReques
   const repoSkillsIndex: string[] = [];
   const skills: Array<{ name: string; description: string }> = [];
   for (const hook of deps.hooks ?? []) {
-    const added = await hook({ scope, transport, workspaceDir: request.workspaceDir ?? '', checkoutKey: request.checkoutKey, repoPath: request.repoPath, worktreePath: resolvePath(checkout.path), isChildRun: request.isChildRun });
+    const added = await hook({ scope, transport, workspaceDir: request.workspaceDir ?? '', checkoutKey: request.checkoutKey, repoPath: request.repoPath, worktreePath: resolvePath(checkout.path), isChildRun: request.isChildRun, configPin: request.configPin });
     if (added?.repoSkillsIndex) repoSkillsIndex.push(added.repoSkillsIndex);
     if (added?.skills) skills.push(...added.skills);
   }

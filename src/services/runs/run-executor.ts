@@ -36,7 +36,7 @@ import type { ActiveRun, ActiveRuns } from './active-runs.js';
 import { RunToolCalls } from './gate-tool-calls.js';
 import type { MessagePlace, MessageService } from './message-service.js';
 import { prepareRun, type ModeToolProvider, type PrepareHook } from './prepare-run.js';
-import { pinConfigVersion, withPinnedConfig, type ConfigPin } from '../../store/pinned-config-reads.js';
+import { pinConfigVersion, type ConfigPin } from '../../store/pinned-config-reads.js';
 import { runOnTransport, type McpRun } from './run-on-transport.js';
 import { brokeredProviderProblem } from './brokered-provider-problem.js';
 import { RunRecorder } from './record-run.js';
@@ -349,7 +349,7 @@ export class RunExecutor {
     }
     // One read of the configuration's version serves this run's reads of agent, settings, space… (NF-SCALE).
     const configPin = await pinConfigVersion(handle.database.db);
-    const agent = await withPinnedConfig(configPin, () => this.deps.agents.get(workspaceId, queued.agentId)).catch(() => null);
+    const agent = await this.deps.agents.get(workspaceId, queued.agentId, configPin).catch(() => null);
     if (!agent) {
       await this.deps.runs.update(workspaceId, handle.database.db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });
       return letGo();
@@ -441,7 +441,7 @@ export class RunExecutor {
     const { workspaceId } = input;
     const handle = await this.deps.workspaces.handle(workspaceId);
     const configPin = pinned ?? (await pinConfigVersion(handle.database.db));
-    const settings = await withPinnedConfig(configPin, () => this.deps.settings.get(workspaceId));
+    const settings = await this.deps.settings.get(workspaceId, configPin);
     // The workspace's default model for the agent's provider, unless the agent names its own.
     const agent = withDefaultModel(input.agent, settings);
     const runId = queued.id;
@@ -502,7 +502,7 @@ export class RunExecutor {
       await recorder.update({ state: 'running', model });
       this.deps.presence.set(workspaceId, agent.id, 'thinking', runId);
 
-      const prepared = await withPinnedConfig(configPin, () => prepareRun(
+      const prepared = await prepareRun(
         { agents: this.deps.agents, checkouts: this.checkouts, modeTools: this.modeTools, hooks: this.prepareHooks },
         {
           scope,
@@ -515,8 +515,9 @@ export class RunExecutor {
           repoPath: input.repoPath ?? null,
           isChildRun: Boolean(input.parentRunId),
           workspaceDir: handle.dir,
+          configPin,
         },
-      ));
+      );
       syncCheckout = prepared.syncCheckout;
       checkoutRecord = prepared.checkout.checkout ?? undefined;
       recorder.log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model, adapter: agent.adapterId, tools: [...prepared.surfacedNames] });

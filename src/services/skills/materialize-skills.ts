@@ -92,7 +92,7 @@ export function skillsPrepareHook(skills: SkillService, repoSkills: RepoSkills, 
     let repoSkillsIndex: string | undefined;
     if (scope.spaceId) {
       // Read once for both steps: the space and its links do not change between them.
-      const repositories = await repoSkills.repositories(scope.workspaceId, scope.spaceId);
+      const repositories = await repoSkills.repositories(scope.workspaceId, scope.spaceId, context.configPin);
       await repoSkills.ensureCheckouts(scope.workspaceId, scope.spaceId, context.checkoutKey, context.worktreePath, repositories);
       // The checkout key is the conversation's id (a child run shares its parent's): its write history picks the active repository.
       const found = await repoSkills.forConversation(scope.workspaceId, { spaceId: scope.spaceId, conversationId: context.checkoutKey, worktreePath: context.worktreePath }, repositories);
@@ -114,7 +114,7 @@ export function skillsPrepareHook(skills: SkillService, repoSkills: RepoSkills, 
       // A refusal leaves that skill out (nothing unscanned is added); the operator sees why in the server log.
       for (const refused of outcome.refused) log(`skills: not materialized at ${refused.path}: ${refused.reason}`);
     }
-    const listed = await skills.promptSkills(scope.workspaceId, scope.agent.skills);
+    const listed = await skills.promptSkills(scope.workspaceId, scope.agent.skills, context.configPin);
     return { skills: listed, ...(repoSkillsIndex ? { repoSkillsIndex } : {}) };
   };
 }

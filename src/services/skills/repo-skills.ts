@@ -14,6 +14,7 @@ import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { readSkillFolder } from './skill-folder-files.js';
 import type { SkillService } from './skill-service.js';
 import { statOrNull } from '../../worktree/stat-or-null.js';
+import type { ConfigPin } from '../../store/pinned-config-reads.js';
 
 /** Where a repository ships skills (SKL-4), in the order a name found twice is taken from. */
 export const REPO_SKILL_FOLDERS = ['.agents/skills', '.claude/skills', '.opencode/skills'] as const;
@@ -113,15 +114,15 @@ export class RepoSkills {
   ) {}
 
   /** The space's repositories in a worktree (the own one first); an empty list for a space without any. */
-  async repositories(workspaceId: string, spaceId: string): Promise<Array<WorktreeRepository & { repoPath: string }>> {
+  async repositories(workspaceId: string, spaceId: string, pin?: ConfigPin): Promise<Array<WorktreeRepository & { repoPath: string }>> {
     // A run may name a space that was deleted meanwhile: it has no repositories to show skills from.
-    const space = await this.deps.spaces.get(workspaceId, spaceId).catch((error: unknown) => {
+    const space = await this.deps.spaces.get(workspaceId, spaceId, pin).catch((error: unknown) => {
       if (error instanceof NotFoundError) return null;
       throw error;
     });
     if (!space) return [];
     const db = (await this.deps.workspaces.handle(workspaceId)).database.db;
-    const linked = await listSpaceRepositoryLinks(db, spaceId);
+    const linked = await listSpaceRepositoryLinks(db, spaceId, pin);
     const own = space.repoPath ? [{ name: primaryRepositoryName(space.repoPath), root: '', repoPath: space.repoPath }] : [];
     return [...own.filter((repo) => !linked.some((link) => link.name === repo.name)), ...linked.map((link) => ({ name: link.name, root: `repos/${link.name}`, repoPath: link.repoPath }))];
   }

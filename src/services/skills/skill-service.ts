@@ -30,6 +30,7 @@ import { readConfinedFileSync } from '../../worktree/read-confined-file.js';
 import type { AuditActor } from '../../schemas/audit.js';
 import { insertAuditEntry } from '../../store/repositories/audit-entry-repository.js';
 import { auditEntryOf, type AuditAct } from '../audit/audit-act.js';
+import type { ConfigPin } from '../../store/pinned-config-reads.js';
 
 export interface SourceListing {
   source: SkillSource;
@@ -362,12 +363,12 @@ export class SkillService {
    * or one whose folder leaves `skills/`, is left out: the prompt never names a skill the agent
    * cannot load, and never shows a description that was not scanned.
    */
-  async promptSkills(workspaceId: string, linked: readonly string[]): Promise<Array<{ name: string; description: string }>> {
+  async promptSkills(workspaceId: string, linked: readonly string[], pin?: ConfigPin): Promise<Array<{ name: string; description: string }>> {
     const listed: Array<{ name: string; description: string }> = [];
     const names = [...new Set(linked.map((skill) => skill.toLowerCase()))].filter((name) => !skillNameProblem(name));
     const handle = await this.workspaces.handle(workspaceId);
     // One read for all the agent's skills (every run lists them): on PostgreSQL each read is a round trip.
-    const installed = await findInstalledSkills(handle.database.db, names);
+    const installed = await findInstalledSkills(handle.database.db, names, pin);
     for (const name of names) {
       try {
         const skill = await this.loadChecked(handle.dir, name, installed.get(name) ?? null);

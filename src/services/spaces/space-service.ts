@@ -33,6 +33,7 @@ import type { CapabilitiesLookup } from '../agents/transport-field-check.js';
 import { refuseAutonomyTheTransportIgnores } from './autonomy-honoured-check.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import { modeChangeNote, type SpaceChange } from './mode-change-note.js';
+import type { ConfigPin } from '../../store/pinned-config-reads.js';
 
 /** Writes a line into a conversation's timeline (the message service, given late: it is built after this one). */
 export type ConversationNoteWriter = (workspaceId: string, note: { conversationId: string; operatorId: string | null; content: string }) => Promise<unknown>;
@@ -56,8 +57,9 @@ export class SpaceService {
     return listSpaces(db, workspaceId);
   }
 
-  async get(workspaceId: string, spaceId: string): Promise<Space> {
-    return this.findSpaceOrThrow(await this.db(workspaceId), workspaceId, spaceId);
+  /** `pin`: a run's preparation reads through its configuration pin (see pinnedRead). */
+  async get(workspaceId: string, spaceId: string, pin?: ConfigPin): Promise<Space> {
+    return this.findSpaceOrThrow(await this.db(workspaceId), workspaceId, spaceId, pin);
   }
 
   /**
@@ -292,8 +294,8 @@ export class SpaceService {
     return (await this.workspaces.handle(workspaceId)).database.db;
   }
 
-  private async findSpaceOrThrow(db: Kysely<WorkspaceSchema>, workspaceId: string, spaceId: string): Promise<Space> {
-    const space = await findSpace(db, workspaceId, spaceId);
+  private async findSpaceOrThrow(db: Kysely<WorkspaceSchema>, workspaceId: string, spaceId: string, pin?: ConfigPin): Promise<Space> {
+    const space = await findSpace(db, workspaceId, spaceId, pin);
     if (!space) throw new NotFoundError('space', spaceId, 'spaceId');
     return space;
   }

@@ -8,6 +8,7 @@ import { describeSettingsChange } from '../audit/settings-change-summary.js';
 import type { EventBus } from '../event-bus.js';
 import { providerSetup } from './provider-setup.js';
 import type { WorkspaceService } from './workspace-service.js';
+import type { ConfigPin } from '../../store/pinned-config-reads.js';
 
 function mergeNullable(current: Record<string, string | undefined>, change: Record<string, string | null | undefined> | undefined) {
   const next: Record<string, string> = {};
@@ -28,9 +29,10 @@ export class SettingsService {
     private readonly env: Record<string, string | undefined> = {},
   ) {}
 
-  async get(workspaceId: string): Promise<WorkspaceSettings> {
+  /** `pin`: a run's preparation reads through its configuration pin (see pinnedRead). */
+  async get(workspaceId: string, pin?: ConfigPin): Promise<WorkspaceSettings> {
     const { database } = await this.workspaces.handle(workspaceId);
-    const settings = await readWorkspaceSettings(database.db);
+    const settings = await readWorkspaceSettings(database.db, pin);
     // A base URL stored before they were limited to http(s) is ignored, never handed to a model client.
     settings.baseUrls = Object.fromEntries(Object.entries(settings.baseUrls).filter(([, url]) => HttpUrl.safeParse(url).success));
     settings.runnerBaseUrls = Object.fromEntries(Object.entries(settings.runnerBaseUrls).filter(([, url]) => HttpUrl.safeParse(url).success));

@@ -5,7 +5,7 @@ import { AgentAcpCommand } from '../../schemas/agent-acp-command.js';
 import type { AgentTable, WorkspaceSchema } from '../workspace-schema.js';
 import { jsonColumn } from './column-parsers.js';
 import { reusableQuery } from '../reusable-query.js';
-import { pinnedRead } from '../pinned-config-reads.js';
+import { pinnedRead, type ConfigPin } from '../pinned-config-reads.js';
 
 /** An agent as stored (AG-1): everything but its state, which is derived from its runs (AG-3). */
 export type AgentRecord = Omit<Agent, 'state'>;
@@ -63,9 +63,9 @@ export async function listAgents(db: Kysely<WorkspaceSchema>): Promise<AgentReco
   return rows.map(toAgentRecord);
 }
 
-/** Kept across runs while the configuration's version holds (see pinnedRead). */
-export async function findAgent(db: Kysely<WorkspaceSchema>, agentId: string): Promise<AgentRecord | null> {
-  return pinnedRead(db, `agent:${agentId}`, async () => {
+/** `pin`: kept across runs while the configuration's version holds (see pinnedRead). */
+export async function findAgent(db: Kysely<WorkspaceSchema>, agentId: string, pin?: ConfigPin): Promise<AgentRecord | null> {
+  return pinnedRead(pin, db, `agent:${agentId}`, async () => {
     const row = await db.selectFrom('agents').selectAll().where('id', '=', agentId).executeTakeFirst();
     return row ? toAgentRecord(row) : null;
   });

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { InstalledSkill } from '../../schemas/skill.js';
 import type { InstalledSkillTable, WorkspaceSchema } from '../workspace-schema.js';
 import { reusableQuery } from '../reusable-query.js';
-import { pinnedRead } from '../pinned-config-reads.js';
+import { pinnedRead, type ConfigPin } from '../pinned-config-reads.js';
 
 export function toInstalledSkill(row: Selectable<InstalledSkillTable>): InstalledSkill {
   return {
@@ -35,10 +35,10 @@ export async function findInstalledSkill(db: Kysely<WorkspaceSchema>, name: stri
 }
 
 /** The installed rows of `names` (those installed), by name: one read for all of an agent's skills. */
-export async function findInstalledSkills(db: Kysely<WorkspaceSchema>, names: readonly string[]): Promise<Map<string, InstalledSkill>> {
+export async function findInstalledSkills(db: Kysely<WorkspaceSchema>, names: readonly string[], pin?: ConfigPin): Promise<Map<string, InstalledSkill>> {
   if (names.length === 0) return new Map();
-  // Kept across runs while the configuration's version holds (see pinnedRead); NUL cannot be in a skill name.
-  return pinnedRead(db, `installed-skills:${names.join('\0')}`, async () => {
+  // `pin`: kept across runs while the configuration's version holds (see pinnedRead); NUL cannot be in a skill name.
+  return pinnedRead(pin, db, `installed-skills:${names.join('\0')}`, async () => {
     const rows = await db.selectFrom('installed_skills').selectAll().where('name', 'in', names).execute();
     return new Map(rows.map((row) => [row.name, toInstalledSkill(row)]));
   });

@@ -5,7 +5,7 @@ import { EffectClassSchema } from '../../schemas/policy.js';
 import { McpToolFinding } from '../../schemas/mcp-server.js';
 import type { McpServerTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn, jsonColumn } from './column-parsers.js';
-import { pinnedRead } from '../pinned-config-reads.js';
+import { pinnedRead, type ConfigPin } from '../pinned-config-reads.js';
 
 /** A tool as the server listed it, with the scan of its description (TOOL-2). */
 export interface ListedMcpTool {
@@ -100,9 +100,9 @@ function toRow(record: McpServerRecord): McpServerTable {
   };
 }
 
-/** Kept across runs while the configuration's version holds (see pinnedRead). */
-export async function listMcpServers(db: Kysely<WorkspaceSchema>): Promise<McpServerRecord[]> {
-  return pinnedRead(db, 'mcp-servers', async () => (await db.selectFrom('mcp_servers').selectAll().orderBy('name').execute()).map(toMcpServerRecord));
+/** `pin`: kept across runs while the configuration's version holds (see pinnedRead). */
+export async function listMcpServers(db: Kysely<WorkspaceSchema>, pin?: ConfigPin): Promise<McpServerRecord[]> {
+  return pinnedRead(pin, db, 'mcp-servers', async () => (await db.selectFrom('mcp_servers').selectAll().orderBy('name').execute()).map(toMcpServerRecord));
 }
 
 export async function findMcpServer(db: Kysely<WorkspaceSchema>, id: string): Promise<McpServerRecord | null> {

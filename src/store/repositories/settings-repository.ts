@@ -3,7 +3,7 @@ import { WorkspaceSettings } from '../../schemas/settings.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
 import { jsonColumn } from './column-parsers.js';
 import { reusableQuery } from '../reusable-query.js';
-import { pinnedRead } from '../pinned-config-reads.js';
+import { pinnedRead, type ConfigPin } from '../pinned-config-reads.js';
 
 /** The one key the workspace's settings are stored under, as one JSON document. */
 const SETTINGS_KEY = 'settings';
@@ -13,9 +13,9 @@ const parseSettings = jsonColumn('workspace_settings', 'value', WorkspaceSetting
 /** Read on every run: compiled once per database. */
 const settingsRow = reusableQuery((db, key: string) => db.selectFrom('workspace_settings').select('value').where('key', '=', key));
 
-/** The stored settings with defaults for what is not stored (a new workspace has no row yet); kept across runs while the configuration's version holds (see pinnedRead). */
-export async function readWorkspaceSettings(db: Kysely<WorkspaceSchema>): Promise<WorkspaceSettings> {
-  return pinnedRead(db, 'settings', async () => {
+/** The stored settings with defaults for what is not stored (a new workspace has no row yet); `pin`: kept across runs while the configuration's version holds (see pinnedRead). */
+export async function readWorkspaceSettings(db: Kysely<WorkspaceSchema>, pin?: ConfigPin): Promise<WorkspaceSettings> {
+  return pinnedRead(pin, db, 'settings', async () => {
     const [row] = await settingsRow(db, SETTINGS_KEY);
     return row ? parseSettings(row.value, SETTINGS_KEY) : WorkspaceSettings.parse({});
   });

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { SpaceRepositoryTable, WorkspaceSchema } from '../workspace-schema.js';
 import { reusableQuery } from '../reusable-query.js';
-import { pinnedRead } from '../pinned-config-reads.js';
+import { pinnedRead, type ConfigPin } from '../pinned-config-reads.js';
 
 /** A repository a space links (SKL-4), checked out under `repos/<name>/`. */
 export interface SpaceRepositoryLink {
@@ -18,9 +18,9 @@ export function toSpaceRepositoryLink(row: Selectable<SpaceRepositoryTable>): Sp
 /** Read on every run in a space: compiled once per database. */
 const linksOfSpace = reusableQuery((db, spaceId: string) => db.selectFrom('space_repositories').selectAll().where('space_id', '=', spaceId).orderBy('name'));
 
-/** Kept across runs while the configuration's version holds (see pinnedRead). */
-export async function listSpaceRepositoryLinks(db: Kysely<WorkspaceSchema>, spaceId: string): Promise<SpaceRepositoryLink[]> {
-  return pinnedRead(db, `space-repositories:${spaceId}`, async () => (await linksOfSpace(db, spaceId)).map(toSpaceRepositoryLink));
+/** `pin`: kept across runs while the configuration's version holds (see pinnedRead). */
+export async function listSpaceRepositoryLinks(db: Kysely<WorkspaceSchema>, spaceId: string, pin?: ConfigPin): Promise<SpaceRepositoryLink[]> {
+  return pinnedRead(pin, db, `space-repositories:${spaceId}`, async () => (await linksOfSpace(db, spaceId)).map(toSpaceRepositoryLink));
 }
 
 export async function findSpaceRepositoryLink(db: Kysely<WorkspaceSchema>, spaceId: string, name: string): Promise<SpaceRepositoryLink | null> {

@@ -5,7 +5,7 @@ import { SpaceKind, type Space } from '../../schemas/space.js';
 import type { SpaceTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn } from './column-parsers.js';
 import { reusableQuery } from '../reusable-query.js';
-import { pinnedRead } from '../pinned-config-reads.js';
+import { pinnedRead, type ConfigPin } from '../pinned-config-reads.js';
 
 const parseKind = enumColumn('spaces', 'kind', SpaceKind.options);
 const parseMode = enumColumn('spaces', 'mode', MODES);
@@ -42,9 +42,9 @@ export async function listSpaces(db: Kysely<WorkspaceSchema>, workspaceId: strin
 /** Read twice per turn: compiled once per database. */
 const spaceById = reusableQuery((db, spaceId: string) => db.selectFrom('spaces').selectAll().where('id', '=', spaceId));
 
-/** Kept across runs while the configuration's version holds (see pinnedRead). */
-export async function findSpace(db: Kysely<WorkspaceSchema>, workspaceId: string, spaceId: string): Promise<Space | null> {
-  return pinnedRead(db, `space:${spaceId}`, async () => {
+/** `pin`: kept across runs while the configuration's version holds (see pinnedRead). */
+export async function findSpace(db: Kysely<WorkspaceSchema>, workspaceId: string, spaceId: string, pin?: ConfigPin): Promise<Space | null> {
+  return pinnedRead(pin, db, `space:${spaceId}`, async () => {
     const [row] = await spaceById(db, spaceId);
     return row ? toSpace(row, workspaceId) : null;
   });
