@@ -237,8 +237,10 @@ export class PostgresEventJournal implements EventJournal {
     // Carried, authentic and directly following what was delivered: no read needed.
     const carried = this.opened(parsed as Partial<SealedAnnouncement>);
     if (carried && carried.lastId === id && this.handOver(w, followed, carried)) return;
-    // This process's own append is in flight: its notification often arrives before its answer.
-    // The append hands its events over when it returns and reads only what it did not deliver.
+    // This process's own append is in flight (or waits APPEND_DELAY_MS for company): its
+    // notification often arrives before its answer. The append hands its events over when it
+    // returns and reads only what it did not deliver — so an ids-only notification of another
+    // process heard meanwhile is read up to that much later; a sealed one was delivered above.
     if (this.queued.has(w)) {
       followed.heard = Math.max(followed.heard, id);
       return;
