@@ -135,6 +135,28 @@ describe.skipIf(!enabled)('agent runs through the runs queue', () => {
     expect(messages.map((message) => message.content)).toEqual(expect.arrayContaining(['first answer', 'second answer']));
   });
 
+  it('an agent edited and a setting changed through the API process between two turns are seen by the worker\'s next run (its kept reads are versioned)', async () => {
+    for (const model of workerModels) model.scriptFor('edited between', reply().text('before the edit'), reply().text('after the edit'));
+    const conversationId = await newConversation();
+    const first = await api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'edited between, turn one' });
+    await waitForRun(first.body.run.id, (run) => run.state === 'completed');
+    const edited = await api('PATCH', ws(`/agents/${first.body.run.agentId as string}`), { persona: 'Persona written between the turns.' });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    expect((await api('PATCH', ws('/settings'), { delegationDepth: 1 })).status).toBe(200);
+    const second = await api('POST', ws(`/conversations/${conversationId}/messages`), { text: 'edited between, turn two' });
+    await waitForRun(second.body.run.id, (run) => run.state === 'completed');
+    const requests = workerModels.flatMap((model) => model.requests).map((request) => JSON.stringify(request));
+    // The second turn's request carries the first turn in its history.
+    const before = requests.filter((request) => request.includes('edited between, turn one') && !request.includes('edited between, turn two')).join('\n');
+    const after = requests.filter((request) => request.includes('edited between, turn two')).join('\n');
+    expect(before).not.toContain('Persona written between the turns.');
+    expect(before).toContain('"name":"task"');
+    // The same worker ran both (affinity), so its reads were kept between them: the edit bumped their version.
+    expect(after).toContain('Persona written between the turns.');
+    expect(after).not.toContain('"name":"task"');
+    await api('PATCH', ws('/settings'), { delegationDepth: 3 });
+  }, 120_000);
+
   it('kill -9 of the worker executing a run: the run becomes failed/dead, the conversation\'s next turn runs on the survivor', async () => {
     // First: the next turn's request also carries the hanging turn in its history, and matchers are tried in creation order.
     for (const model of workerModels) model.scriptFor('after the kill', reply().text('the survivor answers'));
