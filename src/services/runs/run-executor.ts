@@ -36,14 +36,14 @@ import type { ActiveRun, ActiveRuns } from './active-runs.js';
 import { RunToolCalls } from './gate-tool-calls.js';
 import type { MessagePlace, MessageService } from './message-service.js';
 import { prepareRun, type ModeToolProvider, type PrepareHook } from './prepare-run.js';
-import { pinConfigVersion, type ConfigPin } from '../../store/pinned-config-reads.js';
+import { pinConfigVersion, pinConfigVersionAt, type ConfigPin } from '../../store/pinned-config-reads.js';
 import { runOnTransport, type McpRun } from './run-on-transport.js';
 import { brokeredProviderProblem } from './brokered-provider-problem.js';
 import { RunRecorder } from './record-run.js';
 import type { RecordRunInput, RunService, WrittenWithRun } from './run-service.js';
 import type { RunTokens } from './run-tokens.js';
 import type { QueuedRun } from './run-queue.js';
-import { findRun } from '../../store/repositories/run-repository.js';
+import { findRunWithConfigVersion } from '../../store/repositories/run-repository.js';
 import { deleteRunDispatch } from '../../store/repositories/run-dispatch-repository.js';
 import { RunStartQueue } from './run-start-queue.js';
 
@@ -340,15 +340,17 @@ export class RunExecutor {
       await this.ownership?.disown(workspaceId, queued.runId);
       return null;
     };
-    const run = await findRun(handle.database.db, queued.runId);
-    if (!run || run.state !== 'queued') return letGo();
+    // The run row and the configuration's version in one statement (NF-SCALE): the version pins
+    // this run's reads of agent, settings, space… (a row that is not queued wastes only the version).
+    const found = await findRunWithConfigVersion(handle.database.db, queued.runId);
+    if (!found || found.run.state !== 'queued') return letGo();
+    const { run } = found;
     // The recorded row is the authority: a job that disagrees with it about who runs, where and how is not this run's.
     if (run.agentId !== queued.agentId || run.conversationId !== queued.conversationId || run.spaceId !== queued.spaceId || run.mode !== queued.mode || run.autonomy !== queued.autonomy) {
       this.deps.logger.error({ workspaceId, runId: run.id }, 'a queued job disagrees with its run row; nothing executed');
       return letGo();
     }
-    // One read of the configuration's version serves this run's reads of agent, settings, space… (NF-SCALE).
-    const configPin = await pinConfigVersion(handle.database.db);
+    const configPin = pinConfigVersionAt(handle.database.db, found.configVersion);
     const agent = await this.deps.agents.get(workspaceId, queued.agentId, configPin).catch(() => null);
     if (!agent) {
       await this.deps.runs.update(workspaceId, handle.database.db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });

@@ -144,6 +144,26 @@ export async function findRun(db: Kysely<WorkspaceSchema>, runId: string): Promi
   return row ? toRun(row) : null;
 }
 
+/**
+ * A run by id and the configuration's version beside it, in one statement: a worker starting a
+ * queued run reads both, and on PostgreSQL each statement is a round trip and a wake-up (NF-SCALE).
+ */
+const runAndConfigVersionById = reusableQuery((db, runId: string) =>
+  db
+    .selectFrom('runs')
+    .selectAll('runs')
+    .select((eb) => eb.selectFrom('config_version').select('version').where('id', '=', 1).as('config_version_now'))
+    .where('runs.id', '=', runId),
+);
+
+/** The run (null: no such run) and the configuration's version read in the same statement (`pinConfigVersionAt`). */
+export async function findRunWithConfigVersion(db: Kysely<WorkspaceSchema>, runId: string): Promise<{ run: Run; configVersion: number } | null> {
+  const [row] = await runAndConfigVersionById(db, runId);
+  if (!row) return null;
+  const { config_version_now: configVersion, ...runRow } = row;
+  return { run: toRun(runRow), configVersion: Number(configVersion) };
+}
+
 export interface RunFilter {
   conversationId?: string | undefined;
   agentId?: string | undefined;
