@@ -144,7 +144,7 @@ async function refuseBelowRole(
 ): Promise<{ status: number; body: ApiError } | null> {
   const workspaceParam = (params as Record<string, unknown> | undefined)?.workspaceId;
   const workspaceId = typeof workspaceParam === 'string' ? workspaceParam : null;
-  const held = await people.effectiveRole(principal.operatorId, principal.readOnly === true, workspaceId);
+  const held = await people.effectiveRole(principal.operatorId, principal.readOnly === true, workspaceId, principal.activePerson);
   if (held === null) {
     return workspaceId === null
       ? { status: 401, body: { error: { code: 'unauthorized', message: 'this credential no longer stands for anyone', field: 'authorization' } } }

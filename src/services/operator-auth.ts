@@ -19,6 +19,12 @@ export interface OperatorPrincipal {
   readOnly?: boolean;
   /** The credential the request came with (`session:<id>`, `token:<id>`): revoking it closes the streams it opened. */
   credential?: string | null;
+  /**
+   * What the credential's own read found about its person, in this request: not removed, and whether
+   * the owner (a token's read joins its person). The role check then does not read the person again.
+   * Absent (a session, an SSE ticket): the role check reads the person itself.
+   */
+  activePerson?: { owner: boolean };
 }
 
 /** Who is calling: a person, or an agent run holding its run-scoped token. An agent is never a person. */
@@ -82,6 +88,6 @@ export class OperatorAuth {
    */
   async authenticate(token: string): Promise<OperatorPrincipal | null> {
     const holder = await tokenHolder(this.registry.db, hashSecret(token));
-    return holder ? { kind: 'operator', operatorId: holder.personId, readOnly: holder.readOnly, credential: tokenCredential(holder.tokenId) } : null;
+    return holder ? { kind: 'operator', operatorId: holder.personId, readOnly: holder.readOnly, credential: tokenCredential(holder.tokenId), activePerson: { owner: holder.owner } } : null;
   }
 }

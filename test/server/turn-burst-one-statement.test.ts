@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarnessFixture, type HarnessFixture } from '../support/harness-fixture.js';
 import { testDialect } from '../support/test-database.js';
+import { statementsDuring } from '../support/postgres-statements-sent.js';
 
 /**
  * NF-SCALE, bursts, on PostgreSQL: a turn accepted for the workers (an API process) writes its
@@ -25,23 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.dispose();
 });
-
-/** The statements node-postgres sends while `work` runs (every pool of this process). */
-async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-    sent.push(String(text ?? '').replace(/\s+/g, ' ').trim());
-    return (query as (...values: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-  try {
-    await work();
-  } finally {
-    pg.Client.prototype.query = query;
-  }
-  return sent;
-}
 
 describe.skipIf(!onPostgres)("a turn's rows, accepted for the workers, on PostgreSQL", () => {
   it('are written by one statement: the message and its file, the run and its dispatch row, no transaction around them', async () => {

@@ -59,10 +59,16 @@ export class PeopleService {
    * The role a person holds in a workspace: `owner` for the owner everywhere, else their membership,
    * capped at viewer when the credential is read-only; null when they are not in it (or removed).
    */
-  async effectiveRole(personId: string, readOnly: boolean, workspaceId: string | null): Promise<WorkspaceRole | 'owner' | 'signedIn' | null> {
-    const person = await activePerson(this.db, personId);
-    if (!person) return null;
-    const owner = Number(person.is_owner) === 1;
+  async effectiveRole(personId: string, readOnly: boolean, workspaceId: string | null, known?: { owner: boolean }): Promise<WorkspaceRole | 'owner' | 'signedIn' | null> {
+    // `known`: the request's credential read already found the person active (same request, so no
+    // later state is missed) — NF-SCALE, one registry statement less per authenticated request.
+    let owner: boolean;
+    if (known) owner = known.owner;
+    else {
+      const person = await activePerson(this.db, personId);
+      if (!person) return null;
+      owner = Number(person.is_owner) === 1;
+    }
     let role: WorkspaceRole | 'owner' | 'signedIn' | null;
     if (owner) role = 'owner';
     else if (workspaceId === null) role = 'signedIn';

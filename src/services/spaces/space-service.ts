@@ -17,6 +17,7 @@ import type {
 import { agentExists } from '../../store/repositories/agent-repository.js';
 import {
   findConversation,
+  findConversationWithSpace,
   insertConversation,
   listConversations,
   setConversationArchived,
@@ -223,8 +224,10 @@ export class SpaceService {
   /** A conversation and the space it is in, read once (posting a message needs both). */
   async getConversationInSpace(workspaceId: string, conversationId: string): Promise<{ conversation: Conversation; space: Space }> {
     const db = await this.db(workspaceId);
-    const record = await this.findConversationOrThrow(db, conversationId);
-    const space = await this.findSpaceOrThrow(db, workspaceId, record.spaceId);
+    const found = await findConversationWithSpace(db, workspaceId, conversationId);
+    if (!found) throw new NotFoundError('conversation', conversationId, 'conversationId');
+    const { record, space } = found;
+    if (!space) throw new NotFoundError('space', record.spaceId, 'spaceId');
     return { conversation: { ...record, mode: space.mode }, space };
   }
 

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Conversation } from '../../schemas/space.js';
+import type { Conversation, Space } from '../../schemas/space.js';
 import type { ConversationTable, WorkspaceSchema } from '../workspace-schema.js';
 import { reusableQuery } from '../reusable-query.js';
+import { toSpace } from './space-repository.js';
 
 /** A conversation as stored: its mode is its space's (MODE-1), read from there by the service. */
 export type ConversationRecord = Omit<Conversation, 'mode'>;
@@ -27,6 +28,55 @@ const conversationById = reusableQuery((db, conversationId: string) => db.select
 export async function findConversation(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<ConversationRecord | null> {
   const [row] = await conversationById(db, conversationId);
   return row ? toConversationRecord(row) : null;
+}
+
+/**
+ * A conversation with its space, read in one statement (NF-SCALE: every posted turn reads both; one
+ * round trip less on PostgreSQL). A left join: a conversation whose space row is gone reads as the
+ * conversation with no space, as the two reads did.
+ */
+const conversationWithSpaceById = reusableQuery((db, conversationId: string) =>
+  db
+    .selectFrom('conversations')
+    .leftJoin('spaces', 'spaces.id', 'conversations.space_id')
+    .selectAll('conversations')
+    .select([
+      'spaces.id as space_row_id',
+      'spaces.name as space_name',
+      'spaces.kind as space_kind',
+      'spaces.mode as space_mode',
+      'spaces.autonomy as space_autonomy',
+      'spaces.default_agent_id as space_default_agent_id',
+      'spaces.repo_path as space_repo_path',
+      'spaces.created_at as space_created_at',
+      'spaces.updated_at as space_updated_at',
+      'spaces.archived_at as space_archived_at',
+    ])
+    .where('conversations.id', '=', conversationId),
+);
+
+export async function findConversationWithSpace(db: Kysely<WorkspaceSchema>, workspaceId: string, conversationId: string): Promise<{ record: ConversationRecord; space: Space | null } | null> {
+  const [row] = await conversationWithSpaceById(db, conversationId);
+  if (!row) return null;
+  const space =
+    row.space_row_id === null
+      ? null
+      : toSpace(
+          {
+            id: row.space_row_id,
+            name: row.space_name!,
+            kind: row.space_kind!,
+            mode: row.space_mode!,
+            autonomy: row.space_autonomy!,
+            default_agent_id: row.space_default_agent_id,
+            repo_path: row.space_repo_path,
+            created_at: row.space_created_at!,
+            updated_at: row.space_updated_at!,
+            archived_at: row.space_archived_at,
+          },
+          workspaceId,
+        );
+  return { record: toConversationRecord(row), space };
 }
 
 /** A space's conversations and branches, oldest first. */
