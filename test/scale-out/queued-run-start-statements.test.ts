@@ -1,8 +1,8 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRun } from '../../src/store/repositories/run-repository.js';
 import { postgresEnabled, startDispatchPair, type DispatchPair } from '../support/dispatch-pair.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
+import { statementsDuring } from '../support/postgres-statements-sent.js';
 import { reply } from '../support/scripted-model-server.js';
 
 /**
@@ -22,23 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await pair?.close();
 });
-
-/** The statements node-postgres sends (every pool of this process) while `work` runs. */
-async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-    sent.push(String(text ?? '').replace(/\s+/g, ' ').trim());
-    return (query as (...values: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-  try {
-    await work();
-  } finally {
-    pg.Client.prototype.query = query;
-  }
-  return sent;
-}
 
 /** Posts a turn through the API process, waits until the worker has completed its run; its agent. */
 async function turn(conversationId: string, text: string): Promise<string> {
