@@ -117,7 +117,9 @@ describe('review verdicts need evidence (TRUTH-3)', () => {
     expect(axisOf(finalized, 'security')).toMatchObject({ status: 'pass', detail: expect.stringMatching(/^assessed by architect: /) });
     expect(axisOf(finalized, 'tests')).toMatchObject({ kind: 'agent', status: 'pass', detail: `gate tests passed on ${made.featureSha.slice(0, 10)}` });
     const assessments = (await api('GET', `/reviews/${reviewId}/assessments`)).body.assessments;
-    expect(assessments.map((entry: any) => [entry.axis, entry.assessment, entry.by, entry.headSha])).toEqual([
+    // Listed oldest first; the two reviewers run at once, so which of them assessed first is not fixed.
+    const byAxis = [...assessments].sort((left: any, right: any) => left.axis.localeCompare(right.axis));
+    expect(byAxis.map((entry: any) => [entry.axis, entry.assessment, entry.by, entry.headSha])).toEqual([
       ['correctness', 'pass', 'qa', made.featureSha],
       ['security', 'pass', 'architect', made.featureSha],
     ]);
