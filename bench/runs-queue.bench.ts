@@ -54,6 +54,7 @@ async function drain(model: ScriptedModelServer, workers: number, runs: number):
     // The clock starts when the first worker is ready: from then on, work is being claimed.
     await Promise.race(ready);
     const started = performance.now();
+    const startedMonotonicUs = process.hrtime.bigint() / 1000n;
     children.push(...(await Promise.all(ready)));
     const cpuAtStart = await Promise.all(children.map((child) => cpuMs(child.pid!)));
     for (;;) {
@@ -62,13 +63,17 @@ async function drain(model: ScriptedModelServer, workers: number, runs: number):
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const ms = performance.now() - started;
+    if (process.env.CC_PROF_DIR) console.error(`drain window (monotonic µs, as in a V8 CPU profile): ${startedMonotonicUs} → ${process.hrtime.bigint() / 1000n}`);
     const cpuAtEnd = await Promise.all(children.map((child) => cpuMs(child.pid!)));
     const failed = await db.selectFrom('runs').select('state').where('state', '!=', 'completed').execute();
     if (failed.length > 0) throw new Error(`${failed.length} runs did not complete`);
     const cpu = cpuAtEnd.reduce((sum, value, index) => sum + value - cpuAtStart[index]!, 0);
     return { ms, cpuMsPerRun: cpu / runs, apiCpuMsPerRun };
   } finally {
-    for (const child of children) child.kill('SIGKILL');
+    // A profiled child writes its profile only on a normal exit: it is stopped, not killed, and waited for.
+    const exited = children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))));
+    for (const child of children) child.kill(process.env.CC_PROF_DIR ? 'SIGTERM' : 'SIGKILL');
+    if (process.env.CC_PROF_DIR) await Promise.all(exited);
     await api.close();
     await database.drop();
     for (const root of roots) await rm(root, { recursive: true, force: true });

@@ -14,6 +14,16 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * CC_PROF_DIR (benches only): every `serve` and `worker` child writes a V8 CPU profile there when it
+ * exits normally (SIGTERM, not SIGKILL). Its sample times are the system's monotonic clock in µs, the
+ * clock the benches print their windows in, so a profile can be cut to the window measured.
+ */
+function profilingFlags(): string[] {
+  const dir = process.env.CC_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** Starts `serve` on port 0 with `env` added to this process's environment; resolves once it listens. */
 export async function startServeProcess(env: Record<string, string>, extraArgs: string[] = []): Promise<ServeProcess> {
   return startServeOn(await makeDataRoot(), env, extraArgs);
@@ -35,7 +45,7 @@ export async function startServeOn(
     while (stdio.length < Number(childFd)) stdio.push('ignore');
     stdio[Number(childFd)] = fd;
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataRoot, ...extraArgs], {
+  const child = spawn(process.execPath, [...profilingFlags(), '--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data-dir', dataRoot, ...extraArgs], {
     env: { ...process.env, ...env },
     stdio,
   });
@@ -77,7 +87,7 @@ export async function startServeOn(
 
 /** Starts `control-center worker` with `args` and `env` added to this process's environment; resolves once it claims work. */
 export function startWorkerProcess(args: string[], env: Readonly<Record<string, string>>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'worker', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [...profilingFlags(), '--import', 'tsx', 'src/cli/main.ts', 'worker', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let output = '';
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
