@@ -44,6 +44,7 @@ import type { RecordRunInput, RunService, WrittenWithRun } from './run-service.j
 import type { RunTokens } from './run-tokens.js';
 import type { QueuedRun } from './run-queue.js';
 import { findRunWithConfigVersion } from '../../store/repositories/run-repository.js';
+import { findAgent } from '../../store/repositories/agent-repository.js';
 import { deleteRunDispatch } from '../../store/repositories/run-dispatch-repository.js';
 import { RunStartQueue } from './run-start-queue.js';
 
@@ -351,7 +352,11 @@ export class RunExecutor {
       return letGo();
     }
     const configPin = pinConfigVersionAt(handle.database.db, found.configVersion);
-    const agent = await this.deps.agents.get(workspaceId, queued.agentId, configPin).catch(() => null);
+    // The agent's record only, through the pin: its AG-3 state is derived from its runs on every
+    // read for the registry's answers, and no step of a run reads it, so the worker does not send
+    // that read (NF-SCALE: a statement per turn). It carries `running`: what this run makes it.
+    const record = await findAgent(handle.database.db, queued.agentId, configPin).catch(() => null);
+    const agent: Agent | null = record ? { ...record, state: 'running' } : null;
     if (!agent) {
       await this.deps.runs.update(workspaceId, handle.database.db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });
       return letGo();

@@ -64,6 +64,73 @@ const timelineRowsSince = reusableQuery((db, conversationId: string, messagesSin
     .orderBy('id'),
 );
 
+/**
+ * {@link timelineRowsSince} and, in the same statement, the transcript events of the runs it lists
+ * (kind `event`: `id` the run, `detail` the event's type, `content` its data, `seq` its place in
+ * the run's log; messages and runs have `seq` 0). A kept history's next turn reads its timeline
+ * this way: one round trip instead of two on PostgreSQL (NF-SCALE). Runs the caller already holds
+ * come with their events too (they are ignored): the window since a kept point nearly always holds
+ * only runs the caller has not read (the previous turn's), so that costs rows rarely, and no statement.
+ */
+const timelineAndEventRowsSince = reusableQuery((db, conversationId: string, messagesSince: string, runsSince: string, runsBefore: string) =>
+  db
+    .selectFrom('messages')
+    .select((eb) => [
+      sql<'message' | 'run' | 'event'>`'message'`.as('kind'),
+      'id',
+      eb.ref('role').$castTo<string>().as('detail'),
+      'content',
+      'run_id',
+      'created_at',
+      sql<number>`0`.as('seq'),
+    ])
+    .where('conversation_id', '=', conversationId)
+    .where('role', '!=', 'system')
+    // CTX-3: what a rewind archived is out of the history until it is restored.
+    .where('rewound_by', 'is', null)
+    .where('created_at', '>=', messagesSince)
+    .unionAll(
+      db
+        .selectFrom('runs')
+        .select((eb) => [
+          sql<'message' | 'run' | 'event'>`'run'`.as('kind'),
+          'id',
+          eb.ref('state').$castTo<string>().as('detail'),
+          sql<string>`null`.as('content'),
+          sql<string | null>`null`.as('run_id'),
+          'created_at',
+          sql<number>`0`.as('seq'),
+        ])
+        .where('conversation_id', '=', conversationId)
+        .where('parent_run_id', 'is', null)
+        .where('created_at', '>=', runsSince)
+        .where('created_at', '<', runsBefore),
+    )
+    .unionAll(
+      db
+        .selectFrom('run_events')
+        .innerJoin('runs', 'runs.id', 'run_events.run_id')
+        .select([
+          sql<'message' | 'run' | 'event'>`'event'`.as('kind'),
+          'run_events.run_id as id',
+          'run_events.type as detail',
+          'run_events.data as content',
+          sql<string | null>`null`.as('run_id'),
+          'runs.created_at as created_at',
+          'run_events.sequence as seq',
+        ])
+        .where('runs.conversation_id', '=', conversationId)
+        .where('runs.parent_run_id', 'is', null)
+        .where('runs.created_at', '>=', runsSince)
+        .where('runs.created_at', '<', runsBefore)
+        .where('run_events.type', 'in', [...TRANSCRIPT_EVENT_TYPES]),
+    )
+    .orderBy('kind')
+    .orderBy('created_at')
+    .orderBy('id')
+    .orderBy('seq'),
+);
+
 /** A `runsBefore` bound no run reaches (every ISO time sorts before it). */
 const NO_BOUND = '~';
 
@@ -173,7 +240,7 @@ export async function listConversationTranscriptFrom(
   rewound: readonly RewoundSpan[],
   runsBefore = NO_BOUND,
 ): Promise<TranscriptItem[]> {
-  return timelineSince(db, conversationId, from, from, known, rewound, runsBefore);
+  return timelineSince(db, conversationId, from, from, known, rewound, runsBefore, true);
 }
 
 async function timelineSince(
@@ -184,15 +251,21 @@ async function timelineSince(
   known: { has(runId: string): boolean },
   rewound: readonly RewoundSpan[],
   runsBefore: string,
+  eventsAlong = false,
 ): Promise<TranscriptItem[]> {
-  const rows = await timelineRowsSince(db, conversationId, messagesSince, runsSince, runsBefore);
+  const rows = eventsAlong
+    ? await timelineAndEventRowsSince(db, conversationId, messagesSince, runsSince, runsBefore)
+    : await timelineRowsSince(db, conversationId, messagesSince, runsSince, runsBefore);
   const messages = rows.filter((row) => row.kind === 'message').map((row) => ({ id: row.id, role: row.detail, content: row.content, run_id: row.run_id, created_at: row.created_at }));
   const runs = rows
     .filter((row) => row.kind === 'run')
     .map((row) => ({ id: row.id, created_at: row.created_at, state: row.detail }))
     .filter((run) => !rewound.some((span) => run.created_at >= span.from && run.created_at <= span.to));
   const unread = new Set(runs.filter((run) => !known.has(run.id)).map((run) => run.id));
-  const events = await transcriptEventsOf(db, [...unread]);
+  // Events read along are in each run's log order (the statement orders them by sequence).
+  const events = eventsAlong
+    ? rows.filter((row) => row.kind === 'event' && unread.has(row.id)).map((row) => ({ run_id: row.id, type: row.detail, data: row.content }))
+    : await transcriptEventsOf(db, [...unread]);
   const eventsByRun = new Map<string, Array<{ type: string; data: string }>>();
   for (const event of events) {
     let list = eventsByRun.get(event.run_id);

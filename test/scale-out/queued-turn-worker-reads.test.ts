@@ -1,0 +1,89 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findRun } from '../../src/store/repositories/run-repository.js';
+import { postgresEnabled, startDispatchPair, type DispatchPair } from '../support/dispatch-pair.js';
+import { pollUntil } from '../support/plan-server-fixtures.js';
+import { reply } from '../support/scripted-model-server.js';
+
+/**
+ * NF-SCALE: what a worker reads for a conversation's next tool turn. Its agent comes through the
+ * configuration pin without the AG-3 read of the agent's runs (nothing in a run reads that state),
+ * and the history kept from the previous turn is extended by one statement that brings the previous
+ * run's log with the timeline since. The turn still sees that run's tool call and result.
+ * An API-role and a worker-role control center in this process on one PostgreSQL database; the
+ * worker's pools make clients of a subclass, so the statements it sends are told from the API's.
+ * Runs under CC_TEST_POSTGRES_URL or CC_TEST_DATABASE=postgres.
+ */
+let pair: DispatchPair;
+
+const PlainPool = pg.Pool;
+class WorkerClient extends pg.Client {}
+class WorkerPool extends PlainPool {
+  constructor(options?: pg.PoolConfig) {
+    super({ ...options, Client: WorkerClient } as pg.PoolConfig);
+  }
+}
+
+beforeAll(async () => {
+  if (!postgresEnabled) return;
+  const module = pg as unknown as { Pool: typeof pg.Pool };
+  try {
+    // Only the worker opens its pools while the pool class is swapped (the API's are open by then).
+    pair = await startDispatchPair({ workspaceName: 'Worker reads', worker: { jobLeaseMs: 3_000, queuePollMs: 200 }, beforeWorker: () => (module.Pool = WorkerPool) });
+  } finally {
+    module.Pool = PlainPool;
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await pair?.close();
+});
+
+/** The statements the worker's clients send while `work` runs, whitespace collapsed. */
+async function workerStatementsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+    if (this instanceof WorkerClient) sent.push(String(text ?? '').replace(/\s+/g, ' ').trim());
+    return (query as (...values: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    await work();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  return sent;
+}
+
+/** Posts a turn through the API process and waits until the worker has completed its run. */
+async function turn(conversationId: string, text: string): Promise<void> {
+  const { api, workspaceId } = pair;
+  const runId = (await api.turns.post(workspaceId, conversationId, { text }, 'op_test')).run!.id;
+  await pollUntil(async () => findRun(await pair.db(), runId), (found) => found?.state === 'completed', 30_000);
+}
+
+describe.skipIf(!postgresEnabled)("a worker's reads for a conversation's next tool turn", () => {
+  it("reads no AG-3 state and the previous run's log with the history's timeline; the turn sees that run's tool call", async () => {
+    const { api, model, workspaceId, spaceId } = pair;
+    const toolTurn = (todo: string, answer: string) => [reply().tool('todo', { todos: [{ content: todo, status: 'pending' }] }), reply().text(answer)];
+    const conversation = model.scriptFor('worker reads', ...toolTurn('first todo item', 'first answer'), ...toolTurn('second todo item', 'second answer'));
+    const conversationId = (await api.spaces.createConversation(workspaceId, spaceId, { title: 'Worker reads' })).id;
+    await turn(conversationId, 'worker reads, turn one');
+
+    const sent = await workerStatementsDuring(() => turn(conversationId, 'worker reads, turn two'));
+    expect(sent.filter((text) => text.includes('"any_running"'))).toEqual([]);
+    const logReads = sent.filter((text) => text.startsWith('select') && text.includes('from "run_events"'));
+    expect(logReads).toHaveLength(1);
+    expect(logReads[0]).toMatch(/^select 'message' as "kind"/);
+    expect(logReads[0]).toContain('union all');
+
+    // The second turn's first model call carries the first turn's tool call, its result and answer.
+    const secondTurn = conversation.requests.filter((request) => request.allText.includes('worker reads, turn two'));
+    expect(secondTurn.length).toBeGreaterThan(0);
+    const body = JSON.stringify(secondTurn[0]!.body);
+    expect(body).toContain('first todo item');
+    expect(body).toContain('first answer');
+    expect(body).not.toContain('second todo item');
+  }, 120_000);
+});
