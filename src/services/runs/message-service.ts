@@ -53,6 +53,14 @@ export class MessageService {
     private readonly events: EventBus,
   ) {}
 
+  /**
+   * The workspace's database, where messages are written: a posted turn reads its conversation, its
+   * space and the agent it addresses there in one statement before writing its message (TurnService).
+   */
+  async database(workspaceId: string): Promise<Kysely<WorkspaceSchema>> {
+    return (await this.workspaces.handle(workspaceId)).database.db;
+  }
+
   /** Records a message; `attachments` (TOOL-3, already checked) are stored with it in one transaction. */
   async append(workspaceId: string, input: NewMessage, attachments: readonly AcceptedAttachment[] = []): Promise<Message> {
     const { database } = await this.workspaces.handle(workspaceId);

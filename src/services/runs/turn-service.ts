@@ -15,6 +15,9 @@ import type { RunExecutor, StartRunInput } from './run-executor.js';
 import type { SpaceService } from '../spaces/space-service.js';
 import { AttachmentService, type AcceptedAttachment } from '../attachments/attachment-service.js';
 import type { ConversationRunGate } from './conversation-run-gate.js';
+import type { Space } from '../../schemas/space.js';
+import { readPostedTurn, type PostedTurnReads } from '../../store/repositories/posted-turn-reads.js';
+import { deriveAgentState } from '../agents/derive-agent-state.js';
 import type { RunningTurnSteering } from './running-turn-steering.js';
 
 /**
@@ -53,18 +56,21 @@ export class TurnService {
   }
 
   async post(workspaceId: string, conversationId: string, body: PostMessageBody, operatorId: string): Promise<PostMessageResponse> {
-    const found = await this.spaces.getConversationInSpace(workspaceId, conversationId);
+    // The text is parsed first (no I/O) so that the agent it addresses is read with its conversation.
+    const parsed = parseComposerText(body.text);
+    const contextCommand = parseContextCommand(parsed.text);
+    const skillCommand = contextCommand ? null : parseSkillCommand(parsed.text);
+    const mention = parseMention(skillCommand ? skillCommand.rest : parsed.text);
+    // A context command addresses the agent by id or default only; a mention in it means nothing.
+    const found = await this.readPostedTurn(workspaceId, conversationId, contextCommand ? null : mention.agentName, body.agentId ?? null);
     let space = found.space;
     // TOOL-3: files are judged before anything (the picker included) changes.
     const attached = this.acceptAttachments(body);
     if (body.picker !== undefined && body.picker !== space.picker) {
       space = await this.spaces.update(workspaceId, space.id, { picker: body.picker }, { cause: { kind: 'picker', picker: body.picker }, operatorId });
     }
-    const parsed = parseComposerText(body.text);
-    const contextCommand = parseContextCommand(parsed.text);
-    if (contextCommand) return this.runContextCommand(workspaceId, conversationId, space, contextCommand, body.agentId ?? null);
+    if (contextCommand) return this.runContextCommand(workspaceId, conversationId, space, contextCommand, addressedAgent(found, body.agentId ?? null));
     // SKL-2: `/skill:<name>` is resolved before anything is recorded: an unknown name changes nothing.
-    const skillCommand = parseSkillCommand(parsed.text);
     let directive: string | null = null;
     if (skillCommand) directive = await this.skillDirective(workspaceId, skillCommand, { spaceId: space.id, conversationId, repoPath: space.repoPath });
     if (parsed.armPlan && space.mode !== 'plan') {
@@ -74,10 +80,10 @@ export class TurnService {
       if (parsed.armPlan) return { message: null, run: null, space };
       throw new ValidationError('text', 'must not be empty');
     }
-    const mention = parseMention(skillCommand ? skillCommand.rest : parsed.text);
     const operatorMessage = (runId: string | null) => ({ conversationId, runId, role: 'user' as const, authorKind: 'operator' as const, authorId: operatorId, mode: space.mode, picker: space.picker, content: parsed.text });
-    // A plain message while a turn is going goes to that turn, never to a turn beside it.
-    if (this.runningTurns && !skillCommand && !parsed.armPlan && mention.agentName === null && attached.length === 0) {
+    // A plain message while a turn is going goes to that turn, never to a turn beside it. With no turn
+    // going (read with the conversation) there is nothing to route to, and the routing's reads are skipped.
+    if (this.runningTurns && found.turnGoing && !skillCommand && !parsed.armPlan && mention.agentName === null && attached.length === 0) {
       const route = await this.runningTurns.route(workspaceId, conversationId, parsed.text, body.agentId ?? null);
       if (route?.kind === 'steered') {
         // Tied to the turn it steers: that turn's transcript holds the text, so the history takes it from there once.
@@ -91,7 +97,7 @@ export class TurnService {
         return { message: null, run: null, space, startsAfterRunId: route.run.id };
       }
     }
-    const agent = await this.addressedAgent(workspaceId, mention.agentName, body.agentId ?? null, space.defaultAgentId);
+    const agent = addressedAgent(found, body.agentId ?? null);
     if (attached.length > 0) await this.attachments!.refuseImagesTheAgentCannotTake(workspaceId, agent, attached);
     const { message, run } = await this.whileLaunching(workspaceId, conversationId, async () => {
       // NF-SCALE, bursts: the message is committed with its run, and the history is read when the
@@ -117,7 +123,7 @@ export class TurnService {
     });
     // UI: an untitled conversation is named after its first message (deterministic, no model call).
     // Only while it is untitled: a titled one (nearly every message) costs no write.
-    if (found.conversation.title === UNTITLED_CONVERSATION) {
+    if (found.conversationTitle === UNTITLED_CONVERSATION) {
       await this.spaces.titleFromFirstMessage(workspaceId, conversationId, body.text);
       // Naming the conversation may have named its space too: the answer carries the space as it is
       // now, since the web app writes it into its list and, arriving after the `space.updated` event,
@@ -172,8 +178,9 @@ export class TurnService {
    * The turn carries the sender's rules as a ceiling (SEC-9): it runs under the stricter of the two.
    */
   async postFromAgent(workspaceId: string, conversationId: string, text: string, author: Agent, inheritedRules: InheritedRules): Promise<Run> {
-    const { space } = await this.spaces.getConversationInSpace(workspaceId, conversationId);
-    const agent = await this.addressedAgent(workspaceId, null, null, space.defaultAgentId);
+    const found = await this.readPostedTurn(workspaceId, conversationId, null, null);
+    const { space } = found;
+    const agent = addressedAgent(found, null);
     return this.whileLaunching(workspaceId, conversationId, async () => {
       const pending = this.messages.pendingMessage(workspaceId, {
         conversationId,
@@ -214,8 +221,7 @@ export class TurnService {
    * message or sent to a model as text. Both concern the built-in harness's own window: an external
    * runner keeps its own context, so they are refused for its agents.
    */
-  private async runContextCommand(workspaceId: string, conversationId: string, space: PostMessageResponse['space'], command: ContextCommand, agentId: string | null): Promise<PostMessageResponse> {
-    const agent = await this.addressedAgent(workspaceId, null, agentId, space.defaultAgentId);
+  private async runContextCommand(workspaceId: string, conversationId: string, space: PostMessageResponse['space'], command: ContextCommand, agent: Agent): Promise<PostMessageResponse> {
     if (agent.adapterId !== null) {
       throw new ValidationError('text', `/${command.command} works with the built-in harness; ${agent.name} runs on ${agent.adapterId}, which manages its own context`);
     }
@@ -272,22 +278,31 @@ export class TurnService {
     }
   }
 
-  private async addressedAgent(workspaceId: string, mentioned: string | null, agentId: string | null, defaultAgentId: string | null): Promise<Agent> {
-    if (mentioned) {
-      const agent = await this.agents.findByName(workspaceId, mentioned);
-      if (agent) return agent;
-    }
-    if (agentId) return this.agents.get(workspaceId, agentId);
-    if (defaultAgentId) return this.agents.get(workspaceId, defaultAgentId);
-    const ceo = await this.agents.findByName(workspaceId, 'ceo');
-    if (ceo) return ceo;
-    const [first] = await this.agents.list(workspaceId);
-    if (!first) throw new NotFoundError('agent', '(any)', 'agentId');
-    return first;
+  /**
+   * The conversation a message is posted to, its space, whether a turn of it is going, and the agent
+   * the message addresses (see {@link addressedAgent}), read in one statement (NF-SCALE, bursts: on
+   * PostgreSQL every statement is a round trip and a wake-up of this process and the database).
+   */
+  private async readPostedTurn(workspaceId: string, conversationId: string, mentioned: string | null, agentId: string | null): Promise<PostedTurnReads & { space: Space }> {
+    const found = await readPostedTurn(await this.messages.database(workspaceId), workspaceId, { conversationId, mentioned, agentId });
+    if (!found) throw new NotFoundError('conversation', conversationId, 'conversationId');
+    if (!found.space) throw new NotFoundError('space', found.spaceId, 'spaceId');
+    return { ...found, space: found.space };
   }
 
   /** The conversation so far as model messages (CTX-1, see MessageService.history). */
   private async history(workspaceId: string, conversationId: string, excludingLast = false): Promise<ModelMessage[]> {
     return this.messages.history(workspaceId, conversationId, excludingLast);
   }
+}
+
+/**
+ * The agent a message addresses, as read with its conversation: the agent @mentioned by name if it
+ * exists, else the one named by `agentId`, else the space's default agent, else `ceo`, else the oldest
+ * agent. An `agentId` or default agent that does not exist is a 404 naming the field, as is having
+ * no agent at all.
+ */
+function addressedAgent(found: PostedTurnReads & { space: Space }, agentId: string | null): Agent {
+  if (found.agent) return { ...found.agent.record, state: deriveAgentState(found.agent) };
+  throw new NotFoundError('agent', agentId || found.space.defaultAgentId || '(any)', 'agentId');
 }
