@@ -44,6 +44,14 @@ export class PgBossConnection {
   readonly expirySweptAt = new Map<string, number>();
   /** @internal How often a busy queue's claims sweep (tests lengthen it, so that a slow machine does not add a sweep). */
   expirySweepEveryMs = EXPIRY_SWEEP_EVERY_MS;
+  /** @internal Queues (pg-boss names) whose last claim here found nothing: their next claim asks before it fetches. */
+  readonly seemedEmpty = new Set<string>();
+  /**
+   * @internal A queue's next due time as read by the claim that just found it empty, by pg-boss queue
+   * name: the look-ahead that follows such a claim ({@link PgBossJobQueue.nextDueAt}) takes it instead
+   * of reading it again. Cleared by anything this process changes in any queue.
+   */
+  readonly dueAfterEmptyClaim = new Map<string, { due: number | null; at: number }>();
 
   constructor(url: string) {
     // pg-boss's own maintenance (archive, drop, and expiring overdue leases every 30 s) runs in
@@ -175,6 +183,18 @@ export async function serializedPgBossDdl(pool: pg.Pool, work: (client: pg.PoolC
   }
 }
 
+/** How long the due time read by an empty claim stands in for a read of its own (they normally follow each other within milliseconds). */
+const DUE_ANSWER_FRESH_MS = 250;
+
+/** The earliest moment a job of the queue named by parameter `name` becomes claimable: its first waiting job's start, or its first lease's end. */
+function dueOf(name: string): string {
+  return `select min(due) from (
+         select min(start_after) as due from ${JOBS} where name = ${name} and state in ('created', 'retry')
+         union all
+         select min(started_on + expire_in) from ${JOBS} where name = ${name} and state = 'active'
+       ) d`;
+}
+
 /** A dedupe key becomes the job's id, so a second insert of the key conflicts in pg-boss's own primary key. */
 function jobIdFor(name: string, dedupeKey: string | undefined): string {
   if (dedupeKey === undefined) return randomUUID();
@@ -206,6 +226,7 @@ export class PgBossJobQueue implements JobQueue {
 
   async enqueue(job: JobToEnqueue): Promise<{ id: string; created: boolean }> {
     const name = this.name(job.queue);
+    this.connection.dueAfterEmptyClaim.clear();
     const boss = await this.connection.ensureQueue(name);
     const id = jobIdFor(name, job.dedupeKey);
     // jsonb refuses `\u0000` like text does: payload strings are escaped reversibly (nul-escape.ts).
@@ -223,15 +244,29 @@ export class PgBossJobQueue implements JobQueue {
   async claim(queue: string, workerId: string, leaseMs: number): Promise<ClaimedJob | null> {
     const name = this.name(queue);
     const boss = await this.connection.ensureQueue(name);
-    // NF-SCALE: the sweep of overdue leases is a statement of its own, and a busy worker claims many
-    // times a second: it runs before a claim at most once per `expirySweepEveryMs`, and whenever the
-    // queue seems empty (an overdue job may be all there is: it is then claimed at once, as before).
+    this.connection.dueAfterEmptyClaim.delete(name);
+    // NF-SCALE: every statement is a round trip (a wake-up of this process and of the database), and
+    // an idle worker claims from each of its queues at every poll. A queue whose last claim found
+    // nothing is first asked, in one statement that also puts its overdue leases back, whether
+    // anything is claimable: an idle queue costs one statement per poll, not a sweep and a fetch.
+    // A busy queue is fetched from at once; its overdue leases are put back before a claim at most
+    // once per `expirySweepEveryMs`, and whenever it seems empty (an overdue job may be all there
+    // is: it is then claimed at once, as before).
     const sweptAt = this.connection.expirySweptAt.get(name);
-    const sweptFirst = sweptAt === undefined || performance.now() - sweptAt >= this.connection.expirySweepEveryMs;
-    if (sweptFirst) await this.expireOverdue(name);
-    let [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
-    if (!job && !sweptFirst && (await this.expireOverdue(name)) > 0) [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
-    if (!job) return null;
+    const sweepDue = sweptAt === undefined || performance.now() - sweptAt >= this.connection.expirySweepEveryMs;
+    let job: PgBoss.JobWithMetadata<StoredJob> | undefined;
+    if (sweepDue || this.connection.seemedEmpty.has(name)) {
+      if (await this.sweepAndAsk(name)) [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
+    } else {
+      [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
+      if (!job && (await this.sweepAndAsk(name))) [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
+    }
+    if (!job) {
+      this.connection.seemedEmpty.add(name);
+      return null;
+    }
+    this.connection.seemedEmpty.delete(name);
+    this.connection.dueAfterEmptyClaim.delete(name);
     // The lease and its holder in one statement: a claim is on every run's path.
     await this.connection.sql.query(
       `with lease as (update ${JOBS} set expire_in = $3 * interval '1 millisecond' where name = $1 and id = $2)
@@ -257,6 +292,7 @@ export class PgBossJobQueue implements JobQueue {
    * `completed_on`) and forgets the holder, in one statement: a completion is on every run's path.
    */
   async complete(jobId: string, workerId: string): Promise<boolean> {
+    this.connection.dueAfterEmptyClaim.clear();
     const result = await this.connection.sql.query<{ completed: number }>(
       `with held as (
          select h.queue_name from ${HOLDERS} h join ${JOBS} j on j.name = h.queue_name and j.id = h.job_id
@@ -273,6 +309,7 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async fail(jobId: string, workerId: string, error: string, options: { retry?: boolean } = {}): Promise<{ retryAt: number | null }> {
+    this.connection.dueAfterEmptyClaim.clear();
     const holder = await this.holder(jobId, workerId);
     if (!holder) return { retryAt: null };
     const sql = this.connection.sql;
@@ -315,6 +352,7 @@ export class PgBossJobQueue implements JobQueue {
   async move(jobId: string, from: string, to: string): Promise<boolean> {
     const fromName = this.name(from);
     const toName = this.name(to);
+    this.connection.dueAfterEmptyClaim.clear();
     const boss = await this.connection.ensureQueue(toName);
     const client = await this.connection.sql.connect();
     try {
@@ -356,6 +394,7 @@ export class PgBossJobQueue implements JobQueue {
    * that ran out (their worker stopped renewing them — dead) go back, as pg-boss's expiry would.
    */
   async reclaimAbandoned(_workerId: string): Promise<number> {
+    this.connection.dueAfterEmptyClaim.clear();
     const result = await this.connection.sql.query(
       `update ${JOBS} set state = 'retry' where name like $1 escape '!' and state = 'active' and started_on + expire_in < now()`,
       [`${this.workspaceId.replace(/[!%_]/g, '!$&')}!_!_%`],
@@ -364,23 +403,37 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async nextDueAt(queue: string): Promise<number | null> {
-    const result = await this.connection.sql.query<{ due: Date | null }>(
-      `select min(due) as due from (
-         select min(start_after) as due from ${JOBS} where name = $1 and state in ('created', 'retry')
-         union all
-         select min(started_on + expire_in) from ${JOBS} where name = $1 and state = 'active'
-       ) d`,
-      [this.name(queue)],
-    );
+    const name = this.name(queue);
+    // Right after a claim found the queue empty, its answer is this read made a moment earlier: a job
+    // another process enqueues after it is found by the next poll either way. Anything this process
+    // changed in a queue since has dropped it, and an old answer is not used.
+    const known = this.connection.dueAfterEmptyClaim.get(name);
+    this.connection.dueAfterEmptyClaim.delete(name);
+    if (known && performance.now() - known.at <= DUE_ANSWER_FRESH_MS) return known.due;
+    const result = await this.connection.sql.query<{ due: Date | null }>(`select (${dueOf('$1')}) as due`, [name]);
     const due = result.rows[0]?.due;
     return due ? new Date(due).getTime() : null;
   }
 
-  /** Puts the queue's overdue leases back to `retry` (their holders stopped renewing them); returns how many. */
-  private async expireOverdue(name: string): Promise<number> {
+  /**
+   * Puts the queue's overdue leases back to `retry` (their holders stopped renewing them) and tells
+   * whether a job is now claimable, in one statement; when none is, keeps the queue's next due time
+   * for {@link nextDueAt}. (The reads see the queue as it was before the update: a lease put back is
+   * counted by `swept`, and the due time is kept only when nothing was put back.)
+   */
+  private async sweepAndAsk(name: string): Promise<boolean> {
     this.connection.expirySweptAt.set(name, performance.now());
-    const result = await this.connection.sql.query(`update ${JOBS} set state = 'retry' where name = $1 and state = 'active' and started_on + expire_in < now()`, [name]);
-    return result.rowCount ?? 0;
+    const result = await this.connection.sql.query<{ swept: number; claimable: boolean; due: Date | null }>(
+      `with swept as (update ${JOBS} set state = 'retry' where name = $1 and state = 'active' and started_on + expire_in < now() returning 1)
+       select (select count(*) from swept)::int as swept,
+              exists (select 1 from ${JOBS} where name = $1 and state < 'active' and start_after < now()) as claimable,
+              (${dueOf('$1')}) as due`,
+      [name],
+    );
+    const row = result.rows[0];
+    if (row && (row.swept > 0 || row.claimable)) return true;
+    this.connection.dueAfterEmptyClaim.set(name, { due: row?.due ? new Date(row.due).getTime() : null, at: performance.now() });
+    return false;
   }
 
   /** The pg-boss queue name of a job `workerId` holds, or null. */
@@ -394,6 +447,7 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   private async requeue(where: string, workerId: string): Promise<number> {
+    this.connection.dueAfterEmptyClaim.clear();
     const result = await this.connection.sql.query(
       `with released as (
          update ${JOBS} j set state = 'retry', started_on = null
