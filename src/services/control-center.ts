@@ -11,6 +11,7 @@ import { RegistryStore } from '../store/registry-store.js';
 import { parseStoreLocation } from '../store/store-location.js';
 import { PgBossConnection } from './pipelines/pg-boss-job-queue.js';
 import { releaseJobsOf } from './cluster/dead-process-jobs.js';
+import { beatAndNoticeDeaths } from './cluster/heartbeat-and-deaths.js';
 import { executesWork, type ProcessRole } from './process-role.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
@@ -87,6 +88,7 @@ import { WorkspaceService } from './workspaces/workspace-service.js';
 import { ProcessCluster } from './cluster/process-cluster.js';
 import { LiveViews } from './cluster/live-views.js';
 import { newId } from '../ids.js';
+import type { Workspace } from '../schemas/workspace.js';
 import { RunAffinity } from './runs/run-affinity.js';
 import { DEFAULT_SHARED_LEASE_MS, heartbeatPeriodMs } from './cluster/failover-timing.js';
 import { RunQueue } from './runs/run-queue.js';
@@ -727,11 +729,19 @@ export class ControlCenter {
     if (!this.jobQueue || this.queuePoll) return;
     const runQueue = this.runQueue;
     let polling = false;
+    // NF-SCALE: every statement of an idle worker is a wake-up of it and of the database. The poll
+    // reads the workspaces afresh (a workspace another process just created has its jobs claimed at
+    // the next poll, as before); the heartbeat's sweeps reuse the poll's list while it is recent.
+    // They look for rows left by dead processes, older than a lease or a grace, and a workspace younger
+    // than the list has none the next beat would not see; a workspace deleted meanwhile fails only
+    // the rest of one round, as a deletion between a read of the list and its use always could.
+    let listed: { at: number; workspaces: Promise<Workspace[]> } | null = null;
+    const freshList = () => (listed = { at: performance.now(), workspaces: this.workspaces.list() }).workspaces;
     this.queuePoll = setInterval(() => {
       if (polling) return;
       polling = true;
       this.round(async () => {
-        for (const workspace of await this.workspaces.list()) {
+        for (const workspace of await freshList()) {
           await this.pipelineEngine.poll(workspace.id);
           const db = (await this.workspaces.handle(workspace.id)).database.db;
           await runQueue?.poll(workspace.id, async (workspaceId, run) => void (await this.executor.executeQueued(workspaceId, run)), db);
@@ -744,6 +754,15 @@ export class ControlCenter {
     if (!affinity) return;
     let beating = false;
     const beatEveryMs = heartbeatPeriodMs(this.leaseMs);
+    const recentList = () => (listed && performance.now() - listed.at < 2 * Math.max(this.queuePollMs, beatEveryMs) ? listed.workspaces.catch(freshList) : freshList());
+    // Sweeps whose deadline is far longer than a beat run at the rate it needs, not at every beat:
+    // a dispatch row is looked at once its grace (a minute by default) has passed, a dead process is
+    // forgotten an hour after its death — a tenth (a quarter) of that late at most, never rarer than
+    // every 10 s (every minute).
+    const redispatchEveryMs = Math.min(10_000, Math.max(beatEveryMs, this.dispatchGraceMs / 10));
+    const pruneEveryMs = Math.min(60_000, Math.max(beatEveryMs, this.processPruneMs / 4));
+    let redispatchedAt = -Infinity;
+    let prunedAt = -Infinity;
     let lastTick = Date.now();
     this.heartbeat = setInterval(() => {
       // A timer that fires late measures how long the event loop was busy: past the lease's margin
@@ -754,23 +773,29 @@ export class ControlCenter {
       if (beating) return;
       beating = true;
       this.round(async () => {
-        await affinity.heartbeat(this.processId);
-        // Failover sweep: processes whose lease ran out are recorded dead at once; their runs follow below.
-        const deaths = await affinity.noticeDeaths();
+        // The beat, and the failover sweep: processes whose lease ran out are recorded dead at once
+        // (one statement); their runs follow below.
+        const deaths = this.jobQueue ? await beatAndNoticeDeaths(affinity, this.jobQueue.sql, this.processId) : [];
         for (const dead of deaths) {
           this.logger.warn({ processId: dead.processId, lastHeartbeatAt: dead.lastHeartbeatAt, noticedDeadAt: dead.noticedDeadAt }, 'a process stopped beating: its runs are marked dead, its jobs go back to the queue');
         }
         // Its claimed jobs (nodes, queued runs, gate timeouts) go back now, not when their own lease
         // runs out: the death is the better-informed signal. A node's attempt stays recorded as
         // running, so whoever claims it applies at-most-once; a run's job finds its run owned and ends.
-        if (deaths.length > 0 && this.jobQueue) await releaseJobsOf(this.jobQueue, await this.workspaces.list(), deaths);
-        for (const workspace of await this.workspaces.list()) {
+        const workspaces = await recentList();
+        if (deaths.length > 0 && this.jobQueue) await releaseJobsOf(this.jobQueue, workspaces, deaths);
+        const redispatch = performance.now() - redispatchedAt >= redispatchEveryMs;
+        if (redispatch) redispatchedAt = performance.now();
+        for (const workspace of workspaces) {
           const db = (await this.workspaces.handle(workspace.id)).database.db;
           await this.runs.markSharedOrphansDead(workspace.id, db, affinity, { unowned: false });
           await this.followUps.sweep(workspace.id, { alone: false });
-          await runQueue?.redispatch(workspace.id, db, this.dispatchGraceMs);
+          if (redispatch) await runQueue?.redispatch(workspace.id, db, this.dispatchGraceMs);
         }
-        await runQueue?.prune(this.processPruneMs);
+        if (performance.now() - prunedAt >= pruneEveryMs) {
+          prunedAt = performance.now();
+          await runQueue?.prune(this.processPruneMs);
+        }
       }, 'heartbeat failed', () => (beating = false));
     }, beatEveryMs);
     this.heartbeat.unref();
