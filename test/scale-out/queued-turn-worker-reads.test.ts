@@ -9,7 +9,8 @@ import { reply } from '../support/scripted-model-server.js';
  * NF-SCALE: what a worker reads for a conversation's next tool turn. Its agent comes through the
  * configuration pin without the AG-3 read of the agent's runs (nothing in a run reads that state),
  * and the history kept from the previous turn is extended by one statement that brings the previous
- * run's log with the timeline since. The turn still sees that run's tool call and result.
+ * run's log with the timeline since. The turn still sees that run's tool call and result. The run's
+ * end and its answer message are one statement too.
  * An API-role and a worker-role control center in this process on one PostgreSQL database; the
  * worker's pools make clients of a subclass, so the statements it sends are told from the API's.
  * Runs under CC_TEST_POSTGRES_URL or CC_TEST_DATABASE=postgres.
@@ -64,7 +65,7 @@ async function turn(conversationId: string, text: string): Promise<void> {
 }
 
 describe.skipIf(!postgresEnabled)("a worker's reads for a conversation's next tool turn", () => {
-  it("reads no AG-3 state and the previous run's log with the history's timeline; the turn sees that run's tool call", async () => {
+  it("reads no AG-3 state and the previous run's log with the history's timeline, and writes its end with its answer; the turn sees that run's tool call", async () => {
     const { api, model, workspaceId, spaceId } = pair;
     const toolTurn = (todo: string, answer: string) => [reply().tool('todo', { todos: [{ content: todo, status: 'pending' }] }), reply().text(answer)];
     const conversation = model.scriptFor('worker reads', ...toolTurn('first todo item', 'first answer'), ...toolTurn('second todo item', 'second answer'));
@@ -77,6 +78,13 @@ describe.skipIf(!postgresEnabled)("a worker's reads for a conversation's next to
     expect(logReads).toHaveLength(1);
     expect(logReads[0]).toMatch(/^select 'message' as "kind"/);
     expect(logReads[0]).toContain('union all');
+    // The end and the answer: one statement, no insert of the message of its own.
+    expect(sent.filter((text) => text.startsWith('insert into "messages"'))).toEqual([]);
+    const ends = sent.filter((text) => text.includes('update "runs" set "state"') && text.includes('"ended_at"'));
+    expect(ends).toHaveLength(1);
+    expect(ends[0]).toMatch(/^with w0 as \(insert into "messages"/);
+    const answers = (await api.messages.list(workspaceId, conversationId)).filter((message) => message.role === 'assistant').map((message) => message.content);
+    expect(answers).toEqual(['first answer', 'second answer']);
 
     // The second turn's first model call carries the first turn's tool call, its result and answer.
     const secondTurn = conversation.requests.filter((request) => request.allText.includes('worker reads, turn two'));

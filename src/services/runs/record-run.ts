@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import pg from 'pg';
 import type { RunScope } from '../../adapters/agent-transport.js';
 import { getCapabilityProfile } from '../../core/capability-profiles.js';
 import { buildCompletionContract } from '../../core/completion-contract.js';
@@ -11,7 +12,8 @@ import type { PresenceService } from '../agents/presence-service.js';
 import type { EventBus } from '../event-bus.js';
 import { compactionLine } from './compaction-line.js';
 import { LivenessWatchdog } from './liveness-watchdog.js';
-import type { MessageService } from './message-service.js';
+import type { MessageService, NewMessage } from './message-service.js';
+import { endRunWithRows, writesRunEndWithRows } from '../../store/repositories/run-end-with-rows.js';
 import { RunLog, type RunLogDatabase } from './run-log.js';
 import { runChange, type RunService } from './run-service.js';
 
@@ -122,6 +124,30 @@ export class RunRecorder {
     this.pendingRowWrites.add(write);
   }
 
+  /**
+   * PostgreSQL: the run's end and its answer message in one statement (NF-SCALE: a round trip less
+   * per turn), announced as the two writes were — the run's end, then the message. A statement the
+   * database refused wrote nothing (it is atomic), so the end is then written alone as before and
+   * the answer appended after it: the run never stays unended because its answer could not be stored.
+   */
+  private async endWithAnswer(ending: Parameters<RunService['update']>[3], answer: NewMessage): Promise<{ run: Run; answered: boolean }> {
+    const { workspaceId, runId } = this.run.scope;
+    const { patch, run } = runChange(this.row, ending);
+    const pending = this.deps.messages.pendingMessage(workspaceId, answer);
+    const db = this.run.database.db;
+    try {
+      const { messagesHeld } = await endRunWithRows(db, runId, patch, pending.inserts(db));
+      this.row = run;
+      this.deps.events.publish(workspaceId, 'run.updated', { ...run, messagesHeld });
+      pending.published();
+      return { run, answered: true };
+    } catch (error) {
+      if (!(error instanceof pg.DatabaseError)) throw error;
+      this.logError(`run ${runId}: its end and answer could not be written together; writing them one after the other`, error);
+      return { run: await this.update(ending), answered: false };
+    }
+  }
+
   /** Adds a step to run when the run ends, before its end is recorded. */
   onEnding(step: () => void | Promise<void>): void {
     this.endingSteps.push(step);
@@ -177,27 +203,21 @@ export class RunRecorder {
       error = error ? `${error}; ${this.logIncomplete()}` : this.logIncomplete();
       if (state === 'completed') state = 'failed';
     }
-    const run = await this.update({
+    const ending: Parameters<RunService['update']>[3] = {
       state,
       error,
       ...(state === 'failed' ? { liveness: 'failed' as const } : { liveness: 'ok' as const }),
       ...(extra.deliverableFailed !== undefined ? { deliverableFailed: extra.deliverableFailed } : {}),
       ...(extra.usage ? { usage: extra.usage } : {}),
       ...(extra.costUsd !== undefined ? { costUsd: extra.costUsd } : {}),
-    });
+    };
     const finalText = this.finalText;
-    if (conversationId && finalText.trim()) {
-      await this.deps.messages.append(workspaceId, {
-        conversationId,
-        runId,
-        role: 'assistant',
-        authorKind: 'agent',
-        authorId: agent.id,
-        mode,
-        picker: spaceModeToPicker(mode, autonomy),
-        content: finalText,
-      });
-    }
+    const answer: NewMessage | null =
+      conversationId && finalText.trim()
+        ? { conversationId, runId, role: 'assistant', authorKind: 'agent', authorId: agent.id, mode, picker: spaceModeToPicker(mode, autonomy), content: finalText }
+        : null;
+    const { run, answered } = answer && writesRunEndWithRows(this.run.database.db) ? await this.endWithAnswer(ending, answer) : { run: await this.update(ending), answered: false };
+    if (answer && !answered) await this.deps.messages.append(workspaceId, answer);
     if (extra.deliverableFailed) {
       const contract = buildCompletionContract(getCapabilityProfile(mode));
       if (contract) await this.systemLine(contract.failureLine);
