@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Space } from '../../schemas/space.js';
 import { RunLiveness, RunState, type Run } from '../../schemas/run.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
@@ -41,9 +41,9 @@ export interface PostedTurnReads {
  * agent rather than the next choice: the caller answers 404 for that id. Empty strings stand for
  * "none" (reusable queries take strings; agent names and ids are never empty).
  *
- * Only the run columns the state needs are read, not whole rows. The newest-run subqueries walk
- * `runs_by_agent` from its top (one row each); "a turn is going" reads the conversation's runs
- * through `runs_by_conversation`.
+ * Only the run columns the state needs are read, not whole rows. "A turn is going" reads the
+ * conversation's runs through `runs_by_conversation`, all of them (not only the newest 50 the
+ * steering looks at): a superset, so it is never false where the steering would find a going turn.
  */
 const postedTurnReads = reusableQuery((db, conversationId: string, mentioned: string, agentId: string) =>
   db
@@ -102,8 +102,18 @@ const postedTurnReads = reusableQuery((db, conversationId: string, mentioned: st
           .where('going.parent_run_id', 'is', null)
           .where('going.state', 'in', ['queued', 'running']),
       ).as('turn_going'),
-      selectFrom('runs as newest').select('newest.state').whereRef('newest.agent_id', '=', 'a.id').orderBy('newest.created_at', 'desc').orderBy('newest.id', 'desc').limit(1).as('newest_state'),
-      selectFrom('runs as newest').select('newest.liveness').whereRef('newest.agent_id', '=', 'a.id').orderBy('newest.created_at', 'desc').orderBy('newest.id', 'desc').limit(1).as('newest_liveness'),
+      // The newest run's state and liveness in one subquery (one text, split when read): its row is
+      // found by the agent's latest creation time — the top of `runs_by_agent`, which PostgreSQL reads
+      // as one index entry whatever its statistics say — then the greatest id among runs of that
+      // time. Ordering all the agent's runs by (time, id) instead read every one of them while the
+      // table had no statistics yet (a fresh workspace's first burst): 1,000 turns to one agent, quadratic.
+      selectFrom('runs as newest')
+        .select(sql<string>`${sql.ref('newest.state')} || ' ' || ${sql.ref('newest.liveness')}`.as('state_liveness'))
+        .whereRef('newest.agent_id', '=', 'a.id')
+        .where('newest.created_at', '=', selectFrom('runs as latest').select(({ fn }) => fn.max('latest.created_at').as('created_at')).whereRef('latest.agent_id', '=', 'a.id'))
+        .orderBy('newest.id', 'desc')
+        .limit(1)
+        .as('newest_run'),
       exists(selectFrom('runs as busy').select('busy.id').whereRef('busy.agent_id', '=', 'a.id').where('busy.state', '=', 'running')).as('any_running'),
     ])
     .where('c.id', '=', conversationId),
@@ -159,7 +169,8 @@ export async function readPostedTurn(
       updated_at: row.agent_updated_at!,
     });
     const newestKey = `newest of agent ${row.agent_id}`;
-    const newest = row.newest_state === null || row.newest_liveness === null ? null : { state: parseState(row.newest_state, newestKey), liveness: parseLiveness(row.newest_liveness, newestKey) };
+    const [state, liveness] = row.newest_run === null ? [] : row.newest_run.split(' ');
+    const newest = state === undefined || liveness === undefined ? null : { state: parseState(state, newestKey), liveness: parseLiveness(liveness, newestKey) };
     // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
     agent = { record, newest, anyRunning: Boolean(row.any_running) };
   }
