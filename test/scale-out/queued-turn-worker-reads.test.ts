@@ -10,7 +10,8 @@ import { reply } from '../support/scripted-model-server.js';
  * configuration pin without the AG-3 read of the agent's runs (nothing in a run reads that state),
  * and the history kept from the previous turn is extended by one statement that brings the previous
  * run's log with the timeline since. The turn still sees that run's tool call and result. The run's
- * end and its answer message are one statement too.
+ * end and its answer message are one statement too, and a conversation whose checkout is a plain
+ * folder (its space has no repository) has no checkout record read at the run's end.
  * An API-role and a worker-role control center in this process on one PostgreSQL database; the
  * worker's pools make clients of a subclass, so the statements it sends are told from the API's.
  * Runs under CC_TEST_POSTGRES_URL or CC_TEST_DATABASE=postgres.
@@ -65,7 +66,7 @@ async function turn(conversationId: string, text: string): Promise<void> {
 }
 
 describe.skipIf(!postgresEnabled)("a worker's reads for a conversation's next tool turn", () => {
-  it("reads no AG-3 state and the previous run's log with the history's timeline, and writes its end with its answer; the turn sees that run's tool call", async () => {
+  it("reads no AG-3 state, the previous run's log with the history's timeline and no record of a folder checkout, and writes its end with its answer; the turn sees that run's tool call", async () => {
     const { api, model, workspaceId, spaceId } = pair;
     const toolTurn = (todo: string, answer: string) => [reply().tool('todo', { todos: [{ content: todo, status: 'pending' }] }), reply().text(answer)];
     const conversation = model.scriptFor('worker reads', ...toolTurn('first todo item', 'first answer'), ...toolTurn('second todo item', 'second answer'));
@@ -78,6 +79,7 @@ describe.skipIf(!postgresEnabled)("a worker's reads for a conversation's next to
     expect(logReads).toHaveLength(1);
     expect(logReads[0]).toMatch(/^select 'message' as "kind"/);
     expect(logReads[0]).toContain('union all');
+    expect(sent.filter((text) => text.includes('from "checkouts"'))).toEqual([]);
     // The end and the answer: one statement, no insert of the message of its own.
     expect(sent.filter((text) => text.startsWith('insert into "messages"'))).toEqual([]);
     const ends = sent.filter((text) => text.includes('update "runs" set "state"') && text.includes('"ended_at"'));

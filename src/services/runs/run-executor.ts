@@ -45,6 +45,8 @@ import type { RunTokens } from './run-tokens.js';
 import type { QueuedRun } from './run-queue.js';
 import { findRunWithConfigVersion } from '../../store/repositories/run-repository.js';
 import { findAgent } from '../../store/repositories/agent-repository.js';
+import { join } from 'node:path';
+import { statOrNull } from '../../worktree/stat-or-null.js';
 import { deleteRunDispatch } from '../../store/repositories/run-dispatch-repository.js';
 import { RunStartQueue } from './run-start-queue.js';
 
@@ -475,14 +477,20 @@ export class RunExecutor {
     this.checkoutKeys.set(runId, checkoutKey);
     let syncCheckout = false;
     let checkoutRecord: CheckoutRecord | undefined;
+    let worktreePath = '';
     recorder.onEnding(async () => {
       this.mcpRuns.delete(runId);
       this.checkoutKeys.delete(runId);
       // SEC-3: the agent's commits show up in the user's repository as cc/<conversation>, brought over
       // by the server after every top-level run that could write (child runs share the parent's checkout).
       if (syncCheckout) {
-        const synced = await this.checkouts.sync(workspaceId, checkoutKey, checkoutRecord).catch((syncError: unknown) => ({ synced: false, ref: '', reason: String(syncError) }));
-        if (synced) recorder.log.event('checkout_synced', synced);
+        // A folder (no repository, so no record came with the checkout) that is not a git checkout
+        // has no branch to bring over: its record is not read (NF-SCALE: a statement per turn on
+        // PostgreSQL). One that is — made when the space had a repository — is synced as before.
+        if (checkoutRecord || statOrNull(join(worktreePath, '.git'), 'noFollow')) {
+          const synced = await this.checkouts.sync(workspaceId, checkoutKey, checkoutRecord).catch((syncError: unknown) => ({ synced: false, ref: '', reason: String(syncError) }));
+          if (synced) recorder.log.event('checkout_synced', synced);
+        }
         // SKL-4: and each linked repository's checkout under repos/<name>/ into its own repository.
         const linked = await this.checkouts.syncLinked(workspaceId, checkoutKey).catch((syncError: unknown) => [{ repository: '', synced: false as const, ref: '', reason: String(syncError) }]);
         for (const result of linked) recorder.log.event('checkout_synced', result);
@@ -527,6 +535,7 @@ export class RunExecutor {
       );
       syncCheckout = prepared.syncCheckout;
       checkoutRecord = prepared.checkout.checkout ?? undefined;
+      worktreePath = prepared.worktreePath;
       recorder.log.event('run_start', { mode: input.mode, autonomy: input.autonomy, model, adapter: agent.adapterId, tools: [...prepared.surfacedNames] });
       // CTX-3: the checkout as this turn begins, so the conversation can be rewound to before it.
       const checkpointBeforeChange = this.turnCheckpoint(workspaceId, input, runId, syncCheckout ? checkoutRecord : undefined, recorder);
