@@ -11,7 +11,7 @@ import { RegistryStore } from '../store/registry-store.js';
 import { parseStoreLocation } from '../store/store-location.js';
 import { PgBossConnection } from './pipelines/pg-boss-job-queue.js';
 import { releaseJobsOf } from './cluster/dead-process-jobs.js';
-import { beatAndNoticeDeaths } from './cluster/heartbeat-and-deaths.js';
+import { beat } from './cluster/process-beat.js';
 import { executesWork, type ProcessRole } from './process-role.js';
 import { ReviewService } from './reviews/review-service.js';
 import { reviewModeTools } from './reviews/review-mode-tools.js';
@@ -775,7 +775,7 @@ export class ControlCenter {
       this.round(async () => {
         // The beat, and the failover sweep: processes whose lease ran out are recorded dead at once
         // (one statement); their runs follow below.
-        const deaths = this.jobQueue ? await beatAndNoticeDeaths(affinity, this.jobQueue.sql, this.processId) : [];
+        const { deaths, orphansOwned } = await beat(affinity, this.jobQueue!.sql, this.processId);
         for (const dead of deaths) {
           this.logger.warn({ processId: dead.processId, lastHeartbeatAt: dead.lastHeartbeatAt, noticedDeadAt: dead.noticedDeadAt }, 'a process stopped beating: its runs are marked dead, its jobs go back to the queue');
         }
@@ -788,7 +788,8 @@ export class ControlCenter {
         if (redispatch) redispatchedAt = performance.now();
         for (const workspace of workspaces) {
           const db = (await this.workspaces.handle(workspace.id)).database.db;
-          await this.runs.markSharedOrphansDead(workspace.id, db, affinity, { unowned: false });
+          // Only a dead process's runs are ever orphans: with no run owned by a dead process, there is nothing to take.
+          if (orphansOwned) await this.runs.markSharedOrphansDead(workspace.id, db, affinity, { unowned: false });
           await this.followUps.sweep(workspace.id, { alone: false });
           if (redispatch) await runQueue?.redispatch(workspace.id, db, this.dispatchGraceMs);
         }

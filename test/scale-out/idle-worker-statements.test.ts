@@ -7,9 +7,10 @@ import { statementsDuring } from '../support/postgres-statements-sent.js';
  * wakes the worker and the database, and during a drain or a burst they compete with the turns for
  * the CPU. Counted per round (the beats and polls seen in the window), never against a clock: a slow
  * machine has fewer rounds, not more statements per round.
- * - a beat: its heartbeat and the failover sweep in one statement, then per workspace the orphan
- *   sweep and the held-message sweep; the workspace list is the poll's, not read again; the sweeps
- *   for lost dispatches and long-dead processes run at the rate their grace needs, not every beat;
+ * - a beat: its heartbeat, the failover sweep and "does a dead process own runs?" in one statement,
+ *   then per workspace the held-message sweep (the orphan sweep only when a dead process owns runs);
+ *   the workspace list is the poll's, not read again; the sweeps for lost dispatches and long-dead
+ *   processes run at the rate their grace needs, not every beat;
  * - a poll: the workspace list, then per idle queue one statement (overdue leases put back and
  *   "anything claimable?" together; the pipeline's look-ahead takes that statement's answer), and the
  *   runs queues' names.
@@ -31,7 +32,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!postgresEnabled)('an idle worker on PostgreSQL', () => {
-  it('sends at most 3 statements per beat and 5 per poll (one workspace, three queues)', async () => {
+  it('sends at most 2 statements per beat and 5 per poll (one workspace, three queues)', async () => {
     const sent = await statementsDuring(() => new Promise((resolve) => setTimeout(resolve, 4_000)));
     const beats = sent.filter((text) => text.includes('insert into cc_pgboss.cc_processes')).length;
     const polls = sent.filter((text) => text.startsWith('select name from cc_pgboss.queue where starts_with(name, $1)')).length;
@@ -40,9 +41,10 @@ describe.skipIf(!postgresEnabled)('an idle worker on PostgreSQL', () => {
     const byKind = new Map<string, number>();
     for (const text of sent) byKind.set(text.slice(0, 90), (byKind.get(text.slice(0, 90)) ?? 0) + 1);
     // One round of each kind may straddle the window's edges; a lost-dispatch sweep may fall in it.
-    expect(sent.length, JSON.stringify({ beats, polls, byKind: Object.fromEntries(byKind) }, null, 1)).toBeLessThanOrEqual(3 * beats + 5 * polls + 9);
-    // No separate failover sweep: it rides on the heartbeat.
+    expect(sent.length, JSON.stringify({ beats, polls, byKind: Object.fromEntries(byKind) }, null, 1)).toBeLessThanOrEqual(2 * beats + 5 * polls + 9);
+    // No separate failover sweep: it rides on the heartbeat; no orphan sweep while no dead process owns a run.
     expect(sent.filter((text) => text.startsWith('update cc_pgboss.cc_processes p set noticed_dead_at'))).toEqual([]);
+    expect(sent.filter((text) => text.startsWith('delete from cc_pgboss.cc_run_owners o'))).toEqual([]);
     // The workspaces are read once per poll at most, not again by the beats.
     expect(sent.filter((text) => text.startsWith('select * from "workspaces"')).length).toBeLessThanOrEqual(polls + 1);
   }, 30_000);
