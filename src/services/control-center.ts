@@ -761,6 +761,12 @@ export class ControlCenter {
     // every 10 s (every minute).
     const redispatchEveryMs = Math.min(10_000, Math.max(beatEveryMs, this.dispatchGraceMs / 10));
     const pruneEveryMs = Math.min(60_000, Math.max(beatEveryMs, this.processPruneMs / 4));
+    // Held messages are released by their run's end event (heard by every process; a dead process's
+    // runs are ended by the orphan sweep below, which publishes it); the sweep is for an end nobody
+    // heard (a process stopped in between), and a gone holder's claim is taken over only after minutes:
+    // every 2 s, and in every round that found a death or a dead process's runs.
+    const heldSweepEveryMs = Math.max(beatEveryMs, 2_000);
+    let heldSweptAt = -Infinity;
     let redispatchedAt = -Infinity;
     let prunedAt = -Infinity;
     let lastTick = Date.now();
@@ -786,11 +792,13 @@ export class ControlCenter {
         if (deaths.length > 0 && this.jobQueue) await releaseJobsOf(this.jobQueue, workspaces, deaths);
         const redispatch = performance.now() - redispatchedAt >= redispatchEveryMs;
         if (redispatch) redispatchedAt = performance.now();
+        const sweepHeld = deaths.length > 0 || orphansOwned || performance.now() - heldSweptAt >= heldSweepEveryMs;
+        if (sweepHeld) heldSweptAt = performance.now();
         for (const workspace of workspaces) {
           const db = (await this.workspaces.handle(workspace.id)).database.db;
           // Only a dead process's runs are ever orphans: with no run owned by a dead process, there is nothing to take.
           if (orphansOwned) await this.runs.markSharedOrphansDead(workspace.id, db, affinity, { unowned: false });
-          await this.followUps.sweep(workspace.id, { alone: false });
+          if (sweepHeld) await this.followUps.sweep(workspace.id, { alone: false });
           if (redispatch) await runQueue?.redispatch(workspace.id, db, this.dispatchGraceMs);
         }
         if (performance.now() - prunedAt >= pruneEveryMs) {

@@ -8,9 +8,9 @@ import { statementsDuring } from '../support/postgres-statements-sent.js';
  * the CPU. Counted per round (the beats and polls seen in the window), never against a clock: a slow
  * machine has fewer rounds, not more statements per round.
  * - a beat: its heartbeat, the failover sweep and "does a dead process own runs?" in one statement,
- *   then per workspace the held-message sweep (the orphan sweep only when a dead process owns runs);
- *   the workspace list is the poll's, not read again; the sweeps for lost dispatches and long-dead
- *   processes run at the rate their grace needs, not every beat;
+ *   then per workspace the orphan sweep only when a dead process owns runs; the workspace list is the
+ *   poll's, not read again; the sweeps for held messages, lost dispatches and long-dead processes run
+ *   at the rate their deadline needs, not every beat;
  * - a poll: the workspace list, then per idle queue one statement (overdue leases put back and
  *   "anything claimable?" together; the pipeline's look-ahead takes that statement's answer), and the
  *   runs queues' names.
@@ -45,6 +45,8 @@ describe.skipIf(!postgresEnabled)('an idle worker on PostgreSQL', () => {
     // No separate failover sweep: it rides on the heartbeat; no orphan sweep while no dead process owns a run.
     expect(sent.filter((text) => text.startsWith('update cc_pgboss.cc_processes p set noticed_dead_at'))).toEqual([]);
     expect(sent.filter((text) => text.startsWith('delete from cc_pgboss.cc_run_owners o'))).toEqual([]);
+    // Held messages are swept every few beats, not at each.
+    expect(sent.filter((text) => text.startsWith('update "held_messages"')).length).toBeLessThan(beats);
     // The workspaces are read once per poll at most, not again by the beats.
     expect(sent.filter((text) => text.startsWith('select * from "workspaces"')).length).toBeLessThanOrEqual(polls + 1);
   }, 30_000);
