@@ -40,6 +40,8 @@ export interface PendingMessage {
   /** The same rows as insert queries (written with a run in one statement on PostgreSQL). */
   inserts(db: Kysely<WorkspaceSchema>): Array<Compilable<unknown>>;
   published(): void;
+  /** Set when the message has no files: the one row written (see WrittenWithRun). */
+  soleMessage?: Message;
 }
 
 /** The visible log of a conversation: operator messages, agent answers, system lines (PLAN-6). */
@@ -110,6 +112,7 @@ export class MessageService {
       },
       inserts: (db) => [messageInsertQuery(db, message), ...(rows.length > 0 ? [db.insertInto('message_attachments').values(rows)] : [])],
       published: () => this.events.publish(workspaceId, 'message.created', message),
+      ...(rows.length === 0 ? { soleMessage: message } : {}),
     };
   }
 

@@ -3,6 +3,8 @@ import { newId, nowIso } from '../../ids.js';
 import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import type { AgentState } from '../../schemas/agent.js';
 import type { Run, RunLiveness, RunState } from '../../schemas/run.js';
+import type { Message } from '../../schemas/message.js';
+import { insertTurnRows } from '../../store/repositories/turn-rows-statement.js';
 import { insertRunWithDispatch, type RowsWithRun } from '../../store/repositories/run-dispatch-repository.js';
 import { endRun, findRun, insertRun, listRuns, newestRunStates, unfinishedRunIds, unfinishedRunStates, updateRun, type RunChange } from '../../store/repositories/run-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
@@ -15,6 +17,8 @@ import type { EventBus } from '../event-bus.js';
  */
 export interface WrittenWithRun extends RowsWithRun {
   published(): void;
+  /** When the rows are one message without files: it (a turn accepted for the workers is then written by a kept statement). */
+  soleMessage?: Message;
 }
 
 export interface RecordRunInput {
@@ -73,7 +77,11 @@ export class RunService {
    */
   async recordForDispatch(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput, payloadFor: (run: Run) => unknown, alongside?: WrittenWithRun): Promise<Run> {
     const run = newRun({ ...input, state: 'queued' });
-    await insertRunWithDispatch(db, run, payloadFor(run), Date.now(), alongside);
+    // A posted turn's message, run and dispatch row: one statement compiled once per database on
+    // PostgreSQL (NF-SCALE, bursts); anything else is written as before.
+    const payload = payloadFor(run);
+    const written = alongside?.soleMessage !== undefined && (await insertTurnRows(db, alongside.soleMessage, run, payload, Date.now()));
+    if (!written) await insertRunWithDispatch(db, run, payload, Date.now(), alongside);
     alongside?.published();
     this.events.publish(workspaceId, 'run.created', run);
     return run;

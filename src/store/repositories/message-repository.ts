@@ -26,7 +26,7 @@ export function toMessage(row: Selectable<MessageTable>): Message {
 /** Two messages per turn (the operator's and the answer): compiled once per database. */
 const messageInsert = queryPerShape();
 
-function toMessageRow(message: Message) {
+export function toMessageRow(message: Message) {
   return {
     id: message.id,
     conversation_id: message.conversationId,

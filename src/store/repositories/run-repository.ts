@@ -42,7 +42,7 @@ export function toRun(row: Selectable<RunTable>): Run {
 }
 
 /** The row of a run, for writing it back (the inverse of {@link toRun}). */
-function toRunRow(run: Run): Insertable<RunTable> {
+export function toRunRow(run: Run): Insertable<RunTable> {
   return {
     id: run.id,
     agent_id: run.agentId,
