@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { newId, nowIso } from '../ids.js';
 import type { RegistryStore } from '../store/registry-store.js';
 import { insertPerson, insertToken, ownerRow, tokenHolder } from '../store/repositories/people-repository.js';
+import { findTokenHolder } from '../store/repositories/token-holder-read.js';
 import { tokenCredential } from './people/credential-revocations.js';
 import { hashSecret, newSecret } from './people/secret-hash.js';
 
@@ -87,7 +88,7 @@ export class OperatorAuth {
    * unique index: the hash of a high-entropy secret leaks nothing usable through timing.
    */
   async authenticate(token: string): Promise<OperatorPrincipal | null> {
-    const holder = await tokenHolder(this.registry.db, hashSecret(token));
+    const holder = await findTokenHolder(this.registry.db, hashSecret(token));
     return holder ? { kind: 'operator', operatorId: holder.personId, readOnly: holder.readOnly, credential: tokenCredential(holder.tokenId), activePerson: { owner: holder.owner } } : null;
   }
 }
