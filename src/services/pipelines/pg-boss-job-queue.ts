@@ -25,13 +25,6 @@ interface StoredJob {
   backoffMs: number;
 }
 
-/** A job as a claim returns it. */
-interface LeasedJob {
-  id: string;
-  data: StoredJob;
-  retry_count: number;
-}
-
 /**
  * How often a busy queue's claims put overdue leases back: a lease that ran out while other jobs
  * wait is claimed again within this much longer than before (an empty-looking queue sweeps at once).
@@ -210,9 +203,8 @@ function jobIdFor(name: string, dedupeKey: string | undefined): string {
 }
 
 /**
- * The {@link JobQueue} on pg-boss (docs/scale-out.md "pg-boss mapping"). pg-boss stores and
- * archives; a claim is pg-boss's `fetch` statement (`FOR UPDATE SKIP LOCKED`) with the lease and the
- * holder written in it (`fetchAndLease`), a completion its `complete` with the holder; this class adds what the
+ * The {@link JobQueue} on pg-boss (docs/scale-out.md "pg-boss mapping"). pg-boss stores,
+ * claims (`fetch`: `FOR UPDATE SKIP LOCKED`), completes and archives; this class adds what the
  * interface promises and pg-boss 10 does not have:
  * - **lease and holder**: a claim sets the job's `expire_in` to the lease and records the holder;
  *   `extend` moves `started_on` forward (pg-boss 10 has no heartbeat); an overdue lease is put back
@@ -251,7 +243,7 @@ export class PgBossJobQueue implements JobQueue {
 
   async claim(queue: string, workerId: string, leaseMs: number): Promise<ClaimedJob | null> {
     const name = this.name(queue);
-    await this.connection.ensureQueue(name);
+    const boss = await this.connection.ensureQueue(name);
     this.connection.dueAfterEmptyClaim.delete(name);
     // NF-SCALE: every statement is a round trip (a wake-up of this process and of the database), and
     // an idle worker claims from each of its queues at every poll. A queue whose last claim found
@@ -262,12 +254,12 @@ export class PgBossJobQueue implements JobQueue {
     // is: it is then claimed at once, as before).
     const sweptAt = this.connection.expirySweptAt.get(name);
     const sweepDue = sweptAt === undefined || performance.now() - sweptAt >= this.connection.expirySweepEveryMs;
-    let job: LeasedJob | undefined;
+    let job: PgBoss.JobWithMetadata<StoredJob> | undefined;
     if (sweepDue || this.connection.seemedEmpty.has(name)) {
-      if (await this.sweepAndAsk(name)) job = await this.fetchAndLease(name, workerId, leaseMs);
+      if (await this.sweepAndAsk(name)) [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
     } else {
-      job = await this.fetchAndLease(name, workerId, leaseMs);
-      if (!job && (await this.sweepAndAsk(name))) job = await this.fetchAndLease(name, workerId, leaseMs);
+      [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
+      if (!job && (await this.sweepAndAsk(name))) [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
     }
     if (!job) {
       this.connection.seemedEmpty.add(name);
@@ -275,33 +267,13 @@ export class PgBossJobQueue implements JobQueue {
     }
     this.connection.seemedEmpty.delete(name);
     this.connection.dueAfterEmptyClaim.delete(name);
-    return { id: job.id, queue, payload: unescapeNulDeep(job.data.payload), attempt: job.retry_count + 1, maxAttempts: job.data.maxAttempts };
-  }
-
-  /**
-   * The oldest claimable job of queue `name`, claimed as pg-boss's `fetch` claims it (its statement
-   * for a `standard` queue and one job: `for update skip locked`, state `active`, `started_on`, the
-   * claim counted when the job was started before), with its lease and its holder set in the same
-   * statement: a claim is on every run's path, and each statement is a round trip (NF-SCALE).
-   */
-  private async fetchAndLease(name: string, workerId: string, leaseMs: number): Promise<LeasedJob | undefined> {
-    const result = await this.connection.sql.query<LeasedJob>(
-      `with next as (
-         select id from ${JOBS} where name = $1 and state < 'active' and start_after < now()
-          order by priority desc, created_on, id limit 1 for update skip locked
-       ), claimed as (
-         update ${JOBS} j set state = 'active', started_on = now(), expire_in = $3 * interval '1 millisecond',
-                retry_count = case when j.started_on is not null then j.retry_count + 1 else j.retry_count end
-           from next where j.name = $1 and j.id = next.id
-          returning j.id, j.data, j.retry_count
-       ), holder as (
-         insert into ${HOLDERS} (job_id, queue_name, worker_id) select id, $1, $2 from claimed
-         on conflict (job_id) do update set worker_id = excluded.worker_id, queue_name = excluded.queue_name
-       )
-       select id, data, retry_count from claimed`,
-      [name, workerId, leaseMs],
+    // The lease and its holder in one statement: a claim is on every run's path.
+    await this.connection.sql.query(
+      `with lease as (update ${JOBS} set expire_in = $3 * interval '1 millisecond' where name = $1 and id = $2)
+       insert into ${HOLDERS} (job_id, queue_name, worker_id) values ($2, $1, $4) on conflict (job_id) do update set worker_id = excluded.worker_id, queue_name = excluded.queue_name`,
+      [name, job.id, leaseMs, workerId],
     );
-    return result.rows[0];
+    return { id: job.id, queue, payload: unescapeNulDeep(job.data.payload), attempt: job.retryCount + 1, maxAttempts: job.data.maxAttempts };
   }
 
   async extend(jobId: string, workerId: string, leaseMs: number): Promise<boolean> {
