@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Conversation, Space } from '../../schemas/space.js';
-import type { ConversationTable, WorkspaceSchema } from '../workspace-schema.js';
+import type { ConversationTable, SpaceTable, WorkspaceSchema } from '../workspace-schema.js';
 import { reusableQuery } from '../reusable-query.js';
 import { toSpace } from './space-repository.js';
 
@@ -55,27 +55,43 @@ const conversationWithSpaceById = reusableQuery((db, conversationId: string) =>
     .where('conversations.id', '=', conversationId),
 );
 
+/** A space's columns as a left join names them (`space_name`, …): null fields when no space joined. */
+export interface JoinedSpaceColumns {
+  space_name: string | null;
+  space_kind: SpaceTable['kind'] | null;
+  space_mode: SpaceTable['mode'] | null;
+  space_autonomy: SpaceTable['autonomy'] | null;
+  space_default_agent_id: string | null;
+  space_repo_path: string | null;
+  space_created_at: string | null;
+  space_updated_at: string | null;
+  space_archived_at: string | null;
+}
+
+/** The space a left join brought along (its id `spaceId`; null: no space joined). */
+export function joinedSpace(spaceId: string | null, row: JoinedSpaceColumns, workspaceId: string): Space | null {
+  if (spaceId === null) return null;
+  return toSpace(
+    {
+      id: spaceId,
+      name: row.space_name!,
+      kind: row.space_kind!,
+      mode: row.space_mode!,
+      autonomy: row.space_autonomy!,
+      default_agent_id: row.space_default_agent_id,
+      repo_path: row.space_repo_path,
+      created_at: row.space_created_at!,
+      updated_at: row.space_updated_at!,
+      archived_at: row.space_archived_at,
+    },
+    workspaceId,
+  );
+}
+
 export async function findConversationWithSpace(db: Kysely<WorkspaceSchema>, workspaceId: string, conversationId: string): Promise<{ record: ConversationRecord; space: Space | null } | null> {
   const [row] = await conversationWithSpaceById(db, conversationId);
   if (!row) return null;
-  const space =
-    row.space_row_id === null
-      ? null
-      : toSpace(
-          {
-            id: row.space_row_id,
-            name: row.space_name!,
-            kind: row.space_kind!,
-            mode: row.space_mode!,
-            autonomy: row.space_autonomy!,
-            default_agent_id: row.space_default_agent_id,
-            repo_path: row.space_repo_path,
-            created_at: row.space_created_at!,
-            updated_at: row.space_updated_at!,
-            archived_at: row.space_archived_at,
-          },
-          workspaceId,
-        );
+  const space = joinedSpace(row.space_row_id, row, workspaceId);
   return { record: toConversationRecord(row), space };
 }
 

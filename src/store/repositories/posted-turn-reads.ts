@@ -5,7 +5,7 @@ import type { WorkspaceSchema } from '../workspace-schema.js';
 import { reusableQuery } from '../reusable-query.js';
 import { enumColumn } from './column-parsers.js';
 import { toAgentRecord, type AgentRecord } from './agent-repository.js';
-import { toSpace } from './space-repository.js';
+import { joinedSpace } from './conversation-repository.js';
 
 const parseState = enumColumn('runs', 'state', RunState.options);
 const parseLiveness = enumColumn('runs', 'liveness', RunLiveness.options);
@@ -130,24 +130,7 @@ export async function readPostedTurn(
 ): Promise<PostedTurnReads | null> {
   const [row] = await postedTurnReads(db, input.conversationId, input.mentioned ?? '', input.agentId ?? '');
   if (!row) return null;
-  const space =
-    row.space_id === null
-      ? null
-      : toSpace(
-          {
-            id: row.space_id,
-            name: row.space_name!,
-            kind: row.space_kind!,
-            mode: row.space_mode!,
-            autonomy: row.space_autonomy!,
-            default_agent_id: row.space_default_agent_id,
-            repo_path: row.space_repo_path,
-            created_at: row.space_created_at!,
-            updated_at: row.space_updated_at!,
-            archived_at: row.space_archived_at,
-          },
-          workspaceId,
-        );
+  const space = joinedSpace(row.space_id, row, workspaceId);
   let agent: PostedTurnReads['agent'] = null;
   if (row.agent_id !== null) {
     const record = toAgentRecord({

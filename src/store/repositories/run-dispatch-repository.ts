@@ -1,4 +1,5 @@
-import { CompiledQuery, PostgresAdapter, type Compilable, type Kysely } from 'kysely';
+import { PostgresAdapter, type Compilable, type Kysely } from 'kysely';
+import { oneStatement } from '../one-statement.js';
 import type { Run } from '../../schemas/run.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
 import { insertRun, runInsertQuery } from './run-repository.js';
@@ -31,24 +32,6 @@ export async function insertRunWithDispatch(db: Kysely<WorkspaceSchema>, run: Ru
     await insertRun(trx, run);
     await trx.insertInto('run_dispatches').values(dispatch).execute();
   });
-}
-
-/**
- * PostgreSQL: compiled inserts (no `returning`) as one statement, each before the last in a `with`
- * clause, their `$n` parameters numbered on. Every clause sees the same snapshot and foreign keys are
- * checked at the statement's end, so the rows land together or not at all, as in a transaction.
- * Kysely passes every value as a parameter, so a `$` followed by digits in the text is a parameter.
- */
-function oneStatement(queries: ReadonlyArray<CompiledQuery<unknown>>): CompiledQuery<unknown> {
-  const parameters: unknown[] = [];
-  const texts = queries.map((query) => {
-    const offset = parameters.length;
-    parameters.push(...query.parameters);
-    return query.sql.replace(/\$(\d+)/g, (_, index: string) => `$${Number(index) + offset}`);
-  });
-  const last = texts.pop()!;
-  const clauses = texts.map((text, index) => `w${index} as (${text})`);
-  return CompiledQuery.raw(clauses.length > 0 ? `with ${clauses.join(', ')} ${last}` : last, parameters);
 }
 
 /** The enqueue is confirmed (or the run left `queued`): nothing is left to dispatch. */

@@ -1,4 +1,5 @@
-import { CompiledQuery, PostgresAdapter, type Compilable, type Kysely, type Updateable } from 'kysely';
+import { PostgresAdapter, type Compilable, type Kysely, type Updateable } from 'kysely';
+import { oneStatement } from '../one-statement.js';
 import type { RunTable, WorkspaceSchema } from '../workspace-schema.js';
 import type { RunChange } from './run-repository.js';
 
@@ -47,19 +48,10 @@ function toPatch(change: RunChange): Updateable<RunTable> {
  * answer message), in one statement — each insert a data-modifying `with` clause before the run's
  * update, which returns whether messages wait for the end, as `endRun` does (HAR-5). One statement
  * is atomic: the end and its rows land together or not at all. NF-SCALE: a round trip less at every
- * run's end on a worker. Kysely passes every value as a parameter, so a `$` followed by digits in a
- * compiled text is a parameter, renumbered here after the ones before it.
+ * run's end on a worker.
  */
 export async function endRunWithRows(db: Kysely<WorkspaceSchema>, runId: string, change: RunChange, rows: ReadonlyArray<Compilable<unknown>>): Promise<{ messagesHeld: boolean }> {
   const queries = [...rows.map((row) => row.compile()), db.updateTable('runs').set(toPatch(change)).where('id', '=', runId).returning('messages_held').compile()];
-  const parameters: unknown[] = [];
-  const texts = queries.map((query) => {
-    const offset = parameters.length;
-    parameters.push(...query.parameters);
-    return query.sql.replace(/\$(\d+)/g, (_, index: string) => `$${Number(index) + offset}`);
-  });
-  const last = texts.pop()!;
-  const clauses = texts.map((text, index) => `w${index} as (${text})`);
-  const result = await db.executeQuery<{ messages_held: number }>(CompiledQuery.raw(clauses.length > 0 ? `with ${clauses.join(', ')} ${last}` : last, parameters));
+  const result = await db.executeQuery<{ messages_held: number }>(oneStatement(queries));
   return { messagesHeld: result.rows[0]?.messages_held === 1 };
 }
