@@ -21,8 +21,8 @@ interface Compiled<Row> {
  * use. A builder must not branch on its arguments either: the SQL is the same for every call, only
  * the parameters change. Returns the rows.
  */
-export function reusableQuery<Args extends string[], Row>(build: (db: Kysely<WorkspaceSchema>, ...args: Args) => Compilable<Row>): (db: Kysely<WorkspaceSchema>, ...args: Args) => Promise<Row[]> {
-  const byHandle = new WeakMap<Kysely<WorkspaceSchema>, Compiled<Row>>();
+export function reusableQuery<Args extends string[], Row, DB = WorkspaceSchema>(build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>): (db: Kysely<DB>, ...args: Args) => Promise<Row[]> {
+  const byHandle = new WeakMap<Kysely<DB>, Compiled<Row>>();
   return async (db, ...args) => {
     let compiled = byHandle.get(db);
     if (!compiled) {
@@ -41,12 +41,12 @@ export function reusableQuery<Args extends string[], Row>(build: (db: Kysely<Wor
 }
 
 /** Runs a kept compiled query: on SQLite on the connection itself when no transaction is open (see `directSqlite`), else through Kysely. */
-async function runKept<Row>(db: Kysely<WorkspaceSchema>, query: CompiledQuery<Row>): Promise<Row[]> {
+async function runKept<Row, DB>(db: Kysely<DB>, query: CompiledQuery<Row>): Promise<Row[]> {
   const rows = directSqlite(db)?.execute(query);
   return rows ?? (await db.executeQuery(query)).rows;
 }
 
-function compileWithStandIns<Args extends string[], Row>(db: Kysely<WorkspaceSchema>, build: (db: Kysely<WorkspaceSchema>, ...args: Args) => Compilable<Row>, arity: number): Compiled<Row> {
+function compileWithStandIns<Args extends string[], Row, DB>(db: Kysely<DB>, build: (db: Kysely<DB>, ...args: Args) => Compilable<Row>, arity: number): Compiled<Row> {
   const standIns = Array.from({ length: arity }, (_, index) => `${STAND_IN}${index}`) as Args;
   const query = build(db, ...standIns).compile();
   const used = new Set<number>();

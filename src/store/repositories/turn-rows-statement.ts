@@ -1,4 +1,5 @@
-import { PostgresAdapter, type CompiledQuery, type Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
+import { queryPerShape } from '../reusable-query.js';
 import type { Message } from '../../schemas/message.js';
 import type { Run } from '../../schemas/run.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
@@ -6,7 +7,7 @@ import { toMessageRow } from './message-repository.js';
 import { toRunRow } from './run-repository.js';
 
 /** The statement per database handle, compiled once; later turns send it with their own values. */
-const kept = new WeakMap<Kysely<WorkspaceSchema>, CompiledQuery>();
+const keptTurnRows = queryPerShape();
 
 /**
  * On PostgreSQL, a posted turn accepted for the workers — its message (without files), its run and
@@ -26,18 +27,12 @@ export async function insertTurnRows(db: Kysely<WorkspaceSchema>, message: Messa
   const runRow = toRunRow(run);
   const dispatchRow = { run_id: run.id, payload: JSON.stringify(payload), recorded_at_ms: recordedAtMs };
   const values: unknown[] = [...Object.values(messageRow), ...Object.values(runRow), ...Object.values(dispatchRow)];
-  const known = values.includes(undefined) ? undefined : kept.get(db);
-  if (known) {
-    await db.executeQuery({ ...known, parameters: values });
-    return true;
-  }
-  const compiled = db
-    .with('w0', (creator) => creator.insertInto('messages').values(messageRow))
-    .with('w1', (creator) => creator.insertInto('runs').values(runRow))
-    .insertInto('run_dispatches')
-    .values(dispatchRow)
-    .compile();
-  if (!values.includes(undefined) && compiled.parameters.length === values.length && compiled.parameters.every((value, index) => value === values[index])) kept.set(db, compiled);
-  await db.executeQuery(compiled);
+  await keptTurnRows(db, 'message, run and dispatch row', values, () =>
+    db
+      .with('w0', (creator) => creator.insertInto('messages').values(messageRow))
+      .with('w1', (creator) => creator.insertInto('runs').values(runRow))
+      .insertInto('run_dispatches')
+      .values(dispatchRow),
+  );
   return true;
 }
