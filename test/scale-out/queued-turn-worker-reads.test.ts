@@ -4,6 +4,7 @@ import { findRun } from '../../src/store/repositories/run-repository.js';
 import { postgresEnabled, startDispatchPair, type DispatchPair } from '../support/dispatch-pair.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 import { reply } from '../support/scripted-model-server.js';
+import { statementsDuring } from '../support/postgres-statements-sent.js';
 
 /**
  * NF-SCALE: what a worker reads for a conversation's next tool turn. Its agent comes through the
@@ -42,20 +43,8 @@ afterAll(async () => {
 });
 
 /** The statements the worker's clients send while `work` runs, whitespace collapsed. */
-async function workerStatementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-    if (this instanceof WorkerClient) sent.push(String(text ?? '').replace(/\s+/g, ' ').trim());
-    return (query as (...values: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-  try {
-    await work();
-  } finally {
-    pg.Client.prototype.query = query;
-  }
-  return sent;
+function workerStatementsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  return statementsDuring(work, (client) => client instanceof WorkerClient);
 }
 
 /** Posts a turn through the API process and waits until the worker has completed its run. */
