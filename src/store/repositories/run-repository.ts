@@ -73,7 +73,8 @@ export function toRunRow(run: Run): Insertable<RunTable> {
 /** The columns of a run a change may touch (everything but id, owner and creation time). */
 export type RunChange = Partial<Omit<Run, 'id' | 'agentId' | 'spaceId' | 'conversationId' | 'parentRunId' | 'createdAt' | 'depth' | 'inheritedRules'>>;
 
-function toRunPatch(change: RunChange): Updateable<RunTable> {
+/** The columns a change writes (only those it sets), for {@link updateRun}, {@link endRun} and the run end written with its rows. */
+export function toRunPatch(change: RunChange): Updateable<RunTable> {
   const patch: Updateable<RunTable> = {};
   if (change.state !== undefined) patch.state = change.state;
   if (change.liveness !== undefined) patch.liveness = change.liveness;
