@@ -766,9 +766,9 @@ export class ControlCenter {
     // heard (a process stopped in between), and a gone holder's claim is taken over only after minutes:
     // every 2 s, and in every round that found a death or a dead process's runs.
     const heldSweepEveryMs = Math.max(beatEveryMs, 2_000);
-    let heldSweptAt = -Infinity;
-    let redispatchedAt = -Infinity;
-    let prunedAt = -Infinity;
+    const redispatchDue = dueEvery(redispatchEveryMs);
+    const heldSweepDue = dueEvery(heldSweepEveryMs);
+    const pruneDue = dueEvery(pruneEveryMs);
     let lastTick = Date.now();
     this.heartbeat = setInterval(() => {
       // A timer that fires late measures how long the event loop was busy: past the lease's margin
@@ -790,10 +790,8 @@ export class ControlCenter {
         // running, so whoever claims it applies at-most-once; a run's job finds its run owned and ends.
         const workspaces = await recentList();
         if (deaths.length > 0 && this.jobQueue) await releaseJobsOf(this.jobQueue, workspaces, deaths);
-        const redispatch = performance.now() - redispatchedAt >= redispatchEveryMs;
-        if (redispatch) redispatchedAt = performance.now();
-        const sweepHeld = deaths.length > 0 || orphansOwned || performance.now() - heldSweptAt >= heldSweepEveryMs;
-        if (sweepHeld) heldSweptAt = performance.now();
+        const redispatch = redispatchDue();
+        const sweepHeld = heldSweepDue(deaths.length > 0 || orphansOwned);
         for (const workspace of workspaces) {
           const db = (await this.workspaces.handle(workspace.id)).database.db;
           // Only a dead process's runs are ever orphans: with no run owned by a dead process, there is nothing to take.
@@ -801,10 +799,7 @@ export class ControlCenter {
           if (sweepHeld) await this.followUps.sweep(workspace.id, { alone: false });
           if (redispatch) await runQueue?.redispatch(workspace.id, db, this.dispatchGraceMs);
         }
-        if (performance.now() - prunedAt >= pruneEveryMs) {
-          prunedAt = performance.now();
-          await runQueue?.prune(this.processPruneMs);
-        }
+        if (pruneDue()) await runQueue?.prune(this.processPruneMs);
       }, 'heartbeat failed', () => (beating = false));
     }, beatEveryMs);
     this.heartbeat.unref();
@@ -941,4 +936,17 @@ async function untilRunsEnd(activeRuns: ActiveRuns, deadline: number): Promise<v
 /** HAR-5: only a turn in progress takes steering text. */
 function notSteerable(runId: string): ConflictError {
   return new ConflictError('runId', `run ${runId} is not in progress; only running turns can be steered (HAR-5)`);
+}
+
+/**
+ * A periodic duty run from a faster loop: the returned check is true when `everyMs` has passed
+ * since it was last true (or when `now` forces it), and then starts the wait again.
+ */
+function dueEvery(everyMs: number): (now?: boolean) => boolean {
+  let doneAt = -Infinity;
+  return (now = false) => {
+    if (!now && performance.now() - doneAt < everyMs) return false;
+    doneAt = performance.now();
+    return true;
+  };
 }
