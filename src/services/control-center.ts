@@ -454,7 +454,6 @@ export class ControlCenter {
     this.events.subscribeRemote(['run.updated'], releaseFollowUps);
     this.turns = new TurnService(
       this.spaces,
-      this.agents,
       this.messages,
       this.executor,
       {

@@ -6,7 +6,6 @@ import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import type { ModelMessage } from '../../llm/model-types.js';
 import type { Agent } from '../../schemas/agent.js';
 import type { PostMessageBody, PostMessageResponse } from '../../schemas/message.js';
-import type { AgentService } from '../agents/agent-service.js';
 import type { MessageService } from './message-service.js';
 import { contextReport } from './context-report.js';
 import { parseComposerText, parseContextCommand, parseMention, parseSkillCommand, skillDirectivePrompt, type ContextCommand } from './parse-slash-command.js';
@@ -28,7 +27,6 @@ import type { RunningTurnSteering } from './running-turn-steering.js';
 export class TurnService {
   constructor(
     private readonly spaces: SpaceService,
-    private readonly agents: AgentService,
     private readonly messages: MessageService,
     private readonly executor: RunExecutor,
     /** SKL-2: where `/skill:<name>` bodies come from (absent: the command is refused as unknown). */
