@@ -64,8 +64,10 @@ async function drain(model: ScriptedModelServer, workers: number, runs: number):
       await post(0, warmup);
       children.push(...(await Promise.all(startWorkers())));
       const cpuAtWarmup = await workerCpu();
+      const warmupMonotonicUs = process.hrtime.bigint() / 1000n;
       await drained();
       warmupCpuMsPerRun = ((await workerCpu()) - cpuAtWarmup) / warmup;
+      if (process.env.CC_PROF_DIR) console.error(`warm-up window (monotonic µs, as in a V8 CPU profile): ${warmupMonotonicUs} → ${process.hrtime.bigint() / 1000n}`);
       // Stopped, not idle: an idle worker still polls and beats, which would count as the API side's CPU.
       for (const child of children) child.kill('SIGSTOP');
     }
