@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely, type RawBuilder } from 'kysely';
 import { escapeNul } from './nul-escape.js';
-import type { RunLogSink, RunLogWriteFailure } from './run-log-sink.js';
+import type { ModelCallCostRow, RunLogSink, RunLogWriteFailure } from './run-log-sink.js';
 import { FLUSH_DELAY_MS } from './run-log-writer.js';
 import type { WorkspaceSchema } from './workspace-schema.js';
 
@@ -23,6 +23,10 @@ interface PendingWrite {
   /** A run-log line: written with the batch's other lines in one multi-row insert. */
   line?: RunEventRow;
   toolCall?: ToolCallChange;
+  /** A model call's spend-ledger row: written with the batch's other cost rows in one multi-row insert. */
+  cost?: ModelCallCostRow;
+  /** Told when the write is committed (only a cost row's caller waits for it). */
+  written?: () => void;
 }
 
 /**
@@ -35,7 +39,8 @@ interface PendingWrite {
  * across batches too. NF-SCALE: a batch is ONE statement whatever it holds (each statement is a
  * round trip that wakes the database and this process, and a transaction adds two more): its lines
  * are one insert, a tool call started in the batch is inserted with its decision and end already
- * applied, and the decisions and ends of calls started earlier are one update.
+ * applied, and the decisions and ends of calls started earlier are one update; the spend-ledger rows
+ * of model calls ({@link PostgresRunLogWriter.modelCallCost}) are one more insert in it.
  */
 export class PostgresRunLogWriter implements RunLogSink {
   private pending: PendingWrite[] = [];
@@ -85,6 +90,18 @@ export class PostgresRunLogWriter implements RunLogSink {
     });
   }
 
+  /**
+   * NF-SCALE: the row waits for the run log's batch like any line (the model call's end queues
+   * lines too) instead of costing a statement of its own; the caller awaits the batch that
+   * carries it, so once this resolves the row is committed, as a plain insert's would be. If the
+   * batch fails the row is retried on its own like every write, and its own failure rejects.
+   */
+  modelCallCost(row: ModelCallCostRow): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.enqueue({ what: `model call cost ${row.id}`, onError: (error) => reject(error), apply: (db) => db.insertInto('model_call_costs').values(row).execute(), cost: row, written: resolve });
+    });
+  }
+
   /** Writes everything queued so far; resolves once it (and every batch before it) is written or reported. */
   flush(): Promise<void> {
     if (this.scheduled) {
@@ -106,11 +123,14 @@ export class PostgresRunLogWriter implements RunLogSink {
       for (const write of batch) {
         try {
           await write.apply(this.db);
+          write.written?.();
         } catch (error) {
           write.onError(error, write.what);
         }
       }
+      return;
     }
+    for (const write of batch) write.written?.();
   }
 
   private enqueue(write: PendingWrite): void {
@@ -140,10 +160,12 @@ type Ended = NonNullable<ToolCallChange['ended']>;
  */
 function batchStatement(batch: readonly PendingWrite[]): RawBuilder<unknown> {
   const lines: RunEventRow[] = [];
+  const costs: ModelCallCostRow[] = [];
   const inserted = new Map<string, Started & Partial<Decided> & Partial<Ended> & { id: string }>();
   const updated = new Map<string, Partial<Decided> & Partial<Ended> & { id: string }>();
-  for (const { line, toolCall } of batch) {
+  for (const { line, toolCall, cost } of batch) {
     if (line) lines.push(line);
+    if (cost) costs.push(cost);
     if (!toolCall) continue;
     const { id, started, decided, ended } = toolCall;
     if (started) {
@@ -166,6 +188,10 @@ function batchStatement(batch: readonly PendingWrite[]): RawBuilder<unknown> {
     parts.push(sql`update tool_calls set ${sql.raw(changedColumns('u'))}
       from json_to_recordset(${recordsJson([...updated.values()])}::json) as u(id text, decision text, decided_by text, classes text, output text, is_error int, executed int, ended_at text)
       where tool_calls.id = u.id`);
+  }
+  if (costs.length > 0) {
+    parts.push(sql`insert into model_call_costs (id, run_id, agent_id, provider, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, priced, created_at)
+      select * from json_to_recordset(${recordsJson(costs)}::json) as c(id text, run_id text, agent_id text, provider text, model text, input_tokens bigint, output_tokens bigint, cache_read_tokens bigint, cache_write_tokens bigint, cost_usd double precision, priced bigint, created_at text)`);
   }
   if (parts.length === 1) return parts[0]!;
   // Parts of one statement do not see each other's rows: the update touches only calls started in earlier batches.

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { RunLogSink } from './run-log-sink.js';
+import type { ModelCallCostRow, RunLogSink } from './run-log-sink.js';
 
 /** One row change of a run log, with the run it belongs to and who to tell when it cannot be written. */
 interface PendingWrite {
@@ -16,6 +16,7 @@ interface RunLogStatements {
   insertToolCall: Database.Statement<[string, string, string, string, string]>;
   decideToolCall: Database.Statement<[string, string, string, string]>;
   endToolCall: Database.Statement<[string | null, number, number, string, string]>;
+  insertModelCallCost: Database.Statement<[string, string, string, string | null, string, number, number, number, number, number, number, string]>;
 }
 
 /**
@@ -60,6 +61,17 @@ export class RunLogWriter implements RunLogSink {
     this.enqueue(runId, `tool call ${callId} ended`, onError, (statements) =>
       statements.endToolCall.run(output, isError ? 1 : 0, executed ? 1 : 0, at, `${runId}:${callId}`),
     );
+  }
+
+  /** Written at once, outside the batch: an embedded server has no round trip to save. */
+  modelCallCost(row: ModelCallCostRow): Promise<void> {
+    try {
+      const { id, run_id, agent_id, provider, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, priced, created_at } = row;
+      this.prepared().insertModelCallCost.run(id, run_id, agent_id, provider ?? null, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, priced, created_at);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /** Writes everything queued so far, now (synchronously). Failures go to each write's `onError`. */
@@ -110,6 +122,9 @@ export class RunLogWriter implements RunLogSink {
       ),
       decideToolCall: this.raw.prepare('UPDATE tool_calls SET decision = ?, decided_by = ?, classes = ? WHERE id = ?'),
       endToolCall: this.raw.prepare('UPDATE tool_calls SET output = ?, is_error = ?, executed = ?, ended_at = ? WHERE id = ?'),
+      insertModelCallCost: this.raw.prepare(
+        'INSERT INTO model_call_costs (id, run_id, agent_id, provider, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, priced, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
     };
     return this.statements;
   }

@@ -10,7 +10,6 @@ import {
   findSpendLimit,
   findSpendLimitFor,
   insertBudgetAlert,
-  insertModelCallCost,
   insertSpendLimit,
   listBudgetAlerts,
   listSpendLimits,
@@ -67,6 +66,8 @@ export class BudgetService {
   private readonly limits = new Map<string, Promise<SpendLimitRecord[]>>();
   /** Runs paused at a limit, per open limit alert: the decision resumes or stops them. */
   private readonly waiting = new Map<string, Set<string>>();
+  /** Each workspace's model calls this process is recording (their rows wait for the run log's batch). */
+  private readonly recording = new Map<string, Set<Promise<void>>>();
   private runControl: BudgetRunControl | null = null;
 
   constructor(
@@ -174,6 +175,7 @@ export class BudgetService {
   async reached(workspaceId: string, agentId: string): Promise<ReachedLimit | null> {
     const limits = await this.limitsOf(workspaceId);
     if (limits.length === 0) return null;
+    await this.recorded(workspaceId);
     const now = this.clock();
     for (const limit of limits) {
       if (limit.agentId !== null && limit.agentId !== agentId) continue;
@@ -188,15 +190,46 @@ export class BudgetService {
   /**
    * Records one model call's spend (tokens by kind, cost) and adds it to the running totals; a
    * call that crosses a limit's soft threshold raises that limit's threshold alert, once per period.
+   * Resolves once the row is committed (on PostgreSQL with the run log's next batch, at most the
+   * run-log writer's flush delay later) and rejects with its failure.
    */
   async record(workspaceId: string, call: ModelCallSpend): Promise<void> {
-    const db = await this.db(workspaceId);
+    const recording = this.recordCall(workspaceId, call);
+    const pending = this.recording.get(workspaceId) ?? this.recording.set(workspaceId, new Set()).get(workspaceId)!;
+    pending.add(recording);
+    try {
+      await recording;
+    } finally {
+      pending.delete(recording);
+      if (pending.size === 0) this.recording.delete(workspaceId);
+    }
+  }
+
+  /**
+   * The model calls this process is recording in the workspace, done: their rows written now rather
+   * than when the run log's batch is due, their spend in the totals and their threshold alerts raised.
+   * The check before the next call waits for this, so it counts the call before it (a row that
+   * waited for the batch would otherwise let a fast next call miss it) and a limit's decision never
+   * comes before the threshold alert of the call that led to it. A failed record is its caller's.
+   */
+  private async recorded(workspaceId: string): Promise<void> {
+    const pending = this.recording.get(workspaceId);
+    if (!pending) return;
+    await (await this.workspaces.handle(workspaceId)).database.runLog.flush();
+    await Promise.allSettled(pending);
+  }
+
+  private async recordCall(workspaceId: string, call: ModelCallSpend): Promise<void> {
+    const { database } = await this.workspaces.handle(workspaceId);
+    const { db } = database;
     const now = this.clock();
     const keys = { day: periodKey('day', now), month: periodKey('month', now) };
     const limits = (await this.limitsOf(workspaceId)).filter((limit) => limit.agentId === null || limit.agentId === call.agentId);
     // The totals before this call, for the threshold crossing (read before the row is added).
     const before = await Promise.all(limits.map((limit) => this.spentIn(workspaceId, limit.agentId, limit.period, keys[limit.period])));
-    await insertModelCallCost(db, {
+    // NF-SCALE: on PostgreSQL the row rides the run log's batch (the call's end queues run-log lines
+    // too) instead of a statement of its own; it is committed once this resolves, as an insert is.
+    await database.runLog.modelCallCost({
       id: newId('mcc'),
       run_id: call.runId,
       agent_id: call.agentId,

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { SpendGrouping, SpendPeriod, SpendRow } from '../../schemas/budget.js';
-import type { BudgetAlertTable, ModelCallCostTable, SpendLimitTable, WorkspaceSchema } from '../workspace-schema.js';
+import type { BudgetAlertTable, SpendLimitTable, WorkspaceSchema } from '../workspace-schema.js';
 import { enumColumn } from './column-parsers.js';
 
 type Db = Kysely<WorkspaceSchema>;
@@ -104,10 +104,6 @@ export async function updateSpendLimit(db: Db, id: string, patch: Partial<Omit<S
 export async function deleteSpendLimit(db: Db, id: string): Promise<boolean> {
   const result = await db.deleteFrom('spend_limits').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
-}
-
-export async function insertModelCallCost(db: Db, row: Selectable<ModelCallCostTable>): Promise<void> {
-  await db.insertInto('model_call_costs').values(row).execute();
 }
 
 /** What was recorded in [start, end), for one agent or (agentId null) for the whole workspace. */
