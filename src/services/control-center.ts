@@ -586,7 +586,6 @@ export class ControlCenter {
     this.approvals.scheduleTimeoutsWith((workspaceId, approvalId, dueAt) => timeouts.schedule(workspaceId, approvalId, dueAt));
     if (executesWork(this.role)) {
       this.executor.reportOwnership({
-        claim: (workspaceId, runId, conversationId) => affinity.claim(workspaceId, runId, this.processId, conversationId),
         own: (workspaceId, runId, conversationId) => affinity.own(workspaceId, runId, conversationId, this.processId),
         disown: (workspaceId, runId) => affinity.disown(workspaceId, runId),
       });

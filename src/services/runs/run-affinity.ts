@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { PG_BOSS_SCHEMA, serializedPgBossDdl } from '../pipelines/pg-boss-job-queue.js';
+import { PG_BOSS_SCHEMA, serializedPgBossDdl, type ClaimPart, type StatementPart } from '../pipelines/pg-boss-job-queue.js';
 
 /**
  * Which process executes which run, and which process a conversation sticks to
@@ -96,17 +96,30 @@ export class RunAffinity {
    */
   async claim(workspaceId: string, runId: string, processId: string, conversationId: string | null): Promise<boolean> {
     await this.start();
-    const result = await this.sql.query<{ claimed: number }>(
-      `with owner as (
-         insert into ${OWNERS} (workspace_id, run_id, process_id) values ($1, $2, $3) on conflict (workspace_id, run_id) do nothing returning run_id
+    const part = this.claimPart(workspaceId, runId, processId, conversationId);
+    const result = await this.sql.query<{ claimed: boolean }>(`with ${part.ctes(1)} select ${part.answer} as claimed`, part.values);
+    return result.rows[0]?.claimed === true;
+  }
+
+  /**
+   * {@link claim} as a part of another statement: a worker sends it in the lease of the run's job
+   * (`PgBossJobQueue.claimWith`), so taking a queued run costs no statement of its own. Its answer
+   * is true when taken. The caller has awaited {@link start}.
+   */
+  claimPart(workspaceId: string, runId: string, processId: string, conversationId: string | null): ClaimPart {
+    return {
+      ctes: (first) => {
+        const [workspace, run, process, conversation] = [0, 1, 2, 3].map((i) => `$${first + i}`);
+        return `owner as (
+         insert into ${OWNERS} (workspace_id, run_id, process_id) values (${workspace}::text, ${run}::text, ${process}::text) on conflict (workspace_id, run_id) do nothing returning run_id
        ), affinity as (
-         insert into ${AFFINITY} (workspace_id, conversation_id, process_id) select $1, $4::text, $3 from owner where $4::text is not null
+         insert into ${AFFINITY} (workspace_id, conversation_id, process_id) select ${workspace}::text, ${conversation}::text, ${process}::text from owner where ${conversation}::text is not null
          on conflict (workspace_id, conversation_id) do update set process_id = excluded.process_id
-       )
-       select count(*)::int as claimed from owner`,
-      [workspaceId, runId, processId, conversationId],
-    );
-    return result.rows[0]?.claimed === 1;
+       )`;
+      },
+      values: [workspaceId, runId, processId, conversationId],
+      answer: '(select count(*) from owner) = 1',
+    };
   }
 
   /** `processId` executes the run from now on; the run's conversation (if any) sticks to it. */
@@ -126,7 +139,16 @@ export class RunAffinity {
   /** The run ended and is recorded: nobody owns it any more. */
   async disown(workspaceId: string, runId: string): Promise<void> {
     await this.start();
-    await this.sql.query(`delete from ${OWNERS} where workspace_id = $1 and run_id = $2`, [workspaceId, runId]);
+    const part = this.disownPart(workspaceId, runId);
+    await this.sql.query(`with ${part.ctes(1)} select 1`, part.values);
+  }
+
+  /**
+   * {@link disown} as a part of another statement: a worker sends it in the completion of the job it
+   * executed the run from (`PgBossJobQueue.complete`). The caller has awaited {@link start}.
+   */
+  disownPart(workspaceId: string, runId: string): StatementPart {
+    return { ctes: (first) => `disowned as (delete from ${OWNERS} where workspace_id = $${first} and run_id = $${first + 1})`, values: [workspaceId, runId] };
   }
 
   /** The live process a conversation sticks to, or null (none yet, or it is dead). */

@@ -106,12 +106,6 @@ export interface StartRunInput extends Omit<RunScope, 'runId' | 'conversationId'
  * and when it has ended and been recorded, so a run is declared dead only when its owner is.
  */
 export interface RunOwnership {
-  /**
-   * Takes a queued run for this process unless another process already holds it: the one guard that
-   * keeps a run from executing twice when two jobs for it exist (a re-enqueued dispatch). A taken
-   * run is owned, as by `own`: its conversation sticks to this process.
-   */
-  claim(workspaceId: string, runId: string, conversationId: string | null): Promise<boolean>;
   own(workspaceId: string, runId: string, conversationId: string | null): Promise<void>;
   disown(workspaceId: string, runId: string): Promise<void>;
 }
@@ -337,21 +331,19 @@ export class RunExecutor {
    */
   async executeQueued(workspaceId: string, queued: QueuedRun): Promise<RunOutcome | null> {
     const handle = await this.deps.workspaces.handle(workspaceId);
-    // Held before the state is read: of two claimers of one run, only the holder reads on.
-    if (this.ownership && !(await this.ownership.claim(workspaceId, queued.runId, queued.conversationId))) return null;
-    const letGo = async () => {
-      await this.ownership?.disown(workspaceId, queued.runId);
-      return null;
-    };
+    // The run queue took the run for this process with its job (`RunQueue`: the owner row and the
+    // conversation's affinity, in the lease's statement) before this reads its state: of two claimers
+    // of one run, only the holder gets here. That owner row is deleted with the job's completion, so
+    // neither a run not executed here nor one executed to its end sends a release of its own.
     // The run row and the configuration's version in one statement (NF-SCALE): the version pins
     // this run's reads of agent, settings, space… (a row that is not queued wastes only the version).
     const found = await findRunWithConfigVersion(handle.database.db, queued.runId);
-    if (!found || found.run.state !== 'queued') return letGo();
+    if (!found || found.run.state !== 'queued') return null;
     const { run } = found;
     // The recorded row is the authority: a job that disagrees with it about who runs, where and how is not this run's.
     if (run.agentId !== queued.agentId || run.conversationId !== queued.conversationId || run.spaceId !== queued.spaceId || run.mode !== queued.mode || run.autonomy !== queued.autonomy) {
       this.deps.logger.error({ workspaceId, runId: run.id }, 'a queued job disagrees with its run row; nothing executed');
-      return letGo();
+      return null;
     }
     const configPin = pinConfigVersionAt(handle.database.db, found.configVersion);
     // The agent's record only, through the pin: its AG-3 state is derived from its runs on every
@@ -361,9 +353,9 @@ export class RunExecutor {
     const agent: Agent | null = record ? { ...record, state: 'running' } : null;
     if (!agent) {
       await this.deps.runs.update(workspaceId, handle.database.db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });
-      return letGo();
+      return null;
     }
-    // Owned since its claim above (which made its conversation stick here too): begin writes no owner row.
+    // Owned since its job's claim (which made its conversation stick here too): begin writes no owner row and deletes none.
     const { finished } = await this.begin(run, {
       workspaceId,
       agent,
@@ -410,7 +402,7 @@ export class RunExecutor {
     };
   }
 
-  /** Executes a recorded `queued` run in this process, in the background; `claimed`: already owned through its claim. */
+  /** Executes a recorded `queued` run in this process, in the background; `claimed`: owned through its job's claim, released with its completion. */
   private async begin(run: Run, input: StartRunInput, throughStartQueue = false, configPin?: ConfigPin, claimed = false): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
     // Owned before it can be `running`, so a running run without an owner row is always an orphan.
     if (this.ownership && !claimed) await this.ownership.own(input.workspaceId, run.id, input.conversationId);
@@ -435,7 +427,7 @@ export class RunExecutor {
       : this.execute(run, input, activeRun, undefined, configPin);
     const finished = execution.finally(async () => {
       this.deps.active.remove(run.id);
-      if (this.ownership) await this.ownership.disown(input.workspaceId, run.id).catch((error: unknown) => this.deps.logger.error({ err: error, runId: run.id }, 'could not release the ownership of an ended run'));
+      if (this.ownership && !claimed) await this.ownership.disown(input.workspaceId, run.id).catch((error: unknown) => this.deps.logger.error({ err: error, runId: run.id }, 'could not release the ownership of an ended run'));
       resolveFinished();
     });
     return { run, finished };

@@ -113,7 +113,7 @@ export class RunQueue {
    * no job waiting or claimed are enqueued now; every row it looked at is then deleted. A run whose
    * only jobs have ended (completed while the run stayed `queued`: its claimer gave up) gets a job
    * with a new id — a job id is derived from its key, and pg-boss keeps ended jobs under their id.
-   * Two jobs for one run never both execute it (`RunAffinity.claim`). Returns how many it enqueued.
+   * Two jobs for one run never both execute it (`RunAffinity.claimPart`, in each job's lease). Returns how many it enqueued.
    */
   async redispatch(workspaceId: string, db: Kysely<WorkspaceSchema>, graceMs: number): Promise<number> {
     let enqueued = 0;
@@ -180,12 +180,18 @@ export class RunQueue {
     let started = 0;
     const { order, liveOthers } = await this.claimOrder(workspaceId);
     if (!this.stopped && this.executing.size < this.options.maxConcurrent && liveOthers.length > 0) await this.stealWaiting(workspaceId, db, liveOthers);
+    // The run's ownership is claimed in its job's lease statement (`claimPart`): the affinity tables exist first.
+    await this.affinity.start();
+    const { processId, leaseMs } = this.options;
     for (const queue of order) {
       while (!this.stopped && this.executing.size < this.options.maxConcurrent) {
-        const job = await this.queueOf(workspaceId).claim(queue, this.options.processId, this.options.leaseMs);
-        if (!job) break;
+        const claimed = await this.queueOf(workspaceId).claimWith(queue, processId, leaseMs, (payload) => {
+          const run = parseQueuedRun(payload);
+          return run ? this.affinity.claimPart(workspaceId, run.runId, processId, run.conversationId) : null;
+        });
+        if (!claimed) break;
         started += 1;
-        const running = this.execute(workspaceId, job, execute);
+        const running = this.execute(workspaceId, claimed.job, claimed.answer === true, execute);
         this.executing.add(running);
         void running.finally(() => this.executing.delete(running));
       }
@@ -243,24 +249,43 @@ export class RunQueue {
     }
   }
 
-  private async execute(workspaceId: string, job: ClaimedJob, execute: ExecuteQueuedRun): Promise<void> {
+  /**
+   * `owned`: this process took the job's run with the job's lease ({@link RunAffinity.claimPart}); the
+   * owner row then goes with the job's completion, in the same statement. A job whose run another
+   * claimer holds (two jobs for one run) executes nothing and leaves that claimer's row alone.
+   */
+  private async execute(workspaceId: string, job: ClaimedJob, owned: boolean, execute: ExecuteQueuedRun): Promise<void> {
     const queue = this.queueOf(workspaceId);
     const { processId, leaseMs } = this.options;
+    const run = parseQueuedRun(job.payload);
+    const ownedRun = owned && run ? run : null;
+    const disown = async () => {
+      if (ownedRun) await this.affinity.disown(workspaceId, ownedRun.runId).catch((error: unknown) => this.options.logger.error({ err: error, workspaceId, runId: ownedRun.runId }, 'could not release the ownership of a queued run'));
+    };
     if (this.stopped) {
+      // Disowned before the job goes back: a claimer of the released job must not find this owner row.
+      await disown();
       await queue.release(processId).catch(() => 0);
       return;
     }
     const heartbeat = setInterval(() => void queue.extend(job.id, processId, leaseMs).catch(() => false), Math.max(500, leaseMs / 3));
     try {
-      const run = parseQueuedRun(job.payload);
-      if (run) await execute(workspaceId, run);
-      else this.options.logger.error({ workspaceId, jobId: job.id }, 'a runs-queue job that is not a queued run was dropped');
+      if (!run) this.options.logger.error({ workspaceId, jobId: job.id }, 'a runs-queue job that is not a queued run was dropped');
+      else if (ownedRun) await execute(workspaceId, ownedRun);
+      else this.options.logger.info({ workspaceId, runId: run.runId }, 'a queued run another claimer holds was not executed again');
     } catch (error) {
       this.options.logger.error({ err: error, workspaceId, jobId: job.id }, 'a queued run could not be executed');
     } finally {
       clearInterval(heartbeat);
-      // Runs are never retried by the queue (side effects): done or failed, the job is finished.
-      await queue.complete(job.id, processId).catch(() => false);
+      // Runs are never retried by the queue (side effects): done or failed, the job is finished, and
+      // the run's owner row is deleted in the same statement (even when the lease was lost meanwhile).
+      // When that statement fails, the row is deleted on its own: else this live process would keep it
+      // until it dies, and the orphan sweep would then take a row of an ended run (which it skips).
+      const sent = await queue.complete(job.id, processId, ownedRun ? this.affinity.disownPart(workspaceId, ownedRun.runId) : undefined).then(
+        () => true,
+        () => false,
+      );
+      if (!sent) await disown();
     }
   }
 }
