@@ -5,7 +5,7 @@ import type { Message } from '../../schemas/message.js';
 import {
   latestContextUsage,
   listConversationTranscript,
-  listConversationTranscriptFrom,
+  historyMarksAndTranscriptFrom,
   historyMarks,
   type TranscriptItem,
 } from '../../store/repositories/conversation-transcript-repository.js';
@@ -155,18 +155,21 @@ export class MessageService {
   private async buildHistory(workspaceId: string, conversationId: string, excludingLast: boolean, before: MessagePlace | null): Promise<ModelMessage[]> {
     const cut = (items: TranscriptItem[]) => (before ? itemsBefore(items, before) : items);
     const { database } = await this.workspaces.handle(workspaceId);
-    // Rewinds and earlier images in one statement; a turn's own run (created after its message) is
-    // cut anyway, so it is not listed and its log not read (NF-SCALE: a statement is a round trip).
-    const { rewound, withImages } = await historyMarks(database.db, conversationId);
-    await keepEarlierImages(database.db, conversationId, withImages, this.kept.messages);
     const runsBefore = before?.createdAt;
     const key = `${workspaceId}/${conversationId}`;
-    const rewinds = JSON.stringify(rewound);
     const previous = this.built.get(key);
-    // A history kept from a later point may hold `before` in its settled part: built again then.
-    if (previous && previous.rewinds === rewinds && (!before || previous.history.unsettledFrom <= before.createdAt)) {
-      const since = cut(await listConversationTranscriptFrom(database.db, conversationId, previous.history.unsettledFrom, this.kept.finishedRuns, rewound, runsBefore));
-      const extended = extendHistory(previous.history, since, this.kept, excludingLast);
+    // A turn's own run (created after its message) is cut anyway, so it is not listed and its log
+    // not read. A kept history is extended by what came since, read with the rewinds and earlier
+    // images in one statement (NF-SCALE: a statement is a round trip); a history kept from a later
+    // point may hold `before` in its settled part, so it is built again then.
+    const extending = previous && (!before || previous.history.unsettledFrom <= before.createdAt) ? previous : null;
+    const read = extending ? await historyMarksAndTranscriptFrom(database.db, conversationId, extending.history.unsettledFrom, this.kept.finishedRuns, runsBefore) : null;
+    const { rewound, withImages } = read?.marks ?? (await historyMarks(database.db, conversationId));
+    await keepEarlierImages(database.db, conversationId, withImages, this.kept.messages);
+    const rewinds = JSON.stringify(rewound);
+    // Built under other rewinds (a rewind or restore since), the kept history is built again.
+    if (extending && read && extending.rewinds === rewinds) {
+      const extended = extendHistory(extending.history, cut(read.items), this.kept, excludingLast);
       if (extended) {
         keep(this.built, key, { history: extended.built, rewinds }, KEPT_CONVERSATIONS);
         return extended.history;

@@ -67,16 +67,21 @@ const timelineRowsSince = reusableQuery((db, conversationId: string, messagesSin
 /**
  * {@link timelineRowsSince} and, in the same statement, the transcript events of the runs it lists
  * (kind `event`: `id` the run, `detail` the event's type, `content` its data, `seq` its place in
- * the run's log; messages and runs have `seq` 0). A kept history's next turn reads its timeline
- * this way: one round trip instead of two on PostgreSQL (NF-SCALE). Runs the caller already holds
- * come with their events too (they are ignored): the window since a kept point nearly always holds
- * only runs the caller has not read (the previous turn's), so that costs rows rarely, and no statement.
+ * the run's log; messages and runs have `seq` 0), and what the history is built under (as
+ * {@link historyMarkRows}): kind `rewind` (`id` a span's from, `detail` its to) and kind `image`
+ * (`id` the message, `content` its text). A kept history's next turn reads everything it needs this
+ * way: one round trip instead of two on PostgreSQL (NF-SCALE). The timeline's bounds come from the
+ * kept history, not from the rewinds, so nothing has to be read first; when the rewinds turn out to
+ * differ from those the history was built under, the timeline rows are simply not used. Runs the
+ * caller already holds come with their events too (they are ignored): the window since a kept point
+ * nearly always holds only runs the caller has not read (the previous turn's), so that costs rows
+ * rarely, and no statement.
  */
-const timelineAndEventRowsSince = reusableQuery((db, conversationId: string, messagesSince: string, runsSince: string, runsBefore: string) =>
+const marksAndTimelineSince = reusableQuery((db, conversationId: string, since: string, runsBefore: string) =>
   db
     .selectFrom('messages')
     .select((eb) => [
-      sql<'message' | 'run' | 'event'>`'message'`.as('kind'),
+      sql<TimelineKind>`'message'`.as('kind'),
       'id',
       eb.ref('role').$castTo<string>().as('detail'),
       'content',
@@ -88,12 +93,12 @@ const timelineAndEventRowsSince = reusableQuery((db, conversationId: string, mes
     .where('role', '!=', 'system')
     // CTX-3: what a rewind archived is out of the history until it is restored.
     .where('rewound_by', 'is', null)
-    .where('created_at', '>=', messagesSince)
+    .where('created_at', '>=', since)
     .unionAll(
       db
         .selectFrom('runs')
         .select((eb) => [
-          sql<'message' | 'run' | 'event'>`'run'`.as('kind'),
+          sql<TimelineKind>`'run'`.as('kind'),
           'id',
           eb.ref('state').$castTo<string>().as('detail'),
           sql<string>`null`.as('content'),
@@ -103,7 +108,7 @@ const timelineAndEventRowsSince = reusableQuery((db, conversationId: string, mes
         ])
         .where('conversation_id', '=', conversationId)
         .where('parent_run_id', 'is', null)
-        .where('created_at', '>=', runsSince)
+        .where('created_at', '>=', since)
         .where('created_at', '<', runsBefore),
     )
     .unionAll(
@@ -111,7 +116,7 @@ const timelineAndEventRowsSince = reusableQuery((db, conversationId: string, mes
         .selectFrom('run_events')
         .innerJoin('runs', 'runs.id', 'run_events.run_id')
         .select([
-          sql<'message' | 'run' | 'event'>`'event'`.as('kind'),
+          sql<TimelineKind>`'event'`.as('kind'),
           'run_events.run_id as id',
           'run_events.type as detail',
           'run_events.data as content',
@@ -121,15 +126,50 @@ const timelineAndEventRowsSince = reusableQuery((db, conversationId: string, mes
         ])
         .where('runs.conversation_id', '=', conversationId)
         .where('runs.parent_run_id', 'is', null)
-        .where('runs.created_at', '>=', runsSince)
+        .where('runs.created_at', '>=', since)
         .where('runs.created_at', '<', runsBefore)
         .where('run_events.type', 'in', [...TRANSCRIPT_EVENT_TYPES]),
+    )
+    .unionAll(
+      db
+        .selectFrom('conversation_rewinds')
+        .innerJoin('messages', 'messages.id', 'conversation_rewinds.message_id')
+        .select([
+          sql<TimelineKind>`'rewind'`.as('kind'),
+          'messages.created_at as id',
+          'conversation_rewinds.created_at as detail',
+          sql<string>`null`.as('content'),
+          sql<string | null>`null`.as('run_id'),
+          'conversation_rewinds.created_at as created_at',
+          sql<number>`0`.as('seq'),
+        ])
+        .where('conversation_rewinds.conversation_id', '=', conversationId)
+        .where('conversation_rewinds.restored_at', 'is', null),
+    )
+    .unionAll(
+      db
+        .selectFrom('message_attachments')
+        .innerJoin('messages', 'messages.id', 'message_attachments.message_id')
+        .select([
+          sql<TimelineKind>`'image'`.as('kind'),
+          'messages.id as id',
+          sql<string>`null`.as('detail'),
+          'messages.content as content',
+          sql<string | null>`null`.as('run_id'),
+          'messages.created_at as created_at',
+          sql<number>`0`.as('seq'),
+        ])
+        .distinct()
+        .where('message_attachments.conversation_id', '=', conversationId)
+        .where('message_attachments.kind', '=', 'image'),
     )
     .orderBy('kind')
     .orderBy('created_at')
     .orderBy('id')
     .orderBy('seq'),
 );
+
+type TimelineKind = 'message' | 'run' | 'event' | 'rewind' | 'image';
 
 /** A `runsBefore` bound no run reaches (every ISO time sorts before it). */
 const NO_BOUND = '~';
@@ -167,13 +207,24 @@ const historyMarkRows = reusableQuery((db, conversationId: string) =>
     ),
 );
 
-/** What a turn's history is built under: unrestored rewinds (ordered, so two reads compare equal) and the messages with images. */
-export async function historyMarks(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<{ rewound: RewoundSpan[]; withImages: Array<{ id: string; content: string }> }> {
+/** What a turn's history is built under: the unrestored rewinds (ordered, so two reads compare equal) and, TOOL-3, the messages with images and their text. */
+export interface HistoryMarks {
+  rewound: RewoundSpan[];
+  withImages: Array<{ id: string; content: string }>;
+}
+
+/** What a turn's history is built under, in one statement. */
+export async function historyMarks(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<HistoryMarks> {
+  return marksOf((await historyMarkRows(db, conversationId)).map((row) => ({ kind: row.kind, id: row.a, detail: row.b, content: row.b })));
+}
+
+/** The marks among rows of kind `rewind` (`id` from, `detail` to) and `image` (`id` the message, `content` its text); other rows are passed over. */
+function marksOf(rows: ReadonlyArray<{ kind: string; id: string; detail: string; content: string }>): HistoryMarks {
   const rewound: RewoundSpan[] = [];
   const withImages: Array<{ id: string; content: string }> = [];
-  for (const row of await historyMarkRows(db, conversationId)) {
-    if (row.kind === 'rewind') rewound.push({ from: row.a, to: row.b });
-    else withImages.push({ id: row.a, content: row.b });
+  for (const row of rows) {
+    if (row.kind === 'rewind') rewound.push({ from: row.id, to: row.detail });
+    else if (row.kind === 'image') withImages.push({ id: row.id, content: row.content });
   }
   rewound.sort((x, y) => (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0));
   return { rewound, withImages };
@@ -227,20 +278,28 @@ export async function listConversationTranscript(
 }
 
 /**
- * The items of the conversation's timeline created at or after `from`, as {@link listConversationTranscript}
- * lists them: what a history kept from an earlier turn is extended by. The caller knows no compaction
- * or rewind happened before `from` since it built that history. `runsBefore`: runs created at or
- * after it are not listed (nor their events read); a turn reading its history leaves out its own run.
+ * What a history kept from an earlier turn is extended by, in one statement: the history's marks
+ * (as {@link historyMarks}) and the items of the conversation's timeline created at or after `from`,
+ * as {@link listConversationTranscript} lists them, with their runs' events. The caller knows no
+ * compaction happened before `from` since it built that history; the items are only good to extend
+ * it when the marks' rewinds are the ones it was built under (else they are built again from the
+ * whole timeline). `runsBefore`: runs created at or after it are not listed (nor their events read);
+ * a turn reading its history leaves out its own run.
  */
-export async function listConversationTranscriptFrom(
+export async function historyMarksAndTranscriptFrom(
   db: Kysely<WorkspaceSchema>,
   conversationId: string,
   from: string,
   known: { has(runId: string): boolean },
-  rewound: readonly RewoundSpan[],
   runsBefore = NO_BOUND,
-): Promise<TranscriptItem[]> {
-  return timelineSince(db, conversationId, from, from, known, rewound, runsBefore, true);
+): Promise<{ marks: HistoryMarks; items: TranscriptItem[] }> {
+  const rows = await marksAndTimelineSince(db, conversationId, from, runsBefore);
+  const marks = marksOf(rows);
+  // The events came along, in each run's log order (the statement orders them by sequence).
+  const items = await itemsOf(rows, known, marks.rewound, (unread) =>
+    rows.filter((row) => row.kind === 'event' && unread.has(row.id)).map((row) => ({ run_id: row.id, type: row.detail, data: row.content })),
+  );
+  return { marks, items };
 }
 
 async function timelineSince(
@@ -251,21 +310,29 @@ async function timelineSince(
   known: { has(runId: string): boolean },
   rewound: readonly RewoundSpan[],
   runsBefore: string,
-  eventsAlong = false,
 ): Promise<TranscriptItem[]> {
-  const rows = eventsAlong
-    ? await timelineAndEventRowsSince(db, conversationId, messagesSince, runsSince, runsBefore)
-    : await timelineRowsSince(db, conversationId, messagesSince, runsSince, runsBefore);
+  const rows = await timelineRowsSince(db, conversationId, messagesSince, runsSince, runsBefore);
+  return itemsOf(rows, known, rewound, (unread) => transcriptEventsOf(db, [...unread]));
+}
+
+/**
+ * The timeline items among `rows` (kinds `message` and `run`; others are passed over), runs in a
+ * rewound span left out; `eventsOf` gives the transcript events of the runs `known` does not hold,
+ * each run's in its log order.
+ */
+async function itemsOf(
+  rows: ReadonlyArray<{ kind: string; id: string; detail: string; content: string; run_id: string | null; created_at: string }>,
+  known: { has(runId: string): boolean },
+  rewound: readonly RewoundSpan[],
+  eventsOf: (unread: ReadonlySet<string>) => Array<{ run_id: string; type: string; data: string }> | Promise<Array<{ run_id: string; type: string; data: string }>>,
+): Promise<TranscriptItem[]> {
   const messages = rows.filter((row) => row.kind === 'message').map((row) => ({ id: row.id, role: row.detail, content: row.content, run_id: row.run_id, created_at: row.created_at }));
   const runs = rows
     .filter((row) => row.kind === 'run')
     .map((row) => ({ id: row.id, created_at: row.created_at, state: row.detail }))
     .filter((run) => !rewound.some((span) => run.created_at >= span.from && run.created_at <= span.to));
   const unread = new Set(runs.filter((run) => !known.has(run.id)).map((run) => run.id));
-  // Events read along are in each run's log order (the statement orders them by sequence).
-  const events = eventsAlong
-    ? rows.filter((row) => row.kind === 'event' && unread.has(row.id)).map((row) => ({ run_id: row.id, type: row.detail, data: row.content }))
-    : await transcriptEventsOf(db, [...unread]);
+  const events = await eventsOf(unread);
   const eventsByRun = new Map<string, Array<{ type: string; data: string }>>();
   for (const event of events) {
     let list = eventsByRun.get(event.run_id);
