@@ -47,11 +47,12 @@ function workerStatementsDuring(work: () => Promise<unknown>): Promise<string[]>
   return statementsDuring(work, (client) => client instanceof WorkerClient);
 }
 
-/** Posts a turn through the API process and waits until the worker has completed its run. */
-async function turn(conversationId: string, text: string): Promise<void> {
+/** Posts a turn through the API process and waits until the worker has completed its run; returns the run's id. */
+async function turn(conversationId: string, text: string): Promise<string> {
   const { api, workspaceId } = pair;
   const runId = (await api.turns.post(workspaceId, conversationId, { text }, 'op_test')).run!.id;
   await pollUntil(async () => findRun(await pair.db(), runId), (found) => found?.state === 'completed', 30_000);
+  return runId;
 }
 
 describe.skipIf(!postgresEnabled)("a worker's reads for a conversation's next tool turn", () => {
@@ -84,5 +85,38 @@ describe.skipIf(!postgresEnabled)("a worker's reads for a conversation's next to
     expect(body).toContain('first todo item');
     expect(body).toContain('first answer');
     expect(body).not.toContain('second todo item');
+  }, 120_000);
+
+  it("reads the history's rewinds and images with its timeline, and stores the sandbox with the run's end: no statement of their own; the sandbox is still announced while the run runs", async () => {
+    const { api, model, workspaceId, spaceId } = pair;
+    const toolTurn = (todo: string, answer: string) => [reply().tool('todo', { todos: [{ content: todo, status: 'pending' }] }), reply().text(answer)];
+    model.scriptFor('marks and sandbox', ...toolTurn('a todo', 'one'), ...toolTurn('another todo', 'two'));
+    const conversationId = (await api.spaces.createConversation(workspaceId, spaceId, { title: 'Marks and sandbox' })).id;
+    await turn(conversationId, 'marks and sandbox, turn one');
+
+    const announced: Array<{ runId: string; state: string; sandbox: string | null }> = [];
+    const unsubscribe = api.events.subscribe(workspaceId, (event) => {
+      if (event.type === 'run.updated') announced.push({ runId: event.data.id, state: event.data.state, sandbox: event.data.sandbox });
+    });
+    let runId = '';
+    let sent: string[];
+    try {
+      sent = await workerStatementsDuring(async () => (runId = await turn(conversationId, 'marks and sandbox, turn two')));
+    } finally {
+      unsubscribe();
+    }
+    // The unrestored rewinds and the messages with images come in the timeline's statement.
+    const marks = sent.filter((text) => text.includes('from "conversation_rewinds"'));
+    expect(marks).toHaveLength(1);
+    expect(marks[0]).toContain('from "run_events"');
+    // The run's row is written twice: its start, and its end with the sandbox.
+    const runWrites = sent.filter((text) => text.includes('update "runs" set'));
+    expect(runWrites).toHaveLength(2);
+    expect(runWrites.filter((text) => text.includes('"sandbox"'))).toHaveLength(1);
+    expect(runWrites.find((text) => text.includes('"sandbox"'))).toContain('"ended_at"');
+    const stored = await findRun(await pair.db(), runId);
+    expect(stored?.sandbox).toBeTruthy();
+    // Announced while the run was running, as when it was written on its own.
+    expect(announced.some((event) => event.runId === runId && event.state === 'running' && event.sandbox === stored?.sandbox)).toBe(true);
   }, 120_000);
 });

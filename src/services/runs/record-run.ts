@@ -62,8 +62,11 @@ export class RunRecorder {
   finalText = '';
   private lostLogWrites = 0;
   private firstLostLogWrite = '';
-  /** Run-row writes the run's end must not overtake (the sandbox description). */
-  private readonly pendingRowWrites = new Set<Promise<unknown>>();
+  /**
+   * The sandbox description not stored yet: the run's next row write carries it (its end, at the
+   * latest), instead of a statement of its own at the run's start (NF-SCALE: a round trip per turn).
+   */
+  private unwrittenSandbox: string | undefined;
   /**
    * The run's row with every change made so far, applied in the order they were made (a liveness
    * change may overlap another write): the recorder is the one writer of a run in progress, so it
@@ -105,23 +108,40 @@ export class RunRecorder {
     return `run log incomplete: ${this.lostLogWrites} write(s) could not be stored (first: ${this.firstLostLogWrite})`;
   }
 
-  /** Writes part of the run's row. */
-  update(change: Parameters<RunService['update']>[3]): Promise<Run> {
-    const { patch, run } = runChange(this.row, change);
+  /** Writes part of the run's row (with the sandbox description, while it is not stored). */
+  async update(change: Parameters<RunService['update']>[3]): Promise<Run> {
+    const { patch, run, carried } = this.change(change);
     this.row = run;
-    return this.deps.runs.writeChange(this.run.scope.workspaceId, this.run.database.db, patch, run);
+    const written = await this.deps.runs.writeChange(this.run.scope.workspaceId, this.run.database.db, patch, run);
+    this.stored(carried);
+    return written;
+  }
+
+  /** A change of the row as {@link runChange} makes it, carrying the unwritten sandbox description. */
+  private change(change: Parameters<RunService['update']>[3]): ReturnType<typeof runChange> & { carried: string | undefined } {
+    const carried = change.sandbox === undefined ? this.unwrittenSandbox : undefined;
+    return { ...runChange(this.row, carried === undefined ? change : { ...change, sandbox: carried }), carried };
+  }
+
+  /** A write that carried the sandbox description succeeded: later writes need not (a failed one leaves it to the next). */
+  private stored(carried: string | undefined): void {
+    if (carried !== undefined && this.unwrittenSandbox === carried) this.unwrittenSandbox = undefined;
   }
 
   setLiveness(liveness: Run['liveness']): void {
     this.update({ liveness }).catch((error: unknown) => this.logError(`run ${this.run.scope.runId}: could not record liveness ${liveness}`, error));
   }
 
-  /** Records which sandbox wraps the run; the run's end waits for it. */
+  /**
+   * Records which sandbox wraps the run. It is announced at once (`run.updated` carries it) and
+   * stored with the run's next row write — its end, unless a liveness change comes first — so the
+   * ended run's row always has it. A write that fails to store it is logged by its caller, and the
+   * next write carries it again; the run's end is that write at the latest.
+   */
   setSandbox(description: string): void {
-    const write = this.update({ sandbox: description })
-      .catch((error: unknown) => this.logError(`run ${this.run.scope.runId}: could not record its sandbox`, error))
-      .finally(() => this.pendingRowWrites.delete(write));
-    this.pendingRowWrites.add(write);
+    this.unwrittenSandbox = description;
+    this.row = { ...this.row, sandbox: description };
+    this.deps.events.publish(this.run.scope.workspaceId, 'run.updated', this.row);
   }
 
   /**
@@ -132,12 +152,13 @@ export class RunRecorder {
    */
   private async endWithAnswer(ending: Parameters<RunService['update']>[3], answer: NewMessage): Promise<{ run: Run; answered: boolean }> {
     const { workspaceId, runId } = this.run.scope;
-    const { patch, run } = runChange(this.row, ending);
+    const { patch, run, carried } = this.change(ending);
     const pending = this.deps.messages.pendingMessage(workspaceId, answer);
     const db = this.run.database.db;
     try {
       const { messagesHeld } = await endRunWithRows(db, runId, patch, pending.inserts(db));
       this.row = run;
+      this.stored(carried);
       this.deps.events.publish(workspaceId, 'run.updated', { ...run, messagesHeld });
       pending.published();
       return { run, answered: true };
@@ -193,7 +214,6 @@ export class RunRecorder {
     const { workspaceId, runId, agent, conversationId, mode, autonomy } = this.run.scope;
     this.watchdog.stop();
     for (const step of this.endingSteps.splice(0)) await step();
-    await Promise.all([...this.pendingRowWrites]);
     // The log's end is written before the run's row says it ended, so a finished run's log is whole
     // or the run says it is not (HAR-6). One flush writes what is queued and the end together (in
     // order): on PostgreSQL each flush is a statement.
