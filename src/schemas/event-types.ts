@@ -51,6 +51,7 @@ export const WORKSPACE_EVENT_TYPES = [
   'ticket.commented',
   'pipelineRun.updated',
   'budget.alert',
+  'budget.limitChanged',
 ] as const;
 
 /** One event type of the workspace stream. */

@@ -68,6 +68,10 @@ export type RunControlled = z.infer<typeof RunControlled>;
 export const RunSteered = z.object({ runId: z.string(), text: z.string() });
 export type RunSteered = z.infer<typeof RunSteered>;
 
+/** `budget.limitChanged`: the spend limit set, raised or removed (BUD-1); every process reads the limits again. */
+export const BudgetLimitChanged = z.object({ limitId: z.string() });
+export type BudgetLimitChanged = z.infer<typeof BudgetLimitChanged>;
+
 /**
  * Every event type paired with its payload schema. `satisfies` makes a type without a schema, or a
  * schema for a type not in `WORKSPACE_EVENT_TYPES`, a compile error.
@@ -121,6 +125,8 @@ export const WORKSPACE_EVENT_PAYLOADS = {
   'pipelineRun.updated': PipelineRunChanged,
   // BUD-1: a spend limit's soft threshold or the limit itself reached, and its decision.
   'budget.alert': BudgetAlert,
+  // BUD-1: a spend limit was set, changed (a decision's raise) or removed; clients refetch the limits.
+  'budget.limitChanged': BudgetLimitChanged,
 } as const satisfies Record<WorkspaceEventType, z.ZodType>;
 
 /** The payload type of each event type. */

@@ -15,6 +15,7 @@ import {
   listSpendLimits,
   spendBy,
   sumSpend,
+  sumSpendEach,
   updateSpendLimit,
   type BudgetAlertRecord,
   type SpendLimitRecord,
@@ -23,7 +24,7 @@ import type { EventBus } from '../event-bus.js';
 import type { WorkspaceService } from '../workspaces/workspace-service.js';
 import type { AuditActor } from '../../schemas/audit.js';
 import { withAuditEntry } from '../audit/audit-act.js';
-import type { Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import { periodBounds, periodKey } from './spend-period.js';
 import { SpendTotals } from './spend-totals.js';
@@ -59,6 +60,25 @@ export interface BudgetRunControl {
  * every model call's spend; the soft-threshold alerts and the budget decisions at a limit. The
  * check before a model call reads limits and totals kept in memory ({@link SpendTotals}), so it
  * costs a map lookup, not a query (see `bench/spend-limit-check.bench.ts`).
+ *
+ * On PostgreSQL several processes (API processes, workers) record and check spend against the same
+ * limits; two things are then shared rather than kept:
+ * - The limits stay cached per process (a workspace without limits costs no statement per model
+ *   call), and every change of a limit — set, raised by a decision, removed — publishes
+ *   `budget.limitChanged`; each other process drops its cached limits when it hears it, so its next
+ *   check reads them again. The window: until the event is delivered there (its append waits 10 ms
+ *   for company, then one statement and a notification; about 100 ms at most on a healthy
+ *   database), a check elsewhere still uses the limits it had. The event is published after the
+ *   change committed, so a read after hearing it sees the change; a read already under way when
+ *   the cache is dropped serves only the checks that were waiting on it.
+ * - The totals: when limits apply, the check before a call sums the ledger again for every limit
+ *   that applies, in one statement, so it counts what every process has recorded (each cost row
+ *   is committed when its `record` resolves). Totals fed by events were the other option: no
+ *   statement per check, but a total summed from the ledger and then moved by events double-counts
+ *   or misses the calls whose rows and events cross that sum, a lost event leaves it wrong for the
+ *   rest of the period, and it is still behind by the delivery window — N processes could each
+ *   pass the limit with the calls in flight. The exact sum costs one statement per model call of
+ *   a workspace with limits, and none without.
  */
 export class BudgetService {
   private readonly totals = new SpendTotals();
@@ -74,7 +94,15 @@ export class BudgetService {
     private readonly workspaces: WorkspaceService,
     private readonly events: EventBus,
     private readonly clock: () => Date = () => new Date(),
-  ) {}
+  ) {
+    // PostgreSQL only (never called when embedded): another process changed a limit, or decided
+    // an alert that runs paused here wait on. A decision's limit change is published before its
+    // alert, and events arrive in order, so a run resumed here checks against the new limits.
+    events.subscribeRemote(['budget.limitChanged', 'budget.alert'], (event) => {
+      if (event.type === 'budget.limitChanged') this.limits.delete(event.workspaceId);
+      else if (event.type === 'budget.alert' && event.data.state !== 'open') this.release(event.workspaceId, event.data.id, event.data.state);
+    });
+  }
 
   /** Set by the composition root once the executor exists (the decision resumes or cancels runs). */
   controlRunsWith(control: BudgetRunControl): void {
@@ -95,6 +123,28 @@ export class BudgetService {
     return limits;
   }
 
+  /** A limit changed: this process reads the limits again, and every other one drops its cache when it hears the event. */
+  private limitsChanged(workspaceId: string, limitId: string): void {
+    this.limits.delete(workspaceId);
+    this.events.publish(workspaceId, 'budget.limitChanged', { limitId });
+  }
+
+  /**
+   * The spend of each limit in its current period (`keys`): the kept totals when embedded (this
+   * process records every call); on PostgreSQL summed from the ledger now, in one statement, since
+   * other processes record calls too. What was summed replaces the kept totals, which the
+   * threshold check of this process's next recorded call starts from.
+   */
+  private async spentNow(workspaceId: string, limits: readonly SpendLimitRecord[], keys: Record<SpendPeriod, string>): Promise<number[]> {
+    const db = await this.db(workspaceId);
+    if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+      return Promise.all(limits.map((limit) => this.spentIn(workspaceId, limit.agentId, limit.period, keys[limit.period])));
+    }
+    const sums = await sumSpendEach(db, limits.map((limit) => ({ agentId: limit.agentId, ...periodBounds(limit.period, keys[limit.period]) })));
+    limits.forEach((limit, index) => this.totals.set(workspaceId, limit.agentId, limit.period, keys[limit.period], sums[index]!));
+    return sums;
+  }
+
   private spentIn(workspaceId: string, agentId: string | null, period: SpendPeriod, key: string): Promise<number> {
     return this.totals.get(workspaceId, agentId, period, key, async () => {
       const { start, end } = periodBounds(period, key);
@@ -106,8 +156,7 @@ export class BudgetService {
     return limit.onceLimitUsd !== null && limit.oncePeriodKey === key ? limit.onceLimitUsd : limit.limitUsd;
   }
 
-  private async view(workspaceId: string, limit: SpendLimitRecord): Promise<SpendLimit> {
-    const key = periodKey(limit.period, this.clock());
+  private view(limit: SpendLimitRecord, key: string, spentUsd: number): SpendLimit {
     return {
       id: limit.id,
       agentId: limit.agentId,
@@ -116,7 +165,7 @@ export class BudgetService {
       softThreshold: limit.softThreshold,
       effectiveLimitUsd: this.effectiveLimit(limit, key),
       periodKey: key,
-      spentUsd: roundUsd(await this.spentIn(workspaceId, limit.agentId, limit.period, key)),
+      spentUsd: roundUsd(spentUsd),
       createdAt: limit.createdAt,
       updatedAt: limit.updatedAt,
     };
@@ -124,7 +173,13 @@ export class BudgetService {
 
   async list(workspaceId: string): Promise<SpendLimit[]> {
     const limits = await this.limitsOf(workspaceId);
-    return Promise.all(limits.map((limit) => this.view(workspaceId, limit)));
+    const keys = this.keysAt(this.clock());
+    const spent = await this.spentNow(workspaceId, limits, keys);
+    return limits.map((limit, index) => this.view(limit, keys[limit.period], spent[index]!));
+  }
+
+  private keysAt(now: Date): Record<SpendPeriod, string> {
+    return { day: periodKey('day', now), month: periodKey('month', now) };
   }
 
   /** Creates or replaces the limit of one agent (or the workspace) for one period. */
@@ -152,17 +207,19 @@ export class BudgetService {
         updated_at: now,
       });
     }
-    this.limits.delete(workspaceId);
-    const saved = await findSpendLimitFor(db, body.agentId, body.period);
-    await this.releaseIfBelow(workspaceId, saved!);
-    return this.view(workspaceId, saved!);
+    const saved = (await findSpendLimitFor(db, body.agentId, body.period))!;
+    this.limitsChanged(workspaceId, saved.id);
+    const keys = this.keysAt(this.clock());
+    const [spent] = await this.spentNow(workspaceId, [saved], keys);
+    await this.releaseIfBelow(workspaceId, saved, keys[saved.period], spent!);
+    return this.view(saved, keys[saved.period], spent!);
   }
 
   async remove(workspaceId: string, limitId: string): Promise<void> {
     const db = await this.db(workspaceId);
     const limit = await findSpendLimit(db, limitId);
     if (!limit || !(await deleteSpendLimit(db, limitId))) throw new NotFoundError('spend limit', limitId, 'limitId');
-    this.limits.delete(workspaceId);
+    this.limitsChanged(workspaceId, limitId);
     // Runs waiting on this limit's decision wait for nothing any more.
     const open = await findAlertOfPeriod(db, limitId, periodKey(limit.period, this.clock()), 'limit', 'open');
     if (open) await this.settle(workspaceId, open, 'raised', null, 'limit removed');
@@ -170,17 +227,18 @@ export class BudgetService {
 
   /**
    * The first limit the agent's next call would go over — its own or the workspace's, day or month
-   * (all apply; the lowest headroom decides) — or null. Reads only what is kept in memory once warm.
+   * (all apply; the lowest headroom decides) — or null. Embedded it reads only what is kept in
+   * memory once warm; on PostgreSQL, when limits apply, it sums the ledger (one statement).
    */
   async reached(workspaceId: string, agentId: string): Promise<ReachedLimit | null> {
-    const limits = await this.limitsOf(workspaceId);
+    const limits = (await this.limitsOf(workspaceId)).filter((limit) => limit.agentId === null || limit.agentId === agentId);
     if (limits.length === 0) return null;
     await this.recorded(workspaceId);
-    const now = this.clock();
-    for (const limit of limits) {
-      if (limit.agentId !== null && limit.agentId !== agentId) continue;
-      const key = periodKey(limit.period, now);
-      const spentUsd = await this.spentIn(workspaceId, limit.agentId, limit.period, key);
+    const keys = this.keysAt(this.clock());
+    const spent = await this.spentNow(workspaceId, limits, keys);
+    for (const [index, limit] of limits.entries()) {
+      const key = keys[limit.period];
+      const spentUsd = spent[index]!;
       const effectiveLimitUsd = this.effectiveLimit(limit, key);
       if (spentUsd >= effectiveLimitUsd) return { limit, key, spentUsd, effectiveLimitUsd };
     }
@@ -223,7 +281,7 @@ export class BudgetService {
     const { database } = await this.workspaces.handle(workspaceId);
     const { db } = database;
     const now = this.clock();
-    const keys = { day: periodKey('day', now), month: periodKey('month', now) };
+    const keys = this.keysAt(now);
     const limits = (await this.limitsOf(workspaceId)).filter((limit) => limit.agentId === null || limit.agentId === call.agentId);
     // The totals before this call, for the threshold crossing (read before the row is added).
     const before = await Promise.all(limits.map((limit) => this.spentIn(workspaceId, limit.agentId, limit.period, keys[limit.period])));
@@ -307,7 +365,7 @@ export class BudgetService {
     const now = nowIso();
     if (body.decision === 'raise_once') await updateSpendLimit(db, limit.id, { once_limit_usd: body.limitUsd, once_period_key: alert.periodKey, updated_at: now });
     else await updateSpendLimit(db, limit.id, { limit_usd: body.limitUsd, once_limit_usd: null, once_period_key: null, updated_at: now });
-    this.limits.delete(workspaceId);
+    this.limitsChanged(workspaceId, limit.id);
     return this.settle(workspaceId, alert, body.decision === 'raise_once' ? 'raised_once' : 'raised', body.limitUsd, operatorId, actor);
   }
 
@@ -328,23 +386,26 @@ export class BudgetService {
       await close(db);
     }
     const settled: BudgetAlertRecord = { ...alert, state, decidedLimitUsd, decidedBy, decidedAt };
-    const view = this.toView(settled);
-    const runs = [...(this.waiting.get(alert.id) ?? [])];
-    this.waiting.delete(alert.id);
-    this.events.publish(workspaceId, 'budget.alert', { ...view, waitingRunIds: [] });
+    const view = { ...this.toView(settled), waitingRunIds: [] };
+    this.events.publish(workspaceId, 'budget.alert', view);
+    this.release(workspaceId, alert.id, state);
+    return view;
+  }
+
+  /** The runs paused here on a decided alert go on (they check again) or, `stopped`, are cancelled. */
+  private release(workspaceId: string, alertId: string, state: BudgetAlertRecord['state']): void {
+    const runs = [...(this.waiting.get(alertId) ?? [])];
+    this.waiting.delete(alertId);
     for (const runId of runs) {
       if (state === 'stopped') this.runControl?.cancel(runId);
       else this.runControl?.resume(workspaceId, runId);
     }
-    return { ...view, waitingRunIds: [] };
   }
 
   /** A limit set above what its open decision's runs spent lets them go on, as a raise would. */
-  private async releaseIfBelow(workspaceId: string, limit: SpendLimitRecord): Promise<void> {
-    const key = periodKey(limit.period, this.clock());
+  private async releaseIfBelow(workspaceId: string, limit: SpendLimitRecord, key: string, spent: number): Promise<void> {
     const open = await findAlertOfPeriod(await this.db(workspaceId), limit.id, key, 'limit', 'open');
     if (!open) return;
-    const spent = await this.spentIn(workspaceId, limit.agentId, limit.period, key);
     if (spent < this.effectiveLimit(limit, key)) await this.settle(workspaceId, open, 'raised', limit.limitUsd, 'limit changed');
   }
 

@@ -28,6 +28,11 @@ export class SpendTotals {
     return pending;
   }
 
+  /** Replaces a total with one just summed from the ledger (PostgreSQL: other processes' calls are in it). */
+  set(workspaceId: string, agentId: string | null, period: SpendPeriod, key: string, total: number): void {
+    this.workspace(workspaceId).set(totalKey(agentId, period, key), total);
+  }
+
   /** Adds a recorded call to the totals already kept; one not kept yet is summed (with it) when asked. */
   add(workspaceId: string, agentId: string, keys: Record<SpendPeriod, string>, costUsd: number): void {
     const totals = this.totals.get(workspaceId);

@@ -118,6 +118,29 @@ export async function sumSpend(db: Db, agentId: string | null, start: string, en
   return money(row?.total ?? null);
 }
 
+/** One total to sum: one agent's (or, agentId null, the whole workspace's) spend in [start, end). */
+export interface SpendSubject {
+  agentId: string | null;
+  start: string;
+  end: string;
+}
+
+/**
+ * Several totals of `sumSpend` in one statement, in the order asked: one scan of the rows between
+ * the earliest start and the latest end (the time index), each total a filtered sum of it.
+ */
+export async function sumSpendEach(db: Db, subjects: readonly SpendSubject[]): Promise<number[]> {
+  if (subjects.length === 0) return [];
+  const from = subjects.reduce((earliest, subject) => (subject.start < earliest ? subject.start : earliest), subjects[0]!.start);
+  const to = subjects.reduce((latest, subject) => (subject.end > latest ? subject.end : latest), subjects[0]!.end);
+  const totals = subjects.map((subject, index) => {
+    const agent = subject.agentId === null ? sql`` : sql` and agent_id = ${subject.agentId}`;
+    return sql<number | string | null>`sum(case when created_at >= ${subject.start} and created_at < ${subject.end}${agent} then cost_usd else 0 end)`.as(`t${index}`);
+  });
+  const row = (await db.selectFrom('model_call_costs').select(totals).where('created_at', '>=', from).where('created_at', '<', to).executeTakeFirst()) as Record<string, number | string | null> | undefined;
+  return subjects.map((_, index) => money(row?.[`t${index}`] ?? null));
+}
+
 /**
  * Spend in [start, end) grouped by agent, space (through the call's run), model or UTC day. The
  * label is the agent's or space's name where it still exists.

@@ -183,6 +183,7 @@ export function applyWorkspaceEvent(client: QueryClient, ws: string, event: Work
       void client.invalidateQueries({ queryKey: keys.tickets(ws) });
       break;
     case 'budget.alert':
+    case 'budget.limitChanged':
       // BUD-1: the Inbox's budget decisions and the limits' spend refetch.
       void client.invalidateQueries({ queryKey: [...keys.workspace(ws), 'budgets'] });
       break;
