@@ -1,10 +1,10 @@
-import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRun } from '../../src/store/repositories/run-repository.js';
-import { postgresEnabled, startDispatchPair, type DispatchPair } from '../support/dispatch-pair.js';
+import { isWorkerClient, postgresEnabled, startDispatchPair, type DispatchPair } from '../support/dispatch-pair.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 import { reply } from '../support/scripted-model-server.js';
+import { statementsWithValuesDuring } from '../support/postgres-statements-sent.js';
 
 /**
  * NF-SCALE: what a worker sends to the job queue's tables for one queued run. Taking the run (its
@@ -16,23 +16,10 @@ import { reply } from '../support/scripted-model-server.js';
  */
 let pair: DispatchPair;
 
-const PlainPool = pg.Pool;
-class WorkerClient extends pg.Client {}
-class WorkerPool extends PlainPool {
-  constructor(options?: pg.PoolConfig) {
-    super({ ...options, Client: WorkerClient } as pg.PoolConfig);
-  }
-}
-
 beforeAll(async () => {
   if (!postgresEnabled) return;
-  const module = pg as unknown as { Pool: typeof pg.Pool };
-  try {
-    // Only the worker opens its pools while the pool class is swapped (the API's are open by then).
-    pair = await startDispatchPair({ workspaceName: 'Claim and end', worker: { jobLeaseMs: 3_000, queuePollMs: 200 }, beforeWorker: () => (module.Pool = WorkerPool) });
-  } finally {
-    module.Pool = PlainPool;
-  }
+  // The worker's pools make WorkerClients: its statements are told from the API's.
+  pair = await startDispatchPair({ workspaceName: 'Claim and end', worker: { jobLeaseMs: 3_000, queuePollMs: 200 }, markWorkerClients: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -40,24 +27,8 @@ afterAll(async () => {
 });
 
 /** The statements the worker's clients send while `work` runs, with their parameters. */
-async function workerStatementsDuring(work: () => Promise<unknown>): Promise<Array<{ text: string; values: unknown[] }>> {
-  const sent: Array<{ text: string; values: unknown[] }> = [];
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    if (this instanceof WorkerClient) {
-      const config = args[0] as string | { text?: string; values?: unknown[] } | undefined;
-      const text = typeof config === 'string' ? config : (config?.text ?? '');
-      const values = Array.isArray(args[1]) ? args[1] : typeof config === 'object' && Array.isArray(config?.values) ? config.values : [];
-      sent.push({ text: text.replace(/\s+/g, ' ').trim(), values });
-    }
-    return (query as (...values: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-  try {
-    await work();
-  } finally {
-    pg.Client.prototype.query = query;
-  }
-  return sent;
+function workerStatementsDuring(work: () => Promise<unknown>): Promise<Array<{ text: string; values: unknown[] }>> {
+  return statementsWithValuesDuring(work, isWorkerClient);
 }
 
 async function ownerRows(runId: string): Promise<number> {

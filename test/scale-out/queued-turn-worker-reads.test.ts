@@ -1,7 +1,6 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findRun } from '../../src/store/repositories/run-repository.js';
-import { postgresEnabled, startDispatchPair, type DispatchPair } from '../support/dispatch-pair.js';
+import { isWorkerClient, postgresEnabled, startDispatchPair, type DispatchPair } from '../support/dispatch-pair.js';
 import { pollUntil } from '../support/plan-server-fixtures.js';
 import { reply } from '../support/scripted-model-server.js';
 import { statementsDuring } from '../support/postgres-statements-sent.js';
@@ -19,23 +18,10 @@ import { statementsDuring } from '../support/postgres-statements-sent.js';
  */
 let pair: DispatchPair;
 
-const PlainPool = pg.Pool;
-class WorkerClient extends pg.Client {}
-class WorkerPool extends PlainPool {
-  constructor(options?: pg.PoolConfig) {
-    super({ ...options, Client: WorkerClient } as pg.PoolConfig);
-  }
-}
-
 beforeAll(async () => {
   if (!postgresEnabled) return;
-  const module = pg as unknown as { Pool: typeof pg.Pool };
-  try {
-    // Only the worker opens its pools while the pool class is swapped (the API's are open by then).
-    pair = await startDispatchPair({ workspaceName: 'Worker reads', worker: { jobLeaseMs: 3_000, queuePollMs: 200 }, beforeWorker: () => (module.Pool = WorkerPool) });
-  } finally {
-    module.Pool = PlainPool;
-  }
+  // The worker's pools make WorkerClients: its statements are told from the API's.
+  pair = await startDispatchPair({ workspaceName: 'Worker reads', worker: { jobLeaseMs: 3_000, queuePollMs: 200 }, markWorkerClients: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -44,7 +30,7 @@ afterAll(async () => {
 
 /** The statements the worker's clients send while `work` runs, whitespace collapsed. */
 function workerStatementsDuring(work: () => Promise<unknown>): Promise<string[]> {
-  return statementsDuring(work, (client) => client instanceof WorkerClient);
+  return statementsDuring(work, isWorkerClient);
 }
 
 /** Posts a turn through the API process and waits until the worker has completed its run; returns the run's id. */

@@ -28,11 +28,21 @@ export interface DispatchPair {
   close(): Promise<void>;
 }
 
+/** The clients of the worker's pools when the pair is started with `markWorkerClients`. */
+export class WorkerClient extends pg.Client {}
+
+/** Whether `client` is one of the worker's (a pair started with `markWorkerClients`): its statements told from the API's. */
+export function isWorkerClient(client: pg.Client): boolean {
+  return client instanceof WorkerClient;
+}
+
 export async function startDispatchPair(options: {
   workspaceName: string;
   worker: Pick<ControlCenterOptions, 'jobLeaseMs' | 'queuePollMs' | 'dispatchGraceMs'>;
   /** Runs on the API process before the worker starts (e.g. to hold its enqueues). */
   beforeWorker?: (api: ControlCenter) => void;
+  /** The worker's pools make {@link WorkerClient}s (the API's pools are open by then). */
+  markWorkerClients?: boolean;
 }): Promise<DispatchPair> {
   const database = await freshTestDatabase();
   const sql = guardPoolConnections(new pg.Pool({ connectionString: database.url, max: 1 }));
@@ -44,9 +54,23 @@ export async function startDispatchPair(options: {
   await api.seeding.seed(workspaceId);
   const spaceId = (await api.spaces.create(workspaceId, { name: 'Work' })).id;
   options.beforeWorker?.(api);
-  const worker = await ControlCenter.open({ dataRoot: roots[1]!, database: database.url, role: 'worker', env: model.providerEnv, ...options.worker });
-  await worker.auth.initialize();
-  await worker.recover();
+  const module = pg as unknown as { Pool: typeof pg.Pool };
+  const PlainPool = pg.Pool;
+  if (options.markWorkerClients) {
+    module.Pool = class WorkerPool extends PlainPool {
+      constructor(config?: pg.PoolConfig) {
+        super({ ...config, Client: WorkerClient } as pg.PoolConfig);
+      }
+    };
+  }
+  let worker: ControlCenter;
+  try {
+    worker = await ControlCenter.open({ dataRoot: roots[1]!, database: database.url, role: 'worker', env: model.providerEnv, ...options.worker });
+    await worker.auth.initialize();
+    await worker.recover();
+  } finally {
+    module.Pool = PlainPool;
+  }
   return {
     api,
     worker,

@@ -6,11 +6,20 @@ import pg from 'pg';
  * rather than any timing.
  */
 export async function statementsDuring(work: () => Promise<unknown>, sentBy: (client: pg.Client) => boolean = () => true): Promise<string[]> {
-  const sent: string[] = [];
+  return (await statementsWithValuesDuring(work, sentBy)).map((statement) => statement.text);
+}
+
+/** {@link statementsDuring} with each statement's parameters. */
+export async function statementsWithValuesDuring(work: () => Promise<unknown>, sentBy: (client: pg.Client) => boolean = () => true): Promise<Array<{ text: string; values: unknown[] }>> {
+  const sent: Array<{ text: string; values: unknown[] }> = [];
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-    if (sentBy(this)) sent.push(String(text ?? '').replace(/\s+/g, ' ').trim());
+    if (sentBy(this)) {
+      const config = args[0] as string | { text?: string; values?: unknown[] } | undefined;
+      const text = typeof config === 'string' ? config : (config?.text ?? '');
+      const values = Array.isArray(args[1]) ? args[1] : typeof config === 'object' && Array.isArray(config?.values) ? config.values : [];
+      sent.push({ text: text.replace(/\s+/g, ' ').trim(), values });
+    }
     return (query as (...values: unknown[]) => unknown).apply(this, args);
   } as typeof query;
   try {
