@@ -126,4 +126,33 @@ describe.skipIf(!postgresEnabled)('spend limits across processes (BUD-1)', () =>
     expect(conversation.requests).toHaveLength(2);
     await api.budgets.remove(workspaceId, limit.id);
   }, 120_000);
+
+  it("raises the soft threshold's alert when two processes' calls cross it together, neither one's own total crossing it", async () => {
+    const { api, model, workspaceId, spaceId } = pair;
+    const changes = heardByWorker.filter((event) => event.type === 'budget.limitChanged').length;
+    const before = await spentToday();
+    // The threshold 500 USD above today's spend.
+    const limit = await api.budgets.set(workspaceId, { agentId: null, period: 'day', limitUsd: Number((2 * (before + 500)).toFixed(4)), softThreshold: 0.5 });
+    const threshold = limit.limitUsd * 0.5;
+    await workerHeard(changes + 1);
+    const conversation = model.scriptFor('crossed together', reply().text('first').usage(MILLION), reply().text('second').usage(MILLION));
+    const conversationId = (await api.spaces.createConversation(workspaceId, spaceId, { title: 'Crossed together' })).id;
+    const first = await post(conversationId, 'crossed together, turn one');
+    const run = await ended(first, 'completed');
+    const call = (await spentToday()) - before;
+    expect(call).toBeGreaterThan(0);
+    // Another process records a call that, with the worker's, crosses the threshold; its own total
+    // (summed when the limit was set) does not include the worker's call, so it stays below.
+    const elsewhere = Number((threshold - before - call / 2).toFixed(4));
+    await api.budgets.record(workspaceId, { runId: first, agentId: run!.agentId, provider: 'anthropic', model: 'elsewhere', usage: { inputTokens: 1, outputTokens: 1 }, costUsd: elsewhere, priced: true });
+    expect(await spentToday()).toBeGreaterThanOrEqual(threshold);
+    const thresholdAlerts = async () => (await api.budgets.alerts(workspaceId, 'all')).filter((alert) => alert.limitId === limit.id && alert.kind === 'threshold');
+
+    // The worker's next call is recorded past the threshold: its alert is raised now, once.
+    await ended(await post(conversationId, 'crossed together, turn two'), 'completed');
+    expect(conversation.requests).toHaveLength(2);
+    await pollUntil(thresholdAlerts, (alerts) => alerts.length > 0, 5_000);
+    expect(await thresholdAlerts()).toHaveLength(1);
+    await api.budgets.remove(workspaceId, limit.id);
+  }, 120_000);
 });

@@ -89,6 +89,8 @@ export class BudgetService {
   /** Each workspace's model calls this process is recording (their rows wait for the run log's batch). */
   private readonly recording = new Map<string, Set<Promise<void>>>();
   private runControl: BudgetRunControl | null = null;
+  /** PostgreSQL: the limits and periods whose threshold alert this process knows exists (raised once per period, never deleted). */
+  private readonly thresholdSeen = new Set<string>();
 
   constructor(
     private readonly workspaces: WorkspaceService,
@@ -280,6 +282,7 @@ export class BudgetService {
   private async recordCall(workspaceId: string, call: ModelCallSpend): Promise<void> {
     const { database } = await this.workspaces.handle(workspaceId);
     const { db } = database;
+    const shared = db.getExecutor().adapter instanceof PostgresAdapter;
     const now = this.clock();
     const keys = this.keysAt(now);
     const limits = (await this.limitsOf(workspaceId)).filter((limit) => limit.agentId === null || limit.agentId === call.agentId);
@@ -307,8 +310,18 @@ export class BudgetService {
       const threshold = this.effectiveLimit(limit, key) * limit.softThreshold;
       const spentBefore = before[index]!;
       const spentAfter = spentBefore + call.costUsd;
-      if (spentBefore < threshold && spentAfter >= threshold && !(await findAlertOfPeriod(db, limit.id, key, 'threshold'))) {
+      // Embedded this process sees every call, so the call that crosses the threshold is exact. On
+      // PostgreSQL two processes' calls can cross it together with neither's own view crossing:
+      // there a view past the threshold asks once per period whether its alert exists yet.
+      const seen = `${limit.id}|${key}`;
+      const crossed = shared ? spentAfter >= threshold && !this.thresholdSeen.has(seen) : spentBefore < threshold && spentAfter >= threshold;
+      if (!crossed) continue;
+      if (!(await findAlertOfPeriod(db, limit.id, key, 'threshold'))) {
         await this.raise(workspaceId, { kind: 'threshold', limit, key, runId: call.runId, spentUsd: spentAfter, limitUsd: this.effectiveLimit(limit, key) });
+      }
+      if (shared) {
+        if (this.thresholdSeen.size >= THRESHOLDS_SEEN) this.thresholdSeen.clear();
+        this.thresholdSeen.add(seen);
       }
     }
   }
@@ -470,6 +483,9 @@ export class BudgetService {
     return spendBy(await this.db(workspaceId), grouping, start, end);
   }
 }
+
+/** Threshold alerts remembered per process before the set starts again (each forgotten one costs one read). */
+const THRESHOLDS_SEEN = 10_000;
 
 /** The ISO bounds [start, end) of the whole UTC days `from` to `to`. */
 function dayRange(from: string, to: string): { start: string; end: string } {
