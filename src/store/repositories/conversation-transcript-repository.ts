@@ -131,37 +131,26 @@ const marksAndTimelineSince = reusableQuery((db, conversationId: string, since: 
         .where('run_events.type', 'in', [...TRANSCRIPT_EVENT_TYPES]),
     )
     .unionAll(
-      db
-        .selectFrom('conversation_rewinds')
-        .innerJoin('messages', 'messages.id', 'conversation_rewinds.message_id')
-        .select([
-          sql<TimelineKind>`'rewind'`.as('kind'),
-          'messages.created_at as id',
-          'conversation_rewinds.created_at as detail',
-          sql<string>`null`.as('content'),
-          sql<string | null>`null`.as('run_id'),
-          'conversation_rewinds.created_at as created_at',
-          sql<number>`0`.as('seq'),
-        ])
-        .where('conversation_rewinds.conversation_id', '=', conversationId)
-        .where('conversation_rewinds.restored_at', 'is', null),
+      unrestoredRewinds(db, conversationId).select([
+        sql<TimelineKind>`'rewind'`.as('kind'),
+        'messages.created_at as id',
+        'conversation_rewinds.created_at as detail',
+        sql<string>`null`.as('content'),
+        sql<string | null>`null`.as('run_id'),
+        'conversation_rewinds.created_at as created_at',
+        sql<number>`0`.as('seq'),
+      ]),
     )
     .unionAll(
-      db
-        .selectFrom('message_attachments')
-        .innerJoin('messages', 'messages.id', 'message_attachments.message_id')
-        .select([
-          sql<TimelineKind>`'image'`.as('kind'),
-          'messages.id as id',
-          sql<string>`null`.as('detail'),
-          'messages.content as content',
-          sql<string | null>`null`.as('run_id'),
-          'messages.created_at as created_at',
-          sql<number>`0`.as('seq'),
-        ])
-        .distinct()
-        .where('message_attachments.conversation_id', '=', conversationId)
-        .where('message_attachments.kind', '=', 'image'),
+      imageMessages(db, conversationId).select([
+        sql<TimelineKind>`'image'`.as('kind'),
+        'messages.id as id',
+        sql<string>`null`.as('detail'),
+        'messages.content as content',
+        sql<string | null>`null`.as('run_id'),
+        'messages.created_at as created_at',
+        sql<number>`0`.as('seq'),
+      ]),
     )
     .orderBy('kind')
     .orderBy('created_at')
@@ -176,13 +165,27 @@ const NO_BOUND = '~';
 
 /** CTX-3: the stretches of time unrestored rewinds archived (from the first archived message to the rewind): their runs leave the history too. */
 export const unrestoredRewindSpans = reusableQuery((db, conversationId: string) =>
-  db
+  unrestoredRewinds(db, conversationId).select(['messages.created_at as from', 'conversation_rewinds.created_at as to']),
+);
+
+/** The conversation's unrestored rewinds joined to the first message each archived, for a caller's columns. */
+function unrestoredRewinds(db: Kysely<WorkspaceSchema>, conversationId: string) {
+  return db
     .selectFrom('conversation_rewinds')
     .innerJoin('messages', 'messages.id', 'conversation_rewinds.message_id')
-    .select(['messages.created_at as from', 'conversation_rewinds.created_at as to'])
     .where('conversation_rewinds.conversation_id', '=', conversationId)
-    .where('conversation_rewinds.restored_at', 'is', null),
-);
+    .where('conversation_rewinds.restored_at', 'is', null);
+}
+
+/** TOOL-3: the conversation's messages that carry an image, each once, for a caller's columns. */
+function imageMessages(db: Kysely<WorkspaceSchema>, conversationId: string) {
+  return db
+    .selectFrom('message_attachments')
+    .innerJoin('messages', 'messages.id', 'message_attachments.message_id')
+    .where('message_attachments.conversation_id', '=', conversationId)
+    .where('message_attachments.kind', '=', 'image')
+    .distinct();
+}
 
 /**
  * What a turn's history is built under, in one statement: the unrestored rewinds' spans (as
@@ -190,21 +193,9 @@ export const unrestoredRewindSpans = reusableQuery((db, conversationId: string) 
  * their text. `a`, `b`: a span's from and to, or a message's id and text.
  */
 const historyMarkRows = reusableQuery((db, conversationId: string) =>
-  db
-    .selectFrom('conversation_rewinds')
-    .innerJoin('messages', 'messages.id', 'conversation_rewinds.message_id')
+  unrestoredRewinds(db, conversationId)
     .select([sql<'rewind' | 'image'>`'rewind'`.as('kind'), 'messages.created_at as a', 'conversation_rewinds.created_at as b'])
-    .where('conversation_rewinds.conversation_id', '=', conversationId)
-    .where('conversation_rewinds.restored_at', 'is', null)
-    .unionAll(
-      db
-        .selectFrom('message_attachments')
-        .innerJoin('messages', 'messages.id', 'message_attachments.message_id')
-        .select([sql<'rewind' | 'image'>`'image'`.as('kind'), 'messages.id as a', 'messages.content as b'])
-        .distinct()
-        .where('message_attachments.conversation_id', '=', conversationId)
-        .where('message_attachments.kind', '=', 'image'),
-    ),
+    .unionAll(imageMessages(db, conversationId).select([sql<'rewind' | 'image'>`'image'`.as('kind'), 'messages.id as a', 'messages.content as b'])),
 );
 
 /** What a turn's history is built under: the unrestored rewinds (ordered, so two reads compare equal) and, TOOL-3, the messages with images and their text. */
