@@ -108,14 +108,7 @@ export async function deleteSpendLimit(db: Db, id: string): Promise<boolean> {
 
 /** What was recorded in [start, end), for one agent or (agentId null) for the whole workspace. */
 export async function sumSpend(db: Db, agentId: string | null, start: string, end: string): Promise<number> {
-  let query = db
-    .selectFrom('model_call_costs')
-    .select((eb) => eb.fn.sum<number | string | null>('cost_usd').as('total'))
-    .where('created_at', '>=', start)
-    .where('created_at', '<', end);
-  if (agentId !== null) query = query.where('agent_id', '=', agentId);
-  const row = await query.executeTakeFirst();
-  return money(row?.total ?? null);
+  return (await sumSpendEach(db, [{ agentId, start, end }]))[0]!;
 }
 
 /** One total to sum: one agent's (or, agentId null, the whole workspace's) spend in [start, end). */
@@ -126,7 +119,7 @@ export interface SpendSubject {
 }
 
 /**
- * Several totals of `sumSpend` in one statement, in the order asked: one scan of the rows between
+ * Several spend totals in one statement, in the order asked: one scan of the rows between
  * the earliest start and the latest end (the time index), each total a filtered sum of it.
  */
 export async function sumSpendEach(db: Db, subjects: readonly SpendSubject[]): Promise<number[]> {
