@@ -98,6 +98,10 @@ describe.skipIf(!enabled)('runs queue: hostile text and forged jobs', () => {
     await pollUntil(waitingRunJobs, (count) => count === 0, 30_000);
     expect(model.requests.length).toBe(requestsBefore);
     expect((await runOf(waiting.id)).state).toBe('queued');
+    // A claim takes the run its job names with the job: a forged job leaves no owner row behind, which
+    // would keep a genuine job of that run from executing it.
+    const owners = async () => Number((await sql.query<{ n: string }>(`select count(*) as n from cc_pgboss.cc_run_owners where run_id = $1`, [waiting.id])).rows[0]!.n);
+    await pollUntil(owners, (count) => count === 0, 10_000);
     expect((await runOf(completedRunId)).state).toBe('completed');
     const neighbour = await server.api('GET', `/api/workspaces/${otherWorkspaceId}/runs/${neighbours.id}`);
     expect(neighbour.body.run.state).toBe('queued');

@@ -25,6 +25,8 @@ export interface DispatchPair {
   db(): Promise<Awaited<ReturnType<ControlCenter['workspaces']['handle']>>['database']['db']>;
   /** The states of the pg-boss jobs that carry this run. */
   jobStates(runId: string): Promise<string[]>;
+  /** The id of the one job that carries `runId`. */
+  jobIdOf(runId: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,11 @@ export async function startDispatchPair(options: {
     db: async () => (await api.workspaces.handle(workspaceId)).database.db,
     jobStates: async (runId) =>
       (await sql.query<{ state: string }>(`select state from ${PG_BOSS_SCHEMA}.job where data->'payload'->>'runId' = $1`, [runId])).rows.map((row) => row.state),
+    jobIdOf: async (runId) => {
+      const { rows } = await sql.query<{ id: string }>(`select id from ${PG_BOSS_SCHEMA}.job where data->'payload'->>'runId' = $1`, [runId]);
+      if (rows.length !== 1) throw new Error(`${rows.length} jobs carry run ${runId}`);
+      return rows[0]!.id;
+    },
     async close() {
       await worker.close();
       await api.close();

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { PG_BOSS_SCHEMA, serializedPgBossDdl, type ClaimPart, type StatementPart } from '../pipelines/pg-boss-job-queue.js';
+import { PG_BOSS_SCHEMA, serializedPgBossDdl, type JobClaimPart, type StatementPart } from '../pipelines/pg-boss-job-queue.js';
 
 /**
  * Which process executes which run, and which process a conversation sticks to
@@ -96,29 +96,37 @@ export class RunAffinity {
    */
   async claim(workspaceId: string, runId: string, processId: string, conversationId: string | null): Promise<boolean> {
     await this.start();
-    const part = this.claimPart(workspaceId, runId, processId, conversationId);
-    const result = await this.sql.query<{ claimed: boolean }>(`with ${part.ctes(1)} select ${part.answer} as claimed`, part.values);
-    return result.rows[0]?.claimed === true;
+    // The run as a claimed job's row would carry it (`claimPart` reads it from there).
+    const part = this.claimPart(workspaceId, processId);
+    const result = await this.sql.query<{ claimed: string | null }>(`with job as (select $1::jsonb as data), ${part.ctes(2, 'job')} select ${part.answer} as claimed`, [
+      JSON.stringify({ payload: { runId, conversationId } }),
+      ...part.values,
+    ]);
+    return result.rows[0]?.claimed === runId;
   }
 
   /**
-   * {@link claim} as a part of another statement: a worker sends it in the lease of the run's job
-   * (`PgBossJobQueue.claimWith`), so taking a queued run costs no statement of its own. Its answer
-   * is true when taken. The caller has awaited {@link start}.
+   * {@link claim} as a part of a runs-queue job's claim (`PgBossJobQueue.claimWith`): the run and its
+   * conversation are read from the claimed job's payload, so taking a queued run costs no statement
+   * of its own. Its answer is the id of the run taken (the payload's `runId` as stored), null when
+   * nothing was taken: the caller compares it with the payload it parsed. The caller has awaited {@link start}.
    */
-  claimPart(workspaceId: string, runId: string, processId: string, conversationId: string | null): ClaimPart {
+  claimPart(workspaceId: string, processId: string): JobClaimPart {
     return {
-      ctes: (first) => {
-        const [workspace, run, process, conversation] = [0, 1, 2, 3].map((i) => `$${first + i}`);
+      ctes: (first, claimed) => {
+        const [workspace, process] = [`$${first}`, `$${first + 1}`];
         return `owner as (
-         insert into ${OWNERS} (workspace_id, run_id, process_id) values (${workspace}::text, ${run}::text, ${process}::text) on conflict (workspace_id, run_id) do nothing returning run_id
+         insert into ${OWNERS} (workspace_id, run_id, process_id)
+         select ${workspace}::text, c.data->'payload'->>'runId', ${process}::text from ${claimed} c where jsonb_typeof(c.data->'payload'->'runId') = 'string'
+         on conflict (workspace_id, run_id) do nothing returning run_id
        ), affinity as (
-         insert into ${AFFINITY} (workspace_id, conversation_id, process_id) select ${workspace}::text, ${conversation}::text, ${process}::text from owner where ${conversation}::text is not null
+         insert into ${AFFINITY} (workspace_id, conversation_id, process_id)
+         select ${workspace}::text, c.data->'payload'->>'conversationId', ${process}::text from ${claimed} c, owner where jsonb_typeof(c.data->'payload'->'conversationId') = 'string'
          on conflict (workspace_id, conversation_id) do update set process_id = excluded.process_id
        )`;
       },
-      values: [workspaceId, runId, processId, conversationId],
-      answer: '(select count(*) from owner) = 1',
+      values: [workspaceId, processId],
+      answer: '(select run_id from owner)',
     };
   }
 
