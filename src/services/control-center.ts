@@ -742,7 +742,7 @@ export class ControlCenter {
         for (const workspace of await freshList()) {
           await this.pipelineEngine.poll(workspace.id);
           const db = (await this.workspaces.handle(workspace.id)).database.db;
-          await runQueue?.poll(workspace.id, async (workspaceId, run) => void (await this.executor.executeQueued(workspaceId, run)), db);
+          await runQueue?.poll(workspace.id, async (workspaceId, run, endCarries) => void (await this.executor.executeQueued(workspaceId, run, endCarries)), db);
           await this.approvalTimeouts?.poll(workspace.id);
         }
       }, 'queue poll failed', () => (polling = false));

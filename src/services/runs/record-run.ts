@@ -13,7 +13,7 @@ import type { EventBus } from '../event-bus.js';
 import { compactionLine } from './compaction-line.js';
 import { LivenessWatchdog } from './liveness-watchdog.js';
 import type { MessageService, NewMessage } from './message-service.js';
-import { endRunWithRows, writesRunEndWithRows } from '../../store/repositories/run-end-with-rows.js';
+import { endRunWithRows, writesRunEndWithRows, type EndStatementPart } from '../../store/repositories/run-end-with-rows.js';
 import { RunLog, type RunLogDatabase } from './run-log.js';
 import { runChange, type RunService } from './run-service.js';
 
@@ -39,6 +39,19 @@ export interface RecordedRun {
   silenceMinutes: number;
   /** Called with the final result when the run has ended and been recorded. */
   onFinished?: ((run: Run, finalText: string) => void | Promise<void>) | undefined;
+  /** PostgreSQL: writes the run's end carries (a queued run's job completion). */
+  endCarries?: CarriedPart | undefined;
+}
+
+/**
+ * A part the run's end statement carries (PostgreSQL: a queued run's job completion, NF-SCALE: a
+ * round trip less per run), and whom to tell that it was written. When the end is written without it
+ * (the combined statement was refused, or the run never reached its end), `carried` is not called
+ * and its owner sends the part's writes itself.
+ */
+export interface CarriedPart {
+  part: EndStatementPart;
+  carried(): void;
 }
 
 /** What a run ended with, besides its state and error. */
@@ -145,26 +158,30 @@ export class RunRecorder {
   }
 
   /**
-   * PostgreSQL: the run's end and its answer message in one statement (NF-SCALE: a round trip less
-   * per turn), announced as the two writes were — the run's end, then the message. A statement the
-   * database refused wrote nothing (it is atomic), so the end is then written alone as before and
-   * the answer appended after it: the run never stays unended because its answer could not be stored.
+   * PostgreSQL: the run's end with its answer message (if any) and the part it carries (if any), in
+   * one statement (NF-SCALE: a round trip less per turn for each), announced as the separate writes
+   * were — the run's end, then the message. A statement the database refused wrote nothing (it is
+   * atomic), so the end is then written alone as before and the answer appended after it: the run
+   * never stays unended because its answer (or the part) could not be stored; the part's owner,
+   * never told it was carried, sends it itself.
    */
-  private async endWithAnswer(ending: Parameters<RunService['update']>[3], answer: NewMessage): Promise<{ run: Run; answered: boolean }> {
+  private async endTogether(ending: Parameters<RunService['update']>[3], answer: NewMessage | null): Promise<{ run: Run; answered: boolean }> {
     const { workspaceId, runId } = this.run.scope;
     const { patch, run, carried } = this.change(ending);
-    const pending = this.deps.messages.pendingMessage(workspaceId, answer);
+    const pending = answer ? this.deps.messages.pendingMessage(workspaceId, answer) : null;
     const db = this.run.database.db;
+    const carries = this.run.endCarries;
     try {
-      const { messagesHeld } = await endRunWithRows(db, runId, patch, pending.inserts(db));
+      const { messagesHeld } = await endRunWithRows(db, runId, patch, pending ? pending.inserts(db) : [], carries?.part);
       this.row = run;
       this.stored(carried);
+      carries?.carried();
       this.deps.events.publish(workspaceId, 'run.updated', { ...run, messagesHeld });
-      pending.published();
-      return { run, answered: true };
+      pending?.published();
+      return { run, answered: pending !== null };
     } catch (error) {
       if (!(error instanceof pg.DatabaseError)) throw error;
-      this.logError(`run ${runId}: its end and answer could not be written together; writing them one after the other`, error);
+      this.logError(`run ${runId}: its end and ${pending ? 'answer' : 'job completion'} could not be written together; writing them one after the other`, error);
       return { run: await this.update(ending), answered: false };
     }
   }
@@ -236,7 +253,8 @@ export class RunRecorder {
       conversationId && finalText.trim()
         ? { conversationId, runId, role: 'assistant', authorKind: 'agent', authorId: agent.id, mode, picker: spaceModeToPicker(mode, autonomy), content: finalText }
         : null;
-    const { run, answered } = answer && writesRunEndWithRows(this.run.database.db) ? await this.endWithAnswer(ending, answer) : { run: await this.update(ending), answered: false };
+    const together = (answer !== null || this.run.endCarries !== undefined) && writesRunEndWithRows(this.run.database.db);
+    const { run, answered } = together ? await this.endTogether(ending, answer) : { run: await this.update(ending), answered: false };
     if (answer && !answered) await this.deps.messages.append(workspaceId, answer);
     if (extra.deliverableFailed) {
       const contract = buildCompletionContract(getCapabilityProfile(mode));

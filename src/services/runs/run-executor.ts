@@ -39,7 +39,7 @@ import { prepareRun, type ModeToolProvider, type PrepareHook } from './prepare-r
 import { pinConfigVersion, pinConfigVersionAt, type ConfigPin } from '../../store/pinned-config-reads.js';
 import { runOnTransport, type McpRun } from './run-on-transport.js';
 import { brokeredProviderProblem } from './brokered-provider-problem.js';
-import { RunRecorder } from './record-run.js';
+import { RunRecorder, type CarriedPart } from './record-run.js';
 import type { RecordRunInput, RunService, WrittenWithRun } from './run-service.js';
 import type { RunTokens } from './run-tokens.js';
 import type { QueuedRun } from './run-queue.js';
@@ -327,9 +327,10 @@ export class RunExecutor {
   /**
    * A worker's side of {@link launch}: executes a run another process queued, to its end. A run that
    * is no longer `queued` (a previous claimer started it, then died) is never started again: runs
-   * have side effects (at most once).
+   * have side effects (at most once). `endCarries` (its job's completion) is sent in the statement
+   * that ends the run, when the run gets that far; its `carried` is called when it was.
    */
-  async executeQueued(workspaceId: string, queued: QueuedRun): Promise<RunOutcome | null> {
+  async executeQueued(workspaceId: string, queued: QueuedRun, endCarries?: CarriedPart): Promise<RunOutcome | null> {
     const handle = await this.deps.workspaces.handle(workspaceId);
     // The run queue took the run for this process with its job (`RunQueue`: the owner row and the
     // conversation's affinity, in the lease's statement) before this reads its state: of two claimers
@@ -371,7 +372,7 @@ export class RunExecutor {
       ...(queued.compact ? { compact: queued.compact } : {}),
       // SEC-9: the ceiling comes from the recorded row, never from the job payload.
       inheritedRules: run.inheritedRules,
-    }, false, configPin, true);
+    }, false, configPin, true, endCarries);
     return finished;
   }
 
@@ -403,7 +404,7 @@ export class RunExecutor {
   }
 
   /** Executes a recorded `queued` run in this process, in the background; `claimed`: owned through its job's claim, released with its completion. */
-  private async begin(run: Run, input: StartRunInput, throughStartQueue = false, configPin?: ConfigPin, claimed = false): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
+  private async begin(run: Run, input: StartRunInput, throughStartQueue = false, configPin?: ConfigPin, claimed = false, endCarries?: CarriedPart): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
     // Owned before it can be `running`, so a running run without an owner row is always an orphan.
     if (this.ownership && !claimed) await this.ownership.own(input.workspaceId, run.id, input.conversationId);
     let resolveFinished!: () => void;
@@ -424,7 +425,7 @@ export class RunExecutor {
     this.deps.active.add(activeRun);
     const execution = throughStartQueue
       ? this.startQueue.schedule(input.conversationId ?? run.id, (started) => this.execute(run, input, activeRun, started))
-      : this.execute(run, input, activeRun, undefined, configPin);
+      : this.execute(run, input, activeRun, undefined, configPin, endCarries);
     const finished = execution.finally(async () => {
       this.deps.active.remove(run.id);
       if (this.ownership && !claimed) await this.ownership.disown(input.workspaceId, run.id).catch((error: unknown) => this.deps.logger.error({ err: error, runId: run.id }, 'could not release the ownership of an ended run'));
@@ -436,9 +437,10 @@ export class RunExecutor {
   /**
    * The pipeline: record → prepare → gate + transport → finish. `pinned`: the configuration version
    * the caller read just before (a queued run's start); else it is read here. Only the settings read
-   * and the prepare stage are served under it, never the run's later reads.
+   * and the prepare stage are served under it, never the run's later reads. `endCarries`: what the
+   * run's end statement carries (a queued run's job completion).
    */
-  private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun, started?: () => void, pinned?: ConfigPin): Promise<RunOutcome> {
+  private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun, started?: () => void, pinned?: ConfigPin, endCarries?: CarriedPart): Promise<RunOutcome> {
     const { workspaceId } = input;
     const handle = await this.deps.workspaces.handle(workspaceId);
     const configPin = pinned ?? (await pinConfigVersion(handle.database.db));
@@ -464,6 +466,7 @@ export class RunExecutor {
       row: queued,
       silenceMinutes: agent.silenceTimeoutMinutes ?? settings.defaultSilenceTimeoutMinutes,
       onFinished: input.onFinished,
+      endCarries,
     });
     const checkoutKey = input.checkoutKey ?? (input.parentRunId ? this.checkoutKeys.get(input.parentRunId) : undefined) ?? input.conversationId ?? runId;
     this.checkoutKeys.set(runId, checkoutKey);

@@ -5,6 +5,7 @@ import { AUTONOMY_LEVELS, MODES, type AutonomyLevel, type Mode } from '../../cor
 import { PG_BOSS_SCHEMA, type PgBossConnection, type PgBossJobQueue } from '../pipelines/pg-boss-job-queue.js';
 import type { ClaimedJob } from '../pipelines/job-queue.js';
 import type { RunAffinity } from './run-affinity.js';
+import type { CarriedPart } from './record-run.js';
 import { deleteRunDispatch, staleRunDispatches } from '../../store/repositories/run-dispatch-repository.js';
 import { runsInConversation } from '../../store/repositories/run-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
@@ -62,8 +63,11 @@ export function parseQueuedRun(payload: unknown): QueuedRun | null {
   return p as unknown as QueuedRun;
 }
 
-/** Executes a claimed run to its end; resolves when the run is recorded as ended (or was not `queued`). */
-export type ExecuteQueuedRun = (workspaceId: string, run: QueuedRun) => Promise<void>;
+/**
+ * Executes a claimed run to its end; resolves when the run is recorded as ended (or was not `queued`).
+ * `endCarries` is the job's completion, for the statement that ends the run to carry.
+ */
+export type ExecuteQueuedRun = (workspaceId: string, run: QueuedRun, endCarries?: CarriedPart) => Promise<void>;
 
 /**
  * Agent runs through pg-boss (NF-SCALE): an API process enqueues (`enqueue`), every
@@ -185,31 +189,18 @@ export class RunQueue {
     const { processId, leaseMs } = this.options;
     for (const queue of order) {
       while (!this.stopped && this.executing.size < this.options.maxConcurrent) {
-        const claimed = await this.queueOf(workspaceId).claimWith(queue, processId, leaseMs, this.affinity.claimPart(workspaceId, processId));
+        const claimed = await this.queueOf(workspaceId).claimWith(queue, processId, leaseMs, (payload) => {
+          const run = parseQueuedRun(payload);
+          return run ? this.affinity.claimPart(workspaceId, run.runId, processId, run.conversationId) : null;
+        });
         if (!claimed) break;
         started += 1;
-        const owned = await this.takenWithJob(workspaceId, claimed.job, claimed.answer);
-        const running = this.execute(workspaceId, claimed.job, owned, execute);
+        const running = this.execute(workspaceId, claimed.job, claimed.answer === true, execute);
         this.executing.add(running);
         void running.finally(() => this.executing.delete(running));
       }
     }
     return started;
-  }
-
-  /**
-   * Whether the claim took the job's run for this process: the owner row the claim's statement wrote
-   * from the stored payload is the run this process parsed from it. A row written for a payload that
-   * is not a queued run's (anything with write access to the queue's tables could have put it
-   * there) is deleted again before this process claims anything more: it owns nothing this process will execute.
-   */
-  private async takenWithJob(workspaceId: string, job: ClaimedJob, answer: unknown): Promise<boolean> {
-    const run = parseQueuedRun(job.payload);
-    if (run !== null && answer === run.runId) return true;
-    if (typeof answer === 'string') {
-      await this.affinity.disown(workspaceId, answer).catch((error: unknown) => this.options.logger.error({ err: error, workspaceId, jobId: job.id }, 'could not release the ownership a malformed runs-queue job took'));
-    }
-    return false;
   }
 
   /** Waits for the runs this process claimed (they end when the executor cancels them on close). */
@@ -282,9 +273,16 @@ export class RunQueue {
       return;
     }
     const heartbeat = setInterval(() => void queue.extend(job.id, processId, leaseMs).catch(() => false), Math.max(500, leaseMs / 3));
+    // NF-SCALE: the job's completion (with the owner row's delete) rides in the statement that ends the
+    // run, a round trip less per run; every other exit (the run not started, an error before its end,
+    // the end written without it) completes the job below, as before.
+    let carried = false;
     try {
       if (!run) this.options.logger.error({ workspaceId, jobId: job.id }, 'a runs-queue job that is not a queued run was dropped');
-      else if (ownedRun) await execute(workspaceId, ownedRun);
+      else if (ownedRun) {
+        const part = queue.completionPart(job.id, processId, this.affinity.disownPart(workspaceId, ownedRun.runId));
+        await execute(workspaceId, ownedRun, { part, carried: () => (carried = true) });
+      }
       else this.options.logger.info({ workspaceId, runId: run.runId }, 'a queued run another claimer holds was not executed again');
     } catch (error) {
       this.options.logger.error({ err: error, workspaceId, jobId: job.id }, 'a queued run could not be executed');
@@ -294,11 +292,13 @@ export class RunQueue {
       // the run's owner row is deleted in the same statement (even when the lease was lost meanwhile).
       // When that statement fails, the row is deleted on its own: else this live process would keep it
       // until it dies, and the orphan sweep would then take a row of an ended run (which it skips).
-      const sent = await queue.complete(job.id, processId, ownedRun ? this.affinity.disownPart(workspaceId, ownedRun.runId) : undefined).then(
-        () => true,
-        () => false,
-      );
-      if (!sent) await disown();
+      if (!carried) {
+        const sent = await queue.complete(job.id, processId, ownedRun ? this.affinity.disownPart(workspaceId, ownedRun.runId) : undefined).then(
+          () => true,
+          () => false,
+        );
+        if (!sent) await disown();
+      }
     }
   }
 }
