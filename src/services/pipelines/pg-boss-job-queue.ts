@@ -200,16 +200,31 @@ function dueOf(name: string): string {
  * every run's path): data-modifying CTEs (`name as (…)`, comma-separated) whose parameters are
  * numbered from `first`. PostgreSQL runs every data-modifying CTE exactly once, whether or not the
  * statement reads it, and all of them or none (one statement, one transaction). The queue's own CTE
- * names (`lease`, `holder`, `held`, `completed`, `forgotten`) are taken.
+ * names (`next`, `claimed`, `holder`, `held`, `completed`, `forgotten`) are taken.
  */
 export interface StatementPart {
   ctes(first: number): string;
   values: unknown[];
 }
 
-/** A {@link StatementPart} of a claim, with the expression the claim reads back as the part's answer. */
-export interface ClaimPart extends StatementPart {
+/**
+ * A caller's part of a claim ({@link PgBossJobQueue.claimWith}): data-modifying CTEs written from the
+ * claimed job's row — the CTE named `claimed` (columns `id`, `data` as stored: `{ payload, … }`,
+ * strings NUL-escaped), empty when nothing was due — with parameters numbered from `first`, and the
+ * expression read back as the part's answer.
+ */
+export interface JobClaimPart {
+  ctes(first: number, claimed: string): string;
+  values: unknown[];
   answer: string;
+}
+
+/** A job as the claim's statement returns it. */
+interface ClaimedRow {
+  id: string;
+  data: StoredJob;
+  retry_count: number;
+  answer?: unknown;
 }
 
 /** A dedupe key becomes the job's id, so a second insert of the key conflicts in pg-boss's own primary key. */
@@ -259,16 +274,16 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async claim(queue: string, workerId: string, leaseMs: number): Promise<ClaimedJob | null> {
-    return (await this.claimWith(queue, workerId, leaseMs, () => null))?.job ?? null;
+    return (await this.claimWith(queue, workerId, leaseMs, null))?.job ?? null;
   }
 
   /**
-   * {@link claim}, with the caller's part (made from the claimed job's payload; null for none) sent in
-   * the lease's statement; `answer` is the part's answer (null without a part).
+   * {@link claim}, with the caller's part (written from the claimed job's row, {@link JobClaimPart})
+   * sent in the claim's statement; `answer` is the part's answer (null without a part).
    */
-  async claimWith(queue: string, workerId: string, leaseMs: number, partFor: (payload: unknown) => ClaimPart | null): Promise<{ job: ClaimedJob; answer: unknown } | null> {
+  async claimWith(queue: string, workerId: string, leaseMs: number, part: JobClaimPart | null): Promise<{ job: ClaimedJob; answer: unknown } | null> {
     const name = this.name(queue);
-    const boss = await this.connection.ensureQueue(name);
+    await this.connection.ensureQueue(name);
     this.connection.dueAfterEmptyClaim.delete(name);
     // NF-SCALE: every statement is a round trip (a wake-up of this process and of the database), and
     // an idle worker claims from each of its queues at every poll. A queue whose last claim found
@@ -279,33 +294,51 @@ export class PgBossJobQueue implements JobQueue {
     // is: it is then claimed at once, as before).
     const sweptAt = this.connection.expirySweptAt.get(name);
     const sweepDue = sweptAt === undefined || performance.now() - sweptAt >= this.connection.expirySweepEveryMs;
-    let job: PgBoss.JobWithMetadata<StoredJob> | undefined;
+    let claimed: ClaimedRow | null = null;
     if (sweepDue || this.connection.seemedEmpty.has(name)) {
-      if (await this.sweepAndAsk(name)) [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
+      if (await this.sweepAndAsk(name)) claimed = await this.fetchAndLease(name, workerId, leaseMs, part);
     } else {
-      [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
-      if (!job && (await this.sweepAndAsk(name))) [job] = await boss.fetch<StoredJob>(name, { batchSize: 1, includeMetadata: true });
+      claimed = await this.fetchAndLease(name, workerId, leaseMs, part);
+      if (!claimed && (await this.sweepAndAsk(name))) claimed = await this.fetchAndLease(name, workerId, leaseMs, part);
     }
-    if (!job) {
+    if (!claimed) {
       this.connection.seemedEmpty.add(name);
       return null;
     }
     this.connection.seemedEmpty.delete(name);
     this.connection.dueAfterEmptyClaim.delete(name);
-    const payload = unescapeNulDeep(job.data.payload);
-    const part = partFor(payload);
-    // The lease and its holder (and the caller's part) in one statement: a claim is on every run's path.
-    const lease = `lease as (update ${JOBS} set expire_in = $3 * interval '1 millisecond' where name = $1 and id = $2)`;
-    const holder = `insert into ${HOLDERS} (job_id, queue_name, worker_id) values ($2, $1, $4) on conflict (job_id) do update set worker_id = excluded.worker_id, queue_name = excluded.queue_name`;
-    const values = [name, job.id, leaseMs, workerId];
-    let answer: unknown = null;
-    if (part) {
-      const result = await this.connection.sql.query<{ answer: unknown }>(`with ${lease}, holder as (${holder}), ${part.ctes(values.length + 1)} select ${part.answer} as answer`, [...values, ...part.values]);
-      answer = result.rows[0]?.answer ?? null;
-    } else {
-      await this.connection.sql.query(`with ${lease} ${holder}`, values);
-    }
-    return { job: { id: job.id, queue, payload, attempt: job.retryCount + 1, maxAttempts: job.data.maxAttempts }, answer };
+    const payload = unescapeNulDeep(claimed.data.payload);
+    return { job: { id: claimed.id, queue, payload, attempt: claimed.retry_count + 1, maxAttempts: claimed.data.maxAttempts }, answer: part ? (claimed.answer ?? null) : null };
+  }
+
+  /**
+   * The next due job of queue `name` taken, leased and its holder recorded — with the caller's part —
+   * in one statement: a claim is on every run's path (NF-SCALE), and pg-boss's `fetch` followed by a
+   * lease was two. The job is taken as pg-boss 10's `fetch` takes one (a batch of one: `FOR UPDATE
+   * SKIP LOCKED` on the oldest due job of the highest priority; `active`, `started_on` now, a claim
+   * after an earlier one counted in `retry_count`), with the lease as its `expire_in` in the same
+   * update: a statement may change a row only once. Queues here are all `standard` (`ensureQueue`),
+   * so pg-boss's grouping of singleton and stately jobs has nothing to do.
+   */
+  private async fetchAndLease(name: string, workerId: string, leaseMs: number, part: JobClaimPart | null): Promise<ClaimedRow | null> {
+    const values: unknown[] = [name, leaseMs, workerId];
+    const result = await this.connection.sql.query<ClaimedRow>(
+      `with next as (
+         select id from ${JOBS} where name = $1 and state < 'active' and start_after < now()
+          order by priority desc, created_on, id limit 1 for update skip locked
+       ), claimed as (
+         update ${JOBS} j set state = 'active', started_on = now(), expire_in = $2 * interval '1 millisecond',
+                retry_count = case when started_on is not null then retry_count + 1 else retry_count end
+           from next where j.name = $1 and j.id = next.id
+         returning j.id, j.data, j.retry_count
+       ), holder as (
+         insert into ${HOLDERS} (job_id, queue_name, worker_id) select id, $1, $3 from claimed
+         on conflict (job_id) do update set worker_id = excluded.worker_id, queue_name = excluded.queue_name
+       )${part ? `, ${part.ctes(values.length + 1, 'claimed')}` : ''}
+       select id, data, retry_count${part ? `, ${part.answer} as answer` : ''} from claimed`,
+      part ? [...values, ...part.values] : values,
+    );
+    return result.rows[0] ?? null;
   }
 
   async extend(jobId: string, workerId: string, leaseMs: number): Promise<boolean> {

@@ -189,18 +189,31 @@ export class RunQueue {
     const { processId, leaseMs } = this.options;
     for (const queue of order) {
       while (!this.stopped && this.executing.size < this.options.maxConcurrent) {
-        const claimed = await this.queueOf(workspaceId).claimWith(queue, processId, leaseMs, (payload) => {
-          const run = parseQueuedRun(payload);
-          return run ? this.affinity.claimPart(workspaceId, run.runId, processId, run.conversationId) : null;
-        });
+        const claimed = await this.queueOf(workspaceId).claimWith(queue, processId, leaseMs, this.affinity.claimPart(workspaceId, processId));
         if (!claimed) break;
         started += 1;
-        const running = this.execute(workspaceId, claimed.job, claimed.answer === true, execute);
+        const owned = await this.takenWithJob(workspaceId, claimed.job, claimed.answer);
+        const running = this.execute(workspaceId, claimed.job, owned, execute);
         this.executing.add(running);
         void running.finally(() => this.executing.delete(running));
       }
     }
     return started;
+  }
+
+  /**
+   * Whether the claim took the job's run for this process: the owner row the claim's statement wrote
+   * from the stored payload is the run this process parsed from it. A row written for a payload that
+   * is not a queued run's (anything with write access to the queue's tables could have put it
+   * there) is deleted again before this process claims anything more: it owns nothing this process will execute.
+   */
+  private async takenWithJob(workspaceId: string, job: ClaimedJob, answer: unknown): Promise<boolean> {
+    const run = parseQueuedRun(job.payload);
+    if (run !== null && answer === run.runId) return true;
+    if (typeof answer === 'string') {
+      await this.affinity.disown(workspaceId, answer).catch((error: unknown) => this.options.logger.error({ err: error, workspaceId, jobId: job.id }, 'could not release the ownership a malformed runs-queue job took'));
+    }
+    return false;
   }
 
   /** Waits for the runs this process claimed (they end when the executor cancels them on close). */
