@@ -597,9 +597,14 @@ export class ControlCenter {
           const holder = conversationId ? await affinity.affinityOf(workspaceId, conversationId) : null;
           return holder !== null && holder !== this.processId;
         },
+        (workspaceId, run, runAt) => runQueue.enqueuePart(workspaceId, run, runAt),
       );
     } else {
-      this.executor.dispatchTo((workspaceId, run) => runQueue.enqueue(workspaceId, run));
+      this.executor.dispatchTo(
+        (workspaceId, run) => runQueue.enqueue(workspaceId, run),
+        undefined,
+        (workspaceId, run, runAt) => runQueue.enqueuePart(workspaceId, run, runAt),
+      );
     }
     return { affinity, runQueue, timeouts };
   }

@@ -552,3 +552,42 @@ export class PgBossJobQueue implements JobQueue {
     return result.rowCount ?? 0;
   }
 }
+
+/**
+ * pg-boss's insert of one job, as {@link PgBossJobQueue.enqueue} sends it (`send` with a dedupe key,
+ * no retries by pg-boss, no backoff, the queue's own policy, expiry and retention), written as a
+ * data-modifying CTE named `cte` that returns the job's `id` when it was inserted: a caller puts a job
+ * in the statement of its own rows (NF-SCALE: a queued run's job is written with the run). The
+ * arguments are SQL expressions: `queue`, the pg-boss queue name (no row is inserted when that
+ * queue does not exist: the join with pg-boss's queue table finds nothing); `dedupeKey`, turned into
+ * the job's id as `jobIdFor` does (sha256 of name, NUL, key); `data`, the text of
+ * {@link jobDataText}; `startAfter`, a timestamp. The values are the ones pg-boss's own insert
+ * computes for `enqueue`'s options (this connection's pg-boss has no expiry, retention or retry
+ * defaults of its own): expiry from the queue or 15 minutes, retention from the queue or 14 days.
+ */
+export function jobInsertCte(cte: string, queue: string, dedupeKey: string, data: string, startAfter: string): string {
+  const hex = `encode(sha256(convert_to(q.name, 'UTF8') || '\\x00'::bytea || convert_to(${dedupeKey}, 'UTF8')), 'hex')`;
+  const id = `(substr(h.hex, 1, 8) || '-' || substr(h.hex, 9, 4) || '-4' || substr(h.hex, 14, 3) || '-8' || substr(h.hex, 18, 3) || '-' || substr(h.hex, 21, 12))::uuid`;
+  return `${cte} as (
+     insert into ${JOBS} (id, name, data, priority, start_after, singleton_key, singleton_on, dead_letter, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
+     select ${id}, q.name, (${data})::jsonb, 0, s.start_after, null, null, q.dead_letter,
+            coalesce(q.expire_seconds * interval '1s', interval '15 minutes'),
+            s.start_after + cast(coalesce((q.retention_minutes * 60)::text, '14 days') as interval),
+            ${UNLIMITED_REDELIVERIES}, 0, false, q.policy
+       from ${PG_BOSS_SCHEMA}.queue q cross join lateral (select ${hex} as hex) h cross join (select (${startAfter})::timestamptz as start_after) s
+      where q.name = ${queue}
+     on conflict do nothing
+     returning id
+   )`;
+}
+
+/**
+ * A job's data as {@link PgBossJobQueue.enqueue} stores it (payload strings NUL-escaped, one attempt,
+ * no backoff), as JSON text for {@link jobInsertCte}. The NUL marker is written as its JSON escape:
+ * the text holds neither NUL nor the marker, so a workspace handle, which escapes both in every
+ * parameter it sends (nul-escaping-dialect.ts), sends it as it is, and jsonb stores the marker itself.
+ */
+export function jobDataText(payload: unknown): string {
+  const data: StoredJob = { payload: escapeNulDeep(payload ?? null), maxAttempts: 1, backoffMs: 0 };
+  return JSON.stringify(data).replace(/\uFDD0/g, '\\ufdd0');
+}
