@@ -12,8 +12,8 @@ import { promptImagesOf } from './attachment-service.js';
  * (harness/image-tokens.ts), and when the window is tight they are elided to one-line placeholders
  * like old tool results (harness/context-window.ts), never dropped unannounced.
  *
- * `withImages`: the conversation's messages with images and their text (`historyMarks`, read with the
- * history's rewinds in one statement); only those not kept yet have their bytes read.
+ * `withImages`: the conversation's messages with images and their text (`HistoryMarks`, read with the
+ * history's rewinds and timeline in one statement); only those not kept yet have their bytes read.
  */
 export async function keepEarlierImages(db: Kysely<WorkspaceSchema>, conversationId: string, withImages: ReadonlyArray<{ id: string; content: string }>, kept: Map<string, ModelMessage>): Promise<void> {
   for (const message of withImages) {

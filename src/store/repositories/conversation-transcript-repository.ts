@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Expression, type Kysely } from 'kysely';
 import { reusableQuery } from '../reusable-query.js';
 import type { WorkspaceSchema } from '../workspace-schema.js';
 
@@ -14,14 +14,9 @@ export type TranscriptItem =
   /** `events` is null for a run the caller already holds (`known`); `ended`: its log will not change. */
   | { kind: 'run'; runId: string; createdAt: string; ended: boolean; events: Array<{ type: string; data: string }> | null };
 
-/**
- * The statements of {@link listConversationTranscript}, compiled once per database handle: a turn
- * runs them all, and building and compiling a Kysely query costs more than running it on SQLite.
- * "Since" bounds are the empty string when the conversation was never compacted (every ISO time is
- * greater), so each statement keeps one shape.
- */
-const latestCompactingRun = reusableQuery((db, conversationId: string) =>
-  db
+/** CTX-1: the creation time of the conversation's newest top-level run that compacted it (no row: never compacted). */
+function newestCompaction(db: Kysely<WorkspaceSchema>, conversationId: string) {
+  return db
     .selectFrom('run_events')
     .innerJoin('runs', 'runs.id', 'run_events.run_id')
     .select(['runs.created_at'])
@@ -29,56 +24,49 @@ const latestCompactingRun = reusableQuery((db, conversationId: string) =>
     .where('runs.parent_run_id', 'is', null)
     .where('run_events.type', '=', 'context_compacted')
     .orderBy('runs.created_at', 'desc')
-    .limit(1),
-);
-
-const newestUserMessageUpTo = reusableQuery((db, conversationId: string, upTo: string) =>
-  db.selectFrom('messages').select('created_at').where('conversation_id', '=', conversationId).where('role', '=', 'user').where('created_at', '<=', upTo).orderBy('created_at', 'desc').limit(1),
-);
+    .limit(1);
+}
 
 /**
- * The messages since `messagesSince` and the top-level runs since `runsSince` (created before
- * `runsBefore`), in one statement: on PostgreSQL each statement is a round trip (NF-SCALE). Messages
- * first, each kind by time then id. `detail` is a message's role or a run's state.
+ * A conversation's whole history read in one statement (NF-SCALE: on PostgreSQL each statement is a
+ * round trip): what it is built under (kind `rewind`, `image`, as {@link marksAndTimelineSince}) and
+ * its timeline since its newest compaction (kind `message` and `run`). The timeline's bounds are
+ * scalar subqueries rather than values read first: runs since the compacting run, messages since the
+ * compacting run's own message (the newest user message written at or before it), and everything
+ * (the empty string, before every ISO time) when it was never compacted. The rewinds do not bound
+ * the timeline: archived messages are left out by their own column and rewound runs by their spans
+ * afterwards. Run logs are not read here: a full build usually meets runs this process holds already
+ * (a rebuild after a rewind) or none at all (a conversation's first turn).
  */
-const timelineRowsSince = reusableQuery((db, conversationId: string, messagesSince: string, runsSince: string, runsBefore: string) =>
-  db
+const marksAndTimeline = reusableQuery((db, conversationId: string, runsBefore: string) => {
+  const runsSince = sql<string>`coalesce((${newestCompaction(db, conversationId)}), '')`;
+  const compactingMessage = db
     .selectFrom('messages')
-    .select((eb) => [sql<'message' | 'run'>`'message'`.as('kind'), 'id', eb.ref('role').$castTo<string>().as('detail'), 'content', 'run_id', 'created_at'])
+    .select('created_at')
     .where('conversation_id', '=', conversationId)
-    .where('role', '!=', 'system')
-    // CTX-3: what a rewind archived is out of the history until it is restored.
-    .where('rewound_by', 'is', null)
-    .where('created_at', '>=', messagesSince)
-    .unionAll(
-      db
-        .selectFrom('runs')
-        .select((eb) => [sql<'message' | 'run'>`'run'`.as('kind'), 'id', eb.ref('state').$castTo<string>().as('detail'), sql<string>`null`.as('content'), sql<string | null>`null`.as('run_id'), 'created_at'])
-        .where('conversation_id', '=', conversationId)
-        .where('parent_run_id', 'is', null)
-        .where('created_at', '>=', runsSince)
-        .where('created_at', '<', runsBefore),
-    )
+    .where('role', '=', 'user')
+    .where('created_at', '<=', newestCompaction(db, conversationId))
+    .orderBy('created_at', 'desc')
+    .limit(1);
+  const messagesSince = sql<string>`coalesce((${compactingMessage}), (${newestCompaction(db, conversationId)}), '')`;
+  const [rewinds, images] = marksRows(db, conversationId);
+  return timelineRows(db, conversationId, messagesSince, runsSince, runsBefore)
+    .unionAll(rewinds)
+    .unionAll(images)
     .orderBy('kind')
     .orderBy('created_at')
-    .orderBy('id'),
-);
+    .orderBy('id')
+    .orderBy('seq');
+});
 
 /**
- * {@link timelineRowsSince} and, in the same statement, the transcript events of the runs it lists
- * (kind `event`: `id` the run, `detail` the event's type, `content` its data, `seq` its place in
- * the run's log; messages and runs have `seq` 0), and what the history is built under (as
- * {@link historyMarkRows}): kind `rewind` (`id` a span's from, `detail` its to) and kind `image`
- * (`id` the message, `content` its text). A kept history's next turn reads everything it needs this
- * way: one round trip instead of two on PostgreSQL (NF-SCALE). The timeline's bounds come from the
- * kept history, not from the rewinds, so nothing has to be read first; when the rewinds turn out to
- * differ from those the history was built under, the timeline rows are simply not used. Runs the
- * caller already holds come with their events too (they are ignored): the window since a kept point
- * nearly always holds only runs the caller has not read (the previous turn's), so that costs rows
- * rarely, and no statement.
+ * The timeline's rows: the messages since `messagesSince` and the top-level runs since `runsSince`,
+ * runs created before `runsBefore` and messages created at or before it. (A turn's history ends before
+ * its message: what came later is cut anyway, and messages of that instant are cut by the caller.) `detail` is a message's role or a run's state; `seq` is 0 (it orders a
+ * run's events, where they come along).
  */
-const marksAndTimelineSince = reusableQuery((db, conversationId: string, since: string, runsBefore: string) =>
-  db
+function timelineRows(db: Kysely<WorkspaceSchema>, conversationId: string, messagesSince: string | Expression<string>, runsSince: string | Expression<string>, runsBefore: string) {
+  return db
     .selectFrom('messages')
     .select((eb) => [
       sql<TimelineKind>`'message'`.as('kind'),
@@ -93,7 +81,8 @@ const marksAndTimelineSince = reusableQuery((db, conversationId: string, since: 
     .where('role', '!=', 'system')
     // CTX-3: what a rewind archived is out of the history until it is restored.
     .where('rewound_by', 'is', null)
-    .where('created_at', '>=', since)
+    .where('created_at', '>=', messagesSince)
+    .where('created_at', '<=', runsBefore)
     .unionAll(
       db
         .selectFrom('runs')
@@ -108,9 +97,50 @@ const marksAndTimelineSince = reusableQuery((db, conversationId: string, since: 
         ])
         .where('conversation_id', '=', conversationId)
         .where('parent_run_id', 'is', null)
-        .where('created_at', '>=', since)
+        .where('created_at', '>=', runsSince)
         .where('created_at', '<', runsBefore),
-    )
+    );
+}
+
+/** What a history is built under, as two selects of the timeline's shape: kind `rewind` (`id` a span's from, `detail` its to) and kind `image` (`id` the message, `content` its text). */
+function marksRows(db: Kysely<WorkspaceSchema>, conversationId: string) {
+  return [
+    unrestoredRewinds(db, conversationId)
+    .select([
+      sql<TimelineKind>`'rewind'`.as('kind'),
+      'messages.created_at as id',
+      'conversation_rewinds.created_at as detail',
+      sql<string>`null`.as('content'),
+      sql<string | null>`null`.as('run_id'),
+      'conversation_rewinds.created_at as created_at',
+      sql<number>`0`.as('seq'),
+    ]),
+    imageMessages(db, conversationId).select([
+      sql<TimelineKind>`'image'`.as('kind'),
+      'messages.id as id',
+      sql<string>`null`.as('detail'),
+      'messages.content as content',
+      sql<string | null>`null`.as('run_id'),
+      'messages.created_at as created_at',
+      sql<number>`0`.as('seq'),
+    ]),
+  ] as const;
+}
+
+/**
+ * The timeline's rows since `since` (as {@link timelineRows}) and, in the same statement, the
+ * transcript events of the runs it lists (kind `event`: `id` the run, `detail` the event's type,
+ * `content` its data, `seq` its place in the run's log), and what the history is built under (as
+ * {@link marksRows}). A kept history's next turn reads everything it needs this way: one round trip
+ * instead of two on PostgreSQL (NF-SCALE). The timeline's bounds come from the kept history, not
+ * from the rewinds, so nothing has to be read first; when the rewinds turn out to differ from those
+ * the history was built under, the timeline rows are simply not used. Runs the caller already holds
+ * come with their events too (they are ignored): the window since a kept point nearly always holds
+ * only runs the caller has not read (the previous turn's), so that costs rows rarely, and no statement.
+ */
+const marksAndTimelineSince = reusableQuery((db, conversationId: string, since: string, runsBefore: string) => {
+  const [rewinds, images] = marksRows(db, conversationId);
+  return timelineRows(db, conversationId, since, since, runsBefore)
     .unionAll(
       db
         .selectFrom('run_events')
@@ -130,43 +160,18 @@ const marksAndTimelineSince = reusableQuery((db, conversationId: string, since: 
         .where('runs.created_at', '<', runsBefore)
         .where('run_events.type', 'in', [...TRANSCRIPT_EVENT_TYPES]),
     )
-    .unionAll(
-      unrestoredRewinds(db, conversationId).select([
-        sql<TimelineKind>`'rewind'`.as('kind'),
-        'messages.created_at as id',
-        'conversation_rewinds.created_at as detail',
-        sql<string>`null`.as('content'),
-        sql<string | null>`null`.as('run_id'),
-        'conversation_rewinds.created_at as created_at',
-        sql<number>`0`.as('seq'),
-      ]),
-    )
-    .unionAll(
-      imageMessages(db, conversationId).select([
-        sql<TimelineKind>`'image'`.as('kind'),
-        'messages.id as id',
-        sql<string>`null`.as('detail'),
-        'messages.content as content',
-        sql<string | null>`null`.as('run_id'),
-        'messages.created_at as created_at',
-        sql<number>`0`.as('seq'),
-      ]),
-    )
+    .unionAll(rewinds)
+    .unionAll(images)
     .orderBy('kind')
     .orderBy('created_at')
     .orderBy('id')
-    .orderBy('seq'),
-);
+    .orderBy('seq');
+});
 
 type TimelineKind = 'message' | 'run' | 'event' | 'rewind' | 'image';
 
-/** A `runsBefore` bound no run reaches (every ISO time sorts before it). */
+/** A `runsBefore` bound no run or message reaches (every ISO time sorts before it). */
 const NO_BOUND = '~';
-
-/** CTX-3: the stretches of time unrestored rewinds archived (from the first archived message to the rewind): their runs leave the history too. */
-export const unrestoredRewindSpans = reusableQuery((db, conversationId: string) =>
-  unrestoredRewinds(db, conversationId).select(['messages.created_at as from', 'conversation_rewinds.created_at as to']),
-);
 
 /** The conversation's unrestored rewinds joined to the first message each archived, for a caller's columns. */
 function unrestoredRewinds(db: Kysely<WorkspaceSchema>, conversationId: string) {
@@ -187,26 +192,10 @@ function imageMessages(db: Kysely<WorkspaceSchema>, conversationId: string) {
     .distinct();
 }
 
-/**
- * What a turn's history is built under, in one statement: the unrestored rewinds' spans (as
- * {@link unrestoredRewindSpans}) and, TOOL-3, the conversation's messages that carry an image, with
- * their text. `a`, `b`: a span's from and to, or a message's id and text.
- */
-const historyMarkRows = reusableQuery((db, conversationId: string) =>
-  unrestoredRewinds(db, conversationId)
-    .select([sql<'rewind' | 'image'>`'rewind'`.as('kind'), 'messages.created_at as a', 'conversation_rewinds.created_at as b'])
-    .unionAll(imageMessages(db, conversationId).select([sql<'rewind' | 'image'>`'image'`.as('kind'), 'messages.id as a', 'messages.content as b'])),
-);
-
 /** What a turn's history is built under: the unrestored rewinds (ordered, so two reads compare equal) and, TOOL-3, the messages with images and their text. */
 export interface HistoryMarks {
   rewound: RewoundSpan[];
   withImages: Array<{ id: string; content: string }>;
-}
-
-/** What a turn's history is built under, in one statement. */
-export async function historyMarks(db: Kysely<WorkspaceSchema>, conversationId: string): Promise<HistoryMarks> {
-  return marksOf((await historyMarkRows(db, conversationId)).map((row) => ({ kind: row.kind, id: row.a, detail: row.b, content: row.b })));
 }
 
 /** The marks among rows of kind `rewind` (`id` from, `detail` to) and `image` (`id` the message, `content` its text); other rows are passed over. */
@@ -246,36 +235,36 @@ export interface RewoundSpan {
 }
 
 /**
- * A conversation's timeline since its latest compaction (CTX-1), oldest first: its user and agent
- * messages and its top-level runs with their transcript events. Older items are not read: the
- * compaction's summary stands in for them. Messages come before a run created in the same instant
- * (a turn's message is written before its run).
+ * What a turn's history is built under ({@link HistoryMarks}) and the conversation's timeline since
+ * its latest compaction (CTX-1), oldest first: its user and agent messages and its top-level runs
+ * with their transcript events, runs in a span an unrestored rewind archived left out. Older items
+ * are not read: the compaction's summary stands in for them. Messages come before a run created in
+ * the same instant (a turn's message is written before its run). One statement, and a second for
+ * the logs of the runs `known` does not hold, when there are any. `runsBefore`: runs created at or
+ * after it are not listed, nor messages created after it (a turn reading its history leaves out its
+ * own run and what was posted after its message).
  */
-export async function listConversationTranscript(
+export async function historyMarksAndTranscript(
   db: Kysely<WorkspaceSchema>,
   conversationId: string,
-  known: { has(runId: string): boolean } = new Set(),
-  rewound?: readonly RewoundSpan[],
+  known: { has(runId: string): boolean },
   runsBefore = NO_BOUND,
-): Promise<TranscriptItem[]> {
-  const [compacted] = await latestCompactingRun(db, conversationId);
-  // The compacting run's own message is the newest user message written before it.
-  let messagesSince = '';
-  if (compacted) {
-    const [anchor] = await newestUserMessageUpTo(db, conversationId, compacted.created_at);
-    messagesSince = anchor?.created_at ?? compacted.created_at;
-  }
-  return timelineSince(db, conversationId, messagesSince, compacted?.created_at ?? '', known, rewound ?? (await unrestoredRewindSpans(db, conversationId)), runsBefore);
+): Promise<{ marks: HistoryMarks; items: TranscriptItem[] }> {
+  const rows = await marksAndTimeline(db, conversationId, runsBefore);
+  const marks = marksOf(rows);
+  const items = await itemsOf(rows, known, marks.rewound, (unread) => transcriptEventsOf(db, [...unread]));
+  return { marks, items };
 }
 
 /**
  * What a history kept from an earlier turn is extended by, in one statement: the history's marks
- * (as {@link historyMarks}) and the items of the conversation's timeline created at or after `from`,
- * as {@link listConversationTranscript} lists them, with their runs' events. The caller knows no
+ * and the items of the conversation's timeline created at or after `from`, as
+ * {@link historyMarksAndTranscript} reads and lists them, with their runs' events. The caller knows no
  * compaction happened before `from` since it built that history; the items are only good to extend
  * it when the marks' rewinds are the ones it was built under (else they are built again from the
- * whole timeline). `runsBefore`: runs created at or after it are not listed (nor their events read);
- * a turn reading its history leaves out its own run.
+ * whole timeline). `runsBefore`: runs created at or after it are not listed (nor their events read),
+ * nor messages created after it; a turn reading its history leaves out its own run and what was
+ * posted after its message.
  */
 export async function historyMarksAndTranscriptFrom(
   db: Kysely<WorkspaceSchema>,
@@ -291,19 +280,6 @@ export async function historyMarksAndTranscriptFrom(
     rows.filter((row) => row.kind === 'event' && unread.has(row.id)).map((row) => ({ run_id: row.id, type: row.detail, data: row.content })),
   );
   return { marks, items };
-}
-
-async function timelineSince(
-  db: Kysely<WorkspaceSchema>,
-  conversationId: string,
-  messagesSince: string,
-  runsSince: string,
-  known: { has(runId: string): boolean },
-  rewound: readonly RewoundSpan[],
-  runsBefore: string,
-): Promise<TranscriptItem[]> {
-  const rows = await timelineRowsSince(db, conversationId, messagesSince, runsSince, runsBefore);
-  return itemsOf(rows, known, rewound, (unread) => transcriptEventsOf(db, [...unread]));
 }
 
 /**
