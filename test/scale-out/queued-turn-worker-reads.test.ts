@@ -41,6 +41,31 @@ async function turn(conversationId: string, text: string): Promise<string> {
   return runId;
 }
 
+describe.skipIf(!postgresEnabled)("a worker's reads for a conversation's first turn", () => {
+  it("reads the history's compaction bound, rewinds, images and timeline in one statement; the turn still sees its prompt and answers", async () => {
+    const { api, model, workspaceId, spaceId } = pair;
+    const conversation = model.scriptFor('first turn reads', reply().tool('todo', { todos: [{ content: 'a first todo', status: 'pending' }] }), reply().text('first turn answer'));
+    const conversationId = (await api.spaces.createConversation(workspaceId, spaceId, { title: 'First turn reads' })).id;
+
+    const sent = await workerStatementsDuring(() => turn(conversationId, 'first turn reads, the prompt'));
+    // What the history is built under (rewinds, images), where its newest compaction is (a run's
+    // log) and the timeline since: one read, and no run's log is read besides (none came before).
+    const historyReads = sent.filter(
+      (text) => text.startsWith('select') && (text.includes('from "conversation_rewinds"') || text.includes('from "run_events"') || text.includes(`'message' as "kind"`)),
+    );
+    expect(historyReads).toHaveLength(1);
+    expect(historyReads[0]).toMatch(/^select 'message' as "kind"/);
+    expect(historyReads[0]).toContain('from "conversation_rewinds"');
+    expect(historyReads[0]).toContain('from "message_attachments"');
+    expect(historyReads[0]).toContain('from "run_events"');
+
+    const answers = (await api.messages.list(workspaceId, conversationId)).filter((message) => message.role === 'assistant').map((message) => message.content);
+    expect(answers).toEqual(['first turn answer']);
+    expect(conversation.requests).toHaveLength(2);
+    expect(JSON.stringify(conversation.requests[0]!.body)).toContain('first turn reads, the prompt');
+  }, 120_000);
+});
+
 describe.skipIf(!postgresEnabled)("a worker's reads for a conversation's next tool turn", () => {
   it("reads no AG-3 state, the previous run's log with the history's timeline and no record of a folder checkout, and writes its end with its answer; the turn sees that run's tool call", async () => {
     const { api, model, workspaceId, spaceId } = pair;

@@ -4,9 +4,8 @@ import type { WorkspaceSchema } from '../../store/workspace-schema.js';
 import type { Message } from '../../schemas/message.js';
 import {
   latestContextUsage,
-  listConversationTranscript,
+  historyMarksAndTranscript,
   historyMarksAndTranscriptFrom,
-  historyMarks,
   type TranscriptItem,
 } from '../../store/repositories/conversation-transcript-repository.js';
 import type { ModelMessage } from '../../llm/model-types.js';
@@ -164,20 +163,21 @@ export class MessageService {
     // point may hold `before` in its settled part, so it is built again then.
     const extending = previous && (!before || previous.history.unsettledFrom <= before.createdAt) ? previous : null;
     const read = extending ? await historyMarksAndTranscriptFrom(database.db, conversationId, extending.history.unsettledFrom, this.kept.finishedRuns, runsBefore) : null;
-    const { rewound, withImages } = read?.marks ?? (await historyMarks(database.db, conversationId));
-    await keepEarlierImages(database.db, conversationId, withImages, this.kept.messages);
-    const rewinds = JSON.stringify(rewound);
     // Built under other rewinds (a rewind or restore since), the kept history is built again.
-    if (extending && read && extending.rewinds === rewinds) {
+    if (extending && read && extending.rewinds === JSON.stringify(read.marks.rewound)) {
+      await keepEarlierImages(database.db, conversationId, read.marks.withImages, this.kept.messages);
       const extended = extendHistory(extending.history, cut(read.items), this.kept, excludingLast);
       if (extended) {
-        keep(this.built, key, { history: extended.built, rewinds }, KEPT_CONVERSATIONS);
+        keep(this.built, key, { history: extended.built, rewinds: extending.rewinds }, KEPT_CONVERSATIONS);
         return extended.history;
       }
     }
-    const items = cut(await listConversationTranscript(database.db, conversationId, this.kept.finishedRuns, rewound, runsBefore));
-    const rebuilt = extendHistory(null, items, this.kept, excludingLast)!;
-    keep(this.built, key, { history: rebuilt.built, rewinds }, KEPT_CONVERSATIONS);
+    // Built from the whole timeline: its rewinds, images and items since the latest compaction in
+    // one statement (a conversation's first turn on this process reads nothing else).
+    const whole = await historyMarksAndTranscript(database.db, conversationId, this.kept.finishedRuns, runsBefore);
+    await keepEarlierImages(database.db, conversationId, whole.marks.withImages, this.kept.messages);
+    const rebuilt = extendHistory(null, cut(whole.items), this.kept, excludingLast)!;
+    keep(this.built, key, { history: rebuilt.built, rewinds: JSON.stringify(whole.marks.rewound) }, KEPT_CONVERSATIONS);
     return rebuilt.history;
   }
 

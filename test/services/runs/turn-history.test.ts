@@ -78,7 +78,7 @@ describe('the history a turn sends to the model', () => {
     expect(fromScratch.map((message) => message.role)).toEqual(Array.from({ length: 3 }, () => ['user', 'assistant', 'tool', 'assistant']).flat());
   });
 
-  it('read when its run starts (NF-SCALE), costs four statements built from scratch and one kept, and leaves out the turn itself', async () => {
+  it('read when its run starts (NF-SCALE), costs two statements built from scratch and one kept, and leaves out the turn itself', async () => {
     const app = fixture.server.running.app;
     const created = await fixture.server.api('POST', `/api/workspaces/${fixture.workspaceId}/spaces/${fixture.spaceId}/conversations`, { title: 'Counted history' });
     const conversationId = created.body.id as string;
@@ -103,9 +103,9 @@ describe('the history a turn sends to the model', () => {
     });
     const workspaces = { handle: async () => ({ ...handle, database: { ...handle.database, db: counted } }) } as unknown as typeof app.workspaces;
     const service = new MessageService(workspaces, app.events);
-    // Rewinds and images (one), the latest compaction (one), messages and runs (one), the two earlier runs' logs (one).
+    // Rewinds, images, messages and runs since the latest compaction (one), the two earlier runs' logs (one).
     const fromScratch = await service.historyBefore(fixture.workspaceId, conversationId, third);
-    expect(statements).toBe(4);
+    expect(statements).toBe(2);
     expect(texts({ body: { messages: fromScratch } } as unknown as ScriptedRequest).join('\n')).toContain('second done');
     expect(texts({ body: { messages: fromScratch } } as unknown as ScriptedRequest).join('\n')).not.toContain('third done');
     // Kept: rewinds and images with what came since it was built, in one statement.
