@@ -44,7 +44,8 @@ import type { RecordRunInput, RunService, WrittenWithRun } from './run-service.j
 import type { RunTokens } from './run-tokens.js';
 import type { QueuedRun } from './run-queue.js';
 import type { JobWithRows } from '../../store/repositories/turn-rows-statement.js';
-import { findRunWithConfigVersion } from '../../store/repositories/run-repository.js';
+import { findRunWithConfigVersion, startQueuedRunAt } from '../../store/repositories/run-repository.js';
+import { writesRunEndWithRows } from '../../store/repositories/run-end-with-rows.js';
 import { findAgent } from '../../store/repositories/agent-repository.js';
 import { join } from 'node:path';
 import { statOrNull } from '../../worktree/stat-or-null.js';
@@ -111,6 +112,12 @@ export interface RunOwnership {
   disown(workspaceId: string, runId: string): Promise<void>;
 }
 
+/** A run that may start: the transport it runs on and the model it is marked `running` with. */
+interface ReadyToRun {
+  transport: AgentTransport;
+  model: string | null;
+}
+
 /** Everything the executor works with, handed over by the composition root. */
 export interface RunExecutorDeps {
   workspaces: WorkspaceService;
@@ -174,6 +181,12 @@ export class RunExecutor {
    * did not finish and nobody chose to stop it, so it ends `failed` with that cause, not `cancelled`.
    */
   private readonly stoppedByShutdown = new Map<string, string>();
+  /**
+   * The configuration version a queued run's start last read, by database handle: the next queued
+   * run's start is worked out under it and written with the run's read, guarded by it (see
+   * {@link executeQueued}).
+   */
+  private readonly lastConfigVersion = new WeakMap<object, number>();
 
   /** Accepted turns wait here for their start, so accepting a turn never waits on starting it. */
   readonly startQueue: RunStartQueue;
@@ -351,22 +364,46 @@ export class RunExecutor {
     // neither a run not executed here nor one executed to its end sends a release of its own.
     // The run row and the configuration's version in one statement (NF-SCALE): the version pins
     // this run's reads of agent, settings, space… (a row that is not queued wastes only the version).
-    const found = await findRunWithConfigVersion(handle.database.db, queued.runId);
+    // PostgreSQL, NF-SCALE: that statement also marks the run `running` when the start worked out
+    // beforehand (agent, settings, transport and model, read under the version the previous start
+    // read) still holds: the update is guarded by the run still `queued`, agreeing with its job, and
+    // the configuration's version being that one in the statement's own snapshot. Every write to the
+    // configuration bumps the version in its own transaction, and a value kept under a version is
+    // never older than it, so when the guard holds the start is exactly what the pinned reads after
+    // the read would have worked out. When it does not (no earlier start, the configuration changed,
+    // the agent is gone, the run could not start), nothing is written and the run starts as before:
+    // a run that cannot start still goes from `queued` to `failed`, never through `running`.
+    const db = handle.database.db;
+    const startedAt = nowIso();
+    const foreseen = writesRunEndWithRows(db) ? await this.foreseenStart(workspaceId, queued).catch(() => null) : null;
+    const found = foreseen
+      ? await startQueuedRunAt(db, queued.runId, queued, foreseen.configPin.version, { startedAt, model: foreseen.ready.model })
+      : await findRunWithConfigVersion(db, queued.runId);
+    if (found) this.lastConfigVersion.set(db, found.configVersion);
     if (!found || found.run.state !== 'queued') return null;
-    const { run } = found;
     // The recorded row is the authority: a job that disagrees with it about who runs, where and how is not this run's.
-    if (run.agentId !== queued.agentId || run.conversationId !== queued.conversationId || run.spaceId !== queued.spaceId || run.mode !== queued.mode || run.autonomy !== queued.autonomy) {
-      this.deps.logger.error({ workspaceId, runId: run.id }, 'a queued job disagrees with its run row; nothing executed');
+    if (found.run.agentId !== queued.agentId || found.run.conversationId !== queued.conversationId || found.run.spaceId !== queued.spaceId || found.run.mode !== queued.mode || found.run.autonomy !== queued.autonomy) {
+      this.deps.logger.error({ workspaceId, runId: found.run.id }, 'a queued job disagrees with its run row; nothing executed');
       return null;
     }
-    const configPin = pinConfigVersionAt(handle.database.db, found.configVersion);
-    // The agent's record only, through the pin: its AG-3 state is derived from its runs on every
-    // read for the registry's answers, and no step of a run reads it, so the worker does not send
-    // that read (NF-SCALE: a statement per turn). It carries `running`: what this run makes it.
-    const record = await findAgent(handle.database.db, queued.agentId, configPin).catch(() => null);
-    const agent: Agent | null = record ? { ...record, state: 'running' } : null;
+    let run = found.run;
+    let configPin: ConfigPin;
+    let agent: Agent | null;
+    let startedAs: ReadyToRun | undefined;
+    if (foreseen && 'started' in found && found.started) {
+      ({ configPin, agent } = foreseen);
+      startedAs = foreseen.ready;
+      run = { ...run, state: 'running', startedAt, model: foreseen.ready.model };
+    } else {
+      configPin = pinConfigVersionAt(db, found.configVersion);
+      // The agent's record only, through the pin: its AG-3 state is derived from its runs on every
+      // read for the registry's answers, and no step of a run reads it, so the worker does not send
+      // that read (NF-SCALE: a statement per turn). It carries `running`: what this run makes it.
+      const record = await findAgent(db, queued.agentId, configPin).catch(() => null);
+      agent = record ? { ...record, state: 'running' } : null;
+    }
     if (!agent) {
-      await this.deps.runs.update(workspaceId, handle.database.db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });
+      await this.deps.runs.update(workspaceId, db, run.id, { state: 'failed', error: `agent ${queued.agentId} no longer exists` });
       return null;
     }
     // Owned since its job's claim (which made its conversation stick here too): begin writes no owner row and deletes none.
@@ -385,8 +422,43 @@ export class RunExecutor {
       ...(queued.compact ? { compact: queued.compact } : {}),
       // SEC-9: the ceiling comes from the recorded row, never from the job payload.
       inheritedRules: run.inheritedRules,
-    }, false, configPin, true, endCarries);
+    }, false, configPin, true, endCarries, startedAs);
     return finished;
+  }
+
+  /**
+   * A queued run's start worked out before its row is read: under the configuration version the
+   * previous queued start read (null: none yet), its agent (carrying `running`), and the transport
+   * and model it would be marked `running` with; null when it could not start so (the run then starts
+   * as before, and says why it cannot).
+   */
+  private async foreseenStart(workspaceId: string, queued: QueuedRun): Promise<{ configPin: ConfigPin; agent: Agent; ready: ReadyToRun } | null> {
+    const db = (await this.deps.workspaces.handle(workspaceId)).database.db;
+    const version = this.lastConfigVersion.get(db);
+    if (version === undefined) return null;
+    const configPin = pinConfigVersionAt(db, version);
+    const record = await findAgent(db, queued.agentId, configPin);
+    if (!record) return null;
+    const agent: Agent = { ...record, state: 'running' };
+    const settings = await this.deps.settings.get(workspaceId, configPin);
+    const ready = await this.readyToRun(withDefaultModel(agent, settings), settings, workspaceId);
+    return 'problem' in ready ? null : { configPin, agent, ready };
+  }
+
+  /** Whether a run of `agent` can start (its transport, its model, TRUTH-4's setup), and on what; else why not. */
+  private async readyToRun(agent: Agent, settings: Awaited<ReturnType<SettingsService['get']>>, workspaceId: string): Promise<ReadyToRun | { problem: string }> {
+    const transport = this.transports.for(agent);
+    if (!transport) return { problem: `adapter '${agent.adapterId}' is not available on this server` };
+    let model = agent.modelId;
+    try {
+      if (transport.resolveModel) model = transport.resolveModel({ agent, providerSettings: settings, env: this.deps.env });
+    } catch (error) {
+      return { problem: error instanceof DomainError ? error.message : String(error) };
+    }
+    // TRUTH-4: a runner without its provider's key or base URL cannot work: say which setting, now.
+    const setupProblem = await brokeredProviderProblem(this.deps.modelBroker, transport, agent, workspaceId);
+    if (setupProblem) return { problem: setupProblem };
+    return { transport, model };
   }
 
   /**
@@ -417,7 +489,7 @@ export class RunExecutor {
   }
 
   /** Executes a recorded `queued` run in this process, in the background; `claimed`: owned through its job's claim, released with its completion. */
-  private async begin(run: Run, input: StartRunInput, throughStartQueue = false, configPin?: ConfigPin, claimed = false, endCarries?: CarriedPart): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
+  private async begin(run: Run, input: StartRunInput, throughStartQueue = false, configPin?: ConfigPin, claimed = false, endCarries?: CarriedPart, startedAs?: ReadyToRun): Promise<{ run: Run; finished: Promise<RunOutcome> }> {
     // Owned before it can be `running`, so a running run without an owner row is always an orphan.
     if (this.ownership && !claimed) await this.ownership.own(input.workspaceId, run.id, input.conversationId);
     let resolveFinished!: () => void;
@@ -438,7 +510,7 @@ export class RunExecutor {
     this.deps.active.add(activeRun);
     const execution = throughStartQueue
       ? this.startQueue.schedule(input.conversationId ?? run.id, (started) => this.execute(run, input, activeRun, started))
-      : this.execute(run, input, activeRun, undefined, configPin, endCarries);
+      : this.execute(run, input, activeRun, undefined, configPin, endCarries, startedAs);
     const finished = execution.finally(async () => {
       this.deps.active.remove(run.id);
       if (this.ownership && !claimed) await this.ownership.disown(input.workspaceId, run.id).catch((error: unknown) => this.deps.logger.error({ err: error, runId: run.id }, 'could not release the ownership of an ended run'));
@@ -451,9 +523,10 @@ export class RunExecutor {
    * The pipeline: record → prepare → gate + transport → finish. `pinned`: the configuration version
    * the caller read just before (a queued run's start); else it is read here. Only the settings read
    * and the prepare stage are served under it, never the run's later reads. `endCarries`: what the
-   * run's end statement carries (a queued run's job completion).
+   * run's end statement carries (a queued run's job completion). `startedAs`: the run's row is
+   * already `running` (written with its read, {@link executeQueued}) on this transport and model.
    */
-  private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun, started?: () => void, pinned?: ConfigPin, endCarries?: CarriedPart): Promise<RunOutcome> {
+  private async execute(queued: Run, input: StartRunInput, activeRun: ActiveRun, started?: () => void, pinned?: ConfigPin, endCarries?: CarriedPart, startedAs?: ReadyToRun): Promise<RunOutcome> {
     const { workspaceId } = input;
     const handle = await this.deps.workspaces.handle(workspaceId);
     const configPin = pinned ?? (await pinConfigVersion(handle.database.db));
@@ -511,18 +584,12 @@ export class RunExecutor {
         const shutdownCause = this.stoppedByShutdown.get(runId);
         return await recorder.finish(shutdownCause ? 'failed' : 'cancelled', shutdownCause ?? null);
       }
-      const transport = this.transports.for(agent);
-      if (!transport) return await recorder.finish('failed', `adapter '${agent.adapterId}' is not available on this server`);
-      let model = agent.modelId;
-      try {
-        if (transport.resolveModel) model = transport.resolveModel({ agent, providerSettings: settings, env: this.deps.env });
-      } catch (error) {
-        return await recorder.finish('failed', error instanceof DomainError ? error.message : String(error));
-      }
-      // TRUTH-4: a runner without its provider's key or base URL cannot work: say which setting, now.
-      const setupProblem = await brokeredProviderProblem(this.deps.modelBroker, transport, agent, workspaceId);
-      if (setupProblem) return await recorder.finish('failed', setupProblem);
-      await recorder.update({ state: 'running', model });
+      const ready = startedAs ?? (await this.readyToRun(agent, settings, workspaceId));
+      if ('problem' in ready) return await recorder.finish('failed', ready.problem);
+      const { transport, model } = ready;
+      // Written `running` with its read: announced as that write would have been.
+      if (startedAs) this.deps.events.publish(workspaceId, 'run.updated', queued);
+      else await recorder.update({ state: 'running', model });
       this.deps.presence.set(workspaceId, agent.id, 'thinking', runId);
 
       const prepared = await prepareRun(

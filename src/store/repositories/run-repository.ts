@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { RunLiveness, RunState, type Run } from '../../schemas/run.js';
 import type { RunTable, WorkspaceSchema } from '../workspace-schema.js';
 import { InheritedRules } from '../../core/policy/inherited-rules.js';
@@ -163,6 +163,56 @@ export async function findRunWithConfigVersion(db: Kysely<WorkspaceSchema>, runI
   if (!row) return null;
   const { config_version_now: configVersion, ...runRow } = row;
   return { run: toRun(runRow), configVersion: Number(configVersion) };
+}
+
+/** Who runs a queued run, where and how, as its job says: a row that disagrees is not the job's run. */
+export interface QueuedRunPlace {
+  agentId: string;
+  conversationId: string | null;
+  spaceId: string | null;
+  mode: string;
+  autonomy: string;
+}
+
+/**
+ * PostgreSQL: {@link findRunWithConfigVersion} that also starts the run — `running`, `startedAt`
+ * and `model` — in the same statement, when the run is still `queued`, agrees with its job (`place`)
+ * and the configuration's version is still `version` (the one `model` was worked out under). The
+ * row returned is the run as it was before that start (the statement's snapshot); `started` says
+ * whether it was written. NF-SCALE: a worker's run start is one round trip instead of two.
+ */
+export async function startQueuedRunAt(
+  db: Kysely<WorkspaceSchema>,
+  runId: string,
+  place: QueuedRunPlace,
+  version: number,
+  start: { startedAt: string; model: string | null },
+): Promise<{ run: Run; configVersion: number; started: boolean } | null> {
+  const currentVersion = db.selectFrom('config_version').select('version').where('id', '=', 1);
+  const row = await db
+    .with('started', (qc) =>
+      qc
+        .updateTable('runs')
+        .set({ state: 'running', started_at: start.startedAt, model: start.model })
+        .where('id', '=', runId)
+        .where('state', '=', 'queued')
+        .where('agent_id', '=', place.agentId)
+        .where(sql<boolean>`conversation_id is not distinct from ${place.conversationId}`)
+        .where(sql<boolean>`space_id is not distinct from ${place.spaceId}`)
+        .where(sql<boolean>`mode is not distinct from ${place.mode}`)
+        .where(sql<boolean>`autonomy is not distinct from ${place.autonomy}`)
+        .where(sql<boolean>`(${currentVersion}) = ${version}`)
+        .returning('id'),
+    )
+    .selectFrom('runs')
+    .selectAll('runs')
+    .select(currentVersion.as('config_version_now'))
+    .select((eb) => eb.exists(eb.selectFrom('started').select('started.id')).as('started_now'))
+    .where('runs.id', '=', runId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const { config_version_now: configVersion, started_now: started, ...runRow } = row;
+  return { run: toRun(runRow), configVersion: Number(configVersion), started: Boolean(started) };
 }
 
 export interface RunFilter {
