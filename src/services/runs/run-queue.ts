@@ -85,6 +85,10 @@ export class RunQueue {
   private readonly queues = new Map<string, PgBossJobQueue>();
   private readonly executing = new Set<Promise<void>>();
   private stopped = false;
+  /** Workspaces whose claim loop is running now ({@link claimInto}). */
+  private readonly claiming = new Set<string>();
+  /** Workspaces whose last claim loop stopped for want of room, with what it claimed from: {@link refill}. */
+  private readonly refillable = new Map<string, { order: readonly string[]; execute: ExecuteQueuedRun }>();
   /** Workspaces whose runs queue {@link enqueuePart} can insert into (true), or being made so. */
   private readonly readyForParts = new Map<string, true | Promise<void>>();
 
@@ -223,24 +227,59 @@ export class RunQueue {
    * shared one ({@link stealWaiting}); they are claimed from there, by this process or another.
    */
   async poll(workspaceId: string, execute: ExecuteQueuedRun, db: Kysely<WorkspaceSchema>): Promise<number> {
-    let started = 0;
     const { order, liveOthers } = await this.claimOrder(workspaceId);
     if (!this.stopped && this.executing.size < this.options.maxConcurrent && liveOthers.length > 0) await this.stealWaiting(workspaceId, db, liveOthers);
-    // The run's ownership is claimed in its job's lease statement (`claimPart`): the affinity tables exist first.
+    // The run's ownership is claimed in its job's claim statement (`claimPart`): the affinity tables exist first.
     await this.affinity.start();
-    const { processId, leaseMs } = this.options;
-    for (const queue of order) {
-      while (!this.stopped && this.executing.size < this.options.maxConcurrent) {
-        const claimed = await this.queueOf(workspaceId).claimWith(queue, processId, leaseMs, this.affinity.claimPart(workspaceId, processId));
-        if (!claimed) break;
-        started += 1;
-        const owned = await this.takenWithJob(workspaceId, claimed.job, claimed.answer);
-        const running = this.execute(workspaceId, claimed.job, owned, execute);
-        this.executing.add(running);
-        void running.finally(() => this.executing.delete(running));
+    return this.claimInto(workspaceId, order, execute);
+  }
+
+  /**
+   * Claims from `order`'s queues, in order, while there is room. A loop that stops because the room
+   * ran out (a job may still wait) leaves the workspace to {@link refill}: the next run to end here
+   * claims the next job at once. Without that, a worker whose runs all ended before its next poll
+   * waited up to a poll period with free room and jobs waiting — and whether it did depended only on
+   * whether its claims were quicker than its runs. One loop per workspace at a time.
+   */
+  private async claimInto(workspaceId: string, order: readonly string[], execute: ExecuteQueuedRun): Promise<number> {
+    if (this.claiming.has(workspaceId)) return 0;
+    this.claiming.add(workspaceId);
+    this.refillable.delete(workspaceId);
+    let started = 0;
+    try {
+      const { processId, leaseMs } = this.options;
+      for (const queue of order) {
+        for (;;) {
+          if (this.stopped) return started;
+          if (this.executing.size >= this.options.maxConcurrent) {
+            this.refillable.set(workspaceId, { order, execute });
+            return started;
+          }
+          const claimed = await this.queueOf(workspaceId).claimWith(queue, processId, leaseMs, this.affinity.claimPart(workspaceId, processId));
+          if (!claimed) break;
+          started += 1;
+          const owned = await this.takenWithJob(workspaceId, claimed.job, claimed.answer);
+          const running = this.execute(workspaceId, claimed.job, owned, execute);
+          this.executing.add(running);
+          void running.finally(() => {
+            this.executing.delete(running);
+            this.refill();
+          });
+        }
       }
+      return started;
+    } finally {
+      this.claiming.delete(workspaceId);
     }
-    return started;
+  }
+
+  /** A run ended here: the room goes to a workspace whose last claim loop stopped for want of room. */
+  private refill(): void {
+    if (this.stopped || this.executing.size >= this.options.maxConcurrent) return;
+    const [next] = this.refillable;
+    if (!next) return;
+    const [workspaceId, { order, execute }] = next;
+    this.claimInto(workspaceId, order, execute).catch((error: unknown) => this.options.logger.error({ err: error, workspaceId }, 'claiming the next queued run failed; the next poll claims it'));
   }
 
   /**
