@@ -64,8 +64,8 @@ describe.skipIf(!postgresEnabled)("a queued run's start on a worker that started
     try {
       const { runId, forRun } = await turnSeenFromTheWorker(conversationId, 'warm start, the prompt', 'completed', (id) => (seenRunId = id));
       expect(forRun).toHaveLength(2);
-      expect(forRun[0]!.text).toMatch(/^with "started" as \(update "runs" set "state"/);
-      expect(forRun[0]!.text).toContain('"config_version"');
+      expect(forRun[0]!.text).toMatch(/^with started as \( update runs set state = .running., started_at = \$2, model = \$3/);
+      expect(forRun[0]!.text).toContain('from config_version');
       expect(forRun[1]!.text).toContain("state = 'completed'");
       expect(forRun.filter((s) => /^update "runs"/.test(s.text))).toEqual([]);
       const run = await findRun(await pair.db(), runId);
@@ -85,7 +85,7 @@ describe.skipIf(!postgresEnabled)("a queued run's start on a worker that started
     await api.agents.update(workspaceId, agentId, { persona: 'Persona written before the changed start.' });
     const { forRun } = await turnSeenFromTheWorker(conversationId, 'changed start, the prompt', 'completed');
     expect(forRun).toHaveLength(3);
-    expect(forRun[0]!.text).toMatch(/^with "started" as \(update "runs"/);
+    expect(forRun[0]!.text).toMatch(/^with started as \( update runs set/);
     expect(forRun[1]!.text).toMatch(/^update "runs" set "state" = \$1, "started_at" = \$2, "model" = \$3/);
     expect(JSON.stringify(conversation.requests[0]!.body)).toContain('Persona written before the changed start.');
   }, 120_000);
