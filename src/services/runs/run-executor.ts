@@ -174,7 +174,7 @@ export class RunExecutor {
   /** Which queueable runs are queued rather than executed here; unset: all of them (an API process). */
   private dispatchOnly: ((workspaceId: string, conversationId: string | null) => Promise<boolean>) | null = null;
   /** The job of a queued run, as a part of the statement that records a posted turn (PostgreSQL). */
-  private jobWithRows: ((workspaceId: string, run: QueuedRun, runAt: number) => JobWithRows | null) | null = null;
+  private jobWithRows: ((workspaceId: string, run: QueuedRun, runAt: number) => Promise<JobWithRows>) | null = null;
   private ownership: RunOwnership | null = null;
   /**
    * Runs stopped because this process is going away, with the sentence their row keeps: such a run
@@ -281,7 +281,7 @@ export class RunExecutor {
   dispatchTo(
     enqueue: (workspaceId: string, run: QueuedRun) => Promise<void>,
     only?: (workspaceId: string, conversationId: string | null) => Promise<boolean>,
-    withRows?: (workspaceId: string, run: QueuedRun, runAt: number) => JobWithRows | null,
+    withRows?: (workspaceId: string, run: QueuedRun, runAt: number) => Promise<JobWithRows>,
   ): void {
     this.dispatch = enqueue;
     this.dispatchOnly = only ?? null;

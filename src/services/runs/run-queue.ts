@@ -124,27 +124,12 @@ export class RunQueue {
    * process the conversation sticks to, else the shared one — with the id and values it would store.
    * `inserted` is true when the job was inserted. It is not when that private queue does not exist
    * yet (only an {@link enqueue} makes it): the caller then writes the run's dispatch row and enqueues
-   * as before, so a run is never left `queued` with neither a job nor a dispatch row. Null (no part:
-   * the caller enqueues after) until this process has made the workspace's runs queue ready.
+   * as before, so a run is never left `queued` with neither a job nor a dispatch row.
    */
-  enqueuePart(workspaceId: string, run: QueuedRun, runAt: number): (StatementPart & { inserted: string }) | null {
-    // The affinity tables the part reads and the shared queue (its partition of pg-boss's job table) it
-    // inserts into are made ready once per workspace and process, in the background: accepting a turn
-    // never waits on the job queue's connections. Until then there is no part (the run is enqueued after).
-    const ready = this.readyForParts.get(workspaceId);
-    if (ready !== true) {
-      if (!ready) {
-        const making = Promise.all([this.affinity.start(), this.connection.ensureQueue(`${workspaceId}__${RUN_QUEUE}`)]).then(
-          () => void this.readyForParts.set(workspaceId, true),
-          (error: unknown) => {
-            this.readyForParts.delete(workspaceId);
-            this.options.logger.warn({ err: error, workspaceId }, 'the runs queue could not be made ready; turns are enqueued after their answer');
-          },
-        );
-        this.readyForParts.set(workspaceId, making);
-      }
-      return null;
-    }
+  async enqueuePart(workspaceId: string, run: QueuedRun, runAt: number): Promise<StatementPart & { inserted: string }> {
+    // Once per process (both cached): the affinity tables the part reads, and the shared queue (its
+    // partition of pg-boss's job table) the part inserts into.
+    await Promise.all([this.affinity.start(), this.connection.ensureQueue(`${workspaceId}__${RUN_QUEUE}`)]);
     this.connection.dueAfterEmptyClaim.clear();
     return {
       ctes: (first) => {

@@ -75,8 +75,7 @@ export class RunService {
    * Records a `queued` run together with the job payload that will put it on the runs
    * queue (one transaction), so a process that dies before its enqueue leaves it re-enqueueable.
    * `jobFor` (PostgreSQL): the run's job, inserted by the same statement where the rows are a posted
-   * turn's (null: none); `queued` tells whether it was (then no dispatch row was written: nothing is
-   * left to enqueue).
+   * turn's; `queued` tells whether it was (then no dispatch row was written: nothing is left to enqueue).
    */
   async recordForDispatch(
     workspaceId: string,
@@ -84,15 +83,15 @@ export class RunService {
     input: RecordRunInput,
     payloadFor: (run: Run) => unknown,
     alongside?: WrittenWithRun,
-    jobFor?: (run: Run) => JobWithRows | null,
+    jobFor?: (run: Run) => Promise<JobWithRows>,
   ): Promise<{ run: Run; queued: boolean }> {
     const run = newRun({ ...input, state: 'queued' });
     // A posted turn's message, run and dispatch row (or its job): one statement compiled once per
     // database on PostgreSQL (NF-SCALE, bursts); anything else is written as before.
     const payload = payloadFor(run);
     const soleMessage = alongside?.soleMessage;
-    // No job part (its queue not ready yet): the run is enqueued after the answer, as before.
-    const job = (soleMessage !== undefined && jobFor?.(run)) || undefined;
+    // A job that cannot be made ready (its queue not reachable now) is left to the enqueue after the answer, as before.
+    const job = soleMessage !== undefined && jobFor ? await jobFor(run).catch(() => undefined) : undefined;
     const written = soleMessage !== undefined ? await insertTurnRows(db, soleMessage, run, payload, Date.now(), job) : null;
     if (!written) await insertRunWithDispatch(db, run, payload, Date.now(), alongside);
     alongside?.published();
