@@ -597,14 +597,9 @@ export class ControlCenter {
           const holder = conversationId ? await affinity.affinityOf(workspaceId, conversationId) : null;
           return holder !== null && holder !== this.processId;
         },
-        (workspaceId, run, runAt) => runQueue.enqueuePart(workspaceId, run, runAt),
       );
     } else {
-      this.executor.dispatchTo(
-        (workspaceId, run) => runQueue.enqueue(workspaceId, run),
-        undefined,
-        (workspaceId, run, runAt) => runQueue.enqueuePart(workspaceId, run, runAt),
-      );
+      this.executor.dispatchTo((workspaceId, run) => runQueue.enqueue(workspaceId, run));
     }
     return { affinity, runQueue, timeouts };
   }

@@ -21,16 +21,6 @@ const AFFINITY = `${PG_BOSS_SCHEMA}.cc_conversation_affinity`;
 /** A process row `p` is alive while its last heartbeat is younger than the limit it declared. */
 const ALIVE = `p.heartbeat_at + p.stale_ms * interval '1 millisecond' > now()`;
 
-/**
- * The select of {@link RunAffinity.affinityOf} (at most one row, column `process_id`), its workspace
- * and conversation given as SQL expressions: a queued run's job picks its queue by it inside the
- * statement that records the run (`RunQueue.enqueuePart`). The tables must exist ({@link RunAffinity.start}).
- */
-export function affinitySelect(workspace: string, conversation: string): string {
-  return `select a.process_id from ${AFFINITY} a join ${PROCESSES} p on p.process_id = a.process_id
-        where a.workspace_id = ${workspace} and a.conversation_id = ${conversation} and ${ALIVE}`;
-}
-
 export class RunAffinity {
   private started: Promise<void> | null = null;
 
@@ -172,7 +162,11 @@ export class RunAffinity {
   /** The live process a conversation sticks to, or null (none yet, or it is dead). */
   async affinityOf(workspaceId: string, conversationId: string): Promise<string | null> {
     await this.start();
-    const result = await this.sql.query<{ process_id: string }>(affinitySelect('$1', '$2'), [workspaceId, conversationId]);
+    const result = await this.sql.query<{ process_id: string }>(
+      `select a.process_id from ${AFFINITY} a join ${PROCESSES} p on p.process_id = a.process_id
+        where a.workspace_id = $1 and a.conversation_id = $2 and ${ALIVE}`,
+      [workspaceId, conversationId],
+    );
     return result.rows[0]?.process_id ?? null;
   }
 

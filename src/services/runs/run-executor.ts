@@ -43,7 +43,6 @@ import { RunRecorder, type CarriedPart } from './record-run.js';
 import type { RecordRunInput, RunService, WrittenWithRun } from './run-service.js';
 import type { RunTokens } from './run-tokens.js';
 import type { QueuedRun } from './run-queue.js';
-import type { JobWithRows } from '../../store/repositories/turn-rows-statement.js';
 import { findRunWithConfigVersion, startQueuedRunAt } from '../../store/repositories/run-repository.js';
 import { writesRunEndWithRows } from '../../store/repositories/run-end-with-rows.js';
 import { findAgent } from '../../store/repositories/agent-repository.js';
@@ -173,8 +172,6 @@ export class RunExecutor {
   private dispatch: ((workspaceId: string, run: QueuedRun) => Promise<void>) | null = null;
   /** Which queueable runs are queued rather than executed here; unset: all of them (an API process). */
   private dispatchOnly: ((workspaceId: string, conversationId: string | null) => Promise<boolean>) | null = null;
-  /** The job of a queued run, as a part of the statement that records a posted turn (PostgreSQL). */
-  private jobWithRows: ((workspaceId: string, run: QueuedRun, runAt: number) => Promise<JobWithRows>) | null = null;
   private ownership: RunOwnership | null = null;
   /**
    * Runs stopped because this process is going away, with the sentence their row keeps: such a run
@@ -275,17 +272,11 @@ export class RunExecutor {
    * Queue runs for the workers instead of executing them: all of them (an API process), or — in a
    * process that executes work — only those `only` picks (a turn whose conversation sticks to
    * another live worker, started here by relay_tool or an orchestrator's wake-up, runs where its
-   * checkout is). `withRows`: the same enqueue as a part of the statement that records a posted
-   * turn (its job then needs no statement of its own); without it, every run is enqueued after.
+   * checkout is).
    */
-  dispatchTo(
-    enqueue: (workspaceId: string, run: QueuedRun) => Promise<void>,
-    only?: (workspaceId: string, conversationId: string | null) => Promise<boolean>,
-    withRows?: (workspaceId: string, run: QueuedRun, runAt: number) => Promise<JobWithRows>,
-  ): void {
+  dispatchTo(enqueue: (workspaceId: string, run: QueuedRun) => Promise<void>, only?: (workspaceId: string, conversationId: string | null) => Promise<boolean>): void {
     this.dispatch = enqueue;
     this.dispatchOnly = only ?? null;
-    this.jobWithRows = withRows ?? null;
   }
 
   /** Report which runs this process executes (PostgreSQL). */
@@ -320,12 +311,8 @@ export class RunExecutor {
       ...(input.imagesOfMessage ? { imagesOfMessage: input.imagesOfMessage } : {}),
       ...(input.compact ? { compact: input.compact } : {}),
     });
-    // The payload is committed with the run: if this process dies before the enqueue, a worker's sweep
-    // enqueues it. A posted turn's job is inserted with its rows where it can be: nothing is left to do.
-    const withRows = this.jobWithRows;
-    const jobFor = withRows ? (run: Run) => withRows(input.workspaceId, queuedRun(run), Date.now()) : undefined;
-    const { run, queued } = await this.deps.runs.recordForDispatch(input.workspaceId, db, this.runRecord(input), queuedRun, input.writtenWithRun, jobFor);
-    if (queued) return run;
+    // The payload is committed with the run: if this process dies before the enqueue, a worker's sweep enqueues it.
+    const run = await this.deps.runs.recordForDispatch(input.workspaceId, db, this.runRecord(input), queuedRun, input.writtenWithRun);
     // Accepted: the enqueue happens off the request, through the start queue (bounded, in order per
     // conversation), so a burst of turns is answered without waiting on the job queue's connections.
     const dispatch = this.dispatch;

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ModelMessage } from '../../llm/model-types.js';
 import { AUTONOMY_LEVELS, MODES, type AutonomyLevel, type Mode } from '../../core/modes.js';
-import { jobDataText, jobInsertCte, PG_BOSS_SCHEMA, type PgBossConnection, type PgBossJobQueue, type StatementPart } from '../pipelines/pg-boss-job-queue.js';
+import { PG_BOSS_SCHEMA, type PgBossConnection, type PgBossJobQueue } from '../pipelines/pg-boss-job-queue.js';
 import type { ClaimedJob } from '../pipelines/job-queue.js';
-import { affinitySelect, type RunAffinity } from './run-affinity.js';
+import type { RunAffinity } from './run-affinity.js';
 import type { CarriedPart } from './record-run.js';
 import { deleteRunDispatch, staleRunDispatches } from '../../store/repositories/run-dispatch-repository.js';
 import { runsInConversation } from '../../store/repositories/run-repository.js';
@@ -89,8 +89,6 @@ export class RunQueue {
   private readonly claiming = new Set<string>();
   /** Workspaces whose last claim loop stopped for want of room, with what it claimed from: {@link refill}. */
   private readonly refillable = new Map<string, { order: readonly string[]; execute: ExecuteQueuedRun }>();
-  /** Workspaces whose runs queue {@link enqueuePart} can insert into (true), or being made so. */
-  private readonly readyForParts = new Map<string, true | Promise<void>>();
 
   constructor(
     private readonly connection: PgBossConnection,
@@ -115,31 +113,6 @@ export class RunQueue {
   async enqueue(workspaceId: string, run: QueuedRun, dedupeKey = run.runId): Promise<void> {
     const owner = run.conversationId ? await this.affinity.affinityOf(workspaceId, run.conversationId) : null;
     await this.queueOf(workspaceId).enqueue({ queue: owner ? `${RUN_QUEUE}-${owner}` : RUN_QUEUE, payload: run, dedupeKey });
-  }
-
-  /**
-   * {@link enqueue} as a part of the statement that records the run (NF-SCALE: the affinity read, the
-   * job's insert and the dispatch row's delete were three statements after every POSTed turn): CTEs
-   * that insert the run's job on the queue {@link enqueue} would pick — the private queue of the live
-   * process the conversation sticks to, else the shared one — with the id and values it would store.
-   * `inserted` is true when the job was inserted. It is not when that private queue does not exist
-   * yet (only an {@link enqueue} makes it): the caller then writes the run's dispatch row and enqueues
-   * as before, so a run is never left `queued` with neither a job nor a dispatch row.
-   */
-  async enqueuePart(workspaceId: string, run: QueuedRun, runAt: number): Promise<StatementPart & { inserted: string }> {
-    // Once per process (both cached): the affinity tables the part reads, and the shared queue (its
-    // partition of pg-boss's job table) the part inserts into.
-    await Promise.all([this.affinity.start(), this.connection.ensureQueue(`${workspaceId}__${RUN_QUEUE}`)]);
-    this.connection.dueAfterEmptyClaim.clear();
-    return {
-      ctes: (first) => {
-        const [workspace, conversation, runId, data, startAfter] = [0, 1, 2, 3, 4].map((i) => `$${first + i}`);
-        const queue = `${workspace}::text || '__${RUN_QUEUE}' || coalesce('-' || (${affinitySelect(`${workspace}::text`, `${conversation}::text`)}), '')`;
-        return jobInsertCte('run_job', `(${queue})`, `${runId}::text`, `${data}::text`, `${startAfter}::text`);
-      },
-      values: [workspaceId, run.conversationId, run.runId, jobDataText(run), new Date(runAt).toISOString()],
-      inserted: 'exists (select 1 from run_job)',
-    };
   }
 
   /**

@@ -4,7 +4,7 @@ import type { InheritedRules } from '../../core/policy/inherited-rules.js';
 import type { AgentState } from '../../schemas/agent.js';
 import type { Run, RunLiveness, RunState } from '../../schemas/run.js';
 import type { Message } from '../../schemas/message.js';
-import { insertTurnRows, type JobWithRows } from '../../store/repositories/turn-rows-statement.js';
+import { insertTurnRows } from '../../store/repositories/turn-rows-statement.js';
 import { insertRunWithDispatch, type RowsWithRun } from '../../store/repositories/run-dispatch-repository.js';
 import { endRun, findRun, insertRun, listRuns, newestRunStates, unfinishedRunIds, unfinishedRunStates, updateRun, type RunChange } from '../../store/repositories/run-repository.js';
 import type { WorkspaceSchema } from '../../store/workspace-schema.js';
@@ -74,29 +74,17 @@ export class RunService {
   /**
    * Records a `queued` run together with the job payload that will put it on the runs
    * queue (one transaction), so a process that dies before its enqueue leaves it re-enqueueable.
-   * `jobFor` (PostgreSQL): the run's job, inserted by the same statement where the rows are a posted
-   * turn's; `queued` tells whether it was (then no dispatch row was written: nothing is left to enqueue).
    */
-  async recordForDispatch(
-    workspaceId: string,
-    db: Kysely<WorkspaceSchema>,
-    input: RecordRunInput,
-    payloadFor: (run: Run) => unknown,
-    alongside?: WrittenWithRun,
-    jobFor?: (run: Run) => Promise<JobWithRows>,
-  ): Promise<{ run: Run; queued: boolean }> {
+  async recordForDispatch(workspaceId: string, db: Kysely<WorkspaceSchema>, input: RecordRunInput, payloadFor: (run: Run) => unknown, alongside?: WrittenWithRun): Promise<Run> {
     const run = newRun({ ...input, state: 'queued' });
-    // A posted turn's message, run and dispatch row (or its job): one statement compiled once per
-    // database on PostgreSQL (NF-SCALE, bursts); anything else is written as before.
+    // A posted turn's message, run and dispatch row: one statement compiled once per database on
+    // PostgreSQL (NF-SCALE, bursts); anything else is written as before.
     const payload = payloadFor(run);
-    const soleMessage = alongside?.soleMessage;
-    // A job that cannot be made ready (its queue not reachable now) is left to the enqueue after the answer, as before.
-    const job = soleMessage !== undefined && jobFor ? await jobFor(run).catch(() => undefined) : undefined;
-    const written = soleMessage !== undefined ? await insertTurnRows(db, soleMessage, run, payload, Date.now(), job) : null;
+    const written = alongside?.soleMessage !== undefined && (await insertTurnRows(db, alongside.soleMessage, run, payload, Date.now()));
     if (!written) await insertRunWithDispatch(db, run, payload, Date.now(), alongside);
     alongside?.published();
     this.events.publish(workspaceId, 'run.created', run);
-    return { run, queued: written?.jobInserted === true };
+    return run;
   }
 
   async update(workspaceId: string, db: Kysely<WorkspaceSchema>, runId: string, change: UpdateRunInput): Promise<Run> {
