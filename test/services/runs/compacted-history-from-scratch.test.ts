@@ -6,7 +6,7 @@
  * running server's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MessageService } from '../../../src/services/runs/message-service.js';
+import { messageServiceKeepingResults } from '../../support/message-service-keeping-results.js';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { reply, type ScriptedRequest } from '../../support/scripted-reply.js';
 
@@ -46,17 +46,8 @@ describe("a compacted conversation's history built from scratch", () => {
     const lastRun = await post(conversationId, 'What did it print?');
 
     // A service that has not built this history yet, on the same store, counting what it sends and the rows it gets.
-    const handle = await app.workspaces.handle(fixture.workspaceId);
-    const results: Array<Array<Record<string, unknown>>> = [];
-    const counted = handle.database.db.withPlugin({
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        results.push(args.result.rows as Array<Record<string, unknown>>);
-        return args.result;
-      },
-    });
-    const workspaces = { handle: async () => ({ ...handle, database: { ...handle.database, db: counted } }) } as unknown as typeof app.workspaces;
-    const fromScratch = await new MessageService(workspaces, app.events).history(fixture.workspaceId, conversationId);
+    const { service, results } = await messageServiceKeepingResults(app, fixture.workspaceId);
+    const fromScratch = await service.history(fixture.workspaceId, conversationId);
     expect(results).toHaveLength(2);
     const [timeline] = results;
     // Messages since the compacting run's own message (the newest user message before it), runs since that run.

@@ -5,7 +5,7 @@
  * builds for that message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MessageService } from '../../../src/services/runs/message-service.js';
+import { messageServiceKeepingResults } from '../../support/message-service-keeping-results.js';
 import { startHarnessFixture, type HarnessFixture } from '../../support/harness-fixture.js';
 import { reply } from '../../support/scripted-reply.js';
 
@@ -37,17 +37,7 @@ describe('the history before a message', () => {
     const two = (await app.messages.list(fixture.workspaceId, conversationId)).find((message) => message.content === 'two')!;
 
     // A service that has not built this history yet, on the same store, keeping the rows each statement returns.
-    const handle = await app.workspaces.handle(fixture.workspaceId);
-    const results: Array<Array<Record<string, unknown>>> = [];
-    const counted = handle.database.db.withPlugin({
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        results.push(args.result.rows as Array<Record<string, unknown>>);
-        return args.result;
-      },
-    });
-    const workspaces = { handle: async () => ({ ...handle, database: { ...handle.database, db: counted } }) } as unknown as typeof app.workspaces;
-    const service = new MessageService(workspaces, app.events);
+    const { service, results } = await messageServiceKeepingResults(app, fixture.workspaceId);
     const messagesRead = () => results.flat().filter((row) => row.kind === 'message').map((row) => row.content);
 
     const fromScratch = await service.historyBefore(fixture.workspaceId, conversationId, two);
