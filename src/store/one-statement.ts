@@ -7,7 +7,19 @@ import { CompiledQuery } from 'kysely';
  * rows land together or not at all, as in a transaction: one round trip instead of a transaction's
  * several. Kysely passes every value as a parameter, so a `$` followed by digits in the text is one.
  */
-export function oneStatement(queries: ReadonlyArray<CompiledQuery<unknown>>): CompiledQuery<unknown> {
+/**
+ * Writes of another owner sent inside a statement (NF-SCALE: a round trip less): data-modifying CTEs
+ * (`name as (…)`, comma-separated) whose parameters are numbered from `first`, on tables the
+ * connection reaches by qualified names. PostgreSQL runs every data-modifying CTE exactly once,
+ * whether or not the statement reads it, and all of them or none (one statement, one transaction).
+ */
+export interface StatementPart {
+  ctes(first: number): string;
+  values: unknown[];
+}
+
+/** `part`, if given, goes after the queries' clauses, before the last query; its parameters after theirs. */
+export function oneStatement(queries: ReadonlyArray<CompiledQuery<unknown>>, part?: StatementPart): CompiledQuery<unknown> {
   const parameters: unknown[] = [];
   const texts = queries.map((query) => {
     const offset = parameters.length;
@@ -16,5 +28,9 @@ export function oneStatement(queries: ReadonlyArray<CompiledQuery<unknown>>): Co
   });
   const last = texts.pop()!;
   const clauses = texts.map((text, index) => `w${index} as (${text})`);
+  if (part) {
+    clauses.push(part.ctes(parameters.length + 1));
+    parameters.push(...part.values);
+  }
   return CompiledQuery.raw(clauses.length > 0 ? `with ${clauses.join(', ')} ${last}` : last, parameters);
 }

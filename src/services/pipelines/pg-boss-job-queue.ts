@@ -4,6 +4,7 @@ import PgBoss from 'pg-boss';
 import { retryDelayMs, type ClaimedJob, type JobQueue, type JobToEnqueue } from './job-queue.js';
 import { guardPoolConnections } from '../../store/connection-error-guard.js';
 import { escapeNulDeep, unescapeNulDeep } from '../../store/nul-escape.js';
+import type { StatementPart } from '../../store/one-statement.js';
 
 /** pg-boss keeps its tables in this schema, apart from every workspace's `cc_w_…` schema and the registry's. */
 export const PG_BOSS_SCHEMA = 'cc_pgboss';
@@ -196,16 +197,10 @@ function dueOf(name: string): string {
 }
 
 /**
- * A caller's own writes sent inside one of the queue's statements (NF-SCALE: a round trip less on
- * every run's path): data-modifying CTEs (`name as (…)`, comma-separated) whose parameters are
- * numbered from `first`. PostgreSQL runs every data-modifying CTE exactly once, whether or not the
- * statement reads it, and all of them or none (one statement, one transaction). The queue's own CTE
- * names (`next`, `claimed`, `holder`, `held`, `completed`, `forgotten`) are taken.
+ * A caller's own writes sent inside one of the queue's statements ({@link StatementPart}). The
+ * queue's own CTE names (`next`, `claimed`, `holder`, `held`, `completed`, `forgotten`) are taken.
  */
-export interface StatementPart {
-  ctes(first: number): string;
-  values: unknown[];
-}
+export type { StatementPart };
 
 /**
  * A caller's part of a claim ({@link PgBossJobQueue.claimWith}): data-modifying CTEs written from the

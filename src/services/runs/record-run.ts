@@ -13,7 +13,8 @@ import type { EventBus } from '../event-bus.js';
 import { compactionLine } from './compaction-line.js';
 import { LivenessWatchdog } from './liveness-watchdog.js';
 import type { MessageService, NewMessage } from './message-service.js';
-import { endRunWithRows, writesRunEndWithRows, type EndStatementPart } from '../../store/repositories/run-end-with-rows.js';
+import { endRunWithRows, writesRunEndWithRows } from '../../store/repositories/run-end-with-rows.js';
+import type { StatementPart } from '../../store/one-statement.js';
 import { RunLog, type RunLogDatabase } from './run-log.js';
 import { runChange, type RunService } from './run-service.js';
 
@@ -50,7 +51,7 @@ export interface RecordedRun {
  * and its owner sends the part's writes itself.
  */
 export interface CarriedPart {
-  part: EndStatementPart;
+  part: StatementPart;
   carried(): void;
 }
 
