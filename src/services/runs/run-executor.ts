@@ -362,7 +362,7 @@ export class RunExecutor {
     // a run that cannot start still goes from `queued` to `failed`, never through `running`.
     const db = handle.database.db;
     const startedAt = nowIso();
-    const foreseen = writesRunEndWithRows(db) ? await this.foreseenStart(workspaceId, queued).catch(() => null) : null;
+    const foreseen = writesRunEndWithRows(db) ? await this.foreseenStart(workspaceId, db, queued).catch(() => null) : null;
     const found = foreseen
       ? await startQueuedRunAt(db, queued.runId, queued, foreseen.configPin.version, { startedAt, model: foreseen.ready.model })
       : await findRunWithConfigVersion(db, queued.runId);
@@ -419,8 +419,7 @@ export class RunExecutor {
    * and model it would be marked `running` with; null when it could not start so (the run then starts
    * as before, and says why it cannot).
    */
-  private async foreseenStart(workspaceId: string, queued: QueuedRun): Promise<{ configPin: ConfigPin; agent: Agent; ready: ReadyToRun } | null> {
-    const db = (await this.deps.workspaces.handle(workspaceId)).database.db;
+  private async foreseenStart(workspaceId: string, db: Parameters<typeof findRunWithConfigVersion>[0], queued: QueuedRun): Promise<{ configPin: ConfigPin; agent: Agent; ready: ReadyToRun } | null> {
     const version = this.lastConfigVersion.get(db);
     if (version === undefined) return null;
     const configPin = pinConfigVersionAt(db, version);
