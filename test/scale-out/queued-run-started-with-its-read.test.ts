@@ -71,6 +71,8 @@ describe.skipIf(!postgresEnabled)("a queued run's start on a worker that started
       const run = await findRun(await pair.db(), runId);
       expect(run?.startedAt).toBeTruthy();
       expect(run?.model).toBeTruthy();
+      // The worker's events reach this process by the cross-process relay, after the rows are visible.
+      await pollUntil(async () => announced, (states) => states.includes('completed'), 10_000);
       expect(announced).toContain('running');
     } finally {
       unsubscribe();
@@ -111,8 +113,9 @@ describe.skipIf(!postgresEnabled)("a queued run's start on a worker that started
       const run = await findRun(await pair.db(), runId);
       expect(run?.startedAt).toBeNull();
       expect(run?.error).toContain('mystery-model-x');
+      // The worker's events reach this process by the cross-process relay, after the rows are visible.
+      await pollUntil(async () => announced, (states) => states.includes('failed'), 10_000);
       expect(announced).not.toContain('running');
-      expect(announced).toContain('failed');
     } finally {
       unsubscribe();
     }
