@@ -113,6 +113,8 @@ describe.skipIf(!postgresEnabled)("a worker's reads for a conversation's next to
     let sent: string[];
     try {
       sent = await workerStatementsDuring(async () => (runId = await turn(conversationId, 'marks and sandbox, turn two')));
+      // The worker's events reach this process by the cross-process relay, after the rows are visible.
+      await pollUntil(async () => announced, (events) => events.some((event) => event.runId === runId && event.state === 'completed'), 10_000);
     } finally {
       unsubscribe();
     }
