@@ -197,12 +197,6 @@ function dueOf(name: string): string {
 }
 
 /**
- * A caller's own writes sent inside one of the queue's statements ({@link StatementPart}). The
- * queue's own CTE names (`next`, `claimed`, `holder`, `held`, `completed`, `forgotten`) are taken.
- */
-export type { StatementPart };
-
-/**
  * A caller's part of a claim ({@link PgBossJobQueue.claimWith}): data-modifying CTEs written from the
  * claimed job's row — the CTE named `claimed` (columns `id`, `data` as stored: `{ payload, … }`,
  * strings NUL-escaped), empty when nothing was due — with parameters numbered from `first`, and the
@@ -351,6 +345,8 @@ export class PgBossJobQueue implements JobQueue {
    * Checks the holder, completes the job as pg-boss's `complete` does (state `completed`,
    * `completed_on`) and forgets the holder, in one statement: a completion is on every run's path.
    * `part` is sent in the same statement and runs whether or not the worker still held the job.
+   * The queue's own CTE names (`next`, `claimed`, `holder`, `held`, `completed`, `forgotten`) are
+   * taken: a part (here, in {@link completionPart} or in a claim) names its own otherwise.
    */
   async complete(jobId: string, workerId: string, part?: StatementPart): Promise<boolean> {
     this.connection.dueAfterEmptyClaim.clear();

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { PG_BOSS_SCHEMA, serializedPgBossDdl, type JobClaimPart, type StatementPart } from '../pipelines/pg-boss-job-queue.js';
+import { PG_BOSS_SCHEMA, serializedPgBossDdl, type JobClaimPart } from '../pipelines/pg-boss-job-queue.js';
+import type { StatementPart } from '../../store/one-statement.js';
 
 /**
  * Which process executes which run, and which process a conversation sticks to

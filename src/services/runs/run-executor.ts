@@ -419,7 +419,7 @@ export class RunExecutor {
    * and model it would be marked `running` with; null when it could not start so (the run then starts
    * as before, and says why it cannot).
    */
-  private async foreseenStart(workspaceId: string, db: Parameters<typeof findRunWithConfigVersion>[0], queued: QueuedRun): Promise<{ configPin: ConfigPin; agent: Agent; ready: ReadyToRun } | null> {
+  private async foreseenStart(workspaceId: string, db: Parameters<RunService['record']>[1], queued: QueuedRun): Promise<{ configPin: ConfigPin; agent: Agent; ready: ReadyToRun } | null> {
     const version = this.lastConfigVersion.get(db);
     if (version === undefined) return null;
     const configPin = pinConfigVersionAt(db, version);
